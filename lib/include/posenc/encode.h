@@ -1,0 +1,99 @@
+/*
+ * posenc/encode.h - encoding matrices: one row per position
+ *
+ * Positions are whole numbers first, first+1, ..., first+n-1 (at most
+ * PE_POSITION_MAX). Angles are formed as real code forms them (numpy/HF:
+ * p / base^(2k/d) for the paper's table, p * inv_freq for RoPE) and the
+ * rounding error of that product is carried into sin/cos, so a row at
+ * position 10^7 is as exact as a row at position 1.
+ *
+ * The learned scheme's table is reproducible on every IEEE-754 machine:
+ * xoshiro256** seeded through splitmix64(seed), uniforms from the top 53
+ * bits, normals by Marsaglia's polar method with posenc's own logarithm
+ * (only +, -, *, /, sqrt), row-major order, first row = position 0 whatever
+ * the first position asked for.
+ */
+#ifndef POSENC_ENCODE_H
+#define POSENC_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <posenc/matrix.h>
+#include <posenc/scheme.h>
+#include <posenc/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest position accepted: 2^53, the last integer a double holds. */
+#define PE_POSITION_MAX 9007199254740992.0
+
+enum pe_view {
+	PE_VIEW_DEFAULT, /* rope: rotated; others: the table itself */
+	PE_VIEW_ANGLE,   /* rope: m * theta of the pair each column belongs to */
+	PE_VIEW_COS,     /* rope: cos of the angle (1 for unrotated columns) */
+	PE_VIEW_SIN,     /* rope: sin of the angle (0 for unrotated columns) */
+	PE_VIEW_ROTATED, /* rope: the all-ones vector rotated to position m */
+};
+
+/*
+ * pe_encode_check() - whether a scheme can encode width d in this view
+ *
+ * @why: if not NULL, on failure a static string saying why ("rope needs an
+ *       even rotary width, int(d * rotary) = 5"); do not free.
+ *
+ * @return PE_OK, PE_ERANGE (d is 0 or the rotary width is odd or zero),
+ * PE_EUNSUPPORTED (alibi/t5; a view other than default for a non-rope scheme).
+ */
+enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view view,
+			       const char **why);
+
+/*
+ * pe_encode_rows() - fill n rows of width d into a caller buffer
+ *
+ * @dst: n * d doubles, row-major; row r is position first + r.
+ *
+ * @return PE_OK, the errors of pe_encode_check(), PE_ERANGE if a position
+ * exceeds PE_POSITION_MAX, PE_EUNSUPPORTED for the file scheme (read it
+ * with the file readers instead), PE_ENOMEM.
+ */
+enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+			      enum pe_view view, double *dst);
+
+/*
+ * pe_encode() - the n x d encoding matrix for positions first..first+n-1
+ *
+ * @out: on success a new matrix; free it with pe_matrix_destroy().
+ *
+ * @return as pe_encode_rows(), plus PE_ETOOBIG if n * d overflows.
+ */
+enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+			 enum pe_view view, struct pe_matrix **out);
+
+/*
+ * pe_scheme_frequencies() - the angular frequency of each (sin, cos) pair
+ *
+ * For sinusoidal: w_k, k < d/2 (k < ceil(d/2) for the paper layout with odd
+ * d, whose last column is a lone sine). For rope: the (scaled) inverse
+ * frequencies theta_i, i < d_rot/2.
+ *
+ * @theta: room for d doubles.
+ * @count: set to the number of pairs written.
+ *
+ * @return PE_OK, or the errors of pe_encode_check().
+ */
+enum pe_status pe_scheme_frequencies(const struct pe_scheme *s, size_t d, double *theta,
+				     size_t *count);
+
+/*
+ * pe_rope_rotary_width() - int(d * rotary), the number of rotated features
+ */
+size_t pe_rope_rotary_width(const struct pe_scheme *s, size_t d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
