@@ -39,6 +39,31 @@ enum pe_view {
 };
 
 /*
+ * A set of n position vectors of width d, the input of every analysis:
+ * rows first..first+n-1 of @table when it is set (learned checkpoints,
+ * files), otherwise the encoding of positions first..first+n-1 by @scheme
+ * in @view. Nothing is owned: the struct only points at its sources.
+ */
+struct pe_vectors {
+	const struct pe_scheme *scheme; /* may be NULL when table is set */
+	const struct pe_matrix *table;  /* NULL: compute rows from scheme */
+	size_t d;                       /* width; table->cols when table is set */
+	enum pe_view view;
+	uint64_t first;
+	size_t n;
+};
+
+/*
+ * pe_vectors_rows() - fill rows r0..r0+count-1 of a vector set (d wide each)
+ *
+ * @dst: count * v->d doubles.
+ *
+ * @return PE_OK, PE_ERANGE if the rows lie outside the table, or the errors
+ * of pe_encode_rows().
+ */
+enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t count, double *dst);
+
+/*
  * pe_encode_check() - whether a scheme can encode width d in this view
  *
  * @why: if not NULL, on failure a static string saying why ("rope needs an
