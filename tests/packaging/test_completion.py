@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The bash completion, driven as bash drives it.
+
+Usage: test_completion.py COMPLETION_SCRIPT POSENC
+
+For each case the line typed so far is split into COMP_WORDS the way bash
+splits it (COMP_WORDBREAKS makes ':' and '=' words of their own), the
+completion function runs in a real bash, and the words it offers are put
+back into the line as bash would put them, so each case states the full
+text the user ends up with. Then the option lists are checked against the
+real program's --help, so the completion cannot drift from the commands.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cli"))
+from tap import done, ok, skip  # noqa: E402
+
+SCRIPT = os.path.abspath(sys.argv[1])
+EXE = os.path.abspath(sys.argv[2])
+BREAKS = "\"'><=;|&(:"  # bash's default COMP_WORDBREAKS, less the white space
+
+
+def split_like_bash(line):
+    """COMP_WORDS and COMP_CWORD for a line with the cursor at its end."""
+    words = []
+    cur = ""
+    kind = None  # None, "word", "break"
+    for ch in line:
+        if ch.isspace():
+            if kind:
+                words.append(cur)
+            cur, kind = "", None
+        elif ch in BREAKS:
+            if kind == "word":
+                words.append(cur)
+                cur = ""
+            cur += ch
+            kind = "break"
+        else:
+            if kind == "break":
+                words.append(cur)
+                cur = ""
+            cur += ch
+            kind = "word"
+    words.append(cur)  # the word being completed, maybe empty
+    return words, len(words) - 1
+
+
+def bash_quote(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+def complete(line, cwd=None):
+    """The full words the user gets: the completed word with each candidate."""
+    words, cword = split_like_bash(line)
+    script = "\n".join([
+        f". {bash_quote(SCRIPT)}",
+        "COMP_WORDS=(" + " ".join(bash_quote(w) for w in words) + ")",
+        f"COMP_CWORD={cword}",
+        f"COMP_LINE={bash_quote(line)}",
+        f"COMP_POINT={len(line)}",
+        "COMP_TYPE=9",
+        "_posenc posenc",
+        'printf "%s\\n" "${COMPREPLY[@]}"',
+    ])
+    proc = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True,
+                          text=True, cwd=cwd, timeout=30)
+    if proc.returncode != 0 or proc.stderr:
+        return None, proc.stderr
+    replies = [r for r in proc.stdout.split("\n") if r]
+    # Bash replaces its own current word with each reply.
+    keep = line[:len(line) - len(words[cword])]
+    start = max(keep.rfind(" "), keep.rfind("\t")) + 1
+    return sorted(keep[start:] + r for r in replies), ""
+
+
+def case(line, want, cwd=None, exact=True):
+    got, err = complete(line, cwd)
+    want = sorted(want)
+    if got is None:
+        return ok(False, f"complete {line!r}", err)
+    good = got == want if exact else set(want) <= set(got)
+    return ok(good, f"complete {line!r}", f"got {got}\nwant {want}")
+
+
+COMMANDS = "encode distance corr scatter profile decay freqs bias compare report inspect help".split()
+SCHEMES = "sinusoidal rope learned binary file alibi t5".split()
+CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split() for r in ("", "_r")]
+
+case("posenc ", COMMANDS)
+case("posenc d", ["decay", "distance"])
+case("posenc --", ["--help", "--version"])
+case("posenc help ", COMMANDS + ["schemes"])
+case("posenc encode --v", ["--view", "--vmin", "--vmax"])
+case("posenc decay --b", ["--base", "--bound"])
+case("posenc freqs --l", ["--length"])
+case("posenc distance --metric c", ["cosine"])
+case("posenc encode -s ", SCHEMES)
+case("posenc encode -s ro", ["rope"])
+case("posenc encode -s rope:", ["rope:" + k + "=" for k in
+                                ("base", "layout", "rotary", "scaling", "label")])
+case("posenc encode --scheme sinusoidal:layout=", ["sinusoidal:layout=interleaved",
+                                                   "sinusoidal:layout=blocks"])
+case("posenc encode -s rope:layout=", ["rope:layout=interleaved", "rope:layout=half"])
+case("posenc encode -s sinusoidal:base=10,f", ["sinusoidal:base=10,freq="])
+case("posenc encode -s sinusoidal:base=10,", ["sinusoidal:base=10," + k + "=" for k in
+                                              ("layout", "freq", "start", "label")])
+case("posenc freqs -s rope:scaling=y", ["rope:scaling=yarn"])
+case("posenc freqs -s rope:scaling=yarn,beta-", ["rope:scaling=yarn,beta-fast=",
+                                                 "rope:scaling=yarn,beta-slow="])
+case("posenc freqs -s rope:scaling=llama3,factor=8,", [
+    "rope:scaling=llama3,factor=8," + k + "=" for k in
+    ("base", "layout", "rotary", "label", "original", "low", "high")])
+case("posenc bias -s alibi:form=o", ["alibi:form=official"])
+case("posenc bias -s t5:", ["t5:" + k + "=" for k in
+                            ("buckets", "max-distance", "bidirectional", "label")])
+case("posenc distance --cmap ", CMAPS)
+case("posenc distance --cmap RdB", ["RdBu", "RdBu_r"])
+case("posenc distance --cmap=ma", ["--cmap=magma", "--cmap=magma_r"])
+case("posenc encode --dtype ", ["f64", "f32"])
+case("posenc encode -n ", [])
+
+with tempfile.TemporaryDirectory(prefix="posenc-comp-") as tmp:
+    for name in ("gpt2.safetensors", "table.npy", "notes.txt", "dist.csv"):
+        open(os.path.join(tmp, name), "w").close()
+    os.mkdir(os.path.join(tmp, "figs"))
+    case("posenc encode -o ", ["gpt2.safetensors", "table.npy", "notes.txt", "dist.csv", "figs"],
+         cwd=tmp)
+    case("posenc encode -o d", ["dist.csv"], cwd=tmp)
+    case("posenc inspect ", ["gpt2.safetensors", "table.npy", "dist.csv", "figs/"], cwd=tmp)
+    case("posenc compare -s g", ["gpt2.safetensors"], cwd=tmp)
+    case("posenc encode -s file:path=t", ["file:path=table.npy"], cwd=tmp)
+
+# Installed under the name bash-completion loads on demand.
+r = subprocess.run(["bash", "--norc", "-c", f". {bash_quote(SCRIPT)}; complete -p posenc"],
+                   capture_output=True, text=True)
+ok(r.returncode == 0 and "-F _posenc" in r.stdout, "complete -F _posenc posenc", r.stdout + r.stderr)
+
+
+# The lists against the program itself: every command it has, every option each one takes.
+def run(*args):
+    p = subprocess.run([EXE, *args], capture_output=True, text=True, timeout=60)
+    return p.stdout
+
+
+top = run("--help")
+real_commands = re.findall(r"^  ([a-z]+) ", top.split("Commands:")[1].split("\n\n")[0], re.M)
+ok(real_commands and set(real_commands) <= set(COMMANDS),
+   "every command of 'posenc --help' is completed", f"{real_commands} vs {COMMANDS}")
+for cmd in COMMANDS:
+    if cmd == "help":
+        continue
+    if cmd not in real_commands:
+        skip(f"options of '{cmd}' match its --help", "not in this build yet")
+        continue
+    text = run(cmd, "--help")
+    real = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", text.split("Options:")[-1]))
+    got, err = complete(f"posenc {cmd} -")
+    offered = set(got or [])
+    ok(got is not None and real == offered, f"options of '{cmd}' match its --help",
+       f"missing {sorted(real - offered)}; extra {sorted(offered - real)}; {err}")
+
+text = run("help", "schemes")
+for name in SCHEMES:
+    m = re.search(rf"^  {name} +(.*(?:\n {{4,}}.*)*)", text, re.M)
+    if not m:
+        ok(False, f"keys of {name} match 'posenc help schemes'", text)
+        continue
+    real = set(re.findall(r"([a-z][a-z-]*)=", m.group(1))) | {"label"}
+    spec = name + ":scaling=yarn," if name == "rope" else name + ":"
+    got, _ = complete(f"posenc encode -s {spec}")
+    offered = {g[len(spec):].rstrip("=") for g in got or []}
+    if name == "rope":
+        # The scaling keys are offered once a scaling is chosen; yarn has most of them.
+        real -= {"low", "high", "length", "long-factor", "short-factor"}
+        offered -= {"scaling"}
+        real -= {"scaling"}
+    ok(real == offered, f"keys of {name} match 'posenc help schemes'",
+       f"missing {sorted(real - offered)}; extra {sorted(offered - real)}")
+
+done()
