@@ -211,13 +211,15 @@ _posenc()
 	((nospace)) && compopt -o nospace 2>/dev/null
 	((files)) && compopt -o filenames 2>/dev/null
 
-	# Bash replaces only its own current word, which ends where ours does.
-	local bashcur=${COMP_WORDS[COMP_CWORD]}
-	local full=$prefix$cur
-	local cut=$((${#full} - ${#bashcur}))
-	if [[ $full != *"$bashcur" ]] || ((cut < 0)); then
-		cut=0
-	fi
+	# Readline replaces only the text after the last word-break character
+	# (rope: -> "", rope:lay -> "lay"), so hand back only what follows it.
+	local full=$prefix$cur breaks=${COMP_WORDBREAKS-$' \t\n"\'><=;|&(:'} cut=0
+	for ((i = ${#full} - 1; i >= 0; i--)); do
+		if [[ $breaks == *"${full:i:1}"* ]]; then
+			cut=$((i + 1))
+			break
+		fi
+	done
 	COMPREPLY=()
 	for w in "${cands[@]}"; do
 		w=$prefix$w

@@ -12,9 +12,11 @@ real program's --help, so the completion cannot drift from the commands.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "cli"))
 from tap import done, ok, skip  # noqa: E402
@@ -72,10 +74,10 @@ def complete(line, cwd=None):
     if proc.returncode != 0 or proc.stderr:
         return None, proc.stderr
     replies = [r for r in proc.stdout.split("\n") if r]
-    # Bash replaces its own current word with each reply.
-    keep = line[:len(line) - len(words[cword])]
-    start = max(keep.rfind(" "), keep.rfind("\t")) + 1
-    return sorted(keep[start:] + r for r in replies), ""
+    # Readline replaces the text after the last word-break character with each reply.
+    start = max(line.rfind(c) for c in BREAKS + " \t") + 1
+    word = line[max(line.rfind(" "), line.rfind("\t")) + 1:start]
+    return sorted(word + r for r in replies), ""
 
 
 def case(line, want, cwd=None, exact=True):
@@ -139,6 +141,56 @@ with tempfile.TemporaryDirectory(prefix="posenc-comp-") as tmp:
 r = subprocess.run(["bash", "--norc", "-c", f". {bash_quote(SCRIPT)}; complete -p posenc"],
                    capture_output=True, text=True)
 ok(r.returncode == 0 and "-F _posenc" in r.stdout, "complete -F _posenc posenc", r.stdout + r.stderr)
+
+
+# In a real interactive bash, where readline's own word splitting decides what is replaced.
+def interactive(line):
+    """Type @line (TABs included) into bash -i; return the arguments posenc got."""
+    import pty
+    import select
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe("bash", ["bash", "--norc", "--noprofile", "-i"],
+                   {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TERM": "dumb", "PS1": "$ ",
+                    "HOME": tempfile.gettempdir()})
+    out = b""
+    try:
+        # The marker is spelled with an octal escape so that the echo of this line lacks it.
+        os.write(fd, f". {bash_quote(SCRIPT)}; posenc() {{ printf '\\101RGS'; "
+                     f"printf '[%s]' \"$@\"; echo; }}\n".encode())
+        for part in line.split("\t")[:-1]:
+            os.write(fd, part.encode() + b"\t")
+            time.sleep(0.3)  # let readline finish each completion
+        os.write(fd, line.split("\t")[-1].encode() + b"\nexit\n")
+        end = time.time() + 20
+        while time.time() < end:
+            r, _, _ = select.select([fd], [], [], 0.1)
+            if r:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                out += chunk
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
+    m = re.search(rb"ARGS((?:\[[^]]*\])*)", out)
+    return re.findall(r"\[([^]]*)\]", m.group(1).decode()) if m else None
+
+
+for typed, want in [
+        ("posenc encode -s rope:lay\t", ["encode", "-s", "rope:layout="]),
+        ("posenc encode -s rope:\t\tx", ["encode", "-s", "rope:x"]),
+        ("posenc encode -s sinusoidal:layout=\tb\t", ["encode", "-s", "sinusoidal:layout=blocks"]),
+        ("posenc encode --cmap=RdBu_\t", ["encode", "--cmap=RdBu_r"]),
+        ("posenc dec\t-s rope", ["decay", "-s", "rope"])]:
+    if shutil.which("bash") is None:
+        skip(f"interactive bash: {typed!r}", "no bash")
+        continue
+    got = interactive(typed)
+    ok(got == want, f"interactive bash: {typed!r}", f"got {got}, want {want}")
 
 
 # The lists against the program itself: every command it has, every option each one takes.

@@ -79,7 +79,16 @@ try:
         version, flags = "", []
         skip("pkg-config --cflags --libs points into the install", "pkg-config is not installed")
 
-    # The installed program, which finds the installed library only through LD_LIBRARY_PATH.
+    # Outside /usr the installed program finds its library by itself (a RUNPATH); here, in
+    # the DESTDIR, LD_LIBRARY_PATH (searched first) points it at the installed copy.
+    if shutil.which("readelf") and os.path.isfile(os.path.join(bindir, "posenc")):
+        r = sh(["readelf", "-d", os.path.join(bindir, "posenc")])
+        paths = re.findall(r"\((?:RUNPATH|RPATH)\)[^\[]*\[([^\]]*)\]", r.stdout)
+        want = [] if PREFIX == "/usr" else [LIBDIR]
+        ok(paths == want, "posenc's RUNPATH is the installed libdir (none under /usr)",
+           f"{paths} vs {want}")
+    else:
+        skip("posenc's RUNPATH is the installed libdir (none under /usr)", "no readelf")
     run_env = {"LD_LIBRARY_PATH": libdir}
     r = sh([os.path.join(bindir, "posenc"), "--version"], env=run_env)
     ok(r.returncode == 0 and r.stdout.strip() == f"posenc {version}",
