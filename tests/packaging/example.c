@@ -1,4 +1,4 @@
-/* The README's library example: positions 0 and 1 of the paper's table, d = 8. */
+/* example.c: positions 0 and 1 of the paper's table, d = 8. */
 #include <stdio.h>
 #include <stdlib.h>
 

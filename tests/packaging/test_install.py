@@ -33,6 +33,11 @@ def sh(args, env=None, cwd=None):
     return subprocess.run(args, capture_output=True, text=True, env=e, cwd=cwd, timeout=300)
 
 
+# The README shows this very program.
+readme = os.path.join(os.path.dirname(EXAMPLE), "..", "..", "README.md")
+blocks = re.findall(r"```c\n(.*?)```", open(readme).read(), re.S) if os.path.isfile(readme) else []
+ok(open(EXAMPLE).read() in blocks, "README's library example is tests/packaging/example.c")
+
 dest = tempfile.mkdtemp(prefix="posenc-install-")
 try:
     def inside(path):
