@@ -14,7 +14,7 @@ static int positive(double x)
 	return isfinite(x) && x > 0.0;
 }
 
-enum pe_status pe_rope_theta(double base, size_t d_rot, double *theta)
+enum pe_status pe_rope_base_frequencies(double base, size_t d_rot, double *theta)
 {
 	if (d_rot == 0 || d_rot % 2 != 0 || !positive(base))
 		return PE_ERANGE;
@@ -73,7 +73,7 @@ static enum pe_status scale_dynamic(const struct pe_rope_scaling_params *p, doub
 	if (!positive(b))
 		return PE_ERANGE;
 	info->base = b;
-	return pe_rope_theta(b, d_rot, theta);
+	return pe_rope_base_frequencies(b, d_rot, theta);
 }
 
 /* YaRN's correction dimension: the pair index that turns r times in the original context. */

@@ -37,7 +37,7 @@ static struct pe_rope_scaling_params params(enum pe_rope_scaling type, double fa
 static void scaled(const struct pe_rope_scaling_params *p, double base, size_t d, double *theta,
 		   struct pe_rope_scaling_info *info)
 {
-	assert_int_equal(pe_rope_theta(base, d, theta), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(base, d, theta), PE_OK);
 	assert_int_equal(pe_rope_scale_frequencies(p, base, d, theta, info), PE_OK);
 }
 
@@ -46,32 +46,32 @@ static void theta_is_base_power_and_uses_rotary_width(void **state)
 	(void)state;
 	double t[64];
 	/* [2d]: head 64, pct 0.25 -> rotary width 16 is the exponent's denominator */
-	assert_int_equal(pe_rope_theta(10000.0, 16, t), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(10000.0, 16, t), PE_OK);
 	assert_near(t[0], 1.0, 0);
 	assert_near(t[1], 0.316228, 5e-7);
 	assert_near(t[2], 0.1, 1e-16);
 	/* [2a]: d 4 gives [1, 0.01] */
-	assert_int_equal(pe_rope_theta(10000.0, 4, t), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(10000.0, 4, t), PE_OK);
 	assert_near(t[1], 0.01, 1e-17);
-	assert_int_equal(pe_rope_theta(10000.0, 5, t), PE_ERANGE);
-	assert_int_equal(pe_rope_theta(10000.0, 0, t), PE_ERANGE);
-	assert_int_equal(pe_rope_theta(-1.0, 4, t), PE_ERANGE);
+	assert_int_equal(pe_rope_base_frequencies(10000.0, 5, t), PE_ERANGE);
+	assert_int_equal(pe_rope_base_frequencies(10000.0, 0, t), PE_ERANGE);
+	assert_int_equal(pe_rope_base_frequencies(-1.0, 4, t), PE_ERANGE);
 }
 
 static void wavelengths_match_7a(void **state)
 {
 	(void)state;
 	double t[64];
-	assert_int_equal(pe_rope_theta(1e4, 128, t), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(1e4, 128, t), PE_OK);
 	assert_near(2 * PI / t[0], 6.2832, 5e-5);
 	assert_near(2 * PI / t[1], 7.2557, 5e-5);
 	assert_near(2 * PI / t[32], 628.32, 5e-3);
 	assert_near(2 * PI / t[63], 54410.1, 5e-2);
-	assert_int_equal(pe_rope_theta(5e5, 128, t), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(5e5, 128, t), PE_OK);
 	assert_near(2 * PI / t[1], 7.7131, 5e-5);
 	assert_near(2 * PI / t[32], 4442.88, 5e-3);
 	assert_near(2 * PI / t[63], 2559195.5, 5e-2);
-	assert_int_equal(pe_rope_theta(1e6, 128, t), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(1e6, 128, t), PE_OK);
 	assert_near(2 * PI / t[1], 7.7970, 5e-5);
 	assert_near(2 * PI / t[32], 6283.19, 5e-3);
 	assert_near(2 * PI / t[63], 5063255.8, 5e-2);
@@ -108,7 +108,7 @@ static void none_and_linear(void **state)
 	struct pe_rope_scaling_info info;
 	struct pe_rope_scaling_params p = params(PE_ROPE_SCALING_NONE, 0, 0);
 	scaled(&p, 1e4, 128, t, &info);
-	assert_int_equal(pe_rope_theta(1e4, 128, u), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(1e4, 128, u), PE_OK);
 	for (int i = 0; i < 64; i++)
 		assert_true(t[i] == u[i]);
 	assert_true(info.attention_factor == 1.0 && info.base == 1e4);
@@ -131,7 +131,7 @@ static void dynamic_matches_3b(void **state)
 	double t[64], u[64];
 	struct pe_rope_scaling_info info;
 	struct pe_rope_scaling_params p = params(PE_ROPE_SCALING_DYNAMIC, 2, 4096);
-	assert_int_equal(pe_rope_theta(1e4, 128, u), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(1e4, 128, u), PE_OK);
 	const double lengths[] = {0, 100, 4096};
 	for (int k = 0; k < 3; k++) {
 		p.length = lengths[k];
@@ -162,7 +162,7 @@ static void yarn_matches_3c(void **state)
 	double t[64], u[64];
 	struct pe_rope_scaling_info info;
 	struct pe_rope_scaling_params p = params(PE_ROPE_SCALING_YARN, 4, 4096);
-	assert_int_equal(pe_rope_theta(1e4, 128, u), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(1e4, 128, u), PE_OK);
 	scaled(&p, 1e4, 128, t, &info);
 	assert_true(info.yarn_low == 20.0 && info.yarn_high == 46.0);
 	const int at[] = {0, 20, 21, 33, 45, 46, 63};
@@ -232,7 +232,7 @@ static void yarn_equal_boundaries_are_widened(void **state)
 	struct pe_rope_scaling_params p = params(PE_ROPE_SCALING_YARN, 2, 1);
 	p.beta_fast = 1;
 	p.beta_slow = 1;
-	assert_int_equal(pe_rope_theta(1e4, 8, u), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(1e4, 8, u), PE_OK);
 	scaled(&p, 1e4, 8, t, &info);
 	assert_true(info.yarn_low == 0.0);
 	assert_rel(info.yarn_high, 0.001, 1e-12);
@@ -247,7 +247,7 @@ static void llama3_matches_3d(void **state)
 	double t[64], u[64];
 	struct pe_rope_scaling_info info;
 	struct pe_rope_scaling_params p = params(PE_ROPE_SCALING_LLAMA3, 8, 8192);
-	assert_int_equal(pe_rope_theta(5e5, 128, u), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(5e5, 128, u), PE_OK);
 	scaled(&p, 5e5, 128, t, &info);
 	for (int i = 0; i <= 28; i++)
 		assert_true(t[i] == u[i]);
@@ -287,7 +287,7 @@ static void longrope_matches_3e(void **state)
 	p.n_long_factor = 4;
 	p.short_factor = shortf;
 	p.n_short_factor = 4;
-	assert_int_equal(pe_rope_theta(1e4, 8, u), PE_OK);
+	assert_int_equal(pe_rope_base_frequencies(1e4, 8, u), PE_OK);
 
 	scaled(&p, 1e4, 8, t, &info);
 	for (int i = 0; i < 4; i++)

@@ -56,7 +56,7 @@ enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p,
 					 struct pe_rope_scaling_info *info);
 
 /*
- * pe_rope_theta() - the unscaled inverse frequencies base^(-2i/d_rot)
+ * pe_rope_base_frequencies() - the unscaled inverse frequencies base^(-2i/d_rot)
  *
  * Computed as 1 / base^(2i/d_rot), the way HF and Meta compute them.
  *
@@ -65,7 +65,7 @@ enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p,
  * @return PE_OK, PE_ERANGE if d_rot is zero or odd or base is not a finite
  * number > 0.
  */
-enum pe_status pe_rope_theta(double base, size_t d_rot, double *theta);
+enum pe_status pe_rope_base_frequencies(double base, size_t d_rot, double *theta);
 
 /*
  * pe_rope_critical_dim() - Liu et al.'s critical dimension for a training length
