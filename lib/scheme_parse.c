@@ -608,7 +608,9 @@ static enum pe_status build_canonical(struct parser *p)
 	s->canonical = b->buf;
 	b->buf = NULL;
 	if (!s->label) {
-		s->label = pe_strdup(s->canonical);
+		/* An untrained table must never pass for a trained one. */
+		s->label = s->kind == PE_SCHEME_LEARNED ? pe_asprintf("%s (untrained init)", s->canonical)
+							: pe_strdup(s->canonical);
 		if (!s->label)
 			return PE_ENOMEM;
 	}
