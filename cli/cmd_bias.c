@@ -148,7 +148,8 @@ int cmd_bias(int argc, char **argv)
 				     "bias covers alibi and t5",
 				     s->canonical);
 	else if (st != PE_OK)
-		rc = cli_usage_error("scheme '%s': %s", s->canonical, why ? why : pe_status_str(st));
+		rc = cli_usage_error("scheme '%s': %s", s->canonical,
+				     why ? why : pe_status_str(st));
 	char buf[64];
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;

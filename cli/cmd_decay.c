@@ -17,7 +17,8 @@ enum { OPT_MAX_OFFSET = CLI_OPT_COMMAND, OPT_BOUND };
 #define DEFAULT_MAX_OFFSET 256
 
 static const char help[] =
-	"Usage: posenc decay [-s SPEC]... [--base LIST] [-d D] [--max-offset K] [--bound] [-o FILE]\n"
+	"Usage: posenc decay [-s SPEC]... [--base LIST] [-d D] [--max-offset K] [--bound]\n"
+	"                    [-o FILE]\n"
 	"\n"
 	"Dot product versus relative offset k = 0..K, one column per scheme (headed by its\n"
 	"label), the mean of <v_m, v_m+k> over the pairs inside positions --start..--start+n-1:\n"
@@ -63,8 +64,8 @@ static int prepare_all(const struct cli_common *o, struct decay_opts *d,
 	for (size_t i = 0; i < count; i++) {
 		const struct pe_scheme *s = schemes[i];
 		if (d->bound && s->kind != PE_SCHEME_ROPE)
-			return cli_usage_error("option '--bound': RoFormer's upper bound exists only "
-					       "for rope, not '%s'",
+			return cli_usage_error("option '--bound': RoFormer's upper bound exists "
+					       "only for rope, not '%s'",
 					       s->canonical);
 		int rc = cli_vectors_prepare(o, s, PE_VIEW_DEFAULT, (size_t)K + 1, 128, &vs[i]);
 		if (rc)
@@ -84,7 +85,8 @@ static int prepare_all(const struct cli_common *o, struct decay_opts *d,
 			snprintf(what, sizeof(what), "the %zu x %zu rows of '%s'", n, vs[i].vec.d,
 				 s->canonical);
 			rc = cli_check_memory(o, (double)n * (double)vs[i].vec.d * 8.0, what,
-					      "ask for fewer positions (-n) or a smaller width (-d)");
+					      "ask for fewer positions (-n) or a smaller width "
+					      "(-d)");
 			if (rc)
 				return rc;
 		}
@@ -110,7 +112,8 @@ static int compute(const struct cli_common *o, const struct decay_opts *d,
 		if (st != PE_OK) {
 			free(col);
 			if (st == PE_ENOMEM)
-				return cli_error("decay of '%s': out of memory", schemes[i]->canonical);
+				return cli_error("decay of '%s': out of memory",
+						 schemes[i]->canonical);
 			return cli_usage_error("decay of '%s': %s", schemes[i]->canonical,
 					       why ? why : pe_status_str(st));
 		}

@@ -44,7 +44,9 @@ static void report(const struct cli_common *o, const struct pe_scheme *s,
 	for (size_t k = 0; k < t->n_variants; k++) {
 		const struct pe_freq_variant *v = &t->variants[k];
 		double a = v->info.attention_factor;
-		fprintf(stderr, "posenc: %s: factor %g, original %g: attention factor %.8g (logits x%.8g)",
+		fprintf(stderr,
+			"posenc: %s: factor %g, original %g: attention factor %.8g "
+			"(logits x%.8g)",
 			pe_rope_scaling_name(v->type), v->factor, v->original, a, a * a);
 		if (v->type == PE_ROPE_SCALING_DYNAMIC)
 			fprintf(stderr, ", effective base %.10g at length %g", v->info.base,

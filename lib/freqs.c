@@ -42,9 +42,9 @@ static size_t variants_of(const struct pe_scheme *s, const struct pe_freqs_optio
 			v[0].length = opt->length;
 		return 1;
 	}
-	const enum pe_rope_scaling set[MAX_VARIANTS] = {PE_ROPE_SCALING_LINEAR,
-							PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
-							PE_ROPE_SCALING_LLAMA3};
+	const enum pe_rope_scaling set[MAX_VARIANTS] = {
+		PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
+		PE_ROPE_SCALING_LLAMA3};
 	for (size_t k = 0; k < MAX_VARIANTS; k++)
 		v[k] = default_variant(set[k], opt->length);
 	return MAX_VARIANTS;
@@ -98,9 +98,9 @@ static void set_critical_dim(struct pe_freq_table *t, const struct pe_scheme *s,
 			  : s->kind == PE_SCHEME_ROPE && s->scaling.type != PE_ROPE_SCALING_NONE
 				  ? s->scaling.original
 				  : 4096.0;
-	t->has_critical_dim =
-		same_as_rope &&
-		pe_rope_critical_dim(s->base, t->d_pairs, t->train_length, &t->critical_dim) == PE_OK;
+	t->has_critical_dim = same_as_rope && pe_rope_critical_dim(s->base, t->d_pairs,
+								    t->train_length,
+								    &t->critical_dim) == PE_OK;
 }
 
 enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,

@@ -108,7 +108,7 @@ static enum pe_status scale_yarn(const struct pe_rope_scaling_params *p, double 
 	for (size_t i = 0; i < d_rot / 2; i++) {
 		double ramp = ((double)i - low) / (high - low);
 		ramp = ramp < 0.0 ? 0.0 : ramp > 1.0 ? 1.0 : ramp;
-		/* HF's weighting: interpolation * (1 - extrapolation_factor) + extrapolation * it */
+		/* HF's weighting: interpolation (1 - extrapolation_factor) + extrapolation it */
 		double extrapolation = 1.0 - ramp;
 		theta[i] = theta[i] / p->factor * (1.0 - extrapolation) + theta[i] * extrapolation;
 	}
@@ -117,8 +117,8 @@ static enum pe_status scale_yarn(const struct pe_rope_scaling_params *p, double 
 	if (!isnan(p->attention_factor))
 		info->attention_factor = p->attention_factor;
 	else if (p->mscale != 0.0 && p->mscale_all_dim != 0.0)
-		info->attention_factor =
-			yarn_mscale(p->factor, p->mscale) / yarn_mscale(p->factor, p->mscale_all_dim);
+		info->attention_factor = yarn_mscale(p->factor, p->mscale) /
+					 yarn_mscale(p->factor, p->mscale_all_dim);
 	else
 		info->attention_factor = yarn_mscale(p->factor, 1.0);
 	return PE_OK;

@@ -165,8 +165,8 @@ static void t5_table_5(void **state)
 	for (size_t k = 0; k < sizeof(rel) / sizeof(rel[0]); k++) {
 		if (bucket(rel[k], 1) != bidir[k] || bucket(rel[k], 0) != causal[k]) {
 			print_error("rel %lld: bidirectional %u (want %u), causal %u (want %u)\n",
-				    (long long)rel[k], bucket(rel[k], 1), bidir[k], bucket(rel[k], 0),
-				    causal[k]);
+				    (long long)rel[k], bucket(rel[k], 1), bidir[k],
+				    bucket(rel[k], 0), causal[k]);
 			fail();
 		}
 	}
