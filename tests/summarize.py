@@ -6,8 +6,12 @@ import json
 import re
 import sys
 
+args = sys.argv[1:]
+label = ""
+if args[:1] == ["--label"]:
+    label, args = args[1] + ": ", args[2:]
 passed = failed = skipped = 0
-for line in open(sys.argv[1], encoding="utf-8"):
+for line in open(args[0], encoding="utf-8"):
     entry = json.loads(line)
     ok = notok = 0
     for tap in entry.get("stdout", "").splitlines():
@@ -30,5 +34,5 @@ for line in open(sys.argv[1], encoding="utf-8"):
     passed += ok
     failed += notok
 tail = f", {skipped} skipped" if skipped else ""
-print(f"{passed} passed, {failed} failed{tail}")
+print(f"{label}{passed} passed, {failed} failed{tail}")
 sys.exit(1 if failed else 0)

@@ -136,7 +136,9 @@ static void sinusoidal_start_shifts_the_argument(void **state)
 static void large_positions_stay_exact(void **state)
 {
 	(void)state;
-	if (LDBL_MANT_DIG < 64)
+	/* valgrind computes long double as double: then there is no reference. */
+	volatile long double one = 1.0L, tiny = LDBL_EPSILON;
+	if (LDBL_MANT_DIG < 64 || one + tiny == one)
 		skip();
 	/* Reference: sin of the exact p/D in 64-bit long double, independently. */
 	const uint64_t first = 10000000ull;
