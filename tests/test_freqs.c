@@ -198,6 +198,21 @@ static void sinusoidal_tables(void **state)
 	pe_freq_table_destroy(t);
 }
 
+/* [2d]: GPT-NeoX head 64, rotary_pct 0.25: 16 rotated features are the exponent's denominator */
+static void partial_rotary_uses_rotary_width(void **state)
+{
+	(void)state;
+	struct pe_freq_table *t = table("rope:rotary=0.25", 64, 0, 0);
+	assert_int_equal(t->values->rows, 8);
+	assert_int_equal(t->d_pairs, 16);
+	assert_near(at(t, 0, 0), 1.0, 0);
+	assert_near(at(t, 1, 0), 0.316228, 5e-7);
+	assert_near(at(t, 2, 0), 0.1, 1e-16);
+	/* critical dimension of the rotated width: 2 ceil(8 log_1e4(4096 / 2 pi)) = 2 * 6 */
+	assert_int_equal(t->critical_dim, 12);
+	pe_freq_table_destroy(t);
+}
+
 static void refused(void **state)
 {
 	(void)state;
@@ -228,6 +243,7 @@ int main(void)
 		cmocka_unit_test(yarn_qwen_and_training_length),
 		cmocka_unit_test(longrope_attention_factor),
 		cmocka_unit_test(sinusoidal_tables),
+		cmocka_unit_test(partial_rotary_uses_rotary_width),
 		cmocka_unit_test(refused),
 	};
 	return cmocka_run_group_tests_name("freqs", tests, NULL, NULL);
