@@ -164,7 +164,7 @@ static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double
 	size_t count;
 	if (pe_size_mul(v->n, v->d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
 		return PE_ETOOBIG;
-	double *rows = malloc(count * sizeof(*rows));
+	double *rows = malloc((count ? count : 1) * sizeof(*rows));
 	if (!rows)
 		return PE_ENOMEM;
 	enum pe_status st = pe_vectors_rows(v, 0, v->n, rows);
