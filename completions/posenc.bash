@@ -8,6 +8,11 @@
 # own (COMP_WORDBREAKS). The function therefore reads the word being
 # completed from COMP_LINE up to COMP_POINT, completes the whole spec, and
 # hands back only the part after what bash considers the current word.
+#
+# Commands and options come from the program's --help when it runs; the
+# lists below are the fallback and, like the scheme keys, are checked against
+# the program by tests/packaging/test_completion.py: a new option needs a line
+# here and one in doc/posenc.1.in.
 
 _posenc_commands='encode distance corr scatter profile decay freqs bias compare report inspect help'
 _posenc_common='-s --scheme --base -n --positions --start -d --dim -o --output --dtype --cmap
@@ -15,6 +20,50 @@ _posenc_common='-s --scheme --base -n --positions --start -d --dim -o --output -
 _posenc_schemes='sinusoidal rope learned binary file alibi t5'
 _posenc_cmaps='viridis viridis_r magma magma_r inferno inferno_r plasma plasma_r cividis
 	cividis_r RdBu RdBu_r gray gray_r'
+
+# The program's own lists when it runs ($1 is the program as typed), so the
+# completion cannot fall behind it; the lists above when it does not.
+_posenc_can_run()
+{
+	[[ $1 == */* && -x $1 ]] || type -P -- "$1" >/dev/null 2>&1
+}
+
+_posenc_help_commands()
+{
+	local line in=0
+	if _posenc_can_run "$1"; then
+		while IFS= read -r line; do
+			if [[ $line == Commands:* ]]; then
+				in=1
+			elif ((in)) && [[ -z $line ]]; then
+				break
+			elif ((in)) && [[ $line =~ ^\ +([a-z][a-z0-9-]*)\  ]]; then
+				printf '%s\n' "${BASH_REMATCH[1]}"
+			fi
+		done < <("$1" --help 2>/dev/null)
+	fi | { mapfile -t names; ((${#names[@]})) && echo "${names[*]} help" || echo "$_posenc_commands"; }
+}
+
+# Every option named after "Options:" in `posenc COMMAND --help`.
+_posenc_help_options()
+{
+	local text w
+	local -a words
+	local -A seen
+	if _posenc_can_run "$1" && text=$("$1" "$2" --help 2>/dev/null) && [[ $text == *Options:* ]]
+	then
+		read -r -d '' -a words <<<"${text#*Options:}"
+		for w in "${words[@]}"; do
+			w=${w%,}
+			if [[ $w =~ ^(--[a-z][a-z-]*|-[a-zA-Z])$ && -z ${seen[$w]} ]]; then
+				seen[$w]=1
+				printf '%s ' "$w"
+			fi
+		done
+		((${#seen[@]})) && return
+	fi
+	echo "$_posenc_common $(_posenc_command_options "$2")"
+}
 
 # The options of one command besides the common ones.
 _posenc_command_options()
@@ -167,7 +216,7 @@ _posenc()
 		if [[ $cur == -* ]]; then
 			mapfile -t cands < <(compgen -W '--help --version' -- "$cur")
 		else
-			mapfile -t cands < <(compgen -W "$_posenc_commands" -- "$cur")
+			mapfile -t cands < <(compgen -W "$(_posenc_help_commands "$1")" -- "$cur")
 		fi
 	elif [[ -n $prev ]]; then
 		case $prev in
@@ -185,11 +234,10 @@ _posenc()
 		--metric) mapfile -t cands < <(compgen -W 'l2 cosine l1 linf' -- "$cur") ;;
 		esac
 	elif [[ $cur == -* ]]; then
-		mapfile -t cands < <(compgen -W "$_posenc_common $(_posenc_command_options "$cmd")" \
-			-- "$cur")
+		mapfile -t cands < <(compgen -W "$(_posenc_help_options "$1" "$cmd")" -- "$cur")
 	else
 		case $cmd in
-		help) mapfile -t cands < <(compgen -W "$_posenc_commands schemes" -- "$cur") ;;
+		help) mapfile -t cands < <(compgen -W "$(_posenc_help_commands "$1") schemes" -- "$cur") ;;
 		inspect)
 			mapfile -t cands < <(_posenc_matrix_files "$cur")
 			nospace=2

@@ -56,7 +56,13 @@ def bash_quote(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
 
-def complete(line, cwd=None):
+# Without posenc on PATH the completion falls back on its own lists; with it, it reads --help.
+STATIC_PATH = os.pathsep.join(d for d in os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+                              if d and not os.path.exists(os.path.join(d, "posenc")))
+DYNAMIC_PATH = os.path.dirname(EXE) + os.pathsep + STATIC_PATH
+
+
+def complete(line, cwd=None, dynamic=False):
     """The full words the user gets: the completed word with each candidate."""
     words, cword = split_like_bash(line)
     script = "\n".join([
@@ -69,8 +75,9 @@ def complete(line, cwd=None):
         "_posenc posenc",
         'printf "%s\\n" "${COMPREPLY[@]}"',
     ])
+    env = dict(os.environ, PATH=DYNAMIC_PATH if dynamic else STATIC_PATH)
     proc = subprocess.run(["bash", "--norc", "--noprofile", "-c", script], capture_output=True,
-                          text=True, cwd=cwd, timeout=30)
+                          text=True, cwd=cwd, timeout=30, env=env)
     if proc.returncode != 0 or proc.stderr:
         return None, proc.stderr
     replies = [r for r in proc.stdout.split("\n") if r]
@@ -202,7 +209,10 @@ def run(*args):
 top = run("--help")
 real_commands = re.findall(r"^  ([a-z]+) ", top.split("Commands:")[1].split("\n\n")[0], re.M)
 ok(real_commands and set(real_commands) <= set(COMMANDS),
-   "every command of 'posenc --help' is completed", f"{real_commands} vs {COMMANDS}")
+   "every command of 'posenc --help' is in the fallback list", f"{real_commands} vs {COMMANDS}")
+got, err = complete("posenc ", dynamic=True)
+ok(got == sorted(real_commands + ["help"]), "with posenc on PATH, its commands are offered",
+   f"{got} {err}")
 for cmd in COMMANDS:
     if cmd == "help":
         continue
@@ -211,10 +221,11 @@ for cmd in COMMANDS:
         continue
     text = run(cmd, "--help")
     real = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]*|-[a-zA-Z])\b", text.split("Options:")[-1]))
-    got, err = complete(f"posenc {cmd} -")
-    offered = set(got or [])
-    ok(got is not None and real == offered, f"options of '{cmd}' match its --help",
-       f"missing {sorted(real - offered)}; extra {sorted(offered - real)}; {err}")
+    for dynamic, how in ((False, "the fallback list"), (True, "read from --help")):
+        got, err = complete(f"posenc {cmd} -", dynamic=dynamic)
+        offered = set(got or [])
+        ok(got is not None and real == offered, f"options of '{cmd}' match its --help ({how})",
+           f"missing {sorted(real - offered)}; extra {sorted(offered - real)}; {err}")
 
 text = run("help", "schemes")
 for name in SCHEMES:
