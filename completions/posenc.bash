@@ -62,7 +62,11 @@ _posenc_help_options()
 		done
 		((${#seen[@]})) && return
 	fi
-	echo "$_posenc_common $(_posenc_command_options "$2")"
+	if [[ $2 == inspect ]]; then
+		echo -h --help
+	else
+		echo "$_posenc_common $(_posenc_command_options "$2")"
+	fi
 }
 
 # The options of one command besides the common ones.
@@ -71,7 +75,8 @@ _posenc_command_options()
 	case $1 in
 	encode) echo --view ;;
 	distance) echo --metric ;;
-	profile) echo --at ;;
+	scatter) echo --metric --max-points ;;
+	profile) echo --at --metric ;;
 	decay) echo --max-offset --bound ;;
 	freqs) echo --length --train-length ;;
 	esac
@@ -83,7 +88,7 @@ _posenc_takes_value()
 	case $1 in
 	-s | --scheme | --base | -n | --positions | --start | -d | --dim | -o | --output | \
 		--dtype | --cmap | --vmin | --vmax | --title | --width | --height | --max-memory | \
-		--view | --metric | --at | --max-offset | --length | --train-length)
+		--view | --metric | --at | --max-points | --max-offset | --length | --train-length)
 		return 0 ;;
 	esac
 	return 1
