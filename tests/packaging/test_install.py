@@ -27,10 +27,11 @@ from tap import done, ok, skip  # noqa: E402
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "example.c")
 
 
-def sh(args, env=None, cwd=None):
+def sh(args, env=None, cwd=None, input_text=None):
     e = dict(os.environ)
     e.update(env or {})
-    return subprocess.run(args, capture_output=True, text=True, env=e, cwd=cwd, timeout=300)
+    return subprocess.run(args, capture_output=True, text=True, env=e, cwd=cwd, timeout=300,
+                          input=input_text)
 
 
 # The README shows this very program.
@@ -53,8 +54,11 @@ try:
        "libposenc.so and its soname link are installed", libs)
     headers = sorted(os.listdir(os.path.join(incdir, "posenc"))) \
         if os.path.isdir(os.path.join(incdir, "posenc")) else []
-    ok({"status.h", "matrix.h", "scheme.h", "encode.h"} <= set(headers),
-       "the public headers are installed under include/posenc", headers)
+    src_inc = os.path.join(os.path.dirname(EXAMPLE), "..", "..", "lib", "include", "posenc")
+    public = sorted(f for f in os.listdir(src_inc) if f.endswith(".h"))
+    ok(public and set(public) <= set(headers),
+       "every header of lib/include/posenc is installed under include/posenc",
+       f"missing {sorted(set(public) - set(headers))}")
     page = os.path.join(inside(MANDIR), "man1", "posenc.1")
     ok(os.path.isfile(page), "man1/posenc.1 is installed", page)
     comp = os.path.join(inside(COMPDIR), "posenc")
@@ -112,6 +116,23 @@ try:
                      "-o", exe, *flags])
         ok(r.returncode == 0, "the README example compiles against the install, -Wpedantic clean",
            " ".join(CC) + "\n" + r.stdout + r.stderr)
+        # Each public header stands on its own, in C11 and in C++.
+        for lang, std, compiler in (("c", "-std=c11", CC), ("c++", "-std=c++11", None)):
+            if compiler is None:
+                cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+                if not cxx:
+                    skip("each public header compiles alone in c++", "no C++ compiler")
+                    continue
+                compiler = [cxx]
+            bad = []
+            for h in public:
+                r = sh(compiler + ["-x", lang, std, "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                                   "-fsyntax-only", "-", *[f for f in flags if f.startswith("-I")]],
+                       input_text=f"#include <posenc/{h}>\n")
+                if r.returncode != 0:
+                    bad.append(f"{h}: {r.stderr.strip()[:300]}")
+            ok(not bad, f"each public header compiles alone in {lang}, -Wpedantic clean",
+               "\n".join(bad))
         r = sh([exe], env=run_env)
         vals = r.stdout.split()
         good = r.returncode == 0 and len(vals) == 3
