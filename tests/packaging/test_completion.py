@@ -131,6 +131,9 @@ case("posenc distance --cmap ", CMAPS)
 case("posenc distance --cmap RdB", ["RdBu", "RdBu_r"])
 case("posenc distance --cmap=ma", ["--cmap=magma", "--cmap=magma_r"])
 case("posenc encode --dtype ", ["f64", "f32"])
+case("posenc encode --scheme=rope:lay", ["--scheme=rope:layout="])
+case("posenc inspect -", ["-h", "--help"])
+case("posenc scatter --max", ["--max-memory", "--max-points"])
 case("posenc encode -n ", [])
 
 with tempfile.TemporaryDirectory(prefix="posenc-comp-") as tmp:
