@@ -8,6 +8,10 @@
  * level 1; on noise 11.5 s / 103 MB against 15.2 s / 171 MB. Adaptive
  * filtering loses on both: smooth heatmaps already repeat byte-for-byte, and
  * filters turn those repeats into less regular differences.
+ * Re-measured with this writer on an 8192 x 8192 RGB24 surface of the
+ * sinusoidal (d=128) distance matrix in viridis: cairo 2.63 s / 3.31 MB;
+ * level 6 none 0.94 s / 1.53 MB; level 6 up 0.98 s / 1.67 MB; level 6
+ * adaptive 2.10 s / 3.31 MB; level 1 none 2.00 s / 58.8 MB.
  */
 #include <stdbool.h>
 #include <stdint.h>
