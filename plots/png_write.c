@@ -31,10 +31,15 @@ struct surface_job {
 	png_bytep row;
 };
 
+static const uint32_t *pixel_row(const struct surface_job *j, int y)
+{
+	return (const uint32_t *)(const void *)(j->data + (size_t)y * (size_t)j->stride);
+}
+
 static bool all_opaque(const struct surface_job *j)
 {
 	for (int y = 0; y < j->height; y++) {
-		const uint32_t *p = (const uint32_t *)(const void *)(j->data + (size_t)y * j->stride);
+		const uint32_t *p = pixel_row(j, y);
 		for (int x = 0; x < j->width; x++)
 			if ((p[x] >> 24) != 0xff)
 				return false;
@@ -46,7 +51,7 @@ static bool all_opaque(const struct surface_job *j)
  * premultiplied by alpha; PNG wants straight R, G, B(, A) bytes. */
 static void convert_row(const struct surface_job *j, int y)
 {
-	const uint32_t *p = (const uint32_t *)(const void *)(j->data + (size_t)y * j->stride);
+	const uint32_t *p = pixel_row(j, y);
 	png_bytep out = j->row;
 	for (int x = 0; x < j->width; x++) {
 		uint32_t v = p[x], a = v >> 24;
