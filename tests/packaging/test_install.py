@@ -27,6 +27,12 @@ from tap import done, ok, skip  # noqa: E402
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "example.c")
 
 
+def source_headers(part):
+    """The public headers of lib/ or plots/ in the source tree."""
+    d = os.path.join(os.path.dirname(EXAMPLE), "..", "..", part, "include", "posenc")
+    return sorted(f for f in os.listdir(d) if f.endswith(".h")) if os.path.isdir(d) else []
+
+
 def sh(args, env=None, cwd=None, input_text=None):
     e = dict(os.environ)
     e.update(env or {})
@@ -54,11 +60,10 @@ try:
        "libposenc.so and its soname link are installed", libs)
     headers = sorted(os.listdir(os.path.join(incdir, "posenc"))) \
         if os.path.isdir(os.path.join(incdir, "posenc")) else []
-    src_inc = os.path.join(os.path.dirname(EXAMPLE), "..", "..", "lib", "include", "posenc")
-    public = sorted(f for f in os.listdir(src_inc) if f.endswith(".h"))
-    ok(public and set(public) <= set(headers),
-       "every header of lib/include/posenc is installed under include/posenc",
-       f"missing {sorted(set(public) - set(headers))}")
+    public, plots_public = source_headers("lib"), source_headers("plots")
+    ok(public and set(public + plots_public) <= set(headers),
+       "every header of lib/ and plots/include/posenc is installed under include/posenc",
+       f"missing {sorted(set(public + plots_public) - set(headers))}")
     page = os.path.join(inside(MANDIR), "man1", "posenc.1")
     ok(os.path.isfile(page), "man1/posenc.1 is installed", page)
     comp = os.path.join(inside(COMPDIR), "posenc")
@@ -74,6 +79,16 @@ try:
        and fields.get("includedir") in ("${prefix}/include", INCLUDEDIR)
        and "-lm" in fields.get("Libs.private", "").split(),
        "posenc.pc: prefix, -lposenc, -I${includedir}, -lm for static links", pc)
+
+    if plots_public:
+        pc_path = os.path.join(libdir, "pkgconfig", "posenc-plots.pc")
+        pc = open(pc_path).read() if os.path.isfile(pc_path) else ""
+        fields = dict(re.findall(r"^([\w.]+)[:=] ?(.*)$", pc, re.M))
+        requires = [r.strip() for r in fields.get("Requires", "").split(",")]
+        ok("posenc" in requires and "cairo" in requires
+           and re.search(r"(^| )-lposenc-plots( |$)", fields.get("Libs", ""))
+           and fields.get("Cflags") == "-I${includedir}",
+           "posenc-plots.pc: requires posenc and cairo, -lposenc-plots", pc)
 
     env = {"PKG_CONFIG_PATH": os.path.join(libdir, "pkgconfig"), "PKG_CONFIG_SYSROOT_DIR": dest}
     if shutil.which("pkg-config"):
@@ -125,9 +140,11 @@ try:
                     continue
                 compiler = [cxx]
             bad = []
-            for h in public:
+            # The sysroot would also move cairo's own -I paths: ask for cairo's unmapped.
+            cairo = sh(["pkg-config", "--cflags", "cairo"]).stdout.split() if plots_public else []
+            for h in public + plots_public:
                 r = sh(compiler + ["-x", lang, std, "-Wall", "-Wextra", "-Wpedantic", "-Werror",
-                                   "-fsyntax-only", "-", *[f for f in flags if f.startswith("-I")]],
+                                   "-fsyntax-only", "-", f"-I{incdir}", *cairo],
                        input_text=f"#include <posenc/{h}>\n")
                 if r.returncode != 0:
                     bad.append(f"{h}: {r.stderr.strip()[:300]}")
