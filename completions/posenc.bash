@@ -55,7 +55,7 @@ _posenc_help_options()
 		read -r -d '' -a words <<<"${text#*Options:}"
 		for w in "${words[@]}"; do
 			w=${w%,}
-			if [[ $w =~ ^(--[a-z][a-z-]*|-[a-zA-Z])$ && -z ${seen[$w]} ]]; then
+			if [[ $w =~ ^(--[a-z][a-z-]*|-[a-zA-Z])$ && -z ${seen[$w]-} ]]; then
 				seen[$w]=1
 				printf '%s ' "$w"
 			fi
@@ -184,7 +184,7 @@ _posenc_spec()
 
 _posenc()
 {
-	local line words cur prev cmd="" i w
+	local IFS=$' \t\n' line words cur prev cmd="" i w
 	if [[ -n ${COMP_LINE+set} ]]; then
 		line=${COMP_LINE:0:${COMP_POINT:-${#COMP_LINE}}}
 		read -r -a words <<<"$line"

@@ -72,6 +72,7 @@ def complete(line, cwd=None, dynamic=False):
         f"COMP_LINE={bash_quote(line)}",
         f"COMP_POINT={len(line)}",
         "COMP_TYPE=9",
+        "set -u",  # users' shells may have it on: no unset variable may be read
         "_posenc posenc",
         'printf "%s\\n" "${COMPREPLY[@]}"',
     ])
