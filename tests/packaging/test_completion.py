@@ -97,9 +97,11 @@ def case(line, want, cwd=None, exact=True):
     return ok(good, f"complete {line!r}", f"got {got}\nwant {want}")
 
 
-COMMANDS = "encode distance corr scatter profile decay freqs bias compare report inspect help".split()
+COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect help"
+            .split())
 SCHEMES = "sinusoidal rope learned binary file alibi t5".split()
-CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split() for r in ("", "_r")]
+CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split()
+         for r in ("", "_r")]
 
 case("posenc ", COMMANDS)
 case("posenc d", ["decay", "distance"])
@@ -151,7 +153,8 @@ with tempfile.TemporaryDirectory(prefix="posenc-comp-") as tmp:
 # Installed under the name bash-completion loads on demand.
 r = subprocess.run(["bash", "--norc", "-c", f". {bash_quote(SCRIPT)}; complete -p posenc"],
                    capture_output=True, text=True)
-ok(r.returncode == 0 and "-F _posenc" in r.stdout, "complete -F _posenc posenc", r.stdout + r.stderr)
+ok(r.returncode == 0 and "-F _posenc" in r.stdout, "complete -F _posenc posenc",
+   r.stdout + r.stderr)
 
 
 # In a real interactive bash, where readline's own word splitting decides what is replaced.

@@ -65,7 +65,8 @@ def run(*args):
 
 version = run("--version").split()[-1]
 m = re.search(r'^\.TH POSENC 1 "[^"]*" "posenc ([^"]*)"', SOURCE, re.M)
-ok(m and m.group(1) == version, "the page names the program's version", f"{m and m.group(1)} vs {version}")
+ok(m and m.group(1) == version, "the page names the program's version",
+   f"{m and m.group(1)} vs {version}")
 
 exits = TEXT.split("\nEXIT STATUS\n")[-1].split("EXAMPLES")[0]
 ok(all(re.search(rf"^ +{c} +\S", exits, re.M) for c in "012"), "exit statuses 0, 1 and 2", exits)
