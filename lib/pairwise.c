@@ -173,6 +173,13 @@ static enum pe_status matrix_structured(const struct pe_vectors *v, const struct
 		struct tz_matrix_job job = {tz, v->d, n, m, S, t, out};
 		st = pe_parallel_for(n, 16, tz_matrix_rows, &job);
 	}
+	for (size_t a = 0; a < n && st == PE_OK && m == PE_METRIC_CORR; a++) {
+		if (!pe_posterm_ill(&t[a]))
+			continue;
+		st = pe_corr_direct(v, pos[a], pos, n, t, out + a * n, 1);
+		for (size_t b = 0; b < n; b++)
+			out[b * n + a] = out[a * n + b];
+	}
 done:
 	free(pos);
 	free(S);
@@ -336,6 +343,12 @@ static enum pe_status profile_structured(const struct pe_vectors *v, const struc
 			r->data[i * k + j] = pe_toeplitz_metric(tz, v->d, m, S[D - lo], &t[i], &ta[j]);
 		}
 	}
+	for (size_t j = 0; j < k && st == PE_OK && rows; j++)
+		if (pe_posterm_ill(&ta[j]))
+			st = pe_corr_direct(v, at[j], pos, n, t, r->data + j, k);
+	for (size_t i = 0; i < n && st == PE_OK && rows; i++)
+		if (pe_posterm_ill(&t[i]))
+			st = pe_corr_direct(v, pos[i], at, k, ta, r->data + i * k, 1);
 done:
 	free(pos);
 	free(t);
@@ -560,6 +573,26 @@ enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t m
 	if (st == PE_OK) {
 		struct scatter_job job = {mm, d, m, found ? &tz : NULL, S, rows, t, r->data};
 		st = pe_parallel_for(mm, 8, scatter_rows, &job);
+	}
+	for (size_t i = 0; found && st == PE_OK && i < mm; i++) {
+		if (!pe_posterm_ill(&t[i]))
+			continue;
+		if (!S || !(rows = malloc(mm * sizeof(double)))) {
+			st = PE_ENOMEM;
+			break;
+		}
+		st = pe_corr_direct(v, pos[i], pos, mm, t, rows, 1);
+		for (size_t j = 0; j < mm && st == PE_OK; j++) {
+			if (j == i)
+				continue;
+			size_t a = j < i ? j : i, b = j < i ? i : j;
+			double *o = r->data + 2 * (pair_base(a, mm) + (b - a - 1));
+			o[1] = rows[j];
+			if (m == PE_METRIC_CORR)
+				o[0] = rows[j];
+		}
+		free(rows);
+		rows = NULL;
 	}
 done:
 	if (found)

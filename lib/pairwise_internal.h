@@ -68,6 +68,21 @@ enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz 
 			   const uint64_t *pos, size_t count, int need_rows,
 			   struct pe_posterm *out);
 
+/*
+ * Pearson from the kernel is (<x,y> - d mx my) / (|x-mx| |y-my|): when a
+ * vector is nearly constant (|x - mx| small next to |x|, RoPE near
+ * position 0, d = 2 or 3) the difference cancels. Such positions are
+ * recomputed from rows with pe_corr_direct().
+ */
+int pe_posterm_ill(const struct pe_posterm *t);
+
+/*
+ * pe_corr_direct() - Pearson of position @p against positions pos[0..count)
+ * from their rows, out[k * stride]; @t holds the terms of pos[].
+ */
+enum pe_status pe_corr_direct(const struct pe_vectors *v, uint64_t p, const uint64_t *pos,
+			      size_t count, const struct pe_posterm *t, double *out, size_t stride);
+
 /* The metric of two positions from S(D) and their terms. */
 double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric m, double s,
 			  const struct pe_posterm *a, const struct pe_posterm *b);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "encode_internal.h"
 #include "pairwise_internal.h"
 
 enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *tz, int *found)
@@ -47,11 +48,20 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 		tz->total = (double)tz->npairs;
 		tz->start = s->start;
 	} else {
-		/* A rotated all-ones pair contributes 2 cos(D theta); the columns
-		 * beyond the rotary width stay ones. */
-		tz->w = 2.0;
+		/* A rotated all-ones pair contributes 2 a^2 cos(D theta), a the
+		 * scaling's attention factor that the rotated view carries; the
+		 * columns beyond the rotary width stay ones. */
+		struct pe_rope_scaling_info info;
+		size_t d_rot = pe_rope_rotary_width(s, d);
+		st = pe_rope_theta(s, d_rot, theta, &info);
+		if (st != PE_OK) {
+			free(theta);
+			return st;
+		}
+		double a2 = info.attention_factor * info.attention_factor;
+		tz->w = 2.0 * a2;
 		tz->npairs = count;
-		tz->total = (double)d;
+		tz->total = tz->w * (double)count + (double)(d - d_rot);
 	}
 	for (size_t i = 0; i < tz->npairs; i++)
 		theta[i] *= 0.5;
@@ -256,7 +266,8 @@ double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric
 		if (a->cnorm == 0.0 || b->cnorm == 0.0)
 			return NAN;
 		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
-		return (ip - (double)d * a->mean * b->mean) / (a->cnorm * b->cnorm);
+		/* d * (ma * mb) keeps corr(a, b) == corr(b, a) bit for bit */
+		return (ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm);
 	}
 	default:
 		return NAN;
@@ -350,4 +361,39 @@ void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
 			}
 		}
 	}
+}
+
+int pe_posterm_ill(const struct pe_posterm *t)
+{
+	return t->cnorm < 0.1 * t->norm;
+}
+
+#define DIRECT_BATCH 64
+
+enum pe_status pe_corr_direct(const struct pe_vectors *v, uint64_t p, const uint64_t *pos,
+			      size_t count, const struct pe_posterm *t, double *out, size_t stride)
+{
+	size_t d = v->d;
+	double *buf = malloc((DIRECT_BATCH + 1) * d * sizeof(double));
+	if (!buf)
+		return PE_ENOMEM;
+	double *x = buf + DIRECT_BATCH * d;
+	enum pe_status st = pe_vectors_at(v, &p, 1, x);
+	struct pe_posterm tp;
+	if (st == PE_OK)
+		pe_row_terms(x, d, &tp);
+	for (size_t k0 = 0; k0 < count && st == PE_OK; k0 += DIRECT_BATCH) {
+		size_t nb = count - k0 < DIRECT_BATCH ? count - k0 : DIRECT_BATCH;
+		st = pe_vectors_at(v, pos + k0, nb, buf);
+		for (size_t k = 0; k < nb && st == PE_OK; k++) {
+			const struct pe_posterm *tk = &t[k0 + k];
+			double r = NAN;
+			if (tp.cnorm != 0.0 && tk->cnorm != 0.0)
+				r = dot_centered(x, tp.mean, buf + k * d, tk->mean, d) /
+				    (tp.cnorm * tk->cnorm);
+			out[(k0 + k) * stride] = r;
+		}
+	}
+	free(buf);
+	return st;
 }
