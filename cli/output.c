@@ -101,6 +101,12 @@ int cli_output_format(const struct cli_common *o, const char *path, enum cli_for
 			found = 1;
 		}
 	}
+	struct stat st;
+	if (!found && stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		/* /dev/stdout, a named pipe: a stream, like "-". */
+		*out = CLI_FORMAT_CSV;
+		found = 1;
+	}
 	if (!found)
 		return cli_usage_error("output '%s': unknown format (use .png, .svg, .pdf, .csv, "
 				       ".npy, or - for CSV on stdout)",

@@ -37,7 +37,8 @@ const char *cli_output_path(const struct cli_common *o, char *buf, size_t cap);
 /*
  * cli_output_format() - the format of the output path by its extension
  *
- * "-" is CSV on stdout. @return 0, or CLI_USAGE after reporting an unknown
+ * "-" is CSV on stdout, and so is a character device or FIFO without a
+ * known extension (/dev/stdout). @return 0, or CLI_USAGE after reporting an unknown
  * extension or --dtype/--raw that do not fit the format.
  */
 int cli_output_format(const struct cli_common *o, const char *path, enum cli_format *out);

@@ -1,3 +1,4 @@
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,11 +62,13 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	if (st != PE_OK)
 		return cli_usage_error("scheme '%s' with d=%zu: %s", s->canonical, v->d,
 				       why ? why : pe_status_str(st));
-	double last = (double)o->start + (double)v->n - 1.0 + (s->kind == PE_SCHEME_SINUSOIDAL ? s->start : 0.0);
-	if (last > PE_POSITION_MAX)
-		return cli_usage_error("positions up to %.0f exceed the largest exact position "
-				       "2^53",
-				       last);
+	uint64_t limit = (uint64_t)PE_POSITION_MAX;
+	if (s->kind == PE_SCHEME_SINUSOIDAL)
+		limit -= (uint64_t)s->start;
+	if (o->start > limit || (uint64_t)v->n - 1 > limit - o->start)
+		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
+				       (unsigned long long)o->start,
+				       (unsigned long long)o->start + (unsigned long long)v->n - 1);
 	return 0;
 }
 

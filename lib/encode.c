@@ -46,10 +46,11 @@ enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t firs
 		return st;
 	if (n == 0)
 		return PE_OK;
-	double last = (double)first + (double)(n - 1);
+	/* Whole positions must stay exact doubles: at most 2^53. */
+	uint64_t limit = (uint64_t)PE_POSITION_MAX;
 	if (s->kind == PE_SCHEME_SINUSOIDAL)
-		last += s->start;
-	if (first > (uint64_t)PE_POSITION_MAX || last > PE_POSITION_MAX)
+		limit -= (uint64_t)s->start;
+	if (first > limit || n - 1 > limit - first)
 		return PE_ERANGE;
 	switch (s->kind) {
 	case PE_SCHEME_SINUSOIDAL:

@@ -579,10 +579,14 @@ static void canon_number_shorten(struct strbuf *b, size_t from)
 	if (parse_double(text, &v) != 0)
 		return;
 	char shortest[40];
-	for (int prec = 1; prec <= 17; prec++) {
-		snprintf(shortest, sizeof(shortest), "%.*g", prec, v);
-		if (strtod(shortest, NULL) == v)
-			break;
+	if (v == floor(v) && fabs(v) < 1e15) {
+		snprintf(shortest, sizeof(shortest), "%.0f", v);
+	} else {
+		for (int prec = 1; prec <= 17; prec++) {
+			snprintf(shortest, sizeof(shortest), "%.*g", prec, v);
+			if (strtod(shortest, NULL) == v)
+				break;
+		}
 	}
 	b->len = from;
 	b->buf[from] = '\0';
@@ -697,6 +701,10 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
 				st = fail(&p, PE_EINVAL, "'%s' has nothing after ':'", spec);
 				goto done;
 			}
+			if (rest[strlen(rest) - 1] == ',' || rest[0] == ',' || strstr(rest, ",,")) {
+				st = fail(&p, PE_EINVAL, "'%s' has an empty key=value item", spec);
+				goto done;
+			}
 			char *save = NULL;
 			for (char *item = rest;; item = NULL) {
 				char *tok = strtok_r(item, ",", &save);
@@ -705,10 +713,6 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
 				st = parse_pair(&p, tok);
 				if (st != PE_OK)
 					goto done;
-			}
-			if (rest[strlen(rest) - 1] == ',' || strstr(rest, ",,")) {
-				st = fail(&p, PE_EINVAL, "'%s' has an empty key=value item", spec);
-				goto done;
 			}
 		}
 	}
