@@ -14,6 +14,10 @@
 #ifndef POSENC_CLI_COMMANDS_H
 #define POSENC_CLI_COMMANDS_H
 
+int cmd_corr(int argc, char **argv);
+int cmd_distance(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_scatter(int argc, char **argv);
 
 #endif

@@ -19,7 +19,11 @@ struct command {
 
 /* Keep alphabetised: --help lists the commands in this order. */
 static const struct command commands[] = {
+	{"corr", cmd_corr, "pairwise Pearson correlation between position vectors"},
+	{"distance", cmd_distance, "pairwise distance between position vectors (--metric)"},
 	{"encode", cmd_encode, "the encoding matrix (positions x dims)"},
+	{"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
+	{"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

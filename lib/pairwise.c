@@ -197,6 +197,18 @@ struct gen_matrix_job {
 	double *out;
 };
 
+/* A vector against itself: 0 apart, correlation 1 (NaN if constant). */
+static void exact_diagonal(enum pe_metric m, const struct pe_posterm *t, size_t nb, double *tmp)
+{
+	for (size_t a = 0; a < nb; a++) {
+		double *x = &tmp[a * nb + a];
+		if (m == PE_METRIC_CORR)
+			*x = t[a].cnorm > 0.0 ? 1.0 : NAN;
+		else if (m != PE_METRIC_COSINE || t[a].norm > 0.0)
+			*x = 0.0;
+	}
+}
+
 static enum pe_status gen_matrix_blocks(void *ctx, size_t begin, size_t end)
 {
 	const struct gen_matrix_job *j = ctx;
@@ -218,6 +230,8 @@ static enum pe_status gen_matrix_blocks(void *ctx, size_t begin, size_t end)
 			if (st != PE_OK)
 				break;
 			pe_rows_metric(j->m, d, A, ni, j->t + i0, B, nj, j->t + j0, tmp, nj);
+			if (j0 == i0)
+				exact_diagonal(j->m, j->t + i0, ni, tmp);
 			for (size_t a = 0; a < ni; a++) {
 				memcpy(j->out + (i0 + a) * n + j0, tmp + a * nj, nj * sizeof(double));
 				if (j0 != i0)

@@ -14,6 +14,13 @@
 #include "encode_internal.h"
 #include "pairwise_internal.h"
 
+/* Rounding must not push a value past its mathematical range (numpy's
+ * corrcoef clips the same way); NaN passes through. */
+static double clip(double x, double lo, double hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
 enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *tz, int *found)
 {
 	memset(tz, 0, sizeof(*tz));
@@ -255,19 +262,26 @@ double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric
 			  const struct pe_posterm *a, const struct pe_posterm *b)
 {
 	double de = a->e - b->e;
+	/* S(0) = 0 only at offset 0: the same vector, whose values are exact. */
+	int same = s == 0.0 && de == 0.0;
 	switch (m) {
 	case PE_METRIC_L2:
 		return sqrt(4.0 * tz->w * s + de * de);
 	case PE_METRIC_COSINE: {
+		if (same && a->norm > 0.0)
+			return 0.0;
 		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
-		return 1.0 - ip / (a->norm * b->norm);
+		return clip(1.0 - ip / (a->norm * b->norm), 0.0, 2.0);
 	}
 	case PE_METRIC_CORR: {
 		if (a->cnorm == 0.0 || b->cnorm == 0.0)
 			return NAN;
+		if (same)
+			return 1.0;
 		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
 		/* d * (ma * mb) keeps corr(a, b) == corr(b, a) bit for bit */
-		return (ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm);
+		return clip((ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm), -1.0,
+			    1.0);
 	}
 	default:
 		return NAN;
@@ -348,15 +362,17 @@ void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
 				o[j] = abs_diff(a, b, d, 1);
 				break;
 			case PE_METRIC_COSINE:
-				o[j] = 1.0 - dot_centered(a, 0.0, b, 0.0, d) /
-						     (ta[i].norm * tb[j].norm);
+				o[j] = clip(1.0 - dot_centered(a, 0.0, b, 0.0, d) /
+							  (ta[i].norm * tb[j].norm),
+					    0.0, 2.0);
 				break;
 			case PE_METRIC_CORR:
 				if (ta[i].cnorm == 0.0 || tb[j].cnorm == 0.0)
 					o[j] = NAN;
 				else
-					o[j] = dot_centered(a, ta[i].mean, b, tb[j].mean, d) /
-					       (ta[i].cnorm * tb[j].cnorm);
+					o[j] = clip(dot_centered(a, ta[i].mean, b, tb[j].mean, d) /
+							    (ta[i].cnorm * tb[j].cnorm),
+						    -1.0, 1.0);
 				break;
 			}
 		}
@@ -389,8 +405,11 @@ enum pe_status pe_corr_direct(const struct pe_vectors *v, uint64_t p, const uint
 			const struct pe_posterm *tk = &t[k0 + k];
 			double r = NAN;
 			if (tp.cnorm != 0.0 && tk->cnorm != 0.0)
-				r = dot_centered(x, tp.mean, buf + k * d, tk->mean, d) /
-				    (tp.cnorm * tk->cnorm);
+				r = clip(dot_centered(x, tp.mean, buf + k * d, tk->mean, d) /
+						 (tp.cnorm * tk->cnorm),
+					 -1.0, 1.0);
+			if (p == pos[k0 + k] && tp.cnorm != 0.0)
+				r = 1.0;
 			out[(k0 + k) * stride] = r;
 		}
 	}
