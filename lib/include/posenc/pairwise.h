@@ -13,7 +13,10 @@
  *           as numpy.corrcoef(E) on the n x d table E: a similarity in
  *           [-1, 1], NaN where a vector is constant (RoPE position 0, whose
  *           rotated all-ones vector is all ones).
- * All five are symmetric: m(i, j) = m(j, i).
+ * All five are symmetric: m(i, j) = m(j, i). Rounding never takes corr
+ * outside [-1, 1] or the cosine distance outside [0, 2] (values are
+ * clipped, as numpy.corrcoef clips), and a vector compared with itself gives
+ * exactly 0 (distances) or 1 (corr).
  *
  * Two computations, chosen automatically:
  * - Structure-aware: sinusoidal (default view) and RoPE (default/rotated
@@ -28,7 +31,11 @@
  *   are compared directly (differences, not Gram identities), in cache-sized
  *   blocks of rows, upper triangle only and mirrored, on every online core.
  *   Rows are produced on demand with pe_vectors_rows() unless the whole set
- *   is small (a few MiB) or already a table.
+ *   is small (a few MiB, or a quarter of the output) or already a table.
+ * Pearson from the kernel cancels for nearly constant vectors (|x - mean|
+ * under a tenth of |x|: RoPE near position 0, d = 2 or 3); the values of
+ * such positions are recomputed from their rows (full matrix, profile,
+ * scatter; grid cells keep the kernel value).
  */
 #ifndef POSENC_PAIRWISE_H
 #define POSENC_PAIRWISE_H
@@ -73,9 +80,10 @@ enum pe_status pe_metric_parse(const char *name, enum pe_metric *out);
  * pe_pairwise_check() - whether a vector set can be compared at all
  *
  * @return PE_OK; PE_EUNSUPPORTED if the scheme gives no position vectors
- * (alibi, t5: see pe_scheme_is_vector()); PE_ERANGE if n or d is 0, the
- * metric is not in the enum, or the rows lie outside the table; the errors
- * of pe_encode_check().
+ * (alibi, t5: see pe_scheme_is_vector()); PE_EINVAL if the metric is not
+ * in the enum or neither scheme nor table is set; PE_ERANGE if n or d is
+ * 0, the positions pass PE_POSITION_MAX or the rows lie outside the table;
+ * the errors of pe_encode_check().
  */
 enum pe_status pe_pairwise_check(const struct pe_vectors *v, enum pe_metric m);
 
