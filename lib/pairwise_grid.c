@@ -306,10 +306,11 @@ static enum pe_status grid_sampled(const struct pe_vectors *v, const struct pe_t
 				   enum pe_metric m, struct pe_matrix *r)
 {
 	size_t R = r->rows, C = r->cols, d = v->d, per = PE_GRID_SAMPLES;
-	if (!tz) {
-		while (per > 1 && (double)R * per * (double)C * per * (double)d > SAMPLED_WORK)
-			per--;
-	}
+	/* Each sampled pair costs O(d) from rows, O(npairs) without a kernel
+	 * table, O(1) with one. */
+	double cost = !tz ? (double)d : v->n > KERNEL_TABLE_MAX ? 8.0 * (double)tz->npairs : 0.0;
+	while (per > 1 && (double)R * per * (double)C * per * cost > SAMPLED_WORK)
+		per--;
 	uint64_t *rpos = NULL, *cpos = NULL;
 	size_t *roff = NULL, *coff = NULL;
 	struct pe_posterm *rt = NULL, *ct = NULL;

@@ -138,8 +138,10 @@ enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, 
  * - otherwise sampled: in each cell, the pairs of up to PE_GRID_SAMPLES
  *   positions per axis, the centres of equal sub-ranges of the cell's row
  *   and column ranges (all positions of a range shorter than that), fewer
- *   for the general path when the rows are wide (at R = C = 1000, d = 512:
- *   only the centre of each range). Every sampled value is exact.
+ *   when each pair is costly: for the general path when the rows are wide
+ *   (at R = C = 1000, d = 512: only the centre of each range), and beyond
+ *   2^24 positions of a structured scheme (no offset table: the centres
+ *   only at 1000 x 1000). Every sampled value is exact.
  *
  * @out: on success a new grid; free it with pe_matrix_destroy().
  *
