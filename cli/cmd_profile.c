@@ -83,7 +83,8 @@ int cmd_profile(int argc, char **argv)
 	if (!rc) {
 		enum pe_status st = pe_profile(&r.v.vec, metric, at, k, &m);
 		if (st == PE_ERANGE && r.v.vec.table)
-			rc = cli_usage_error("option '--at': a position lies past the rows of the table");
+			rc = cli_usage_error(
+				"option '--at': a position lies past the rows of the table");
 		else if (st != PE_OK)
 			rc = pw_status_error(st, "computing the profile");
 	}

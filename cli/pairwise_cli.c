@@ -8,7 +8,8 @@
 int pw_parse_metric(const char *arg, enum pe_metric *m)
 {
 	if (pe_metric_parse(arg, m) != PE_OK || *m == PE_METRIC_CORR)
-		return cli_usage_error("option '--metric': '%s' is not l2, cosine, l1 or linf", arg);
+		return cli_usage_error("option '--metric': '%s' is not l2, cosine, l1 or linf",
+				       arg);
 	return 0;
 }
 

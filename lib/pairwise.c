@@ -233,7 +233,8 @@ static enum pe_status gen_matrix_blocks(void *ctx, size_t begin, size_t end)
 			if (j0 == i0)
 				exact_diagonal(j->m, j->t + i0, ni, tmp);
 			for (size_t a = 0; a < ni; a++) {
-				memcpy(j->out + (i0 + a) * n + j0, tmp + a * nj, nj * sizeof(double));
+				memcpy(j->out + (i0 + a) * n + j0, tmp + a * nj,
+				       nj * sizeof(double));
 				if (j0 != i0)
 					for (size_t b = 0; b < nj; b++)
 						j->out[(j0 + b) * n + i0 + a] = tmp[a * nj + b];
@@ -354,7 +355,8 @@ static enum pe_status profile_structured(const struct pe_vectors *v, const struc
 		for (size_t i = 0; i < n && st == PE_OK; i++) {
 			uint64_t p = pos[i];
 			uint64_t D = p > at[j] ? p - at[j] : at[j] - p;
-			r->data[i * k + j] = pe_toeplitz_metric(tz, v->d, m, S[D - lo], &t[i], &ta[j]);
+			r->data[i * k + j] =
+				pe_toeplitz_metric(tz, v->d, m, S[D - lo], &t[i], &ta[j]);
 		}
 	}
 	for (size_t j = 0; j < k && st == PE_OK && rows; j++)

@@ -77,7 +77,8 @@ static enum pe_status offset_rows(void *ctx, size_t begin, size_t end)
 			struct dd s = dd_add(q_at(j, r1, c0), dd_neg(q_at(j, r0, c0)));
 			s = dd_add(s, dd_neg(q_at(j, r1, c1)));
 			s = dd_add(s, q_at(j, r0, c1));
-			j->out[a * j->C + b] = (s.hi + s.lo) / ((double)(r1 - r0) * (double)(c1 - c0));
+			double cells = (double)(r1 - r0) * (double)(c1 - c0);
+			j->out[a * j->C + b] = (s.hi + s.lo) / cells;
 		}
 	}
 	return PE_OK;
@@ -155,11 +156,13 @@ static enum pe_status all_rows(void *ctx, size_t begin, size_t end)
 		size_t r0 = range_start(a, n, j->R), r1 = range_start(a + 1, n, j->R);
 		double *o = j->out + a * j->C;
 		if (j->tz) {
-			for (size_t p = r0; p < r1; p++)
-				for (size_t q = 0; q < n; q++)
-					o[j->colcell[q]] += pe_toeplitz_metric(
-						j->tz, d, j->m, j->S[p > q ? p - q : q - p], &j->t[p],
-						&j->t[q]);
+			for (size_t p = r0; p < r1; p++) {
+				for (size_t q = 0; q < n; q++) {
+					double s = j->S[p > q ? p - q : q - p];
+					const struct pe_posterm *tp = &j->t[p], *tq = &j->t[q];
+					o[j->colcell[q]] += pe_toeplitz_metric(j->tz, d, j->m, s, tp, tq);
+				}
+			}
 			finish_row(j, a, r1 - r0);
 			continue;
 		}
@@ -215,8 +218,8 @@ static enum pe_status grid_all(const struct pe_vectors *v, const struct pe_toepl
 	if (st == PE_OK && !tz)
 		st = pe_rowsrc_init(&src, v, 64u << 20);
 	if (st == PE_OK) {
-		struct all_job job = {v,      tz, &src,  m, n, r->rows, r->cols, pe_block_rows(v->d),
-				      S,      t,  colcell, r->data};
+		struct all_job job = {v, tz, &src, m, n, r->rows, r->cols, pe_block_rows(v->d),
+				      S, t, colcell, r->data};
 		st = pe_parallel_for(r->rows, 1, all_rows, &job);
 	}
 done:

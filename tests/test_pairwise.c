@@ -166,8 +166,8 @@ static void sinusoidal_distance_closed_form(void **state)
 				double D = (double)a - (double)b, sum = 0.0;
 				for (size_t i = 0; i < d / 2; i++)
 					sum += cos(D / pow(10000.0, (double)(2 * i) / (double)d));
-				assert_close(m->data[a * n + b], sqrt(fmax(0.0, d - 2.0 * sum)), 1e-10,
-					     "closed form");
+				double want = sqrt(fmax(0.0, d - 2.0 * sum));
+				assert_close(m->data[a * n + b], want, 1e-10, "closed form");
 			}
 		}
 		/* m = 0, n = 1 with d = 16 by hand: sqrt(16 - 2 * 6.904...) */
@@ -306,15 +306,16 @@ static void check_against_ref(const char *spec, const struct ref *r, size_t d, u
 	for (int k = 0; k < 3; k++) {
 		struct pe_matrix *m = NULL;
 		assert_int_equal(pe_pairwise_matrix(&v, ms[k], 0, &m), PE_OK);
-		for (size_t a = 0; a < n; a++)
+		for (size_t a = 0; a < n; a++) {
 			for (size_t b = 0; b < n; b++) {
 				char what[160];
-				snprintf(what, sizeof(what), "%s d=%zu first=%llu n=%zu %s (%zu,%zu)",
-					 spec, d, (unsigned long long)first, n, pe_metric_name(ms[k]),
-					 a, b);
-				assert_close(m->data[a * n + b],
-					     brute(ms[k], rows + a * d, rows + b * d, d), TOL, what);
+				const char *name = pe_metric_name(ms[k]);
+				snprintf(what, sizeof(what), "%s d=%zu first=%llu n=%zu %s (%zu,%zu)", spec,
+					 d, (unsigned long long)first, n, name, a, b);
+				double want = brute(ms[k], rows + a * d, rows + b * d, d);
+				assert_close(m->data[a * n + b], want, TOL, what);
 			}
+		}
 		pe_matrix_destroy(m);
 	}
 	free(rows);
@@ -524,7 +525,8 @@ static void grid_sampled_uses_documented_positions(void **state)
 						sum += full->data[i * n + j];
 						cnt++;
 					}
-				assert_close(g->data[a * C + b], sum / (double)cnt, 1e-12, specs[k]);
+				double want = sum / (double)cnt;
+				assert_close(g->data[a * C + b], want, 1e-12, specs[k]);
 			}
 		}
 		pe_matrix_destroy(full);
@@ -634,7 +636,8 @@ static void scatter_pairs_and_stride(void **state)
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = i + 1; j < n; j++, row++) {
 				const double *a = t->data + i * d, *b = t->data + j * d;
-				assert_close(m->data[2 * row], brute(PE_METRIC_L2, a, b, d), TOL, "l2");
+				double want = brute(PE_METRIC_L2, a, b, d);
+				assert_close(m->data[2 * row], want, TOL, "l2");
 				assert_close(m->data[2 * row + 1], brute(PE_METRIC_CORR, a, b, d),
 					     TOL, "corr");
 			}
@@ -645,11 +648,11 @@ static void scatter_pairs_and_stride(void **state)
 		assert_int_equal(m->rows, 10);
 		row = 0;
 		for (size_t i = 0; i < n; i += 2)
-			for (size_t j = i + 2; j < n; j += 2, row++)
-				assert_close(m->data[2 * row],
-					     brute(PE_METRIC_COSINE, t->data + i * d, t->data + j * d,
-						   d),
-					     TOL, "cosine");
+			for (size_t j = i + 2; j < n; j += 2, row++) {
+				const double *a = t->data + i * d, *b = t->data + j * d;
+				double want = brute(PE_METRIC_COSINE, a, b, d);
+				assert_close(m->data[2 * row], want, TOL, "cosine");
+			}
 		pe_matrix_destroy(m);
 		/* 4096 positions cap: 8,386,560 pairs reduced below 100000 */
 		v.n = 4096;
