@@ -160,7 +160,8 @@ static enum pe_status all_rows(void *ctx, size_t begin, size_t end)
 				for (size_t q = 0; q < n; q++) {
 					double s = j->S[p > q ? p - q : q - p];
 					const struct pe_posterm *tp = &j->t[p], *tq = &j->t[q];
-					o[j->colcell[q]] += pe_toeplitz_metric(j->tz, d, j->m, s, tp, tq);
+					double x = pe_toeplitz_metric(j->tz, d, j->m, s, tp, tq);
+					o[j->colcell[q]] += x;
 				}
 			}
 			finish_row(j, a, r1 - r0);
