@@ -310,7 +310,7 @@ static void check_against_ref(const char *spec, const struct ref *r, size_t d, u
 			for (size_t b = 0; b < n; b++) {
 				char what[160];
 				const char *name = pe_metric_name(ms[k]);
-				snprintf(what, sizeof(what), "%s d=%zu first=%llu n=%zu %s (%zu,%zu)",
+				snprintf(what, sizeof(what), "%s d=%zu p0=%llu n=%zu %s (%zu,%zu)",
 					 spec, d, (unsigned long long)first, n, name, a, b);
 				double want = brute(ms[k], rows + a * d, rows + b * d, d);
 				assert_close(m->data[a * n + b], want, TOL, what);
