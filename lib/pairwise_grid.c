@@ -133,11 +133,21 @@ struct all_job {
 	double *out;
 };
 
-static void finish_row(const struct all_job *j, size_t a, size_t rows_in_cell)
+/* Undefined values (the correlation of a constant vector) are left out of
+ * a cell's mean; a cell with nothing else is NaN. */
+static void add(double *o, size_t *cnt, size_t c, double x)
+{
+	if (isnan(x))
+		return;
+	o[c] += x;
+	cnt[c]++;
+}
+
+static void finish_row(const struct all_job *j, double *o, size_t *cnt)
 {
 	for (size_t b = 0; b < j->C; b++) {
-		size_t cols = range_start(b + 1, j->n, j->C) - range_start(b, j->n, j->C);
-		j->out[a * j->C + b] /= (double)rows_in_cell * (double)cols;
+		o[b] = cnt[b] ? o[b] / (double)cnt[b] : NAN;
+		cnt[b] = 0;
 	}
 }
 
@@ -146,10 +156,13 @@ static enum pe_status all_rows(void *ctx, size_t begin, size_t end)
 	const struct all_job *j = ctx;
 	size_t n = j->n, d = j->v->d, bs = j->bs;
 	double *buf = NULL;
-	if (!j->tz) {
+	size_t *cnt = calloc(j->C, sizeof(size_t));
+	if (!j->tz)
 		buf = malloc((2 * bs * d + bs * bs) * sizeof(double));
-		if (!buf)
-			return PE_ENOMEM;
+	if (!cnt || (!j->tz && !buf)) {
+		free(cnt);
+		free(buf);
+		return PE_ENOMEM;
 	}
 	enum pe_status st = PE_OK;
 	for (size_t a = begin; a < end && st == PE_OK; a++) {
@@ -161,10 +174,10 @@ static enum pe_status all_rows(void *ctx, size_t begin, size_t end)
 					double s = j->S[p > q ? p - q : q - p];
 					const struct pe_posterm *tp = &j->t[p], *tq = &j->t[q];
 					double x = pe_toeplitz_metric(j->tz, d, j->m, s, tp, tq);
-					o[j->colcell[q]] += x;
+					add(o, cnt, j->colcell[q], x);
 				}
 			}
-			finish_row(j, a, r1 - r0);
+			finish_row(j, o, cnt);
 			continue;
 		}
 		double *bufb = buf + bs * d, *tmp = bufb + bs * d;
@@ -182,12 +195,13 @@ static enum pe_status all_rows(void *ctx, size_t begin, size_t end)
 					       j->t ? j->t + j0 : NULL, tmp, nj);
 				for (size_t x = 0; x < ni; x++)
 					for (size_t y = 0; y < nj; y++)
-						o[j->colcell[j0 + y]] += tmp[x * nj + y];
+						add(o, cnt, j->colcell[j0 + y], tmp[x * nj + y]);
 			}
 		}
-		finish_row(j, a, r1 - r0);
+		finish_row(j, o, cnt);
 	}
 	free(buf);
+	free(cnt);
 	return st;
 }
 
@@ -286,20 +300,26 @@ static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 		for (size_t b = 0; b < j->C; b++) {
 			size_t q0 = j->coff[b], q1 = j->coff[b + 1];
 			double acc = 0.0;
+			size_t cnt = 0;
 			for (size_t p = p0; p < p1; p++) {
 				for (size_t q = q0; q < q1; q++) {
+					double x;
 					if (!j->tz) {
-						acc += t[(p - p0) * ncols + q];
-						continue;
+						x = t[(p - p0) * ncols + q];
+					} else {
+						uint64_t e = j->rpos[p], f = j->cpos[q];
+						uint64_t D = e > f ? e - f : f - e;
+						double s = j->S ? j->S[D] : pe_toeplitz_s(j->tz, D);
+						x = pe_toeplitz_metric(j->tz, j->d, j->m, s, &j->rt[p],
+								       &j->ct[q]);
 					}
-					uint64_t x = j->rpos[p], y = j->cpos[q];
-					uint64_t D = x > y ? x - y : y - x;
-					double s = j->S ? j->S[D] : pe_toeplitz_s(j->tz, D);
-					acc += pe_toeplitz_metric(j->tz, j->d, j->m, s, &j->rt[p],
-								  &j->ct[q]);
+					if (!isnan(x)) {
+						acc += x;
+						cnt++;
+					}
 				}
 			}
-			j->out[a * j->C + b] = acc / ((double)(p1 - p0) * (double)(q1 - q0));
+			j->out[a * j->C + b] = cnt ? acc / (double)cnt : NAN;
 		}
 	}
 	free(tmp);
