@@ -310,8 +310,8 @@ static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 						uint64_t e = j->rpos[p], f = j->cpos[q];
 						uint64_t D = e > f ? e - f : f - e;
 						double s = j->S ? j->S[D] : pe_toeplitz_s(j->tz, D);
-						x = pe_toeplitz_metric(j->tz, j->d, j->m, s, &j->rt[p],
-								       &j->ct[q]);
+						const struct pe_posterm *tp = &j->rt[p], *tq = &j->ct[q];
+						x = pe_toeplitz_metric(j->tz, j->d, j->m, s, tp, tq);
 					}
 					if (!isnan(x)) {
 						acc += x;

@@ -126,8 +126,9 @@ enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, 
  * likewise. Cell (a, b) is the mean of the metric over every pair its row
  * range and column range cover, so with n <= R and n <= C nothing is
  * averaged and the grid is the full matrix. Undefined values (corr of a
- * constant vector) are left out of a mean; a cell of only those is NaN. Memory is proportional to the
- * grid (plus O(n) for an offset kernel), never to n^2.
+ * constant vector) are left out of a mean; a cell of only those is NaN.
+ * Memory is proportional to the grid (plus O(n) for an offset kernel),
+ * never to n^2.
  *
  * How the mean is formed:
  * - exact, from prefix sums of an offset kernel, when the metric depends on
