@@ -281,6 +281,15 @@ struct sampled_job {
 	double *out;
 };
 
+/* The structured metric of row sample p and column sample q. */
+static double sampled_pair(const struct sampled_job *j, size_t p, size_t q)
+{
+	uint64_t e = j->rpos[p], f = j->cpos[q];
+	uint64_t D = e > f ? e - f : f - e;
+	double s = j->S ? j->S[D] : pe_toeplitz_s(j->tz, D);
+	return pe_toeplitz_metric(j->tz, j->d, j->m, s, &j->rt[p], &j->ct[q]);
+}
+
 static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 {
 	const struct sampled_job *j = ctx;
@@ -303,16 +312,8 @@ static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 			size_t cnt = 0;
 			for (size_t p = p0; p < p1; p++) {
 				for (size_t q = q0; q < q1; q++) {
-					double x;
-					if (!j->tz) {
-						x = t[(p - p0) * ncols + q];
-					} else {
-						uint64_t e = j->rpos[p], f = j->cpos[q];
-						uint64_t D = e > f ? e - f : f - e;
-						double s = j->S ? j->S[D] : pe_toeplitz_s(j->tz, D);
-						const struct pe_posterm *tp = &j->rt[p], *tq = &j->ct[q];
-						x = pe_toeplitz_metric(j->tz, j->d, j->m, s, tp, tq);
-					}
+					double x = j->tz ? sampled_pair(j, p, q)
+							 : t[(p - p0) * ncols + q];
 					if (!isnan(x)) {
 						acc += x;
 						cnt++;
