@@ -17,18 +17,27 @@
  *   |x_m - x_n|^2 = 4 w S(D) + (e_m - e_n)^2
  * where S(D) = sum_i sin^2(D theta_i / 2) over the pairs, w the weight of a
  * pair (1 for a sin/cos pair, 2 for a rotated all-ones pair), total = |x|^2
- * without the lone column, and e_p = sin((p + start) lone_theta) the lone
+ * without the lone column, and e_p = sin((p + start) theta_lone) the lone
  * sine column of odd-d sinusoidal tables (0 when there is none).
+ *
+ * Angles are formed as the encoders form them (posenc/encode.h): the exact
+ * real product D * theta_i / 2, or quotient D / (2 f_i) for the paper's
+ * sinusoidal frequencies 1 / f_i, so S agrees with rows at any position.
  */
 struct pe_toeplitz {
 	size_t npairs;
-	double *half; /* theta_i / 2, npairs of them; owned */
+	double *half; /* theta_i / 2, or 2 f_i when divide; npairs + 1; owned */
+	int divide;
 	double w;
 	double total;
 	int has_lone;
-	double lone_theta;
+	double lone; /* theta or f of the lone column, as half[] */
 	double start;
 };
+
+/* sin and cos of the half angle D theta_i / 2 of pair i. */
+void pe_toeplitz_half_sincos(const struct pe_toeplitz *tz, size_t i, double D, double *s,
+			     double *c);
 
 /*
  * pe_toeplitz_init() - the offset structure of @v, if it has one

@@ -48,12 +48,25 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 		 * floor(d/2) for odd d: the last column is zero (t2t/fairseq). */
 		tz->w = 1.0;
 		tz->npairs = d / 2 < count ? d / 2 : count;
-		if (count > tz->npairs) {
-			tz->has_lone = 1;
-			tz->lone_theta = theta[count - 1];
-		}
 		tz->total = (double)tz->npairs;
 		tz->start = s->start;
+		/* The paper's table divides by f_k = base^(2k/d) (encode.h); use
+		 * the divisors when they are those of the frequencies. */
+		tz->divide = s->freq == PE_FREQ_PAPER;
+		for (size_t k = 0; k < count && tz->divide; k++) {
+			double f = pow(s->base, (double)(2 * k) / (double)d);
+			tz->divide = 1.0 / f == theta[k];
+			if (tz->divide)
+				theta[k] = f;
+		}
+		if (!tz->divide && (st = pe_scheme_frequencies(s, d, theta, &count)) != PE_OK) {
+			free(theta);
+			return st;
+		}
+		if (count > tz->npairs) {
+			tz->has_lone = 1;
+			tz->lone = theta[count - 1];
+		}
 	} else {
 		/* A rotated all-ones pair contributes 2 a^2 cos(D theta), a the
 		 * scaling's attention factor that the rotated view carries; the
@@ -71,7 +84,7 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 		tz->total = tz->w * (double)count + (double)(d - d_rot);
 	}
 	for (size_t i = 0; i < tz->npairs; i++)
-		theta[i] *= 0.5;
+		theta[i] *= tz->divide ? 2.0 : 0.5;
 	tz->half = theta;
 	*found = 1;
 	return PE_OK;
@@ -83,11 +96,18 @@ void pe_toeplitz_release(struct pe_toeplitz *tz)
 	tz->half = NULL;
 }
 
+void pe_toeplitz_half_sincos(const struct pe_toeplitz *tz, size_t i, double D, double *s,
+			     double *c)
+{
+	pe_exact_sincos(D, tz->half[i], tz->divide, s, c, NULL);
+}
+
 double pe_toeplitz_s(const struct pe_toeplitz *tz, uint64_t delta)
 {
 	double D = (double)delta, acc = 0.0;
 	for (size_t i = 0; i < tz->npairs; i++) {
-		double t = sin(D * tz->half[i]);
+		double t, c;
+		pe_toeplitz_half_sincos(tz, i, D, &t, &c);
 		acc += t * t;
 	}
 	return acc;
@@ -97,7 +117,9 @@ double pe_toeplitz_lone(const struct pe_toeplitz *tz, uint64_t pos)
 {
 	if (!tz->has_lone)
 		return 0.0;
-	return sin(((double)pos + tz->start) * tz->lone_theta);
+	double s, c;
+	pe_exact_sincos((double)pos + tz->start, tz->lone, tz->divide, &s, &c, NULL);
+	return s;
 }
 
 /*
@@ -129,8 +151,8 @@ static enum pe_status range_chunk(void *ctx, size_t begin, size_t end)
 		for (size_t r = 0; r < len; r++)
 			acc[r] = 0.0;
 		for (size_t i = 0; i < np; i++) {
-			double a = D0 * j->tz->half[i];
-			double s0 = sin(a), c0 = cos(a);
+			double s0, c0;
+			pe_toeplitz_half_sincos(j->tz, i, D0, &s0, &c0);
 			const double *cr = j->cr + i * B, *sr = j->sr + i * B;
 			for (size_t r = 0; r < len; r++) {
 				double t = s0 * cr[r] + c0 * sr[r];
@@ -164,9 +186,7 @@ enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size
 	double *sr = cr + np * B;
 	for (size_t i = 0; i < np; i++) {
 		for (size_t r = 0; r < B; r++) {
-			double a = (double)r * tz->half[i];
-			cr[i * B + r] = cos(a);
-			sr[i * B + r] = sin(a);
+			pe_toeplitz_half_sincos(tz, i, (double)r, &sr[i * B + r], &cr[i * B + r]);
 		}
 	}
 	struct range_job job = {tz, lo, count, B, cr, sr, out};

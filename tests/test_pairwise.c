@@ -322,6 +322,29 @@ static void check_against_ref(const char *spec, const struct ref *r, size_t d, u
 	pe_scheme_destroy(s);
 }
 
+/* The same through the general path over the encoder's own rows, which
+ * carry exact angles at any position. */
+static void check_against_rows(const char *spec, size_t d, uint64_t first, size_t n)
+{
+	struct pe_scheme *s = parse(spec);
+	struct pe_matrix *t = NULL;
+	assert_int_equal(pe_encode(s, d, first, n, PE_VIEW_DEFAULT, &t), PE_OK);
+	struct pe_vectors vs = vec(s, d, first, n);
+	struct pe_vectors vt = {NULL, t, d, PE_VIEW_DEFAULT, 0, n};
+	enum pe_metric ms[] = {PE_METRIC_L2, PE_METRIC_COSINE, PE_METRIC_CORR};
+	for (int k = 0; k < 3; k++) {
+		struct pe_matrix *a = NULL, *b = NULL;
+		assert_int_equal(pe_pairwise_matrix(&vs, ms[k], 0, &a), PE_OK);
+		assert_int_equal(pe_pairwise_matrix(&vt, ms[k], 0, &b), PE_OK);
+		for (size_t i = 0; i < n * n; i++)
+			assert_close(a->data[i], b->data[i], TOL, spec);
+		pe_matrix_destroy(a);
+		pe_matrix_destroy(b);
+	}
+	pe_matrix_destroy(t);
+	pe_scheme_destroy(s);
+}
+
 static void structured_equals_brute_force(void **state)
 {
 	(void)state;
@@ -341,6 +364,7 @@ static void structured_equals_brute_force(void **state)
 			 r.base, r.blocks ? "blocks" : "interleaved", r.t2t ? "t2t" : "paper",
 			 r.start);
 		check_against_ref(spec, &r, d, first, n);
+		check_against_rows(spec, d, first + next_rand() % 100000000u, n);
 	}
 	const double rotary[] = {1.0, 0.5, 0.25, 0.75};
 	for (int iter = 0; iter < 40; iter++) {
@@ -357,6 +381,7 @@ static void structured_equals_brute_force(void **state)
 		snprintf(spec, sizeof(spec), "rope:base=%g,layout=%s,rotary=%g", r.base,
 			 r.blocks ? "half" : "interleaved", r.rotary);
 		check_against_ref(spec, &r, d, first, n);
+		check_against_rows(spec, d, first + next_rand() % 100000000u, n);
 	}
 }
 
@@ -380,6 +405,38 @@ static void scaled_rope_matches_general_path(void **state)
 		assert_int_equal(st, PE_OK);
 		struct pe_vectors vs = vec(s, d, 5, n);
 		struct pe_vectors vt = {NULL, t, d, PE_VIEW_DEFAULT, 5, n};
+		for (int metric = PE_METRIC_L2; metric <= PE_METRIC_CORR; metric++) {
+			if (metric == PE_METRIC_L1 || metric == PE_METRIC_LINF)
+				continue;
+			struct pe_matrix *a = NULL, *b = NULL;
+			assert_int_equal(pe_pairwise_matrix(&vs, metric, 0, &a), PE_OK);
+			assert_int_equal(pe_pairwise_matrix(&vt, metric, 0, &b), PE_OK);
+			for (size_t i = 0; i < n * n; i++)
+				assert_close(a->data[i], b->data[i], TOL, specs[k]);
+			pe_matrix_destroy(a);
+			pe_matrix_destroy(b);
+		}
+		pe_matrix_destroy(t);
+		pe_scheme_destroy(s);
+	}
+}
+
+/* At large positions (10^8) the structure-aware path still agrees with the rows
+ * the encoder writes (exact angles), lone sine column included. */
+static void structured_matches_rows_far_out(void **state)
+{
+	(void)state;
+	const char *specs[] = {"sinusoidal", "sinusoidal:layout=blocks,start=2",
+			       "sinusoidal:freq=t2t", "rope", "rope:rotary=0.5,layout=half"};
+	const size_t dims[] = {1, 3, 7, 16, 12};
+	for (size_t k = 0; k < 5; k++) {
+		struct pe_scheme *s = parse(specs[k]);
+		size_t d = dims[k], n = 40;
+		uint64_t first = 100000000ull + 12345;
+		struct pe_matrix *t = NULL;
+		assert_int_equal(pe_encode(s, d, first, n, PE_VIEW_DEFAULT, &t), PE_OK);
+		struct pe_vectors vs = vec(s, d, first, n);
+		struct pe_vectors vt = {NULL, t, d, PE_VIEW_DEFAULT, 0, n};
 		for (int metric = PE_METRIC_L2; metric <= PE_METRIC_CORR; metric++) {
 			if (metric == PE_METRIC_L1 || metric == PE_METRIC_LINF)
 				continue;
@@ -730,6 +787,7 @@ int main(void)
 		cmocka_unit_test(corr_self_one_and_symmetric),
 		cmocka_unit_test(structured_equals_brute_force),
 		cmocka_unit_test(scaled_rope_matches_general_path),
+		cmocka_unit_test(structured_matches_rows_far_out),
 		cmocka_unit_test(general_path_equals_brute_force),
 		cmocka_unit_test(grid_equals_block_means),
 		cmocka_unit_test(grid_sampled_uses_documented_positions),
