@@ -542,6 +542,33 @@ static enum pe_status scatter_rows(void *ctx, size_t begin, size_t end)
 	return PE_OK;
 }
 
+/* Pearson of nearly constant vectors from their rows (see pe_posterm_ill()). */
+static enum pe_status scatter_fix_corr(const struct pe_vectors *v, enum pe_metric m,
+				       const uint64_t *pos, size_t mm, const struct pe_posterm *t,
+				       double *out)
+{
+	double *c = NULL;
+	enum pe_status st = PE_OK;
+	for (size_t i = 0; st == PE_OK && i < mm; i++) {
+		if (!pe_posterm_ill(&t[i]))
+			continue;
+		if (!c && !(c = malloc(mm * sizeof(double))))
+			return PE_ENOMEM;
+		st = pe_corr_direct(v, pos[i], pos, mm, t, c, 1);
+		for (size_t j = 0; j < mm && st == PE_OK; j++) {
+			if (j == i)
+				continue;
+			size_t a = j < i ? j : i, b = j < i ? i : j;
+			double *o = out + 2 * (pair_base(a, mm) + (b - a - 1));
+			o[1] = c[j];
+			if (m == PE_METRIC_CORR)
+				o[0] = c[j];
+		}
+	}
+	free(c);
+	return st;
+}
+
 enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t max_points,
 			  size_t *stride, struct pe_matrix **out)
 {
@@ -590,26 +617,8 @@ enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t m
 		struct scatter_job job = {mm, d, m, found ? &tz : NULL, S, rows, t, r->data};
 		st = pe_parallel_for(mm, 8, scatter_rows, &job);
 	}
-	for (size_t i = 0; found && st == PE_OK && i < mm; i++) {
-		if (!pe_posterm_ill(&t[i]))
-			continue;
-		if (!S || !(rows = malloc(mm * sizeof(double)))) {
-			st = PE_ENOMEM;
-			break;
-		}
-		st = pe_corr_direct(v, pos[i], pos, mm, t, rows, 1);
-		for (size_t j = 0; j < mm && st == PE_OK; j++) {
-			if (j == i)
-				continue;
-			size_t a = j < i ? j : i, b = j < i ? i : j;
-			double *o = r->data + 2 * (pair_base(a, mm) + (b - a - 1));
-			o[1] = rows[j];
-			if (m == PE_METRIC_CORR)
-				o[0] = rows[j];
-		}
-		free(rows);
-		rows = NULL;
-	}
+	if (found && st == PE_OK)
+		st = scatter_fix_corr(v, m, pos, mm, t, r->data);
 done:
 	if (found)
 		pe_toeplitz_release(&tz);

@@ -646,9 +646,10 @@ static void grid_million_positions(void **state)
 static void profile_equals_matrix_columns(void **state)
 {
 	(void)state;
-	const char *specs[] = {"sinusoidal:freq=t2t", "rope:layout=half", "learned", "sinusoidal"};
-	const size_t dims[] = {10, 8, 6, 7};
-	for (size_t k = 0; k < 4; k++) {
+	const char *specs[] = {"sinusoidal:freq=t2t", "rope:layout=half", "learned", "sinusoidal",
+			       "sinusoidal", "rope:base=1000000"};
+	const size_t dims[] = {10, 8, 6, 7, 2, 4};
+	for (size_t k = 0; k < 6; k++) {
 		struct pe_scheme *s = parse(specs[k]);
 		size_t d = dims[k], n = 50;
 		uint64_t first = 20;
@@ -731,6 +732,34 @@ static void scatter_pairs_and_stride(void **state)
 	}
 }
 
+/* Nearly constant vectors (d = 2, RoPE near 0): Pearson from rows. */
+static void scatter_ill_conditioned(void **state)
+{
+	(void)state;
+	const char *specs[] = {"sinusoidal", "rope:base=1000000", "rope"};
+	const size_t dims[] = {2, 4, 6};
+	for (size_t k = 0; k < 3; k++) {
+		struct pe_scheme *s = parse(specs[k]);
+		size_t n = 60, d = dims[k];
+		struct pe_matrix *t = NULL, *m = NULL;
+		assert_int_equal(pe_encode(s, d, 0, n, PE_VIEW_DEFAULT, &t), PE_OK);
+		struct pe_vectors v = vec(s, d, 0, n);
+		assert_int_equal(pe_scatter(&v, PE_METRIC_CORR, 0, NULL, &m), PE_OK);
+		size_t row = 0;
+		for (size_t i = 0; i < n; i++) {
+			for (size_t j = i + 1; j < n; j++, row++) {
+				const double *a = t->data + i * d, *b = t->data + j * d;
+				double want = brute(PE_METRIC_CORR, a, b, d);
+				assert_close(m->data[2 * row], want, TOL, specs[k]);
+				assert_close(m->data[2 * row + 1], want, TOL, specs[k]);
+			}
+		}
+		pe_matrix_destroy(m);
+		pe_matrix_destroy(t);
+		pe_scheme_destroy(s);
+	}
+}
+
 /* ---- errors ---- */
 
 static void refusals(void **state)
@@ -794,6 +823,7 @@ int main(void)
 		cmocka_unit_test(grid_million_positions),
 		cmocka_unit_test(profile_equals_matrix_columns),
 		cmocka_unit_test(scatter_pairs_and_stride),
+		cmocka_unit_test(scatter_ill_conditioned),
 		cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
