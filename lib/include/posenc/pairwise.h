@@ -24,9 +24,10 @@
  *   lone sine column (sinusoidal, paper frequencies, odd d). l2, cosine and
  *   corr then need O(n d) work for an offset kernel and per-position terms,
  *   and O(1) per cell. The kernel is formed from the offsets themselves
- *   (sum of 4 w sin^2(delta theta_i / 2), no cancellation), so it is exact
- *   even where brute force on rows at large positions carries the rounding
- *   of p * theta; on rows whose angles round exactly the two agree to 1e-12.
+ *   (sum of 4 w sin^2(delta theta_i / 2), no cancellation), with the
+ *   encoders' exact angles; it equals brute force over the encoders' rows
+ *   to 1e-12 (checked up to position 10^8; beyond about 2^28 radians the
+ *   rows themselves lose digits, the kernel does not).
  * - General (learned, binary, file tables, other views, l1 and linf): rows
  *   are compared directly (differences, not Gram identities), in cache-sized
  *   blocks of rows, upper triangle only and mirrored, on every online core.
