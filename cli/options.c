@@ -53,9 +53,10 @@ int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t ma
 			v = u;
 			goto range;
 		}
-		/* An exact value in exponent form, such as 1e6. */
-		double x = strtod(arg, &end);
-		if (*end == '\0' && isfinite(x) && x == floor(x)) {
+		/* An exact value in exponent form, such as 1e6 (not hex: strtod reads 0x10). */
+		int plain = arg[strspn(arg, "0123456789.eE+-")] == '\0';
+		double x = plain ? strtod(arg, &end) : NAN;
+		if (plain && *end == '\0' && isfinite(x) && x == floor(x)) {
 			if (x > (double)max)
 				return cli_usage_error("option '%s': %s is too large (at most %llu)",
 						       name, arg, (unsigned long long)max);

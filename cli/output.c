@@ -32,8 +32,13 @@ void cli_output_install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	/* A closed pipe becomes EPIPE, reported as an error, not a silent death. */
+	/*
+	 * A closed pipe becomes EPIPE and a file size limit (ulimit -f, a
+	 * quota) EFBIG: reported as errors, with the temporary file removed,
+	 * instead of a silent death that leaves it behind.
+	 */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 static void temps_add(char *path)
