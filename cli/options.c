@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <posenc/colormap.h>
+
 #include "cli.h"
 #include "options.h"
 
@@ -219,6 +221,17 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 			return cli_usage_error("option '--dtype': '%s' is not f64 or f32", arg);
 		return 0;
 	case CLI_OPT_CMAP:
+		/* Checked here, whatever the output: a typo is an error even for a CSV. */
+		if (!pe_colormap_find(arg)) {
+			char names[256] = "";
+			for (const char *const *nm = pe_colormap_names(); *nm; nm++) {
+				size_t len = strlen(names);
+				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", *nm);
+			}
+			return cli_usage_error("option '--cmap': '%s' is not a colormap (%s; NAME_r "
+					       "reverses)",
+					       arg, names);
+		}
 		o->cmap = arg;
 		return 0;
 	case CLI_OPT_VMIN:
