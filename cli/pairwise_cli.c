@@ -31,6 +31,11 @@ int pw_prepare(struct pw_run *r)
 	return rc;
 }
 
+double pw_work_bytes(const struct pe_vectors *v, double rows_held)
+{
+	return (rows_held + 48.0) * (double)v->d * 8.0;
+}
+
 int pw_status_error(enum pe_status st, const char *what)
 {
 	if (cli_exit_for(st) == CLI_USAGE)
@@ -54,11 +59,16 @@ int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun)
 	char what[128], hint[160];
 	snprintf(what, sizeof(what), "the %zu x %zu %s matrix", v->n, v->n, noun);
 	snprintf(hint, sizeof(hint),
-		 "draw it as a figure instead (-o %s.png averages it onto the pixels) or lower -n",
+		 "draw it as a figure instead (-o %s.png averages it onto the pixels) or "
+		 "lower -n or -d",
 		 cli_command_name ? cli_command_name : "distance");
 	/* bytes is set also when n * n overflows */
 	enum pe_status st = pe_pairwise_fits(v->n, v->n, 0, &bytes);
-	int rc = cli_check_memory(&r->o, bytes, what, hint);
+	/* The general path keeps up to a quarter of the result's size of rows. */
+	double n = (double)v->n, all = n * (double)v->d * 8.0;
+	double held = all < bytes / 4 ? all : bytes / 4;
+	int rc = cli_check_memory(&r->o, bytes + held + pw_work_bytes(v, n < 128 ? n : 128), what,
+				  hint);
 	if (rc)
 		return rc;
 	struct pe_matrix *mat = NULL;
