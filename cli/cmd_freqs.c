@@ -124,8 +124,8 @@ int cmd_freqs(int argc, char **argv)
 		 * wavelength, one row per pair, and two work columns of d. */
 		char what[96];
 		snprintf(what, sizeof(what), "the frequency table of d=%zu", d);
-		rc = cli_check_memory(&o, ((double)d / 2.0 + 1.0) * 12.0 * 8.0 + 2.0 * (double)d * 8.0,
-				      what, "choose a smaller width (-d)");
+		double bytes = ((double)d / 2.0 + 1.0) * 12.0 * 8.0 + 2.0 * (double)d * 8.0;
+		rc = cli_check_memory(&o, bytes, what, "choose a smaller width (-d)");
 	}
 	if (!rc) {
 		const char *why = NULL;

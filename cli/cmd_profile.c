@@ -75,10 +75,9 @@ int cmd_profile(int argc, char **argv)
 	if (!rc) {
 		snprintf(what, sizeof(what), "the %zu x %zu profile", r.v.vec.n, k);
 		double n = (double)r.v.vec.n;
-		rc = cli_check_memory(&r.o,
-				      n * (double)k * 8.0 +
-					      pw_work_bytes(&r.v.vec, (n < 128 ? n : 128) + (double)k),
-				      what, "lower -n or give fewer --at positions");
+		double held = (n < 128 ? n : 128) + (double)k;
+		double bytes = n * (double)k * 8.0 + pw_work_bytes(&r.v.vec, held, n + (double)k);
+		rc = cli_check_memory(&r.o, bytes, what, "lower -n or give fewer --at positions");
 	}
 	struct pe_matrix *m = NULL;
 	char *texts = NULL;

@@ -76,7 +76,7 @@ int cmd_scatter(int argc, char **argv)
 		double m = ceil(sqrt(2.0 * pairs)) + 1.0;
 		if (m > (double)v->n)
 			m = (double)v->n;
-		rc = cli_check_memory(&r.o, pairs * 48.0 + m * 48.0 + pw_work_bytes(v, m),
+		rc = cli_check_memory(&r.o, pairs * 48.0 + pw_work_bytes(v, m, m),
 				      "the scatter", "lower --max-points, -n or -d");
 	}
 	struct pe_matrix *pts = NULL, *out = NULL;

@@ -226,10 +226,11 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 			char names[256] = "";
 			for (const char *const *nm = pe_colormap_names(); *nm; nm++) {
 				size_t len = strlen(names);
-				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", *nm);
+				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+					 *nm);
 			}
-			return cli_usage_error("option '--cmap': '%s' is not a colormap (%s; NAME_r "
-					       "reverses)",
+			return cli_usage_error("option '--cmap': '%s' is not a colormap "
+					       "(%s; NAME_r reverses)",
 					       arg, names);
 		}
 		o->cmap = arg;

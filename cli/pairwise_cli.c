@@ -31,9 +31,9 @@ int pw_prepare(struct pw_run *r)
 	return rc;
 }
 
-double pw_work_bytes(const struct pe_vectors *v, double rows_held)
+double pw_work_bytes(const struct pe_vectors *v, double rows_held, double positions)
 {
-	return (rows_held + 48.0) * (double)v->d * 8.0;
+	return (rows_held + 48.0) * (double)v->d * 8.0 + positions * 64.0;
 }
 
 int pw_status_error(enum pe_status st, const char *what)
@@ -67,8 +67,8 @@ int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun)
 	/* The general path keeps up to a quarter of the result's size of rows. */
 	double n = (double)v->n, all = n * (double)v->d * 8.0;
 	double held = all < bytes / 4 ? all : bytes / 4;
-	int rc = cli_check_memory(&r->o, bytes + held + pw_work_bytes(v, n < 128 ? n : 128), what,
-				  hint);
+	double work = pw_work_bytes(v, n < 128 ? n : 128, n);
+	int rc = cli_check_memory(&r->o, bytes + held + work, what, hint);
 	if (rc)
 		return rc;
 	struct pe_matrix *mat = NULL;

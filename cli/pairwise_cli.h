@@ -42,10 +42,11 @@ int pw_prepare(struct pw_run *r);
  * pw_work_bytes() - the working memory of the pairwise library beyond its
  * result, for the budget check: @rows_held rows of d doubles (the rows a
  * path holds at once: blocks per thread, a small set kept whole, sampled
- * rows) plus the offset kernel's tables (about 32 d doubles) and row
- * blocks (16 d). An upper bound, measured against peak RSS in the tests.
+ * rows), the offset kernel's tables (about 32 d doubles) and row blocks
+ * (16 d), and 64 bytes per position of @positions (norms, offset sums,
+ * the positions). An upper bound, checked against peak RSS in the tests.
  */
-double pw_work_bytes(const struct pe_vectors *v, double rows_held);
+double pw_work_bytes(const struct pe_vectors *v, double rows_held, double positions);
 
 /* Reports a library failure "<what> failed: <status>"; @return the exit code. */
 int pw_status_error(enum pe_status st, const char *what);
