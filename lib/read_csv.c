@@ -244,11 +244,13 @@ static enum pe_status csv_parse(const char *buf, size_t len, const struct csv_sh
 	for (size_t row = 0; next_line(&it, &ln); row++) {
 		const char *p = ln.p;
 		size_t n, col = 0;
-		int last = 0;
+		int last = 0, extra = 0;
 		while (!last) {
 			enum cell_result r = next_cell(&p, ln.end, cell, &n, &last);
-			if (col == sh->cells)
+			if (col == sh->cells) {
+				extra = 1;
 				break;
+			}
 			if (r == CELL_BAD_QUOTE)
 				return rd_fail(err, PE_EFORMAT,
 					       "line %zu, column %zu: unbalanced quotes", ln.number,
@@ -273,8 +275,8 @@ static enum pe_status csv_parse(const char *buf, size_t len, const struct csv_sh
 				dst[(row - r0) * sh->cells + col] = v;
 			col++;
 		}
-		if (col != sh->cells || !last) {
-			size_t found = col;
+		if (col != sh->cells || extra) {
+			size_t found = col + extra;
 			while (!last) {
 				next_cell(&p, ln.end, cell, &n, &last);
 				found++;
