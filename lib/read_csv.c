@@ -69,6 +69,11 @@ static enum cell_result next_cell(const char **p, const char *end, char *out, si
 	const char *q = *p;
 	size_t len = 0;
 	int too_long = 0;
+	/* A malformed cell ends the line, so callers counting cells always stop. */
+	*n = 0;
+	*last = 1;
+	out[0] = '\0';
+	*p = end;
 	while (q < end && is_space(*q))
 		q++;
 	if (q < end && *q == '"') {

@@ -723,6 +723,8 @@ static void csv_malformed(void **state)
 		{"a,b\n1,1e\n", "'1e' is not a number"},
 		{"a,b\n1,\"2\n", "unbalanced quotes"},
 		{"a,b\n1,\"2\"x\n", "unbalanced quotes"},
+		/* Found by fuzz_csv: a malformed extra cell looped forever. */
+		{"a,b\n1,2,\"\"0\n", "line 2 has 3 cells, expected 2"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pe_matrix *m = (struct pe_matrix *)1;
