@@ -7,10 +7,10 @@ PYTHON ?= python3
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy
+TEST_DEPS = libcmocka-dev python3-numpy valgrind
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib hyperfine
 
-.PHONY: all deps test-deps build demo test check-sanitize bench clean
+.PHONY: all deps test-deps build demo test check-sanitize check-valgrind bench clean
 
 all: build
 
@@ -35,6 +35,21 @@ test: test-deps $(BUILD)/build.ninja
 	@ninja -C $(BUILD) >/dev/null
 	@meson test -C $(BUILD) --print-errorlogs >$(BUILD)/test-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py $(BUILD)/meson-logs/testlog.json
+
+# The whole suite again under AddressSanitizer and UBSan (any report fails it).
+check-sanitize: test-deps
+	@test -f $(BUILD)-asan/build.ninja || meson setup $(BUILD)-asan -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all >/dev/null
+	@ninja -C $(BUILD)-asan >/dev/null
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		meson test -C $(BUILD)-asan --print-errorlogs >$(BUILD)-asan/test-output.txt 2>&1 || true
+	@$(PYTHON) tests/summarize.py --label sanitize $(BUILD)-asan/meson-logs/testlog.json
+
+# The library tests under valgrind's memcheck.
+check-valgrind: test-deps $(BUILD)/build.ninja
+	@ninja -C $(BUILD) >/dev/null
+	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
+	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
 
 clean:
 	rm -rf $(BUILD) out
