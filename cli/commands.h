@@ -15,5 +15,6 @@
 #define POSENC_CLI_COMMANDS_H
 
 int cmd_encode(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 
 #endif

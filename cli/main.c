@@ -20,6 +20,7 @@ struct command {
 /* Keep alphabetised: --help lists the commands in this order. */
 static const struct command commands[] = {
 	{"encode", cmd_encode, "the encoding matrix (positions x dims)"},
+	{"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
