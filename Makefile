@@ -10,7 +10,7 @@ BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-de
 TEST_DEPS = libcmocka-dev python3-numpy valgrind
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib hyperfine
 
-.PHONY: all deps test-deps build demo test check-sanitize check-valgrind bench clean
+.PHONY: all deps test-deps build demo test check-sanitize check-valgrind check-clang bench clean
 
 all: build
 
@@ -51,5 +51,11 @@ check-valgrind: test-deps $(BUILD)/build.ninja
 	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
 
+# The same sources must build warning-free with clang (-Werror).
+check-clang: test-deps
+	@sh tools/install-deps.sh clang
+	@test -f $(BUILD)-clang/build.ninja || CC=clang meson setup $(BUILD)-clang >/dev/null
+	@ninja -C $(BUILD)-clang >/dev/null && echo "clang: build clean"
+
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BUILD)-release out

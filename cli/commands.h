@@ -14,7 +14,10 @@
 #ifndef POSENC_CLI_COMMANDS_H
 #define POSENC_CLI_COMMANDS_H
 
+int cmd_bias(int argc, char **argv);
+int cmd_decay(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_freqs(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 
 #endif
