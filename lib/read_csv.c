@@ -185,6 +185,11 @@ struct csv_shape {
 static enum pe_status csv_scan(const char *buf, size_t len, struct csv_shape *sh, char **err)
 {
 	memset(sh, 0, sizeof(*sh));
+	/* NPY and safetensors are told apart before; other binary files end here. */
+	if (memchr(buf, '\0', len < 4096 ? len : 4096))
+		return rd_fail(err, PE_EFORMAT,
+			       "not a text table (binary data; posenc reads .npy, .safetensors and "
+			       ".csv)");
 	struct lines it = {buf, buf + len, 0};
 	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
 		it.p += 3;
@@ -338,6 +343,8 @@ enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_req
 	if (req && req->tensor)
 		return rd_fail(err, PE_ENOTFOUND, "a CSV file has no tensor names (tensor=%s)",
 			       req->tensor);
+	if (!buf)
+		buf = ""; /* no arithmetic on a null pointer, even with len 0 */
 	struct csv_shape sh;
 	int index;
 	return csv_read(buf, len, req, out, &sh, &index, err);
@@ -349,6 +356,8 @@ enum pe_status rd_csv_inspect(const unsigned char *buf, size_t len, struct pe_fi
 	struct csv_shape sh;
 	int index;
 	struct pe_matrix *m = NULL;
+	if (!buf)
+		buf = (const unsigned char *)"";
 	/* Parsing one row is enough to learn the width; every row is still validated. */
 	struct pe_read_request first = {NULL, 0, 1, 1};
 	enum pe_status st = csv_read((const char *)buf, len, &first, &m, &sh, &index, err);

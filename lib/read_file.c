@@ -62,6 +62,7 @@ static enum pe_status read_stream(int fd, struct contents *c, char **err)
 static enum pe_status contents_open(const char *path, struct contents *c, char **err)
 {
 	memset(c, 0, sizeof(*c));
+	c->p = (const unsigned char *)""; /* an empty file: a valid pointer, length 0 */
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return rd_fail(err, PE_EIO, "%s", strerror(errno));

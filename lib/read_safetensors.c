@@ -55,11 +55,18 @@ static int entry_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-static const char *const *sort_keys;
+struct named {
+	const char *key;
+	size_t index;
+};
 
-static int key_cmp(const void *pa, const void *pb)
+static int named_cmp(const void *pa, const void *pb)
 {
-	return strcmp(sort_keys[*(const size_t *)pa], sort_keys[*(const size_t *)pb]);
+	const struct named *a = pa, *b = pb;
+	int c = strcmp(a->key, b->key);
+	if (c)
+		return c;
+	return a->index < b->index ? -1 : a->index > b->index;
 }
 
 /* Refuses a JSON object with a repeated key; @what names the object. */
@@ -67,23 +74,20 @@ static enum pe_status check_unique(const struct json *obj, const char *what, cha
 {
 	if (obj->n < 2)
 		return PE_OK;
-	size_t *idx = malloc(obj->n * sizeof(*idx));
-	if (!idx)
+	struct named *keys = malloc(obj->n * sizeof(*keys));
+	if (!keys)
 		return rd_fail(err, PE_ENOMEM, "out of memory");
 	for (size_t i = 0; i < obj->n; i++)
-		idx[i] = i;
-	/* qsort has no context argument; the readers are not re-entrant here. */
-	sort_keys = (const char *const *)obj->keys;
-	qsort(idx, obj->n, sizeof(*idx), key_cmp);
+		keys[i] = (struct named){obj->keys[i], i};
+	qsort(keys, obj->n, sizeof(*keys), named_cmp);
 	enum pe_status st = PE_OK;
 	for (size_t i = 1; i < obj->n; i++) {
-		if (strcmp(obj->keys[idx[i]], obj->keys[idx[i - 1]]) == 0) {
-			st = rd_fail(err, PE_EFORMAT, "%s: '%s' appears twice", what,
-				     obj->keys[idx[i]]);
+		if (strcmp(keys[i].key, keys[i - 1].key) == 0) {
+			st = rd_fail(err, PE_EFORMAT, "%s: '%s' appears twice", what, keys[i].key);
 			break;
 		}
 	}
-	free(idx);
+	free(keys);
 	return st;
 }
 

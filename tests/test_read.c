@@ -723,13 +723,17 @@ static void csv_malformed(void **state)
 		{"a,b\n1,1e\n", "'1e' is not a number"},
 		{"a,b\n1,\"2\n", "unbalanced quotes"},
 		{"a,b\n1,\"2\"x\n", "unbalanced quotes"},
+		{"\x89PNG\r\n\x1a\n\0\0", "not a text table (binary data"},
 		/* Found by fuzz_csv: a malformed extra cell looped forever. */
 		{"a,b\n1,2,\"\"0\n", "line 2 has 3 cells, expected 2"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pe_matrix *m = (struct pe_matrix *)1;
 		char *err = NULL;
-		enum pe_status st = pe_csv_read(cases[i].text, strlen(cases[i].text), NULL, &m, &err);
+		size_t len = strlen(cases[i].text);
+		if (strncmp(cases[i].text, "\x89PNG", 4) == 0)
+			len += 2; /* the NULs after the signature */
+		enum pe_status st = pe_csv_read(cases[i].text, len, NULL, &m, &err);
 		if (m)
 			print_error("case %zu read\n", i);
 		assert_null(m);
@@ -746,6 +750,10 @@ static void csv_malformed(void **state)
 	memcpy(long_cell, "a,b\n1,", 6);
 	EXPECT_FAIL(pe_csv_read(long_cell, strlen(long_cell), NULL, &m, &err), PE_EFORMAT,
 		    "...' is not a number");
+	EXPECT_FAIL(pe_csv_read(NULL, 0, NULL, &m, &err), PE_EFORMAT, "no data rows");
+	struct pe_file_info *info;
+	EXPECT_FAIL(pe_file_inspect_buffer(NULL, 0, "x.csv", &info, &err), PE_EFORMAT,
+		    "no data rows");
 	struct pe_read_request req = {NULL, 0, 5, 1};
 	EXPECT_FAIL(pe_csv_read("1\n2\n", 4, &req, &m, &err), PE_ERANGE,
 		    "rows=0:5 is outside the table's 2 rows");
