@@ -56,9 +56,9 @@ enum pe_status rd_row_range(const struct pe_read_request *req, size_t rows, size
 			    size_t *r1, char **err);
 
 /*
- * A malloc'd "a, b, c" of the names, closest to @want first (edit
- * distance, ties in file order), at most @limit of them followed by
- * "and N more"; NULL if out of memory.
+ * A malloc'd "'a', 'b', 'c'" of the names, closest to @want first (edit
+ * distance, ties in the given order; @want NULL keeps the order), at most
+ * @limit of them followed by " and N more"; NULL if out of memory.
  */
 char *rd_names_closest(const char *want, char *const *names, size_t n, size_t limit);
 

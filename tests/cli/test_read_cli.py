@@ -108,6 +108,12 @@ ok(r.rc == 0 and r.text.splitlines() == [
     "sin.csv: csv, 40 rows x 10 columns, header row, index column (skipped), table"],
    "inspect describes NPY and CSV files", r.text + r.err)
 
+# A pipe is read into memory (no mmap), the format told by its first bytes.
+p = subprocess.run([EXE, "encode", "-s", "file:path=/dev/stdin", "-o", "-"], input=open(path("rope.npy"), "rb").read(),
+                   capture_output=True, cwd=wd)
+r = run(EXE, "encode", "-s", "rope.npy", "-o", "-", cwd=wd)
+ok(p.returncode == 0 and p.stdout == r.out and r.rc == 0, "an NPY file through a pipe", p.stderr)
+
 # F16 and BF16 with exact conversions; big-endian and Fortran-order NPY.
 write("half.safetensors", safetensors(
     [("bf", "BF16", [2, 2], struct.pack("<4H", 0x3F80, 0x4049, 0xC2F7, 0x0001)),
