@@ -7,7 +7,7 @@ PYTHON ?= python3
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy valgrind
+TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib hyperfine
 
 .PHONY: all deps test-deps build demo test check-sanitize check-valgrind check-clang bench clean
