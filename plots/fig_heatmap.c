@@ -2,6 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <posenc/colormap.h>
+#include <posenc/matrix.h>
+#include <posenc/norm.h>
+#include <posenc/resample.h>
+
 #include "fig_internal.h"
 
 /* Grey for NaN cells: visibly "no value", not a colour of the scale. */
@@ -15,184 +20,76 @@ static enum pe_status get_row(const struct pe_heatmap_spec *hm, size_t r, double
 		return PE_OK;
 	}
 	*row = buf;
-	return hm->row_fn(hm->row_ctx, r, hm->cols, buf);
+	return hm->row_fn(hm->row_ctx, r, buf);
 }
 
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax)
 {
-	double lo = hm->vmin, hi = hm->vmax;
-	if (!isnan(lo) && !isnan(hi)) {
-		*vmin = lo;
-		*vmax = hi;
-		return PE_OK;
-	}
-	double dmin = INFINITY, dmax = -INFINITY;
-	double *buf = hm->data ? NULL : malloc(hm->cols * sizeof(double));
-	if (!hm->data && !buf)
-		return PE_ENOMEM;
-	for (size_t r = 0; r < hm->rows; r++) {
-		const double *row;
-		enum pe_status s = get_row(hm, r, buf, &row);
-		if (s != PE_OK) {
-			free(buf);
-			return s;
-		}
-		for (size_t c = 0; c < hm->cols; c++)
-			if (isfinite(row[c])) {
-				dmin = fmin(dmin, row[c]);
-				dmax = fmax(dmax, row[c]);
+	struct pe_norm n = pe_norm_empty();
+	if (isnan(hm->vmin) || isnan(hm->vmax)) {
+		double *buf = hm->data ? NULL : malloc(hm->cols * sizeof(double));
+		if (!hm->data && !buf)
+			return PE_ENOMEM;
+		for (size_t r = 0; r < hm->rows; r++) {
+			const double *row;
+			enum pe_status s = get_row(hm, r, buf, &row);
+			if (s != PE_OK) {
+				free(buf);
+				return s;
 			}
-	}
-	free(buf);
-	if (dmin > dmax) /* nothing finite */
-		dmin = dmax = 0;
-	if (hm->is_signed) {
-		double m = fmax(fabs(dmin), fabs(dmax));
-		if (isnan(lo) && isnan(hi)) {
-			lo = -m;
-			hi = m;
+			pe_norm_add(&n, row, hm->cols);
 		}
+		free(buf);
+		if (pe_norm_is_empty(&n)) /* nothing finite: an all-NaN matrix */
+			n.vmin = n.vmax = 0;
+		if (hm->is_signed)
+			n = pe_norm_symmetric(n);
 	}
-	if (isnan(lo))
-		lo = isnan(hi) ? dmin : fmin(dmin, hi);
-	if (isnan(hi))
-		hi = fmax(dmax, lo);
-	if (!(hi > lo)) {
-		double d = lo != 0 ? fabs(lo) * 0.05 : (hm->is_signed ? 1 : 0.5);
-		lo -= d;
-		hi += d;
+	const double *lo = isnan(hm->vmin) ? NULL : &hm->vmin;
+	const double *hi = isnan(hm->vmax) ? NULL : &hm->vmax;
+	/* A single given limit beyond the data leaves an empty range: widen it. */
+	if (lo && !hi && n.vmax < *lo)
+		n.vmax = *lo;
+	if (hi && !lo && n.vmin > *hi)
+		n.vmin = *hi;
+	enum pe_status s = pe_norm_override(&n, lo, hi, hm->is_signed);
+	if (s != PE_OK)
+		return s;
+	if (!(n.vmax > n.vmin)) {
+		/* A constant matrix: a small range around its value, so the bar has ticks. */
+		double d = n.vmin != 0 ? fabs(n.vmin) * 0.05 : (hm->is_signed ? 1 : 0.5);
+		n.vmin -= d;
+		n.vmax += d;
 	}
-	*vmin = lo;
-	*vmax = hi;
+	*vmin = n.vmin;
+	*vmax = n.vmax;
 	return PE_OK;
 }
 
-/*
- * One resampling axis: n source cells onto m target cells. Upsampling is
- * nearest (every target cell takes the source cell under its centre);
- * downsampling is area averaging (source cell j covers target interval
- * [j m/n, (j+1) m/n), shorter than one target cell, so it overlaps at most
- * two of them).
- */
-struct axis_map {
-	size_t n, m;
-	bool down;
-	size_t *first;  /* down: first target cell of each source cell; up: source of each target */
-	double *weight; /* down: share of source cell j in target first[j] (rest goes to the next) */
-};
-
-static bool axis_map_init(struct axis_map *a, size_t n, size_t m)
-{
-	a->n = n;
-	a->m = m;
-	a->down = n > m;
-	a->first = malloc((a->down ? n : m) * sizeof(size_t));
-	a->weight = a->down ? malloc(n * sizeof(double)) : NULL;
-	if (!a->first || (a->down && !a->weight))
-		return false;
-	if (!a->down) {
-		for (size_t i = 0; i < m; i++) {
-			size_t j = (size_t)(((double)i + 0.5) * (double)n / (double)m);
-			a->first[i] = j < n ? j : n - 1;
-		}
-		return true;
-	}
-	double len = (double)m / (double)n;
-	for (size_t j = 0; j < n; j++) {
-		double s = (double)j * len, e = s + len;
-		size_t t = (size_t)s;
-		if (t >= m)
-			t = m - 1;
-		double overlap = fmin(e, (double)(t + 1)) - s;
-		a->first[j] = t;
-		a->weight[j] = t + 1 < m ? overlap / len : 1.0;
-	}
-	return true;
-}
-
-static void axis_map_free(struct axis_map *a)
-{
-	free(a->first);
-	free(a->weight);
-}
-
-/* Source row -> m target values (added with factor f when downsampling). */
-static void resample_row(const struct axis_map *a, const double *src, double *dst, double f)
-{
-	if (!a->down) {
-		for (size_t i = 0; i < a->m; i++)
-			dst[i] += f * src[a->first[i]];
-		return;
-	}
-	double len = (double)a->m / (double)a->n;
-	for (size_t j = 0; j < a->n; j++) {
-		size_t t = a->first[j];
-		double w = a->weight[j];
-		dst[t] += f * len * w * src[j];
-		if (w < 1.0)
-			dst[t + 1] += f * len * (1.0 - w) * src[j];
-	}
-}
-
-/* The matrix resampled to gw x gh cells (row-major, gh rows), streamed row by row. */
+/* The matrix resampled to gw x gh cells, streamed row by row (plots/resample.c). */
 static enum pe_status resample(const struct pe_heatmap_spec *hm, size_t gw, size_t gh,
-			       double **out)
+			       struct pe_matrix **out)
 {
-	struct axis_map cx = {0}, cy = {0};
-	double *grid = calloc(gw * gh, sizeof(double));
-	double *buf = malloc(hm->cols * sizeof(double));
-	double *tmp = malloc(gw * sizeof(double));
-	enum pe_status s = PE_ENOMEM;
-	if (!grid || !buf || !tmp || !axis_map_init(&cx, hm->cols, gw) ||
-	    !axis_map_init(&cy, hm->rows, gh))
-		goto done;
-	size_t next_target = 0;
-	for (size_t r = 0; r < hm->rows; r++) {
+	struct pe_resampler *rs = NULL;
+	enum pe_status s = pe_resampler_create(hm->rows, hm->cols, gh, gw, &rs);
+	if (s != PE_OK)
+		return s;
+	double *buf = hm->data ? NULL : malloc(hm->cols * sizeof(double));
+	if (!hm->data && !buf) {
+		pe_resampler_destroy(rs);
+		return PE_ENOMEM;
+	}
+	for (size_t r = 0; s == PE_OK && r < hm->rows; r++) {
 		const double *row;
 		s = get_row(hm, r, buf, &row);
-		if (s != PE_OK)
-			goto done;
-		memset(tmp, 0, gw * sizeof(double));
-		resample_row(&cx, row, tmp, 1.0);
-		if (cy.down) {
-			size_t t = cy.first[r];
-			double w = cy.weight[r], len = (double)gh / (double)hm->rows;
-			for (size_t i = 0; i < gw; i++) {
-				grid[t * gw + i] += len * w * tmp[i];
-				if (w < 1.0)
-					grid[(t + 1) * gw + i] += len * (1.0 - w) * tmp[i];
-			}
-		} else {
-			while (next_target < gh && cy.first[next_target] == r) {
-				memcpy(grid + next_target * gw, tmp, gw * sizeof(double));
-				next_target++;
-			}
-		}
+		if (s == PE_OK)
+			s = pe_resampler_push(rs, row);
 	}
-	s = PE_OK;
-done:
-	axis_map_free(&cx);
-	axis_map_free(&cy);
 	free(buf);
-	free(tmp);
-	if (s != PE_OK) {
-		free(grid);
-		grid = NULL;
-	}
-	*out = grid;
+	if (s == PE_OK)
+		s = pe_resampler_finish(rs, out);
+	pe_resampler_destroy(rs);
 	return s;
-}
-
-static size_t lut_index(double v, double vmin, double vmax)
-{
-	/* matplotlib: trunc(t * N), t == 1 -> N - 1, under/over take the ends. */
-	double t = (v - vmin) / (vmax - vmin);
-	if (!(t > 0))
-		return 0;
-	if (t >= 1)
-		return 255;
-	size_t i = (size_t)(t * 256);
-	return i > 255 ? 255 : i;
 }
 
 static cairo_surface_t *colour_image(const double *grid, size_t gw, size_t gh,
@@ -205,15 +102,16 @@ static cairo_surface_t *colour_image(const double *grid, size_t gw, size_t gh,
 	unsigned char *px = cairo_image_surface_get_data(img);
 	int stride = cairo_image_surface_get_stride(img);
 	uint32_t bad = (uint32_t)(BAD_GREY * 255) * 0x010101u;
+	struct pe_norm norm = {vmin, vmax};
 	for (size_t y = 0; y < gh; y++) {
 		uint32_t *row = (uint32_t *)(void *)(px + (size_t)stride * y);
 		for (size_t x = 0; x < gw; x++) {
-			double v = grid[y * gw + x];
-			if (isnan(v)) {
+			int i = pe_colormap_index(pe_norm_apply(&norm, grid[y * gw + x]));
+			if (i < 0) {
 				row[x] = bad;
 				continue;
 			}
-			const uint8_t *c = lut[lut_index(v, vmin, vmax)];
+			const uint8_t *c = lut[i];
 			row[x] = (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
 		}
 	}
@@ -267,12 +165,12 @@ enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st, const struc
 	size_t gw = raster_size(st, hm->cols, r.w), gh = raster_size(st, hm->rows, r.h);
 	if (gw > 32767 || gh > 32767)
 		return PE_ERANGE;
-	double *grid;
+	struct pe_matrix *grid;
 	enum pe_status s = resample(hm, gw, gh, &grid);
 	if (s != PE_OK)
 		return s;
-	cairo_surface_t *img = colour_image(grid, gw, gh, lut, vmin, vmax);
-	free(grid);
+	cairo_surface_t *img = colour_image(grid->data, gw, gh, lut, vmin, vmax);
+	pe_matrix_destroy(grid);
 	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
 		cairo_surface_destroy(img);
 		return PE_ENOMEM;

@@ -160,6 +160,10 @@ bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_p
 
 /* ---- layout and drawing of the whole figure (fig_layout.c) ---- */
 
+/* Sizes of text, lines and gaps for a figure written at w x h in this format. */
+void figure_style(const struct pe_figure *fig, enum pe_figure_format format, double w, double h,
+		  struct fig_style *st);
+/* Lay out and draw the figure on cr, whose canvas is width x height. */
 enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fig_style *st,
 			     double width, double height);
 

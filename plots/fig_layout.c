@@ -39,6 +39,7 @@ struct layout {
 	double bar_pad, bar_w_col[FIG_MAX_GRID + 1];
 	double width, height;
 	double grid_x, grid_y, grid_w, grid_h;
+	bool cramped; /* some axes got squeezed below two lines of text */
 };
 
 static double descent(const struct fig_style *st, enum text_role role)
@@ -46,14 +47,14 @@ static double descent(const struct fig_style *st, enum text_role role)
 	return 0.24 * text_size(st, role); /* DejaVu Sans descends 0.236 em */
 }
 
-/* Set the font for role, shrunk (to 60% at most) so s fits in max_w. */
+/* Set the font for role, shrunk so s fits in max_w. */
 static void font_fitting(cairo_t *cr, const struct fig_style *st, enum text_role role,
 			 const char *s, double max_w)
 {
 	text_font(cr, st, role);
 	double w = text_width(cr, s);
 	if (w > max_w && max_w > 0)
-		cairo_set_font_size(cr, text_size(st, role) * fmax(0.6, max_w / w));
+		cairo_set_font_size(cr, text_size(st, role) * max_w / w);
 }
 
 static void init_axes(struct slot *sl)
@@ -202,6 +203,14 @@ static double shared_bar_extra(struct layout *L, const struct colour_scale *sc)
 	       colorbar_extra(L->cr, L->st, r.h, sc->vmin, sc->vmax, sc->label) + L->st->pad;
 }
 
+static bool has_row_labels(const struct pe_figure *fig)
+{
+	for (unsigned r = 0; r < fig->rows; r++)
+		if (fig->row_labels[r])
+			return true;
+	return false;
+}
+
 static double snapv(const struct fig_style *st, double v)
 {
 	return st->vector ? v : round(v);
@@ -236,6 +245,9 @@ static void place_axes(struct layout *L)
 			double y0 = snapv(st, sl->cell.y + mt[r]);
 			double x1 = snapv(st, sl->cell.x + cw - mr[c]);
 			double y1 = snapv(st, sl->cell.y + ch - mb[r]);
+			if (sl->p->kind != PANEL_EMPTY &&
+			    (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
+				L->cramped = true;
 			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
 		}
 	if (L->n > (size_t)R * C) {
@@ -245,6 +257,8 @@ static void place_axes(struct layout *L)
 		double y0 = snapv(st, b->cell.y + b->mt);
 		double x1 = snapv(st, b->cell.x + b->cell.w - b->mr);
 		double y1 = snapv(st, b->cell.y + b->cell.h - b->mb);
+		if (b->p->kind != PANEL_EMPTY && (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
+			L->cramped = true;
 		b->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
 	}
 }
@@ -365,16 +379,54 @@ static void draw_shared_bars(struct layout *L)
 	}
 }
 
-enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fig_style *st,
+/* Place everything for the style's text size; L->cramped says whether it fits. */
+static void layout(struct layout *L)
+{
+	struct pe_figure *fig = L->fig;
+	const struct fig_style *st = L->st;
+	size_t grid = (size_t)fig->rows * fig->cols;
+	L->cramped = false;
+	L->bar_pad = 0.8 * st->font;
+	for (size_t i = 0; i < L->n; i++)
+		L->s[i].legend_out = false;
+	double outer = 0.6 * st->font;
+	double top = outer;
+	if (fig->title)
+		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2;
+	double left = outer;
+	if (has_row_labels(fig))
+		left += line_h(st, TEXT_TITLE) + st->font;
+	L->grid_x = left;
+	L->grid_y = top;
+	L->grid_w = L->width - left - outer;
+	L->grid_h = L->height - top - outer;
+	if (fig->bottom) {
+		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
+		double gap = st->font;
+		double bh = (L->grid_h - gap) / (fig->rows + 1);
+		L->grid_h -= bh + gap;
+		L->s[L->n - 1].cell = (struct rect){left, top + L->grid_h + gap, L->grid_w, bh};
+	}
+	/* First guess of the axes: most of each cell. */
+	for (size_t i = 0; i < L->n; i++) {
+		struct slot *sl = &L->s[i];
+		if (i < grid)
+			sl->cell = (struct rect){0, 0, L->grid_w / fig->cols, L->grid_h / fig->rows};
+		sl->axes = (struct rect){0, 0, sl->cell.w * 0.75, sl->cell.h * 0.75};
+	}
+	layout_rounds(L);
+}
+
+enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fig_style *style,
 			     double width, double height)
 {
-	struct layout L = {.fig = fig, .st = st, .cr = cr, .width = width, .height = height};
+	struct fig_style st = *style;
+	struct layout L = {.fig = fig, .st = &st, .cr = cr, .width = width, .height = height};
 	size_t grid = (size_t)fig->rows * fig->cols;
 	L.n = grid + (fig->bottom ? 1 : 0);
 	L.s = calloc(L.n, sizeof(*L.s));
 	if (!L.s)
 		return PE_ENOMEM;
-	L.bar_pad = 0.8 * st->font;
 	for (size_t i = 0; i < L.n; i++) {
 		struct slot *sl = &L.s[i];
 		sl->p = i < grid ? &fig->panels[i] : fig->bottom;
@@ -391,39 +443,27 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		free(L.s);
 		return s;
 	}
-
-	double outer = 0.6 * st->font;
-	double top = outer;
-	if (fig->title)
-		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2;
-	double left = outer;
-	bool row_labels = false;
-	for (unsigned r = 0; r < fig->rows; r++)
-		row_labels |= fig->row_labels[r] != NULL;
-	if (row_labels)
-		left += line_h(st, TEXT_TITLE) + st->font;
-	L.grid_x = left;
-	L.grid_y = top;
-	L.grid_w = width - left - outer;
-	L.grid_h = height - top - outer;
-	if (fig->bottom) {
-		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
-		double gap = st->font;
-		double bh = (L.grid_h - gap) / (fig->rows + 1);
-		L.grid_h -= bh + gap;
-		L.s[L.n - 1].cell = (struct rect){left, top + L.grid_h + gap, L.grid_w, bh};
+	/* Too little room for the text: smaller text, down to a limit, then an honest error. */
+	for (;;) {
+		layout(&L);
+		if (!L.cramped)
+			break;
+		if (st.font * 0.85 < 4) {
+			free(L.s);
+			return PE_ERANGE;
+		}
+		st.font *= 0.85;
+		st.tick_len *= 0.85;
+		st.pad *= 0.85;
+		if (st.vector)
+			st.line *= 0.85;
 	}
-	/* First guess of the axes: most of each cell. */
-	for (size_t i = 0; i < L.n; i++) {
-		struct slot *sl = &L.s[i];
-		if (i < grid)
-			sl->cell = (struct rect){0, 0, L.grid_w / fig->cols, L.grid_h / fig->rows};
-		sl->axes = (struct rect){0, 0, sl->cell.w * 0.75, sl->cell.h * 0.75};
-	}
-	layout_rounds(&L);
-
+	double outer = 0.6 * st.font;
+	bool row_labels = has_row_labels(fig);
+	/* A rectangle, not cairo_paint(): the canvas has exact ink extents (tests rely on it). */
 	cairo_set_source_rgb(cr, 1, 1, 1);
-	cairo_paint(cr);
+	cairo_rectangle(cr, 0, 0, width, height);
+	cairo_fill(cr);
 	for (size_t i = 0; s == PE_OK && i < L.n; i++)
 		s = draw_slot(&L, &L.s[i]);
 	if (s == PE_OK)
@@ -435,14 +475,14 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			if (!t)
 				continue;
 			struct rect a = L.s[(size_t)r * fig->cols].axes;
-			font_fitting(cr, st, TEXT_TITLE, t, L.s[(size_t)r * fig->cols].cell.h);
+			font_fitting(cr, &st, TEXT_TITLE, t, L.s[(size_t)r * fig->cols].cell.h);
 			cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
 					       CAIRO_FONT_WEIGHT_BOLD);
 			text_draw(cr, t, outer, a.y + a.h / 2, 0.5, 0, FIG_PI / 2);
 		}
 	if (s == PE_OK && fig->title) {
-		font_fitting(cr, st, TEXT_SUPTITLE, fig->title, width - 2 * outer);
-		text_draw(cr, fig->title, width / 2, outer + 0.73 * text_size(st, TEXT_SUPTITLE), 0.5,
+		font_fitting(cr, &st, TEXT_SUPTITLE, fig->title, width - 2 * outer);
+		text_draw(cr, fig->title, width / 2, outer + 0.73 * text_size(&st, TEXT_SUPTITLE), 0.5,
 			  1, 0);
 	}
 	free(L.s);

@@ -4,6 +4,8 @@
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 
+#include <posenc/png.h>
+
 #include "fig_internal.h"
 
 /* cairo's image surfaces stop at 32767 pixels a side (pixman 16.16 coordinates). */
@@ -24,8 +26,8 @@ static cairo_status_t write_stream(void *closure, const unsigned char *data, uns
 	return CAIRO_STATUS_SUCCESS;
 }
 
-static void style_for(const struct pe_figure *fig, enum pe_figure_format format, double w,
-		      double h, struct fig_style *st)
+void figure_style(const struct pe_figure *fig, enum pe_figure_format format, double w, double h,
+		  struct fig_style *st)
 {
 	st->format = format;
 	st->vector = format != PE_FIGURE_PNG;
@@ -58,7 +60,7 @@ enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format form
 		height = round(height);
 	}
 	struct fig_style st;
-	style_for(fig, format, width, height, &st);
+	figure_style(fig, format, width, height, &st);
 
 	struct sink sink = {out, false};
 	cairo_surface_t *surf;
@@ -87,10 +89,7 @@ enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format form
 		s = PE_ENOMEM;
 	cairo_destroy(cr);
 	if (s == PE_OK && format == PE_FIGURE_PNG) {
-		cairo_surface_flush(surf);
-		if (cairo_surface_write_to_png_stream(surf, write_stream, &sink) !=
-		    CAIRO_STATUS_SUCCESS)
-			s = PE_EIO;
+		s = pe_png_write_surface(out, surf, NULL);
 	}
 	cairo_surface_finish(surf);
 	if (s == PE_OK && cairo_surface_status(surf) != CAIRO_STATUS_SUCCESS)

@@ -45,19 +45,41 @@ void pe_ticks_linear(double lo, double hi, size_t max_ticks, bool integer, struc
 	int k = (int)floor(log10((hi - lo) / (double)max_ticks)) - 1;
 	if (integer && k < 0)
 		k = 0;
+	int prev_m = 0, prev_k = 0;
+	double prev_i0 = 0, prev_count = 0;
 	for (;; k++) {
 		for (int j = 0; j < 3; j++) {
 			double step = tick_value(1, mult[j], k);
 			double i0 = ceil(lo / step - TICK_EPS);
 			double i1 = floor(hi / step + TICK_EPS);
-			if (i1 - i0 + 1 > (double)max_ticks)
+			double count = i1 - i0 + 1;
+			if (count > (double)max_ticks) {
+				prev_m = mult[j], prev_k = k, prev_i0 = i0, prev_count = count;
 				continue;
+			}
+			if (count < 2 && prev_m) {
+				/*
+				 * From more than max ticks straight to fewer than two:
+				 * every n-th tick of the finer step instead, evenly
+				 * spaced multiples of it, at least two of them.
+				 */
+				double every = ceil((prev_count - 1) / (double)(max_ticks - 1));
+				for (double i = prev_i0; i < prev_i0 + prev_count; i += every) {
+					double v = tick_value(i, prev_m, prev_k);
+					t->value[t->n++] = v == 0 ? 0 : v;
+				}
+				t->step = tick_value(every, prev_m, prev_k);
+				t->decimals = prev_k < 0 ? -prev_k : 0;
+				t->unit_exp = prev_k;
+				return;
+			}
 			for (double i = i0; i <= i1; i++) {
 				double v = tick_value(i, mult[j], k);
 				t->value[t->n++] = v == 0 ? 0 : v; /* no -0 */
 			}
 			t->step = step;
 			t->decimals = k < 0 ? -k : 0;
+			t->unit_exp = k;
 			return;
 		}
 	}
@@ -183,7 +205,7 @@ size_t pe_tick_label(const struct pe_ticks *t, size_t i, char *buf, size_t size)
 	/* One exponent for the whole axis, so the labels line up. */
 	int e = (int)floor(log10(big) + TICK_EPS);
 	double scale = pow(10.0, e);
-	int dec = t->step > 0 ? (int)ceil(-log10(t->step / scale) - TICK_EPS) : 1;
+	int dec = e - t->unit_exp;
 	if (dec < 0)
 		dec = 0;
 	size_t len = pe_format_number(v / scale, dec, buf, size);

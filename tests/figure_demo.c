@@ -51,10 +51,10 @@ struct rows_ctx {
 	size_t d;
 };
 
-static enum pe_status sin_rows(void *ctx, size_t row, size_t cols, double *out)
+static enum pe_status sin_rows(void *ctx, size_t row, double *out)
 {
 	struct rows_ctx *c = ctx;
-	for (size_t j = 0; j < cols; j++)
+	for (size_t j = 0; j < c->d; j++)
 		out[j] = pe((double)row, j, c->d);
 	return PE_OK;
 }

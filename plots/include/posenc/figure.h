@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <posenc/rows.h>
 #include <posenc/status.h>
 
 #ifdef __cplusplus
@@ -133,7 +134,10 @@ struct pe_panel *pe_figure_bottom_panel(struct pe_figure *fig);
  * default 640 x 480. At most 32767 each (cairo's surface limit).
  * @out: written with fwrite(); not closed. The caller handles atomic files.
  *
- * @return PE_OK; PE_ERANGE for a bad size; PE_EINVAL if a panel is
+ * Text shrinks when the canvas is small for the panels (down to 4 units).
+ *
+ * @return PE_OK; PE_ERANGE for a bad size or a canvas too small for its
+ * panels even with the smallest text; PE_EINVAL if a panel is
  * inconsistent (a log axis with no positive data, a heatmap without data);
  * PE_ENOMEM; PE_EIO if writing failed (errno from the stream, if any); or
  * the status returned by a heatmap row callback.
@@ -154,18 +158,15 @@ enum pe_status pe_panel_set_title(struct pe_panel *p, const char *title);
 enum pe_status pe_panel_set_xlabel(struct pe_panel *p, const char *label);
 enum pe_status pe_panel_set_ylabel(struct pe_panel *p, const char *label);
 
-/*
- * A heatmap row source: fill @out with the @cols values of matrix row @row.
- * Rows are requested in increasing order, each once per pass; a figure may
- * make two passes (one for automatic colour limits). Return PE_OK, or an
- * error status, which pe_figure_write() returns.
- */
-typedef enum pe_status (*pe_heatmap_row_fn)(void *ctx, size_t row, size_t cols, double *out);
-
 struct pe_heatmap_spec {
 	size_t rows, cols;
-	const double *data;       /* rows * cols, row-major, borrowed; or NULL and: */
-	pe_heatmap_row_fn row_fn; /* called for each row when data is NULL */
+	const double *data; /* rows * cols, row-major, borrowed; or NULL and: */
+	/*
+	 * Called for rows 0, 1, ... (cols values each) when data is NULL; once
+	 * per written figure, or twice when the colour limits are automatic
+	 * (a first pass finds them). Its errors are returned by pe_figure_write().
+	 */
+	pe_row_fn row_fn;
 	void *row_ctx;
 	/*
 	 * Data coordinates of the matrix edges: x_lo is the left edge of
@@ -176,9 +177,12 @@ struct pe_heatmap_spec {
 	double x_lo, x_hi, y_top, y_bottom;
 	bool x_integer, y_integer; /* tick only at whole numbers */
 	/*
-	 * The colour scale: colormap NULL means "viridis", or the diverging
-	 * map when is_signed. vmin/vmax NaN: from the data; signed data gets
-	 * symmetric limits -m..m with m = max |value|.
+	 * The colour scale (posenc/colormap.h, posenc/norm.h): colormap NULL
+	 * means PE_COLORMAP_DEFAULT, or PE_COLORMAP_DIVERGING when is_signed.
+	 * vmin/vmax NaN: from the finite data; signed data gets symmetric
+	 * limits -m..m with m = max |value| (one given limit mirrors the other).
+	 * NaN cells are drawn light grey: not white, which reads as 0 on a
+	 * diverging map.
 	 */
 	const char *colormap;
 	double vmin, vmax;

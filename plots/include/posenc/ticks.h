@@ -2,7 +2,8 @@
  * posenc/ticks.h - choosing and labelling axis ticks
  *
  * Linear axes get "nice" ticks: whole multiples of 1, 2 or 5 x 10^k, the
- * smallest such step that gives at most max_ticks ticks inside the range.
+ * smallest such step that gives at most max_ticks ticks inside the range
+ * (when that step leaves fewer than two, every n-th tick of the finer step).
  * Log axes get ticks at whole decades (every 2nd, 3rd, ... decade when there
  * are many), or at 1-2-5 multiples when the range spans less than a decade.
  * The figure engine decides max_ticks from the space the labels need.
@@ -25,6 +26,7 @@ struct pe_ticks {
 	double step;   /* linear: the tick spacing; log: decades between ticks (0: 1-2-5) */
 	bool log;
 	int decimals;  /* digits after the point that tell every linear tick apart */
+	int unit_exp;  /* linear: ticks are whole multiples of 10^unit_exp */
 	size_t n_minor;
 	double minor[4 * PE_TICKS_MAX]; /* unlabelled ticks (log axes: 2..9 x 10^k) */
 };
