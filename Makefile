@@ -7,10 +7,10 @@ PYTHON ?= python3
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy
+TEST_DEPS = libcmocka-dev python3-numpy valgrind
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib hyperfine
 
-.PHONY: all deps test-deps build demo test check-sanitize bench clean
+.PHONY: all deps test-deps build demo test check-sanitize check-valgrind check-clang bench clean
 
 all: build
 
@@ -36,5 +36,26 @@ test: test-deps $(BUILD)/build.ninja
 	@meson test -C $(BUILD) --print-errorlogs >$(BUILD)/test-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py $(BUILD)/meson-logs/testlog.json
 
+# The whole suite again under AddressSanitizer and UBSan (any report fails it).
+check-sanitize: test-deps
+	@test -f $(BUILD)-asan/build.ninja || meson setup $(BUILD)-asan -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all >/dev/null
+	@ninja -C $(BUILD)-asan >/dev/null
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		meson test -C $(BUILD)-asan --print-errorlogs >$(BUILD)-asan/test-output.txt 2>&1 || true
+	@$(PYTHON) tests/summarize.py --label sanitize $(BUILD)-asan/meson-logs/testlog.json
+
+# The library tests under valgrind's memcheck.
+check-valgrind: test-deps $(BUILD)/build.ninja
+	@ninja -C $(BUILD) >/dev/null
+	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
+	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
+
+# The same sources must build warning-free with clang (-Werror).
+check-clang: test-deps
+	@sh tools/install-deps.sh clang
+	@test -f $(BUILD)-clang/build.ninja || CC=clang meson setup $(BUILD)-clang >/dev/null
+	@ninja -C $(BUILD)-clang >/dev/null && echo "clang: build clean"
+
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BUILD)-release out

@@ -1,4 +1,136 @@
-int main(void)
+/* posenc: the command table and the top-level options. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "output.h"
+
+#ifndef POSENC_VERSION
+#define POSENC_VERSION "unknown"
+#endif
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Keep alphabetised: --help lists the commands in this order. */
+static const struct command commands[] = {
+	{"bias", cmd_bias, "attention-bias matrices: ALiBi per head, T5 bucket map"},
+	{"decay", cmd_decay, "dot product vs relative offset; RoPE: the RoFormer bound"},
+	{"encode", cmd_encode, "the encoding matrix (positions x dims)"},
+	{"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char schemes_help[] =
+	"Scheme specs: NAME[:key=value[,key=value]...]   (every scheme also takes label=TEXT)\n"
+	"\n"
+	"  sinusoidal  base=10000  layout=interleaved|blocks  freq=paper|t2t  start=0\n"
+	"              paper: w_k = base^(-2k/d), interleaved sin/cos (Vaswani; HF DistilBERT)\n"
+	"              blocks: [sin | cos] (HF Marian/RoFormer); t2t: base^(-k/(d/2-1))\n"
+	"              (tensor2tensor, fairseq); start shifts the argument (fairseq: 2)\n"
+	"  rope        base=10000  layout=interleaved|half  rotary=1.0\n"
+	"              scaling=none|linear|dynamic|yarn|llama3|longrope with factor=,\n"
+	"              original=, length=, low=, high=, beta-fast=, beta-slow=, mscale=,\n"
+	"              mscale-all-dim=, attention-factor=, truncate=, long-factor=A/B/...,\n"
+	"              short-factor=A/B/... (or @FILE)\n"
+	"  learned     seed=0  std=0.02     untrained N(0, std^2) table, same on every machine\n"
+	"  binary      column j is bit j of the position\n"
+	"  file        path=FILE  tensor=NAME  rows=A:B   (.npy, .safetensors, .csv;\n"
+	"              short form PATH#TENSOR)\n"
+	"  alibi       heads=8  form=paper|official\n"
+	"  t5          buckets=32  max-distance=128  bidirectional=1\n";
+
+static void usage(FILE *out)
 {
-	return 0;
+	fputs("Usage: posenc <command> [options]\n"
+	      "\n"
+	      "Analyse and draw Transformer positional encodings.\n"
+	      "\n"
+	      "Commands:\n",
+	      out);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fputs("\n"
+	      "Options:\n"
+	      "  -h, --help     show this help\n"
+	      "  -V, --version  show the version\n"
+	      "\n"
+	      "'posenc help <command>' describes a command; 'posenc help schemes' the scheme specs.\n",
+	      out);
+}
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int run(const struct command *c, int argc, char **argv)
+{
+	cli_command_name = c->name;
+	/* glibc: optind 0 restarts getopt completely for the command's options. */
+	optind = 0;
+	return c->run(argc, argv);
+}
+
+static int help(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	if (strcmp(argv[1], "schemes") == 0) {
+		fputs(schemes_help, stdout);
+		return CLI_OK;
+	}
+	const struct command *c = find(argv[1]);
+	if (!c)
+		return cli_usage_error("unknown command '%s'", argv[1]);
+	char *args[] = {argv[1], (char *)"--help", NULL};
+	return run(c, 2, args);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	cli_output_install_signals();
+	opterr = 0;
+	int opt;
+	/* '+': stop at the command name; its options are the command's. */
+	while ((opt = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			usage(stdout);
+			return CLI_OK;
+		case 'V':
+			printf("posenc %s\n", POSENC_VERSION);
+			return CLI_OK;
+		default:
+			if (optopt && optopt < 256)
+				return cli_usage_error("unknown option '-%c'", optopt);
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	const char *name = argv[optind];
+	if (strcmp(name, "help") == 0)
+		return help(argc - optind, argv + optind);
+	const struct command *c = find(name);
+	if (!c)
+		return cli_usage_error("unknown command '%s'", name);
+	return run(c, argc - optind, argv + optind);
 }

@@ -7,11 +7,11 @@
  * rounding error of that product is carried into sin/cos, so a row at
  * position 10^7 is as exact as a row at position 1.
  *
- * The learned scheme's table is reproducible on every IEEE-754 machine:
- * xoshiro256** seeded through splitmix64(seed), uniforms from the top 53
- * bits, normals by Marsaglia's polar method with posenc's own logarithm
- * (only +, -, *, /, sqrt), row-major order, first row = position 0 whatever
- * the first position asked for.
+ * The learned scheme's table is reproducible on every IEEE-754 machine and
+ * for any position range: element k (row-major, position * d + column) is
+ * a normal variate by Marsaglia's polar method from the splitmix64 stream
+ * started at mix(mix(seed) + k), uniforms from the top 53 bits, with
+ * posenc's own logarithm (only +, -, *, /, sqrt), times std.
  */
 #ifndef POSENC_ENCODE_H
 #define POSENC_ENCODE_H

@@ -1,0 +1,30 @@
+/*
+ * cli/cli.h - what every command shares: exit codes and error reporting
+ *
+ * Errors are one line on stderr, "posenc: error: <what failed>: <why>";
+ * usage errors add a hint line naming the command's --help.
+ */
+#ifndef POSENC_CLI_H
+#define POSENC_CLI_H
+
+#include <posenc/status.h>
+
+enum cli_exit {
+	CLI_OK = 0,
+	CLI_FAILURE = 1, /* runtime: I/O, memory, bad data in a file */
+	CLI_USAGE = 2,   /* a bad option or value */
+};
+
+/* The running command's name ("encode"), for hints; set by main. */
+extern const char *cli_command_name;
+
+/* Prints "posenc: error: ..." and returns CLI_FAILURE. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "posenc: error: ..." and a --help hint, returns CLI_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* CLI_USAGE for statuses that mean bad input, CLI_FAILURE otherwise. */
+int cli_exit_for(enum pe_status st);
+
+#endif

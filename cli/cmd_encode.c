@@ -1,0 +1,95 @@
+/* posenc encode: the encoding matrix of one scheme. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <posenc/encode.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "output.h"
+#include "vectors.h"
+
+enum { OPT_VIEW = CLI_OPT_COMMAND };
+
+static const char help[] =
+	"Usage: posenc encode [-s SPEC] [-n N] [-d D] [--start P] [--view VIEW] [-o FILE]\n"
+	"\n"
+	"The encoding matrix: one row per position, one column per dimension.\n"
+	"\n"
+	"Options:\n"
+	"      --view VIEW        rope only: angle, cos, sin or rotated (the all-ones\n"
+	"                         vector rotated to each position) [default: rotated]\n"
+	"%s"
+	"\n"
+	"Defaults: -s sinusoidal -n 128 -d 64 -o encode.png\n"
+	"Example: posenc encode -s rope:layout=half --view cos -n 512 -d 128 -o cos.csv\n";
+
+static int parse_view(const char *arg, enum pe_view *view)
+{
+	static const char *const names[] = {"default", "angle", "cos", "sin", "rotated"};
+	for (int i = 1; i < 5; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*view = (enum pe_view)i;
+			return 0;
+		}
+	return cli_usage_error("option '--view': '%s' is not angle, cos, sin or rotated", arg);
+}
+
+int cmd_encode(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_LONG,
+		{"view", required_argument, NULL, OPT_VIEW},
+		{NULL, 0, NULL, 0},
+	};
+	struct cli_common o;
+	cli_common_init(&o);
+	enum pe_view view = PE_VIEW_DEFAULT;
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
+		if (opt == OPT_VIEW)
+			rc = parse_view(optarg, &view);
+		else
+			rc = cli_common_option(&o, opt, optarg, argv);
+		if (rc)
+			return rc;
+	}
+	if (o.help) {
+		printf(help, cli_common_help);
+		return CLI_OK;
+	}
+	if ((rc = cli_no_operands(argc, argv)))
+		return rc;
+
+	struct pe_scheme **schemes;
+	size_t count;
+	if ((rc = cli_schemes(&o, "sinusoidal", 1, &schemes, &count)))
+		return rc;
+	struct cli_vectors v;
+	rc = cli_vectors_prepare(&o, schemes[0], view, 128, 64, &v);
+	if (rc) {
+		cli_schemes_free(schemes, count);
+		return rc;
+	}
+	char buf[64];
+	const char *path = cli_output_path(&o, buf, sizeof(buf));
+	enum cli_format format;
+	rc = cli_output_format(&o, path, &format);
+	if (!rc && cli_format_is_figure(format))
+		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy "
+			       "or - for now",
+			       path);
+	struct pe_matrix *m = NULL;
+	if (!rc)
+		rc = cli_vectors_matrix(&o, &v, &m);
+	if (!rc) {
+		struct pe_axis rows = {"position", (double)v.vec.first, 1.0, NULL};
+		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
+		rc = cli_write_matrix(&o, path, format, m, &rows, &cols);
+	}
+	pe_matrix_destroy(m);
+	cli_vectors_finish(&v);
+	cli_schemes_free(schemes, count);
+	return rc;
+}

@@ -1,0 +1,49 @@
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+const char *cli_command_name;
+
+__attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
+{
+	fputs("posenc: error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	return CLI_FAILURE;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	if (cli_command_name)
+		fprintf(stderr, "Try 'posenc %s --help'.\n", cli_command_name);
+	else
+		fputs("Try 'posenc --help'.\n", stderr);
+	return CLI_USAGE;
+}
+
+int cli_exit_for(enum pe_status st)
+{
+	switch (st) {
+	case PE_OK:
+		return CLI_OK;
+	case PE_EINVAL:
+	case PE_ERANGE:
+	case PE_EUNSUPPORTED:
+		return CLI_USAGE;
+	default:
+		return CLI_FAILURE;
+	}
+}

@@ -1,0 +1,367 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "options.h"
+
+const char cli_common_help[] =
+	"  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help schemes')\n"
+	"      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
+	"  -n, --positions N      number of positions\n"
+	"      --start P          first position [default: 0]\n"
+	"  -d, --dim D            encoding width\n"
+	"  -o, --output FILE      .png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout\n"
+	"      --dtype f64|f32    NPY element type [default: f64]\n"
+	"      --cmap NAME        colormap (viridis, magma, inferno, plasma, cividis, RdBu_r, gray;\n"
+	"                         NAME_r reverses)\n"
+	"      --vmin X, --vmax X colour scale limits [default: from the data]\n"
+	"      --title TEXT       figure title\n"
+	"      --width W, --height H  figure size, pixels (PNG) or points (SVG, PDF)\n"
+	"      --raw              bare heatmap PNG, one pixel per cell\n"
+	"      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of RAM]\n"
+	"  -q, --quiet            say nothing on stderr but errors\n"
+	"  -h, --help             show this help\n";
+
+void cli_common_init(struct cli_common *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->vmin = NAN;
+	o->vmax = NAN;
+	o->dtype = PE_DTYPE_F64;
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page > 0)
+		o->max_memory = (uint64_t)pages * (uint64_t)page / 2;
+	else
+		o->max_memory = (uint64_t)4 << 30;
+}
+
+int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	uint64_t v;
+	errno = 0;
+	if (*arg >= '0' && *arg <= '9') {
+		unsigned long long u = strtoull(arg, &end, 10);
+		if (*end == '\0') {
+			if (errno == ERANGE)
+				return cli_usage_error("option '%s': %s is too large (at most %llu)",
+						       name, arg, (unsigned long long)max);
+			v = u;
+			goto range;
+		}
+		/* An exact value in exponent form, such as 1e6. */
+		double x = strtod(arg, &end);
+		if (*end == '\0' && isfinite(x) && x == floor(x)) {
+			if (x > (double)max)
+				return cli_usage_error("option '%s': %s is too large (at most %llu)",
+						       name, arg, (unsigned long long)max);
+			v = (uint64_t)x;
+			goto range;
+		}
+	}
+	return cli_usage_error("option '%s': '%s' is not a whole number", name, arg);
+range:
+	if (v < min)
+		return cli_usage_error("option '%s': %s is too small (at least %llu)", name, arg,
+				       (unsigned long long)min);
+	if (v > max)
+		return cli_usage_error("option '%s': %s is too large (at most %llu)", name, arg,
+				       (unsigned long long)max);
+	*out = v;
+	return 0;
+}
+
+int cli_parse_double(const char *name, const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (!*arg || *end || end == arg)
+		return cli_usage_error("option '%s': '%s' is not a number", name, arg);
+	if (!isfinite(v))
+		return cli_usage_error("option '%s': '%s' is not finite", name, arg);
+	*out = v;
+	return 0;
+}
+
+int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_t *count)
+{
+	size_t n = 1;
+	for (const char *c = arg; *c; c++)
+		n += *c == ',';
+	uint64_t *v = malloc(n * sizeof(*v));
+	char *copy = strdup(arg);
+	if (!v || !copy) {
+		free(v);
+		free(copy);
+		return cli_error("out of memory");
+	}
+	size_t i = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int rc = cli_parse_count(name, tok, 0, (uint64_t)PE_POSITION_MAX, &v[i]);
+		if (rc) {
+			free(v);
+			free(copy);
+			return rc;
+		}
+		i++;
+	}
+	free(copy);
+	if (i != n || i == 0) {
+		free(v);
+		return cli_usage_error("option '%s': '%s' is not a list like 0,64,128", name, arg);
+	}
+	*out = v;
+	*count = n;
+	return 0;
+}
+
+static int parse_bytes(const char *arg, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end == arg || !isfinite(v) || v <= 0)
+		return -1;
+	double mult = 1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1024.0; end++; break;
+	case 'm': case 'M': mult = 1048576.0; end++; break;
+	case 'g': case 'G': mult = 1073741824.0; end++; break;
+	case 't': case 'T': mult = 1099511627776.0; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && end[-1] != *arg)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v * mult > 1.8e19)
+		return -1;
+	*out = (uint64_t)(v * mult);
+	return 0;
+}
+
+static int parse_bases(struct cli_common *o, const char *arg)
+{
+	const char *c = arg;
+	for (;;) {
+		size_t len = strcspn(c, ",");
+		char tok[64];
+		if (len == 0 || len >= sizeof(tok))
+			return cli_usage_error("option '--base': '%s' is not a list like 10000,10",
+					       arg);
+		if (o->nbases == sizeof(o->bases) / sizeof(o->bases[0]))
+			return cli_usage_error("option '--base': more than 64 bases");
+		memcpy(tok, c, len);
+		tok[len] = '\0';
+		double b = 0.0;
+		int rc = cli_parse_double("--base", tok, &b);
+		if (rc)
+			return rc;
+		if (b <= 1.0)
+			return cli_usage_error("option '--base': %s must be > 1", tok);
+		/* Keep the user's text: it becomes part of each label. */
+		o->base_texts[o->nbases] = c;
+		o->bases[o->nbases++] = b;
+		if (!c[len])
+			return 0;
+		c += len + 1;
+	}
+}
+
+int cli_common_option(struct cli_common *o, int opt, const char *arg, char **argv)
+{
+	uint64_t v;
+	int rc;
+	switch (opt) {
+	case 'h':
+		o->help = 1;
+		return 0;
+	case 'q':
+		o->quiet = 1;
+		return 0;
+	case 's':
+		if (o->nspecs == sizeof(o->specs) / sizeof(o->specs[0]))
+			return cli_usage_error("option '--scheme': more than 64 schemes");
+		o->specs[o->nspecs++] = arg;
+		return 0;
+	case 'n':
+		rc = cli_parse_count("-n", arg, 1, (uint64_t)PE_POSITION_MAX, &v);
+		if (!rc)
+			o->n = (size_t)v;
+		return rc;
+	case 'd':
+		rc = cli_parse_count("-d", arg, 1, (uint64_t)1 << 24, &v);
+		if (!rc)
+			o->d = (size_t)v;
+		return rc;
+	case 'o':
+		if (!*arg)
+			return cli_usage_error("option '-o': the file name is empty");
+		o->output = arg;
+		return 0;
+	case CLI_OPT_BASE:
+		return parse_bases(o, arg);
+	case CLI_OPT_START:
+		return cli_parse_count("--start", arg, 0, (uint64_t)PE_POSITION_MAX, &o->start);
+	case CLI_OPT_DTYPE:
+		if (strcmp(arg, "f64") == 0 || strcmp(arg, "float64") == 0)
+			o->dtype = PE_DTYPE_F64;
+		else if (strcmp(arg, "f32") == 0 || strcmp(arg, "float32") == 0)
+			o->dtype = PE_DTYPE_F32;
+		else
+			return cli_usage_error("option '--dtype': '%s' is not f64 or f32", arg);
+		return 0;
+	case CLI_OPT_CMAP:
+		o->cmap = arg;
+		return 0;
+	case CLI_OPT_VMIN:
+		return cli_parse_double("--vmin", arg, &o->vmin);
+	case CLI_OPT_VMAX:
+		return cli_parse_double("--vmax", arg, &o->vmax);
+	case CLI_OPT_TITLE:
+		o->title = arg;
+		return 0;
+	case CLI_OPT_WIDTH:
+	case CLI_OPT_HEIGHT:
+		rc = cli_parse_count(opt == CLI_OPT_WIDTH ? "--width" : "--height", arg, 16, 32767,
+				     &v);
+		if (!rc)
+			*(opt == CLI_OPT_WIDTH ? &o->width : &o->height) = (unsigned)v;
+		return rc;
+	case CLI_OPT_RAW:
+		o->raw = 1;
+		return 0;
+	case CLI_OPT_MAX_MEMORY:
+		if (parse_bytes(arg, &o->max_memory) != 0)
+			return cli_usage_error("option '--max-memory': '%s' is not a size like "
+					       "512M or 4G",
+					       arg);
+		return 0;
+	case ':':
+		if (optopt && optopt < 256)
+			return cli_usage_error("option '-%c' needs a value", optopt);
+		return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+	case '?':
+		if (optopt && optopt < 256)
+			return cli_usage_error("unknown option '-%c'", optopt);
+		return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+	default:
+		return 1;
+	}
+}
+
+int cli_no_operands(int argc, char **argv)
+{
+	if (optind < argc)
+		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+void cli_schemes_free(struct pe_scheme **schemes, size_t count)
+{
+	if (!schemes)
+		return;
+	for (size_t i = 0; i < count; i++)
+		pe_scheme_destroy(schemes[i]);
+	free(schemes);
+}
+
+static int parse_one(const char *spec, struct pe_scheme **out)
+{
+	char *err = NULL;
+	enum pe_status st = pe_scheme_parse(spec, out, &err);
+	if (st == PE_OK)
+		return 0;
+	int rc;
+	if (st == PE_ENOMEM)
+		rc = cli_error("scheme '%s': out of memory", spec);
+	else if (st == PE_EIO)
+		rc = cli_error("scheme '%s': %s", spec, err ? err : pe_status_str(st));
+	else
+		rc = cli_usage_error("scheme '%s': %s", spec, err ? err : pe_status_str(st));
+	free(err);
+	return rc;
+}
+
+int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
+		struct pe_scheme ***out, size_t *count)
+{
+	size_t nspecs = o->nspecs ? o->nspecs : 1;
+	size_t nbases = o->nbases ? o->nbases : 1;
+	size_t total = nspecs * nbases;
+	*out = NULL;
+	*count = 0;
+	if (total > max) {
+		if (max == 1)
+			return cli_usage_error("%s takes one scheme, %zu given (use 'posenc compare' "
+					       "for several)",
+					       cli_command_name, total);
+		return cli_usage_error("%s takes at most %zu schemes, %zu given", cli_command_name,
+				       max, total);
+	}
+	struct pe_scheme **list = calloc(total, sizeof(*list));
+	if (!list)
+		return cli_error("out of memory");
+	for (size_t i = 0; i < nspecs; i++) {
+		const char *spec = o->nspecs ? o->specs[i] : default_spec;
+		for (size_t j = 0; j < nbases; j++) {
+			struct pe_scheme **slot = &list[i * nbases + j];
+			int rc;
+			if (!o->nbases) {
+				rc = parse_one(spec, slot);
+			} else {
+				size_t blen = strcspn(o->base_texts[j], ",");
+				size_t len = strlen(spec) + blen + 8;
+				char *with = malloc(len);
+				if (!with) {
+					cli_schemes_free(list, total);
+					return cli_error("out of memory");
+				}
+				snprintf(with, len, "%s%sbase=%.*s", spec,
+					 strchr(spec, ':') ? "," : ":", (int)blen,
+					 o->base_texts[j]);
+				rc = parse_one(with, slot);
+				free(with);
+			}
+			if (rc) {
+				cli_schemes_free(list, total);
+				return rc;
+			}
+		}
+	}
+	*out = list;
+	*count = total;
+	return 0;
+}
+
+const char *cli_format_bytes(double bytes, char *buf)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	int u = 0;
+	while (bytes >= 1024.0 && u < 6) {
+		bytes /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, 32, "%.0f bytes", bytes);
+	else
+		snprintf(buf, 32, "%.1f %s", bytes, units[u]);
+	return buf;
+}
+
+int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
+		     const char *hint)
+{
+	if (bytes <= (double)o->max_memory)
+		return 0;
+	char need[32], have[32];
+	return cli_error("%s needs %s, more than the memory budget of %s: %s", what,
+			 cli_format_bytes(bytes, need), cli_format_bytes((double)o->max_memory, have),
+			 hint);
+}

@@ -1,0 +1,102 @@
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vectors.h"
+
+static int load_file(const struct pe_scheme *s, struct pe_matrix **out)
+{
+	(void)out;
+	return cli_error("scheme '%s': reading tables from files is not available yet",
+			 s->canonical);
+}
+
+int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, enum pe_view view,
+			size_t default_n, size_t default_d, struct cli_vectors *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!pe_scheme_is_vector(s))
+		return cli_usage_error("scheme '%s' is an attention bias, not position vectors: "
+				       "use 'posenc bias'",
+				       s->canonical);
+	struct pe_vectors *v = &out->vec;
+	v->scheme = s;
+	v->view = view;
+	v->first = o->start;
+	if (s->kind == PE_SCHEME_FILE) {
+		if (view != PE_VIEW_DEFAULT)
+			return cli_usage_error("option '--view' applies to rope, not '%s'",
+					       s->canonical);
+		int rc = load_file(s, &out->table);
+		if (rc)
+			return rc;
+		v->table = out->table;
+		v->d = out->table->cols;
+		if (o->d && o->d != v->d) {
+			cli_vectors_finish(out);
+			return cli_usage_error("option '-d': %zu differs from the %zu columns of '%s'",
+					       o->d, v->d, s->path);
+		}
+		size_t rows = out->table->rows;
+		if (o->start >= rows) {
+			cli_vectors_finish(out);
+			return cli_usage_error("option '--start': %llu is past the %zu rows of '%s'",
+					       (unsigned long long)o->start, rows, s->path);
+		}
+		v->n = o->n ? o->n : rows - (size_t)o->start;
+		if (v->n > rows - (size_t)o->start) {
+			cli_vectors_finish(out);
+			return cli_usage_error("option '-n': rows %llu..%llu are past the %zu rows of "
+					       "'%s'",
+					       (unsigned long long)o->start,
+					       (unsigned long long)(o->start + o->n - 1), rows,
+					       s->path);
+		}
+		return 0;
+	}
+	v->n = o->n ? o->n : default_n;
+	v->d = o->d ? o->d : default_d;
+	const char *why = NULL;
+	enum pe_status st = pe_encode_check(s, v->d, view, &why);
+	if (st != PE_OK)
+		return cli_usage_error("scheme '%s' with d=%zu: %s", s->canonical, v->d,
+				       why ? why : pe_status_str(st));
+	uint64_t limit = (uint64_t)PE_POSITION_MAX;
+	if (s->kind == PE_SCHEME_SINUSOIDAL)
+		limit -= (uint64_t)s->start;
+	if (o->start > limit || (uint64_t)v->n - 1 > limit - o->start)
+		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
+				       (unsigned long long)o->start,
+				       (unsigned long long)o->start + (unsigned long long)v->n - 1);
+	return 0;
+}
+
+int cli_vectors_matrix(const struct cli_common *o, const struct cli_vectors *v,
+		       struct pe_matrix **out)
+{
+	const struct pe_vectors *vec = &v->vec;
+	char what[128];
+	snprintf(what, sizeof(what), "the %zu x %zu matrix", vec->n, vec->d);
+	int rc = cli_check_memory(o, (double)vec->n * (double)vec->d * 8.0, what,
+				  "ask for fewer positions (-n) or a smaller width (-d)");
+	if (rc)
+		return rc;
+	struct pe_matrix *m = pe_matrix_create(vec->n, vec->d);
+	if (!m)
+		return cli_error("%s: out of memory", what);
+	enum pe_status st = pe_vectors_rows(vec, 0, vec->n, m->data);
+	if (st != PE_OK) {
+		pe_matrix_destroy(m);
+		return st == PE_ENOMEM ? cli_error("%s: out of memory", what)
+				       : cli_usage_error("%s: %s", what, pe_status_str(st));
+	}
+	*out = m;
+	return 0;
+}
+
+void cli_vectors_finish(struct cli_vectors *v)
+{
+	pe_matrix_destroy(v->table);
+	v->table = NULL;
+}

@@ -1,0 +1,130 @@
+/* Validation and dispatch of encodings to the per-scheme fillers. */
+#include <stdlib.h>
+
+#include <posenc/encode.h>
+
+#include "encode_internal.h"
+
+enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view view,
+			       const char **why)
+{
+	const char *dummy;
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (!pe_scheme_is_vector(s)) {
+		*why = "an attention bias has no position vectors (use 'posenc bias')";
+		return PE_EUNSUPPORTED;
+	}
+	if (d == 0) {
+		*why = "the width d must be at least 1";
+		return PE_ERANGE;
+	}
+	if (view != PE_VIEW_DEFAULT && s->kind != PE_SCHEME_ROPE) {
+		*why = "views (angle, cos, sin, rotated) exist only for rope";
+		return PE_EUNSUPPORTED;
+	}
+	if (s->kind == PE_SCHEME_ROPE) {
+		size_t d_rot = pe_rope_rotary_width(s, d);
+		if (d_rot < 2) {
+			*why = "rope rotates no pair: int(d * rotary) is below 2";
+			return PE_ERANGE;
+		}
+		if (d_rot % 2) {
+			*why = "rope needs an even rotary width int(d * rotary)";
+			return PE_ERANGE;
+		}
+	}
+	return PE_OK;
+}
+
+enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+			      enum pe_view view, double *dst)
+{
+	enum pe_status st = pe_encode_check(s, d, view, NULL);
+	if (st != PE_OK)
+		return st;
+	if (n == 0)
+		return PE_OK;
+	/* Whole positions must stay exact doubles: at most 2^53. */
+	uint64_t limit = (uint64_t)PE_POSITION_MAX;
+	if (s->kind == PE_SCHEME_SINUSOIDAL)
+		limit -= (uint64_t)s->start;
+	if (first > limit || n - 1 > limit - first)
+		return PE_ERANGE;
+	switch (s->kind) {
+	case PE_SCHEME_SINUSOIDAL:
+		return pe_sinusoidal_rows(s, d, first, n, dst);
+	case PE_SCHEME_ROPE:
+		return pe_rope_rows(s, d, first, n, view, dst);
+	case PE_SCHEME_LEARNED:
+		pe_learned_rows(s, d, first, n, dst);
+		return PE_OK;
+	case PE_SCHEME_BINARY:
+		pe_binary_rows(d, first, n, dst);
+		return PE_OK;
+	default:
+		/* The file scheme is a table: load it with the file readers. */
+		return PE_EUNSUPPORTED;
+	}
+}
+
+enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+			 enum pe_view view, struct pe_matrix **out)
+{
+	*out = NULL;
+	size_t count;
+	if (pe_size_mul(n, d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
+		return PE_ETOOBIG;
+	enum pe_status st = pe_encode_check(s, d, view, NULL);
+	if (st != PE_OK)
+		return st;
+	struct pe_matrix *m = pe_matrix_create(n, d);
+	if (!m)
+		return PE_ENOMEM;
+	st = pe_encode_rows(s, d, first, n, view, m->data);
+	if (st != PE_OK) {
+		pe_matrix_destroy(m);
+		return st;
+	}
+	*out = m;
+	return PE_OK;
+}
+
+enum pe_status pe_scheme_frequencies(const struct pe_scheme *s, size_t d, double *theta,
+				     size_t *count)
+{
+	*count = 0;
+	enum pe_status st = pe_encode_check(s, d, PE_VIEW_DEFAULT, NULL);
+	if (st != PE_OK)
+		return st;
+	if (s->kind == PE_SCHEME_SINUSOIDAL) {
+		*count = pe_sinusoidal_frequencies(s, d, theta);
+		return PE_OK;
+	}
+	if (s->kind == PE_SCHEME_ROPE) {
+		size_t d_rot = pe_rope_rotary_width(s, d);
+		st = pe_rope_theta(s, d_rot, theta, NULL);
+		if (st == PE_OK)
+			*count = d_rot / 2;
+		return st;
+	}
+	return PE_EUNSUPPORTED;
+}
+
+enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t count, double *dst)
+{
+	if (r0 > v->n || count > v->n - r0)
+		return PE_ERANGE;
+	if (!v->table)
+		return pe_encode_rows(v->scheme, v->d, v->first + r0, count, v->view, dst);
+	const struct pe_matrix *t = v->table;
+	if (t->cols != v->d || v->first > t->rows || v->first + r0 + count > t->rows)
+		return PE_ERANGE;
+	for (size_t r = 0; r < count; r++) {
+		const double *src = t->data + (v->first + r0 + r) * t->cols;
+		for (size_t j = 0; j < v->d; j++)
+			dst[r * v->d + j] = src[j];
+	}
+	return PE_OK;
+}

@@ -1,0 +1,36 @@
+/*
+ * Private interface between the encoding dispatcher (encode.c) and the
+ * per-scheme fillers. Each filler writes n rows of width d, row r being
+ * position first + r, into dst; arguments are already validated.
+ */
+#ifndef POSENC_ENCODE_INTERNAL_H
+#define POSENC_ENCODE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <posenc/encode.h>
+#include <posenc/rope.h>
+
+enum pe_status pe_sinusoidal_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+				  double *dst);
+enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+			    enum pe_view view, double *dst);
+void pe_learned_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n, double *dst);
+void pe_binary_rows(size_t d, uint64_t first, size_t n, double *dst);
+
+/* Unscaled then scaled RoPE inverse frequencies (d_rot / 2 of them). */
+enum pe_status pe_rope_theta(const struct pe_scheme *s, size_t d_rot, double *theta,
+			     struct pe_rope_scaling_info *info);
+
+/* Pair frequencies of a sinusoidal table (see pe_scheme_frequencies()). */
+size_t pe_sinusoidal_frequencies(const struct pe_scheme *s, size_t d, double *w);
+
+/*
+ * The exact angle x * w (or x / w when divide is set) as hi + lo, then its
+ * sine and cosine. hi is the double product numpy would form; lo carries
+ * that rounding error, so sin/cos are those of the exact real product.
+ */
+void pe_exact_sincos(double x, double w, int divide, double *s, double *c, double *angle);
+
+#endif

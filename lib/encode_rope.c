@@ -1,0 +1,76 @@
+/*
+ * RoPE views. theta_i = 1 / base^(2i/d_rot) as HF computes inv_freq, then
+ * the scaling; angles m * theta_i. Columns of pair i: (2i, 2i+1) for the
+ * interleaved layout, (i, i + d_rot/2) for rotate_half. Columns past d_rot
+ * are not rotated. cos, sin and rotated carry the scaling's attention
+ * factor, as HF's cos/sin tables do.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <posenc/rope.h>
+
+#include "encode_internal.h"
+
+size_t pe_rope_rotary_width(const struct pe_scheme *s, size_t d)
+{
+	/* int(head_dim * partial_rotary_factor), as HF and GPT-NeoX do. */
+	return (size_t)((double)d * s->rotary);
+}
+
+enum pe_status pe_rope_theta(const struct pe_scheme *s, size_t d_rot, double *theta,
+			     struct pe_rope_scaling_info *info)
+{
+	for (size_t i = 0; i < d_rot / 2; i++)
+		theta[i] = 1.0 / pow(s->base, (double)(2 * i) / (double)d_rot);
+	return pe_rope_scale_frequencies(&s->scaling, s->base, d_rot, theta, info);
+}
+
+enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+			    enum pe_view view, double *dst)
+{
+	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
+	double *theta = malloc((h ? h : 1) * sizeof(*theta));
+	if (!theta)
+		return PE_ENOMEM;
+	struct pe_rope_scaling_info info;
+	enum pe_status st = pe_rope_theta(s, d_rot, theta, &info);
+	if (st != PE_OK) {
+		free(theta);
+		return st;
+	}
+	double att = info.attention_factor;
+	if (view == PE_VIEW_DEFAULT)
+		view = PE_VIEW_ROTATED;
+	for (size_t r = 0; r < n; r++) {
+		double *row = dst + r * d;
+		double m = (double)(first + r);
+		for (size_t i = 0; i < h; i++) {
+			double sv, cv, angle;
+			pe_exact_sincos(m, theta[i], 0, &sv, &cv, &angle);
+			size_t a = s->layout == PE_LAYOUT_HALF ? i : 2 * i;
+			size_t b = s->layout == PE_LAYOUT_HALF ? i + h : 2 * i + 1;
+			switch (view) {
+			case PE_VIEW_ANGLE:
+				row[a] = row[b] = angle;
+				break;
+			case PE_VIEW_COS:
+				row[a] = row[b] = att * cv;
+				break;
+			case PE_VIEW_SIN:
+				row[a] = row[b] = att * sv;
+				break;
+			default:
+				/* The all-ones vector: (1,1) rotated by the angle. */
+				row[a] = att * (cv - sv);
+				row[b] = att * (sv + cv);
+				break;
+			}
+		}
+		double pass = view == PE_VIEW_ANGLE || view == PE_VIEW_SIN ? 0.0 : 1.0;
+		for (size_t j = d_rot; j < d; j++)
+			row[j] = pass;
+	}
+	free(theta);
+	return PE_OK;
+}

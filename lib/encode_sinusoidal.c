@@ -1,0 +1,72 @@
+/*
+ * Additive sinusoidal tables, in the four conventions real code uses:
+ * freq=paper divides the position by base^(2k/d) as numpy/HF do
+ * (DistilBERT, XLM, Marian, RoFormer); freq=t2t multiplies it by
+ * exp(-k ln(base) / max(d/2-1, 1)) as tensor2tensor and fairseq do.
+ * Odd d: paper has ceil(d/2) sine and floor(d/2) cosine columns; t2t
+ * appends one zero column.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "encode_internal.h"
+
+/* Paper: denominators base^(2k/d); t2t: frequencies. One entry per pair. */
+static size_t sinusoidal_factors(const struct pe_scheme *s, size_t d, double *f)
+{
+	if (s->freq == PE_FREQ_PAPER) {
+		size_t count = (d + 1) / 2;
+		for (size_t k = 0; k < count; k++)
+			f[k] = pow(s->base, (double)(2 * k) / (double)d);
+		return count;
+	}
+	size_t h = d / 2;
+	double inc = log(s->base) / (double)(h > 1 ? h - 1 : 1);
+	for (size_t k = 0; k < h; k++)
+		f[k] = exp((double)k * -inc);
+	return h;
+}
+
+size_t pe_sinusoidal_frequencies(const struct pe_scheme *s, size_t d, double *w)
+{
+	size_t count = sinusoidal_factors(s, d, w);
+	if (s->freq == PE_FREQ_PAPER)
+		for (size_t k = 0; k < count; k++)
+			w[k] = 1.0 / w[k];
+	return count;
+}
+
+enum pe_status pe_sinusoidal_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+				  double *dst)
+{
+	double *f = malloc(((d + 1) / 2 + 1) * sizeof(*f));
+	if (!f)
+		return PE_ENOMEM;
+	size_t pairs = sinusoidal_factors(s, d, f);
+	int divide = s->freq == PE_FREQ_PAPER;
+	/* Column of the sine and cosine of pair k, per layout. */
+	size_t sin_cols = s->freq == PE_FREQ_PAPER ? (d + 1) / 2 : d / 2;
+	for (size_t r = 0; r < n; r++) {
+		double *row = dst + r * d;
+		double p = (double)(first + r) + s->start;
+		for (size_t j = 0; j < d; j++)
+			row[j] = 0.0;
+		for (size_t k = 0; k < pairs; k++) {
+			double sv, cv;
+			pe_exact_sincos(p, f[k], divide, &sv, &cv, NULL);
+			size_t cs, cc;
+			if (s->layout == PE_LAYOUT_INTERLEAVED) {
+				cs = 2 * k;
+				cc = 2 * k + 1;
+			} else {
+				cs = k;
+				cc = sin_cols + k;
+			}
+			row[cs] = sv;
+			if (cc < d && (s->layout == PE_LAYOUT_INTERLEAVED || cc < sin_cols + d / 2))
+				row[cc] = cv;
+		}
+	}
+	free(f);
+	return PE_OK;
+}

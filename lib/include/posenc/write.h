@@ -1,0 +1,80 @@
+/*
+ * posenc/write.h - matrices to CSV and NPY streams
+ *
+ * CSV: a header row, then one row per matrix row. The first column names
+ * and holds the row coordinate ("position", "offset", "pair", ...); the
+ * other header cells are the column coordinates. Floats are written with
+ * "%.17g" so they read back bit for bit; nan, inf and -inf as such. It
+ * loads with pandas.read_csv(f, index_col=0).
+ *
+ * NPY: format 1.0 (2.0 when the header needs more than 65535 bytes),
+ * little-endian float64 ("<f8") or float32 ("<f4"), C order, the header
+ * padded to 64 bytes exactly as numpy's np.save pads it, so the files are
+ * byte-identical to np.save's.
+ *
+ * Writers take a FILE* the caller opened; they never close it.
+ */
+#ifndef POSENC_WRITE_H
+#define POSENC_WRITE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <posenc/matrix.h>
+#include <posenc/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The coordinates of one axis of a table: explicit labels when @labels is
+ * set, else the numbers first + i * step.
+ */
+struct pe_axis {
+	const char *name;          /* rows: header of the index column */
+	double first;
+	double step;
+	const char *const *labels; /* NULL: numbers; else one per row/column */
+};
+
+enum pe_dtype {
+	PE_DTYPE_F64,
+	PE_DTYPE_F32,
+};
+
+/*
+ * pe_csv_write() - write a matrix as CSV
+ *
+ * @return PE_OK, PE_EIO if a write failed (errno tells why), PE_ENOMEM.
+ */
+enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
+			    const struct pe_axis *cols);
+
+/*
+ * pe_csv_format() - "%.17g"-equivalent text of v into buf (at least 32 bytes)
+ *
+ * @return the length written.
+ */
+size_t pe_csv_format(double v, char *buf);
+
+/*
+ * pe_npy_write() - write @data with the given shape as an NPY array
+ *
+ * @shape: @ndim extents (0 <= ndim <= 8); data holds their product.
+ *
+ * @return PE_OK, PE_EINVAL for ndim > 8, PE_EIO, PE_ENOMEM.
+ */
+enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
+			    enum pe_dtype dtype);
+
+/*
+ * pe_npy_write_matrix() - pe_npy_write() of a rows x cols matrix
+ */
+enum pe_status pe_npy_write_matrix(FILE *f, const struct pe_matrix *m, enum pe_dtype dtype);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

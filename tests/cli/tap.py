@@ -1,0 +1,84 @@
+"""A minimal TAP producer and helpers to run the posenc program in tests."""
+import os
+import subprocess
+import sys
+import tempfile
+
+_count = 0
+_failed = 0
+
+
+def ok(cond, name, detail=""):
+    global _count, _failed
+    _count += 1
+    if cond:
+        print(f"ok {_count} - {name}")
+    else:
+        _failed += 1
+        print(f"not ok {_count} - {name}")
+        for line in str(detail).splitlines()[:20]:
+            print(f"#   {line}")
+    sys.stdout.flush()
+    return cond
+
+
+def skip(name, why):
+    global _count
+    _count += 1
+    print(f"ok {_count} - {name} # SKIP {why}")
+
+
+def done():
+    print(f"1..{_count}")
+    sys.exit(1 if _failed else 0)
+
+
+class Run:
+    def __init__(self, proc):
+        self.rc = proc.returncode
+        self.out = proc.stdout
+        self.err = proc.stderr.decode("utf-8", "replace")
+
+    @property
+    def text(self):
+        return self.out.decode("utf-8", "replace")
+
+
+def run(exe, *args, cwd=None, stdin=None):
+    proc = subprocess.run([exe, *args], capture_output=True, cwd=cwd, stdin=stdin, timeout=120)
+    return Run(proc)
+
+
+def workdir():
+    return tempfile.mkdtemp(prefix="posenc-cli-")
+
+
+def numpy_python():
+    """A Python interpreter that has numpy: this one, or Debian's."""
+    try:
+        import numpy  # noqa: F401
+        return sys.executable
+    except ImportError:
+        pass
+    for cand in ("/usr/bin/python3",):
+        if os.path.exists(cand):
+            r = subprocess.run([cand, "-c", "import numpy"], capture_output=True)
+            if r.returncode == 0:
+                return cand
+    return None
+
+
+def error_case(exe, name, args, want_rc, needle, cwd=None):
+    """A failing run: exit status, one 'posenc: error:' line naming the problem,
+    and no file left in cwd (the folder must start empty or as given)."""
+    before = set(os.listdir(cwd)) if cwd else None
+    r = run(exe, *args, cwd=cwd)
+    lines = [l for l in r.err.splitlines() if l]
+    first = lines[0] if lines else ""
+    good = (r.rc == want_rc and first.startswith("posenc: error: ") and needle in first
+            and len([l for l in lines if l.startswith("posenc: error")]) == 1)
+    if cwd:
+        after = set(os.listdir(cwd))
+        good = good and after == before
+    return ok(good, f"error: {name}", f"rc={r.rc} want {want_rc}; stderr={r.err!r}; "
+              f"needle={needle!r}" + (f"; files {sorted(set(os.listdir(cwd)) - before)}" if cwd else ""))
