@@ -156,11 +156,10 @@ static void paint_image(cairo_t *cr, cairo_surface_t *img, size_t gw, size_t gh,
 }
 
 enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st, const struct pe_heatmap_spec *hm,
-			    struct rect r, double vmin, double vmax)
+			    struct rect r, const char *cmap, double vmin, double vmax)
 {
 	uint8_t lut[256][3];
-	const char *name = hm->colormap ? hm->colormap : colormap_default(hm->is_signed);
-	if (!colormap_lut(name, lut))
+	if (!colormap_lut(cmap, lut))
 		return PE_EINVAL;
 	size_t gw = raster_size(st, hm->cols, r.w), gh = raster_size(st, hm->rows, r.h);
 	if (gw > 32767 || gh > 32767)
@@ -183,7 +182,7 @@ enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st, const struc
 double colorbar_width(const struct fig_style *st, double h)
 {
 	/* matplotlib: an aspect of 20, 18 px at 370 px; never thinner than a glyph. */
-	return fmin(fmax(h / 20, 1.0 * st->font), 1.6 * st->font);
+	return fmin(fmax(h / 20, 1.0 * st->font), 2.2 * st->font);
 }
 
 static void colorbar_axis(cairo_t *cr, const struct fig_style *st, struct axis *a, double h,

@@ -135,9 +135,9 @@ void axis_draw_y(cairo_t *cr, const struct fig_style *st, const struct axis *a, 
 
 /* Colour limits of a heatmap (data pass if automatic); PE status from a row callback. */
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax);
-/* Draw the matrix into r with limits [vmin, vmax]. */
+/* Draw the matrix into r with colormap cmap and limits [vmin, vmax]. */
 enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st, const struct pe_heatmap_spec *hm,
-			    struct rect r, double vmin, double vmax);
+			    struct rect r, const char *cmap, double vmin, double vmax);
 /* Draw a colorbar in r (the bar itself) with ticks and label on its right. */
 void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, struct rect r,
 		   double vmin, double vmax, const char *label);

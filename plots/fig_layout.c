@@ -173,6 +173,11 @@ static void measure(struct layout *L, struct slot *sl)
 		xy_legend_size(cr, st, p, &w, &h);
 		sl->mr = fmax(sl->mr, st->font + w + st->pad);
 	}
+	/* Air between neighbouring columns, so a colorbar label never touches a y label. */
+	if (L->fig->cols > 1) {
+		sl->ml += 0.4 * st->font;
+		sl->mr += 0.4 * st->font;
+	}
 }
 
 /* Colorbar geometry for a shared scale: right of the column, over the heatmap rows. */
@@ -181,6 +186,9 @@ static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, str
 	double top = INFINITY, bottom = -INFINITY, right = -INFINITY;
 	for (size_t i = 0; i < (size_t)L->fig->rows * L->fig->cols; i++) {
 		struct slot *sl = &L->s[i];
+		/* One bar for the whole grid stands right of the last column, whatever it holds. */
+		if (sc == &L->all_scale && sl->p->kind != PANEL_EMPTY)
+			right = fmax(right, sl->axes.x + sl->axes.w);
 		if (sl->scale != sc)
 			continue;
 		top = fmin(top, sl->axes.y);
@@ -319,7 +327,9 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	if (p->kind == PANEL_EMPTY)
 		return PE_OK;
 	if (p->kind == PANEL_HEATMAP) {
-		enum pe_status s = heatmap_draw(cr, st, &p->hm, a, sl->scale->vmin, sl->scale->vmax);
+		/* A shared scale is one colormap too: the bar must describe every panel. */
+		enum pe_status s = heatmap_draw(cr, st, &p->hm, a, sl->scale->cmap, sl->scale->vmin,
+						sl->scale->vmax);
 		if (s != PE_OK)
 			return s;
 	} else {

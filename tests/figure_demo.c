@@ -193,7 +193,7 @@ static void scatter(size_t n, const char *name)
 	free(y);
 }
 
-static void grid(void)
+static void grid(enum pe_color_share share, const char *name)
 {
 	size_t n = 256, d = 128;
 	double *enc[2], *dist[2], *corr[2], *sx[2], *sy[2], *dk[2], *kx;
@@ -226,7 +226,7 @@ static void grid(void)
 	}
 	struct pe_figure *fig = pe_figure_create(2, 4);
 	pe_figure_set_title(fig, "sinusoidal encodings: base 10000 vs base 10 (d = 128, n = 256)");
-	pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
+	pe_figure_set_color_share(fig, share);
 	const char *cols[4] = {"encoding", "distance", "correlation", "distance vs correlation"};
 	for (int c = 0; c < 4; c++)
 		pe_figure_set_col_title(fig, c, cols[c]);
@@ -262,8 +262,11 @@ static void grid(void)
 	pe_panel_set_xlabel(b, "offset k");
 	pe_panel_set_ylabel(b, "correlation");
 	pe_panel_set_title(b, "decay with offset");
-	write_all(fig, "grid", 1600, 1000);
-	write_all(fig, "grid_default", 0, 0);
+	char path[64];
+	snprintf(path, sizeof(path), "%s", name);
+	write_all(fig, path, 1600, 1000);
+	snprintf(path, sizeof(path), "%s_default", name);
+	write_all(fig, path, 0, 0);
 	pe_figure_destroy(fig);
 	for (int s = 0; s < 2; s++) {
 		free(enc[s]), free(dist[s]), free(corr[s]), free(sx[s]), free(sy[s]), free(dk[s]);
@@ -281,10 +284,14 @@ int main(int argc, char **argv)
 	heatmap("heatmap_512x128", 512, 128, 0, 0, 0);
 	heatmap("heatmap_small", 64, 32, 0, 200, 150);
 	heatmap("heatmap_large", 64, 32, 0, 2560, 1920);
+	heatmap("heatmap_8x4096", 8, 4096, 0, 0, 0);
+	heatmap("heatmap_wide_canvas", 256, 128, 0, 1200, 300);
 	lines();
 	scatter(3000, "scatter");
 	scatter(60000, "scatter_dense");
-	grid();
+	grid(PE_SHARE_COLUMN, "grid");
+	grid(PE_SHARE_ALL, "grid_share_all");
+	grid(PE_SHARE_NONE, "grid_share_none");
 	if (argc > 2)
 		big_heatmap();
 	return 0;

@@ -98,8 +98,9 @@ enum pe_status pe_figure_set_col_title(struct pe_figure *fig, unsigned col, cons
 /*
  * pe_figure_set_color_share() - how heatmaps share colour scales (default NONE)
  *
- * A shared scale spans the data of every heatmap it covers, unless the
- * heatmaps give explicit limits (then the widest of those is used).
+ * A shared scale spans the limits of every heatmap it covers (each from its
+ * data or its explicit vmin/vmax), symmetric about 0 when they are signed,
+ * and uses the colormap and colorbar label of the first of them.
  */
 void pe_figure_set_color_share(struct pe_figure *fig, enum pe_color_share share);
 
