@@ -47,6 +47,7 @@ struct pe_panel {
 	struct refline *refs;
 	size_t n_refs;
 	bool log_x, log_y;
+	bool int_x, int_y;
 	double xlim[2], ylim[2]; /* NaN: automatic */
 };
 

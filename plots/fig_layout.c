@@ -224,6 +224,25 @@ static double snapv(const struct fig_style *st, double v)
 	return st->vector ? v : round(v);
 }
 
+/* Shrink a heatmap's axes to square data units, centred in the space it had. */
+static void apply_aspect(const struct fig_style *st, struct slot *sl)
+{
+	const struct pe_heatmap_spec *hm = &sl->p->hm;
+	if (sl->p->kind != PANEL_HEATMAP || !hm->equal_aspect)
+		return;
+	double ratio = fabs(hm->x_hi - hm->x_lo) / fabs(hm->y_bottom - hm->y_top);
+	struct rect *a = &sl->axes;
+	if (a->w > a->h * ratio) {
+		double w = fmax(1, snapv(st, a->h * ratio));
+		a->x = snapv(st, a->x + (a->w - w) / 2);
+		a->w = w;
+	} else {
+		double h = fmax(1, snapv(st, a->w / ratio));
+		a->y = snapv(st, a->y + (a->h - h) / 2);
+		a->h = h;
+	}
+}
+
 static void place_axes(struct layout *L)
 {
 	struct pe_figure *fig = L->fig;
@@ -257,6 +276,7 @@ static void place_axes(struct layout *L)
 			    (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
 				L->cramped = true;
 			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
+			apply_aspect(st, sl);
 		}
 	if (L->n > (size_t)R * C) {
 		struct slot *b = &L->s[L->n - 1];
@@ -268,6 +288,7 @@ static void place_axes(struct layout *L)
 		if (b->p->kind != PANEL_EMPTY && (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
 			L->cramped = true;
 		b->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
+		apply_aspect(st, b);
 	}
 }
 

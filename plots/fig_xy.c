@@ -35,8 +35,8 @@ static void pad_range(struct axis *a, double lo, double hi)
 
 enum pe_status xy_ranges(const struct pe_panel *p, struct axis *x, struct axis *y)
 {
-	*x = (struct axis){.log = p->log_x};
-	*y = (struct axis){.log = p->log_y};
+	*x = (struct axis){.log = p->log_x, .integer = p->int_x && !p->log_x};
+	*y = (struct axis){.log = p->log_y, .integer = p->int_y && !p->log_y};
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
 	for (size_t s = 0; s < p->n_series; s++) {
 		const struct series *se = &p->series[s];

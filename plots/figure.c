@@ -262,6 +262,12 @@ void pe_panel_set_log(struct pe_panel *p, bool log_x, bool log_y)
 	p->log_y = log_y;
 }
 
+void pe_panel_set_integer_ticks(struct pe_panel *p, bool x, bool y)
+{
+	p->int_x = x;
+	p->int_y = y;
+}
+
 static enum pe_status set_lim(double lim[2], double lo, double hi)
 {
 	if (isnan(lo) || isnan(hi)) {

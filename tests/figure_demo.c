@@ -4,6 +4,7 @@
  * nothing). Usage: figure_demo OUTDIR
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,8 @@ static enum pe_status sin_rows(void *ctx, size_t row, double *out)
 	return PE_OK;
 }
 
-static void heatmap(const char *name, size_t n, size_t d, double first, double w, double h)
+static void heatmap_aspect(const char *name, size_t n, size_t d, double first, double w, double h,
+			   bool equal)
 {
 	double *m = sinusoidal(n, d, first);
 	struct pe_figure *fig = pe_figure_create(1, 1);
@@ -68,6 +70,7 @@ static void heatmap(const char *name, size_t n, size_t d, double first, double w
 	pe_heatmap_spec_init(&spec, n, d, m);
 	pe_heatmap_spec_set_positions(&spec, first, n, 0, d);
 	spec.is_signed = true;
+	spec.equal_aspect = equal;
 	spec.colorbar_label = "encoding value";
 	pe_panel_set_heatmap(p, &spec);
 	pe_panel_set_xlabel(p, "dimension");
@@ -78,6 +81,11 @@ static void heatmap(const char *name, size_t n, size_t d, double first, double w
 	write_all(fig, name, w, h);
 	pe_figure_destroy(fig);
 	free(m);
+}
+
+static void heatmap(const char *name, size_t n, size_t d, double first, double w, double h)
+{
+	heatmap_aspect(name, n, d, first, w, h, false);
 }
 
 static void big_heatmap(void)
@@ -285,6 +293,8 @@ int main(int argc, char **argv)
 	heatmap("heatmap_small", 64, 32, 0, 200, 150);
 	heatmap("heatmap_large", 64, 32, 0, 2560, 1920);
 	heatmap("heatmap_8x4096", 8, 4096, 0, 0, 0);
+	heatmap_aspect("heatmap_equal", 64, 32, 0, 0, 0, true);
+	heatmap_aspect("heatmap_equal_wide", 32, 128, 0, 0, 0, true);
 	heatmap("heatmap_wide_canvas", 256, 128, 0, 1200, 300);
 	lines();
 	scatter(3000, "scatter");

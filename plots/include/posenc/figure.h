@@ -178,6 +178,13 @@ struct pe_heatmap_spec {
 	double x_lo, x_hi, y_top, y_bottom;
 	bool x_integer, y_integer; /* tick only at whole numbers */
 	/*
+	 * false (default): the heatmap fills its panel, cells need not be
+	 * square (PE matrices are rarely square). true: one data unit is as
+	 * long on both axes, like matplotlib's aspect="equal"; the colorbar
+	 * still matches the heatmap's height.
+	 */
+	bool equal_aspect;
+	/*
 	 * The colour scale (posenc/colormap.h, posenc/norm.h): colormap NULL
 	 * means PE_COLORMAP_DEFAULT, or PE_COLORMAP_DIVERGING when is_signed.
 	 * vmin/vmax NaN: from the finite data; signed data gets symmetric
@@ -244,6 +251,12 @@ enum pe_status pe_panel_add_scatter(struct pe_panel *p, const char *name, const 
  * Points with a non-positive coordinate on a log axis are left out.
  */
 void pe_panel_set_log(struct pe_panel *p, bool log_x, bool log_y);
+
+/*
+ * pe_panel_set_integer_ticks() - tick x and/or y of an x-y panel only at whole
+ * numbers (offsets, pair indices, dimensions); ignored on log axes
+ */
+void pe_panel_set_integer_ticks(struct pe_panel *p, bool x, bool y);
 
 /*
  * pe_panel_set_xlim(), pe_panel_set_ylim() - fix an axis range (NaN: automatic)
