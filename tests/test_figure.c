@@ -477,6 +477,86 @@ static void heatmap_pixels_row0_on_top_and_area_averaged(void **state)
 	pe_figure_destroy(fig);
 }
 
+/* Vertical run of viridis-coloured pixels through column x, as [top, bottom). */
+static void palette_run(const struct decoded *d, const unsigned char pal[256][3], unsigned x,
+			unsigned *top, unsigned *bottom)
+{
+	unsigned y = 0;
+	while (y < d->height && nearest_entry(pal, decoded_px(d, x, y)) < 0)
+		y++;
+	*top = y;
+	while (y < d->height && nearest_entry(pal, decoded_px(d, x, y)) >= 0)
+		y++;
+	*bottom = y;
+}
+
+static void colorbar_is_as_tall_as_the_heatmap(void **state)
+{
+	(void)state;
+	unsigned char pal[256][3];
+	pe_colormap_palette(pe_colormap_find("viridis"), pal);
+	static double m[50 * 7];
+	for (size_t i = 0; i < 50 * 7; i++)
+		m[i] = (double)(i / 7);
+	const double sizes[][2] = {{640, 480}, {300, 900}, {1500, 300}};
+	for (size_t k = 0; k < 3; k++) {
+		struct pe_figure *fig = pe_figure_create(1, 1);
+		struct pe_heatmap_spec spec;
+		pe_heatmap_spec_init(&spec, 50, 7, m);
+		spec.colorbar_label = "row";
+		pe_panel_set_heatmap(pe_figure_panel(fig, 0, 0), &spec);
+		pe_figure_set_title(fig, "title");
+		FILE *f = write_figure(fig, PE_FIGURE_PNG, sizes[k][0], sizes[k][1]);
+		struct decoded d;
+		assert_int_equal(decode_png(f, &d), 0);
+		unsigned ht, hb, ct, cb;
+		palette_run(&d, pal, d.width * 2 / 5, &ht, &hb);
+		/* The colorbar: the rightmost column with colormap pixels at mid-height. */
+		unsigned x = d.width - 1;
+		while (x > 0 && nearest_entry(pal, decoded_px(&d, x, d.height / 2)) < 0)
+			x--;
+		palette_run(&d, pal, x - 1, &ct, &cb);
+		assert_true(hb - ht > d.height / 2);
+		assert_int_equal(ct, ht);
+		assert_int_equal(cb, hb);
+		decoded_free(&d);
+		fclose(f);
+		pe_figure_destroy(fig);
+	}
+}
+
+static void legend_avoids_data(void **state)
+{
+	(void)state;
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 10, 10);
+	cairo_t *cr = cairo_create(s);
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct fig_style st;
+	figure_style(fig, PE_FIGURE_PNG, 640, 480, &st);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	enum { N = 400 };
+	static double x[N], down[N], up[N], fill[N];
+	for (size_t i = 0; i < N; i++) {
+		x[i] = (double)i;
+		down[i] = exp(-(double)i / 30);      /* from top left to bottom right */
+		up[i] = 1 - down[i];                 /* bottom left to top right */
+		fill[i] = (i % 2) ? 1.0 : 0.0;       /* zig-zag over the whole panel */
+	}
+	pe_panel_add_line(p, "decaying", x, down, N);
+	pe_panel_add_line(p, "rising", x, up, N);
+	struct axis ax, ay;
+	assert_int_equal(xy_ranges(p, &ax, &ay), PE_OK);
+	struct rect r = {60, 40, 520, 380};
+	/* The curves leave the middle right free: the legend fits inside. */
+	assert_true(xy_legend_inside(cr, &st, p, &ax, &ay, r));
+	pe_panel_add_line(p, "everywhere", x, fill, N);
+	assert_int_equal(xy_ranges(p, &ax, &ay), PE_OK);
+	assert_false(xy_legend_inside(cr, &st, p, &ax, &ay, r));
+	pe_figure_destroy(fig);
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+}
+
 static enum pe_status failing_rows(void *ctx, size_t row, double *buf)
 {
 	(void)ctx;
@@ -565,6 +645,8 @@ int main(void)
 		cmocka_unit_test(png_has_the_asked_size),
 		cmocka_unit_test(svg_and_pdf_are_well_formed),
 		cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
+		cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
+		cmocka_unit_test(legend_avoids_data),
 		cmocka_unit_test(errors_are_reported),
 		cmocka_unit_test(write_errors_are_eio),
 	};
