@@ -46,12 +46,29 @@ void figure_style(const struct pe_figure *fig, enum pe_figure_format format, dou
 	st->pad = 0.3 * st->font;
 }
 
+void pe_figure_default_size(const struct pe_figure *fig, double *width, double *height)
+{
+	*width = PE_FIGURE_DEFAULT_WIDTH;
+	*height = PE_FIGURE_DEFAULT_HEIGHT;
+	if (fig->rows * fig->cols == 1 && !fig->bottom)
+		return;
+	/* About 340 x 280 per grid panel (a heatmap, its colorbar and labels), 240 for the bottom row. */
+	*width = fmax(*width, 340.0 * fig->cols + 80);
+	*height = fmax(*height, 280.0 * fig->rows + (fig->bottom ? 240 : 0) + 60);
+}
+
 enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format format, double width,
 			       double height, FILE *out)
 {
-	if (width == 0 && height == 0) {
-		width = PE_FIGURE_DEFAULT_WIDTH;
-		height = PE_FIGURE_DEFAULT_HEIGHT;
+	if (width == 0 || height == 0) {
+		double dw, dh;
+		pe_figure_default_size(fig, &dw, &dh);
+		if (width == 0 && height == 0)
+			width = dw, height = dh;
+		else if (width == 0)
+			width = height * dw / dh;
+		else
+			height = width * dh / dw;
 	}
 	if (!(width >= 16 && width <= MAX_SIDE && height >= 16 && height <= MAX_SIDE))
 		return PE_ERANGE;

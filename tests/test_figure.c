@@ -557,6 +557,32 @@ static void legend_avoids_data(void **state)
 	cairo_surface_destroy(s);
 }
 
+/* Degenerate data still draws a figure: constant, all-NaN, 1 x 1, empty and one-point series. */
+static void degenerate_data_draws(void **state)
+{
+	(void)state;
+	static const double constant[6] = {3, 3, 3, 3, 3, 3}, one[1] = {0.25};
+	static const double nan6[6] = {NAN, NAN, NAN, NAN, NAN, NAN}, xs[1] = {5}, ys[1] = {-2};
+	struct pe_figure *fig = pe_figure_create(2, 3);
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, 2, 3, constant);
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 0), &spec), PE_OK);
+	pe_heatmap_spec_init(&spec, 2, 3, nan6);
+	spec.is_signed = true;
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 1), &spec), PE_OK);
+	pe_heatmap_spec_init(&spec, 1, 1, one);
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 2), &spec), PE_OK);
+	assert_int_equal(pe_panel_add_line(pe_figure_panel(fig, 1, 0), "empty", NULL, NULL, 0), PE_OK);
+	assert_int_equal(pe_panel_add_line(pe_figure_panel(fig, 1, 1), "one", xs, ys, 1), PE_OK);
+	assert_int_equal(pe_panel_add_scatter(pe_figure_panel(fig, 1, 2), "nan", nan6, nan6, 6),
+			 PE_OK);
+	for (int f = 0; f < 3; f++) {
+		FILE *out = write_figure(fig, (enum pe_figure_format)f, 0, 0);
+		fclose(out);
+	}
+	pe_figure_destroy(fig);
+}
+
 static enum pe_status failing_rows(void *ctx, size_t row, double *buf)
 {
 	(void)ctx;
@@ -647,6 +673,7 @@ int main(void)
 		cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
 		cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
 		cmocka_unit_test(legend_avoids_data),
+		cmocka_unit_test(degenerate_data_draws),
 		cmocka_unit_test(errors_are_reported),
 		cmocka_unit_test(write_errors_are_eio),
 	};

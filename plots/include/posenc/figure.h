@@ -129,10 +129,19 @@ struct pe_panel *pe_figure_panel(struct pe_figure *fig, unsigned row, unsigned c
 struct pe_panel *pe_figure_bottom_panel(struct pe_figure *fig);
 
 /*
+ * pe_figure_default_size() - the size a figure is written at by default
+ *
+ * 640 x 480 (matplotlib's default) for a single panel; for a grid about
+ * 340 x 280 per panel, plus 240 for a bottom panel, never less than 640 x 480.
+ */
+void pe_figure_default_size(const struct pe_figure *fig, double *width, double *height);
+
+/*
  * pe_figure_write() - lay out and draw the figure, writing it to @out
  *
- * @width, @height: pixels for PNG, points for SVG and PDF; 0 means the
- * default 640 x 480. At most 32767 each (cairo's surface limit).
+ * @width, @height: pixels for PNG, points for SVG and PDF; both 0: the
+ * figure's default size (pe_figure_default_size()); one 0: that side
+ * follows the default aspect ratio. 16 .. 32767 each (cairo's surface limit).
  * @out: written with fwrite(); not closed. The caller handles atomic files.
  *
  * Text shrinks when the canvas is small for the panels (down to 4 units).
