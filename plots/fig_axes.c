@@ -40,14 +40,14 @@ static double tick_spacing(const struct axis *a, double len)
 	double best = INFINITY;
 	for (size_t i = 1; i < a->ticks.n; i++) {
 		double d = fabs(axis_map(a, a->ticks.value[i], 0, len) -
-				axis_map(a, a->ticks.value[i - 1], 0, len));
+		                axis_map(a, a->ticks.value[i - 1], 0, len));
 		best = fmin(best, d);
 	}
 	return best;
 }
 
 void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, double len,
-		    bool horizontal)
+                    bool horizontal)
 {
 	text_font(cr, st, TEXT_TICK);
 	double size = text_size(st, TEXT_TICK);
@@ -61,8 +61,8 @@ void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, dou
 		compute_ticks(a, max_ticks);
 		if (a->ticks.n <= 1)
 			break;
-		double need = horizontal ? axis_label_width(cr, a) + 0.9 * size
-					 : text_cap(cr) * 2.2;
+		double need =
+		        horizontal ? axis_label_width(cr, a) + 0.9 * size : text_cap(cr) * 2.2;
 		if (tick_spacing(a, len) >= need)
 			break;
 		if (a->ticks.n <= 2) {
@@ -123,7 +123,7 @@ void axis_draw_x(cairo_t *cr, const struct fig_style *st, const struct axis *a, 
 }
 
 void axis_draw_y(cairo_t *cr, const struct fig_style *st, const struct axis *a, struct rect r,
-		 bool right)
+                 bool right)
 {
 	double x0 = right ? r.x + r.w : r.x;
 	double dir = right ? 1 : -1;

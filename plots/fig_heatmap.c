@@ -13,7 +13,7 @@
 #define BAD_GREY 0.82
 
 static enum pe_status get_row(const struct pe_heatmap_spec *hm, size_t r, double *buf,
-			      const double **row)
+                              const double **row)
 {
 	if (hm->data) {
 		*row = hm->data + r * hm->cols;
@@ -68,7 +68,7 @@ enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, do
 
 /* The matrix resampled to gw x gh cells, streamed row by row (plots/resample.c). */
 static enum pe_status resample(const struct pe_heatmap_spec *hm, size_t gw, size_t gh,
-			       struct pe_matrix **out)
+                               struct pe_matrix **out)
 {
 	struct pe_resampler *rs = NULL;
 	enum pe_status s = pe_resampler_create(hm->rows, hm->cols, gh, gw, &rs);
@@ -93,7 +93,7 @@ static enum pe_status resample(const struct pe_heatmap_spec *hm, size_t gw, size
 }
 
 static cairo_surface_t *colour_image(const double *grid, size_t gw, size_t gh,
-				     const uint8_t lut[256][3], double vmin, double vmax)
+                                     const uint8_t lut[256][3], double vmin, double vmax)
 {
 	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)gw, (int)gh);
 	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS)
@@ -155,8 +155,9 @@ static void paint_image(cairo_t *cr, cairo_surface_t *img, size_t gw, size_t gh,
 	cairo_restore(cr);
 }
 
-enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st, const struct pe_heatmap_spec *hm,
-			    struct rect r, const char *cmap, double vmin, double vmax)
+enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
+                            const struct pe_heatmap_spec *hm, struct rect r, const char *cmap,
+                            double vmin, double vmax)
 {
 	uint8_t lut[256][3];
 	if (!colormap_lut(cmap, lut))
@@ -186,14 +187,14 @@ double colorbar_width(const struct fig_style *st, double h)
 }
 
 static void colorbar_axis(cairo_t *cr, const struct fig_style *st, struct axis *a, double h,
-			  double vmin, double vmax)
+                          double vmin, double vmax)
 {
 	*a = (struct axis){.lo = vmin, .hi = vmax};
 	axis_fit_ticks(cr, st, a, h, false);
 }
 
 double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h, double vmin, double vmax,
-		      const char *label)
+                      const char *label)
 {
 	struct axis a;
 	colorbar_axis(cr, st, &a, h, vmin, vmax);
@@ -205,7 +206,7 @@ double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h, double 
 }
 
 void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, struct rect r,
-		   double vmin, double vmax, const char *label)
+                   double vmin, double vmax, const char *label)
 {
 	uint8_t lut[256][3];
 	if (!colormap_lut(cmap, lut))
@@ -238,7 +239,8 @@ void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, st
 	axis_draw_y(cr, st, &a, r, true);
 	if (label && *label) {
 		text_font(cr, st, TEXT_TICK);
-		double x = r.x + r.w + st->tick_len + st->pad + axis_label_width(cr, &a) + st->pad * 1.5;
+		double x = r.x + r.w + st->tick_len + st->pad + axis_label_width(cr, &a) +
+		           st->pad * 1.5;
 		text_font(cr, st, TEXT_LABEL);
 		text_draw(cr, label, x, r.y + r.h / 2, 0.5, 0, FIG_PI / 2);
 	}

@@ -49,7 +49,7 @@ static double descent(const struct fig_style *st, enum text_role role)
 
 /* Set the font for role, shrunk so s fits in max_w. */
 static void font_fitting(cairo_t *cr, const struct fig_style *st, enum text_role role,
-			 const char *s, double max_w)
+                         const char *s, double max_w)
 {
 	text_font(cr, st, role);
 	double w = text_width(cr, s);
@@ -61,11 +61,12 @@ static void init_axes(struct slot *sl)
 {
 	struct pe_panel *p = sl->p;
 	if (p->kind == PANEL_HEATMAP) {
-		sl->x = (struct axis){.lo = p->hm.x_lo, .hi = p->hm.x_hi, .integer = p->hm.x_integer};
+		sl->x = (struct axis){
+		        .lo = p->hm.x_lo, .hi = p->hm.x_hi, .integer = p->hm.x_integer};
 		sl->y = (struct axis){.lo = p->hm.y_top,
-				      .hi = p->hm.y_bottom,
-				      .integer = p->hm.y_integer,
-				      .inverted = true};
+		                      .hi = p->hm.y_bottom,
+		                      .integer = p->hm.y_integer,
+		                      .inverted = true};
 		if (sl->y.lo > sl->y.hi) {
 			/* Keep lo < hi; a caller who put the larger edge on top gets it on top. */
 			double t = sl->y.lo;
@@ -164,9 +165,9 @@ static void measure(struct layout *L, struct slot *sl)
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		double h = sl->axes.h;
 		sl->mr = fmax(sl->mr, L->bar_pad + colorbar_width(st, h) +
-					      colorbar_extra(cr, st, h, sl->scale->vmin, sl->scale->vmax,
-							     sl->scale->label) +
-					      st->pad);
+		                              colorbar_extra(cr, st, h, sl->scale->vmin,
+		                                             sl->scale->vmax, sl->scale->label) +
+		                              st->pad);
 	}
 	if (p->kind == PANEL_XY && sl->legend_out) {
 		double w, h;
@@ -197,7 +198,8 @@ static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, str
 	}
 	if (!(top < bottom))
 		return false;
-	*r = (struct rect){right + L->bar_pad, top, colorbar_width(L->st, bottom - top), bottom - top};
+	*r = (struct rect){right + L->bar_pad, top, colorbar_width(L->st, bottom - top),
+	                   bottom - top};
 	return true;
 }
 
@@ -207,8 +209,8 @@ static double shared_bar_extra(struct layout *L, const struct colour_scale *sc)
 	struct rect r;
 	if (!sc->used || !shared_bar_rect(L, sc, &r))
 		return 0;
-	return L->bar_pad + r.w +
-	       colorbar_extra(L->cr, L->st, r.h, sc->vmin, sc->vmax, sc->label) + L->st->pad;
+	return L->bar_pad + r.w + colorbar_extra(L->cr, L->st, r.h, sc->vmin, sc->vmax, sc->label) +
+	       L->st->pad;
 }
 
 static bool has_row_labels(const struct pe_figure *fig)
@@ -350,7 +352,7 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	if (p->kind == PANEL_HEATMAP) {
 		/* A shared scale is one colormap too: the bar must describe every panel. */
 		enum pe_status s = heatmap_draw(cr, st, &p->hm, a, sl->scale->cmap, sl->scale->vmin,
-						sl->scale->vmax);
+		                                sl->scale->vmax);
 		if (s != PE_OK)
 			return s;
 	} else {
@@ -366,9 +368,8 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	cairo_set_source_rgb(cr, 0, 0, 0);
 	if (p->xlabel) {
 		font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad);
-		text_draw(cr, p->xlabel, a.x + a.w / 2, a.y + a.h + st->tick_len + st->pad + cap +
-								1.2 * st->pad,
-			  0.5, 0, 0);
+		text_draw(cr, p->xlabel, a.x + a.w / 2,
+		          a.y + a.h + st->tick_len + st->pad + cap + 1.2 * st->pad, 0.5, 0, 0);
 	}
 	if (p->ylabel) {
 		font_fitting(cr, st, TEXT_LABEL, p->ylabel, a.h + sl->mb);
@@ -377,15 +378,15 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	}
 	if (sl->title) {
 		font_fitting(cr, st, TEXT_TITLE, sl->title, sl->cell.w - st->pad);
-		text_draw(cr, sl->title, a.x + a.w / 2, a.y - st->pad * 1.5 - descent(st, TEXT_TITLE),
-			  0.5, 1, 0);
+		text_draw(cr, sl->title, a.x + a.w / 2,
+		          a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), 0.5, 1, 0);
 	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
 		b.x = snapv(st, b.x);
 		b.w = snapv(st, b.w);
 		colorbar_draw(cr, st, sl->scale->cmap, b, sl->scale->vmin, sl->scale->vmax,
-			      sl->scale->label);
+		              sl->scale->label);
 	}
 	return PE_OK;
 }
@@ -406,7 +407,7 @@ static void draw_shared_bars(struct layout *L)
 		r.x = snapv(L->st, r.x);
 		r.w = snapv(L->st, r.w);
 		colorbar_draw(L->cr, L->st, list[i]->cmap, r, list[i]->vmin, list[i]->vmax,
-			      list[i]->label);
+		              list[i]->label);
 	}
 }
 
@@ -442,14 +443,15 @@ static void layout(struct layout *L)
 	for (size_t i = 0; i < L->n; i++) {
 		struct slot *sl = &L->s[i];
 		if (i < grid)
-			sl->cell = (struct rect){0, 0, L->grid_w / fig->cols, L->grid_h / fig->rows};
+			sl->cell =
+			        (struct rect){0, 0, L->grid_w / fig->cols, L->grid_h / fig->rows};
 		sl->axes = (struct rect){0, 0, sl->cell.w * 0.75, sl->cell.h * 0.75};
 	}
 	layout_rounds(L);
 }
 
 enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fig_style *style,
-			     double width, double height)
+                             double width, double height)
 {
 	struct fig_style st = *style;
 	struct layout L = {.fig = fig, .st = &st, .cr = cr, .width = width, .height = height};
@@ -508,13 +510,13 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			struct rect a = L.s[(size_t)r * fig->cols].axes;
 			font_fitting(cr, &st, TEXT_TITLE, t, L.s[(size_t)r * fig->cols].cell.h);
 			cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-					       CAIRO_FONT_WEIGHT_BOLD);
+			                       CAIRO_FONT_WEIGHT_BOLD);
 			text_draw(cr, t, outer, a.y + a.h / 2, 0.5, 0, FIG_PI / 2);
 		}
 	if (s == PE_OK && fig->title) {
 		font_fitting(cr, &st, TEXT_SUPTITLE, fig->title, width - 2 * outer);
-		text_draw(cr, fig->title, width / 2, outer + 0.73 * text_size(&st, TEXT_SUPTITLE), 0.5,
-			  1, 0);
+		text_draw(cr, fig->title, width / 2, outer + 0.73 * text_size(&st, TEXT_SUPTITLE),
+		          0.5, 1, 0);
 	}
 	free(L.s);
 	return s;

@@ -22,7 +22,8 @@ double text_size(const struct fig_style *st, enum text_role role)
 void text_font(cairo_t *cr, const struct fig_style *st, enum text_role role)
 {
 	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-			       role == TEXT_SUPTITLE ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	                       role == TEXT_SUPTITLE ? CAIRO_FONT_WEIGHT_BOLD
+	                                             : CAIRO_FONT_WEIGHT_NORMAL);
 	cairo_set_font_size(cr, text_size(st, role));
 }
 

@@ -27,7 +27,7 @@ static cairo_status_t write_stream(void *closure, const unsigned char *data, uns
 }
 
 void figure_style(const struct pe_figure *fig, enum pe_figure_format format, double w, double h,
-		  struct fig_style *st)
+                  struct fig_style *st)
 {
 	st->format = format;
 	st->vector = format != PE_FIGURE_PNG;
@@ -52,13 +52,14 @@ void pe_figure_default_size(const struct pe_figure *fig, double *width, double *
 	*height = PE_FIGURE_DEFAULT_HEIGHT;
 	if (fig->rows * fig->cols == 1 && !fig->bottom)
 		return;
-	/* About 340 x 280 per grid panel (a heatmap, its colorbar and labels), 240 for the bottom row. */
+	/* About 340 x 280 per grid panel (a heatmap, its colorbar and labels), 240 for the bottom
+	 * row. */
 	*width = fmax(*width, 340.0 * fig->cols + 80);
 	*height = fmax(*height, 280.0 * fig->rows + (fig->bottom ? 240 : 0) + 60);
 }
 
 enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format format, double width,
-			       double height, FILE *out)
+                               double height, FILE *out)
 {
 	if (width == 0 || height == 0) {
 		double dw, dh;

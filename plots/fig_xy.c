@@ -81,7 +81,7 @@ struct legend_metrics {
 };
 
 static void legend_metrics(const struct fig_style *st, const struct pe_panel *p,
-			   struct legend_metrics *m)
+                           struct legend_metrics *m)
 {
 	double size = text_size(st, TEXT_LEGEND);
 	m->pad = 0.5 * size;
@@ -95,7 +95,7 @@ static void legend_metrics(const struct fig_style *st, const struct pe_panel *p,
 }
 
 void xy_legend_size(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p, double *w,
-		    double *h)
+                    double *h)
 {
 	struct legend_metrics m;
 	legend_metrics(st, p, &m);
@@ -115,7 +115,7 @@ static void set_dash(cairo_t *cr, size_t i, double w)
 {
 	/* matplotlib's scaled dash patterns: solid, dashed, dash-dot, dotted. */
 	static const double dashed[] = {3.7, 1.6}, dashdot[] = {6.4, 1.6, 1.0, 1.6},
-			    dotted[] = {1.0, 1.65};
+	                    dotted[] = {1.0, 1.65};
 	double pat[4];
 	const double *src = NULL;
 	int n = 0;
@@ -155,16 +155,17 @@ static double marker_alpha(size_t n)
 
 /* Legend positions, tried in matplotlib's order of preference. */
 static const double legend_spots[9][2] = {
-	{1, 0}, {0, 0}, {0, 1}, {1, 1}, {1, 0.5}, {0, 0.5}, {0.5, 1}, {0.5, 0}, {0.5, 0.5},
+        {1, 0}, {0, 0}, {0, 1}, {1, 1}, {1, 0.5}, {0, 0.5}, {0.5, 1}, {0.5, 0}, {0.5, 0.5},
 };
 
-static struct rect legend_rect(struct rect r, double w, double h, const double spot[2], double inset)
+static struct rect legend_rect(struct rect r, double w, double h, const double spot[2],
+                               double inset)
 {
 	return (struct rect){
-		.x = r.x + inset + spot[0] * (r.w - w - 2 * inset),
-		.y = r.y + inset + spot[1] * (r.h - h - 2 * inset),
-		.w = w,
-		.h = h,
+	        .x = r.x + inset + spot[0] * (r.w - w - 2 * inset),
+	        .y = r.y + inset + spot[1] * (r.h - h - 2 * inset),
+	        .w = w,
+	        .h = h,
 	};
 }
 
@@ -175,7 +176,7 @@ static bool in_rect(struct rect b, double px, double py)
 
 /* How much data a legend box would hide: samples of lines, points, reference lines. */
 static size_t covered(const struct pe_panel *p, const struct axis *x, const struct axis *y,
-		      struct rect r, struct rect b, double step)
+                      struct rect r, struct rect b, double step)
 {
 	size_t hits = 0;
 	for (size_t s = 0; s < p->n_series; s++) {
@@ -195,7 +196,8 @@ static size_t covered(const struct pe_panel *p, const struct axis *x, const stru
 				size_t k = (size_t)fmin(1e4, ceil(len / step));
 				for (size_t j = 1; j <= k; j++) {
 					double f = (double)j / (double)k;
-					hits += in_rect(b, px0 + f * (px - px0), py0 + f * (py - py0));
+					hits += in_rect(b, px0 + f * (px - px0),
+					                py0 + f * (py - py0));
 				}
 			}
 			px0 = px, py0 = py;
@@ -215,7 +217,7 @@ static size_t covered(const struct pe_panel *p, const struct axis *x, const stru
 }
 
 static bool best_spot(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-		      const struct axis *x, const struct axis *y, struct rect r, struct rect *out)
+                      const struct axis *x, const struct axis *y, struct rect r, struct rect *out)
 {
 	double w, h;
 	xy_legend_size(cr, st, p, &w, &h);
@@ -239,7 +241,7 @@ static bool best_spot(cairo_t *cr, const struct fig_style *st, const struct pe_p
 }
 
 bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-		      const struct axis *x, const struct axis *y, struct rect r)
+                      const struct axis *x, const struct axis *y, struct rect r)
 {
 	struct rect b;
 	double w, h;
@@ -248,7 +250,7 @@ bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_p
 }
 
 static void draw_legend(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-			struct rect b)
+                        struct rect b)
 {
 	struct legend_metrics m;
 	legend_metrics(st, p, &m);
@@ -268,7 +270,8 @@ static void draw_legend(cairo_t *cr, const struct fig_style *st, const struct pe
 		double x0 = b.x + m.pad;
 		if (se->points) {
 			cairo_set_source_rgb(cr, c.r, c.g, c.b);
-			cairo_arc(cr, x0 + m.sample / 2, cy, marker_radius(st, 0) * 1.3, 0, 2 * FIG_PI);
+			cairo_arc(cr, x0 + m.sample / 2, cy, marker_radius(st, 0) * 1.3, 0,
+			          2 * FIG_PI);
 			cairo_fill(cr);
 		} else {
 			cairo_set_source_rgb(cr, c.r, c.g, c.b);
@@ -288,7 +291,7 @@ static void draw_legend(cairo_t *cr, const struct fig_style *st, const struct pe
 /* ---- data ---- */
 
 static void draw_line(cairo_t *cr, const struct fig_style *st, const struct series *se, size_t idx,
-		      const struct axis *x, const struct axis *y, struct rect r)
+                      const struct axis *x, const struct axis *y, struct rect r)
 {
 	struct rgb c = series_color(idx);
 	cairo_set_source_rgb(cr, c.r, c.g, c.b);
@@ -314,7 +317,7 @@ static void draw_line(cairo_t *cr, const struct fig_style *st, const struct seri
 }
 
 static void draw_points(cairo_t *cr, const struct fig_style *st, const struct series *se,
-			size_t idx, const struct axis *x, const struct axis *y, struct rect r)
+                        size_t idx, const struct axis *x, const struct axis *y, struct rect r)
 {
 	struct rgb c = series_color(idx);
 	double rad = marker_radius(st, se->n);
@@ -337,7 +340,7 @@ static void draw_points(cairo_t *cr, const struct fig_style *st, const struct se
  * the data is continuous. One path per shade level keeps vector output small.
  */
 static void draw_density(cairo_t *cr, const struct fig_style *st, const struct series *se,
-			 size_t idx, const struct axis *x, const struct axis *y, struct rect r)
+                         size_t idx, const struct axis *x, const struct axis *y, struct rect r)
 {
 	double rad = marker_radius(st, se->n), cell = rad;
 	size_t nx = (size_t)ceil(r.w / cell), ny = (size_t)ceil(r.h / cell);
@@ -385,7 +388,7 @@ static void draw_density(cairo_t *cr, const struct fig_style *st, const struct s
 }
 
 static void draw_refs(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-		      const struct axis *x, const struct axis *y, struct rect r)
+                      const struct axis *x, const struct axis *y, struct rect r)
 {
 	double dash[2] = {4 * st->line, 3 * st->line};
 	for (size_t i = 0; i < p->n_refs; i++) {
@@ -440,7 +443,7 @@ static void draw_refs(cairo_t *cr, const struct fig_style *st, const struct pe_p
 }
 
 void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-	     const struct axis *x, const struct axis *y, struct rect r, bool legend_outside)
+             const struct axis *x, const struct axis *y, struct rect r, bool legend_outside)
 {
 	cairo_save(cr);
 	cairo_rectangle(cr, r.x, r.y, r.w, r.h);

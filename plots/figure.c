@@ -178,7 +178,7 @@ enum pe_status pe_panel_set_ylabel(struct pe_panel *p, const char *label)
 }
 
 void pe_heatmap_spec_init(struct pe_heatmap_spec *spec, size_t rows, size_t cols,
-			  const double *data)
+                          const double *data)
 {
 	memset(spec, 0, sizeof(*spec));
 	spec->rows = rows;
@@ -189,8 +189,8 @@ void pe_heatmap_spec_init(struct pe_heatmap_spec *spec, size_t rows, size_t cols
 	pe_heatmap_spec_set_positions(spec, 0, rows, 0, cols);
 }
 
-void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double row_first,
-				   size_t row_count, double col_first, size_t col_count)
+void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double row_first, size_t row_count,
+                                   double col_first, size_t col_count)
 {
 	spec->y_top = row_first - 0.5;
 	spec->y_bottom = row_first + (double)row_count - 0.5;
@@ -228,7 +228,7 @@ enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_
 }
 
 static enum pe_status add_series(struct pe_panel *p, const char *name, const double *x,
-				 const double *y, size_t n, bool points)
+                                 const double *y, size_t n, bool points)
 {
 	if (p->kind == PANEL_HEATMAP || (n > 0 && (!x || !y)))
 		return PE_EINVAL;
@@ -245,13 +245,13 @@ static enum pe_status add_series(struct pe_panel *p, const char *name, const dou
 }
 
 enum pe_status pe_panel_add_line(struct pe_panel *p, const char *name, const double *x,
-				 const double *y, size_t n)
+                                 const double *y, size_t n)
 {
 	return add_series(p, name, x, y, n, false);
 }
 
 enum pe_status pe_panel_add_scatter(struct pe_panel *p, const char *name, const double *x,
-				    const double *y, size_t n)
+                                    const double *y, size_t n)
 {
 	return add_series(p, name, x, y, n, true);
 }

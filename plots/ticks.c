@@ -130,7 +130,8 @@ void pe_ticks_log(double lo, double hi, size_t max_ticks, struct pe_ticks *t)
 	for (int k = (int)floor(log10(lo)); k <= (int)ceil(log10(hi)); k++)
 		for (int j = 0; j < 3; j++) {
 			double v = tick_value(1, mult[j], k);
-			if (v >= lo * (1 - TICK_EPS) && v <= hi * (1 + TICK_EPS) && c.n < PE_TICKS_MAX)
+			if (v >= lo * (1 - TICK_EPS) && v <= hi * (1 + TICK_EPS) &&
+			    c.n < PE_TICKS_MAX)
 				c.value[c.n++] = v;
 		}
 	if (c.n >= 2 && c.n <= max_ticks) {
@@ -165,8 +166,8 @@ size_t pe_format_number(double v, int decimals, char *buf, size_t size)
 static size_t format_power(int e, char *buf, size_t size)
 {
 	static const char *const sup[10] = {
-		"\xe2\x81\xb0", "\xc2\xb9", "\xc2\xb2", "\xc2\xb3", "\xe2\x81\xb4",
-		"\xe2\x81\xb5", "\xe2\x81\xb6", "\xe2\x81\xb7", "\xe2\x81\xb8", "\xe2\x81\xb9",
+	        "\xe2\x81\xb0", "\xc2\xb9",     "\xc2\xb2",     "\xc2\xb3",     "\xe2\x81\xb4",
+	        "\xe2\x81\xb5", "\xe2\x81\xb6", "\xe2\x81\xb7", "\xe2\x81\xb8", "\xe2\x81\xb9",
 	};
 	char digits[16];
 	snprintf(digits, sizeof(digits), "%d", e < 0 ? -e : e);

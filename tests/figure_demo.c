@@ -61,7 +61,7 @@ static enum pe_status sin_rows(void *ctx, size_t row, double *out)
 }
 
 static void heatmap_aspect(const char *name, size_t n, size_t d, double first, double w, double h,
-			   bool equal)
+                           bool equal)
 {
 	double *m = sinusoidal(n, d, first);
 	struct pe_figure *fig = pe_figure_create(1, 1);

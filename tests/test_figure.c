@@ -81,10 +81,14 @@ static void ticks_tiny_and_huge_ranges(void **state)
 	pe_ticks_linear(0, 1e12, 8, false, &t);
 	assert_ticks(&t, (double[]){0, 2e11, 4e11, 6e11, 8e11, 1e12}, 6);
 	assert_label(&t, 0, "0");
-	assert_label(&t, 1, "0.2\xc3\x97" "10\xc2\xb9\xc2\xb2");
+	assert_label(&t, 1,
+	             "0.2\xc3\x97"
+	             "10\xc2\xb9\xc2\xb2");
 	pe_ticks_linear(-3e-6, 3e-6, 8, false, &t);
 	assert_ticks(&t, (double[]){-3e-6, -2e-6, -1e-6, 0, 1e-6, 2e-6, 3e-6}, 7);
-	assert_label(&t, 0, MINUS "3\xc3\x97" "10\xe2\x81\xbb\xe2\x81\xb6");
+	assert_label(&t, 0,
+	             MINUS "3\xc3\x97"
+	                   "10\xe2\x81\xbb\xe2\x81\xb6");
 	pe_ticks_linear(0, 1e6, 8, true, &t);
 	assert_ticks(&t, (double[]){0, 2e5, 4e5, 6e5, 8e5, 1e6}, 6);
 	assert_label(&t, 5, "1000000");
@@ -97,7 +101,8 @@ static void ticks_properties_on_random_ranges(void **state)
 	uint64_t x = 0x9e3779b97f4a7c15u;
 	for (int k = 0; k < 20000; k++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		double a = ((double)(x >> 11) / 9007199254740992.0 - 0.5) * pow(10, (int)(x % 25) - 12);
+		double a = ((double)(x >> 11) / 9007199254740992.0 - 0.5) *
+		           pow(10, (int)(x % 25) - 12);
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		double b = a + (double)(x >> 11) / 9007199254740992.0 * pow(10, (int)(x % 25) - 12);
 		/* Ranges a double can split into distinct labelled ticks. */
@@ -114,9 +119,11 @@ static void ticks_properties_on_random_ranges(void **state)
 			if (i > 0)
 				assert_true(v > t.value[i - 1]);
 			if (i > 0)
-				if (!(fabs(v - t.value[i - 1] - t.step) < 1e-6 * t.step + 1e-15 * fabs(v)))
-					fail_msg("[%.17g, %.17g] max %zu: %.17g after %.17g, step %.17g", a, b,
-						 max, v, t.value[i - 1], t.step);
+				if (!(fabs(v - t.value[i - 1] - t.step) <
+				      1e-6 * t.step + 1e-15 * fabs(v)))
+					fail_msg("[%.17g, %.17g] max %zu: %.17g after %.17g, step "
+					         "%.17g",
+					         a, b, max, v, t.value[i - 1], t.step);
 			pe_tick_label(&t, i, cur, sizeof(cur));
 			assert_string_not_equal(cur, prev);
 			strcpy(prev, cur);
@@ -177,8 +184,8 @@ static void fitted_ticks_never_overlap(void **state)
 	struct pe_figure *fig = pe_figure_create(1, 1);
 	struct fig_style st;
 	figure_style(fig, PE_FIGURE_PNG, 640, 480, &st);
-	const double ranges[][2] = {{0, 1e6}, {-0.5, 99999.5}, {0.9999, 1.0001}, {-1, 1},
-				    {0, 1e12}, {-3e-6, 3e-6}, {-123456, 7}};
+	const double ranges[][2] = {{0, 1e6},  {-0.5, 99999.5}, {0.9999, 1.0001}, {-1, 1},
+	                            {0, 1e12}, {-3e-6, 3e-6},   {-123456, 7}};
 	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++)
 		for (double len = 30; len < 3000; len *= 1.3) {
 			struct axis a = {.lo = ranges[r][0], .hi = ranges[r][1]};
@@ -187,14 +194,14 @@ static void fitted_ticks_never_overlap(void **state)
 			double w = axis_label_width(cr, &a);
 			for (size_t i = 1; i < a.ticks.n; i++) {
 				double gap = axis_map(&a, a.ticks.value[i], 0, len) -
-					     axis_map(&a, a.ticks.value[i - 1], 0, len);
+				             axis_map(&a, a.ticks.value[i - 1], 0, len);
 				assert_true(gap >= w);
 			}
 			axis_fit_ticks(cr, &st, &a, len, false);
 			text_font(cr, &st, TEXT_TICK);
 			for (size_t i = 1; i < a.ticks.n; i++) {
 				double gap = axis_map(&a, a.ticks.value[i], 0, len) -
-					     axis_map(&a, a.ticks.value[i - 1], 0, len);
+				             axis_map(&a, a.ticks.value[i - 1], 0, len);
 				assert_true(gap >= 1.5 * text_cap(cr));
 			}
 		}
@@ -211,7 +218,7 @@ static double *pattern(size_t rows, size_t cols)
 	for (size_t i = 0; i < rows; i++)
 		for (size_t j = 0; j < cols; j++)
 			m[i * cols + j] = sin((double)i * pow(10000, -(double)(j & ~1u) / cols) +
-					      (j % 2) * 1.5707963267948966);
+			                      (j % 2) * 1.5707963267948966);
 	return m;
 }
 
@@ -241,8 +248,8 @@ static struct pe_figure *sample_figure(int kind, double *data, size_t rows, size
 		struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 		for (int s = 0; s < 3; s++)
 			assert_int_equal(pe_panel_add_line(p, s ? "another scheme" : "scheme",
-							   line_x, line_y[s], 500),
-					 PE_OK);
+			                                   line_x, line_y[s], 500),
+			                 PE_OK);
 		pe_panel_set_log(p, true, true);
 		pe_panel_add_vline(p, 4096, "context 4096");
 		pe_panel_add_hline(p, 1, "critical");
@@ -274,15 +281,16 @@ static void nothing_leaves_the_canvas(void **state)
 {
 	(void)state;
 	double *m = pattern(300, 64);
-	const double sizes[][2] = {{640, 480}, {200, 150}, {320, 240}, {2000, 400},
-				   {400, 2000}, {1600, 1000}, {3000, 3000}};
+	const double sizes[][2] = {{640, 480},  {200, 150},   {320, 240},  {2000, 400},
+	                           {400, 2000}, {1600, 1000}, {3000, 3000}};
 	for (int kind = 0; kind < 3; kind++)
 		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 			double w = sizes[k][0], h = sizes[k][1];
 			if (kind == 2 && w < 300)
 				continue; /* a 2 x 3 grid with a bottom panel needs more room */
 			struct pe_figure *fig = sample_figure(kind, m, 300, 64);
-			cairo_surface_t *rec = cairo_recording_surface_create(CAIRO_CONTENT_COLOR, NULL);
+			cairo_surface_t *rec =
+			        cairo_recording_surface_create(CAIRO_CONTENT_COLOR, NULL);
 			cairo_t *cr = cairo_create(rec);
 			struct fig_style st;
 			figure_style(fig, PE_FIGURE_PDF, w, h, &st);
@@ -293,7 +301,8 @@ static void nothing_leaves_the_canvas(void **state)
 			double x0, y0, iw, ih;
 			cairo_recording_surface_ink_extents(rec, &x0, &y0, &iw, &ih);
 			if (x0 < -0.01 || y0 < -0.01 || x0 + iw > w + 0.01 || y0 + ih > h + 0.01)
-				fail_msg("kind %d at %gx%g: ink %g,%g %gx%g", kind, w, h, x0, y0, iw, ih);
+				fail_msg("kind %d at %gx%g: ink %g,%g %gx%g", kind, w, h, x0, y0,
+				         iw, ih);
 			cairo_surface_destroy(rec);
 			pe_figure_destroy(fig);
 		}
@@ -315,7 +324,8 @@ static void png_has_the_asked_size(void **state)
 	double *m = pattern(64, 32);
 	const double sizes[][3] = {{0, 0}, {640, 480}, {200, 150}, {1000, 300}, {333.4, 777.6}};
 	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		struct pe_figure *fig = sample_figure(sizes[k][0] >= 300 ? (int)k % 3 : 0, m, 64, 32);
+		struct pe_figure *fig =
+		        sample_figure(sizes[k][0] >= 300 ? (int)k % 3 : 0, m, 64, 32);
 		FILE *f = write_figure(fig, PE_FIGURE_PNG, sizes[k][0], sizes[k][1]);
 		struct decoded d;
 		assert_int_equal(decode_png(f, &d), 0);
@@ -400,7 +410,8 @@ static void svg_and_pdf_are_well_formed(void **state)
 		fclose(f);
 		char cmd[256];
 		snprintf(cmd, sizeof(cmd),
-			 "python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' %s", path);
+		         "python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' %s",
+		         path);
 		assert_int_equal(system(cmd), 0);
 		remove(path);
 		pe_figure_destroy(fig);
@@ -479,7 +490,7 @@ static void heatmap_pixels_row0_on_top_and_area_averaged(void **state)
 
 /* Vertical run of viridis-coloured pixels through column x, as [top, bottom). */
 static void palette_run(const struct decoded *d, const unsigned char pal[256][3], unsigned x,
-			unsigned *top, unsigned *bottom)
+                        unsigned *top, unsigned *bottom)
 {
 	unsigned y = 0;
 	while (y < d->height && nearest_entry(pal, decoded_px(d, x, y)) < 0)
@@ -538,9 +549,9 @@ static void legend_avoids_data(void **state)
 	static double x[N], down[N], up[N], fill[N];
 	for (size_t i = 0; i < N; i++) {
 		x[i] = (double)i;
-		down[i] = exp(-(double)i / 30);      /* from top left to bottom right */
-		up[i] = 1 - down[i];                 /* bottom left to top right */
-		fill[i] = (i % 2) ? 1.0 : 0.0;       /* zig-zag over the whole panel */
+		down[i] = exp(-(double)i / 30); /* from top left to bottom right */
+		up[i] = 1 - down[i];            /* bottom left to top right */
+		fill[i] = (i % 2) ? 1.0 : 0.0;  /* zig-zag over the whole panel */
 	}
 	pe_panel_add_line(p, "decaying", x, down, N);
 	pe_panel_add_line(p, "rising", x, up, N);
@@ -572,10 +583,11 @@ static void degenerate_data_draws(void **state)
 	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 1), &spec), PE_OK);
 	pe_heatmap_spec_init(&spec, 1, 1, one);
 	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 2), &spec), PE_OK);
-	assert_int_equal(pe_panel_add_line(pe_figure_panel(fig, 1, 0), "empty", NULL, NULL, 0), PE_OK);
+	assert_int_equal(pe_panel_add_line(pe_figure_panel(fig, 1, 0), "empty", NULL, NULL, 0),
+	                 PE_OK);
 	assert_int_equal(pe_panel_add_line(pe_figure_panel(fig, 1, 1), "one", xs, ys, 1), PE_OK);
 	assert_int_equal(pe_panel_add_scatter(pe_figure_panel(fig, 1, 2), "nan", nan6, nan6, 6),
-			 PE_OK);
+	                 PE_OK);
 	for (int f = 0; f < 3; f++) {
 		FILE *out = write_figure(fig, (enum pe_figure_format)f, 0, 0);
 		fclose(out);
@@ -651,7 +663,8 @@ static void write_errors_are_eio(void **state)
 	struct pe_figure *fig = sample_figure(0, m, 16, 8);
 	for (int f = 0; f < 3; f++) {
 		setvbuf(full, NULL, _IONBF, 0);
-		assert_int_equal(pe_figure_write(fig, (enum pe_figure_format)f, 0, 0, full), PE_EIO);
+		assert_int_equal(pe_figure_write(fig, (enum pe_figure_format)f, 0, 0, full),
+		                 PE_EIO);
 	}
 	fclose(full);
 	pe_figure_destroy(fig);
@@ -661,21 +674,21 @@ static void write_errors_are_eio(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(ticks_match_matplotlib_examples),
-		cmocka_unit_test(ticks_tiny_and_huge_ranges),
-		cmocka_unit_test(ticks_properties_on_random_ranges),
-		cmocka_unit_test(ticks_log),
-		cmocka_unit_test(numbers_use_unicode_minus),
-		cmocka_unit_test(fitted_ticks_never_overlap),
-		cmocka_unit_test(nothing_leaves_the_canvas),
-		cmocka_unit_test(png_has_the_asked_size),
-		cmocka_unit_test(svg_and_pdf_are_well_formed),
-		cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
-		cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
-		cmocka_unit_test(legend_avoids_data),
-		cmocka_unit_test(degenerate_data_draws),
-		cmocka_unit_test(errors_are_reported),
-		cmocka_unit_test(write_errors_are_eio),
+	        cmocka_unit_test(ticks_match_matplotlib_examples),
+	        cmocka_unit_test(ticks_tiny_and_huge_ranges),
+	        cmocka_unit_test(ticks_properties_on_random_ranges),
+	        cmocka_unit_test(ticks_log),
+	        cmocka_unit_test(numbers_use_unicode_minus),
+	        cmocka_unit_test(fitted_ticks_never_overlap),
+	        cmocka_unit_test(nothing_leaves_the_canvas),
+	        cmocka_unit_test(png_has_the_asked_size),
+	        cmocka_unit_test(svg_and_pdf_are_well_formed),
+	        cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
+	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
+	        cmocka_unit_test(legend_avoids_data),
+	        cmocka_unit_test(degenerate_data_draws),
+	        cmocka_unit_test(errors_are_reported),
+	        cmocka_unit_test(write_errors_are_eio),
 	};
 	int failed = cmocka_run_group_tests_name("figure", tests, NULL, NULL);
 	/* Let LeakSanitizer see only our own allocations, not cairo's font caches. */

@@ -39,7 +39,7 @@ enum pe_figure_format {
 };
 
 /* matplotlib's default figure: 6.4 x 4.8 in at 100 dpi. */
-#define PE_FIGURE_DEFAULT_WIDTH 640
+#define PE_FIGURE_DEFAULT_WIDTH  640
 #define PE_FIGURE_DEFAULT_HEIGHT 480
 
 /* How heatmaps of a grid share their colour scale. */
@@ -153,7 +153,7 @@ void pe_figure_default_size(const struct pe_figure *fig, double *width, double *
  * the status returned by a heatmap row callback.
  */
 enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format format, double width,
-			       double height, FILE *out);
+                               double height, FILE *out);
 
 /* ------------------------------------------------------------------------ */
 /* Panels                                                                   */
@@ -214,7 +214,7 @@ struct pe_heatmap_spec {
  * indices), integer ticks, automatic limits, viridis, no label.
  */
 void pe_heatmap_spec_init(struct pe_heatmap_spec *spec, size_t rows, size_t cols,
-			  const double *data);
+                          const double *data);
 
 /*
  * pe_heatmap_spec_set_positions() - edges for cells centred on integer coordinates
@@ -223,8 +223,8 @@ void pe_heatmap_spec_init(struct pe_heatmap_spec *spec, size_t rows, size_t cols
  * @col_first.. (col_first + cols - 1) when the matrix is not pre-resampled;
  * pass the coordinates the full matrix covers otherwise (@row_count, @col_count).
  */
-void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double row_first,
-				   size_t row_count, double col_first, size_t col_count);
+void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double row_first, size_t row_count,
+                                   double col_first, size_t col_count);
 
 /*
  * pe_panel_set_heatmap() - make @p a heatmap panel
@@ -250,9 +250,9 @@ enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_
  * n > 0; PE_ENOMEM.
  */
 enum pe_status pe_panel_add_line(struct pe_panel *p, const char *name, const double *x,
-				 const double *y, size_t n);
+                                 const double *y, size_t n);
 enum pe_status pe_panel_add_scatter(struct pe_panel *p, const char *name, const double *x,
-				    const double *y, size_t n);
+                                    const double *y, size_t n);
 
 /*
  * pe_panel_set_log() - logarithmic x and/or y axes of an x-y panel

@@ -23,10 +23,10 @@ extern "C" {
 struct pe_ticks {
 	size_t n;
 	double value[PE_TICKS_MAX];
-	double step;   /* linear: the tick spacing; log: decades between ticks (0: 1-2-5) */
+	double step; /* linear: the tick spacing; log: decades between ticks (0: 1-2-5) */
 	bool log;
-	int decimals;  /* digits after the point that tell every linear tick apart */
-	int unit_exp;  /* linear: ticks are whole multiples of 10^unit_exp */
+	int decimals; /* digits after the point that tell every linear tick apart */
+	int unit_exp; /* linear: ticks are whole multiples of 10^unit_exp */
 	size_t n_minor;
 	double minor[4 * PE_TICKS_MAX]; /* unlabelled ticks (log axes: 2..9 x 10^k) */
 };
