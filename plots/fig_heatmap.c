@@ -23,6 +23,27 @@ static enum pe_status get_row(const struct pe_heatmap_spec *hm, size_t r, double
 	return hm->row_fn(hm->row_ctx, r, buf);
 }
 
+/*
+ * Data limits a hair inside a round number (sin reaching 0.99999 of 1) are
+ * moved onto it, so the colorbar's end ticks read 1.0, not 0.8; no limit
+ * moves by more than 1% of the range.
+ */
+static void snap_to_ticks(struct pe_norm *n)
+{
+	if (!(n->vmax > n->vmin))
+		return;
+	struct pe_ticks t;
+	pe_ticks_linear(n->vmin, n->vmax, 6, false, &t);
+	double tol = 0.01 * (n->vmax - n->vmin);
+	if (!(t.step > 0))
+		return;
+	double hi = ceil(n->vmax / t.step) * t.step, lo = floor(n->vmin / t.step) * t.step;
+	if (hi - n->vmax <= tol)
+		n->vmax = hi;
+	if (n->vmin - lo <= tol)
+		n->vmin = lo;
+}
+
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax)
 {
 	struct pe_norm n = pe_norm_empty();
@@ -44,6 +65,7 @@ enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, do
 			n.vmin = n.vmax = 0;
 		if (hm->is_signed)
 			n = pe_norm_symmetric(n);
+		snap_to_ticks(&n);
 	}
 	const double *lo = isnan(hm->vmin) ? NULL : &hm->vmin;
 	const double *hi = isnan(hm->vmax) ? NULL : &hm->vmax;

@@ -568,6 +568,31 @@ static void legend_avoids_data(void **state)
 	cairo_surface_destroy(s);
 }
 
+static void colour_limits(void **state)
+{
+	(void)state;
+	static const double a[4] = {-0.3, 0.99999, 0.2, 0.5}, b[4] = {0, 12.6, 3, 7};
+	struct pe_heatmap_spec spec;
+	double lo, hi;
+	pe_heatmap_spec_init(&spec, 2, 2, a);
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	/* 0.99999 is within 1% of the range of 1: the bar ends on round numbers. */
+	assert_true(lo == -0.3 && hi == 1.0);
+	spec.is_signed = true;
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	assert_true(lo == -1.0 && hi == 1.0);
+	spec.vmax = 0.5; /* one limit given on signed data mirrors itself */
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	assert_true(lo == -0.5 && hi == 0.5);
+	pe_heatmap_spec_init(&spec, 2, 2, b);
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	assert_true(lo == 0 && hi == 12.6); /* 14 would be 11% away: kept */
+	spec.vmin = 2;
+	spec.vmax = 5;
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	assert_true(lo == 2 && hi == 5);
+}
+
 /* Degenerate data still draws a figure: constant, all-NaN, 1 x 1, empty and one-point series. */
 static void degenerate_data_draws(void **state)
 {

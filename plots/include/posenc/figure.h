@@ -196,8 +196,10 @@ struct pe_heatmap_spec {
 	/*
 	 * The colour scale (posenc/colormap.h, posenc/norm.h): colormap NULL
 	 * means PE_COLORMAP_DEFAULT, or PE_COLORMAP_DIVERGING when is_signed.
-	 * vmin/vmax NaN: from the finite data; signed data gets symmetric
-	 * limits -m..m with m = max |value| (one given limit mirrors the other).
+	 * vmin/vmax NaN: from the finite data, moved out onto a round number
+	 * when that is within 1% of the range (0.99999 becomes 1); signed data
+	 * gets symmetric limits -m..m with m = max |value| (one given limit
+	 * mirrors the other).
 	 * NaN cells are drawn light grey: not white, which reads as 0 on a
 	 * diverging map.
 	 */
