@@ -711,6 +711,7 @@ int main(void)
 	        cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
 	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
 	        cmocka_unit_test(legend_avoids_data),
+	        cmocka_unit_test(colour_limits),
 	        cmocka_unit_test(degenerate_data_draws),
 	        cmocka_unit_test(errors_are_reported),
 	        cmocka_unit_test(write_errors_are_eio),
