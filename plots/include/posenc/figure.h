@@ -17,6 +17,25 @@
  *
  * Text is drawn with cairo's toy text API in DejaVu Sans; negative numbers
  * use the U+2212 minus sign.
+ *
+ * A heatmap of an n x d encoding, written as PNG:
+ *
+ *	struct pe_figure *fig = pe_figure_create(1, 1);
+ *	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+ *	struct pe_heatmap_spec spec;
+ *	pe_heatmap_spec_init(&spec, n, d, m->data);
+ *	pe_heatmap_spec_set_positions(&spec, first, n, 0, d);
+ *	spec.is_signed = true;               // RdBu_r, limits -m..m
+ *	pe_panel_set_heatmap(p, &spec);
+ *	pe_panel_set_xlabel(p, "dimension");
+ *	pe_panel_set_ylabel(p, "position");
+ *	status = pe_figure_write(fig, PE_FIGURE_PNG, 0, 0, out);
+ *	pe_figure_destroy(fig);
+ *
+ * Matrices too large to evaluate in full (10^6 positions) can be given as a
+ * grid already averaged over blocks of positions, a few times finer than the
+ * figure (e.g. 2048 cells a side): set the edges to the coordinates the full
+ * matrix covers and the engine area-averages the grid down to the pixels.
  */
 #ifndef POSENC_FIGURE_H
 #define POSENC_FIGURE_H
