@@ -1,6 +1,5 @@
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <posenc/colormap.h>
 #include <posenc/matrix.h>

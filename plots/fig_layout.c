@@ -6,7 +6,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "fig_internal.h"
 
@@ -36,7 +35,7 @@ struct layout {
 	size_t n; /* grid slots, plus the bottom panel last */
 	struct slot *s;
 	struct colour_scale col_scale[FIG_MAX_GRID], all_scale;
-	double bar_pad, bar_w_col[FIG_MAX_GRID + 1];
+	double bar_pad;
 	double width, height;
 	double grid_x, grid_y, grid_w, grid_h;
 	bool cramped; /* some axes got squeezed below two lines of text */

@@ -99,8 +99,11 @@ enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format form
 		cairo_surface_destroy(surf);
 		return PE_ENOMEM;
 	}
-	if (format == PE_FIGURE_PDF)
+	if (format == PE_FIGURE_PDF) {
 		cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_CREATOR, "posenc");
+		if (fig->title)
+			cairo_pdf_surface_set_metadata(surf, CAIRO_PDF_METADATA_TITLE, fig->title);
+	}
 	cairo_t *cr = cairo_create(surf);
 	enum pe_status s = figure_render(fig, cr, &st, width, height);
 	if (s == PE_OK && cairo_status(cr) != CAIRO_STATUS_SUCCESS)
