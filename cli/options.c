@@ -221,7 +221,9 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 			return cli_usage_error("option '--dtype': '%s' is not f64 or f32", arg);
 		return 0;
 	case CLI_OPT_CMAP:
-		/* Checked here, whatever the output: a typo is an error even for a CSV. */
+		/* Checked whatever the output: a typo is an error even for a CSV
+		 * (cli_figure_check_options() words it the same way). */
+		o->cmap = arg;
 		if (!pe_colormap_find(arg)) {
 			char names[256] = "";
 			for (const char *const *nm = pe_colormap_names(); *nm; nm++) {
@@ -229,11 +231,9 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
 					 *nm);
 			}
-			return cli_usage_error("option '--cmap': '%s' is not a colormap "
-					       "(%s; NAME_r reverses)",
+			return cli_usage_error("option '--cmap': unknown colormap '%s' (known: %s)",
 					       arg, names);
 		}
-		o->cmap = arg;
 		return 0;
 	case CLI_OPT_VMIN:
 		return cli_parse_double("--vmin", arg, &o->vmin);

@@ -128,7 +128,7 @@ CASES = [
     ("t5 buckets 0", ["bias", "-s", "t5:buckets=0", "-o", "out.csv"], USAGE, "key 'buckets'", K),
     ("alibi form", ["bias", "-s", "alibi:form=weird", "-o", "out.csv"], USAGE, "key 'form'", K),
     ("unknown colormap", ["distance", "--cmap", "rainbow-ish", "-o", "out.csv"], USAGE,
-     "'--cmap': 'rainbow-ish'", K),
+     "unknown colormap 'rainbow-ish'", K),
     ("unknown metric", ["distance", "--metric", "hamming", "-o", "out.csv"], USAGE, "'--metric': 'hamming'", K),
     ("corr is not a --metric", ["profile", "--metric", "corr", "-o", "out.csv"], USAGE, "'--metric': 'corr'", K),
     ("unknown view", ["encode", "-s", "rope", "--view", "tan", "-o", "out.csv"], USAGE, "'--view': 'tan'", K),

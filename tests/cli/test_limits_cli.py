@@ -139,7 +139,7 @@ def interrupted(name, args, target, sig, keep):
         shutil.rmtree(wd, ignore_errors=True)
 
 
-ENCODE = ["encode", "-n", "3000000", "-d", "64", "-q"]
+ENCODE = ["encode", "-n", "1000000", "-d", "64", "-q"]
 interrupted("encode CSV", ENCODE, "big.csv", signal.SIGINT, False)
 interrupted("encode CSV", ENCODE, "big.csv", signal.SIGTERM, True)
 interrupted("encode CSV", ENCODE, "big.csv", signal.SIGHUP, False)
