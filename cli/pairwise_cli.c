@@ -75,6 +75,17 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 {
 	const struct pe_vectors *v = &r->v.vec;
 	size_t cells = cli_figure_grid_cells(&r->o, v->n);
+	/* The grid, and the picture: at most 4 bytes a pixel of --width x --height. */
+	double w = r->o.width ? r->o.width : PE_FIGURE_DEFAULT_WIDTH;
+	double h = r->o.height ? r->o.height : PE_FIGURE_DEFAULT_HEIGHT;
+	double bytes = (double)cells * (double)cells * 8.0 + w * h * 4.0 +
+		       pw_work_bytes(v, 128, (double)v->n);
+	char grid_what[96];
+	snprintf(grid_what, sizeof(grid_what), "the %zu x %zu grid of the figure", cells, cells);
+	int rc0 = cli_check_memory(&r->o, bytes, grid_what,
+				   "draw a smaller figure (--width, --height)");
+	if (rc0)
+		return rc0;
 	struct pe_matrix *grid = NULL;
 	enum pe_status st = pe_pairwise_grid(v, m, cells, cells, &grid);
 	if (st != PE_OK)

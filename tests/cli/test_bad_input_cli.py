@@ -50,6 +50,27 @@ def folder_named(name):
     return setup
 
 
+def npy_bytes(descr, shape, payload):
+    """An NPY 1.0 file, written by hand (no numpy needed)."""
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = (header + " " * pad + "\n").encode()
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + payload
+
+
+def files(**contents):
+    def setup(wd):
+        for name, data in contents.items():
+            with open(os.path.join(wd, name.replace("_", ".")), "wb") as f:
+                f.write(data if isinstance(data, bytes) else data.encode())
+    return setup
+
+
+F64 = npy_bytes("<f8", "(4, 2)", bytes(64))
+NAN = npy_bytes("<f8", "(1, 2)", b"\x00" * 8 + b"\x00\x00\x00\x00\x00\x00\xf8\x7f")
+INT = npy_bytes("<i8", "(2, 2)", bytes(32))
+F32 = npy_bytes("<f4", "(1000, 400)", bytes(1600000))
+
 USAGE, RUNTIME = 2, 1
 K = {"keep": True}
 
@@ -172,6 +193,55 @@ CASES = [
                                     "-o", "out.npy"], RUNTIME, "needs", {}),
     ("distance over a small budget", ["distance", "-n", "1000", "--max-memory", "1M", "-o", "out.csv"],
      RUNTIME, "needs", K),
+    # ---- files: the file scheme and inspect ----
+    ("missing file", ["encode", "-s", "file:path=none.npy", "-o", "out.csv"], RUNTIME,
+     "'none.npy': No such file or directory", K),
+    ("file is a directory", ["distance", "-s", "file:path=d.npy", "-o", "out.csv"], RUNTIME,
+     "Is a directory", {"setup": folder_named("d.npy"), "keep": True}),
+    ("truncated NPY", ["encode", "-s", "file:path=t.npy", "-o", "out.csv"], RUNTIME, "'t.npy'",
+     {"setup": files(t_npy=F64[:-9]), "keep": True}),
+    ("NPY of integers", ["corr", "-s", "file:path=i.npy", "-o", "out.csv"], RUNTIME, "dtype '<i8'",
+     {"setup": files(i_npy=INT), "keep": True}),
+    ("NaN in a table", ["distance", "-s", "file:path=n.npy", "-o", "out.csv"], RUNTIME, "value nan",
+     {"setup": files(n_npy=NAN), "keep": True}),
+    ("NPY has no tensors", ["encode", "-s", "m.npy#wpe", "-o", "out.csv"], RUNTIME, "one unnamed array",
+     {"setup": files(m_npy=F64), "keep": True}),
+    ("ragged CSV", ["encode", "-s", "file:path=r.csv", "-o", "out.npy"], RUNTIME, "line 3",
+     {"setup": files(r_csv="a,b\n1,2\n3\n")}),
+    ("CSV cell not a number", ["scatter", "-s", "file:path=x.csv", "-o", "out.npy"], RUNTIME, "'x'",
+     {"setup": files(x_csv="position,0,1\n0,1,2\n1,x,4\n")}),
+    ("empty CSV", ["encode", "-s", "file:path=e.csv", "-o", "out.npy"], RUNTIME, "'e.csv'",
+     {"setup": files(e_csv="")}),
+    ("-d other than the file's", ["encode", "-s", "file:path=m.npy", "-d", "3", "-o", "out.csv"], USAGE,
+     "'-d': 3 differs from the 2 columns", {"setup": files(m_npy=F64), "keep": True}),
+    ("--start past the file", ["encode", "-s", "file:path=m.npy", "--start", "4", "-o", "out.csv"], USAGE,
+     "'--start': 4 is past the 4 rows", {"setup": files(m_npy=F64), "keep": True}),
+    ("rows= past the file", ["encode", "-s", "file:path=m.npy,rows=2:9", "-o", "out.csv"], USAGE,
+     "rows=2:9", {"setup": files(m_npy=F64), "keep": True}),
+    ("file table over the budget", ["encode", "-s", "file:path=h.npy", "--max-memory", "2M",
+                                    "-o", "out.csv"], RUNTIME, "the 1000 x 400 table needs 3.1 MiB",
+     {"setup": files(h_npy=F32), "keep": True}),
+    ("an endless stream", ["encode", "-s", "file:path=/dev/zero", "--max-memory", "4M", "-o", "out.csv"],
+     RUNTIME, "longer than the limit of 4.0 MiB", K),
+    ("inspect without a file", ["inspect"], USAGE, "no file", {}),
+    ("inspect a missing file", ["inspect", "none.npy"], RUNTIME, "'none.npy': No such file", {}),
+    ("inspect a directory", ["inspect", "d"], RUNTIME, "Is a directory", {"setup": folder_named("d")}),
+    ("inspect a bad safetensors", ["inspect", "s.safetensors"], RUNTIME, "header length",
+     {"setup": files(s_safetensors=b"\xff" * 8 + b"{}")}),
+    ("inspect an unknown option", ["inspect", "--frob", "x.npy"], USAGE, "'--frob'", {}),
+    # ---- compare and figures ----
+    ("compare an unknown scheme", ["compare", "-s", "foo", "-o", "out.csv"], USAGE, "unknown scheme 'foo'", K),
+    ("compare to NPY", ["compare", "-o", "out.npy"], USAGE, "'out.npy'", {"setup": files(out_npy=SENTINEL)}),
+    ("compare one position", ["compare", "-n", "1", "-o", "out.csv"], USAGE, "at least 2 positions", K),
+    ("compare a bias", ["compare", "-s", "alibi", "-s", "t5", "-o", "out.csv"], USAGE, "attention bias", K),
+    ("compare over the budget", ["compare", "-n", "100000", "--max-memory", "1M", "-o", "out.csv"],
+     RUNTIME, "needs", K),
+    ("figure grid over the budget", ["distance", "-n", "100000", "--width", "32767", "--height", "32767",
+                                     "-o", "out.png"], RUNTIME, "grid of the figure needs",
+     {"setup": files(out_png=SENTINEL)}),
+    ("--vmin above --vmax", ["corr", "--vmin", "1", "--vmax", "0", "-o", "out.png"], USAGE, "vmin",
+     {"setup": files(out_png=SENTINEL)}),
+    ("--raw SVG", ["distance", "--raw", "-o", "out.svg"], USAGE, "'--raw'", {}),
     # ---- output paths ----
     ("unknown extension", ["encode", "-o", "out.txt"], USAGE, "'out.txt': unknown format", {}),
     ("empty output name", ["encode", "-o", ""], USAGE, "'-o'", {}),
