@@ -61,7 +61,8 @@ static int compute(struct run *r, size_t i, int figure)
 	struct compare_data *sd = &r->data[i];
 	size_t n = sd->v.vec.n;
 	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric,
-				    figure ? cli_figure_grid_cells(&r->o, n) : n, figure, sd);
+				    figure ? cli_figure_grid_cells(&r->o, n) : n, figure,
+				    "lower -n, or draw the comparison as a figure", sd);
 }
 
 static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,

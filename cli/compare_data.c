@@ -23,14 +23,13 @@ static int status_error(enum pe_status st, const char *what, const char *label)
 }
 
 int compare_data_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
-			 size_t cells, int scatter, struct compare_data *sd)
+			 size_t cells, int scatter, const char *hint, struct compare_data *sd)
 {
 	const struct pe_vectors *v = &sd->v.vec;
 	if (cells == v->n) {
 		char what[96];
 		snprintf(what, sizeof(what), "the two %zu x %zu matrices", v->n, v->n);
-		int rc = cli_check_memory(o, 2.0 * (double)v->n * (double)v->n * 8.0, what,
-					  "lower -n, or draw the comparison as a figure");
+		int rc = cli_check_memory(o, 2.0 * (double)v->n * (double)v->n * 8.0, what, hint);
 		if (rc)
 			return rc;
 	}

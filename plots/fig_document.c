@@ -86,14 +86,41 @@ static enum pe_status end_page(struct pe_document *doc, cairo_t *cr, enum pe_sta
 	return s;
 }
 
-enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure *fig)
+enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure *fig,
+                                      const char *const *notes, size_t n_notes)
 {
-	if (doc->finished)
+	if (doc->finished || (n_notes && !notes))
 		return PE_EINVAL;
+	/* Notes in 8 pt (at A4) lines under the figure, which keeps the rest of the page. */
+	double f = 8 * sqrt(doc->width * doc->height / (842.0 * 595.0));
+	double margin = 0.04 * fmin(doc->width, doc->height);
+	double notes_h = n_notes ? n_notes * 1.45 * f + 0.5 * f + margin : 0;
+	if (notes_h > doc->height / 2)
+		return PE_EINVAL;
+	double fig_h = doc->height - notes_h;
 	struct fig_style st;
-	figure_style(fig, PE_FIGURE_PDF, doc->width, doc->height, &st);
+	figure_style(fig, PE_FIGURE_PDF, doc->width, fig_h, &st);
 	cairo_t *cr = cairo_create(doc->surf);
-	return end_page(doc, cr, figure_render(fig, cr, &st, doc->width, doc->height));
+	enum pe_status s = figure_render(fig, cr, &st, doc->width, fig_h);
+	if (s == PE_OK && n_notes) {
+		cairo_set_source_rgb(cr, 1, 1, 1);
+		cairo_rectangle(cr, 0, fig_h, doc->width, notes_h);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+		cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+		                       CAIRO_FONT_WEIGHT_NORMAL);
+		for (size_t i = 0; i < n_notes; i++) {
+			if (!notes[i])
+				continue;
+			/* A line too long for the page shrinks rather than running off it. */
+			cairo_set_font_size(cr, f);
+			double w = text_width(cr, notes[i]);
+			if (w > doc->width - 2 * margin)
+				cairo_set_font_size(cr, f * (doc->width - 2 * margin) / w);
+			text_draw(cr, notes[i], margin, fig_h + (i + 1) * 1.45 * f, 0, 1, 0);
+		}
+	}
+	return end_page(doc, cr, s);
 }
 
 /* ---- text pages ---- */

@@ -86,8 +86,12 @@ static void three_pages(void **state)
 	assert_int_equal(pe_document_page_count(doc), 0);
 	assert_int_equal(pe_document_add_text_page(doc, &page), PE_OK);
 	struct pe_figure *fig = line_figure(x, y, 4);
-	assert_int_equal(pe_document_add_figure(doc, fig), PE_OK);
-	assert_int_equal(pe_document_add_figure(doc, fig), PE_OK);
+	assert_int_equal(pe_document_add_figure(doc, fig, NULL, 0), PE_OK);
+	static const char *const notes[] = {"a note under the figure", NULL};
+	assert_int_equal(pe_document_add_figure(doc, fig, notes, 2), PE_OK);
+	/* Notes must leave the figure most of the page. */
+	const char *many[40] = {0};
+	assert_int_equal(pe_document_add_figure(doc, fig, many, 40), PE_EINVAL);
 	pe_figure_destroy(fig);
 	assert_int_equal(pe_document_page_count(doc), 3);
 	assert_int_equal(pe_document_finish(doc), PE_OK);

@@ -10,7 +10,7 @@
  *
  *	struct pe_document *doc = pe_document_create(out, 842, 595);  // A4 landscape
  *	pe_document_add_text_page(doc, &title_page);
- *	pe_document_add_figure(doc, fig);
+ *	pe_document_add_figure(doc, fig, NULL, 0);
  *	status = pe_document_finish(doc);     // the PDF is complete in out
  *	pe_document_destroy(doc);
  */
@@ -70,10 +70,16 @@ enum pe_status pe_document_set_title(struct pe_document *doc, const char *title)
 /*
  * pe_document_add_figure() - draw @fig as the next page, at the page size
  *
- * @return PE_OK; PE_EINVAL after pe_document_finish(); otherwise what
- * pe_figure_write() returns for the figure at this size.
+ * @notes: @n_notes lines of text (captions, remarks) set in small type
+ * below the figure, which then gets the rest of the page; NULL for none.
+ *
+ * @return PE_OK; PE_EINVAL after pe_document_finish() or for notes taller
+ * than half the page; otherwise what pe_figure_write() returns for the
+ * figure at this size. After an error the page may hold part of the
+ * figure: abandon the document.
  */
-enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure *fig);
+enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure *fig,
+                                      const char *const *notes, size_t n_notes);
 
 /*
  * pe_document_add_text_page() - draw @page as the next page
