@@ -307,6 +307,9 @@ ok(tty.rstrip().endswith("posenc: wrote tty.pdf (report of 2 schemes, 9 pages)")
    and "\r\x1b[Kposenc: wrote" in tty, "the progress line is cleared before the last message", repr(tty[-200:]))
 rc, tty = run_on_tty(["report", "-q", "-n", "64", "-d", "16", "-o", "tty.html"])
 ok(rc == 0 and tty == "", "-q: nothing on the terminal", repr(tty[:200]))
+rc, tty = run_on_tty(["report", "-n", "5000", "--max-memory", "10M", "-o", "tty.pdf"])
+ok(rc == 1 and "\r\x1b[Kposenc: error: " in tty and tty.count("posenc: error") == 1,
+   "an error clears the progress line first", repr(tty[-300:]))
 
 # ---- failures: a one-line error, exit 2 or 1, no file left ----
 e = tempfile.mkdtemp(prefix="posenc-report-err-")
