@@ -548,28 +548,39 @@ static int freqs(const struct report *r, struct report_section *sec)
 		double *x = array(sec, pairs), *y = array(sec, pairs);
 		if (!x || !y)
 			return oom();
+		/* A scaled RoPE turns at its scaled frequencies (as the summary's wavelengths). */
+		bool scaled = is_scaled(r, i);
 		for (size_t q = 0; q < pairs; q++) {
+			const double *v = &t->values->data[q * t->values->cols];
 			x[q] = (double)q;
-			y[q] = t->values->data[q * t->values->cols + 1];
+			y[q] = scaled ? TWO_PI / v[2] : v[1];
 		}
 		st = pe_panel_add_line(p, r->schemes[i]->label, x, y, pairs);
+		size_t within = 0;
+		for (size_t q = 0; q < pairs; q++)
+			within += y[q] <= (double)r->n ? 1 : 0;
 		/* One line per distinct critical dimension: equal ones would overprint. */
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
-			seen |= r->s[j].freqs && r->s[j].freqs->has_critical_dim &&
+			seen |= r->s[j].freqs && r->s[j].freqs->has_critical_dim && !is_scaled(r, j) &&
 				r->s[j].freqs->critical_dim == t->critical_dim;
-		if (st == PE_OK && t->has_critical_dim && t->critical_dim < t->d_pairs && !seen)
+		if (st == PE_OK && t->has_critical_dim && !scaled && t->critical_dim < t->d_pairs &&
+		    !seen)
 			st = pe_panel_add_vline(p, (double)t->critical_dim / 2 - 0.5,
 						report_strf(sec, "critical dim %zu",
 							    t->critical_dim));
-		if (t->has_critical_dim)
+		if (t->has_critical_dim && !scaled)
 			rc = line(sec, report_strf(sec,
-						   "%s: critical dimension %zu of %zu: pairs "
-						   "0..%zu turn through a full period within the "
-						   "context length %g.",
+						   "%s: critical dimension %zu of %zu; %zu of %zu pairs "
+						   "have wavelengths within the context length %zu.",
 						   r->schemes[i]->label, t->critical_dim, t->d_pairs,
-						   t->critical_dim / 2 ? t->critical_dim / 2 - 1 : 0,
-						   t->train_length));
+						   within, pairs, r->n));
+		else
+			rc = line(sec, report_strf(sec,
+						   "%s: %zu of %zu pairs have %swavelengths within the "
+						   "context length %zu.",
+						   r->schemes[i]->label, within, pairs,
+						   scaled ? "scaled " : "", r->n));
 	}
 	if (st == PE_OK)
 		st = pe_panel_add_hline(p, (double)r->n, report_strf(sec, "context length %zu", r->n));
@@ -581,11 +592,12 @@ static int freqs(const struct report *r, struct report_section *sec)
 		return figure_status(st);
 	if (!rc)
 		rc = line(sec, "Critical dimension (Liu et al.): 2 ceil((d/2) log_base(L/2\u03c0)) "
-			       "for the context length L; pairs beyond it never complete a period.");
+			       "for the context length L; pairs beyond it never complete a period "
+			       "within L.");
 	for (size_t i = 0; i < r->count && !rc; i++)
 		if (is_scaled(r, i)) {
-			rc = line(sec, "RoPE scalings: the unscaled wavelengths; the scaled ones are "
-				       "on the scaling pages.");
+			rc = line(sec, "RoPE scalings: the scaled wavelengths (no critical-dimension "
+				       "line: the formula assumes unscaled frequencies).");
 			break;
 		}
 	return rc;

@@ -196,8 +196,12 @@ pairs = [int(l[0]) for l in freq[1:]]
 ok(pairs == list(range(0, 64, 2)) + [63], "frequency table: every 2nd pair and the last", pairs)
 bad = [l for l in freq[1:] if l[1] != "%.6g" % w10000[int(l[0])] or l[4] != "%.6g" % (2 * math.pi / w10[int(l[0])])]
 ok(freq and not bad, "frequency table theta and wavelength match base^(-2i/d)", bad[:3])
-ok("critical dimension 52 of 128" in "".join(p.text),
-   "critical dimension 2 ceil(64 log_10000(256/2 pi)) = 52 for the context length")
+crit = 2 * math.ceil(64 * math.log(256 / (2 * math.pi)) / math.log(10000))
+within = sum(2 * math.pi / w <= 256 for w in w10000)
+ok(crit == 52 and f"critical dimension {crit} of 128; {within} of 64 pairs" in "".join(p.text)
+   and within == crit // 2,
+   "critical dimension 2 ceil(64 log_10000(256/2 pi)) = 52; the 26 pairs below it within 256",
+   (crit, within))
 
 # ---- text is escaped ----
 r = run(EXE, "report", "-s", "sinusoidal:label=<b>&\"x'", "-n", "16", "-d", "8", "-o", "esc.html", cwd=wd)
