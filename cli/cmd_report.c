@@ -141,6 +141,23 @@ static int build_error(enum pe_status st, const char *path)
 	return cli_figure_error(st);
 }
 
+/* Section titles and page numbers for the PDF's title page; freed with the section. */
+static const char **contents(const struct report *r, size_t count, struct report_section *sec)
+{
+	const char **cells = calloc(2 * count, sizeof(*cells));
+	if (!cells)
+		return NULL;
+	for (size_t i = 1; i < count; i++) {
+		cells[2 * (i - 1)] = report_section_title(r, i);
+		cells[2 * (i - 1) + 1] = report_strf(sec, "page %zu", i + 1);
+		if (!cells[2 * (i - 1) + 1]) {
+			free(cells);
+			return NULL;
+		}
+	}
+	return cells;
+}
+
 static int write_pdf(struct report *r, const char *path, FILE *out, struct report_progress *pr)
 {
 	struct pe_document *doc = pe_document_create(out, REPORT_PAGE_WIDTH, REPORT_PAGE_HEIGHT);
@@ -158,9 +175,19 @@ static int write_pdf(struct report *r, const char *path, FILE *out, struct repor
 		if (!rc && sec.fig) {
 			st = pe_document_add_figure(doc, sec.fig, sec.lines, sec.n_lines);
 		} else if (!rc) {
+			/* The title page lists the pages after its own tables. */
+			const char **cells = i == 0 ? contents(r, count, &sec) : NULL;
+			if (i == 0 && !cells)
+				rc = cli_error("out of memory");
+			if (cells && sec.n_tables < REPORT_MAX_TABLES)
+				sec.tables[sec.n_tables++] = (struct pe_table){
+					"Contents", count - 1, 2, NULL, cells};
 			struct pe_text_page page = {i == 0 ? title : sec.heading, sec.lines,
 						    sec.n_lines, sec.tables, sec.n_tables};
-			st = pe_document_add_text_page(doc, &page);
+			if (!rc)
+				st = pe_document_add_text_page(doc, &page);
+			if (cells && sec.n_tables && sec.tables[sec.n_tables - 1].cells != cells)
+				free(cells);
 		}
 		if (!rc && st != PE_OK)
 			rc = build_error(st, path);

@@ -27,12 +27,14 @@ static const char style[] =
 	"table{border-collapse:collapse;font-size:.9rem;margin:.8rem 0;"
 	"font-variant-numeric:tabular-nums}\n"
 	"caption{text-align:left;font-weight:bold;padding-bottom:.3rem}\n"
-	"th,td{padding:.2rem .8rem;text-align:right;border-bottom:1px solid #e3e3e3;"
-	"white-space:nowrap}\n"
+	"th,td{padding:.2rem .8rem;text-align:right;border-bottom:1px solid #e3e3e3}\n"
+	"td{white-space:nowrap}\n"
+	"thead th{vertical-align:bottom}\n"
 	"th:first-child,td:first-child{text-align:left}\n"
 	"thead th{border-bottom:2px solid #444}\n"
 	"footer{margin-top:3rem;color:#666;font-size:.85rem}\n"
-	"@media print{section{break-inside:avoid}}\n";
+	"@media print{body{max-width:none;padding:0}figure,tr{break-inside:avoid}"
+	".table{overflow:visible}table{font-size:.7rem}th,td{padding:.1rem .3rem}}\n";
 
 void report_html_escape(FILE *out, const char *s)
 {

@@ -215,6 +215,8 @@ static void text_page(cairo_t *cr, const struct pe_text_page *pg, double f, doub
 				cairo_line_to(cr, x0 + tw, y + 0.5 * f);
 				cairo_stroke(cr);
 			}
+			if (head)
+				y += 0.3 * f; /* room under the header's rule */
 		}
 		y += 0.5 * f;
 	}

@@ -58,6 +58,8 @@ for needle in ("Positional-encoding report", "sinusoidal base=10000", "neighbour
                "Decay: mean dot product of positions k apart"):
     ok(needle in text, f"the PDF's text has '{needle}'", text[:300])
 ok("Command: posenc report" in text, "the title page gives the command line")
+ok(re.search(r"Contents\s+Encodings\s+page 2", text) and re.search(r"Frequency table\s+page 9", text),
+   "the title page lists the pages", text[:1500])
 
 # ---- a RoPE scaling adds its page; the RoFormer bound is drawn ----
 r = run(EXE, "report", "-s", "rope:scaling=yarn,factor=4,original=2048", "-s", "rope:base=500000",
