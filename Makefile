@@ -7,7 +7,9 @@ PYTHON ?= python3
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy valgrind
+TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db
+# libFuzzer for the bounded fuzz run; without it that test reports a skip.
+OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib hyperfine
 
 .PHONY: all deps test-deps build demo test check-sanitize check-valgrind check-clang bench clean
@@ -19,6 +21,8 @@ deps:
 
 test-deps:
 	@sh tools/install-deps.sh $(BUILD_DEPS) $(TEST_DEPS)
+	@sh tools/install-deps.sh $(OPTIONAL_TEST_DEPS) 2>/dev/null || \
+		echo "posenc: optional $(OPTIONAL_TEST_DEPS) not installed: the fuzz run will be skipped" >&2
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) $(MESON_OPTS) >/dev/null
@@ -28,7 +32,8 @@ build: deps $(BUILD)/build.ninja
 
 demo: build
 	@mkdir -p out
-	$(BUILD)/cli/posenc encode -s sinusoidal -n 64 -d 32 -o out/encode.csv
+	$(BUILD)/cli/posenc compare -o out/compare.png
+	$(BUILD)/cli/posenc compare -o out/compare.csv
 	$(BUILD)/cli/posenc encode -s sinusoidal -n 64 -d 32 -o out/encode.npy
 
 test: test-deps $(BUILD)/build.ninja

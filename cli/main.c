@@ -20,9 +20,15 @@ struct command {
 /* Keep alphabetised: --help lists the commands in this order. */
 static const struct command commands[] = {
 	{"bias", cmd_bias, "attention-bias matrices: ALiBi per head, T5 bucket map"},
+	{"compare", cmd_compare, "several schemes side by side (default: base 10000 vs 10)"},
+	{"corr", cmd_corr, "pairwise Pearson correlation between position vectors"},
 	{"decay", cmd_decay, "dot product vs relative offset; RoPE: the RoFormer bound"},
+	{"distance", cmd_distance, "pairwise distance between position vectors (--metric)"},
 	{"encode", cmd_encode, "the encoding matrix (positions x dims)"},
 	{"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
+	{"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
+	{"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
+	{"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -16,7 +16,7 @@ struct pe_colormap {
 	bool diverging;
 };
 
-/* Base maps at even slots, their reversals right after: find() depends on it. */
+/* Each base map followed by its reversal, in the order of base_names. */
 static const struct pe_colormap maps[] = {
 	{"viridis", pe_cmap_viridis, false, false}, {"viridis_r", pe_cmap_viridis, true, false},
 	{"magma", pe_cmap_magma, false, false},     {"magma_r", pe_cmap_magma, true, false},

@@ -8,10 +8,57 @@
 
 #include "png_util.h"
 
-/* Defaults chosen by measurement; see the table at the end of this comment
- * block (filled in by bench/bench_png). */
-#define RAW_LEVEL 6
-#define RAW_FILTER PE_PNG_FILTER_NONE
+/*
+ * Defaults by measurement (tools/bench-png.c, 16384 x 16384 = 268 M cells,
+ * viridis, written to a file in /tmp; time includes producing the rows:
+ * 0.13 s distance, 2.26 s encode, 0.40 s noise):
+ *
+ *   level filter  | distance (d=128)  | encode table      | uniform noise
+ *   0     none    |  3.45 s  268.9 MB | 10.96 s  268.9 MB | 4.52 s 268.9 MB
+ *   1     none    |  1.88 s   49.9 MB |  7.17 s  184.9 MB | 5.93 s 268.9 MB
+ *   3     none    |  1.83 s   38.9 MB |  7.30 s  182.2 MB | 5.67 s 268.9 MB
+ *   6     none    |  1.38 s    2.0 MB |  8.62 s  171.5 MB | 6.06 s 268.9 MB
+ *   9     none    |  1.38 s    2.0 MB |  8.72 s  171.4 MB | 5.81 s 268.9 MB
+ *   1     sub     |  1.97 s   49.1 MB |  6.96 s  193.2 MB | 5.74 s 268.9 MB
+ *   1     up      |  1.90 s   49.2 MB |  5.50 s  116.7 MB | 6.19 s 268.9 MB
+ *   6     sub     |  2.09 s    2.2 MB |  8.05 s  183.9 MB | 5.83 s 268.9 MB
+ *   6     up      |  1.63 s    2.1 MB | 11.92 s  108.3 MB | 7.36 s 268.9 MB
+ *   6     paeth   |  2.05 s    2.8 MB | 11.59 s  110.4 MB | 7.07 s 268.9 MB
+ *   6     all     |  4.32 s    8.7 MB | 14.71 s  108.3 MB | 8.31 s 268.9 MB
+ *   9     all     |  3.76 s    2.0 MB | 80.47 s  106.8 MB | 20.2 s 268.9 MB
+ *
+ * Distance (and correlation) matrices of sinusoidal and RoPE schemes are
+ * Toeplitz: each row is the previous one shifted by a cell, cols + 2 bytes
+ * back in the zlib stream, which levels 1-3 (short hash chains) mostly miss
+ * and level 6 finds; it is the fastest and smallest there. Uniform noise over
+ * 256 indices is incompressible at any setting (the time is mostly writing
+ * 269 MB). The encode table (positions x dims, d = 16384) is the one case
+ * where a filter pays: "up" saves 37% at +40% time; callers can ask for it.
+ *
+ * Deflate cannot look back further than 32506 bytes (32 KiB window minus
+ * 262 bytes lookahead), so from 32505 columns on no row can copy its
+ * predecessor and level 6 only burns time. Measured on 1000 rows of the
+ * distance matrix: 32504 columns 0.82 s / 4.5 MB, 32505 columns 2.08 s /
+ * 16.4 MB. On 2000 x 40000 cells:
+ *
+ *   level filter  | distance
+ *   6     none    |  6.40 s  40.7 MB
+ *   1     none    |  2.25 s  44.2 MB
+ *   3     none    |  4.91 s  41.1 MB
+ *   1     sub     |  2.76 s  34.9 MB
+ *   1     up      |  2.47 s  34.9 MB
+ *   3     up      |  3.90 s  31.8 MB
+ *   6     up      | 20.41 s  30.1 MB
+ *   1     paeth   |  2.23 s  32.2 MB
+ *   6     paeth   | 15.19 s  26.0 MB
+ *
+ * and the whole 40000 x 40000 at level 6 without filter took 130 s for
+ * 815 MB. So wide images switch to level 1 with the Paeth filter (the
+ * adjacent rows of a smooth matrix predict each cell well): 40000 x 40000
+ * then takes 39 s for 644 MB, 32768 x 32768 30 s for 433 MB, both in 3.3 MB
+ * of memory (max RSS of the whole program).
+ */
+#define RAW_WINDOW_COLS 32504
 
 /* Everything the row loop touches lives here, behind a pointer, so nothing
  * the caller of setjmp reads afterwards is an automatic variable modified
@@ -57,7 +104,10 @@ static void write_image(png_structp png, png_infop info, struct raw_job *j,
 		     PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
 		     PNG_FILTER_TYPE_BASE);
 	png_set_PLTE(png, info, plte, PE_COLORMAP_SIZE);
-	png_util_apply(png, info, o, RAW_LEVEL, RAW_FILTER);
+	if (j->cols <= RAW_WINDOW_COLS)
+		png_util_apply(png, info, o, 6, PE_PNG_FILTER_NONE);
+	else
+		png_util_apply(png, info, o, 1, PE_PNG_FILTER_PAETH);
 	png_write_info(png, info);
 	for (size_t r = 0; r < j->rows; r++) {
 		j->status = j->fn(j->ctx, r, j->values);

@@ -29,10 +29,12 @@ extern "C" {
  *
  * @rows_fn: called for rows 0..rows-1 in order with a buffer of cols doubles.
  * @cm, @norm: colour of each cell, as in a heatmap.
- * @opt: NULL for pe_png_options_default(). Defaults: zlib level 6, no
- *       filtering, chosen by measurement (see rawpng.c). A palette has no
- *       spare entry for "bad" cells, so NaN is an error unless
- *       opt->nan_index (0..255) names the index to write instead.
+ * @opt: NULL for pe_png_options_default(). Defaults, chosen by measurement
+ *       (see rawpng.c): zlib level 6 without filtering up to 32504 columns
+ *       (where deflate can still reach the previous row), level 1 with the
+ *       Paeth filter beyond. A palette has no spare entry for "bad" cells,
+ *       so NaN is an error unless opt->nan_index (0..255) names the index
+ *       to write instead.
  *
  * @return PE_OK; PE_EINVAL if rows or cols is 0 or an option is out of
  * range; PE_ETOOBIG if rows or cols exceeds 2^31 - 1 (the PNG limit);
