@@ -225,13 +225,53 @@ static double snapv(const struct fig_style *st, double v)
 	return st->vector ? v : round(v);
 }
 
-/* Shrink a heatmap's axes to square data units, centred in the space it had. */
-static void apply_aspect(const struct fig_style *st, struct slot *sl)
+/* Width / height of one data unit square for an equal-aspect heatmap; 0 for other panels. */
+static double aspect_ratio(const struct slot *sl)
 {
 	const struct pe_heatmap_spec *hm = &sl->p->hm;
 	if (sl->p->kind != PANEL_HEATMAP || !hm->equal_aspect)
+		return 0;
+	return fabs(hm->x_hi - hm->x_lo) / fabs(hm->y_bottom - hm->y_top);
+}
+
+/*
+ * In a grid row holding equal-aspect heatmaps every panel takes the height
+ * the most constrained of them allows, top-aligned, so axes, tick labels
+ * and x labels still line up across the row; each heatmap is then as wide
+ * as its aspect asks, centred in its column.
+ */
+static void align_row(const struct fig_style *st, struct slot *row, unsigned cols)
+{
+	double h = INFINITY;
+	bool any = false;
+	for (unsigned c = 0; c < cols; c++) {
+		double ratio = aspect_ratio(&row[c]);
+		if (row[c].p->kind == PANEL_EMPTY)
+			continue;
+		h = fmin(h, ratio > 0 ? fmin(row[c].axes.h, row[c].axes.w / ratio) : row[c].axes.h);
+		any |= ratio > 0;
+	}
+	if (!any)
 		return;
-	double ratio = fabs(hm->x_hi - hm->x_lo) / fabs(hm->y_bottom - hm->y_top);
+	h = fmax(1, snapv(st, h));
+	for (unsigned c = 0; c < cols; c++) {
+		struct rect *a = &row[c].axes;
+		double ratio = aspect_ratio(&row[c]);
+		a->h = h;
+		if (ratio > 0) {
+			double w = fmax(1, snapv(st, fmin(a->w, h * ratio)));
+			a->x = snapv(st, a->x + (a->w - w) / 2);
+			a->w = w;
+		}
+	}
+}
+
+/* Shrink a lone heatmap's axes to square data units, centred in the space it had. */
+static void apply_aspect(const struct fig_style *st, struct slot *sl)
+{
+	double ratio = aspect_ratio(sl);
+	if (ratio == 0)
+		return;
 	struct rect *a = &sl->axes;
 	if (a->w > a->h * ratio) {
 		double w = fmax(1, snapv(st, a->h * ratio));
@@ -277,8 +317,12 @@ static void place_axes(struct layout *L)
 			    (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
 				L->cramped = true;
 			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
-			apply_aspect(st, sl);
+			if (C == 1)
+				apply_aspect(st, sl);
 		}
+	if (C > 1)
+		for (unsigned r = 0; r < R; r++)
+			align_row(st, &L->s[r * C], C);
 	if (L->n > (size_t)R * C) {
 		struct slot *b = &L->s[L->n - 1];
 		double left = fmax(b->ml, L->s[0].axes.x - b->cell.x);
