@@ -39,6 +39,7 @@ struct layout {
 	double width, height;
 	double grid_x, grid_y, grid_w, grid_h;
 	bool cramped; /* some axes got squeezed below two lines of text */
+	double bottom_extra; /* grid height handed to the bottom panel */
 };
 
 static double descent(const struct fig_style *st, enum text_role role)
@@ -454,6 +455,22 @@ static void draw_shared_bars(struct layout *L)
 	}
 }
 
+/* Height the grid rows leave unused below their axes and labels (equal-aspect rows). */
+static double row_slack(const struct layout *L)
+{
+	double slack = 0;
+	for (unsigned r = 0; r < L->fig->rows; r++) {
+		double used = 0;
+		const struct slot *row = &L->s[(size_t)r * L->fig->cols];
+		for (unsigned c = 0; c < L->fig->cols; c++)
+			if (row[c].p->kind != PANEL_EMPTY)
+				used = fmax(used, row[c].axes.y + row[c].axes.h + row[c].mb - row[c].cell.y);
+		if (used > 0)
+			slack += fmax(0, row[0].cell.h - used);
+	}
+	return slack;
+}
+
 /* Place everything for the style's text size; L->cramped says whether it fits. */
 static void layout(struct layout *L)
 {
@@ -478,7 +495,7 @@ static void layout(struct layout *L)
 	if (fig->bottom) {
 		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
 		double gap = st->font;
-		double bh = (L->grid_h - gap) / (fig->rows + 1);
+		double bh = (L->grid_h - gap) / (fig->rows + 1) + L->bottom_extra;
 		L->grid_h -= bh + gap;
 		L->s[L->n - 1].cell = (struct rect){left, top + L->grid_h + gap, L->grid_w, bh};
 	}
@@ -522,6 +539,13 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	/* Too little room for the text: smaller text, down to a limit, then an honest error. */
 	for (;;) {
 		layout(&L);
+		double slack = fig->bottom ? row_slack(&L) : 0;
+		if (!L.cramped && slack > st.font) {
+			/* Rows of square heatmaps left height unused: give it to the bottom panel. */
+			L.bottom_extra = slack;
+			layout(&L);
+			L.bottom_extra = 0;
+		}
 		if (!L.cramped)
 			break;
 		if (st.font * 0.85 < 4) {
