@@ -185,10 +185,31 @@ static const char *num(struct report_section *sec, double x)
 	return report_strf(sec, "%.6g", x);
 }
 
-/* A grid of panels for one panel per scheme: up to 4 across. */
+/*
+ * Columns of the grid for one panel per scheme: the shape whose panels are
+ * largest as squares on the page (3 schemes: 2 x 2 beats 1 x 3), fewer rows
+ * on a tie.
+ */
+static unsigned grid_cols(size_t count)
+{
+	unsigned best = 1;
+	double best_side = 0;
+	for (unsigned c = 1; c <= count; c++) {
+		size_t rows = (count + c - 1) / c;
+		/* Each panel loses about 90 points across to its labels and colour bar, 70 down. */
+		double side = fmin(REPORT_PAGE_WIDTH / c - 90,
+				   (REPORT_PAGE_HEIGHT - 40) / (double)rows - 70);
+		if (side > best_side * 1.001) {
+			best_side = side;
+			best = c;
+		}
+	}
+	return best;
+}
+
 static struct pe_figure *scheme_grid(size_t count, const char *title)
 {
-	unsigned cols = count <= 4 ? (unsigned)count : (unsigned)((count + 1) / 2);
+	unsigned cols = grid_cols(count);
 	unsigned rows = (unsigned)((count + cols - 1) / cols);
 	struct pe_figure *fig = pe_figure_create(rows, cols);
 	if (fig && pe_figure_set_title(fig, title) != PE_OK) {
@@ -200,7 +221,7 @@ static struct pe_figure *scheme_grid(size_t count, const char *title)
 
 static struct pe_panel *scheme_panel(struct pe_figure *fig, size_t count, size_t i)
 {
-	unsigned cols = count <= 4 ? (unsigned)count : (unsigned)((count + 1) / 2);
+	unsigned cols = grid_cols(count);
 	return pe_figure_panel(fig, (unsigned)(i / cols), (unsigned)(i % cols));
 }
 
