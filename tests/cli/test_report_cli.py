@@ -21,6 +21,8 @@ from tap import done, error_case, ok, run, workdir  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 wd = workdir()
+# Under the sanitizers, LeakSanitizer's summary of suppressed leaks would add to stderr.
+os.environ["LSAN_OPTIONS"] = os.environ.get("LSAN_OPTIONS", "") + ":print_suppressions=0"
 
 
 def page_objects(pdf):
