@@ -29,25 +29,25 @@ enum { OPT_METRIC = CLI_OPT_COMMAND };
 #define DEFAULT_D 128
 
 static const char help[] =
-	"Usage: posenc report [-s SPEC]... [--base LIST] [-n N] [-d D] [--metric M] [-o FILE]\n"
-	"\n"
-	"A report comparing schemes (at most 8): a multi-page PDF, one analysis per\n"
-	"page, or one self-contained HTML file (inline SVG, no external files). It has\n"
-	"a title page with the parameters and a summary table (the numbers of\n"
-	"'posenc compare -o summary.csv'), the encodings, distance and correlation\n"
-	"heatmaps on one colour scale, the distance vs correlation scatter, distance\n"
-	"profiles from positions 0, n/4 and n/2, the decay curves (with RoFormer's\n"
-	"bound for RoPE), the wavelength of each pair with the critical dimension and\n"
-	"the context length marked, a frequency table, and for RoPE scalings the\n"
-	"scaled frequencies against the unscaled ones. Progress goes to stderr when\n"
-	"it is a terminal.\n"
-	"\n"
-	"Options:\n"
-	"      --metric M         l2, cosine, l1 or linf [default: l2]\n"
-	"%s"
-	"\n"
-	"Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o report.pdf\n"
-	"Example: posenc report -s rope --base 10000,500000 -n 1024 -o rope.html\n";
+        "Usage: posenc report [-s SPEC]... [--base LIST] [-n N] [-d D] [--metric M] [-o FILE]\n"
+        "\n"
+        "A report comparing schemes (at most 8): a multi-page PDF, one analysis per\n"
+        "page, or one self-contained HTML file (inline SVG, no external files). It has\n"
+        "a title page with the parameters and a summary table (the numbers of\n"
+        "'posenc compare -o summary.csv'), the encodings, distance and correlation\n"
+        "heatmaps on one colour scale, the distance vs correlation scatter, distance\n"
+        "profiles from positions 0, n/4 and n/2, the decay curves (with RoFormer's\n"
+        "bound for RoPE), the wavelength of each pair with the critical dimension and\n"
+        "the context length marked, a frequency table, and for RoPE scalings the\n"
+        "scaled frequencies against the unscaled ones. Progress goes to stderr when\n"
+        "it is a terminal.\n"
+        "\n"
+        "Options:\n"
+        "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
+        "%s"
+        "\n"
+        "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o report.pdf\n"
+        "Example: posenc report -s rope --base 10000,500000 -n 1024 -o rope.html\n";
 
 struct report_progress {
 	int on;
@@ -105,9 +105,9 @@ static int compute(struct report *r, size_t i)
 	const struct pe_scheme *s = r->schemes[i];
 	const struct pe_vectors *v = &sd->v.vec;
 	/* The summary needs the full matrices (one scheme at a time). */
-	int rc = compare_data_compute(&r->o, s->label, r->metric, v->n, 1,
-				      "the summary table needs them: lower -n or raise --max-memory",
-				      sd);
+	int rc = compare_data_compute(
+	        &r->o, s->label, r->metric, v->n, 1,
+	        "the summary table needs them: lower -n or raise --max-memory", sd);
 	if (rc)
 		return rc;
 	compare_summary_row(sd, rs->summary);
@@ -123,7 +123,8 @@ static int compute(struct report *r, size_t i)
 		if (st != PE_OK)
 			return status_error(st, "the distance and correlation grids", s->label);
 	}
-	if (s->kind == PE_SCHEME_ROPE && pe_decay_check(v, PE_DECAY_BOUND, v->n - 1, NULL) == PE_OK) {
+	if (s->kind == PE_SCHEME_ROPE &&
+	    pe_decay_check(v, PE_DECAY_BOUND, v->n - 1, NULL) == PE_OK) {
 		rs->bound = malloc(v->n * sizeof(double));
 		if (!rs->bound)
 			return cli_error("out of memory");
@@ -180,10 +181,10 @@ static int write_pdf(struct report *r, const char *path, FILE *out, struct repor
 			if (i == 0 && !cells)
 				rc = cli_error("out of memory");
 			if (cells && sec.n_tables < REPORT_MAX_TABLES)
-				sec.tables[sec.n_tables++] = (struct pe_table){
-					"Contents", count - 1, 2, NULL, cells};
+				sec.tables[sec.n_tables++] =
+				        (struct pe_table){"Contents", count - 1, 2, NULL, cells};
 			struct pe_text_page page = {i == 0 ? title : sec.heading, sec.lines,
-						    sec.n_lines, sec.tables, sec.n_tables};
+			                            sec.n_lines, sec.tables, sec.n_tables};
 			if (!rc)
 				st = pe_document_add_text_page(doc, &page);
 			if (cells && sec.n_tables && sec.tables[sec.n_tables - 1].cells != cells)
@@ -238,7 +239,7 @@ static int run(struct report *r, const char *path, enum cli_format format)
 	rc = cli_file_open(&file, path);
 	if (!rc) {
 		rc = format == CLI_FORMAT_PDF ? write_pdf(r, path, file.f, &pr)
-					      : report_write_html(r, file.f, &pr);
+		                              : report_write_html(r, file.f, &pr);
 		progress_clear(&pr);
 		if (rc)
 			cli_file_abort(&file);
@@ -250,8 +251,8 @@ static int run(struct report *r, const char *path, enum cli_format format)
 	if (!rc) {
 		char what[96];
 		snprintf(what, sizeof(what), "report of %zu scheme%s, %zu %s", r->count,
-			 r->count == 1 ? "" : "s", report_section_count(r),
-			 format == CLI_FORMAT_PDF ? "pages" : "sections");
+		         r->count == 1 ? "" : "s", report_section_count(r),
+		         format == CLI_FORMAT_PDF ? "pages" : "sections");
 		cli_report_written(&r->o, path, what);
 	}
 	return rc;
@@ -260,9 +261,9 @@ static int run(struct report *r, const char *path, enum cli_format format)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{"metric", required_argument, NULL, OPT_METRIC},
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {"metric", required_argument, NULL, OPT_METRIC},
+	        {NULL, 0, NULL, 0},
 	};
 	static struct report r; /* large; zeroed */
 	memset(&r, 0, sizeof(r));
@@ -277,8 +278,8 @@ int cmd_report(int argc, char **argv)
 			if (pe_metric_parse(optarg, &r.metric) != PE_OK ||
 			    r.metric == PE_METRIC_CORR)
 				rc = cli_usage_error("option '--metric': '%s' is not l2, cosine, "
-						     "l1 or linf",
-						     optarg);
+				                     "l1 or linf",
+				                     optarg);
 		} else {
 			rc = cli_common_option(&r.o, opt, optarg, argv);
 		}
@@ -292,10 +293,11 @@ int cmd_report(int argc, char **argv)
 	if ((rc = cli_no_operands(argc, argv)))
 		return rc;
 	if (r.o.raw)
-		return cli_usage_error("option '--raw' does not apply to report (pages of figures)");
+		return cli_usage_error(
+		        "option '--raw' does not apply to report (pages of figures)");
 	if (r.o.width || r.o.height)
 		return cli_usage_error("options '--width' and '--height' do not apply to report "
-				       "(A4 landscape pages)");
+		                       "(A4 landscape pages)");
 	if (!r.o.nspecs && !r.o.nbases) {
 		r.o.specs[r.o.nspecs++] = "sinusoidal:base=10000";
 		r.o.specs[r.o.nspecs++] = "sinusoidal:base=10";
@@ -309,8 +311,8 @@ int cmd_report(int argc, char **argv)
 		format = CLI_FORMAT_HTML;
 	else
 		return cli_usage_error("report writes a PDF (.pdf) or an HTML file (.html), not "
-				       "'%s'",
-				       path);
+		                       "'%s'",
+		                       path);
 	if (r.o.dtype != PE_DTYPE_F64)
 		return cli_usage_error("option '--dtype' applies to .npy output only");
 	if ((rc = cli_figure_check_options(&r.o)))
@@ -319,17 +321,17 @@ int cmd_report(int argc, char **argv)
 		return rc;
 	for (size_t i = 0; i < r.count && !rc; i++) {
 		rc = cli_vectors_prepare(&r.o, r.schemes[i], PE_VIEW_DEFAULT, DEFAULT_N, DEFAULT_D,
-					 &r.s[i].data.v);
+		                         &r.s[i].data.v);
 		if (!rc && r.s[i].data.v.vec.n < 2)
 			rc = cli_usage_error("report needs at least 2 positions (-n)");
 		if (!rc && i > 0 &&
 		    (r.s[i].data.v.vec.n != r.s[0].data.v.vec.n ||
 		     r.s[i].data.v.vec.d != r.s[0].data.v.vec.d))
-			rc = cli_usage_error("schemes '%s' and '%s' have different sizes (%zu x %zu "
-					     "and %zu x %zu): give -n and -d",
-					     r.schemes[0]->label, r.schemes[i]->label,
-					     r.s[0].data.v.vec.n, r.s[0].data.v.vec.d,
-					     r.s[i].data.v.vec.n, r.s[i].data.v.vec.d);
+			rc = cli_usage_error(
+			        "schemes '%s' and '%s' have different sizes (%zu x %zu "
+			        "and %zu x %zu): give -n and -d",
+			        r.schemes[0]->label, r.schemes[i]->label, r.s[0].data.v.vec.n,
+			        r.s[0].data.v.vec.d, r.s[i].data.v.vec.n, r.s[i].data.v.vec.d);
 	}
 	if (!rc) {
 		r.n = r.s[0].data.v.vec.n;

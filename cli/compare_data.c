@@ -10,9 +10,9 @@
 #include "compare_data.h"
 
 const char *const compare_summary_columns[COMPARE_SUMMARY_COLS] = {
-	"wavelength_min", "wavelength_max", "distance_min", "distance_max", "corr_min",
-	"corr_max",	  "neighbour_distance", "decay_0", "decay_1", "decay_10",
-	"decay_100",
+        "wavelength_min", "wavelength_max", "distance_min",       "distance_max",
+        "corr_min",       "corr_max",       "neighbour_distance", "decay_0",
+        "decay_1",        "decay_10",       "decay_100",
 };
 
 static int status_error(enum pe_status st, const char *what, const char *label)
@@ -23,7 +23,7 @@ static int status_error(enum pe_status st, const char *what, const char *label)
 }
 
 int compare_data_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
-			 size_t cells, int scatter, const char *hint, struct compare_data *sd)
+                         size_t cells, int scatter, const char *hint, struct compare_data *sd)
 {
 	const struct pe_vectors *v = &sd->v.vec;
 	if (cells == v->n) {

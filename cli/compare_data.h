@@ -15,7 +15,7 @@
 
 /* Everything computed for one scheme; figures borrow these arrays. */
 struct compare_data {
-	struct cli_vectors v; /* prepared by the caller */
+	struct cli_vectors v;   /* prepared by the caller */
 	struct pe_matrix *dist; /* cells x cells (grid) or n x n */
 	struct pe_matrix *corr;
 	struct pe_matrix *points; /* k x 2: distance, correlation (figures only) */
@@ -37,7 +37,7 @@ struct compare_data {
  * @return 0 or an exit code after reporting, naming @label.
  */
 int compare_data_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
-			 size_t cells, int scatter, const char *hint, struct compare_data *sd);
+                         size_t cells, int scatter, const char *hint, struct compare_data *sd);
 
 /* Frees what compute allocated and the vectors; safe on a zeroed struct. */
 void compare_data_free(struct compare_data *sd);

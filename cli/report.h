@@ -20,8 +20,8 @@
 #include "options.h"
 
 #define REPORT_MAX_SCHEMES 8
-#define REPORT_MAX_LINES 24
-#define REPORT_MAX_TABLES 2
+#define REPORT_MAX_LINES   24
+#define REPORT_MAX_TABLES  2
 
 /* Strings a section owns: its lines and table cells. */
 struct report_strings {
@@ -79,16 +79,15 @@ const char *report_section_title(const struct report *r, size_t i);
  * @html: tables sized for a web page (more rows of the frequency table).
  * @return 0 or an exit code after reporting. Free with report_section_free().
  */
-int report_section_build(const struct report *r, size_t i, int html,
-			 struct report_section *out);
+int report_section_build(const struct report *r, size_t i, int html, struct report_section *out);
 void report_section_free(struct report_section *sec);
 
 /* printf into a string the section owns; NULL when out of memory. */
 const char *report_strf(struct report_section *sec, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+        __attribute__((format(printf, 2, 3)));
 
 /* The page size of figures: A4 landscape in points. */
-#define REPORT_PAGE_WIDTH 842.0
+#define REPORT_PAGE_WIDTH  842.0
 #define REPORT_PAGE_HEIGHT 595.0
 
 /* HTML writer (report_html.c): the whole report into @out. @return an exit code. */

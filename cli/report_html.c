@@ -11,30 +11,30 @@
 #include "report.h"
 
 static const char style[] =
-	"body{font-family:\"DejaVu Sans\",\"Helvetica Neue\",Arial,sans-serif;color:#222;"
-	"max-width:1100px;margin:0 auto;padding:1.5rem 2rem 3rem;line-height:1.45}\n"
-	"h1{font-size:1.8rem;margin:0 0 .6rem}\n"
-	"h2{font-size:1.3rem;margin:2.4rem 0 .6rem;padding-bottom:.2rem;"
-	"border-bottom:1px solid #ccc}\n"
-	"p{margin:.3rem 0}\n"
-	"p.note{color:#444;font-size:.95rem}\n"
-	"code{font-family:\"DejaVu Sans Mono\",monospace;font-size:.9em;background:#f3f3f3;"
-	"padding:0 .2em}\n"
-	"nav ol{columns:2;margin:.4rem 0}\n"
-	"figure{margin:.8rem 0}\n"
-	"figure svg{display:block;width:100%;height:auto}\n"
-	".table{overflow-x:auto}\n"
-	"table{border-collapse:collapse;font-size:.9rem;margin:.8rem 0;"
-	"font-variant-numeric:tabular-nums}\n"
-	"caption{text-align:left;font-weight:bold;padding-bottom:.3rem}\n"
-	"th,td{padding:.2rem .8rem;text-align:right;border-bottom:1px solid #e3e3e3}\n"
-	"td{white-space:nowrap}\n"
-	"thead th{vertical-align:bottom}\n"
-	"th:first-child,td:first-child{text-align:left}\n"
-	"thead th{border-bottom:2px solid #444}\n"
-	"footer{margin-top:3rem;color:#666;font-size:.85rem}\n"
-	"@media print{body{max-width:none;padding:0}figure,tr{break-inside:avoid}"
-	".table{overflow:visible}table{font-size:.7rem}th,td{padding:.1rem .3rem}}\n";
+        "body{font-family:\"DejaVu Sans\",\"Helvetica Neue\",Arial,sans-serif;color:#222;"
+        "max-width:1100px;margin:0 auto;padding:1.5rem 2rem 3rem;line-height:1.45}\n"
+        "h1{font-size:1.8rem;margin:0 0 .6rem}\n"
+        "h2{font-size:1.3rem;margin:2.4rem 0 .6rem;padding-bottom:.2rem;"
+        "border-bottom:1px solid #ccc}\n"
+        "p{margin:.3rem 0}\n"
+        "p.note{color:#444;font-size:.95rem}\n"
+        "code{font-family:\"DejaVu Sans Mono\",monospace;font-size:.9em;background:#f3f3f3;"
+        "padding:0 .2em}\n"
+        "nav ol{columns:2;margin:.4rem 0}\n"
+        "figure{margin:.8rem 0}\n"
+        "figure svg{display:block;width:100%;height:auto}\n"
+        ".table{overflow-x:auto}\n"
+        "table{border-collapse:collapse;font-size:.9rem;margin:.8rem 0;"
+        "font-variant-numeric:tabular-nums}\n"
+        "caption{text-align:left;font-weight:bold;padding-bottom:.3rem}\n"
+        "th,td{padding:.2rem .8rem;text-align:right;border-bottom:1px solid #e3e3e3}\n"
+        "td{white-space:nowrap}\n"
+        "thead th{vertical-align:bottom}\n"
+        "th:first-child,td:first-child{text-align:left}\n"
+        "thead th{border-bottom:2px solid #444}\n"
+        "footer{margin-top:3rem;color:#666;font-size:.85rem}\n"
+        "@media print{body{max-width:none;padding:0}figure,tr{break-inside:avoid}"
+        ".table{overflow:visible}table{font-size:.7rem}th,td{padding:.1rem .3rem}}\n";
 
 void report_html_escape(FILE *out, const char *s)
 {
@@ -98,7 +98,7 @@ static void table(FILE *out, const struct pe_table *t)
  * in all the others.
  */
 static void inline_svg(FILE *out, const char *svg, size_t len, const char *prefix,
-		       const char *label)
+                       const char *label)
 {
 	const char *p = svg, *end = svg + len;
 	if (len > 5 && strncmp(p, "<?xml", 5) == 0) {
@@ -143,7 +143,7 @@ static int figure(FILE *out, struct pe_figure *fig, size_t index, const char *la
 	if (!mem)
 		return cli_error("out of memory");
 	enum pe_status st =
-		pe_figure_write(fig, PE_FIGURE_SVG, REPORT_PAGE_WIDTH, REPORT_PAGE_HEIGHT, mem);
+	        pe_figure_write(fig, PE_FIGURE_SVG, REPORT_PAGE_WIDTH, REPORT_PAGE_HEIGHT, mem);
 	if (fclose(mem) != 0 && st == PE_OK)
 		st = PE_ENOMEM;
 	if (st != PE_OK) {
@@ -164,7 +164,7 @@ static void lines(FILE *out, const struct report_section *sec, const char *tag, 
 		if (!sec->lines[i])
 			continue;
 		fprintf(out, "<%s%s%s%s>", tag, cls ? " class=\"" : "", cls ? cls : "",
-			cls ? "\"" : "");
+		        cls ? "\"" : "");
 		/* The command line reads best as code. */
 		if (strncmp(sec->lines[i], "Command: ", 9) == 0) {
 			fputs("Command: <code>", out);
@@ -243,6 +243,6 @@ int report_write_html(const struct report *r, FILE *out, struct report_progress 
 		report_section_free(&sec);
 	}
 	fprintf(out, "<footer>Made by posenc %s on %s.</footer>\n</body>\n</html>\n",
-		POSENC_VERSION, r->date);
+	        POSENC_VERSION, r->date);
 	return rc;
 }

@@ -33,21 +33,21 @@ enum kind {
 };
 
 static const char *const titles[] = {
-	"Parameters and summary",
-	"Encodings",
-	"Distance between positions",
-	"Correlation between positions",
-	"Distance vs correlation",
-	"Distance profiles",
-	"Decay with relative offset",
-	"Frequencies and wavelengths",
-	"Frequency table",
-	"RoPE scaling",
+        "Parameters and summary",
+        "Encodings",
+        "Distance between positions",
+        "Correlation between positions",
+        "Distance vs correlation",
+        "Distance profiles",
+        "Decay with relative offset",
+        "Frequencies and wavelengths",
+        "Frequency table",
+        "RoPE scaling",
 };
 
 static const char *const ids[] = {
-	"summary", "encoding", "distance", "correlation", "scatter", "profiles",
-	"decay",   "frequencies", "frequency-table", "scaling",
+        "summary",  "encoding", "distance",    "correlation",     "scatter",
+        "profiles", "decay",    "frequencies", "frequency-table", "scaling",
 };
 
 static int has_freqs(const struct report *r)
@@ -198,7 +198,7 @@ static unsigned grid_cols(size_t count)
 		size_t rows = (count + c - 1) / c;
 		/* Each panel loses about 90 points across to its labels and colour bar, 70 down. */
 		double side = fmin(REPORT_PAGE_WIDTH / c - 90,
-				   (REPORT_PAGE_HEIGHT - 40) / (double)rows - 70);
+		                   (REPORT_PAGE_HEIGHT - 40) / (double)rows - 70);
 		if (side > best_side * 1.001) {
 			best_side = side;
 			best = c;
@@ -233,36 +233,36 @@ static int figure_status(enum pe_status st)
 static const char *positions_text(const struct report *r, struct report_section *sec)
 {
 	return report_strf(sec, "positions %llu..%llu (n = %zu), d = %zu", r->first,
-			   r->first + (unsigned long long)r->n - 1, r->n, r->d);
+	                   r->first + (unsigned long long)r->n - 1, r->n, r->d);
 }
 
 /* ---- sections ---- */
 
 static const char *const summary_names[COMPARE_SUMMARY_COLS] = {
-	"shortest wavelength",
-	"longest wavelength",
-	"smallest distance (i \u2260 j)",
-	"largest distance",
-	"lowest correlation (i \u2260 j)",
-	"highest correlation (i \u2260 j)",
-	"mean distance between neighbours",
-	"mean dot product at offset 0",
-	"mean dot product at offset 1",
-	"mean dot product at offset 10",
-	"mean dot product at offset 100",
+        "shortest wavelength",
+        "longest wavelength",
+        "smallest distance (i \u2260 j)",
+        "largest distance",
+        "lowest correlation (i \u2260 j)",
+        "highest correlation (i \u2260 j)",
+        "mean distance between neighbours",
+        "mean dot product at offset 0",
+        "mean dot product at offset 1",
+        "mean dot product at offset 10",
+        "mean dot product at offset 100",
 };
 
 static int summary(const struct report *r, struct report_section *sec)
 {
 	int rc = line(sec, report_strf(sec, "posenc report of %zu scheme%s, %s.", r->count,
-					r->count == 1 ? "" : "s", positions_text(r, sec)));
+	                               r->count == 1 ? "" : "s", positions_text(r, sec)));
 	for (size_t i = 0; !rc && i < r->count; i++)
 		rc = line(sec, report_strf(sec, "Scheme %zu: %s   (spec %s)", i + 1,
-					   r->schemes[i]->label, r->schemes[i]->canonical));
+		                           r->schemes[i]->label, r->schemes[i]->canonical));
 	if (!rc)
-		rc = line(sec, report_strf(sec, "Distance metric: %s. Generated %s by posenc %s.",
-					   compare_metric_title(r->metric), r->date,
-					   POSENC_VERSION));
+		rc = line(sec,
+		          report_strf(sec, "Distance metric: %s. Generated %s by posenc %s.",
+		                      compare_metric_title(r->metric), r->date, POSENC_VERSION));
 	/* The command line, so the report can be made again. */
 	if (!rc) {
 		size_t len = 0;
@@ -289,9 +289,8 @@ static int summary(const struct report *r, struct report_section *sec)
 		free(cells);
 		return oom();
 	}
-	sec->tables[0] = (struct pe_table){
-		"Summary (the numbers of posenc compare -o summary.csv)", COMPARE_SUMMARY_COLS, cols,
-		NULL, cells};
+	sec->tables[0] = (struct pe_table){"Summary (the numbers of posenc compare -o summary.csv)",
+	                                   COMPARE_SUMMARY_COLS, cols, NULL, cells};
 	sec->n_tables = 1;
 	header[0] = "quantity";
 	header[1] = "CSV column";
@@ -306,12 +305,13 @@ static int summary(const struct report *r, struct report_section *sec)
 				return oom();
 	}
 	return line(sec, "Distances and correlations are over all pairs of distinct positions; "
-			 "the mean dot product at offset k is over all pairs k apart.");
+	                 "the mean dot product at offset k is over all pairs k apart.");
 }
 
 static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common *o,
-				    const struct pe_matrix *m, const struct report *r, bool is_signed,
-				    const char *cbar, const char *title, bool encoding)
+                                    const struct pe_matrix *m, const struct report *r,
+                                    bool is_signed, const char *cbar, const char *title,
+                                    bool encoding)
 {
 	struct pe_heatmap_spec spec;
 	pe_heatmap_spec_init(&spec, m->rows, m->cols, m->data);
@@ -319,7 +319,7 @@ static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common 
 		pe_heatmap_spec_set_positions(&spec, (double)r->first, r->n, 0.0, r->d);
 	} else {
 		pe_heatmap_spec_set_positions(&spec, (double)r->first, r->n, (double)r->first,
-					      r->n);
+		                              r->n);
 		spec.equal_aspect = true;
 	}
 	spec.is_signed = is_signed;
@@ -338,7 +338,7 @@ static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common 
 static int encodings(const struct report *r, struct report_section *sec)
 {
 	sec->fig = scheme_grid(r->count, "Encoding matrices (value of each dimension at each "
-					 "position)");
+	                                 "position)");
 	if (!sec->fig)
 		return oom();
 	enum pe_status st = PE_OK;
@@ -348,12 +348,12 @@ static int encodings(const struct report *r, struct report_section *sec)
 		if (rc)
 			return rc;
 		sec->matrices[sec->n_matrices++] = enc;
-		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, enc, r, true, "value",
-				   r->schemes[i]->label, true);
+		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, enc, r, true,
+		                   "value", r->schemes[i]->label, true);
 	}
 	if (st == PE_OK)
 		return line(sec, report_strf(sec, "Rows are positions, columns dimensions; %s.",
-					     positions_text(r, sec)));
+		                             positions_text(r, sec)));
 	return figure_status(st);
 }
 
@@ -361,21 +361,21 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 {
 	const char *what = corr ? "Pearson correlation" : compare_metric_title(r->metric);
 	sec->fig = scheme_grid(r->count,
-			       report_strf(sec, "%s between positions (one colour scale)", what));
+	                       report_strf(sec, "%s between positions (one colour scale)", what));
 	if (!sec->fig)
 		return oom();
 	pe_figure_set_color_share(sec->fig, PE_SHARE_ALL);
 	enum pe_status st = PE_OK;
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
 		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o,
-				   corr ? r->s[i].data.corr : r->s[i].data.dist, r, corr,
-				   corr ? "correlation" : what, r->schemes[i]->label, false);
+		                   corr ? r->s[i].data.corr : r->s[i].data.dist, r, corr,
+		                   corr ? "correlation" : what, r->schemes[i]->label, false);
 	if (st != PE_OK)
 		return figure_status(st);
 	return line(sec, report_strf(sec,
-				     "%s of every pair of positions, all schemes on one colour "
-				     "scale; %s.",
-				     what, positions_text(r, sec)));
+	                             "%s of every pair of positions, all schemes on one colour "
+	                             "scale; %s.",
+	                             what, positions_text(r, sec)));
 }
 
 /* Common limits of several panels' data, padded like matplotlib's 5% margins. */
@@ -389,7 +389,7 @@ static void range_of(const double *x, size_t n, double *lo, double *hi)
 }
 
 static void set_common(struct pe_figure *fig, size_t count, double xlo, double xhi, double ylo,
-		       double yhi)
+                       double yhi)
 {
 	for (size_t i = 0; i < count; i++) {
 		struct pe_panel *p = scheme_panel(fig, count, i);
@@ -403,9 +403,10 @@ static void set_common(struct pe_figure *fig, size_t count, double xlo, double x
 static int scatter(const struct report *r, struct report_section *sec)
 {
 	const char *metric = compare_metric_title(r->metric);
-	sec->fig = scheme_grid(r->count, report_strf(sec, "%s vs correlation of pairs of "
-							  "positions",
-						     metric));
+	sec->fig = scheme_grid(r->count, report_strf(sec,
+	                                             "%s vs correlation of pairs of "
+	                                             "positions",
+	                                             metric));
 	if (!sec->fig)
 		return oom();
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -431,15 +432,16 @@ static int scatter(const struct report *r, struct report_section *sec)
 	set_common(sec->fig, r->count, xlo, xhi, ylo, yhi);
 	double total = (double)r->n * (double)(r->n - 1) / 2;
 	if ((double)pairs < total)
-		return line(sec, report_strf(sec,
-					     "Each point is a pair of distinct positions: %zu of the "
-					     "%.0f pairs, those between evenly spaced positions. The "
-					     "panels share their axes.",
-					     pairs, total));
+		return line(sec,
+		            report_strf(sec,
+		                        "Each point is a pair of distinct positions: %zu of the "
+		                        "%.0f pairs, those between evenly spaced positions. The "
+		                        "panels share their axes.",
+		                        pairs, total));
 	return line(sec, report_strf(sec,
-				     "Each point is a pair of distinct positions (all %zu pairs). "
-				     "The panels share their axes.",
-				     pairs));
+	                             "Each point is a pair of distinct positions (all %zu pairs). "
+	                             "The panels share their axes.",
+	                             pairs));
 }
 
 static int profiles(const struct report *r, struct report_section *sec)
@@ -456,9 +458,9 @@ static int profiles(const struct report *r, struct report_section *sec)
 	char list[96] = "";
 	for (size_t j = 0; j < k; j++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%llu", j ? ", " : "",
-			 (unsigned long long)at[j]);
-	sec->fig = scheme_grid(r->count, report_strf(sec, "%s from positions %s to every position",
-						     metric, list));
+		         (unsigned long long)at[j]);
+	sec->fig = scheme_grid(
+	        r->count, report_strf(sec, "%s from positions %s to every position", metric, list));
 	if (!sec->fig)
 		return oom();
 	double *x = array(sec, r->n);
@@ -473,7 +475,7 @@ static int profiles(const struct report *r, struct report_section *sec)
 		st = pe_profile(&r->s[i].data.v.vec, r->metric, at, k, &m);
 		if (st != PE_OK)
 			return cli_error("scheme '%s': the distance profiles failed: %s",
-					 r->schemes[i]->label, pe_status_str(st));
+			                 r->schemes[i]->label, pe_status_str(st));
 		sec->matrices[sec->n_matrices++] = m;
 		/* Columns to curves: the figure wants contiguous y arrays. */
 		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
@@ -484,9 +486,9 @@ static int profiles(const struct report *r, struct report_section *sec)
 			for (size_t q = 0; q < r->n; q++)
 				y[q] = m->data[q * k + j];
 			range_of(y, r->n, &ylo, &yhi);
-			st = pe_panel_add_line(p, report_strf(sec, "from %llu",
-							      (unsigned long long)at[j]),
-					       x, y, r->n);
+			st = pe_panel_add_line(
+			        p, report_strf(sec, "from %llu", (unsigned long long)at[j]), x, y,
+			        r->n);
 		}
 		if (st == PE_OK)
 			st = pe_panel_set_title(p, r->schemes[i]->label);
@@ -501,7 +503,7 @@ static int profiles(const struct report *r, struct report_section *sec)
 		return figure_status(st);
 	set_common(sec->fig, r->count, NAN, NAN, ylo, yhi);
 	return line(sec, "Each curve is one row of the distance matrix: how far every position "
-			 "is from the chosen one.");
+	                 "is from the chosen one.");
 }
 
 static int decay(const struct report *r, struct report_section *sec)
@@ -513,11 +515,11 @@ static int decay(const struct report *r, struct report_section *sec)
 	if (!sec->fig)
 		return oom();
 	enum pe_status st = pe_figure_set_title(sec->fig, "Decay: mean dot product of positions "
-							  "k apart");
+	                                                  "k apart");
 	struct pe_panel *p = pe_figure_panel(sec->fig, 0, 0);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
 		st = pe_panel_add_line(p, r->schemes[i]->label, r->s[i].data.offsets,
-				       r->s[i].data.decay, r->n);
+		                       r->s[i].data.decay, r->n);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "offset k");
 	if (st == PE_OK)
@@ -529,8 +531,8 @@ static int decay(const struct report *r, struct report_section *sec)
 		struct pe_panel *b = pe_figure_panel(sec->fig, 0, 1);
 		for (size_t i = 0; i < r->count && st == PE_OK; i++)
 			if (r->s[i].bound)
-				st = pe_panel_add_line(b, r->schemes[i]->label, r->s[i].data.offsets,
-						       r->s[i].bound, r->n);
+				st = pe_panel_add_line(b, r->schemes[i]->label,
+				                       r->s[i].data.offsets, r->s[i].bound, r->n);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(b, "offset k");
 		if (st == PE_OK)
@@ -542,12 +544,12 @@ static int decay(const struct report *r, struct report_section *sec)
 	if (st != PE_OK)
 		return figure_status(st);
 	int rc = line(sec, ropes ? "Left: the mean of <v_m, v_m+k> over all pairs k apart within "
-				   "the positions (closed form for sinusoidal and RoPE)."
-				 : "The mean of <v_m, v_m+k> over all pairs k apart within the "
-				   "positions (closed form for sinusoidal and RoPE).");
+	                           "the positions (closed form for sinusoidal and RoPE)."
+	                         : "The mean of <v_m, v_m+k> over all pairs k apart within the "
+	                           "positions (closed form for sinusoidal and RoPE).");
 	if (!rc && ropes)
 		rc = line(sec, "Right: RoFormer's relative upper bound (section 3.4.3): "
-			       "(2/d) sum_j |sum_{i<j} exp(i k theta_i)|, (d/2+1)/2 at k = 0.");
+		               "(2/d) sum_j |sum_{i<j} exp(i k theta_i)|, (d/2+1)/2 at k = 0.");
 	return rc;
 }
 
@@ -583,28 +585,31 @@ static int freqs(const struct report *r, struct report_section *sec)
 		/* One line per distinct critical dimension: equal ones would overprint. */
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
-			seen |= r->s[j].freqs && r->s[j].freqs->has_critical_dim && !is_scaled(r, j) &&
-				r->s[j].freqs->critical_dim == t->critical_dim;
+			seen |= r->s[j].freqs && r->s[j].freqs->has_critical_dim &&
+			        !is_scaled(r, j) && r->s[j].freqs->critical_dim == t->critical_dim;
 		if (st == PE_OK && t->has_critical_dim && !scaled && t->critical_dim < t->d_pairs &&
 		    !seen)
-			st = pe_panel_add_vline(p, (double)t->critical_dim / 2 - 0.5,
-						report_strf(sec, "critical dim %zu",
-							    t->critical_dim));
+			st = pe_panel_add_vline(
+			        p, (double)t->critical_dim / 2 - 0.5,
+			        report_strf(sec, "critical dim %zu", t->critical_dim));
 		if (t->has_critical_dim && !scaled)
-			rc = line(sec, report_strf(sec,
-						   "%s: critical dimension %zu of %zu; %zu of %zu pairs "
-						   "have wavelengths within the context length %zu.",
-						   r->schemes[i]->label, t->critical_dim, t->d_pairs,
-						   within, pairs, r->n));
+			rc = line(sec,
+			          report_strf(sec,
+			                      "%s: critical dimension %zu of %zu; %zu of %zu pairs "
+			                      "have wavelengths within the context length %zu.",
+			                      r->schemes[i]->label, t->critical_dim, t->d_pairs,
+			                      within, pairs, r->n));
 		else
-			rc = line(sec, report_strf(sec,
-						   "%s: %zu of %zu pairs have %swavelengths within the "
-						   "context length %zu.",
-						   r->schemes[i]->label, within, pairs,
-						   scaled ? "scaled " : "", r->n));
+			rc = line(sec,
+			          report_strf(sec,
+			                      "%s: %zu of %zu pairs have %swavelengths within the "
+			                      "context length %zu.",
+			                      r->schemes[i]->label, within, pairs,
+			                      scaled ? "scaled " : "", r->n));
 	}
 	if (st == PE_OK)
-		st = pe_panel_add_hline(p, (double)r->n, report_strf(sec, "context length %zu", r->n));
+		st = pe_panel_add_hline(p, (double)r->n,
+		                        report_strf(sec, "context length %zu", r->n));
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "pair i (dimensions 2i, 2i+1)");
 	if (st == PE_OK)
@@ -613,12 +618,13 @@ static int freqs(const struct report *r, struct report_section *sec)
 		return figure_status(st);
 	if (!rc)
 		rc = line(sec, "Critical dimension (Liu et al.): 2 ceil((d/2) log_base(L/2\u03c0)) "
-			       "for the context length L; pairs beyond it never complete a period "
-			       "within L.");
+		               "for the context length L; pairs beyond it never complete a period "
+		               "within L.");
 	for (size_t i = 0; i < r->count && !rc; i++)
 		if (is_scaled(r, i)) {
-			rc = line(sec, "RoPE scalings: the scaled wavelengths (no critical-dimension "
-				       "line: the formula assumes unscaled frequencies).");
+			rc = line(sec,
+			          "RoPE scalings: the scaled wavelengths (no critical-dimension "
+			          "line: the formula assumes unscaled frequencies).");
 			break;
 		}
 	return rc;
@@ -676,17 +682,22 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 			c += 2;
 		}
 	}
-	int rc = line(sec, step > 1 ? report_strf(sec,
-						  "Every %zu%s pair of %zu and the last; the full "
-						  "table: posenc freqs -s SPEC -d %zu -o freqs.csv.",
-						  step, step == 2 ? "nd" : step == 3 ? "rd" : "th",
-						  pairs, r->d)
-				    : report_strf(sec, "All %zu pairs (posenc freqs -s SPEC -d %zu "
-						       "-o freqs.csv writes them as CSV).",
-						  pairs, r->d));
+	int rc =
+	        line(sec, step > 1 ? report_strf(sec,
+	                                         "Every %zu%s pair of %zu and the last; the full "
+	                                         "table: posenc freqs -s SPEC -d %zu -o freqs.csv.",
+	                                         step,
+	                                         step == 2   ? "nd"
+	                                         : step == 3 ? "rd"
+	                                                     : "th",
+	                                         pairs, r->d)
+	                           : report_strf(sec,
+	                                         "All %zu pairs (posenc freqs -s SPEC -d %zu "
+	                                         "-o freqs.csv writes them as CSV).",
+	                                         pairs, r->d));
 	if (!rc)
 		rc = line(sec, "\u03b8: angular frequency of the pair (radians per position); "
-			       "wavelength 2\u03c0/\u03b8 in positions.");
+		               "wavelength 2\u03c0/\u03b8 in positions.");
 	return rc;
 }
 
@@ -699,8 +710,9 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	sec->fig = pe_figure_create(1, 2);
 	if (!sec->fig || !sec->heading)
 		return oom();
-	enum pe_status st = pe_figure_set_title(
-		sec->fig, report_strf(sec, "%s: scaled vs unscaled frequencies", r->schemes[i]->label));
+	enum pe_status st =
+	        pe_figure_set_title(sec->fig, report_strf(sec, "%s: scaled vs unscaled frequencies",
+	                                                  r->schemes[i]->label));
 	size_t pairs = t->values->rows, cols = t->values->cols;
 	double *x = array(sec, pairs), *th = array(sec, pairs), *sc = array(sec, pairs),
 	       *ratio = array(sec, pairs);
@@ -720,8 +732,8 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	if (st == PE_OK)
 		st = pe_panel_add_line(a, "unscaled", x, th, pairs);
 	if (st == PE_OK)
-		st = pe_panel_add_line(a, report_strf(sec, "%s (factor %g)", name, var->factor), x, sc,
-				       pairs);
+		st = pe_panel_add_line(a, report_strf(sec, "%s (factor %g)", name, var->factor), x,
+		                       sc, pairs);
 	if (st == PE_OK)
 		st = pe_panel_add_line(b, NULL, x, ratio, pairs);
 	if (st == PE_OK)
@@ -745,21 +757,23 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	if (st != PE_OK)
 		return figure_status(st);
 	double af = var->info.attention_factor;
-	int rc = line(sec, report_strf(sec,
-				       "%s scaling, factor %g, original context %g: attention factor "
-				       "%.8g (logits x %.8g).",
-				       name, var->factor, var->original, af, af * af));
+	int rc = line(sec,
+	              report_strf(sec,
+	                          "%s scaling, factor %g, original context %g: attention factor "
+	                          "%.8g (logits x %.8g).",
+	                          name, var->factor, var->original, af, af * af));
 	if (!rc && var->type == PE_ROPE_SCALING_DYNAMIC)
-		rc = line(sec, report_strf(sec, "Effective base %.10g at length %g.", var->info.base,
-					   var->length));
+		rc = line(sec, report_strf(sec, "Effective base %.10g at length %g.",
+		                           var->info.base, var->length));
 	if (!rc && var->type == PE_ROPE_SCALING_LONGROPE)
-		rc = line(sec, report_strf(sec, "%s factors at length %g.",
-					   var->length > var->original ? "Long" : "Short",
-					   var->length));
+		rc = line(sec,
+		          report_strf(sec, "%s factors at length %g.",
+		                      var->length > var->original ? "Long" : "Short", var->length));
 	if (!rc && var->type == PE_ROPE_SCALING_YARN)
-		rc = line(sec, report_strf(sec, "YaRN ramp: pairs up to %g keep \u03b8, pairs from "
-						"%g on are divided by the factor.",
-					   var->info.yarn_low, var->info.yarn_high));
+		rc = line(sec, report_strf(sec,
+		                           "YaRN ramp: pairs up to %g keep \u03b8, pairs from "
+		                           "%g on are divided by the factor.",
+		                           var->info.yarn_low, var->info.yarn_high));
 	return rc;
 }
 

@@ -42,8 +42,7 @@ static size_t count_pages(const char *pdf, size_t len)
 {
 	size_t n = 0;
 	const char *key = "/Type /Page";
-	for (const char *p = pdf; (p = find(p, len - (size_t)(p - pdf), key));
-	     p += strlen(key))
+	for (const char *p = pdf; (p = find(p, len - (size_t)(p - pdf), key)); p += strlen(key))
 		if (p[strlen(key)] != 's')
 			n++;
 	return n;
@@ -52,8 +51,7 @@ static size_t count_pages(const char *pdf, size_t len)
 static size_t count(const char *pdf, size_t len, const char *key)
 {
 	size_t n = 0;
-	for (const char *p = pdf; (p = find(p, len - (size_t)(p - pdf), key));
-	     p += strlen(key))
+	for (const char *p = pdf; (p = find(p, len - (size_t)(p - pdf), key)); p += strlen(key))
 		n++;
 	return n;
 }
@@ -175,9 +173,9 @@ static void write_failure_is_eio(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(three_pages),
-		cmocka_unit_test(errors),
-		cmocka_unit_test(write_failure_is_eio),
+	        cmocka_unit_test(three_pages),
+	        cmocka_unit_test(errors),
+	        cmocka_unit_test(write_failure_is_eio),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,10 +32,10 @@ extern "C" {
  * others right-aligned (numbers). NULL cells are left blank.
  */
 struct pe_table {
-	const char *caption;        /* drawn above the table; NULL: none */
-	size_t rows, cols;          /* rows below the header */
-	const char *const *header;  /* cols strings; NULL: no header row */
-	const char *const *cells;   /* rows * cols, row-major */
+	const char *caption;       /* drawn above the table; NULL: none */
+	size_t rows, cols;         /* rows below the header */
+	const char *const *header; /* cols strings; NULL: no header row */
+	const char *const *cells;  /* rows * cols, row-major */
 };
 
 /* A page of text: a title, lines of text below it, then the tables in order. */
@@ -91,8 +91,7 @@ enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure 
  * after pe_document_finish(); PE_ERANGE when the page cannot hold the text
  * even at 4 pt; PE_ENOMEM.
  */
-enum pe_status pe_document_add_text_page(struct pe_document *doc,
-                                         const struct pe_text_page *page);
+enum pe_status pe_document_add_text_page(struct pe_document *doc, const struct pe_text_page *page);
 
 /* The number of pages added so far. */
 size_t pe_document_page_count(const struct pe_document *doc);
