@@ -61,7 +61,8 @@ static int compute(struct run *r, size_t i, int figure)
 	struct compare_data *sd = &r->data[i];
 	size_t n = sd->v.vec.n;
 	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric,
-				    figure ? cli_figure_grid_cells(&r->o, n) : n, figure,
+				    figure ? cli_figure_grid_cells(&r->o, n) : n,
+				    figure ? COMPARE_SCATTER_POINTS : 0,
 				    "lower -n, or draw the comparison as a figure", sd);
 }
 

@@ -106,7 +106,7 @@ static int compute(struct report *r, size_t i)
 	const struct pe_vectors *v = &sd->v.vec;
 	/* The summary needs the full matrices (one scheme at a time). */
 	int rc = compare_data_compute(
-	        &r->o, s->label, r->metric, v->n, 1,
+	        &r->o, s->label, r->metric, v->n, REPORT_SCATTER_POINTS,
 	        "the summary table needs them: lower -n or raise --max-memory", sd);
 	if (rc)
 		return rc;

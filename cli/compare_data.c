@@ -23,7 +23,7 @@ static int status_error(enum pe_status st, const char *what, const char *label)
 }
 
 int compare_data_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
-                         size_t cells, int scatter, const char *hint, struct compare_data *sd)
+                         size_t cells, size_t scatter, const char *hint, struct compare_data *sd)
 {
 	const struct pe_vectors *v = &sd->v.vec;
 	if (cells == v->n) {
@@ -50,7 +50,7 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 		return status_error(st, "the decay curve", label);
 	if (!scatter)
 		return 0;
-	st = pe_scatter(v, metric, COMPARE_SCATTER_POINTS, NULL, &sd->points);
+	st = pe_scatter(v, metric, scatter, NULL, &sd->points);
 	if (st != PE_OK)
 		return status_error(st, "the scatter", label);
 	size_t k = sd->points->rows;

@@ -29,7 +29,7 @@ struct compare_data {
 
 /*
  * compare_data_compute() - distance and correlation matrices, decay curve and,
- * with @scatter, the scatter points of one scheme
+ * with @scatter > 0, up to that many scatter points of one scheme
  *
  * @cells: the matrices' side: v.n for the full matrices the summary needs
  * (checked against --max-memory; @hint says what to do instead), fewer for a
@@ -37,7 +37,7 @@ struct compare_data {
  * @return 0 or an exit code after reporting, naming @label.
  */
 int compare_data_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
-                         size_t cells, int scatter, const char *hint, struct compare_data *sd);
+                         size_t cells, size_t scatter, const char *hint, struct compare_data *sd);
 
 /* Frees what compute allocated and the vectors; safe on a zeroed struct. */
 void compare_data_free(struct compare_data *sd);

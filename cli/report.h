@@ -22,6 +22,12 @@
 #define REPORT_MAX_SCHEMES 8
 #define REPORT_MAX_LINES   24
 #define REPORT_MAX_TABLES  2
+/*
+ * Pairs in the scatter: every pair up to n = 447; past the engine's 20000
+ * points the scatter is a density image, far smaller in SVG and PDF than
+ * one marker per pair.
+ */
+#define REPORT_SCATTER_POINTS 100000
 
 /* Strings a section owns: its lines and table cells. */
 struct report_strings {

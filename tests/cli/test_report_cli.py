@@ -56,7 +56,7 @@ ok(len(re.findall(rb"/MediaBox \[ 0 0 842 595 \]", pdf)) == 9, "every page is A4
 text = pdf_text(pdf_path)
 # Vector text: the words come back out of the PDF.
 for needle in ("Positional-encoding report", "sinusoidal base=10000", "neighbour_distance",
-               "critical dim 52", "context length 256", "Frequency table",
+               "critical dim 52", "context length 256", "Frequency table", "all 32640 pairs",
                "Decay: mean dot product of positions k apart"):
     ok(needle in text, f"the PDF's text has '{needle}'", text[:300])
 ok("Command: posenc report" in text, "the title page gives the command line")
