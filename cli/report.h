@@ -43,7 +43,7 @@ struct report_section {
 	struct pe_table tables[REPORT_MAX_TABLES];
 	size_t n_tables;
 	struct report_strings strings;
-	double *arrays[16]; /* data the figure borrows, owned */
+	double *arrays[REPORT_MAX_SCHEMES * 4 + 4]; /* data the figure borrows, owned */
 	size_t n_arrays;
 	struct pe_matrix *matrices[REPORT_MAX_SCHEMES * 2];
 	size_t n_matrices;

@@ -294,8 +294,11 @@ static int summary(const struct report *r, struct report_section *sec)
 	sec->n_tables = 1;
 	header[0] = "quantity";
 	header[1] = "CSV column";
+	/* Many long labels would shrink the page to unreadable: number them (listed above). */
 	for (size_t i = 0; i < r->count; i++)
-		header[2 + i] = r->schemes[i]->label;
+		if (!(header[2 + i] = r->count <= 4 ? r->schemes[i]->label
+		                                    : report_strf(sec, "scheme %zu", i + 1)))
+			return oom();
 	sec->tables[0].header = header;
 	for (size_t q = 0; q < COMPARE_SUMMARY_COLS; q++) {
 		cells[q * cols] = summary_names[q];
@@ -632,13 +635,16 @@ static int freqs(const struct report *r, struct report_section *sec)
 
 static int freq_table(const struct report *r, struct report_section *sec, int html)
 {
-	size_t pairs = 0, ncol = 1;
+	size_t pairs = 0, nfreq = 0;
 	for (size_t i = 0; i < r->count; i++)
 		if (r->s[i].freqs) {
 			size_t p = r->s[i].freqs->values->rows;
 			pairs = p > pairs ? p : pairs;
-			ncol += 2;
+			nfreq++;
 		}
+	/* theta and wavelength per scheme; on a page, wavelengths only past 3 schemes. */
+	size_t per = html || nfreq <= 3 ? 2 : 1;
+	size_t ncol = 1 + per * nfreq;
 	size_t want = html ? 32 : 16;
 	size_t step = pairs > want ? (pairs + want - 1) / want : 1;
 	if (!pairs)
@@ -657,9 +663,12 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 	size_t c = 1;
 	for (size_t i = 0; i < r->count; i++)
 		if (r->s[i].freqs) {
-			header[c++] = report_strf(sec, "\u03b8 %s", r->schemes[i]->label);
-			header[c++] = report_strf(sec, "wavelength %s", r->schemes[i]->label);
-			if (!header[c - 1] || !header[c - 2])
+			const char *scaled = is_scaled(r, i) ? " (scaled)" : "";
+			if (per == 2 && !(header[c++] = report_strf(sec, "\u03b8 %s%s",
+			                                            r->schemes[i]->label, scaled)))
+				return oom();
+			if (!(header[c++] = report_strf(sec, "%s%s %s", per == 2 ? "wavelength " : "",
+			                                r->schemes[i]->label, scaled)))
 				return oom();
 		}
 	for (size_t row = 0; row < rows; row++) {
@@ -673,13 +682,16 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 			if (!t)
 				continue;
 			if (q < t->values->rows) {
+				/* The frequencies the scheme turns at: scaled for a RoPE scaling. */
 				const double *v = &t->values->data[q * t->values->cols];
-				cells[row * ncol + c] = num(sec, v[0]);
-				cells[row * ncol + c + 1] = num(sec, v[1]);
-				if (!cells[row * ncol + c] || !cells[row * ncol + c + 1])
+				double theta = is_scaled(r, i) ? v[2] : v[0];
+				double wl = is_scaled(r, i) ? TWO_PI / v[2] : v[1];
+				if (per == 2 && !(cells[row * ncol + c] = num(sec, theta)))
+					return oom();
+				if (!(cells[row * ncol + c + per - 1] = num(sec, wl)))
 					return oom();
 			}
-			c += 2;
+			c += per;
 		}
 	}
 	int rc =
@@ -696,8 +708,9 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 	                                         "-o freqs.csv writes them as CSV).",
 	                                         pairs, r->d));
 	if (!rc)
-		rc = line(sec, "\u03b8: angular frequency of the pair (radians per position); "
-		               "wavelength 2\u03c0/\u03b8 in positions.");
+		rc = line(sec, per == 2 ? "\u03b8: angular frequency of the pair (radians per "
+		                          "position); wavelength 2\u03c0/\u03b8 in positions."
+		                        : "Wavelengths 2\u03c0/\u03b8 of each pair, in positions.");
 	return rc;
 }
 

@@ -76,6 +76,12 @@ ok("RoFormer bound (RoPE)" in rt and "scaled vs unscaled frequencies" in rt
 r = run(EXE, "report", "-s", "rope:scaling=linear,factor=2", "-s", "rope:scaling=llama3",
         "-n", "64", "-d", "32", "-o", "two.pdf", cwd=wd)
 ok(r.rc == 0 and pdfinfo_pages(os.path.join(wd, "two.pdf")) == 11, "two scalings: 11 pages", r.err)
+# Eight schemes (the most): every page fits, the summary numbers its columns.
+r = run(EXE, "report", "--base", "10,100,1000,10000,1e5,1e6,1e7,1e8", "-n", "64", "-d", "32",
+        "-o", "eight.pdf", cwd=wd)
+et = pdf_text(os.path.join(wd, "eight.pdf")) if r.rc == 0 else ""
+ok(r.rc == 0 and pdfinfo_pages(os.path.join(wd, "eight.pdf")) == 9 and "scheme 8" in et
+   and "Scheme 8: sinusoidal base=100000000" in et, "eight schemes: 9 pages", r.err)
 # A scheme without frequencies: no wavelength pages.
 r = run(EXE, "report", "-s", "learned", "-s", "binary", "-n", "64", "-d", "16", "-o", "nofreq.pdf",
         cwd=wd)
