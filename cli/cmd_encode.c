@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "output.h"
+#include "raw.h"
 #include "vectors.h"
 
 enum { OPT_VIEW = CLI_OPT_COMMAND };
@@ -76,14 +77,16 @@ int cmd_encode(int argc, char **argv)
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;
 	rc = cli_output_format(&o, path, &format);
-	if (!rc && cli_format_is_figure(format))
+	if (!rc && o.raw)
+		rc = write_raw_encode(&o, path, &v.vec);
+	else if (!rc && cli_format_is_figure(format))
 		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy "
 			       "or - for now",
 			       path);
 	struct pe_matrix *m = NULL;
-	if (!rc)
+	if (!rc && !o.raw)
 		rc = cli_vectors_matrix(&o, &v, &m);
-	if (!rc) {
+	if (!rc && !o.raw) {
 		struct pe_axis rows = {"position", (double)v.vec.first, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
 		rc = cli_write_matrix(&o, path, format, m, &rows, &cols);

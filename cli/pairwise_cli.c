@@ -24,7 +24,7 @@ int pw_prepare(struct pw_run *r)
 		return rc;
 	r->path = cli_output_path(&r->o, r->buf, sizeof(r->buf));
 	rc = cli_output_format(&r->o, r->path, &r->format);
-	if (!rc && cli_format_is_figure(r->format))
+	if (!rc && cli_format_is_figure(r->format) && !r->o.raw)
 		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy or - "
 			       "for now",
 			       r->path);
