@@ -141,13 +141,33 @@ static void offset_row(const double *F, size_t a, size_t c0, size_t c1, double *
 		memcpy(o + (b - c0), F + (b - a), (c1 - b) * sizeof(double));
 }
 
+/* Row a, columns [c0, c1), from the kernel: @m a constant in each call
+ * below, so the inlined metric loses its switch. */
+static inline void kernel_cells(const struct pe_pairwise_rows *r, enum pe_metric m, size_t a,
+				size_t c0, size_t c1, double *o)
+{
+	const struct pe_posterm *t = r->t, *ta = &r->t[a];
+	const double *S = r->S;
+	size_t d = r->v.d, b = c0;
+	for (; b < c1 && b < a; b++)
+		o[b - c0] = pe_toeplitz_metric(&r->tz, d, m, S[a - b], ta, &t[b]);
+	for (; b < c1; b++)
+		o[b - c0] = pe_toeplitz_metric(&r->tz, d, m, S[b - a], ta, &t[b]);
+}
+
 static void kernel_row(const struct pe_pairwise_rows *r, size_t a, size_t c0, size_t c1,
 		       double *o)
 {
-	const struct pe_posterm *t = r->t;
-	for (size_t b = c0; b < c1; b++) {
-		size_t D = a > b ? a - b : b - a;
-		o[b - c0] = pe_toeplitz_metric(&r->tz, r->v.d, r->m, r->S[D], &t[a], &t[b]);
+	switch (r->m) {
+	case PE_METRIC_L2:
+		kernel_cells(r, PE_METRIC_L2, a, c0, c1, o);
+		break;
+	case PE_METRIC_COSINE:
+		kernel_cells(r, PE_METRIC_COSINE, a, c0, c1, o);
+		break;
+	default:
+		kernel_cells(r, PE_METRIC_CORR, a, c0, c1, o);
+		break;
 	}
 }
 

@@ -74,16 +74,40 @@ struct raw_job {
 	enum pe_status status; /* of the rows themselves (callback, NaN) */
 };
 
+/*
+ * pe_colormap_index(pe_norm_apply(norm, x)) for every cell of a row. Through
+ * the two calls this was 45% of the time of a 16384 x 16384 distance image.
+ * The fast loop does the same operations in the same order (so it gives the
+ * same index for every value) in a form compilers vectorise: every
+ * operation unconditional, the clamps and NaN as selects. It needs an
+ * index for NaN; without one (NaN is an error) and for a degenerate range
+ * the calls do it.
+ */
 static enum pe_status map_row(struct raw_job *j)
 {
-	for (size_t c = 0; c < j->cols; c++) {
-		int i = pe_colormap_index(pe_norm_apply(j->norm, j->values[c]));
+	const double *x = j->values;
+	png_bytep out = j->index;
+	size_t cols = j->cols;
+	double lo = j->norm->vmin, hi = j->norm->vmax;
+	if (j->nan_index >= 0 && hi > lo) {
+		double hlo = 0.5 * lo, den = 0.5 * hi - 0.5 * lo, bad = j->nan_index;
+		for (size_t c = 0; c < cols; c++) {
+			double t = (0.5 * x[c] - hlo) / den * PE_COLORMAP_SIZE;
+			t = t > 0.0 ? t : 0.0;
+			t = t < PE_COLORMAP_SIZE - 1 ? t : PE_COLORMAP_SIZE - 1;
+			t = x[c] == x[c] ? t : bad;
+			out[c] = (png_byte)(int)t;
+		}
+		return PE_OK;
+	}
+	for (size_t c = 0; c < cols; c++) {
+		int i = pe_colormap_index(pe_norm_apply(j->norm, x[c]));
 		if (i < 0) {
 			if (j->nan_index < 0)
 				return PE_ERANGE;
 			i = j->nan_index;
 		}
-		j->index[c] = (png_byte)i;
+		out[c] = (png_byte)i;
 	}
 	return PE_OK;
 }
