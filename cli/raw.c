@@ -84,10 +84,15 @@ static int pick_norm(const struct cli_common *o, bool is_signed, struct pe_norm 
 		data = pe_norm_symmetric(data);
 	const double *vmin = isnan(o->vmin) ? NULL : &o->vmin;
 	const double *vmax = isnan(o->vmax) ? NULL : &o->vmax;
-	if (pe_norm_override(&data, vmin, vmax, is_signed) != PE_OK)
-		return cli_usage_error("options '--vmin'/'--vmax': the colour limits would run "
-				       "backwards (the data spans %g..%g)",
-				       data.vmin, data.vmax);
+	if (pe_norm_override(&data, vmin, vmax, is_signed) != PE_OK) {
+		if (vmin && vmax)
+			return cli_usage_error("option '--vmin': %g is above --vmax %g", *vmin,
+					       *vmax);
+		return cli_usage_error("option '%s': %g lies beyond the data's other end %g; give "
+				       "both limits",
+				       vmin ? "--vmin" : "--vmax", vmin ? *vmin : *vmax,
+				       vmin ? data.vmax : data.vmin);
+	}
 	*out = data;
 	return 0;
 }
