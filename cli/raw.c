@@ -62,16 +62,11 @@ static enum pe_status source_range(const struct raw_source *s, double *buf, stru
 	return PE_OK;
 }
 
-static int pick_colormap(const struct cli_common *o, bool is_signed,
-			 const struct pe_colormap **cm)
+/* --cmap was checked with the figure options (cli_figure_check_options()). */
+static const struct pe_colormap *pick_colormap(const struct cli_common *o, bool is_signed)
 {
-	*cm = pe_colormap_find(o->cmap ? o->cmap
-				       : is_signed ? PE_COLORMAP_DIVERGING : PE_COLORMAP_DEFAULT);
-	if (!*cm)
-		return cli_usage_error("option '--cmap': '%s' is not a colormap (viridis, magma, "
-				       "inferno, plasma, cividis, RdBu, gray, each also with _r)",
-				       o->cmap);
-	return 0;
+	const struct pe_colormap *cm = o->cmap ? pe_colormap_find(o->cmap) : NULL;
+	return cm ? cm : pe_colormap_find(is_signed ? PE_COLORMAP_DIVERGING : PE_COLORMAP_DEFAULT);
 }
 
 /* @data: the data's range (may be empty); the user's limits override it. */
@@ -84,15 +79,12 @@ static int pick_norm(const struct cli_common *o, bool is_signed, struct pe_norm 
 		data = pe_norm_symmetric(data);
 	const double *vmin = isnan(o->vmin) ? NULL : &o->vmin;
 	const double *vmax = isnan(o->vmax) ? NULL : &o->vmax;
-	if (pe_norm_override(&data, vmin, vmax, is_signed) != PE_OK) {
-		if (vmin && vmax)
-			return cli_usage_error("option '--vmin': %g is above --vmax %g", *vmin,
-					       *vmax);
+	/* Two given limits in the wrong order were refused with the options. */
+	if (pe_norm_override(&data, vmin, vmax, is_signed) != PE_OK)
 		return cli_usage_error("option '%s': %g lies beyond the data's other end %g; give "
 				       "both limits",
 				       vmin ? "--vmin" : "--vmax", vmin ? *vmin : *vmax,
 				       vmin ? data.vmax : data.vmin);
-	}
 	*out = data;
 	return 0;
 }
@@ -154,9 +146,7 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 	if (rc)
 		return rc;
 	bool is_signed = m == PE_METRIC_CORR;
-	const struct pe_colormap *cm;
-	if ((rc = pick_colormap(o, is_signed, &cm)))
-		return rc;
+	const struct pe_colormap *cm = pick_colormap(o, is_signed);
 	struct pe_pairwise_rows *src = NULL;
 	enum pe_status st = pe_pairwise_rows_create(v, m, &src);
 	if (st != PE_OK)
@@ -224,10 +214,8 @@ int write_raw_encode(const struct cli_common *o, const char *path, const struct 
 		}
 		is_signed = !pe_norm_is_empty(&data) && data.vmin < 0.0;
 	}
-	const struct pe_colormap *cm;
-	rc = pick_colormap(o, is_signed, &cm);
-	if (!rc)
-		rc = pick_norm(o, is_signed, data, &norm);
+	const struct pe_colormap *cm = pick_colormap(o, is_signed);
+	rc = pick_norm(o, is_signed, data, &norm);
 	if (!rc)
 		rc = stream(o, path, &s, buf, cm, &norm);
 	free(buf);

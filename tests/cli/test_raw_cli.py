@@ -141,7 +141,7 @@ for name, args, needle in [
         ("--raw with --width", ["distance", "--raw", "--width", "100", "-o", "x.png"], "--width"),
         ("unknown --cmap", ["corr", "--raw", "--cmap", "nope", "-o", "x.png"], "'nope'"),
         ("limits backwards", ["distance", "--raw", "--vmin", "3", "--vmax", "1", "-o", "x.png"],
-         "above --vmax"),
+         "vmin must be below vmax"),
         ("--vmin past the data", ["distance", "--raw", "-n", "8", "--vmin", "1e6", "-o",
                                   "x.png"], "beyond the data"),
 ]:
