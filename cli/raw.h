@@ -3,7 +3,9 @@
  *
  * An 8-bit palette PNG (posenc/rawpng.h) streamed in chunks of rows from
  * the library, so an n x n matrix never exists in memory: 32768 x 32768
- * needs tens of MiB, not 8 GiB.
+ * needs tens of MiB, not 8 GiB. Schemes without offset structure (learned,
+ * binary, files, l1/linf) hold their n x d vectors when they take at most
+ * a quarter of --max-memory, and produce them again per chunk otherwise.
  *
  * Colours, as the figures choose them:
  * - the map: --cmap, else viridis, or RdBu_r for signed data (corr always;

@@ -66,7 +66,7 @@ static enum pe_status build_structured(struct pe_pairwise_rows *r)
 	return PE_OK;
 }
 
-static enum pe_status build_general(struct pe_pairwise_rows *r)
+static enum pe_status build_general(struct pe_pairwise_rows *r, size_t budget)
 {
 	enum pe_status st = PE_OK;
 	if (r->m == PE_METRIC_COSINE || r->m == PE_METRIC_CORR) {
@@ -75,14 +75,14 @@ static enum pe_status build_general(struct pe_pairwise_rows *r)
 		st = pe_posterms(&r->v, NULL, r->pos, r->v.n, 1, r->t);
 	}
 	if (st == PE_OK)
-		st = pe_rowsrc_init(&r->src, &r->v, 0);
+		st = pe_rowsrc_init(&r->src, &r->v, budget);
 	r->has_src = st == PE_OK;
 	r->bs = pe_block_rows(r->v.d);
 	return st;
 }
 
 enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m,
-				       struct pe_pairwise_rows **out)
+				       size_t budget, struct pe_pairwise_rows **out)
 {
 	*out = NULL;
 	enum pe_status st = pe_pairwise_check(v, m);
@@ -104,7 +104,7 @@ enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metri
 	st = structurable(m) ? pe_toeplitz_init(&r->v, &r->tz, &found) : PE_OK;
 	r->structured = found;
 	if (st == PE_OK)
-		st = found ? build_structured(r) : build_general(r);
+		st = found ? build_structured(r) : build_general(r, budget);
 	if (st != PE_OK) {
 		pe_pairwise_rows_destroy(r);
 		return st;

@@ -199,23 +199,27 @@ enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t m
  * once: the offset kernel and per-position terms of a structured scheme
  * (O(n d) work, O(n) memory; then O(1) per cell, and l2 and cosine without
  * a lone sine column are a table lookup by offset), or the per-position
- * terms and, when it takes at most 4 MiB, the whole vector set of the
- * general path (otherwise rows are produced again for every request).
- * Memory is O(n) beyond that; rows are computed on every online core.
+ * terms and, within a budget, the whole vector set of the general path
+ * (otherwise every request produces all n rows again: for learned vectors
+ * that costs more than the metric itself). Memory is O(n) beyond that;
+ * rows are computed on every online core.
  */
 struct pe_pairwise_rows;
 
 /*
  * pe_pairwise_rows_create() - a row source for metric @m of @v
  *
- * @v: copied; a table it points to must outlive the source.
- * @out: on success a new source; free it with pe_pairwise_rows_destroy().
+ * @v:      copied; a table it points to must outlive the source.
+ * @budget: the most bytes to hold the n x d vector set of the general path
+ *          (a table @v points to is used in place); sets of up to 4 MiB
+ *          are held whatever the budget.
+ * @out:    on success a new source; free it with pe_pairwise_rows_destroy().
  *
  * @return PE_OK, PE_ENOMEM, the errors of pe_pairwise_check() and of
  * pe_vectors_rows().
  */
 enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m,
-				       struct pe_pairwise_rows **out);
+				       size_t budget, struct pe_pairwise_rows **out);
 
 /*
  * pe_pairwise_rows_fill() - rows r0..r0+count-1 of the n x n matrix
