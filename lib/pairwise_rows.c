@@ -213,10 +213,12 @@ static void general_diagonal(const struct pe_pairwise_rows *r, size_t r0, size_t
 	}
 }
 
-/* Rows r0..r0+count-1, columns [c0, c1), into dst (leading dimension ldo);
- * @buf: room for (count + bs) * d doubles, general path only. */
+/* Rows r0..r0+count-1, columns [c0, c1), into dst (leading dimension ldo).
+ * General path only: @A the rows' vectors, or NULL to get them into @buf;
+ * @buf room for (count + bs) * d doubles. */
 static enum pe_status fill_block(const struct pe_pairwise_rows *r, size_t r0, size_t count,
-				 size_t c0, size_t c1, double *dst, size_t ldo, double *buf)
+				 size_t c0, size_t c1, double *dst, size_t ldo, const double *A,
+				 double *buf)
 {
 	if (r->structured) {
 		for (size_t a = r0; a < r0 + count; a++) {
@@ -228,8 +230,7 @@ static enum pe_status fill_block(const struct pe_pairwise_rows *r, size_t r0, si
 		return r->nill ? fix_ill(r, r0, count, c0, c1, dst, ldo) : PE_OK;
 	}
 	size_t d = r->v.d, bs = r->bs;
-	const double *A;
-	enum pe_status st = pe_rowsrc_get(&r->src, r0, count, buf, &A);
+	enum pe_status st = A ? PE_OK : pe_rowsrc_get(&r->src, r0, count, buf, &A);
 	const struct pe_posterm *ta = r->t ? r->t + r0 : NULL;
 	for (size_t j0 = c0; j0 < c1 && st == PE_OK; j0 += bs) {
 		size_t nj = c1 - j0 < bs ? c1 - j0 : bs;
@@ -254,6 +255,7 @@ static enum pe_status fill_block(const struct pe_pairwise_rows *r, size_t r0, si
 struct fill_job {
 	const struct pe_pairwise_rows *r;
 	size_t r0, count;
+	const double *A; /* general: the rows' vectors */
 	double *dst;
 };
 
@@ -262,7 +264,8 @@ static enum pe_status fill_rows_chunk(void *ctx, size_t begin, size_t end)
 {
 	const struct fill_job *j = ctx;
 	size_t n = j->r->v.n;
-	return fill_block(j->r, j->r0 + begin, end - begin, 0, n, j->dst + begin * n, n, NULL);
+	return fill_block(j->r, j->r0 + begin, end - begin, 0, n, j->dst + begin * n, n, NULL,
+			  NULL);
 }
 
 /* general: chunks are column blocks, each against all the rows */
@@ -275,7 +278,7 @@ static enum pe_status fill_cols_chunk(void *ctx, size_t begin, size_t end)
 	double *buf = malloc((j->count + bs) * r->v.d * sizeof(double));
 	if (!buf)
 		return PE_ENOMEM;
-	enum pe_status st = fill_block(r, j->r0, j->count, c0, c1, j->dst + c0, n, buf);
+	enum pe_status st = fill_block(r, j->r0, j->count, c0, c1, j->dst + c0, n, j->A, buf);
 	free(buf);
 	return st;
 }
@@ -286,15 +289,28 @@ enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *r, size_t r0, size
 	size_t n = r->v.n;
 	if (count == 0 || r0 >= n || count > n - r0)
 		return PE_ERANGE;
-	struct fill_job job = {r, r0, count, dst};
+	struct fill_job job = {r, r0, count, NULL, dst};
 	if (r->structured) {
 		/* about 64 Ki cells a chunk: enough to pay for a thread */
 		size_t grain = n >= 65536 ? 1 : 65536 / n;
 		return pe_parallel_for(count, grain, fill_rows_chunk, &job);
 	}
-	/* A few column blocks a chunk, so each holds its rows' slice for a while. */
+	/* The rows' vectors once for all column chunks; a few column blocks a
+	 * chunk, so each holds its rows' slice in cache for a while. */
+	double *A = NULL;
+	enum pe_status st = PE_OK;
+	if (!r->src.all) {
+		A = malloc(count * r->v.d * sizeof(double));
+		st = A ? pe_vectors_rows(&r->v, r0, count, A) : PE_ENOMEM;
+		job.A = A;
+	} else {
+		job.A = r->src.all + r0 * r->v.d;
+	}
 	size_t blocks = (n + r->bs - 1) / r->bs;
-	return pe_parallel_for(blocks, 4, fill_cols_chunk, &job);
+	if (st == PE_OK)
+		st = pe_parallel_for(blocks, 4, fill_cols_chunk, &job);
+	free(A);
+	return st;
 }
 
 /* ---- the range ---- */
@@ -330,7 +346,7 @@ static enum pe_status range_chunk(void *ctx, size_t begin, size_t end)
 		size_t r0 = k * rows, cnt = n - r0 < rows ? n - r0 : rows;
 		j->lo[k] = INFINITY;
 		j->hi[k] = -INFINITY;
-		st = fill_block(r, r0, cnt, r0, n, out, n - r0, buf);
+		st = fill_block(r, r0, cnt, r0, n, out, n - r0, NULL, buf);
 		if (st == PE_OK)
 			extremes(out, cnt * (n - r0), &j->lo[k], &j->hi[k]);
 	}
@@ -347,7 +363,9 @@ enum pe_status pe_pairwise_rows_range(struct pe_pairwise_rows *r, double *lo, do
 	if (r->F) {
 		extremes(r->F, n, &l, &h);
 	} else {
-		size_t rows = r->structured ? 16 : r->bs;
+		/* Rows produced on demand cost a pass over all n per chunk: fewer,
+		 * larger chunks then. */
+		size_t rows = r->structured ? 16 : r->src.all ? r->bs : 64;
 		size_t chunks = (n + rows - 1) / rows;
 		double *ext = malloc(2 * chunks * sizeof(double));
 		if (!ext)
