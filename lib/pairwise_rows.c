@@ -18,14 +18,14 @@ struct pe_pairwise_rows {
 	enum pe_metric m;
 	int structured;
 	struct pe_toeplitz tz;
-	double *S;              /* structured: S(D), D < n */
-	double *F;              /* the metric by offset, when it depends on nothing else */
-	struct pe_posterm *t;   /* per-position terms, or NULL (general l2, l1, linf) */
-	uint64_t *pos;          /* first..first+n-1, for the direct corr of ill positions */
-	size_t *ill, nill;      /* structured corr: positions recomputed from rows */
-	struct pe_rowsrc src;   /* general */
+	double *S;            /* structured: S(D), D < n */
+	double *F;            /* the metric by offset, when it depends on nothing else */
+	struct pe_posterm *t; /* per-position terms, or NULL (general l2, l1, linf) */
+	uint64_t *pos;        /* first..first+n-1, for the direct corr of ill positions */
+	size_t *ill, nill;    /* structured corr: positions recomputed from rows */
+	struct pe_rowsrc src; /* general */
 	int has_src;
-	size_t bs;              /* general: rows per block */
+	size_t bs;            /* general: rows per block */
 };
 
 static int structurable(enum pe_metric m)

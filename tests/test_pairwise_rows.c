@@ -157,8 +157,13 @@ static void general_rows_equal_matrix(void **state)
 		check_spec("binary", d < 40 ? d : 40, first, n, PE_VIEW_DEFAULT);
 		check_spec("rope", 2 * (d / 2 + 1), first, n, PE_VIEW_COS);
 	}
-	/* a set over 4 MiB: rows produced again for each request, or held */
-	check_spec("learned:seed=9", 4100, 0, 129, PE_VIEW_DEFAULT);
+	/* a set over 4 MiB: rows produced again for each request, or held
+	 * (l2 and corr: without and with per-position terms) */
+	struct pe_scheme *s = parse("learned:seed=9");
+	struct pe_vectors v = {s, NULL, 4100, PE_VIEW_DEFAULT, 0, 129};
+	check_rows(&v, PE_METRIC_L2, "learned d=4100 l2");
+	check_rows(&v, PE_METRIC_CORR, "learned d=4100 corr");
+	pe_scheme_destroy(s);
 }
 
 /* A table (rows 1..3 of 4): hand-worked values, a constant row's NaN. */
