@@ -108,20 +108,23 @@ static void inline_svg(FILE *out, const char *svg, size_t len, const char *prefi
 			p++;
 	}
 	static const char *const keys[] = {"id=\"", "href=\"#", "url(#", "<svg "};
+	/* The next hit of each key, searched again only once passed: one scan per key. */
+	const char *next[4];
+	for (size_t k = 0; k < 4; k++)
+		next[k] = strstr(p, keys[k]);
 	while (p < end) {
-		size_t k, best = (size_t)-1;
-		const char *hit = NULL;
-		for (k = 0; k < 4; k++) {
-			const char *h = strstr(p, keys[k]);
-			if (h && (!hit || h < hit)) {
-				hit = h;
+		size_t best = 4;
+		for (size_t k = 0; k < 4; k++) {
+			if (next[k] && next[k] < p)
+				next[k] = strstr(p, keys[k]);
+			if (next[k] && (best == 4 || next[k] < next[best]))
 				best = k;
-			}
 		}
-		if (!hit || hit >= end) {
+		if (best == 4) {
 			fwrite(p, 1, (size_t)(end - p), out);
 			break;
 		}
+		const char *hit = next[best];
 		size_t klen = strlen(keys[best]);
 		fwrite(p, 1, (size_t)(hit - p) + klen, out);
 		if (best == 3) {
