@@ -527,7 +527,7 @@ static int decay(const struct report *r, struct report_section *sec)
 		st = pe_panel_set_xlabel(p, "offset k");
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(p, "mean dot product");
-	if (st == PE_OK)
+	if (st == PE_OK && ropes) /* beside the bound; alone, the figure's title says it */
 		st = pe_panel_set_title(p, "dot product");
 	pe_panel_set_integer_ticks(p, true, false);
 	if (ropes) {
