@@ -204,7 +204,17 @@ void pe_row_terms(const double *x, size_t d, struct pe_posterm *t)
 		sum += x[j];
 	}
 	double mean = sum / (double)d, c = 0.0;
-	for (size_t j = 0; j < d; j++)
+	/*
+	 * A constant vector (RoPE at position 0, scaled by an attention factor)
+	 * has no spread; a rounded mean would invent one of 1e-16 and with it
+	 * a correlation where there is none.
+	 */
+	int constant = 1;
+	for (size_t j = 1; j < d && constant; j++)
+		constant = x[j] == x[0];
+	if (constant)
+		mean = d ? x[0] : 0.0;
+	for (size_t j = 0; j < d && !constant; j++)
 		c += (x[j] - mean) * (x[j] - mean);
 	t->norm = sqrt(sq);
 	t->mean = mean;
@@ -276,36 +286,6 @@ enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz 
 {
 	struct terms_job job = {v, tz, pos, need_rows, out};
 	return pe_parallel_for(count, TERMS_GRAIN, terms_chunk, &job);
-}
-
-double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric m, double s,
-			  const struct pe_posterm *a, const struct pe_posterm *b)
-{
-	double de = a->e - b->e;
-	/* S(0) = 0 only at offset 0: the same vector, whose values are exact. */
-	int same = s == 0.0 && de == 0.0;
-	switch (m) {
-	case PE_METRIC_L2:
-		return sqrt(4.0 * tz->w * s + de * de);
-	case PE_METRIC_COSINE: {
-		if (same && a->norm > 0.0)
-			return 0.0;
-		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
-		return clip(1.0 - ip / (a->norm * b->norm), 0.0, 2.0);
-	}
-	case PE_METRIC_CORR: {
-		if (a->cnorm == 0.0 || b->cnorm == 0.0)
-			return NAN;
-		if (same)
-			return 1.0;
-		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
-		/* d * (ma * mb) keeps corr(a, b) == corr(b, a) bit for bit */
-		return clip((ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm), -1.0,
-			    1.0);
-	}
-	default:
-		return NAN;
-	}
 }
 
 /* Four partial sums: independent chains the CPU can overlap. */
