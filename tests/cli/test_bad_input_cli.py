@@ -242,6 +242,8 @@ CASES = [
     ("figure grid over the budget", ["distance", "-n", "100000", "--width", "32767", "--height", "32767",
                                      "-o", "out.png"], RUNTIME, "grid of the figure needs",
      {"setup": files(out_png=SENTINEL)}),
+    ("encode figure over the budget", ["encode", "-n", "10", "-d", "16777216", "-o", "out.png"], RUNTIME,
+     "the figure of 10 x 16777216 needs", {"setup": files(out_png=SENTINEL)}),
     ("--vmin above --vmax", ["corr", "--vmin", "1", "--vmax", "0", "-o", "out.png"], USAGE, "vmin",
      {"setup": files(out_png=SENTINEL)}),
     ("--raw SVG", ["distance", "--raw", "-o", "out.svg"], USAGE, "'--raw'", {}),
