@@ -1,13 +1,16 @@
 /* posenc bias: ALiBi bias tensors (heads x n x n) and T5 bucket maps (n x n). */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <posenc/bias.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "figure.h"
 #include "output.h"
 
 static const char help[] =
@@ -80,6 +83,111 @@ static int write_npy3(const struct cli_common *o, const char *path, const struct
 	return 0;
 }
 
+/* Columns of the head grid: a divisor of heads near its square root, else the root. */
+static unsigned grid_cols(unsigned heads)
+{
+	unsigned root = 1;
+	while (root * root < heads)
+		root++;
+	for (unsigned c = root; 2 * c <= 3 * root; c++)
+		if (heads % c == 0)
+			return c;
+	return root;
+}
+
+/* "m = 1/256" for the dyadic slopes of a power-of-two head count, else the value. */
+static void slope_text(double m, char *buf, size_t cap)
+{
+	double inv = 1.0 / m;
+	if (inv == floor(inv) && inv < 1e6)
+		snprintf(buf, cap, "m = 1/%.0f", inv);
+	else
+		snprintf(buf, cap, "m = %.3g", m);
+}
+
+static void heatmap_init(const struct cli_common *o, struct pe_heatmap_spec *spec, size_t n,
+			 const double *data, const char *label)
+{
+	pe_heatmap_spec_init(spec, n, n, data);
+	pe_heatmap_spec_set_positions(spec, 0, n, 0, n);
+	spec->equal_aspect = true;
+	spec->colorbar_label = label;
+	cli_heatmap_apply(o, spec);
+}
+
+static enum pe_status set_axes(struct pe_panel *p, bool x, bool y)
+{
+	enum pe_status st = x ? pe_panel_set_xlabel(p, "key position j") : PE_OK;
+	if (st == PE_OK && y)
+		st = pe_panel_set_ylabel(p, "query position i");
+	return st;
+}
+
+/*
+ * ALiBi: one small heatmap per head on one shared colour scale, the future
+ * keys (-inf) drawn as the engine's grey NaN cells; T5: the bucket map.
+ */
+static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe_matrix *m,
+		size_t n, const char *path, enum cli_format format)
+{
+	bool alibi = s->kind == PE_SCHEME_ALIBI;
+	unsigned heads = alibi ? s->heads : 1;
+	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
+	double *slopes = malloc(heads * sizeof(*slopes));
+	struct pe_figure *fig = pe_figure_create(rows, cols);
+	if (!slopes || !fig) {
+		free(slopes);
+		pe_figure_destroy(fig);
+		return cli_error("the bias figure: out of memory");
+	}
+	enum pe_status st = alibi ? pe_alibi_slopes(heads, slopes) : PE_OK;
+	for (size_t i = 0; alibi && i < m->rows * m->cols; i++)
+		if (isinf(m->data[i]))
+			m->data[i] = NAN;
+	pe_figure_set_color_share(fig, PE_SHARE_ALL);
+	for (unsigned h = 0; h < heads && st == PE_OK; h++) {
+		struct pe_panel *p = pe_figure_panel(fig, h / cols, h % cols);
+		struct pe_heatmap_spec spec;
+		heatmap_init(o, &spec, n, m->data + (size_t)h * n * n,
+			     alibi ? "bias (grey: masked future key)" : "bucket id");
+		st = pe_panel_set_heatmap(p, &spec);
+		/* the axis names once per row and column keep a big grid readable */
+		if (st == PE_OK)
+			st = set_axes(p, h / cols == rows - 1 || h + cols >= heads, h % cols == 0);
+		if (st == PE_OK && alibi) {
+			char title[64], slope[32];
+			slope_text(slopes[h], slope, sizeof(slope));
+			snprintf(title, sizeof(title), "head %u: %s", h + 1, slope);
+			st = pe_panel_set_title(p, title);
+		}
+	}
+	char title[192], what[96];
+	if (alibi)
+		snprintf(title, sizeof(title), "%s: bias per head (positions 0..%zu)", s->label,
+			 n - 1);
+	else
+		snprintf(title, sizeof(title), "%s: bucket of key \u2212 query (positions 0..%zu)",
+			 s->label, n - 1);
+	if (st == PE_OK)
+		st = pe_figure_set_title(fig, title);
+	int rc;
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+	} else {
+		snprintf(what, sizeof(what), "%u x %zu x %zu bias", heads, n, n);
+		/* square heatmaps: a default a little narrower than the engine's 340 x 280 cells */
+		struct cli_common sized = *o;
+		if (heads > 1 && !o->width && !o->height) {
+			sized.width = cols * 230 + 150;
+			sized.height = rows * 230 + 70;
+		}
+		rc = cli_figure_write(&sized, path, format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	free(slopes);
+	return rc;
+}
+
 static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, const char *path,
 	       enum cli_format format)
 {
@@ -97,7 +205,9 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 		return cli_error("%s: %s", what, pe_status_str(st));
 	if (st != PE_OK)
 		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
-	if (s->kind == PE_SCHEME_T5) {
+	if (cli_format_is_figure(format)) {
+		rc = draw(o, s, m, n, path, format);
+	} else if (s->kind == PE_SCHEME_T5) {
 		struct pe_axis rows = {"query", 0.0, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
 		rc = cli_write_matrix(o, path, format, m, &rows, &cols);
@@ -156,9 +266,7 @@ int cmd_bias(int argc, char **argv)
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
 	if (!rc && cli_format_is_figure(format))
-		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy "
-			       "or - for now",
-			       path);
+		rc = cli_figure_check_options(&o);
 	if (!rc)
 		rc = run(&o, s, o.n ? o.n : 16, path, format);
 	cli_schemes_free(schemes, count);

@@ -178,6 +178,9 @@ static void measure(struct layout *L, struct slot *sl)
 		sl->ml += 0.4 * st->font;
 		sl->mr += 0.4 * st->font;
 	}
+	/* And between rows, so a panel title never touches the tick labels above it. */
+	if (L->fig->rows > 1)
+		sl->mt += 0.5 * st->font;
 }
 
 /* Colorbar geometry for a shared scale: right of the column, over the heatmap rows. */
@@ -262,13 +265,33 @@ static void place_axes(struct layout *L)
 	if (fig->share == PE_SHARE_COLUMN)
 		for (unsigned c = 0; c < C; c++)
 			mr[c] = fmax(mr[c], shared_bar_extra(L, &L->col_scale[c]));
+	/*
+	 * The grid's one colorbar gets its own strip right of the grid: taken
+	 * from the last column alone it would make those panels the narrowest.
+	 */
+	double bar = 0;
 	if (fig->share == PE_SHARE_ALL)
-		mr[C - 1] = fmax(mr[C - 1], shared_bar_extra(L, &L->all_scale));
-	double cw = L->grid_w / C, ch = L->grid_h / R;
+		bar = fmax(0, shared_bar_extra(L, &L->all_scale) - mr[C - 1] + st->pad);
+	/*
+	 * Every panel's axes get the same size, like matplotlib's gridspec: the
+	 * cells take their row's and column's margins on top of it, so a row
+	 * with axis labels is taller, not its panels smaller.
+	 */
+	double aw = L->grid_w - bar, ah = L->grid_h;
+	for (unsigned c = 0; c < C; c++)
+		aw -= ml[c] + mr[c];
 	for (unsigned r = 0; r < R; r++)
+		ah -= mt[r] + mb[r];
+	aw = fmax(0, aw / C);
+	ah = fmax(0, ah / R);
+	double cy = L->grid_y;
+	for (unsigned r = 0; r < R; r++) {
+		double ch = mt[r] + ah + mb[r], cx = L->grid_x;
 		for (unsigned c = 0; c < C; c++) {
+			double cw = ml[c] + aw + mr[c];
 			struct slot *sl = &L->s[r * C + c];
-			sl->cell = (struct rect){L->grid_x + c * cw, L->grid_y + r * ch, cw, ch};
+			sl->cell = (struct rect){cx, cy, cw, ch};
+			cx += cw;
 			double x0 = snapv(st, sl->cell.x + ml[c]);
 			double y0 = snapv(st, sl->cell.y + mt[r]);
 			double x1 = snapv(st, sl->cell.x + cw - mr[c]);
@@ -279,6 +302,8 @@ static void place_axes(struct layout *L)
 			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
 			apply_aspect(st, sl);
 		}
+		cy += ch;
+	}
 	if (L->n > (size_t)R * C) {
 		struct slot *b = &L->s[L->n - 1];
 		double left = fmax(b->ml, L->s[0].axes.x - b->cell.x);
@@ -376,7 +401,14 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		text_draw(cr, p->ylabel, x, a.y + a.h / 2, 0.5, 1, FIG_PI / 2);
 	}
 	if (sl->title) {
-		font_fitting(cr, st, TEXT_TITLE, sl->title, sl->cell.w - st->pad);
+		/* Centred on the axes: the room is twice the nearer cell edge's distance. */
+		double mid = a.x + a.w / 2;
+		double right = sl->cell.x + sl->cell.w;
+		size_t i = (size_t)(sl - L->s), C = L->fig->cols;
+		if (L->all_scale.used && i < (size_t)L->fig->rows * C && i % C == C - 1)
+			right = fmin(right, a.x + a.w + L->bar_pad); /* the grid's colorbar */
+		double room = 2 * fmin(mid - sl->cell.x, right - mid);
+		font_fitting(cr, st, TEXT_TITLE, sl->title, room - st->pad);
 		text_draw(cr, sl->title, a.x + a.w / 2,
 		          a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), 0.5, 1, 0);
 	}

@@ -466,10 +466,13 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 		return;
 	struct rect b = {r.x + r.w + st->font, r.y, w, h};
 	if (!legend_outside) {
-		/* Where it hides nothing, or failing that, the least. */
-		struct rect in = b;
-		best_spot(cr, st, p, x, y, r, &in);
-		b = in;
+		/*
+		 * Where it hides nothing, or failing that, the least; a legend
+		 * larger than the axes (a cramped grid cell) still goes in
+		 * their top right corner, never off the canvas.
+		 */
+		b = legend_rect(r, w, h, legend_spots[0], 0.5 * st->font);
+		best_spot(cr, st, p, x, y, r, &b);
 	}
 	draw_legend(cr, st, p, b);
 }
