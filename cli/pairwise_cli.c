@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "figure.h"
 #include "pairwise_cli.h"
 
 int pw_parse_metric(const char *arg, enum pe_metric *m)
@@ -24,11 +25,29 @@ int pw_prepare(struct pw_run *r)
 		return rc;
 	r->path = cli_output_path(&r->o, r->buf, sizeof(r->buf));
 	rc = cli_output_format(&r->o, r->path, &r->format);
-	if (!rc && cli_format_is_figure(r->format))
+	if (!rc && cli_format_is_figure(r->format) && r->draws_figures)
+		rc = cli_figure_check_options(&r->o);
+	else if (!rc && cli_format_is_figure(r->format))
 		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy or - "
 			       "for now",
 			       r->path);
 	return rc;
+}
+
+const char *pw_metric_label(enum pe_metric m)
+{
+	switch (m) {
+	case PE_METRIC_L2:
+		return "L2 distance";
+	case PE_METRIC_COSINE:
+		return "cosine distance (1 \xe2\x88\x92 cos)";
+	case PE_METRIC_L1:
+		return "L1 distance";
+	case PE_METRIC_LINF:
+		return "L\xe2\x88\x9e distance";
+	default:
+		return pe_metric_name(m);
+	}
 }
 
 int pw_status_error(enum pe_status st, const char *what)

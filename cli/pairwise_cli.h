@@ -22,6 +22,7 @@ struct pw_run {
 	char buf[64];
 	const char *path;
 	enum cli_format format;
+	int draws_figures; /* set before pw_prepare() by commands that draw */
 };
 
 /* Defaults of every pairwise command: -n 128 -d 64, as encode. */
@@ -33,10 +34,13 @@ int pw_parse_metric(const char *arg, enum pe_metric *m);
 
 /*
  * pw_prepare() - after the options: the scheme (one), its vectors, the
- * output path and format; figures are refused until the figure writers
- * exist. @return 0 or an exit code after reporting (then call pw_finish).
+ * output path and format; figures are refused unless the command set
+ * draws_figures (then --cmap, --vmin/--vmax are checked). @return 0 or an exit code after reporting (then call pw_finish).
  */
 int pw_prepare(struct pw_run *r);
+
+/* "L2 distance", "cosine distance (1 − cos)", ...: an axis label for @m. */
+const char *pw_metric_label(enum pe_metric m);
 
 /* Reports a library failure "<what> failed: <status>"; @return the exit code. */
 int pw_status_error(enum pe_status st, const char *what);
