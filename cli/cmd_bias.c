@@ -22,6 +22,8 @@ static const char help[] =
 	"         CSV: long format head,query,key,bias; NPY: shape (heads, n, n).\n"
 	"  t5     the bucket of key - query as T5's _relative_position_bucket\n"
 	"         (bidirectional=1 encoder, 0 decoder); CSV and NPY (n, n).\n"
+	"Figure (.png .svg .pdf): alibi as a grid of heatmaps, one per head on one colour\n"
+	"scale, masked keys grey; t5 as one heatmap of bucket ids.\n"
 	"\n"
 	"Options:\n"
 	"%s"

@@ -29,6 +29,8 @@ static const char help[] =
 	"  rope        all-ones q and k: 2 a^2 sum_i cos(k theta_i) + unrotated features\n"
 	"              (a = the scaling's attention factor)\n"
 	"  others      learned, binary, files: the mean over the pairs themselves\n"
+	"Figure (.png .svg .pdf): one curve per scheme against the offset, a dashed line at\n"
+	"0 when the curves cross it.\n"
 	"\n"
 	"Options:\n"
 	"      --max-offset K     the largest offset [default: 256, or n-1 with -n]\n"

@@ -18,6 +18,8 @@ static const char help[] =
 	"\n"
 	"The distance from each chosen position to every position P..P+n-1: one row\n"
 	"per position, one column per chosen position (headed by it).\n"
+	"Figure (.png .svg .pdf): one curve per chosen position against the position, a\n"
+	"dashed line at each chosen position inside the range.\n"
 	"\n"
 	"Options:\n"
 	"      --at LIST          chosen positions, e.g. 0,64,128; they may lie\n"

@@ -22,6 +22,8 @@ static const char help[] =
 	"pair i < j: columns position_i, position_j, the distance (headed by the\n"
 	"metric's name) and corr. The pairs i > j are left out: every metric is\n"
 	"symmetric, so they would repeat each point exactly.\n"
+	"Figure (.png .svg .pdf): the distance across, the correlation up; dense clouds are\n"
+	"shaded by how many points fall on each spot.\n"
 	"\n"
 	"Options:\n"
 	"      --metric M         l2, cosine (1 - cos(x, y)), l1 or linf [default: l2]\n"
