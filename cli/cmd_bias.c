@@ -267,6 +267,9 @@ int cmd_bias(int argc, char **argv)
 	enum cli_format format;
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
+	if (!rc && o.raw)
+		rc = cli_usage_error("option '--raw': bias draws labelled heatmaps only (write .npy "
+				     "for the bare values)");
 	if (!rc && cli_format_is_figure(format))
 		rc = cli_figure_check_options(&o);
 	if (!rc)
