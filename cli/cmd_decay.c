@@ -17,6 +17,7 @@ enum { OPT_MAX_OFFSET = CLI_OPT_COMMAND, OPT_BOUND };
 
 #define MAX_SCHEMES 64
 #define DEFAULT_MAX_OFFSET 256
+#define LOG_OFFSETS 4096
 
 static const char help[] =
 	"Usage: posenc decay [-s SPEC]... [--base LIST] [-d D] [--max-offset K] [--bound]\n"
@@ -29,8 +30,8 @@ static const char help[] =
 	"  rope        all-ones q and k: 2 a^2 sum_i cos(k theta_i) + unrotated features\n"
 	"              (a = the scaling's attention factor)\n"
 	"  others      learned, binary, files: the mean over the pairs themselves\n"
-	"Figure (.png .svg .pdf): one curve per scheme against the offset, a dashed line at\n"
-	"0 when the curves cross it.\n"
+	"Figure (.png .svg .pdf): one curve per scheme against the offset (a log axis from\n"
+	"K=4096 on, without offset 0), a dashed line at 0 when the curves cross it.\n"
 	"\n"
 	"Options:\n"
 	"      --max-offset K     the largest offset [default: 256, or n-1 with -n]\n"
@@ -148,7 +149,7 @@ static const char *figure_title(struct pe_scheme **schemes, size_t count,
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
 					schemes[i]->label);
 	if (len > 70 || count > 4)
-		len = (size_t)snprintf(buf, cap, "%zu schemes", count);
+		len = (size_t)snprintf(buf, cap, "decay of %zu schemes", count);
 	if (len < cap && same_d)
 		snprintf(buf + len, cap - len, " (d=%zu)", vs[0].vec.d);
 	return buf;
@@ -190,11 +191,13 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		st = pe_panel_set_xlabel(p, "offset k (positions)");
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(p, d->bound ? "relative upper bound"
-						     : "dot product <v(m), v(m+k)>");
+						     : "dot product v(m) \xc2\xb7 v(m+k)");
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, figure_title(schemes, count, vs, title,
 							   sizeof(title)));
 	pe_panel_set_integer_ticks(p, true, false);
+	/* thousands of offsets: a log axis shows the first few dozen too (offset 0 drops out) */
+	pe_panel_set_log(p, K >= LOG_OFFSETS, false);
 	int rc;
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);

@@ -159,8 +159,8 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 		nvl = add_vline(vl, nvl, v->info.yarn_high, "YaRN high");
 	}
 	for (size_t i = 0; i < nvl && st == PE_OK; i++) {
-		/* a boundary past the last pair would only stretch the axis */
-		if (vl[i].at > (double)pairs)
+		/* a boundary past the last pair marks no pair: it would only stretch the axis */
+		if (vl[i].at >= (double)pairs)
 			continue;
 		st = pe_panel_add_vline(top, vl[i].at, vl[i].label);
 		if (st == PE_OK && low)
@@ -190,8 +190,8 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
 	} else {
-		snprintf(text, sizeof(text), "%zu pairs, %zu scaling variant%s", pairs, nv,
-			 nv == 1 ? "" : "s");
+		snprintf(text, sizeof(text), "%zu pair%s, %zu scaling variant%s", pairs,
+			 pairs == 1 ? "" : "s", nv, nv == 1 ? "" : "s");
 		rc = cli_figure_write(o, path, format, fig, text);
 	}
 	pe_figure_destroy(fig);

@@ -314,6 +314,18 @@ static void draw_line(cairo_t *cr, const struct fig_style *st, const struct seri
 	}
 	cairo_stroke(cr);
 	cairo_set_dash(cr, NULL, 0, 0);
+	/* A point with no usable neighbour draws no segment: show it as a dot. */
+	for (size_t i = 0; i < se->n; i++) {
+		bool prev = i > 0 && usable(x, se->x[i - 1]) && usable(y, se->y[i - 1]);
+		bool next = i + 1 < se->n && usable(x, se->x[i + 1]) && usable(y, se->y[i + 1]);
+		if (prev || next || !usable(x, se->x[i]) || !usable(y, se->y[i]))
+			continue;
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, axis_map(x, se->x[i], r.x, r.w),
+		          axis_map(y, se->y[i], r.y + r.h, -r.h), 1.5 * line_width(st), 0,
+		          2 * FIG_PI);
+		cairo_fill(cr);
+	}
 }
 
 static void draw_points(cairo_t *cr, const struct fig_style *st, const struct series *se,
