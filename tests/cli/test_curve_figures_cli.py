@@ -117,6 +117,15 @@ r = run(EXE, "bias", "-s", "alibi:heads=64", "-n", "12", "-o", path)
 data = open(path, "rb").read() if os.path.exists(path) else b""
 ok(r.rc == 0 and data.endswith(b"IEND\xaeB`\x82"), "64 ALiBi heads: one complete PNG", r.err)
 
+# 10^5 positions: block means, not a 10^10-cell tensor (the memory budget would refuse it).
+for spec in ("alibi", "t5"):
+    tmp = workdir()
+    path = os.path.join(tmp, "big.png")
+    r = run(EXE, "bias", "-s", spec, "-n", "100000", "--max-memory", "200M", "-o", path)
+    data = open(path, "rb").read() if os.path.exists(path) else b""
+    ok(r.rc == 0 and png_size(data) is not None and "block means" in r.err,
+       f"bias {spec} -n 100000 draws block means within 200 MB", r.err)
+
 # Failures leave no file: usage errors before any work, and a figure that cannot be drawn.
 for name, args, rc, needle in [
     ("decay of alibi", ["decay", "-s", "alibi"], 2, "attention bias"),
