@@ -119,7 +119,6 @@ int cmd_profile(int argc, char **argv)
 	}
 	if (!rc)
 		rc = cli_no_operands(argc, argv);
-	r.draws_figures = 1;
 	if (!rc)
 		rc = pw_prepare(&r);
 	if (!rc && r.o.raw)

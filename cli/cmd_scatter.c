@@ -125,7 +125,6 @@ int cmd_scatter(int argc, char **argv)
 	}
 	if ((rc = cli_no_operands(argc, argv)))
 		return rc;
-	r.draws_figures = 1;
 	rc = pw_prepare(&r);
 	if (!rc && r.o.raw)
 		rc = cli_usage_error("option '--raw': scatter draws points, not a heatmap");
