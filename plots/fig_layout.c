@@ -9,6 +9,12 @@
 
 #include "fig_internal.h"
 
+/*
+ * Between the tick labels and the x label, in pads: matplotlib's labelpad of
+ * 4 pt, plus room for the label's parentheses, which rise above its capitals.
+ */
+#define XLABEL_GAP 2.0
+
 struct colour_scale {
 	double vmin, vmax;
 	const char *cmap;
@@ -157,7 +163,7 @@ static void measure(struct layout *L, struct slot *sl)
 	sl->ml = fmax(sl->ml, xw / 2 + st->pad);
 	sl->mb = st->tick_len + st->pad + cap;
 	if (p->xlabel)
-		sl->mb += 1.2 * st->pad + line_h(st, TEXT_LABEL);
+		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL);
 	sl->mt = cap / 2 + st->pad;
 	if (sl->title)
 		sl->mt = fmax(sl->mt, st->pad * 1.5 + line_h(st, TEXT_TITLE));
@@ -438,7 +444,8 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	if (p->xlabel) {
 		font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad);
 		text_draw(cr, p->xlabel, a.x + a.w / 2,
-		          a.y + a.h + st->tick_len + st->pad + cap + 1.2 * st->pad, 0.5, 0, 0);
+		          a.y + a.h + st->tick_len + st->pad + cap + XLABEL_GAP * st->pad, 0.5, 0,
+		          0);
 	}
 	if (p->ylabel) {
 		font_fitting(cr, st, TEXT_LABEL, p->ylabel, a.h + sl->mb);
