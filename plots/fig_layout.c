@@ -44,7 +44,7 @@ struct layout {
 	double bar_pad;
 	double width, height;
 	double grid_x, grid_y, grid_w, grid_h;
-	bool cramped; /* some axes got squeezed below two lines of text */
+	bool cramped;        /* some axes got squeezed below two lines of text */
 	double bottom_extra; /* grid height handed to the bottom panel */
 };
 
@@ -503,7 +503,8 @@ static double row_slack(const struct layout *L)
 		const struct slot *row = &L->s[(size_t)r * L->fig->cols];
 		for (unsigned c = 0; c < L->fig->cols; c++)
 			if (row[c].p->kind != PANEL_EMPTY)
-				used = fmax(used, row[c].axes.y + row[c].axes.h + row[c].mb - row[c].cell.y);
+				used = fmax(used, row[c].axes.y + row[c].axes.h + row[c].mb -
+				                          row[c].cell.y);
 		if (used > 0)
 			slack += fmax(0, row[0].cell.h - used);
 	}
@@ -580,7 +581,8 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		layout(&L);
 		double slack = fig->bottom ? row_slack(&L) : 0;
 		if (!L.cramped && slack > st.font) {
-			/* Rows of square heatmaps left height unused: give it to the bottom panel. */
+			/* Rows of square heatmaps left height unused: give it to the bottom panel.
+			 */
 			L.bottom_extra = slack;
 			layout(&L);
 			L.bottom_extra = 0;
