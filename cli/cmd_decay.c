@@ -1,6 +1,7 @@
 /* posenc decay: dot product versus relative offset, one column per scheme. */
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ enum { OPT_MAX_OFFSET = CLI_OPT_COMMAND, OPT_BOUND };
 #define MAX_SCHEMES 64
 #define DEFAULT_MAX_OFFSET 256
 #define LOG_OFFSETS 4096
+#define LEGEND_MAX 20
 
 static const char help[] =
 	"Usage: posenc decay [-s SPEC]... [--base LIST] [-d D] [--max-offset K] [--bound]\n"
@@ -149,7 +151,8 @@ static const char *figure_title(struct pe_scheme **schemes, size_t count,
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
 					schemes[i]->label);
 	if (len > 70 || count > 4)
-		len = (size_t)snprintf(buf, cap, "decay of %zu schemes", count);
+		len = (size_t)snprintf(buf, cap, "decay of %zu schemes%s", count,
+				       count > LEGEND_MAX ? ", too many to label" : "");
 	if (len < cap && same_d)
 		snprintf(buf + len, cap - len, " (d=%zu)", vs[0].vec.d);
 	return buf;
@@ -182,7 +185,9 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 				hi = fmax(hi, yi[k]);
 			}
 		}
-		st = pe_panel_add_line(p, count > 1 ? schemes[i]->label : NULL, x, yi, K + 1);
+		/* past a legend's worth the names would run off the canvas (and colours repeat) */
+		bool named = count > 1 && count <= LEGEND_MAX;
+		st = pe_panel_add_line(p, named ? schemes[i]->label : NULL, x, yi, K + 1);
 	}
 	if (st == PE_OK && lo < 0 && hi > 0)
 		st = pe_panel_add_hline(p, 0.0, NULL);
