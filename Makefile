@@ -7,7 +7,7 @@ PYTHON ?= python3
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db
+TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db poppler-utils chromium
 # libFuzzer for the bounded fuzz run; without it that test reports a skip.
 OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib hyperfine
