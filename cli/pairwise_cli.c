@@ -35,6 +35,22 @@ double pw_work_bytes(const struct pe_vectors *v, double rows_held, double positi
 	return (rows_held + 48.0) * (double)v->d * 8.0 + positions * 64.0;
 }
 
+const char *pw_metric_label(enum pe_metric m)
+{
+	switch (m) {
+	case PE_METRIC_L2:
+		return "L2 distance";
+	case PE_METRIC_COSINE:
+		return "cosine distance (1 \xe2\x88\x92 cos)";
+	case PE_METRIC_L1:
+		return "L1 distance";
+	case PE_METRIC_LINF:
+		return "L\xe2\x88\x9e distance";
+	default:
+		return pe_metric_name(m);
+	}
+}
+
 int pw_status_error(enum pe_status st, const char *what)
 {
 	if (cli_exit_for(st) == CLI_USAGE)
