@@ -279,10 +279,6 @@ int cmd_freqs(int argc, char **argv)
 				: s->scaling.type == PE_ROPE_SCALING_LONGROPE
 					? "longrope needs long-factor and short-factor lists of "
 					  "d_rot/2 positive numbers"
-				: s->kind == PE_SCHEME_ROPE && pe_rope_rotary_width(s, d) < 4
-					? "the default variants include dynamic scaling, which "
-					  "needs a rotary width of 4 or more: name one scaling "
-					  "(scaling=linear, yarn or llama3)"
 					: pe_status_str(st));
 	}
 	if (!rc && cli_format_is_figure(format)) {

@@ -102,7 +102,6 @@ CASES = [
     ("-d 1 for rope freqs", ["freqs", "-d", "1", "-o", "out.csv"], USAGE, "d=1", K),
     ("dynamic scaling at d=2", ["encode", "-s", "rope:scaling=dynamic,factor=2", "-d", "2",
                                 "-o", "out.csv"], USAGE, "dynamic scaling needs a rotary width", K),
-    ("freqs of plain rope at d=2", ["freqs", "-d", "2", "-o", "out.csv"], USAGE, "name one scaling", K),
     ("-d 5 for rope decay", ["decay", "-s", "rope", "-d", "5", "-o", "out.csv"], USAGE, "even", K),
     ("--base 1", ["encode", "--base", "1", "-o", "out.csv"], USAGE, "'--base': 1 must be > 1", K),
     ("--base nan", ["decay", "--base", "nan", "-o", "out.csv"], USAGE, "'--base': 'nan' is not finite", K),
