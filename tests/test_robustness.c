@@ -45,7 +45,7 @@ static const uint64_t positions[] = {
 };
 #define NPOS (sizeof(positions) / sizeof(positions[0]))
 
-static struct pe_scheme *parse(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static struct pe_scheme *parse(const char *fmt, ...)
 {
 	char spec[256];
 	va_list ap;
