@@ -4,11 +4,17 @@
 BUILD ?= build
 MESON_OPTS ?=
 PYTHON ?= python3
+# make bench: a release build of its own; BENCH_RUNS=1 for a quick look, BENCH_ONLY=REGEX for some jobs.
+BENCH_BUILD ?= build-release
+BENCH_RUNS ?= 5
+BENCH_ONLY ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
 TEST_DEPS = libcmocka-dev python3-numpy
-BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib hyperfine
+# OpenBLAS: the optimised BLAS that issue 6 measures the general (learned-table) path against;
+# installing it also makes Debian's numpy use it for every reference script.
+BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
 
 .PHONY: all deps test-deps build demo test check-sanitize bench clean
 
@@ -36,5 +42,13 @@ test: test-deps $(BUILD)/build.ninja
 	@meson test -C $(BUILD) --print-errorlogs >$(BUILD)/test-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py $(BUILD)/meson-logs/testlog.json
 
+bench:
+	@sh tools/install-deps.sh $(BUILD_DEPS) $(BENCH_DEPS)
+	@test -f $(BENCH_BUILD)/build.ninja || \
+		meson setup $(BENCH_BUILD) -Dbuildtype=release -Dtests=false $(MESON_OPTS) >/dev/null
+	@ninja -C $(BENCH_BUILD) >/dev/null
+	@$(PYTHON) bench/run --posenc $(BENCH_BUILD)/cli/posenc --runs $(BENCH_RUNS) \
+		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)')
+
 clean:
-	rm -rf $(BUILD) out
+	rm -rf $(BUILD) $(BENCH_BUILD) out
