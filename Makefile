@@ -11,12 +11,12 @@ BENCH_ONLY ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy
+TEST_DEPS = libcmocka-dev python3-numpy valgrind
 # OpenBLAS: the optimised BLAS that issue 6 measures the general (learned-table) path against;
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
 
-.PHONY: all deps test-deps build demo test check-sanitize bench clean
+.PHONY: all deps test-deps build demo test check-sanitize check-valgrind check-clang bench clean
 
 all: build
 
@@ -42,6 +42,30 @@ test: test-deps $(BUILD)/build.ninja
 	@meson test -C $(BUILD) --print-errorlogs >$(BUILD)/test-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py $(BUILD)/meson-logs/testlog.json
 
+# The whole suite again under AddressSanitizer and UBSan (any report fails it).
+check-sanitize: test-deps
+	@test -f $(BUILD)-asan/build.ninja || meson setup $(BUILD)-asan -Db_sanitize=address,undefined \
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all >/dev/null
+	@ninja -C $(BUILD)-asan >/dev/null
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		meson test -C $(BUILD)-asan --print-errorlogs >$(BUILD)-asan/test-output.txt 2>&1 || true
+	@$(PYTHON) tests/summarize.py --label sanitize $(BUILD)-asan/meson-logs/testlog.json
+
+# The library tests under valgrind's memcheck.
+check-valgrind: test-deps $(BUILD)/build.ninja
+	@ninja -C $(BUILD) >/dev/null
+	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
+	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
+
+# The same sources must build warning-free with clang (-Werror).
+check-clang: test-deps
+	@sh tools/install-deps.sh clang
+	@test -f $(BUILD)-clang/build.ninja || CC=clang meson setup $(BUILD)-clang >/dev/null
+	@ninja -C $(BUILD)-clang >/dev/null && echo "clang: build clean"
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BENCH_BUILD) out
+
 bench:
 	@sh tools/install-deps.sh $(BUILD_DEPS) $(BENCH_DEPS)
 	@test -f $(BENCH_BUILD)/build.ninja || \
@@ -50,5 +74,3 @@ bench:
 	@$(PYTHON) bench/run --posenc $(BENCH_BUILD)/cli/posenc --runs $(BENCH_RUNS) \
 		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)')
 
-clean:
-	rm -rf $(BUILD) $(BENCH_BUILD) out

@@ -5,7 +5,7 @@
 
 const char *cli_command_name;
 
-static void vreport(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
 {
 	fputs("posenc: error: ", stderr);
 	vfprintf(stderr, fmt, ap);

@@ -159,7 +159,7 @@ static int parse_bases(struct cli_common *o, const char *arg)
 			return cli_usage_error("option '--base': more than 64 bases");
 		memcpy(tok, c, len);
 		tok[len] = '\0';
-		double b;
+		double b = 0.0;
 		int rc = cli_parse_double("--base", tok, &b);
 		if (rc)
 			return rc;

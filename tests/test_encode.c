@@ -136,8 +136,13 @@ static void sinusoidal_start_shifts_the_argument(void **state)
 static void large_positions_stay_exact(void **state)
 {
 	(void)state;
-	if (LDBL_MANT_DIG < 64)
-		skip();
+	/*
+	 * valgrind computes long double as double; then the reference is only
+	 * as good as a double angle (half an ulp of 1e7 is 9.3e-10).
+	 */
+	volatile long double one = 1.0L, tiny = LDBL_EPSILON;
+	int extended = LDBL_MANT_DIG >= 64 && one + tiny != one;
+	double tol = extended ? 1e-12 : 2e-9, far_tol = extended ? 5e-8 : 2e-5;
 	/* Reference: sin of the exact p/D in 64-bit long double, independently. */
 	const uint64_t first = 10000000ull;
 	struct pe_matrix *m = encode("sinusoidal", 16, first, 3, PE_VIEW_DEFAULT);
@@ -147,7 +152,7 @@ static void large_positions_stay_exact(void **state)
 			long double angle = (long double)(first + r) / den;
 			double want = (double)sinl(angle);
 			double got = pe_matrix_row(m, r)[2 * k];
-			if (fabs(got - want) > 1e-12)
+			if (fabs(got - want) > tol)
 				fail_msg("p=%llu k=%zu: got %.17g want %.17g",
 					 (unsigned long long)(first + r), k, got, want);
 		}
@@ -167,7 +172,7 @@ static void large_positions_stay_exact(void **state)
 			long double angle = (long double)(far + r) * (long double)theta[i];
 			double want = (double)sinl(angle);
 			double got = pe_matrix_row(m, r)[2 * i];
-			if (fabs(got - want) > 5e-8)
+			if (fabs(got - want) > far_tol)
 				fail_msg("rope p=2^40+%zu i=%zu: got %.17g want %.17g", r, i, got,
 					 want);
 		}
