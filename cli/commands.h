@@ -14,6 +14,9 @@
 #ifndef POSENC_CLI_COMMANDS_H
 #define POSENC_CLI_COMMANDS_H
 
+int cmd_bias(int argc, char **argv);
+int cmd_decay(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
+int cmd_freqs(int argc, char **argv);
 
 #endif

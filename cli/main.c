@@ -19,7 +19,10 @@ struct command {
 
 /* Keep alphabetised: --help lists the commands in this order. */
 static const struct command commands[] = {
+	{"bias", cmd_bias, "attention-bias matrices: ALiBi per head, T5 bucket map"},
+	{"decay", cmd_decay, "dot product vs relative offset; RoPE: the RoFormer bound"},
 	{"encode", cmd_encode, "the encoding matrix (positions x dims)"},
+	{"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -1,19 +1,211 @@
+/*
+ * RoPE frequency scalings, restating HF modeling_rope_utils
+ * (ROPE_INIT_FUNCTIONS) in float64. Formulas: research/formulas.md §3.
+ */
 #include <math.h>
+#include <stddef.h>
 
 #include <posenc/rope.h>
 
-/* Placeholder until the scalings land: only "none" is computed. */
+#define TWO_PI 6.283185307179586
+
+static int positive(double x)
+{
+	return isfinite(x) && x > 0.0;
+}
+
+enum pe_status pe_rope_base_frequencies(double base, size_t d_rot, double *theta)
+{
+	if (d_rot == 0 || d_rot % 2 != 0 || !positive(base))
+		return PE_ERANGE;
+	for (size_t i = 0; i < d_rot / 2; i++)
+		theta[i] = 1.0 / pow(base, (double)(2 * i) / (double)d_rot);
+	return PE_OK;
+}
+
+enum pe_status pe_rope_critical_dim(double base, size_t d, double train_length, size_t *out)
+{
+	if (d == 0 || d % 2 != 0 || !isfinite(base) || base <= 1.0 || !positive(train_length))
+		return PE_ERANGE;
+	double x = ceil((double)(d / 2) * log(train_length / TWO_PI) / log(base));
+	if (x < 0.0)
+		x = 0.0;
+	if (x > (double)(d / 2))
+		x = (double)(d / 2);
+	*out = 2 * (size_t)x;
+	return PE_OK;
+}
+
+const char *pe_rope_scaling_name(enum pe_rope_scaling type)
+{
+	switch (type) {
+	case PE_ROPE_SCALING_NONE:
+		return "none";
+	case PE_ROPE_SCALING_LINEAR:
+		return "linear";
+	case PE_ROPE_SCALING_DYNAMIC:
+		return "dynamic";
+	case PE_ROPE_SCALING_YARN:
+		return "yarn";
+	case PE_ROPE_SCALING_LLAMA3:
+		return "llama3";
+	case PE_ROPE_SCALING_LONGROPE:
+		return "longrope";
+	}
+	return "unknown";
+}
+
+/* The evaluation length: HF treats anything up to the original as the original. */
+static double eval_length(const struct pe_rope_scaling_params *p)
+{
+	return p->length > p->original ? p->length : p->original;
+}
+
+/* Dynamic NTK: a larger base once the sequence outgrows the original context. */
+static enum pe_status scale_dynamic(const struct pe_rope_scaling_params *p, double base,
+				    size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
+{
+	if (d_rot < 4)
+		return PE_ERANGE; /* the exponent d/(d-2) needs d > 2 */
+	double d = (double)d_rot;
+	double grow = p->factor * eval_length(p) / p->original - (p->factor - 1.0);
+	double b = base * pow(grow, d / (d - 2.0));
+	if (!positive(b))
+		return PE_ERANGE;
+	info->base = b;
+	return pe_rope_base_frequencies(b, d_rot, theta);
+}
+
+/* YaRN's correction dimension: the pair index that turns r times in the original context. */
+static double correction_dim(double r, double d, double base, double original)
+{
+	return d * log(original / (TWO_PI * r)) / (2.0 * log(base));
+}
+
+static double yarn_mscale(double scale, double m)
+{
+	return scale <= 1.0 ? 1.0 : 0.1 * m * log(scale) + 1.0;
+}
+
+static enum pe_status scale_yarn(const struct pe_rope_scaling_params *p, double base, size_t d_rot,
+				 double *theta, struct pe_rope_scaling_info *info)
+{
+	if (!isfinite(base) || base <= 1.0 || !positive(p->beta_fast) || !positive(p->beta_slow))
+		return PE_ERANGE;
+	double d = (double)d_rot;
+	double low = correction_dim(p->beta_fast, d, base, p->original);
+	double high = correction_dim(p->beta_slow, d, base, p->original);
+	if (p->truncate) {
+		low = floor(low);
+		high = ceil(high);
+	}
+	if (low < 0.0)
+		low = 0.0;
+	if (high > d - 1.0)
+		high = d - 1.0;
+	if (low == high)
+		high += 0.001;
+	for (size_t i = 0; i < d_rot / 2; i++) {
+		double ramp = ((double)i - low) / (high - low);
+		ramp = ramp < 0.0 ? 0.0 : ramp > 1.0 ? 1.0 : ramp;
+		/* HF's weighting: interpolation (1 - extrapolation_factor) + extrapolation it */
+		double extrapolation = 1.0 - ramp;
+		theta[i] = theta[i] / p->factor * (1.0 - extrapolation) + theta[i] * extrapolation;
+	}
+	info->yarn_low = low;
+	info->yarn_high = high;
+	if (!isnan(p->attention_factor))
+		info->attention_factor = p->attention_factor;
+	else if (p->mscale != 0.0 && p->mscale_all_dim != 0.0)
+		info->attention_factor = yarn_mscale(p->factor, p->mscale) /
+					 yarn_mscale(p->factor, p->mscale_all_dim);
+	else
+		info->attention_factor = yarn_mscale(p->factor, 1.0);
+	return PE_OK;
+}
+
+static enum pe_status scale_llama3(const struct pe_rope_scaling_params *p, size_t d_rot,
+				   double *theta)
+{
+	if (!positive(p->low_freq_factor) || !positive(p->high_freq_factor) ||
+	    p->low_freq_factor == p->high_freq_factor)
+		return PE_ERANGE;
+	double low_wl = p->original / p->low_freq_factor;
+	double high_wl = p->original / p->high_freq_factor;
+	for (size_t i = 0; i < d_rot / 2; i++) {
+		double wl = TWO_PI / theta[i];
+		if (wl > low_wl) {
+			theta[i] /= p->factor;
+		} else if (!(wl < high_wl)) {
+			double s = (p->original / wl - p->low_freq_factor) /
+				   (p->high_freq_factor - p->low_freq_factor);
+			theta[i] = (1.0 - s) * theta[i] / p->factor + s * theta[i];
+		}
+	}
+	return PE_OK;
+}
+
+static enum pe_status scale_longrope(const struct pe_rope_scaling_params *p, double base,
+				     size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
+{
+	size_t half = d_rot / 2;
+	if ((p->long_factor && p->n_long_factor != half) ||
+	    (p->short_factor && p->n_short_factor != half))
+		return PE_ERANGE;
+	const double *ext = p->length > p->original ? p->long_factor : p->short_factor;
+	if (!ext)
+		return PE_EINVAL;
+	for (size_t i = 0; i < half; i++) {
+		if (!positive(ext[i]))
+			return PE_ERANGE;
+	}
+	for (size_t i = 0; i < half; i++)
+		theta[i] = 1.0 / (ext[i] * pow(base, (double)(2 * i) / (double)d_rot));
+	if (!isnan(p->attention_factor))
+		info->attention_factor = p->attention_factor;
+	else if (p->factor <= 1.0)
+		info->attention_factor = 1.0;
+	else
+		info->attention_factor = sqrt(1.0 + log(p->factor) / log(p->original));
+	return PE_OK;
+}
+
 enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p, double base,
 					 size_t d_rot, double *theta,
 					 struct pe_rope_scaling_info *info)
 {
-	(void)d_rot;
-	(void)theta;
-	if (info) {
-		info->attention_factor = 1.0;
-		info->base = base;
-		info->yarn_low = NAN;
-		info->yarn_high = NAN;
+	struct pe_rope_scaling_info local = {1.0, base, NAN, NAN};
+	if (d_rot == 0 || d_rot % 2 != 0 || !positive(base))
+		return PE_ERANGE;
+	if (p->type != PE_ROPE_SCALING_NONE && (!positive(p->factor) || !positive(p->original)))
+		return PE_ERANGE;
+	if (p->type == PE_ROPE_SCALING_LONGROPE && p->original <= 1.0 && p->factor > 1.0)
+		return PE_ERANGE; /* ln(original) is the denominator of the attention factor */
+
+	enum pe_status st = PE_OK;
+	switch (p->type) {
+	case PE_ROPE_SCALING_NONE:
+		break;
+	case PE_ROPE_SCALING_LINEAR:
+		for (size_t i = 0; i < d_rot / 2; i++)
+			theta[i] /= p->factor;
+		break;
+	case PE_ROPE_SCALING_DYNAMIC:
+		st = scale_dynamic(p, base, d_rot, theta, &local);
+		break;
+	case PE_ROPE_SCALING_YARN:
+		st = scale_yarn(p, base, d_rot, theta, &local);
+		break;
+	case PE_ROPE_SCALING_LLAMA3:
+		st = scale_llama3(p, d_rot, theta);
+		break;
+	case PE_ROPE_SCALING_LONGROPE:
+		st = scale_longrope(p, base, d_rot, theta, &local);
+		break;
+	default:
+		st = PE_EINVAL;
 	}
-	return p->type == PE_ROPE_SCALING_NONE ? PE_OK : PE_EUNSUPPORTED;
+	if (st == PE_OK && info)
+		*info = local;
+	return st;
 }

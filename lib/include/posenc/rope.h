@@ -36,12 +36,55 @@ struct pe_rope_scaling_info {
  *          out: the scaled ones.
  * @info:   if not NULL, filled in.
  *
- * @return PE_OK, PE_ERANGE for parameters the scaling cannot use (longrope
- * factor lists whose length is not d_rot/2, ...).
+ * Conventions (HF modeling_rope_utils, the revisions that read
+ * original_max_position_embeddings): p->original is the original context
+ * for every scaling; p->length the sequence length at which dynamic and
+ * longrope are evaluated (0 or anything <= original: the original, so
+ * dynamic changes nothing and longrope uses short_factor). dynamic
+ * recomputes theta from its effective base, which info->base reports.
+ * yarn's info->yarn_low/high are the ramp ends after truncation and
+ * clamping (pairs <= low keep theta, pairs >= high are divided by factor).
+ * yarn and longrope take p->attention_factor when it is not NaN.
+ *
+ * @return PE_OK, PE_ERANGE for parameters the scaling cannot use (factor,
+ * original or base not finite and > 0, llama3 with low == high, longrope
+ * factor lists whose length is not d_rot/2, d_rot odd or zero),
+ * PE_EINVAL when longrope lacks the list it needs.
  */
 enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p, double base,
 					 size_t d_rot, double *theta,
 					 struct pe_rope_scaling_info *info);
+
+/*
+ * pe_rope_base_frequencies() - the unscaled inverse frequencies base^(-2i/d_rot)
+ *
+ * Computed as 1 / base^(2i/d_rot), the way HF and Meta compute them.
+ *
+ * @theta: room for d_rot/2 doubles.
+ *
+ * @return PE_OK, PE_ERANGE if d_rot is zero or odd or base is not a finite
+ * number > 0.
+ */
+enum pe_status pe_rope_base_frequencies(double base, size_t d_rot, double *theta);
+
+/*
+ * pe_rope_critical_dim() - Liu et al.'s critical dimension for a training length
+ *
+ * d_extra = 2 * ceil((d/2) * log_base(train_length / 2 pi)), clamped to
+ * 0..d: the features whose wavelength 2 pi / theta_i fits into the training
+ * length and so were seen over full periods (LLaMA-2, d 128, 4096: 92).
+ *
+ * @return PE_OK and *out, PE_ERANGE if d is zero or odd, base is not > 1
+ * or train_length is not a finite number > 0.
+ */
+enum pe_status pe_rope_critical_dim(double base, size_t d, double train_length, size_t *out);
+
+/*
+ * pe_rope_scaling_name() - "none", "linear", "dynamic", "yarn", "llama3", "longrope"
+ *
+ * @return a static string ("unknown" outside the enum).
+ */
+const char *pe_rope_scaling_name(enum pe_rope_scaling type);
 
 #ifdef __cplusplus
 }

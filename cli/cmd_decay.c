@@ -1,0 +1,192 @@
+/* posenc decay: dot product versus relative offset, one column per scheme. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/decay.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "output.h"
+#include "vectors.h"
+
+enum { OPT_MAX_OFFSET = CLI_OPT_COMMAND, OPT_BOUND };
+
+#define MAX_SCHEMES 64
+#define DEFAULT_MAX_OFFSET 256
+
+static const char help[] =
+	"Usage: posenc decay [-s SPEC]... [--base LIST] [-d D] [--max-offset K] [--bound]\n"
+	"                    [-o FILE]\n"
+	"\n"
+	"Dot product versus relative offset k = 0..K, one column per scheme (headed by its\n"
+	"label), the mean of <v_m, v_m+k> over the pairs inside positions --start..--start+n-1:\n"
+	"  sinusoidal  sum_i cos(k w_i) (independent of m; an odd paper width's lone sine\n"
+	"              column is averaged over the range)\n"
+	"  rope        all-ones q and k: 2 a^2 sum_i cos(k theta_i) + unrotated features\n"
+	"              (a = the scaling's attention factor)\n"
+	"  others      learned, binary, files: the mean over the pairs themselves\n"
+	"\n"
+	"Options:\n"
+	"      --max-offset K     the largest offset [default: 256, or n-1 with -n]\n"
+	"      --bound            rope only: RoFormer's relative upper bound\n"
+	"                         (1/(d/2)) sum_j |sum_{i<j} exp(i k theta_i)| instead\n"
+	"%s"
+	"\n"
+	"Defaults: -s sinusoidal -d 128 -n K+1 -o decay.png\n"
+	"Example: posenc decay -s rope --base 10000,500000 --max-offset 1024 -o decay.csv\n";
+
+struct decay_opts {
+	uint64_t max_offset;
+	int max_offset_set;
+	int bound;
+};
+
+static int parse_own(struct decay_opts *d, int opt, const char *arg)
+{
+	if (opt == OPT_BOUND) {
+		d->bound = 1;
+		return 0;
+	}
+	d->max_offset_set = 1;
+	return cli_parse_count("--max-offset", arg, 0, (uint64_t)PE_POSITION_MAX - 1,
+			       &d->max_offset);
+}
+
+/* Prepares every scheme's vectors; settles K so that every set has pairs at K. */
+static int prepare_all(const struct cli_common *o, struct decay_opts *d,
+		       struct pe_scheme **schemes, size_t count, struct cli_vectors *vs)
+{
+	uint64_t K = d->max_offset_set ? d->max_offset
+		     : o->n             ? o->n - 1
+					: DEFAULT_MAX_OFFSET;
+	for (size_t i = 0; i < count; i++) {
+		const struct pe_scheme *s = schemes[i];
+		if (d->bound && s->kind != PE_SCHEME_ROPE)
+			return cli_usage_error("option '--bound': RoFormer's upper bound exists "
+					       "only for rope, not '%s'",
+					       s->canonical);
+		int rc = cli_vectors_prepare(o, s, PE_VIEW_DEFAULT, (size_t)K + 1, 128, &vs[i]);
+		if (rc)
+			return rc;
+		size_t n = vs[i].vec.n;
+		if (K >= n) {
+			if (d->max_offset_set || o->n)
+				return cli_usage_error("option '--max-offset': %llu needs at least "
+						       "%llu positions, '%s' has %zu",
+						       (unsigned long long)K,
+						       (unsigned long long)K + 1, s->canonical, n);
+			K = n - 1; /* a short file table: stop where its pairs end */
+		}
+		if (!vs[i].vec.table && pe_scheme_is_vector(s) && s->kind != PE_SCHEME_SINUSOIDAL &&
+		    s->kind != PE_SCHEME_ROPE) {
+			char what[160];
+			snprintf(what, sizeof(what), "the %zu x %zu rows of '%s'", n, vs[i].vec.d,
+				 s->canonical);
+			rc = cli_check_memory(o, (double)n * (double)vs[i].vec.d * 8.0, what,
+					      "ask for fewer positions (-n) or a smaller width "
+					      "(-d)");
+			if (rc)
+				return rc;
+		}
+	}
+	d->max_offset = K;
+	return 0;
+}
+
+static int compute(const struct cli_common *o, const struct decay_opts *d,
+		   struct pe_scheme **schemes, size_t count, struct cli_vectors *vs,
+		   struct pe_matrix *m)
+{
+	size_t K = (size_t)d->max_offset;
+	double *col = malloc((K + 1) * sizeof(*col));
+	if (!col)
+		return cli_error("the decay curve: out of memory");
+	for (size_t i = 0; i < count; i++) {
+		const char *why = NULL;
+		enum pe_decay_kind kind = d->bound ? PE_DECAY_BOUND : PE_DECAY_DOT;
+		enum pe_status st = pe_decay_check(&vs[i].vec, kind, K, &why);
+		if (st == PE_OK)
+			st = pe_decay_curve(&vs[i].vec, kind, K, col);
+		if (st != PE_OK) {
+			free(col);
+			if (st == PE_ENOMEM)
+				return cli_error("decay of '%s': out of memory",
+						 schemes[i]->canonical);
+			return cli_usage_error("decay of '%s': %s", schemes[i]->canonical,
+					       why ? why : pe_status_str(st));
+		}
+		for (size_t k = 0; k <= K; k++)
+			m->data[k * count + i] = col[k];
+	}
+	free(col);
+	(void)o;
+	return 0;
+}
+
+int cmd_decay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_LONG,
+		{"max-offset", required_argument, NULL, OPT_MAX_OFFSET},
+		{"bound", no_argument, NULL, OPT_BOUND},
+		{NULL, 0, NULL, 0},
+	};
+	struct cli_common o;
+	cli_common_init(&o);
+	struct decay_opts d = {0, 0, 0};
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
+		if (opt == OPT_MAX_OFFSET || opt == OPT_BOUND)
+			rc = parse_own(&d, opt, optarg);
+		else
+			rc = cli_common_option(&o, opt, optarg, argv);
+		if (rc)
+			return rc;
+	}
+	if (o.help) {
+		printf(help, cli_common_help);
+		return CLI_OK;
+	}
+	if ((rc = cli_no_operands(argc, argv)))
+		return rc;
+
+	struct pe_scheme **schemes;
+	size_t count;
+	if ((rc = cli_schemes(&o, "sinusoidal", MAX_SCHEMES, &schemes, &count)))
+		return rc;
+	struct cli_vectors vs[MAX_SCHEMES];
+	memset(vs, 0, sizeof(vs));
+	char buf[64];
+	const char *path = cli_output_path(&o, buf, sizeof(buf));
+	enum cli_format format;
+	rc = prepare_all(&o, &d, schemes, count, vs);
+	if (!rc)
+		rc = cli_output_format(&o, path, &format);
+	if (!rc && cli_format_is_figure(format))
+		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy "
+			       "or - for now",
+			       path);
+	struct pe_matrix *m = NULL;
+	if (!rc) {
+		m = pe_matrix_create((size_t)d.max_offset + 1, count);
+		if (!m)
+			rc = cli_error("the decay table: out of memory");
+	}
+	if (!rc)
+		rc = compute(&o, &d, schemes, count, vs, m);
+	if (!rc) {
+		const char *labels[MAX_SCHEMES];
+		for (size_t i = 0; i < count; i++)
+			labels[i] = schemes[i]->label;
+		struct pe_axis rows = {"offset", 0.0, 1.0, NULL};
+		struct pe_axis cols = {NULL, 0.0, 1.0, labels};
+		rc = cli_write_matrix(&o, path, format, m, &rows, &cols);
+	}
+	pe_matrix_destroy(m);
+	for (size_t i = 0; i < count; i++)
+		cli_vectors_finish(&vs[i]);
+	cli_schemes_free(schemes, count);
+	return rc;
+}

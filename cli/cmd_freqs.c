@@ -1,0 +1,148 @@
+/* posenc freqs: per-pair frequencies and wavelengths, RoPE scalings side by side. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <posenc/encode.h>
+#include <posenc/freqs.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "output.h"
+
+enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_TRAIN_LENGTH };
+
+static const char help[] =
+	"Usage: posenc freqs [-s SPEC] [-d D] [--length L] [--train-length T] [-o FILE]\n"
+	"\n"
+	"One row per (sin, cos) pair i (column 'pair'): theta (unscaled angular frequency),\n"
+	"wavelength (2 pi / theta), then per RoPE scaling variant NAME_theta (scaled) and\n"
+	"NAME_ratio (scaled / unscaled), as Hugging Face modeling_rope_utils computes them.\n"
+	"Variants: a rope spec with scaling=X shows that scaling with its keys; plain rope\n"
+	"shows linear, dynamic and yarn (factor 4, original 4096) and llama3 (factor 8,\n"
+	"low 1, high 4, original 8192); longrope needs its factor lists in the spec.\n"
+	"Sinusoidal tables have theta and wavelength only. On stderr: each variant's\n"
+	"attention factor (and effective base, YaRN's low/high) and the critical dimension\n"
+	"2 ceil((d/2) log_base(T/2pi)) of Liu et al. for the training length T.\n"
+	"\n"
+	"Options:\n"
+	"      --length L         sequence length for dynamic and longrope [default: the\n"
+	"                         spec's length=, 16384 for the default dynamic variant]\n"
+	"      --train-length T   training length of the critical dimension [default: the\n"
+	"                         scaling's original, else 4096]\n"
+	"%s"
+	"\n"
+	"Defaults: -s rope -d 128 -o freqs.png\n"
+	"Example: posenc freqs -s rope:base=500000,scaling=llama3 -o llama31.csv\n";
+
+static void report(const struct cli_common *o, const struct pe_scheme *s,
+		   const struct pe_freq_table *t)
+{
+	if (o->quiet)
+		return;
+	for (size_t k = 0; k < t->n_variants; k++) {
+		const struct pe_freq_variant *v = &t->variants[k];
+		double a = v->info.attention_factor;
+		fprintf(stderr,
+			"posenc: %s: factor %g, original %g: attention factor %.8g "
+			"(logits x%.8g)",
+			pe_rope_scaling_name(v->type), v->factor, v->original, a, a * a);
+		if (v->type == PE_ROPE_SCALING_DYNAMIC)
+			fprintf(stderr, ", effective base %.10g at length %g", v->info.base,
+				v->length);
+		if (v->type == PE_ROPE_SCALING_LONGROPE)
+			fprintf(stderr, ", %s factors at length %g",
+				v->length > v->original ? "long" : "short", v->length);
+		if (v->type == PE_ROPE_SCALING_YARN)
+			fprintf(stderr, ", low %g, high %g", v->info.yarn_low, v->info.yarn_high);
+		fputc('\n', stderr);
+	}
+	if (t->has_critical_dim)
+		fprintf(stderr,
+			"posenc: %s: critical dimension %zu of %zu for training length %g\n",
+			s->label, t->critical_dim, t->d_pairs, t->train_length);
+}
+
+int cmd_freqs(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_LONG,
+		{"length", required_argument, NULL, OPT_LENGTH},
+		{"train-length", required_argument, NULL, OPT_TRAIN_LENGTH},
+		{NULL, 0, NULL, 0},
+	};
+	struct cli_common o;
+	cli_common_init(&o);
+	struct pe_freqs_options fo = {0, 0};
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
+		if (opt == OPT_LENGTH || opt == OPT_TRAIN_LENGTH) {
+			const char *name = opt == OPT_LENGTH ? "--length" : "--train-length";
+			double *dst = opt == OPT_LENGTH ? &fo.length : &fo.train_length;
+			rc = cli_parse_double(name, optarg, dst);
+			if (!rc && *dst <= 0)
+				rc = cli_usage_error("option '%s': %s must be > 0", name, optarg);
+		} else {
+			rc = cli_common_option(&o, opt, optarg, argv);
+		}
+		if (rc)
+			return rc;
+	}
+	if (o.help) {
+		printf(help, cli_common_help);
+		return CLI_OK;
+	}
+	if ((rc = cli_no_operands(argc, argv)))
+		return rc;
+	if (o.n || o.start)
+		return cli_usage_error("options '-n' and '--start' do not apply to a frequency "
+				       "table (its rows are pairs)");
+
+	struct pe_scheme **schemes;
+	size_t count;
+	if ((rc = cli_schemes(&o, "rope", 1, &schemes, &count)))
+		return rc;
+	const struct pe_scheme *s = schemes[0];
+	size_t d = o.d ? o.d : 128;
+	char buf[64];
+	const char *path = cli_output_path(&o, buf, sizeof(buf));
+	enum cli_format format;
+	struct pe_freq_table *t = NULL;
+	if (s->kind != PE_SCHEME_ROPE && s->kind != PE_SCHEME_SINUSOIDAL)
+		rc = cli_usage_error("scheme '%s' has no frequencies: freqs covers sinusoidal and "
+				     "rope",
+				     s->canonical);
+	if (!rc)
+		rc = cli_output_format(&o, path, &format);
+	if (!rc && cli_format_is_figure(format))
+		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy "
+			       "or - for now",
+			       path);
+	if (!rc) {
+		const char *why = NULL;
+		enum pe_status st = pe_encode_check(s, d, PE_VIEW_DEFAULT, &why);
+		if (st == PE_OK)
+			st = pe_freq_table_create(s, d, &fo, &t);
+		if (st == PE_ENOMEM)
+			rc = cli_error("the frequency table: out of memory");
+		else if (st != PE_OK)
+			rc = cli_usage_error(
+				"scheme '%s' with d=%zu: %s", s->canonical, d,
+				why ? why
+				: s->scaling.type == PE_ROPE_SCALING_LONGROPE
+					? "longrope needs long-factor and short-factor lists of "
+					  "d_rot/2 positive numbers"
+					: pe_status_str(st));
+	}
+	if (!rc) {
+		struct pe_axis rows = {"pair", 0.0, 1.0, NULL};
+		struct pe_axis cols = {NULL, 0.0, 1.0, t->columns};
+		rc = cli_write_matrix(&o, path, format, t->values, &rows, &cols);
+		if (!rc)
+			report(&o, s, t);
+	}
+	pe_freq_table_destroy(t);
+	cli_schemes_free(schemes, count);
+	return rc;
+}

@@ -1,0 +1,165 @@
+/* ALiBi and T5 attention biases, restating the official code (formulas.md §4, §5). */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include <posenc/bias.h>
+
+static enum pe_status t5_check(unsigned buckets, unsigned max_distance, int bidirectional)
+{
+	unsigned n = bidirectional ? buckets / 2 : buckets;
+	unsigned max_exact = n / 2;
+	if (max_exact < 1 || max_distance <= max_exact)
+		return PE_ERANGE;
+	return PE_OK;
+}
+
+enum pe_status pe_bias_check(const struct pe_scheme *s, const char **why)
+{
+	const char *dummy;
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (s->kind == PE_SCHEME_ALIBI) {
+		if (s->heads == 0) {
+			*why = "alibi needs at least one head";
+			return PE_ERANGE;
+		}
+		return PE_OK;
+	}
+	if (s->kind == PE_SCHEME_T5) {
+		if (t5_check(s->buckets, s->max_distance, s->bidirectional) != PE_OK) {
+			*why = "t5 needs at least 4 buckets (2 when causal) and max-distance "
+			       "above the exact range (a quarter of the buckets, half when causal)";
+			return PE_ERANGE;
+		}
+		return PE_OK;
+	}
+	*why = "only alibi and t5 are attention biases; this scheme gives position vectors";
+	return PE_EUNSUPPORTED;
+}
+
+/* get_slopes_power_of_2 as the official code computes it: start * start**i. */
+static void slopes_power_of_2(double n, size_t count, double *out)
+{
+	double start = pow(2.0, -pow(2.0, -(log2(n) - 3.0)));
+	for (size_t i = 0; i < count; i++)
+		out[i] = start * pow(start, (double)i);
+}
+
+enum pe_status pe_alibi_slopes(unsigned heads, double *slopes)
+{
+	if (heads == 0)
+		return PE_ERANGE;
+	unsigned c = 1;
+	while (c <= heads / 2)
+		c *= 2; /* 2^floor(log2 heads) */
+	slopes_power_of_2((double)c, c, slopes);
+	if (c == heads)
+		return PE_OK;
+	/* get_slopes(2c)[0::2][:heads - c]: every other slope of 2c heads */
+	double start = pow(2.0, -pow(2.0, -(log2(2.0 * c) - 3.0)));
+	for (unsigned k = 0; k < heads - c; k++)
+		slopes[c + k] = start * pow(start, (double)(2 * k));
+	return PE_OK;
+}
+
+enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matrix **out)
+{
+	*out = NULL;
+	if (s->kind != PE_SCHEME_ALIBI)
+		return PE_EUNSUPPORTED;
+	enum pe_status st = pe_bias_check(s, NULL);
+	if (st != PE_OK)
+		return st;
+	size_t rows, count;
+	if (pe_size_mul(s->heads, n, &rows) != PE_OK || pe_size_mul(rows, n, &count) != PE_OK ||
+	    count > SIZE_MAX / sizeof(double))
+		return PE_ETOOBIG;
+	double *slopes = malloc(s->heads * sizeof(*slopes));
+	struct pe_matrix *m = pe_matrix_create(rows, n);
+	if (!slopes || !m) {
+		free(slopes);
+		pe_matrix_destroy(m);
+		return PE_ENOMEM;
+	}
+	pe_alibi_slopes(s->heads, slopes);
+	for (size_t h = 0; h < s->heads; h++) {
+		for (size_t i = 0; i < n; i++) {
+			double *row = m->data + (h * n + i) * n;
+			for (size_t j = 0; j < n; j++) {
+				if (j > i)
+					row[j] = -INFINITY;
+				else if (s->form == PE_ALIBI_OFFICIAL)
+					row[j] = slopes[h] * (double)j;
+				else /* (j - i) <= 0, so the diagonal is +0, not -0 */
+					row[j] = slopes[h] * ((double)j - (double)i);
+			}
+		}
+	}
+	free(slopes);
+	*out = m;
+	return PE_OK;
+}
+
+enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance,
+			    int bidirectional, unsigned *bucket)
+{
+	if (t5_check(buckets, max_distance, bidirectional) != PE_OK)
+		return PE_ERANGE;
+	unsigned n = buckets, base = 0;
+	uint64_t a;
+	if (bidirectional) {
+		n /= 2;
+		if (rel > 0)
+			base = n;
+		a = rel < 0 ? (uint64_t)0 - (uint64_t)rel : (uint64_t)rel;
+	} else {
+		a = rel < 0 ? (uint64_t)0 - (uint64_t)rel : 0;
+	}
+	unsigned max_exact = n / 2;
+	if (a < max_exact) {
+		*bucket = base + (unsigned)a;
+		return PE_OK;
+	}
+	/* torch: float32 tensor ops with the Python scalars cast to float32 */
+	float v = logf((float)a / (float)max_exact);
+	v = v / (float)log((double)max_distance / (double)max_exact);
+	v = v * (float)(n - max_exact);
+	unsigned large = n - 1;
+	if (v < (float)n) /* beyond that the cap applies anyway; avoid casting inf */
+		large = max_exact + (unsigned)v; /* truncation toward zero, v >= 0 */
+	*bucket = base + (large < n - 1 ? large : n - 1);
+	return PE_OK;
+}
+
+enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_matrix **out)
+{
+	*out = NULL;
+	if (s->kind != PE_SCHEME_T5)
+		return PE_EUNSUPPORTED;
+	enum pe_status st = pe_bias_check(s, NULL);
+	if (st != PE_OK)
+		return st;
+	size_t count;
+	if (pe_size_mul(n, n, &count) != PE_OK || count > SIZE_MAX / sizeof(double) ||
+	    n > (size_t)INT64_MAX)
+		return PE_ETOOBIG;
+	struct pe_matrix *m = pe_matrix_create(n, n);
+	unsigned *by_offset = malloc((2 * n + 1) * sizeof(*by_offset));
+	if (!m || !by_offset) {
+		pe_matrix_destroy(m);
+		free(by_offset);
+		return PE_ENOMEM;
+	}
+	/* The map is Toeplitz: one bucket per offset j - i, 2n - 1 of them. */
+	for (size_t k = 0; k + 1 < 2 * n; k++)
+		pe_t5_bucket((int64_t)k - (int64_t)n + 1, s->buckets, s->max_distance,
+			     s->bidirectional, &by_offset[k]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++)
+			m->data[i * n + j] = (double)by_offset[j + n - 1 - i];
+	free(by_offset);
+	*out = m;
+	return PE_OK;
+}

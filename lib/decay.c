@@ -1,0 +1,209 @@
+/*
+ * Decay curves: closed forms for sinusoidal and rope (derived in
+ * posenc/decay.h), the mean over pairs for everything else.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include <posenc/decay.h>
+#include <posenc/rope.h>
+
+#define DECAY_THREADS 2
+
+/* Which path a vector set takes. */
+enum path { PATH_SINUSOIDAL, PATH_ROPE, PATH_GENERAL };
+
+static enum path path_of(const struct pe_vectors *v)
+{
+	if (v->table || !v->scheme)
+		return PATH_GENERAL;
+	if (v->scheme->kind == PE_SCHEME_SINUSOIDAL)
+		return PATH_SINUSOIDAL;
+	if (v->scheme->kind == PE_SCHEME_ROPE &&
+	    (v->view == PE_VIEW_DEFAULT || v->view == PE_VIEW_ROTATED))
+		return PATH_ROPE;
+	return PATH_GENERAL;
+}
+
+enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_kind kind,
+			      size_t max_offset, const char **why)
+{
+	const char *dummy;
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	if (!v->table && !v->scheme) {
+		*why = "the vector set has neither a scheme nor a table";
+		return PE_EINVAL;
+	}
+	if (!v->table) {
+		if (!pe_scheme_is_vector(v->scheme)) {
+			*why = "an attention bias has no position vectors to take dot products of "
+			       "(use 'posenc bias')";
+			return PE_EUNSUPPORTED;
+		}
+		enum pe_status st = pe_encode_check(v->scheme, v->d, v->view, why);
+		if (st != PE_OK)
+			return st;
+	} else if (v->table->cols != v->d) {
+		*why = "the width d differs from the table's column count";
+		return PE_ERANGE;
+	}
+	if (kind == PE_DECAY_BOUND && path_of(v) != PATH_ROPE) {
+		*why = "the RoFormer upper bound exists only for rope (rotated vectors)";
+		return PE_EUNSUPPORTED;
+	}
+	if (max_offset >= v->n) {
+		*why = "the largest offset must be below the number of positions";
+		return PE_ERANGE;
+	}
+	return PE_OK;
+}
+
+/* Mean over the range of the lone sine's sin(x w) sin((x+k) w) (see decay.h). */
+static double lone_sine_mean(double w, double k, double n, double x_first)
+{
+	double count = n - k;
+	double x_last = x_first + n - 1.0;
+	double s = sin(w);
+	double tail;
+	if (fabs(s) > 1e-6) {
+		tail = sin(count * w) * cos((x_first + x_last) * w) / (count * s);
+	} else {
+		/* w a multiple of pi: the progression's terms do not cancel; add them. */
+		tail = 0.0;
+		for (double x = x_first; x + k <= x_last; x += 1.0)
+			tail += cos((2.0 * x + k) * w);
+		tail /= count;
+	}
+	return 0.5 * cos(k * w) - 0.5 * tail;
+}
+
+static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t K, double *out)
+{
+	const struct pe_scheme *s = v->scheme;
+	double *w = malloc((v->d + 1) * sizeof(*w));
+	if (!w)
+		return PE_ENOMEM;
+	size_t count;
+	enum pe_status st = pe_scheme_frequencies(s, v->d, w, &count);
+	if (st == PE_OK) {
+		int lone = s->freq == PE_FREQ_PAPER && v->d % 2 == 1;
+		size_t full = lone ? count - 1 : count;
+		double x_first = (double)v->first + s->start;
+		for (size_t k = 0; k <= K; k++) {
+			double sum = 0.0;
+			for (size_t i = 0; i < full; i++)
+				sum += cos((double)k * w[i]);
+			if (lone)
+				sum += lone_sine_mean(w[full], (double)k, (double)v->n, x_first);
+			out[k] = sum;
+		}
+	}
+	free(w);
+	return st;
+}
+
+static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind kind, size_t K,
+				 double *out)
+{
+	const struct pe_scheme *s = v->scheme;
+	size_t d_rot = pe_rope_rotary_width(s, v->d), h = d_rot / 2;
+	double *theta = malloc(h * sizeof(*theta));
+	if (!theta)
+		return PE_ENOMEM;
+	struct pe_rope_scaling_info info;
+	enum pe_status st = pe_rope_base_frequencies(s->base, d_rot, theta);
+	if (st == PE_OK)
+		st = pe_rope_scale_frequencies(&s->scaling, s->base, d_rot, theta, &info);
+	if (st == PE_OK) {
+		double a2 = info.attention_factor * info.attention_factor;
+		for (size_t k = 0; k <= K; k++) {
+			double re = 0.0, im = 0.0, bound = 0.0;
+			for (size_t i = 0; i < h; i++) {
+				double angle = (double)k * theta[i];
+				re += cos(angle);
+				im += sin(angle);
+				bound += hypot(re, im); /* |S_{i+1}| */
+			}
+			out[k] = kind == PE_DECAY_BOUND ? bound / (double)h
+							: 2.0 * a2 * re + (double)(v->d - d_rot);
+		}
+	}
+	free(theta);
+	return st;
+}
+
+struct worker {
+	const double *rows;
+	size_t n, d, K, index;
+	double *out;
+};
+
+static void *general_worker(void *arg)
+{
+	const struct worker *w = arg;
+	/* Interleaved offsets balance the work: offset k has n - k pairs. */
+	for (size_t k = w->index; k <= w->K; k += DECAY_THREADS) {
+		double sum = 0.0;
+		for (size_t m = 0; m + k < w->n; m++) {
+			const double *a = w->rows + m * w->d, *b = w->rows + (m + k) * w->d;
+			double dot = 0.0;
+			for (size_t j = 0; j < w->d; j++)
+				dot += a[j] * b[j];
+			sum += dot;
+		}
+		w->out[k] = sum / (double)(w->n - k);
+	}
+	return NULL;
+}
+
+static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double *out)
+{
+	size_t count;
+	if (pe_size_mul(v->n, v->d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
+		return PE_ETOOBIG;
+	double *rows = malloc((count ? count : 1) * sizeof(*rows));
+	if (!rows)
+		return PE_ENOMEM;
+	enum pe_status st = pe_vectors_rows(v, 0, v->n, rows);
+	if (st != PE_OK) {
+		free(rows);
+		return st;
+	}
+	struct worker w[DECAY_THREADS];
+	pthread_t tid[DECAY_THREADS];
+	int started[DECAY_THREADS] = {0};
+	for (size_t t = 0; t < DECAY_THREADS; t++) {
+		w[t] = (struct worker){rows, v->n, v->d, K, t, out};
+		/* Thread 0 runs on the caller's thread; the others are helpers. */
+		if (t > 0)
+			started[t] = pthread_create(&tid[t], NULL, general_worker, &w[t]) == 0;
+	}
+	general_worker(&w[0]);
+	for (size_t t = 1; t < DECAY_THREADS; t++) {
+		if (started[t])
+			pthread_join(tid[t], NULL);
+		else
+			general_worker(&w[t]); /* no thread: do its share here */
+	}
+	free(rows);
+	return PE_OK;
+}
+
+enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
+			      size_t max_offset, double *out)
+{
+	enum pe_status st = pe_decay_check(v, kind, max_offset, NULL);
+	if (st != PE_OK)
+		return st;
+	switch (path_of(v)) {
+	case PATH_SINUSOIDAL:
+		return sinusoidal_curve(v, max_offset, out);
+	case PATH_ROPE:
+		return rope_curve(v, kind, max_offset, out);
+	default:
+		return general_curve(v, max_offset, out);
+	}
+}

@@ -1,0 +1,159 @@
+/* Frequency tables: unscaled theta and wavelength, then each RoPE scaling variant. */
+#include <math.h>
+#include <stdlib.h>
+
+#include <posenc/encode.h>
+#include <posenc/freqs.h>
+
+#define TWO_PI 6.283185307179586
+#define MAX_VARIANTS 4
+
+static const char *const theta_names[] = {"none_theta", "linear_theta", "dynamic_theta",
+					  "yarn_theta", "llama3_theta", "longrope_theta"};
+static const char *const ratio_names[] = {"none_ratio", "linear_ratio", "dynamic_ratio",
+					  "yarn_ratio", "llama3_ratio", "longrope_ratio"};
+
+/* The defaults shown for a rope scheme without scaling (see posenc/freqs.h). */
+static struct pe_rope_scaling_params default_variant(enum pe_rope_scaling type, double length)
+{
+	struct pe_rope_scaling_params p = {0};
+	p.type = type;
+	p.factor = type == PE_ROPE_SCALING_LLAMA3 ? 8.0 : 4.0;
+	p.original = type == PE_ROPE_SCALING_LLAMA3 ? 8192.0 : 4096.0;
+	p.length = length > 0 ? length : 4.0 * 4096.0;
+	p.low_freq_factor = 1.0;
+	p.high_freq_factor = 4.0;
+	p.beta_fast = 32.0;
+	p.beta_slow = 1.0;
+	p.attention_factor = NAN;
+	p.truncate = 1;
+	return p;
+}
+
+/* The variants of a scheme; returns their count. */
+static size_t variants_of(const struct pe_scheme *s, const struct pe_freqs_options *opt,
+			  struct pe_rope_scaling_params *v)
+{
+	if (s->kind != PE_SCHEME_ROPE)
+		return 0;
+	if (s->scaling.type != PE_ROPE_SCALING_NONE) {
+		v[0] = s->scaling;
+		if (opt->length > 0)
+			v[0].length = opt->length;
+		return 1;
+	}
+	const enum pe_rope_scaling set[MAX_VARIANTS] = {
+		PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
+		PE_ROPE_SCALING_LLAMA3};
+	for (size_t k = 0; k < MAX_VARIANTS; k++)
+		v[k] = default_variant(set[k], opt->length);
+	return MAX_VARIANTS;
+}
+
+void pe_freq_table_destroy(struct pe_freq_table *t)
+{
+	if (!t)
+		return;
+	pe_matrix_destroy(t->values);
+	free(t->columns);
+	free(t->variants);
+	free(t);
+}
+
+/* Fill the per-variant columns; theta holds the unscaled frequencies. */
+static enum pe_status fill_variants(struct pe_freq_table *t, const struct pe_scheme *s,
+				    const struct pe_rope_scaling_params *v, const double *theta,
+				    double *work)
+{
+	size_t pairs = t->values->rows, cols = t->values->cols;
+	for (size_t k = 0; k < t->n_variants; k++) {
+		for (size_t i = 0; i < pairs; i++)
+			work[i] = theta[i];
+		struct pe_freq_variant *fv = &t->variants[k];
+		enum pe_status st =
+			pe_rope_scale_frequencies(&v[k], s->base, t->d_pairs, work, &fv->info);
+		if (st != PE_OK)
+			return st;
+		fv->type = v[k].type;
+		fv->factor = v[k].factor;
+		fv->original = v[k].original;
+		fv->length = v[k].length > v[k].original ? v[k].length : v[k].original;
+		t->columns[2 + 2 * k] = theta_names[fv->type];
+		t->columns[3 + 2 * k] = ratio_names[fv->type];
+		for (size_t i = 0; i < pairs; i++) {
+			double *row = t->values->data + i * cols;
+			row[2 + 2 * k] = work[i];
+			row[3 + 2 * k] = work[i] / theta[i];
+		}
+	}
+	return PE_OK;
+}
+
+static void set_critical_dim(struct pe_freq_table *t, const struct pe_scheme *s,
+			     const struct pe_freqs_options *opt)
+{
+	int same_as_rope = s->kind == PE_SCHEME_ROPE ||
+			   (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
+	t->train_length = opt->train_length > 0 ? opt->train_length
+			  : s->kind == PE_SCHEME_ROPE && s->scaling.type != PE_ROPE_SCALING_NONE
+				  ? s->scaling.original
+				  : 4096.0;
+	t->has_critical_dim = same_as_rope && pe_rope_critical_dim(s->base, t->d_pairs,
+								    t->train_length,
+								    &t->critical_dim) == PE_OK;
+}
+
+enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
+				    const struct pe_freqs_options *opt, struct pe_freq_table **out)
+{
+	*out = NULL;
+	const struct pe_freqs_options none = {0, 0};
+	if (!opt)
+		opt = &none;
+	if (s->kind != PE_SCHEME_ROPE && s->kind != PE_SCHEME_SINUSOIDAL)
+		return PE_EUNSUPPORTED;
+	size_t count;
+	double *theta = malloc((d + 1) * sizeof(*theta));
+	double *work = malloc((d + 1) * sizeof(*work));
+	struct pe_freq_table *t = calloc(1, sizeof(*t));
+	enum pe_status st = theta && work && t ? PE_OK : PE_ENOMEM;
+	if (st == PE_OK && s->kind == PE_SCHEME_ROPE) {
+		/* The unscaled frequencies: theta is the reference of every ratio. */
+		t->d_pairs = pe_rope_rotary_width(s, d);
+		st = pe_encode_check(s, d, PE_VIEW_DEFAULT, NULL);
+		if (st == PE_OK)
+			st = pe_rope_base_frequencies(s->base, t->d_pairs, theta);
+		count = t->d_pairs / 2;
+	} else if (st == PE_OK) {
+		t->d_pairs = d;
+		st = pe_scheme_frequencies(s, d, theta, &count);
+	}
+	struct pe_rope_scaling_params v[MAX_VARIANTS];
+	if (st == PE_OK) {
+		t->n_variants = variants_of(s, opt, v);
+		t->values = pe_matrix_create(count, 2 + 2 * t->n_variants);
+		t->columns = calloc(2 + 2 * t->n_variants, sizeof(*t->columns));
+		t->variants = calloc(t->n_variants ? t->n_variants : 1, sizeof(*t->variants));
+		if (!t->values || !t->columns || !t->variants)
+			st = PE_ENOMEM;
+	}
+	if (st == PE_OK) {
+		t->base = s->base;
+		t->columns[0] = "theta";
+		t->columns[1] = "wavelength";
+		for (size_t i = 0; i < count; i++) {
+			t->values->data[i * t->values->cols] = theta[i];
+			t->values->data[i * t->values->cols + 1] = TWO_PI / theta[i];
+		}
+		st = fill_variants(t, s, v, theta, work);
+		set_critical_dim(t, s, opt);
+	}
+	free(theta);
+	free(work);
+	if (st != PE_OK) {
+		pe_freq_table_destroy(t);
+		return st;
+	}
+	*out = t;
+	return PE_OK;
+}

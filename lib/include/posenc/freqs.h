@@ -1,0 +1,90 @@
+/*
+ * posenc/freqs.h - per-pair frequency and wavelength tables
+ *
+ * One row per (sin, cos) pair i. Columns: "theta" (the unscaled angular
+ * frequency), "wavelength" (2 pi / theta), then for every RoPE scaling
+ * variant "<name>_theta" (the scaled frequency) and "<name>_ratio" (scaled
+ * over unscaled), name being pe_rope_scaling_name() of the variant.
+ *
+ * Which variants:
+ *   rope with scaling=X  that one scaling with the scheme's own keys;
+ *   rope, scaling=none   the default set, so a plain spec still shows what
+ *                        each scaling does: linear (factor 4), dynamic
+ *                        (factor 4), yarn (factor 4, beta 32/1, truncated),
+ *                        all with original 4096, and llama3 (factor 8,
+ *                        low 1, high 4, original 8192). longrope has no
+ *                        default factors and appears only when asked for;
+ *   sinusoidal           none: theta and wavelength only.
+ * The evaluation length of dynamic and longrope is options->length when
+ * it is > 0; otherwise the scheme's length= key, and for the default
+ * dynamic variant 4 * 4096 = 16384 (at or below the original it would
+ * equal the unscaled frequencies).
+ *
+ * The critical dimension (Liu et al., pe_rope_critical_dim()) is given for
+ * rope and for paper-frequency sinusoidal tables of even width, which have
+ * the same frequencies.
+ */
+#ifndef POSENC_FREQS_H
+#define POSENC_FREQS_H
+
+#include <stddef.h>
+
+#include <posenc/matrix.h>
+#include <posenc/rope.h>
+#include <posenc/scheme.h>
+#include <posenc/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct pe_freqs_options {
+	double length;       /* > 0: evaluation length of dynamic and longrope */
+	double train_length; /* > 0: training length of the critical dimension;
+				0: the scaling's original (4096 without one) */
+};
+
+/* One scaling variant: what was evaluated and what it reported. */
+struct pe_freq_variant {
+	enum pe_rope_scaling type;
+	double factor;
+	double original;
+	double length; /* the evaluation length used (dynamic, longrope) */
+	struct pe_rope_scaling_info info; /* attention factor, base, yarn low/high */
+};
+
+struct pe_freq_table {
+	struct pe_matrix *values;    /* pairs x (2 + 2 * n_variants); owned */
+	const char **columns;        /* values->cols names: owned array of static strings */
+	size_t n_variants;
+	struct pe_freq_variant *variants; /* owned */
+	double base;                 /* the scheme's base */
+	size_t d_pairs;              /* width the pairs come from: d_rot for rope, d otherwise */
+	int has_critical_dim;        /* 0 when the formula does not apply */
+	double train_length;
+	size_t critical_dim;
+};
+
+/*
+ * pe_freq_table_create() - the frequency table of a scheme at width d
+ *
+ * @opt: may be NULL (all defaults).
+ * @out: on success a new table; free it with pe_freq_table_destroy().
+ *
+ * @return PE_OK, PE_EUNSUPPORTED for schemes without frequencies (learned,
+ * binary, file, alibi, t5), the errors of pe_scheme_frequencies() and
+ * pe_rope_scale_frequencies(), PE_ENOMEM.
+ */
+enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
+				    const struct pe_freqs_options *opt, struct pe_freq_table **out);
+
+/*
+ * pe_freq_table_destroy() - free a table and what it owns; NULL is a no-op
+ */
+void pe_freq_table_destroy(struct pe_freq_table *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

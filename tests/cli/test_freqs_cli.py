@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""posenc freqs, run as a user runs it: formulas.md §3 and §7 numbers, NPY, errors."""
+import csv
+import io
+import math
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from npyread import load_npy  # noqa: E402
+from tap import done, error_case, ok, run, workdir  # noqa: E402
+
+EXE = os.path.abspath(sys.argv[1])
+TMP = workdir()
+
+
+def table(text):
+    rows = list(csv.reader(io.StringIO(text)))
+    return rows[0], [[float(x) for x in r] for r in rows[1:]]
+
+
+def near(a, b, tol):
+    return abs(a - b) <= tol
+
+
+r = run(EXE, "freqs", "-o", "-")
+head, rows = table(r.text)
+ok(r.rc == 0 and head == ["pair", "theta", "wavelength", "linear_theta", "linear_ratio",
+                          "dynamic_theta", "dynamic_ratio", "yarn_theta", "yarn_ratio",
+                          "llama3_theta", "llama3_ratio"], "freqs default rope: columns", head)
+ok(len(rows) == 64 and [x[0] for x in rows] == list(range(64)), "freqs: one row per pair")
+wl = {0: (6.2832, 5e-5), 1: (7.2557, 5e-5), 32: (628.32, 5e-3), 63: (54410.1, 5e-2)}
+ok(all(near(rows[i][2], v, t) for i, (v, t) in wl.items()), "freqs wavelengths [7a]")
+yarn = {0: 1, 20: 1, 21: 0.971154, 33: 0.625, 45: 0.278846, 46: 0.25, 63: 0.25}
+ok(all(near(rows[i][8], v, 5e-7) for i, v in yarn.items()), "freqs yarn factor 4 ratios [3c]",
+   [rows[i][8] for i in yarn])
+ok(all(x[4] == 0.25 for x in rows), "freqs linear ratio 1/4")
+ok("attention factor 1.1386294" in r.err and "low 20, high 46" in r.err,
+   "freqs reports yarn's attention factor and low/high [3c]", r.err)
+ok("critical dimension 92 of 128" in r.err, "freqs reports LLaMA-2's critical dimension [7b]",
+   r.err)
+
+path = os.path.join(TMP, "llama.csv")
+r = run(EXE, "freqs", "-s", "rope:base=500000,scaling=llama3", "-o", path)
+with open(path) as f:
+    head, rows = table(f.read())
+smooth = [0.828168, 0.643743, 0.493507, 0.371122, 0.271425, 0.190211]
+good = r.rc == 0 and head[3:] == ["llama3_theta", "llama3_ratio"]
+good = good and all(rows[i][4] == 1.0 for i in range(29))
+good = good and all(near(rows[29 + i][4], v, 5e-7) for i, v in enumerate(smooth))
+good = good and all(near(rows[i][4], 0.125, 1e-15) for i in range(35, 64))
+good = good and near(rows[20][3], 0.01656044, 5e-9) and near(rows[63][3], 3.068926e-07, 5e-14)
+ok(good, "freqs llama3 for Llama 3.1 [3d]")
+ok("critical dimension 70 of 128" in r.err, "freqs LLaMA-3 critical dimension 70", r.err)
+
+r = run(EXE, "freqs", "-s", "rope:scaling=dynamic,factor=2", "--length", "8192", "-o", "-")
+ok(r.rc == 0 and "effective base 30527.7367" in r.err, "freqs --length 8192: dynamic base [3b]",
+   r.err)
+r = run(EXE, "freqs", "-s", "rope:scaling=dynamic,factor=2", "--length", "16384", "-q", "-o", "-")
+ok(r.rc == 0 and r.err == "", "freqs -q says nothing on stderr", r.err)
+r = run(EXE, "freqs", "-s", "rope:scaling=longrope,factor=32,long-factor=1/2,short-factor=1/1",
+        "-d", "4", "-o", "-")
+ok(r.rc == 0 and "attention factor 1.1902381" in r.err, "freqs longrope attention factor [3e]",
+   r.err)
+r = run(EXE, "freqs", "-s", "rope:base=1000000,scaling=yarn,original=32768", "-o", "-")
+ok(r.rc == 0 and "low 23, high 40" in r.err and "critical dimension 80 of 128" in r.err,
+   "freqs Qwen2.5-style yarn low/high and critical dimension", r.err)
+
+path = os.path.join(TMP, "freqs.npy")
+r = run(EXE, "freqs", "-s", "sinusoidal", "-d", "8", "-o", path)
+shape, v = load_npy(path)
+ok(r.rc == 0 and shape == (4, 2) and near(v[2], 0.1, 1e-16)
+   and near(v[7], 2 * math.pi * 1000, 1e-9), "freqs sinusoidal NPY (pairs, 2)", (shape, v))
+
+r = run(EXE, "freqs", "--help")
+ok(r.rc == 0 and r.text.startswith("Usage: posenc freqs"), "freqs --help")
+
+for name, args, needle in [
+    ("freqs of learned", ["freqs", "-s", "learned"], "no frequencies"),
+    ("freqs of alibi", ["freqs", "-s", "alibi"], "no frequencies"),
+    ("freqs odd rotary width", ["freqs", "-d", "7"], "even rotary width"),
+    ("freqs -n", ["freqs", "-n", "5"], "'-n'"),
+    ("freqs --length 0", ["freqs", "--length", "0"], "--length"),
+    ("freqs longrope list length", ["freqs", "-s",
+                                    "rope:scaling=longrope,long-factor=1/2,short-factor=1/1"],
+     "d_rot/2"),
+]:
+    empty = workdir()
+    error_case(EXE, name, args + ["-o", "out.csv"], 2, needle, cwd=empty)
+
+done()
