@@ -7,6 +7,7 @@ PYTHON ?= python3
 # make bench: a release build of its own; BENCH_RUNS=1 for a quick look, BENCH_ONLY=REGEX for some jobs.
 BENCH_BUILD ?= build-release
 BENCH_RUNS ?= 5
+BENCH_REF_RUNS ?= $(BENCH_RUNS)
 BENCH_ONLY ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
@@ -72,5 +73,6 @@ bench:
 		meson setup $(BENCH_BUILD) -Dbuildtype=release -Dtests=false $(MESON_OPTS) >/dev/null
 	@ninja -C $(BENCH_BUILD) >/dev/null
 	@$(PYTHON) bench/run --posenc $(BENCH_BUILD)/cli/posenc --runs $(BENCH_RUNS) \
+		--reference-runs $(BENCH_REF_RUNS) \
 		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)')
 
