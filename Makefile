@@ -12,7 +12,7 @@ BENCH_ONLY ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy valgrind
+TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db
 # OpenBLAS: the optimised BLAS that issue 6 measures the general (learned-table) path against;
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread

@@ -15,8 +15,12 @@
 #define POSENC_CLI_COMMANDS_H
 
 int cmd_bias(int argc, char **argv);
+int cmd_corr(int argc, char **argv);
 int cmd_decay(int argc, char **argv);
+int cmd_distance(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_freqs(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_scatter(int argc, char **argv);
 
 #endif

@@ -20,9 +20,13 @@ struct command {
 /* Keep alphabetised: --help lists the commands in this order. */
 static const struct command commands[] = {
 	{"bias", cmd_bias, "attention-bias matrices: ALiBi per head, T5 bucket map"},
+	{"corr", cmd_corr, "pairwise Pearson correlation between position vectors"},
 	{"decay", cmd_decay, "dot product vs relative offset; RoPE: the RoFormer bound"},
+	{"distance", cmd_distance, "pairwise distance between position vectors (--metric)"},
 	{"encode", cmd_encode, "the encoding matrix (positions x dims)"},
 	{"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
+	{"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
+	{"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

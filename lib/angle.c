@@ -14,9 +14,14 @@ void pe_exact_sincos(double x, double w, int divide, double *s, double *c, doubl
 		lo = fma(x, w, -hi);
 	}
 	double sh = sin(hi), ch = cos(hi);
-	/* |lo| <= ulp(hi) / 2, so first order is exact to double precision. */
-	*s = sh + lo * ch;
-	*c = ch - lo * sh;
+	/*
+	 * |lo| <= ulp(hi) / 2 (6e-5 at angles of 1e12): sin(lo) and cos(lo) to
+	 * third order leave terms below lo^4 / 24, under 1e-18.
+	 */
+	double lo2 = lo * lo;
+	double sl = lo - lo * lo2 / 6.0, cl = 1.0 - lo2 / 2.0;
+	*s = sh * cl + ch * sl;
+	*c = ch * cl - sh * sl;
 	if (angle)
 		*angle = hi + lo;
 }

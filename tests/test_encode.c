@@ -178,6 +178,13 @@ static void large_positions_stay_exact(void **state)
 		}
 	pe_scheme_destroy(s);
 	pe_matrix_destroy(m);
+	/*
+	 * Position 10^12, base 10, d=3: column 2 is sin(10^12 / 10^(2/3)); the
+	 * reference is mpmath's (50 digits): -0.985608174819267...
+	 */
+	m = encode("sinusoidal:base=10", 3, 1000000000000ull, 1, PE_VIEW_DEFAULT);
+	assert_true(fabs(m->data[2] - -0.985608174819267) < 2e-15);
+	pe_matrix_destroy(m);
 }
 
 /* Rotates x to position m from the cos and sin views, as HF and Meta code do. */

@@ -1,0 +1,52 @@
+/* posenc corr: the pairwise Pearson correlation of one scheme's position vectors. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pairwise_cli.h"
+
+static const char help[] =
+	"Usage: posenc corr [-s SPEC] [-n N] [-d D] [--start P] [-o FILE]\n"
+	"\n"
+	"The n x n matrix of Pearson correlations between the position vectors of\n"
+	"positions P..P+n-1, across the d features of each vector (numpy.corrcoef\n"
+	"of the n x d encoding). A constant vector, such as RoPE's rotated all-ones\n"
+	"vector at position 0, has no correlation: its row and column are nan.\n"
+	"\n"
+	"Options:\n"
+	"%s"
+	"\n"
+	"A matrix larger than --max-memory is refused: draw it as a figure instead.\n"
+	"\n"
+	"Defaults: -s sinusoidal -n 128 -d 64 -o corr.png\n"
+	"Example: posenc corr -s sinusoidal:base=10 -n 100 -d 64 -o corr10.csv\n";
+
+int cmd_corr(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_LONG,
+		{NULL, 0, NULL, 0},
+	};
+	struct pw_run r;
+	memset(&r, 0, sizeof(r));
+	cli_common_init(&r.o);
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
+		rc = cli_common_option(&r.o, opt, optarg, argv);
+		if (rc)
+			return rc;
+	}
+	if (r.o.help) {
+		printf(help, cli_common_help);
+		return CLI_OK;
+	}
+	if ((rc = cli_no_operands(argc, argv)))
+		return rc;
+	rc = pw_prepare(&r);
+	if (!rc)
+		rc = pw_write_full(&r, PE_METRIC_CORR, "correlation");
+	pw_finish(&r);
+	return rc;
+}

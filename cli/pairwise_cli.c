@@ -1,0 +1,74 @@
+/* The steps distance, corr, scatter and profile share. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "pairwise_cli.h"
+
+int pw_parse_metric(const char *arg, enum pe_metric *m)
+{
+	if (pe_metric_parse(arg, m) != PE_OK || *m == PE_METRIC_CORR)
+		return cli_usage_error("option '--metric': '%s' is not l2, cosine, l1 or linf",
+				       arg);
+	return 0;
+}
+
+int pw_prepare(struct pw_run *r)
+{
+	int rc = cli_schemes(&r->o, "sinusoidal", 1, &r->schemes, &r->count);
+	if (rc)
+		return rc;
+	rc = cli_vectors_prepare(&r->o, r->schemes[0], PE_VIEW_DEFAULT, PW_DEFAULT_N, PW_DEFAULT_D,
+				 &r->v);
+	if (rc)
+		return rc;
+	r->path = cli_output_path(&r->o, r->buf, sizeof(r->buf));
+	rc = cli_output_format(&r->o, r->path, &r->format);
+	if (!rc && cli_format_is_figure(r->format))
+		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy or - "
+			       "for now",
+			       r->path);
+	return rc;
+}
+
+int pw_status_error(enum pe_status st, const char *what)
+{
+	if (cli_exit_for(st) == CLI_USAGE)
+		return cli_usage_error("%s: %s", what, pe_status_str(st));
+	return cli_error("%s failed: %s", what, pe_status_str(st));
+}
+
+void pw_finish(struct pw_run *r)
+{
+	cli_vectors_finish(&r->v);
+	if (r->schemes)
+		cli_schemes_free(r->schemes, r->count);
+	r->schemes = NULL;
+	r->count = 0;
+}
+
+int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun)
+{
+	const struct pe_vectors *v = &r->v.vec;
+	double bytes = 0;
+	char what[128], hint[160];
+	snprintf(what, sizeof(what), "the %zu x %zu %s matrix", v->n, v->n, noun);
+	snprintf(hint, sizeof(hint),
+		 "draw it as a figure instead (-o %s.png averages it onto the pixels) or lower -n",
+		 cli_command_name ? cli_command_name : "distance");
+	/* bytes is set also when n * n overflows */
+	enum pe_status st = pe_pairwise_fits(v->n, v->n, 0, &bytes);
+	int rc = cli_check_memory(&r->o, bytes, what, hint);
+	if (rc)
+		return rc;
+	struct pe_matrix *mat = NULL;
+	snprintf(what, sizeof(what), "computing the %s matrix", noun);
+	st = pe_pairwise_matrix(v, m, (size_t)r->o.max_memory, &mat);
+	if (st != PE_OK)
+		return pw_status_error(st, what);
+	struct pe_axis rows = {"position", (double)v->first, 1.0, NULL};
+	struct pe_axis cols = {NULL, (double)v->first, 1.0, NULL};
+	rc = cli_write_matrix(&r->o, r->path, r->format, mat, &rows, &cols);
+	pe_matrix_destroy(mat);
+	return rc;
+}

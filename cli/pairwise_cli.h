@@ -1,0 +1,54 @@
+/*
+ * cli/pairwise_cli.h - what distance, corr, scatter and profile share
+ *
+ * Each of them analyses one scheme's position vectors and writes a table;
+ * the steps around the computation (scheme, vectors, output path and
+ * format, memory budget) are the same and live here.
+ */
+#ifndef POSENC_CLI_PAIRWISE_H
+#define POSENC_CLI_PAIRWISE_H
+
+#include <posenc/pairwise.h>
+
+#include "options.h"
+#include "output.h"
+#include "vectors.h"
+
+struct pw_run {
+	struct cli_common o;
+	struct pe_scheme **schemes;
+	size_t count;
+	struct cli_vectors v;
+	char buf[64];
+	const char *path;
+	enum cli_format format;
+};
+
+/* Defaults of every pairwise command: -n 128 -d 64, as encode. */
+#define PW_DEFAULT_N 128
+#define PW_DEFAULT_D 64
+
+/* --metric: l2, cosine, l1 or linf. @return 0 or CLI_USAGE after reporting. */
+int pw_parse_metric(const char *arg, enum pe_metric *m);
+
+/*
+ * pw_prepare() - after the options: the scheme (one), its vectors, the
+ * output path and format; figures are refused until the figure writers
+ * exist. @return 0 or an exit code after reporting (then call pw_finish).
+ */
+int pw_prepare(struct pw_run *r);
+
+/* Reports a library failure "<what> failed: <status>"; @return the exit code. */
+int pw_status_error(enum pe_status st, const char *what);
+
+/* Frees what pw_prepare() made; safe after a failed or skipped prepare. */
+void pw_finish(struct pw_run *r);
+
+/*
+ * pw_write_full() - compute the full n x n matrix of @m and write it;
+ * refused (with the memory it would need) over the --max-memory budget.
+ * @noun: "distance" or "correlation". @return an exit code.
+ */
+int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun);
+
+#endif

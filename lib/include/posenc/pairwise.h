@@ -1,0 +1,199 @@
+/*
+ * posenc/pairwise.h - distances and correlations between position vectors
+ *
+ * Every function takes a struct pe_vectors (posenc/encode.h): positions
+ * first..first+n-1 of a scheme or a table. Metrics between two vectors x, y
+ * of width d:
+ *   l2      sqrt(sum (x_j - y_j)^2)
+ *   cosine  the cosine *distance* 1 - <x,y> / (|x| |y|)  (0 for parallel
+ *           vectors, 2 for opposite ones; NaN if a vector is zero)
+ *   l1      sum |x_j - y_j|
+ *   linf    max |x_j - y_j|
+ *   corr    the Pearson correlation across the d features of each vector,
+ *           as numpy.corrcoef(E) on the n x d table E: a similarity in
+ *           [-1, 1], NaN where a vector is constant (RoPE position 0, whose
+ *           rotated all-ones vector is all ones).
+ * All five are symmetric: m(i, j) = m(j, i). Rounding never takes corr
+ * outside [-1, 1] or the cosine distance outside [0, 2] (values are
+ * clipped, as numpy.corrcoef clips), and a vector compared with itself gives
+ * exactly 0 (distances) or 1 (corr).
+ *
+ * Two computations, chosen automatically:
+ * - Structure-aware: sinusoidal (default view) and RoPE (default/rotated
+ *   view) have inner products that depend only on the offset m - n, up to a
+ *   lone sine column (sinusoidal, paper frequencies, odd d). l2, cosine and
+ *   corr then need O(n d) work for an offset kernel and per-position terms,
+ *   and O(1) per cell. The kernel is formed from the offsets themselves
+ *   (sum of 4 w sin^2(delta theta_i / 2), no cancellation), with the
+ *   encoders' exact angles; it equals brute force over the encoders' rows
+ *   to 1e-12 (checked up to position 10^8; beyond about 2^28 radians the
+ *   rows themselves lose digits, the kernel does not).
+ * - General (learned, binary, file tables, other views, l1 and linf): rows
+ *   are compared directly (differences, not Gram identities), in cache-sized
+ *   blocks of rows, upper triangle only and mirrored, on every online core.
+ *   Rows are produced on demand with pe_vectors_rows() unless the whole set
+ *   is small (a few MiB, or a quarter of the output) or already a table.
+ * Pearson from the kernel cancels for nearly constant vectors (|x - mean|
+ * under a tenth of |x|: RoPE near position 0, d = 2 or 3); the values of
+ * such positions are recomputed from their rows (full matrix, profile,
+ * scatter; grid cells keep the kernel value).
+ */
+#ifndef POSENC_PAIRWISE_H
+#define POSENC_PAIRWISE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <posenc/encode.h>
+#include <posenc/matrix.h>
+#include <posenc/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pe_metric {
+	PE_METRIC_L2,
+	PE_METRIC_COSINE, /* cosine distance, 1 - cosine similarity */
+	PE_METRIC_L1,
+	PE_METRIC_LINF,
+	PE_METRIC_CORR, /* Pearson correlation (a similarity, not a distance) */
+};
+
+/* Samples per axis and cell in pe_pairwise_grid()'s sampled mode. */
+#define PE_GRID_SAMPLES 4
+
+/*
+ * pe_metric_name() - "l2", "cosine", "l1", "linf" or "corr"
+ *
+ * @return a static string; "unknown" for values outside the enum.
+ */
+const char *pe_metric_name(enum pe_metric m);
+
+/*
+ * pe_metric_parse() - the metric named @name (as pe_metric_name() spells it)
+ *
+ * @return PE_OK, or PE_EINVAL for an unknown name (*out unchanged).
+ */
+enum pe_status pe_metric_parse(const char *name, enum pe_metric *out);
+
+/*
+ * pe_pairwise_check() - whether a vector set can be compared at all
+ *
+ * @return PE_OK; PE_EUNSUPPORTED if the scheme gives no position vectors
+ * (alibi, t5: see pe_scheme_is_vector()); PE_EINVAL if the metric is not
+ * in the enum or neither scheme nor table is set; PE_ERANGE if n or d is
+ * 0, the positions pass PE_POSITION_MAX or the rows lie outside the table;
+ * the errors of pe_encode_check().
+ */
+enum pe_status pe_pairwise_check(const struct pe_vectors *v, enum pe_metric m);
+
+/*
+ * pe_pairwise_fits() - the size of a rows x cols float64 result
+ *
+ * @bytes:  if not NULL, set to rows * cols * 8 as a double (also when it
+ *          does not fit, so a caller can say how much it would need).
+ * @budget: the most bytes the caller allows; 0 means no limit beyond
+ *          what size_t can address.
+ *
+ * @return PE_OK, or PE_ETOOBIG if the size overflows size_t or exceeds
+ * @budget.
+ */
+enum pe_status pe_pairwise_fits(size_t rows, size_t cols, size_t budget, double *bytes);
+
+/*
+ * pe_pairwise_matrix() - the full n x n matrix of a metric
+ *
+ * Element (i, j) compares positions first+i and first+j. The diagonal is
+ * what the formula gives (0 for distances up to rounding, 1 for corr).
+ *
+ * @budget: as pe_pairwise_fits(); checked before anything is allocated.
+ * @out:    on success a new n x n matrix; free it with pe_matrix_destroy().
+ *
+ * @return PE_OK, PE_ETOOBIG (the matrix would not fit: draw a grid with
+ * pe_pairwise_grid() instead), PE_ENOMEM, the errors of
+ * pe_pairwise_check() and of pe_vectors_rows().
+ */
+enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, size_t budget,
+				  struct pe_matrix **out);
+
+/*
+ * pe_pairwise_grid() - the metric averaged onto an R x C grid, for figures
+ *
+ * Both axes cover positions first..first+n-1. The result has
+ * min(R, n) rows and min(C, n) columns; row a covers the positions
+ * [a*q + min(a, r), (a+1)*q + min(a+1, r)) with q = n / rows, r = n % rows
+ * (ranges as even as possible, the first r one position longer), columns
+ * likewise. Cell (a, b) is the mean of the metric over every pair its row
+ * range and column range cover, so with n <= R and n <= C nothing is
+ * averaged and the grid is the full matrix. Undefined values (corr of a
+ * constant vector) are left out of a mean; a cell of only those is NaN.
+ * Memory is proportional to the grid (plus O(n) for an offset kernel),
+ * never to n^2.
+ *
+ * How the mean is formed:
+ * - exact, from prefix sums of an offset kernel, when the metric depends on
+ *   the offset only: l2 and cosine of sinusoidal (even d or t2t frequencies)
+ *   and RoPE; O(n d / cores + R C), 10^6 positions into 1000 x 1000 cells
+ *   in a fraction of a second;
+ * - exact, over all n^2 pairs, when n is small (n <= 4096 for the
+ *   structure-aware path, n^2 d <= 2^31 for the general one);
+ * - otherwise sampled: in each cell, the pairs of up to PE_GRID_SAMPLES
+ *   positions per axis, the centres of equal sub-ranges of the cell's row
+ *   and column ranges (all positions of a range shorter than that), fewer
+ *   when each pair is costly: for the general path when the rows are wide
+ *   (at R = C = 1000, d = 512: only the centre of each range), and beyond
+ *   2^24 positions of a structured scheme (no offset table: the centres
+ *   only at 1000 x 1000). Every sampled value is exact.
+ *
+ * @out: on success a new grid; free it with pe_matrix_destroy().
+ *
+ * @return PE_OK, PE_ERANGE if R or C is 0, PE_ENOMEM, the errors of
+ * pe_pairwise_check() and of pe_vectors_rows().
+ */
+enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, size_t R, size_t C,
+				struct pe_matrix **out);
+
+/*
+ * pe_profile() - the metric from chosen positions to every position
+ *
+ * @at: k absolute positions (they need not lie in first..first+n-1; a
+ *      table must have a row there).
+ * @out: on success a new n x k matrix: row i is position first+i, column j
+ *      is position at[j], so each column is one profile curve. Free it with
+ *      pe_matrix_destroy().
+ *
+ * @return PE_OK, PE_ERANGE if k is 0 or a position exceeds
+ * PE_POSITION_MAX, PE_ETOOBIG, PE_ENOMEM, the errors of pe_pairwise_check()
+ * and of pe_vectors_rows().
+ */
+enum pe_status pe_profile(const struct pe_vectors *v, enum pe_metric m, const uint64_t *at,
+			  size_t k, struct pe_matrix **out);
+
+/*
+ * pe_scatter() - (distance, correlation) for pairs of positions
+ *
+ * The pairs are i < j over the positions first + s*t, t = 0..ceil(n/s)-1,
+ * in row-major upper-triangle order (i ascending, then j ascending). The
+ * lower triangle (i > j) is left out because every metric here is
+ * symmetric, so it would repeat each point exactly. The stride s is the
+ * smallest whole number for which the pair count stays within
+ * @max_points (s = 1, every pair, when @max_points is 0 or large enough;
+ * n = 4096 has 8,386,560 pairs).
+ *
+ * @m:      the distance in column 0 (any metric; corr gives corr twice).
+ * @stride: if not NULL, set to s.
+ * @out:    on success a new k x 2 matrix, column 0 the distance, column 1
+ *          the Pearson correlation; free it with pe_matrix_destroy().
+ *
+ * @return PE_OK, PE_ERANGE if n < 2, PE_ETOOBIG, PE_ENOMEM, the errors of
+ * pe_pairwise_check() and of pe_vectors_rows().
+ */
+enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t max_points,
+			  size_t *stride, struct pe_matrix **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,438 @@
+/*
+ * pairwise_kernel.c - the offset kernel of sinusoidal and RoPE vectors,
+ * per-position terms, and the metrics of raw rows
+ *
+ * The kernel S(D) = sum_i sin^2(D theta_i / 2) gives both the inner
+ * product and the squared distance (see pairwise_internal.h). Forming it
+ * from sin^2 of the half angle keeps small offsets exact, where
+ * |x|^2 + |y|^2 - 2<x,y> would cancel.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encode_internal.h"
+#include "pairwise_internal.h"
+
+/* Rounding must not push a value past its mathematical range (numpy's
+ * corrcoef clips the same way); NaN passes through. */
+static double clip(double x, double lo, double hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *tz, int *found)
+{
+	memset(tz, 0, sizeof(*tz));
+	*found = 0;
+	const struct pe_scheme *s = v->scheme;
+	if (v->table || !s)
+		return PE_OK;
+	int sinusoidal = s->kind == PE_SCHEME_SINUSOIDAL && v->view == PE_VIEW_DEFAULT;
+	int rope = s->kind == PE_SCHEME_ROPE &&
+		   (v->view == PE_VIEW_DEFAULT || v->view == PE_VIEW_ROTATED);
+	if (!sinusoidal && !rope)
+		return PE_OK;
+	size_t d = v->d;
+	double *theta = malloc((d ? d : 1) * sizeof(double));
+	if (!theta)
+		return PE_ENOMEM;
+	size_t count = 0;
+	enum pe_status st = pe_scheme_frequencies(s, d, theta, &count);
+	if (st != PE_OK) {
+		free(theta);
+		return st;
+	}
+	if (sinusoidal) {
+		/* ceil(d/2) frequencies for odd d: the last is a lone sine column;
+		 * floor(d/2) for odd d: the last column is zero (t2t/fairseq). */
+		tz->w = 1.0;
+		tz->npairs = d / 2 < count ? d / 2 : count;
+		tz->total = (double)tz->npairs;
+		tz->start = s->start;
+		/* The paper's table divides by f_k = base^(2k/d) (encode.h); use
+		 * the divisors when they are those of the frequencies. */
+		tz->divide = s->freq == PE_FREQ_PAPER;
+		for (size_t k = 0; k < count && tz->divide; k++) {
+			double f = pow(s->base, (double)(2 * k) / (double)d);
+			tz->divide = 1.0 / f == theta[k];
+			if (tz->divide)
+				theta[k] = f;
+		}
+		if (!tz->divide && (st = pe_scheme_frequencies(s, d, theta, &count)) != PE_OK) {
+			free(theta);
+			return st;
+		}
+		if (count > tz->npairs) {
+			tz->has_lone = 1;
+			tz->lone = theta[count - 1];
+		}
+	} else {
+		/* A rotated all-ones pair contributes 2 a^2 cos(D theta), a the
+		 * scaling's attention factor that the rotated view carries; the
+		 * columns beyond the rotary width stay ones. */
+		struct pe_rope_scaling_info info;
+		size_t d_rot = pe_rope_rotary_width(s, d);
+		st = pe_rope_theta(s, d_rot, theta, &info);
+		if (st != PE_OK) {
+			free(theta);
+			return st;
+		}
+		double a2 = info.attention_factor * info.attention_factor;
+		tz->w = 2.0 * a2;
+		tz->npairs = count;
+		tz->total = tz->w * (double)count + (double)(d - d_rot);
+	}
+	for (size_t i = 0; i < tz->npairs; i++)
+		theta[i] *= tz->divide ? 2.0 : 0.5;
+	tz->half = theta;
+	*found = 1;
+	return PE_OK;
+}
+
+void pe_toeplitz_release(struct pe_toeplitz *tz)
+{
+	free(tz->half);
+	tz->half = NULL;
+}
+
+void pe_toeplitz_half_sincos(const struct pe_toeplitz *tz, size_t i, double D, double *s,
+			     double *c)
+{
+	pe_exact_sincos(D, tz->half[i], tz->divide, s, c, NULL);
+}
+
+double pe_toeplitz_s(const struct pe_toeplitz *tz, uint64_t delta)
+{
+	double D = (double)delta, acc = 0.0;
+	for (size_t i = 0; i < tz->npairs; i++) {
+		double t, c;
+		pe_toeplitz_half_sincos(tz, i, D, &t, &c);
+		acc += t * t;
+	}
+	return acc;
+}
+
+double pe_toeplitz_lone(const struct pe_toeplitz *tz, uint64_t pos)
+{
+	if (!tz->has_lone)
+		return 0.0;
+	double s, c;
+	pe_exact_sincos((double)pos + tz->start, tz->lone, tz->divide, &s, &c, NULL);
+	return s;
+}
+
+/*
+ * S over a range: offsets D0 + r of a block share sin/cos(D0 phi) and a
+ * table of sin/cos(r phi), so sin((D0 + r) phi) costs two products and a
+ * sum (a few ulps, no drift), and the loop over r vectorises.
+ */
+struct range_job {
+	const struct pe_toeplitz *tz;
+	uint64_t lo;
+	size_t count;
+	size_t block;
+	const double *cr; /* cos(r phi_i) at [i * block + r] */
+	const double *sr;
+	double *out;
+};
+
+static enum pe_status range_chunk(void *ctx, size_t begin, size_t end)
+{
+	const struct range_job *j = ctx;
+	size_t np = j->tz->npairs, B = j->block;
+	double *acc = malloc(B * sizeof(double));
+	if (!acc)
+		return PE_ENOMEM;
+	for (size_t b = begin; b < end; b++) {
+		size_t r0 = b * B;
+		size_t len = j->count - r0 < B ? j->count - r0 : B;
+		double D0 = (double)(j->lo + r0);
+		for (size_t r = 0; r < len; r++)
+			acc[r] = 0.0;
+		for (size_t i = 0; i < np; i++) {
+			double s0, c0;
+			pe_toeplitz_half_sincos(j->tz, i, D0, &s0, &c0);
+			const double *cr = j->cr + i * B, *sr = j->sr + i * B;
+			for (size_t r = 0; r < len; r++) {
+				double t = s0 * cr[r] + c0 * sr[r];
+				acc[r] += t * t;
+			}
+		}
+		memcpy(j->out + r0, acc, len * sizeof(double));
+	}
+	free(acc);
+	return PE_OK;
+}
+
+enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size_t count,
+				 double *out)
+{
+	if (count == 0)
+		return PE_OK;
+	size_t np = tz->npairs;
+	if (np == 0) {
+		memset(out, 0, count * sizeof(double));
+		return PE_OK;
+	}
+	/* Tables of about 512 KiB: large blocks amortise the sin/cos per block. */
+	size_t B = 32768 / np;
+	B = B < 32 ? 32 : B > 1024 ? 1024 : B;
+	if (B > count)
+		B = count;
+	double *cr = malloc(2 * np * B * sizeof(double));
+	if (!cr)
+		return PE_ENOMEM;
+	double *sr = cr + np * B;
+	for (size_t i = 0; i < np; i++) {
+		for (size_t r = 0; r < B; r++) {
+			pe_toeplitz_half_sincos(tz, i, (double)r, &sr[i * B + r], &cr[i * B + r]);
+		}
+	}
+	struct range_job job = {tz, lo, count, B, cr, sr, out};
+	size_t blocks = (count + B - 1) / B;
+	enum pe_status st = pe_parallel_for(blocks, 8, range_chunk, &job);
+	free(cr);
+	return st;
+}
+
+void pe_row_terms(const double *x, size_t d, struct pe_posterm *t)
+{
+	double sq = 0.0, sum = 0.0;
+	for (size_t j = 0; j < d; j++) {
+		sq += x[j] * x[j];
+		sum += x[j];
+	}
+	double mean = sum / (double)d, c = 0.0;
+	for (size_t j = 0; j < d; j++)
+		c += (x[j] - mean) * (x[j] - mean);
+	t->norm = sqrt(sq);
+	t->mean = mean;
+	t->cnorm = sqrt(c);
+}
+
+enum pe_status pe_vectors_at(const struct pe_vectors *v, const uint64_t *pos, size_t count,
+			     double *dst)
+{
+	size_t k = 0;
+	while (k < count) {
+		/* One call per run of consecutive positions. */
+		size_t run = 1;
+		while (k + run < count && pos[k + run] == pos[k] + run)
+			run++;
+		struct pe_vectors one = *v;
+		one.first = pos[k];
+		one.n = run;
+		enum pe_status st = pe_vectors_rows(&one, 0, run, dst + k * v->d);
+		if (st != PE_OK)
+			return st;
+		k += run;
+	}
+	return PE_OK;
+}
+
+struct terms_job {
+	const struct pe_vectors *v;
+	const struct pe_toeplitz *tz;
+	const uint64_t *pos;
+	int need_rows;
+	struct pe_posterm *out;
+};
+
+#define TERMS_GRAIN 64
+
+static enum pe_status terms_chunk(void *ctx, size_t begin, size_t end)
+{
+	const struct terms_job *j = ctx;
+	size_t d = j->v->d;
+	double *rows = NULL;
+	if (j->need_rows || !j->tz) {
+		rows = malloc((end - begin) * d * sizeof(double));
+		if (!rows)
+			return PE_ENOMEM;
+		enum pe_status st = pe_vectors_at(j->v, j->pos + begin, end - begin, rows);
+		if (st != PE_OK) {
+			free(rows);
+			return st;
+		}
+	}
+	for (size_t k = begin; k < end; k++) {
+		struct pe_posterm *t = &j->out[k];
+		memset(t, 0, sizeof(*t));
+		if (rows)
+			pe_row_terms(rows + (k - begin) * d, d, t);
+		if (j->tz) {
+			t->e = pe_toeplitz_lone(j->tz, j->pos[k]);
+			t->norm = sqrt(j->tz->total + t->e * t->e);
+		}
+	}
+	free(rows);
+	return PE_OK;
+}
+
+enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz *tz,
+			   const uint64_t *pos, size_t count, int need_rows,
+			   struct pe_posterm *out)
+{
+	struct terms_job job = {v, tz, pos, need_rows, out};
+	return pe_parallel_for(count, TERMS_GRAIN, terms_chunk, &job);
+}
+
+double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric m, double s,
+			  const struct pe_posterm *a, const struct pe_posterm *b)
+{
+	double de = a->e - b->e;
+	/* S(0) = 0 only at offset 0: the same vector, whose values are exact. */
+	int same = s == 0.0 && de == 0.0;
+	switch (m) {
+	case PE_METRIC_L2:
+		return sqrt(4.0 * tz->w * s + de * de);
+	case PE_METRIC_COSINE: {
+		if (same && a->norm > 0.0)
+			return 0.0;
+		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
+		return clip(1.0 - ip / (a->norm * b->norm), 0.0, 2.0);
+	}
+	case PE_METRIC_CORR: {
+		if (a->cnorm == 0.0 || b->cnorm == 0.0)
+			return NAN;
+		if (same)
+			return 1.0;
+		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
+		/* d * (ma * mb) keeps corr(a, b) == corr(b, a) bit for bit */
+		return clip((ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm), -1.0,
+			    1.0);
+	}
+	default:
+		return NAN;
+	}
+}
+
+/* Four partial sums: independent chains the CPU can overlap. */
+static double sq_diff(const double *a, const double *b, size_t d)
+{
+	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	size_t j = 0;
+	for (; j + 4 <= d; j += 4) {
+		double t0 = a[j] - b[j], t1 = a[j + 1] - b[j + 1];
+		double t2 = a[j + 2] - b[j + 2], t3 = a[j + 3] - b[j + 3];
+		s0 += t0 * t0;
+		s1 += t1 * t1;
+		s2 += t2 * t2;
+		s3 += t3 * t3;
+	}
+	for (; j < d; j++)
+		s0 += (a[j] - b[j]) * (a[j] - b[j]);
+	return (s0 + s1) + (s2 + s3);
+}
+
+static double abs_diff(const double *a, const double *b, size_t d, int max)
+{
+	double s0 = 0, s1 = 0;
+	size_t j = 0;
+	for (; j + 2 <= d; j += 2) {
+		double t0 = fabs(a[j] - b[j]), t1 = fabs(a[j + 1] - b[j + 1]);
+		if (max) {
+			s0 = t0 > s0 ? t0 : s0;
+			s1 = t1 > s1 ? t1 : s1;
+		} else {
+			s0 += t0;
+			s1 += t1;
+		}
+	}
+	if (j < d) {
+		double t = fabs(a[j] - b[j]);
+		s0 = max ? (t > s0 ? t : s0) : s0 + t;
+	}
+	return max ? (s0 > s1 ? s0 : s1) : s0 + s1;
+}
+
+static double dot_centered(const double *a, double ma, const double *b, double mb, size_t d)
+{
+	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	size_t j = 0;
+	for (; j + 4 <= d; j += 4) {
+		s0 += (a[j] - ma) * (b[j] - mb);
+		s1 += (a[j + 1] - ma) * (b[j + 1] - mb);
+		s2 += (a[j + 2] - ma) * (b[j + 2] - mb);
+		s3 += (a[j + 3] - ma) * (b[j + 3] - mb);
+	}
+	for (; j < d; j++)
+		s0 += (a[j] - ma) * (b[j] - mb);
+	return (s0 + s1) + (s2 + s3);
+}
+
+void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
+		    const struct pe_posterm *ta, const double *B, size_t nb,
+		    const struct pe_posterm *tb, double *out, size_t ldo)
+{
+	for (size_t i = 0; i < na; i++) {
+		const double *a = A + i * d;
+		double *o = out + i * ldo;
+		for (size_t j = 0; j < nb; j++) {
+			const double *b = B + j * d;
+			switch (m) {
+			case PE_METRIC_L2:
+				o[j] = sqrt(sq_diff(a, b, d));
+				break;
+			case PE_METRIC_L1:
+				o[j] = abs_diff(a, b, d, 0);
+				break;
+			case PE_METRIC_LINF:
+				o[j] = abs_diff(a, b, d, 1);
+				break;
+			case PE_METRIC_COSINE:
+				o[j] = clip(1.0 - dot_centered(a, 0.0, b, 0.0, d) /
+							  (ta[i].norm * tb[j].norm),
+					    0.0, 2.0);
+				break;
+			case PE_METRIC_CORR:
+				if (ta[i].cnorm == 0.0 || tb[j].cnorm == 0.0)
+					o[j] = NAN;
+				else
+					o[j] = clip(dot_centered(a, ta[i].mean, b, tb[j].mean, d) /
+							    (ta[i].cnorm * tb[j].cnorm),
+						    -1.0, 1.0);
+				break;
+			}
+		}
+	}
+}
+
+int pe_posterm_ill(const struct pe_posterm *t)
+{
+	return t->cnorm < 0.1 * t->norm;
+}
+
+#define DIRECT_BATCH 64
+
+enum pe_status pe_corr_direct(const struct pe_vectors *v, uint64_t p, const uint64_t *pos,
+			      size_t count, const struct pe_posterm *t, double *out, size_t stride)
+{
+	size_t d = v->d;
+	double *buf = malloc((DIRECT_BATCH + 1) * d * sizeof(double));
+	if (!buf)
+		return PE_ENOMEM;
+	double *x = buf + DIRECT_BATCH * d;
+	enum pe_status st = pe_vectors_at(v, &p, 1, x);
+	struct pe_posterm tp;
+	if (st == PE_OK)
+		pe_row_terms(x, d, &tp);
+	for (size_t k0 = 0; k0 < count && st == PE_OK; k0 += DIRECT_BATCH) {
+		size_t nb = count - k0 < DIRECT_BATCH ? count - k0 : DIRECT_BATCH;
+		st = pe_vectors_at(v, pos + k0, nb, buf);
+		for (size_t k = 0; k < nb && st == PE_OK; k++) {
+			const struct pe_posterm *tk = &t[k0 + k];
+			double r = NAN;
+			if (tp.cnorm != 0.0 && tk->cnorm != 0.0)
+				r = clip(dot_centered(x, tp.mean, buf + k * d, tk->mean, d) /
+						 (tp.cnorm * tk->cnorm),
+					 -1.0, 1.0);
+			if (p == pos[k0 + k] && tp.cnorm != 0.0)
+				r = 1.0;
+			out[(k0 + k) * stride] = r;
+		}
+	}
+	free(buf);
+	return st;
+}
