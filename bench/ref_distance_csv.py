@@ -1,6 +1,7 @@
 """Reference: the pairwise L2 distance matrix as round-trip CSV, with cdist and np.savetxt.
 
-Same layout as posenc's CSV: a header row, the position in the first column, '%.17g' floats.
+The plain notebook way: the bare matrix, '%.17g' floats (posenc also writes a header row and a position
+column, a little more text).
 
 Usage: ref_distance_csv.py OUT.csv [N [D]]   (defaults n=4096 d=512)
 """
@@ -17,6 +18,4 @@ d = int(sys.argv[3]) if len(sys.argv) > 3 else 512
 
 pe = positional_encoding(n, d)
 dist = cdist(pe, pe)
-table = np.column_stack([np.arange(n), dist])
-header = "position," + ",".join(str(j) for j in range(n))
-np.savetxt(out, table, fmt="%.17g", delimiter=",", header=header, comments="")
+np.savetxt(out, dist, fmt="%.17g", delimiter=",")
