@@ -13,6 +13,8 @@ BENCH_ONLY ?=
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
 TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db
+# libFuzzer for the bounded fuzz run; without it that test reports a skip.
+OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # OpenBLAS: the optimised BLAS that issue 6 measures the general (learned-table) path against;
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
@@ -26,6 +28,8 @@ deps:
 
 test-deps:
 	@sh tools/install-deps.sh $(BUILD_DEPS) $(TEST_DEPS)
+	@sh tools/install-deps.sh $(OPTIONAL_TEST_DEPS) 2>/dev/null || \
+		echo "posenc: optional $(OPTIONAL_TEST_DEPS) not installed: the fuzz run will be skipped" >&2
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) $(MESON_OPTS) >/dev/null

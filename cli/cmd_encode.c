@@ -7,6 +7,8 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "encode_figure.h"
+#include "figure.h"
 #include "output.h"
 #include "vectors.h"
 
@@ -76,14 +78,16 @@ int cmd_encode(int argc, char **argv)
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;
 	rc = cli_output_format(&o, path, &format);
-	if (!rc && cli_format_is_figure(format))
-		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy "
-			       "or - for now",
-			       path);
+	int figure = !rc && cli_format_is_figure(format);
+	if (figure) {
+		rc = cli_figure_check_options(&o);
+		if (!rc)
+			rc = cli_encode_figure(&o, path, format, &v.vec);
+	}
 	struct pe_matrix *m = NULL;
-	if (!rc)
+	if (!rc && !figure)
 		rc = cli_vectors_matrix(&o, &v, &m);
-	if (!rc) {
+	if (!rc && !figure) {
 		struct pe_axis rows = {"position", (double)v.vec.first, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
 		rc = cli_write_matrix(&o, path, format, m, &rows, &cols);

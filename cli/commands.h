@@ -20,6 +20,7 @@ int cmd_decay(int argc, char **argv);
 int cmd_distance(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_freqs(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_scatter(int argc, char **argv);
 

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{"distance", cmd_distance, "pairwise distance between position vectors (--metric)"},
 	{"encode", cmd_encode, "the encoding matrix (positions x dims)"},
 	{"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
+	{"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
 	{"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
 	{"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},
 };

@@ -33,8 +33,7 @@ int pw_parse_metric(const char *arg, enum pe_metric *m);
 
 /*
  * pw_prepare() - after the options: the scheme (one), its vectors, the
- * output path and format; figures are refused until the figure writers
- * exist. @return 0 or an exit code after reporting (then call pw_finish).
+ * output path and format (figure options checked). @return 0 or an exit code after reporting (then call pw_finish).
  */
 int pw_prepare(struct pw_run *r);
 
@@ -45,8 +44,9 @@ int pw_status_error(enum pe_status st, const char *what);
 void pw_finish(struct pw_run *r);
 
 /*
- * pw_write_full() - compute the full n x n matrix of @m and write it;
- * refused (with the memory it would need) over the --max-memory budget.
+ * pw_write_full() - write the n x n matrix of @m: as a heatmap of its
+ * cell means at the figure's resolution for figure formats, else the full
+ * matrix, refused (with the memory it would need) over --max-memory.
  * @noun: "distance" or "correlation". @return an exit code.
  */
 int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun);

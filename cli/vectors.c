@@ -1,15 +1,25 @@
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <posenc/read.h>
 
 #include "cli.h"
 #include "vectors.h"
 
+/* A file's table; its problems are reported as "'FILE': <what is wrong>". */
 static int load_file(const struct pe_scheme *s, struct pe_matrix **out)
 {
-	(void)out;
-	return cli_error("scheme '%s': reading tables from files is not available yet",
-			 s->canonical);
+	char *err = NULL;
+	enum pe_status st = pe_file_load(s, out, &err);
+	if (st == PE_OK)
+		return 0;
+	/* rows=A:B outside the table is a bad value in the spec; the rest is the file's. */
+	int rc = st == PE_ERANGE ? cli_usage_error("'%s': %s", s->path, err ? err : pe_status_str(st))
+				 : cli_error("'%s': %s", s->path, err ? err : pe_status_str(st));
+	free(err);
+	return rc;
 }
 
 int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, enum pe_view view,

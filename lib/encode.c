@@ -1,4 +1,5 @@
 /* Validation and dispatch of encodings to the per-scheme fillers. */
+#include <math.h>
 #include <stdlib.h>
 
 #include <posenc/encode.h>
@@ -127,4 +128,45 @@ enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t cou
 			dst[r * v->d + j] = src[j];
 	}
 	return PE_OK;
+}
+
+void pe_window_block(const struct pe_window *w, size_t r, double *centre, double *len)
+{
+	size_t q = w->n / w->rows, e = w->n % w->rows;
+	size_t lo = r * q + (r < e ? r : e);
+	size_t count = q + (r < e ? 1 : 0);
+	*len = (double)count;
+	*centre = (double)w->first + (double)lo + 0.5 * (double)(count - 1);
+}
+
+double pe_block_damping(double n, double w)
+{
+	double den = n * sin(0.5 * w);
+	/* w -> 0: every sample is the same; the limit is 1. */
+	if (den == 0.0)
+		return 1.0;
+	return sin(0.5 * n * w) / den;
+}
+
+enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
+				size_t r0, size_t count, enum pe_view view, double *dst)
+{
+	enum pe_status st = pe_encode_check(s, d, view, NULL);
+	if (st != PE_OK)
+		return st;
+	if (w->rows == 0 || w->rows > w->n || r0 > w->rows || count > w->rows - r0)
+		return PE_EINVAL;
+	uint64_t limit = (uint64_t)PE_POSITION_MAX;
+	if (s->kind == PE_SCHEME_SINUSOIDAL)
+		limit -= (uint64_t)s->start;
+	if (w->first > limit || (uint64_t)w->n - 1 > limit - w->first)
+		return PE_ERANGE;
+	switch (s->kind) {
+	case PE_SCHEME_SINUSOIDAL:
+		return pe_sinusoidal_window(s, d, w, r0, count, dst);
+	case PE_SCHEME_ROPE:
+		return pe_rope_window(s, d, w, r0, count, view, dst);
+	default:
+		return PE_EUNSUPPORTED;
+	}
 }

@@ -26,8 +26,48 @@ enum pe_status pe_rope_theta(const struct pe_scheme *s, size_t d_rot, double *th
 	return pe_rope_scale_frequencies(&s->scaling, s->base, d_rot, theta, info);
 }
 
-enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-			    enum pe_view view, double *dst)
+/* One row at position m (a block centre) with pairs damped over a block. */
+static void rope_row(const struct pe_scheme *s, size_t d, const double *theta, double att,
+		     enum pe_view view, double m, double block, double *row)
+{
+	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
+	for (size_t i = 0; i < h; i++) {
+		double sv, cv, angle;
+		pe_exact_sincos(m, theta[i], 0, &sv, &cv, &angle);
+		if (block > 1.0) {
+			/* The angle is linear in m: its block mean is its value at the centre. */
+			double damp = pe_block_damping(block, theta[i]);
+			sv *= damp;
+			cv *= damp;
+		}
+		size_t a = s->layout == PE_LAYOUT_HALF ? i : 2 * i;
+		size_t b = s->layout == PE_LAYOUT_HALF ? i + h : 2 * i + 1;
+		switch (view) {
+		case PE_VIEW_ANGLE:
+			row[a] = row[b] = angle;
+			break;
+		case PE_VIEW_COS:
+			row[a] = row[b] = att * cv;
+			break;
+		case PE_VIEW_SIN:
+			row[a] = row[b] = att * sv;
+			break;
+		default:
+			/* The all-ones vector: (1,1) rotated by the angle. */
+			row[a] = att * (cv - sv);
+			row[b] = att * (sv + cv);
+			break;
+		}
+	}
+	double pass = view == PE_VIEW_ANGLE || view == PE_VIEW_SIN ? 0.0 : 1.0;
+	for (size_t j = d_rot; j < d; j++)
+		row[j] = pass;
+}
+
+/* Positions come as rows (block == NULL) or as the blocks of a window. */
+static enum pe_status rope_fill(const struct pe_scheme *s, size_t d, uint64_t first,
+				const struct pe_window *w, size_t count, enum pe_view view,
+				double *dst)
 {
 	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
 	double *theta = malloc((h ? h : 1) * sizeof(*theta));
@@ -39,38 +79,26 @@ enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first,
 		free(theta);
 		return st;
 	}
-	double att = info.attention_factor;
 	if (view == PE_VIEW_DEFAULT)
 		view = PE_VIEW_ROTATED;
-	for (size_t r = 0; r < n; r++) {
-		double *row = dst + r * d;
-		double m = (double)(first + r);
-		for (size_t i = 0; i < h; i++) {
-			double sv, cv, angle;
-			pe_exact_sincos(m, theta[i], 0, &sv, &cv, &angle);
-			size_t a = s->layout == PE_LAYOUT_HALF ? i : 2 * i;
-			size_t b = s->layout == PE_LAYOUT_HALF ? i + h : 2 * i + 1;
-			switch (view) {
-			case PE_VIEW_ANGLE:
-				row[a] = row[b] = angle;
-				break;
-			case PE_VIEW_COS:
-				row[a] = row[b] = att * cv;
-				break;
-			case PE_VIEW_SIN:
-				row[a] = row[b] = att * sv;
-				break;
-			default:
-				/* The all-ones vector: (1,1) rotated by the angle. */
-				row[a] = att * (cv - sv);
-				row[b] = att * (sv + cv);
-				break;
-			}
-		}
-		double pass = view == PE_VIEW_ANGLE || view == PE_VIEW_SIN ? 0.0 : 1.0;
-		for (size_t j = d_rot; j < d; j++)
-			row[j] = pass;
+	for (size_t r = 0; r < count; r++) {
+		double m = (double)(first + r), len = 1.0;
+		if (w)
+			pe_window_block(w, first + r, &m, &len);
+		rope_row(s, d, theta, info.attention_factor, view, m, len, dst + r * d);
 	}
 	free(theta);
 	return PE_OK;
+}
+
+enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+			    enum pe_view view, double *dst)
+{
+	return rope_fill(s, d, first, NULL, n, view, dst);
+}
+
+enum pe_status pe_rope_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
+			      size_t r0, size_t count, enum pe_view view, double *dst)
+{
+	return rope_fill(s, d, r0, w, count, view, dst);
 }

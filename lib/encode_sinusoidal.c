@@ -36,6 +36,42 @@ size_t pe_sinusoidal_frequencies(const struct pe_scheme *s, size_t d, double *w)
 	return count;
 }
 
+/*
+ * Row at position p (a block centre, possibly fractional) with each pair
+ * damped by its block factor: the mean of sin(x w) over N consecutive x
+ * centred on c is sin(c w) * sin(N w / 2) / (N sin(w / 2)), and likewise
+ * for cos, so a block mean costs what one row costs. N = 1: the row itself.
+ */
+static void sinusoidal_row(const struct pe_scheme *s, size_t d, const double *f, size_t pairs,
+			   double p, double block, double *row)
+{
+	int divide = s->freq == PE_FREQ_PAPER;
+	/* Column of the sine and cosine of pair k, per layout. */
+	size_t sin_cols = s->freq == PE_FREQ_PAPER ? (d + 1) / 2 : d / 2;
+	for (size_t j = 0; j < d; j++)
+		row[j] = 0.0;
+	for (size_t k = 0; k < pairs; k++) {
+		double sv, cv;
+		pe_exact_sincos(p, f[k], divide, &sv, &cv, NULL);
+		if (block > 1.0) {
+			double damp = pe_block_damping(block, divide ? 1.0 / f[k] : f[k]);
+			sv *= damp;
+			cv *= damp;
+		}
+		size_t cs, cc;
+		if (s->layout == PE_LAYOUT_INTERLEAVED) {
+			cs = 2 * k;
+			cc = 2 * k + 1;
+		} else {
+			cs = k;
+			cc = sin_cols + k;
+		}
+		row[cs] = sv;
+		if (cc < d && (s->layout == PE_LAYOUT_INTERLEAVED || cc < sin_cols + d / 2))
+			row[cc] = cv;
+	}
+}
+
 enum pe_status pe_sinusoidal_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
 				  double *dst)
 {
@@ -43,29 +79,24 @@ enum pe_status pe_sinusoidal_rows(const struct pe_scheme *s, size_t d, uint64_t 
 	if (!f)
 		return PE_ENOMEM;
 	size_t pairs = sinusoidal_factors(s, d, f);
-	int divide = s->freq == PE_FREQ_PAPER;
-	/* Column of the sine and cosine of pair k, per layout. */
-	size_t sin_cols = s->freq == PE_FREQ_PAPER ? (d + 1) / 2 : d / 2;
-	for (size_t r = 0; r < n; r++) {
-		double *row = dst + r * d;
-		double p = (double)(first + r) + s->start;
-		for (size_t j = 0; j < d; j++)
-			row[j] = 0.0;
-		for (size_t k = 0; k < pairs; k++) {
-			double sv, cv;
-			pe_exact_sincos(p, f[k], divide, &sv, &cv, NULL);
-			size_t cs, cc;
-			if (s->layout == PE_LAYOUT_INTERLEAVED) {
-				cs = 2 * k;
-				cc = 2 * k + 1;
-			} else {
-				cs = k;
-				cc = sin_cols + k;
-			}
-			row[cs] = sv;
-			if (cc < d && (s->layout == PE_LAYOUT_INTERLEAVED || cc < sin_cols + d / 2))
-				row[cc] = cv;
-		}
+	for (size_t r = 0; r < n; r++)
+		sinusoidal_row(s, d, f, pairs, (double)(first + r) + s->start, 1.0, dst + r * d);
+	free(f);
+	return PE_OK;
+}
+
+enum pe_status pe_sinusoidal_window(const struct pe_scheme *s, size_t d,
+				    const struct pe_window *w, size_t r0, size_t count,
+				    double *dst)
+{
+	double *f = malloc(((d + 1) / 2 + 1) * sizeof(*f));
+	if (!f)
+		return PE_ENOMEM;
+	size_t pairs = sinusoidal_factors(s, d, f);
+	for (size_t r = 0; r < count; r++) {
+		double centre, len;
+		pe_window_block(w, r0 + r, &centre, &len);
+		sinusoidal_row(s, d, f, pairs, centre + s->start, len, dst + r * d);
 	}
 	free(f);
 	return PE_OK;

@@ -370,6 +370,60 @@ static void refusals(void **state)
 	pe_scheme_destroy(s);
 }
 
+static void window_rows_are_block_means(void **state)
+{
+	(void)state;
+	/* Against brute force: the mean of every row of each block. */
+	const char *specs[] = {"sinusoidal",	    "sinusoidal:layout=blocks,freq=t2t,start=2",
+			       "sinusoidal:base=10", "rope",
+			       "rope:layout=half,rotary=0.5,scaling=yarn"};
+	const enum pe_view views[] = {PE_VIEW_DEFAULT, PE_VIEW_ANGLE, PE_VIEW_COS, PE_VIEW_SIN};
+	const size_t widths[] = {7, 16};
+	for (size_t sp = 0; sp < 5; sp++)
+		for (size_t vw = 0; vw < 4; vw++)
+			for (size_t wd = 0; wd < 2; wd++) {
+				struct pe_scheme *s = scheme(specs[sp]);
+				size_t d = widths[wd];
+				if (pe_encode_check(s, d, views[vw], NULL) != PE_OK) {
+					pe_scheme_destroy(s);
+					continue;
+				}
+				struct pe_window w = {1000, 103, 10};
+				struct pe_matrix *full = NULL;
+				assert_int_equal(pe_encode(s, d, w.first, w.n, views[vw], &full), PE_OK);
+				double got[10 * 16];
+				assert_int_equal(pe_encode_window(s, d, &w, 0, 10, views[vw], got),
+						 PE_OK);
+				for (size_t r = 0; r < 10; r++) {
+					/* 103 = 3 blocks of 11, then 7 of 10. */
+					size_t lo = r < 3 ? 11 * r : 33 + 10 * (r - 3);
+					size_t len = r < 3 ? 11 : 10;
+					for (size_t j = 0; j < d; j++) {
+						double mean = 0;
+						for (size_t p = lo; p < lo + len; p++)
+							mean += pe_matrix_row(full, p)[j];
+						mean /= (double)len;
+						if (fabs(got[r * d + j] - mean) > 1e-12)
+							fail_msg("%s view %zu d=%zu row %zu col %zu: "
+								 "%.15g vs %.15g",
+								 specs[sp], vw, d, r, j,
+								 got[r * d + j], mean);
+					}
+				}
+				pe_matrix_destroy(full);
+				pe_scheme_destroy(s);
+			}
+	struct pe_scheme *s = scheme("learned");
+	struct pe_window w = {0, 100, 10};
+	double row[8];
+	assert_int_equal(pe_encode_window(s, 8, &w, 0, 1, PE_VIEW_DEFAULT, row), PE_EUNSUPPORTED);
+	w.rows = 101;
+	pe_scheme_destroy(s);
+	s = scheme("sinusoidal");
+	assert_int_equal(pe_encode_window(s, 8, &w, 0, 1, PE_VIEW_DEFAULT, row), PE_EINVAL);
+	pe_scheme_destroy(s);
+}
+
 static void vectors_from_a_table(void **state)
 {
 	(void)state;
@@ -400,6 +454,7 @@ int main(void)
 		cmocka_unit_test(learned_is_reproducible_gaussian),
 		cmocka_unit_test(binary_bits),
 		cmocka_unit_test(refusals),
+		cmocka_unit_test(window_rows_are_block_means),
 		cmocka_unit_test(vectors_from_a_table),
 	};
 	return cmocka_run_group_tests_name("encode", tests, NULL, NULL);

@@ -98,6 +98,33 @@ enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, si
 			 enum pe_view view, struct pe_matrix **out);
 
 /*
+ * A window: positions first..first+n-1 split into @rows blocks as evenly as
+ * possible. Block r covers [r*q + min(r, e), (r+1)*q + min(r+1, e)) after
+ * first, with q = n / rows and e = n % rows (the first e blocks are one
+ * position longer).
+ */
+struct pe_window {
+	uint64_t first;
+	size_t n;
+	size_t rows; /* 1 <= rows <= n */
+};
+
+/*
+ * pe_encode_window() - block means of an encoding, for figures
+ *
+ * Row r of @dst (d wide) is the mean encoding over block r0 + r of the
+ * window, for r < count. Exact and O(d) per row whatever the block length,
+ * from the closed form of a sum of sines (sinusoidal; rope in every view),
+ * so a figure of 10^6 positions costs what one of a thousand costs.
+ *
+ * @return PE_OK, PE_EINVAL for a window with rows 0 or rows > n or blocks
+ * outside it, PE_EUNSUPPORTED for schemes without a closed form (learned,
+ * binary, file: average their rows), the errors of pe_encode_check().
+ */
+enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
+				size_t r0, size_t count, enum pe_view view, double *dst);
+
+/*
  * pe_scheme_frequencies() - the angular frequency of each (sin, cos) pair
  *
  * For sinusoidal: w_k, k < d/2 (k < ceil(d/2) for the paper layout with odd

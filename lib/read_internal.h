@@ -1,0 +1,79 @@
+/*
+ * read_internal.h - helpers shared by the file readers (not installed)
+ */
+#ifndef POSENC_READ_INTERNAL_H
+#define POSENC_READ_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <posenc/matrix.h>
+#include <posenc/read.h>
+#include <posenc/status.h>
+
+/* Element encodings the readers convert to double. */
+enum rd_elem {
+	RD_F64,
+	RD_F32,
+	RD_F16,
+	RD_BF16,
+};
+
+/* Sets *err (if err is not NULL) to the formatted message; returns status. */
+enum pe_status rd_fail(char **err, enum pe_status status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Exact conversions of IEEE half and bfloat16 bit patterns. */
+double rd_half(uint16_t h);
+double rd_bf16(uint16_t b);
+
+/* Size in bytes of one element. */
+size_t rd_elem_size(enum rd_elem e);
+
+/*
+ * Converts count elements from src (stride in elements between consecutive
+ * reads: 1 for contiguous) into dst, swapping bytes if big_endian.
+ */
+void rd_convert(const unsigned char *src, enum rd_elem e, int big_endian, size_t count,
+		size_t stride, double *dst);
+
+/* "(2, 3, 4)", "(5,)" or "()" into buf (truncated with "..." if too long). */
+void rd_shape_str(char *buf, size_t cap, const uint64_t *shape, size_t ndim);
+
+/*
+ * The rows x cols of a 1-D or 2-D shape; PE_EFORMAT naming the found
+ * shape otherwise ("expected a 2-D array, found 3-D (2, 3, 4)"), with
+ * @what "array" or "tensor 'name'".
+ */
+enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, const char *what,
+			      size_t *rows, size_t *cols, char **err);
+
+/*
+ * The row range a request selects in a table of @rows rows: PE_ERANGE with
+ * a message if it lies outside or is empty.
+ */
+enum pe_status rd_row_range(const struct pe_read_request *req, size_t rows, size_t *r0,
+			    size_t *r1, char **err);
+
+/*
+ * A malloc'd "'a', 'b', 'c'" of the names, closest to @want first (edit
+ * distance, ties in the given order; @want NULL keeps the order), at most
+ * @limit of them followed by " and N more"; NULL if out of memory.
+ */
+char *rd_names_closest(const char *want, char *const *names, size_t n, size_t limit);
+
+/* The same list in the given order. */
+char *rd_names_in_order(char *const *names, size_t n, size_t limit);
+
+/* Levenshtein distance of two strings (bytes). */
+size_t rd_edit_distance(const char *a, const char *b);
+
+/* Per-format inspectors, filling a zeroed info (the caller frees on failure). */
+enum pe_status rd_npy_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,
+			      char **err);
+enum pe_status rd_safetensors_inspect(const unsigned char *buf, size_t len,
+				      struct pe_file_info *info, char **err);
+enum pe_status rd_csv_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,
+			      char **err);
+
+#endif

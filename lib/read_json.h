@@ -1,0 +1,48 @@
+/*
+ * read_json.h - a small strict JSON parser for safetensors headers
+ *
+ * RFC 8259 grammar, nesting at most JSON_MAX_DEPTH deep. Strings are
+ * decoded to UTF-8 (\u0000 is refused: names are C strings). Integers
+ * without sign, fraction or exponent are also kept as uint64 when they fit.
+ */
+#ifndef POSENC_READ_JSON_H
+#define POSENC_READ_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define JSON_MAX_DEPTH 64
+
+enum json_type {
+	JSON_NULL,
+	JSON_BOOL,
+	JSON_NUMBER,
+	JSON_STRING,
+	JSON_ARRAY,
+	JSON_OBJECT,
+};
+
+struct json {
+	enum json_type type;
+	int boolean;
+	int is_uint;      /* number: a plain non-negative integer that fits */
+	uint64_t uint;    /* when is_uint */
+	char *string;     /* string: decoded, owned */
+	size_t n;         /* array, object: number of items */
+	struct json *items; /* owned */
+	char **keys;      /* object: n decoded keys, owned */
+};
+
+/*
+ * Parses text[0..len) (a whole document: value then white space only).
+ * On failure returns NULL and, if err, a malloc'd message with the byte
+ * offset.
+ */
+struct json *json_parse(const char *text, size_t len, char **err);
+
+void json_free(struct json *j);
+
+/* Whether bytes s[0..len) are valid UTF-8 (no overlongs or surrogates). */
+int json_utf8_valid(const unsigned char *s, size_t len);
+
+#endif

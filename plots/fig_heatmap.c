@@ -1,0 +1,268 @@
+#include <math.h>
+#include <stdlib.h>
+
+#include <posenc/colormap.h>
+#include <posenc/matrix.h>
+#include <posenc/norm.h>
+#include <posenc/resample.h>
+
+#include "fig_internal.h"
+
+/* Grey for NaN cells: visibly "no value", not a colour of the scale. */
+#define BAD_GREY 0.82
+
+static enum pe_status get_row(const struct pe_heatmap_spec *hm, size_t r, double *buf,
+                              const double **row)
+{
+	if (hm->data) {
+		*row = hm->data + r * hm->cols;
+		return PE_OK;
+	}
+	*row = buf;
+	return hm->row_fn(hm->row_ctx, r, buf);
+}
+
+/*
+ * Data limits a hair inside a round number (sin reaching 0.99999 of 1) are
+ * moved onto it, so the colorbar's end ticks read 1.0, not 0.8; no limit
+ * moves by more than 1% of the range.
+ */
+static void snap_to_ticks(struct pe_norm *n)
+{
+	if (!(n->vmax > n->vmin))
+		return;
+	struct pe_ticks t;
+	pe_ticks_linear(n->vmin, n->vmax, 6, false, &t);
+	double tol = 0.01 * (n->vmax - n->vmin);
+	if (!(t.step > 0))
+		return;
+	double hi = ceil(n->vmax / t.step) * t.step, lo = floor(n->vmin / t.step) * t.step;
+	if (hi - n->vmax <= tol)
+		n->vmax = hi;
+	if (n->vmin - lo <= tol)
+		n->vmin = lo;
+}
+
+enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax)
+{
+	struct pe_norm n = pe_norm_empty();
+	if (isnan(hm->vmin) || isnan(hm->vmax)) {
+		double *buf = hm->data ? NULL : malloc(hm->cols * sizeof(double));
+		if (!hm->data && !buf)
+			return PE_ENOMEM;
+		for (size_t r = 0; r < hm->rows; r++) {
+			const double *row;
+			enum pe_status s = get_row(hm, r, buf, &row);
+			if (s != PE_OK) {
+				free(buf);
+				return s;
+			}
+			pe_norm_add(&n, row, hm->cols);
+		}
+		free(buf);
+		if (pe_norm_is_empty(&n)) /* nothing finite: an all-NaN matrix */
+			n.vmin = n.vmax = 0;
+		if (hm->is_signed)
+			n = pe_norm_symmetric(n);
+		snap_to_ticks(&n);
+	}
+	const double *lo = isnan(hm->vmin) ? NULL : &hm->vmin;
+	const double *hi = isnan(hm->vmax) ? NULL : &hm->vmax;
+	/* A single given limit beyond the data leaves an empty range: widen it. */
+	if (lo && !hi && n.vmax < *lo)
+		n.vmax = *lo;
+	if (hi && !lo && n.vmin > *hi)
+		n.vmin = *hi;
+	enum pe_status s = pe_norm_override(&n, lo, hi, hm->is_signed);
+	if (s != PE_OK)
+		return s;
+	if (!(n.vmax > n.vmin)) {
+		/* A constant matrix: a small range around its value, so the bar has ticks. */
+		double d = n.vmin != 0 ? fabs(n.vmin) * 0.05 : (hm->is_signed ? 1 : 0.5);
+		n.vmin -= d;
+		n.vmax += d;
+	}
+	*vmin = n.vmin;
+	*vmax = n.vmax;
+	return PE_OK;
+}
+
+/* The matrix resampled to gw x gh cells, streamed row by row (plots/resample.c). */
+static enum pe_status resample(const struct pe_heatmap_spec *hm, size_t gw, size_t gh,
+                               struct pe_matrix **out)
+{
+	struct pe_resampler *rs = NULL;
+	enum pe_status s = pe_resampler_create(hm->rows, hm->cols, gh, gw, &rs);
+	if (s != PE_OK)
+		return s;
+	double *buf = hm->data ? NULL : malloc(hm->cols * sizeof(double));
+	if (!hm->data && !buf) {
+		pe_resampler_destroy(rs);
+		return PE_ENOMEM;
+	}
+	for (size_t r = 0; s == PE_OK && r < hm->rows; r++) {
+		const double *row;
+		s = get_row(hm, r, buf, &row);
+		if (s == PE_OK)
+			s = pe_resampler_push(rs, row);
+	}
+	free(buf);
+	if (s == PE_OK)
+		s = pe_resampler_finish(rs, out);
+	pe_resampler_destroy(rs);
+	return s;
+}
+
+static cairo_surface_t *colour_image(const double *grid, size_t gw, size_t gh,
+                                     const uint8_t lut[256][3], double vmin, double vmax)
+{
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)gw, (int)gh);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS)
+		return img;
+	cairo_surface_flush(img);
+	unsigned char *px = cairo_image_surface_get_data(img);
+	int stride = cairo_image_surface_get_stride(img);
+	uint32_t bad = (uint32_t)(BAD_GREY * 255) * 0x010101u;
+	struct pe_norm norm = {vmin, vmax};
+	for (size_t y = 0; y < gh; y++) {
+		uint32_t *row = (uint32_t *)(void *)(px + (size_t)stride * y);
+		for (size_t x = 0; x < gw; x++) {
+			int i = pe_colormap_index(pe_norm_apply(&norm, grid[y * gw + x]));
+			if (i < 0) {
+				row[x] = bad;
+				continue;
+			}
+			const uint8_t *c = lut[i];
+			row[x] = (uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | c[2];
+		}
+	}
+	cairo_surface_mark_dirty(img);
+	return img;
+}
+
+/*
+ * Raster size for the target rect: one cell per device pixel in PNG; in
+ * PDF the matrix itself when it is not much finer than the page (drawn with
+ * /Interpolate false); in SVG a nearest-upscaled image at twice the output
+ * size, because browsers smooth SVG images whatever cairo asks.
+ */
+static size_t raster_size(const struct fig_style *st, size_t n, double len)
+{
+	size_t px = (size_t)fmax(1, round(len));
+	switch (st->format) {
+	case PE_FIGURE_PNG:
+		return px;
+	case PE_FIGURE_PDF:
+		return n <= 3 * px ? n : 3 * px;
+	case PE_FIGURE_SVG:
+		if (n >= 2 * px)
+			return 2 * px;
+		return n * (size_t)ceil(2.0 * (double)px / (double)n);
+	}
+	return px;
+}
+
+static void paint_image(cairo_t *cr, cairo_surface_t *img, size_t gw, size_t gh, struct rect r)
+{
+	cairo_save(cr);
+	cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+	cairo_clip(cr);
+	cairo_translate(cr, r.x, r.y);
+	cairo_scale(cr, r.w / (double)gw, r.h / (double)gh);
+	cairo_set_source_surface(cr, img, 0, 0);
+	cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_NEAREST);
+	cairo_pattern_set_extend(cairo_get_source(cr), CAIRO_EXTEND_PAD);
+	cairo_paint(cr);
+	cairo_restore(cr);
+}
+
+enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
+                            const struct pe_heatmap_spec *hm, struct rect r, const char *cmap,
+                            double vmin, double vmax)
+{
+	uint8_t lut[256][3];
+	if (!colormap_lut(cmap, lut))
+		return PE_EINVAL;
+	size_t gw = raster_size(st, hm->cols, r.w), gh = raster_size(st, hm->rows, r.h);
+	if (gw > 32767 || gh > 32767)
+		return PE_ERANGE;
+	struct pe_matrix *grid;
+	enum pe_status s = resample(hm, gw, gh, &grid);
+	if (s != PE_OK)
+		return s;
+	cairo_surface_t *img = colour_image(grid->data, gw, gh, lut, vmin, vmax);
+	pe_matrix_destroy(grid);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		return PE_ENOMEM;
+	}
+	paint_image(cr, img, gw, gh, r);
+	cairo_surface_destroy(img);
+	return PE_OK;
+}
+
+double colorbar_width(const struct fig_style *st, double h)
+{
+	/* matplotlib: an aspect of 20, 18 px at 370 px; never thinner than a glyph. */
+	return fmin(fmax(h / 20, 1.0 * st->font), 2.2 * st->font);
+}
+
+static void colorbar_axis(cairo_t *cr, const struct fig_style *st, struct axis *a, double h,
+                          double vmin, double vmax)
+{
+	*a = (struct axis){.lo = vmin, .hi = vmax};
+	axis_fit_ticks(cr, st, a, h, false);
+}
+
+double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h, double vmin, double vmax,
+                      const char *label)
+{
+	struct axis a;
+	colorbar_axis(cr, st, &a, h, vmin, vmax);
+	text_font(cr, st, TEXT_TICK);
+	double w = st->tick_len + st->pad + axis_label_width(cr, &a);
+	if (label && *label)
+		w += st->pad * 1.5 + text_size(st, TEXT_LABEL) * 1.0;
+	return w;
+}
+
+void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, struct rect r,
+                   double vmin, double vmax, const char *label)
+{
+	uint8_t lut[256][3];
+	if (!colormap_lut(cmap, lut))
+		return;
+	size_t gw = st->vector ? (size_t)ceil(2 * r.w) : (size_t)fmax(1, round(r.w));
+	size_t gh = st->vector ? (size_t)fmax(512, ceil(2 * r.h)) : (size_t)fmax(1, round(r.h));
+	double *grid = malloc(gw * gh * sizeof(double));
+	if (!grid)
+		return;
+	for (size_t y = 0; y < gh; y++) {
+		/* Top row shows vmax; each row the value at its centre. */
+		double v = vmax - ((double)y + 0.5) / (double)gh * (vmax - vmin);
+		for (size_t x = 0; x < gw; x++)
+			grid[y * gw + x] = v;
+	}
+	cairo_surface_t *img = colour_image(grid, gw, gh, lut, vmin, vmax);
+	free(grid);
+	if (cairo_surface_status(img) == CAIRO_STATUS_SUCCESS)
+		paint_image(cr, img, gw, gh, r);
+	cairo_surface_destroy(img);
+
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo_set_line_width(cr, st->line);
+	double o = st->vector ? 0 : st->line / 2;
+	cairo_rectangle(cr, r.x - o, r.y - o, r.w + 2 * o, r.h + 2 * o);
+	cairo_stroke(cr);
+
+	struct axis a;
+	colorbar_axis(cr, st, &a, r.h, vmin, vmax);
+	axis_draw_y(cr, st, &a, r, true);
+	if (label && *label) {
+		text_font(cr, st, TEXT_TICK);
+		double x = r.x + r.w + st->tick_len + st->pad + axis_label_width(cr, &a) +
+		           st->pad * 1.5;
+		text_font(cr, st, TEXT_LABEL);
+		text_draw(cr, label, x, r.y + r.h / 2, 0.5, 0, FIG_PI / 2);
+	}
+}

@@ -1,0 +1,172 @@
+/*
+ * fig_internal.h - the figure model shared by the figure engine's files
+ * (private; not installed)
+ */
+#ifndef POSENC_FIG_INTERNAL_H
+#define POSENC_FIG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cairo.h>
+
+#include <posenc/figure.h>
+#include <posenc/ticks.h>
+
+#define FIG_MAX_GRID 64
+#define FIG_PI       3.14159265358979323846
+
+enum panel_kind {
+	PANEL_EMPTY,
+	PANEL_HEATMAP,
+	PANEL_XY,
+};
+
+struct series {
+	char *name;
+	const double *x, *y;
+	size_t n;
+	bool points; /* scatter; otherwise a line */
+};
+
+struct refline {
+	bool vertical;
+	double value;
+	char *label;
+};
+
+struct pe_panel {
+	enum panel_kind kind;
+	char *title, *xlabel, *ylabel;
+
+	struct pe_heatmap_spec hm; /* strings in it are owned copies */
+
+	struct series *series;
+	size_t n_series;
+	struct refline *refs;
+	size_t n_refs;
+	bool log_x, log_y;
+	bool int_x, int_y;
+	double xlim[2], ylim[2]; /* NaN: automatic */
+};
+
+struct pe_figure {
+	unsigned rows, cols;
+	struct pe_panel *panels; /* rows * cols, row-major */
+	struct pe_panel *bottom; /* NULL: none */
+	char *title;
+	char **row_labels, **col_titles;
+	enum pe_color_share share;
+	double font_size; /* 0: automatic */
+};
+
+/* ---- text (fig_text.c) ---- */
+
+enum text_role {
+	TEXT_TICK,
+	TEXT_LABEL,
+	TEXT_TITLE,
+	TEXT_SUPTITLE,
+	TEXT_LEGEND,
+};
+
+struct fig_style {
+	double font;     /* base size in output units */
+	double line;     /* axis line width */
+	double tick_len; /* major tick length */
+	double pad;      /* gap between a tick and its label, label and ticks */
+	bool vector;     /* SVG or PDF output */
+	enum pe_figure_format format;
+};
+
+double text_size(const struct fig_style *st, enum text_role role);
+void text_font(cairo_t *cr, const struct fig_style *st, enum text_role role);
+/* Advance width of s in the current font. */
+double text_width(cairo_t *cr, const char *s);
+/* Height of a digit/capital ("0") in the current font: what tick labels occupy. */
+double text_cap(cairo_t *cr);
+/*
+ * Draw s with its anchor at (x, y): ha 0 left .. 1 right; va 0 top, 0.5
+ * middle, 1 bottom of the cap height. @angle in radians, counter-clockwise
+ * as seen on the page (rotated y labels use pi/2).
+ */
+void text_draw(cairo_t *cr, const char *s, double x, double y, double ha, double va, double angle);
+
+/* ---- colours (fig_color.c) ---- */
+
+struct rgb {
+	double r, g, b;
+};
+
+/* matplotlib's tab10, the colour of series i. */
+struct rgb series_color(size_t i);
+/* A 256-entry lookup table for a colormap name; false if the name is unknown. */
+bool colormap_lut(const char *name, uint8_t lut[256][3]);
+/* The colormap used when the caller names none. */
+const char *colormap_default(bool is_signed);
+
+/* ---- axes (fig_axes.c) ---- */
+
+struct axis {
+	double lo, hi; /* data range shown */
+	bool log;
+	bool integer;
+	bool inverted; /* lo at the top / right end instead of bottom / left */
+	struct pe_ticks ticks;
+};
+
+struct rect {
+	double x, y, w, h;
+};
+
+/* Position of data value v along an axis of the given pixel span. */
+double axis_map(const struct axis *a, double v, double from, double length);
+/* Choose ticks whose labels fit along a horizontal (or vertical) axis of length len. */
+void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, double len,
+                    bool horizontal);
+/* Width of the widest tick label of a (tick font must be set). */
+double axis_label_width(cairo_t *cr, const struct axis *a);
+/* Ticks and labels: x axis under the rect, y axis left (or right) of it. */
+void axis_draw_x(cairo_t *cr, const struct fig_style *st, const struct axis *a, struct rect r);
+void axis_draw_y(cairo_t *cr, const struct fig_style *st, const struct axis *a, struct rect r,
+                 bool right);
+
+/* ---- panels (fig_heatmap.c, fig_xy.c) ---- */
+
+/* Colour limits of a heatmap (data pass if automatic); PE status from a row callback. */
+enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax);
+/* Draw the matrix into r with colormap cmap and limits [vmin, vmax]. */
+enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
+                            const struct pe_heatmap_spec *hm, struct rect r, const char *cmap,
+                            double vmin, double vmax);
+/* Draw a colorbar in r (the bar itself) with ticks and label on its right. */
+void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, struct rect r,
+                   double vmin, double vmax, const char *label);
+/* Width a colorbar of height h needs right of its bar (ticks, labels, label). */
+double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h, double vmin, double vmax,
+                      const char *label);
+double colorbar_width(const struct fig_style *st, double h);
+
+/* Data ranges of an x-y panel; PE_EINVAL if a log axis has no positive data. */
+enum pe_status xy_ranges(const struct pe_panel *p, struct axis *x, struct axis *y);
+/* Legend box size (0 x 0 when no series is named). */
+void xy_legend_size(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p, double *w,
+                    double *h);
+/* Draw the data, reference lines and legend. legend_outside: right of r. */
+void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+             const struct axis *x, const struct axis *y, struct rect r, bool legend_outside);
+/* Whether the legend fits inside r without covering data. */
+bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+                      const struct axis *x, const struct axis *y, struct rect r);
+
+/* ---- layout and drawing of the whole figure (fig_layout.c) ---- */
+
+/* Sizes of text, lines and gaps for a figure written at w x h in this format. */
+void figure_style(const struct pe_figure *fig, enum pe_figure_format format, double w, double h,
+                  struct fig_style *st);
+/* Lay out and draw the figure on cr, whose canvas is width x height. */
+enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fig_style *st,
+                             double width, double height);
+
+#endif

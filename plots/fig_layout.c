@@ -1,0 +1,522 @@
+/*
+ * Layout of a figure: every margin is measured from the text it must hold,
+ * margins are aligned along grid rows and columns so panels line up, and the
+ * tick choice is redone for the final axes size (fewer ticks on a smaller
+ * axis means narrower labels, so three rounds settle it).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fig_internal.h"
+
+struct colour_scale {
+	double vmin, vmax;
+	const char *cmap;
+	const char *label;
+	bool used;
+};
+
+struct slot {
+	struct pe_panel *p;
+	const char *title; /* the panel's title, or its column's title in row 0 */
+	struct axis x, y;
+	struct colour_scale *scale; /* heatmaps: the scale they are drawn with */
+	struct colour_scale own;
+	bool own_bar; /* a colorbar right of this panel */
+	bool legend_out;
+	double ml, mr, mt, mb;
+	struct rect cell, axes;
+};
+
+struct layout {
+	struct pe_figure *fig;
+	const struct fig_style *st;
+	cairo_t *cr;
+	size_t n; /* grid slots, plus the bottom panel last */
+	struct slot *s;
+	struct colour_scale col_scale[FIG_MAX_GRID], all_scale;
+	double bar_pad;
+	double width, height;
+	double grid_x, grid_y, grid_w, grid_h;
+	bool cramped; /* some axes got squeezed below two lines of text */
+};
+
+static double descent(const struct fig_style *st, enum text_role role)
+{
+	return 0.24 * text_size(st, role); /* DejaVu Sans descends 0.236 em */
+}
+
+/* Set the font for role, shrunk so s fits in max_w. */
+static void font_fitting(cairo_t *cr, const struct fig_style *st, enum text_role role,
+                         const char *s, double max_w)
+{
+	text_font(cr, st, role);
+	double w = text_width(cr, s);
+	if (w > max_w && max_w > 0)
+		cairo_set_font_size(cr, text_size(st, role) * max_w / w);
+}
+
+static void init_axes(struct slot *sl)
+{
+	struct pe_panel *p = sl->p;
+	if (p->kind == PANEL_HEATMAP) {
+		sl->x = (struct axis){
+		        .lo = p->hm.x_lo, .hi = p->hm.x_hi, .integer = p->hm.x_integer};
+		sl->y = (struct axis){.lo = p->hm.y_top,
+		                      .hi = p->hm.y_bottom,
+		                      .integer = p->hm.y_integer,
+		                      .inverted = true};
+		if (sl->y.lo > sl->y.hi) {
+			/* Keep lo < hi; a caller who put the larger edge on top gets it on top. */
+			double t = sl->y.lo;
+			sl->y.lo = sl->y.hi;
+			sl->y.hi = t;
+			sl->y.inverted = false;
+		}
+		if (sl->x.lo > sl->x.hi) {
+			double t = sl->x.lo;
+			sl->x.lo = sl->x.hi;
+			sl->x.hi = t;
+			sl->x.inverted = true;
+		}
+	}
+}
+
+static enum pe_status scales(struct layout *L)
+{
+	struct pe_figure *fig = L->fig;
+	for (size_t i = 0; i < L->n; i++) {
+		struct slot *sl = &L->s[i];
+		if (sl->p->kind != PANEL_HEATMAP)
+			continue;
+		const struct pe_heatmap_spec *hm = &sl->p->hm;
+		enum pe_status s = heatmap_limits(hm, &sl->own.vmin, &sl->own.vmax);
+		if (s != PE_OK)
+			return s;
+		sl->own.cmap = hm->colormap ? hm->colormap : colormap_default(hm->is_signed);
+		sl->own.label = hm->colorbar_label;
+		sl->own.used = true;
+		bool in_grid = i < (size_t)fig->rows * fig->cols;
+		struct colour_scale *sh = NULL;
+		if (in_grid && fig->share == PE_SHARE_COLUMN)
+			sh = &L->col_scale[i % fig->cols];
+		else if (in_grid && fig->share == PE_SHARE_ALL)
+			sh = &L->all_scale;
+		if (!sh) {
+			sl->scale = &sl->own;
+			sl->own_bar = true;
+			continue;
+		}
+		if (!sh->used) {
+			*sh = sl->own;
+		} else {
+			sh->vmin = fmin(sh->vmin, sl->own.vmin);
+			sh->vmax = fmax(sh->vmax, sl->own.vmax);
+			if (!sh->label)
+				sh->label = sl->own.label;
+		}
+		sl->scale = sh;
+	}
+	/* Signed data shares a scale symmetric about 0, like each of its parts. */
+	for (size_t i = 0; i < L->n; i++) {
+		struct slot *sl = &L->s[i];
+		if (sl->scale && sl->scale != &sl->own && sl->p->hm.is_signed) {
+			double m = fmax(fabs(sl->scale->vmin), fabs(sl->scale->vmax));
+			if (isnan(sl->p->hm.vmin) && isnan(sl->p->hm.vmax))
+				sl->scale->vmin = -m, sl->scale->vmax = m;
+		}
+	}
+	return PE_OK;
+}
+
+/* Height a text line of this role takes: cap plus descenders. */
+static double line_h(const struct fig_style *st, enum text_role role)
+{
+	return 0.73 * text_size(st, role) + descent(st, role);
+}
+
+/* Margins of one panel for its current axes size. */
+static void measure(struct layout *L, struct slot *sl)
+{
+	const struct fig_style *st = L->st;
+	cairo_t *cr = L->cr;
+	struct pe_panel *p = sl->p;
+	sl->ml = sl->mr = sl->mt = sl->mb = 0;
+	if (p->kind == PANEL_EMPTY)
+		return;
+	axis_fit_ticks(cr, st, &sl->x, sl->axes.w, true);
+	axis_fit_ticks(cr, st, &sl->y, sl->axes.h, false);
+	text_font(cr, st, TEXT_TICK);
+	double yw = axis_label_width(cr, &sl->y);
+	double xw = axis_label_width(cr, &sl->x);
+	double cap = text_cap(cr);
+	sl->ml = st->tick_len + st->pad + yw;
+	if (p->ylabel)
+		sl->ml += st->pad + line_h(st, TEXT_LABEL);
+	sl->ml = fmax(sl->ml, xw / 2 + st->pad);
+	sl->mb = st->tick_len + st->pad + cap;
+	if (p->xlabel)
+		sl->mb += 1.2 * st->pad + line_h(st, TEXT_LABEL);
+	sl->mt = cap / 2 + st->pad;
+	if (sl->title)
+		sl->mt = fmax(sl->mt, st->pad * 1.5 + line_h(st, TEXT_TITLE));
+	sl->mr = xw / 2 + st->pad;
+	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
+		double h = sl->axes.h;
+		sl->mr = fmax(sl->mr, L->bar_pad + colorbar_width(st, h) +
+		                              colorbar_extra(cr, st, h, sl->scale->vmin,
+		                                             sl->scale->vmax, sl->scale->label) +
+		                              st->pad);
+	}
+	if (p->kind == PANEL_XY && sl->legend_out) {
+		double w, h;
+		xy_legend_size(cr, st, p, &w, &h);
+		sl->mr = fmax(sl->mr, st->font + w + st->pad);
+	}
+	/* Air between neighbouring columns, so a colorbar label never touches a y label. */
+	if (L->fig->cols > 1) {
+		sl->ml += 0.4 * st->font;
+		sl->mr += 0.4 * st->font;
+	}
+}
+
+/* Colorbar geometry for a shared scale: right of the column, over the heatmap rows. */
+static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, struct rect *r)
+{
+	double top = INFINITY, bottom = -INFINITY, right = -INFINITY;
+	for (size_t i = 0; i < (size_t)L->fig->rows * L->fig->cols; i++) {
+		struct slot *sl = &L->s[i];
+		/* One bar for the whole grid stands right of the last column, whatever it holds. */
+		if (sc == &L->all_scale && sl->p->kind != PANEL_EMPTY)
+			right = fmax(right, sl->axes.x + sl->axes.w);
+		if (sl->scale != sc)
+			continue;
+		top = fmin(top, sl->axes.y);
+		bottom = fmax(bottom, sl->axes.y + sl->axes.h);
+		right = fmax(right, sl->axes.x + sl->axes.w);
+	}
+	if (!(top < bottom))
+		return false;
+	*r = (struct rect){right + L->bar_pad, top, colorbar_width(L->st, bottom - top),
+	                   bottom - top};
+	return true;
+}
+
+/* Extra width right of a grid column for its shared colorbar. */
+static double shared_bar_extra(struct layout *L, const struct colour_scale *sc)
+{
+	struct rect r;
+	if (!sc->used || !shared_bar_rect(L, sc, &r))
+		return 0;
+	return L->bar_pad + r.w + colorbar_extra(L->cr, L->st, r.h, sc->vmin, sc->vmax, sc->label) +
+	       L->st->pad;
+}
+
+static bool has_row_labels(const struct pe_figure *fig)
+{
+	for (unsigned r = 0; r < fig->rows; r++)
+		if (fig->row_labels[r])
+			return true;
+	return false;
+}
+
+static double snapv(const struct fig_style *st, double v)
+{
+	return st->vector ? v : round(v);
+}
+
+/* Shrink a heatmap's axes to square data units, centred in the space it had. */
+static void apply_aspect(const struct fig_style *st, struct slot *sl)
+{
+	const struct pe_heatmap_spec *hm = &sl->p->hm;
+	if (sl->p->kind != PANEL_HEATMAP || !hm->equal_aspect)
+		return;
+	double ratio = fabs(hm->x_hi - hm->x_lo) / fabs(hm->y_bottom - hm->y_top);
+	struct rect *a = &sl->axes;
+	if (a->w > a->h * ratio) {
+		double w = fmax(1, snapv(st, a->h * ratio));
+		a->x = snapv(st, a->x + (a->w - w) / 2);
+		a->w = w;
+	} else {
+		double h = fmax(1, snapv(st, a->w / ratio));
+		a->y = snapv(st, a->y + (a->h - h) / 2);
+		a->h = h;
+	}
+}
+
+static void place_axes(struct layout *L)
+{
+	struct pe_figure *fig = L->fig;
+	const struct fig_style *st = L->st;
+	unsigned R = fig->rows, C = fig->cols;
+	double ml[FIG_MAX_GRID] = {0}, mr[FIG_MAX_GRID] = {0}, mt[FIG_MAX_GRID] = {0},
+	       mb[FIG_MAX_GRID] = {0};
+	for (unsigned r = 0; r < R; r++)
+		for (unsigned c = 0; c < C; c++) {
+			struct slot *sl = &L->s[r * C + c];
+			ml[c] = fmax(ml[c], sl->ml);
+			mr[c] = fmax(mr[c], sl->mr);
+			mt[r] = fmax(mt[r], sl->mt);
+			mb[r] = fmax(mb[r], sl->mb);
+		}
+	if (fig->share == PE_SHARE_COLUMN)
+		for (unsigned c = 0; c < C; c++)
+			mr[c] = fmax(mr[c], shared_bar_extra(L, &L->col_scale[c]));
+	if (fig->share == PE_SHARE_ALL)
+		mr[C - 1] = fmax(mr[C - 1], shared_bar_extra(L, &L->all_scale));
+	double cw = L->grid_w / C, ch = L->grid_h / R;
+	for (unsigned r = 0; r < R; r++)
+		for (unsigned c = 0; c < C; c++) {
+			struct slot *sl = &L->s[r * C + c];
+			sl->cell = (struct rect){L->grid_x + c * cw, L->grid_y + r * ch, cw, ch};
+			double x0 = snapv(st, sl->cell.x + ml[c]);
+			double y0 = snapv(st, sl->cell.y + mt[r]);
+			double x1 = snapv(st, sl->cell.x + cw - mr[c]);
+			double y1 = snapv(st, sl->cell.y + ch - mb[r]);
+			if (sl->p->kind != PANEL_EMPTY &&
+			    (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
+				L->cramped = true;
+			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
+			apply_aspect(st, sl);
+		}
+	if (L->n > (size_t)R * C) {
+		struct slot *b = &L->s[L->n - 1];
+		double left = fmax(b->ml, L->s[0].axes.x - b->cell.x);
+		double x0 = snapv(st, b->cell.x + left);
+		double y0 = snapv(st, b->cell.y + b->mt);
+		double x1 = snapv(st, b->cell.x + b->cell.w - b->mr);
+		double y1 = snapv(st, b->cell.y + b->cell.h - b->mb);
+		if (b->p->kind != PANEL_EMPTY && (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
+			L->cramped = true;
+		b->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
+		apply_aspect(st, b);
+	}
+}
+
+static void layout_rounds(struct layout *L)
+{
+	for (int round = 0; round < 3; round++) {
+		for (size_t i = 0; i < L->n; i++)
+			measure(L, &L->s[i]);
+		place_axes(L);
+	}
+	/*
+	 * A legend that would cover data moves outside, right of the axes,
+	 * unless that would take more than a third of the panel's width; then
+	 * it stays inside where it hides the least.
+	 */
+	bool moved = false;
+	for (size_t i = 0; i < L->n; i++) {
+		struct slot *sl = &L->s[i];
+		double w, h;
+		if (sl->p->kind != PANEL_XY)
+			continue;
+		xy_legend_size(L->cr, L->st, sl->p, &w, &h);
+		if (!sl->legend_out && w + L->st->font < sl->cell.w / 3 &&
+		    !xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes)) {
+			sl->legend_out = true;
+			moved = true;
+		}
+	}
+	if (moved)
+		for (int round = 0; round < 3; round++) {
+			for (size_t i = 0; i < L->n; i++)
+				measure(L, &L->s[i]);
+			place_axes(L);
+		}
+	for (size_t i = 0; i < L->n; i++) {
+		axis_fit_ticks(L->cr, L->st, &L->s[i].x, L->s[i].axes.w, true);
+		axis_fit_ticks(L->cr, L->st, &L->s[i].y, L->s[i].axes.h, false);
+	}
+}
+
+static void draw_frame(cairo_t *cr, const struct fig_style *st, struct rect r)
+{
+	/* On a raster the 1-unit frame sits just outside the axes, on whole pixels. */
+	double o = st->vector ? 0 : st->line / 2;
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	cairo_set_line_width(cr, st->line);
+	cairo_rectangle(cr, r.x - o, r.y - o, r.w + 2 * o, r.h + 2 * o);
+	cairo_stroke(cr);
+}
+
+static enum pe_status draw_slot(struct layout *L, struct slot *sl)
+{
+	const struct fig_style *st = L->st;
+	cairo_t *cr = L->cr;
+	struct pe_panel *p = sl->p;
+	struct rect a = sl->axes;
+	if (p->kind == PANEL_EMPTY)
+		return PE_OK;
+	if (p->kind == PANEL_HEATMAP) {
+		/* A shared scale is one colormap too: the bar must describe every panel. */
+		enum pe_status s = heatmap_draw(cr, st, &p->hm, a, sl->scale->cmap, sl->scale->vmin,
+		                                sl->scale->vmax);
+		if (s != PE_OK)
+			return s;
+	} else {
+		xy_draw(cr, st, p, &sl->x, &sl->y, a, sl->legend_out);
+	}
+	draw_frame(cr, st, a);
+	axis_draw_x(cr, st, &sl->x, a);
+	axis_draw_y(cr, st, &sl->y, a, false);
+
+	text_font(cr, st, TEXT_TICK);
+	double yw = axis_label_width(cr, &sl->y);
+	double cap = text_cap(cr);
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	if (p->xlabel) {
+		font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad);
+		text_draw(cr, p->xlabel, a.x + a.w / 2,
+		          a.y + a.h + st->tick_len + st->pad + cap + 1.2 * st->pad, 0.5, 0, 0);
+	}
+	if (p->ylabel) {
+		font_fitting(cr, st, TEXT_LABEL, p->ylabel, a.h + sl->mb);
+		double x = a.x - st->tick_len - st->pad - yw - st->pad - descent(st, TEXT_LABEL);
+		text_draw(cr, p->ylabel, x, a.y + a.h / 2, 0.5, 1, FIG_PI / 2);
+	}
+	if (sl->title) {
+		font_fitting(cr, st, TEXT_TITLE, sl->title, sl->cell.w - st->pad);
+		text_draw(cr, sl->title, a.x + a.w / 2,
+		          a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), 0.5, 1, 0);
+	}
+	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
+		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
+		b.x = snapv(st, b.x);
+		b.w = snapv(st, b.w);
+		colorbar_draw(cr, st, sl->scale->cmap, b, sl->scale->vmin, sl->scale->vmax,
+		              sl->scale->label);
+	}
+	return PE_OK;
+}
+
+static void draw_shared_bars(struct layout *L)
+{
+	struct colour_scale *list[FIG_MAX_GRID + 1];
+	size_t n = 0;
+	if (L->fig->share == PE_SHARE_COLUMN)
+		for (unsigned c = 0; c < L->fig->cols; c++)
+			list[n++] = &L->col_scale[c];
+	if (L->fig->share == PE_SHARE_ALL)
+		list[n++] = &L->all_scale;
+	for (size_t i = 0; i < n; i++) {
+		struct rect r;
+		if (!list[i]->used || !shared_bar_rect(L, list[i], &r))
+			continue;
+		r.x = snapv(L->st, r.x);
+		r.w = snapv(L->st, r.w);
+		colorbar_draw(L->cr, L->st, list[i]->cmap, r, list[i]->vmin, list[i]->vmax,
+		              list[i]->label);
+	}
+}
+
+/* Place everything for the style's text size; L->cramped says whether it fits. */
+static void layout(struct layout *L)
+{
+	struct pe_figure *fig = L->fig;
+	const struct fig_style *st = L->st;
+	size_t grid = (size_t)fig->rows * fig->cols;
+	L->cramped = false;
+	L->bar_pad = 0.8 * st->font;
+	for (size_t i = 0; i < L->n; i++)
+		L->s[i].legend_out = false;
+	double outer = 0.6 * st->font;
+	double top = outer;
+	if (fig->title)
+		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2;
+	double left = outer;
+	if (has_row_labels(fig))
+		left += line_h(st, TEXT_TITLE) + st->font;
+	L->grid_x = left;
+	L->grid_y = top;
+	L->grid_w = L->width - left - outer;
+	L->grid_h = L->height - top - outer;
+	if (fig->bottom) {
+		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
+		double gap = st->font;
+		double bh = (L->grid_h - gap) / (fig->rows + 1);
+		L->grid_h -= bh + gap;
+		L->s[L->n - 1].cell = (struct rect){left, top + L->grid_h + gap, L->grid_w, bh};
+	}
+	/* First guess of the axes: most of each cell. */
+	for (size_t i = 0; i < L->n; i++) {
+		struct slot *sl = &L->s[i];
+		if (i < grid)
+			sl->cell =
+			        (struct rect){0, 0, L->grid_w / fig->cols, L->grid_h / fig->rows};
+		sl->axes = (struct rect){0, 0, sl->cell.w * 0.75, sl->cell.h * 0.75};
+	}
+	layout_rounds(L);
+}
+
+enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fig_style *style,
+                             double width, double height)
+{
+	struct fig_style st = *style;
+	struct layout L = {.fig = fig, .st = &st, .cr = cr, .width = width, .height = height};
+	size_t grid = (size_t)fig->rows * fig->cols;
+	L.n = grid + (fig->bottom ? 1 : 0);
+	L.s = calloc(L.n, sizeof(*L.s));
+	if (!L.s)
+		return PE_ENOMEM;
+	for (size_t i = 0; i < L.n; i++) {
+		struct slot *sl = &L.s[i];
+		sl->p = i < grid ? &fig->panels[i] : fig->bottom;
+		sl->title = sl->p->title;
+		if (!sl->title && i < fig->cols && fig->col_titles[i])
+			sl->title = fig->col_titles[i];
+		init_axes(sl);
+	}
+	enum pe_status s = scales(&L);
+	for (size_t i = 0; s == PE_OK && i < L.n; i++)
+		if (L.s[i].p->kind == PANEL_XY)
+			s = xy_ranges(L.s[i].p, &L.s[i].x, &L.s[i].y);
+	if (s != PE_OK) {
+		free(L.s);
+		return s;
+	}
+	/* Too little room for the text: smaller text, down to a limit, then an honest error. */
+	for (;;) {
+		layout(&L);
+		if (!L.cramped)
+			break;
+		if (st.font * 0.85 < 4) {
+			free(L.s);
+			return PE_ERANGE;
+		}
+		st.font *= 0.85;
+		st.tick_len *= 0.85;
+		st.pad *= 0.85;
+		if (st.vector)
+			st.line *= 0.85;
+	}
+	double outer = 0.6 * st.font;
+	bool row_labels = has_row_labels(fig);
+	/* A rectangle, not cairo_paint(): the canvas has exact ink extents (tests rely on it). */
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_rectangle(cr, 0, 0, width, height);
+	cairo_fill(cr);
+	for (size_t i = 0; s == PE_OK && i < L.n; i++)
+		s = draw_slot(&L, &L.s[i]);
+	if (s == PE_OK)
+		draw_shared_bars(&L);
+	cairo_set_source_rgb(cr, 0, 0, 0);
+	if (s == PE_OK && row_labels)
+		for (unsigned r = 0; r < fig->rows; r++) {
+			const char *t = fig->row_labels[r];
+			if (!t)
+				continue;
+			struct rect a = L.s[(size_t)r * fig->cols].axes;
+			font_fitting(cr, &st, TEXT_TITLE, t, L.s[(size_t)r * fig->cols].cell.h);
+			cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+			                       CAIRO_FONT_WEIGHT_BOLD);
+			text_draw(cr, t, outer, a.y + a.h / 2, 0.5, 0, FIG_PI / 2);
+		}
+	if (s == PE_OK && fig->title) {
+		font_fitting(cr, &st, TEXT_SUPTITLE, fig->title, width - 2 * outer);
+		text_draw(cr, fig->title, width / 2, outer + 0.73 * text_size(&st, TEXT_SUPTITLE),
+		          0.5, 1, 0);
+	}
+	free(L.s);
+	return s;
+}

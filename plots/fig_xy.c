@@ -1,0 +1,475 @@
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "fig_internal.h"
+
+/* Above this many points a scatter series is drawn as a density image. */
+#define DENSITY_POINTS 20000
+
+static bool usable(const struct axis *a, double v)
+{
+	return isfinite(v) && (!a->log || v > 0);
+}
+
+static void widen(double *lo, double *hi, double v)
+{
+	*lo = fmin(*lo, v);
+	*hi = fmax(*hi, v);
+}
+
+/* Pad a data range by 5% on each side (in log space on a log axis), like matplotlib's margins. */
+static void pad_range(struct axis *a, double lo, double hi)
+{
+	if (a->log) {
+		double l = log10(lo), h = log10(hi);
+		double m = h > l ? 0.05 * (h - l) : 0.5;
+		a->lo = pow(10, l - m);
+		a->hi = pow(10, h + m);
+		return;
+	}
+	double m = hi > lo ? 0.05 * (hi - lo) : (lo != 0 ? 0.05 * fabs(lo) : 0.5);
+	a->lo = lo - m;
+	a->hi = hi + m;
+}
+
+enum pe_status xy_ranges(const struct pe_panel *p, struct axis *x, struct axis *y)
+{
+	*x = (struct axis){.log = p->log_x, .integer = p->int_x && !p->log_x};
+	*y = (struct axis){.log = p->log_y, .integer = p->int_y && !p->log_y};
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	for (size_t s = 0; s < p->n_series; s++) {
+		const struct series *se = &p->series[s];
+		for (size_t i = 0; i < se->n; i++) {
+			if (!usable(x, se->x[i]) || !usable(y, se->y[i]))
+				continue;
+			widen(&xlo, &xhi, se->x[i]);
+			widen(&ylo, &yhi, se->y[i]);
+		}
+	}
+	for (size_t i = 0; i < p->n_refs; i++) {
+		const struct refline *rl = &p->refs[i];
+		if (rl->vertical && usable(x, rl->value))
+			widen(&xlo, &xhi, rl->value);
+		if (!rl->vertical && usable(y, rl->value))
+			widen(&ylo, &yhi, rl->value);
+	}
+	if (xlo > xhi || ylo > yhi) {
+		if ((p->log_x && xlo > xhi) || (p->log_y && ylo > yhi))
+			return PE_EINVAL;
+		if (xlo > xhi)
+			xlo = 0, xhi = 1;
+		if (ylo > yhi)
+			ylo = 0, yhi = 1;
+	}
+	pad_range(x, xlo, xhi);
+	pad_range(y, ylo, yhi);
+	if (!isnan(p->xlim[0]))
+		x->lo = p->xlim[0], x->hi = p->xlim[1];
+	if (!isnan(p->ylim[0]))
+		y->lo = p->ylim[0], y->hi = p->ylim[1];
+	if ((x->log && !(x->lo > 0)) || (y->log && !(y->lo > 0)))
+		return PE_EINVAL;
+	return PE_OK;
+}
+
+/* ---- legend ---- */
+
+struct legend_metrics {
+	double pad, row, sample, gap;
+	size_t entries;
+};
+
+static void legend_metrics(const struct fig_style *st, const struct pe_panel *p,
+                           struct legend_metrics *m)
+{
+	double size = text_size(st, TEXT_LEGEND);
+	m->pad = 0.5 * size;
+	m->row = 1.4 * size;
+	m->sample = 2.2 * size;
+	m->gap = 0.6 * size;
+	m->entries = 0;
+	for (size_t s = 0; s < p->n_series; s++)
+		if (p->series[s].name)
+			m->entries++;
+}
+
+void xy_legend_size(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p, double *w,
+                    double *h)
+{
+	struct legend_metrics m;
+	legend_metrics(st, p, &m);
+	*w = *h = 0;
+	if (m.entries == 0)
+		return;
+	text_font(cr, st, TEXT_LEGEND);
+	double tw = 0;
+	for (size_t s = 0; s < p->n_series; s++)
+		if (p->series[s].name)
+			tw = fmax(tw, text_width(cr, p->series[s].name));
+	*w = 2 * m.pad + m.sample + m.gap + tw;
+	*h = 2 * m.pad + (double)m.entries * m.row - (m.row - text_size(st, TEXT_LEGEND));
+}
+
+static void set_dash(cairo_t *cr, size_t i, double w)
+{
+	/* matplotlib's scaled dash patterns: solid, dashed, dash-dot, dotted. */
+	static const double dashed[] = {3.7, 1.6}, dashdot[] = {6.4, 1.6, 1.0, 1.6},
+	                    dotted[] = {1.0, 1.65};
+	double pat[4];
+	const double *src = NULL;
+	int n = 0;
+	switch (i % 4) {
+	case 1:
+		src = dashed, n = 2;
+		break;
+	case 2:
+		src = dashdot, n = 4;
+		break;
+	case 3:
+		src = dotted, n = 2;
+		break;
+	default:
+		break;
+	}
+	for (int k = 0; k < n; k++)
+		pat[k] = src[k] * w;
+	cairo_set_dash(cr, pat, n, 0);
+}
+
+static double line_width(const struct fig_style *st)
+{
+	return st->font * 0.15; /* matplotlib: 1.5 pt lines with 10 pt text */
+}
+
+static double marker_radius(const struct fig_style *st, size_t n)
+{
+	double r = st->font * 0.22;
+	return n > 2000 ? r * 0.7 : r;
+}
+
+static double marker_alpha(size_t n)
+{
+	return n <= 300 ? 0.9 : fmax(0.08, fmin(0.9, 16 / sqrt((double)n)));
+}
+
+/* Legend positions, tried in matplotlib's order of preference. */
+static const double legend_spots[9][2] = {
+        {1, 0}, {0, 0}, {0, 1}, {1, 1}, {1, 0.5}, {0, 0.5}, {0.5, 1}, {0.5, 0}, {0.5, 0.5},
+};
+
+static struct rect legend_rect(struct rect r, double w, double h, const double spot[2],
+                               double inset)
+{
+	return (struct rect){
+	        .x = r.x + inset + spot[0] * (r.w - w - 2 * inset),
+	        .y = r.y + inset + spot[1] * (r.h - h - 2 * inset),
+	        .w = w,
+	        .h = h,
+	};
+}
+
+static bool in_rect(struct rect b, double px, double py)
+{
+	return px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + b.h;
+}
+
+/* How much data a legend box would hide: samples of lines, points, reference lines. */
+static size_t covered(const struct pe_panel *p, const struct axis *x, const struct axis *y,
+                      struct rect r, struct rect b, double step)
+{
+	size_t hits = 0;
+	for (size_t s = 0; s < p->n_series; s++) {
+		const struct series *se = &p->series[s];
+		double px0 = NAN, py0 = NAN;
+		for (size_t i = 0; i < se->n; i++) {
+			if (!usable(x, se->x[i]) || !usable(y, se->y[i])) {
+				px0 = NAN;
+				continue;
+			}
+			double px = axis_map(x, se->x[i], r.x, r.w);
+			double py = axis_map(y, se->y[i], r.y + r.h, -r.h);
+			if (se->points || isnan(px0)) {
+				hits += in_rect(b, px, py);
+			} else {
+				double len = hypot(px - px0, py - py0);
+				size_t k = (size_t)fmin(1e4, ceil(len / step));
+				for (size_t j = 1; j <= k; j++) {
+					double f = (double)j / (double)k;
+					hits += in_rect(b, px0 + f * (px - px0),
+					                py0 + f * (py - py0));
+				}
+			}
+			px0 = px, py0 = py;
+		}
+	}
+	for (size_t i = 0; i < p->n_refs; i++) {
+		const struct refline *rl = &p->refs[i];
+		if (rl->vertical) {
+			double px = axis_map(x, rl->value, r.x, r.w);
+			hits += px >= b.x && px <= b.x + b.w;
+		} else {
+			double py = axis_map(y, rl->value, r.y + r.h, -r.h);
+			hits += py >= b.y && py <= b.y + b.h;
+		}
+	}
+	return hits;
+}
+
+static bool best_spot(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+                      const struct axis *x, const struct axis *y, struct rect r, struct rect *out)
+{
+	double w, h;
+	xy_legend_size(cr, st, p, &w, &h);
+	double inset = 0.5 * st->font;
+	if (w == 0 || w + 2 * inset > r.w || h + 2 * inset > r.h)
+		return false;
+	size_t least = SIZE_MAX;
+	for (size_t k = 0; k < 9; k++) {
+		struct rect b = legend_rect(r, w, h, legend_spots[k], inset);
+		/* Keep a little air around the box free of data too. */
+		struct rect g = {b.x - inset / 2, b.y - inset / 2, b.w + inset, b.h + inset};
+		size_t c = covered(p, x, y, r, g, 1.0);
+		if (c < least) {
+			least = c;
+			*out = b;
+		}
+		if (c == 0)
+			return true;
+	}
+	return false;
+}
+
+bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+                      const struct axis *x, const struct axis *y, struct rect r)
+{
+	struct rect b;
+	double w, h;
+	xy_legend_size(cr, st, p, &w, &h);
+	return w == 0 || best_spot(cr, st, p, x, y, r, &b);
+}
+
+static void draw_legend(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+                        struct rect b)
+{
+	struct legend_metrics m;
+	legend_metrics(st, p, &m);
+	cairo_rectangle(cr, b.x, b.y, b.w, b.h);
+	cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+	cairo_fill_preserve(cr);
+	cairo_set_source_rgb(cr, 0.8, 0.8, 0.8);
+	cairo_set_line_width(cr, st->line);
+	cairo_stroke(cr);
+	text_font(cr, st, TEXT_LEGEND);
+	double cy = b.y + m.pad + text_size(st, TEXT_LEGEND) / 2;
+	for (size_t s = 0; s < p->n_series; s++) {
+		const struct series *se = &p->series[s];
+		if (!se->name)
+			continue;
+		struct rgb c = series_color(s);
+		double x0 = b.x + m.pad;
+		if (se->points) {
+			cairo_set_source_rgb(cr, c.r, c.g, c.b);
+			cairo_arc(cr, x0 + m.sample / 2, cy, marker_radius(st, 0) * 1.3, 0,
+			          2 * FIG_PI);
+			cairo_fill(cr);
+		} else {
+			cairo_set_source_rgb(cr, c.r, c.g, c.b);
+			cairo_set_line_width(cr, line_width(st));
+			set_dash(cr, s, line_width(st));
+			cairo_move_to(cr, x0, cy);
+			cairo_line_to(cr, x0 + m.sample, cy);
+			cairo_stroke(cr);
+			cairo_set_dash(cr, NULL, 0, 0);
+		}
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		text_draw(cr, se->name, x0 + m.sample + m.gap, cy, 0, 0.5, 0);
+		cy += m.row;
+	}
+}
+
+/* ---- data ---- */
+
+static void draw_line(cairo_t *cr, const struct fig_style *st, const struct series *se, size_t idx,
+                      const struct axis *x, const struct axis *y, struct rect r)
+{
+	struct rgb c = series_color(idx);
+	cairo_set_source_rgb(cr, c.r, c.g, c.b);
+	cairo_set_line_width(cr, line_width(st));
+	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+	set_dash(cr, idx, line_width(st));
+	bool pen = false;
+	for (size_t i = 0; i < se->n; i++) {
+		if (!usable(x, se->x[i]) || !usable(y, se->y[i])) {
+			pen = false;
+			continue;
+		}
+		double px = axis_map(x, se->x[i], r.x, r.w);
+		double py = axis_map(y, se->y[i], r.y + r.h, -r.h);
+		if (pen)
+			cairo_line_to(cr, px, py);
+		else
+			cairo_move_to(cr, px, py);
+		pen = true;
+	}
+	cairo_stroke(cr);
+	cairo_set_dash(cr, NULL, 0, 0);
+}
+
+static void draw_points(cairo_t *cr, const struct fig_style *st, const struct series *se,
+                        size_t idx, const struct axis *x, const struct axis *y, struct rect r)
+{
+	struct rgb c = series_color(idx);
+	double rad = marker_radius(st, se->n);
+	cairo_set_source_rgba(cr, c.r, c.g, c.b, marker_alpha(se->n));
+	for (size_t i = 0; i < se->n; i++) {
+		if (!usable(x, se->x[i]) || !usable(y, se->y[i]))
+			continue;
+		double px = axis_map(x, se->x[i], r.x, r.w);
+		double py = axis_map(y, se->y[i], r.y + r.h, -r.h);
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, px, py, rad, 0, 2 * FIG_PI);
+		cairo_fill(cr);
+	}
+}
+
+/*
+ * Very many points: count them in cells one marker radius wide and draw one
+ * marker per occupied cell, shaded by the log of its count, so both the
+ * dense core and single outliers stay visible and markers still touch where
+ * the data is continuous. One path per shade level keeps vector output small.
+ */
+static void draw_density(cairo_t *cr, const struct fig_style *st, const struct series *se,
+                         size_t idx, const struct axis *x, const struct axis *y, struct rect r)
+{
+	double rad = marker_radius(st, se->n), cell = rad;
+	size_t nx = (size_t)ceil(r.w / cell), ny = (size_t)ceil(r.h / cell);
+	unsigned *count = calloc(nx * ny, sizeof(unsigned));
+	if (!count) {
+		draw_points(cr, st, se, idx, x, y, r);
+		return;
+	}
+	unsigned most = 0;
+	for (size_t i = 0; i < se->n; i++) {
+		if (!usable(x, se->x[i]) || !usable(y, se->y[i]))
+			continue;
+		double px = (axis_map(x, se->x[i], r.x, r.w) - r.x) / cell;
+		double py = (axis_map(y, se->y[i], r.y + r.h, -r.h) - r.y) / cell;
+		if (px < 0 || py < 0 || px >= (double)nx || py >= (double)ny)
+			continue;
+		unsigned *c = &count[(size_t)py * nx + (size_t)px];
+		(*c)++;
+		if (*c > most)
+			most = *c;
+	}
+	struct rgb c = series_color(idx);
+	const int levels = 12;
+	for (int l = 0; l < levels; l++) {
+		bool any = false;
+		for (size_t k = 0; k < nx * ny; k++) {
+			if (!count[k])
+				continue;
+			double f = most > 1 ? log1p(count[k]) / log1p(most) : 1;
+			int lv = (int)fmin(levels - 1, floor(f * levels));
+			if (lv != l)
+				continue;
+			double cx = r.x + ((double)(k % nx) + 0.5) * cell;
+			double cy = r.y + ((double)(k / nx) + 0.5) * cell;
+			cairo_new_sub_path(cr);
+			cairo_arc(cr, cx, cy, rad, 0, 2 * FIG_PI);
+			any = true;
+		}
+		if (any) {
+			cairo_set_source_rgba(cr, c.r, c.g, c.b, 0.3 + 0.7 * (l + 1) / levels);
+			cairo_fill(cr);
+		}
+	}
+	free(count);
+}
+
+static void draw_refs(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+                      const struct axis *x, const struct axis *y, struct rect r)
+{
+	double dash[2] = {4 * st->line, 3 * st->line};
+	for (size_t i = 0; i < p->n_refs; i++) {
+		const struct refline *rl = &p->refs[i];
+		const struct axis *a = rl->vertical ? x : y;
+		double lo = fmin(a->lo, a->hi), hi = fmax(a->lo, a->hi);
+		if (!(rl->value >= lo && rl->value <= hi))
+			continue;
+		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+		cairo_set_line_width(cr, st->line * 1.2);
+		cairo_set_dash(cr, dash, 2, 0);
+		double pos;
+		if (rl->vertical) {
+			pos = axis_map(x, rl->value, r.x, r.w);
+			cairo_move_to(cr, pos, r.y);
+			cairo_line_to(cr, pos, r.y + r.h);
+		} else {
+			pos = axis_map(y, rl->value, r.y + r.h, -r.h);
+			cairo_move_to(cr, r.x, pos);
+			cairo_line_to(cr, r.x + r.w, pos);
+		}
+		cairo_stroke(cr);
+		cairo_set_dash(cr, NULL, 0, 0);
+		if (!rl->label)
+			continue;
+		text_font(cr, st, TEXT_TICK);
+		double w = text_width(cr, rl->label), gap = st->pad;
+		double cap = text_cap(cr), halo = 0.25 * cap;
+		struct rect box;
+		double tx, ty, ha, va, angle;
+		if (rl->vertical) {
+			/* Along the line, reading upwards, from the top of the axes. */
+			bool left = pos + gap + cap > r.x + r.w;
+			tx = left ? pos - gap : pos + gap;
+			ty = r.y + gap;
+			ha = 1, va = left ? 1 : 0, angle = FIG_PI / 2;
+			box = (struct rect){left ? tx - cap : tx, ty, cap, w};
+		} else {
+			bool below = pos - gap - cap < r.y;
+			tx = r.x + r.w - gap;
+			ty = below ? pos + gap : pos - gap;
+			ha = 1, va = below ? 0 : 1, angle = 0;
+			box = (struct rect){tx - w, below ? ty : ty - cap, w, cap};
+		}
+		/* A translucent halo keeps the label readable over the curves. */
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.75);
+		cairo_rectangle(cr, box.x - halo, box.y - halo, box.w + 2 * halo, box.h + 2 * halo);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+		text_draw(cr, rl->label, tx, ty, ha, va, angle);
+	}
+}
+
+void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+             const struct axis *x, const struct axis *y, struct rect r, bool legend_outside)
+{
+	cairo_save(cr);
+	cairo_rectangle(cr, r.x, r.y, r.w, r.h);
+	cairo_clip(cr);
+	draw_refs(cr, st, p, x, y, r);
+	for (size_t s = 0; s < p->n_series; s++) {
+		const struct series *se = &p->series[s];
+		if (!se->points)
+			draw_line(cr, st, se, s, x, y, r);
+		else if (se->n > DENSITY_POINTS)
+			draw_density(cr, st, se, s, x, y, r);
+		else
+			draw_points(cr, st, se, s, x, y, r);
+	}
+	cairo_restore(cr);
+
+	double w, h;
+	xy_legend_size(cr, st, p, &w, &h);
+	if (w == 0)
+		return;
+	struct rect b = {r.x + r.w + st->font, r.y, w, h};
+	if (!legend_outside) {
+		/* Where it hides nothing, or failing that, the least. */
+		struct rect in = b;
+		best_spot(cr, st, p, x, y, r, &in);
+		b = in;
+	}
+	draw_legend(cr, st, p, b);
+}

@@ -1,0 +1,11 @@
+/* libFuzzer target: the NPY reader and inspector. */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_read(pe_npy_read, data, size, NULL);
+	fuzz_inspect(data, size, "x.npy");
+	return 0;
+}

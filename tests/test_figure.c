@@ -1,0 +1,723 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include <posenc/colormap.h>
+#include <posenc/figure.h>
+#include <posenc/ticks.h>
+
+#include "fig_internal.h"
+#include "pngread.h"
+
+#define MINUS "\xe2\x88\x92"
+
+static void assert_ticks(const struct pe_ticks *t, const double *want, size_t n)
+{
+	assert_int_equal(t->n, n);
+	for (size_t i = 0; i < n; i++)
+		assert_true(fabs(t->value[i] - want[i]) <= 1e-12 * fmax(1, fabs(want[i])));
+}
+
+static void assert_label(const struct pe_ticks *t, size_t i, const char *want)
+{
+	char buf[64];
+	pe_tick_label(t, i, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+}
+
+static void ticks_match_matplotlib_examples(void **state)
+{
+	(void)state;
+	struct pe_ticks t;
+	/* ecosystem.md section 1: 0,10,...,60 for N=64; 0,100,...,500 for N=512; 0,0.2,...,1. */
+	pe_ticks_linear(-0.5, 63.5, 8, true, &t);
+	assert_ticks(&t, (double[]){0, 10, 20, 30, 40, 50, 60}, 7);
+	pe_ticks_linear(0, 63, 8, true, &t);
+	assert_ticks(&t, (double[]){0, 10, 20, 30, 40, 50, 60}, 7);
+	pe_ticks_linear(-0.5, 511.5, 8, true, &t);
+	assert_ticks(&t, (double[]){0, 100, 200, 300, 400, 500}, 6);
+	pe_ticks_linear(0, 1, 8, false, &t);
+	assert_ticks(&t, (double[]){0, 0.2, 0.4, 0.6, 0.8, 1}, 6);
+	assert_label(&t, 0, "0.0");
+	assert_label(&t, 3, "0.6");
+	assert_label(&t, 5, "1.0");
+	pe_ticks_linear(-1, 1, 8, false, &t);
+	assert_ticks(&t, (double[]){-1, -0.5, 0, 0.5, 1}, 5);
+	assert_label(&t, 0, MINUS "1.0");
+	assert_label(&t, 1, MINUS "0.5");
+	assert_label(&t, 2, "0.0");
+	/* Positions 1000..1999 as cells. */
+	pe_ticks_linear(999.5, 1999.5, 8, true, &t);
+	assert_ticks(&t, (double[]){1000, 1200, 1400, 1600, 1800}, 5);
+	/* 8 cells: every index. */
+	pe_ticks_linear(-0.5, 7.5, 8, true, &t);
+	assert_ticks(&t, (double[]){0, 1, 2, 3, 4, 5, 6, 7}, 8);
+	/* One cell: integer ticks never invent fractional positions. */
+	pe_ticks_linear(-0.5, 0.5, 8, true, &t);
+	assert_ticks(&t, (double[]){0}, 1);
+	pe_ticks_linear(2.5, 2.5, 8, false, &t);
+	assert_ticks(&t, (double[]){2.5}, 1);
+	pe_ticks_linear(NAN, 1, 8, false, &t);
+	assert_int_equal(t.n, 0);
+}
+
+static void ticks_tiny_and_huge_ranges(void **state)
+{
+	(void)state;
+	struct pe_ticks t;
+	pe_ticks_linear(0.9999, 1.0001, 8, false, &t);
+	assert_ticks(&t, (double[]){0.9999, 0.99995, 1.0, 1.00005, 1.0001}, 5);
+	assert_label(&t, 0, "0.99990");
+	assert_label(&t, 1, "0.99995");
+	assert_label(&t, 2, "1.00000");
+	assert_label(&t, 4, "1.00010");
+	pe_ticks_linear(0, 1e12, 8, false, &t);
+	assert_ticks(&t, (double[]){0, 2e11, 4e11, 6e11, 8e11, 1e12}, 6);
+	assert_label(&t, 0, "0");
+	assert_label(&t, 1,
+	             "0.2\xc3\x97"
+	             "10\xc2\xb9\xc2\xb2");
+	pe_ticks_linear(-3e-6, 3e-6, 8, false, &t);
+	assert_ticks(&t, (double[]){-3e-6, -2e-6, -1e-6, 0, 1e-6, 2e-6, 3e-6}, 7);
+	assert_label(&t, 0,
+	             MINUS "3\xc3\x97"
+	                   "10\xe2\x81\xbb\xe2\x81\xb6");
+	pe_ticks_linear(0, 1e6, 8, true, &t);
+	assert_ticks(&t, (double[]){0, 2e5, 4e5, 6e5, 8e5, 1e6}, 6);
+	assert_label(&t, 5, "1000000");
+}
+
+/* Properties over many ranges: 2..max ticks, inside, evenly spaced, labels distinct. */
+static void ticks_properties_on_random_ranges(void **state)
+{
+	(void)state;
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (int k = 0; k < 20000; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double a = ((double)(x >> 11) / 9007199254740992.0 - 0.5) *
+		           pow(10, (int)(x % 25) - 12);
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		double b = a + (double)(x >> 11) / 9007199254740992.0 * pow(10, (int)(x % 25) - 12);
+		/* Ranges a double can split into distinct labelled ticks. */
+		if (!(b - a > 1e-9 * fabs(a)))
+			continue;
+		size_t max = 2 + x % 12;
+		struct pe_ticks t;
+		pe_ticks_linear(a, b, max, false, &t);
+		assert_true(t.n >= 2 && t.n <= max);
+		char prev[64] = "", cur[64];
+		for (size_t i = 0; i < t.n; i++) {
+			double v = t.value[i];
+			assert_true(v >= a - 1e-9 * (b - a) && v <= b + 1e-9 * (b - a));
+			if (i > 0)
+				assert_true(v > t.value[i - 1]);
+			if (i > 0)
+				if (!(fabs(v - t.value[i - 1] - t.step) <
+				      1e-6 * t.step + 1e-15 * fabs(v)))
+					fail_msg("[%.17g, %.17g] max %zu: %.17g after %.17g, step "
+					         "%.17g",
+					         a, b, max, v, t.value[i - 1], t.step);
+			pe_tick_label(&t, i, cur, sizeof(cur));
+			assert_string_not_equal(cur, prev);
+			strcpy(prev, cur);
+		}
+	}
+}
+
+static void ticks_log(void **state)
+{
+	(void)state;
+	struct pe_ticks t;
+	pe_ticks_log(1, 1e6, 8, &t);
+	assert_ticks(&t, (double[]){1, 10, 100, 1e3, 1e4, 1e5, 1e6}, 7);
+	assert_label(&t, 0, "10\xe2\x81\xb0");
+	assert_label(&t, 3, "10\xc2\xb3");
+	assert_true(t.n_minor > 0);
+	pe_ticks_log(1e-3, 1e9, 6, &t);
+	assert_ticks(&t, (double[]){1e-3, 1, 1e3, 1e6, 1e9}, 5);
+	assert_label(&t, 0, "10\xe2\x81\xbb\xc2\xb3");
+	assert_int_equal(t.n_minor, 0);
+	pe_ticks_log(0.7, 150, 8, &t);
+	assert_ticks(&t, (double[]){1, 10, 100}, 3);
+	/* Less than a decade: 1-2-5 steps. */
+	pe_ticks_log(2, 30, 8, &t);
+	assert_ticks(&t, (double[]){2, 5, 10, 20}, 4);
+	assert_label(&t, 0, "2");
+	assert_label(&t, 3, "20");
+	pe_ticks_log(0.015, 0.3, 8, &t);
+	assert_ticks(&t, (double[]){0.02, 0.05, 0.1, 0.2}, 4);
+	assert_label(&t, 0, "0.02");
+	/* Too narrow for two 1-2-5 ticks: linear ticks. */
+	pe_ticks_log(1.1, 1.9, 8, &t);
+	assert_ticks(&t, (double[]){1.2, 1.4, 1.6, 1.8}, 4);
+	pe_ticks_log(0, 10, 8, &t);
+	assert_int_equal(t.n, 0);
+}
+
+static void numbers_use_unicode_minus(void **state)
+{
+	(void)state;
+	char buf[32];
+	pe_format_number(-1.5, 1, buf, sizeof(buf));
+	assert_string_equal(buf, MINUS "1.5");
+	pe_format_number(-0.0001, 2, buf, sizeof(buf));
+	assert_string_equal(buf, "0.00");
+	pe_format_number(-0.0, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	pe_format_number(42, 0, buf, sizeof(buf));
+	assert_string_equal(buf, "42");
+}
+
+/* Fitted ticks never overlap: the gap between neighbours holds the widest label. */
+static void fitted_ticks_never_overlap(void **state)
+{
+	(void)state;
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 10, 10);
+	cairo_t *cr = cairo_create(s);
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct fig_style st;
+	figure_style(fig, PE_FIGURE_PNG, 640, 480, &st);
+	const double ranges[][2] = {{0, 1e6},  {-0.5, 99999.5}, {0.9999, 1.0001}, {-1, 1},
+	                            {0, 1e12}, {-3e-6, 3e-6},   {-123456, 7}};
+	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++)
+		for (double len = 30; len < 3000; len *= 1.3) {
+			struct axis a = {.lo = ranges[r][0], .hi = ranges[r][1]};
+			axis_fit_ticks(cr, &st, &a, len, true);
+			assert_true(a.ticks.n >= 1);
+			double w = axis_label_width(cr, &a);
+			for (size_t i = 1; i < a.ticks.n; i++) {
+				double gap = axis_map(&a, a.ticks.value[i], 0, len) -
+				             axis_map(&a, a.ticks.value[i - 1], 0, len);
+				assert_true(gap >= w);
+			}
+			axis_fit_ticks(cr, &st, &a, len, false);
+			text_font(cr, &st, TEXT_TICK);
+			for (size_t i = 1; i < a.ticks.n; i++) {
+				double gap = axis_map(&a, a.ticks.value[i], 0, len) -
+				             axis_map(&a, a.ticks.value[i - 1], 0, len);
+				assert_true(gap >= 1.5 * text_cap(cr));
+			}
+		}
+	pe_figure_destroy(fig);
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+}
+
+/* ---- whole figures ---- */
+
+static double *pattern(size_t rows, size_t cols)
+{
+	double *m = malloc(rows * cols * sizeof(double));
+	for (size_t i = 0; i < rows; i++)
+		for (size_t j = 0; j < cols; j++)
+			m[i * cols + j] = sin((double)i * pow(10000, -(double)(j & ~1u) / cols) +
+			                      (j % 2) * 1.5707963267948966);
+	return m;
+}
+
+static double line_x[500], line_y[3][500];
+
+/* Every kind of panel, with long texts, so margins are tested at their worst. */
+static struct pe_figure *sample_figure(int kind, double *data, size_t rows, size_t cols)
+{
+	struct pe_figure *fig = pe_figure_create(kind == 2 ? 2 : 1, kind == 2 ? 3 : 1);
+	pe_figure_set_title(fig, "A rather long figure title that must never leave the canvas");
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, rows, cols, data);
+	pe_heatmap_spec_set_positions(&spec, 100000, rows, 0, cols);
+	spec.is_signed = true;
+	spec.colorbar_label = "encoding value";
+	for (size_t i = 0; i < 500; i++) {
+		line_x[i] = (double)i * 1000 + 1;
+		for (int s = 0; s < 3; s++)
+			line_y[s][i] = exp(-(double)i / (20.0 * (s + 1))) * 1e3 + 1e-3;
+	}
+	if (kind == 0) {
+		struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+		assert_int_equal(pe_panel_set_heatmap(p, &spec), PE_OK);
+		pe_panel_set_xlabel(p, "dimension");
+		pe_panel_set_ylabel(p, "position");
+	} else if (kind == 1) {
+		struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+		for (int s = 0; s < 3; s++)
+			assert_int_equal(pe_panel_add_line(p, s ? "another scheme" : "scheme",
+			                                   line_x, line_y[s], 500),
+			                 PE_OK);
+		pe_panel_set_log(p, true, true);
+		pe_panel_add_vline(p, 4096, "context 4096");
+		pe_panel_add_hline(p, 1, "critical");
+		pe_panel_set_xlabel(p, "offset");
+		pe_panel_set_ylabel(p, "value");
+	} else {
+		pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
+		for (unsigned r = 0; r < 2; r++) {
+			pe_figure_set_row_label(fig, r, r ? "base 10" : "base 10000");
+			for (unsigned c = 0; c < 2; c++) {
+				struct pe_panel *p = pe_figure_panel(fig, r, c);
+				assert_int_equal(pe_panel_set_heatmap(p, &spec), PE_OK);
+				pe_panel_set_xlabel(p, "dimension");
+				pe_panel_set_ylabel(p, "position");
+			}
+			struct pe_panel *p = pe_figure_panel(fig, r, 2);
+			pe_panel_add_scatter(p, "pairs", line_x, line_y[r], 500);
+		}
+		pe_figure_set_col_title(fig, 0, "encoding");
+		struct pe_panel *b = pe_figure_bottom_panel(fig);
+		pe_panel_add_line(b, "a", line_x, line_y[0], 500);
+		pe_panel_add_line(b, "b", line_x, line_y[1], 500);
+		pe_panel_set_xlabel(b, "offset");
+	}
+	return fig;
+}
+
+static void nothing_leaves_the_canvas(void **state)
+{
+	(void)state;
+	double *m = pattern(300, 64);
+	const double sizes[][2] = {{640, 480},  {200, 150},   {320, 240},  {2000, 400},
+	                           {400, 2000}, {1600, 1000}, {3000, 3000}};
+	for (int kind = 0; kind < 3; kind++)
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			double w = sizes[k][0], h = sizes[k][1];
+			if (kind == 2 && w < 300)
+				continue; /* a 2 x 3 grid with a bottom panel needs more room */
+			struct pe_figure *fig = sample_figure(kind, m, 300, 64);
+			cairo_surface_t *rec =
+			        cairo_recording_surface_create(CAIRO_CONTENT_COLOR, NULL);
+			cairo_t *cr = cairo_create(rec);
+			struct fig_style st;
+			figure_style(fig, PE_FIGURE_PDF, w, h, &st);
+			enum pe_status s = figure_render(fig, cr, &st, w, h);
+			if (s != PE_OK)
+				fail_msg("kind %d at %gx%g: %s", kind, w, h, pe_status_str(s));
+			cairo_destroy(cr);
+			double x0, y0, iw, ih;
+			cairo_recording_surface_ink_extents(rec, &x0, &y0, &iw, &ih);
+			if (x0 < -0.01 || y0 < -0.01 || x0 + iw > w + 0.01 || y0 + ih > h + 0.01)
+				fail_msg("kind %d at %gx%g: ink %g,%g %gx%g", kind, w, h, x0, y0,
+				         iw, ih);
+			cairo_surface_destroy(rec);
+			pe_figure_destroy(fig);
+		}
+	free(m);
+}
+
+static FILE *write_figure(struct pe_figure *fig, enum pe_figure_format f, double w, double h)
+{
+	FILE *tmp = tmpfile();
+	assert_non_null(tmp);
+	assert_int_equal(pe_figure_write(fig, f, w, h, tmp), PE_OK);
+	fflush(tmp);
+	return tmp;
+}
+
+static void png_has_the_asked_size(void **state)
+{
+	(void)state;
+	double *m = pattern(64, 32);
+	const double sizes[][3] = {{0, 0}, {640, 480}, {200, 150}, {1000, 300}, {333.4, 777.6}};
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct pe_figure *fig =
+		        sample_figure(sizes[k][0] >= 300 ? (int)k % 3 : 0, m, 64, 32);
+		FILE *f = write_figure(fig, PE_FIGURE_PNG, sizes[k][0], sizes[k][1]);
+		struct decoded d;
+		assert_int_equal(decode_png(f, &d), 0);
+		unsigned want_w = sizes[k][0] ? (unsigned)round(sizes[k][0]) : 640;
+		unsigned want_h = sizes[k][1] ? (unsigned)round(sizes[k][1]) : 480;
+		assert_int_equal(d.width, want_w);
+		assert_int_equal(d.height, want_h);
+		decoded_free(&d);
+		fclose(f);
+		pe_figure_destroy(fig);
+	}
+	/* Too small for its panels even with the smallest text: an error, not a mess. */
+	struct pe_figure *fig = sample_figure(2, m, 64, 32);
+	FILE *f = tmpfile();
+	assert_int_equal(pe_figure_write(fig, PE_FIGURE_PNG, 120, 90, f), PE_ERANGE);
+	pe_figure_destroy(fig);
+	fig = sample_figure(0, m, 64, 32);
+	assert_int_equal(pe_figure_write(fig, PE_FIGURE_PNG, 40000, 100, f), PE_ERANGE);
+	assert_int_equal(pe_figure_write(fig, PE_FIGURE_PNG, 5, 100, f), PE_ERANGE);
+	fclose(f);
+	pe_figure_destroy(fig);
+	free(m);
+}
+
+static char *slurp(FILE *f, size_t *len)
+{
+	fseek(f, 0, SEEK_END);
+	*len = (size_t)ftell(f);
+	rewind(f);
+	char *buf = malloc(*len + 1);
+	assert_int_equal(fread(buf, 1, *len, f), *len);
+	buf[*len] = '\0';
+	return buf;
+}
+
+/* strstr() for binary data (PDF streams hold NUL bytes). */
+static bool contains(const char *hay, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; i + n <= len; i++)
+		if (!memcmp(hay + i, needle, n))
+			return true;
+	return false;
+}
+
+static void svg_and_pdf_are_well_formed(void **state)
+{
+	(void)state;
+	double *m = pattern(64, 32);
+	for (int kind = 0; kind < 3; kind++) {
+		struct pe_figure *fig = sample_figure(kind, m, 64, 32);
+		FILE *f = write_figure(fig, PE_FIGURE_PDF, 0, 0);
+		size_t len;
+		char *pdf = slurp(f, &len);
+		fclose(f);
+		assert_true(len > 100);
+		assert_memory_equal(pdf, "%PDF-", 5);
+		/* The trailer ends with %%EOF and at most a line ending. */
+		const char *end = pdf + len - 5;
+		while (end > pdf && (end[4] == '\n' || end[4] == '\r'))
+			end--;
+		assert_memory_equal(end, "%%EOF", 5);
+		assert_true(contains(pdf, len, "/FontFile2")); /* embedded TrueType: vector text */
+		free(pdf);
+
+		f = write_figure(fig, PE_FIGURE_SVG, 500, 300);
+		char *svg = slurp(f, &len);
+		assert_non_null(strstr(svg, "width=\"500pt\""));
+		assert_non_null(strstr(svg, "height=\"300pt\""));
+		free(svg);
+		/* An independent XML parser must accept it. */
+		char path[] = "/tmp/test_figure_XXXXXX";
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		FILE *o = fdopen(fd, "wb");
+		rewind(f);
+		char buf[65536];
+		size_t n;
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, o);
+		fclose(o);
+		fclose(f);
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd),
+		         "python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' %s",
+		         path);
+		assert_int_equal(system(cmd), 0);
+		remove(path);
+		pe_figure_destroy(fig);
+	}
+	free(m);
+}
+
+/* Find the palette entry of viridis closest to an RGB pixel. */
+static int nearest_entry(const unsigned char pal[256][3], const unsigned char *px)
+{
+	int best = -1, bd = 1 << 30;
+	for (int i = 0; i < 256; i++) {
+		int d = 0;
+		for (int c = 0; c < 3; c++)
+			d += (pal[i][c] - px[c]) * (pal[i][c] - px[c]);
+		if (d < bd)
+			bd = d, best = i;
+	}
+	return bd <= 3 ? best : -1;
+}
+
+static void heatmap_pixels_row0_on_top_and_area_averaged(void **state)
+{
+	(void)state;
+	unsigned char pal[256][3];
+	pe_colormap_palette(pe_colormap_find("viridis"), pal);
+	/* Rows 0..1 hold 0, rows 2..3 hold 1; columns alternate 0/1 in rows 4..5 (1000 wide). */
+	enum { R = 6, C = 1000 };
+	static double m[R * C];
+	for (size_t j = 0; j < C; j++) {
+		m[0 * C + j] = m[1 * C + j] = 0;
+		m[2 * C + j] = m[3 * C + j] = 1;
+		m[4 * C + j] = m[5 * C + j] = (double)(j % 2);
+	}
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, R, C, m);
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 0), &spec), PE_OK);
+	FILE *f = write_figure(fig, PE_FIGURE_PNG, 640, 480);
+	struct decoded d;
+	assert_int_equal(decode_png(f, &d), 0);
+	assert_int_equal(d.channels, 3);
+	/* Walk down the middle column: the first coloured band must be entry 0. */
+	unsigned x = d.width * 2 / 5;
+	int bands[8], nb = 0, last = -2;
+	for (unsigned y = 0; y < d.height && nb < 8; y++) {
+		int e = nearest_entry(pal, decoded_px(&d, x, y));
+		if (e >= 0 && e != last)
+			bands[nb++] = e;
+		last = e;
+	}
+	assert_true(nb >= 3);
+	assert_int_equal(bands[0], 0);
+	assert_int_equal(bands[1], 255);
+	/* The alternating rows: every pixel a mean near 0.5, never a 0 or 1 stripe (moire). */
+	assert_true(bands[2] >= 112 && bands[2] <= 144);
+	unsigned y = 0;
+	while (y < d.height && nearest_entry(pal, decoded_px(&d, x, y)) != bands[2])
+		y++;
+	y += 3; /* away from the band's edge */
+	/* Along that image row, from x out to the frame on either side. */
+	int seen = 0;
+	for (int dir = -1; dir <= 1; dir += 2)
+		for (int xx = (int)x; xx >= 0 && xx < (int)d.width; xx += dir) {
+			int e = nearest_entry(pal, decoded_px(&d, (unsigned)xx, y));
+			if (e < 0)
+				break;
+			seen++;
+			assert_true(e >= 100 && e <= 156);
+		}
+	assert_true(seen > 400);
+	decoded_free(&d);
+	fclose(f);
+	pe_figure_destroy(fig);
+}
+
+/* Vertical run of viridis-coloured pixels through column x, as [top, bottom). */
+static void palette_run(const struct decoded *d, const unsigned char pal[256][3], unsigned x,
+                        unsigned *top, unsigned *bottom)
+{
+	unsigned y = 0;
+	while (y < d->height && nearest_entry(pal, decoded_px(d, x, y)) < 0)
+		y++;
+	*top = y;
+	while (y < d->height && nearest_entry(pal, decoded_px(d, x, y)) >= 0)
+		y++;
+	*bottom = y;
+}
+
+static void colorbar_is_as_tall_as_the_heatmap(void **state)
+{
+	(void)state;
+	unsigned char pal[256][3];
+	pe_colormap_palette(pe_colormap_find("viridis"), pal);
+	static double m[50 * 7];
+	for (size_t i = 0; i < 50 * 7; i++)
+		m[i] = (double)(i / 7);
+	const double sizes[][2] = {{640, 480}, {300, 900}, {1500, 300}};
+	for (size_t k = 0; k < 3; k++) {
+		struct pe_figure *fig = pe_figure_create(1, 1);
+		struct pe_heatmap_spec spec;
+		pe_heatmap_spec_init(&spec, 50, 7, m);
+		spec.colorbar_label = "row";
+		pe_panel_set_heatmap(pe_figure_panel(fig, 0, 0), &spec);
+		pe_figure_set_title(fig, "title");
+		FILE *f = write_figure(fig, PE_FIGURE_PNG, sizes[k][0], sizes[k][1]);
+		struct decoded d;
+		assert_int_equal(decode_png(f, &d), 0);
+		unsigned ht, hb, ct, cb;
+		palette_run(&d, pal, d.width * 2 / 5, &ht, &hb);
+		/* The colorbar: the rightmost column with colormap pixels at mid-height. */
+		unsigned x = d.width - 1;
+		while (x > 0 && nearest_entry(pal, decoded_px(&d, x, d.height / 2)) < 0)
+			x--;
+		palette_run(&d, pal, x - 1, &ct, &cb);
+		assert_true(hb - ht > d.height / 2);
+		assert_int_equal(ct, ht);
+		assert_int_equal(cb, hb);
+		decoded_free(&d);
+		fclose(f);
+		pe_figure_destroy(fig);
+	}
+}
+
+static void legend_avoids_data(void **state)
+{
+	(void)state;
+	cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 10, 10);
+	cairo_t *cr = cairo_create(s);
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct fig_style st;
+	figure_style(fig, PE_FIGURE_PNG, 640, 480, &st);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	enum { N = 400 };
+	static double x[N], down[N], up[N], fill[N];
+	for (size_t i = 0; i < N; i++) {
+		x[i] = (double)i;
+		down[i] = exp(-(double)i / 30); /* from top left to bottom right */
+		up[i] = 1 - down[i];            /* bottom left to top right */
+		fill[i] = (i % 2) ? 1.0 : 0.0;  /* zig-zag over the whole panel */
+	}
+	pe_panel_add_line(p, "decaying", x, down, N);
+	pe_panel_add_line(p, "rising", x, up, N);
+	struct axis ax, ay;
+	assert_int_equal(xy_ranges(p, &ax, &ay), PE_OK);
+	struct rect r = {60, 40, 520, 380};
+	/* The curves leave the middle right free: the legend fits inside. */
+	assert_true(xy_legend_inside(cr, &st, p, &ax, &ay, r));
+	pe_panel_add_line(p, "everywhere", x, fill, N);
+	assert_int_equal(xy_ranges(p, &ax, &ay), PE_OK);
+	assert_false(xy_legend_inside(cr, &st, p, &ax, &ay, r));
+	pe_figure_destroy(fig);
+	cairo_destroy(cr);
+	cairo_surface_destroy(s);
+}
+
+static void colour_limits(void **state)
+{
+	(void)state;
+	static const double a[4] = {-0.3, 0.99999, 0.2, 0.5}, b[4] = {0, 12.6, 3, 7};
+	struct pe_heatmap_spec spec;
+	double lo, hi;
+	pe_heatmap_spec_init(&spec, 2, 2, a);
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	/* 0.99999 is within 1% of the range of 1: the bar ends on round numbers. */
+	assert_true(lo == -0.3 && hi == 1.0);
+	spec.is_signed = true;
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	assert_true(lo == -1.0 && hi == 1.0);
+	spec.vmax = 0.5; /* one limit given on signed data mirrors itself */
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	assert_true(lo == -0.5 && hi == 0.5);
+	pe_heatmap_spec_init(&spec, 2, 2, b);
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	assert_true(lo == 0 && hi == 12.6); /* 14 would be 11% away: kept */
+	spec.vmin = 2;
+	spec.vmax = 5;
+	assert_int_equal(heatmap_limits(&spec, &lo, &hi), PE_OK);
+	assert_true(lo == 2 && hi == 5);
+}
+
+/* Degenerate data still draws a figure: constant, all-NaN, 1 x 1, empty and one-point series. */
+static void degenerate_data_draws(void **state)
+{
+	(void)state;
+	static const double constant[6] = {3, 3, 3, 3, 3, 3}, one[1] = {0.25};
+	static const double nan6[6] = {NAN, NAN, NAN, NAN, NAN, NAN}, xs[1] = {5}, ys[1] = {-2};
+	struct pe_figure *fig = pe_figure_create(2, 3);
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, 2, 3, constant);
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 0), &spec), PE_OK);
+	pe_heatmap_spec_init(&spec, 2, 3, nan6);
+	spec.is_signed = true;
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 1), &spec), PE_OK);
+	pe_heatmap_spec_init(&spec, 1, 1, one);
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 2), &spec), PE_OK);
+	assert_int_equal(pe_panel_add_line(pe_figure_panel(fig, 1, 0), "empty", NULL, NULL, 0),
+	                 PE_OK);
+	assert_int_equal(pe_panel_add_line(pe_figure_panel(fig, 1, 1), "one", xs, ys, 1), PE_OK);
+	assert_int_equal(pe_panel_add_scatter(pe_figure_panel(fig, 1, 2), "nan", nan6, nan6, 6),
+	                 PE_OK);
+	for (int f = 0; f < 3; f++) {
+		FILE *out = write_figure(fig, (enum pe_figure_format)f, 0, 0);
+		fclose(out);
+	}
+	pe_figure_destroy(fig);
+}
+
+static enum pe_status failing_rows(void *ctx, size_t row, double *buf)
+{
+	(void)ctx;
+	buf[0] = (double)row;
+	return row == 3 ? PE_EIO : PE_OK;
+}
+
+static void errors_are_reported(void **state)
+{
+	(void)state;
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, 10, 1, NULL);
+	assert_int_equal(pe_panel_set_heatmap(p, &spec), PE_EINVAL); /* no data */
+	spec.row_fn = failing_rows;
+	spec.colormap = "no-such-map";
+	assert_int_equal(pe_panel_set_heatmap(p, &spec), PE_EINVAL);
+	spec.colormap = "magma_r";
+	spec.vmin = 1, spec.vmax = 0;
+	assert_int_equal(pe_panel_set_heatmap(p, &spec), PE_EINVAL);
+	spec.vmin = spec.vmax = NAN;
+	assert_int_equal(pe_panel_set_heatmap(p, &spec), PE_OK);
+	assert_int_equal(pe_panel_add_line(p, "x", line_x, line_y[0], 3), PE_EINVAL);
+	FILE *f = tmpfile();
+	assert_int_equal(pe_figure_write(fig, PE_FIGURE_PNG, 0, 0, f), PE_EIO);
+	pe_figure_destroy(fig);
+
+	static const double xs[3] = {1, 2, 3}, ys[3] = {-1, 0, -2};
+	fig = pe_figure_create(1, 1);
+	p = pe_figure_panel(fig, 0, 0);
+	assert_int_equal(pe_panel_add_line(p, "neg", xs, ys, 3), PE_OK);
+	pe_panel_set_log(p, false, true);
+	assert_int_equal(pe_figure_write(fig, PE_FIGURE_SVG, 0, 0, f), PE_EINVAL);
+	assert_int_equal(pe_panel_set_xlim(p, 2, 1), PE_EINVAL);
+	pe_figure_destroy(fig);
+	fclose(f);
+
+	assert_null(pe_figure_create(0, 1));
+	assert_null(pe_figure_create(1, 65));
+	fig = pe_figure_create(2, 2);
+	assert_null(pe_figure_panel(fig, 2, 0));
+	assert_int_equal(pe_figure_set_row_label(fig, 2, "x"), PE_ERANGE);
+	assert_int_equal(pe_figure_set_col_title(fig, 5, "x"), PE_ERANGE);
+	pe_figure_destroy(fig);
+	pe_figure_destroy(NULL);
+
+	enum pe_figure_format fmt;
+	assert_int_equal(pe_figure_format_from_path("out/x.PNG", &fmt), PE_OK);
+	assert_int_equal(fmt, PE_FIGURE_PNG);
+	assert_int_equal(pe_figure_format_from_path("x.svg", &fmt), PE_OK);
+	assert_int_equal(fmt, PE_FIGURE_SVG);
+	assert_int_equal(pe_figure_format_from_path("x.pdf", &fmt), PE_OK);
+	assert_int_equal(fmt, PE_FIGURE_PDF);
+	assert_int_equal(pe_figure_format_from_path("x.csv", &fmt), PE_EUNSUPPORTED);
+	assert_int_equal(pe_figure_format_from_path("png", &fmt), PE_EUNSUPPORTED);
+}
+
+static void write_errors_are_eio(void **state)
+{
+	(void)state;
+	FILE *full = fopen("/dev/full", "wb");
+	if (!full)
+		skip();
+	double *m = pattern(16, 8);
+	struct pe_figure *fig = sample_figure(0, m, 16, 8);
+	for (int f = 0; f < 3; f++) {
+		setvbuf(full, NULL, _IONBF, 0);
+		assert_int_equal(pe_figure_write(fig, (enum pe_figure_format)f, 0, 0, full),
+		                 PE_EIO);
+	}
+	fclose(full);
+	pe_figure_destroy(fig);
+	free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	        cmocka_unit_test(ticks_match_matplotlib_examples),
+	        cmocka_unit_test(ticks_tiny_and_huge_ranges),
+	        cmocka_unit_test(ticks_properties_on_random_ranges),
+	        cmocka_unit_test(ticks_log),
+	        cmocka_unit_test(numbers_use_unicode_minus),
+	        cmocka_unit_test(fitted_ticks_never_overlap),
+	        cmocka_unit_test(nothing_leaves_the_canvas),
+	        cmocka_unit_test(png_has_the_asked_size),
+	        cmocka_unit_test(svg_and_pdf_are_well_formed),
+	        cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
+	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
+	        cmocka_unit_test(legend_avoids_data),
+	        cmocka_unit_test(colour_limits),
+	        cmocka_unit_test(degenerate_data_draws),
+	        cmocka_unit_test(errors_are_reported),
+	        cmocka_unit_test(write_errors_are_eio),
+	};
+	int failed = cmocka_run_group_tests_name("figure", tests, NULL, NULL);
+	/* Let LeakSanitizer see only our own allocations, not cairo's font caches. */
+	cairo_debug_reset_static_data();
+	return failed;
+}
