@@ -39,7 +39,8 @@ build: deps $(BUILD)/build.ninja
 
 demo: build
 	@mkdir -p out
-	$(BUILD)/cli/posenc encode -s sinusoidal -n 64 -d 32 -o out/encode.csv
+	$(BUILD)/cli/posenc compare -o out/compare.png
+	$(BUILD)/cli/posenc compare -o out/compare.csv
 	$(BUILD)/cli/posenc encode -s sinusoidal -n 64 -d 32 -o out/encode.npy
 
 test: test-deps $(BUILD)/build.ninja

@@ -18,6 +18,7 @@ int cmd_bias(int argc, char **argv);
 int cmd_corr(int argc, char **argv);
 int cmd_decay(int argc, char **argv);
 int cmd_distance(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_freqs(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);

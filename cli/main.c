@@ -20,6 +20,7 @@ struct command {
 /* Keep alphabetised: --help lists the commands in this order. */
 static const struct command commands[] = {
 	{"bias", cmd_bias, "attention-bias matrices: ALiBi per head, T5 bucket map"},
+	{"compare", cmd_compare, "several schemes side by side (default: base 10000 vs 10)"},
 	{"corr", cmd_corr, "pairwise Pearson correlation between position vectors"},
 	{"decay", cmd_decay, "dot product vs relative offset; RoPE: the RoFormer bound"},
 	{"distance", cmd_distance, "pairwise distance between position vectors (--metric)"},

@@ -289,51 +289,68 @@ static int parse_one(const char *spec, struct pe_scheme **out)
 	return rc;
 }
 
+static int takes_base(const struct pe_scheme *s)
+{
+	return s->kind == PE_SCHEME_SINUSOIDAL || s->kind == PE_SCHEME_ROPE;
+}
+
+static int parse_with_base(const char *spec, const char *base_text, struct pe_scheme **out)
+{
+	size_t blen = strcspn(base_text, ",");
+	size_t len = strlen(spec) + blen + 8;
+	char *with = malloc(len);
+	if (!with)
+		return cli_error("out of memory");
+	snprintf(with, len, "%s%sbase=%.*s", spec, strchr(spec, ':') ? "," : ":", (int)blen,
+		 base_text);
+	int rc = parse_one(with, out);
+	free(with);
+	return rc;
+}
+
 int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
 		struct pe_scheme ***out, size_t *count)
 {
 	size_t nspecs = o->nspecs ? o->nspecs : 1;
 	size_t nbases = o->nbases ? o->nbases : 1;
-	size_t total = nspecs * nbases;
 	*out = NULL;
 	*count = 0;
+	/* Room for every spec crossed with every base; schemes without a base stay single. */
+	struct pe_scheme **list = calloc(nspecs * nbases, sizeof(*list));
+	if (!list)
+		return cli_error("out of memory");
+	size_t total = 0;
+	int any_base = 0;
+	for (size_t i = 0; i < nspecs; i++) {
+		const char *spec = o->nspecs ? o->specs[i] : default_spec;
+		struct pe_scheme *plain = NULL;
+		int rc = parse_one(spec, &plain);
+		if (!rc && o->nbases && takes_base(plain)) {
+			any_base = 1;
+			pe_scheme_destroy(plain);
+			for (size_t j = 0; j < nbases && !rc; j++)
+				if (!(rc = parse_with_base(spec, o->base_texts[j], &list[total])))
+					total++;
+		} else if (!rc) {
+			list[total++] = plain;
+		}
+		if (rc) {
+			cli_schemes_free(list, total);
+			return rc;
+		}
+	}
+	if (o->nbases && !any_base) {
+		cli_schemes_free(list, total);
+		return cli_usage_error("option '--base' applies to sinusoidal and rope schemes only");
+	}
 	if (total > max) {
+		cli_schemes_free(list, total);
 		if (max == 1)
 			return cli_usage_error("%s takes one scheme, %zu given (use 'posenc compare' "
 					       "for several)",
 					       cli_command_name, total);
 		return cli_usage_error("%s takes at most %zu schemes, %zu given", cli_command_name,
 				       max, total);
-	}
-	struct pe_scheme **list = calloc(total, sizeof(*list));
-	if (!list)
-		return cli_error("out of memory");
-	for (size_t i = 0; i < nspecs; i++) {
-		const char *spec = o->nspecs ? o->specs[i] : default_spec;
-		for (size_t j = 0; j < nbases; j++) {
-			struct pe_scheme **slot = &list[i * nbases + j];
-			int rc;
-			if (!o->nbases) {
-				rc = parse_one(spec, slot);
-			} else {
-				size_t blen = strcspn(o->base_texts[j], ",");
-				size_t len = strlen(spec) + blen + 8;
-				char *with = malloc(len);
-				if (!with) {
-					cli_schemes_free(list, total);
-					return cli_error("out of memory");
-				}
-				snprintf(with, len, "%s%sbase=%.*s", spec,
-					 strchr(spec, ':') ? "," : ":", (int)blen,
-					 o->base_texts[j]);
-				rc = parse_one(with, slot);
-				free(with);
-			}
-			if (rc) {
-				cli_schemes_free(list, total);
-				return rc;
-			}
-		}
 	}
 	*out = list;
 	*count = total;

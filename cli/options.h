@@ -113,8 +113,9 @@ int cli_no_operands(int argc, char **argv);
 /*
  * cli_schemes() - the schemes named by -s and --base
  *
- * No -s means @default_spec. Each spec is crossed with each --base value
- * (spec + ",base=B"). @max is how many schemes the command accepts.
+ * No -s means @default_spec. Each sinusoidal or rope spec is crossed with
+ * each --base value (spec + ",base=B"); other schemes appear once. @max is
+ * how many schemes the command accepts.
  *
  * @out: newly allocated array of schemes; free with cli_schemes_free().
  * @return 0 or an exit code after reporting.

@@ -85,7 +85,11 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, (double)v->first, v->n);
 	spec.is_signed = m == PE_METRIC_CORR;
 	spec.equal_aspect = true;
-	spec.colorbar_label = metric_label(m);
+	char cbar[96];
+	/* Say when a cell is the mean of a block of pairs, not one pair. */
+	snprintf(cbar, sizeof(cbar), "%s%s", metric_label(m),
+		 grid->rows < v->n ? " (mean per cell)" : "");
+	spec.colorbar_label = cbar;
 	cli_heatmap_apply(&r->o, &spec);
 	char title[512], label[600];
 	const struct pe_scheme *s = r->schemes[0];
