@@ -12,7 +12,7 @@ BENCH_ONLY ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db
+TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db poppler-utils chromium
 # libFuzzer for the bounded fuzz run; without it that test reports a skip.
 OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # OpenBLAS: the optimised BLAS that issue 6 measures the general (learned-table) path against;

@@ -18,6 +18,9 @@ enum cli_exit {
 /* The running command's name ("encode"), for hints; set by main. */
 extern const char *cli_command_name;
 
+/* Set while a progress line (ending without a newline) is on a terminal. */
+extern int cli_progress_line;
+
 /* Prints "posenc: error: ..." and returns CLI_FAILURE. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "compare_data.h"
 #include "encode_figure.h"
 #include "figure.h"
 #include "output.h"
@@ -23,7 +24,6 @@
 enum { OPT_METRIC = CLI_OPT_COMMAND };
 
 #define MAX_SCHEMES 8
-#define SCATTER_POINTS 20000
 #define DEFAULT_N 256
 #define DEFAULT_D 128
 
@@ -46,92 +46,24 @@ static const char help[] =
 	"Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o compare.png\n"
 	"Example: posenc compare -s rope --base 10000,500000 -n 512 -o rope-bases.pdf\n";
 
-/* Everything computed for one scheme; the figure borrows these arrays. */
-struct scheme_data {
-	struct cli_vectors v;
-	struct pe_matrix *dist; /* grid (figure) or full matrix (summary) */
-	struct pe_matrix *corr;
-	struct pe_matrix *points; /* k x 2: distance, correlation */
-	double *px, *py;
-	double *decay; /* n values: offsets 0..n-1 */
-	double *offsets;
-};
-
 struct run {
 	struct cli_common o;
 	enum pe_metric metric;
 	struct pe_scheme **schemes;
 	size_t count;
-	struct scheme_data data[MAX_SCHEMES];
+	struct compare_data data[MAX_SCHEMES];
 	const char *path;
 	enum cli_format format;
 };
 
-static int status_error(enum pe_status st, const char *what, const char *label)
-{
-	if (cli_exit_for(st) == CLI_USAGE)
-		return cli_usage_error("scheme '%s': %s: %s", label, what, pe_status_str(st));
-	return cli_error("scheme '%s': %s failed: %s", label, what, pe_status_str(st));
-}
-
 static int compute(struct run *r, size_t i, int figure)
 {
-	struct scheme_data *sd = &r->data[i];
-	const struct pe_vectors *v = &sd->v.vec;
-	const char *label = r->schemes[i]->label;
-	size_t cells = figure ? cli_figure_grid_cells(&r->o, v->n) : v->n;
-	if (!figure) {
-		char what[96];
-		snprintf(what, sizeof(what), "the two %zu x %zu matrices", v->n, v->n);
-		int rc = cli_check_memory(&r->o, 2.0 * (double)v->n * (double)v->n * 8.0, what,
-					  "lower -n, or draw the comparison as a figure");
-		if (rc)
-			return rc;
-	}
-	enum pe_status st = pe_pairwise_grid(v, r->metric, cells, cells, &sd->dist);
-	if (st != PE_OK)
-		return status_error(st, "the distance matrix", label);
-	st = pe_pairwise_grid(v, PE_METRIC_CORR, cells, cells, &sd->corr);
-	if (st != PE_OK)
-		return status_error(st, "the correlation matrix", label);
-	sd->decay = malloc(v->n * sizeof(double));
-	sd->offsets = malloc(v->n * sizeof(double));
-	if (!sd->decay || !sd->offsets)
-		return cli_error("out of memory");
-	for (size_t k = 0; k < v->n; k++)
-		sd->offsets[k] = (double)k;
-	st = pe_decay_curve(v, PE_DECAY_DOT, v->n - 1, sd->decay);
-	if (st != PE_OK)
-		return status_error(st, "the decay curve", label);
-	if (!figure)
-		return 0;
-	st = pe_scatter(v, r->metric, SCATTER_POINTS, NULL, &sd->points);
-	if (st != PE_OK)
-		return status_error(st, "the scatter", label);
-	size_t k = sd->points->rows;
-	sd->px = malloc((k ? k : 1) * sizeof(double));
-	sd->py = malloc((k ? k : 1) * sizeof(double));
-	if (!sd->px || !sd->py)
-		return cli_error("out of memory");
-	for (size_t j = 0; j < k; j++) {
-		sd->px[j] = sd->points->data[2 * j];
-		sd->py[j] = sd->points->data[2 * j + 1];
-	}
-	return 0;
-}
-
-static const char *metric_title(enum pe_metric m)
-{
-	switch (m) {
-	case PE_METRIC_COSINE:
-		return "cosine distance";
-	case PE_METRIC_L1:
-		return "L1 distance";
-	case PE_METRIC_LINF:
-		return "L\u221e distance";
-	default:
-		return "L2 distance";
-	}
+	struct compare_data *sd = &r->data[i];
+	size_t n = sd->v.vec.n;
+	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric,
+				    figure ? cli_figure_grid_cells(&r->o, n) : n,
+				    figure ? COMPARE_SCATTER_POINTS : 0,
+				    "lower -n, or draw the comparison as a figure", sd);
 }
 
 static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
@@ -182,9 +114,10 @@ static int draw(struct run *r)
 	enum pe_status st = PE_OK;
 	int rc = 0;
 	for (unsigned c = 0; c < 4 && st == PE_OK; c++)
-		st = pe_figure_set_col_title(fig, c, c == 1 ? metric_title(r->metric) : titles[c]);
+		st = pe_figure_set_col_title(fig, c,
+					     c == 1 ? compare_metric_title(r->metric) : titles[c]);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
-		struct scheme_data *sd = &r->data[i];
+		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
 		st = pe_figure_set_row_label(fig, (unsigned)i, r->schemes[i]->label);
 		/* The encoding at the figure's resolution: rows averaged by the engine. */
@@ -197,7 +130,7 @@ static int draw(struct run *r)
 		}
 		if (st == PE_OK)
 			st = heatmap(pe_figure_panel(fig, (unsigned)i, 1), &r->o, sd->dist, v, false,
-				     metric_title(r->metric));
+				     compare_metric_title(r->metric));
 		if (st == PE_OK)
 			st = heatmap(pe_figure_panel(fig, (unsigned)i, 2), &r->o, sd->corr, v, true,
 				     "correlation");
@@ -205,7 +138,7 @@ static int draw(struct run *r)
 		if (st == PE_OK)
 			st = pe_panel_add_scatter(sp, NULL, sd->px, sd->py, sd->points->rows);
 		if (st == PE_OK)
-			st = pe_panel_set_xlabel(sp, metric_title(r->metric));
+			st = pe_panel_set_xlabel(sp, compare_metric_title(r->metric));
 		if (st == PE_OK)
 			st = pe_panel_set_ylabel(sp, "correlation");
 	}
@@ -213,7 +146,7 @@ static int draw(struct run *r)
 	if (!rc && st == PE_OK && !bottom)
 		st = PE_ENOMEM;
 	for (size_t i = 0; bottom && i < r->count && st == PE_OK; i++) {
-		const struct scheme_data *sd = &r->data[i];
+		const struct compare_data *sd = &r->data[i];
 		st = pe_panel_add_line(bottom, r->schemes[i]->label, sd->offsets, sd->decay,
 				       sd->v.vec.n);
 	}
@@ -243,51 +176,9 @@ static int draw(struct run *r)
 	return rc;
 }
 
-/* Min and max of the off-diagonal cells of a square matrix (NaN skipped). */
-static void off_diagonal_range(const struct pe_matrix *m, double *lo, double *hi)
-{
-	*lo = INFINITY;
-	*hi = -INFINITY;
-	for (size_t i = 0; i < m->rows; i++)
-		for (size_t j = 0; j < m->cols; j++) {
-			double x = m->data[i * m->cols + j];
-			if (i == j || isnan(x))
-				continue;
-			*lo = x < *lo ? x : *lo;
-			*hi = x > *hi ? x : *hi;
-		}
-	if (*lo > *hi)
-		*lo = *hi = NAN;
-}
-
-static void wavelengths(const struct pe_vectors *v, double *shortest, double *longest)
-{
-	*shortest = *longest = NAN;
-	if (v->table || !v->scheme)
-		return;
-	double *theta = malloc(v->d * sizeof(double));
-	size_t count = 0;
-	if (theta && pe_scheme_frequencies(v->scheme, v->d, theta, &count) == PE_OK && count) {
-		double lo = INFINITY, hi = -INFINITY;
-		for (size_t i = 0; i < count; i++) {
-			double wl = 2.0 * 3.14159265358979323846 / theta[i];
-			lo = wl < lo ? wl : lo;
-			hi = wl > hi ? wl : hi;
-		}
-		*shortest = lo;
-		*longest = hi;
-	}
-	free(theta);
-}
-
 static int write_summary(struct run *r)
 {
-	static const char *const columns[] = {
-		"wavelength_min", "wavelength_max", "distance_min", "distance_max", "corr_min",
-		"corr_max",	  "neighbour_distance", "decay_0", "decay_1", "decay_10",
-		"decay_100",
-	};
-	const size_t ncols = sizeof(columns) / sizeof(columns[0]);
+	const size_t ncols = COMPARE_SUMMARY_COLS;
 	struct pe_matrix *t = pe_matrix_create(r->count, ncols);
 	const char **labels = calloc(r->count, sizeof(*labels));
 	if (!t || !labels) {
@@ -296,23 +187,11 @@ static int write_summary(struct run *r)
 		return cli_error("out of memory");
 	}
 	for (size_t i = 0; i < r->count; i++) {
-		const struct scheme_data *sd = &r->data[i];
-		const struct pe_vectors *v = &sd->v.vec;
-		double *row = pe_matrix_row(t, i);
 		labels[i] = r->schemes[i]->label;
-		wavelengths(v, &row[0], &row[1]);
-		off_diagonal_range(sd->dist, &row[2], &row[3]);
-		off_diagonal_range(sd->corr, &row[4], &row[5]);
-		double sum = 0;
-		for (size_t p = 0; p + 1 < v->n; p++)
-			sum += sd->dist->data[p * v->n + p + 1];
-		row[6] = v->n > 1 ? sum / (double)(v->n - 1) : NAN;
-		const size_t at[] = {0, 1, 10, 100};
-		for (size_t k = 0; k < 4; k++)
-			row[7 + k] = at[k] < v->n ? sd->decay[at[k]] : NAN;
+		compare_summary_row(&r->data[i], pe_matrix_row(t, i));
 	}
 	struct pe_axis rows = {"scheme", 0, 0, labels};
-	struct pe_axis cols = {NULL, 0, 0, columns};
+	struct pe_axis cols = {NULL, 0, 0, compare_summary_columns};
 	int rc = cli_write_matrix(&r->o, r->path, r->format, t, &rows, &cols);
 	pe_matrix_destroy(t);
 	free(labels);
@@ -380,17 +259,8 @@ int cmd_compare(int argc, char **argv)
 		rc = compute(&r, i, figure);
 	if (!rc)
 		rc = figure ? draw(&r) : write_summary(&r);
-	for (size_t i = 0; i < r.count; i++) {
-		struct scheme_data *sd = &r.data[i];
-		cli_vectors_finish(&sd->v);
-		pe_matrix_destroy(sd->dist);
-		pe_matrix_destroy(sd->corr);
-		pe_matrix_destroy(sd->points);
-		free(sd->px);
-		free(sd->py);
-		free(sd->decay);
-		free(sd->offsets);
-	}
+	for (size_t i = 0; i < r.count; i++)
+		compare_data_free(&r.data[i]);
 	cli_schemes_free(r.schemes, r.count);
 	return rc;
 }

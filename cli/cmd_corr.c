@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "pairwise_cli.h"
+#include "raw.h"
 
 static const char help[] =
 	"Usage: posenc corr [-s SPEC] [-n N] [-d D] [--start P] [-o FILE]\n"
@@ -45,7 +46,9 @@ int cmd_corr(int argc, char **argv)
 	if ((rc = cli_no_operands(argc, argv)))
 		return rc;
 	rc = pw_prepare(&r);
-	if (!rc)
+	if (!rc && r.o.raw)
+		rc = write_raw(&r.o, r.path, &r.v.vec, PE_METRIC_CORR);
+	else if (!rc)
 		rc = pw_write_full(&r, PE_METRIC_CORR, "correlation");
 	pw_finish(&r);
 	return rc;

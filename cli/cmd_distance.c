@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "pairwise_cli.h"
+#include "raw.h"
 
 enum { OPT_METRIC = CLI_OPT_COMMAND };
 
@@ -54,7 +55,9 @@ int cmd_distance(int argc, char **argv)
 	if ((rc = cli_no_operands(argc, argv)))
 		return rc;
 	rc = pw_prepare(&r);
-	if (!rc)
+	if (!rc && r.o.raw)
+		rc = write_raw(&r.o, r.path, &r.v.vec, metric);
+	else if (!rc)
 		rc = pw_write_full(&r, metric, "distance");
 	pw_finish(&r);
 	return rc;

@@ -10,6 +10,7 @@
 #include "encode_figure.h"
 #include "figure.h"
 #include "output.h"
+#include "raw.h"
 #include "vectors.h"
 
 enum { OPT_VIEW = CLI_OPT_COMMAND };
@@ -81,7 +82,9 @@ int cmd_encode(int argc, char **argv)
 	int figure = !rc && cli_format_is_figure(format);
 	if (figure) {
 		rc = cli_figure_check_options(&o);
-		if (!rc)
+		if (!rc && o.raw)
+			rc = write_raw_encode(&o, path, &v.vec);
+		else if (!rc)
 			rc = cli_encode_figure(&o, path, format, &v.vec);
 	}
 	struct pe_matrix *m = NULL;

@@ -4,9 +4,15 @@
 #include "cli.h"
 
 const char *cli_command_name;
+int cli_progress_line;
 
 __attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
 {
+	/* An error starts on a clean line, not after a progress line. */
+	if (cli_progress_line) {
+		fputs("\r\033[K", stderr);
+		cli_progress_line = 0;
+	}
 	fputs("posenc: error: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
 	{"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
 	{"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
+	{"report", cmd_report, "a PDF or self-contained HTML report of a comparison"},
 	{"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

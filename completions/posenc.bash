@@ -74,7 +74,7 @@ _posenc_command_options()
 {
 	case $1 in
 	encode) echo --view ;;
-	distance | compare) echo --metric ;;
+	distance | compare | report) echo --metric ;;
 	scatter) echo --metric --max-points ;;
 	profile) echo --at --metric ;;
 	decay) echo --max-offset --bound ;;

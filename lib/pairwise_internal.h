@@ -4,6 +4,7 @@
 #ifndef POSENC_PAIRWISE_INTERNAL_H
 #define POSENC_PAIRWISE_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,9 +93,48 @@ int pe_posterm_ill(const struct pe_posterm *t);
 enum pe_status pe_corr_direct(const struct pe_vectors *v, uint64_t p, const uint64_t *pos,
 			      size_t count, const struct pe_posterm *t, double *out, size_t stride);
 
-/* The metric of two positions from S(D) and their terms. */
-double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric m, double s,
-			  const struct pe_posterm *a, const struct pe_posterm *b);
+/* As pairwise_kernel.c's clip(): rounding must not push a value past its
+ * range; NaN passes through. */
+static inline double pe_clip(double x, double lo, double hi)
+{
+	return x < lo ? lo : x > hi ? hi : x;
+}
+
+/*
+ * The metric of two positions from S(D) and their terms. Inline: it is the
+ * per-cell work of every structured matrix, and with @m a constant the
+ * compiler drops the switch from the loop.
+ */
+static inline double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric m,
+					double s, const struct pe_posterm *a,
+					const struct pe_posterm *b)
+{
+	double de = a->e - b->e;
+	/* S(0) = 0 only at offset 0: the same vector, whose values are exact. */
+	int same = s == 0.0 && de == 0.0;
+	switch (m) {
+	case PE_METRIC_L2:
+		return sqrt(4.0 * tz->w * s + de * de);
+	case PE_METRIC_COSINE: {
+		if (same && a->norm > 0.0)
+			return 0.0;
+		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
+		return pe_clip(1.0 - ip / (a->norm * b->norm), 0.0, 2.0);
+	}
+	case PE_METRIC_CORR: {
+		if (a->cnorm == 0.0 || b->cnorm == 0.0)
+			return NAN;
+		if (same)
+			return 1.0;
+		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
+		/* d * (ma * mb) keeps corr(a, b) == corr(b, a) bit for bit */
+		return pe_clip((ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm),
+			       -1.0, 1.0);
+	}
+	default:
+		return NAN;
+	}
+}
 
 /*
  * pe_rows_metric() - the metric of every row of A against every row of B

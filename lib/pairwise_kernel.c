@@ -278,36 +278,6 @@ enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz 
 	return pe_parallel_for(count, TERMS_GRAIN, terms_chunk, &job);
 }
 
-double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric m, double s,
-			  const struct pe_posterm *a, const struct pe_posterm *b)
-{
-	double de = a->e - b->e;
-	/* S(0) = 0 only at offset 0: the same vector, whose values are exact. */
-	int same = s == 0.0 && de == 0.0;
-	switch (m) {
-	case PE_METRIC_L2:
-		return sqrt(4.0 * tz->w * s + de * de);
-	case PE_METRIC_COSINE: {
-		if (same && a->norm > 0.0)
-			return 0.0;
-		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
-		return clip(1.0 - ip / (a->norm * b->norm), 0.0, 2.0);
-	}
-	case PE_METRIC_CORR: {
-		if (a->cnorm == 0.0 || b->cnorm == 0.0)
-			return NAN;
-		if (same)
-			return 1.0;
-		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
-		/* d * (ma * mb) keeps corr(a, b) == corr(b, a) bit for bit */
-		return clip((ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm), -1.0,
-			    1.0);
-	}
-	default:
-		return NAN;
-	}
-}
-
 /* Four partial sums: independent chains the CPU can overlap. */
 static double sq_diff(const double *a, const double *b, size_t d)
 {

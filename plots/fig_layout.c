@@ -38,7 +38,8 @@ struct layout {
 	double bar_pad;
 	double width, height;
 	double grid_x, grid_y, grid_w, grid_h;
-	bool cramped; /* some axes got squeezed below two lines of text */
+	bool cramped;        /* some axes got squeezed below two lines of text */
+	double bottom_extra; /* grid height handed to the bottom panel */
 };
 
 static double descent(const struct fig_style *st, enum text_role role)
@@ -225,13 +226,53 @@ static double snapv(const struct fig_style *st, double v)
 	return st->vector ? v : round(v);
 }
 
-/* Shrink a heatmap's axes to square data units, centred in the space it had. */
-static void apply_aspect(const struct fig_style *st, struct slot *sl)
+/* Width / height of one data unit square for an equal-aspect heatmap; 0 for other panels. */
+static double aspect_ratio(const struct slot *sl)
 {
 	const struct pe_heatmap_spec *hm = &sl->p->hm;
 	if (sl->p->kind != PANEL_HEATMAP || !hm->equal_aspect)
+		return 0;
+	return fabs(hm->x_hi - hm->x_lo) / fabs(hm->y_bottom - hm->y_top);
+}
+
+/*
+ * In a grid row holding equal-aspect heatmaps every panel takes the height
+ * the most constrained of them allows, top-aligned, so axes, tick labels
+ * and x labels still line up across the row; each heatmap is then as wide
+ * as its aspect asks, centred in its column.
+ */
+static void align_row(const struct fig_style *st, struct slot *row, unsigned cols)
+{
+	double h = INFINITY;
+	bool any = false;
+	for (unsigned c = 0; c < cols; c++) {
+		double ratio = aspect_ratio(&row[c]);
+		if (row[c].p->kind == PANEL_EMPTY)
+			continue;
+		h = fmin(h, ratio > 0 ? fmin(row[c].axes.h, row[c].axes.w / ratio) : row[c].axes.h);
+		any |= ratio > 0;
+	}
+	if (!any)
 		return;
-	double ratio = fabs(hm->x_hi - hm->x_lo) / fabs(hm->y_bottom - hm->y_top);
+	h = fmax(1, snapv(st, h));
+	for (unsigned c = 0; c < cols; c++) {
+		struct rect *a = &row[c].axes;
+		double ratio = aspect_ratio(&row[c]);
+		a->h = h;
+		if (ratio > 0) {
+			double w = fmax(1, snapv(st, fmin(a->w, h * ratio)));
+			a->x = snapv(st, a->x + (a->w - w) / 2);
+			a->w = w;
+		}
+	}
+}
+
+/* Shrink a lone heatmap's axes to square data units, centred in the space it had. */
+static void apply_aspect(const struct fig_style *st, struct slot *sl)
+{
+	double ratio = aspect_ratio(sl);
+	if (ratio == 0)
+		return;
 	struct rect *a = &sl->axes;
 	if (a->w > a->h * ratio) {
 		double w = fmax(1, snapv(st, a->h * ratio));
@@ -277,8 +318,12 @@ static void place_axes(struct layout *L)
 			    (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
 				L->cramped = true;
 			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
-			apply_aspect(st, sl);
+			if (C == 1)
+				apply_aspect(st, sl);
 		}
+	if (C > 1)
+		for (unsigned r = 0; r < R; r++)
+			align_row(st, &L->s[r * C], C);
 	if (L->n > (size_t)R * C) {
 		struct slot *b = &L->s[L->n - 1];
 		double left = fmax(b->ml, L->s[0].axes.x - b->cell.x);
@@ -410,6 +455,23 @@ static void draw_shared_bars(struct layout *L)
 	}
 }
 
+/* Height the grid rows leave unused below their axes and labels (equal-aspect rows). */
+static double row_slack(const struct layout *L)
+{
+	double slack = 0;
+	for (unsigned r = 0; r < L->fig->rows; r++) {
+		double used = 0;
+		const struct slot *row = &L->s[(size_t)r * L->fig->cols];
+		for (unsigned c = 0; c < L->fig->cols; c++)
+			if (row[c].p->kind != PANEL_EMPTY)
+				used = fmax(used, row[c].axes.y + row[c].axes.h + row[c].mb -
+				                          row[c].cell.y);
+		if (used > 0)
+			slack += fmax(0, row[0].cell.h - used);
+	}
+	return slack;
+}
+
 /* Place everything for the style's text size; L->cramped says whether it fits. */
 static void layout(struct layout *L)
 {
@@ -434,7 +496,7 @@ static void layout(struct layout *L)
 	if (fig->bottom) {
 		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
 		double gap = st->font;
-		double bh = (L->grid_h - gap) / (fig->rows + 1);
+		double bh = (L->grid_h - gap) / (fig->rows + 1) + L->bottom_extra;
 		L->grid_h -= bh + gap;
 		L->s[L->n - 1].cell = (struct rect){left, top + L->grid_h + gap, L->grid_w, bh};
 	}
@@ -478,6 +540,14 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	/* Too little room for the text: smaller text, down to a limit, then an honest error. */
 	for (;;) {
 		layout(&L);
+		double slack = fig->bottom ? row_slack(&L) : 0;
+		if (!L.cramped && slack > st.font) {
+			/* Rows of square heatmaps left height unused: give it to the bottom panel.
+			 */
+			L.bottom_extra = slack;
+			layout(&L);
+			L.bottom_extra = 0;
+		}
 		if (!L.cramped)
 			break;
 		if (st.font * 0.85 < 4) {

@@ -6,6 +6,8 @@
 
 /* Above this many points a scatter series is drawn as a density image. */
 #define DENSITY_POINTS 20000
+/* Above this many points a scatter series in PDF or SVG is drawn as an image. */
+#define RASTER_POINTS 2000
 
 static bool usable(const struct axis *a, double v)
 {
@@ -442,6 +444,50 @@ static void draw_refs(cairo_t *cr, const struct fig_style *st, const struct pe_p
 	}
 }
 
+static void draw_scatter(cairo_t *cr, const struct fig_style *st, const struct series *se,
+                         size_t idx, const struct axis *x, const struct axis *y, struct rect r)
+{
+	if (se->n > DENSITY_POINTS)
+		draw_density(cr, st, se, idx, x, y, r);
+	else
+		draw_points(cr, st, se, idx, x, y, r);
+}
+
+/*
+ * Thousands of translucent markers as vector paths make a PDF or SVG of
+ * megabytes that viewers draw slowly; like matplotlib's rasterized=True they
+ * are drawn into an image at three times the output resolution instead,
+ * while axes, text and lines stay vector.
+ */
+static void draw_scatter_raster(cairo_t *cr, const struct fig_style *st, const struct series *se,
+                                size_t idx, const struct axis *x, const struct axis *y,
+                                struct rect r)
+{
+	const double k = 3;
+	int w = (int)ceil(r.w * k), h = (int)ceil(r.h * k);
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_t *ic = cairo_create(img);
+	if (cairo_status(ic) != CAIRO_STATUS_SUCCESS) {
+		cairo_destroy(ic);
+		cairo_surface_destroy(img);
+		draw_scatter(cr, st, se, idx, x, y, r);
+		return;
+	}
+	cairo_scale(ic, k, k);
+	cairo_translate(ic, -r.x, -r.y);
+	struct fig_style raster = *st;
+	raster.vector = false;
+	draw_scatter(ic, &raster, se, idx, x, y, r);
+	cairo_destroy(ic);
+	cairo_save(cr);
+	cairo_translate(cr, r.x, r.y);
+	cairo_scale(cr, 1 / k, 1 / k);
+	cairo_set_source_surface(cr, img, 0, 0);
+	cairo_paint(cr);
+	cairo_restore(cr);
+	cairo_surface_destroy(img);
+}
+
 void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
              const struct axis *x, const struct axis *y, struct rect r, bool legend_outside)
 {
@@ -453,10 +499,10 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 		const struct series *se = &p->series[s];
 		if (!se->points)
 			draw_line(cr, st, se, s, x, y, r);
-		else if (se->n > DENSITY_POINTS)
-			draw_density(cr, st, se, s, x, y, r);
+		else if (st->vector && se->n > RASTER_POINTS)
+			draw_scatter_raster(cr, st, se, s, x, y, r);
 		else
-			draw_points(cr, st, se, s, x, y, r);
+			draw_scatter(cr, st, se, s, x, y, r);
 	}
 	cairo_restore(cr);
 

@@ -1,6 +1,7 @@
 /*
  * rawpng.c - streaming palette PNG of a matrix, one pixel per cell
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -60,6 +61,13 @@
  */
 #define RAW_WINDOW_COLS 32504
 
+/*
+ * Rows are fetched and mapped to indices on a second thread, RAW_AHEAD rows
+ * ahead of the writer, while deflate (the larger half of the work: 0.66 of
+ * 1.05 s CPU for a 16384 x 16384 distance image) runs on the caller's.
+ */
+#define RAW_AHEAD 64
+
 /* Everything the row loop touches lives here, behind a pointer, so nothing
  * the caller of setjmp reads afterwards is an automatic variable modified
  * between setjmp and longjmp. */
@@ -70,22 +78,137 @@ struct raw_job {
 	const struct pe_norm *norm;
 	int nan_index;
 	double *values;
-	png_bytep index;
+	png_bytep ring;        /* RAW_AHEAD rows of indices, row r at r % RAW_AHEAD */
 	enum pe_status status; /* of the rows themselves (callback, NaN) */
+	/* the producer thread; the fields below are under lock */
+	pthread_t thread;
+	int threaded;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t produced, consumed; /* rows mapped / written */
+	int stop;                  /* the writer gave up */
+	enum pe_status prod_status;
 };
 
-static enum pe_status map_row(struct raw_job *j)
+/*
+ * pe_colormap_index(pe_norm_apply(norm, x)) for every cell of a row. Through
+ * the two calls this was 45% of the time of a 16384 x 16384 distance image.
+ * The fast loop does the same operations in the same order (so it gives the
+ * same index for every value) in a form compilers vectorise: every
+ * operation unconditional, the clamps and NaN as selects. It needs an
+ * index for NaN; without one (NaN is an error) and for a degenerate range
+ * the calls do it.
+ */
+static enum pe_status map_row(const struct raw_job *j, png_bytep out)
 {
-	for (size_t c = 0; c < j->cols; c++) {
-		int i = pe_colormap_index(pe_norm_apply(j->norm, j->values[c]));
+	const double *x = j->values;
+	size_t cols = j->cols;
+	double lo = j->norm->vmin, hi = j->norm->vmax;
+	if (j->nan_index >= 0 && hi > lo) {
+		double hlo = 0.5 * lo, den = 0.5 * hi - 0.5 * lo, bad = j->nan_index;
+		for (size_t c = 0; c < cols; c++) {
+			double t = (0.5 * x[c] - hlo) / den * PE_COLORMAP_SIZE;
+			t = t > 0.0 ? t : 0.0;
+			t = t < PE_COLORMAP_SIZE - 1 ? t : PE_COLORMAP_SIZE - 1;
+			t = x[c] == x[c] ? t : bad;
+			out[c] = (png_byte)(int)t;
+		}
+		return PE_OK;
+	}
+	for (size_t c = 0; c < cols; c++) {
+		int i = pe_colormap_index(pe_norm_apply(j->norm, x[c]));
 		if (i < 0) {
 			if (j->nan_index < 0)
 				return PE_ERANGE;
 			i = j->nan_index;
 		}
-		j->index[c] = (png_byte)i;
+		out[c] = (png_byte)i;
 	}
 	return PE_OK;
+}
+
+static png_bytep ring_row(const struct raw_job *j, size_t r)
+{
+	return j->ring + (r % RAW_AHEAD) * j->cols;
+}
+
+/* The producer: each row into its ring slot once the writer has freed it. */
+static void *produce(void *arg)
+{
+	struct raw_job *j = arg;
+	for (size_t r = 0; r < j->rows; r++) {
+		pthread_mutex_lock(&j->lock);
+		while (!j->stop && r - j->consumed >= RAW_AHEAD)
+			pthread_cond_wait(&j->cond, &j->lock);
+		int stop = j->stop;
+		pthread_mutex_unlock(&j->lock);
+		if (stop)
+			break;
+		enum pe_status st = j->fn(j->ctx, r, j->values);
+		if (st == PE_OK)
+			st = map_row(j, ring_row(j, r));
+		pthread_mutex_lock(&j->lock);
+		if (st == PE_OK)
+			j->produced = r + 1;
+		else
+			j->prod_status = st;
+		pthread_cond_broadcast(&j->cond);
+		pthread_mutex_unlock(&j->lock);
+		if (st != PE_OK)
+			break;
+	}
+	return NULL;
+}
+
+/* Row r once the producer has it; PE_OK or the producer's error. */
+static enum pe_status await_row(struct raw_job *j, size_t r)
+{
+	pthread_mutex_lock(&j->lock);
+	while (j->produced <= r && j->prod_status == PE_OK)
+		pthread_cond_wait(&j->cond, &j->lock);
+	enum pe_status st = j->produced > r ? PE_OK : j->prod_status;
+	pthread_mutex_unlock(&j->lock);
+	return st;
+}
+
+static void release_row(struct raw_job *j, size_t r)
+{
+	pthread_mutex_lock(&j->lock);
+	j->consumed = r + 1;
+	pthread_cond_broadcast(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+}
+
+/* Starts the producer; without a thread the writer fetches rows itself. */
+static void start_producer(struct raw_job *j)
+{
+	if (pthread_mutex_init(&j->lock, NULL) != 0)
+		return;
+	if (pthread_cond_init(&j->cond, NULL) != 0) {
+		pthread_mutex_destroy(&j->lock);
+		return;
+	}
+	if (pthread_create(&j->thread, NULL, produce, j) != 0) {
+		pthread_cond_destroy(&j->cond);
+		pthread_mutex_destroy(&j->lock);
+		return;
+	}
+	j->threaded = 1;
+}
+
+/* After the image or an error (also a longjmp out of libpng). */
+static void stop_producer(struct raw_job *j)
+{
+	if (!j->threaded)
+		return;
+	pthread_mutex_lock(&j->lock);
+	j->stop = 1;
+	pthread_cond_broadcast(&j->cond);
+	pthread_mutex_unlock(&j->lock);
+	pthread_join(j->thread, NULL);
+	pthread_cond_destroy(&j->cond);
+	pthread_mutex_destroy(&j->lock);
+	j->threaded = 0;
 }
 
 /* May longjmp out of libpng; returns early with j->status set otherwise. */
@@ -109,13 +232,20 @@ static void write_image(png_structp png, png_infop info, struct raw_job *j,
 	else
 		png_util_apply(png, info, o, 1, PE_PNG_FILTER_PAETH);
 	png_write_info(png, info);
+	start_producer(j);
 	for (size_t r = 0; r < j->rows; r++) {
-		j->status = j->fn(j->ctx, r, j->values);
-		if (j->status == PE_OK)
-			j->status = map_row(j);
+		if (j->threaded) {
+			j->status = await_row(j, r);
+		} else {
+			j->status = j->fn(j->ctx, r, j->values);
+			if (j->status == PE_OK)
+				j->status = map_row(j, ring_row(j, r));
+		}
 		if (j->status != PE_OK)
 			return;
-		png_write_row(png, j->index);
+		png_write_row(png, ring_row(j, r));
+		if (j->threaded)
+			release_row(j, r);
 	}
 	png_write_end(png, info);
 }
@@ -130,19 +260,25 @@ enum pe_status pe_rawpng_write(FILE *f, size_t rows, size_t cols, pe_row_fn rows
 		return st;
 	if (rows == 0 || cols == 0 || !f || !rows_fn || !cm || !norm)
 		return PE_EINVAL;
-	if (rows > 0x7fffffffu || cols > 0x7fffffffu || cols > SIZE_MAX / sizeof(double))
+	if (rows > 0x7fffffffu || cols > 0x7fffffffu || cols > SIZE_MAX / sizeof(double) ||
+	    cols > SIZE_MAX / RAW_AHEAD)
 		return PE_ETOOBIG;
 
 	struct raw_job *j = calloc(1, sizeof(*j));
 	if (!j)
 		return PE_ENOMEM;
-	*j = (struct raw_job){rows, cols, rows_fn, ctx, norm, o.nan_index, NULL, NULL, PE_OK};
+	j->rows = rows;
+	j->cols = cols;
+	j->fn = rows_fn;
+	j->ctx = ctx;
+	j->norm = norm;
+	j->nan_index = o.nan_index;
 	j->values = malloc(cols * sizeof(double));
-	j->index = malloc(cols);
+	j->ring = malloc(RAW_AHEAD * cols);
 	struct png_guard g;
 	png_structp png = NULL;
 	png_infop info = NULL;
-	st = (j->values && j->index) ? png_util_create(&g, f, &png, &info) : PE_ENOMEM;
+	st = (j->values && j->ring) ? png_util_create(&g, f, &png, &info) : PE_ENOMEM;
 	if (st == PE_OK) {
 		if (setjmp(g.jmp) == 0) {
 			write_image(png, info, j, cm, &o);
@@ -150,10 +286,11 @@ enum pe_status pe_rawpng_write(FILE *f, size_t rows, size_t cols, pe_row_fn rows
 		} else {
 			st = g.status;
 		}
+		stop_producer(j);
 		png_destroy_write_struct(&png, &info);
 	}
 	free(j->values);
-	free(j->index);
+	free(j->ring);
 	free(j);
 	return st;
 }

@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <posenc/ticks.h>
@@ -200,16 +201,23 @@ size_t pe_tick_label(const struct pe_ticks *t, size_t i, char *buf, size_t size)
 	double big = 0;
 	for (size_t j = 0; j < t->n; j++)
 		big = fmax(big, fabs(t->value[j]));
-	bool sci = big >= 1e7 || (big > 0 && big < 1e-3);
-	if (!sci || v == 0)
-		return pe_format_number(v, t->decimals, buf, size);
 	/* One exponent for the whole axis, so the labels line up. */
-	int e = (int)floor(log10(big) + TICK_EPS);
-	double scale = pow(10.0, e);
+	int e = big > 0 ? (int)floor(log10(big) + TICK_EPS) : 0;
 	int dec = e - t->unit_exp;
 	if (dec < 0)
 		dec = 0;
-	size_t len = pe_format_number(v / scale, dec, buf, size);
+	/*
+	 * Plain decimals unless "m×10ⁿ" is shorter: 0.2×10¹² beats
+	 * 200000000000, but positions 10000000..10000060 read better plain
+	 * than as 1.000006×10⁷.
+	 */
+	char plain[64];
+	pe_format_number(big, t->decimals, plain, sizeof(plain));
+	int plain_len = (int)strlen(plain);
+	int sci_len = 1 + (dec > 0 ? dec + 1 : 0) + 4 + (e < 0) + (abs(e) >= 10); /* "m.dd×10ⁿ" */
+	if (sci_len >= plain_len || v == 0)
+		return pe_format_number(v, t->decimals, buf, size);
+	size_t len = pe_format_number(v / pow(10.0, e), dec, buf, size);
 	if (len + 1 < size)
 		len += (size_t)snprintf(buf + len, size - len, TIMES);
 	if (len + 1 < size)

@@ -89,6 +89,14 @@ static void ticks_tiny_and_huge_ranges(void **state)
 	assert_label(&t, 0,
 	             MINUS "3\xc3\x97"
 	                   "10\xe2\x81\xbb\xe2\x81\xb6");
+	/* Positions near 10^7 on a short range: plain numbers, not 1.000006×10⁷. */
+	pe_ticks_linear(1e7 - 0.5, 1e7 + 63.5, 8, true, &t);
+	assert_label(&t, 0, "10000000");
+	assert_label(&t, 6, "10000060");
+	pe_ticks_linear(0, 5e9, 8, true, &t);
+	assert_label(&t, 1,
+	             "1\xc3\x97"
+	             "10\xe2\x81\xb9");
 	pe_ticks_linear(0, 1e6, 8, true, &t);
 	assert_ticks(&t, (double[]){0, 2e5, 4e5, 6e5, 8e5, 1e6}, 6);
 	assert_label(&t, 5, "1000000");

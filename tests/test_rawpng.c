@@ -80,6 +80,74 @@ static void small_matrix_decodes_to_its_colormap_indices(void **state)
 	fclose(f);
 }
 
+/*
+ * With an index for NaN the writer maps rows in a vectorised loop: the same
+ * hand-worked indices as above, entry boundaries k / 256 exactly and one
+ * ulp below, and a norm whose scale is not a power of two.
+ */
+static void vectorised_mapping_same_indices(void **state)
+{
+	(void)state;
+	enum { COLS = 12 + 2 * 255 + 3 };
+	static double data[2 * COLS];
+	static unsigned expect[2 * COLS];
+	const double hand[12] = {0.0, 0.5, 1.0, 0.25, 0.999, -1.0, 2.0, 0.003, 0.004, INFINITY,
+				 -INFINITY, 0.75};
+	const unsigned hand_idx[12] = {0, 128, 255, 64, 255, 0, 255, 0, 1, 255, 0, 192};
+	size_t c = 0;
+	for (; c < 12; c++) {
+		data[c] = hand[c];
+		expect[c] = hand_idx[c];
+	}
+	for (unsigned k = 1; k < 256; k++, c += 2) {
+		data[c] = k / 256.0; /* exact: entry k */
+		expect[c] = k;
+		data[c + 1] = nextafter(k / 256.0, 0.0);
+		expect[c + 1] = k - 1;
+	}
+	data[c] = NAN;
+	expect[c++] = 7;
+	data[c] = -0.0;
+	expect[c++] = 0;
+	data[c] = 1e300;
+	expect[c++] = 255;
+	/* row 1 on the norm [-3, 5]: the same values moved by -3 + 8 v, except
+	 * that one ulp below a boundary becomes half an entry below it (the
+	 * ulp does not survive the move) */
+	for (c = 0; c < COLS; c++) {
+		int below = c >= 12 && c < 12 + 2 * 255 && (c - 12) % 2 == 1;
+		double v = below ? (expect[c] + 0.5) / 256.0 : data[c];
+		data[COLS + c] = -3.0 + 8.0 * v;
+		expect[COLS + c] = expect[c];
+	}
+	struct grid g = {COLS, data, SIZE_MAX, 0};
+	struct pe_norm norm = {0.0, 1.0};
+	struct pe_png_options o = pe_png_options_default();
+	o.nan_index = 7;
+	for (int row = 0; row < 2; row++) {
+		FILE *f = tmpfile();
+		assert_non_null(f);
+		g.data = data + row * COLS;
+		g.calls = 0;
+		if (row == 1)
+			norm = (struct pe_norm){-3.0, 5.0};
+		assert_int_equal(pe_rawpng_write(f, 1, COLS, grid_row, &g,
+						 pe_colormap_find("viridis"), &norm, &o),
+				 PE_OK);
+		struct decoded d;
+		assert_int_equal(decode_png(f, &d), 0);
+		for (c = 0; c < COLS; c++)
+			if (decoded_px(&d, (unsigned)c, 0)[0] != expect[row * COLS + c]) {
+				fprintf(stderr, "# row %d col %zu: %.17g -> %u, want %u\n", row, c,
+					data[row * COLS + c], decoded_px(&d, (unsigned)c, 0)[0],
+					expect[row * COLS + c]);
+				fail();
+			}
+		decoded_free(&d);
+		fclose(f);
+	}
+}
+
 static void norm_and_reversed_map(void **state)
 {
 	(void)state;
@@ -225,6 +293,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(small_matrix_decodes_to_its_colormap_indices),
+		cmocka_unit_test(vectorised_mapping_same_indices),
 		cmocka_unit_test(norm_and_reversed_map),
 		cmocka_unit_test(nan_is_an_error_unless_given_an_index),
 		cmocka_unit_test(beyond_cairo_limit),

@@ -192,6 +192,66 @@ enum pe_status pe_profile(const struct pe_vectors *v, enum pe_metric m, const ui
 enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t max_points,
 			  size_t *stride, struct pe_matrix **out);
 
+/*
+ * Rows of the full matrix on demand: rows r0..r0+count-1 of what
+ * pe_pairwise_matrix() gives, for writers that stream a matrix too large to
+ * hold (a 32768 x 32768 heatmap is 8 GiB of doubles). The source is built
+ * once: the offset kernel and per-position terms of a structured scheme
+ * (O(n d) work, O(n) memory; then O(1) per cell, and l2 and cosine without
+ * a lone sine column are a table lookup by offset), or the per-position
+ * terms and, within a budget, the whole vector set of the general path
+ * (otherwise every request produces all n rows again: for learned vectors
+ * that costs more than the metric itself). Memory is O(n) beyond that;
+ * rows are computed on every online core.
+ */
+struct pe_pairwise_rows;
+
+/*
+ * pe_pairwise_rows_create() - a row source for metric @m of @v
+ *
+ * @v:      copied; a table it points to must outlive the source.
+ * @budget: the most bytes to hold the n x d vector set of the general path
+ *          (a table @v points to is used in place); sets of up to 4 MiB
+ *          are held whatever the budget.
+ * @out:    on success a new source; free it with pe_pairwise_rows_destroy().
+ *
+ * @return PE_OK, PE_ENOMEM, the errors of pe_pairwise_check() and of
+ * pe_vectors_rows().
+ */
+enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m,
+				       size_t budget, struct pe_pairwise_rows **out);
+
+/*
+ * pe_pairwise_rows_fill() - rows r0..r0+count-1 of the n x n matrix
+ *
+ * @dst: count * n doubles, row-major; equal to the same rows of
+ * pe_pairwise_matrix() (checked to 1e-12; they are computed the same way).
+ * Calls on one source must not overlap in time.
+ *
+ * @return PE_OK, PE_ERANGE if the rows pass n (or count is 0), PE_ENOMEM,
+ * the errors of pe_vectors_rows().
+ */
+enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *src, size_t r0, size_t count,
+				     double *dst);
+
+/*
+ * pe_pairwise_rows_range() - the smallest and largest finite cell
+ *
+ * Exact: the extremes of the values pe_pairwise_rows_fill() gives. From the
+ * offset table in O(n) when the metric is a function of the offset alone
+ * (l2 and cosine of sinusoidal without a lone column, and of RoPE);
+ * otherwise one pass over the upper triangle (the matrix is symmetric),
+ * half the work of filling every row.
+ *
+ * @return PE_OK, PE_ERANGE if no cell is finite (every vector constant,
+ * for corr; *lo and *hi unchanged), PE_ENOMEM, the errors of
+ * pe_vectors_rows().
+ */
+enum pe_status pe_pairwise_rows_range(struct pe_pairwise_rows *src, double *lo, double *hi);
+
+/* pe_pairwise_rows_destroy() - free @src; NULL is allowed */
+void pe_pairwise_rows_destroy(struct pe_pairwise_rows *src);
+
 #ifdef __cplusplus
 }
 #endif

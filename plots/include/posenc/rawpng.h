@@ -27,7 +27,10 @@ extern "C" {
 /*
  * pe_rawpng_write() - stream a rows x cols matrix to @f as a palette PNG
  *
- * @rows_fn: called for rows 0..rows-1 in order with a buffer of cols doubles.
+ * @rows_fn: called for rows 0..rows-1 in order with a buffer of cols doubles,
+ *           from a thread of its own (rows are fetched and coloured up to 64
+ *           rows ahead while the caller's thread compresses), one call at a
+ *           time; without threads, from the caller's thread.
  * @cm, @norm: colour of each cell, as in a heatmap.
  * @opt: NULL for pe_png_options_default(). Defaults, chosen by measurement
  *       (see rawpng.c): zlib level 6 without filtering up to 32504 columns

@@ -52,8 +52,9 @@ void pe_ticks_linear(double lo, double hi, size_t max_ticks, bool integer, struc
 void pe_ticks_log(double lo, double hi, size_t max_ticks, struct pe_ticks *t);
 
 /*
- * pe_tick_label() - the text of tick i: "0.25", "−3" (U+2212), "10⁻³",
- * "2×10⁸" for very large or very small values
+ * pe_tick_label() - the text of tick i: "0.25", "−3" (U+2212), "10⁻³" on
+ * log axes, and "0.2×10¹²" (one exponent per axis) where that is shorter
+ * than the plain decimal
  *
  * @return the length written to @buf (always NUL-terminated; a label needs
  * at most 32 bytes).

@@ -1,0 +1,144 @@
+/* The per-scheme analyses shared by compare and report, and the summary row. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <posenc/decay.h>
+#include <posenc/encode.h>
+
+#include "cli.h"
+#include "compare_data.h"
+
+const char *const compare_summary_columns[COMPARE_SUMMARY_COLS] = {
+        "wavelength_min", "wavelength_max", "distance_min",       "distance_max",
+        "corr_min",       "corr_max",       "neighbour_distance", "decay_0",
+        "decay_1",        "decay_10",       "decay_100",
+};
+
+static int status_error(enum pe_status st, const char *what, const char *label)
+{
+	if (cli_exit_for(st) == CLI_USAGE)
+		return cli_usage_error("scheme '%s': %s: %s", label, what, pe_status_str(st));
+	return cli_error("scheme '%s': %s failed: %s", label, what, pe_status_str(st));
+}
+
+int compare_data_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
+                         size_t cells, size_t scatter, const char *hint, struct compare_data *sd)
+{
+	const struct pe_vectors *v = &sd->v.vec;
+	if (cells == v->n) {
+		char what[96];
+		snprintf(what, sizeof(what), "the two %zu x %zu matrices", v->n, v->n);
+		int rc = cli_check_memory(o, 2.0 * (double)v->n * (double)v->n * 8.0, what, hint);
+		if (rc)
+			return rc;
+	}
+	enum pe_status st = pe_pairwise_grid(v, metric, cells, cells, &sd->dist);
+	if (st != PE_OK)
+		return status_error(st, "the distance matrix", label);
+	st = pe_pairwise_grid(v, PE_METRIC_CORR, cells, cells, &sd->corr);
+	if (st != PE_OK)
+		return status_error(st, "the correlation matrix", label);
+	sd->decay = malloc(v->n * sizeof(double));
+	sd->offsets = malloc(v->n * sizeof(double));
+	if (!sd->decay || !sd->offsets)
+		return cli_error("out of memory");
+	for (size_t k = 0; k < v->n; k++)
+		sd->offsets[k] = (double)k;
+	st = pe_decay_curve(v, PE_DECAY_DOT, v->n - 1, sd->decay);
+	if (st != PE_OK)
+		return status_error(st, "the decay curve", label);
+	if (!scatter)
+		return 0;
+	st = pe_scatter(v, metric, scatter, NULL, &sd->points);
+	if (st != PE_OK)
+		return status_error(st, "the scatter", label);
+	size_t k = sd->points->rows;
+	sd->px = malloc((k ? k : 1) * sizeof(double));
+	sd->py = malloc((k ? k : 1) * sizeof(double));
+	if (!sd->px || !sd->py)
+		return cli_error("out of memory");
+	for (size_t j = 0; j < k; j++) {
+		sd->px[j] = sd->points->data[2 * j];
+		sd->py[j] = sd->points->data[2 * j + 1];
+	}
+	return 0;
+}
+
+void compare_data_free(struct compare_data *sd)
+{
+	cli_vectors_finish(&sd->v);
+	pe_matrix_destroy(sd->dist);
+	pe_matrix_destroy(sd->corr);
+	pe_matrix_destroy(sd->points);
+	free(sd->px);
+	free(sd->py);
+	free(sd->decay);
+	free(sd->offsets);
+}
+
+const char *compare_metric_title(enum pe_metric m)
+{
+	switch (m) {
+	case PE_METRIC_COSINE:
+		return "cosine distance";
+	case PE_METRIC_L1:
+		return "L1 distance";
+	case PE_METRIC_LINF:
+		return "L\u221e distance";
+	default:
+		return "L2 distance";
+	}
+}
+
+/* Min and max of the off-diagonal cells of a square matrix (NaN skipped). */
+static void off_diagonal_range(const struct pe_matrix *m, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (size_t i = 0; i < m->rows; i++)
+		for (size_t j = 0; j < m->cols; j++) {
+			double x = m->data[i * m->cols + j];
+			if (i == j || isnan(x))
+				continue;
+			*lo = x < *lo ? x : *lo;
+			*hi = x > *hi ? x : *hi;
+		}
+	if (*lo > *hi)
+		*lo = *hi = NAN;
+}
+
+static void wavelengths(const struct pe_vectors *v, double *shortest, double *longest)
+{
+	*shortest = *longest = NAN;
+	if (v->table || !v->scheme)
+		return;
+	double *theta = malloc(v->d * sizeof(double));
+	size_t count = 0;
+	if (theta && pe_scheme_frequencies(v->scheme, v->d, theta, &count) == PE_OK && count) {
+		double lo = INFINITY, hi = -INFINITY;
+		for (size_t i = 0; i < count; i++) {
+			double wl = 2.0 * 3.14159265358979323846 / theta[i];
+			lo = wl < lo ? wl : lo;
+			hi = wl > hi ? wl : hi;
+		}
+		*shortest = lo;
+		*longest = hi;
+	}
+	free(theta);
+}
+
+void compare_summary_row(const struct compare_data *sd, double row[COMPARE_SUMMARY_COLS])
+{
+	const struct pe_vectors *v = &sd->v.vec;
+	wavelengths(v, &row[0], &row[1]);
+	off_diagonal_range(sd->dist, &row[2], &row[3]);
+	off_diagonal_range(sd->corr, &row[4], &row[5]);
+	double sum = 0;
+	for (size_t p = 0; p + 1 < v->n; p++)
+		sum += sd->dist->data[p * v->n + p + 1];
+	row[6] = v->n > 1 ? sum / (double)(v->n - 1) : NAN;
+	const size_t at[] = {0, 1, 10, 100};
+	for (size_t k = 0; k < 4; k++)
+		row[7 + k] = at[k] < v->n ? sd->decay[at[k]] : NAN;
+}

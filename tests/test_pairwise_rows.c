@@ -1,0 +1,236 @@
+/*
+ * Rows on demand (pe_pairwise_rows_*) against the full matrix, which
+ * test_pairwise.c checks against closed forms and brute force from the
+ * formulas; here the promise is that the rows are that matrix. Plus a hand
+ * worked table and the exact range.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <posenc/encode.h>
+#include <posenc/pairwise.h>
+#include <posenc/scheme.h>
+
+#define TOL 1e-12
+
+static struct pe_scheme *parse(const char *spec)
+{
+	struct pe_scheme *s = NULL;
+	char *err = NULL;
+	enum pe_status st = pe_scheme_parse(spec, &s, &err);
+	if (st != PE_OK)
+		fprintf(stderr, "# %s: %s\n", spec, err ? err : "?");
+	free(err);
+	assert_int_equal(st, PE_OK);
+	return s;
+}
+
+/* A small deterministic generator (xorshift64*), so failures repeat. */
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static size_t rnd(size_t lo, size_t hi)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return lo + (size_t)((rng * 2685821657736338717u) >> 11) % (hi - lo + 1);
+}
+
+static void assert_cell(double got, double want, const char *what, size_t i, size_t j)
+{
+	if (isnan(want) && isnan(got))
+		return;
+	double err = fabs(got - want);
+	if (!(err <= TOL * (1.0 + fabs(want)))) {
+		fprintf(stderr, "# %s (%zu, %zu): got %.17g want %.17g\n", what, i, j, got, want);
+		fail();
+	}
+}
+
+/* Every row range asked of a source equals the matrix; so does the range. */
+static void check_source(const struct pe_vectors *v, enum pe_metric m, size_t budget,
+			 const struct pe_matrix *full, const char *what)
+{
+	struct pe_pairwise_rows *src = NULL;
+	assert_int_equal(pe_pairwise_rows_create(v, m, budget, &src), PE_OK);
+	size_t n = v->n;
+	double *buf = malloc(n * n * sizeof(double));
+	assert_non_null(buf);
+	/* in random pieces, out of order, overlapping */
+	for (int rep = 0; rep < 6; rep++) {
+		size_t r0 = rnd(0, n - 1), count = rnd(1, n - r0);
+		assert_int_equal(pe_pairwise_rows_fill(src, r0, count, buf), PE_OK);
+		for (size_t a = 0; a < count; a++)
+			for (size_t b = 0; b < n; b++)
+				assert_cell(buf[a * n + b], full->data[(r0 + a) * n + b], what,
+					    r0 + a, b);
+	}
+	assert_int_equal(pe_pairwise_rows_fill(src, 0, n, buf), PE_OK);
+	for (size_t k = 0; k < n * n; k++)
+		assert_cell(buf[k], full->data[k], what, k / n, k % n);
+
+	double lo = INFINITY, hi = -INFINITY, glo = NAN, ghi = NAN;
+	for (size_t k = 0; k < n * n; k++) {
+		if (!isfinite(full->data[k]))
+			continue;
+		lo = full->data[k] < lo ? full->data[k] : lo;
+		hi = full->data[k] > hi ? full->data[k] : hi;
+	}
+	enum pe_status st = pe_pairwise_rows_range(src, &glo, &ghi);
+	if (lo <= hi) {
+		assert_int_equal(st, PE_OK);
+		assert_cell(glo, lo, "range lo", 0, 0);
+		assert_cell(ghi, hi, "range hi", 0, 0);
+	} else {
+		assert_int_equal(st, PE_ERANGE);
+	}
+	free(buf);
+	pe_pairwise_rows_destroy(src);
+}
+
+/* A set over 4 MiB is held only within the budget: both ways give the matrix. */
+static void check_rows(const struct pe_vectors *v, enum pe_metric m, const char *what)
+{
+	struct pe_matrix *full = NULL;
+	assert_int_equal(pe_pairwise_matrix(v, m, 0, &full), PE_OK);
+	check_source(v, m, 0, full, what);
+	if (v->n * v->d * sizeof(double) > (4u << 20))
+		check_source(v, m, SIZE_MAX, full, what);
+	pe_matrix_destroy(full);
+}
+
+static const enum pe_metric metrics[] = {PE_METRIC_L2, PE_METRIC_COSINE, PE_METRIC_L1,
+					 PE_METRIC_LINF, PE_METRIC_CORR};
+
+static void check_spec(const char *spec, size_t d, uint64_t first, size_t n,
+		       enum pe_view view)
+{
+	struct pe_scheme *s = parse(spec);
+	struct pe_vectors v = {s, NULL, d, view, first, n};
+	for (size_t k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
+		char what[160];
+		snprintf(what, sizeof(what), "%s d=%zu first=%llu n=%zu %s", spec, d,
+			 (unsigned long long)first, n, pe_metric_name(metrics[k]));
+		check_rows(&v, metrics[k], what);
+	}
+	pe_scheme_destroy(s);
+}
+
+/* Offset-kernel schemes: even d (offset table), odd d (lone column), t2t,
+ * RoPE with its ill-conditioned position 0 for corr, scaled RoPE. */
+static void structured_rows_equal_matrix(void **state)
+{
+	(void)state;
+	for (int rep = 0; rep < 3; rep++) {
+		size_t n = rnd(1, 150), d = 2 * rnd(1, 40);
+		uint64_t first = rnd(0, 3) == 0 ? 0 : rnd(0, 100000);
+		check_spec("sinusoidal", d, first, n, PE_VIEW_DEFAULT);
+		check_spec("sinusoidal", d + 1, first, n, PE_VIEW_DEFAULT);
+		check_spec("sinusoidal:freq=t2t,layout=blocks", d + 1, first, n, PE_VIEW_DEFAULT);
+		check_spec("sinusoidal:base=10", d, first, n, PE_VIEW_DEFAULT);
+		check_spec("rope", d, first, n, PE_VIEW_DEFAULT);
+		check_spec("rope:rotary=0.5,layout=half", 4 * (d / 2 + 1), first, n,
+			   PE_VIEW_ROTATED);
+		check_spec("rope:scaling=yarn,factor=4", d, first, n, PE_VIEW_DEFAULT);
+	}
+	/* d = 2 and 3: RoPE vectors near position 0 are nearly constant */
+	check_spec("rope", 2, 0, 40, PE_VIEW_DEFAULT);
+	check_spec("sinusoidal", 3, 0, 40, PE_VIEW_DEFAULT);
+}
+
+/* Rows compared directly: learned, binary, other views, and sizes across
+ * the block size of the general path. */
+static void general_rows_equal_matrix(void **state)
+{
+	(void)state;
+	for (int rep = 0; rep < 3; rep++) {
+		size_t n = rnd(1, 150), d = rnd(1, 200);
+		uint64_t first = rnd(0, 1000);
+		check_spec("learned:seed=5", d, first, n, PE_VIEW_DEFAULT);
+		check_spec("binary", d < 40 ? d : 40, first, n, PE_VIEW_DEFAULT);
+		check_spec("rope", 2 * (d / 2 + 1), first, n, PE_VIEW_COS);
+	}
+	/* a set over 4 MiB: rows produced again for each request, or held
+	 * (l2 and corr: without and with per-position terms) */
+	struct pe_scheme *s = parse("learned:seed=9");
+	struct pe_vectors v = {s, NULL, 4100, PE_VIEW_DEFAULT, 0, 129};
+	check_rows(&v, PE_METRIC_L2, "learned d=4100 l2");
+	check_rows(&v, PE_METRIC_CORR, "learned d=4100 corr");
+	pe_scheme_destroy(s);
+}
+
+/* A table (rows 1..3 of 4): hand-worked values, a constant row's NaN. */
+static void table_hand_worked(void **state)
+{
+	(void)state;
+	double data[] = {9, 9, 9, 1, 2, 3, 3, 2, 1, 2, 2, 2};
+	struct pe_matrix t = {4, 3, data};
+	struct pe_vectors v = {NULL, &t, 3, PE_VIEW_DEFAULT, 1, 3};
+	struct pe_pairwise_rows *src = NULL;
+	double row[3], lo, hi;
+	assert_int_equal(pe_pairwise_rows_create(&v, PE_METRIC_L1, 0, &src), PE_OK);
+	assert_int_equal(pe_pairwise_rows_fill(src, 1, 1, row), PE_OK);
+	assert_true(row[0] == 4.0 && row[1] == 0.0 && row[2] == 2.0);
+	assert_int_equal(pe_pairwise_rows_range(src, &lo, &hi), PE_OK);
+	assert_true(lo == 0.0 && hi == 4.0);
+	assert_int_equal(pe_pairwise_rows_fill(src, 2, 2, row), PE_ERANGE);
+	assert_int_equal(pe_pairwise_rows_fill(src, 0, 0, row), PE_ERANGE);
+	pe_pairwise_rows_destroy(src);
+	assert_int_equal(pe_pairwise_rows_create(&v, PE_METRIC_CORR, 0, &src), PE_OK);
+	assert_int_equal(pe_pairwise_rows_fill(src, 0, 1, row), PE_OK);
+	assert_true(row[0] == 1.0 && fabs(row[1] + 1.0) < 1e-15 && isnan(row[2]));
+	assert_int_equal(pe_pairwise_rows_range(src, &lo, &hi), PE_OK);
+	assert_true(fabs(lo + 1.0) < 1e-15 && hi == 1.0);
+	pe_pairwise_rows_destroy(src);
+	/* only the constant row: no finite cell */
+	v.first = 3;
+	v.n = 1;
+	assert_int_equal(pe_pairwise_rows_create(&v, PE_METRIC_CORR, 0, &src), PE_OK);
+	lo = hi = 7.0;
+	assert_int_equal(pe_pairwise_rows_range(src, &lo, &hi), PE_ERANGE);
+	assert_true(lo == 7.0 && hi == 7.0);
+	pe_pairwise_rows_destroy(src);
+	/* rows past the table, and no vectors at all */
+	v.first = 1;
+	v.n = 4;
+	assert_int_equal(pe_pairwise_rows_create(&v, PE_METRIC_L2, 0, &src), PE_ERANGE);
+	assert_null(src);
+	pe_pairwise_rows_destroy(NULL);
+}
+
+/* The offset table's range is the closed form: sinusoidal l2 at d = 2 is
+ * 2 |sin(D / 2)|, largest at the offset nearest an odd multiple of pi. */
+static void offset_range_closed_form(void **state)
+{
+	(void)state;
+	struct pe_scheme *s = parse("sinusoidal");
+	struct pe_vectors v = {s, NULL, 2, PE_VIEW_DEFAULT, 0, 100};
+	struct pe_pairwise_rows *src = NULL;
+	assert_int_equal(pe_pairwise_rows_create(&v, PE_METRIC_L2, 0, &src), PE_OK);
+	double lo, hi, want = 0.0;
+	for (int D = 0; D < 100; D++)
+		want = fmax(want, 2.0 * fabs(sin(D / 2.0)));
+	assert_int_equal(pe_pairwise_rows_range(src, &lo, &hi), PE_OK);
+	assert_true(lo == 0.0);
+	assert_true(fabs(hi - want) < 1e-14);
+	pe_pairwise_rows_destroy(src);
+	pe_scheme_destroy(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(structured_rows_equal_matrix),
+		cmocka_unit_test(general_rows_equal_matrix),
+		cmocka_unit_test(table_hand_worked),
+		cmocka_unit_test(offset_range_closed_form),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
