@@ -4,11 +4,13 @@
 BUILD ?= build
 MESON_OPTS ?=
 PYTHON ?= python3
-# make bench: a release build of its own; BENCH_RUNS=1 for a quick look, BENCH_ONLY=REGEX for some jobs.
+# make bench: a release build of its own; BENCH_RUNS=1 for a quick look, BENCH_ONLY=REGEX for some jobs
+# (BENCH_UPDATE=1: and replace just their rows in bench/RESULTS.md).
 BENCH_BUILD ?= build-release
 BENCH_RUNS ?= 5
 BENCH_REF_RUNS ?= $(BENCH_RUNS)
 BENCH_ONLY ?=
+BENCH_UPDATE ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
@@ -79,5 +81,5 @@ bench:
 	@ninja -C $(BENCH_BUILD) >/dev/null
 	@$(PYTHON) bench/run --posenc $(BENCH_BUILD)/cli/posenc --runs $(BENCH_RUNS) \
 		--reference-runs $(BENCH_REF_RUNS) \
-		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)')
+		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)') $(if $(BENCH_UPDATE),--update)
 
