@@ -21,7 +21,7 @@ OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
 
-.PHONY: all deps test-deps build demo test check-sanitize check-valgrind check-clang bench clean
+.PHONY: all deps test-deps build demo gallery test check-sanitize check-valgrind check-clang bench clean
 
 all: build
 
@@ -44,6 +44,25 @@ demo: build
 	$(BUILD)/cli/posenc compare -o out/compare.png
 	$(BUILD)/cli/posenc compare -o out/compare.csv
 	$(BUILD)/cli/posenc encode -s sinusoidal -n 64 -d 32 -o out/encode.npy
+
+# The README's gallery: every figure type, drawn by the current build into out/gallery/.
+GALLERY = out/gallery
+gallery: build
+	@mkdir -p $(GALLERY)
+	@P=$(BUILD)/cli/posenc; set -e; \
+	$$P compare -q -o $(GALLERY)/compare.png; \
+	$$P encode -q -s sinusoidal -n 512 -d 128 -o $(GALLERY)/encode.png; \
+	$$P encode -q -s rope:layout=half --view cos -n 1000000 -d 128 -o $(GALLERY)/rope-cos.png; \
+	$$P distance -q -s sinusoidal -n 1000000 -d 512 -o $(GALLERY)/distance.png; \
+	$$P corr -q -s sinusoidal:base=10 -n 256 -d 128 -o $(GALLERY)/corr.png; \
+	$$P scatter -q -n 256 -d 128 -o $(GALLERY)/scatter.png; \
+	$$P profile -q --at 0,128,256 -n 512 -d 128 -o $(GALLERY)/profile.png; \
+	$$P decay -q -s rope --base 10000,500000 -d 128 --max-offset 256 --bound -o $(GALLERY)/decay.png; \
+	$$P freqs -q -s rope:scaling=llama3,base=500000 -d 128 -o $(GALLERY)/freqs.png; \
+	$$P bias -q -s alibi:heads=8 -n 64 -o $(GALLERY)/alibi.png; \
+	$$P bias -q -s t5 -n 256 -o $(GALLERY)/t5.png; \
+	$$P report -q -o $(GALLERY)/report.pdf
+	@echo "posenc: gallery in $(GALLERY)/"
 
 test: test-deps $(BUILD)/build.ninja
 	@ninja -C $(BUILD) >/dev/null

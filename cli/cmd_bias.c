@@ -1,13 +1,17 @@
 /* posenc bias: ALiBi bias tensors (heads x n x n) and T5 bucket maps (n x n). */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <posenc/bias.h>
 
+#include "bias_grid.h"
 #include "cli.h"
 #include "commands.h"
+#include "figure.h"
 #include "output.h"
 
 static const char help[] =
@@ -19,6 +23,10 @@ static const char help[] =
 	"         CSV: long format head,query,key,bias; NPY: shape (heads, n, n).\n"
 	"  t5     the bucket of key - query as T5's _relative_position_bucket\n"
 	"         (bidirectional=1 encoder, 0 decoder); CSV and NPY (n, n).\n"
+	"Figure (.png .svg .pdf): alibi as a grid of heatmaps, one per head on one colour\n"
+	"scale, masked keys grey; t5 as one heatmap of bucket ids (all buckets' colours).\n"
+	"Past a few hundred positions a panel shows block means, so -n 1e6 needs no\n"
+	"n x n tensor.\n"
 	"\n"
 	"Options:\n"
 	"%s"
@@ -80,9 +88,164 @@ static int write_npy3(const struct cli_common *o, const char *path, const struct
 	return 0;
 }
 
+/* Columns of the head grid: a divisor of heads near its square root, else the root. */
+static unsigned grid_cols(unsigned heads)
+{
+	unsigned root = 1;
+	while (root * root < heads)
+		root++;
+	for (unsigned c = root; 2 * c <= 3 * root; c++)
+		if (heads % c == 0)
+			return c;
+	return root;
+}
+
+/* "m = 1/256" for the dyadic slopes of a power-of-two head count, else the value. */
+static void slope_text(double m, char *buf, size_t cap)
+{
+	double inv = 1.0 / m;
+	if (inv == floor(inv) && inv < 1e6)
+		snprintf(buf, cap, "m = 1/%.0f", inv);
+	else
+		snprintf(buf, cap, "m = %.3g", m);
+}
+
+/* A g x g grid covering positions 0..n-1 (block means when g < n). */
+static void heatmap_init(const struct cli_common *o, struct pe_heatmap_spec *spec, size_t n,
+			 size_t g, const double *data, const char *label)
+{
+	pe_heatmap_spec_init(spec, g, g, data);
+	pe_heatmap_spec_set_positions(spec, 0, n, 0, n);
+	spec->equal_aspect = true;
+	spec->colorbar_label = label;
+	cli_heatmap_apply(o, spec);
+}
+
+static enum pe_status set_axes(struct pe_panel *p, bool x, bool y)
+{
+	enum pe_status st = x ? pe_panel_set_xlabel(p, "key position j") : PE_OK;
+	if (st == PE_OK && y)
+		st = pe_panel_set_ylabel(p, "query position i");
+	return st;
+}
+
+/*
+ * ALiBi: one small heatmap per head on one shared colour scale, the future
+ * keys (-inf) drawn as the engine's grey NaN cells; T5: the bucket map.
+ */
+static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe_matrix *m,
+		size_t n, size_t g, const char *path, enum cli_format format)
+{
+	bool alibi = s->kind == PE_SCHEME_ALIBI;
+	unsigned heads = alibi ? s->heads : 1;
+	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
+	double *slopes = malloc(heads * sizeof(*slopes));
+	struct pe_figure *fig = pe_figure_create(rows, cols);
+	if (!slopes || !fig) {
+		free(slopes);
+		pe_figure_destroy(fig);
+		return cli_error("the bias figure: out of memory");
+	}
+	enum pe_status st = alibi ? pe_alibi_slopes(heads, slopes) : PE_OK;
+	for (size_t i = 0; alibi && i < m->rows * m->cols; i++)
+		if (isinf(m->data[i]))
+			m->data[i] = NAN;
+	pe_figure_set_color_share(fig, PE_SHARE_ALL);
+	for (unsigned h = 0; h < heads && st == PE_OK; h++) {
+		struct pe_panel *p = pe_figure_panel(fig, h / cols, h % cols);
+		struct pe_heatmap_spec spec;
+		heatmap_init(o, &spec, n, g, m->data + (size_t)h * g * g,
+			     alibi ? "bias (grey: masked future key)" : "bucket id");
+		if (!alibi) {
+			/* every bucket keeps its colour, whichever a range or block mean shows */
+			spec.vmin = isnan(o->vmin) ? 0 : o->vmin;
+			spec.vmax = isnan(o->vmax) ? (double)(s->buckets - 1) : o->vmax;
+			if (spec.vmin >= spec.vmax) /* one limit given past the other default */
+				*(isnan(o->vmin) ? &spec.vmin : &spec.vmax) = NAN;
+		}
+		st = pe_panel_set_heatmap(p, &spec);
+		/* the axis names once per row and column keep a big grid readable */
+		if (st == PE_OK)
+			st = set_axes(p, h / cols == rows - 1 || h + cols >= heads, h % cols == 0);
+		if (st == PE_OK && alibi) {
+			char title[64], slope[32];
+			slope_text(slopes[h], slope, sizeof(slope));
+			snprintf(title, sizeof(title), "head %u: %s", h + 1, slope);
+			st = pe_panel_set_title(p, title);
+		}
+	}
+	char title[192], what[160];
+	if (alibi)
+		snprintf(title, sizeof(title), "%s: bias per head (positions 0..%zu)", s->label,
+			 n - 1);
+	else
+		snprintf(title, sizeof(title), "%s: bucket of key \u2212 query (positions 0..%zu)",
+			 s->label, n - 1);
+	if (st == PE_OK)
+		st = pe_figure_set_title(fig, title);
+	int rc;
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+	} else {
+		if (g < n)
+			snprintf(what, sizeof(what), "%u x %zu x %zu bias as %zu x %zu block means",
+				 heads, n, n, g, g);
+		else
+			snprintf(what, sizeof(what), "%u x %zu x %zu bias", heads, n, n);
+		rc = cli_figure_write(o, path, format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	free(slopes);
+	return rc;
+}
+
+/*
+ * The figure: square heatmaps get a default size a little narrower than
+ * the engine's 340 x 280 cells; past twice the pixels a panel has, the
+ * positions are averaged in blocks (bias_grid.h), so 10^5 positions need
+ * no 10^10-cell tensor.
+ */
+static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t n,
+		  const char *path, enum cli_format format)
+{
+	unsigned heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
+	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
+	struct cli_common sized = *o;
+	if (heads > 1 && !o->width && !o->height) {
+		sized.width = cols * 230 + 150;
+		sized.height = rows * 230 + 70;
+	}
+	double w = sized.width ? sized.width : PE_FIGURE_DEFAULT_WIDTH;
+	double h = sized.height ? sized.height : PE_FIGURE_DEFAULT_HEIGHT;
+	size_t g = (size_t)(2 * fmax(w / cols, h / rows));
+	if (g < 64)
+		g = 64;
+	if (g > n)
+		g = n;
+	char what[160];
+	snprintf(what, sizeof(what), "the %u x %zu x %zu grid of the bias figure", heads, g, g);
+	double bytes = ((double)heads * (double)g * (double)g + (g < n ? 4.0 * (double)n : 0)) * 8;
+	int rc = cli_check_memory(o, bytes, what, "ask for fewer positions (-n)");
+	if (rc)
+		return rc;
+	struct pe_matrix *m = NULL;
+	enum pe_status st = g < n			   ? bias_grid(s, n, g, &m)
+			    : s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m)
+							 : pe_t5_bucket_map(s, n, &m);
+	if (st == PE_ENOMEM || st == PE_ETOOBIG)
+		return cli_error("%s: %s", what, pe_status_str(st));
+	if (st != PE_OK)
+		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
+	rc = draw(&sized, s, m, n, g, path, format);
+	pe_matrix_destroy(m);
+	return rc;
+}
+
 static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, const char *path,
 	       enum cli_format format)
 {
+	if (cli_format_is_figure(format))
+		return figure(o, s, n, path, format);
 	size_t heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
 	char what[128];
 	snprintf(what, sizeof(what), "the %zu x %zu x %zu bias", heads, n, n);
@@ -155,10 +318,11 @@ int cmd_bias(int argc, char **argv)
 	enum cli_format format;
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
+	if (!rc && o.raw)
+		rc = cli_usage_error("option '--raw': bias draws labelled heatmaps only (write .npy "
+				     "for the bare values)");
 	if (!rc && cli_format_is_figure(format))
-		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy "
-			       "or - for now",
-			       path);
+		rc = cli_figure_check_options(&o);
 	if (!rc)
 		rc = run(&o, s, o.n ? o.n : 16, path, format);
 	cli_schemes_free(schemes, count);

@@ -1,5 +1,7 @@
 /* posenc decay: dot product versus relative offset, one column per scheme. */
 #include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +10,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "figure.h"
 #include "output.h"
 #include "vectors.h"
 
@@ -15,6 +18,8 @@ enum { OPT_MAX_OFFSET = CLI_OPT_COMMAND, OPT_BOUND };
 
 #define MAX_SCHEMES 64
 #define DEFAULT_MAX_OFFSET 256
+#define LOG_OFFSETS 4096
+#define LEGEND_MAX 20
 
 static const char help[] =
 	"Usage: posenc decay [-s SPEC]... [--base LIST] [-d D] [--max-offset K] [--bound]\n"
@@ -27,6 +32,8 @@ static const char help[] =
 	"  rope        all-ones q and k: 2 a^2 sum_i cos(k theta_i) + unrotated features\n"
 	"              (a = the scaling's attention factor)\n"
 	"  others      learned, binary, files: the mean over the pairs themselves\n"
+	"Figure (.png .svg .pdf): one curve per scheme against the offset (a log axis from\n"
+	"K=4096 on, without offset 0), a dashed line at 0 when the curves cross it.\n"
 	"\n"
 	"Options:\n"
 	"      --max-offset K     the largest offset [default: 256, or n-1 with -n]\n"
@@ -125,6 +132,91 @@ static int compute(const struct cli_common *o, const struct decay_opts *d,
 	return 0;
 }
 
+static int check_figure(const struct cli_common *o)
+{
+	if (o->raw)
+		return cli_usage_error("option '--raw': decay draws curves, not a heatmap");
+	return cli_figure_check_options(o);
+}
+
+/* "rope, sinusoidal (d=128)": the labels while they fit, else how many schemes. */
+static const char *figure_title(struct pe_scheme **schemes, size_t count,
+				const struct cli_vectors *vs, char *buf, size_t cap)
+{
+	size_t len = 0;
+	int same_d = 1;
+	for (size_t i = 1; i < count; i++)
+		same_d &= vs[i].vec.d == vs[0].vec.d;
+	for (size_t i = 0; i < count && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
+					schemes[i]->label);
+	if (len > 70 || count > 4)
+		len = (size_t)snprintf(buf, cap, "decay of %zu schemes%s", count,
+				       count > LEGEND_MAX ? ", too many to label" : "");
+	if (len < cap && same_d)
+		snprintf(buf + len, cap - len, " (d=%zu)", vs[0].vec.d);
+	return buf;
+}
+
+/* One line per scheme against the offset; a dashed 0 when the curves cross it. */
+static int draw(const struct cli_common *o, const struct decay_opts *d, struct pe_scheme **schemes,
+		size_t count, const struct cli_vectors *vs, const struct pe_matrix *m,
+		const char *path, enum cli_format format)
+{
+	size_t K = (size_t)d->max_offset;
+	double *x = malloc((K + 1) * (count + 1) * sizeof(*x));
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	if (!x || !fig) {
+		free(x);
+		pe_figure_destroy(fig);
+		return cli_error("the decay figure: out of memory");
+	}
+	double *y = x + K + 1, lo = 0, hi = 0;
+	for (size_t k = 0; k <= K; k++)
+		x[k] = (double)k;
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	enum pe_status st = PE_OK;
+	for (size_t i = 0; i < count && st == PE_OK; i++) {
+		double *yi = y + i * (K + 1);
+		for (size_t k = 0; k <= K; k++) {
+			yi[k] = m->data[k * count + i];
+			if (isfinite(yi[k])) {
+				lo = fmin(lo, yi[k]);
+				hi = fmax(hi, yi[k]);
+			}
+		}
+		/* past a legend's worth the names would run off the canvas (and colours repeat) */
+		bool named = count > 1 && count <= LEGEND_MAX;
+		st = pe_panel_add_line(p, named ? schemes[i]->label : NULL, x, yi, K + 1);
+	}
+	if (st == PE_OK && lo < 0 && hi > 0)
+		st = pe_panel_add_hline(p, 0.0, NULL);
+	char title[160];
+	if (st == PE_OK)
+		st = pe_panel_set_xlabel(p, "offset k (positions)");
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(p, d->bound ? "relative upper bound"
+						     : "dot product v(m) \xc2\xb7 v(m+k)");
+	if (st == PE_OK)
+		st = pe_figure_set_title(fig, figure_title(schemes, count, vs, title,
+							   sizeof(title)));
+	pe_panel_set_integer_ticks(p, true, false);
+	/* thousands of offsets: a log axis shows the first few dozen too (offset 0 drops out) */
+	pe_panel_set_log(p, K >= LOG_OFFSETS, false);
+	int rc;
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+	} else {
+		char what[96];
+		snprintf(what, sizeof(what), "%zu curve%s, offsets 0..%zu", count,
+			 count == 1 ? "" : "s", K);
+		rc = cli_figure_write(o, path, format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	free(x);
+	return rc;
+}
+
 int cmd_decay(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -165,9 +257,7 @@ int cmd_decay(int argc, char **argv)
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
 	if (!rc && cli_format_is_figure(format))
-		rc = cli_error("figure output ('%s') is not available yet: write .csv, .npy "
-			       "or - for now",
-			       path);
+		rc = check_figure(&o);
 	struct pe_matrix *m = NULL;
 	if (!rc) {
 		m = pe_matrix_create((size_t)d.max_offset + 1, count);
@@ -176,7 +266,9 @@ int cmd_decay(int argc, char **argv)
 	}
 	if (!rc)
 		rc = compute(&o, &d, schemes, count, vs, m);
-	if (!rc) {
+	if (!rc && cli_format_is_figure(format)) {
+		rc = draw(&o, &d, schemes, count, vs, m, path, format);
+	} else if (!rc) {
 		const char *labels[MAX_SCHEMES];
 		for (size_t i = 0; i < count; i++)
 			labels[i] = schemes[i]->label;

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "figure.h"
 #include "pairwise_cli.h"
 
 enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_AT };
@@ -17,6 +18,8 @@ static const char help[] =
 	"\n"
 	"The distance from each chosen position to every position P..P+n-1: one row\n"
 	"per position, one column per chosen position (headed by it).\n"
+	"Figure (.png .svg .pdf): one curve per chosen position against the position, a\n"
+	"dashed line at each chosen position inside the range.\n"
 	"\n"
 	"Options:\n"
 	"      --at LIST          chosen positions, e.g. 0,64,128; they may lie\n"
@@ -26,6 +29,62 @@ static const char help[] =
 	"\n"
 	"Defaults: -s sinusoidal -n 128 -d 64 --at P --metric l2 -o profile.png\n"
 	"Example: posenc profile -s rope -n 1024 -d 128 --at 0,64,128 -o profile.csv\n";
+
+/* One line per chosen position against the position, a dashed line at each chosen one. */
+static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, size_t k,
+		const struct pe_matrix *m, const char *const *labels)
+{
+	const struct pe_vectors *v = &r->v.vec;
+	size_t n = v->n;
+	double *x = malloc(n * (k + 1) * sizeof(*x));
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	if (!x || !fig) {
+		free(x);
+		pe_figure_destroy(fig);
+		return cli_error("the profile figure: out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		x[i] = (double)(v->first + i);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	enum pe_status st = PE_OK;
+	char name[48];
+	for (size_t j = 0; j < k && st == PE_OK; j++) {
+		double *y = x + n * (j + 1);
+		for (size_t i = 0; i < n; i++)
+			y[i] = m->data[i * k + j];
+		snprintf(name, sizeof(name), "from %s", labels[j]);
+		st = pe_panel_add_line(p, k > 1 ? name : NULL, x, y, n);
+	}
+	/* a chosen position outside the range is in the legend, not stretching the axis */
+	for (size_t j = 0; j < k && st == PE_OK; j++)
+		if (at[j] >= v->first && at[j] - v->first < n)
+			st = pe_panel_add_vline(p, (double)at[j], NULL);
+	pe_panel_set_integer_ticks(p, true, false);
+	if (st == PE_OK)
+		st = pe_panel_set_xlabel(p, "position");
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(p, pw_metric_label(metric));
+	char title[192], label[160];
+	if (k == 1)
+		snprintf(label, sizeof(label), "%s, from position %s", r->schemes[0]->label, labels[0]);
+	else
+		snprintf(label, sizeof(label), "%s", r->schemes[0]->label);
+	if (st == PE_OK)
+		st = pe_figure_set_title(
+			fig, cli_scheme_title(label, v->d, v->first, n, title, sizeof(title)));
+	int rc;
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+	} else {
+		char what[96];
+		snprintf(what, sizeof(what), "%zu profile%s over %zu positions", k,
+			 k == 1 ? "" : "s", n);
+		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	free(x);
+	return rc;
+}
 
 int cmd_profile(int argc, char **argv)
 {
@@ -62,6 +121,8 @@ int cmd_profile(int argc, char **argv)
 		rc = cli_no_operands(argc, argv);
 	if (!rc)
 		rc = pw_prepare(&r);
+	if (!rc && r.o.raw)
+		rc = cli_usage_error("option '--raw': profile draws curves, not a heatmap");
 	if (!rc && !at) {
 		at = malloc(sizeof(*at));
 		if (!at)
@@ -98,7 +159,9 @@ int cmd_profile(int argc, char **argv)
 			labels[j] = texts + 24 * j;
 		}
 	}
-	if (!rc) {
+	if (!rc && cli_format_is_figure(r.format)) {
+		rc = draw(&r, metric, at, k, m, labels);
+	} else if (!rc) {
 		struct pe_axis rows = {"position", (double)r.v.vec.first, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, labels};
 		rc = cli_write_matrix(&r.o, r.path, r.format, m, &rows, &cols);

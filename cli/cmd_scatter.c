@@ -1,10 +1,13 @@
 /* posenc scatter: (distance, correlation) for pairs of positions. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "figure.h"
 #include "pairwise_cli.h"
 
 enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_MAX_POINTS };
@@ -19,6 +22,8 @@ static const char help[] =
 	"pair i < j: columns position_i, position_j, the distance (headed by the\n"
 	"metric's name) and corr. The pairs i > j are left out: every metric is\n"
 	"symmetric, so they would repeat each point exactly.\n"
+	"Figure (.png .svg .pdf): the distance across, the correlation up; dense clouds are\n"
+	"shaded by how many points fall on each spot.\n"
 	"\n"
 	"Options:\n"
 	"      --metric M         l2, cosine (1 - cos(x, y)), l1 or linf [default: l2]\n"
@@ -29,6 +34,66 @@ static const char help[] =
 	"\n"
 	"Defaults: -s sinusoidal -n 128 -d 64 --metric l2 -o scatter.png\n"
 	"Example: posenc scatter -s sinusoidal:base=10 -n 512 -d 64 -o scatter.csv\n";
+
+static const char *ordinal(size_t k)
+{
+	return k % 10 == 1 && k % 100 != 11   ? "st"
+	       : k % 10 == 2 && k % 100 != 12 ? "nd"
+	       : k % 10 == 3 && k % 100 != 13 ? "rd"
+					      : "th";
+}
+
+/* The point cloud: distance across, correlation up; the engine shades dense clouds. */
+static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix *pts,
+		size_t stride)
+{
+	const struct pe_vectors *v = &r->v.vec;
+	size_t np = pts->rows;
+	double *x = malloc(2 * np * sizeof(*x));
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	if (!x || !fig) {
+		free(x);
+		pe_figure_destroy(fig);
+		return cli_error("the scatter figure: out of memory");
+	}
+	double *y = x + np, lo = 0, hi = 0;
+	for (size_t i = 0; i < np; i++) {
+		x[i] = pts->data[2 * i];
+		y[i] = pts->data[2 * i + 1];
+		if (isfinite(y[i])) {
+			lo = fmin(lo, y[i]);
+			hi = fmax(hi, y[i]);
+		}
+	}
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	enum pe_status st = pe_panel_add_scatter(p, NULL, x, y, np);
+	if (st == PE_OK && lo < 0 && hi > 0)
+		st = pe_panel_add_hline(p, 0.0, NULL);
+	if (st == PE_OK)
+		st = pe_panel_set_xlabel(p, pw_metric_label(metric));
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(p, "Pearson correlation");
+	char title[224], label[160];
+	if (stride > 1)
+		snprintf(label, sizeof(label), "%s, every %zu%s position", r->schemes[0]->label,
+			 stride, ordinal(stride));
+	else
+		snprintf(label, sizeof(label), "%s", r->schemes[0]->label);
+	if (st == PE_OK)
+		st = pe_figure_set_title(
+			fig, cli_scheme_title(label, v->d, v->first, v->n, title, sizeof(title)));
+	int rc;
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+	} else {
+		char what[64];
+		snprintf(what, sizeof(what), "%zu pairs", np);
+		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	free(x);
+	return rc;
+}
 
 int cmd_scatter(int argc, char **argv)
 {
@@ -61,6 +126,8 @@ int cmd_scatter(int argc, char **argv)
 	if ((rc = cli_no_operands(argc, argv)))
 		return rc;
 	rc = pw_prepare(&r);
+	if (!rc && r.o.raw)
+		rc = cli_usage_error("option '--raw': scatter draws points, not a heatmap");
 	const struct pe_vectors *v = &r.v.vec;
 	if (!rc && v->n < 2)
 		rc = cli_usage_error("option '-n': a scatter needs at least 2 positions");
@@ -78,6 +145,18 @@ int cmd_scatter(int argc, char **argv)
 		enum pe_status st = pe_scatter(v, metric, (size_t)max_points, &stride, &pts);
 		if (st != PE_OK)
 			rc = pw_status_error(st, "computing the scatter");
+	}
+	if (!rc && cli_format_is_figure(r.format)) {
+		if (stride > 1 && !r.o.quiet)
+			fprintf(stderr,
+				"posenc: %zu pairs would exceed --max-points %llu: every %zu%s "
+				"position is paired (%zu pairs)\n",
+				(size_t)((double)v->n * (double)(v->n - 1) / 2.0),
+				(unsigned long long)max_points, stride, ordinal(stride), pts->rows);
+		rc = draw(&r, metric, pts, stride);
+		pe_matrix_destroy(pts);
+		pw_finish(&r);
+		return rc;
 	}
 	if (!rc && !(out = pe_matrix_create(pts->rows, 4)))
 		rc = cli_error("out of memory");
@@ -97,12 +176,7 @@ int cmd_scatter(int argc, char **argv)
 				"posenc: %zu pairs would exceed --max-points %llu: every %zu%s "
 				"position is paired (%zu pairs)\n",
 				(size_t)((double)v->n * (double)(v->n - 1) / 2.0),
-				(unsigned long long)max_points, stride,
-				stride % 10 == 1 && stride % 100 != 11   ? "st"
-				: stride % 10 == 2 && stride % 100 != 12 ? "nd"
-				: stride % 10 == 3 && stride % 100 != 13 ? "rd"
-									 : "th",
-				out->rows);
+				(unsigned long long)max_points, stride, ordinal(stride), out->rows);
 		const char *labels[] = {"position_i", "position_j", pe_metric_name(metric), "corr"};
 		struct pe_axis rows = {"pair", 0.0, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, labels};

@@ -48,6 +48,9 @@ int cli_figure_error(enum pe_status st)
 {
 	if (st == PE_ENOMEM)
 		return cli_error("drawing the figure failed: out of memory");
+	if (st == PE_ERANGE)
+		return cli_error("drawing the figure failed: the canvas is too small for its text "
+				 "and panels (give a larger --width/--height)");
 	return cli_error("drawing the figure failed: %s", pe_status_str(st));
 }
 

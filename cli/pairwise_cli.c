@@ -30,6 +30,22 @@ int pw_prepare(struct pw_run *r)
 	return rc;
 }
 
+const char *pw_metric_label(enum pe_metric m)
+{
+	switch (m) {
+	case PE_METRIC_L2:
+		return "L2 distance";
+	case PE_METRIC_COSINE:
+		return "cosine distance (1 \xe2\x88\x92 cos)";
+	case PE_METRIC_L1:
+		return "L1 distance";
+	case PE_METRIC_LINF:
+		return "L\xe2\x88\x9e distance";
+	default:
+		return pe_metric_name(m);
+	}
+}
+
 int pw_status_error(enum pe_status st, const char *what)
 {
 	if (cli_exit_for(st) == CLI_USAGE)

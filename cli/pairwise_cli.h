@@ -37,6 +37,9 @@ int pw_parse_metric(const char *arg, enum pe_metric *m);
  */
 int pw_prepare(struct pw_run *r);
 
+/* "L2 distance", "cosine distance (1 − cos)", ...: an axis label for @m. */
+const char *pw_metric_label(enum pe_metric m);
+
 /* Reports a library failure "<what> failed: <status>"; @return the exit code. */
 int pw_status_error(enum pe_status st, const char *what);
 

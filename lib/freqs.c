@@ -31,8 +31,8 @@ static struct pe_rope_scaling_params default_variant(enum pe_rope_scaling type, 
 }
 
 /* The variants of a scheme; returns their count. */
-static size_t variants_of(const struct pe_scheme *s, const struct pe_freqs_options *opt,
-			  struct pe_rope_scaling_params *v)
+static size_t variants_of(const struct pe_scheme *s, size_t d_rot,
+			  const struct pe_freqs_options *opt, struct pe_rope_scaling_params *v)
 {
 	if (s->kind != PE_SCHEME_ROPE)
 		return 0;
@@ -45,9 +45,14 @@ static size_t variants_of(const struct pe_scheme *s, const struct pe_freqs_optio
 	const enum pe_rope_scaling set[MAX_VARIANTS] = {
 		PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
 		PE_ROPE_SCALING_LLAMA3};
-	for (size_t k = 0; k < MAX_VARIANTS; k++)
-		v[k] = default_variant(set[k], opt->length);
-	return MAX_VARIANTS;
+	size_t count = 0;
+	for (size_t k = 0; k < MAX_VARIANTS; k++) {
+		/* Dynamic NTK's exponent d/(d-2) has no value at a rotary width of 2. */
+		if (set[k] == PE_ROPE_SCALING_DYNAMIC && d_rot < 4)
+			continue;
+		v[count++] = default_variant(set[k], opt->length);
+	}
+	return count;
 }
 
 void pe_freq_table_destroy(struct pe_freq_table *t)
@@ -130,7 +135,7 @@ enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
 	}
 	struct pe_rope_scaling_params v[MAX_VARIANTS];
 	if (st == PE_OK) {
-		t->n_variants = variants_of(s, opt, v);
+		t->n_variants = variants_of(s, t->d_pairs, opt, v);
 		t->values = pe_matrix_create(count, 2 + 2 * t->n_variants);
 		t->columns = calloc(2 + 2 * t->n_variants, sizeof(*t->columns));
 		t->variants = calloc(t->n_variants ? t->n_variants : 1, sizeof(*t->variants));

@@ -204,7 +204,17 @@ void pe_row_terms(const double *x, size_t d, struct pe_posterm *t)
 		sum += x[j];
 	}
 	double mean = sum / (double)d, c = 0.0;
-	for (size_t j = 0; j < d; j++)
+	/*
+	 * A constant vector (RoPE at position 0, scaled by an attention factor)
+	 * has no spread; a rounded mean would invent one of 1e-16 and with it
+	 * a correlation where there is none.
+	 */
+	int constant = 1;
+	for (size_t j = 1; j < d && constant; j++)
+		constant = x[j] == x[0];
+	if (constant)
+		mean = d ? x[0] : 0.0;
+	for (size_t j = 0; j < d && !constant; j++)
 		c += (x[j] - mean) * (x[j] - mean);
 	t->norm = sqrt(sq);
 	t->mean = mean;

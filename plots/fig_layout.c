@@ -9,6 +9,12 @@
 
 #include "fig_internal.h"
 
+/*
+ * Between the tick labels and the x label, in pads: matplotlib's labelpad of
+ * 4 pt, plus room for the label's parentheses, which rise above its capitals.
+ */
+#define XLABEL_GAP 2.0
+
 struct colour_scale {
 	double vmin, vmax;
 	const char *cmap;
@@ -157,7 +163,7 @@ static void measure(struct layout *L, struct slot *sl)
 	sl->ml = fmax(sl->ml, xw / 2 + st->pad);
 	sl->mb = st->tick_len + st->pad + cap;
 	if (p->xlabel)
-		sl->mb += 1.2 * st->pad + line_h(st, TEXT_LABEL);
+		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL);
 	sl->mt = cap / 2 + st->pad;
 	if (sl->title)
 		sl->mt = fmax(sl->mt, st->pad * 1.5 + line_h(st, TEXT_TITLE));
@@ -179,6 +185,9 @@ static void measure(struct layout *L, struct slot *sl)
 		sl->ml += 0.4 * st->font;
 		sl->mr += 0.4 * st->font;
 	}
+	/* And between rows, so a panel title never touches the tick labels above it. */
+	if (L->fig->rows > 1)
+		sl->mt += 0.5 * st->font;
 }
 
 /* Colorbar geometry for a shared scale: right of the column, over the heatmap rows. */
@@ -303,13 +312,33 @@ static void place_axes(struct layout *L)
 	if (fig->share == PE_SHARE_COLUMN)
 		for (unsigned c = 0; c < C; c++)
 			mr[c] = fmax(mr[c], shared_bar_extra(L, &L->col_scale[c]));
+	/*
+	 * The grid's one colorbar gets its own strip right of the grid: taken
+	 * from the last column alone it would make those panels the narrowest.
+	 */
+	double bar = 0;
 	if (fig->share == PE_SHARE_ALL)
-		mr[C - 1] = fmax(mr[C - 1], shared_bar_extra(L, &L->all_scale));
-	double cw = L->grid_w / C, ch = L->grid_h / R;
+		bar = fmax(0, shared_bar_extra(L, &L->all_scale) - mr[C - 1] + st->pad);
+	/*
+	 * Every panel's axes get the same size, like matplotlib's gridspec: the
+	 * cells take their row's and column's margins on top of it, so a row
+	 * with axis labels is taller, not its panels smaller.
+	 */
+	double aw = L->grid_w - bar, ah = L->grid_h;
+	for (unsigned c = 0; c < C; c++)
+		aw -= ml[c] + mr[c];
 	for (unsigned r = 0; r < R; r++)
+		ah -= mt[r] + mb[r];
+	aw = fmax(0, aw / C);
+	ah = fmax(0, ah / R);
+	double cy = L->grid_y;
+	for (unsigned r = 0; r < R; r++) {
+		double ch = mt[r] + ah + mb[r], cx = L->grid_x;
 		for (unsigned c = 0; c < C; c++) {
+			double cw = ml[c] + aw + mr[c];
 			struct slot *sl = &L->s[r * C + c];
-			sl->cell = (struct rect){L->grid_x + c * cw, L->grid_y + r * ch, cw, ch};
+			sl->cell = (struct rect){cx, cy, cw, ch};
+			cx += cw;
 			double x0 = snapv(st, sl->cell.x + ml[c]);
 			double y0 = snapv(st, sl->cell.y + mt[r]);
 			double x1 = snapv(st, sl->cell.x + cw - mr[c]);
@@ -321,6 +350,8 @@ static void place_axes(struct layout *L)
 			if (C == 1)
 				apply_aspect(st, sl);
 		}
+		cy += ch;
+	}
 	if (C > 1)
 		for (unsigned r = 0; r < R; r++)
 			align_row(st, &L->s[r * C], C);
@@ -413,7 +444,8 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	if (p->xlabel) {
 		font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad);
 		text_draw(cr, p->xlabel, a.x + a.w / 2,
-		          a.y + a.h + st->tick_len + st->pad + cap + 1.2 * st->pad, 0.5, 0, 0);
+		          a.y + a.h + st->tick_len + st->pad + cap + XLABEL_GAP * st->pad, 0.5, 0,
+		          0);
 	}
 	if (p->ylabel) {
 		font_fitting(cr, st, TEXT_LABEL, p->ylabel, a.h + sl->mb);
@@ -421,7 +453,14 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		text_draw(cr, p->ylabel, x, a.y + a.h / 2, 0.5, 1, FIG_PI / 2);
 	}
 	if (sl->title) {
-		font_fitting(cr, st, TEXT_TITLE, sl->title, sl->cell.w - st->pad);
+		/* Centred on the axes: the room is twice the nearer cell edge's distance. */
+		double mid = a.x + a.w / 2;
+		double right = sl->cell.x + sl->cell.w;
+		size_t i = (size_t)(sl - L->s), C = L->fig->cols;
+		if (L->all_scale.used && i < (size_t)L->fig->rows * C && i % C == C - 1)
+			right = fmin(right, a.x + a.w + L->bar_pad); /* the grid's colorbar */
+		double room = 2 * fmin(mid - sl->cell.x, right - mid);
+		font_fitting(cr, st, TEXT_TITLE, sl->title, room - st->pad);
 		text_draw(cr, sl->title, a.x + a.w / 2,
 		          a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), 0.5, 1, 0);
 	}

@@ -292,6 +292,44 @@ static void draw_legend(cairo_t *cr, const struct fig_style *st, const struct pe
 
 /* ---- data ---- */
 
+struct vertex {
+	size_t i;
+	double x, y;
+};
+
+struct column {
+	bool open;
+	double at;
+	struct vertex v[4]; /* first, lowest, highest, last */
+};
+
+static void path_to(cairo_t *cr, struct vertex v, bool *pen)
+{
+	if (*pen)
+		cairo_line_to(cr, v.x, v.y);
+	else
+		cairo_move_to(cr, v.x, v.y);
+	*pen = true;
+}
+
+/* The column's points in their original order, each once. */
+static void column_flush(cairo_t *cr, struct column *c, bool *pen)
+{
+	if (!c->open)
+		return;
+	c->open = false;
+	struct vertex *v = c->v;
+	for (int a = 1; a < 4; a++)
+		for (int b = a; b > 0 && v[b].i < v[b - 1].i; b--) {
+			struct vertex t = v[b];
+			v[b] = v[b - 1];
+			v[b - 1] = t;
+		}
+	for (int k = 0; k < 4; k++)
+		if (k == 0 || v[k].i != v[k - 1].i)
+			path_to(cr, v[k], pen);
+}
+
 static void draw_line(cairo_t *cr, const struct fig_style *st, const struct series *se, size_t idx,
                       const struct axis *x, const struct axis *y, struct rect r)
 {
@@ -300,22 +338,49 @@ static void draw_line(cairo_t *cr, const struct fig_style *st, const struct seri
 	cairo_set_line_width(cr, line_width(st));
 	cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
 	set_dash(cr, idx, line_width(st));
-	bool pen = false;
+	/*
+	 * Many more points than device units across: per unit-wide column only
+	 * the first, lowest, highest and last point (M4), which draws the same
+	 * ink and keeps a 10^5-point curve small in SVG and PDF.
+	 */
+	bool dense = (double)se->n > 4 * r.w, pen = false;
+	struct column col = {.open = false};
 	for (size_t i = 0; i < se->n; i++) {
 		if (!usable(x, se->x[i]) || !usable(y, se->y[i])) {
+			column_flush(cr, &col, &pen);
 			pen = false;
 			continue;
 		}
-		double px = axis_map(x, se->x[i], r.x, r.w);
-		double py = axis_map(y, se->y[i], r.y + r.h, -r.h);
-		if (pen)
-			cairo_line_to(cr, px, py);
-		else
-			cairo_move_to(cr, px, py);
-		pen = true;
+		struct vertex v = {i, axis_map(x, se->x[i], r.x, r.w),
+		                   axis_map(y, se->y[i], r.y + r.h, -r.h)};
+		if (!dense) {
+			path_to(cr, v, &pen);
+		} else if (col.open && floor(v.x) == col.at) {
+			col.v[3] = v;
+			if (v.y < col.v[1].y)
+				col.v[1] = v;
+			if (v.y > col.v[2].y)
+				col.v[2] = v;
+		} else {
+			column_flush(cr, &col, &pen);
+			col = (struct column){.open = true, .at = floor(v.x), .v = {v, v, v, v}};
+		}
 	}
+	column_flush(cr, &col, &pen);
 	cairo_stroke(cr);
 	cairo_set_dash(cr, NULL, 0, 0);
+	/* A point with no usable neighbour draws no segment: show it as a dot. */
+	for (size_t i = 0; i < se->n; i++) {
+		bool prev = i > 0 && usable(x, se->x[i - 1]) && usable(y, se->y[i - 1]);
+		bool next = i + 1 < se->n && usable(x, se->x[i + 1]) && usable(y, se->y[i + 1]);
+		if (prev || next || !usable(x, se->x[i]) || !usable(y, se->y[i]))
+			continue;
+		cairo_new_sub_path(cr);
+		cairo_arc(cr, axis_map(x, se->x[i], r.x, r.w),
+		          axis_map(y, se->y[i], r.y + r.h, -r.h), 1.5 * line_width(st), 0,
+		          2 * FIG_PI);
+		cairo_fill(cr);
+	}
 }
 
 static void draw_points(cairo_t *cr, const struct fig_style *st, const struct series *se,
@@ -512,10 +577,13 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 		return;
 	struct rect b = {r.x + r.w + st->font, r.y, w, h};
 	if (!legend_outside) {
-		/* Where it hides nothing, or failing that, the least. */
-		struct rect in = b;
-		best_spot(cr, st, p, x, y, r, &in);
-		b = in;
+		/*
+		 * Where it hides nothing, or failing that, the least; a legend
+		 * larger than the axes (a cramped grid cell) still goes in
+		 * their top right corner, never off the canvas.
+		 */
+		b = legend_rect(r, w, h, legend_spots[0], 0.5 * st->font);
+		best_spot(cr, st, p, x, y, r, &b);
 	}
 	draw_legend(cr, st, p, b);
 }

@@ -762,6 +762,25 @@ static void scatter_ill_conditioned(void **state)
 
 /* ---- errors ---- */
 
+static void constant_vector_has_no_correlation(void **state)
+{
+	(void)state;
+	/* RoPE at position 0 with YaRN's attention factor: every feature 1.1386... */
+	struct pe_scheme *s = parse("rope:scaling=yarn");
+	struct pe_vectors v = {.scheme = s, .d = 128, .first = 0, .n = 6};
+	struct pe_matrix *m = NULL, *g = NULL;
+	assert_int_equal(pe_pairwise_matrix(&v, PE_METRIC_CORR, 0, &m), PE_OK);
+	assert_int_equal(pe_pairwise_grid(&v, PE_METRIC_CORR, 6, 6, &g), PE_OK);
+	for (size_t j = 0; j < 6; j++) {
+		assert_true(isnan(m->data[j]) && isnan(m->data[j * 6]));
+		assert_true(isnan(g->data[j]));
+	}
+	assert_true(m->data[7] == 1.0);
+	pe_matrix_destroy(m);
+	pe_matrix_destroy(g);
+	pe_scheme_destroy(s);
+}
+
 static void refusals(void **state)
 {
 	(void)state;
@@ -824,6 +843,7 @@ int main(void)
 		cmocka_unit_test(profile_equals_matrix_columns),
 		cmocka_unit_test(scatter_pairs_and_stride),
 		cmocka_unit_test(scatter_ill_conditioned),
+		cmocka_unit_test(constant_vector_has_no_correlation),
 		cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

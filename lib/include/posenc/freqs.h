@@ -10,7 +10,8 @@
  *   rope with scaling=X  that one scaling with the scheme's own keys;
  *   rope, scaling=none   the default set, so a plain spec still shows what
  *                        each scaling does: linear (factor 4), dynamic
- *                        (factor 4), yarn (factor 4, beta 32/1, truncated),
+ *                        (factor 4; left out at a rotary width of 2, where
+ *                        its exponent d/(d-2) has no value), yarn (factor 4, beta 32/1, truncated),
  *                        all with original 4096, and llama3 (factor 8,
  *                        low 1, high 4, original 8192). longrope has no
  *                        default factors and appears only when asked for;
