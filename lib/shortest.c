@@ -347,7 +347,9 @@ size_t pe_csv_format(double v, char *buf)
 	} else if (sci >= 0) {
 		/* ddd.ddd */
 		put_digits(d.m10, n, p + 1);
-		memmove(p, p + 1, (size_t)sci + 1);
+		/* At most 17 bytes: a loop beats a call to memmove. */
+		for (int k = 0; k <= sci; k++)
+			p[k] = p[k + 1];
 		p[sci + 1] = '.';
 		p += n + 1;
 	} else {
