@@ -278,6 +278,30 @@ static inline void put_digits(uint64_t v, int n, char *out)
 	}
 }
 
+/*
+ * The n digits of v with a '.' after the first @point (0 < point < n) into
+ * out[0..n]. Written from the end, so no digit moves (a shift after the
+ * fact cost a memmove call per number).
+ */
+static inline void put_digits_point(uint64_t v, int n, int point, char *out)
+{
+	char *p = out + n + 1;
+	int frac = n - point;
+	for (; frac >= 2; frac -= 2) {
+		uint64_t q = v / 100;
+		p -= 2;
+		memcpy(p, DIGIT_PAIRS + 2 * (v - 100 * q), 2);
+		v = q;
+	}
+	if (frac == 1) {
+		uint64_t q = v / 10;
+		*--p = (char)('0' + (v - 10 * q));
+		v = q;
+	}
+	*--p = '.';
+	put_digits(v, point, out);
+}
+
 /* The longest text is "-1.2345678901234567e-308" (24) or "-0.00012345678901234567" (23). */
 size_t pe_csv_format(double v, char *buf)
 {
@@ -346,17 +370,13 @@ size_t pe_csv_format(double v, char *buf)
 		p += d.e10;
 	} else if (sci >= 0) {
 		/* ddd.ddd */
-		put_digits(d.m10, n, p + 1);
-		/* At most 17 bytes: a loop beats a call to memmove. */
-		for (int k = 0; k <= sci; k++)
-			p[k] = p[k + 1];
-		p[sci + 1] = '.';
+		put_digits_point(d.m10, n, sci + 1, p);
 		p += n + 1;
 	} else {
 		/* 0.000ddd */
-		int zeros = -sci - 1;
-		memcpy(p, "0.0000", 2 + (size_t)zeros);
-		p += 2 + zeros;
+		/* A fixed-size copy (no call); the digits overwrite what is too many. */
+		memcpy(p, "0.000", 5);
+		p += 1 - sci;
 		put_digits(d.m10, n, p);
 		p += n;
 	}
