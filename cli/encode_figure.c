@@ -161,6 +161,15 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 		src.rows = cells;
 		src.sampled = 1;
 	}
+	/* The row chunk, and the picture at up to 4 bytes a pixel. */
+	double w = o->width ? o->width : PE_FIGURE_DEFAULT_WIDTH;
+	double h = o->height ? o->height : PE_FIGURE_DEFAULT_HEIGHT;
+	char fig_what[96];
+	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
+	int rc0 = cli_check_memory(o, (CHUNK + 1.0) * (double)v->d * 8.0 + w * h * 4.0, fig_what,
+				   "choose a smaller width (-d) or figure (--width, --height)");
+	if (rc0)
+		return rc0;
 	src.chunk = malloc(CHUNK * v->d * sizeof(double));
 	src.sample = malloc(v->d * sizeof(double));
 	struct pe_figure *fig = pe_figure_create(1, 1);

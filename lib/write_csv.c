@@ -1,10 +1,11 @@
 /*
  * write_csv.c - a matrix as CSV text
  *
- * Formatting the numbers is nearly all the cost, so blocks of rows are
- * formatted in parallel into per-block buffers and written in row order by
- * the calling thread: a block's buffer is reused once it has been written,
- * which bounds memory to a few blocks per thread. Small tables (and any
+ * Formatting the numbers is nearly all the cost, so blocks of cells (about
+ * 512 KiB of text each, a row or less or several rows) are formatted in
+ * parallel into per-block buffers and written in order by the calling
+ * thread: a block's buffer is reused once it has been written, which bounds
+ * memory to two blocks per thread, however long a row is. Small tables (and any
  * table when threads cannot be created) are formatted on the calling
  * thread alone; the bytes are the same either way.
  */
@@ -86,14 +87,22 @@ struct text {
 	size_t cap;
 };
 
-/* Rows [r0, r1) as CSV lines into t. */
-static enum pe_status format_rows(struct text *t, const struct pe_matrix *m,
-				  const struct pe_axis *rows, size_t r0, size_t r1)
+/*
+ * Cells [k0, k1) in row-major order as CSV text into t: a row's coordinate
+ * before its first cell, a newline after its last. Blocks are ranges of
+ * cells, not of rows, so a row of millions of columns needs no buffer of
+ * its own size.
+ */
+static enum pe_status format_cells(struct text *t, const struct pe_matrix *m,
+				   const struct pe_axis *rows, size_t k0, size_t k1)
 {
+	const size_t cols = m->cols;
+	size_t i = k0 / cols, j = k0 % cols;
 	t->len = 0;
-	for (size_t i = r0; i < r1; i++) {
-		/* +1: pe_csv_format also writes its terminating NUL. */
-		size_t need = t->len + row_cell_max(rows, i) + m->cols * CELL_MAX + 2;
+	for (size_t k = k0; k < k1;) {
+		size_t jend = cols - j < k1 - k ? cols : j + (k1 - k);
+		/* +2: the newline, and the NUL pe_csv_format writes after its text. */
+		size_t need = t->len + (j == 0 ? row_cell_max(rows, i) : 0) + (jend - j) * CELL_MAX + 2;
 		if (need > t->cap) {
 			size_t cap = t->cap * 2 > need ? t->cap * 2 : need;
 			char *buf = realloc(t->buf, cap);
@@ -103,16 +112,29 @@ static enum pe_status format_rows(struct text *t, const struct pe_matrix *m,
 			t->cap = cap;
 		}
 		char *p = t->buf + t->len;
-		p += row_cell(rows, i, p);
-		const double *r = m->data + i * m->cols;
-		for (size_t j = 0; j < m->cols; j++) {
+		if (j == 0)
+			p += row_cell(rows, i, p);
+		const double *r = m->data + i * cols;
+		k += jend - j;
+		for (; j < jend; j++) {
 			*p++ = ',';
 			p += pe_csv_format(r[j], p);
 		}
-		*p++ = '\n';
+		if (j == cols) {
+			*p++ = '\n';
+			i++;
+			j = 0;
+		}
 		t->len = (size_t)(p - t->buf);
 	}
 	return PE_OK;
+}
+
+/* Block b's cells. */
+static void block_cells(size_t b, size_t block_cells, size_t total, size_t *k0, size_t *k1)
+{
+	*k0 = b * block_cells;
+	*k1 = total - *k0 > block_cells ? *k0 + block_cells : total;
 }
 
 struct slot {
@@ -125,7 +147,8 @@ struct slot {
 struct job {
 	const struct pe_matrix *m;
 	const struct pe_axis *rows;
-	size_t block_rows;
+	size_t block_cells;
+	size_t cells;
 	size_t blocks;
 	struct slot *slots;
 	size_t nslots;
@@ -154,9 +177,9 @@ static void *worker(void *arg)
 		struct slot *s = &job->slots[b % job->nslots];
 		pthread_mutex_unlock(&job->lock);
 
-		size_t r0 = b * job->block_rows;
-		size_t r1 = r0 + job->block_rows < job->m->rows ? r0 + job->block_rows : job->m->rows;
-		enum pe_status st = format_rows(&s->text, job->m, job->rows, r0, r1);
+		size_t k0, k1;
+		block_cells(b, job->block_cells, job->cells, &k0, &k1);
+		enum pe_status st = format_cells(&s->text, job->m, job->rows, k0, k1);
 
 		pthread_mutex_lock(&job->lock);
 		s->block = b;
@@ -241,9 +264,9 @@ static enum pe_status write_serial(const struct job *job, FILE *f)
 	struct text t = {NULL, 0, 0};
 	enum pe_status st = PE_OK;
 	for (size_t b = 0; b < job->blocks && st == PE_OK; b++) {
-		size_t r0 = b * job->block_rows;
-		size_t r1 = r0 + job->block_rows < job->m->rows ? r0 + job->block_rows : job->m->rows;
-		st = format_rows(&t, job->m, job->rows, r0, r1);
+		size_t k0, k1;
+		block_cells(b, job->block_cells, job->cells, &k0, &k1);
+		st = format_cells(&t, job->m, job->rows, k0, k1);
 		if (st == PE_OK && fwrite(t.buf, 1, t.len, f) != t.len)
 			st = PE_EIO;
 	}
@@ -266,19 +289,26 @@ enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_
 	}
 	if (fputc('\n', f) == EOF)
 		return PE_EIO;
-	if (m->rows == 0)
+	if (m->cols == 0) {
+		/* Only the row coordinates: nothing worth a thread. */
+		for (size_t i = 0; i < m->rows; i++) {
+			format_coord(rows, i, cell, sizeof(cell));
+			if (put_cell(f, cell) != 0 || fputc('\n', f) == EOF)
+				return PE_EIO;
+		}
 		return ferror(f) ? PE_EIO : PE_OK;
+	}
 
-	size_t row_bytes = m->cols * CELL_MAX + 32;
 	struct job job = {.m = m, .rows = rows};
-	job.block_rows = row_bytes >= BLOCK_BYTES ? 1 : BLOCK_BYTES / row_bytes;
-	job.blocks = (m->rows + job.block_rows - 1) / job.block_rows;
+	job.cells = m->rows * m->cols;
+	job.block_cells = BLOCK_BYTES / CELL_MAX;
+	job.blocks = (job.cells + job.block_cells - 1) / job.block_cells;
 
 	size_t nthreads = core_count();
 	if (nthreads > job.blocks)
 		nthreads = job.blocks;
 	enum pe_status st;
-	if (nthreads < 2 || m->rows * m->cols < PARALLEL_MIN_CELLS) {
+	if (nthreads < 2 || job.cells < PARALLEL_MIN_CELLS) {
 		st = write_serial(&job, f);
 	} else {
 		job.nslots = 2 * nthreads;
