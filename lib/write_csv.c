@@ -1,38 +1,40 @@
+/*
+ * write_csv.c - a matrix as CSV text
+ *
+ * Formatting the numbers is nearly all the cost, so blocks of cells (about
+ * 512 KiB of text each, a row or less or several rows) are formatted in
+ * parallel into per-block buffers and written in order by the calling
+ * thread: a block's buffer is reused once it has been written, which bounds
+ * memory to two blocks per thread, however long a row is. Small tables (and any
+ * table when threads cannot be created) are formatted on the calling
+ * thread alone; the bytes are the same either way.
+ */
+#include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <posenc/write.h>
 
-size_t pe_csv_format(double v, char *buf)
-{
-	if (isnan(v)) {
-		memcpy(buf, "nan", 4);
-		return 3;
-	}
-	if (isinf(v)) {
-		strcpy(buf, v > 0 ? "inf" : "-inf");
-		return v > 0 ? 3 : 4;
-	}
-	int n = snprintf(buf, 32, "%.17g", v);
-	return n > 0 ? (size_t)n : 0;
-}
+/* pe_csv_format()'s longest text plus its comma. */
+#define CELL_MAX 25
+/* Rows are handed out in blocks of about this many bytes of text. */
+#define BLOCK_BYTES (512u * 1024u)
+/* Below this many cells threads cost more than they save. */
+#define PARALLEL_MIN_CELLS 65536u
+#define MAX_THREADS 16
 
-/* Coordinates print as numbers; whole ones without exponent or point. */
+/* Coordinates print as numbers (whole ones without exponent or point) or as their labels. */
 static size_t format_coord(const struct pe_axis *a, size_t i, char *buf, size_t cap)
 {
 	if (a->labels) {
 		size_t n = strlen(a->labels[i]);
 		return n < cap ? (memcpy(buf, a->labels[i], n + 1), n) : 0;
 	}
-	double v = a->first + (double)i * a->step;
-	int n;
-	if (v == floor(v) && fabs(v) < 1e17)
-		n = snprintf(buf, cap, "%.0f", v);
-	else
-		n = snprintf(buf, cap, "%.17g", v);
-	return n > 0 ? (size_t)n : 0;
+	return pe_csv_format(a->first + (double)i * a->step, buf);
 }
 
 /* Text cells that hold a comma, quote or newline are quoted (RFC 4180). */
@@ -51,6 +53,229 @@ static int put_cell(FILE *f, const char *text)
 	return fputc('"', f) == EOF ? -1 : 0;
 }
 
+/* The row coordinate cell into out (room for row_cell_max() bytes). */
+static size_t row_cell(const struct pe_axis *a, size_t i, char *out)
+{
+	if (!a->labels)
+		return pe_csv_format(a->first + (double)i * a->step, out);
+	const char *text = a->labels[i];
+	if (!strpbrk(text, ",\"\n\r")) {
+		size_t n = strlen(text);
+		memcpy(out, text, n);
+		return n;
+	}
+	char *p = out;
+	*p++ = '"';
+	for (const char *c = text; *c; c++) {
+		if (*c == '"')
+			*p++ = '"';
+		*p++ = *c;
+	}
+	*p++ = '"';
+	return (size_t)(p - out);
+}
+
+static size_t row_cell_max(const struct pe_axis *a, size_t i)
+{
+	return a->labels ? 2 * strlen(a->labels[i]) + 2 : 32;
+}
+
+/* A block's text, grown as needed and reused for later blocks. */
+struct text {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+
+/*
+ * Cells [k0, k1) in row-major order as CSV text into t: a row's coordinate
+ * before its first cell, a newline after its last. Blocks are ranges of
+ * cells, not of rows, so a row of millions of columns needs no buffer of
+ * its own size.
+ */
+static enum pe_status format_cells(struct text *t, const struct pe_matrix *m,
+				   const struct pe_axis *rows, size_t k0, size_t k1)
+{
+	const size_t cols = m->cols;
+	size_t i = k0 / cols, j = k0 % cols;
+	t->len = 0;
+	for (size_t k = k0; k < k1;) {
+		size_t jend = cols - j < k1 - k ? cols : j + (k1 - k);
+		/* +2: the newline, and the NUL pe_csv_format writes after its text. */
+		size_t need = t->len + (j == 0 ? row_cell_max(rows, i) : 0) + (jend - j) * CELL_MAX + 2;
+		if (need > t->cap) {
+			size_t cap = t->cap * 2 > need ? t->cap * 2 : need;
+			char *buf = realloc(t->buf, cap);
+			if (!buf)
+				return PE_ENOMEM;
+			t->buf = buf;
+			t->cap = cap;
+		}
+		char *p = t->buf + t->len;
+		if (j == 0)
+			p += row_cell(rows, i, p);
+		const double *r = m->data + i * cols;
+		k += jend - j;
+		for (; j < jend; j++) {
+			*p++ = ',';
+			p += pe_csv_format(r[j], p);
+		}
+		if (j == cols) {
+			*p++ = '\n';
+			i++;
+			j = 0;
+		}
+		t->len = (size_t)(p - t->buf);
+	}
+	return PE_OK;
+}
+
+/* Block b's cells. */
+static void block_cells(size_t b, size_t block_cells, size_t total, size_t *k0, size_t *k1)
+{
+	*k0 = b * block_cells;
+	*k1 = total - *k0 > block_cells ? *k0 + block_cells : total;
+}
+
+struct slot {
+	struct text text;
+	size_t block;          /* the block whose text is ready, if ready */
+	int ready;
+	enum pe_status status; /* of formatting that block */
+};
+
+struct job {
+	const struct pe_matrix *m;
+	const struct pe_axis *rows;
+	size_t block_cells;
+	size_t cells;
+	size_t blocks;
+	struct slot *slots;
+	size_t nslots;
+
+	pthread_mutex_t lock;
+	pthread_cond_t ready; /* a slot became ready */
+	pthread_cond_t freed; /* a block was written: its slot is free */
+	size_t next;          /* next block to format */
+	size_t written;       /* blocks written so far */
+	int stop;
+};
+
+static void *worker(void *arg)
+{
+	struct job *job = arg;
+	pthread_mutex_lock(&job->lock);
+	for (;;) {
+		if (job->stop || job->next >= job->blocks)
+			break;
+		size_t b = job->next++;
+		/* Block b reuses the slot of block b - nslots once that is written. */
+		while (!job->stop && b >= job->written + job->nslots)
+			pthread_cond_wait(&job->freed, &job->lock);
+		if (job->stop)
+			break;
+		struct slot *s = &job->slots[b % job->nslots];
+		pthread_mutex_unlock(&job->lock);
+
+		size_t k0, k1;
+		block_cells(b, job->block_cells, job->cells, &k0, &k1);
+		enum pe_status st = format_cells(&s->text, job->m, job->rows, k0, k1);
+
+		pthread_mutex_lock(&job->lock);
+		s->block = b;
+		s->status = st;
+		s->ready = 1;
+		pthread_cond_broadcast(&job->ready);
+	}
+	pthread_mutex_unlock(&job->lock);
+	return NULL;
+}
+
+static size_t core_count(void)
+{
+	long c = sysconf(_SC_NPROCESSORS_ONLN);
+	if (c < 1)
+		return 1;
+	return c > MAX_THREADS ? MAX_THREADS : (size_t)c;
+}
+
+/* Writes the blocks in order as the workers finish them; errno is kept on PE_EIO. */
+static enum pe_status write_blocks(struct job *job, FILE *f)
+{
+	enum pe_status st = PE_OK;
+	for (size_t b = 0; b < job->blocks && st == PE_OK; b++) {
+		struct slot *s = &job->slots[b % job->nslots];
+		pthread_mutex_lock(&job->lock);
+		while (!(s->ready && s->block == b))
+			pthread_cond_wait(&job->ready, &job->lock);
+		pthread_mutex_unlock(&job->lock);
+
+		st = s->status;
+		if (st == PE_OK && fwrite(s->text.buf, 1, s->text.len, f) != s->text.len)
+			st = PE_EIO;
+
+		pthread_mutex_lock(&job->lock);
+		s->ready = 0;
+		job->written++;
+		if (st != PE_OK)
+			job->stop = 1;
+		pthread_cond_broadcast(&job->freed);
+		pthread_mutex_unlock(&job->lock);
+	}
+	return st;
+}
+
+/* @return 0 if no thread could be started (nothing was written), else 1 and *st. */
+static int write_parallel(struct job *job, FILE *f, size_t nthreads, enum pe_status *st)
+{
+	if (pthread_mutex_init(&job->lock, NULL) != 0)
+		return 0;
+	if (pthread_cond_init(&job->ready, NULL) != 0) {
+		pthread_mutex_destroy(&job->lock);
+		return 0;
+	}
+	if (pthread_cond_init(&job->freed, NULL) != 0) {
+		pthread_cond_destroy(&job->ready);
+		pthread_mutex_destroy(&job->lock);
+		return 0;
+	}
+	pthread_t tid[MAX_THREADS];
+	size_t started = 0;
+	while (started < nthreads && pthread_create(&tid[started], NULL, worker, job) == 0)
+		started++;
+
+	int saved = 0;
+	if (started > 0) {
+		*st = write_blocks(job, f);
+		saved = errno;
+	}
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	pthread_cond_destroy(&job->freed);
+	pthread_cond_destroy(&job->ready);
+	pthread_mutex_destroy(&job->lock);
+	errno = saved;
+	return started > 0;
+}
+
+/* Everything on the calling thread, one block at a time. */
+static enum pe_status write_serial(const struct job *job, FILE *f)
+{
+	struct text t = {NULL, 0, 0};
+	enum pe_status st = PE_OK;
+	for (size_t b = 0; b < job->blocks && st == PE_OK; b++) {
+		size_t k0, k1;
+		block_cells(b, job->block_cells, job->cells, &k0, &k1);
+		st = format_cells(&t, job->m, job->rows, k0, k1);
+		if (st == PE_OK && fwrite(t.buf, 1, t.len, f) != t.len)
+			st = PE_EIO;
+	}
+	int saved = errno;
+	free(t.buf);
+	errno = saved;
+	return st;
+}
+
 enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
 			    const struct pe_axis *cols)
 {
@@ -64,38 +289,41 @@ enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_
 	}
 	if (fputc('\n', f) == EOF)
 		return PE_EIO;
-
-	/*
-	 * Rows are formatted into memory and written in pieces of at most
-	 * 64 KiB, so a row of 2^24 columns needs no 512 MiB buffer.
-	 */
-	size_t cap = 65536;
-	char *line = malloc(cap);
-	if (!line)
-		return PE_ENOMEM;
-	enum pe_status st = PE_OK;
-	for (size_t i = 0; i < m->rows && st == PE_OK; i++) {
-		format_coord(rows, i, cell, sizeof(cell));
-		if (put_cell(f, cell) != 0) {
-			st = PE_EIO;
-			break;
+	if (m->cols == 0) {
+		/* Only the row coordinates: nothing worth a thread. */
+		for (size_t i = 0; i < m->rows; i++) {
+			format_coord(rows, i, cell, sizeof(cell));
+			if (put_cell(f, cell) != 0 || fputc('\n', f) == EOF)
+				return PE_EIO;
 		}
-		size_t len = 0;
-		const double *r = m->data + i * m->cols;
-		for (size_t j = 0; j < m->cols && st == PE_OK; j++) {
-			if (len > cap - 40) {
-				if (fwrite(line, 1, len, f) != len)
-					st = PE_EIO;
-				len = 0;
-			}
-			line[len++] = ',';
-			len += pe_csv_format(r[j], line + len);
-		}
-		line[len++] = '\n';
-		if (fwrite(line, 1, len, f) != len)
-			st = PE_EIO;
+		return ferror(f) ? PE_EIO : PE_OK;
 	}
-	free(line);
+
+	struct job job = {.m = m, .rows = rows};
+	job.cells = m->rows * m->cols;
+	job.block_cells = BLOCK_BYTES / CELL_MAX;
+	job.blocks = (job.cells + job.block_cells - 1) / job.block_cells;
+
+	size_t nthreads = core_count();
+	if (nthreads > job.blocks)
+		nthreads = job.blocks;
+	enum pe_status st;
+	if (nthreads < 2 || job.cells < PARALLEL_MIN_CELLS) {
+		st = write_serial(&job, f);
+	} else {
+		job.nslots = 2 * nthreads;
+		job.slots = calloc(job.nslots, sizeof(*job.slots));
+		if (!job.slots)
+			return PE_ENOMEM;
+		if (!write_parallel(&job, f, nthreads, &st))
+			/* No thread could start: the same text, on this thread. */
+			st = write_serial(&job, f);
+		int saved = errno;
+		for (size_t i = 0; i < job.nslots; i++)
+			free(job.slots[i].text.buf);
+		free(job.slots);
+		errno = saved;
+	}
 	if (st == PE_OK && ferror(f))
 		st = PE_EIO;
 	return st;

@@ -1,5 +1,8 @@
 /* CSV and NPY writers: exact bytes, worked out by hand from the formats. */
+#include <errno.h>
+#include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +14,17 @@
 #include <cmocka.h>
 
 #include <posenc/write.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
 
 /* Writes through a memory stream and returns the bytes (free them). */
 static char *capture(size_t *len, enum pe_status (*fn)(FILE *, const void *), const void *arg)
@@ -46,7 +60,7 @@ static void csv_layout(void **state)
 	size_t len;
 	char *text = capture(&len, csv_fn, &a);
 	assert_string_equal(text, "position,0,1,2\n"
-				  "1000,0,0.10000000000000001,-2.5\n"
+				  "1000,0,0.1,-2.5\n"
 				  "1001,1e-300,nan,-inf\n");
 	free(text);
 
@@ -58,26 +72,349 @@ static void csv_layout(void **state)
 	a.rows = &pairs;
 	text = capture(&len, csv_fn, &a);
 	assert_string_equal(text, "pair,theta,wavelength,\"a,b\"\n"
-				  "0,0,0.10000000000000001,-2.5\n"
+				  "0,0,0.1,-2.5\n"
 				  "1,1e-300,nan,-inf\n");
 	free(text);
 	pe_matrix_destroy(m);
 }
 
-static void csv_round_trips(void **state)
+/* Hand-worked texts: Python's repr() digits in printf %g's layout. */
+static void csv_format_texts(void **state)
 {
 	(void)state;
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+		{0.1, "0.1"},
+		{0.3, "0.3"},
+		{2.0 / 3.0, "0.6666666666666666"},
+		{64.0, "64"},
+		{-2.5, "-2.5"},
+		{12345.678, "12345.678"},
+		{1.0, "1"},
+		{0.0, "0"},
+		{-0.0, "-0"},
+		{1e15, "1000000000000000"},
+		/* %.17g's choice of layout: plain below 1e17, exponent from there. */
+		{1e16, "10000000000000000"},
+		{99999999999999984.0, "99999999999999980"},
+		{1e17, "1e+17"},
+		{123456789012345678.0, "1.2345678901234568e+17"},
+		{1.5e20, "1.5e+20"},
+		{1e22, "1e+22"},
+		{1e23, "1e+23"}, /* %.17g: 9.9999999999999992e+22 */
+		{9007199254740992.0, "9007199254740992"},
+		{0x1p53 + 2, "9007199254740994"},
+		{0.0001, "0.0001"},
+		{0.00012345, "0.00012345"},
+		{1e-5, "1e-05"},
+		{-5e-5, "-5e-05"},
+		{1e-300, "1e-300"},
+		{1e100, "1e+100"},
+		{DBL_MAX, "1.7976931348623157e+308"},
+		{DBL_MIN, "2.2250738585072014e-308"},
+		{4.9406564584124654e-324, "5e-324"},
+		{-4.9406564584124654e-324, "-5e-324"},
+		{NAN, "nan"},
+		{INFINITY, "inf"},
+		{-INFINITY, "-inf"},
+	};
 	char buf[32];
-	uint64_t seed = 12345;
-	for (int i = 0; i < 100000; i++) {
-		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-		double x;
-		uint64_t bits = seed;
-		memcpy(&x, &bits, 8);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n = pe_csv_format(cases[i].v, buf);
+		assert_string_equal(buf, cases[i].text);
+		assert_int_equal(n, strlen(cases[i].text));
+	}
+}
+
+static uint64_t next_random(uint64_t *s)
+{
+	/* xorshift64* */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+static double from_bits(uint64_t bits)
+{
+	double x;
+	memcpy(&x, &bits, sizeof(x));
+	return x;
+}
+
+static uint64_t to_bits(double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof(bits));
+	return bits;
+}
+
+/* The i-th value of a mix: raw 64-bit patterns, [0, 1), subnormals, wide and narrow exponents. */
+static double sample(uint64_t *s, size_t i)
+{
+	uint64_t r = next_random(s);
+	switch (i % 5) {
+	case 0:
+		return from_bits(r);
+	case 1:
+		return (double)(r >> 11) * 0x1p-53;
+	case 2:
+		return from_bits(r & 0x800fffffffffffffull);
+	case 3:
+		/* Integers up to 2^53 and their halves. */
+		return (double)(r >> (11 + r % 40)) / (r & 1 ? 2.0 : 1.0);
+	default:
+		/* Exponents near 1, where most data lives. */
+		return from_bits((r & 0x800fffffffffffffull) | (uint64_t)(1023 - 40 + (r >> 52) % 80) << 52);
+	}
+}
+
+/* The same double back from strtod, sign of zero included. */
+static int reads_back(double x, const char *text)
+{
+	char *end;
+	double y = strtod(text, &end);
+	return *end == '\0' && to_bits(y) == to_bits(x);
+}
+
+struct round_trip_run {
+	uint64_t seed;
+	size_t count;
+	size_t failures;
+	uint64_t first_failure;
+};
+
+static void *round_trip_worker(void *arg)
+{
+	struct round_trip_run *run = arg;
+	uint64_t s = run->seed;
+	char buf[32];
+	for (size_t i = 0; i < run->count; i++) {
+		double x = sample(&s, i);
 		if (!isfinite(x))
 			continue;
 		pe_csv_format(x, buf);
-		assert_true(strtod(buf, NULL) == x);
+		if (!reads_back(x, buf) && run->failures++ == 0)
+			run->first_failure = to_bits(x);
+	}
+	return NULL;
+}
+
+/* The significant digits of a text like -0.00123e+05: their count. */
+static int significant_digits(const char *text)
+{
+	int n = 0, leading = 1;
+	for (const char *c = text; *c && *c != 'e'; c++) {
+		if (*c < '0' || *c > '9')
+			continue;
+		if (*c == '0' && leading)
+			continue;
+		leading = 0;
+		n++;
+	}
+	/* Trailing zeros of a whole number are placeholders, not digits. */
+	if (!strchr(text, '.') && !strchr(text, 'e'))
+		for (const char *c = text + strlen(text) - 1; c > text && *c == '0'; c--)
+			n--;
+	return n;
+}
+
+/* Every finite double must come back bit for bit: 20 million random ones on two threads. */
+static void csv_round_trips(void **state)
+{
+	(void)state;
+	/* Fewer under valgrind (its test setup sets POSENC_TEST_QUICK) and the sanitizers. */
+	const char *quick = getenv("POSENC_TEST_QUICK");
+	size_t count = quick && *quick ? 200000 : SANITIZED ? 1000000 : 10000000;
+	struct round_trip_run runs[2] = {
+		{0x9e3779b97f4a7c15ull, count, 0, 0},
+		{0xd1b54a32d192ed03ull, count, 0, 0},
+	};
+	pthread_t tid;
+	int threaded = pthread_create(&tid, NULL, round_trip_worker, &runs[1]) == 0;
+	round_trip_worker(&runs[0]);
+	if (threaded)
+		pthread_join(tid, NULL);
+	else
+		round_trip_worker(&runs[1]);
+	for (int r = 0; r < 2; r++)
+		if (runs[r].failures)
+			fail_msg("%zu doubles did not read back, first 0x%016llx", runs[r].failures,
+				 (unsigned long long)runs[r].first_failure);
+
+	/* Every binary exponent with its smallest, largest and a random significand. */
+	char buf[32];
+	uint64_t s = 7;
+	for (uint64_t e = 0; e < 2047; e++) {
+		const uint64_t mants[] = {0, 1, 2, 0xfffffffffffffull, next_random(&s) >> 12};
+		for (size_t k = 0; k < 5; k++) {
+			double x = from_bits(e << 52 | mants[k]);
+			pe_csv_format(x, buf);
+			if (!reads_back(x, buf))
+				fail_msg("0x%016llx printed as %s", (unsigned long long)to_bits(x), buf);
+		}
+	}
+
+	/* Powers of two and ten, the extremes, integers near 2^53. */
+	for (int e = -1074; e <= 1023; e++) {
+		double x = ldexp(1.0, e);
+		pe_csv_format(x, buf);
+		assert_true(reads_back(x, buf));
+	}
+	for (int e = -323; e <= 308; e++) {
+		char lit[16];
+		snprintf(lit, sizeof(lit), "1e%d", e);
+		double x = strtod(lit, NULL);
+		pe_csv_format(x, buf);
+		assert_true(reads_back(x, buf));
+		/* 10^e is the one-digit string itself. */
+		assert_int_equal(significant_digits(buf), 1);
+	}
+	const double edges[] = {DBL_MAX, -DBL_MAX, DBL_MIN, DBL_TRUE_MIN, 0x1p53, 0x1p53 - 1,
+				0x1p53 + 2, nextafter(DBL_MIN, 0), nextafter(1.0, 2.0),
+				nextafter(1.0, 0.0)};
+	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		pe_csv_format(edges[i], buf);
+		assert_true(reads_back(edges[i], buf));
+	}
+	for (uint64_t k = 0; k < 100000; k++) {
+		double x = (double)((1ull << 53) - k);
+		pe_csv_format(x, buf);
+		char want[32];
+		snprintf(want, sizeof(want), "%.0f", x);
+		assert_string_equal(buf, want);
+	}
+}
+
+/* No shorter digit string reads back: %.{p}g for every p below the count fails. */
+static void csv_format_is_shortest(void **state)
+{
+	(void)state;
+	const char *quick = getenv("POSENC_TEST_QUICK");
+	size_t count = quick && *quick ? 20000 : 150000;
+	uint64_t s = 2024;
+	char buf[32], shorter[512];
+	for (size_t i = 0; i < count; i++) {
+		double x = sample(&s, i);
+		if (!isfinite(x) || x == 0)
+			continue;
+		pe_csv_format(x, buf);
+		int k = significant_digits(buf);
+		assert_in_range(k, 1, 17);
+		for (int p = 1; p < k; p++) {
+			snprintf(shorter, sizeof(shorter), "%.*g", p, x);
+			if (strtod(shorter, NULL) == x)
+				fail_msg("%s has %d digits, but %s reads back", buf, k, shorter);
+		}
+		/* Its digits are printf's correctly rounded ones, laid out as %g lays them out,
+		 * except whole numbers below 1e17, which stay plain. */
+		snprintf(shorter, sizeof(shorter), "%.*g", k, x);
+		const char *e = strchr(shorter, 'e');
+		int whole_plain = e && atoi(e + 1) >= -4 && atoi(e + 1) < 17;
+		if (!whole_plain && strtod(shorter, NULL) == x)
+			assert_string_equal(buf, shorter);
+	}
+}
+
+/* A table big enough for the parallel writer, read back cell by cell. */
+static void read_back(size_t rows, size_t cols)
+{
+	struct pe_matrix *m = pe_matrix_create(rows, cols);
+	uint64_t s = 99;
+	for (size_t i = 0; i < rows * cols; i++)
+		m->data[i] = sample(&s, i);
+	m->data[5] = -0.0;
+	m->data[cols + 1] = NAN;
+	m->data[2 * cols + 2] = -INFINITY;
+	char **labels = malloc(rows * sizeof(*labels));
+	for (size_t i = 0; i < rows; i++) {
+		labels[i] = malloc(32);
+		snprintf(labels[i], 32, i % 2 ? "row \"%zu\", odd" : "row %zu", i);
+	}
+	struct pe_axis r = {"label", 0, 0, (const char *const *)labels};
+	struct pe_axis c = {NULL, 0.5, 0.25, NULL};
+	struct csv_args a = {m, &r, &c};
+	size_t len;
+	char *text = capture(&len, csv_fn, &a);
+	assert_int_equal(strlen(text), len);
+
+	/* Offsets, not pointers: gcc mistakes pointers into the stream's buffer for dangling ones. */
+	size_t at = strcspn(text, "\n") + 1;
+	assert_memory_equal(text, "label,0.5,0.75,1,1.25,", 22);
+	for (size_t i = 0; i < rows; i++) {
+		size_t eol = at + strcspn(text + at, "\n");
+		assert_true(eol < len);
+		text[eol] = '\0';
+		char want[48];
+		if (i % 2)
+			snprintf(want, sizeof(want), "\"row \"\"%zu\"\", odd\",", i);
+		else
+			snprintf(want, sizeof(want), "row %zu,", i);
+		assert_memory_equal(text + at, want, strlen(want));
+		at += strlen(want);
+		for (size_t j = 0; j < cols; j++) {
+			char *next;
+			double v = strtod(text + at, &next);
+			assert_true(next > text + at);
+			double x = m->data[i * cols + j];
+			if (isnan(x))
+				assert_true(isnan(v));
+			else if (to_bits(v) != to_bits(x))
+				fail_msg("(%zu, %zu): %.17g read back as %.17g", i, j, x, v);
+			assert_true(*next == (j + 1 < cols ? ',' : '\0'));
+			at = (size_t)(next - text) + 1;
+		}
+		assert_int_equal(at, eol + 1);
+	}
+	assert_int_equal(at, len);
+	free(text);
+	for (size_t i = 0; i < rows; i++)
+		free(labels[i]);
+	free(labels);
+	pe_matrix_destroy(m);
+}
+
+static void csv_parallel_reads_back(void **state)
+{
+	(void)state;
+	/* Blocks of cells that end inside rows; rows longer than a block. */
+	read_back(300, 700);
+	read_back(3, 70000);
+}
+
+/* A full disk: PE_EIO with errno telling why, for the serial and the parallel writer. */
+static void csv_write_failure(void **state)
+{
+	(void)state;
+	FILE *f = fopen("/dev/full", "w");
+	if (!f)
+		skip();
+	fclose(f);
+	const size_t sizes[][2] = {{3, 4}, {400, 500}};
+	for (size_t k = 0; k < 2; k++) {
+		struct pe_matrix *m = pe_matrix_create(sizes[k][0], sizes[k][1]);
+		for (size_t i = 0; i < m->rows * m->cols; i++)
+			m->data[i] = (double)i / 7.0;
+		struct pe_axis r = {"position", 0, 1, NULL}, c = {NULL, 0, 1, NULL};
+		f = fopen("/dev/full", "w");
+		assert_non_null(f);
+		setvbuf(f, NULL, _IONBF, 0);
+		errno = 0;
+		assert_int_equal(pe_csv_write(f, m, &r, &c), PE_EIO);
+		assert_int_equal(errno, ENOSPC);
+		fclose(f);
+
+		/* Past a header that fits in the buffer, the rows still fail. */
+		f = fopen("/dev/full", "w");
+		assert_non_null(f);
+		errno = 0;
+		assert_int_equal(pe_csv_write(f, m, &r, &c), k ? PE_EIO : PE_OK);
+		if (k)
+			assert_int_equal(errno, ENOSPC);
+		fclose(f);
+		pe_matrix_destroy(m);
 	}
 }
 
@@ -149,7 +486,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(csv_layout),
+		cmocka_unit_test(csv_format_texts),
 		cmocka_unit_test(csv_round_trips),
+		cmocka_unit_test(csv_format_is_shortest),
+		cmocka_unit_test(csv_parallel_reads_back),
+		cmocka_unit_test(csv_write_failure),
 		cmocka_unit_test(npy_header_matches_numpy),
 	};
 	return cmocka_run_group_tests_name("write", tests, NULL, NULL);

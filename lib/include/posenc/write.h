@@ -3,9 +3,11 @@
  *
  * CSV: a header row, then one row per matrix row. The first column names
  * and holds the row coordinate ("position", "offset", "pair", ...); the
- * other header cells are the column coordinates. Floats are written with
- * "%.17g" so they read back bit for bit; nan, inf and -inf as such. It
- * loads with pandas.read_csv(f, index_col=0).
+ * other header cells are the column coordinates. Floats are written as
+ * the shortest text that reads back bit for bit (strtod, numpy.loadtxt,
+ * pandas.read_csv with float_precision="round_trip"); nan, inf, -inf and
+ * -0 as such. It loads with pandas.read_csv(f, index_col=0). Rows are
+ * formatted on all online cores and written in order.
  *
  * NPY: format 1.0 (2.0 when the header needs more than 65535 bytes),
  * little-endian float64 ("<f8") or float32 ("<f4"), C order, the header
@@ -52,9 +54,17 @@ enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_
 			    const struct pe_axis *cols);
 
 /*
- * pe_csv_format() - "%.17g"-equivalent text of v into buf (at least 32 bytes)
+ * pe_csv_format() - the shortest text of v that strtod reads back to v
  *
- * @return the length written.
+ * Of the shortest digit strings that round-trip, the one nearest v (Ryu;
+ * what Python's repr() gives): 0.1 is "0.1", 1/3 "0.3333333333333333".
+ * Laid out as printf's %g would lay out those digits: plain for decimal
+ * exponents -4..16 ("64", "0.00012", "10000000000000000"), else with an
+ * exponent of at least two digits ("1e-05", "1.5e+20", "5e-324"). Also
+ * "nan", "inf", "-inf", "0", "-0". @buf needs at least 32 bytes (at most
+ * 24 characters and a NUL are written).
+ *
+ * @return the length written, the NUL not counted.
  */
 size_t pe_csv_format(double v, char *buf);
 
