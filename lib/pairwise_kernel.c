@@ -47,6 +47,8 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 		/* ceil(d/2) frequencies for odd d: the last is a lone sine column;
 		 * floor(d/2) for odd d: the last column is zero (t2t/fairseq). */
 		tz->w = 1.0;
+		tz->amp = 1.0;
+		tz->sums_ok = 1;
 		tz->npairs = d / 2 < count ? d / 2 : count;
 		tz->total = (double)tz->npairs;
 		tz->start = s->start;
@@ -80,6 +82,11 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 		}
 		double a2 = info.attention_factor * info.attention_factor;
 		tz->w = 2.0 * a2;
+		tz->rope = 1;
+		tz->amp = info.attention_factor;
+		tz->fixed = (double)(d - d_rot);
+		/* an odd rotary width leaves a column that is neither */
+		tz->sums_ok = d_rot % 2 == 0;
 		tz->npairs = count;
 		tz->total = tz->w * (double)count + (double)(d - d_rot);
 	}
@@ -172,17 +179,47 @@ struct terms_job {
 	const struct pe_toeplitz *tz;
 	const uint64_t *pos;
 	int need_rows;
+	const double *ssum, *csum; /* pe_toeplitz_sums(), or NULL: from rows */
 	struct pe_posterm *out;
 };
 
 #define TERMS_GRAIN 64
+
+/*
+ * mean and cnorm from the row's sum: |x - mean|^2 = |x|^2 - sum mean. The
+ * difference cancels when x is nearly constant, which is the ill case
+ * (cnorm < 0.1 |x|): those positions take their rows.
+ */
+static enum pe_status terms_from_sums(const struct terms_job *j, size_t k, struct pe_posterm *t)
+{
+	const struct pe_toeplitz *tz = j->tz;
+	double sum = tz->rope ? tz->amp * (2.0 * j->csum[k]) + tz->fixed
+			      : tz->amp * (j->ssum[k] + j->csum[k]) + t->e;
+	double mean = sum / (double)j->v->d, c2 = t->norm * t->norm - sum * mean;
+	t->mean = mean;
+	t->cnorm = sqrt(c2 > 0.0 ? c2 : 0.0);
+	if (!pe_posterm_ill(t))
+		return PE_OK;
+	double *row = malloc(j->v->d * sizeof(double));
+	if (!row)
+		return PE_ENOMEM;
+	enum pe_status st = pe_vectors_at(j->v, &j->pos[k], 1, row);
+	if (st == PE_OK) {
+		double e = t->e, norm = t->norm;
+		pe_row_terms(row, j->v->d, t);
+		t->e = e;
+		t->norm = norm;
+	}
+	free(row);
+	return st;
+}
 
 static enum pe_status terms_chunk(void *ctx, size_t begin, size_t end)
 {
 	const struct terms_job *j = ctx;
 	size_t d = j->v->d;
 	double *rows = NULL;
-	if (j->need_rows || !j->tz) {
+	if ((j->need_rows && !j->ssum) || !j->tz) {
 		rows = malloc((end - begin) * d * sizeof(double));
 		if (!rows)
 			return PE_ENOMEM;
@@ -192,7 +229,8 @@ static enum pe_status terms_chunk(void *ctx, size_t begin, size_t end)
 			return st;
 		}
 	}
-	for (size_t k = begin; k < end; k++) {
+	enum pe_status st = PE_OK;
+	for (size_t k = begin; k < end && st == PE_OK; k++) {
 		struct pe_posterm *t = &j->out[k];
 		memset(t, 0, sizeof(*t));
 		if (rows)
@@ -201,17 +239,34 @@ static enum pe_status terms_chunk(void *ctx, size_t begin, size_t end)
 			t->e = pe_toeplitz_lone(j->tz, j->pos[k]);
 			t->norm = sqrt(j->tz->total + t->e * t->e);
 		}
+		if (j->need_rows && j->ssum)
+			st = terms_from_sums(j, k, t);
 	}
 	free(rows);
-	return PE_OK;
+	return st;
 }
 
 enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz *tz,
 			   const uint64_t *pos, size_t count, int need_rows,
 			   struct pe_posterm *out)
 {
-	struct terms_job job = {v, tz, pos, need_rows, out};
-	return pe_parallel_for(count, TERMS_GRAIN, terms_chunk, &job);
+	struct terms_job job = {v, tz, pos, need_rows, NULL, NULL, out};
+	double *sums = NULL;
+	/* Means from the pairs' sin and cos sums rather than from rows. */
+	if (need_rows && tz && tz->sums_ok && count) {
+		if (!(sums = malloc(2 * count * sizeof(double))))
+			return PE_ENOMEM;
+		enum pe_status st = pe_toeplitz_sums(tz, pos, count, sums, sums + count);
+		if (st != PE_OK) {
+			free(sums);
+			return st;
+		}
+		job.ssum = sums;
+		job.csum = sums + count;
+	}
+	enum pe_status st = pe_parallel_for(count, TERMS_GRAIN, terms_chunk, &job);
+	free(sums);
+	return st;
 }
 
 /* Four partial sums: independent chains the CPU can overlap. */

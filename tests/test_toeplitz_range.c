@@ -6,6 +6,9 @@
  * of research/formulas.md (sinusoidal 1 / 10000^(2k/d), RoPE
  * 1 / base^(2i/d)). Runs cover whole blocks, short runs, ragged tails,
  * pair counts that are not a multiple of four, and offsets up to 10^7.
+ * The per-position terms Pearson needs (mean and |x - mean| of a row, from
+ * pe_toeplitz_sums() through pe_posterms()) are checked the same way
+ * against rows summed here in long double.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -180,6 +183,136 @@ static void small_offsets_exact(void **state)
 	pe_scheme_destroy(s);
 }
 
+/* ---- per-position terms ---- */
+
+struct refspec {
+	const char *spec;
+	int rope;
+	double base, start, rotary;
+};
+
+/* A row from the formulas (paper sinusoidal: ceil(d/2) sines, floor(d/2)
+ * cosines; RoPE: (c - s, s + c) per pair and ones past the rotary width),
+ * in any column order: only its mean and spread are checked. */
+static void ref_terms(const struct refspec *r, size_t d, uint64_t pos, long double *mean,
+		      long double *cnorm)
+{
+	long double *x = malloc(d * sizeof(long double));
+	assert_non_null(x);
+	size_t j = 0;
+	if (r->rope) {
+		size_t dr = (size_t)((double)d * r->rotary);
+		for (size_t i = 0; i < dr / 2; i++) {
+			double th = 1.0 / pow(r->base, (double)(2 * i) / (double)dr);
+			long double a = (long double)pos * th;
+			x[j++] = cosl(a) - sinl(a);
+			x[j++] = sinl(a) + cosl(a);
+		}
+		while (j < d)
+			x[j++] = 1.0L;
+	} else {
+		long double p = (long double)pos + r->start;
+		for (size_t k = 0; k < (d + 1) / 2; k++) {
+			long double f = pow(r->base, (double)(2 * k) / (double)d);
+			x[j++] = sinl(p / f);
+			if (k < d / 2)
+				x[j++] = cosl(p / f);
+		}
+	}
+	long double sum = 0.0L, c = 0.0L;
+	for (j = 0; j < d; j++)
+		sum += x[j];
+	*mean = sum / (long double)d;
+	for (j = 0; j < d; j++)
+		c += (x[j] - *mean) * (x[j] - *mean);
+	*cnorm = sqrtl(c);
+	free(x);
+}
+
+static void terms_against_formula(const struct refspec *r, size_t d, const uint64_t *pos,
+				  size_t count)
+{
+	struct pe_scheme *s = parse(r->spec);
+	struct pe_vectors v = {s, NULL, d, PE_VIEW_DEFAULT, 0, 1};
+	struct pe_toeplitz tz;
+	int found = 0;
+	assert_int_equal(pe_toeplitz_init(&v, &tz, &found), PE_OK);
+	assert_true(found);
+	struct pe_posterm *t = malloc(count * sizeof(*t));
+	assert_non_null(t);
+	assert_int_equal(pe_posterms(&v, &tz, pos, count, 1, t), PE_OK);
+	for (size_t k = 0; k < count; k++) {
+		long double mean, cnorm;
+		ref_terms(r, d, pos[k], &mean, &cnorm);
+		/* the mean is at most 1 in size; the spread is sqrt(d)-sized */
+		if (fabs(t[k].mean - (double)mean) > 1e-12 ||
+		    fabs(t[k].cnorm - (double)cnorm) > 1e-12 * fmax((double)cnorm, 1.0)) {
+			print_error("%s d=%zu at %llu: mean %.17g cnorm %.17g, expected %.17Lg %.17Lg\n",
+				    r->spec, d, (unsigned long long)pos[k], t[k].mean, t[k].cnorm,
+				    mean, cnorm);
+			fail();
+		}
+	}
+	free(t);
+	pe_toeplitz_release(&tz);
+	pe_scheme_destroy(s);
+}
+
+/* Enough positions for the tables, ascending and scattered to 10^7, and a
+ * few alone (the per-position path). */
+static void posterms_match_formula(void **state)
+{
+	(void)state;
+	size_t count = 600;
+	uint64_t *pos = malloc(count * sizeof(uint64_t));
+	assert_non_null(pos);
+	for (size_t k = 0; k < count; k++)
+		pos[k] = k < 300 ? k * 37 : (uint64_t)k * 16661 + 4000000;
+	const struct refspec specs[] = {
+		{"sinusoidal", 0, 10000.0, 0.0, 1.0},
+		{"sinusoidal:start=1", 0, 10000.0, 1.0, 1.0},
+		{"rope", 1, 10000.0, 0.0, 1.0},
+		{"rope:rotary=0.5", 1, 10000.0, 0.0, 0.5},
+	};
+	size_t widths[] = {4096, 15, 6};
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		for (size_t w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+			if (specs[i].rope && widths[w] % 4)
+				continue;
+			terms_against_formula(&specs[i], widths[w], pos, count);
+			terms_against_formula(&specs[i], widths[w], pos + 290, 20);
+		}
+	}
+	free(pos);
+}
+
+/* RoPE at position 0 is the all-ones vector: no spread at all, exactly
+ * (its rows decide, not the cancelling sums). */
+static void constant_row_has_no_spread(void **state)
+{
+	(void)state;
+	struct pe_scheme *s = parse("rope");
+	struct pe_vectors v = {s, NULL, 64, PE_VIEW_DEFAULT, 0, 1};
+	struct pe_toeplitz tz;
+	int found = 0;
+	assert_int_equal(pe_toeplitz_init(&v, &tz, &found), PE_OK);
+	size_t count = 400;
+	uint64_t *pos = malloc(count * sizeof(uint64_t));
+	struct pe_posterm *t = malloc(count * sizeof(*t));
+	assert_non_null(pos);
+	assert_non_null(t);
+	for (size_t k = 0; k < count; k++)
+		pos[k] = k;
+	assert_int_equal(pe_posterms(&v, &tz, pos, count, 1, t), PE_OK);
+	assert_true(t[0].cnorm == 0.0);
+	assert_true(t[0].mean == 1.0);
+	assert_true(t[1].cnorm > 0.0);
+	free(pos);
+	free(t);
+	pe_toeplitz_release(&tz);
+	pe_scheme_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +320,8 @@ int main(void)
 		cmocka_unit_test(rope_per_offset),
 		cmocka_unit_test(matches_formula),
 		cmocka_unit_test(small_offsets_exact),
+		cmocka_unit_test(posterms_match_formula),
+		cmocka_unit_test(constant_row_has_no_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
