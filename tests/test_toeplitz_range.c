@@ -114,20 +114,37 @@ static void rope_per_offset(void **state)
 }
 
 /*
- * The same runs against sin^2 summed in long double from the formulas.
- * The sinusoidal angle D / (2 f_k), f_k = 10000^(2k/d), is the quotient
- * the encoder forms; long double keeps it to 3e-13 at 10^7, so the check
- * reaches the farthest run. RoPE's angle D theta_i / 2 is checked to 10^6.
+ * The same runs against sin^2 summed from the formulas. The angle is the
+ * quotient D / (2 f_k), f_k = 10000^(2k/d), that the encoder forms (RoPE:
+ * the product D theta_i / 2); at 10^7 its rounding alone would move sin by
+ * 1e-9, so the reference carries the rounding error of the quotient or
+ * product (exact by fma) as a first-order correction. Long double would do
+ * as well on x87 but not under valgrind, which computes it in double.
  */
+static void ref_sincos(double x, double w, int divide, double *s, double *c)
+{
+	double hi, lo;
+	if (divide) {
+		hi = x / w;
+		lo = fma(-hi, w, x) / w;
+	} else {
+		hi = x * w;
+		lo = fma(x, w, -hi);
+	}
+	*s = sin(hi) + lo * cos(hi);
+	*c = cos(hi) - lo * sin(hi);
+}
+
 static long double ref_s(int rope, double base, size_t d, uint64_t D)
 {
 	long double acc = 0.0L;
 	for (size_t i = 0; i < d / 2; i++) {
-		double f = pow(base, (double)(2 * i) / (double)d);
-		long double a = rope ? (long double)D * (long double)(1.0 / f) / 2.0L
-				     : (long double)D / (2.0L * (long double)f);
-		long double t = sinl(a);
-		acc += t * t;
+		double f = pow(base, (double)(2 * i) / (double)d), t, c;
+		if (rope)
+			ref_sincos((double)D, (1.0 / f) / 2.0, 0, &t, &c);
+		else
+			ref_sincos((double)D, 2.0 * f, 1, &t, &c);
+		acc += (long double)t * t;
 	}
 	return acc;
 }
@@ -203,20 +220,21 @@ static void ref_terms(const struct refspec *r, size_t d, uint64_t pos, long doub
 	if (r->rope) {
 		size_t dr = (size_t)((double)d * r->rotary);
 		for (size_t i = 0; i < dr / 2; i++) {
-			double th = 1.0 / pow(r->base, (double)(2 * i) / (double)dr);
-			long double a = (long double)pos * th;
-			x[j++] = cosl(a) - sinl(a);
-			x[j++] = sinl(a) + cosl(a);
+			double th = 1.0 / pow(r->base, (double)(2 * i) / (double)dr), sv, cv;
+			ref_sincos((double)pos, th, 0, &sv, &cv);
+			x[j++] = (long double)cv - sv;
+			x[j++] = (long double)sv + cv;
 		}
 		while (j < d)
 			x[j++] = 1.0L;
 	} else {
-		long double p = (long double)pos + r->start;
+		double p = (double)pos + r->start;
 		for (size_t k = 0; k < (d + 1) / 2; k++) {
-			long double f = pow(r->base, (double)(2 * k) / (double)d);
-			x[j++] = sinl(p / f);
+			double f = pow(r->base, (double)(2 * k) / (double)d), sv, cv;
+			ref_sincos(p, f, 1, &sv, &cv);
+			x[j++] = sv;
 			if (k < d / 2)
-				x[j++] = cosl(p / f);
+				x[j++] = cv;
 		}
 	}
 	long double sum = 0.0L, c = 0.0L;
