@@ -4,13 +4,22 @@
 BUILD ?= build
 MESON_OPTS ?=
 PYTHON ?= python3
+# make bench: a release build of its own; BENCH_RUNS=1 for a quick look, BENCH_ONLY=REGEX for some jobs
+# (BENCH_UPDATE=1: and replace just their rows in bench/RESULTS.md).
+BENCH_BUILD ?= build-release
+BENCH_RUNS ?= 5
+BENCH_REF_RUNS ?= $(BENCH_RUNS)
+BENCH_ONLY ?=
+BENCH_UPDATE ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
 TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db poppler-utils chromium
 # libFuzzer for the bounded fuzz run; without it that test reports a skip.
 OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
-BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib hyperfine
+# OpenBLAS: the optimised BLAS that issue 6 measures the general (learned-table) path against;
+# installing it also makes Debian's numpy use it for every reference script.
+BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
 
 .PHONY: all deps test-deps build demo gallery test check-sanitize check-valgrind check-clang bench clean
 
@@ -82,4 +91,14 @@ check-clang: test-deps
 	@ninja -C $(BUILD)-clang >/dev/null && echo "clang: build clean"
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BUILD)-release out
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BENCH_BUILD) out
+
+bench:
+	@sh tools/install-deps.sh $(BUILD_DEPS) $(BENCH_DEPS)
+	@test -f $(BENCH_BUILD)/build.ninja || \
+		meson setup $(BENCH_BUILD) -Dbuildtype=release -Dtests=false $(MESON_OPTS) >/dev/null
+	@ninja -C $(BENCH_BUILD) >/dev/null
+	@$(PYTHON) bench/run --posenc $(BENCH_BUILD)/cli/posenc --runs $(BENCH_RUNS) \
+		--reference-runs $(BENCH_REF_RUNS) \
+		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)') $(if $(BENCH_UPDATE),--update)
+

@@ -258,6 +258,19 @@ int cmd_decay(int argc, char **argv)
 		rc = cli_output_format(&o, path, &format);
 	if (!rc && cli_format_is_figure(format))
 		rc = check_figure(&o);
+	if (!rc) {
+		/* The table, one column of work, and each scheme's frequencies. */
+		size_t dmax = 0;
+		for (size_t i = 0; i < count; i++)
+			dmax = vs[i].vec.d > dmax ? vs[i].vec.d : dmax;
+		char what[96];
+		snprintf(what, sizeof(what), "the decay table of %llu offsets",
+			 (unsigned long long)d.max_offset + 1);
+		rc = cli_check_memory(&o,
+				      ((double)d.max_offset + 1.0) * (double)(count + 1) * 8.0 +
+					      (double)(dmax + 1) * 8.0,
+				      what, "lower --max-offset (or -d)");
+	}
 	struct pe_matrix *m = NULL;
 	if (!rc) {
 		m = pe_matrix_create((size_t)d.max_offset + 1, count);

@@ -258,6 +258,14 @@ int cmd_freqs(int argc, char **argv)
 			rc = cli_figure_check_options(&o);
 	}
 	if (!rc) {
+		/* At most 5 variants (plain rope: 4) of 2 columns next to theta and
+		 * wavelength, one row per pair, and two work columns of d. */
+		char what[96];
+		snprintf(what, sizeof(what), "the frequency table of d=%zu", d);
+		double bytes = ((double)d / 2.0 + 1.0) * 12.0 * 8.0 + 2.0 * (double)d * 8.0;
+		rc = cli_check_memory(&o, bytes, what, "choose a smaller width (-d)");
+	}
+	if (!rc) {
 		const char *why = NULL;
 		enum pe_status st = pe_encode_check(s, d, PE_VIEW_DEFAULT, &why);
 		if (st == PE_OK)

@@ -135,8 +135,10 @@ int cmd_profile(int argc, char **argv)
 	char what[96];
 	if (!rc) {
 		snprintf(what, sizeof(what), "the %zu x %zu profile", r.v.vec.n, k);
-		rc = cli_check_memory(&r.o, (double)r.v.vec.n * (double)k * 8.0, what,
-				      "lower -n or give fewer --at positions");
+		double n = (double)r.v.vec.n;
+		double held = (n < 128 ? n : 128) + (double)k;
+		double bytes = n * (double)k * 8.0 + pw_work_bytes(&r.v.vec, held, n + (double)k);
+		rc = cli_check_memory(&r.o, bytes, what, "lower -n or give fewer --at positions");
 	}
 	struct pe_matrix *m = NULL;
 	char *texts = NULL;

@@ -132,12 +132,18 @@ int cmd_scatter(int argc, char **argv)
 	if (!rc && v->n < 2)
 		rc = cli_usage_error("option '-n': a scatter needs at least 2 positions");
 	if (!rc) {
-		/* 4 columns of 8 bytes per pair, before anything is computed */
+		/*
+		 * 2 + 4 columns of 8 bytes per pair, before anything is computed,
+		 * and the sampled positions' rows (m of them give m (m - 1) / 2 pairs).
+		 */
 		double pairs = (double)v->n * (double)(v->n - 1) / 2.0;
 		if (max_points && pairs > (double)max_points)
 			pairs = (double)max_points;
-		rc = cli_check_memory(&r.o, pairs * 48.0, "the scatter",
-				      "lower --max-points or -n");
+		double m = ceil(sqrt(2.0 * pairs)) + 1.0;
+		if (m > (double)v->n)
+			m = (double)v->n;
+		rc = cli_check_memory(&r.o, pairs * 48.0 + pw_work_bytes(v, m, m),
+				      "the scatter", "lower --max-points, -n or -d");
 	}
 	struct pe_matrix *pts = NULL, *out = NULL;
 	size_t stride = 1;
@@ -149,9 +155,9 @@ int cmd_scatter(int argc, char **argv)
 	if (!rc && cli_format_is_figure(r.format)) {
 		if (stride > 1 && !r.o.quiet)
 			fprintf(stderr,
-				"posenc: %zu pairs would exceed --max-points %llu: every %zu%s "
+				"posenc: %.15g pairs would exceed --max-points %llu: every %zu%s "
 				"position is paired (%zu pairs)\n",
-				(size_t)((double)v->n * (double)(v->n - 1) / 2.0),
+				(double)v->n * (double)(v->n - 1) / 2.0,
 				(unsigned long long)max_points, stride, ordinal(stride), pts->rows);
 		rc = draw(&r, metric, pts, stride);
 		pe_matrix_destroy(pts);
@@ -173,9 +179,9 @@ int cmd_scatter(int argc, char **argv)
 		}
 		if (stride > 1 && !r.o.quiet)
 			fprintf(stderr,
-				"posenc: %zu pairs would exceed --max-points %llu: every %zu%s "
+				"posenc: %.15g pairs would exceed --max-points %llu: every %zu%s "
 				"position is paired (%zu pairs)\n",
-				(size_t)((double)v->n * (double)(v->n - 1) / 2.0),
+				(double)v->n * (double)(v->n - 1) / 2.0,
 				(unsigned long long)max_points, stride, ordinal(stride), out->rows);
 		const char *labels[] = {"position_i", "position_j", pe_metric_name(metric), "corr"};
 		struct pe_axis rows = {"pair", 0.0, 1.0, NULL};

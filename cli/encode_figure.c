@@ -1,9 +1,11 @@
 /*
- * The encode heatmap: positions down, dimensions across. Up to EXACT_ROWS
- * positions every row is computed and the engine area-averages them onto
- * the pixels. Beyond that, sinusoidal and RoPE rows are exact block means
- * (pe_encode_window), and other schemes draw the mean of SAMPLES evenly
- * spaced positions of each block (said in the colorbar label).
+ * The encode heatmap: positions down, dimensions across. Sinusoidal and
+ * RoPE rows are exact block means (pe_encode_window) of equal blocks when n
+ * has a divisor that keeps more rows than pixels, of nearly equal blocks
+ * beyond EXACT_ROWS positions. Otherwise, up to EXACT_ROWS positions every
+ * row is computed and the engine area-averages them onto the pixels, and
+ * beyond that other schemes draw the mean of SAMPLES evenly spaced
+ * positions of each block (said in the colorbar label).
  */
 #include <math.h>
 #include <stdio.h>
@@ -112,6 +114,28 @@ static const char *view_name(enum pe_view view)
 	}
 }
 
+/* About how many pixel rows the heatmap gets: the figure's height. */
+static size_t figure_rows(const struct cli_common *o)
+{
+	return o->height ? o->height : PE_FIGURE_DEFAULT_HEIGHT;
+}
+
+/*
+ * Rows of equal blocks that still outnumber the pixel rows: the largest
+ * block length L dividing n with n / L >= @pixels, as rows n / L; 0 when
+ * only L = 1 qualifies. Equal blocks average every frequency alike, so the
+ * exact block means lose nothing the pixels could show, at 1/L the cost.
+ */
+static size_t equal_blocks(size_t n, size_t pixels)
+{
+	if (pixels == 0 || n / pixels < 2)
+		return 0;
+	for (size_t len = n / pixels; len >= 2; len--)
+		if (n % len == 0)
+			return n / len;
+	return 0;
+}
+
 int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_format format,
 		      const struct pe_vectors *v)
 {
@@ -124,7 +148,12 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	 * frequencies unequally; with thousands of positions per figure row the
 	 * difference vanishes, so exact rows are drawn up to EXACT_ROWS.
 	 */
-	if (v->n > EXACT_ROWS && closed_form) {
+	size_t equal = closed_form ? equal_blocks(v->n, figure_rows(o)) : 0;
+	if (equal) {
+		src.rows = equal;
+		src.windowed = 1;
+		src.window = (struct pe_window){v->first, v->n, equal};
+	} else if (v->n > EXACT_ROWS && closed_form) {
 		src.rows = cells;
 		src.windowed = 1;
 		src.window = (struct pe_window){v->first, v->n, cells};
@@ -132,6 +161,15 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 		src.rows = cells;
 		src.sampled = 1;
 	}
+	/* The row chunk, and the picture at up to 4 bytes a pixel. */
+	double w = o->width ? o->width : PE_FIGURE_DEFAULT_WIDTH;
+	double h = o->height ? o->height : PE_FIGURE_DEFAULT_HEIGHT;
+	char fig_what[96];
+	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
+	int rc0 = cli_check_memory(o, (CHUNK + 1.0) * (double)v->d * 8.0 + w * h * 4.0, fig_what,
+				   "choose a smaller width (-d) or figure (--width, --height)");
+	if (rc0)
+		return rc0;
 	src.chunk = malloc(CHUNK * v->d * sizeof(double));
 	src.sample = malloc(v->d * sizeof(double));
 	struct pe_figure *fig = pe_figure_create(1, 1);

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <posenc/colormap.h>
+
 #include "cli.h"
 #include "options.h"
 
@@ -53,9 +55,10 @@ int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t ma
 			v = u;
 			goto range;
 		}
-		/* An exact value in exponent form, such as 1e6. */
-		double x = strtod(arg, &end);
-		if (*end == '\0' && isfinite(x) && x == floor(x)) {
+		/* An exact value in exponent form, such as 1e6 (not hex: strtod reads 0x10). */
+		int plain = arg[strspn(arg, "0123456789.eE+-")] == '\0';
+		double x = plain ? strtod(arg, &end) : NAN;
+		if (plain && *end == '\0' && isfinite(x) && x == floor(x)) {
 			if (x > (double)max)
 				return cli_usage_error("option '%s': %s is too large (at most %llu)",
 						       name, arg, (unsigned long long)max);
@@ -218,7 +221,19 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 			return cli_usage_error("option '--dtype': '%s' is not f64 or f32", arg);
 		return 0;
 	case CLI_OPT_CMAP:
+		/* Checked whatever the output: a typo is an error even for a CSV
+		 * (cli_figure_check_options() words it the same way). */
 		o->cmap = arg;
+		if (!pe_colormap_find(arg)) {
+			char names[256] = "";
+			for (const char *const *nm = pe_colormap_names(); *nm; nm++) {
+				size_t len = strlen(names);
+				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+					 *nm);
+			}
+			return cli_usage_error("option '--cmap': unknown colormap '%s' (known: %s)",
+					       arg, names);
+		}
 		return 0;
 	case CLI_OPT_VMIN:
 		return cli_parse_double("--vmin", arg, &o->vmin);

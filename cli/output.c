@@ -32,8 +32,13 @@ void cli_output_install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	/* A closed pipe becomes EPIPE, reported as an error, not a silent death. */
+	/*
+	 * A closed pipe becomes EPIPE and a file size limit (ulimit -f, a
+	 * quota) EFBIG: reported as errors, with the temporary file removed,
+	 * instead of a silent death that leaves it behind.
+	 */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 static void temps_add(char *path)
@@ -162,19 +167,28 @@ int cli_file_open(struct cli_file *file, const char *path)
 	}
 	snprintf(tmp, len, "%s/.%s.posenc-XXXXXX", dir, base);
 	free(dir);
+	/* No signal between creating the file and registering it for removal. */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
 	int fd = mkstemp(tmp);
+	if (fd >= 0)
+		temps_add(tmp);
+	int e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0) {
-		int e = errno;
 		free(tmp);
 		return cli_error("cannot write '%s': %s", path, strerror(e));
 	}
-	temps_add(tmp);
 	mode_t mask = umask(0);
 	umask(mask);
 	fchmod(fd, 0666 & ~mask);
 	file->f = fdopen(fd, "wb");
 	if (!file->f) {
-		int e = errno;
+		e = errno;
 		close(fd);
 		unlink(tmp);
 		temps_remove(tmp);

@@ -30,6 +30,11 @@ int pw_prepare(struct pw_run *r)
 	return rc;
 }
 
+double pw_work_bytes(const struct pe_vectors *v, double rows_held, double positions)
+{
+	return (rows_held + 48.0) * (double)v->d * 8.0 + positions * 64.0;
+}
+
 const char *pw_metric_label(enum pe_metric m)
 {
 	switch (m) {
@@ -86,6 +91,17 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 {
 	const struct pe_vectors *v = &r->v.vec;
 	size_t cells = cli_figure_grid_cells(&r->o, v->n);
+	/* The grid, and the picture: at most 4 bytes a pixel of --width x --height. */
+	double w = r->o.width ? r->o.width : PE_FIGURE_DEFAULT_WIDTH;
+	double h = r->o.height ? r->o.height : PE_FIGURE_DEFAULT_HEIGHT;
+	double bytes = (double)cells * (double)cells * 8.0 + w * h * 4.0 +
+		       pw_work_bytes(v, 128, (double)v->n);
+	char grid_what[96];
+	snprintf(grid_what, sizeof(grid_what), "the %zu x %zu grid of the figure", cells, cells);
+	int rc0 = cli_check_memory(&r->o, bytes, grid_what,
+				   "draw a smaller figure (--width, --height)");
+	if (rc0)
+		return rc0;
 	struct pe_matrix *grid = NULL;
 	enum pe_status st = pe_pairwise_grid(v, m, cells, cells, &grid);
 	if (st != PE_OK)
@@ -141,11 +157,16 @@ int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun)
 	char what[128], hint[160];
 	snprintf(what, sizeof(what), "the %zu x %zu %s matrix", v->n, v->n, noun);
 	snprintf(hint, sizeof(hint),
-		 "draw it as a figure instead (-o %s.png averages it onto the pixels) or lower -n",
+		 "draw it as a figure instead (-o %s.png averages it onto the pixels) or "
+		 "lower -n or -d",
 		 cli_command_name ? cli_command_name : "distance");
 	/* bytes is set also when n * n overflows */
 	enum pe_status st = pe_pairwise_fits(v->n, v->n, 0, &bytes);
-	int rc = cli_check_memory(&r->o, bytes, what, hint);
+	/* The general path keeps up to a quarter of the result's size of rows. */
+	double n = (double)v->n, all = n * (double)v->d * 8.0;
+	double held = all < bytes / 4 ? all : bytes / 4;
+	double work = pw_work_bytes(v, n < 128 ? n : 128, n);
+	int rc = cli_check_memory(&r->o, bytes + held + work, what, hint);
 	if (rc)
 		return rc;
 	struct pe_matrix *mat = NULL;

@@ -37,6 +37,16 @@ int pw_parse_metric(const char *arg, enum pe_metric *m);
  */
 int pw_prepare(struct pw_run *r);
 
+/*
+ * pw_work_bytes() - the working memory of the pairwise library beyond its
+ * result, for the budget check: @rows_held rows of d doubles (the rows a
+ * path holds at once: blocks per thread, a small set kept whole, sampled
+ * rows), the offset kernel's tables (about 32 d doubles) and row blocks
+ * (16 d), and 64 bytes per position of @positions (norms, offset sums,
+ * the positions). An upper bound, checked against peak RSS in the tests.
+ */
+double pw_work_bytes(const struct pe_vectors *v, double rows_held, double positions);
+
 /* "L2 distance", "cosine distance (1 − cos)", ...: an axis label for @m. */
 const char *pw_metric_label(enum pe_metric m);
 

@@ -9,12 +9,21 @@
 #include "vectors.h"
 
 /* A file's table; its problems are reported as "'FILE': <what is wrong>". */
-static int load_file(const struct pe_scheme *s, struct pe_matrix **out)
+static int load_file(const struct cli_common *o, const struct pe_scheme *s,
+		     struct pe_matrix **out)
 {
 	char *err = NULL;
-	enum pe_status st = pe_file_load(s, out, &err);
+	size_t budget = o->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
+	enum pe_status st = pe_file_load_limited(s, budget, out, &err);
 	if (st == PE_OK)
 		return 0;
+	if (st == PE_ETOOBIG) {
+		int rc = cli_error("'%s': %s (--max-memory): read fewer rows (rows=A:B in the "
+				   "spec) or raise --max-memory",
+				   s->path, err ? err : pe_status_str(st));
+		free(err);
+		return rc;
+	}
 	/* rows=A:B outside the table is a bad value in the spec; the rest is the file's. */
 	int rc = st == PE_ERANGE ? cli_usage_error("'%s': %s", s->path, err ? err : pe_status_str(st))
 				 : cli_error("'%s': %s", s->path, err ? err : pe_status_str(st));
@@ -38,7 +47,7 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		if (view != PE_VIEW_DEFAULT)
 			return cli_usage_error("option '--view' applies to rope, not '%s'",
 					       s->canonical);
-		int rc = load_file(s, &out->table);
+		int rc = load_file(o, s, &out->table);
 		if (rc)
 			return rc;
 		v->table = out->table;

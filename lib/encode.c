@@ -35,6 +35,11 @@ enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view
 			*why = "rope needs an even rotary width int(d * rotary)";
 			return PE_ERANGE;
 		}
+		if (d_rot < 4 && s->scaling.type == PE_ROPE_SCALING_DYNAMIC) {
+			*why = "dynamic scaling needs a rotary width of 4 or more (its base "
+			       "exponent is d/(d-2))";
+			return PE_ERANGE;
+		}
 	}
 	return PE_OK;
 }

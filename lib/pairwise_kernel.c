@@ -270,7 +270,8 @@ enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz 
 }
 
 /* Four partial sums: independent chains the CPU can overlap. */
-static double sq_diff(const double *a, const double *b, size_t d)
+static inline __attribute__((always_inline)) double sq_diff(const double *a, const double *b,
+							    size_t d)
 {
 	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 	size_t j = 0;
@@ -287,7 +288,8 @@ static double sq_diff(const double *a, const double *b, size_t d)
 	return (s0 + s1) + (s2 + s3);
 }
 
-static double abs_diff(const double *a, const double *b, size_t d, int max)
+static inline __attribute__((always_inline)) double abs_diff(const double *a, const double *b,
+							     size_t d, int max)
 {
 	double s0 = 0, s1 = 0;
 	size_t j = 0;
@@ -308,7 +310,8 @@ static double abs_diff(const double *a, const double *b, size_t d, int max)
 	return max ? (s0 > s1 ? s0 : s1) : s0 + s1;
 }
 
-static double dot_centered(const double *a, double ma, const double *b, double mb, size_t d)
+static inline __attribute__((always_inline)) double
+dot_centered(const double *a, double ma, const double *b, double mb, size_t d)
 {
 	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 	size_t j = 0;
@@ -323,9 +326,10 @@ static double dot_centered(const double *a, double ma, const double *b, double m
 	return (s0 + s1) + (s2 + s3);
 }
 
-void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
-		    const struct pe_posterm *ta, const double *B, size_t nb,
-		    const struct pe_posterm *tb, double *out, size_t ldo)
+/* The body of pe_rows_metric(), compiled once per instruction set below. */
+static inline __attribute__((always_inline)) void
+rows_metric(enum pe_metric m, size_t d, const double *A, size_t na, const struct pe_posterm *ta,
+	    const double *B, size_t nb, const struct pe_posterm *tb, double *out, size_t ldo)
 {
 	for (size_t i = 0; i < na; i++) {
 		const double *a = A + i * d;
@@ -358,6 +362,41 @@ void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
 			}
 		}
 	}
+}
+
+static void rows_metric_generic(enum pe_metric m, size_t d, const double *A, size_t na,
+				const struct pe_posterm *ta, const double *B, size_t nb,
+				const struct pe_posterm *tb, double *out, size_t ldo)
+{
+	rows_metric(m, d, A, na, ta, B, nb, tb, out, ldo);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/*
+ * AVX2 holds sq_diff()'s four partial sums in one register: about 2x faster
+ * than the SSE2 baseline with the same operations in the same order (no FMA:
+ * -ffp-contract=off), so the same bits.
+ */
+__attribute__((target("avx2"))) static void
+rows_metric_avx2(enum pe_metric m, size_t d, const double *A, size_t na,
+		 const struct pe_posterm *ta, const double *B, size_t nb,
+		 const struct pe_posterm *tb, double *out, size_t ldo)
+{
+	rows_metric(m, d, A, na, ta, B, nb, tb, out, ldo);
+}
+#endif
+
+void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
+		    const struct pe_posterm *ta, const double *B, size_t nb,
+		    const struct pe_posterm *tb, double *out, size_t ldo)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2")) {
+		rows_metric_avx2(m, d, A, na, ta, B, nb, tb, out, ldo);
+		return;
+	}
+#endif
+	rows_metric_generic(m, d, A, na, ta, B, nb, tb, out, ldo);
 }
 
 int pe_posterm_ill(const struct pe_posterm *t)

@@ -21,7 +21,8 @@ struct contents {
 	unsigned char *heap;
 };
 
-static enum pe_status read_stream(int fd, struct contents *c, char **err)
+/* Streams have no size to check up front: they stop at @limit bytes (0: none). */
+static enum pe_status read_stream(int fd, size_t limit, struct contents *c, char **err)
 {
 	size_t cap = 1 << 16, len = 0;
 	unsigned char *buf = malloc(cap);
@@ -33,13 +34,15 @@ static enum pe_status read_stream(int fd, struct contents *c, char **err)
 				free(buf);
 				return rd_fail(err, PE_ETOOBIG, "the file is too large");
 			}
-			unsigned char *bigger = realloc(buf, cap * 2);
+			/* Never more than one byte past the limit: enough to see it passed. */
+			size_t grown = limit && cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+			unsigned char *bigger = realloc(buf, grown);
 			if (!bigger) {
 				free(buf);
 				return rd_fail(err, PE_ENOMEM, "out of memory");
 			}
 			buf = bigger;
-			cap *= 2;
+			cap = grown;
 		}
 		ssize_t got = read(fd, buf + len, cap - len);
 		if (got < 0 && errno == EINTR)
@@ -52,6 +55,12 @@ static enum pe_status read_stream(int fd, struct contents *c, char **err)
 		if (got == 0)
 			break;
 		len += (size_t)got;
+		if (limit && len > limit) {
+			free(buf);
+			return rd_fail(err, PE_ETOOBIG,
+				       "the stream is longer than the limit of %.1f MiB",
+				       (double)limit / 1048576.0);
+		}
 	}
 	c->heap = buf;
 	c->p = buf;
@@ -59,7 +68,8 @@ static enum pe_status read_stream(int fd, struct contents *c, char **err)
 	return PE_OK;
 }
 
-static enum pe_status contents_open(const char *path, struct contents *c, char **err)
+static enum pe_status contents_open(const char *path, size_t limit, struct contents *c,
+				    char **err)
 {
 	memset(c, 0, sizeof(*c));
 	c->p = (const unsigned char *)""; /* an empty file: a valid pointer, length 0 */
@@ -84,7 +94,7 @@ static enum pe_status contents_open(const char *path, struct contents *c, char *
 		}
 		void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (map == MAP_FAILED) {
-			st = read_stream(fd, c, err);
+			st = read_stream(fd, limit, c, err);
 		} else {
 			c->map = map;
 			c->p = map;
@@ -92,7 +102,7 @@ static enum pe_status contents_open(const char *path, struct contents *c, char *
 			posix_madvise(map, c->len, POSIX_MADV_SEQUENTIAL);
 		}
 	} else if (!S_ISREG(sb.st_mode)) {
-		st = read_stream(fd, c, err);
+		st = read_stream(fd, limit, c, err);
 	}
 	close(fd);
 	return st;
@@ -136,7 +146,7 @@ enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
 	if (err)
 		*err = NULL;
 	struct contents c;
-	enum pe_status st = contents_open(path, &c, err);
+	enum pe_status st = contents_open(path, 0, &c, err);
 	if (st != PE_OK)
 		return st;
 	st = pe_read_buffer(c.p, c.len, path, req, out, err);
@@ -182,7 +192,7 @@ enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char
 	if (err)
 		*err = NULL;
 	struct contents c;
-	enum pe_status st = contents_open(path, &c, err);
+	enum pe_status st = contents_open(path, PE_READ_INSPECT_STREAM_MAX, &c, err);
 	if (st != PE_OK)
 		return st;
 	st = pe_file_inspect_buffer(c.p, c.len, path, out, err);
@@ -190,7 +200,47 @@ enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char
 	return st;
 }
 
+/*
+ * The float64 table a file scheme selects, against @max_bytes, from the
+ * file's header (a CSV is scanned, not parsed) before anything is
+ * allocated for it. Anything the header cannot tell is left to the reader.
+ */
+static enum pe_status table_fits(const struct contents *c, const struct pe_scheme *s,
+				 size_t max_bytes, char **err)
+{
+	struct pe_file_info *info = NULL;
+	if (pe_file_inspect_buffer(c->p, c->len, s->path, &info, NULL) != PE_OK)
+		return PE_OK; /* the reader reports what is wrong */
+	const struct pe_tensor_info *t = NULL;
+	for (size_t i = 0; i < info->count; i++) {
+		const char *name = info->tensors[i].name;
+		if (s->tensor ? name && strcmp(name, s->tensor) == 0 : info->count == 1)
+			t = &info->tensors[i];
+	}
+	enum pe_status st = PE_OK;
+	if (t && t->readable && t->ndim >= 1) {
+		double rows = (double)t->shape[0], cols = t->ndim == 2 ? (double)t->shape[1] : 1.0;
+		if (s->row_end_set && (double)s->row_end < rows)
+			rows = (double)s->row_end;
+		rows -= (double)s->row_first;
+		double bytes = rows * cols * 8.0;
+		if (rows > 0 && bytes > (double)max_bytes)
+			st = rd_fail(err, PE_ETOOBIG,
+				     "the %.0f x %.0f table needs %.1f MiB as float64, more than "
+				     "the limit of %.1f MiB",
+				     rows, cols, bytes / 1048576.0, (double)max_bytes / 1048576.0);
+	}
+	pe_file_info_destroy(info);
+	return st;
+}
+
 enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, char **err)
+{
+	return pe_file_load_limited(s, 0, out, err);
+}
+
+enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
+				    struct pe_matrix **out, char **err)
 {
 	*out = NULL;
 	if (err)
@@ -199,7 +249,15 @@ enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, c
 		return rd_fail(err, PE_EINVAL, "not a file scheme");
 	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set};
 	struct pe_matrix *m;
-	enum pe_status st = pe_read_file(s->path, &req, &m, err);
+	struct contents c;
+	enum pe_status st = contents_open(s->path, max_bytes, &c, err);
+	if (st != PE_OK)
+		return st;
+	if (max_bytes)
+		st = table_fits(&c, s, max_bytes, err);
+	if (st == PE_OK)
+		st = pe_read_buffer(c.p, c.len, s->path, &req, &m, err);
+	contents_close(&c);
 	if (st != PE_OK)
 		return st;
 	size_t row, col;

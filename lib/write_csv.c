@@ -65,8 +65,11 @@ enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_
 	if (fputc('\n', f) == EOF)
 		return PE_EIO;
 
-	/* One row is formatted into memory and written at once. */
-	size_t cap = (m->cols + 1) * 32 + sizeof(cell);
+	/*
+	 * Rows are formatted into memory and written in pieces of at most
+	 * 64 KiB, so a row of 2^24 columns needs no 512 MiB buffer.
+	 */
+	size_t cap = 65536;
 	char *line = malloc(cap);
 	if (!line)
 		return PE_ENOMEM;
@@ -79,7 +82,12 @@ enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_
 		}
 		size_t len = 0;
 		const double *r = m->data + i * m->cols;
-		for (size_t j = 0; j < m->cols; j++) {
+		for (size_t j = 0; j < m->cols && st == PE_OK; j++) {
+			if (len > cap - 40) {
+				if (fwrite(line, 1, len, f) != len)
+					st = PE_EIO;
+				len = 0;
+			}
 			line[len++] = ',';
 			len += pe_csv_format(r[j], line + len);
 		}

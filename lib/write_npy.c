@@ -25,8 +25,19 @@ static void put_u32le(unsigned char *p, size_t v)
 		p[i] = (unsigned char)((v >> (8 * i)) & 0xff);
 }
 
+static int host_is_little_endian(void)
+{
+	const uint16_t one = 1;
+	unsigned char first;
+	memcpy(&first, &one, 1);
+	return first == 1;
+}
+
 static int write_le64(FILE *f, const double *data, size_t count)
 {
+	/* The usual case: the doubles already are the file's bytes. */
+	if (host_is_little_endian())
+		return fwrite(data, sizeof(double), count, f) == count ? 0 : -1;
 	unsigned char buf[8192];
 	size_t fill = 0;
 	for (size_t i = 0; i < count; i++) {

@@ -59,6 +59,9 @@ extern "C" {
 /* The safetensors header limit of the reference implementation. */
 #define PE_SAFETENSORS_HEADER_MAX 100000000u
 
+/* pe_file_inspect() reads at most this much of a stream (pipe, device). */
+#define PE_READ_INSPECT_STREAM_MAX ((size_t)1 << 30)
+
 /* Arrays with more dimensions than this are refused as malformed. */
 #define PE_READ_MAX_DIMS 64
 
@@ -211,6 +214,17 @@ int pe_matrix_find_nonfinite(const struct pe_matrix *m, size_t *row, size_t *col
  * a file scheme.
  */
 enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, char **err);
+
+/*
+ * pe_file_load_limited() - pe_file_load() within a memory budget
+ *
+ * @max_bytes: 0 for no limit; else a stream (pipe, device) longer than
+ * this, or a selected table whose float64 copy is larger, is refused with
+ * PE_ETOOBIG (and a message saying how much it needs) before the table is
+ * allocated.
+ */
+enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
+				    struct pe_matrix **out, char **err);
 
 #ifdef __cplusplus
 }

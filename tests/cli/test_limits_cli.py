@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Memory budget and interrupted runs.
+
+- --max-memory: every command refuses, before allocating, a result that
+  does not fit, saying how much it needs and what to do instead; and a run
+  the budget admits stays within it (peak RSS, unsanitized builds only:
+  sanitizers have their own shadow memory).
+- Interrupted runs: SIGINT, SIGTERM and SIGHUP during a long CSV write
+  leave neither the temporary file (.NAME.posenc-XXXXXX) nor a partial
+  target, and an existing target keeps its bytes; -o - into a pipe closed
+  by its reader is an error, not a silent death.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import done, ok, skip  # noqa: E402
+
+EXE = os.path.abspath(sys.argv[1])
+with open(EXE, "rb") as f:
+    _image = f.read()
+SANITIZED = b"__asan_init" in _image or b"__ubsan_handle" in _image
+
+
+def run_rss(args, cwd):
+    """Runs posenc; returns (exit status, stderr, peak RSS in bytes)."""
+    p = subprocess.Popen([EXE, *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, err, usage.ru_maxrss * 1024
+
+
+# ---- refusals: one per command, with the need, the budget and a way out ----
+REFUSALS = [
+    (["encode", "-n", "1000000", "-d", "64", "-o", "out.csv"], "the 1000000 x 64 matrix", "-n"),
+    (["distance", "-n", "10000", "-o", "out.npy"], "the 10000 x 10000 distance matrix", "figure"),
+    (["corr", "-s", "learned", "-n", "10000", "-o", "out.csv"], "the 10000 x 10000 correlation matrix",
+     "figure"),
+    (["scatter", "-n", "100000", "--max-points", "0", "-o", "out.csv"], "the scatter", "--max-points"),
+    (["profile", "-n", "10000000", "--at", "0,1,2", "-o", "out.csv"], "the 10000000 x 3 profile", "-n"),
+    (["decay", "--max-offset", "10000000", "-o", "out.csv"], "the decay table of 10000001 offsets",
+     "--max-offset"),
+    (["decay", "-s", "learned", "--max-offset", "1000000", "-o", "out.csv"],
+     "the 1000001 x 128 rows of 'learned'", "-n"),
+    (["freqs", "-d", "2000000", "-o", "out.csv"], "the frequency table of d=2000000", "-d"),
+    (["bias", "-n", "2000", "-o", "out.npy"], "the 8 x 2000 x 2000 bias", "-n"),
+    (["bias", "-s", "t5", "-n", "4000", "-o", "out.csv"], "the 1 x 4000 x 4000 bias", "-n"),
+]
+for args, what, hint in REFUSALS:
+    wd = tempfile.mkdtemp(prefix="posenc-limits-")
+    rc, err, rss = run_rss(args + ["--max-memory", "16M"], wd)
+    lines = err.splitlines()
+    line = lines[0] if lines else ""
+    good = (rc == 1 and len(lines) == 1 and line.startswith("posenc: error: " + what + " needs ")
+            and "more than the memory budget of 16.0 MiB: " in line and hint in line.split("MiB: ", 1)[-1]
+            and os.listdir(wd) == [])
+    ok(good, f"--max-memory 16M refuses: posenc {' '.join(args)}", f"rc={rc} stderr={err!r}")
+    if not SANITIZED:
+        # Refused before anything large was allocated.
+        ok(rss < 64 << 20, f"refused before allocating ({rss >> 20} MiB peak)", rss)
+    shutil.rmtree(wd)
+
+# ---- admitted runs stay within the budget ----
+BUDGET = 96 << 20
+SLACK = 48 << 20  # the program, its libraries, stdio and thread stacks
+ADMIT = [
+    ["encode", "-n", "150000", "-d", "64"],
+    ["encode", "-n", "2", "-d", "4194304"],
+    ["distance", "-n", "3000"],
+    ["distance", "-s", "learned", "-n", "3000", "-d", "256"],
+    ["distance", "-n", "64", "-d", "262144"],
+    ["distance", "-s", "learned", "-n", "64", "-d", "131072", "--metric", "l1"],
+    ["corr", "-n", "3000", "-d", "128"],
+    ["corr", "-s", "rope", "-n", "32", "-d", "262144"],
+    ["scatter", "-n", "2000", "--max-points", "0"],
+    ["scatter", "-s", "learned", "-n", "1000", "-d", "8192"],
+    ["profile", "-n", "2000000", "--at", "0,100,1000"],
+    ["profile", "-s", "learned", "-n", "100000", "-d", "256", "--at", "5"],
+    ["decay", "--max-offset", "1000000", "-d", "16"],
+    ["decay", "-s", "learned", "--max-offset", "20000", "-d", "256"],
+    ["freqs", "-d", "1000000"],
+    ["freqs", "-s", "sinusoidal", "-d", "1000000"],
+    ["bias", "-n", "1000"],
+    ["bias", "-s", "t5", "-n", "3000"],
+]
+if SANITIZED:
+    skip("peak RSS within --max-memory", "sanitizers add shadow memory")
+else:
+    for args in ADMIT:
+        wd = tempfile.mkdtemp(prefix="posenc-limits-")
+        rc, err, rss = run_rss(args + ["--max-memory", "96M", "-q", "-o", "out.npy"], wd)
+        refused = rc == 1 and " needs " in err and "memory budget" in err
+        ok((rc == 0 and rss <= BUDGET + SLACK) or (refused and os.listdir(wd) == []),
+           f"within --max-memory 96M or refused: posenc {' '.join(args)} "
+           f"({'refused' if refused else f'{rss >> 20} MiB peak'})", f"rc={rc} rss={rss >> 20} MiB {err!r}")
+        shutil.rmtree(wd)
+
+
+# ---- interrupted runs ----
+def interrupted(name, args, target, sig, keep):
+    wd = tempfile.mkdtemp(prefix="posenc-signal-")
+    try:
+        path = os.path.join(wd, target)
+        if keep:
+            with open(path, "wb") as f:
+                f.write(b"sentinel\n")
+            os.utime(path, (1000000000, 1000000000))
+        p = subprocess.Popen([EXE, *args, "-o", target], cwd=wd, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        # Wait until the temporary file exists and has grown: the write is under way.
+        tmp_seen, t0 = None, time.time()
+        while time.time() - t0 < 120 and p.poll() is None:
+            tmps = [f for f in os.listdir(wd) if f.startswith("." + target + ".posenc-")]
+            if tmps and os.path.getsize(os.path.join(wd, tmps[0])) > 1 << 20:
+                tmp_seen = tmps[0]
+                break
+            time.sleep(0.01)
+        p.send_signal(sig)
+        err = p.stderr.read().decode("utf-8", "replace")
+        rc = p.wait()
+        left = sorted(os.listdir(wd))
+        want = [target] if keep else []
+        intact = True
+        if keep:
+            st = os.stat(path)
+            with open(path, "rb") as f:
+                intact = f.read() == b"sentinel\n" and st.st_mtime == 1000000000
+        ok(tmp_seen is not None and rc == -sig and left == want and intact
+           and "Sanitizer" not in err,
+           f"{name}: {signal.Signals(sig).name} during the write leaves {want or 'nothing'}",
+           f"tmp seen {tmp_seen}; rc={rc}; left {left}; intact {intact}; stderr {err[:300]!r}")
+    finally:
+        shutil.rmtree(wd, ignore_errors=True)
+
+
+ENCODE = ["encode", "-n", "1000000", "-d", "64", "-q"]
+interrupted("encode CSV", ENCODE, "big.csv", signal.SIGINT, False)
+interrupted("encode CSV", ENCODE, "big.csv", signal.SIGTERM, True)
+interrupted("encode CSV", ENCODE, "big.csv", signal.SIGHUP, False)
+BIAS = ["bias", "-s", "alibi:heads=8", "-n", "3000", "-q"]
+interrupted("bias long CSV", BIAS, "big.csv", signal.SIGINT, True)
+interrupted("bias long CSV", BIAS, "big.csv", signal.SIGTERM, False)
+
+
+# -o - into a pipe its reader closes part-way: EPIPE is an error (exit 1), at once.
+def closed_midway(args):
+    p = subprocess.Popen([EXE, *args, "-o", "-"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    got = p.stdout.read(1 << 16)
+    p.stdout.close()
+    t0 = time.time()
+    err = p.stderr.read().decode("utf-8", "replace")
+    rc = p.wait()
+    lines = err.splitlines()
+    ok(len(got) == 1 << 16 and rc == 1 and len(lines) == 1
+       and lines[0].startswith("posenc: error: ") and "Broken pipe" in lines[0]
+       and time.time() - t0 < 30,
+       f"reader closes -o - part-way: posenc {' '.join(args)} fails with EPIPE",
+       f"rc={rc} stderr={err!r}")
+
+
+closed_midway(["encode", "-n", "1000000", "-d", "64"])
+closed_midway(["bias", "-n", "3000"])
+closed_midway(["distance", "-n", "3000"])
+
+done()
