@@ -290,6 +290,34 @@ static double sampled_pair(const struct sampled_job *j, size_t p, size_t q)
 	return pe_toeplitz_metric(j->tz, j->d, j->m, s, &j->rt[p], &j->ct[q]);
 }
 
+/*
+ * The structured cells of row a from the kernel table, with the metric a
+ * constant at each call: the metric's switch leaves the inner loop, which
+ * is the per-pair work of every correlation figure of many positions.
+ */
+static inline void table_row(const struct sampled_job *j, size_t a, enum pe_metric m)
+{
+	size_t p0 = j->roff[a], p1 = j->roff[a + 1];
+	for (size_t b = 0; b < j->C; b++) {
+		size_t q0 = j->coff[b], q1 = j->coff[b + 1];
+		double acc = 0.0;
+		size_t cnt = 0;
+		for (size_t p = p0; p < p1; p++) {
+			uint64_t e = j->rpos[p];
+			for (size_t q = q0; q < q1; q++) {
+				uint64_t f = j->cpos[q];
+				double s = j->S[e > f ? e - f : f - e];
+				double x = pe_toeplitz_metric(j->tz, j->d, m, s, &j->rt[p], &j->ct[q]);
+				if (!isnan(x)) {
+					acc += x;
+					cnt++;
+				}
+			}
+		}
+		j->out[a * j->C + b] = cnt ? acc / (double)cnt : NAN;
+	}
+}
+
 static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 {
 	const struct sampled_job *j = ctx;
@@ -300,7 +328,15 @@ static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 		if (!tmp)
 			return PE_ENOMEM;
 	}
-	for (size_t a = begin; a < end; a++) {
+	for (size_t a = begin; a < end && j->S; a++) {
+		if (j->m == PE_METRIC_CORR)
+			table_row(j, a, PE_METRIC_CORR);
+		else if (j->m == PE_METRIC_COSINE)
+			table_row(j, a, PE_METRIC_COSINE);
+		else
+			table_row(j, a, PE_METRIC_L2);
+	}
+	for (size_t a = begin; a < end && !j->S; a++) {
 		size_t p0 = j->roff[a], p1 = j->roff[a + 1];
 		double *t = tmp;
 		if (!j->tz)

@@ -34,6 +34,13 @@ struct pe_toeplitz {
 	int has_lone;
 	double lone; /* theta or f of the lone column, as half[] */
 	double start;
+	/* The sum of a row's entries from the pairs' sin and cos (see
+	 * pe_toeplitz_sums()): sum = amp (sum_s + sum_c) + e, sinusoidal,
+	 * or amp 2 sum_c + fixed, RoPE (pairs (c - s, s + c), fixed ones). */
+	int sums_ok;
+	int rope;
+	double amp;
+	double fixed;
 };
 
 /* sin and cos of the half angle D theta_i / 2 of pair i. */
@@ -56,6 +63,16 @@ double pe_toeplitz_s(const struct pe_toeplitz *tz, uint64_t delta);
 /* S(lo + k) for k < count into out, O(count npairs) on every core. */
 enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size_t count,
 				 double *out);
+
+/*
+ * pe_toeplitz_sums() - sums over the pairs of sin and cos of the angles
+ * (pos[k] + start) theta_i of each position, into ssum[k] and csum[k]
+ *
+ * The angles are those the encoders form; each value is at most two table
+ * rotations from an exactly rounded sin/cos. O(npairs) per position.
+ */
+enum pe_status pe_toeplitz_sums(const struct pe_toeplitz *tz, const uint64_t *pos, size_t count,
+				double *ssum, double *csum);
 
 /* e_p for an absolute position. */
 double pe_toeplitz_lone(const struct pe_toeplitz *tz, uint64_t pos);

@@ -47,6 +47,8 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 		/* ceil(d/2) frequencies for odd d: the last is a lone sine column;
 		 * floor(d/2) for odd d: the last column is zero (t2t/fairseq). */
 		tz->w = 1.0;
+		tz->amp = 1.0;
+		tz->sums_ok = 1;
 		tz->npairs = d / 2 < count ? d / 2 : count;
 		tz->total = (double)tz->npairs;
 		tz->start = s->start;
@@ -80,6 +82,11 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 		}
 		double a2 = info.attention_factor * info.attention_factor;
 		tz->w = 2.0 * a2;
+		tz->rope = 1;
+		tz->amp = info.attention_factor;
+		tz->fixed = (double)(d - d_rot);
+		/* an odd rotary width leaves a column that is neither */
+		tz->sums_ok = d_rot % 2 == 0;
 		tz->npairs = count;
 		tz->total = tz->w * (double)count + (double)(d - d_rot);
 	}
@@ -120,80 +127,6 @@ double pe_toeplitz_lone(const struct pe_toeplitz *tz, uint64_t pos)
 	double s, c;
 	pe_exact_sincos((double)pos + tz->start, tz->lone, tz->divide, &s, &c, NULL);
 	return s;
-}
-
-/*
- * S over a range: offsets D0 + r of a block share sin/cos(D0 phi) and a
- * table of sin/cos(r phi), so sin((D0 + r) phi) costs two products and a
- * sum (a few ulps, no drift), and the loop over r vectorises.
- */
-struct range_job {
-	const struct pe_toeplitz *tz;
-	uint64_t lo;
-	size_t count;
-	size_t block;
-	const double *cr; /* cos(r phi_i) at [i * block + r] */
-	const double *sr;
-	double *out;
-};
-
-static enum pe_status range_chunk(void *ctx, size_t begin, size_t end)
-{
-	const struct range_job *j = ctx;
-	size_t np = j->tz->npairs, B = j->block;
-	double *acc = malloc(B * sizeof(double));
-	if (!acc)
-		return PE_ENOMEM;
-	for (size_t b = begin; b < end; b++) {
-		size_t r0 = b * B;
-		size_t len = j->count - r0 < B ? j->count - r0 : B;
-		double D0 = (double)(j->lo + r0);
-		for (size_t r = 0; r < len; r++)
-			acc[r] = 0.0;
-		for (size_t i = 0; i < np; i++) {
-			double s0, c0;
-			pe_toeplitz_half_sincos(j->tz, i, D0, &s0, &c0);
-			const double *cr = j->cr + i * B, *sr = j->sr + i * B;
-			for (size_t r = 0; r < len; r++) {
-				double t = s0 * cr[r] + c0 * sr[r];
-				acc[r] += t * t;
-			}
-		}
-		memcpy(j->out + r0, acc, len * sizeof(double));
-	}
-	free(acc);
-	return PE_OK;
-}
-
-enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size_t count,
-				 double *out)
-{
-	if (count == 0)
-		return PE_OK;
-	size_t np = tz->npairs;
-	if (np == 0) {
-		memset(out, 0, count * sizeof(double));
-		return PE_OK;
-	}
-	/* Tables of about 512 KiB: large blocks amortise the sin/cos per block. */
-	size_t B = 32768 / np;
-	B = B < 32 ? 32 : B > 1024 ? 1024 : B;
-	if (B > count)
-		B = count;
-	double *cr = malloc(2 * np * B * sizeof(double));
-	if (!cr)
-		return PE_ENOMEM;
-	double *sr = cr + np * B;
-	for (size_t i = 0; i < np; i++) {
-		for (size_t r = 0; r < B; r++) {
-			pe_toeplitz_half_sincos(tz, i, (double)r, &sr[i * B + r], &cr[i * B + r]);
-		}
-	}
-	struct range_job job = {tz, lo, count, B, cr, sr, out};
-	size_t blocks = (count + B - 1) / B;
-	enum pe_status st = pe_parallel_for(blocks, 8, range_chunk, &job);
-	free(cr);
-	return st;
 }
 
 void pe_row_terms(const double *x, size_t d, struct pe_posterm *t)
@@ -246,17 +179,47 @@ struct terms_job {
 	const struct pe_toeplitz *tz;
 	const uint64_t *pos;
 	int need_rows;
+	const double *ssum, *csum; /* pe_toeplitz_sums(), or NULL: from rows */
 	struct pe_posterm *out;
 };
 
 #define TERMS_GRAIN 64
+
+/*
+ * mean and cnorm from the row's sum: |x - mean|^2 = |x|^2 - sum mean. The
+ * difference cancels when x is nearly constant, which is the ill case
+ * (cnorm < 0.1 |x|): those positions take their rows.
+ */
+static enum pe_status terms_from_sums(const struct terms_job *j, size_t k, struct pe_posterm *t)
+{
+	const struct pe_toeplitz *tz = j->tz;
+	double sum = tz->rope ? tz->amp * (2.0 * j->csum[k]) + tz->fixed
+			      : tz->amp * (j->ssum[k] + j->csum[k]) + t->e;
+	double mean = sum / (double)j->v->d, c2 = t->norm * t->norm - sum * mean;
+	t->mean = mean;
+	t->cnorm = sqrt(c2 > 0.0 ? c2 : 0.0);
+	if (!pe_posterm_ill(t))
+		return PE_OK;
+	double *row = malloc(j->v->d * sizeof(double));
+	if (!row)
+		return PE_ENOMEM;
+	enum pe_status st = pe_vectors_at(j->v, &j->pos[k], 1, row);
+	if (st == PE_OK) {
+		double e = t->e, norm = t->norm;
+		pe_row_terms(row, j->v->d, t);
+		t->e = e;
+		t->norm = norm;
+	}
+	free(row);
+	return st;
+}
 
 static enum pe_status terms_chunk(void *ctx, size_t begin, size_t end)
 {
 	const struct terms_job *j = ctx;
 	size_t d = j->v->d;
 	double *rows = NULL;
-	if (j->need_rows || !j->tz) {
+	if ((j->need_rows && !j->ssum) || !j->tz) {
 		rows = malloc((end - begin) * d * sizeof(double));
 		if (!rows)
 			return PE_ENOMEM;
@@ -266,7 +229,8 @@ static enum pe_status terms_chunk(void *ctx, size_t begin, size_t end)
 			return st;
 		}
 	}
-	for (size_t k = begin; k < end; k++) {
+	enum pe_status st = PE_OK;
+	for (size_t k = begin; k < end && st == PE_OK; k++) {
 		struct pe_posterm *t = &j->out[k];
 		memset(t, 0, sizeof(*t));
 		if (rows)
@@ -275,17 +239,34 @@ static enum pe_status terms_chunk(void *ctx, size_t begin, size_t end)
 			t->e = pe_toeplitz_lone(j->tz, j->pos[k]);
 			t->norm = sqrt(j->tz->total + t->e * t->e);
 		}
+		if (j->need_rows && j->ssum)
+			st = terms_from_sums(j, k, t);
 	}
 	free(rows);
-	return PE_OK;
+	return st;
 }
 
 enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz *tz,
 			   const uint64_t *pos, size_t count, int need_rows,
 			   struct pe_posterm *out)
 {
-	struct terms_job job = {v, tz, pos, need_rows, out};
-	return pe_parallel_for(count, TERMS_GRAIN, terms_chunk, &job);
+	struct terms_job job = {v, tz, pos, need_rows, NULL, NULL, out};
+	double *sums = NULL;
+	/* Means from the pairs' sin and cos sums rather than from rows. */
+	if (need_rows && tz && tz->sums_ok && count) {
+		if (!(sums = malloc(2 * count * sizeof(double))))
+			return PE_ENOMEM;
+		enum pe_status st = pe_toeplitz_sums(tz, pos, count, sums, sums + count);
+		if (st != PE_OK) {
+			free(sums);
+			return st;
+		}
+		job.ssum = sums;
+		job.csum = sums + count;
+	}
+	enum pe_status st = pe_parallel_for(count, TERMS_GRAIN, terms_chunk, &job);
+	free(sums);
+	return st;
 }
 
 /* Four partial sums: independent chains the CPU can overlap. */
