@@ -235,6 +235,12 @@ static enum pe_status grid_all(const struct pe_vectors *v, const struct pe_toepl
 	if (st == PE_OK) {
 		struct all_job job = {v, tz, &src, m, n, r->rows, r->cols, pe_block_rows(v->d),
 				      S, t, colcell, r->data};
+		/*
+		 * Touch the output before the threads start: calloc's untouched pages
+		 * are the shared zero page, and the threads' first writes would each
+		 * fault and flush every core's TLB.
+		 */
+		memset(r->data, 0, r->rows * r->cols * sizeof(double));
 		st = pe_parallel_for(r->rows, 1, all_rows, &job);
 	}
 done:
