@@ -19,6 +19,7 @@
 #include "encode_figure.h"
 #include "figure.h"
 #include "output.h"
+#include "pairwise_cli.h"
 #include "vectors.h"
 
 enum { OPT_METRIC = CLI_OPT_COMMAND };
@@ -115,7 +116,7 @@ static int draw(struct run *r)
 	int rc = 0;
 	for (unsigned c = 0; c < 4 && st == PE_OK; c++)
 		st = pe_figure_set_col_title(fig, c,
-					     c == 1 ? compare_metric_title(r->metric) : titles[c]);
+					     c == 1 ? pw_metric_label(r->metric) : titles[c]);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
 		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
@@ -130,7 +131,7 @@ static int draw(struct run *r)
 		}
 		if (st == PE_OK)
 			st = heatmap(pe_figure_panel(fig, (unsigned)i, 1), &r->o, sd->dist, v, false,
-				     compare_metric_title(r->metric));
+				     pw_metric_label(r->metric));
 		if (st == PE_OK)
 			st = heatmap(pe_figure_panel(fig, (unsigned)i, 2), &r->o, sd->corr, v, true,
 				     "correlation");
@@ -138,7 +139,7 @@ static int draw(struct run *r)
 		if (st == PE_OK)
 			st = pe_panel_add_scatter(sp, NULL, sd->px, sd->py, sd->points->rows);
 		if (st == PE_OK)
-			st = pe_panel_set_xlabel(sp, compare_metric_title(r->metric));
+			st = pe_panel_set_xlabel(sp, pw_metric_label(r->metric));
 		if (st == PE_OK)
 			st = pe_panel_set_ylabel(sp, "correlation");
 	}
@@ -211,15 +212,10 @@ int cmd_compare(int argc, char **argv)
 	r.metric = PE_METRIC_L2;
 	int opt, rc;
 	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_METRIC) {
-			if (pe_metric_parse(optarg, &r.metric) != PE_OK || r.metric == PE_METRIC_CORR)
-				return cli_usage_error("option '--metric': '%s' is not l2, cosine, "
-						       "l1 or linf",
-						       optarg);
-			rc = 0;
-		} else {
+		if (opt == OPT_METRIC)
+			rc = pw_parse_metric(optarg, &r.metric);
+		else
 			rc = cli_common_option(&r.o, opt, optarg, argv);
-		}
 		if (rc)
 			return rc;
 	}

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "figure.h"
 #include "output.h"
+#include "pairwise_cli.h"
 #include "report.h"
 
 enum { OPT_METRIC = CLI_OPT_COMMAND };
@@ -273,16 +274,10 @@ int cmd_report(int argc, char **argv)
 	r.argv = argv;
 	int opt, rc;
 	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_METRIC) {
-			rc = 0;
-			if (pe_metric_parse(optarg, &r.metric) != PE_OK ||
-			    r.metric == PE_METRIC_CORR)
-				rc = cli_usage_error("option '--metric': '%s' is not l2, cosine, "
-				                     "l1 or linf",
-				                     optarg);
-		} else {
+		if (opt == OPT_METRIC)
+			rc = pw_parse_metric(optarg, &r.metric);
+		else
 			rc = cli_common_option(&r.o, opt, optarg, argv);
-		}
 		if (rc)
 			return rc;
 	}

@@ -77,20 +77,6 @@ void compare_data_free(struct compare_data *sd)
 	free(sd->offsets);
 }
 
-const char *compare_metric_title(enum pe_metric m)
-{
-	switch (m) {
-	case PE_METRIC_COSINE:
-		return "cosine distance";
-	case PE_METRIC_L1:
-		return "L1 distance";
-	case PE_METRIC_LINF:
-		return "L\u221e distance";
-	default:
-		return "L2 distance";
-	}
-}
-
 /* Min and max of the off-diagonal cells of a square matrix (NaN skipped). */
 static void off_diagonal_range(const struct pe_matrix *m, double *lo, double *hi)
 {

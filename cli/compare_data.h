@@ -54,7 +54,4 @@ extern const char *const compare_summary_columns[COMPARE_SUMMARY_COLS];
  */
 void compare_summary_row(const struct compare_data *sd, double row[COMPARE_SUMMARY_COLS]);
 
-/* "cosine distance", "L2 distance", ... for titles and labels. */
-const char *compare_metric_title(enum pe_metric m);
-
 #endif

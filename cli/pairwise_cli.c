@@ -47,7 +47,7 @@ const char *pw_metric_label(enum pe_metric m)
 	case PE_METRIC_LINF:
 		return "L\xe2\x88\x9e distance";
 	default:
-		return pe_metric_name(m);
+		return "Pearson correlation";
 	}
 }
 
@@ -65,22 +65,6 @@ void pw_finish(struct pw_run *r)
 		cli_schemes_free(r->schemes, r->count);
 	r->schemes = NULL;
 	r->count = 0;
-}
-
-static const char *metric_label(enum pe_metric m)
-{
-	switch (m) {
-	case PE_METRIC_L2:
-		return "L2 distance";
-	case PE_METRIC_COSINE:
-		return "cosine distance";
-	case PE_METRIC_L1:
-		return "L1 distance";
-	case PE_METRIC_LINF:
-		return "L\u221e distance";
-	default:
-		return "Pearson correlation";
-	}
 }
 
 /*
@@ -119,14 +103,14 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	spec.equal_aspect = true;
 	char cbar[96];
 	/* Say when a cell is the mean of a block of pairs, not one pair. */
-	snprintf(cbar, sizeof(cbar), "%s%s", metric_label(m),
+	snprintf(cbar, sizeof(cbar), "%s%s", pw_metric_label(m),
 		 grid->rows < v->n ? " (mean per cell)" : "");
 	spec.colorbar_label = cbar;
 	cli_heatmap_apply(&r->o, &spec);
 	char title[512], label[600];
 	const struct pe_scheme *s = r->schemes[0];
 	cli_scheme_title(s->label, v->d, (unsigned long long)v->first, v->n, title, sizeof(title));
-	snprintf(label, sizeof(label), "%s: %s", metric_label(m), title);
+	snprintf(label, sizeof(label), "%s: %s", pw_metric_label(m), title);
 	st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
 		st = pe_panel_set_title(p, label);

@@ -47,7 +47,7 @@ int pw_prepare(struct pw_run *r);
  */
 double pw_work_bytes(const struct pe_vectors *v, double rows_held, double positions);
 
-/* "L2 distance", "cosine distance (1 − cos)", ...: an axis label for @m. */
+/* "L2 distance", "cosine distance (1 − cos)", "Pearson correlation", ...: a label for @m. */
 const char *pw_metric_label(enum pe_metric m);
 
 /* Reports a library failure "<what> failed: <status>"; @return the exit code. */

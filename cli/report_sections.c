@@ -14,6 +14,7 @@
 #include <posenc/rope.h>
 
 #include "cli.h"
+#include "pairwise_cli.h"
 #include "figure.h"
 #include "report.h"
 
@@ -262,7 +263,7 @@ static int summary(const struct report *r, struct report_section *sec)
 	if (!rc)
 		rc = line(sec,
 		          report_strf(sec, "Distance metric: %s. Generated %s by posenc %s.",
-		                      compare_metric_title(r->metric), r->date, POSENC_VERSION));
+		                      pw_metric_label(r->metric), r->date, POSENC_VERSION));
 	/* The command line, so the report can be made again. */
 	if (!rc) {
 		size_t len = 0;
@@ -362,7 +363,7 @@ static int encodings(const struct report *r, struct report_section *sec)
 
 static int pairwise(const struct report *r, struct report_section *sec, bool corr)
 {
-	const char *what = corr ? "Pearson correlation" : compare_metric_title(r->metric);
+	const char *what = pw_metric_label(corr ? PE_METRIC_CORR : r->metric);
 	sec->fig = scheme_grid(r->count,
 	                       report_strf(sec, "%s between positions (one colour scale)", what));
 	if (!sec->fig)
@@ -405,7 +406,7 @@ static void set_common(struct pe_figure *fig, size_t count, double xlo, double x
 
 static int scatter(const struct report *r, struct report_section *sec)
 {
-	const char *metric = compare_metric_title(r->metric);
+	const char *metric = pw_metric_label(r->metric);
 	sec->fig = scheme_grid(r->count, report_strf(sec,
 	                                             "%s vs correlation of pairs of "
 	                                             "positions",
@@ -457,7 +458,7 @@ static int profiles(const struct report *r, struct report_section *sec)
 		if (k == 0 || at[k - 1] != p)
 			at[k++] = p;
 	}
-	const char *metric = compare_metric_title(r->metric);
+	const char *metric = pw_metric_label(r->metric);
 	char list[96] = "";
 	for (size_t j = 0; j < k; j++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%llu", j ? ", " : "",
