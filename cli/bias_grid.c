@@ -76,13 +76,13 @@ static enum pe_status t5_grid(const struct pe_scheme *s, size_t n, size_t g, dou
 	for (size_t k = 1; k < 2 * n && st == PE_OK; k++) {
 		unsigned bucket = 0;
 		st = pe_t5_bucket((int64_t)k - (int64_t)n, s->buckets, s->max_distance,
-				  s->bidirectional, &bucket);
+		                  s->bidirectional, &bucket);
 		S[k] = S[k - 1] + bucket;
 	}
 	T[0] = 0;
 	for (size_t k = 0; k < 2 * n; k++)
 		T[k + 1] = T[k] + S[k];
-	/* sum of S(r) for r = r0 .. r1, as indices r + n into S */
+		/* sum of S(r) for r = r0 .. r1, as indices r + n into S */
 #define RUN(r0, r1) (T[(r1) + (int64_t)n + 1] - T[(r0) + (int64_t)n])
 	for (size_t bi = 0; st == PE_OK && bi < g; bi++) {
 		size_t a = block_lo(bi, n, g), p = block_lo(bi + 1, n, g) - a;

@@ -15,28 +15,28 @@
 #include "output.h"
 
 static const char help[] =
-	"Usage: posenc bias [-s SPEC] [-n N] [-o FILE]\n"
-	"\n"
-	"Attention-bias matrices over query positions 0..n-1 (rows) and keys (columns).\n"
-	"  alibi  per head h, slopes as the official get_slopes (any head count):\n"
-	"         form=paper -m_h (i - j), form=official m_h j; keys after the query -inf.\n"
-	"         CSV: long format head,query,key,bias; NPY: shape (heads, n, n).\n"
-	"  t5     the bucket of key - query as T5's _relative_position_bucket\n"
-	"         (bidirectional=1 encoder, 0 decoder); CSV and NPY (n, n).\n"
-	"Figure (.png .svg .pdf): alibi as a grid of heatmaps, one per head on one colour\n"
-	"scale, masked keys grey; t5 as one heatmap of bucket ids (all buckets' colours).\n"
-	"Past a few hundred positions a panel shows block means, so -n 1e6 needs no\n"
-	"n x n tensor.\n"
-	"\n"
-	"Options:\n"
-	"%s"
-	"\n"
-	"Defaults: -s alibi -n 16 -o bias.png\n"
-	"Example: posenc bias -s alibi:heads=12 -n 64 -o alibi.npy\n";
+        "Usage: posenc bias [-s SPEC] [-n N] [-o FILE]\n"
+        "\n"
+        "Attention-bias matrices over query positions 0..n-1 (rows) and keys (columns).\n"
+        "  alibi  per head h, slopes as the official get_slopes (any head count):\n"
+        "         form=paper -m_h (i - j), form=official m_h j; keys after the query -inf.\n"
+        "         CSV: long format head,query,key,bias; NPY: shape (heads, n, n).\n"
+        "  t5     the bucket of key - query as T5's _relative_position_bucket\n"
+        "         (bidirectional=1 encoder, 0 decoder); CSV and NPY (n, n).\n"
+        "Figure (.png .svg .pdf): alibi as a grid of heatmaps, one per head on one colour\n"
+        "scale, masked keys grey; t5 as one heatmap of bucket ids (all buckets' colours).\n"
+        "Past a few hundred positions a panel shows block means, so -n 1e6 needs no\n"
+        "n x n tensor.\n"
+        "\n"
+        "Options:\n"
+        "%s"
+        "\n"
+        "Defaults: -s alibi -n 16 -o bias.png\n"
+        "Example: posenc bias -s alibi:heads=12 -n 64 -o alibi.npy\n";
 
 /* The long CSV of a heads x n x n tensor stored as (heads * n) x n. */
 static int write_long_csv(const struct cli_common *o, const char *path, const struct pe_matrix *m,
-			  size_t heads, size_t n)
+                          size_t heads, size_t n)
 {
 	struct cli_file file;
 	int rc = cli_file_open(&file, path);
@@ -54,7 +54,7 @@ static int write_long_csv(const struct cli_common *o, const char *path, const st
 		int e = errno;
 		cli_file_abort(&file);
 		return cli_error("writing '%s' failed: %s",
-				 strcmp(path, "-") == 0 ? "standard output" : path, strerror(e));
+		                 strcmp(path, "-") == 0 ? "standard output" : path, strerror(e));
 	}
 	if ((rc = cli_file_commit(&file)))
 		return rc;
@@ -65,7 +65,7 @@ static int write_long_csv(const struct cli_common *o, const char *path, const st
 }
 
 static int write_npy3(const struct cli_common *o, const char *path, const struct pe_matrix *m,
-		      size_t heads, size_t n)
+                      size_t heads, size_t n)
 {
 	struct cli_file file;
 	int rc = cli_file_open(&file, path);
@@ -77,13 +77,13 @@ static int write_npy3(const struct cli_common *o, const char *path, const struct
 		int e = errno;
 		cli_file_abort(&file);
 		return cli_error("writing '%s' failed: %s", path,
-				 st == PE_EIO ? strerror(e) : pe_status_str(st));
+		                 st == PE_EIO ? strerror(e) : pe_status_str(st));
 	}
 	if ((rc = cli_file_commit(&file)))
 		return rc;
 	char what[96];
 	snprintf(what, sizeof(what), "%zu x %zu x %zu %s array", heads, n, n,
-		 o->dtype == PE_DTYPE_F32 ? "float32" : "float64");
+	         o->dtype == PE_DTYPE_F32 ? "float32" : "float64");
 	cli_report_written(o, path, what);
 	return 0;
 }
@@ -112,7 +112,7 @@ static void slope_text(double m, char *buf, size_t cap)
 
 /* A g x g grid covering positions 0..n-1 (block means when g < n). */
 static void heatmap_init(const struct cli_common *o, struct pe_heatmap_spec *spec, size_t n,
-			 size_t g, const double *data, const char *label)
+                         size_t g, const double *data, const char *label)
 {
 	pe_heatmap_spec_init(spec, g, g, data);
 	pe_heatmap_spec_set_positions(spec, 0, n, 0, n);
@@ -134,7 +134,7 @@ static enum pe_status set_axes(struct pe_panel *p, bool x, bool y)
  * keys (-inf) drawn as the engine's grey NaN cells; T5: the bucket map.
  */
 static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe_matrix *m,
-		size_t n, size_t g, const char *path, enum cli_format format)
+                size_t n, size_t g, const char *path, enum cli_format format)
 {
 	bool alibi = s->kind == PE_SCHEME_ALIBI;
 	unsigned heads = alibi ? s->heads : 1;
@@ -155,7 +155,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		struct pe_panel *p = pe_figure_panel(fig, h / cols, h % cols);
 		struct pe_heatmap_spec spec;
 		heatmap_init(o, &spec, n, g, m->data + (size_t)h * g * g,
-			     alibi ? "bias (grey: masked future key)" : "bucket id");
+		             alibi ? "bias (grey: masked future key)" : "bucket id");
 		if (!alibi) {
 			/* every bucket keeps its colour, whichever a range or block mean shows */
 			spec.vmin = isnan(o->vmin) ? 0 : o->vmin;
@@ -177,10 +177,10 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 	char title[192], what[160];
 	if (alibi)
 		snprintf(title, sizeof(title), "%s: bias per head (positions 0..%zu)", s->label,
-			 n - 1);
+		         n - 1);
 	else
 		snprintf(title, sizeof(title), "%s: bucket of key \u2212 query (positions 0..%zu)",
-			 s->label, n - 1);
+		         s->label, n - 1);
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
 	int rc;
@@ -189,7 +189,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 	} else {
 		if (g < n)
 			snprintf(what, sizeof(what), "%u x %zu x %zu bias as %zu x %zu block means",
-				 heads, n, n, g, g);
+			         heads, n, n, g, g);
 		else
 			snprintf(what, sizeof(what), "%u x %zu x %zu bias", heads, n, n);
 		rc = cli_figure_write(o, path, format, fig, what);
@@ -205,8 +205,8 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
  * positions are averaged in blocks (bias_grid.h), so 10^5 positions need
  * no 10^10-cell tensor.
  */
-static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t n,
-		  const char *path, enum cli_format format)
+static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t n, const char *path,
+                  enum cli_format format)
 {
 	unsigned heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
 	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
@@ -229,9 +229,9 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
-	enum pe_status st = g < n			   ? bias_grid(s, n, g, &m)
-			    : s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m)
-							 : pe_t5_bucket_map(s, n, &m);
+	enum pe_status st = g < n                        ? bias_grid(s, n, g, &m)
+	                    : s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m)
+	                                                 : pe_t5_bucket_map(s, n, &m);
 	if (st == PE_ENOMEM || st == PE_ETOOBIG)
 		return cli_error("%s: %s", what, pe_status_str(st));
 	if (st != PE_OK)
@@ -242,7 +242,7 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 }
 
 static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, const char *path,
-	       enum cli_format format)
+               enum cli_format format)
 {
 	if (cli_format_is_figure(format))
 		return figure(o, s, n, path, format);
@@ -250,12 +250,12 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 	char what[128];
 	snprintf(what, sizeof(what), "the %zu x %zu x %zu bias", heads, n, n);
 	int rc = cli_check_memory(o, (double)heads * (double)n * (double)n * 8.0, what,
-				  "ask for fewer positions (-n)");
+	                          "ask for fewer positions (-n)");
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
-	enum pe_status st = s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m)
-						       : pe_t5_bucket_map(s, n, &m);
+	enum pe_status st =
+	        s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m) : pe_t5_bucket_map(s, n, &m);
 	if (st == PE_ENOMEM || st == PE_ETOOBIG)
 		return cli_error("%s: %s", what, pe_status_str(st));
 	if (st != PE_OK)
@@ -276,8 +276,8 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 int cmd_bias(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
 	cli_common_init(&o);
@@ -297,7 +297,7 @@ int cmd_bias(int argc, char **argv)
 		return rc;
 	if (o.d || o.start)
 		return cli_usage_error("options '-d' and '--start' do not apply to attention "
-				       "biases (positions are 0..n-1, there is no width)");
+		                       "biases (positions are 0..n-1, there is no width)");
 
 	struct pe_scheme **schemes;
 	size_t count;
@@ -308,19 +308,20 @@ int cmd_bias(int argc, char **argv)
 	enum pe_status st = pe_bias_check(s, &why);
 	if (st == PE_EUNSUPPORTED)
 		rc = cli_usage_error("scheme '%s' gives position vectors, not an attention bias: "
-				     "bias covers alibi and t5",
-				     s->canonical);
+		                     "bias covers alibi and t5",
+		                     s->canonical);
 	else if (st != PE_OK)
 		rc = cli_usage_error("scheme '%s': %s", s->canonical,
-				     why ? why : pe_status_str(st));
+		                     why ? why : pe_status_str(st));
 	char buf[64];
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
 	if (!rc && o.raw)
-		rc = cli_usage_error("option '--raw': bias draws labelled heatmaps only (write .npy "
-				     "for the bare values)");
+		rc = cli_usage_error(
+		        "option '--raw': bias draws labelled heatmaps only (write .npy "
+		        "for the bare values)");
 	if (!rc && cli_format_is_figure(format))
 		rc = cli_figure_check_options(&o);
 	if (!rc)

@@ -25,27 +25,27 @@
 enum { OPT_METRIC = CLI_OPT_COMMAND };
 
 #define MAX_SCHEMES 8
-#define DEFAULT_N 256
-#define DEFAULT_D 128
+#define DEFAULT_N   256
+#define DEFAULT_D   128
 
 static const char help[] =
-	"Usage: posenc compare [-s SPEC]... [--base LIST] [-n N] [-d D] [--metric M] [-o FILE]\n"
-	"\n"
-	"Several schemes side by side (at most 8). A figure has one row per scheme:\n"
-	"the encoding, the distance matrix, the correlation matrix and the distance vs\n"
-	"correlation scatter, each column on one colour scale, and below them the decay\n"
-	"curves (mean dot product vs offset) of every scheme.\n"
-	"\n"
-	"-o FILE.csv writes a summary instead, one row per scheme: shortest and longest\n"
-	"wavelength, distance and correlation ranges between distinct positions, mean\n"
-	"distance between neighbours, and the decay curve at offsets 0, 1, 10 and 100.\n"
-	"\n"
-	"Options:\n"
-	"      --metric M         l2, cosine, l1 or linf [default: l2]\n"
-	"%s"
-	"\n"
-	"Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o compare.png\n"
-	"Example: posenc compare -s rope --base 10000,500000 -n 512 -o rope-bases.pdf\n";
+        "Usage: posenc compare [-s SPEC]... [--base LIST] [-n N] [-d D] [--metric M] [-o FILE]\n"
+        "\n"
+        "Several schemes side by side (at most 8). A figure has one row per scheme:\n"
+        "the encoding, the distance matrix, the correlation matrix and the distance vs\n"
+        "correlation scatter, each column on one colour scale, and below them the decay\n"
+        "curves (mean dot product vs offset) of every scheme.\n"
+        "\n"
+        "-o FILE.csv writes a summary instead, one row per scheme: shortest and longest\n"
+        "wavelength, distance and correlation ranges between distinct positions, mean\n"
+        "distance between neighbours, and the decay curve at offsets 0, 1, 10 and 100.\n"
+        "\n"
+        "Options:\n"
+        "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
+        "%s"
+        "\n"
+        "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o compare.png\n"
+        "Example: posenc compare -s rope --base 10000,500000 -n 512 -o rope-bases.pdf\n";
 
 struct run {
 	struct cli_common o;
@@ -62,14 +62,14 @@ static int compute(struct run *r, size_t i, int figure)
 	struct compare_data *sd = &r->data[i];
 	size_t n = sd->v.vec.n;
 	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric,
-				    figure ? cli_figure_grid_cells(&r->o, n) : n,
-				    figure ? COMPARE_SCATTER_POINTS : 0,
-				    "lower -n, or draw the comparison as a figure", sd);
+	                            figure ? cli_figure_grid_cells(&r->o, n) : n,
+	                            figure ? COMPARE_SCATTER_POINTS : 0,
+	                            "lower -n, or draw the comparison as a figure", sd);
 }
 
 static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
-			      const struct pe_matrix *m, const struct pe_vectors *v, bool is_signed,
-			      const char *cbar)
+                              const struct pe_matrix *m, const struct pe_vectors *v, bool is_signed,
+                              const char *cbar)
 {
 	struct pe_heatmap_spec spec;
 	pe_heatmap_spec_init(&spec, m->rows, m->cols, m->data);
@@ -87,7 +87,7 @@ static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
 }
 
 static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common *o,
-				     struct pe_matrix *enc, const struct pe_vectors *v)
+                                     struct pe_matrix *enc, const struct pe_vectors *v)
 {
 	struct pe_heatmap_spec spec;
 	pe_heatmap_spec_init(&spec, enc->rows, enc->cols, enc->data);
@@ -111,12 +111,12 @@ static int draw(struct run *r)
 	pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
 	struct pe_matrix *encodings[MAX_SCHEMES] = {0};
 	static const char *const titles[] = {"encoding", NULL, "Pearson correlation",
-					     "distance vs correlation"};
+	                                     "distance vs correlation"};
 	enum pe_status st = PE_OK;
 	int rc = 0;
 	for (unsigned c = 0; c < 4 && st == PE_OK; c++)
 		st = pe_figure_set_col_title(fig, c,
-					     c == 1 ? pw_metric_label(r->metric) : titles[c]);
+		                             c == 1 ? pw_metric_label(r->metric) : titles[c]);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
 		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
@@ -126,15 +126,15 @@ static int draw(struct run *r)
 			rc = cli_vectors_matrix(&r->o, &sd->v, &encodings[i]);
 			if (rc)
 				break;
-			st = encoding_panel(pe_figure_panel(fig, (unsigned)i, 0), &r->o, encodings[i],
-					    v);
+			st = encoding_panel(pe_figure_panel(fig, (unsigned)i, 0), &r->o,
+			                    encodings[i], v);
 		}
 		if (st == PE_OK)
-			st = heatmap(pe_figure_panel(fig, (unsigned)i, 1), &r->o, sd->dist, v, false,
-				     pw_metric_label(r->metric));
+			st = heatmap(pe_figure_panel(fig, (unsigned)i, 1), &r->o, sd->dist, v,
+			             false, pw_metric_label(r->metric));
 		if (st == PE_OK)
 			st = heatmap(pe_figure_panel(fig, (unsigned)i, 2), &r->o, sd->corr, v, true,
-				     "correlation");
+			             "correlation");
 		struct pe_panel *sp = pe_figure_panel(fig, (unsigned)i, 3);
 		if (st == PE_OK)
 			st = pe_panel_add_scatter(sp, NULL, sd->px, sd->py, sd->points->rows);
@@ -149,7 +149,7 @@ static int draw(struct run *r)
 	for (size_t i = 0; bottom && i < r->count && st == PE_OK; i++) {
 		const struct compare_data *sd = &r->data[i];
 		st = pe_panel_add_line(bottom, r->schemes[i]->label, sd->offsets, sd->decay,
-				       sd->v.vec.n);
+		                       sd->v.vec.n);
 	}
 	if (bottom && st == PE_OK)
 		st = pe_panel_set_title(bottom, "decay: mean dot product of positions k apart");
@@ -161,7 +161,7 @@ static int draw(struct run *r)
 		const struct pe_vectors *v = &r->data[0].v.vec;
 		char title[160];
 		snprintf(title, sizeof(title), "d=%zu, positions %llu..%llu", v->d,
-			 (unsigned long long)v->first, (unsigned long long)(v->first + v->n - 1));
+		         (unsigned long long)v->first, (unsigned long long)(v->first + v->n - 1));
 		st = pe_figure_set_title(fig, title);
 	}
 	if (!rc && st != PE_OK)
@@ -202,9 +202,9 @@ static int write_summary(struct run *r)
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{"metric", required_argument, NULL, OPT_METRIC},
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {"metric", required_argument, NULL, OPT_METRIC},
+	        {NULL, 0, NULL, 0},
 	};
 	struct run r;
 	memset(&r, 0, sizeof(r));
@@ -226,7 +226,8 @@ int cmd_compare(int argc, char **argv)
 	if ((rc = cli_no_operands(argc, argv)))
 		return rc;
 	if (r.o.raw)
-		return cli_usage_error("option '--raw' does not apply to compare (a grid of panels)");
+		return cli_usage_error(
+		        "option '--raw' does not apply to compare (a grid of panels)");
 	/* The comparison people ask for first: the paper's base against base 10. */
 	if (!r.o.nspecs && !r.o.nbases) {
 		r.o.specs[r.o.nspecs++] = "sinusoidal:base=10000";
@@ -239,15 +240,15 @@ int cmd_compare(int argc, char **argv)
 	int figure = cli_format_is_figure(r.format);
 	if (!figure && r.format != CLI_FORMAT_CSV)
 		return cli_usage_error("compare writes a figure (.png, .svg, .pdf) or a summary "
-				       "(.csv), not '%s'",
-				       r.path);
+		                       "(.csv), not '%s'",
+		                       r.path);
 	if (figure && (rc = cli_figure_check_options(&r.o)))
 		return rc;
 	if ((rc = cli_schemes(&r.o, "sinusoidal", MAX_SCHEMES, &r.schemes, &r.count)))
 		return rc;
 	for (size_t i = 0; i < r.count && !rc; i++) {
 		rc = cli_vectors_prepare(&r.o, r.schemes[i], PE_VIEW_DEFAULT, DEFAULT_N, DEFAULT_D,
-					 &r.data[i].v);
+		                         &r.data[i].v);
 		if (!rc && r.data[i].v.vec.n < 2)
 			rc = cli_usage_error("compare needs at least 2 positions (-n)");
 	}

@@ -9,26 +9,26 @@
 #include "raw.h"
 
 static const char help[] =
-	"Usage: posenc corr [-s SPEC] [-n N] [-d D] [--start P] [-o FILE]\n"
-	"\n"
-	"The n x n matrix of Pearson correlations between the position vectors of\n"
-	"positions P..P+n-1, across the d features of each vector (numpy.corrcoef\n"
-	"of the n x d encoding). A constant vector, such as RoPE's rotated all-ones\n"
-	"vector at position 0, has no correlation: its row and column are nan.\n"
-	"\n"
-	"Options:\n"
-	"%s"
-	"\n"
-	"A matrix larger than --max-memory is refused: draw it as a figure instead.\n"
-	"\n"
-	"Defaults: -s sinusoidal -n 128 -d 64 -o corr.png\n"
-	"Example: posenc corr -s sinusoidal:base=10 -n 100 -d 64 -o corr10.csv\n";
+        "Usage: posenc corr [-s SPEC] [-n N] [-d D] [--start P] [-o FILE]\n"
+        "\n"
+        "The n x n matrix of Pearson correlations between the position vectors of\n"
+        "positions P..P+n-1, across the d features of each vector (numpy.corrcoef\n"
+        "of the n x d encoding). A constant vector, such as RoPE's rotated all-ones\n"
+        "vector at position 0, has no correlation: its row and column are nan.\n"
+        "\n"
+        "Options:\n"
+        "%s"
+        "\n"
+        "A matrix larger than --max-memory is refused: draw it as a figure instead.\n"
+        "\n"
+        "Defaults: -s sinusoidal -n 128 -d 64 -o corr.png\n"
+        "Example: posenc corr -s sinusoidal:base=10 -n 100 -d 64 -o corr10.csv\n";
 
 int cmd_corr(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {NULL, 0, NULL, 0},
 	};
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));

@@ -16,33 +16,33 @@
 
 enum { OPT_MAX_OFFSET = CLI_OPT_COMMAND, OPT_BOUND };
 
-#define MAX_SCHEMES 64
+#define MAX_SCHEMES        64
 #define DEFAULT_MAX_OFFSET 256
-#define LOG_OFFSETS 4096
-#define LEGEND_MAX 20
+#define LOG_OFFSETS        4096
+#define LEGEND_MAX         20
 
 static const char help[] =
-	"Usage: posenc decay [-s SPEC]... [--base LIST] [-d D] [--max-offset K] [--bound]\n"
-	"                    [-o FILE]\n"
-	"\n"
-	"Dot product versus relative offset k = 0..K, one column per scheme (headed by its\n"
-	"label), the mean of <v_m, v_m+k> over the pairs inside positions --start..--start+n-1:\n"
-	"  sinusoidal  sum_i cos(k w_i) (independent of m; an odd paper width's lone sine\n"
-	"              column is averaged over the range)\n"
-	"  rope        all-ones q and k: 2 a^2 sum_i cos(k theta_i) + unrotated features\n"
-	"              (a = the scaling's attention factor)\n"
-	"  others      learned, binary, files: the mean over the pairs themselves\n"
-	"Figure (.png .svg .pdf): one curve per scheme against the offset (a log axis from\n"
-	"K=4096 on, without offset 0), a dashed line at 0 when the curves cross it.\n"
-	"\n"
-	"Options:\n"
-	"      --max-offset K     the largest offset [default: 256, or n-1 with -n]\n"
-	"      --bound            rope only: RoFormer's relative upper bound\n"
-	"                         (1/(d/2)) sum_j |sum_{i<j} exp(i k theta_i)| instead\n"
-	"%s"
-	"\n"
-	"Defaults: -s sinusoidal -d 128 -n K+1 -o decay.png\n"
-	"Example: posenc decay -s rope --base 10000,500000 --max-offset 1024 -o decay.csv\n";
+        "Usage: posenc decay [-s SPEC]... [--base LIST] [-d D] [--max-offset K] [--bound]\n"
+        "                    [-o FILE]\n"
+        "\n"
+        "Dot product versus relative offset k = 0..K, one column per scheme (headed by its\n"
+        "label), the mean of <v_m, v_m+k> over the pairs inside positions --start..--start+n-1:\n"
+        "  sinusoidal  sum_i cos(k w_i) (independent of m; an odd paper width's lone sine\n"
+        "              column is averaged over the range)\n"
+        "  rope        all-ones q and k: 2 a^2 sum_i cos(k theta_i) + unrotated features\n"
+        "              (a = the scaling's attention factor)\n"
+        "  others      learned, binary, files: the mean over the pairs themselves\n"
+        "Figure (.png .svg .pdf): one curve per scheme against the offset (a log axis from\n"
+        "K=4096 on, without offset 0), a dashed line at 0 when the curves cross it.\n"
+        "\n"
+        "Options:\n"
+        "      --max-offset K     the largest offset [default: 256, or n-1 with -n]\n"
+        "      --bound            rope only: RoFormer's relative upper bound\n"
+        "                         (1/(d/2)) sum_j |sum_{i<j} exp(i k theta_i)| instead\n"
+        "%s"
+        "\n"
+        "Defaults: -s sinusoidal -d 128 -n K+1 -o decay.png\n"
+        "Example: posenc decay -s rope --base 10000,500000 --max-offset 1024 -o decay.csv\n";
 
 struct decay_opts {
 	uint64_t max_offset;
@@ -58,22 +58,20 @@ static int parse_own(struct decay_opts *d, int opt, const char *arg)
 	}
 	d->max_offset_set = 1;
 	return cli_parse_count("--max-offset", arg, 0, (uint64_t)PE_POSITION_MAX - 1,
-			       &d->max_offset);
+	                       &d->max_offset);
 }
 
 /* Prepares every scheme's vectors; settles K so that every set has pairs at K. */
-static int prepare_all(const struct cli_common *o, struct decay_opts *d,
-		       struct pe_scheme **schemes, size_t count, struct cli_vectors *vs)
+static int prepare_all(const struct cli_common *o, struct decay_opts *d, struct pe_scheme **schemes,
+                       size_t count, struct cli_vectors *vs)
 {
-	uint64_t K = d->max_offset_set ? d->max_offset
-		     : o->n             ? o->n - 1
-					: DEFAULT_MAX_OFFSET;
+	uint64_t K = d->max_offset_set ? d->max_offset : o->n ? o->n - 1 : DEFAULT_MAX_OFFSET;
 	for (size_t i = 0; i < count; i++) {
 		const struct pe_scheme *s = schemes[i];
 		if (d->bound && s->kind != PE_SCHEME_ROPE)
 			return cli_usage_error("option '--bound': RoFormer's upper bound exists "
-					       "only for rope, not '%s'",
-					       s->canonical);
+			                       "only for rope, not '%s'",
+			                       s->canonical);
 		int rc = cli_vectors_prepare(o, s, PE_VIEW_DEFAULT, (size_t)K + 1, 128, &vs[i]);
 		if (rc)
 			return rc;
@@ -81,19 +79,19 @@ static int prepare_all(const struct cli_common *o, struct decay_opts *d,
 		if (K >= n) {
 			if (d->max_offset_set || o->n)
 				return cli_usage_error("option '--max-offset': %llu needs at least "
-						       "%llu positions, '%s' has %zu",
-						       (unsigned long long)K,
-						       (unsigned long long)K + 1, s->canonical, n);
+				                       "%llu positions, '%s' has %zu",
+				                       (unsigned long long)K,
+				                       (unsigned long long)K + 1, s->canonical, n);
 			K = n - 1; /* a short file table: stop where its pairs end */
 		}
 		if (!vs[i].vec.table && pe_scheme_is_vector(s) && s->kind != PE_SCHEME_SINUSOIDAL &&
 		    s->kind != PE_SCHEME_ROPE) {
 			char what[160];
 			snprintf(what, sizeof(what), "the %zu x %zu rows of '%s'", n, vs[i].vec.d,
-				 s->canonical);
+			         s->canonical);
 			rc = cli_check_memory(o, (double)n * (double)vs[i].vec.d * 8.0, what,
-					      "ask for fewer positions (-n) or a smaller width "
-					      "(-d)");
+			                      "ask for fewer positions (-n) or a smaller width "
+			                      "(-d)");
 			if (rc)
 				return rc;
 		}
@@ -103,8 +101,8 @@ static int prepare_all(const struct cli_common *o, struct decay_opts *d,
 }
 
 static int compute(const struct cli_common *o, const struct decay_opts *d,
-		   struct pe_scheme **schemes, size_t count, struct cli_vectors *vs,
-		   struct pe_matrix *m)
+                   struct pe_scheme **schemes, size_t count, struct cli_vectors *vs,
+                   struct pe_matrix *m)
 {
 	size_t K = (size_t)d->max_offset;
 	double *col = malloc((K + 1) * sizeof(*col));
@@ -120,9 +118,9 @@ static int compute(const struct cli_common *o, const struct decay_opts *d,
 			free(col);
 			if (st == PE_ENOMEM)
 				return cli_error("decay of '%s': out of memory",
-						 schemes[i]->canonical);
+				                 schemes[i]->canonical);
 			return cli_usage_error("decay of '%s': %s", schemes[i]->canonical,
-					       why ? why : pe_status_str(st));
+			                       why ? why : pe_status_str(st));
 		}
 		for (size_t k = 0; k <= K; k++)
 			m->data[k * count + i] = col[k];
@@ -141,7 +139,7 @@ static int check_figure(const struct cli_common *o)
 
 /* "rope, sinusoidal (d=128)": the labels while they fit, else how many schemes. */
 static const char *figure_title(struct pe_scheme **schemes, size_t count,
-				const struct cli_vectors *vs, char *buf, size_t cap)
+                                const struct cli_vectors *vs, char *buf, size_t cap)
 {
 	size_t len = 0;
 	int same_d = 1;
@@ -149,10 +147,10 @@ static const char *figure_title(struct pe_scheme **schemes, size_t count,
 		same_d &= vs[i].vec.d == vs[0].vec.d;
 	for (size_t i = 0; i < count && len < cap; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
-					schemes[i]->label);
+		                        schemes[i]->label);
 	if (len > 70 || count > 4)
 		len = (size_t)snprintf(buf, cap, "decay of %zu schemes%s", count,
-				       count > LEGEND_MAX ? ", too many to label" : "");
+		                       count > LEGEND_MAX ? ", too many to label" : "");
 	if (len < cap && same_d)
 		snprintf(buf + len, cap - len, " (d=%zu)", vs[0].vec.d);
 	return buf;
@@ -160,8 +158,8 @@ static const char *figure_title(struct pe_scheme **schemes, size_t count,
 
 /* One line per scheme against the offset; a dashed 0 when the curves cross it. */
 static int draw(const struct cli_common *o, const struct decay_opts *d, struct pe_scheme **schemes,
-		size_t count, const struct cli_vectors *vs, const struct pe_matrix *m,
-		const char *path, enum cli_format format)
+                size_t count, const struct cli_vectors *vs, const struct pe_matrix *m,
+                const char *path, enum cli_format format)
 {
 	size_t K = (size_t)d->max_offset;
 	double *x = malloc((K + 1) * (count + 1) * sizeof(*x));
@@ -196,10 +194,10 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		st = pe_panel_set_xlabel(p, "offset k (positions)");
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(p, d->bound ? "relative upper bound"
-						     : "dot product v(m) \xc2\xb7 v(m+k)");
+		                                     : "dot product v(m) \xc2\xb7 v(m+k)");
 	if (st == PE_OK)
-		st = pe_figure_set_title(fig, figure_title(schemes, count, vs, title,
-							   sizeof(title)));
+		st = pe_figure_set_title(fig,
+		                         figure_title(schemes, count, vs, title, sizeof(title)));
 	pe_panel_set_integer_ticks(p, true, false);
 	/* thousands of offsets: a log axis shows the first few dozen too (offset 0 drops out) */
 	pe_panel_set_log(p, K >= LOG_OFFSETS, false);
@@ -209,7 +207,7 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 	} else {
 		char what[96];
 		snprintf(what, sizeof(what), "%zu curve%s, offsets 0..%zu", count,
-			 count == 1 ? "" : "s", K);
+		         count == 1 ? "" : "s", K);
 		rc = cli_figure_write(o, path, format, fig, what);
 	}
 	pe_figure_destroy(fig);
@@ -220,10 +218,10 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 int cmd_decay(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{"max-offset", required_argument, NULL, OPT_MAX_OFFSET},
-		{"bound", no_argument, NULL, OPT_BOUND},
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {"max-offset", required_argument, NULL, OPT_MAX_OFFSET},
+	        {"bound", no_argument, NULL, OPT_BOUND},
+	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
 	cli_common_init(&o);
@@ -265,11 +263,11 @@ int cmd_decay(int argc, char **argv)
 			dmax = vs[i].vec.d > dmax ? vs[i].vec.d : dmax;
 		char what[96];
 		snprintf(what, sizeof(what), "the decay table of %llu offsets",
-			 (unsigned long long)d.max_offset + 1);
+		         (unsigned long long)d.max_offset + 1);
 		rc = cli_check_memory(&o,
-				      ((double)d.max_offset + 1.0) * (double)(count + 1) * 8.0 +
-					      (double)(dmax + 1) * 8.0,
-				      what, "lower --max-offset (or -d)");
+		                      ((double)d.max_offset + 1.0) * (double)(count + 1) * 8.0 +
+		                              (double)(dmax + 1) * 8.0,
+		                      what, "lower --max-offset (or -d)");
 	}
 	struct pe_matrix *m = NULL;
 	if (!rc) {

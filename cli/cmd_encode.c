@@ -16,17 +16,17 @@
 enum { OPT_VIEW = CLI_OPT_COMMAND };
 
 static const char help[] =
-	"Usage: posenc encode [-s SPEC] [-n N] [-d D] [--start P] [--view VIEW] [-o FILE]\n"
-	"\n"
-	"The encoding matrix: one row per position, one column per dimension.\n"
-	"\n"
-	"Options:\n"
-	"      --view VIEW        rope only: angle, cos, sin or rotated (the all-ones\n"
-	"                         vector rotated to each position) [default: rotated]\n"
-	"%s"
-	"\n"
-	"Defaults: -s sinusoidal -n 128 -d 64 -o encode.png\n"
-	"Example: posenc encode -s rope:layout=half --view cos -n 512 -d 128 -o cos.csv\n";
+        "Usage: posenc encode [-s SPEC] [-n N] [-d D] [--start P] [--view VIEW] [-o FILE]\n"
+        "\n"
+        "The encoding matrix: one row per position, one column per dimension.\n"
+        "\n"
+        "Options:\n"
+        "      --view VIEW        rope only: angle, cos, sin or rotated (the all-ones\n"
+        "                         vector rotated to each position) [default: rotated]\n"
+        "%s"
+        "\n"
+        "Defaults: -s sinusoidal -n 128 -d 64 -o encode.png\n"
+        "Example: posenc encode -s rope:layout=half --view cos -n 512 -d 128 -o cos.csv\n";
 
 static int parse_view(const char *arg, enum pe_view *view)
 {
@@ -42,9 +42,9 @@ static int parse_view(const char *arg, enum pe_view *view)
 int cmd_encode(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{"view", required_argument, NULL, OPT_VIEW},
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {"view", required_argument, NULL, OPT_VIEW},
+	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
 	cli_common_init(&o);

@@ -16,33 +16,33 @@
 enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_TRAIN_LENGTH };
 
 static const char help[] =
-	"Usage: posenc freqs [-s SPEC] [-d D] [--length L] [--train-length T] [-o FILE]\n"
-	"\n"
-	"One row per (sin, cos) pair i (column 'pair'): theta (unscaled angular frequency),\n"
-	"wavelength (2 pi / theta), then per RoPE scaling variant NAME_theta (scaled) and\n"
-	"NAME_ratio (scaled / unscaled), as Hugging Face modeling_rope_utils computes them.\n"
-	"Variants: a rope spec with scaling=X shows that scaling with its keys; plain rope\n"
-	"shows linear, dynamic and yarn (factor 4, original 4096) and llama3 (factor 8,\n"
-	"low 1, high 4, original 8192); longrope needs its factor lists in the spec.\n"
-	"Sinusoidal tables have theta and wavelength only. On stderr: each variant's\n"
-	"attention factor (and effective base, YaRN's low/high) and the critical dimension\n"
-	"2 ceil((d/2) log_base(T/2pi)) of Liu et al. for the training length T.\n"
-	"Figure (.png .svg .pdf): the wavelength per pair on a log axis, unscaled and per\n"
-	"variant, with the training length, the critical pair and YaRN's low and high pairs\n"
-	"marked; below, each variant's frequency over the unscaled one.\n"
-	"\n"
-	"Options:\n"
-	"      --length L         sequence length for dynamic and longrope [default: the\n"
-	"                         spec's length=, 16384 for the default dynamic variant]\n"
-	"      --train-length T   training length of the critical dimension [default: the\n"
-	"                         scaling's original, else 4096]\n"
-	"%s"
-	"\n"
-	"Defaults: -s rope -d 128 -o freqs.png\n"
-	"Example: posenc freqs -s rope:base=500000,scaling=llama3 -o llama31.csv\n";
+        "Usage: posenc freqs [-s SPEC] [-d D] [--length L] [--train-length T] [-o FILE]\n"
+        "\n"
+        "One row per (sin, cos) pair i (column 'pair'): theta (unscaled angular frequency),\n"
+        "wavelength (2 pi / theta), then per RoPE scaling variant NAME_theta (scaled) and\n"
+        "NAME_ratio (scaled / unscaled), as Hugging Face modeling_rope_utils computes them.\n"
+        "Variants: a rope spec with scaling=X shows that scaling with its keys; plain rope\n"
+        "shows linear, dynamic and yarn (factor 4, original 4096) and llama3 (factor 8,\n"
+        "low 1, high 4, original 8192); longrope needs its factor lists in the spec.\n"
+        "Sinusoidal tables have theta and wavelength only. On stderr: each variant's\n"
+        "attention factor (and effective base, YaRN's low/high) and the critical dimension\n"
+        "2 ceil((d/2) log_base(T/2pi)) of Liu et al. for the training length T.\n"
+        "Figure (.png .svg .pdf): the wavelength per pair on a log axis, unscaled and per\n"
+        "variant, with the training length, the critical pair and YaRN's low and high pairs\n"
+        "marked; below, each variant's frequency over the unscaled one.\n"
+        "\n"
+        "Options:\n"
+        "      --length L         sequence length for dynamic and longrope [default: the\n"
+        "                         spec's length=, 16384 for the default dynamic variant]\n"
+        "      --train-length T   training length of the critical dimension [default: the\n"
+        "                         scaling's original, else 4096]\n"
+        "%s"
+        "\n"
+        "Defaults: -s rope -d 128 -o freqs.png\n"
+        "Example: posenc freqs -s rope:base=500000,scaling=llama3 -o llama31.csv\n";
 
 static void report(const struct cli_common *o, const struct pe_scheme *s,
-		   const struct pe_freq_table *t)
+                   const struct pe_freq_table *t)
 {
 	if (o->quiet)
 		return;
@@ -50,27 +50,27 @@ static void report(const struct cli_common *o, const struct pe_scheme *s,
 		const struct pe_freq_variant *v = &t->variants[k];
 		double a = v->info.attention_factor;
 		fprintf(stderr,
-			"posenc: %s: factor %g, original %g: attention factor %.8g "
-			"(logits x%.8g)",
-			pe_rope_scaling_name(v->type), v->factor, v->original, a, a * a);
+		        "posenc: %s: factor %g, original %g: attention factor %.8g "
+		        "(logits x%.8g)",
+		        pe_rope_scaling_name(v->type), v->factor, v->original, a, a * a);
 		if (v->type == PE_ROPE_SCALING_DYNAMIC)
 			fprintf(stderr, ", effective base %.10g at length %g", v->info.base,
-				v->length);
+			        v->length);
 		if (v->type == PE_ROPE_SCALING_LONGROPE)
 			fprintf(stderr, ", %s factors at length %g",
-				v->length > v->original ? "long" : "short", v->length);
+			        v->length > v->original ? "long" : "short", v->length);
 		if (v->type == PE_ROPE_SCALING_YARN)
 			fprintf(stderr, ", low %g, high %g", v->info.yarn_low, v->info.yarn_high);
 		fputc('\n', stderr);
 	}
 	if (t->has_critical_dim)
 		fprintf(stderr,
-			"posenc: %s: critical dimension %zu of %zu for training length %g\n",
-			s->label, t->critical_dim, t->d_pairs, t->train_length);
+		        "posenc: %s: critical dimension %zu of %zu for training length %g\n",
+		        s->label, t->critical_dim, t->d_pairs, t->train_length);
 }
 
 #define MAX_VLINES 3
-#define TWO_PI 6.283185307179586476925
+#define TWO_PI     6.283185307179586476925
 
 struct vline {
 	double at;
@@ -96,7 +96,7 @@ static void variant_name(const struct pe_freq_variant *v, char *buf, size_t cap)
 	const char *name = pe_rope_scaling_name(v->type);
 	if (v->type == PE_ROPE_SCALING_LONGROPE)
 		snprintf(buf, cap, "%s (%s factors)", name,
-			 v->length > v->original ? "long" : "short");
+		         v->length > v->original ? "long" : "short");
 	else if (v->type == PE_ROPE_SCALING_DYNAMIC)
 		snprintf(buf, cap, "%s \xc3\x97%g at length %g", name, v->factor, v->length);
 	else
@@ -109,7 +109,7 @@ static void variant_name(const struct pe_freq_variant *v, char *buf, size_t cap)
  * when there are variants, each one's frequency over the unscaled one.
  */
 static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
-		const struct pe_freq_table *t, const char *path, enum cli_format format)
+                const struct pe_freq_table *t, const char *path, enum cli_format format)
 {
 	size_t pairs = t->values->rows, nv = t->n_variants, cols = t->values->cols;
 	struct pe_figure *fig = pe_figure_create(nv ? 2 : 1, 1);
@@ -191,7 +191,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 		rc = cli_figure_error(st);
 	} else {
 		snprintf(text, sizeof(text), "%zu pair%s, %zu scaling variant%s", pairs,
-			 pairs == 1 ? "" : "s", nv, nv == 1 ? "" : "s");
+		         pairs == 1 ? "" : "s", nv, nv == 1 ? "" : "s");
 		rc = cli_figure_write(o, path, format, fig, text);
 	}
 	pe_figure_destroy(fig);
@@ -203,10 +203,10 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 int cmd_freqs(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{"length", required_argument, NULL, OPT_LENGTH},
-		{"train-length", required_argument, NULL, OPT_TRAIN_LENGTH},
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {"length", required_argument, NULL, OPT_LENGTH},
+	        {"train-length", required_argument, NULL, OPT_TRAIN_LENGTH},
+	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
 	cli_common_init(&o);
@@ -233,7 +233,7 @@ int cmd_freqs(int argc, char **argv)
 		return rc;
 	if (o.n || o.start)
 		return cli_usage_error("options '-n' and '--start' do not apply to a frequency "
-				       "table (its rows are pairs)");
+		                       "table (its rows are pairs)");
 
 	struct pe_scheme **schemes;
 	size_t count;
@@ -247,8 +247,8 @@ int cmd_freqs(int argc, char **argv)
 	struct pe_freq_table *t = NULL;
 	if (s->kind != PE_SCHEME_ROPE && s->kind != PE_SCHEME_SINUSOIDAL)
 		rc = cli_usage_error("scheme '%s' has no frequencies: freqs covers sinusoidal and "
-				     "rope",
-				     s->canonical);
+		                     "rope",
+		                     s->canonical);
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
 	if (!rc && cli_format_is_figure(format)) {
@@ -274,12 +274,12 @@ int cmd_freqs(int argc, char **argv)
 			rc = cli_error("the frequency table: out of memory");
 		else if (st != PE_OK)
 			rc = cli_usage_error(
-				"scheme '%s' with d=%zu: %s", s->canonical, d,
-				why ? why
-				: s->scaling.type == PE_ROPE_SCALING_LONGROPE
-					? "longrope needs long-factor and short-factor lists of "
-					  "d_rot/2 positive numbers"
-					: pe_status_str(st));
+			        "scheme '%s' with d=%zu: %s", s->canonical, d,
+			        why ? why
+			        : s->scaling.type == PE_ROPE_SCALING_LONGROPE
+			                ? "longrope needs long-factor and short-factor lists of "
+			                  "d_rot/2 positive numbers"
+			                : pe_status_str(st));
 	}
 	if (!rc && cli_format_is_figure(format)) {
 		rc = draw(&o, s, d, t, path, format);

@@ -10,25 +10,25 @@
 #include "commands.h"
 
 static const char help[] =
-	"Usage: posenc inspect FILE...\n"
-	"\n"
-	"List the arrays of .npy, .safetensors and .csv files: for safetensors every\n"
-	"tensor's name, dtype and shape (in data order), for NPY the array's dtype,\n"
-	"shape and order, for CSV the table's shape and whether it has a header row\n"
-	"and an index column. Tensors marked 'table' can be read with the file scheme:\n"
-	"  -s 'file:path=FILE,tensor=NAME'   or   -s FILE#NAME\n"
-	"\n"
-	"Options:\n"
-	"  -h, --help   show this help\n"
-	"\n"
-	"Example: posenc inspect model.safetensors\n";
+        "Usage: posenc inspect FILE...\n"
+        "\n"
+        "List the arrays of .npy, .safetensors and .csv files: for safetensors every\n"
+        "tensor's name, dtype and shape (in data order), for NPY the array's dtype,\n"
+        "shape and order, for CSV the table's shape and whether it has a header row\n"
+        "and an index column. Tensors marked 'table' can be read with the file scheme:\n"
+        "  -s 'file:path=FILE,tensor=NAME'   or   -s FILE#NAME\n"
+        "\n"
+        "Options:\n"
+        "  -h, --help   show this help\n"
+        "\n"
+        "Example: posenc inspect model.safetensors\n";
 
 static void shape_text(const struct pe_tensor_info *t, char *buf, size_t cap)
 {
 	size_t used = (size_t)snprintf(buf, cap, "(");
 	for (size_t i = 0; i < t->ndim && used < cap; i++)
 		used += (size_t)snprintf(buf + used, cap - used, "%s%llu", i ? ", " : "",
-					 (unsigned long long)t->shape[i]);
+		                         (unsigned long long)t->shape[i]);
 	if (used < cap)
 		snprintf(buf + used, cap - used, "%s", t->ndim == 1 ? ",)" : ")");
 }
@@ -96,8 +96,8 @@ static int inspect(const char *path)
 int cmd_inspect(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	        {"help", no_argument, NULL, 'h'},
+	        {NULL, 0, NULL, 0},
 	};
 	opterr = 0;
 	int opt;

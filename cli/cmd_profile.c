@@ -13,26 +13,26 @@
 enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_AT };
 
 static const char help[] =
-	"Usage: posenc profile [-s SPEC] [-n N] [-d D] [--start P] [--at LIST] [--metric M]\n"
-	"                      [-o FILE]\n"
-	"\n"
-	"The distance from each chosen position to every position P..P+n-1: one row\n"
-	"per position, one column per chosen position (headed by it).\n"
-	"Figure (.png .svg .pdf): one curve per chosen position against the position, a\n"
-	"dashed line at each chosen position inside the range.\n"
-	"\n"
-	"Options:\n"
-	"      --at LIST          chosen positions, e.g. 0,64,128; they may lie\n"
-	"                         outside P..P+n-1 [default: P]\n"
-	"      --metric M         l2, cosine (1 - cos(x, y)), l1 or linf [default: l2]\n"
-	"%s"
-	"\n"
-	"Defaults: -s sinusoidal -n 128 -d 64 --at P --metric l2 -o profile.png\n"
-	"Example: posenc profile -s rope -n 1024 -d 128 --at 0,64,128 -o profile.csv\n";
+        "Usage: posenc profile [-s SPEC] [-n N] [-d D] [--start P] [--at LIST] [--metric M]\n"
+        "                      [-o FILE]\n"
+        "\n"
+        "The distance from each chosen position to every position P..P+n-1: one row\n"
+        "per position, one column per chosen position (headed by it).\n"
+        "Figure (.png .svg .pdf): one curve per chosen position against the position, a\n"
+        "dashed line at each chosen position inside the range.\n"
+        "\n"
+        "Options:\n"
+        "      --at LIST          chosen positions, e.g. 0,64,128; they may lie\n"
+        "                         outside P..P+n-1 [default: P]\n"
+        "      --metric M         l2, cosine (1 - cos(x, y)), l1 or linf [default: l2]\n"
+        "%s"
+        "\n"
+        "Defaults: -s sinusoidal -n 128 -d 64 --at P --metric l2 -o profile.png\n"
+        "Example: posenc profile -s rope -n 1024 -d 128 --at 0,64,128 -o profile.csv\n";
 
 /* One line per chosen position against the position, a dashed line at each chosen one. */
 static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, size_t k,
-		const struct pe_matrix *m, const char *const *labels)
+                const struct pe_matrix *m, const char *const *labels)
 {
 	const struct pe_vectors *v = &r->v.vec;
 	size_t n = v->n;
@@ -66,19 +66,20 @@ static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, siz
 		st = pe_panel_set_ylabel(p, pw_metric_label(metric));
 	char title[192], label[160];
 	if (k == 1)
-		snprintf(label, sizeof(label), "%s, from position %s", r->schemes[0]->label, labels[0]);
+		snprintf(label, sizeof(label), "%s, from position %s", r->schemes[0]->label,
+		         labels[0]);
 	else
 		snprintf(label, sizeof(label), "%s", r->schemes[0]->label);
 	if (st == PE_OK)
 		st = pe_figure_set_title(
-			fig, cli_scheme_title(label, v->d, v->first, n, title, sizeof(title)));
+		        fig, cli_scheme_title(label, v->d, v->first, n, title, sizeof(title)));
 	int rc;
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
 	} else {
 		char what[96];
 		snprintf(what, sizeof(what), "%zu profile%s over %zu positions", k,
-			 k == 1 ? "" : "s", n);
+		         k == 1 ? "" : "s", n);
 		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
 	}
 	pe_figure_destroy(fig);
@@ -89,10 +90,10 @@ static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, siz
 int cmd_profile(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{"metric", required_argument, NULL, OPT_METRIC},
-		{"at", required_argument, NULL, OPT_AT},
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {"metric", required_argument, NULL, OPT_METRIC},
+	        {"at", required_argument, NULL, OPT_AT},
+	        {NULL, 0, NULL, 0},
 	};
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
@@ -147,7 +148,7 @@ int cmd_profile(int argc, char **argv)
 		enum pe_status st = pe_profile(&r.v.vec, metric, at, k, &m);
 		if (st == PE_ERANGE && r.v.vec.table)
 			rc = cli_usage_error(
-				"option '--at': a position lies past the rows of the table");
+			        "option '--at': a position lies past the rows of the table");
 		else if (st != PE_OK)
 			rc = pw_status_error(st, "computing the profile");
 	}

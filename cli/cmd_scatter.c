@@ -15,37 +15,36 @@ enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_MAX_POINTS };
 #define DEFAULT_MAX_POINTS 250000
 
 static const char help[] =
-	"Usage: posenc scatter [-s SPEC] [-n N] [-d D] [--start P] [--metric M]\n"
-	"                      [--max-points K] [-o FILE]\n"
-	"\n"
-	"The distance and the Pearson correlation of pairs of positions, one row per\n"
-	"pair i < j: columns position_i, position_j, the distance (headed by the\n"
-	"metric's name) and corr. The pairs i > j are left out: every metric is\n"
-	"symmetric, so they would repeat each point exactly.\n"
-	"Figure (.png .svg .pdf): the distance across, the correlation up; dense clouds are\n"
-	"shaded by how many points fall on each spot.\n"
-	"\n"
-	"Options:\n"
-	"      --metric M         l2, cosine (1 - cos(x, y)), l1 or linf [default: l2]\n"
-	"      --max-points K     at most K pairs: over that, only every s-th position\n"
-	"                         (P, P+s, P+2s, ...) is paired, s as small as fits;\n"
-	"                         0 pairs every position [default: 250000]\n"
-	"%s"
-	"\n"
-	"Defaults: -s sinusoidal -n 128 -d 64 --metric l2 -o scatter.png\n"
-	"Example: posenc scatter -s sinusoidal:base=10 -n 512 -d 64 -o scatter.csv\n";
+        "Usage: posenc scatter [-s SPEC] [-n N] [-d D] [--start P] [--metric M]\n"
+        "                      [--max-points K] [-o FILE]\n"
+        "\n"
+        "The distance and the Pearson correlation of pairs of positions, one row per\n"
+        "pair i < j: columns position_i, position_j, the distance (headed by the\n"
+        "metric's name) and corr. The pairs i > j are left out: every metric is\n"
+        "symmetric, so they would repeat each point exactly.\n"
+        "Figure (.png .svg .pdf): the distance across, the correlation up; dense clouds are\n"
+        "shaded by how many points fall on each spot.\n"
+        "\n"
+        "Options:\n"
+        "      --metric M         l2, cosine (1 - cos(x, y)), l1 or linf [default: l2]\n"
+        "      --max-points K     at most K pairs: over that, only every s-th position\n"
+        "                         (P, P+s, P+2s, ...) is paired, s as small as fits;\n"
+        "                         0 pairs every position [default: 250000]\n"
+        "%s"
+        "\n"
+        "Defaults: -s sinusoidal -n 128 -d 64 --metric l2 -o scatter.png\n"
+        "Example: posenc scatter -s sinusoidal:base=10 -n 512 -d 64 -o scatter.csv\n";
 
 static const char *ordinal(size_t k)
 {
 	return k % 10 == 1 && k % 100 != 11   ? "st"
 	       : k % 10 == 2 && k % 100 != 12 ? "nd"
 	       : k % 10 == 3 && k % 100 != 13 ? "rd"
-					      : "th";
+	                                      : "th";
 }
 
 /* The point cloud: distance across, correlation up; the engine shades dense clouds. */
-static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix *pts,
-		size_t stride)
+static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix *pts, size_t stride)
 {
 	const struct pe_vectors *v = &r->v.vec;
 	size_t np = pts->rows;
@@ -76,12 +75,12 @@ static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix 
 	char title[224], label[160];
 	if (stride > 1)
 		snprintf(label, sizeof(label), "%s, every %zu%s position", r->schemes[0]->label,
-			 stride, ordinal(stride));
+		         stride, ordinal(stride));
 	else
 		snprintf(label, sizeof(label), "%s", r->schemes[0]->label);
 	if (st == PE_OK)
 		st = pe_figure_set_title(
-			fig, cli_scheme_title(label, v->d, v->first, v->n, title, sizeof(title)));
+		        fig, cli_scheme_title(label, v->d, v->first, v->n, title, sizeof(title)));
 	int rc;
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
@@ -98,10 +97,10 @@ static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix 
 int cmd_scatter(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		CLI_COMMON_LONG,
-		{"metric", required_argument, NULL, OPT_METRIC},
-		{"max-points", required_argument, NULL, OPT_MAX_POINTS},
-		{NULL, 0, NULL, 0},
+	        CLI_COMMON_LONG,
+	        {"metric", required_argument, NULL, OPT_METRIC},
+	        {"max-points", required_argument, NULL, OPT_MAX_POINTS},
+	        {NULL, 0, NULL, 0},
 	};
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
@@ -142,8 +141,8 @@ int cmd_scatter(int argc, char **argv)
 		double m = ceil(sqrt(2.0 * pairs)) + 1.0;
 		if (m > (double)v->n)
 			m = (double)v->n;
-		rc = cli_check_memory(&r.o, pairs * 48.0 + pw_work_bytes(v, m, m),
-				      "the scatter", "lower --max-points, -n or -d");
+		rc = cli_check_memory(&r.o, pairs * 48.0 + pw_work_bytes(v, m, m), "the scatter",
+		                      "lower --max-points, -n or -d");
 	}
 	struct pe_matrix *pts = NULL, *out = NULL;
 	size_t stride = 1;
@@ -155,10 +154,10 @@ int cmd_scatter(int argc, char **argv)
 	if (!rc && cli_format_is_figure(r.format)) {
 		if (stride > 1 && !r.o.quiet)
 			fprintf(stderr,
-				"posenc: %.15g pairs would exceed --max-points %llu: every %zu%s "
-				"position is paired (%zu pairs)\n",
-				(double)v->n * (double)(v->n - 1) / 2.0,
-				(unsigned long long)max_points, stride, ordinal(stride), pts->rows);
+			        "posenc: %.15g pairs would exceed --max-points %llu: every %zu%s "
+			        "position is paired (%zu pairs)\n",
+			        (double)v->n * (double)(v->n - 1) / 2.0,
+			        (unsigned long long)max_points, stride, ordinal(stride), pts->rows);
 		rc = draw(&r, metric, pts, stride);
 		pe_matrix_destroy(pts);
 		pw_finish(&r);
@@ -179,10 +178,10 @@ int cmd_scatter(int argc, char **argv)
 		}
 		if (stride > 1 && !r.o.quiet)
 			fprintf(stderr,
-				"posenc: %.15g pairs would exceed --max-points %llu: every %zu%s "
-				"position is paired (%zu pairs)\n",
-				(double)v->n * (double)(v->n - 1) / 2.0,
-				(unsigned long long)max_points, stride, ordinal(stride), out->rows);
+			        "posenc: %.15g pairs would exceed --max-points %llu: every %zu%s "
+			        "position is paired (%zu pairs)\n",
+			        (double)v->n * (double)(v->n - 1) / 2.0,
+			        (unsigned long long)max_points, stride, ordinal(stride), out->rows);
 		const char *labels[] = {"position_i", "position_j", pe_metric_name(metric), "corr"};
 		struct pe_axis rows = {"pair", 0.0, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, labels};

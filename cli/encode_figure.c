@@ -17,16 +17,16 @@
 #include "figure.h"
 
 #define EXACT_ROWS 8192
-#define SAMPLES 8
-#define CHUNK 256
+#define SAMPLES    8
+#define CHUNK      256
 
 struct row_source {
 	const struct pe_vectors *v;
-	size_t rows;    /* rows the engine sees */
-	int sampled;    /* rows are SAMPLES-position means of their blocks */
-	int windowed;   /* rows are exact block means */
+	size_t rows;  /* rows the engine sees */
+	int sampled;  /* rows are SAMPLES-position means of their blocks */
+	int windowed; /* rows are exact block means */
 	struct pe_window window;
-	double *chunk;  /* CHUNK rows of d, rows [chunk_first, chunk_first + CHUNK) */
+	double *chunk; /* CHUNK rows of d, rows [chunk_first, chunk_first + CHUNK) */
 	size_t chunk_first;
 	int chunk_valid;
 	double *sample; /* one row of d, for sampling */
@@ -137,12 +137,13 @@ static size_t equal_blocks(size_t n, size_t pixels)
 }
 
 int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_format format,
-		      const struct pe_vectors *v)
+                      const struct pe_vectors *v)
 {
 	size_t cells = cli_figure_grid_cells(o, v->n);
 	struct row_source src = {.v = v, .rows = v->n};
-	int closed_form = !v->table && v->scheme &&
-			  (v->scheme->kind == PE_SCHEME_SINUSOIDAL || v->scheme->kind == PE_SCHEME_ROPE);
+	int closed_form =
+	        !v->table && v->scheme &&
+	        (v->scheme->kind == PE_SCHEME_SINUSOIDAL || v->scheme->kind == PE_SCHEME_ROPE);
 	/*
 	 * Blocks of unequal length (n not a multiple of the rows) damp high
 	 * frequencies unequally; with thousands of positions per figure row the
@@ -167,7 +168,7 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	char fig_what[96];
 	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
 	int rc0 = cli_check_memory(o, (CHUNK + 1.0) * (double)v->d * 8.0 + w * h * 4.0, fig_what,
-				   "choose a smaller width (-d) or figure (--width, --height)");
+	                           "choose a smaller width (-d) or figure (--width, --height)");
 	if (rc0)
 		return rc0;
 	src.chunk = malloc(CHUNK * v->d * sizeof(double));
@@ -201,7 +202,7 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	char title[512];
 	cli_scheme_title(s ? s->label : "table", v->d, (unsigned long long)v->first, v->n, title,
-			 sizeof(title));
+	                 sizeof(title));
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
 		st = pe_panel_set_title(p, title);

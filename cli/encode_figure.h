@@ -13,6 +13,6 @@
  * the n x d matrix. @return an exit code.
  */
 int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_format format,
-		      const struct pe_vectors *v);
+                      const struct pe_vectors *v);
 
 #endif

@@ -13,15 +13,17 @@ int cli_figure_check_options(const struct cli_common *o)
 	if (o->cmap && !pe_colormap_find(o->cmap)) {
 		char names[512] = "";
 		size_t len = 0;
-		for (const char *const *n = pe_colormap_names(); *n && len < sizeof(names) - 40; n++)
+		for (const char *const *n = pe_colormap_names(); *n && len < sizeof(names) - 40;
+		     n++)
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-						len ? ", " : "", *n);
-		return cli_usage_error("option '--cmap': unknown colormap '%s' (known: %s)", o->cmap,
-				       names);
+			                        len ? ", " : "", *n);
+		return cli_usage_error("option '--cmap': unknown colormap '%s' (known: %s)",
+		                       o->cmap, names);
 	}
 	if (!isnan(o->vmin) && !isnan(o->vmax) && o->vmin >= o->vmax)
-		return cli_usage_error("options '--vmin %g' and '--vmax %g': vmin must be below vmax",
-				       o->vmin, o->vmax);
+		return cli_usage_error(
+		        "options '--vmin %g' and '--vmax %g': vmin must be below vmax", o->vmin,
+		        o->vmax);
 	return 0;
 }
 
@@ -50,16 +52,16 @@ int cli_figure_error(enum pe_status st)
 		return cli_error("drawing the figure failed: out of memory");
 	if (st == PE_ERANGE)
 		return cli_error("drawing the figure failed: the canvas is too small for its text "
-				 "and panels (give a larger --width/--height)");
+		                 "and panels (give a larger --width/--height)");
 	return cli_error("drawing the figure failed: %s", pe_status_str(st));
 }
 
 int cli_figure_write(const struct cli_common *o, const char *path, enum cli_format format,
-		     struct pe_figure *fig, const char *what)
+                     struct pe_figure *fig, const char *what)
 {
 	enum pe_figure_format ff = format == CLI_FORMAT_SVG   ? PE_FIGURE_SVG
-				   : format == CLI_FORMAT_PDF ? PE_FIGURE_PDF
-							      : PE_FIGURE_PNG;
+	                           : format == CLI_FORMAT_PDF ? PE_FIGURE_PDF
+	                                                      : PE_FIGURE_PNG;
 	if (o->title && pe_figure_set_title(fig, o->title) != PE_OK)
 		return cli_error("out of memory");
 	struct cli_file file;
@@ -73,7 +75,7 @@ int cli_figure_write(const struct cli_common *o, const char *path, enum cli_form
 		cli_file_abort(&file);
 		if (st == PE_EIO)
 			return cli_error("writing '%s' failed: %s", path,
-					 e ? strerror(e) : "input/output error");
+			                 e ? strerror(e) : "input/output error");
 		return cli_figure_error(st);
 	}
 	rc = cli_file_commit(&file);
@@ -83,9 +85,9 @@ int cli_figure_write(const struct cli_common *o, const char *path, enum cli_form
 }
 
 const char *cli_scheme_title(const char *label, size_t d, unsigned long long first, size_t n,
-			     char *buf, size_t cap)
+                             char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s (d=%zu, positions %llu..%llu)", label, d, first,
-		 first + (unsigned long long)n - 1);
+	         first + (unsigned long long)n - 1);
 	return buf;
 }

@@ -34,7 +34,7 @@ size_t cli_figure_grid_cells(const struct cli_common *o, size_t n);
  * @return an exit code.
  */
 int cli_figure_write(const struct cli_common *o, const char *path, enum cli_format format,
-		     struct pe_figure *fig, const char *what);
+                     struct pe_figure *fig, const char *what);
 
 /*
  * cli_figure_error() - report a figure-building status ("drawing the
@@ -47,6 +47,6 @@ int cli_figure_error(enum pe_status st);
  * text into buf.
  */
 const char *cli_scheme_title(const char *label, size_t d, unsigned long long first, size_t n,
-			     char *buf, size_t cap);
+                             char *buf, size_t cap);
 
 #endif

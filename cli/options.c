@@ -11,22 +11,25 @@
 #include "options.h"
 
 const char cli_common_help[] =
-	"  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help schemes')\n"
-	"      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
-	"  -n, --positions N      number of positions\n"
-	"      --start P          first position [default: 0]\n"
-	"  -d, --dim D            encoding width\n"
-	"  -o, --output FILE      .png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout\n"
-	"      --dtype f64|f32    NPY element type [default: f64]\n"
-	"      --cmap NAME        colormap (viridis, magma, inferno, plasma, cividis, RdBu_r, gray;\n"
-	"                         NAME_r reverses)\n"
-	"      --vmin X, --vmax X colour scale limits [default: from the data]\n"
-	"      --title TEXT       figure title\n"
-	"      --width W, --height H  figure size, pixels (PNG) or points (SVG, PDF)\n"
-	"      --raw              bare heatmap PNG, one pixel per cell\n"
-	"      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of RAM]\n"
-	"  -q, --quiet            say nothing on stderr but errors\n"
-	"  -h, --help             show this help\n";
+        "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
+        "schemes')\n"
+        "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
+        "  -n, --positions N      number of positions\n"
+        "      --start P          first position [default: 0]\n"
+        "  -d, --dim D            encoding width\n"
+        "  -o, --output FILE      .png .svg .pdf figure, .csv table, .npy array, - for CSV on "
+        "stdout\n"
+        "      --dtype f64|f32    NPY element type [default: f64]\n"
+        "      --cmap NAME        colormap (viridis, magma, inferno, plasma, cividis, RdBu_r, "
+        "gray;\n"
+        "                         NAME_r reverses)\n"
+        "      --vmin X, --vmax X colour scale limits [default: from the data]\n"
+        "      --title TEXT       figure title\n"
+        "      --width W, --height H  figure size, pixels (PNG) or points (SVG, PDF)\n"
+        "      --raw              bare heatmap PNG, one pixel per cell\n"
+        "      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of RAM]\n"
+        "  -q, --quiet            say nothing on stderr but errors\n"
+        "  -h, --help             show this help\n";
 
 void cli_common_init(struct cli_common *o)
 {
@@ -50,8 +53,9 @@ int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t ma
 		unsigned long long u = strtoull(arg, &end, 10);
 		if (*end == '\0') {
 			if (errno == ERANGE)
-				return cli_usage_error("option '%s': %s is too large (at most %llu)",
-						       name, arg, (unsigned long long)max);
+				return cli_usage_error(
+				        "option '%s': %s is too large (at most %llu)", name, arg,
+				        (unsigned long long)max);
 			v = u;
 			goto range;
 		}
@@ -60,8 +64,9 @@ int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t ma
 		double x = plain ? strtod(arg, &end) : NAN;
 		if (plain && *end == '\0' && isfinite(x) && x == floor(x)) {
 			if (x > (double)max)
-				return cli_usage_error("option '%s': %s is too large (at most %llu)",
-						       name, arg, (unsigned long long)max);
+				return cli_usage_error(
+				        "option '%s': %s is too large (at most %llu)", name, arg,
+				        (unsigned long long)max);
 			v = (uint64_t)x;
 			goto range;
 		}
@@ -70,10 +75,10 @@ int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t ma
 range:
 	if (v < min)
 		return cli_usage_error("option '%s': %s is too small (at least %llu)", name, arg,
-				       (unsigned long long)min);
+		                       (unsigned long long)min);
 	if (v > max)
 		return cli_usage_error("option '%s': %s is too large (at most %llu)", name, arg,
-				       (unsigned long long)max);
+		                       (unsigned long long)max);
 	*out = v;
 	return 0;
 }
@@ -133,11 +138,28 @@ static int parse_bytes(const char *arg, uint64_t *out)
 		return -1;
 	double mult = 1;
 	switch (*end) {
-	case 'k': case 'K': mult = 1024.0; end++; break;
-	case 'm': case 'M': mult = 1048576.0; end++; break;
-	case 'g': case 'G': mult = 1073741824.0; end++; break;
-	case 't': case 'T': mult = 1099511627776.0; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		mult = 1024.0;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1048576.0;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1073741824.0;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mult = 1099511627776.0;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'i' && end[-1] != *arg)
 		end++;
@@ -157,7 +179,7 @@ static int parse_bases(struct cli_common *o, const char *arg)
 		char tok[64];
 		if (len == 0 || len >= sizeof(tok))
 			return cli_usage_error("option '--base': '%s' is not a list like 10000,10",
-					       arg);
+			                       arg);
 		if (o->nbases == sizeof(o->bases) / sizeof(o->bases[0]))
 			return cli_usage_error("option '--base': more than 64 bases");
 		memcpy(tok, c, len);
@@ -229,10 +251,10 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 			for (const char *const *nm = pe_colormap_names(); *nm; nm++) {
 				size_t len = strlen(names);
 				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
-					 *nm);
+				         *nm);
 			}
 			return cli_usage_error("option '--cmap': unknown colormap '%s' (known: %s)",
-					       arg, names);
+			                       arg, names);
 		}
 		return 0;
 	case CLI_OPT_VMIN:
@@ -245,7 +267,7 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 	case CLI_OPT_WIDTH:
 	case CLI_OPT_HEIGHT:
 		rc = cli_parse_count(opt == CLI_OPT_WIDTH ? "--width" : "--height", arg, 16, 32767,
-				     &v);
+		                     &v);
 		if (!rc)
 			*(opt == CLI_OPT_WIDTH ? &o->width : &o->height) = (unsigned)v;
 		return rc;
@@ -255,8 +277,8 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 	case CLI_OPT_MAX_MEMORY:
 		if (parse_bytes(arg, &o->max_memory) != 0)
 			return cli_usage_error("option '--max-memory': '%s' is not a size like "
-					       "512M or 4G",
-					       arg);
+			                       "512M or 4G",
+			                       arg);
 		return 0;
 	case ':':
 		if (optopt && optopt < 256)
@@ -317,14 +339,14 @@ static int parse_with_base(const char *spec, const char *base_text, struct pe_sc
 	if (!with)
 		return cli_error("out of memory");
 	snprintf(with, len, "%s%sbase=%.*s", spec, strchr(spec, ':') ? "," : ":", (int)blen,
-		 base_text);
+	         base_text);
 	int rc = parse_one(with, out);
 	free(with);
 	return rc;
 }
 
 int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
-		struct pe_scheme ***out, size_t *count)
+                struct pe_scheme ***out, size_t *count)
 {
 	size_t nspecs = o->nspecs ? o->nspecs : 1;
 	size_t nbases = o->nbases ? o->nbases : 1;
@@ -356,16 +378,18 @@ int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max
 	}
 	if (o->nbases && !any_base) {
 		cli_schemes_free(list, total);
-		return cli_usage_error("option '--base' applies to sinusoidal and rope schemes only");
+		return cli_usage_error(
+		        "option '--base' applies to sinusoidal and rope schemes only");
 	}
 	if (total > max) {
 		cli_schemes_free(list, total);
 		if (max == 1)
-			return cli_usage_error("%s takes one scheme, %zu given (use 'posenc compare' "
-					       "for several)",
-					       cli_command_name, total);
+			return cli_usage_error(
+			        "%s takes one scheme, %zu given (use 'posenc compare' "
+			        "for several)",
+			        cli_command_name, total);
 		return cli_usage_error("%s takes at most %zu schemes, %zu given", cli_command_name,
-				       max, total);
+		                       max, total);
 	}
 	*out = list;
 	*count = total;
@@ -387,13 +411,12 @@ const char *cli_format_bytes(double bytes, char *buf)
 	return buf;
 }
 
-int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
-		     const char *hint)
+int cli_check_memory(const struct cli_common *o, double bytes, const char *what, const char *hint)
 {
 	if (bytes <= (double)o->max_memory)
 		return 0;
 	char need[32], have[32];
 	return cli_error("%s needs %s, more than the memory budget of %s: %s", what,
-			 cli_format_bytes(bytes, need), cli_format_bytes((double)o->max_memory, have),
-			 hint);
+	                 cli_format_bytes(bytes, need),
+	                 cli_format_bytes((double)o->max_memory, have), hint);
 }

@@ -38,20 +38,22 @@ enum {
 
 #define CLI_COMMON_LONG                                                                            \
 	{"help", no_argument, NULL, 'h'}, {"quiet", no_argument, NULL, 'q'},                       \
-		{"scheme", required_argument, NULL, 's'},                                          \
-		{"positions", required_argument, NULL, 'n'},                                       \
-		{"dim", required_argument, NULL, 'd'}, {"output", required_argument, NULL, 'o'},   \
-		{"base", required_argument, NULL, CLI_OPT_BASE},                                   \
-		{"start", required_argument, NULL, CLI_OPT_START},                                 \
-		{"dtype", required_argument, NULL, CLI_OPT_DTYPE},                                 \
-		{"cmap", required_argument, NULL, CLI_OPT_CMAP},                                   \
-		{"vmin", required_argument, NULL, CLI_OPT_VMIN},                                   \
-		{"vmax", required_argument, NULL, CLI_OPT_VMAX},                                   \
-		{"title", required_argument, NULL, CLI_OPT_TITLE},                                 \
-		{"width", required_argument, NULL, CLI_OPT_WIDTH},                                 \
-		{"height", required_argument, NULL, CLI_OPT_HEIGHT},                               \
-		{"raw", no_argument, NULL, CLI_OPT_RAW},                                           \
-		{"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY}
+	        {"scheme", required_argument, NULL, 's'},                                          \
+	        {"positions", required_argument, NULL, 'n'},                                       \
+	        {"dim", required_argument, NULL, 'd'}, {"output", required_argument, NULL, 'o'},   \
+	        {"base", required_argument, NULL, CLI_OPT_BASE},                                   \
+	        {"start", required_argument, NULL, CLI_OPT_START},                                 \
+	        {"dtype", required_argument, NULL, CLI_OPT_DTYPE},                                 \
+	        {"cmap", required_argument, NULL, CLI_OPT_CMAP},                                   \
+	        {"vmin", required_argument, NULL, CLI_OPT_VMIN},                                   \
+	        {"vmax", required_argument, NULL, CLI_OPT_VMAX},                                   \
+	        {"title", required_argument, NULL, CLI_OPT_TITLE},                                 \
+	        {"width", required_argument, NULL, CLI_OPT_WIDTH},                                 \
+	        {"height", required_argument, NULL, CLI_OPT_HEIGHT},                               \
+	        {"raw", no_argument, NULL, CLI_OPT_RAW},                                           \
+	{                                                                                          \
+		"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY                          \
+	}
 
 /* The help lines of the common options, for each command's --help. */
 extern const char cli_common_help[];
@@ -62,8 +64,8 @@ struct cli_common {
 	double bases[64]; /* --base */
 	const char *base_texts[64];
 	size_t nbases;
-	size_t n;  /* -n; 0 = the command's default */
-	size_t d;  /* -d; 0 = the command's default */
+	size_t n; /* -n; 0 = the command's default */
+	size_t d; /* -d; 0 = the command's default */
 	uint64_t start;
 	const char *output; /* -o; NULL = <command>.png */
 	enum pe_dtype dtype;
@@ -121,7 +123,7 @@ int cli_no_operands(int argc, char **argv);
  * @return 0 or an exit code after reporting.
  */
 int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
-		struct pe_scheme ***out, size_t *count);
+                struct pe_scheme ***out, size_t *count);
 void cli_schemes_free(struct pe_scheme **schemes, size_t count);
 
 /*
@@ -130,8 +132,7 @@ void cli_schemes_free(struct pe_scheme **schemes, size_t count);
  * @what: "the 1000000 x 1000000 distance matrix"; @hint: what to do instead.
  * @return 0, or CLI_FAILURE after "needs X, more than the budget of Y".
  */
-int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
-		     const char *hint);
+int cli_check_memory(const struct cli_common *o, double bytes, const char *what, const char *hint);
 
 /* Human-readable bytes ("7.3 GiB") into buf (at least 32 bytes). */
 const char *cli_format_bytes(double bytes, char *buf);

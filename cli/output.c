@@ -91,9 +91,9 @@ int cli_output_format(const struct cli_common *o, const char *path, enum cli_for
 		const char *ext;
 		enum cli_format format;
 	} exts[] = {
-		{".csv", CLI_FORMAT_CSV}, {".npy", CLI_FORMAT_NPY},   {".png", CLI_FORMAT_PNG},
-		{".svg", CLI_FORMAT_SVG}, {".pdf", CLI_FORMAT_PDF},   {".html", CLI_FORMAT_HTML},
-		{".htm", CLI_FORMAT_HTML},
+	        {".csv", CLI_FORMAT_CSV},  {".npy", CLI_FORMAT_NPY}, {".png", CLI_FORMAT_PNG},
+	        {".svg", CLI_FORMAT_SVG},  {".pdf", CLI_FORMAT_PDF}, {".html", CLI_FORMAT_HTML},
+	        {".htm", CLI_FORMAT_HTML},
 	};
 	int found = 0;
 	if (strcmp(path, "-") == 0) {
@@ -114,8 +114,8 @@ int cli_output_format(const struct cli_common *o, const char *path, enum cli_for
 	}
 	if (!found)
 		return cli_usage_error("output '%s': unknown format (use .png, .svg, .pdf, .csv, "
-				       ".npy, or - for CSV on stdout)",
-				       path);
+		                       ".npy, or - for CSV on stdout)",
+		                       path);
 	if (o->dtype == PE_DTYPE_F32 && *out != CLI_FORMAT_NPY)
 		return cli_usage_error("option '--dtype' applies to .npy output, not '%s'", path);
 	if (o->raw && *out != CLI_FORMAT_PNG)
@@ -232,7 +232,7 @@ int cli_file_commit(struct cli_file *file)
 	file->f = NULL;
 	if (failed) {
 		int rc = cli_error("writing %s%s%s failed: %s", file->is_stdout ? "" : "'", name,
-				   file->is_stdout ? "" : "'", strerror(e));
+		                   file->is_stdout ? "" : "'", strerror(e));
 		cli_file_abort(file);
 		return rc;
 	}
@@ -259,8 +259,8 @@ void cli_report_written(const struct cli_common *o, const char *path, const char
 }
 
 int cli_write_matrix(const struct cli_common *o, const char *path, enum cli_format format,
-		     const struct pe_matrix *m, const struct pe_axis *rows,
-		     const struct pe_axis *cols)
+                     const struct pe_matrix *m, const struct pe_axis *rows,
+                     const struct pe_axis *cols)
 {
 	struct cli_file file;
 	int rc = cli_file_open(&file, path);
@@ -284,8 +284,9 @@ int cli_write_matrix(const struct cli_common *o, const char *path, enum cli_form
 		return rc;
 	char what[96];
 	snprintf(what, sizeof(what), "%zu x %zu %s", m->rows, m->cols,
-		 format == CLI_FORMAT_NPY ? (o->dtype == PE_DTYPE_F32 ? "float32 array" : "float64 array")
-					  : "table");
+	         format == CLI_FORMAT_NPY
+	                 ? (o->dtype == PE_DTYPE_F32 ? "float32 array" : "float64 array")
+	                 : "table");
 	cli_report_written(o, path, what);
 	return 0;
 }

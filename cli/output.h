@@ -73,8 +73,8 @@ void cli_output_install_signals(void);
  * Says on stderr what it wrote unless -q or stdout. @return an exit code.
  */
 int cli_write_matrix(const struct cli_common *o, const char *path, enum cli_format format,
-		     const struct pe_matrix *m, const struct pe_axis *rows,
-		     const struct pe_axis *cols);
+                     const struct pe_matrix *m, const struct pe_axis *rows,
+                     const struct pe_axis *cols);
 
 /* "wrote FILE (what)" on stderr unless -q or stdout. */
 void cli_report_written(const struct cli_common *o, const char *path, const char *what);

@@ -10,7 +10,7 @@ int pw_parse_metric(const char *arg, enum pe_metric *m)
 {
 	if (pe_metric_parse(arg, m) != PE_OK || *m == PE_METRIC_CORR)
 		return cli_usage_error("option '--metric': '%s' is not l2, cosine, l1 or linf",
-				       arg);
+		                       arg);
 	return 0;
 }
 
@@ -20,7 +20,7 @@ int pw_prepare(struct pw_run *r)
 	if (rc)
 		return rc;
 	rc = cli_vectors_prepare(&r->o, r->schemes[0], PE_VIEW_DEFAULT, PW_DEFAULT_N, PW_DEFAULT_D,
-				 &r->v);
+	                         &r->v);
 	if (rc)
 		return rc;
 	r->path = cli_output_path(&r->o, r->buf, sizeof(r->buf));
@@ -79,11 +79,11 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	double w = r->o.width ? r->o.width : PE_FIGURE_DEFAULT_WIDTH;
 	double h = r->o.height ? r->o.height : PE_FIGURE_DEFAULT_HEIGHT;
 	double bytes = (double)cells * (double)cells * 8.0 + w * h * 4.0 +
-		       pw_work_bytes(v, 128, (double)v->n);
+	               pw_work_bytes(v, 128, (double)v->n);
 	char grid_what[96];
 	snprintf(grid_what, sizeof(grid_what), "the %zu x %zu grid of the figure", cells, cells);
 	int rc0 = cli_check_memory(&r->o, bytes, grid_what,
-				   "draw a smaller figure (--width, --height)");
+	                           "draw a smaller figure (--width, --height)");
 	if (rc0)
 		return rc0;
 	struct pe_matrix *grid = NULL;
@@ -104,7 +104,7 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	char cbar[96];
 	/* Say when a cell is the mean of a block of pairs, not one pair. */
 	snprintf(cbar, sizeof(cbar), "%s%s", pw_metric_label(m),
-		 grid->rows < v->n ? " (mean per cell)" : "");
+	         grid->rows < v->n ? " (mean per cell)" : "");
 	spec.colorbar_label = cbar;
 	cli_heatmap_apply(&r->o, &spec);
 	char title[512], label[600];
@@ -124,7 +124,7 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	} else {
 		char what[96];
 		snprintf(what, sizeof(what), "%zu x %zu %s heatmap", v->n, v->n,
-			 m == PE_METRIC_CORR ? "correlation" : "distance");
+		         m == PE_METRIC_CORR ? "correlation" : "distance");
 		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
 	}
 	pe_figure_destroy(fig);
@@ -141,9 +141,9 @@ int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun)
 	char what[128], hint[160];
 	snprintf(what, sizeof(what), "the %zu x %zu %s matrix", v->n, v->n, noun);
 	snprintf(hint, sizeof(hint),
-		 "draw it as a figure instead (-o %s.png averages it onto the pixels) or "
-		 "lower -n or -d",
-		 cli_command_name ? cli_command_name : "distance");
+	         "draw it as a figure instead (-o %s.png averages it onto the pixels) or "
+	         "lower -n or -d",
+	         cli_command_name ? cli_command_name : "distance");
 	/* bytes is set also when n * n overflows */
 	enum pe_status st = pe_pairwise_fits(v->n, v->n, 0, &bytes);
 	/* The general path keeps up to a quarter of the result's size of rows. */

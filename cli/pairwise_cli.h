@@ -33,7 +33,8 @@ int pw_parse_metric(const char *arg, enum pe_metric *m);
 
 /*
  * pw_prepare() - after the options: the scheme (one), its vectors, the
- * output path and format (figure options checked). @return 0 or an exit code after reporting (then call pw_finish).
+ * output path and format (figure options checked). @return 0 or an exit code after reporting (then
+ * call pw_finish).
  */
 int pw_prepare(struct pw_run *r);
 

@@ -71,7 +71,7 @@ static const struct pe_colormap *pick_colormap(const struct cli_common *o, bool 
 
 /* @data: the data's range (may be empty); the user's limits override it. */
 static int pick_norm(const struct cli_common *o, bool is_signed, struct pe_norm data,
-		     struct pe_norm *out)
+                     struct pe_norm *out)
 {
 	if (pe_norm_is_empty(&data)) /* no finite cell: any scale draws it */
 		data = is_signed ? (struct pe_norm){-1.0, 1.0} : (struct pe_norm){0.0, 1.0};
@@ -82,15 +82,15 @@ static int pick_norm(const struct cli_common *o, bool is_signed, struct pe_norm 
 	/* Two given limits in the wrong order were refused with the options. */
 	if (pe_norm_override(&data, vmin, vmax, is_signed) != PE_OK)
 		return cli_usage_error("option '%s': %g lies beyond the data's other end %g; give "
-				       "both limits",
-				       vmin ? "--vmin" : "--vmax", vmin ? *vmin : *vmax,
-				       vmin ? data.vmax : data.vmin);
+		                       "both limits",
+		                       vmin ? "--vmin" : "--vmax", vmin ? *vmin : *vmax,
+		                       vmin ? data.vmax : data.vmin);
 	*out = data;
 	return 0;
 }
 
 static int stream(const struct cli_common *o, const char *path, const struct raw_source *s,
-		  double *buf, const struct pe_colormap *cm, const struct pe_norm *norm)
+                  double *buf, const struct pe_colormap *cm, const struct pe_norm *norm)
 {
 	struct pe_png_options opt = pe_png_options_default();
 	opt.nan_index = pe_colormap_is_diverging(cm) ? RAW_NAN_DIVERGING : RAW_NAN_SEQUENTIAL;
@@ -100,7 +100,7 @@ static int stream(const struct cli_common *o, const char *path, const struct raw
 	if (rc)
 		return rc;
 	enum pe_status st =
-		pe_rawpng_write(file.f, s->rows, s->cols, next_row, &ch, cm, norm, &opt);
+	        pe_rawpng_write(file.f, s->rows, s->cols, next_row, &ch, cm, norm, &opt);
 	if (st != PE_OK) {
 		int e = errno;
 		cli_file_abort(&file);
@@ -112,7 +112,7 @@ static int stream(const struct cli_common *o, const char *path, const struct raw
 		return rc;
 	char what[160];
 	snprintf(what, sizeof(what), "%zu x %zu raw heatmap, %s %.6g..%.6g", s->rows, s->cols,
-		 pe_colormap_name(cm), norm->vmin, norm->vmax);
+	         pe_colormap_name(cm), norm->vmin, norm->vmax);
 	cli_report_written(o, path, what);
 	return 0;
 }
@@ -121,15 +121,15 @@ static int check_options(const struct cli_common *o)
 {
 	if (o->width || o->height)
 		return cli_usage_error("options '--width'/'--height' do not apply to --raw: it "
-				       "draws one pixel per cell");
+		                       "draws one pixel per cell");
 	return 0;
 }
 
 static double *chunk_buffer(size_t cols)
 {
 	return cols > SIZE_MAX / sizeof(double) / RAW_CHUNK_ROWS
-		       ? NULL
-		       : malloc(RAW_CHUNK_ROWS * cols * sizeof(double));
+	               ? NULL
+	               : malloc(RAW_CHUNK_ROWS * cols * sizeof(double));
 }
 
 /* ---- pairwise matrices ---- */
@@ -140,7 +140,7 @@ static enum pe_status fill_pairwise(void *ctx, size_t r0, size_t count, double *
 }
 
 int write_raw(const struct cli_common *o, const char *path, const struct pe_vectors *v,
-	      enum pe_metric m)
+              enum pe_metric m)
 {
 	int rc = check_options(o);
 	if (rc)
@@ -154,7 +154,7 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 	enum pe_status st = pe_pairwise_rows_create(v, m, budget, &src);
 	if (st != PE_OK)
 		return cli_error("preparing the %s rows failed: %s", pe_metric_name(m),
-				 pe_status_str(st));
+		                 pe_status_str(st));
 	struct raw_source s = {v->n, v->n, fill_pairwise, src};
 	double *buf = chunk_buffer(v->n);
 	struct pe_norm data = pe_norm_empty(), norm;
@@ -175,7 +175,7 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 			data = pe_norm_empty();
 		else if (st != PE_OK) {
 			rc = cli_error("the range of the %s matrix failed: %s", pe_metric_name(m),
-				       pe_status_str(st));
+			               pe_status_str(st));
 			goto done;
 		}
 	}

@@ -31,7 +31,7 @@
 #include "options.h"
 
 /* Palette entries of NaN cells (see above). */
-#define RAW_NAN_DIVERGING 128
+#define RAW_NAN_DIVERGING  128
 #define RAW_NAN_SEQUENTIAL 0
 
 /*
@@ -40,7 +40,7 @@
  * @return an exit code, after reporting any error (no partial file).
  */
 int write_raw(const struct cli_common *o, const char *path, const struct pe_vectors *v,
-	      enum pe_metric m);
+              enum pe_metric m);
 
 /* write_raw_encode() - the n x d encoding of @v as a raw PNG at @path */
 int write_raw_encode(const struct cli_common *o, const char *path, const struct pe_vectors *v);

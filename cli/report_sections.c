@@ -261,9 +261,8 @@ static int summary(const struct report *r, struct report_section *sec)
 		rc = line(sec, report_strf(sec, "Scheme %zu: %s   (spec %s)", i + 1,
 		                           r->schemes[i]->label, r->schemes[i]->canonical));
 	if (!rc)
-		rc = line(sec,
-		          report_strf(sec, "Distance metric: %s. Generated %s by posenc %s.",
-		                      pw_metric_label(r->metric), r->date, POSENC_VERSION));
+		rc = line(sec, report_strf(sec, "Distance metric: %s. Generated %s by posenc %s.",
+		                           pw_metric_label(r->metric), r->date, POSENC_VERSION));
 	/* The command line, so the report can be made again. */
 	if (!rc) {
 		size_t len = 0;
@@ -668,8 +667,9 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 			if (per == 2 && !(header[c++] = report_strf(sec, "\u03b8 %s%s",
 			                                            r->schemes[i]->label, scaled)))
 				return oom();
-			if (!(header[c++] = report_strf(sec, "%s%s %s", per == 2 ? "wavelength " : "",
-			                                r->schemes[i]->label, scaled)))
+			if (!(header[c++] =
+			              report_strf(sec, "%s%s %s", per == 2 ? "wavelength " : "",
+			                          r->schemes[i]->label, scaled)))
 				return oom();
 		}
 	for (size_t row = 0; row < rows; row++) {
@@ -683,7 +683,8 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 			if (!t)
 				continue;
 			if (q < t->values->rows) {
-				/* The frequencies the scheme turns at: scaled for a RoPE scaling. */
+				/* The frequencies the scheme turns at: scaled for a RoPE scaling.
+				 */
 				const double *v = &t->values->data[q * t->values->cols];
 				double theta = is_scaled(r, i) ? v[2] : v[0];
 				double wl = is_scaled(r, i) ? TWO_PI / v[2] : v[1];

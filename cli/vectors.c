@@ -9,8 +9,7 @@
 #include "vectors.h"
 
 /* A file's table; its problems are reported as "'FILE': <what is wrong>". */
-static int load_file(const struct cli_common *o, const struct pe_scheme *s,
-		     struct pe_matrix **out)
+static int load_file(const struct cli_common *o, const struct pe_scheme *s, struct pe_matrix **out)
 {
 	char *err = NULL;
 	size_t budget = o->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
@@ -19,26 +18,27 @@ static int load_file(const struct cli_common *o, const struct pe_scheme *s,
 		return 0;
 	if (st == PE_ETOOBIG) {
 		int rc = cli_error("'%s': %s (--max-memory): read fewer rows (rows=A:B in the "
-				   "spec) or raise --max-memory",
-				   s->path, err ? err : pe_status_str(st));
+		                   "spec) or raise --max-memory",
+		                   s->path, err ? err : pe_status_str(st));
 		free(err);
 		return rc;
 	}
 	/* rows=A:B outside the table is a bad value in the spec; the rest is the file's. */
-	int rc = st == PE_ERANGE ? cli_usage_error("'%s': %s", s->path, err ? err : pe_status_str(st))
-				 : cli_error("'%s': %s", s->path, err ? err : pe_status_str(st));
+	int rc = st == PE_ERANGE
+	                 ? cli_usage_error("'%s': %s", s->path, err ? err : pe_status_str(st))
+	                 : cli_error("'%s': %s", s->path, err ? err : pe_status_str(st));
 	free(err);
 	return rc;
 }
 
 int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, enum pe_view view,
-			size_t default_n, size_t default_d, struct cli_vectors *out)
+                        size_t default_n, size_t default_d, struct cli_vectors *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!pe_scheme_is_vector(s))
 		return cli_usage_error("scheme '%s' is an attention bias, not position vectors: "
-				       "use 'posenc bias'",
-				       s->canonical);
+		                       "use 'posenc bias'",
+		                       s->canonical);
 	struct pe_vectors *v = &out->vec;
 	v->scheme = s;
 	v->view = view;
@@ -46,7 +46,7 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	if (s->kind == PE_SCHEME_FILE) {
 		if (view != PE_VIEW_DEFAULT)
 			return cli_usage_error("option '--view' applies to rope, not '%s'",
-					       s->canonical);
+			                       s->canonical);
 		int rc = load_file(o, s, &out->table);
 		if (rc)
 			return rc;
@@ -54,23 +54,25 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		v->d = out->table->cols;
 		if (o->d && o->d != v->d) {
 			cli_vectors_finish(out);
-			return cli_usage_error("option '-d': %zu differs from the %zu columns of '%s'",
-					       o->d, v->d, s->path);
+			return cli_usage_error(
+			        "option '-d': %zu differs from the %zu columns of '%s'", o->d, v->d,
+			        s->path);
 		}
 		size_t rows = out->table->rows;
 		if (o->start >= rows) {
 			cli_vectors_finish(out);
-			return cli_usage_error("option '--start': %llu is past the %zu rows of '%s'",
-					       (unsigned long long)o->start, rows, s->path);
+			return cli_usage_error(
+			        "option '--start': %llu is past the %zu rows of '%s'",
+			        (unsigned long long)o->start, rows, s->path);
 		}
 		v->n = o->n ? o->n : rows - (size_t)o->start;
 		if (v->n > rows - (size_t)o->start) {
 			cli_vectors_finish(out);
-			return cli_usage_error("option '-n': rows %llu..%llu are past the %zu rows of "
-					       "'%s'",
-					       (unsigned long long)o->start,
-					       (unsigned long long)(o->start + o->n - 1), rows,
-					       s->path);
+			return cli_usage_error(
+			        "option '-n': rows %llu..%llu are past the %zu rows of "
+			        "'%s'",
+			        (unsigned long long)o->start,
+			        (unsigned long long)(o->start + o->n - 1), rows, s->path);
 		}
 		return 0;
 	}
@@ -80,25 +82,25 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	enum pe_status st = pe_encode_check(s, v->d, view, &why);
 	if (st != PE_OK)
 		return cli_usage_error("scheme '%s' with d=%zu: %s", s->canonical, v->d,
-				       why ? why : pe_status_str(st));
+		                       why ? why : pe_status_str(st));
 	uint64_t limit = (uint64_t)PE_POSITION_MAX;
 	if (s->kind == PE_SCHEME_SINUSOIDAL)
 		limit -= (uint64_t)s->start;
 	if (o->start > limit || (uint64_t)v->n - 1 > limit - o->start)
 		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
-				       (unsigned long long)o->start,
-				       (unsigned long long)o->start + (unsigned long long)v->n - 1);
+		                       (unsigned long long)o->start,
+		                       (unsigned long long)o->start + (unsigned long long)v->n - 1);
 	return 0;
 }
 
 int cli_vectors_matrix(const struct cli_common *o, const struct cli_vectors *v,
-		       struct pe_matrix **out)
+                       struct pe_matrix **out)
 {
 	const struct pe_vectors *vec = &v->vec;
 	char what[128];
 	snprintf(what, sizeof(what), "the %zu x %zu matrix", vec->n, vec->d);
 	int rc = cli_check_memory(o, (double)vec->n * (double)vec->d * 8.0, what,
-				  "ask for fewer positions (-n) or a smaller width (-d)");
+	                          "ask for fewer positions (-n) or a smaller width (-d)");
 	if (rc)
 		return rc;
 	struct pe_matrix *m = pe_matrix_create(vec->n, vec->d);
@@ -108,7 +110,7 @@ int cli_vectors_matrix(const struct cli_common *o, const struct cli_vectors *v,
 	if (st != PE_OK) {
 		pe_matrix_destroy(m);
 		return st == PE_ENOMEM ? cli_error("%s: out of memory", what)
-				       : cli_usage_error("%s: %s", what, pe_status_str(st));
+		                       : cli_usage_error("%s: %s", what, pe_status_str(st));
 	}
 	*out = m;
 	return 0;

@@ -25,7 +25,7 @@ struct cli_vectors {
  * reporting (a bias scheme, odd rotary width, rows outside the file).
  */
 int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, enum pe_view view,
-			size_t default_n, size_t default_d, struct cli_vectors *out);
+                        size_t default_n, size_t default_d, struct cli_vectors *out);
 
 /*
  * cli_vectors_matrix() - all n x d rows as a matrix, within --max-memory
@@ -33,7 +33,7 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
  * @out: new matrix, free with pe_matrix_destroy(). @return 0 or exit code.
  */
 int cli_vectors_matrix(const struct cli_common *o, const struct cli_vectors *v,
-		       struct pe_matrix **out);
+                       struct pe_matrix **out);
 
 /* Frees what prepare loaded; safe on a zeroed struct. */
 void cli_vectors_finish(struct cli_vectors *v);

@@ -102,8 +102,8 @@ enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matr
 	return PE_OK;
 }
 
-enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance,
-			    int bidirectional, unsigned *bucket)
+enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance, int bidirectional,
+                            unsigned *bucket)
 {
 	if (t5_check(buckets, max_distance, bidirectional) != PE_OK)
 		return PE_ERANGE;
@@ -155,7 +155,7 @@ enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_m
 	/* The map is Toeplitz: one bucket per offset j - i, 2n - 1 of them. */
 	for (size_t k = 0; k + 1 < 2 * n; k++)
 		pe_t5_bucket((int64_t)k - (int64_t)n + 1, s->buckets, s->max_distance,
-			     s->bidirectional, &by_offset[k]);
+		             s->bidirectional, &by_offset[k]);
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < n; j++)
 			m->data[i * n + j] = (double)by_offset[j + n - 1 - i];

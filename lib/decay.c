@@ -27,7 +27,7 @@ static enum path path_of(const struct pe_vectors *v)
 }
 
 enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_kind kind,
-			      size_t max_offset, const char **why)
+                              size_t max_offset, const char **why)
 {
 	const char *dummy;
 	if (!why)
@@ -137,7 +137,7 @@ static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t K, dou
 }
 
 static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind kind, size_t K,
-				 double *out)
+                                 double *out)
 {
 	const struct pe_scheme *s = v->scheme;
 	size_t d_rot = pe_rope_rotary_width(s, v->d), h = d_rot / 2;
@@ -166,7 +166,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 				bound += hypot(re, im); /* |S_{i+1}| */
 			}
 			out[k] = kind == PE_DECAY_BOUND ? bound / (double)h
-							: 2.0 * a2 * re + (double)(v->d - d_rot);
+			                                : 2.0 * a2 * re + (double)(v->d - d_rot);
 		}
 	}
 	free(theta);
@@ -231,7 +231,7 @@ static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double
 }
 
 enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
-			      size_t max_offset, double *out)
+                              size_t max_offset, double *out)
 {
 	enum pe_status st = pe_decay_check(v, kind, max_offset, NULL);
 	if (st != PE_OK)

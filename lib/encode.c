@@ -7,7 +7,7 @@
 #include "encode_internal.h"
 
 enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view view,
-			       const char **why)
+                               const char **why)
 {
 	const char *dummy;
 	if (!why)
@@ -45,7 +45,7 @@ enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view
 }
 
 enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-			      enum pe_view view, double *dst)
+                              enum pe_view view, double *dst)
 {
 	enum pe_status st = pe_encode_check(s, d, view, NULL);
 	if (st != PE_OK)
@@ -76,7 +76,7 @@ enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t firs
 }
 
 enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-			 enum pe_view view, struct pe_matrix **out)
+                         enum pe_view view, struct pe_matrix **out)
 {
 	*out = NULL;
 	size_t count;
@@ -98,7 +98,7 @@ enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, si
 }
 
 enum pe_status pe_scheme_frequencies(const struct pe_scheme *s, size_t d, double *theta,
-				     size_t *count)
+                                     size_t *count)
 {
 	*count = 0;
 	enum pe_status st = pe_encode_check(s, d, PE_VIEW_DEFAULT, NULL);
@@ -154,7 +154,7 @@ double pe_block_damping(double n, double w)
 }
 
 enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
-				size_t r0, size_t count, enum pe_view view, double *dst)
+                                size_t r0, size_t count, enum pe_view view, double *dst)
 {
 	enum pe_status st = pe_encode_check(s, d, view, NULL);
 	if (st != PE_OK)

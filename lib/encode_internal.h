@@ -13,9 +13,9 @@
 #include <posenc/rope.h>
 
 enum pe_status pe_sinusoidal_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-				  double *dst);
+                                  double *dst);
 enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-			    enum pe_view view, double *dst);
+                            enum pe_view view, double *dst);
 void pe_learned_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n, double *dst);
 void pe_binary_rows(size_t d, uint64_t first, size_t n, double *dst);
 
@@ -25,15 +25,14 @@ void pe_window_block(const struct pe_window *w, size_t r, double *centre, double
 /* sin(N w / 2) / (N sin(w / 2)): what a mean over N positions does to frequency w. */
 double pe_block_damping(double n, double w);
 
-enum pe_status pe_sinusoidal_window(const struct pe_scheme *s, size_t d,
-				    const struct pe_window *w, size_t r0, size_t count,
-				    double *dst);
+enum pe_status pe_sinusoidal_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
+                                    size_t r0, size_t count, double *dst);
 enum pe_status pe_rope_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
-			      size_t r0, size_t count, enum pe_view view, double *dst);
+                              size_t r0, size_t count, enum pe_view view, double *dst);
 
 /* Unscaled then scaled RoPE inverse frequencies (d_rot / 2 of them). */
 enum pe_status pe_rope_theta(const struct pe_scheme *s, size_t d_rot, double *theta,
-			     struct pe_rope_scaling_info *info);
+                             struct pe_rope_scaling_info *info);
 
 /* Pair frequencies of a sinusoidal table (see pe_scheme_frequencies()). */
 size_t pe_sinusoidal_frequencies(const struct pe_scheme *s, size_t d, double *w);

@@ -19,7 +19,7 @@ size_t pe_rope_rotary_width(const struct pe_scheme *s, size_t d)
 }
 
 enum pe_status pe_rope_theta(const struct pe_scheme *s, size_t d_rot, double *theta,
-			     struct pe_rope_scaling_info *info)
+                             struct pe_rope_scaling_info *info)
 {
 	for (size_t i = 0; i < d_rot / 2; i++)
 		theta[i] = 1.0 / pow(s->base, (double)(2 * i) / (double)d_rot);
@@ -28,7 +28,7 @@ enum pe_status pe_rope_theta(const struct pe_scheme *s, size_t d_rot, double *th
 
 /* One row at position m (a block centre) with pairs damped over a block. */
 static void rope_row(const struct pe_scheme *s, size_t d, const double *theta, double att,
-		     enum pe_view view, double m, double block, double *row)
+                     enum pe_view view, double m, double block, double *row)
 {
 	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
 	for (size_t i = 0; i < h; i++) {
@@ -66,8 +66,8 @@ static void rope_row(const struct pe_scheme *s, size_t d, const double *theta, d
 
 /* Positions come as rows (block == NULL) or as the blocks of a window. */
 static enum pe_status rope_fill(const struct pe_scheme *s, size_t d, uint64_t first,
-				const struct pe_window *w, size_t count, enum pe_view view,
-				double *dst)
+                                const struct pe_window *w, size_t count, enum pe_view view,
+                                double *dst)
 {
 	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
 	double *theta = malloc((h ? h : 1) * sizeof(*theta));
@@ -92,13 +92,13 @@ static enum pe_status rope_fill(const struct pe_scheme *s, size_t d, uint64_t fi
 }
 
 enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-			    enum pe_view view, double *dst)
+                            enum pe_view view, double *dst)
 {
 	return rope_fill(s, d, first, NULL, n, view, dst);
 }
 
 enum pe_status pe_rope_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
-			      size_t r0, size_t count, enum pe_view view, double *dst)
+                              size_t r0, size_t count, enum pe_view view, double *dst)
 {
 	return rope_fill(s, d, r0, w, count, view, dst);
 }

@@ -43,7 +43,7 @@ size_t pe_sinusoidal_frequencies(const struct pe_scheme *s, size_t d, double *w)
  * for cos, so a block mean costs what one row costs. N = 1: the row itself.
  */
 static void sinusoidal_row(const struct pe_scheme *s, size_t d, const double *f, size_t pairs,
-			   double p, double block, double *row)
+                           double p, double block, double *row)
 {
 	int divide = s->freq == PE_FREQ_PAPER;
 	/* Column of the sine and cosine of pair k, per layout. */
@@ -73,7 +73,7 @@ static void sinusoidal_row(const struct pe_scheme *s, size_t d, const double *f,
 }
 
 enum pe_status pe_sinusoidal_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-				  double *dst)
+                                  double *dst)
 {
 	double *f = malloc(((d + 1) / 2 + 1) * sizeof(*f));
 	if (!f)
@@ -85,9 +85,8 @@ enum pe_status pe_sinusoidal_rows(const struct pe_scheme *s, size_t d, uint64_t 
 	return PE_OK;
 }
 
-enum pe_status pe_sinusoidal_window(const struct pe_scheme *s, size_t d,
-				    const struct pe_window *w, size_t r0, size_t count,
-				    double *dst)
+enum pe_status pe_sinusoidal_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
+                                    size_t r0, size_t count, double *dst)
 {
 	double *f = malloc(((d + 1) / 2 + 1) * sizeof(*f));
 	if (!f)

@@ -5,13 +5,13 @@
 #include <posenc/encode.h>
 #include <posenc/freqs.h>
 
-#define TWO_PI 6.283185307179586
+#define TWO_PI       6.283185307179586
 #define MAX_VARIANTS 4
 
 static const char *const theta_names[] = {"none_theta", "linear_theta", "dynamic_theta",
-					  "yarn_theta", "llama3_theta", "longrope_theta"};
+                                          "yarn_theta", "llama3_theta", "longrope_theta"};
 static const char *const ratio_names[] = {"none_ratio", "linear_ratio", "dynamic_ratio",
-					  "yarn_ratio", "llama3_ratio", "longrope_ratio"};
+                                          "yarn_ratio", "llama3_ratio", "longrope_ratio"};
 
 /* The defaults shown for a rope scheme without scaling (see posenc/freqs.h). */
 static struct pe_rope_scaling_params default_variant(enum pe_rope_scaling type, double length)
@@ -32,7 +32,7 @@ static struct pe_rope_scaling_params default_variant(enum pe_rope_scaling type, 
 
 /* The variants of a scheme; returns their count. */
 static size_t variants_of(const struct pe_scheme *s, size_t d_rot,
-			  const struct pe_freqs_options *opt, struct pe_rope_scaling_params *v)
+                          const struct pe_freqs_options *opt, struct pe_rope_scaling_params *v)
 {
 	if (s->kind != PE_SCHEME_ROPE)
 		return 0;
@@ -43,8 +43,8 @@ static size_t variants_of(const struct pe_scheme *s, size_t d_rot,
 		return 1;
 	}
 	const enum pe_rope_scaling set[MAX_VARIANTS] = {
-		PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
-		PE_ROPE_SCALING_LLAMA3};
+	        PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
+	        PE_ROPE_SCALING_LLAMA3};
 	size_t count = 0;
 	for (size_t k = 0; k < MAX_VARIANTS; k++) {
 		/* Dynamic NTK's exponent d/(d-2) has no value at a rotary width of 2. */
@@ -67,8 +67,8 @@ void pe_freq_table_destroy(struct pe_freq_table *t)
 
 /* Fill the per-variant columns; theta holds the unscaled frequencies. */
 static enum pe_status fill_variants(struct pe_freq_table *t, const struct pe_scheme *s,
-				    const struct pe_rope_scaling_params *v, const double *theta,
-				    double *work)
+                                    const struct pe_rope_scaling_params *v, const double *theta,
+                                    double *work)
 {
 	size_t pairs = t->values->rows, cols = t->values->cols;
 	for (size_t k = 0; k < t->n_variants; k++) {
@@ -76,7 +76,7 @@ static enum pe_status fill_variants(struct pe_freq_table *t, const struct pe_sch
 			work[i] = theta[i];
 		struct pe_freq_variant *fv = &t->variants[k];
 		enum pe_status st =
-			pe_rope_scale_frequencies(&v[k], s->base, t->d_pairs, work, &fv->info);
+		        pe_rope_scale_frequencies(&v[k], s->base, t->d_pairs, work, &fv->info);
 		if (st != PE_OK)
 			return st;
 		fv->type = v[k].type;
@@ -95,21 +95,21 @@ static enum pe_status fill_variants(struct pe_freq_table *t, const struct pe_sch
 }
 
 static void set_critical_dim(struct pe_freq_table *t, const struct pe_scheme *s,
-			     const struct pe_freqs_options *opt)
+                             const struct pe_freqs_options *opt)
 {
-	int same_as_rope = s->kind == PE_SCHEME_ROPE ||
-			   (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
+	int same_as_rope =
+	        s->kind == PE_SCHEME_ROPE || (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
 	t->train_length = opt->train_length > 0 ? opt->train_length
-			  : s->kind == PE_SCHEME_ROPE && s->scaling.type != PE_ROPE_SCALING_NONE
-				  ? s->scaling.original
-				  : 4096.0;
-	t->has_critical_dim = same_as_rope && pe_rope_critical_dim(s->base, t->d_pairs,
-								    t->train_length,
-								    &t->critical_dim) == PE_OK;
+	                  : s->kind == PE_SCHEME_ROPE && s->scaling.type != PE_ROPE_SCALING_NONE
+	                          ? s->scaling.original
+	                          : 4096.0;
+	t->has_critical_dim =
+	        same_as_rope && pe_rope_critical_dim(s->base, t->d_pairs, t->train_length,
+	                                             &t->critical_dim) == PE_OK;
 }
 
 enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
-				    const struct pe_freqs_options *opt, struct pe_freq_table **out)
+                                    const struct pe_freqs_options *opt, struct pe_freq_table **out)
 {
 	*out = NULL;
 	const struct pe_freqs_options none = {0, 0};

@@ -101,7 +101,7 @@ enum pe_status pe_rowsrc_init(struct pe_rowsrc *src, const struct pe_vectors *v,
 }
 
 enum pe_status pe_rowsrc_get(const struct pe_rowsrc *src, size_t r0, size_t count, double *buf,
-			     const double **rows)
+                             const double **rows)
 {
 	if (src->all) {
 		*rows = src->all + r0 * src->v->d;
@@ -157,7 +157,7 @@ static enum pe_status tz_matrix_rows(void *ctx, size_t begin, size_t end)
 }
 
 static enum pe_status matrix_structured(const struct pe_vectors *v, const struct pe_toeplitz *tz,
-					enum pe_metric m, double *out)
+                                        enum pe_metric m, double *out)
 {
 	size_t n = v->n;
 	enum pe_status st = PE_ENOMEM;
@@ -288,7 +288,7 @@ static enum pe_status matrix_general(const struct pe_vectors *v, enum pe_metric 
 }
 
 enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, size_t budget,
-				  struct pe_matrix **out)
+                                  struct pe_matrix **out)
 {
 	*out = NULL;
 	enum pe_status st = pe_pairwise_check(v, m);
@@ -322,8 +322,8 @@ enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, 
 /* ---- profile ---- */
 
 static enum pe_status profile_structured(const struct pe_vectors *v, const struct pe_toeplitz *tz,
-					 enum pe_metric m, const uint64_t *at, size_t k,
-					 struct pe_matrix *r)
+                                         enum pe_metric m, const uint64_t *at, size_t k,
+                                         struct pe_matrix *r)
 {
 	size_t n = v->n;
 	enum pe_status st = PE_ENOMEM;
@@ -356,7 +356,7 @@ static enum pe_status profile_structured(const struct pe_vectors *v, const struc
 			uint64_t p = pos[i];
 			uint64_t D = p > at[j] ? p - at[j] : at[j] - p;
 			r->data[i * k + j] =
-				pe_toeplitz_metric(tz, v->d, m, S[D - lo], &t[i], &ta[j]);
+			        pe_toeplitz_metric(tz, v->d, m, S[D - lo], &t[i], &ta[j]);
 		}
 	}
 	for (size_t j = 0; j < k && st == PE_OK && rows; j++)
@@ -395,14 +395,14 @@ static enum pe_status gen_profile_blocks(void *ctx, size_t begin, size_t end)
 		st = pe_rowsrc_get(j->src, i0, ni, buf, &A);
 		if (st == PE_OK)
 			pe_rows_metric(j->m, j->d, A, ni, j->t ? j->t + i0 : NULL, j->at_rows, j->k,
-				       j->ta, j->out + i0 * j->k, j->k);
+			               j->ta, j->out + i0 * j->k, j->k);
 	}
 	free(buf);
 	return st;
 }
 
 static enum pe_status profile_general(const struct pe_vectors *v, enum pe_metric m,
-				      const uint64_t *at, size_t k, struct pe_matrix *r)
+                                      const uint64_t *at, size_t k, struct pe_matrix *r)
 {
 	size_t d = v->d;
 	struct pe_posterm *t = NULL, *ta = malloc(k * sizeof(*ta));
@@ -432,7 +432,7 @@ done:
 }
 
 enum pe_status pe_profile(const struct pe_vectors *v, enum pe_metric m, const uint64_t *at,
-			  size_t k, struct pe_matrix **out)
+                          size_t k, struct pe_matrix **out)
 {
 	*out = NULL;
 	enum pe_status st = pe_pairwise_check(v, m);
@@ -525,14 +525,14 @@ static enum pe_status scatter_rows(void *ctx, size_t begin, size_t end)
 				double s = j->S[b - i];
 				o[0] = pe_toeplitz_metric(j->tz, j->d, j->m, s, &j->t[i], &j->t[b]);
 				o[1] = pe_toeplitz_metric(j->tz, j->d, PE_METRIC_CORR, s, &j->t[i],
-							  &j->t[b]);
+				                          &j->t[b]);
 			}
 			continue;
 		}
 		const double *a = j->rows + i * j->d, *B = a + j->d;
 		pe_rows_metric(j->m, j->d, a, 1, &j->t[i], B, cnt, &j->t[i + 1], tmp, cnt);
-		pe_rows_metric(PE_METRIC_CORR, j->d, a, 1, &j->t[i], B, cnt, &j->t[i + 1],
-			       tmp + mm, cnt);
+		pe_rows_metric(PE_METRIC_CORR, j->d, a, 1, &j->t[i], B, cnt, &j->t[i + 1], tmp + mm,
+		               cnt);
 		for (size_t b = 0; b < cnt; b++) {
 			o[2 * b] = tmp[b];
 			o[2 * b + 1] = tmp[mm + b];
@@ -544,8 +544,8 @@ static enum pe_status scatter_rows(void *ctx, size_t begin, size_t end)
 
 /* Pearson of nearly constant vectors from their rows (see pe_posterm_ill()). */
 static enum pe_status scatter_fix_corr(const struct pe_vectors *v, enum pe_metric m,
-				       const uint64_t *pos, size_t mm, const struct pe_posterm *t,
-				       double *out)
+                                       const uint64_t *pos, size_t mm, const struct pe_posterm *t,
+                                       double *out)
 {
 	double *c = NULL;
 	enum pe_status st = PE_OK;
@@ -570,7 +570,7 @@ static enum pe_status scatter_fix_corr(const struct pe_vectors *v, enum pe_metri
 }
 
 enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t max_points,
-			  size_t *stride, struct pe_matrix **out)
+                          size_t *stride, struct pe_matrix **out)
 {
 	*out = NULL;
 	enum pe_status st = pe_pairwise_check(v, m);

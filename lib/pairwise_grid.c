@@ -16,7 +16,7 @@
 
 #include "pairwise_internal.h"
 
-#define ALL_STRUCTURED_MAX 4096      /* n for the every-pair mode */
+#define ALL_STRUCTURED_MAX 4096       /* n for the every-pair mode */
 #define ALL_GENERAL_WORK   (1u << 31) /* n^2 d for the every-pair mode */
 #define SAMPLED_WORK       (1u << 31) /* (R s)(C s) d for general samples */
 #define KERNEL_TABLE_MAX   ((size_t)1 << 24)
@@ -85,7 +85,7 @@ static enum pe_status offset_rows(void *ctx, size_t begin, size_t end)
 }
 
 static enum pe_status grid_offset(const struct pe_vectors *v, const struct pe_toeplitz *tz,
-				  enum pe_metric m, struct pe_matrix *r)
+                                  enum pe_metric m, struct pe_matrix *r)
 {
 	size_t n = v->n;
 	double *g = malloc(n * sizeof(double));
@@ -192,7 +192,7 @@ static enum pe_status all_rows(void *ctx, size_t begin, size_t end)
 				if (st != PE_OK)
 					break;
 				pe_rows_metric(j->m, d, A, ni, j->t ? j->t + i0 : NULL, B, nj,
-					       j->t ? j->t + j0 : NULL, tmp, nj);
+				               j->t ? j->t + j0 : NULL, tmp, nj);
 				for (size_t x = 0; x < ni; x++)
 					for (size_t y = 0; y < nj; y++)
 						add(o, cnt, j->colcell[j0 + y], tmp[x * nj + y]);
@@ -206,7 +206,7 @@ static enum pe_status all_rows(void *ctx, size_t begin, size_t end)
 }
 
 static enum pe_status grid_all(const struct pe_vectors *v, const struct pe_toeplitz *tz,
-			       enum pe_metric m, struct pe_matrix *r)
+                               enum pe_metric m, struct pe_matrix *r)
 {
 	size_t n = v->n;
 	enum pe_status st = PE_ENOMEM;
@@ -233,8 +233,9 @@ static enum pe_status grid_all(const struct pe_vectors *v, const struct pe_toepl
 	if (st == PE_OK && !tz)
 		st = pe_rowsrc_init(&src, v, 64u << 20);
 	if (st == PE_OK) {
-		struct all_job job = {v, tz, &src, m, n, r->rows, r->cols, pe_block_rows(v->d),
-				      S, t, colcell, r->data};
+		struct all_job job = {v, tz,      &src,    m,
+		                      n, r->rows, r->cols, pe_block_rows(v->d),
+		                      S, t,       colcell, r->data};
 		/*
 		 * Touch the output before the threads start: calloc's untouched pages
 		 * are the shared zero page, and the threads' first writes would each
@@ -255,8 +256,8 @@ done:
 /* ---- sampled mode ---- */
 
 /* Sample positions of each of @parts ranges: offsets off[a]..off[a+1]. */
-static enum pe_status samples(const struct pe_vectors *v, size_t parts, size_t per,
-			      uint64_t **pos, size_t **off)
+static enum pe_status samples(const struct pe_vectors *v, size_t parts, size_t per, uint64_t **pos,
+                              size_t **off)
 {
 	size_t n = v->n;
 	*pos = malloc(parts * per * sizeof(uint64_t));
@@ -313,7 +314,8 @@ static inline void table_row(const struct sampled_job *j, size_t a, enum pe_metr
 			for (size_t q = q0; q < q1; q++) {
 				uint64_t f = j->cpos[q];
 				double s = j->S[e > f ? e - f : f - e];
-				double x = pe_toeplitz_metric(j->tz, j->d, m, s, &j->rt[p], &j->ct[q]);
+				double x =
+				        pe_toeplitz_metric(j->tz, j->d, m, s, &j->rt[p], &j->ct[q]);
 				if (!isnan(x)) {
 					acc += x;
 					cnt++;
@@ -347,7 +349,7 @@ static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 		double *t = tmp;
 		if (!j->tz)
 			pe_rows_metric(j->m, j->d, j->rrows + p0 * j->d, p1 - p0, j->rt + p0,
-				       j->crows, ncols, j->ct, t, ncols);
+			               j->crows, ncols, j->ct, t, ncols);
 		for (size_t b = 0; b < j->C; b++) {
 			size_t q0 = j->coff[b], q1 = j->coff[b + 1];
 			double acc = 0.0;
@@ -355,7 +357,7 @@ static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 			for (size_t p = p0; p < p1; p++) {
 				for (size_t q = q0; q < q1; q++) {
 					double x = j->tz ? sampled_pair(j, p, q)
-							 : t[(p - p0) * ncols + q];
+					                 : t[(p - p0) * ncols + q];
 					if (!isnan(x)) {
 						acc += x;
 						cnt++;
@@ -370,7 +372,7 @@ static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 }
 
 static enum pe_status grid_sampled(const struct pe_vectors *v, const struct pe_toeplitz *tz,
-				   enum pe_metric m, struct pe_matrix *r)
+                                   enum pe_metric m, struct pe_matrix *r)
 {
 	size_t R = r->rows, C = r->cols, d = v->d, per = PE_GRID_SAMPLES;
 	/* Each sampled pair costs O(d) from rows, O(npairs) without a kernel
@@ -420,8 +422,8 @@ static enum pe_status grid_sampled(const struct pe_vectors *v, const struct pe_t
 			pe_row_terms(crows + i * d, d, &ct[i]);
 	}
 	if (st == PE_OK) {
-		struct sampled_job job = {tz,   m,  d,  C,  rpos,  cpos,  roff,
-					  coff, rt, ct, S, rrows, crows, r->data};
+		struct sampled_job job = {tz,   m,  d,  C, rpos,  cpos,  roff,
+		                          coff, rt, ct, S, rrows, crows, r->data};
 		st = pe_parallel_for(R, 4, sampled_rows, &job);
 	}
 done:
@@ -438,7 +440,7 @@ done:
 }
 
 enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric m, size_t R,
-				     size_t C, enum pe_grid_mode mode, struct pe_matrix **out)
+                                     size_t C, enum pe_grid_mode mode, struct pe_matrix **out)
 {
 	*out = NULL;
 	enum pe_status st = pe_pairwise_check(v, m);
@@ -458,7 +460,7 @@ enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric 
 		if (offset_ok)
 			mode = PE_GRID_OFFSET;
 		else if (found ? n <= ALL_STRUCTURED_MAX
-			       : (double)n * (double)n * (double)v->d <= ALL_GENERAL_WORK)
+		               : (double)n * (double)n * (double)v->d <= ALL_GENERAL_WORK)
 			mode = PE_GRID_ALL;
 		else
 			mode = PE_GRID_SAMPLED;
@@ -485,7 +487,7 @@ enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric 
 }
 
 enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, size_t R, size_t C,
-				struct pe_matrix **out)
+                                struct pe_matrix **out)
 {
 	return pe_pairwise_grid_mode(v, m, R, C, PE_GRID_AUTO, out);
 }

@@ -45,7 +45,7 @@ struct pe_toeplitz {
 
 /* sin and cos of the half angle D theta_i / 2 of pair i. */
 void pe_toeplitz_half_sincos(const struct pe_toeplitz *tz, size_t i, double D, double *s,
-			     double *c);
+                             double *c);
 
 /*
  * pe_toeplitz_init() - the offset structure of @v, if it has one
@@ -62,7 +62,7 @@ double pe_toeplitz_s(const struct pe_toeplitz *tz, uint64_t delta);
 
 /* S(lo + k) for k < count into out, O(count npairs) on every core. */
 enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size_t count,
-				 double *out);
+                                 double *out);
 
 /*
  * pe_toeplitz_sums() - sums over the pairs of sin and cos of the angles
@@ -72,7 +72,7 @@ enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size
  * rotations from an exactly rounded sin/cos. O(npairs) per position.
  */
 enum pe_status pe_toeplitz_sums(const struct pe_toeplitz *tz, const uint64_t *pos, size_t count,
-				double *ssum, double *csum);
+                                double *ssum, double *csum);
 
 /* e_p for an absolute position. */
 double pe_toeplitz_lone(const struct pe_toeplitz *tz, uint64_t pos);
@@ -92,8 +92,8 @@ struct pe_posterm {
  * @need_rows: also fill mean and cnorm (needs the rows themselves).
  */
 enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz *tz,
-			   const uint64_t *pos, size_t count, int need_rows,
-			   struct pe_posterm *out);
+                           const uint64_t *pos, size_t count, int need_rows,
+                           struct pe_posterm *out);
 
 /*
  * Pearson from the kernel is (<x,y> - d mx my) / (|x-mx| |y-my|): when a
@@ -108,7 +108,7 @@ int pe_posterm_ill(const struct pe_posterm *t);
  * from their rows, out[k * stride]; @t holds the terms of pos[].
  */
 enum pe_status pe_corr_direct(const struct pe_vectors *v, uint64_t p, const uint64_t *pos,
-			      size_t count, const struct pe_posterm *t, double *out, size_t stride);
+                              size_t count, const struct pe_posterm *t, double *out, size_t stride);
 
 /* As pairwise_kernel.c's clip(): rounding must not push a value past its
  * range; NaN passes through. */
@@ -123,8 +123,8 @@ static inline double pe_clip(double x, double lo, double hi)
  * compiler drops the switch from the loop.
  */
 static inline double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, enum pe_metric m,
-					double s, const struct pe_posterm *a,
-					const struct pe_posterm *b)
+                                        double s, const struct pe_posterm *a,
+                                        const struct pe_posterm *b)
 {
 	double de = a->e - b->e;
 	/* S(0) = 0 only at offset 0: the same vector, whose values are exact. */
@@ -145,8 +145,8 @@ static inline double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, 
 			return 1.0;
 		double ip = tz->total - 2.0 * tz->w * s + a->e * b->e;
 		/* d * (ma * mb) keeps corr(a, b) == corr(b, a) bit for bit */
-		return pe_clip((ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm),
-			       -1.0, 1.0);
+		return pe_clip((ip - (double)d * (a->mean * b->mean)) / (a->cnorm * b->cnorm), -1.0,
+		               1.0);
 	}
 	default:
 		return NAN;
@@ -160,8 +160,8 @@ static inline double pe_toeplitz_metric(const struct pe_toeplitz *tz, size_t d, 
  * B_j). For cosine and corr, ta and tb hold the rows' norm/mean/cnorm.
  */
 void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
-		    const struct pe_posterm *ta, const double *B, size_t nb,
-		    const struct pe_posterm *tb, double *out, size_t ldo);
+                    const struct pe_posterm *ta, const double *B, size_t nb,
+                    const struct pe_posterm *tb, double *out, size_t ldo);
 
 /* norm, mean and cnorm of one raw row */
 void pe_row_terms(const double *x, size_t d, struct pe_posterm *t);
@@ -171,7 +171,7 @@ void pe_row_terms(const double *x, size_t d, struct pe_posterm *t);
  * into dst (count * d), which need not lie in first..first+n-1
  */
 enum pe_status pe_vectors_at(const struct pe_vectors *v, const uint64_t *pos, size_t count,
-			     double *dst);
+                             double *dst);
 
 /*
  * pe_parallel_for() - run fn(ctx, begin, end) over [0, n) in chunks of
@@ -197,7 +197,7 @@ struct pe_rowsrc {
 enum pe_status pe_rowsrc_init(struct pe_rowsrc *src, const struct pe_vectors *v, size_t limit);
 /* Rows r0..r0+count-1: *rows points into the source or at @buf (count * d). */
 enum pe_status pe_rowsrc_get(const struct pe_rowsrc *src, size_t r0, size_t count, double *buf,
-			     const double **rows);
+                             const double **rows);
 void pe_rowsrc_release(struct pe_rowsrc *src);
 
 /* Rows per block of the general path: two blocks stay in L2. */
@@ -212,6 +212,6 @@ enum pe_grid_mode {
 };
 
 enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric m, size_t R,
-				     size_t C, enum pe_grid_mode mode, struct pe_matrix **out);
+                                     size_t C, enum pe_grid_mode mode, struct pe_matrix **out);
 
 #endif

@@ -30,7 +30,7 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 		return PE_OK;
 	int sinusoidal = s->kind == PE_SCHEME_SINUSOIDAL && v->view == PE_VIEW_DEFAULT;
 	int rope = s->kind == PE_SCHEME_ROPE &&
-		   (v->view == PE_VIEW_DEFAULT || v->view == PE_VIEW_ROTATED);
+	           (v->view == PE_VIEW_DEFAULT || v->view == PE_VIEW_ROTATED);
 	if (!sinusoidal && !rope)
 		return PE_OK;
 	size_t d = v->d;
@@ -103,8 +103,7 @@ void pe_toeplitz_release(struct pe_toeplitz *tz)
 	tz->half = NULL;
 }
 
-void pe_toeplitz_half_sincos(const struct pe_toeplitz *tz, size_t i, double D, double *s,
-			     double *c)
+void pe_toeplitz_half_sincos(const struct pe_toeplitz *tz, size_t i, double D, double *s, double *c)
 {
 	pe_exact_sincos(D, tz->half[i], tz->divide, s, c, NULL);
 }
@@ -155,7 +154,7 @@ void pe_row_terms(const double *x, size_t d, struct pe_posterm *t)
 }
 
 enum pe_status pe_vectors_at(const struct pe_vectors *v, const uint64_t *pos, size_t count,
-			     double *dst)
+                             double *dst)
 {
 	size_t k = 0;
 	while (k < count) {
@@ -194,7 +193,7 @@ static enum pe_status terms_from_sums(const struct terms_job *j, size_t k, struc
 {
 	const struct pe_toeplitz *tz = j->tz;
 	double sum = tz->rope ? tz->amp * (2.0 * j->csum[k]) + tz->fixed
-			      : tz->amp * (j->ssum[k] + j->csum[k]) + t->e;
+	                      : tz->amp * (j->ssum[k] + j->csum[k]) + t->e;
 	double mean = sum / (double)j->v->d, c2 = t->norm * t->norm - sum * mean;
 	t->mean = mean;
 	t->cnorm = sqrt(c2 > 0.0 ? c2 : 0.0);
@@ -247,8 +246,7 @@ static enum pe_status terms_chunk(void *ctx, size_t begin, size_t end)
 }
 
 enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz *tz,
-			   const uint64_t *pos, size_t count, int need_rows,
-			   struct pe_posterm *out)
+                           const uint64_t *pos, size_t count, int need_rows, struct pe_posterm *out)
 {
 	struct terms_job job = {v, tz, pos, need_rows, NULL, NULL, out};
 	double *sums = NULL;
@@ -271,7 +269,7 @@ enum pe_status pe_posterms(const struct pe_vectors *v, const struct pe_toeplitz 
 
 /* Four partial sums: independent chains the CPU can overlap. */
 static inline __attribute__((always_inline)) double sq_diff(const double *a, const double *b,
-							    size_t d)
+                                                            size_t d)
 {
 	double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 	size_t j = 0;
@@ -289,7 +287,7 @@ static inline __attribute__((always_inline)) double sq_diff(const double *a, con
 }
 
 static inline __attribute__((always_inline)) double abs_diff(const double *a, const double *b,
-							     size_t d, int max)
+                                                             size_t d, int max)
 {
 	double s0 = 0, s1 = 0;
 	size_t j = 0;
@@ -329,7 +327,7 @@ dot_centered(const double *a, double ma, const double *b, double mb, size_t d)
 /* The body of pe_rows_metric(), compiled once per instruction set below. */
 static inline __attribute__((always_inline)) void
 rows_metric(enum pe_metric m, size_t d, const double *A, size_t na, const struct pe_posterm *ta,
-	    const double *B, size_t nb, const struct pe_posterm *tb, double *out, size_t ldo)
+            const double *B, size_t nb, const struct pe_posterm *tb, double *out, size_t ldo)
 {
 	for (size_t i = 0; i < na; i++) {
 		const double *a = A + i * d;
@@ -348,16 +346,16 @@ rows_metric(enum pe_metric m, size_t d, const double *A, size_t na, const struct
 				break;
 			case PE_METRIC_COSINE:
 				o[j] = clip(1.0 - dot_centered(a, 0.0, b, 0.0, d) /
-							  (ta[i].norm * tb[j].norm),
-					    0.0, 2.0);
+				                            (ta[i].norm * tb[j].norm),
+				            0.0, 2.0);
 				break;
 			case PE_METRIC_CORR:
 				if (ta[i].cnorm == 0.0 || tb[j].cnorm == 0.0)
 					o[j] = NAN;
 				else
 					o[j] = clip(dot_centered(a, ta[i].mean, b, tb[j].mean, d) /
-							    (ta[i].cnorm * tb[j].cnorm),
-						    -1.0, 1.0);
+					                    (ta[i].cnorm * tb[j].cnorm),
+					            -1.0, 1.0);
 				break;
 			}
 		}
@@ -365,8 +363,8 @@ rows_metric(enum pe_metric m, size_t d, const double *A, size_t na, const struct
 }
 
 static void rows_metric_generic(enum pe_metric m, size_t d, const double *A, size_t na,
-				const struct pe_posterm *ta, const double *B, size_t nb,
-				const struct pe_posterm *tb, double *out, size_t ldo)
+                                const struct pe_posterm *ta, const double *B, size_t nb,
+                                const struct pe_posterm *tb, double *out, size_t ldo)
 {
 	rows_metric(m, d, A, na, ta, B, nb, tb, out, ldo);
 }
@@ -379,16 +377,16 @@ static void rows_metric_generic(enum pe_metric m, size_t d, const double *A, siz
  */
 __attribute__((target("avx2"))) static void
 rows_metric_avx2(enum pe_metric m, size_t d, const double *A, size_t na,
-		 const struct pe_posterm *ta, const double *B, size_t nb,
-		 const struct pe_posterm *tb, double *out, size_t ldo)
+                 const struct pe_posterm *ta, const double *B, size_t nb,
+                 const struct pe_posterm *tb, double *out, size_t ldo)
 {
 	rows_metric(m, d, A, na, ta, B, nb, tb, out, ldo);
 }
 #endif
 
 void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
-		    const struct pe_posterm *ta, const double *B, size_t nb,
-		    const struct pe_posterm *tb, double *out, size_t ldo)
+                    const struct pe_posterm *ta, const double *B, size_t nb,
+                    const struct pe_posterm *tb, double *out, size_t ldo)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
 	if (__builtin_cpu_supports("avx2")) {
@@ -407,7 +405,7 @@ int pe_posterm_ill(const struct pe_posterm *t)
 #define DIRECT_BATCH 64
 
 enum pe_status pe_corr_direct(const struct pe_vectors *v, uint64_t p, const uint64_t *pos,
-			      size_t count, const struct pe_posterm *t, double *out, size_t stride)
+                              size_t count, const struct pe_posterm *t, double *out, size_t stride)
 {
 	size_t d = v->d;
 	double *buf = malloc((DIRECT_BATCH + 1) * d * sizeof(double));
@@ -426,8 +424,8 @@ enum pe_status pe_corr_direct(const struct pe_vectors *v, uint64_t p, const uint
 			double r = NAN;
 			if (tp.cnorm != 0.0 && tk->cnorm != 0.0)
 				r = clip(dot_centered(x, tp.mean, buf + k * d, tk->mean, d) /
-						 (tp.cnorm * tk->cnorm),
-					 -1.0, 1.0);
+				                 (tp.cnorm * tk->cnorm),
+				         -1.0, 1.0);
 			if (p == pos[k0 + k] && tp.cnorm != 0.0)
 				r = 1.0;
 			out[(k0 + k) * stride] = r;

@@ -25,7 +25,7 @@ struct pe_pairwise_rows {
 	size_t *ill, nill;    /* structured corr: positions recomputed from rows */
 	struct pe_rowsrc src; /* general */
 	int has_src;
-	size_t bs;            /* general: rows per block */
+	size_t bs; /* general: rows per block */
 };
 
 static int structurable(enum pe_metric m)
@@ -81,8 +81,8 @@ static enum pe_status build_general(struct pe_pairwise_rows *r, size_t budget)
 	return st;
 }
 
-enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m,
-				       size_t budget, struct pe_pairwise_rows **out)
+enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m, size_t budget,
+                                       struct pe_pairwise_rows **out)
 {
 	*out = NULL;
 	enum pe_status st = pe_pairwise_check(v, m);
@@ -144,7 +144,7 @@ static void offset_row(const double *F, size_t a, size_t c0, size_t c1, double *
 /* Row a, columns [c0, c1), from the kernel: @m a constant in each call
  * below, so the inlined metric loses its switch. */
 static inline void kernel_cells(const struct pe_pairwise_rows *r, enum pe_metric m, size_t a,
-				size_t c0, size_t c1, double *o)
+                                size_t c0, size_t c1, double *o)
 {
 	const struct pe_posterm *t = r->t, *ta = &r->t[a];
 	const double *S = r->S;
@@ -155,8 +155,7 @@ static inline void kernel_cells(const struct pe_pairwise_rows *r, enum pe_metric
 		o[b - c0] = pe_toeplitz_metric(&r->tz, d, m, S[b - a], ta, &t[b]);
 }
 
-static void kernel_row(const struct pe_pairwise_rows *r, size_t a, size_t c0, size_t c1,
-		       double *o)
+static void kernel_row(const struct pe_pairwise_rows *r, size_t a, size_t c0, size_t c1, double *o)
 {
 	switch (r->m) {
 	case PE_METRIC_L2:
@@ -176,8 +175,8 @@ static void kernel_row(const struct pe_pairwise_rows *r, size_t a, size_t c0, si
  * rows, as pe_pairwise_matrix() does: their own rows wholly, and their
  * columns in the other rows (corr is symmetric).
  */
-static enum pe_status fix_ill(const struct pe_pairwise_rows *r, size_t r0, size_t count,
-			      size_t c0, size_t c1, double *dst, size_t ldo)
+static enum pe_status fix_ill(const struct pe_pairwise_rows *r, size_t r0, size_t count, size_t c0,
+                              size_t c1, double *dst, size_t ldo)
 {
 	enum pe_status st = PE_OK;
 	double *col = NULL;
@@ -195,14 +194,14 @@ static enum pe_status fix_ill(const struct pe_pairwise_rows *r, size_t r0, size_
 	for (size_t a = r0; a < r0 + count && st == PE_OK; a++)
 		if (pe_posterm_ill(&r->t[a]))
 			st = pe_corr_direct(&r->v, r->pos[a], r->pos + c0, c1 - c0, r->t + c0,
-					    dst + (a - r0) * ldo, 1);
+			                    dst + (a - r0) * ldo, 1);
 	return st;
 }
 
 /* A vector against itself: 0 apart, correlation 1 (NaN if constant),
  * as pairwise.c's exact_diagonal(). */
-static void general_diagonal(const struct pe_pairwise_rows *r, size_t r0, size_t count,
-			     size_t c0, size_t c1, double *dst, size_t ldo)
+static void general_diagonal(const struct pe_pairwise_rows *r, size_t r0, size_t count, size_t c0,
+                             size_t c1, double *dst, size_t ldo)
 {
 	for (size_t a = r0 > c0 ? r0 : c0; a < r0 + count && a < c1; a++) {
 		double *x = &dst[(a - r0) * ldo + (a - c0)];
@@ -217,8 +216,8 @@ static void general_diagonal(const struct pe_pairwise_rows *r, size_t r0, size_t
  * General path only: @A the rows' vectors, or NULL to get them into @buf;
  * @buf room for (count + bs) * d doubles. */
 static enum pe_status fill_block(const struct pe_pairwise_rows *r, size_t r0, size_t count,
-				 size_t c0, size_t c1, double *dst, size_t ldo, const double *A,
-				 double *buf)
+                                 size_t c0, size_t c1, double *dst, size_t ldo, const double *A,
+                                 double *buf)
 {
 	if (r->structured) {
 		for (size_t a = r0; a < r0 + count; a++) {
@@ -242,7 +241,7 @@ static enum pe_status fill_block(const struct pe_pairwise_rows *r, size_t r0, si
 		for (size_t i = 0; i < count; i += bs) {
 			size_t ni = count - i < bs ? count - i : bs;
 			pe_rows_metric(r->m, d, A + i * d, ni, ta ? ta + i : NULL, B, nj,
-				       r->t ? r->t + j0 : NULL, dst + i * ldo + (j0 - c0), ldo);
+			               r->t ? r->t + j0 : NULL, dst + i * ldo + (j0 - c0), ldo);
 		}
 	}
 	if (st == PE_OK)
@@ -265,7 +264,7 @@ static enum pe_status fill_rows_chunk(void *ctx, size_t begin, size_t end)
 	const struct fill_job *j = ctx;
 	size_t n = j->r->v.n;
 	return fill_block(j->r, j->r0 + begin, end - begin, 0, n, j->dst + begin * n, n, NULL,
-			  NULL);
+	                  NULL);
 }
 
 /* general: chunks are column blocks, each against all the rows */
@@ -284,7 +283,7 @@ static enum pe_status fill_cols_chunk(void *ctx, size_t begin, size_t end)
 }
 
 enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *r, size_t r0, size_t count,
-				     double *dst)
+                                     double *dst)
 {
 	size_t n = r->v.n;
 	if (count == 0 || r0 >= n || count > n - r0)
@@ -317,7 +316,7 @@ enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *r, size_t r0, size
 
 struct range_job {
 	const struct pe_pairwise_rows *r;
-	size_t rows; /* per chunk */
+	size_t rows;     /* per chunk */
 	double *lo, *hi; /* one per chunk */
 };
 

@@ -81,7 +81,7 @@ static uint64_t load_uint(const unsigned char *p, size_t n, int big_endian)
 }
 
 void rd_convert(const unsigned char *src, enum rd_elem e, int big_endian, size_t count,
-		size_t stride, double *dst)
+                size_t stride, double *dst)
 {
 	size_t size = rd_elem_size(e);
 	size_t step = stride * size;
@@ -118,7 +118,7 @@ void rd_shape_str(char *buf, size_t cap, const uint64_t *shape, size_t ndim)
 	used = n > 0 ? (size_t)n : 0;
 	for (size_t i = 0; i < ndim && used < cap; i++) {
 		n = snprintf(buf + used, cap - used, "%s%llu", i ? ", " : "",
-			     (unsigned long long)shape[i]);
+		             (unsigned long long)shape[i]);
 		if (n < 0)
 			break;
 		used += (size_t)n;
@@ -129,15 +129,15 @@ void rd_shape_str(char *buf, size_t cap, const uint64_t *shape, size_t ndim)
 		memcpy(buf + cap - 5, "...)", 5);
 }
 
-enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, const char *what,
-			      size_t *rows, size_t *cols, char **err)
+enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, const char *what, size_t *rows,
+                              size_t *cols, char **err)
 {
 	char text[160];
 	rd_shape_str(text, sizeof(text), shape, ndim);
 	if (ndim != 1 && ndim != 2)
 		return rd_fail(err, PE_EFORMAT,
-			       "expected a 2-D %s (positions x width), found %zu-D %s", what, ndim,
-			       text);
+		               "expected a 2-D %s (positions x width), found %zu-D %s", what, ndim,
+		               text);
 	uint64_t r = shape[0], c = ndim == 2 ? shape[1] : 1;
 	if (r == 0 || c == 0)
 		return rd_fail(err, PE_EFORMAT, "the %s is empty, shape %s", what, text);
@@ -148,17 +148,17 @@ enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, const char *wh
 	return PE_OK;
 }
 
-enum pe_status rd_row_range(const struct pe_read_request *req, size_t rows, size_t *r0,
-			    size_t *r1, char **err)
+enum pe_status rd_row_range(const struct pe_read_request *req, size_t rows, size_t *r0, size_t *r1,
+                            char **err)
 {
 	size_t first = req ? req->row_first : 0;
 	size_t end = req && req->row_end_set ? req->row_end : rows;
 	if (end > rows)
-		return rd_fail(err, PE_ERANGE, "rows=%zu:%zu is outside the table's %zu rows", first,
-			       end, rows);
+		return rd_fail(err, PE_ERANGE, "rows=%zu:%zu is outside the table's %zu rows",
+		               first, end, rows);
 	if (first >= end)
 		return rd_fail(err, PE_ERANGE, "rows=%zu:%zu selects no rows (the table has %zu)",
-			       first, end, rows);
+		               first, end, rows);
 	*r0 = first;
 	*r1 = end;
 	return PE_OK;
@@ -227,7 +227,7 @@ char *rd_names_closest(const char *want, char *const *names, size_t n, size_t li
 	text[0] = '\0';
 	for (size_t i = 0; i < shown; i++)
 		used += (size_t)snprintf(text + used, cap - used, "%s'%s'", i ? ", " : "",
-					 names[r[i].index]);
+		                         names[r[i].index]);
 	if (shown < n)
 		snprintf(text + used, cap - used, " and %zu more", n - shown);
 	free(r);

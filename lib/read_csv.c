@@ -165,8 +165,8 @@ static int parse_number(const char *s, double *out, int *integer)
 
 static int is_index_name(const char *s)
 {
-	static const char *const names[] = {"", "position", "positions", "pos", "offset", "pair",
-					    "index", "idx", "row", "unnamed: 0"};
+	static const char *const names[] = {"",     "position", "positions", "pos", "offset",
+	                                    "pair", "index",    "idx",       "row", "unnamed: 0"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (strcasecmp(s, names[i]) == 0)
 			return 1;
@@ -188,8 +188,8 @@ static enum pe_status csv_scan(const char *buf, size_t len, struct csv_shape *sh
 	/* NPY and safetensors are told apart before; other binary files end here. */
 	if (memchr(buf, '\0', len < 4096 ? len : 4096))
 		return rd_fail(err, PE_EFORMAT,
-			       "not a text table (binary data; posenc reads .npy, .safetensors and "
-			       ".csv)");
+		               "not a text table (binary data; posenc reads .npy, .safetensors and "
+		               ".csv)");
 	struct lines it = {buf, buf + len, 0};
 	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
 		it.p += 3;
@@ -205,7 +205,7 @@ static enum pe_status csv_scan(const char *buf, size_t len, struct csv_shape *sh
 		enum cell_result r = next_cell(&p, ln.end, cell, &n, &last);
 		if (r == CELL_BAD_QUOTE)
 			return rd_fail(err, PE_EFORMAT, "line %zu, column %zu: unbalanced quotes",
-				       ln.number, sh->cells + 1);
+			               ln.number, sh->cells + 1);
 		double v;
 		int integer;
 		int numeric = r == CELL_OK && parse_number(cell, &v, &integer);
@@ -219,7 +219,7 @@ static enum pe_status csv_scan(const char *buf, size_t len, struct csv_shape *sh
 	}
 	sh->header = !first_numeric || !numeric_rest;
 	sh->index_by_header = sh->header && sh->cells >= 2 &&
-			      (first_index_name || (!first_numeric && numeric_rest));
+	                      (first_index_name || (!first_numeric && numeric_rest));
 	if (!sh->header) {
 		sh->rows = 1;
 		sh->first_data_line = ln.number;
@@ -239,8 +239,8 @@ static enum pe_status csv_scan(const char *buf, size_t len, struct csv_shape *sh
  * r0..r1-1 with all their cells in dst. Sets *consecutive when the first
  * column holds integer text k, k+1, ... over every row.
  */
-static enum pe_status csv_parse(const char *buf, size_t len, const struct csv_shape *sh,
-				size_t r0, size_t r1, double *dst, int *consecutive, char **err)
+static enum pe_status csv_parse(const char *buf, size_t len, const struct csv_shape *sh, size_t r0,
+                                size_t r1, double *dst, int *consecutive, char **err)
 {
 	struct lines it = {buf, buf + len, 0};
 	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
@@ -263,18 +263,19 @@ static enum pe_status csv_parse(const char *buf, size_t len, const struct csv_sh
 			}
 			if (r == CELL_BAD_QUOTE)
 				return rd_fail(err, PE_EFORMAT,
-					       "line %zu, column %zu: unbalanced quotes", ln.number,
-					       col + 1);
+				               "line %zu, column %zu: unbalanced quotes", ln.number,
+				               col + 1);
 			double v;
 			int integer;
 			if (r == CELL_TOO_LONG || !parse_number(cell, &v, &integer)) {
 				if (n == 0)
 					return rd_fail(err, PE_EFORMAT,
-						       "line %zu, column %zu: empty cell", ln.number,
-						       col + 1);
+					               "line %zu, column %zu: empty cell",
+					               ln.number, col + 1);
 				return rd_fail(err, PE_EFORMAT,
-					       "line %zu, column %zu: '%.40s%s' is not a number",
-					       ln.number, col + 1, cell, r == CELL_TOO_LONG ? "..." : "");
+				               "line %zu, column %zu: '%.40s%s' is not a number",
+				               ln.number, col + 1, cell,
+				               r == CELL_TOO_LONG ? "..." : "");
 			}
 			if (col == 0) {
 				if (!integer || (row > 0 && v != previous + 1))
@@ -292,7 +293,7 @@ static enum pe_status csv_parse(const char *buf, size_t len, const struct csv_sh
 				found++;
 			}
 			return rd_fail(err, PE_EFORMAT, "line %zu has %zu cells, expected %zu",
-				       ln.number, found, sh->cells);
+			               ln.number, found, sh->cells);
 		}
 	}
 	if (sh->rows < 2)
@@ -302,8 +303,7 @@ static enum pe_status csv_parse(const char *buf, size_t len, const struct csv_sh
 
 /* Parses the file; the result keeps rows r0..r1-1 (r1 = 0: decided here). */
 static enum pe_status csv_read(const char *buf, size_t len, const struct pe_read_request *req,
-			       struct pe_matrix **out, struct csv_shape *sh, int *index,
-			       char **err)
+                               struct pe_matrix **out, struct csv_shape *sh, int *index, char **err)
 {
 	enum pe_status st = csv_scan(buf, len, sh, err);
 	if (st != PE_OK)
@@ -314,7 +314,7 @@ static enum pe_status csv_read(const char *buf, size_t len, const struct pe_read
 	struct pe_matrix *m = pe_matrix_create(r1 - r0, sh->cells);
 	if (!m)
 		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table", r1 - r0,
-			       sh->cells);
+		               sh->cells);
 	int consecutive;
 	st = csv_parse(buf, len, sh, r0, r1, m->data, &consecutive, err);
 	if (st != PE_OK) {
@@ -327,7 +327,7 @@ static enum pe_status csv_read(const char *buf, size_t len, const struct pe_read
 		size_t cols = sh->cells - 1;
 		for (size_t i = 0; i < m->rows; i++)
 			memmove(m->data + i * cols, m->data + i * sh->cells + 1,
-				cols * sizeof(double));
+			        cols * sizeof(double));
 		m->cols = cols;
 	}
 	*out = m;
@@ -335,14 +335,14 @@ static enum pe_status csv_read(const char *buf, size_t len, const struct pe_read
 }
 
 enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_request *req,
-			   struct pe_matrix **out, char **err)
+                           struct pe_matrix **out, char **err)
 {
 	*out = NULL;
 	if (err)
 		*err = NULL;
 	if (req && req->tensor)
 		return rd_fail(err, PE_ENOTFOUND, "a CSV file has no tensor names (tensor=%s)",
-			       req->tensor);
+		               req->tensor);
 	if (!buf)
 		buf = ""; /* no arithmetic on a null pointer, even with len 0 */
 	struct csv_shape sh;
@@ -351,7 +351,7 @@ enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_req
 }
 
 enum pe_status rd_csv_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,
-			      char **err)
+                              char **err)
 {
 	struct csv_shape sh;
 	int index;

@@ -58,8 +58,8 @@ static enum pe_status read_stream(int fd, size_t limit, struct contents *c, char
 		if (limit && len > limit) {
 			free(buf);
 			return rd_fail(err, PE_ETOOBIG,
-				       "the stream is longer than the limit of %.1f MiB",
-				       (double)limit / 1048576.0);
+			               "the stream is longer than the limit of %.1f MiB",
+			               (double)limit / 1048576.0);
 		}
 	}
 	c->heap = buf;
@@ -68,8 +68,7 @@ static enum pe_status read_stream(int fd, size_t limit, struct contents *c, char
 	return PE_OK;
 }
 
-static enum pe_status contents_open(const char *path, size_t limit, struct contents *c,
-				    char **err)
+static enum pe_status contents_open(const char *path, size_t limit, struct contents *c, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	c->p = (const unsigned char *)""; /* an empty file: a valid pointer, length 0 */
@@ -116,8 +115,7 @@ static void contents_close(struct contents *c)
 }
 
 enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
-			      const struct pe_read_request *req, struct pe_matrix **out,
-			      char **err)
+                              const struct pe_read_request *req, struct pe_matrix **out, char **err)
 {
 	*out = NULL;
 	if (err)
@@ -126,8 +124,8 @@ enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
 	case PE_FORMAT_NPY:
 		if (req && req->tensor)
 			return rd_fail(err, PE_ENOTFOUND,
-				       "an NPY file holds one unnamed array (tensor=%s)",
-				       req->tensor);
+			               "an NPY file holds one unnamed array (tensor=%s)",
+			               req->tensor);
 		return pe_npy_read(buf, len, req, out, err);
 	case PE_FORMAT_SAFETENSORS:
 		return pe_safetensors_read(buf, len, req, out, err);
@@ -140,7 +138,7 @@ enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
 }
 
 enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
-			    struct pe_matrix **out, char **err)
+                            struct pe_matrix **out, char **err)
 {
 	*out = NULL;
 	if (err)
@@ -155,7 +153,7 @@ enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
 }
 
 enum pe_status pe_file_inspect_buffer(const void *buf, size_t len, const char *name,
-				      struct pe_file_info **out, char **err)
+                                      struct pe_file_info **out, char **err)
 {
 	*out = NULL;
 	if (err)
@@ -206,7 +204,7 @@ enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char
  * allocated for it. Anything the header cannot tell is left to the reader.
  */
 static enum pe_status table_fits(const struct contents *c, const struct pe_scheme *s,
-				 size_t max_bytes, char **err)
+                                 size_t max_bytes, char **err)
 {
 	struct pe_file_info *info = NULL;
 	if (pe_file_inspect_buffer(c->p, c->len, s->path, &info, NULL) != PE_OK)
@@ -226,9 +224,9 @@ static enum pe_status table_fits(const struct contents *c, const struct pe_schem
 		double bytes = rows * cols * 8.0;
 		if (rows > 0 && bytes > (double)max_bytes)
 			st = rd_fail(err, PE_ETOOBIG,
-				     "the %.0f x %.0f table needs %.1f MiB as float64, more than "
-				     "the limit of %.1f MiB",
-				     rows, cols, bytes / 1048576.0, (double)max_bytes / 1048576.0);
+			             "the %.0f x %.0f table needs %.1f MiB as float64, more than "
+			             "the limit of %.1f MiB",
+			             rows, cols, bytes / 1048576.0, (double)max_bytes / 1048576.0);
 	}
 	pe_file_info_destroy(info);
 	return st;
@@ -240,7 +238,7 @@ enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, c
 }
 
 enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
-				    struct pe_matrix **out, char **err)
+                                    struct pe_matrix **out, char **err)
 {
 	*out = NULL;
 	if (err)
@@ -266,9 +264,9 @@ enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
 		const char *what = v != v ? "nan" : v > 0 ? "inf" : "-inf";
 		pe_matrix_destroy(m);
 		return rd_fail(err, PE_EFORMAT,
-			       "value %s at row %zu, column %zu (counting from 0); analyses need "
-			       "finite numbers",
-			       what, row + s->row_first, col);
+		               "value %s at row %zu, column %zu (counting from 0); analyses need "
+		               "finite numbers",
+		               what, row + s->row_first, col);
 	}
 	*out = m;
 	return PE_OK;

@@ -21,7 +21,7 @@ enum rd_elem {
 
 /* Sets *err (if err is not NULL) to the formatted message; returns status. */
 enum pe_status rd_fail(char **err, enum pe_status status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 /* Exact conversions of IEEE half and bfloat16 bit patterns. */
 double rd_half(uint16_t h);
@@ -35,7 +35,7 @@ size_t rd_elem_size(enum rd_elem e);
  * reads: 1 for contiguous) into dst, swapping bytes if big_endian.
  */
 void rd_convert(const unsigned char *src, enum rd_elem e, int big_endian, size_t count,
-		size_t stride, double *dst);
+                size_t stride, double *dst);
 
 /* "(2, 3, 4)", "(5,)" or "()" into buf (truncated with "..." if too long). */
 void rd_shape_str(char *buf, size_t cap, const uint64_t *shape, size_t ndim);
@@ -45,15 +45,15 @@ void rd_shape_str(char *buf, size_t cap, const uint64_t *shape, size_t ndim);
  * shape otherwise ("expected a 2-D array, found 3-D (2, 3, 4)"), with
  * @what "array" or "tensor 'name'".
  */
-enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, const char *what,
-			      size_t *rows, size_t *cols, char **err);
+enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, const char *what, size_t *rows,
+                              size_t *cols, char **err);
 
 /*
  * The row range a request selects in a table of @rows rows: PE_ERANGE with
  * a message if it lies outside or is empty.
  */
-enum pe_status rd_row_range(const struct pe_read_request *req, size_t rows, size_t *r0,
-			    size_t *r1, char **err);
+enum pe_status rd_row_range(const struct pe_read_request *req, size_t rows, size_t *r0, size_t *r1,
+                            char **err);
 
 /*
  * A malloc'd "'a', 'b', 'c'" of the names, closest to @want first (edit
@@ -70,10 +70,10 @@ size_t rd_edit_distance(const char *a, const char *b);
 
 /* Per-format inspectors, filling a zeroed info (the caller frees on failure). */
 enum pe_status rd_npy_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,
-			      char **err);
+                              char **err);
 enum pe_status rd_safetensors_inspect(const unsigned char *buf, size_t len,
-				      struct pe_file_info *info, char **err);
+                                      struct pe_file_info *info, char **err);
 enum pe_status rd_csv_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,
-			      char **err);
+                              char **err);
 
 #endif

@@ -16,7 +16,7 @@ static void fail(struct parser *ps, const char *what)
 		return;
 	ps->failed = 1;
 	rd_fail(ps->err, PE_EFORMAT, "safetensors header: invalid JSON at byte %zu: %s",
-		(size_t)(ps->p - ps->start), what);
+	        (size_t)(ps->p - ps->start), what);
 }
 
 static void skip_ws(struct parser *ps)

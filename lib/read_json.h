@@ -25,12 +25,12 @@ enum json_type {
 struct json {
 	enum json_type type;
 	int boolean;
-	int is_uint;      /* number: a plain non-negative integer that fits */
-	uint64_t uint;    /* when is_uint */
-	char *string;     /* string: decoded, owned */
-	size_t n;         /* array, object: number of items */
+	int is_uint;        /* number: a plain non-negative integer that fits */
+	uint64_t uint;      /* when is_uint */
+	char *string;       /* string: decoded, owned */
+	size_t n;           /* array, object: number of items */
 	struct json *items; /* owned */
-	char **keys;      /* object: n decoded keys, owned */
+	char **keys;        /* object: n decoded keys, owned */
 };
 
 /*

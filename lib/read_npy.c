@@ -41,7 +41,7 @@ static int next_is(struct cursor *c, char ch)
 
 /* A Python string literal without escapes: 'abc' or "abc". */
 static enum pe_status parse_string(struct cursor *c, char *out, size_t cap, const char *what,
-				   char **err)
+                                   char **err)
 {
 	if (c->p >= c->end || (*c->p != '\'' && *c->p != '"'))
 		return rd_fail(err, PE_EFORMAT, "NPY header: expected a quoted %s", what);
@@ -50,7 +50,7 @@ static enum pe_status parse_string(struct cursor *c, char *out, size_t cap, cons
 	while (c->p < c->end && *c->p != quote) {
 		if (*c->p == '\\' || *c->p == '\n')
 			return rd_fail(err, PE_EFORMAT, "NPY header: unexpected character in %s",
-				       what);
+			               what);
 		c->p++;
 	}
 	if (c->p >= c->end)
@@ -80,13 +80,13 @@ static enum pe_status parse_shape(struct cursor *c, struct npy_header *h, char *
 			break;
 		if (c->p >= c->end || *c->p < '0' || *c->p > '9')
 			return rd_fail(err, PE_EFORMAT,
-				       "NPY header: shape holds something other than integers");
+			               "NPY header: shape holds something other than integers");
 		uint64_t v = 0;
 		while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
 			unsigned digit = (unsigned)(*c->p - '0');
 			if (v > (UINT64_MAX - digit) / 10)
 				return rd_fail(err, PE_EFORMAT,
-					       "NPY header: a shape dimension overflows 64 bits");
+				               "NPY header: a shape dimension overflows 64 bits");
 			v = v * 10 + digit;
 			c->p++;
 		}
@@ -94,7 +94,7 @@ static enum pe_status parse_shape(struct cursor *c, struct npy_header *h, char *
 			c->p++;
 		if (h->ndim == PE_READ_MAX_DIMS)
 			return rd_fail(err, PE_EFORMAT, "NPY header: more than %d dimensions",
-				       PE_READ_MAX_DIMS);
+			               PE_READ_MAX_DIMS);
 		h->shape[h->ndim++] = v;
 		skip_space(c);
 		trailing_comma = 0;
@@ -109,9 +109,9 @@ static enum pe_status parse_shape(struct cursor *c, struct npy_header *h, char *
 	c->p++;
 	if (h->ndim == 1 && !trailing_comma)
 		return rd_fail(err, PE_EFORMAT,
-			       "NPY header: shape (%llu) is not a tuple (a 1-D shape is written "
-			       "(%llu,))",
-			       (unsigned long long)h->shape[0], (unsigned long long)h->shape[0]);
+		               "NPY header: shape (%llu) is not a tuple (a 1-D shape is written "
+		               "(%llu,))",
+		               (unsigned long long)h->shape[0], (unsigned long long)h->shape[0]);
 	return PE_OK;
 }
 
@@ -161,8 +161,8 @@ static void classify_descr(struct npy_header *h)
 		enum rd_elem elem;
 		int big_endian;
 	} known[] = {
-		{"<f8", RD_F64, 0}, {"<f4", RD_F32, 0}, {"<f2", RD_F16, 0},
-		{">f8", RD_F64, 1}, {">f4", RD_F32, 1}, {">f2", RD_F16, 1},
+	        {"<f8", RD_F64, 0}, {"<f4", RD_F32, 0}, {"<f2", RD_F16, 0},
+	        {">f8", RD_F64, 1}, {">f4", RD_F32, 1}, {">f2", RD_F16, 1},
 	};
 	h->float_type = 0;
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
@@ -199,8 +199,8 @@ static enum pe_status parse_dict(struct cursor *c, struct npy_header *h, char **
 			seen = &seen_descr;
 			if (next_is(c, '['))
 				return rd_fail(err, PE_EFORMAT,
-					       "structured dtypes are not supported (descr is a "
-					       "list of fields)");
+				               "structured dtypes are not supported (descr is a "
+				               "list of fields)");
 			st = parse_string(c, h->descr, sizeof(h->descr), "descr", err);
 		} else if (strcmp(key, "fortran_order") == 0) {
 			seen = &seen_fortran;
@@ -222,8 +222,8 @@ static enum pe_status parse_dict(struct cursor *c, struct npy_header *h, char **
 			continue;
 		}
 		if (!next_is(c, '}'))
-			return rd_fail(err, PE_EFORMAT, "NPY header: expected ',' or '}' after '%s'",
-				       key);
+			return rd_fail(err, PE_EFORMAT,
+			               "NPY header: expected ',' or '}' after '%s'", key);
 	}
 	c->p++;
 	skip_space(c);
@@ -231,12 +231,14 @@ static enum pe_status parse_dict(struct cursor *c, struct npy_header *h, char **
 		return rd_fail(err, PE_EFORMAT, "NPY header: text after the dict");
 	if (!seen_descr || !seen_fortran || !seen_shape)
 		return rd_fail(err, PE_EFORMAT, "NPY header lacks the key '%s'",
-			       !seen_descr ? "descr" : !seen_fortran ? "fortran_order" : "shape");
+		               !seen_descr     ? "descr"
+		               : !seen_fortran ? "fortran_order"
+		                               : "shape");
 	return PE_OK;
 }
 
 static enum pe_status npy_parse(const unsigned char *buf, size_t len, struct npy_header *h,
-				char **err)
+                                char **err)
 {
 	memset(h, 0, sizeof(*h));
 	if (len < 6 || memcmp(buf, "\x93NUMPY", 6) != 0)
@@ -246,8 +248,9 @@ static enum pe_status npy_parse(const unsigned char *buf, size_t len, struct npy
 	h->major = buf[6];
 	h->minor = buf[7];
 	if (h->minor != 0 || h->major < 1 || h->major > 3)
-		return rd_fail(err, PE_EFORMAT, "unsupported NPY version %d.%d (known: 1.0, 2.0, 3.0)",
-			       h->major, h->minor);
+		return rd_fail(err, PE_EFORMAT,
+		               "unsupported NPY version %d.%d (known: 1.0, 2.0, 3.0)", h->major,
+		               h->minor);
 	size_t header_len, start;
 	if (h->major == 1) {
 		header_len = (size_t)buf[8] | (size_t)buf[9] << 8;
@@ -256,14 +259,14 @@ static enum pe_status npy_parse(const unsigned char *buf, size_t len, struct npy
 		if (len < 12)
 			return rd_fail(err, PE_EFORMAT, "truncated NPY file (%zu bytes)", len);
 		uint32_t n = (uint32_t)buf[8] | (uint32_t)buf[9] << 8 | (uint32_t)buf[10] << 16 |
-			     (uint32_t)buf[11] << 24;
+		             (uint32_t)buf[11] << 24;
 		header_len = n;
 		start = 12;
 	}
 	if (header_len > len - start)
 		return rd_fail(err, PE_EFORMAT,
-			       "truncated NPY file: the header says %zu bytes, %zu follow", header_len,
-			       len - start);
+		               "truncated NPY file: the header says %zu bytes, %zu follow",
+		               header_len, len - start);
 	struct cursor c = {(const char *)buf + start, (const char *)buf + start + header_len};
 	enum pe_status st = parse_dict(&c, h, err);
 	if (st != PE_OK)
@@ -294,21 +297,22 @@ static enum pe_status npy_parse(const unsigned char *buf, size_t len, struct npy
 		char text[160];
 		rd_shape_str(text, sizeof(text), h->shape, h->ndim);
 		if (avail < h->nbytes)
-			return rd_fail(err, PE_EFORMAT,
-				       "truncated: shape %s of %s needs %llu bytes of data, the file "
-				       "has %llu",
-				       text, h->descr, (unsigned long long)h->nbytes,
-				       (unsigned long long)avail);
+			return rd_fail(
+			        err, PE_EFORMAT,
+			        "truncated: shape %s of %s needs %llu bytes of data, the file "
+			        "has %llu",
+			        text, h->descr, (unsigned long long)h->nbytes,
+			        (unsigned long long)avail);
 		return rd_fail(err, PE_EFORMAT,
-			       "%llu bytes after the data of shape %s %s (several arrays in one "
-			       "file?)",
-			       (unsigned long long)(avail - h->nbytes), text, h->descr);
+		               "%llu bytes after the data of shape %s %s (several arrays in one "
+		               "file?)",
+		               (unsigned long long)(avail - h->nbytes), text, h->descr);
 	}
 	return PE_OK;
 }
 
 enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_request *req,
-			   struct pe_matrix **out, char **err)
+                           struct pe_matrix **out, char **err)
 {
 	*out = NULL;
 	if (err)
@@ -319,9 +323,9 @@ enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_req
 		return st;
 	if (!h.float_type)
 		return rd_fail(err, PE_EFORMAT,
-			       "unsupported dtype '%s' (readable: <f8, <f4, <f2 and big-endian "
-			       ">f8, >f4, >f2)",
-			       h.descr);
+		               "unsupported dtype '%s' (readable: <f8, <f4, <f2 and big-endian "
+		               ">f8, >f4, >f2)",
+		               h.descr);
 	size_t rows, cols, r0, r1;
 	if ((st = rd_table_shape(h.shape, h.ndim, "array", &rows, &cols, err)) != PE_OK)
 		return st;
@@ -329,24 +333,25 @@ enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_req
 		return st;
 	struct pe_matrix *m = pe_matrix_create(r1 - r0, cols);
 	if (!m)
-		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table", r1 - r0, cols);
+		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table", r1 - r0,
+		               cols);
 	const unsigned char *data = (const unsigned char *)buf + h.data_offset;
 	size_t size = rd_elem_size(h.elem);
 	if (!h.fortran_order || cols == 1) {
 		rd_convert(data + r0 * cols * size, h.elem, h.big_endian, (r1 - r0) * cols, 1,
-			   m->data);
+		           m->data);
 	} else {
 		/* Column-major: element (i, j) is at j * rows + i. */
 		for (size_t i = r0; i < r1; i++)
 			rd_convert(data + i * size, h.elem, h.big_endian, cols, rows,
-				   pe_matrix_row(m, i - r0));
+			           pe_matrix_row(m, i - r0));
 	}
 	*out = m;
 	return PE_OK;
 }
 
 enum pe_status rd_npy_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,
-			      char **err)
+                              char **err)
 {
 	struct npy_header h;
 	enum pe_status st = npy_parse(buf, len, &h, err);

@@ -20,13 +20,13 @@ struct dtype_def {
 };
 
 static const struct dtype_def dtypes[] = {
-	{"F64", 64, 1, RD_F64},     {"F32", 32, 1, RD_F32},     {"F16", 16, 1, RD_F16},
-	{"BF16", 16, 1, RD_BF16},   {"BOOL", 8, 0, RD_F64},     {"U8", 8, 0, RD_F64},
-	{"I8", 8, 0, RD_F64},       {"F8_E5M2", 8, 0, RD_F64},  {"F8_E4M3", 8, 0, RD_F64},
-	{"F8_E8M0", 8, 0, RD_F64},  {"I16", 16, 0, RD_F64},     {"U16", 16, 0, RD_F64},
-	{"I32", 32, 0, RD_F64},     {"U32", 32, 0, RD_F64},     {"I64", 64, 0, RD_F64},
-	{"U64", 64, 0, RD_F64},     {"C64", 64, 0, RD_F64},     {"F4", 4, 0, RD_F64},
-	{"F6_E2M3", 6, 0, RD_F64},  {"F6_E3M2", 6, 0, RD_F64},
+        {"F64", 64, 1, RD_F64},    {"F32", 32, 1, RD_F32},    {"F16", 16, 1, RD_F16},
+        {"BF16", 16, 1, RD_BF16},  {"BOOL", 8, 0, RD_F64},    {"U8", 8, 0, RD_F64},
+        {"I8", 8, 0, RD_F64},      {"F8_E5M2", 8, 0, RD_F64}, {"F8_E4M3", 8, 0, RD_F64},
+        {"F8_E8M0", 8, 0, RD_F64}, {"I16", 16, 0, RD_F64},    {"U16", 16, 0, RD_F64},
+        {"I32", 32, 0, RD_F64},    {"U32", 32, 0, RD_F64},    {"I64", 64, 0, RD_F64},
+        {"U64", 64, 0, RD_F64},    {"C64", 64, 0, RD_F64},    {"F4", 4, 0, RD_F64},
+        {"F6_E2M3", 6, 0, RD_F64}, {"F6_E3M2", 6, 0, RD_F64},
 };
 
 static const struct dtype_def *find_dtype(const char *name)
@@ -39,8 +39,8 @@ static const struct dtype_def *find_dtype(const char *name)
 
 /* A tensor entry while validating: its place in the buffer. */
 struct entry {
-	size_t key;        /* index in the JSON object */
-	size_t slot;       /* index of its parsed description */
+	size_t key;  /* index in the JSON object */
+	size_t slot; /* index of its parsed description */
 	uint64_t begin, end;
 	uint64_t nbytes;
 };
@@ -96,7 +96,8 @@ static enum pe_status parse_metadata(const struct json *m, struct pe_file_info *
 	if (m->type == JSON_NULL)
 		return PE_OK;
 	if (m->type != JSON_OBJECT)
-		return rd_fail(err, PE_EFORMAT, "safetensors header: __metadata__ is not an object");
+		return rd_fail(err, PE_EFORMAT,
+		               "safetensors header: __metadata__ is not an object");
 	enum pe_status st = check_unique(m, "safetensors __metadata__", err);
 	if (st != PE_OK)
 		return st;
@@ -109,9 +110,9 @@ static enum pe_status parse_metadata(const struct json *m, struct pe_file_info *
 	for (size_t i = 0; i < m->n; i++) {
 		if (m->items[i].type != JSON_STRING)
 			return rd_fail(err, PE_EFORMAT,
-				       "safetensors header: __metadata__ value of '%s' is not a "
-				       "string",
-				       m->keys[i]);
+			               "safetensors header: __metadata__ value of '%s' is not a "
+			               "string",
+			               m->keys[i]);
 		info->metadata_keys[i] = strdup(m->keys[i]);
 		info->metadata_values[i] = strdup(m->items[i].string);
 		info->n_metadata = i + 1;
@@ -122,12 +123,12 @@ static enum pe_status parse_metadata(const struct json *m, struct pe_file_info *
 }
 
 /* Fills tensor t and entry e from the JSON description of tensor @name. */
-static enum pe_status parse_tensor(const char *name, const struct json *v,
-				   struct pe_tensor_info *t, struct entry *e, char **err)
+static enum pe_status parse_tensor(const char *name, const struct json *v, struct pe_tensor_info *t,
+                                   struct entry *e, char **err)
 {
 	if (v->type != JSON_OBJECT)
 		return rd_fail(err, PE_EFORMAT, "tensor '%s': its description is not an object",
-			       name);
+		               name);
 	enum pe_status st = check_unique(v, "safetensors header: a tensor description", err);
 	if (st != PE_OK)
 		return st;
@@ -143,26 +144,28 @@ static enum pe_status parse_tensor(const char *name, const struct json *v,
 	}
 	if (!dtype || !shape || !offsets)
 		return rd_fail(err, PE_EFORMAT, "tensor '%s': no \"%s\"", name,
-			       !dtype ? "dtype" : !shape ? "shape" : "data_offsets");
+		               !dtype   ? "dtype"
+		               : !shape ? "shape"
+		                        : "data_offsets");
 	if (dtype->type != JSON_STRING)
 		return rd_fail(err, PE_EFORMAT, "tensor '%s': dtype is not a string", name);
 	const struct dtype_def *def = find_dtype(dtype->string);
 	if (!def)
 		return rd_fail(err, PE_EFORMAT, "tensor '%s': unknown dtype '%.40s'", name,
-			       dtype->string);
+		               dtype->string);
 	if (shape->type != JSON_ARRAY)
 		return rd_fail(err, PE_EFORMAT, "tensor '%s': shape is not an array", name);
 	if (shape->n > PE_READ_MAX_DIMS)
 		return rd_fail(err, PE_EFORMAT, "tensor '%s': more than %d dimensions", name,
-			       PE_READ_MAX_DIMS);
+		               PE_READ_MAX_DIMS);
 	uint64_t nelem = 1;
 	int overflow = 0;
 	for (size_t i = 0; i < shape->n; i++) {
 		if (!shape->items[i].is_uint)
 			return rd_fail(err, PE_EFORMAT,
-				       "tensor '%s': shape holds something other than "
-				       "non-negative integers",
-				       name);
+			               "tensor '%s': shape holds something other than "
+			               "non-negative integers",
+			               name);
 		uint64_t dim = shape->items[i].uint;
 		t->shape[i] = dim;
 		if (dim != 0 && nelem > UINT64_MAX / dim)
@@ -178,13 +181,13 @@ static enum pe_status parse_tensor(const char *name, const struct json *v,
 	uint64_t bits = nelem * def->bits;
 	if (bits % 8)
 		return rd_fail(err, PE_EFORMAT,
-			       "tensor '%s': %s of shape %s is not a whole number of bytes", name,
-			       def->name, text);
+		               "tensor '%s': %s of shape %s is not a whole number of bytes", name,
+		               def->name, text);
 	if (offsets->type != JSON_ARRAY || offsets->n != 2 || !offsets->items[0].is_uint ||
 	    !offsets->items[1].is_uint)
 		return rd_fail(err, PE_EFORMAT,
-			       "tensor '%s': data_offsets is not a pair of non-negative integers",
-			       name);
+		               "tensor '%s': data_offsets is not a pair of non-negative integers",
+		               name);
 	snprintf(t->dtype, sizeof(t->dtype), "%s", def->name);
 	t->readable = def->readable && (t->ndim == 1 || t->ndim == 2);
 	e->begin = offsets->items[0].uint;
@@ -194,25 +197,25 @@ static enum pe_status parse_tensor(const char *name, const struct json *v,
 }
 
 static enum pe_status st_parse(const unsigned char *buf, size_t len, struct pe_file_info *info,
-			       char **err)
+                               char **err)
 {
 	info->format = PE_FORMAT_SAFETENSORS;
 	if (len < 8)
 		return rd_fail(err, PE_EFORMAT,
-			       "truncated: %zu bytes, a safetensors file starts with an 8-byte "
-			       "header length",
-			       len);
+		               "truncated: %zu bytes, a safetensors file starts with an 8-byte "
+		               "header length",
+		               len);
 	uint64_t n = 0;
 	for (int i = 7; i >= 0; i--)
 		n = n << 8 | buf[i];
 	if (n > PE_SAFETENSORS_HEADER_MAX)
 		return rd_fail(err, PE_EFORMAT,
-			       "safetensors header length %llu exceeds the limit of %u bytes",
-			       (unsigned long long)n, PE_SAFETENSORS_HEADER_MAX);
+		               "safetensors header length %llu exceeds the limit of %u bytes",
+		               (unsigned long long)n, PE_SAFETENSORS_HEADER_MAX);
 	if (n > len - 8)
 		return rd_fail(err, PE_EFORMAT,
-			       "truncated: the header length says %llu bytes, %zu follow",
-			       (unsigned long long)n, len - 8);
+		               "truncated: the header length says %llu bytes, %zu follow",
+		               (unsigned long long)n, len - 8);
 	const unsigned char *header = buf + 8;
 	if (!json_utf8_valid(header, n))
 		return rd_fail(err, PE_EFORMAT, "safetensors header is not valid UTF-8");
@@ -243,8 +246,8 @@ static enum pe_status st_parse(const unsigned char *buf, size_t len, struct pe_f
 				goto done;
 			continue;
 		}
-		st = parse_tensor(root->keys[i], &root->items[i], &scratch[count],
-				  &entries[count], err);
+		st = parse_tensor(root->keys[i], &root->items[i], &scratch[count], &entries[count],
+		                  err);
 		if (st != PE_OK)
 			goto done;
 		entries[count].key = i;
@@ -260,40 +263,39 @@ static enum pe_status st_parse(const unsigned char *buf, size_t len, struct pe_f
 		const char *name = root->keys[e->key];
 		if (e->end < e->begin)
 			st = rd_fail(err, PE_EFORMAT,
-				     "tensor '%s': data_offsets [%llu, %llu] end before they begin",
-				     name, (unsigned long long)e->begin,
-				     (unsigned long long)e->end);
+			             "tensor '%s': data_offsets [%llu, %llu] end before they begin",
+			             name, (unsigned long long)e->begin,
+			             (unsigned long long)e->end);
 		else if (e->begin > at)
 			st = rd_fail(err, PE_EFORMAT,
-				     "tensor '%s': data_offsets [%llu, %llu] leave a hole after "
-				     "byte %llu",
-				     name, (unsigned long long)e->begin,
-				     (unsigned long long)e->end, (unsigned long long)at);
+			             "tensor '%s': data_offsets [%llu, %llu] leave a hole after "
+			             "byte %llu",
+			             name, (unsigned long long)e->begin, (unsigned long long)e->end,
+			             (unsigned long long)at);
 		else if (e->begin < at)
 			st = rd_fail(err, PE_EFORMAT,
-				     "tensor '%s': data_offsets [%llu, %llu] overlap the tensor "
-				     "before, which ends at %llu",
-				     name, (unsigned long long)e->begin,
-				     (unsigned long long)e->end, (unsigned long long)at);
+			             "tensor '%s': data_offsets [%llu, %llu] overlap the tensor "
+			             "before, which ends at %llu",
+			             name, (unsigned long long)e->begin, (unsigned long long)e->end,
+			             (unsigned long long)at);
 		else if (e->end - e->begin != e->nbytes)
 			st = rd_fail(err, PE_EFORMAT,
-				     "tensor '%s': data_offsets [%llu, %llu] hold %llu bytes, its "
-				     "dtype and shape need %llu",
-				     name, (unsigned long long)e->begin,
-				     (unsigned long long)e->end,
-				     (unsigned long long)(e->end - e->begin),
-				     (unsigned long long)e->nbytes);
+			             "tensor '%s': data_offsets [%llu, %llu] hold %llu bytes, its "
+			             "dtype and shape need %llu",
+			             name, (unsigned long long)e->begin, (unsigned long long)e->end,
+			             (unsigned long long)(e->end - e->begin),
+			             (unsigned long long)e->nbytes);
 		at = e->end;
 	}
 	if (st == PE_OK && at != data_len) {
 		if (at > data_len)
 			st = rd_fail(err, PE_EFORMAT,
-				     "truncated: the tensors need %llu bytes of data, the file has "
-				     "%llu",
-				     (unsigned long long)at, (unsigned long long)data_len);
+			             "truncated: the tensors need %llu bytes of data, the file has "
+			             "%llu",
+			             (unsigned long long)at, (unsigned long long)data_len);
 		else
 			st = rd_fail(err, PE_EFORMAT, "%llu bytes after the last tensor's data",
-				     (unsigned long long)(data_len - at));
+			             (unsigned long long)(data_len - at));
 	}
 	if (st != PE_OK)
 		goto done;
@@ -323,13 +325,12 @@ done:
 }
 
 enum pe_status rd_safetensors_inspect(const unsigned char *buf, size_t len,
-				      struct pe_file_info *info, char **err)
+                                      struct pe_file_info *info, char **err)
 {
 	return st_parse(buf, len, info, err);
 }
 
-static enum pe_status no_tensor_named(const struct pe_file_info *info, const char *want,
-				      char **err)
+static enum pe_status no_tensor_named(const struct pe_file_info *info, const char *want, char **err)
 {
 	char **names = malloc((info->count ? info->count : 1) * sizeof(*names));
 	if (!names)
@@ -356,15 +357,15 @@ static enum pe_status no_tensor_named(const struct pe_file_info *info, const cha
 		st = rd_fail(err, PE_ENOTFOUND, "no tensor '%s' (the file has %s)", want, list);
 	else
 		st = rd_fail(err, PE_ENOTFOUND,
-			     "the file holds %zu tensors, name one with tensor=NAME or "
-			     "PATH#NAME: %s",
-			     info->count, list);
+		             "the file holds %zu tensors, name one with tensor=NAME or "
+		             "PATH#NAME: %s",
+		             info->count, list);
 	free(list);
 	return st;
 }
 
 enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_read_request *req,
-				   struct pe_matrix **out, char **err)
+                                   struct pe_matrix **out, char **err)
 {
 	*out = NULL;
 	if (err)
@@ -393,8 +394,8 @@ enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_
 	const struct dtype_def *def = find_dtype(t->dtype);
 	if (!def || !def->readable) {
 		st = rd_fail(err, PE_EFORMAT,
-			     "tensor '%s' has dtype %s; readable dtypes: F64, F32, F16, BF16",
-			     t->name, t->dtype);
+		             "tensor '%s' has dtype %s; readable dtypes: F64, F32, F16, BF16",
+		             t->name, t->dtype);
 		goto done;
 	}
 	size_t what_len = strlen(t->name) + 16;
@@ -418,7 +419,7 @@ enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_
 	}
 	size_t size = rd_elem_size(def->elem);
 	rd_convert((const unsigned char *)buf + t->offset + r0 * cols * size, def->elem, 0,
-		   (r1 - r0) * cols, 1, m->data);
+	           (r1 - r0) * cols, 1, m->data);
 	*out = m;
 done:
 	pe_file_info_destroy(info);

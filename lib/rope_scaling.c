@@ -63,7 +63,7 @@ static double eval_length(const struct pe_rope_scaling_params *p)
 
 /* Dynamic NTK: a larger base once the sequence outgrows the original context. */
 static enum pe_status scale_dynamic(const struct pe_rope_scaling_params *p, double base,
-				    size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
+                                    size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
 {
 	if (d_rot < 4)
 		return PE_ERANGE; /* the exponent d/(d-2) needs d > 2 */
@@ -88,7 +88,7 @@ static double yarn_mscale(double scale, double m)
 }
 
 static enum pe_status scale_yarn(const struct pe_rope_scaling_params *p, double base, size_t d_rot,
-				 double *theta, struct pe_rope_scaling_info *info)
+                                 double *theta, struct pe_rope_scaling_info *info)
 {
 	if (!isfinite(base) || base <= 1.0 || !positive(p->beta_fast) || !positive(p->beta_slow))
 		return PE_ERANGE;
@@ -118,14 +118,14 @@ static enum pe_status scale_yarn(const struct pe_rope_scaling_params *p, double 
 		info->attention_factor = p->attention_factor;
 	else if (p->mscale != 0.0 && p->mscale_all_dim != 0.0)
 		info->attention_factor = yarn_mscale(p->factor, p->mscale) /
-					 yarn_mscale(p->factor, p->mscale_all_dim);
+		                         yarn_mscale(p->factor, p->mscale_all_dim);
 	else
 		info->attention_factor = yarn_mscale(p->factor, 1.0);
 	return PE_OK;
 }
 
 static enum pe_status scale_llama3(const struct pe_rope_scaling_params *p, size_t d_rot,
-				   double *theta)
+                                   double *theta)
 {
 	if (!positive(p->low_freq_factor) || !positive(p->high_freq_factor) ||
 	    p->low_freq_factor == p->high_freq_factor)
@@ -138,7 +138,7 @@ static enum pe_status scale_llama3(const struct pe_rope_scaling_params *p, size_
 			theta[i] /= p->factor;
 		} else if (!(wl < high_wl)) {
 			double s = (p->original / wl - p->low_freq_factor) /
-				   (p->high_freq_factor - p->low_freq_factor);
+			           (p->high_freq_factor - p->low_freq_factor);
 			theta[i] = (1.0 - s) * theta[i] / p->factor + s * theta[i];
 		}
 	}
@@ -146,7 +146,7 @@ static enum pe_status scale_llama3(const struct pe_rope_scaling_params *p, size_
 }
 
 static enum pe_status scale_longrope(const struct pe_rope_scaling_params *p, double base,
-				     size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
+                                     size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
 {
 	size_t half = d_rot / 2;
 	if ((p->long_factor && p->n_long_factor != half) ||
@@ -171,8 +171,8 @@ static enum pe_status scale_longrope(const struct pe_rope_scaling_params *p, dou
 }
 
 enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p, double base,
-					 size_t d_rot, double *theta,
-					 struct pe_rope_scaling_info *info)
+                                         size_t d_rot, double *theta,
+                                         struct pe_rope_scaling_info *info)
 {
 	struct pe_rope_scaling_info local = {1.0, base, NAN, NAN};
 	if (d_rot == 0 || d_rot % 2 != 0 || !positive(base))

@@ -19,21 +19,21 @@
 
 #include "strutil.h"
 
-#define S_SIN (1u << PE_SCHEME_SINUSOIDAL)
-#define S_ROPE (1u << PE_SCHEME_ROPE)
+#define S_SIN     (1u << PE_SCHEME_SINUSOIDAL)
+#define S_ROPE    (1u << PE_SCHEME_ROPE)
 #define S_LEARNED (1u << PE_SCHEME_LEARNED)
-#define S_BINARY (1u << PE_SCHEME_BINARY)
-#define S_FILE (1u << PE_SCHEME_FILE)
-#define S_ALIBI (1u << PE_SCHEME_ALIBI)
-#define S_T5 (1u << PE_SCHEME_T5)
-#define S_ALL 0x7fu
+#define S_BINARY  (1u << PE_SCHEME_BINARY)
+#define S_FILE    (1u << PE_SCHEME_FILE)
+#define S_ALIBI   (1u << PE_SCHEME_ALIBI)
+#define S_T5      (1u << PE_SCHEME_T5)
+#define S_ALL     0x7fu
 
-#define R_LINEAR (1u << PE_ROPE_SCALING_LINEAR)
-#define R_DYNAMIC (1u << PE_ROPE_SCALING_DYNAMIC)
-#define R_YARN (1u << PE_ROPE_SCALING_YARN)
-#define R_LLAMA3 (1u << PE_ROPE_SCALING_LLAMA3)
+#define R_LINEAR   (1u << PE_ROPE_SCALING_LINEAR)
+#define R_DYNAMIC  (1u << PE_ROPE_SCALING_DYNAMIC)
+#define R_YARN     (1u << PE_ROPE_SCALING_YARN)
+#define R_LLAMA3   (1u << PE_ROPE_SCALING_LLAMA3)
 #define R_LONGROPE (1u << PE_ROPE_SCALING_LONGROPE)
-#define R_SCALED (R_LINEAR | R_DYNAMIC | R_YARN | R_LLAMA3 | R_LONGROPE)
+#define R_SCALED   (R_LINEAR | R_DYNAMIC | R_YARN | R_LLAMA3 | R_LONGROPE)
 
 enum key_type {
 	K_DOUBLE, /* finite double in [min, max], min exclusive if min_open */
@@ -62,53 +62,54 @@ static const char *const sin_layouts[] = {"interleaved", "blocks", NULL};
 /* Index = enum pe_layout: rope's "half" is value 2, "blocks" is not for rope. */
 static const char *const rope_layouts[] = {"interleaved", "", "half", NULL};
 static const char *const freqs[] = {"paper", "t2t", NULL};
-static const char *const scalings[] = {"none", "linear", "dynamic", "yarn",
-				       "llama3", "longrope", NULL};
+static const char *const scalings[] = {"none",   "linear",   "dynamic", "yarn",
+                                       "llama3", "longrope", NULL};
 static const char *const alibi_forms[] = {"paper", "official", NULL};
 
 #define OFF(field) offsetof(struct pe_scheme, field)
-#define ROFF(field) (offsetof(struct pe_scheme, scaling) + offsetof(struct pe_rope_scaling_params, field))
+#define ROFF(field)                                                                                \
+	(offsetof(struct pe_scheme, scaling) + offsetof(struct pe_rope_scaling_params, field))
 
 /* Canonical order: the order keys appear in canonical spec text. */
 static const struct key keys[] = {
-	{"base", S_SIN | S_ROPE, 0, K_DOUBLE, OFF(base), NULL, 1.0, 1e300, 1},
-	{"layout", S_SIN, 0, K_ENUM, OFF(layout), sin_layouts, 0, 0, 0},
-	{"layout", S_ROPE, 0, K_ENUM, OFF(layout), rope_layouts, 0, 0, 0},
-	{"freq", S_SIN, 0, K_ENUM, OFF(freq), freqs, 0, 0, 0},
-	{"start", S_SIN, 0, K_DOUBLE, OFF(start), NULL, 0.0, 9007199254740992.0, 0},
-	{"rotary", S_ROPE, 0, K_DOUBLE, OFF(rotary), NULL, 0.0, 1.0, 1},
-	{"scaling", S_ROPE, 0, K_ENUM, ROFF(type), scalings, 0, 0, 0},
-	{"factor", S_ROPE, R_SCALED, K_DOUBLE, ROFF(factor), NULL, 1.0, 1e12, 0},
-	{"original", S_ROPE, R_DYNAMIC | R_YARN | R_LLAMA3 | R_LONGROPE, K_DOUBLE, ROFF(original),
-	 NULL, 1.0, 1e15, 0},
-	{"length", S_ROPE, R_DYNAMIC | R_LONGROPE, K_DOUBLE, ROFF(length), NULL, 0.0, 1e15, 0},
-	{"low", S_ROPE, R_LLAMA3, K_DOUBLE, ROFF(low_freq_factor), NULL, 0.0, 1e12, 1},
-	{"high", S_ROPE, R_LLAMA3, K_DOUBLE, ROFF(high_freq_factor), NULL, 0.0, 1e12, 1},
-	{"beta-fast", S_ROPE, R_YARN, K_DOUBLE, ROFF(beta_fast), NULL, 0.0, 1e12, 1},
-	{"beta-slow", S_ROPE, R_YARN, K_DOUBLE, ROFF(beta_slow), NULL, 0.0, 1e12, 1},
-	{"mscale", S_ROPE, R_YARN, K_DOUBLE, ROFF(mscale), NULL, 0.0, 1e6, 0},
-	{"mscale-all-dim", S_ROPE, R_YARN, K_DOUBLE, ROFF(mscale_all_dim), NULL, 0.0, 1e6, 0},
-	{"attention-factor", S_ROPE, R_YARN | R_LONGROPE, K_DOUBLE, ROFF(attention_factor), NULL,
-	 0.0, 1e6, 1},
-	{"truncate", S_ROPE, R_YARN, K_BOOL, ROFF(truncate), NULL, 0, 0, 0},
-	{"long-factor", S_ROPE, R_LONGROPE, K_LIST, ROFF(long_factor), NULL, 0, 0, 0},
-	{"short-factor", S_ROPE, R_LONGROPE, K_LIST, ROFF(short_factor), NULL, 0, 0, 0},
-	{"seed", S_LEARNED, 0, K_U64, OFF(seed), NULL, 0, 0, 0},
-	{"std", S_LEARNED, 0, K_DOUBLE, OFF(std), NULL, 0.0, 1e150, 1},
-	{"path", S_FILE, 0, K_STRING, OFF(path), NULL, 0, 0, 0},
-	{"tensor", S_FILE, 0, K_STRING, OFF(tensor), NULL, 0, 0, 0},
-	{"rows", S_FILE, 0, K_ROWS, 0, NULL, 0, 0, 0},
-	{"heads", S_ALIBI, 0, K_COUNT, OFF(heads), NULL, 1, 65536, 0},
-	{"form", S_ALIBI, 0, K_ENUM, OFF(form), alibi_forms, 0, 0, 0},
-	{"buckets", S_T5, 0, K_COUNT, OFF(buckets), NULL, 2, 65536, 0},
-	{"max-distance", S_T5, 0, K_COUNT, OFF(max_distance), NULL, 1, 1u << 30, 0},
-	{"bidirectional", S_T5, 0, K_BOOL, OFF(bidirectional), NULL, 0, 0, 0},
-	{"label", S_ALL, 0, K_LABEL, OFF(label), NULL, 0, 0, 0},
+        {"base", S_SIN | S_ROPE, 0, K_DOUBLE, OFF(base), NULL, 1.0, 1e300, 1},
+        {"layout", S_SIN, 0, K_ENUM, OFF(layout), sin_layouts, 0, 0, 0},
+        {"layout", S_ROPE, 0, K_ENUM, OFF(layout), rope_layouts, 0, 0, 0},
+        {"freq", S_SIN, 0, K_ENUM, OFF(freq), freqs, 0, 0, 0},
+        {"start", S_SIN, 0, K_DOUBLE, OFF(start), NULL, 0.0, 9007199254740992.0, 0},
+        {"rotary", S_ROPE, 0, K_DOUBLE, OFF(rotary), NULL, 0.0, 1.0, 1},
+        {"scaling", S_ROPE, 0, K_ENUM, ROFF(type), scalings, 0, 0, 0},
+        {"factor", S_ROPE, R_SCALED, K_DOUBLE, ROFF(factor), NULL, 1.0, 1e12, 0},
+        {"original", S_ROPE, R_DYNAMIC | R_YARN | R_LLAMA3 | R_LONGROPE, K_DOUBLE, ROFF(original),
+         NULL, 1.0, 1e15, 0},
+        {"length", S_ROPE, R_DYNAMIC | R_LONGROPE, K_DOUBLE, ROFF(length), NULL, 0.0, 1e15, 0},
+        {"low", S_ROPE, R_LLAMA3, K_DOUBLE, ROFF(low_freq_factor), NULL, 0.0, 1e12, 1},
+        {"high", S_ROPE, R_LLAMA3, K_DOUBLE, ROFF(high_freq_factor), NULL, 0.0, 1e12, 1},
+        {"beta-fast", S_ROPE, R_YARN, K_DOUBLE, ROFF(beta_fast), NULL, 0.0, 1e12, 1},
+        {"beta-slow", S_ROPE, R_YARN, K_DOUBLE, ROFF(beta_slow), NULL, 0.0, 1e12, 1},
+        {"mscale", S_ROPE, R_YARN, K_DOUBLE, ROFF(mscale), NULL, 0.0, 1e6, 0},
+        {"mscale-all-dim", S_ROPE, R_YARN, K_DOUBLE, ROFF(mscale_all_dim), NULL, 0.0, 1e6, 0},
+        {"attention-factor", S_ROPE, R_YARN | R_LONGROPE, K_DOUBLE, ROFF(attention_factor), NULL,
+         0.0, 1e6, 1},
+        {"truncate", S_ROPE, R_YARN, K_BOOL, ROFF(truncate), NULL, 0, 0, 0},
+        {"long-factor", S_ROPE, R_LONGROPE, K_LIST, ROFF(long_factor), NULL, 0, 0, 0},
+        {"short-factor", S_ROPE, R_LONGROPE, K_LIST, ROFF(short_factor), NULL, 0, 0, 0},
+        {"seed", S_LEARNED, 0, K_U64, OFF(seed), NULL, 0, 0, 0},
+        {"std", S_LEARNED, 0, K_DOUBLE, OFF(std), NULL, 0.0, 1e150, 1},
+        {"path", S_FILE, 0, K_STRING, OFF(path), NULL, 0, 0, 0},
+        {"tensor", S_FILE, 0, K_STRING, OFF(tensor), NULL, 0, 0, 0},
+        {"rows", S_FILE, 0, K_ROWS, 0, NULL, 0, 0, 0},
+        {"heads", S_ALIBI, 0, K_COUNT, OFF(heads), NULL, 1, 65536, 0},
+        {"form", S_ALIBI, 0, K_ENUM, OFF(form), alibi_forms, 0, 0, 0},
+        {"buckets", S_T5, 0, K_COUNT, OFF(buckets), NULL, 2, 65536, 0},
+        {"max-distance", S_T5, 0, K_COUNT, OFF(max_distance), NULL, 1, 1u << 30, 0},
+        {"bidirectional", S_T5, 0, K_BOOL, OFF(bidirectional), NULL, 0, 0, 0},
+        {"label", S_ALL, 0, K_LABEL, OFF(label), NULL, 0, 0, 0},
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
-static const char *const scheme_names[] = {"sinusoidal", "rope", "learned", "binary",
-					   "file", "alibi", "t5"};
+static const char *const scheme_names[] = {"sinusoidal", "rope",  "learned", "binary",
+                                           "file",       "alibi", "t5"};
 
 const char *pe_scheme_name(enum pe_scheme_kind kind)
 {
@@ -135,7 +136,7 @@ struct parser {
 };
 
 static enum pe_status fail(struct parser *p, enum pe_status st, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 static enum pe_status fail(struct parser *p, enum pe_status st, const char *fmt, ...)
 {
@@ -214,7 +215,7 @@ static int parse_u64(const char *text, unsigned long long *out)
 }
 
 static enum pe_status parse_list_text(struct parser *p, const char *key, const char *text,
-				      const char *seps, double **out, size_t *count)
+                                      const char *seps, double **out, size_t *count)
 {
 	size_t cap = 16, n = 0;
 	double *v = malloc(cap * sizeof(*v));
@@ -230,7 +231,8 @@ static enum pe_status parse_list_text(struct parser *p, const char *key, const c
 		char item[64];
 		if (len >= sizeof(item)) {
 			free(v);
-			return fail(p, PE_EINVAL, "key '%s': item '%.20s...' is not a number", key, c);
+			return fail(p, PE_EINVAL, "key '%s': item '%.20s...' is not a number", key,
+			            c);
 		}
 		memcpy(item, c, len);
 		item[len] = '\0';
@@ -239,7 +241,8 @@ static enum pe_status parse_list_text(struct parser *p, const char *key, const c
 		if (rc != 0 || x <= 0) {
 			free(v);
 			return fail(p, rc == -1 ? PE_EINVAL : PE_ERANGE,
-				    "key '%s': item '%s' is not a positive finite number", key, item);
+			            "key '%s': item '%s' is not a positive finite number", key,
+			            item);
 		}
 		if (n == cap) {
 			double *nv = realloc(v, 2 * cap * sizeof(*v));
@@ -262,15 +265,15 @@ static enum pe_status parse_list_text(struct parser *p, const char *key, const c
 	return PE_OK;
 }
 
-static enum pe_status parse_list(struct parser *p, const char *key, const char *value,
-				 double **out, size_t *count)
+static enum pe_status parse_list(struct parser *p, const char *key, const char *value, double **out,
+                                 size_t *count)
 {
 	if (value[0] != '@')
 		return parse_list_text(p, key, value, "/", out, count);
 	FILE *f = fopen(value + 1, "r");
 	if (!f)
 		return fail(p, PE_EIO, "key '%s': cannot open '%s': %s", key, value + 1,
-			    strerror(errno));
+		            strerror(errno));
 	struct strbuf text = {0};
 	char chunk[4096];
 	size_t got;
@@ -286,11 +289,11 @@ static enum pe_status parse_list(struct parser *p, const char *key, const char *
 	if (!ok || read_error) {
 		free(text.buf);
 		return fail(p, read_error ? PE_EIO : PE_ENOMEM, "key '%s': cannot read '%s'", key,
-			    value + 1);
+		            value + 1);
 	}
 	/* White space, commas and JSON brackets separate the numbers. */
-	enum pe_status st = parse_list_text(p, key, text.buf ? text.buf : "", " \t\r\n,[]", out,
-					    count);
+	enum pe_status st =
+	        parse_list_text(p, key, text.buf ? text.buf : "", " \t\r\n,[]", out, count);
 	free(text.buf);
 	return st;
 }
@@ -329,12 +332,12 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 		if (rc == -2 || d < k->min || d > k->max || (k->min_open && d == k->min)) {
 			if (rc == -2)
 				return fail(p, PE_ERANGE, "key '%s': '%s' is not finite", k->name,
-					    value);
+				            value);
 			if (d > k->max)
 				return fail(p, PE_ERANGE, "key '%s': %s must be at most %g",
-					    k->name, value, k->max);
+				            k->name, value, k->max);
 			return fail(p, PE_ERANGE, "key '%s': %s must be %s %g", k->name, value,
-				    k->min_open ? ">" : ">=", k->min);
+			            k->min_open ? ">" : ">=", k->min);
 		}
 		if (strcmp(k->name, "start") == 0 && d != floor(d))
 			return fail(p, PE_EINVAL, "key 'start': '%s' is not a whole number", value);
@@ -346,18 +349,18 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 		rc = parse_u64(value, &u);
 		if (rc == -1)
 			return fail(p, PE_EINVAL, "key '%s': '%s' is not a whole number", k->name,
-				    value);
+			            value);
 		if (rc == -2 || u < (unsigned long long)k->min || u > (unsigned long long)k->max)
 			return fail(p, PE_ERANGE, "key '%s': %s must be in %.0f..%.0f", k->name,
-				    value, k->min, k->max);
+			            value, k->min, k->max);
 		*(unsigned *)field = (unsigned)u;
 		return PE_OK;
 	case K_U64:
 		rc = parse_u64(value, &u);
 		if (rc != 0)
 			return fail(p, rc == -1 ? PE_EINVAL : PE_ERANGE,
-				    "key '%s': '%s' is not a whole number from 0 to 2^64-1",
-				    k->name, value);
+			            "key '%s': '%s' is not a whole number from 0 to 2^64-1",
+			            k->name, value);
 		*(uint64_t *)field = (uint64_t)u;
 		return PE_OK;
 	case K_BOOL:
@@ -367,7 +370,7 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 			*(int *)field = 0;
 		else
 			return fail(p, PE_EINVAL, "key '%s': '%s' is not 0, 1, true or false",
-				    k->name, value);
+			            k->name, value);
 		return PE_OK;
 	case K_ENUM:
 		rc = find_choice(k->choices, value);
@@ -375,7 +378,7 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 			struct strbuf b = {0};
 			join_choices(&b, k->choices);
 			enum pe_status st = fail(p, PE_EINVAL, "key '%s': '%s' is not one of %s",
-						 k->name, value, b.buf ? b.buf : "");
+			                         k->name, value, b.buf ? b.buf : "");
 			free(b.buf);
 			return st;
 		}
@@ -391,14 +394,14 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 	case K_LIST: {
 		double **list = (double **)field;
 		size_t *count = strcmp(k->name, "long-factor") == 0 ? &p->s->scaling.n_long_factor
-								   : &p->s->scaling.n_short_factor;
+		                                                    : &p->s->scaling.n_short_factor;
 		return parse_list(p, k->name, value, list, count);
 	}
 	case K_ROWS: {
 		const char *colon = strchr(value, ':');
 		if (!colon)
 			return fail(p, PE_EINVAL, "key 'rows': '%s' is not A:B (e.g. 2:1026)",
-				    value);
+			            value);
 		char first[32] = "", last[32] = "";
 		size_t la = (size_t)(colon - value), lb = strlen(colon + 1);
 		if (la >= sizeof(first) || lb >= sizeof(last))
@@ -407,11 +410,11 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 		memcpy(last, colon + 1, lb + 1);
 		unsigned long long a = 0, b = 0;
 		if ((la && parse_u64(first, &a) != 0) || (lb && parse_u64(last, &b) != 0))
-			return fail(p, PE_EINVAL,
-				    "key 'rows': '%s' is not A:B with whole numbers", value);
+			return fail(p, PE_EINVAL, "key 'rows': '%s' is not A:B with whole numbers",
+			            value);
 		if (lb && b <= a)
 			return fail(p, PE_ERANGE, "key 'rows': %s is empty (B must exceed A)",
-				    value);
+			            value);
 		p->s->row_first = (size_t)a;
 		p->s->row_end = (size_t)b;
 		p->s->row_end_set = lb != 0;
@@ -439,7 +442,7 @@ static enum pe_status unknown_key(struct parser *p, const char *key)
 		strbuf_addf(&b, "%s%s", nseen > 1 ? ", " : "", keys[i].name);
 	}
 	enum pe_status st = fail(p, PE_EINVAL, "unknown key '%s' for %s (known: %s)", key,
-				 pe_scheme_name(p->s->kind), b.buf ? b.buf : "");
+	                         pe_scheme_name(p->s->kind), b.buf ? b.buf : "");
 	free(b.buf);
 	return st;
 }
@@ -490,40 +493,41 @@ static enum pe_status check_combinations(struct parser *p)
 					first = 0;
 				}
 			}
-			enum pe_status st = fail(p, PE_EINVAL,
-						 "key '%s' needs scaling=%s (scaling is %s)",
-						 keys[i].name, b.buf ? b.buf : "",
-						 scalings[s->scaling.type]);
+			enum pe_status st =
+			        fail(p, PE_EINVAL, "key '%s' needs scaling=%s (scaling is %s)",
+			             keys[i].name, b.buf ? b.buf : "", scalings[s->scaling.type]);
 			free(b.buf);
 			return st;
 		}
 		set_scaling_defaults(p, p->given[key_index("factor", S_ROPE)],
-				     p->given[key_index("original", S_ROPE)]);
+		                     p->given[key_index("original", S_ROPE)]);
 		struct pe_rope_scaling_params *sc = &s->scaling;
-		if (sc->type == PE_ROPE_SCALING_LLAMA3 && sc->high_freq_factor <= sc->low_freq_factor)
+		if (sc->type == PE_ROPE_SCALING_LLAMA3 &&
+		    sc->high_freq_factor <= sc->low_freq_factor)
 			return fail(p, PE_ERANGE, "key 'high': %g must exceed low (%g)",
-				    sc->high_freq_factor, sc->low_freq_factor);
+			            sc->high_freq_factor, sc->low_freq_factor);
 		if (sc->type == PE_ROPE_SCALING_YARN && sc->beta_fast <= sc->beta_slow)
 			return fail(p, PE_ERANGE, "key 'beta-fast': %g must exceed beta-slow (%g)",
-				    sc->beta_fast, sc->beta_slow);
+			            sc->beta_fast, sc->beta_slow);
 		if (sc->type == PE_ROPE_SCALING_LONGROPE && (!sc->long_factor || !sc->short_factor))
 			return fail(p, PE_EINVAL,
-				    "key '%s': scaling=longrope needs long-factor and short-factor "
-				    "(numbers separated by '/', or @FILE)",
-				    sc->long_factor ? "short-factor" : "long-factor");
+			            "key '%s': scaling=longrope needs long-factor and short-factor "
+			            "(numbers separated by '/', or @FILE)",
+			            sc->long_factor ? "short-factor" : "long-factor");
 	}
 	if (s->kind == PE_SCHEME_T5) {
 		unsigned exact = s->bidirectional ? s->buckets / 4 : s->buckets / 2;
 		if (s->bidirectional && s->buckets % 2)
-			return fail(p, PE_ERANGE, "key 'buckets': %u must be even when bidirectional",
-				    s->buckets);
+			return fail(p, PE_ERANGE,
+			            "key 'buckets': %u must be even when bidirectional",
+			            s->buckets);
 		if (exact < 1)
 			return fail(p, PE_ERANGE, "key 'buckets': %u leaves no exact buckets",
-				    s->buckets);
+			            s->buckets);
 		if (s->max_distance <= exact)
 			return fail(p, PE_ERANGE,
-				    "key 'max-distance': %u must exceed the %u exact buckets",
-				    s->max_distance, exact);
+			            "key 'max-distance': %u must exceed the %u exact buckets",
+			            s->max_distance, exact);
 	}
 	if (s->kind == PE_SCHEME_FILE && !s->path)
 		return fail(p, PE_EINVAL, "key 'path': the file scheme needs path=FILE");
@@ -555,7 +559,7 @@ static void canon_value(struct strbuf *b, const struct pe_scheme *s, const struc
 	case K_LIST: {
 		const double *v = *(double *const *)field;
 		size_t n = strcmp(k->name, "long-factor") == 0 ? s->scaling.n_long_factor
-							       : s->scaling.n_short_factor;
+		                                               : s->scaling.n_short_factor;
 		for (size_t i = 0; i < n; i++)
 			strbuf_addf(b, "%s%.17g", i ? "/" : "", v[i]);
 		break;
@@ -613,8 +617,9 @@ static enum pe_status build_canonical(struct parser *p)
 	b->buf = NULL;
 	if (!s->label) {
 		/* An untrained table must never pass for a trained one. */
-		s->label = s->kind == PE_SCHEME_LEARNED ? pe_asprintf("%s (untrained init)", s->canonical)
-							: pe_strdup(s->canonical);
+		s->label = s->kind == PE_SCHEME_LEARNED
+		                   ? pe_asprintf("%s (untrained init)", s->canonical)
+		                   : pe_strdup(s->canonical);
 		if (!s->label)
 			return PE_ENOMEM;
 	}
@@ -668,9 +673,9 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
 			s->tensor = pe_strdup(hash + 1);
 			if (!s->tensor || !hash[1]) {
 				st = s->tensor ? fail(&p, PE_EINVAL,
-						      "'%s': the tensor name after '#' is empty",
-						      spec)
-					       : PE_ENOMEM;
+				                      "'%s': the tensor name after '#' is empty",
+				                      spec)
+				               : PE_ENOMEM;
 				goto done;
 			}
 			p.given[key_index("tensor", S_FILE)] = 1;
@@ -690,9 +695,9 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
 			st = fail(&p, PE_EINVAL, "empty scheme name in '%s'", spec);
 		else
 			st = fail(&p, PE_EINVAL,
-				  "unknown scheme '%s' (known: sinusoidal, rope, learned, binary, "
-				  "file, alibi, t5)",
-				  copy);
+			          "unknown scheme '%s' (known: sinusoidal, rope, learned, binary, "
+			          "file, alibi, t5)",
+			          copy);
 		goto done;
 	} else {
 		s->kind = (enum pe_scheme_kind)kind;
@@ -760,7 +765,7 @@ enum pe_status pe_scheme_copy(const struct pe_scheme *s, struct pe_scheme **out)
 	bad |= s->tensor && !(c->tensor = pe_strdup(s->tensor));
 	bad |= dup_list(&c->scaling.long_factor, s->scaling.long_factor, s->scaling.n_long_factor);
 	bad |= dup_list(&c->scaling.short_factor, s->scaling.short_factor,
-			s->scaling.n_short_factor);
+	                s->scaling.n_short_factor);
 	if (bad) {
 		pe_scheme_destroy(c);
 		return PE_ENOMEM;

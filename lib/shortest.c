@@ -25,8 +25,8 @@
 #include "shortest_tables.h"
 
 #define MANT_BITS 52
-#define EXP_BITS 11
-#define BIAS 1023
+#define EXP_BITS  11
+#define BIAS      1023
 
 /* ceil(log2(5^e)) for 1 <= e <= 3528 (1 for e = 0). */
 static inline int32_t pow5bits(int32_t e)
@@ -216,7 +216,8 @@ static struct decimal shortest(uint64_t mant, uint32_t biased)
 		/* An exact half rounds to even. */
 		if (vr_trailing_zeros && last_removed == 5 && vr % 2 == 0)
 			last_removed = 4;
-		out = vr + ((vr == vm && (!accept_bounds || !vm_trailing_zeros)) || last_removed >= 5);
+		out = vr +
+		      ((vr == vm && (!accept_bounds || !vm_trailing_zeros)) || last_removed >= 5);
 	} else {
 		int round_up = 0;
 		uint64_t vp100 = vp / 100, vm100 = vm / 100;

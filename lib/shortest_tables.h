@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+/* clang-format off */
 #define POW5_BITCOUNT 125
 #define POW5_INV_BITCOUNT 125
 #define POW5_INV_SIZE 291

@@ -52,9 +52,9 @@ struct range_job {
  * one after the other, c1/s1 the row tables at [a * np + k].
  */
 WIDE_CLONES static void add_block4(double *restrict acc, const double *restrict c0,
-				   const double *restrict s0, const double *restrict c1,
-				   const double *restrict s1, size_t np, const double *sA,
-				   const double *cA)
+                                   const double *restrict s0, const double *restrict c1,
+                                   const double *restrict s1, size_t np, const double *sA,
+                                   const double *cA)
 {
 	for (size_t a = 0; a < OUTER; a++) {
 		double s[4], c[4];
@@ -74,7 +74,7 @@ WIDE_CLONES static void add_block4(double *restrict acc, const double *restrict 
 }
 
 static void add_row(double *restrict acc, const double *restrict c0, const double *restrict s0,
-		    double s, double c, size_t len)
+                    double s, double c, size_t len)
 {
 	for (size_t b = 0; b < len; b++) {
 		double t = s * c0[b] + c * s0[b];
@@ -95,7 +95,7 @@ static void range_block(const struct range_job *j, double D0, size_t len, double
 			for (size_t k = 0; k < 4; k++)
 				pe_toeplitz_half_sincos(j->tz, i + k, D0, &sA[k], &cA[k]);
 			add_block4(acc, j->c0 + i * INNER, j->s0 + i * INNER, j->c1 + i, j->s1 + i,
-				   np, sA, cA);
+			           np, sA, cA);
 		}
 	}
 	for (; i < np; i++) {
@@ -130,7 +130,7 @@ static enum pe_status range_chunk(void *ctx, size_t begin, size_t end)
 }
 
 enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size_t count,
-				 double *out)
+                                 double *out)
 {
 	if (count == 0)
 		return PE_OK;
@@ -152,7 +152,7 @@ enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size
 			pe_toeplitz_half_sincos(tz, i, (double)b, &s0[i * in + b], &c0[i * in + b]);
 		for (size_t a = 0; a < out_rows; a++)
 			pe_toeplitz_half_sincos(tz, i, (double)(a * in), &s1[a * np + i],
-						&c1[a * np + i]);
+			                        &c1[a * np + i]);
 	}
 	struct range_job job = {tz, lo, count, in, out_rows, c0, s0, c1, s1, out};
 	size_t B = in * out_rows;

@@ -23,8 +23,8 @@
 #define WIDE_CLONES
 #endif
 
-#define STEP 64
-#define SPAN (STEP * STEP)
+#define STEP  64
+#define SPAN  (STEP * STEP)
 #define LANES 8
 /* Below this many positions the tables (2 STEP sincos per pair) cost more
  * than they save: every position takes exact sincos. */
@@ -43,9 +43,9 @@ struct sums_job {
  * by (c0, s0): LANES partial sums, as the loop vectorises across pairs.
  */
 WIDE_CLONES static void turn_sum(size_t np, const double *restrict sA, const double *restrict cA,
-				 const double *restrict c1, const double *restrict s1,
-				 const double *restrict c0, const double *restrict s0, double *ss,
-				 double *cs)
+                                 const double *restrict c1, const double *restrict s1,
+                                 const double *restrict c0, const double *restrict s0, double *ss,
+                                 double *cs)
 {
 	double as[LANES] = {0}, ac[LANES] = {0};
 	size_t i = 0;
@@ -101,7 +101,7 @@ static enum pe_status sums_chunk(void *ctx, size_t begin, size_t end)
 		}
 		size_t a = r / STEP, b = r % STEP;
 		turn_sum(np, sA, cA, j->c1 + a * np, j->s1 + a * np, j->c0 + b * np, j->s0 + b * np,
-			 &j->ssum[k], &j->csum[k]);
+		         &j->ssum[k], &j->csum[k]);
 	}
 	free(sA);
 	return PE_OK;
@@ -125,7 +125,7 @@ static enum pe_status direct_chunk(void *ctx, size_t begin, size_t end)
 }
 
 enum pe_status pe_toeplitz_sums(const struct pe_toeplitz *tz, const uint64_t *pos, size_t count,
-				double *ssum, double *csum)
+                                double *ssum, double *csum)
 {
 	struct sums_job job = {tz, pos, NULL, NULL, NULL, NULL, ssum, csum};
 	size_t np = tz->npairs;
@@ -137,9 +137,10 @@ enum pe_status pe_toeplitz_sums(const struct pe_toeplitz *tz, const uint64_t *po
 	double *c0 = tab, *s0 = c0 + STEP * np, *c1 = s0 + STEP * np, *s1 = c1 + STEP * np;
 	for (size_t t = 0; t < STEP; t++) {
 		for (size_t i = 0; i < np; i++) {
-			pe_toeplitz_half_sincos(tz, i, 2.0 * (double)t, &s0[t * np + i], &c0[t * np + i]);
+			pe_toeplitz_half_sincos(tz, i, 2.0 * (double)t, &s0[t * np + i],
+			                        &c0[t * np + i]);
 			pe_toeplitz_half_sincos(tz, i, 2.0 * (double)(t * STEP), &s1[t * np + i],
-						&c1[t * np + i]);
+			                        &c1[t * np + i]);
 		}
 	}
 	job.c0 = c0;

@@ -25,7 +25,7 @@
 #define BLOCK_BYTES (512u * 1024u)
 /* Below this many cells threads cost more than they save. */
 #define PARALLEL_MIN_CELLS 65536u
-#define MAX_THREADS 16
+#define MAX_THREADS        16
 
 /* Coordinates print as numbers (whole ones without exponent or point) or as their labels. */
 static size_t format_coord(const struct pe_axis *a, size_t i, char *buf, size_t cap)
@@ -94,7 +94,7 @@ struct text {
  * its own size.
  */
 static enum pe_status format_cells(struct text *t, const struct pe_matrix *m,
-				   const struct pe_axis *rows, size_t k0, size_t k1)
+                                   const struct pe_axis *rows, size_t k0, size_t k1)
 {
 	const size_t cols = m->cols;
 	size_t i = k0 / cols, j = k0 % cols;
@@ -102,7 +102,8 @@ static enum pe_status format_cells(struct text *t, const struct pe_matrix *m,
 	for (size_t k = k0; k < k1;) {
 		size_t jend = cols - j < k1 - k ? cols : j + (k1 - k);
 		/* +2: the newline, and the NUL pe_csv_format writes after its text. */
-		size_t need = t->len + (j == 0 ? row_cell_max(rows, i) : 0) + (jend - j) * CELL_MAX + 2;
+		size_t need =
+		        t->len + (j == 0 ? row_cell_max(rows, i) : 0) + (jend - j) * CELL_MAX + 2;
 		if (need > t->cap) {
 			size_t cap = t->cap * 2 > need ? t->cap * 2 : need;
 			char *buf = realloc(t->buf, cap);
@@ -139,7 +140,7 @@ static void block_cells(size_t b, size_t block_cells, size_t total, size_t *k0, 
 
 struct slot {
 	struct text text;
-	size_t block;          /* the block whose text is ready, if ready */
+	size_t block; /* the block whose text is ready, if ready */
 	int ready;
 	enum pe_status status; /* of formatting that block */
 };
@@ -277,7 +278,7 @@ static enum pe_status write_serial(const struct job *job, FILE *f)
 }
 
 enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
-			    const struct pe_axis *cols)
+                            const struct pe_axis *cols)
 {
 	char cell[512];
 	if (put_cell(f, rows->name ? rows->name : "") != 0)

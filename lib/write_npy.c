@@ -74,19 +74,19 @@ static int write_le32(FILE *f, const double *data, size_t count)
 }
 
 enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
-			    enum pe_dtype dtype)
+                            enum pe_dtype dtype)
 {
 	if (ndim > 8)
 		return PE_EINVAL;
 	char dict[512];
 	size_t len = 0;
 	len += (size_t)snprintf(dict + len, sizeof(dict) - len,
-				"{'descr': '%s', 'fortran_order': False, 'shape': (",
-				dtype == PE_DTYPE_F32 ? "<f4" : "<f8");
+	                        "{'descr': '%s', 'fortran_order': False, 'shape': (",
+	                        dtype == PE_DTYPE_F32 ? "<f4" : "<f8");
 	size_t count = 1;
 	for (size_t i = 0; i < ndim; i++) {
-		len += (size_t)snprintf(dict + len, sizeof(dict) - len, "%s%zu",
-					i ? ", " : "", shape[i]);
+		len += (size_t)snprintf(dict + len, sizeof(dict) - len, "%s%zu", i ? ", " : "",
+		                        shape[i]);
 		count *= shape[i];
 	}
 	len += (size_t)snprintf(dict + len, sizeof(dict) - len, "%s), }", ndim == 1 ? "," : "");

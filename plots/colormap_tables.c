@@ -24,6 +24,9 @@
  */
 #include "colormap_tables.h"
 
+/* Generated data: one row per line, as written. */
+/* clang-format off */
+
 const double pe_cmap_viridis[256][3] = {
 	{0.267004, 0.004874, 0.329415},
 	{0.268510, 0.009605, 0.335427},

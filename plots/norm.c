@@ -49,7 +49,7 @@ struct pe_norm pe_norm_symmetric(struct pe_norm n)
 }
 
 enum pe_status pe_norm_override(struct pe_norm *n, const double *vmin, const double *vmax,
-				bool symmetric)
+                                bool symmetric)
 {
 	if ((vmin && !isfinite(*vmin)) || (vmax && !isfinite(*vmax)))
 		return PE_EINVAL;

@@ -56,15 +56,15 @@ enum pe_status png_util_check(const struct pe_png_options *opt, struct pe_png_op
 }
 
 void png_util_apply(png_structp png, png_infop info, const struct pe_png_options *o, int level,
-		    enum pe_png_filter filter)
+                    enum pe_png_filter filter)
 {
 	static const int masks[] = {
-		[PE_PNG_FILTER_NONE] = PNG_FILTER_NONE,
-		[PE_PNG_FILTER_SUB] = PNG_FILTER_SUB,
-		[PE_PNG_FILTER_UP] = PNG_FILTER_UP,
-		[PE_PNG_FILTER_AVG] = PNG_FILTER_AVG,
-		[PE_PNG_FILTER_PAETH] = PNG_FILTER_PAETH,
-		[PE_PNG_FILTER_ADAPTIVE] = PNG_ALL_FILTERS,
+	        [PE_PNG_FILTER_NONE] = PNG_FILTER_NONE,
+	        [PE_PNG_FILTER_SUB] = PNG_FILTER_SUB,
+	        [PE_PNG_FILTER_UP] = PNG_FILTER_UP,
+	        [PE_PNG_FILTER_AVG] = PNG_FILTER_AVG,
+	        [PE_PNG_FILTER_PAETH] = PNG_FILTER_PAETH,
+	        [PE_PNG_FILTER_ADAPTIVE] = PNG_ALL_FILTERS,
 	};
 	enum pe_png_filter fl = o->filter == PE_PNG_FILTER_AUTO ? filter : o->filter;
 	png_set_compression_level(png, o->level < 0 ? level : o->level);

@@ -42,7 +42,7 @@ enum pe_status png_util_check(const struct pe_png_options *opt, struct pe_png_op
  * (may longjmp); -1 / AUTO in @o take @level / @filter
  */
 void png_util_apply(png_structp png, png_infop info, const struct pe_png_options *o, int level,
-		    enum pe_png_filter filter);
+                    enum pe_png_filter filter);
 
 /*
  * png_util_finish() - flush @f after png_write_end()

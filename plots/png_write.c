@@ -21,7 +21,7 @@
 
 #include "png_util.h"
 
-#define FIGURE_LEVEL 6
+#define FIGURE_LEVEL  6
 #define FIGURE_FILTER PE_PNG_FILTER_NONE
 
 struct surface_job {
@@ -74,11 +74,11 @@ static void convert_row(const struct surface_job *j, int y)
 }
 
 static void write_image(png_structp png, png_infop info, const struct surface_job *j,
-			const struct pe_png_options *o)
+                        const struct pe_png_options *o)
 {
 	png_set_IHDR(png, info, (png_uint_32)j->width, (png_uint_32)j->height, 8,
-		     j->rgba ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
-		     PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+	             j->rgba ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+	             PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
 	png_util_apply(png, info, o, FIGURE_LEVEL, FIGURE_FILTER);
 	png_write_info(png, info);
 	for (int y = 0; y < j->height; y++) {
@@ -89,7 +89,7 @@ static void write_image(png_structp png, png_infop info, const struct surface_jo
 }
 
 enum pe_status pe_png_write_surface(FILE *f, cairo_surface_t *surface,
-				    const struct pe_png_options *opt)
+                                    const struct pe_png_options *opt)
 {
 	struct pe_png_options o;
 	enum pe_status st = png_util_check(opt, &o);
@@ -104,10 +104,10 @@ enum pe_status pe_png_write_surface(FILE *f, cairo_surface_t *surface,
 	cairo_surface_flush(surface);
 
 	struct surface_job j = {
-		.data = cairo_image_surface_get_data(surface),
-		.width = cairo_image_surface_get_width(surface),
-		.height = cairo_image_surface_get_height(surface),
-		.stride = cairo_image_surface_get_stride(surface),
+	        .data = cairo_image_surface_get_data(surface),
+	        .width = cairo_image_surface_get_width(surface),
+	        .height = cairo_image_surface_get_height(surface),
+	        .stride = cairo_image_surface_get_stride(surface),
 	};
 	if (!j.data || j.width <= 0 || j.height <= 0)
 		return PE_EINVAL;

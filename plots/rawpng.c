@@ -213,7 +213,7 @@ static void stop_producer(struct raw_job *j)
 
 /* May longjmp out of libpng; returns early with j->status set otherwise. */
 static void write_image(png_structp png, png_infop info, struct raw_job *j,
-			const struct pe_colormap *cm, const struct pe_png_options *o)
+                        const struct pe_colormap *cm, const struct pe_png_options *o)
 {
 	unsigned char pal8[PE_COLORMAP_SIZE][3];
 	png_color plte[PE_COLORMAP_SIZE];
@@ -224,8 +224,8 @@ static void write_image(png_structp png, png_infop info, struct raw_job *j,
 	/* libpng refuses images wider or taller than 10^6 unless told. */
 	png_set_user_limits(png, 0x7fffffffu, 0x7fffffffu);
 	png_set_IHDR(png, info, (png_uint_32)j->cols, (png_uint_32)j->rows, 8,
-		     PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
-		     PNG_FILTER_TYPE_BASE);
+	             PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE,
+	             PNG_FILTER_TYPE_BASE);
 	png_set_PLTE(png, info, plte, PE_COLORMAP_SIZE);
 	if (j->cols <= RAW_WINDOW_COLS)
 		png_util_apply(png, info, o, 6, PE_PNG_FILTER_NONE);
@@ -251,8 +251,8 @@ static void write_image(png_structp png, png_infop info, struct raw_job *j,
 }
 
 enum pe_status pe_rawpng_write(FILE *f, size_t rows, size_t cols, pe_row_fn rows_fn, void *ctx,
-			       const struct pe_colormap *cm, const struct pe_norm *norm,
-			       const struct pe_png_options *opt)
+                               const struct pe_colormap *cm, const struct pe_norm *norm,
+                               const struct pe_png_options *opt)
 {
 	struct pe_png_options o;
 	enum pe_status st = png_util_check(opt, &o);

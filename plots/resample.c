@@ -22,7 +22,7 @@ struct pe_resampler {
 	size_t rows, cols, out_rows, out_cols;
 	size_t next_row;
 	struct axis x, y;
-	double *hsum, *hw; /* the current input row reduced to out_cols cells */
+	double *hsum, *hw;  /* the current input row reduced to out_cols cells */
 	double *sum, *wsum; /* out_rows * out_cols running weighted sums */
 };
 
@@ -74,7 +74,7 @@ static enum pe_status axis_build(struct axis *a, size_t in, size_t out)
 }
 
 enum pe_status pe_resampler_create(size_t rows, size_t cols, size_t out_rows, size_t out_cols,
-				   struct pe_resampler **out)
+                                   struct pe_resampler **out)
 {
 	if (rows == 0 || cols == 0 || out_rows == 0 || out_cols == 0)
 		return PE_EINVAL;
@@ -90,8 +90,8 @@ enum pe_status pe_resampler_create(size_t rows, size_t cols, size_t out_rows, si
 	struct pe_resampler *r = calloc(1, sizeof(*r));
 	if (!r)
 		return PE_ENOMEM;
-	*r = (struct pe_resampler){.rows = rows, .cols = cols, .out_rows = out_rows,
-				   .out_cols = out_cols};
+	*r = (struct pe_resampler){
+	        .rows = rows, .cols = cols, .out_rows = out_rows, .out_cols = out_cols};
 	enum pe_status st = axis_build(&r->x, cols, out_cols);
 	if (st == PE_OK)
 		st = axis_build(&r->y, rows, out_rows);
@@ -166,8 +166,8 @@ void pe_resampler_destroy(struct pe_resampler *r)
 	free(r);
 }
 
-enum pe_status pe_resample_rows(size_t rows, size_t cols, pe_row_fn fn, void *ctx,
-				size_t out_rows, size_t out_cols, struct pe_matrix **out)
+enum pe_status pe_resample_rows(size_t rows, size_t cols, pe_row_fn fn, void *ctx, size_t out_rows,
+                                size_t out_cols, struct pe_matrix **out)
 {
 	struct pe_resampler *r;
 	enum pe_status st = pe_resampler_create(rows, cols, out_rows, out_cols, &r);
@@ -189,7 +189,7 @@ enum pe_status pe_resample_rows(size_t rows, size_t cols, pe_row_fn fn, void *ct
 }
 
 enum pe_status pe_resample(const struct pe_matrix *in, size_t out_rows, size_t out_cols,
-			   struct pe_matrix **out)
+                           struct pe_matrix **out)
 {
 	struct pe_resampler *r;
 	enum pe_status st = pe_resampler_create(in->rows, in->cols, out_rows, out_cols, &r);

@@ -12,13 +12,13 @@
 #include <math.h>
 
 static inline void near_check(double a, double e, double tol, int relative, const char *expr,
-			      const char *file, int line)
+                              const char *file, int line)
 {
 	double bound = relative ? tol * fmax(fabs(e), 1e-300) : tol;
 	if (fabs(a - e) <= bound)
 		return;
 	print_error("%s = %.17g, expected %.17g within %g%s\n", expr, a, e, tol,
-		    relative ? " relative" : "");
+	            relative ? " relative" : "");
 	_fail(file, line);
 }
 

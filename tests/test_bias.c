@@ -86,7 +86,7 @@ static void slopes_closed_form_and_mpt(void **state)
 			c *= 2;
 		for (unsigned k = 0; k < n; k++) {
 			double e = k < c ? exp2(-8.0 * (k + 1) / c)
-					 : exp2(-8.0 * (2 * (k - c) + 1) / (2.0 * c));
+			                 : exp2(-8.0 * (2 * (k - c) + 1) / (2.0 * c));
 			assert_rel(s[k], e, 1e-13);
 		}
 		/* MPT: 2^(-8k/n2), k = 1..n2; unless n2 == n reordered [1::2] + [::2], first n */
@@ -107,9 +107,9 @@ static void bias_tensors_match_4b(void **state)
 {
 	(void)state;
 	const double paper[4][4] = {{0, -INFINITY, -INFINITY, -INFINITY},
-				    {-0.5, 0, -INFINITY, -INFINITY},
-				    {-1, -0.5, 0, -INFINITY},
-				    {-1.5, -1, -0.5, 0}};
+	                            {-0.5, 0, -INFINITY, -INFINITY},
+	                            {-1, -0.5, 0, -INFINITY},
+	                            {-1.5, -1, -0.5, 0}};
 	struct pe_scheme *s = parse("alibi");
 	struct pe_matrix *m = NULL;
 	assert_int_equal(pe_alibi_bias(s, 4, &m), PE_OK);
@@ -155,18 +155,18 @@ static unsigned bucket(int64_t rel, int bidirectional)
 static void t5_table_5(void **state)
 {
 	(void)state;
-	const int64_t rel[] = {-1000, -200, -128, -127, -100, -64, -45, -32, -23, -16, -15, -12,
-			       -11,   -9,   -8,   -7,   -1,   0,   1,   7,   8,   11,  12,  15,
-			       16,    32,   64,   127,  128,  200, 1000, 1000000};
-	const unsigned bidir[] = {15, 15, 15, 15, 15, 14, 12, 12, 11, 10, 9,  9,  8,  8,  8, 7,
-				  1,  0,  17, 23, 24, 24, 25, 25, 26, 28, 30, 31, 31, 31, 31, 31};
+	const int64_t rel[] = {-1000, -200, -128, -127, -100, -64, -45, -32, -23,  -16,    -15,
+	                       -12,   -11,  -9,   -8,   -7,   -1,  0,   1,   7,    8,      11,
+	                       12,    15,   16,   32,   64,   127, 128, 200, 1000, 1000000};
+	const unsigned bidir[] = {15, 15, 15, 15, 15, 14, 12, 12, 11, 10, 9,  9,  8,  8,  8,  7,
+	                          1,  0,  17, 23, 24, 24, 25, 25, 26, 28, 30, 31, 31, 31, 31, 31};
 	const unsigned causal[] = {31, 31, 31, 31, 30, 26, 23, 21, 18, 16, 15, 12, 11, 9, 8, 7,
-				   1,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0, 0};
+	                           1,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 0, 0};
 	for (size_t k = 0; k < sizeof(rel) / sizeof(rel[0]); k++) {
 		if (bucket(rel[k], 1) != bidir[k] || bucket(rel[k], 0) != causal[k]) {
 			print_error("rel %lld: bidirectional %u (want %u), causal %u (want %u)\n",
-				    (long long)rel[k], bucket(rel[k], 1), bidir[k],
-				    bucket(rel[k], 0), causal[k]);
+			            (long long)rel[k], bucket(rel[k], 1), bidir[k],
+			            bucket(rel[k], 0), causal[k]);
 			fail();
 		}
 	}
@@ -205,8 +205,8 @@ static void t5_bucket_map(void **state)
 	assert_int_equal(m->rows, 200);
 	assert_int_equal(m->cols, 200);
 	/* row = query, column = key, rel = key - query */
-	assert_true(m->data[0 * 200 + 1] == 17);   /* rel 1 */
-	assert_true(m->data[1 * 200 + 0] == 1);    /* rel -1 */
+	assert_true(m->data[0 * 200 + 1] == 17);    /* rel 1 */
+	assert_true(m->data[1 * 200 + 0] == 1);     /* rel -1 */
 	assert_true(m->data[100 * 200 + 36] == 14); /* rel -64 */
 	assert_true(m->data[0 * 200 + 199] == 31);
 	assert_true(m->data[199 * 200 + 0] == 15);
@@ -250,13 +250,13 @@ static void refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(slopes_match_4a),
-		cmocka_unit_test(slopes_closed_form_and_mpt),
-		cmocka_unit_test(bias_tensors_match_4b),
-		cmocka_unit_test(t5_table_5),
-		cmocka_unit_test(t5_thresholds),
-		cmocka_unit_test(t5_bucket_map),
-		cmocka_unit_test(refusals),
+	        cmocka_unit_test(slopes_match_4a),
+	        cmocka_unit_test(slopes_closed_form_and_mpt),
+	        cmocka_unit_test(bias_tensors_match_4b),
+	        cmocka_unit_test(t5_table_5),
+	        cmocka_unit_test(t5_thresholds),
+	        cmocka_unit_test(t5_bucket_map),
+	        cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests_name("bias", tests, NULL, NULL);
 }

@@ -22,7 +22,7 @@ static struct pe_scheme *scheme(const char *spec)
 
 /* Mean of the finite cells of head h over the block (bi, bj), by brute force. */
 static double brute(const struct pe_matrix *full, size_t n, size_t h, size_t g, size_t bi,
-		    size_t bj)
+                    size_t bj)
 {
 	size_t a0 = bi * n / g, a1 = (bi + 1) * n / g, b0 = bj * n / g, b1 = (bj + 1) * n / g;
 	double sum = 0, count = 0;
@@ -42,8 +42,8 @@ static void check(const char *spec, size_t n, size_t g)
 	struct pe_scheme *s = scheme(spec);
 	struct pe_matrix *full = NULL, *grid = NULL;
 	assert_int_equal(s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &full)
-						    : pe_t5_bucket_map(s, n, &full),
-			 PE_OK);
+	                                            : pe_t5_bucket_map(s, n, &full),
+	                 PE_OK);
 	assert_int_equal(bias_grid(s, n, g, &grid), PE_OK);
 	size_t heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
 	assert_int_equal(grid->rows, heads * g);
@@ -56,11 +56,12 @@ static void check(const char *spec, size_t n, size_t g)
 				if (isnan(want)) {
 					if (!isnan(got))
 						fail_msg("%s n=%zu g=%zu h=%zu (%zu,%zu): %g, want "
-							 "NaN",
-							 spec, n, g, h, bi, bj, got);
+						         "NaN",
+						         spec, n, g, h, bi, bj, got);
 				} else if (!(fabs(got - want) <= 1e-9 * (1 + fabs(want)))) {
-					fail_msg("%s n=%zu g=%zu h=%zu (%zu,%zu): %.17g, want %.17g",
-						 spec, n, g, h, bi, bj, got, want);
+					fail_msg(
+					        "%s n=%zu g=%zu h=%zu (%zu,%zu): %.17g, want %.17g",
+					        spec, n, g, h, bi, bj, got, want);
 				}
 			}
 	pe_matrix_destroy(full);
@@ -105,9 +106,9 @@ static void bad_sizes_are_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(alibi_blocks_are_the_means),
-		cmocka_unit_test(t5_blocks_are_the_means),
-		cmocka_unit_test(bad_sizes_are_refused),
+	        cmocka_unit_test(alibi_blocks_are_the_means),
+	        cmocka_unit_test(t5_blocks_are_the_means),
+	        cmocka_unit_test(bad_sizes_are_refused),
 	};
 	return cmocka_run_group_tests_name("bias_grid", tests, NULL, NULL);
 }

@@ -31,16 +31,26 @@ static void listed_maps_match_matplotlib(void **state)
 		const char *name;
 		double rgb[3][3]; /* entries 0, 128, 255 */
 	} ref[] = {
-		{"viridis", {{0.267004, 0.004874, 0.329415}, {0.127568, 0.566949, 0.550556},
-			     {0.993248, 0.906157, 0.143936}}},
-		{"magma", {{0.001462, 0.000466, 0.013866}, {0.716387, 0.214982, 0.475290},
-			   {0.987053, 0.991438, 0.749504}}},
-		{"inferno", {{0.001462, 0.000466, 0.013866}, {0.735683, 0.215906, 0.330245},
-			     {0.988362, 0.998364, 0.644924}}},
-		{"plasma", {{0.050383, 0.029803, 0.527975}, {0.798216, 0.280197, 0.469538},
-			    {0.940015, 0.975158, 0.131326}}},
-		{"cividis", {{0.000000, 0.135112, 0.304751}, {0.488697, 0.485318, 0.471008},
-			     {0.995737, 0.909344, 0.217772}}},
+	        {"viridis",
+	         {{0.267004, 0.004874, 0.329415},
+	          {0.127568, 0.566949, 0.550556},
+	          {0.993248, 0.906157, 0.143936}}},
+	        {"magma",
+	         {{0.001462, 0.000466, 0.013866},
+	          {0.716387, 0.214982, 0.475290},
+	          {0.987053, 0.991438, 0.749504}}},
+	        {"inferno",
+	         {{0.001462, 0.000466, 0.013866},
+	          {0.735683, 0.215906, 0.330245},
+	          {0.988362, 0.998364, 0.644924}}},
+	        {"plasma",
+	         {{0.050383, 0.029803, 0.527975},
+	          {0.798216, 0.280197, 0.469538},
+	          {0.940015, 0.975158, 0.131326}}},
+	        {"cividis",
+	         {{0.000000, 0.135112, 0.304751},
+	          {0.488697, 0.485318, 0.471008},
+	          {0.995737, 0.909344, 0.217772}}},
 	};
 	static const size_t at[3] = {0, 128, 255};
 	for (size_t m = 0; m < sizeof(ref) / sizeof(ref[0]); m++) {
@@ -67,7 +77,7 @@ static void rdbu_interpolates_colorbrewer_anchors(void **state)
 	 * #fddbc7 (253,219,199) to #f7f7f7 (247,247,247). */
 	double t = 127.0 / 255.0 * 10.0 - 4.0;
 	assert_rgb(pe_colormap_entry(cm, 127), (253 + (247 - 253) * t) / 255.0,
-		   (219 + (247 - 219) * t) / 255.0, (199 + (247 - 199) * t) / 255.0, 1e-8);
+	           (219 + (247 - 219) * t) / 255.0, (199 + (247 - 199) * t) / 255.0, 1e-8);
 	/* Entry 51 is exactly on anchor 2 (51/255*10 = 2): #d6604d. */
 	assert_rgb(pe_colormap_entry(cm, 51), 214 / 255.0, 96 / 255.0, 77 / 255.0, 1e-8);
 
@@ -113,7 +123,7 @@ static void reversed_maps_mirror_their_base(void **state)
 	}
 	/* viridis_r starts where viridis ends. */
 	assert_rgb(pe_colormap_entry(pe_colormap_find("viridis_r"), 0), 0.993248, 0.906157,
-		   0.143936, 0.0);
+	           0.143936, 0.0);
 }
 
 static void names_and_lookup_by_name(void **state)
@@ -180,13 +190,13 @@ static void lookup_bad_under_over(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(listed_maps_match_matplotlib),
-		cmocka_unit_test(rdbu_interpolates_colorbrewer_anchors),
-		cmocka_unit_test(gray_is_linear),
-		cmocka_unit_test(reversed_maps_mirror_their_base),
-		cmocka_unit_test(names_and_lookup_by_name),
-		cmocka_unit_test(index_follows_matplotlib),
-		cmocka_unit_test(lookup_bad_under_over),
+	        cmocka_unit_test(listed_maps_match_matplotlib),
+	        cmocka_unit_test(rdbu_interpolates_colorbrewer_anchors),
+	        cmocka_unit_test(gray_is_linear),
+	        cmocka_unit_test(reversed_maps_mirror_their_base),
+	        cmocka_unit_test(names_and_lookup_by_name),
+	        cmocka_unit_test(index_follows_matplotlib),
+	        cmocka_unit_test(lookup_bad_under_over),
 	};
 	return cmocka_run_group_tests_name("colormap", tests, NULL, NULL);
 }

@@ -33,7 +33,7 @@ static struct pe_scheme *parse(const char *spec)
 
 /* The curve of spec at width d over positions first..first+n-1. */
 static double *curve(const char *spec, size_t d, uint64_t first, size_t n, enum pe_view view,
-		     enum pe_decay_kind kind, size_t K)
+                     enum pe_decay_kind kind, size_t K)
 {
 	struct pe_scheme *s = parse(spec);
 	struct pe_vectors v = {s, NULL, d, view, first, n};
@@ -64,7 +64,7 @@ static void sinusoidal_matches_6b(void **state)
 	for (int s = 0; s < 2; s++) {
 		for (int f = 0; f < 3; f++) {
 			double *c = curve(specs[s], 128, firsts[f], 101, PE_VIEW_DEFAULT,
-					  PE_DECAY_DOT, 100);
+			                  PE_DECAY_DOT, 100);
 			for (int i = 0; i < 6; i++)
 				assert_near(c[ks[i]], ref[i], 5e-7);
 			free(c);
@@ -96,7 +96,7 @@ static void roformer_bound_matches_6a(void **state)
 	(void)state;
 	const size_t k128[] = {0, 1, 2, 5, 10, 20, 50, 100, 200, 250};
 	const double v128[] = {32.5,    31.5382, 28.9560, 20.8454, 17.9541,
-			       15.2424, 12.6295, 10.2273, 7.2448,  6.5482};
+	                       15.2424, 12.6295, 10.2273, 7.2448,  6.5482};
 	double *b = curve("rope", 128, 0, 251, PE_VIEW_DEFAULT, PE_DECAY_BOUND, 250);
 	for (int i = 0; i < 10; i++)
 		assert_near(b[k128[i]], v128[i], 5e-5);
@@ -131,25 +131,25 @@ static void closed_forms_equal_brute_force(void **state)
 		uint64_t first;
 		size_t n;
 	} cases[] = {
-		{"sinusoidal", 5, 3, 20},         /* lone sine: depends on m */
-		{"sinusoidal:layout=blocks", 7, 0, 33},
-		{"sinusoidal:start=2", 9, 1000, 17},
-		{"sinusoidal:base=10", 3, 0, 2},
-		{"sinusoidal:freq=t2t", 7, 11, 25}, /* zero column */
-		{"sinusoidal:freq=t2t,layout=blocks", 8, 0, 30},
-		{"rope:layout=half,rotary=0.6", 10, 7, 40},
-		{"rope:scaling=yarn,factor=4,original=16", 16, 0, 50},
-		{"rope:scaling=longrope,factor=8,original=16,long-factor=1/2/3,short-factor=1/1/1",
-		 6, 0, 20},
+	        {"sinusoidal", 5, 3, 20}, /* lone sine: depends on m */
+	        {"sinusoidal:layout=blocks", 7, 0, 33},
+	        {"sinusoidal:start=2", 9, 1000, 17},
+	        {"sinusoidal:base=10", 3, 0, 2},
+	        {"sinusoidal:freq=t2t", 7, 11, 25}, /* zero column */
+	        {"sinusoidal:freq=t2t,layout=blocks", 8, 0, 30},
+	        {"rope:layout=half,rotary=0.6", 10, 7, 40},
+	        {"rope:scaling=yarn,factor=4,original=16", 16, 0, 50},
+	        {"rope:scaling=longrope,factor=8,original=16,long-factor=1/2/3,short-factor=1/1/1",
+	         6, 0, 20},
 	};
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct pe_scheme *s = parse(cases[c].spec);
 		struct pe_matrix *e = NULL;
-		assert_int_equal(pe_encode(s, cases[c].d, cases[c].first, cases[c].n,
-					   PE_VIEW_DEFAULT, &e),
-				 PE_OK);
-		struct pe_vectors v = {s, NULL, cases[c].d, PE_VIEW_DEFAULT, cases[c].first,
-				       cases[c].n};
+		assert_int_equal(
+		        pe_encode(s, cases[c].d, cases[c].first, cases[c].n, PE_VIEW_DEFAULT, &e),
+		        PE_OK);
+		struct pe_vectors v = {s,         NULL, cases[c].d, PE_VIEW_DEFAULT, cases[c].first,
+		                       cases[c].n};
 		size_t K = cases[c].n - 1;
 		double *out = malloc((K + 1) * sizeof(*out));
 		assert_int_equal(pe_decay_curve(&v, PE_DECAY_DOT, K, out), PE_OK);
@@ -244,13 +244,13 @@ static void refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sinusoidal_matches_6b),
-		cmocka_unit_test(rope_all_ones_matches_6c_and_is_twice_sinusoidal),
-		cmocka_unit_test(roformer_bound_matches_6a),
-		cmocka_unit_test(closed_forms_equal_brute_force),
-		cmocka_unit_test(lone_sine_depends_on_the_range),
-		cmocka_unit_test(general_mean_over_pairs),
-		cmocka_unit_test(refusals),
+	        cmocka_unit_test(sinusoidal_matches_6b),
+	        cmocka_unit_test(rope_all_ones_matches_6c_and_is_twice_sinusoidal),
+	        cmocka_unit_test(roformer_bound_matches_6a),
+	        cmocka_unit_test(closed_forms_equal_brute_force),
+	        cmocka_unit_test(lone_sine_depends_on_the_range),
+	        cmocka_unit_test(general_mean_over_pairs),
+	        cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests_name("decay", tests, NULL, NULL);
 }

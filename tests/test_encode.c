@@ -22,7 +22,7 @@ static struct pe_scheme *scheme(const char *spec)
 }
 
 static struct pe_matrix *encode(const char *spec, size_t d, uint64_t first, size_t n,
-				enum pe_view view)
+                                enum pe_view view)
 {
 	struct pe_scheme *s = scheme(spec);
 	struct pe_matrix *m = NULL;
@@ -47,7 +47,7 @@ static void sinusoidal_paper_reference(void **state)
 	const double p0[] = {0, 1, 0, 1, 0, 1, 0, 1};
 	const double p1[] = {0.841471, 0.540302, 0.099833, 0.995004, 0.01, 0.99995, 0.001, 1.0};
 	const double p2[] = {0.909297, -0.416147, 0.198669, 0.980067,
-			     0.019999, 0.9998,    0.002,    0.999998};
+	                     0.019999, 0.9998,    0.002,    0.999998};
 	assert_row_near(pe_matrix_row(m, 0), p0, 8, 0);
 	assert_row_near(pe_matrix_row(m, 1), p1, 8, 5e-7);
 	assert_row_near(pe_matrix_row(m, 2), p2, 8, 5e-7);
@@ -61,11 +61,10 @@ static void sinusoidal_t2t_and_blocks_reference(void **state)
 {
 	(void)state;
 	/* [1c] t2t/fairseq d=8: w = [1, 0.046416, 0.0021544, 0.0001], blocks. */
-	struct pe_matrix *m = encode("sinusoidal:freq=t2t,layout=blocks", 8, 0, 2,
-				     PE_VIEW_DEFAULT);
+	struct pe_matrix *m = encode("sinusoidal:freq=t2t,layout=blocks", 8, 0, 2, PE_VIEW_DEFAULT);
 	const double p0[] = {0, 0, 0, 0, 1, 1, 1, 1};
 	const double p1[] = {0.841471, 0.046399, 0.002154, 0.0001,
-			     0.540302, 0.998923, 0.999998, 1.0};
+	                     0.540302, 0.998923, 0.999998, 1.0};
 	assert_row_near(pe_matrix_row(m, 0), p0, 8, 0);
 	assert_row_near(pe_matrix_row(m, 1), p1, 8, 5e-7);
 	/* The lowest t2t frequency is exactly 1/base: sin(1e-4). */
@@ -107,7 +106,7 @@ static void sinusoidal_rows_have_norm_sqrt_half_d(void **state)
 	(void)state;
 	/* sin^2 + cos^2 = 1 per pair: |row|^2 = d/2 for even d, any layout or start. */
 	const char *specs[] = {"sinusoidal", "sinusoidal:layout=blocks", "sinusoidal:freq=t2t",
-			       "sinusoidal:base=10,start=2"};
+	                       "sinusoidal:base=10,start=2"};
 	for (size_t k = 0; k < 4; k++) {
 		struct pe_matrix *m = encode(specs[k], 64, 1000, 50, PE_VIEW_DEFAULT);
 		for (size_t i = 0; i < m->rows; i++) {
@@ -124,10 +123,10 @@ static void sinusoidal_start_shifts_the_argument(void **state)
 {
 	(void)state;
 	/* fairseq numbers the first token 2: row 0 with start=2 is row 2 of the plain table. */
-	struct pe_matrix *a = encode("sinusoidal:freq=t2t,layout=blocks,start=2", 16, 0, 3,
-				     PE_VIEW_DEFAULT);
-	struct pe_matrix *b = encode("sinusoidal:freq=t2t,layout=blocks", 16, 2, 3,
-				     PE_VIEW_DEFAULT);
+	struct pe_matrix *a =
+	        encode("sinusoidal:freq=t2t,layout=blocks,start=2", 16, 0, 3, PE_VIEW_DEFAULT);
+	struct pe_matrix *b =
+	        encode("sinusoidal:freq=t2t,layout=blocks", 16, 2, 3, PE_VIEW_DEFAULT);
 	assert_memory_equal(a->data, b->data, 3 * 16 * sizeof(double));
 	pe_matrix_destroy(a);
 	pe_matrix_destroy(b);
@@ -154,7 +153,7 @@ static void large_positions_stay_exact(void **state)
 			double got = pe_matrix_row(m, r)[2 * k];
 			if (fabs(got - want) > tol)
 				fail_msg("p=%llu k=%zu: got %.17g want %.17g",
-					 (unsigned long long)(first + r), k, got, want);
+				         (unsigned long long)(first + r), k, got, want);
 		}
 	pe_matrix_destroy(m);
 	/*
@@ -174,7 +173,7 @@ static void large_positions_stay_exact(void **state)
 			double got = pe_matrix_row(m, r)[2 * i];
 			if (fabs(got - want) > far_tol)
 				fail_msg("rope p=2^40+%zu i=%zu: got %.17g want %.17g", r, i, got,
-					 want);
+				         want);
 		}
 	pe_scheme_destroy(s);
 	pe_matrix_destroy(m);
@@ -189,7 +188,7 @@ static void large_positions_stay_exact(void **state)
 
 /* Rotates x to position m from the cos and sin views, as HF and Meta code do. */
 static void rotate(const double *cosv, const double *sinv, const double *x, double *out, size_t d,
-		   int half)
+                   int half)
 {
 	for (size_t j = 0; j < d; j++) {
 		double partner;
@@ -207,9 +206,10 @@ static void rope_reference_rotation(void **state)
 	/* [2a] d=4, theta = [1, 0.01], x = [1, 2, 3, 4]. */
 	const double x[] = {1, 2, 3, 4};
 	const double want[2][2][4] = {
-		{{-1.142640, 1.922076, 2.959851, 4.029800}, {-1.984111, 1.959901, 2.462378, 4.019800}},
-		{{-2.234742, 0.077004, 2.919405, 4.059196},
-		 {-3.144039, 1.919605, -0.339143, 4.039197}},
+	        {{-1.142640, 1.922076, 2.959851, 4.029800},
+	         {-1.984111, 1.959901, 2.462378, 4.019800}},
+	        {{-2.234742, 0.077004, 2.919405, 4.059196},
+	         {-3.144039, 1.919605, -0.339143, 4.039197}},
 	};
 	for (int half = 0; half < 2; half++) {
 		const char *spec = half ? "rope:layout=half" : "rope";
@@ -235,7 +235,7 @@ static void rope_relative_property(void **state)
 	(void)state;
 	/* <R_m q, R_n k> = <R_{m+t} q, R_{n+t} k>, for both layouts and partial rotary. */
 	const char *specs[] = {"rope", "rope:layout=half", "rope:layout=half,rotary=0.5",
-			       "rope:base=500000"};
+	                       "rope:base=500000"};
 	double q[32], k[32];
 	for (int j = 0; j < 32; j++) {
 		q[j] = sin(1.0 + j * 0.7);
@@ -354,7 +354,7 @@ static void refusals(void **state)
 	assert_int_equal(pe_encode(s, 5, 0, 4, PE_VIEW_DEFAULT, &m), PE_ERANGE);
 	assert_null(m);
 	assert_int_equal(pe_encode(s, 4, (uint64_t)PE_POSITION_MAX, 2, PE_VIEW_DEFAULT, &m),
-			 PE_ERANGE);
+	                 PE_ERANGE);
 	assert_int_equal(pe_encode(s, SIZE_MAX / 2, 0, 4, PE_VIEW_DEFAULT, &m), PE_ETOOBIG);
 	pe_scheme_destroy(s);
 	s = scheme("sinusoidal");
@@ -374,9 +374,9 @@ static void window_rows_are_block_means(void **state)
 {
 	(void)state;
 	/* Against brute force: the mean of every row of each block. */
-	const char *specs[] = {"sinusoidal",	    "sinusoidal:layout=blocks,freq=t2t,start=2",
-			       "sinusoidal:base=10", "rope",
-			       "rope:layout=half,rotary=0.5,scaling=yarn"};
+	const char *specs[] = {"sinusoidal", "sinusoidal:layout=blocks,freq=t2t,start=2",
+	                       "sinusoidal:base=10", "rope",
+	                       "rope:layout=half,rotary=0.5,scaling=yarn"};
 	const enum pe_view views[] = {PE_VIEW_DEFAULT, PE_VIEW_ANGLE, PE_VIEW_COS, PE_VIEW_SIN};
 	const size_t widths[] = {7, 16};
 	for (size_t sp = 0; sp < 5; sp++)
@@ -390,10 +390,11 @@ static void window_rows_are_block_means(void **state)
 				}
 				struct pe_window w = {1000, 103, 10};
 				struct pe_matrix *full = NULL;
-				assert_int_equal(pe_encode(s, d, w.first, w.n, views[vw], &full), PE_OK);
+				assert_int_equal(pe_encode(s, d, w.first, w.n, views[vw], &full),
+				                 PE_OK);
 				double got[10 * 16];
 				assert_int_equal(pe_encode_window(s, d, &w, 0, 10, views[vw], got),
-						 PE_OK);
+				                 PE_OK);
 				for (size_t r = 0; r < 10; r++) {
 					/* 103 = 3 blocks of 11, then 7 of 10. */
 					size_t lo = r < 3 ? 11 * r : 33 + 10 * (r - 3);
@@ -404,10 +405,11 @@ static void window_rows_are_block_means(void **state)
 							mean += pe_matrix_row(full, p)[j];
 						mean /= (double)len;
 						if (fabs(got[r * d + j] - mean) > 1e-12)
-							fail_msg("%s view %zu d=%zu row %zu col %zu: "
-								 "%.15g vs %.15g",
-								 specs[sp], vw, d, r, j,
-								 got[r * d + j], mean);
+							fail_msg("%s view %zu d=%zu row %zu col "
+							         "%zu: "
+							         "%.15g vs %.15g",
+							         specs[sp], vw, d, r, j,
+							         got[r * d + j], mean);
 					}
 				}
 				pe_matrix_destroy(full);
@@ -442,20 +444,20 @@ static void vectors_from_a_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sinusoidal_paper_reference),
-		cmocka_unit_test(sinusoidal_t2t_and_blocks_reference),
-		cmocka_unit_test(sinusoidal_odd_width),
-		cmocka_unit_test(sinusoidal_rows_have_norm_sqrt_half_d),
-		cmocka_unit_test(sinusoidal_start_shifts_the_argument),
-		cmocka_unit_test(large_positions_stay_exact),
-		cmocka_unit_test(rope_reference_rotation),
-		cmocka_unit_test(rope_relative_property),
-		cmocka_unit_test(rope_partial_rotary_frequencies),
-		cmocka_unit_test(learned_is_reproducible_gaussian),
-		cmocka_unit_test(binary_bits),
-		cmocka_unit_test(refusals),
-		cmocka_unit_test(window_rows_are_block_means),
-		cmocka_unit_test(vectors_from_a_table),
+	        cmocka_unit_test(sinusoidal_paper_reference),
+	        cmocka_unit_test(sinusoidal_t2t_and_blocks_reference),
+	        cmocka_unit_test(sinusoidal_odd_width),
+	        cmocka_unit_test(sinusoidal_rows_have_norm_sqrt_half_d),
+	        cmocka_unit_test(sinusoidal_start_shifts_the_argument),
+	        cmocka_unit_test(large_positions_stay_exact),
+	        cmocka_unit_test(rope_reference_rotation),
+	        cmocka_unit_test(rope_relative_property),
+	        cmocka_unit_test(rope_partial_rotary_frequencies),
+	        cmocka_unit_test(learned_is_reproducible_gaussian),
+	        cmocka_unit_test(binary_bits),
+	        cmocka_unit_test(refusals),
+	        cmocka_unit_test(window_rows_are_block_means),
+	        cmocka_unit_test(vectors_from_a_table),
 	};
 	return cmocka_run_group_tests_name("encode", tests, NULL, NULL);
 }

@@ -43,9 +43,9 @@ static void rope_default_set(void **state)
 {
 	(void)state;
 	struct pe_freq_table *t = table("rope", 128, 0, 0);
-	const char *cols[] = {"theta", "wavelength", "linear_theta", "linear_ratio",
-			      "dynamic_theta", "dynamic_ratio", "yarn_theta", "yarn_ratio",
-			      "llama3_theta", "llama3_ratio"};
+	const char *cols[] = {"theta",         "wavelength",    "linear_theta", "linear_ratio",
+	                      "dynamic_theta", "dynamic_ratio", "yarn_theta",   "yarn_ratio",
+	                      "llama3_theta",  "llama3_ratio"};
 	assert_int_equal(t->values->rows, 64);
 	assert_int_equal(t->values->cols, 10);
 	assert_int_equal(t->n_variants, 4);
@@ -142,8 +142,7 @@ static void dynamic_at_a_length(void **state)
 static void yarn_qwen_and_training_length(void **state)
 {
 	(void)state;
-	struct pe_freq_table *t =
-		table("rope:base=1000000,scaling=yarn,original=32768", 128, 0, 0);
+	struct pe_freq_table *t = table("rope:base=1000000,scaling=yarn,original=32768", 128, 0, 0);
 	assert_true(t->variants[0].info.yarn_low == 23 && t->variants[0].info.yarn_high == 40);
 	assert_int_equal(t->critical_dim, 80); /* base 1e6, T 32768 */
 	assert_near(at(t, 1, 1), 7.7970, 5e-5);
@@ -159,10 +158,10 @@ static void longrope_attention_factor(void **state)
 {
 	(void)state;
 	const char *spec = "rope:scaling=longrope,factor=32,original=4096,"
-			   "long-factor=1/2/4/8,short-factor=1/1/2/2";
+	                   "long-factor=1/2/4/8,short-factor=1/1/2/2";
 	struct pe_freq_table *t = table(spec, 8, 0, 0);
 	assert_near(t->variants[0].info.attention_factor, 1.1902381, 5e-8); /* [3e] */
-	assert_rel(at(t, 3, 3), 0.5, 1e-15);                                 /* short */
+	assert_rel(at(t, 3, 3), 0.5, 1e-15);                                /* short */
 	pe_freq_table_destroy(t);
 	t = table(spec, 8, 131072, 0);
 	assert_rel(at(t, 3, 3), 0.125, 1e-15); /* long */
@@ -237,14 +236,14 @@ static void refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(rope_default_set),
-		cmocka_unit_test(llama3_for_llama_3_1),
-		cmocka_unit_test(dynamic_at_a_length),
-		cmocka_unit_test(yarn_qwen_and_training_length),
-		cmocka_unit_test(longrope_attention_factor),
-		cmocka_unit_test(sinusoidal_tables),
-		cmocka_unit_test(partial_rotary_uses_rotary_width),
-		cmocka_unit_test(refused),
+	        cmocka_unit_test(rope_default_set),
+	        cmocka_unit_test(llama3_for_llama_3_1),
+	        cmocka_unit_test(dynamic_at_a_length),
+	        cmocka_unit_test(yarn_qwen_and_training_length),
+	        cmocka_unit_test(longrope_attention_factor),
+	        cmocka_unit_test(sinusoidal_tables),
+	        cmocka_unit_test(partial_rotary_uses_rotary_width),
+	        cmocka_unit_test(refused),
 	};
 	return cmocka_run_group_tests_name("freqs", tests, NULL, NULL);
 }

@@ -122,11 +122,11 @@ static void degenerate_range_has_no_division_by_zero(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(limits_ignore_nan_and_inf),
-		cmocka_unit_test(symmetric_is_centred_on_zero),
-		cmocka_unit_test(overrides),
-		cmocka_unit_test(apply_maps_linearly),
-		cmocka_unit_test(degenerate_range_has_no_division_by_zero),
+	        cmocka_unit_test(limits_ignore_nan_and_inf),
+	        cmocka_unit_test(symmetric_is_centred_on_zero),
+	        cmocka_unit_test(overrides),
+	        cmocka_unit_test(apply_maps_linearly),
+	        cmocka_unit_test(degenerate_range_has_no_division_by_zero),
 	};
 	return cmocka_run_group_tests_name("norm", tests, NULL, NULL);
 }

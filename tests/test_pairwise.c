@@ -22,7 +22,7 @@
 
 #include "pairwise_internal.h"
 
-#define TOL 1e-12
+#define TOL   1e-12
 #define SQRT2 1.4142135623730950488
 
 static struct pe_scheme *parse(const char *spec)
@@ -73,7 +73,7 @@ static void ref_row(const struct ref *r, size_t d, double p, double *x)
 	size_t nsin = r->t2t ? h : (d + 1) / 2;
 	for (size_t k = 0; k < nsin; k++) {
 		double w = r->t2t ? exp(-(double)k * log(r->base) / (double)(h > 1 ? h - 1 : 1))
-				  : 1.0 / pow(r->base, (double)(2 * k) / (double)d);
+		                  : 1.0 / pow(r->base, (double)(2 * k) / (double)d);
 		double s = sin(p * w), c = cos(p * w);
 		if (r->blocks) {
 			x[k] = s;
@@ -135,7 +135,7 @@ static void assert_close(double got, double want, double tol, const char *what)
 		return;
 	if (!(fabs(got - want) <= tol)) {
 		fprintf(stderr, "# %s: got %.17g want %.17g (diff %.3g)\n", what, got, want,
-			fabs(got - want));
+		        fabs(got - want));
 		fail();
 	}
 }
@@ -195,11 +195,11 @@ static void binary_hand_worked(void **state)
 	struct pe_scheme *s = parse("binary");
 	struct pe_vectors v = vec(s, 2, 0, 3);
 	const double want[][9] = {
-		[PE_METRIC_L2] = {0, 1, 1, 1, 0, SQRT2, 1, SQRT2, 0},
-		[PE_METRIC_L1] = {0, 1, 1, 1, 0, 2, 1, 2, 0},
-		[PE_METRIC_LINF] = {0, 1, 1, 1, 0, 1, 1, 1, 0},
-		[PE_METRIC_COSINE] = {NAN, NAN, NAN, NAN, 0, 1, NAN, 1, 0},
-		[PE_METRIC_CORR] = {NAN, NAN, NAN, NAN, 1, -1, NAN, -1, 1},
+	        [PE_METRIC_L2] = {0, 1, 1, 1, 0, SQRT2, 1, SQRT2, 0},
+	        [PE_METRIC_L1] = {0, 1, 1, 1, 0, 2, 1, 2, 0},
+	        [PE_METRIC_LINF] = {0, 1, 1, 1, 0, 1, 1, 1, 0},
+	        [PE_METRIC_COSINE] = {NAN, NAN, NAN, NAN, 0, 1, NAN, 1, 0},
+	        [PE_METRIC_CORR] = {NAN, NAN, NAN, NAN, 1, -1, NAN, -1, 1},
 	};
 	for (int k = PE_METRIC_L2; k <= PE_METRIC_CORR; k++) {
 		struct pe_matrix *m = NULL;
@@ -246,7 +246,7 @@ static void corr_self_one_and_symmetric(void **state)
 {
 	(void)state;
 	const char *specs[] = {"sinusoidal", "sinusoidal:freq=t2t,layout=blocks", "rope",
-			       "learned:seed=3", "binary"};
+	                       "learned:seed=3", "binary"};
 	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
 		struct pe_scheme *s = parse(specs[k]);
 		struct pe_vectors v = vec(s, 11 + (k == 2), 1, 60);
@@ -292,7 +292,7 @@ static uint64_t next_rand(void)
 }
 
 static void check_against_ref(const char *spec, const struct ref *r, size_t d, uint64_t first,
-			      size_t n)
+                              size_t n)
 {
 	struct pe_scheme *s = parse(spec);
 	struct pe_vectors v = vec(s, d, first, n);
@@ -311,7 +311,7 @@ static void check_against_ref(const char *spec, const struct ref *r, size_t d, u
 				char what[160];
 				const char *name = pe_metric_name(ms[k]);
 				snprintf(what, sizeof(what), "%s d=%zu p0=%llu n=%zu %s (%zu,%zu)",
-					 spec, d, (unsigned long long)first, n, name, a, b);
+				         spec, d, (unsigned long long)first, n, name, a, b);
 				double want = brute(ms[k], rows + a * d, rows + b * d, d);
 				assert_close(m->data[a * n + b], want, TOL, what);
 			}
@@ -361,8 +361,8 @@ static void structured_equals_brute_force(void **state)
 		size_t n = 1 + next_rand() % 120;
 		uint64_t first = next_rand() % 300;
 		snprintf(spec, sizeof(spec), "sinusoidal:base=%g,layout=%s,freq=%s,start=%g",
-			 r.base, r.blocks ? "blocks" : "interleaved", r.t2t ? "t2t" : "paper",
-			 r.start);
+		         r.base, r.blocks ? "blocks" : "interleaved", r.t2t ? "t2t" : "paper",
+		         r.start);
 		check_against_ref(spec, &r, d, first, n);
 		check_against_rows(spec, d, first + next_rand() % 100000000u, n);
 	}
@@ -379,7 +379,7 @@ static void structured_equals_brute_force(void **state)
 		size_t n = 1 + next_rand() % 120;
 		uint64_t first = next_rand() % 300;
 		snprintf(spec, sizeof(spec), "rope:base=%g,layout=%s,rotary=%g", r.base,
-			 r.blocks ? "half" : "interleaved", r.rotary);
+		         r.blocks ? "half" : "interleaved", r.rotary);
 		check_against_ref(spec, &r, d, first, n);
 		check_against_rows(spec, d, first + next_rand() % 100000000u, n);
 	}
@@ -391,7 +391,7 @@ static void scaled_rope_matches_general_path(void **state)
 {
 	(void)state;
 	const char *specs[] = {"rope:scaling=yarn,factor=4", "rope:scaling=linear,factor=2",
-			       "rope:scaling=llama3,base=500000"};
+	                       "rope:scaling=llama3,base=500000"};
 	for (size_t k = 0; k < 3; k++) {
 		struct pe_scheme *s = parse(specs[k]);
 		size_t d = 32, n = 70;
@@ -427,7 +427,7 @@ static void structured_matches_rows_far_out(void **state)
 {
 	(void)state;
 	const char *specs[] = {"sinusoidal", "sinusoidal:layout=blocks,start=2",
-			       "sinusoidal:freq=t2t", "rope", "rope:rotary=0.5,layout=half"};
+	                       "sinusoidal:freq=t2t", "rope", "rope:rotary=0.5,layout=half"};
 	const size_t dims[] = {1, 3, 7, 16, 12};
 	for (size_t k = 0; k < 5; k++) {
 		struct pe_scheme *s = parse(specs[k]);
@@ -473,10 +473,10 @@ static void general_path_equals_brute_force(void **state)
 			assert_int_equal(pe_pairwise_matrix(&v, metric, 0, &m), PE_OK);
 			for (size_t a = 0; a < n; a++)
 				for (size_t b = 0; b < n; b++)
-					assert_close(m->data[a * n + b],
-						     brute(metric, t->data + a * d, t->data + b * d,
-							   d),
-						     TOL, specs[k]);
+					assert_close(
+					        m->data[a * n + b],
+					        brute(metric, t->data + a * d, t->data + b * d, d),
+					        TOL, specs[k]);
 			pe_matrix_destroy(m);
 		}
 		pe_matrix_destroy(t);
@@ -494,7 +494,7 @@ static size_t rstart(size_t a, size_t n, size_t parts)
 }
 
 static void check_grid_block_means(const struct pe_vectors *v, enum pe_metric metric, size_t R,
-				   size_t C, enum pe_grid_mode mode, const char *what)
+                                   size_t C, enum pe_grid_mode mode, const char *what)
 {
 	size_t n = v->n;
 	struct pe_matrix *full = NULL, *g = NULL;
@@ -515,7 +515,7 @@ static void check_grid_block_means(const struct pe_vectors *v, enum pe_metric me
 					cnt++;
 				}
 			assert_close(g->data[a * Cc + b], cnt ? sum / (double)cnt : NAN, 1e-12,
-				     what);
+			             what);
 		}
 	}
 	pe_matrix_destroy(full);
@@ -550,7 +550,7 @@ static void grid_equals_block_means(void **state)
 	struct pe_matrix *g = NULL;
 	v = vec(odd, 9, 0, 41);
 	assert_int_equal(pe_pairwise_grid_mode(&v, PE_METRIC_L2, 3, 3, PE_GRID_OFFSET, &g),
-			 PE_EINVAL);
+	                 PE_EINVAL);
 	assert_int_equal(pe_pairwise_grid(&v, PE_METRIC_L2, 0, 3, &g), PE_ERANGE);
 	pe_scheme_destroy(sin);
 	pe_scheme_destroy(rope);
@@ -571,8 +571,8 @@ static void grid_sampled_uses_documented_positions(void **state)
 		struct pe_matrix *full = NULL, *g = NULL;
 		assert_int_equal(pe_pairwise_matrix(&v, PE_METRIC_CORR, 0, &full), PE_OK);
 		assert_int_equal(
-			pe_pairwise_grid_mode(&v, PE_METRIC_CORR, R, C, PE_GRID_SAMPLED, &g),
-			PE_OK);
+		        pe_pairwise_grid_mode(&v, PE_METRIC_CORR, R, C, PE_GRID_SAMPLED, &g),
+		        PE_OK);
 		for (size_t a = 0; a < R; a++) {
 			size_t r0 = rstart(a, n, R), Lr = rstart(a + 1, n, R) - r0;
 			for (size_t b = 0; b < C; b++) {
@@ -646,8 +646,8 @@ static void grid_million_positions(void **state)
 static void profile_equals_matrix_columns(void **state)
 {
 	(void)state;
-	const char *specs[] = {"sinusoidal:freq=t2t", "rope:layout=half", "learned", "sinusoidal",
-			       "sinusoidal", "rope:base=1000000"};
+	const char *specs[] = {"sinusoidal:freq=t2t", "rope:layout=half", "learned",
+	                       "sinusoidal",          "sinusoidal",       "rope:base=1000000"};
 	const size_t dims[] = {10, 8, 6, 7, 2, 4};
 	for (size_t k = 0; k < 6; k++) {
 		struct pe_scheme *s = parse(specs[k]);
@@ -666,9 +666,9 @@ static void profile_equals_matrix_columns(void **state)
 			for (size_t i = 0; i < n; i++)
 				for (size_t j = 0; j < 5; j++)
 					assert_close(p->data[i * 5 + j],
-						     brute(metric, t->data + (first + i) * d,
-							   t->data + at[j] * d, d),
-						     TOL, specs[k]);
+					             brute(metric, t->data + (first + i) * d,
+					                   t->data + at[j] * d, d),
+					             TOL, specs[k]);
 			pe_matrix_destroy(p);
 		}
 		struct pe_matrix *p = NULL;
@@ -701,7 +701,7 @@ static void scatter_pairs_and_stride(void **state)
 				double want = brute(PE_METRIC_L2, a, b, d);
 				assert_close(m->data[2 * row], want, TOL, "l2");
 				assert_close(m->data[2 * row + 1], brute(PE_METRIC_CORR, a, b, d),
-					     TOL, "corr");
+				             TOL, "corr");
 			}
 		pe_matrix_destroy(m);
 		/* 45 pairs > 10: stride 2 keeps positions 0,2,4,6,8: 10 pairs */
@@ -829,22 +829,22 @@ static void refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sinusoidal_distance_closed_form),
-		cmocka_unit_test(binary_hand_worked),
-		cmocka_unit_test(table_hand_worked),
-		cmocka_unit_test(corr_self_one_and_symmetric),
-		cmocka_unit_test(structured_equals_brute_force),
-		cmocka_unit_test(scaled_rope_matches_general_path),
-		cmocka_unit_test(structured_matches_rows_far_out),
-		cmocka_unit_test(general_path_equals_brute_force),
-		cmocka_unit_test(grid_equals_block_means),
-		cmocka_unit_test(grid_sampled_uses_documented_positions),
-		cmocka_unit_test(grid_million_positions),
-		cmocka_unit_test(profile_equals_matrix_columns),
-		cmocka_unit_test(scatter_pairs_and_stride),
-		cmocka_unit_test(scatter_ill_conditioned),
-		cmocka_unit_test(constant_vector_has_no_correlation),
-		cmocka_unit_test(refusals),
+	        cmocka_unit_test(sinusoidal_distance_closed_form),
+	        cmocka_unit_test(binary_hand_worked),
+	        cmocka_unit_test(table_hand_worked),
+	        cmocka_unit_test(corr_self_one_and_symmetric),
+	        cmocka_unit_test(structured_equals_brute_force),
+	        cmocka_unit_test(scaled_rope_matches_general_path),
+	        cmocka_unit_test(structured_matches_rows_far_out),
+	        cmocka_unit_test(general_path_equals_brute_force),
+	        cmocka_unit_test(grid_equals_block_means),
+	        cmocka_unit_test(grid_sampled_uses_documented_positions),
+	        cmocka_unit_test(grid_million_positions),
+	        cmocka_unit_test(profile_equals_matrix_columns),
+	        cmocka_unit_test(scatter_pairs_and_stride),
+	        cmocka_unit_test(scatter_ill_conditioned),
+	        cmocka_unit_test(constant_vector_has_no_correlation),
+	        cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

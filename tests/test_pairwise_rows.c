@@ -56,7 +56,7 @@ static void assert_cell(double got, double want, const char *what, size_t i, siz
 
 /* Every row range asked of a source equals the matrix; so does the range. */
 static void check_source(const struct pe_vectors *v, enum pe_metric m, size_t budget,
-			 const struct pe_matrix *full, const char *what)
+                         const struct pe_matrix *full, const char *what)
 {
 	struct pe_pairwise_rows *src = NULL;
 	assert_int_equal(pe_pairwise_rows_create(v, m, budget, &src), PE_OK);
@@ -70,7 +70,7 @@ static void check_source(const struct pe_vectors *v, enum pe_metric m, size_t bu
 		for (size_t a = 0; a < count; a++)
 			for (size_t b = 0; b < n; b++)
 				assert_cell(buf[a * n + b], full->data[(r0 + a) * n + b], what,
-					    r0 + a, b);
+				            r0 + a, b);
 	}
 	assert_int_equal(pe_pairwise_rows_fill(src, 0, n, buf), PE_OK);
 	for (size_t k = 0; k < n * n; k++)
@@ -107,17 +107,16 @@ static void check_rows(const struct pe_vectors *v, enum pe_metric m, const char 
 }
 
 static const enum pe_metric metrics[] = {PE_METRIC_L2, PE_METRIC_COSINE, PE_METRIC_L1,
-					 PE_METRIC_LINF, PE_METRIC_CORR};
+                                         PE_METRIC_LINF, PE_METRIC_CORR};
 
-static void check_spec(const char *spec, size_t d, uint64_t first, size_t n,
-		       enum pe_view view)
+static void check_spec(const char *spec, size_t d, uint64_t first, size_t n, enum pe_view view)
 {
 	struct pe_scheme *s = parse(spec);
 	struct pe_vectors v = {s, NULL, d, view, first, n};
 	for (size_t k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
 		char what[160];
 		snprintf(what, sizeof(what), "%s d=%zu first=%llu n=%zu %s", spec, d,
-			 (unsigned long long)first, n, pe_metric_name(metrics[k]));
+		         (unsigned long long)first, n, pe_metric_name(metrics[k]));
 		check_rows(&v, metrics[k], what);
 	}
 	pe_scheme_destroy(s);
@@ -137,7 +136,7 @@ static void structured_rows_equal_matrix(void **state)
 		check_spec("sinusoidal:base=10", d, first, n, PE_VIEW_DEFAULT);
 		check_spec("rope", d, first, n, PE_VIEW_DEFAULT);
 		check_spec("rope:rotary=0.5,layout=half", 4 * (d / 2 + 1), first, n,
-			   PE_VIEW_ROTATED);
+		           PE_VIEW_ROTATED);
 		check_spec("rope:scaling=yarn,factor=4", d, first, n, PE_VIEW_DEFAULT);
 	}
 	/* d = 2 and 3: RoPE vectors near position 0 are nearly constant */
@@ -227,10 +226,10 @@ static void offset_range_closed_form(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(structured_rows_equal_matrix),
-		cmocka_unit_test(general_rows_equal_matrix),
-		cmocka_unit_test(table_hand_worked),
-		cmocka_unit_test(offset_range_closed_form),
+	        cmocka_unit_test(structured_rows_equal_matrix),
+	        cmocka_unit_test(general_rows_equal_matrix),
+	        cmocka_unit_test(table_hand_worked),
+	        cmocka_unit_test(offset_range_closed_form),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,8 +40,8 @@ static void argb_is_unpremultiplied(void **state)
 	assert_int_equal(d.height, 2);
 	assert_int_equal(d.color_type, PNG_COLOR_TYPE_RGB_ALPHA);
 	const unsigned char expect[6][4] = {
-		{255, 0, 0, 255}, {255, 0, 0, 128}, {0, 0, 0, 0},
-		{64, 128, 191, 64}, {10, 20, 30, 255}, {0, 0, 0, 255},
+	        {255, 0, 0, 255},   {255, 0, 0, 128},  {0, 0, 0, 0},
+	        {64, 128, 191, 64}, {10, 20, 30, 255}, {0, 0, 0, 255},
 	};
 	for (unsigned i = 0; i < 6; i++)
 		for (int c = 0; c < 4; c++)
@@ -121,9 +121,9 @@ static void errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(argb_is_unpremultiplied),
-		cmocka_unit_test(opaque_surfaces_are_written_as_rgb),
-		cmocka_unit_test(errors),
+	        cmocka_unit_test(argb_is_unpremultiplied),
+	        cmocka_unit_test(opaque_surfaces_are_written_as_rgb),
+	        cmocka_unit_test(errors),
 	};
 	return cmocka_run_group_tests_name("png", tests, NULL, NULL);
 }

@@ -42,18 +42,21 @@ static void small_matrix_decodes_to_its_colormap_indices(void **state)
 	(void)state;
 	/* 3 x 4, norm [0, 1]. */
 	const double data[12] = {
-		0.0, 0.5, 1.0, 0.25,   /* 0, 128, 255, 64 */
-		0.999, -1.0, 2.0, 0.003, /* 255 (255.7), 0 (under), 255 (over), 0 (0.77) */
-		0.004, INFINITY, -INFINITY, 0.75, /* 1 (1.02), 255, 0, 192 */
+	        0.0,       0.5,
+	        1.0,       0.25, /* 0, 128, 255, 64 */
+	        0.999,     -1.0,
+	        2.0,       0.003, /* 255 (255.7), 0 (under), 255 (over), 0 (0.77) */
+	        0.004,     INFINITY,
+	        -INFINITY, 0.75, /* 1 (1.02), 255, 0, 192 */
 	};
 	const unsigned expect[12] = {0, 128, 255, 64, 255, 0, 255, 0, 1, 255, 0, 192};
 	struct grid g = {4, data, SIZE_MAX, 0};
 	struct pe_norm norm = {0.0, 1.0};
 	FILE *f = tmpfile();
 	assert_non_null(f);
-	assert_int_equal(pe_rawpng_write(f, 3, 4, grid_row, &g, pe_colormap_find("viridis"), &norm,
-					 NULL),
-			 PE_OK);
+	assert_int_equal(
+	        pe_rawpng_write(f, 3, 4, grid_row, &g, pe_colormap_find("viridis"), &norm, NULL),
+	        PE_OK);
 	assert_int_equal(g.calls, 3);
 	struct decoded d;
 	assert_int_equal(decode_png(f, &d), 0);
@@ -91,8 +94,8 @@ static void vectorised_mapping_same_indices(void **state)
 	enum { COLS = 12 + 2 * 255 + 3 };
 	static double data[2 * COLS];
 	static unsigned expect[2 * COLS];
-	const double hand[12] = {0.0, 0.5, 1.0, 0.25, 0.999, -1.0, 2.0, 0.003, 0.004, INFINITY,
-				 -INFINITY, 0.75};
+	const double hand[12] = {0.0, 0.5,   1.0,   0.25,     0.999,     -1.0,
+	                         2.0, 0.003, 0.004, INFINITY, -INFINITY, 0.75};
 	const unsigned hand_idx[12] = {0, 128, 255, 64, 255, 0, 255, 0, 1, 255, 0, 192};
 	size_t c = 0;
 	for (; c < 12; c++) {
@@ -132,15 +135,15 @@ static void vectorised_mapping_same_indices(void **state)
 		if (row == 1)
 			norm = (struct pe_norm){-3.0, 5.0};
 		assert_int_equal(pe_rawpng_write(f, 1, COLS, grid_row, &g,
-						 pe_colormap_find("viridis"), &norm, &o),
-				 PE_OK);
+		                                 pe_colormap_find("viridis"), &norm, &o),
+		                 PE_OK);
 		struct decoded d;
 		assert_int_equal(decode_png(f, &d), 0);
 		for (c = 0; c < COLS; c++)
 			if (decoded_px(&d, (unsigned)c, 0)[0] != expect[row * COLS + c]) {
 				fprintf(stderr, "# row %d col %zu: %.17g -> %u, want %u\n", row, c,
-					data[row * COLS + c], decoded_px(&d, (unsigned)c, 0)[0],
-					expect[row * COLS + c]);
+				        data[row * COLS + c], decoded_px(&d, (unsigned)c, 0)[0],
+				        expect[row * COLS + c]);
 				fail();
 			}
 		decoded_free(&d);
@@ -158,9 +161,9 @@ static void norm_and_reversed_map(void **state)
 	FILE *f = tmpfile();
 	struct pe_png_options o = pe_png_options_default();
 	o.dpi = 0.0;
-	assert_int_equal(pe_rawpng_write(f, 1, 3, grid_row, &g, pe_colormap_find("gray_r"), &norm,
-					 &o),
-			 PE_OK);
+	assert_int_equal(
+	        pe_rawpng_write(f, 1, 3, grid_row, &g, pe_colormap_find("gray_r"), &norm, &o),
+	        PE_OK);
 	struct decoded d;
 	assert_int_equal(decode_png(f, &d), 0);
 	assert_int_equal(decoded_px(&d, 0, 0)[0], 0);
@@ -211,7 +214,7 @@ static void beyond_cairo_limit(void **state)
 		struct grid g = {cols, NULL, SIZE_MAX, 0};
 		FILE *f = tmpfile();
 		assert_int_equal(pe_rawpng_write(f, rows, cols, grid_row, &g, cm, &norm, NULL),
-				 PE_OK);
+		                 PE_OK);
 		struct decoded d;
 		assert_int_equal(decode_png(f, &d), 0);
 		assert_int_equal(d.width, cols);
@@ -241,7 +244,7 @@ static void errors(void **state)
 	assert_int_equal(pe_rawpng_write(f, 0, 8, grid_row, &g, cm, &norm, NULL), PE_EINVAL);
 	assert_int_equal(pe_rawpng_write(f, 5, 0, grid_row, &g, cm, &norm, NULL), PE_EINVAL);
 	assert_int_equal(pe_rawpng_write(f, (size_t)1 << 31, 8, grid_row, &g, cm, &norm, NULL),
-			 PE_ETOOBIG);
+	                 PE_ETOOBIG);
 	struct pe_png_options o = pe_png_options_default();
 	o.level = 10;
 	assert_int_equal(pe_rawpng_write(f, 5, 8, grid_row, &g, cm, &norm, &o), PE_EINVAL);
@@ -259,7 +262,7 @@ static void errors(void **state)
 		g.calls = 0;
 		g.cols = 4096;
 		assert_int_equal(pe_rawpng_write(full, 64, 4096, grid_row, &g, cm, &norm, NULL),
-				 PE_EIO);
+		                 PE_EIO);
 		fclose(full);
 	}
 }
@@ -277,7 +280,7 @@ static void every_level_and_filter_decodes(void **state)
 			o.filter = (enum pe_png_filter)fl;
 			FILE *f = tmpfile();
 			assert_int_equal(pe_rawpng_write(f, 19, 37, grid_row, &g, cm, &norm, &o),
-					 PE_OK);
+			                 PE_OK);
 			struct decoded d;
 			assert_int_equal(decode_png(f, &d), 0);
 			for (unsigned r = 0; r < 19; r++)
@@ -292,13 +295,13 @@ static void every_level_and_filter_decodes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(small_matrix_decodes_to_its_colormap_indices),
-		cmocka_unit_test(vectorised_mapping_same_indices),
-		cmocka_unit_test(norm_and_reversed_map),
-		cmocka_unit_test(nan_is_an_error_unless_given_an_index),
-		cmocka_unit_test(beyond_cairo_limit),
-		cmocka_unit_test(errors),
-		cmocka_unit_test(every_level_and_filter_decodes),
+	        cmocka_unit_test(small_matrix_decodes_to_its_colormap_indices),
+	        cmocka_unit_test(vectorised_mapping_same_indices),
+	        cmocka_unit_test(norm_and_reversed_map),
+	        cmocka_unit_test(nan_is_an_error_unless_given_an_index),
+	        cmocka_unit_test(beyond_cairo_limit),
+	        cmocka_unit_test(errors),
+	        cmocka_unit_test(every_level_and_filter_decodes),
 	};
 	return cmocka_run_group_tests_name("rawpng", tests, NULL, NULL);
 }

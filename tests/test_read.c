@@ -128,7 +128,7 @@ static void expect_fail(enum pe_status got, enum pe_status status, char *err, co
 {
 	if (got != status || !err || !strstr(err, needle))
 		print_error("status %d (want %d), message: %s (want '%s')\n", got, status,
-			    err ? err : "(null)", needle);
+		            err ? err : "(null)", needle);
 	assert_int_equal(got, status);
 	assert_non_null(err);
 	assert_non_null(strstr(err, needle));
@@ -136,7 +136,7 @@ static void expect_fail(enum pe_status got, enum pe_status status, char *err, co
 }
 
 /* Calls first, then reads the err the call set (argument order is unspecified). */
-#define EXPECT_FAIL(call, status, needle)                                                         \
+#define EXPECT_FAIL(call, status, needle)                                                          \
 	do {                                                                                       \
 		enum pe_status st_ = (call);                                                       \
 		expect_fail(st_, status, err, needle);                                             \
@@ -149,8 +149,9 @@ static void npy_f8_versions(void **state)
 	(void)state;
 	struct bytes data = f64_data(values6, 6, 0);
 	for (int major = 1; major <= 3; major++) {
-		struct bytes f = npy(major, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
-				     &data);
+		struct bytes f =
+		        npy(major, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
+		            &data);
 		assert_int_equal(f.n % 64, 48 % 64); /* 64-byte aligned header + 48 data bytes */
 		struct pe_matrix *m;
 		char *err = (char *)1;
@@ -178,8 +179,9 @@ static void npy_dtypes_and_endianness(void **state)
 		for (int i = 0; i < 4; i++)
 			put_f32(&d, f[i], be);
 		char dict[128];
-		snprintf(dict, sizeof(dict), "{'descr': '%cf4', 'fortran_order': False, 'shape': (2, 2), }",
-			 be ? '>' : '<');
+		snprintf(dict, sizeof(dict),
+		         "{'descr': '%cf4', 'fortran_order': False, 'shape': (2, 2), }",
+		         be ? '>' : '<');
 		struct bytes file = npy(1, dict, &d);
 		struct pe_matrix *m;
 		assert_int_equal(pe_npy_read(file.p, file.n, NULL, &m, NULL), PE_OK);
@@ -191,8 +193,9 @@ static void npy_dtypes_and_endianness(void **state)
 		d = (struct bytes){0};
 		for (int i = 0; i < 6; i++)
 			put_uint(&d, h[i], 2, be);
-		snprintf(dict, sizeof(dict), "{'descr': '%cf2', 'fortran_order': False, 'shape': (3, 2), }",
-			 be ? '>' : '<');
+		snprintf(dict, sizeof(dict),
+		         "{'descr': '%cf2', 'fortran_order': False, 'shape': (3, 2), }",
+		         be ? '>' : '<');
 		file = npy(1, dict, &d);
 		assert_int_equal(pe_npy_read(file.p, file.n, NULL, &m, NULL), PE_OK);
 		assert_matrix(m, 3, 2, want16);
@@ -202,8 +205,9 @@ static void npy_dtypes_and_endianness(void **state)
 		free(d.p);
 
 		d = f64_data(values6, 6, be);
-		snprintf(dict, sizeof(dict), "{'descr': '%cf8', 'fortran_order': False, 'shape': (6, 1), }",
-			 be ? '>' : '<');
+		snprintf(dict, sizeof(dict),
+		         "{'descr': '%cf8', 'fortran_order': False, 'shape': (6, 1), }",
+		         be ? '>' : '<');
 		file = npy(2, dict, &d);
 		assert_int_equal(pe_npy_read(file.p, file.n, NULL, &m, NULL), PE_OK);
 		assert_matrix(m, 6, 1, values6);
@@ -251,10 +255,10 @@ static void npy_header_forms(void **state)
 	(void)state;
 	struct bytes d = f64_data(values6, 6, 0);
 	const char *dicts[] = {
-		"{'shape': (3, 2), 'fortran_order': False, 'descr': '<f8'}",
-		"{\"descr\":\"<f8\",\"fortran_order\":False,\"shape\":(3,2)}",
-		"{ 'fortran_order' : False , 'shape' : ( 3 , 2 , ) , 'descr' : '<f8' , }",
-		"{'descr': '<f8', 'fortran_order': False, 'shape': (3L, 2L)}",
+	        "{'shape': (3, 2), 'fortran_order': False, 'descr': '<f8'}",
+	        "{\"descr\":\"<f8\",\"fortran_order\":False,\"shape\":(3,2)}",
+	        "{ 'fortran_order' : False , 'shape' : ( 3 , 2 , ) , 'descr' : '<f8' , }",
+	        "{'descr': '<f8', 'fortran_order': False, 'shape': (3L, 2L)}",
 	};
 	for (size_t i = 0; i < sizeof(dicts) / sizeof(dicts[0]); i++) {
 		struct bytes f = npy(1, dicts[i], &d);
@@ -288,38 +292,41 @@ static void npy_malformed_headers(void **state)
 {
 	(void)state;
 	static const struct bad_npy cases[] = {
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3, 4), }", 192,
-		 "expected a 2-D array (positions x width), found 3-D (2, 3, 4)"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (), }", 8, "found 0-D ()"},
-		{"{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", 48,
-		 "unsupported dtype '<i8'"},
-		{"{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), }", 6,
-		 "unsupported dtype '|u1'"},
-		{"{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,), }", 16,
-		 "structured dtypes"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 40,
-		 "truncated: shape (2, 3) of <f8 needs 48 bytes of data, the file has 40"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 56,
-		 "8 bytes after the data"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296, 2), }",
-		 0, "shape (4294967296, 4294967296, 2) overflows"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952, 2), }", 0,
-		 "overflows"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999, 2), }", 0,
-		 "overflows 64 bits"},
-		{"{'descr': '<f8', 'fortran_order': False}", 0, "lacks the key 'shape'"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'x': 1}", 8,
-		 "unexpected key 'x'"},
-		{"{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (1,)}", 8,
-		 "appears twice"},
-		{"{'descr': '<f8', 'fortran_order': false, 'shape': (1,)}", 8, "True or False"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (5)}", 40, "is not a tuple"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': [5]}", 40, "is a list"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (-5,)}", 40, "other than integers"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (5,)} x", 40, "text after the dict"},
-		{"['descr', '<f8']", 8, "not a dict"},
-		{"{'descr': '<f8, 'fortran_order': False, 'shape': (1,)}", 8, "NPY header"},
-		{"{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3)}", 0, "empty, shape (0, 3)"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3, 4), }", 192,
+	         "expected a 2-D array (positions x width), found 3-D (2, 3, 4)"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (), }", 8, "found 0-D ()"},
+	        {"{'descr': '<i8', 'fortran_order': False, 'shape': (2, 3), }", 48,
+	         "unsupported dtype '<i8'"},
+	        {"{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), }", 6,
+	         "unsupported dtype '|u1'"},
+	        {"{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (2,), }", 16,
+	         "structured dtypes"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 40,
+	         "truncated: shape (2, 3) of <f8 needs 48 bytes of data, the file has 40"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 56,
+	         "8 bytes after the data"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296, 2), }",
+	         0, "shape (4294967296, 4294967296, 2) overflows"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (2305843009213693952, 2), }", 0,
+	         "overflows"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999, 2), }",
+	         0, "overflows 64 bits"},
+	        {"{'descr': '<f8', 'fortran_order': False}", 0, "lacks the key 'shape'"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'x': 1}", 8,
+	         "unexpected key 'x'"},
+	        {"{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (1,)}", 8,
+	         "appears twice"},
+	        {"{'descr': '<f8', 'fortran_order': false, 'shape': (1,)}", 8, "True or False"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5)}", 40, "is not a tuple"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': [5]}", 40, "is a list"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (-5,)}", 40,
+	         "other than integers"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (5,)} x", 40,
+	         "text after the dict"},
+	        {"['descr', '<f8']", 8, "not a dict"},
+	        {"{'descr': '<f8, 'fortran_order': False, 'shape': (1,)}", 8, "NPY header"},
+	        {"{'descr': '<f8', 'fortran_order': False, 'shape': (0, 3)}", 0,
+	         "empty, shape (0, 3)"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct bytes d = {calloc(cases[i].data_bytes + 1, 1), cases[i].data_bytes};
@@ -354,12 +361,12 @@ static void npy_bad_preamble(void **state)
 	f.p[8] = 0xff;
 	f.p[9] = 0x7f;
 	EXPECT_FAIL(pe_npy_read(f.p, f.n, NULL, &m, &err), PE_EFORMAT,
-		    "the header says 32767 bytes");
+	            "the header says 32767 bytes");
 	f.p[8] = 118;
 	f.p[9] = 0;
 	f.p[6] = 4;
 	EXPECT_FAIL(pe_npy_read(f.p, f.n, NULL, &m, &err), PE_EFORMAT,
-		    "unsupported NPY version 4.0");
+	            "unsupported NPY version 4.0");
 	f.p[6] = 1;
 	f.p[0] = 'x';
 	EXPECT_FAIL(pe_npy_read(f.p, f.n, NULL, &m, &err), PE_EFORMAT, "not an NPY file");
@@ -370,10 +377,10 @@ static void npy_bad_preamble(void **state)
 /* ---- safetensors ---- */
 
 static const char *gpt2_json =
-	"{\"__metadata__\":{\"format\":\"pt\"},"
-	"\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[48,72]},"
-	"\"wpe.weight\":{\"dtype\":\"F64\",\"shape\":[2,3],\"data_offsets\":[0,48]},"
-	"\"h.0.attn.bias\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[72,80]}}";
+        "{\"__metadata__\":{\"format\":\"pt\"},"
+        "\"wte.weight\":{\"dtype\":\"F32\",\"shape\":[2,3],\"data_offsets\":[48,72]},"
+        "\"wpe.weight\":{\"dtype\":\"F64\",\"shape\":[2,3],\"data_offsets\":[0,48]},"
+        "\"h.0.attn.bias\":{\"dtype\":\"I64\",\"shape\":[1],\"data_offsets\":[72,80]}}";
 
 static struct bytes gpt2_file(void)
 {
@@ -410,14 +417,14 @@ static void safetensors_gpt2_names(void **state)
 	/* A wrong name lists the names, closest first. */
 	req = (struct pe_read_request){"wpe", 0, 0, 0};
 	EXPECT_FAIL(pe_safetensors_read(f.p, f.n, &req, &m, &err), PE_ENOTFOUND,
-		    "no tensor 'wpe' (the file has 'wpe.weight', 'wte.weight', 'h.0.attn.bias')");
+	            "no tensor 'wpe' (the file has 'wpe.weight', 'wte.weight', 'h.0.attn.bias')");
 	/* No name in a file of several tensors: the readable ones first. */
 	EXPECT_FAIL(pe_safetensors_read(f.p, f.n, NULL, &m, &err), PE_ENOTFOUND,
-		    "the file holds 3 tensors, name one with tensor=NAME or PATH#NAME: "
-		    "'wpe.weight', 'wte.weight', 'h.0.attn.bias'");
+	            "the file holds 3 tensors, name one with tensor=NAME or PATH#NAME: "
+	            "'wpe.weight', 'wte.weight', 'h.0.attn.bias'");
 	req.tensor = "h.0.attn.bias";
 	EXPECT_FAIL(pe_safetensors_read(f.p, f.n, &req, &m, &err), PE_EFORMAT,
-		    "tensor 'h.0.attn.bias' has dtype I64; readable dtypes: F64, F32, F16, BF16");
+	            "tensor 'h.0.attn.bias' has dtype I64; readable dtypes: F64, F32, F16, BF16");
 
 	struct pe_file_info *info;
 	assert_int_equal(pe_file_inspect_buffer(f.p, f.n, NULL, &info, &err), PE_OK);
@@ -438,13 +445,14 @@ static void safetensors_gpt2_names(void **state)
 
 	/* Fine-tuned checkpoints prefix the names with transformer. */
 	struct bytes d = f64_data(values6, 6, 0);
-	struct bytes g = safetensors(
-		"{\"transformer.wte.weight\":{\"dtype\":\"F64\",\"shape\":[1,3],\"data_offsets\":[24,48]},"
-		"\"transformer.wpe.weight\":{\"dtype\":\"F64\",\"shape\":[1,3],\"data_offsets\":[0,24]}}",
-		&d);
+	struct bytes g = safetensors("{\"transformer.wte.weight\":{\"dtype\":\"F64\",\"shape\":[1,"
+	                             "3],\"data_offsets\":[24,48]},"
+	                             "\"transformer.wpe.weight\":{\"dtype\":\"F64\",\"shape\":[1,3]"
+	                             ",\"data_offsets\":[0,24]}}",
+	                             &d);
 	req = (struct pe_read_request){"wpe.weight", 0, 0, 0};
 	EXPECT_FAIL(pe_safetensors_read(g.p, g.n, &req, &m, &err), PE_ENOTFOUND,
-		    "(the file has 'transformer.wpe.weight', 'transformer.wte.weight')");
+	            "(the file has 'transformer.wpe.weight', 'transformer.wte.weight')");
 	req.tensor = "transformer.wpe.weight";
 	assert_int_equal(pe_safetensors_read(g.p, g.n, &req, &m, &err), PE_OK);
 	assert_matrix(m, 1, 3, values6);
@@ -466,10 +474,10 @@ static void safetensors_half_types(void **state)
 		put_uint(&d, bf[i], 2, 0);
 	for (int i = 0; i < 4; i++)
 		put_uint(&d, hf[i], 2, 0);
-	struct bytes f = safetensors(
-		"{\"b\":{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,8]},"
-		"\"h\":{\"dtype\":\"F16\",\"shape\":[4],\"data_offsets\":[8,16]}}",
-		&d);
+	struct bytes f =
+	        safetensors("{\"b\":{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,8]},"
+	                    "\"h\":{\"dtype\":\"F16\",\"shape\":[4],\"data_offsets\":[8,16]}}",
+	                    &d);
 	struct pe_matrix *m;
 	struct pe_read_request req = {"b", 0, 0, 0};
 	assert_int_equal(pe_safetensors_read(f.p, f.n, &req, &m, NULL), PE_OK);
@@ -493,21 +501,22 @@ static void safetensors_json_details(void **state)
 	char *err;
 	struct pe_file_info *info;
 	EXPECT_FAIL(pe_file_inspect_buffer(f.p, f.n, "x.safetensors", &info, &err), PE_EFORMAT,
-		    "does not start with '{'");
+	            "does not start with '{'");
 	free(f.p);
 	/* Escapes in names, unknown fields ignored (as serde does), white space. */
-	f = safetensors(
-		"{\"caf\\u00e9 \\\"x\\\"\\/\\ud83d\\ude00\" : { \"extra\": [1, 2.5e3, -1, null, true, "
-		"{\"a\": \"b\"}], \"data_offsets\" : [ 0 , 8 ], \"shape\":[1,1], \"dtype\":\"F64\"}}",
-		&d);
+	f = safetensors("{\"caf\\u00e9 \\\"x\\\"\\/\\ud83d\\ude00\" : { \"extra\": [1, 2.5e3, -1, "
+	                "null, true, "
+	                "{\"a\": \"b\"}], \"data_offsets\" : [ 0 , 8 ], \"shape\":[1,1], "
+	                "\"dtype\":\"F64\"}}",
+	                &d);
 	assert_int_equal(pe_file_inspect_buffer(f.p, f.n, NULL, &info, &err), PE_OK);
 	assert_string_equal(info->tensors[0].name, "caf\xc3\xa9 \"x\"/\xf0\x9f\x98\x80");
 	pe_file_info_destroy(info);
 	free(f.p);
 	/* Shape [] (a scalar) and zero-size tensors are valid files. */
 	f = safetensors("{\"s\":{\"dtype\":\"F64\",\"shape\":[],\"data_offsets\":[0,8]},"
-			"\"z\":{\"dtype\":\"F32\",\"shape\":[0,5],\"data_offsets\":[8,8]}}",
-			&d);
+	                "\"z\":{\"dtype\":\"F32\",\"shape\":[0,5],\"data_offsets\":[8,8]}}",
+	                &d);
 	assert_int_equal(pe_file_inspect_buffer(f.p, f.n, NULL, &info, &err), PE_OK);
 	assert_int_equal(info->count, 2);
 	assert_int_equal(info->tensors[0].ndim, 0);
@@ -515,10 +524,10 @@ static void safetensors_json_details(void **state)
 	struct pe_matrix *m;
 	struct pe_read_request req = {"s", 0, 0, 0};
 	EXPECT_FAIL(pe_safetensors_read(f.p, f.n, &req, &m, &err), PE_EFORMAT,
-		    "expected a 2-D tensor 's' (positions x width), found 0-D ()");
+	            "expected a 2-D tensor 's' (positions x width), found 0-D ()");
 	req.tensor = "z";
 	EXPECT_FAIL(pe_safetensors_read(f.p, f.n, &req, &m, &err), PE_EFORMAT,
-		    "the tensor 'z' is empty, shape (0, 5)");
+	            "the tensor 'z' is empty, shape (0, 5)");
 	free(f.p);
 	/* An empty header "{}" holds no tensors. */
 	f = safetensors("{}", NULL);
@@ -526,7 +535,7 @@ static void safetensors_json_details(void **state)
 	assert_int_equal(info->count, 0);
 	pe_file_info_destroy(info);
 	EXPECT_FAIL(pe_safetensors_read(f.p, f.n, NULL, &m, &err), PE_ENOTFOUND,
-		    "holds no tensors");
+	            "holds no tensors");
 	free(f.p);
 	free(d.p);
 }
@@ -541,59 +550,67 @@ static void safetensors_malformed(void **state)
 {
 	(void)state;
 	static const struct bad_st cases[] = {
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2,3,4],\"data_offsets\":[0,96]}}", 96,
-		 "expected a 2-D tensor 'a' (positions x width), found 3-D (2, 3, 4)"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 24,
-		 "8 bytes after the last tensor's data"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 8,
-		 "truncated: the tensors need 16 bytes of data, the file has 8"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[8,24]}}", 24,
-		 "leave a hole after byte 0"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-		 "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}",
-		 12, "overlap the tensor before, which ends at 8"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,0]}}", 8,
-		 "end before they begin"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8,
-		 "hold 8 bytes, its dtype and shape need 12"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,18446744073709551615]}}",
-		 8, "need 8"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,18446744073709551616]}}",
-		 8, "not a pair of non-negative integers"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":[0,8]}}",
-		 8, "shape (4294967296, 4294967296, 4) overflows"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
-		 "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}",
-		 16, "'a' appears twice"},
-		{"{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8,
-		 "'dtype' appears twice"},
-		{"{\"a\":{\"dtype\":\"Q4\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8,
-		 "unknown dtype 'Q4'"},
-		{"{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 2,
-		 "not a whole number of bytes"},
-		{"{\"a\":{\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "tensor 'a': no \"dtype\""},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2.0],\"data_offsets\":[0,8]}}", 8,
-		 "shape holds something other than"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8,
-		 "shape holds something other than"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0]}}", 8,
-		 "data_offsets is not a pair"},
-		{"{\"a\":[1,2]}", 0, "its description is not an object"},
-		{"{\"__metadata__\":{\"k\":1}}", 0, "__metadata__ value of 'k' is not a string"},
-		{"{\"__metadata__\":[]}", 0, "__metadata__ is not an object"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},}", 8, "invalid JSON"},
-		{"{\"a\":{\"dtype\":\"F32\",\"shape\":[02],\"data_offsets\":[0,8]}}", 8, "invalid JSON"},
-		{"{\"a\\u0000\":1}", 0, "\\u0000"},
-		{"{\"a\\ud800\":1}", 0, "unpaired surrogate"},
-		{"{\"a\\x\":1}", 0, "invalid escape"},
-		{"{\"a\":1} {}", 0, "text after the JSON value"},
-		{"{\"a\":{\"b\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
-		 "[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}",
-		 0, "nested too deeply"},
-		{"[1,2]", 0, "does not start with '{'"},
-		{"{\"\xff\":1}", 0, "not valid UTF-8"},
-		{"{\"\xc0\x80\":1}", 0, "not valid UTF-8"},
-		{"{\"a\":\"\x01\"}", 0, "control character"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2,3,4],\"data_offsets\":[0,96]}}", 96,
+	         "expected a 2-D tensor 'a' (positions x width), found 3-D (2, 3, 4)"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 24,
+	         "8 bytes after the last tensor's data"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", 8,
+	         "truncated: the tensors need 16 bytes of data, the file has 8"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[8,24]}}", 24,
+	         "leave a hole after byte 0"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+	         "\"b\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}",
+	         12, "overlap the tensor before, which ends at 8"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,0]}}", 8,
+	         "end before they begin"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}", 8,
+	         "hold 8 bytes, its dtype and shape need 12"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,18446744073709551615]"
+	         "}}",
+	         8, "need 8"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,18446744073709551616]"
+	         "}}",
+	         8, "not a pair of non-negative integers"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[4294967296,4294967296,4],\"data_offsets\":["
+	         "0,8]}}",
+	         8, "shape (4294967296, 4294967296, 4) overflows"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+	         "\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}",
+	         16, "'a' appears twice"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}"
+	         "}",
+	         8, "'dtype' appears twice"},
+	        {"{\"a\":{\"dtype\":\"Q4\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8,
+	         "unknown dtype 'Q4'"},
+	        {"{\"a\":{\"dtype\":\"F4\",\"shape\":[3],\"data_offsets\":[0,2]}}", 2,
+	         "not a whole number of bytes"},
+	        {"{\"a\":{\"shape\":[2],\"data_offsets\":[0,8]}}", 8, "tensor 'a': no \"dtype\""},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2.0],\"data_offsets\":[0,8]}}", 8,
+	         "shape holds something other than"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],\"data_offsets\":[0,8]}}", 8,
+	         "shape holds something other than"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0]}}", 8,
+	         "data_offsets is not a pair"},
+	        {"{\"a\":[1,2]}", 0, "its description is not an object"},
+	        {"{\"__metadata__\":{\"k\":1}}", 0, "__metadata__ value of 'k' is not a string"},
+	        {"{\"__metadata__\":[]}", 0, "__metadata__ is not an object"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},}", 8,
+	         "invalid JSON"},
+	        {"{\"a\":{\"dtype\":\"F32\",\"shape\":[02],\"data_offsets\":[0,8]}}", 8,
+	         "invalid JSON"},
+	        {"{\"a\\u0000\":1}", 0, "\\u0000"},
+	        {"{\"a\\ud800\":1}", 0, "unpaired surrogate"},
+	        {"{\"a\\x\":1}", 0, "invalid escape"},
+	        {"{\"a\":1} {}", 0, "text after the JSON value"},
+	        {"{\"a\":{\"b\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+	         "[[["
+	         "[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+	         "]]}}",
+	         0, "nested too deeply"},
+	        {"[1,2]", 0, "does not start with '{'"},
+	        {"{\"\xff\":1}", 0, "not valid UTF-8"},
+	        {"{\"\xc0\x80\":1}", 0, "not valid UTF-8"},
+	        {"{\"a\":\"\x01\"}", 0, "control character"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct bytes d = {0};
@@ -630,19 +647,19 @@ static void safetensors_bad_lengths(void **state)
 	put_uint(&big, 100000001, 8, 0);
 	put_str(&big, "{}");
 	EXPECT_FAIL(pe_safetensors_read(big.p, big.n, &req, &m, &err), PE_EFORMAT,
-		    "header length 100000001 exceeds the limit of 100000000 bytes");
+	            "header length 100000001 exceeds the limit of 100000000 bytes");
 	free(big.p);
 	big = (struct bytes){0};
 	put_uint(&big, 64, 8, 0);
 	put_str(&big, "{}");
 	EXPECT_FAIL(pe_safetensors_read(big.p, big.n, &req, &m, &err), PE_EFORMAT,
-		    "truncated: the header length says 64 bytes, 2 follow");
+	            "truncated: the header length says 64 bytes, 2 follow");
 	free(big.p);
 	big = (struct bytes){0};
 	put_uint(&big, UINT64_MAX, 8, 0);
 	put_str(&big, "{}");
 	EXPECT_FAIL(pe_safetensors_read(big.p, big.n, &req, &m, &err), PE_EFORMAT,
-		    "exceeds the limit");
+	            "exceeds the limit");
 	free(big.p);
 	free(f.p);
 }
@@ -660,20 +677,28 @@ static void csv_layouts(void **state)
 {
 	(void)state;
 	static const struct csv_case cases[] = {
-		{"1,2,3\n4,5,6\n", 2, 3, 0, 0, {1, 2, 3, 4, 5, 6}},
-		{"position,0,1\n0,0.5,1\n1,2,3\n", 2, 2, 1, 1, {0.5, 1, 2, 3}},
-		{",a,b\n0,1,2\n1,3,4\n", 2, 2, 1, 1, {1, 2, 3, 4}},
-		{"a,b\n1,2\n3,4\n", 2, 2, 1, 0, {1, 2, 3, 4}},
-		{"x,y,z\n7,1,2\n8,3,4\n", 2, 2, 1, 1, {1, 2, 3, 4}},
-		{"5,1.5,2\n6,3,4\n", 2, 2, 0, 1, {1.5, 2, 3, 4}},
-		{"5,1.5,2\n7,3,4\n", 2, 3, 0, 0, {5, 1.5, 2, 7, 3, 4}},
-		{"5.0,1.5\n6.0,3\n", 2, 2, 0, 0, {5, 1.5, 6, 3}},
-		{"\xef\xbb\xbf\"pos\",\"a,b\"\r\n# comment\r\n\r\n 0 , -1e-3 \r\n1,+.5\r\n", 2, 1, 1,
-		 1, {-1e-3, 0.5}},
-		{"1\n2\n3", 3, 1, 0, 0, {1, 2, 3}},
-		{"nan,inf\n-inf,NaN\n", 2, 2, 0, 0, {NAN, INFINITY, -INFINITY, NAN}},
-		{"0.1,0.33333333333333331\n1e308,4.9406564584124654e-324\n", 2, 2, 0, 0,
-		 {0.1, 1.0 / 3, 1e308, 4.9406564584124654e-324}},
+	        {"1,2,3\n4,5,6\n", 2, 3, 0, 0, {1, 2, 3, 4, 5, 6}},
+	        {"position,0,1\n0,0.5,1\n1,2,3\n", 2, 2, 1, 1, {0.5, 1, 2, 3}},
+	        {",a,b\n0,1,2\n1,3,4\n", 2, 2, 1, 1, {1, 2, 3, 4}},
+	        {"a,b\n1,2\n3,4\n", 2, 2, 1, 0, {1, 2, 3, 4}},
+	        {"x,y,z\n7,1,2\n8,3,4\n", 2, 2, 1, 1, {1, 2, 3, 4}},
+	        {"5,1.5,2\n6,3,4\n", 2, 2, 0, 1, {1.5, 2, 3, 4}},
+	        {"5,1.5,2\n7,3,4\n", 2, 3, 0, 0, {5, 1.5, 2, 7, 3, 4}},
+	        {"5.0,1.5\n6.0,3\n", 2, 2, 0, 0, {5, 1.5, 6, 3}},
+	        {"\xef\xbb\xbf\"pos\",\"a,b\"\r\n# comment\r\n\r\n 0 , -1e-3 \r\n1,+.5\r\n",
+	         2,
+	         1,
+	         1,
+	         1,
+	         {-1e-3, 0.5}},
+	        {"1\n2\n3", 3, 1, 0, 0, {1, 2, 3}},
+	        {"nan,inf\n-inf,NaN\n", 2, 2, 0, 0, {NAN, INFINITY, -INFINITY, NAN}},
+	        {"0.1,0.33333333333333331\n1e308,4.9406564584124654e-324\n",
+	         2,
+	         2,
+	         0,
+	         0,
+	         {0.1, 1.0 / 3, 1e308, 4.9406564584124654e-324}},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct csv_case *c = &cases[i];
@@ -686,8 +711,9 @@ static void csv_layouts(void **state)
 		assert_matrix(m, c->rows, c->cols, c->want);
 		pe_matrix_destroy(m);
 		struct pe_file_info *info;
-		assert_int_equal(pe_file_inspect_buffer(c->text, strlen(c->text), "t.csv", &info, &err),
-				 PE_OK);
+		assert_int_equal(
+		        pe_file_inspect_buffer(c->text, strlen(c->text), "t.csv", &info, &err),
+		        PE_OK);
 		assert_int_equal(info->format, PE_FORMAT_CSV);
 		assert_int_equal(info->csv_header, c->header);
 		assert_int_equal(info->csv_index, c->index);
@@ -712,20 +738,20 @@ static void csv_malformed(void **state)
 		const char *text;
 		const char *needle;
 	} cases[] = {
-		{"", "no data rows"},
-		{"\n\n# only comments\n", "no data rows"},
-		{"a,b\n", "no data rows (only a header)"},
-		{"1,2,3\n4,5\n", "line 2 has 2 cells, expected 3"},
-		{"1,2\n4,5,6\n", "line 2 has 3 cells, expected 2"},
-		{"a,b\n1,x\n", "line 2, column 2: 'x' is not a number"},
-		{"a,b\n1,\n", "line 2, column 2: empty cell"},
-		{"a,b\n1,0x10\n", "'0x10' is not a number"},
-		{"a,b\n1,1e\n", "'1e' is not a number"},
-		{"a,b\n1,\"2\n", "unbalanced quotes"},
-		{"a,b\n1,\"2\"x\n", "unbalanced quotes"},
-		{"\x89PNG\r\n\x1a\n\0\0", "not a text table (binary data"},
-		/* Found by fuzz_csv: a malformed extra cell looped forever. */
-		{"a,b\n1,2,\"\"0\n", "line 2 has 3 cells, expected 2"},
+	        {"", "no data rows"},
+	        {"\n\n# only comments\n", "no data rows"},
+	        {"a,b\n", "no data rows (only a header)"},
+	        {"1,2,3\n4,5\n", "line 2 has 2 cells, expected 3"},
+	        {"1,2\n4,5,6\n", "line 2 has 3 cells, expected 2"},
+	        {"a,b\n1,x\n", "line 2, column 2: 'x' is not a number"},
+	        {"a,b\n1,\n", "line 2, column 2: empty cell"},
+	        {"a,b\n1,0x10\n", "'0x10' is not a number"},
+	        {"a,b\n1,1e\n", "'1e' is not a number"},
+	        {"a,b\n1,\"2\n", "unbalanced quotes"},
+	        {"a,b\n1,\"2\"x\n", "unbalanced quotes"},
+	        {"\x89PNG\r\n\x1a\n\0\0", "not a text table (binary data"},
+	        /* Found by fuzz_csv: a malformed extra cell looped forever. */
+	        {"a,b\n1,2,\"\"0\n", "line 2 has 3 cells, expected 2"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pe_matrix *m = (struct pe_matrix *)1;
@@ -746,20 +772,20 @@ static void csv_malformed(void **state)
 	struct pe_matrix *m;
 	char *err;
 	EXPECT_FAIL(pe_csv_read(long_cell, strlen(long_cell), NULL, &m, &err), PE_EFORMAT,
-		    "line 2 has 2 cells, expected 1");
+	            "line 2 has 2 cells, expected 1");
 	memcpy(long_cell, "a,b\n1,", 6);
 	EXPECT_FAIL(pe_csv_read(long_cell, strlen(long_cell), NULL, &m, &err), PE_EFORMAT,
-		    "...' is not a number");
+	            "...' is not a number");
 	EXPECT_FAIL(pe_csv_read(NULL, 0, NULL, &m, &err), PE_EFORMAT, "no data rows");
 	struct pe_file_info *info;
 	EXPECT_FAIL(pe_file_inspect_buffer(NULL, 0, "x.csv", &info, &err), PE_EFORMAT,
-		    "no data rows");
+	            "no data rows");
 	struct pe_read_request req = {NULL, 0, 5, 1};
 	EXPECT_FAIL(pe_csv_read("1\n2\n", 4, &req, &m, &err), PE_ERANGE,
-		    "rows=0:5 is outside the table's 2 rows");
+	            "rows=0:5 is outside the table's 2 rows");
 	req = (struct pe_read_request){NULL, 2, 2, 1};
 	EXPECT_FAIL(pe_csv_read("1\n2\n", 4, &req, &m, &err), PE_ERANGE,
-		    "rows=2:2 selects no rows");
+	            "rows=2:2 selects no rows");
 }
 
 /* ---- files and the file scheme ---- */
@@ -820,7 +846,7 @@ static void file_scheme_loads(void **state)
 	pe_matrix_destroy(m);
 	s.row_end = 6;
 	EXPECT_FAIL(pe_file_load(&s, &m, &err), PE_ERANGE,
-		    "rows=2:6 is outside the table's 5 rows");
+	            "rows=2:6 is outside the table's 5 rows");
 	s.row_end_set = 0;
 	s.tensor = wpe_name;
 	EXPECT_FAIL(pe_file_load(&s, &m, &err), PE_ENOTFOUND, "one unnamed array");
@@ -833,7 +859,7 @@ static void file_scheme_loads(void **state)
 	s.path = write_tmp("nan.csv", csv, strlen(csv));
 	s.row_first = 0;
 	EXPECT_FAIL(pe_file_load(&s, &m, &err), PE_EFORMAT,
-		    "value nan at row 1, column 1 (counting from 0)");
+	            "value nan at row 1, column 1 (counting from 0)");
 	s.row_first = 2;
 	EXPECT_FAIL(pe_file_load(&s, &m, &err), PE_EFORMAT, "value -inf at row 2, column 0");
 
@@ -939,22 +965,22 @@ static void mutations_never_crash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(npy_f8_versions),
-		cmocka_unit_test(npy_dtypes_and_endianness),
-		cmocka_unit_test(npy_fortran_order_transposes),
-		cmocka_unit_test(npy_header_forms),
-		cmocka_unit_test(npy_malformed_headers),
-		cmocka_unit_test(npy_bad_preamble),
-		cmocka_unit_test(safetensors_gpt2_names),
-		cmocka_unit_test(safetensors_half_types),
-		cmocka_unit_test(safetensors_json_details),
-		cmocka_unit_test(safetensors_malformed),
-		cmocka_unit_test(safetensors_bad_lengths),
-		cmocka_unit_test(csv_layouts),
-		cmocka_unit_test(csv_malformed),
-		cmocka_unit_test(file_scheme_loads),
-		cmocka_unit_test(helpers),
-		cmocka_unit_test(mutations_never_crash),
+	        cmocka_unit_test(npy_f8_versions),
+	        cmocka_unit_test(npy_dtypes_and_endianness),
+	        cmocka_unit_test(npy_fortran_order_transposes),
+	        cmocka_unit_test(npy_header_forms),
+	        cmocka_unit_test(npy_malformed_headers),
+	        cmocka_unit_test(npy_bad_preamble),
+	        cmocka_unit_test(safetensors_gpt2_names),
+	        cmocka_unit_test(safetensors_half_types),
+	        cmocka_unit_test(safetensors_json_details),
+	        cmocka_unit_test(safetensors_malformed),
+	        cmocka_unit_test(safetensors_bad_lengths),
+	        cmocka_unit_test(csv_layouts),
+	        cmocka_unit_test(csv_malformed),
+	        cmocka_unit_test(file_scheme_loads),
+	        cmocka_unit_test(helpers),
+	        cmocka_unit_test(mutations_never_crash),
 	};
 	return cmocka_run_group_tests_name("read", tests, make_tmpdir, remove_tmpdir);
 }

@@ -36,7 +36,7 @@ static void expect(const struct pe_matrix *m, size_t rows, size_t cols, const do
 }
 
 static void resample_check(size_t rows, size_t cols, const double *in, size_t orows, size_t ocols,
-			   const double *want)
+                           const double *want)
 {
 	struct pe_matrix *m = make(rows, cols, in), *out = NULL;
 	assert_int_equal(pe_resample(m, orows, ocols, &out), PE_OK);
@@ -76,10 +76,10 @@ static void fractional_coverage(void **state)
 	 * (2,1,0)/3 x (2,1,0)/3 for cell (0,0): (4*1 + 2*2 + 2*4 + 1*5) / 9. */
 	const double in9[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 	const double want9[4] = {
-		(4 * 1 + 2 * 2 + 2 * 4 + 1 * 5) / 9.0,
-		(2 * 2 + 4 * 3 + 1 * 5 + 2 * 6) / 9.0,
-		(2 * 4 + 1 * 5 + 4 * 7 + 2 * 8) / 9.0,
-		(1 * 5 + 2 * 6 + 2 * 8 + 4 * 9) / 9.0,
+	        (4 * 1 + 2 * 2 + 2 * 4 + 1 * 5) / 9.0,
+	        (2 * 2 + 4 * 3 + 1 * 5 + 2 * 6) / 9.0,
+	        (2 * 4 + 1 * 5 + 4 * 7 + 2 * 8) / 9.0,
+	        (1 * 5 + 2 * 6 + 2 * 8 + 4 * 9) / 9.0,
 	};
 	resample_check(3, 3, in9, 2, 2, want9);
 }
@@ -94,8 +94,7 @@ static void nearest_when_upsampling(void **state)
 	/* 2 x 2 -> 4 x 6: blocks of 2 x 3. */
 	const double in4[4] = {1, 2, 3, 4};
 	const double want24[24] = {
-		1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2,
-		3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4,
+	        1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 3, 3, 3, 4, 4, 4,
 	};
 	resample_check(2, 2, in4, 4, 6, want24);
 	/* Mixed: rows doubled by nearest, columns averaged in pairs. */
@@ -193,12 +192,12 @@ static void streaming_and_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(block_means),
-		cmocka_unit_test(fractional_coverage),
-		cmocka_unit_test(nearest_when_upsampling),
-		cmocka_unit_test(nan_is_left_out),
-		cmocka_unit_test(no_moire_on_a_fine_pattern),
-		cmocka_unit_test(streaming_and_errors),
+	        cmocka_unit_test(block_means),
+	        cmocka_unit_test(fractional_coverage),
+	        cmocka_unit_test(nearest_when_upsampling),
+	        cmocka_unit_test(nan_is_left_out),
+	        cmocka_unit_test(no_moire_on_a_fine_pattern),
+	        cmocka_unit_test(streaming_and_errors),
 	};
 	return cmocka_run_group_tests_name("resample", tests, NULL, NULL);
 }

@@ -40,8 +40,14 @@ static const char *const bases[] = {"1.0001", "1.5", "10", "10000", "500000", "1
 static const size_t widths[] = {2, 8, 64, 1024, 65536};
 #define NWIDTHS (sizeof(widths) / sizeof(widths[0]))
 static const uint64_t positions[] = {
-	0, 1, 1000, (uint64_t)1 << 20, ((uint64_t)1 << 40) - 1, (uint64_t)1 << 40,
-	(uint64_t)1 << 52, ((uint64_t)1 << 53) - 2,
+        0,
+        1,
+        1000,
+        (uint64_t)1 << 20,
+        ((uint64_t)1 << 40) - 1,
+        (uint64_t)1 << 40,
+        (uint64_t)1 << 52,
+        ((uint64_t)1 << 53) - 2,
 };
 #define NPOS (sizeof(positions) / sizeof(positions[0]))
 
@@ -79,25 +85,28 @@ static void sinusoidal_rows(void **state)
 		for (size_t w = 0; w < NWIDTHS; w++) {
 			size_t d = widths[w];
 			for (int layout = 0; layout < 2; layout++) {
-				struct pe_scheme *s = parse("sinusoidal:base=%s,layout=%s", bases[b],
-							    layout ? "blocks" : "interleaved");
+				struct pe_scheme *s =
+				        parse("sinusoidal:base=%s,layout=%s", bases[b],
+				              layout ? "blocks" : "interleaved");
 				double *row = malloc(2 * d * sizeof(double));
 				assert_non_null(row);
 				for (size_t p = 0; p < NPOS; p++) {
 					assert_int_equal(pe_encode_rows(s, d, positions[p], 2,
-									PE_VIEW_DEFAULT, row),
-							 PE_OK);
+					                                PE_VIEW_DEFAULT, row),
+					                 PE_OK);
 					all_finite(row, 2 * d);
 					for (size_t r = 0; r < 2; r++) {
 						const double *x = row + r * d;
 						double norm2 = 0.0;
 						for (size_t k = 0; k < d / 2; k++) {
 							double sn = layout ? x[k] : x[2 * k];
-							double cs = layout ? x[d / 2 + k] : x[2 * k + 1];
+							double cs = layout ? x[d / 2 + k]
+							                   : x[2 * k + 1];
 							assert_near(sn * sn + cs * cs, 1.0, 1e-15);
 							norm2 += sn * sn + cs * cs;
 						}
-						assert_rel(sqrt(norm2), sqrt((double)d / 2.0), 1e-14);
+						assert_rel(sqrt(norm2), sqrt((double)d / 2.0),
+						           1e-14);
 						/* frequency 1: sin(p) of an exact double p */
 						double pos = (double)(positions[p] + r);
 						assert_near(x[0], sin(pos), 2e-16);
@@ -117,7 +126,8 @@ static void t2t_narrow(void **state)
 	for (size_t d = 1; d <= 4; d++) {
 		struct pe_scheme *s = parse("sinusoidal:freq=t2t");
 		double row[8];
-		enum pe_status st = pe_encode_rows(s, d, (uint64_t)1 << 40, 1, PE_VIEW_DEFAULT, row);
+		enum pe_status st =
+		        pe_encode_rows(s, d, (uint64_t)1 << 40, 1, PE_VIEW_DEFAULT, row);
 		if (st == PE_OK)
 			all_finite(row, d);
 		else
@@ -146,9 +156,12 @@ static void rope_views(void **state)
 			assert_true(rot && c && sn);
 			for (size_t p = 0; p < NPOS; p++) {
 				uint64_t pos = positions[p];
-				assert_int_equal(pe_encode_rows(s, d, pos, 1, PE_VIEW_ROTATED, rot), PE_OK);
-				assert_int_equal(pe_encode_rows(s, d, pos, 1, PE_VIEW_COS, c), PE_OK);
-				assert_int_equal(pe_encode_rows(s, d, pos, 1, PE_VIEW_SIN, sn), PE_OK);
+				assert_int_equal(pe_encode_rows(s, d, pos, 1, PE_VIEW_ROTATED, rot),
+				                 PE_OK);
+				assert_int_equal(pe_encode_rows(s, d, pos, 1, PE_VIEW_COS, c),
+				                 PE_OK);
+				assert_int_equal(pe_encode_rows(s, d, pos, 1, PE_VIEW_SIN, sn),
+				                 PE_OK);
 				all_finite(rot, d);
 				all_finite(c, d);
 				all_finite(sn, d);
@@ -182,8 +195,8 @@ static void position_limit(void **state)
 	pe_scheme_destroy(s);
 	struct pe_scheme *bad = NULL;
 	char *err = NULL;
-	const char *specs[] = {"sinusoidal:base=1", "sinusoidal:base=nan", "rope:base=inf",
-			       "rope:base=0.5", "sinusoidal:base=1e400", "rope:base=-10"};
+	const char *specs[] = {"sinusoidal:base=1", "sinusoidal:base=nan",   "rope:base=inf",
+	                       "rope:base=0.5",     "sinusoidal:base=1e400", "rope:base=-10"};
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		assert_int_not_equal(pe_scheme_parse(specs[i], &bad, &err), PE_OK);
 		assert_null(bad);
@@ -219,7 +232,8 @@ static void pairwise_far(void **state)
 					/* |x_p - x_q|^2 = d - 2 sum cos(delta w_k) */
 					double delta = (double)j - (double)i, sum = 0.0;
 					for (size_t k = 0; k < d / 2; k++)
-						sum += cos(delta * pow(base, -2.0 * (double)k / (double)d));
+						sum += cos(delta *
+						           pow(base, -2.0 * (double)k / (double)d));
 					double want2 = (double)d - 2.0 * sum;
 					assert_near(x * x, want2 < 0 ? 0 : want2, 1e-9 * (double)d);
 				}
@@ -240,7 +254,8 @@ static void decay_at_zero(void **state)
 		for (size_t w = 0; w < NWIDTHS; w++) {
 			size_t d = widths[w];
 			struct pe_scheme *s = parse("sinusoidal:base=%s", bases[b]);
-			struct pe_vectors v = {s, NULL, d, PE_VIEW_DEFAULT, (uint64_t)1 << 40, K + 1};
+			struct pe_vectors v = {s,    NULL, d, PE_VIEW_DEFAULT, (uint64_t)1 << 40,
+			                       K + 1};
 			assert_int_equal(pe_decay_curve(&v, PE_DECAY_DOT, K, out), PE_OK);
 			all_finite(out, K + 1);
 			assert_rel(out[0], (double)d / 2.0, 1e-14);
@@ -270,7 +285,7 @@ static void frequencies(void **state)
 			size_t d = widths[w];
 			for (int rope = 0; rope < 2; rope++) {
 				struct pe_scheme *s =
-					parse("%s:base=%s", rope ? "rope" : "sinusoidal", bases[b]);
+				        parse("%s:base=%s", rope ? "rope" : "sinusoidal", bases[b]);
 				double *theta = malloc((d + 1) * sizeof(double));
 				size_t count = 0;
 				assert_int_equal(pe_scheme_frequencies(s, d, theta, &count), PE_OK);
@@ -279,8 +294,8 @@ static void frequencies(void **state)
 				assert_near(theta[0], 1.0, 0.0);
 				for (size_t k = 1; k < count; k++) {
 					assert_true(theta[k] > 0.0 && theta[k] < theta[k - 1]);
-					assert_rel(theta[k], pow(base, -2.0 * (double)k / (double)d),
-						   1e-13);
+					assert_rel(theta[k],
+					           pow(base, -2.0 * (double)k / (double)d), 1e-13);
 				}
 				free(theta);
 				struct pe_freq_table *t = NULL;
@@ -288,8 +303,9 @@ static void frequencies(void **state)
 				all_finite(t->values->data, t->values->rows * t->values->cols);
 				for (size_t k = 0; k < t->values->rows; k++)
 					assert_rel(t->values->data[k * t->values->cols + 1],
-						   6.283185307179586 / t->values->data[k * t->values->cols],
-						   1e-15);
+					           6.283185307179586 /
+					                   t->values->data[k * t->values->cols],
+					           1e-15);
 				pe_freq_table_destroy(t);
 				pe_scheme_destroy(s);
 			}
@@ -300,10 +316,10 @@ static void frequencies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sinusoidal_rows), cmocka_unit_test(t2t_narrow),
-		cmocka_unit_test(rope_views),      cmocka_unit_test(position_limit),
-		cmocka_unit_test(pairwise_far),    cmocka_unit_test(decay_at_zero),
-		cmocka_unit_test(frequencies),
+	        cmocka_unit_test(sinusoidal_rows), cmocka_unit_test(t2t_narrow),
+	        cmocka_unit_test(rope_views),      cmocka_unit_test(position_limit),
+	        cmocka_unit_test(pairwise_far),    cmocka_unit_test(decay_at_zero),
+	        cmocka_unit_test(frequencies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

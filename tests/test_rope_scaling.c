@@ -18,7 +18,7 @@
 
 /* The parser's defaults (posenc/scheme.h) for a given type. */
 static struct pe_rope_scaling_params params(enum pe_rope_scaling type, double factor,
-					    double original)
+                                            double original)
 {
 	struct pe_rope_scaling_params p;
 	memset(&p, 0, sizeof(p));
@@ -35,7 +35,7 @@ static struct pe_rope_scaling_params params(enum pe_rope_scaling type, double fa
 }
 
 static void scaled(const struct pe_rope_scaling_params *p, double base, size_t d, double *theta,
-		   struct pe_rope_scaling_info *info)
+                   struct pe_rope_scaling_info *info)
 {
 	assert_int_equal(pe_rope_base_frequencies(base, d, theta), PE_OK);
 	assert_int_equal(pe_rope_scale_frequencies(p, base, d, theta, info), PE_OK);
@@ -329,17 +329,17 @@ static void names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(theta_is_base_power_and_uses_rotary_width),
-		cmocka_unit_test(wavelengths_match_7a),
-		cmocka_unit_test(critical_dimension_matches_7b),
-		cmocka_unit_test(none_and_linear),
-		cmocka_unit_test(dynamic_matches_3b),
-		cmocka_unit_test(yarn_matches_3c),
-		cmocka_unit_test(yarn_attention_factor_sources),
-		cmocka_unit_test(yarn_equal_boundaries_are_widened),
-		cmocka_unit_test(llama3_matches_3d),
-		cmocka_unit_test(longrope_matches_3e),
-		cmocka_unit_test(names),
+	        cmocka_unit_test(theta_is_base_power_and_uses_rotary_width),
+	        cmocka_unit_test(wavelengths_match_7a),
+	        cmocka_unit_test(critical_dimension_matches_7b),
+	        cmocka_unit_test(none_and_linear),
+	        cmocka_unit_test(dynamic_matches_3b),
+	        cmocka_unit_test(yarn_matches_3c),
+	        cmocka_unit_test(yarn_attention_factor_sources),
+	        cmocka_unit_test(yarn_equal_boundaries_are_widened),
+	        cmocka_unit_test(llama3_matches_3d),
+	        cmocka_unit_test(longrope_matches_3e),
+	        cmocka_unit_test(names),
 	};
 	return cmocka_run_group_tests_name("rope_scaling", tests, NULL, NULL);
 }

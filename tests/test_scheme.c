@@ -126,7 +126,7 @@ static void rope_scalings(void **state)
 	pe_scheme_destroy(s);
 
 	s = parse_ok("rope:scaling=yarn,factor=4,original=4096,beta-fast=32,beta-slow=1,"
-		     "mscale=1,mscale-all-dim=1,truncate=0,attention-factor=1.5");
+	             "mscale=1,mscale-all-dim=1,truncate=0,attention-factor=1.5");
 	r = &s->scaling;
 	assert_int_equal(r->type, PE_ROPE_SCALING_YARN);
 	assert_true(r->factor == 4.0 && r->original == 4096.0);
@@ -169,14 +169,14 @@ static void longrope_factors_from_file(void **state)
 	fclose(f);
 	char spec[128];
 	snprintf(spec, sizeof(spec), "rope:scaling=longrope,long-factor=@%s,short-factor=1/1/1",
-		 path);
+	         path);
 	struct pe_scheme *s = parse_ok(spec);
 	assert_int_equal(s->scaling.n_long_factor, 3);
 	assert_true(s->scaling.long_factor[1] == 1.25);
 	pe_scheme_destroy(s);
 	remove(path);
 	parse_bad("rope:scaling=longrope,long-factor=@/nonexistent/x,short-factor=1", PE_EIO,
-		  "/nonexistent/x");
+	          "/nonexistent/x");
 }
 
 static void file_forms(void **state)
@@ -257,7 +257,8 @@ static void errors_name_the_key(void **state)
 	parse_bad("sinusoidal:rotary=0.5", PE_EINVAL, "unknown key 'rotary' for sinusoidal");
 	parse_bad("binary:base=10", PE_EINVAL, "unknown key 'base' for binary");
 	parse_bad("rope:factor=2", PE_EINVAL, "key 'factor' needs scaling=");
-	parse_bad("rope:scaling=linear,beta-fast=16", PE_EINVAL, "key 'beta-fast' needs scaling=yarn");
+	parse_bad("rope:scaling=linear,beta-fast=16", PE_EINVAL,
+	          "key 'beta-fast' needs scaling=yarn");
 	parse_bad("rope:scaling=yarn,low=2", PE_EINVAL, "key 'low' needs scaling=llama3");
 	parse_bad("rope:scaling=llama3,low=4,high=2", PE_ERANGE, "key 'high'");
 	parse_bad("rope:scaling=yarn,beta-fast=1,beta-slow=2", PE_ERANGE, "key 'beta-fast'");
@@ -265,7 +266,7 @@ static void errors_name_the_key(void **state)
 	parse_bad("rope:scaling=longrope", PE_EINVAL, "long-factor");
 	parse_bad("rope:scaling=longrope,long-factor=1/x,short-factor=1", PE_EINVAL, "'x'");
 	parse_bad("rope:scaling=longrope,long-factor=1/-2,short-factor=1", PE_ERANGE,
-		  "long-factor");
+	          "long-factor");
 	parse_bad("file:tensor=wpe.weight", PE_EINVAL, "key 'path'");
 	parse_bad("file:path=x.npy,rows=5:2", PE_ERANGE, "key 'rows'");
 	parse_bad("file:path=x.npy,rows=abc", PE_EINVAL, "key 'rows'");
@@ -286,13 +287,13 @@ static void destroy_accepts_null(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),
-		cmocka_unit_test(keys_and_canonical_text),
-		cmocka_unit_test(rope_scalings),
-		cmocka_unit_test(longrope_factors_from_file),
-		cmocka_unit_test(file_forms),
-		cmocka_unit_test(errors_name_the_key),
-		cmocka_unit_test(destroy_accepts_null),
+	        cmocka_unit_test(defaults),
+	        cmocka_unit_test(keys_and_canonical_text),
+	        cmocka_unit_test(rope_scalings),
+	        cmocka_unit_test(longrope_factors_from_file),
+	        cmocka_unit_test(file_forms),
+	        cmocka_unit_test(errors_name_the_key),
+	        cmocka_unit_test(destroy_accepts_null),
 	};
 	return cmocka_run_group_tests_name("scheme", tests, NULL, NULL);
 }

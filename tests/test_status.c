@@ -48,8 +48,8 @@ static void matrix_create_is_zeroed_and_checks_overflow(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(status_strings_are_distinct),
-		cmocka_unit_test(matrix_create_is_zeroed_and_checks_overflow),
+	        cmocka_unit_test(status_strings_are_distinct),
+	        cmocka_unit_test(matrix_create_is_zeroed_and_checks_overflow),
 	};
 	return cmocka_run_group_tests_name("status", tests, NULL, NULL);
 }

@@ -46,7 +46,7 @@ static void check_close(double got, double want, const char *spec, size_t d, uin
 	if (fabs(got - want) <= bound)
 		return;
 	print_error("%s d=%zu S(%llu) = %.17g, expected %.17g\n", spec, d, (unsigned long long)D,
-		    got, want);
+	            got, want);
 	fail();
 }
 
@@ -57,15 +57,15 @@ struct run {
 };
 
 static const struct run runs[] = {
-	{0, 1, 1},
-	{0, 5, 1},
-	{0, 31, 1},
-	{0, 33, 1},
-	{7, 1000, 1},
-	{0, 2048, 1},	 /* one whole block */
-	{123, 3 * 2048 + 17, 3}, /* whole blocks and a ragged tail */
-	{999999, 4099, 5},
-	{10000000 - 5000, 5001, 7}, /* up to 10^7 */
+        {0, 1, 1},
+        {0, 5, 1},
+        {0, 31, 1},
+        {0, 33, 1},
+        {7, 1000, 1},
+        {0, 2048, 1},            /* one whole block */
+        {123, 3 * 2048 + 17, 3}, /* whole blocks and a ragged tail */
+        {999999, 4099, 5},
+        {10000000 - 5000, 5001, 7}, /* up to 10^7 */
 };
 
 /* Every run of every spec against the per-offset sum. */
@@ -87,7 +87,7 @@ static void against_per_offset(const char *spec, size_t d)
 		for (size_t k = 0; k < u->count; k += step)
 			check_close(S[k], pe_toeplitz_s(&tz, u->lo + k), spec, d, u->lo + k);
 		check_close(S[u->count - 1], pe_toeplitz_s(&tz, u->lo + u->count - 1), spec, d,
-			    u->lo + u->count - 1);
+		            u->lo + u->count - 1);
 		free(S);
 	}
 	pe_toeplitz_release(&tz);
@@ -165,7 +165,7 @@ static void against_formula(const char *spec, int rope, double base, size_t d, u
 		assert_int_equal(pe_toeplitz_range(&tz, u->lo, u->count, S), PE_OK);
 		for (size_t k = 0; k < u->count; k += 97)
 			check_close(S[k], (double)ref_s(rope, base, d, u->lo + k), spec, d,
-				    u->lo + k);
+			            u->lo + k);
 		free(S);
 	}
 	pe_toeplitz_release(&tz);
@@ -212,7 +212,7 @@ struct refspec {
  * cosines; RoPE: (c - s, s + c) per pair and ones past the rotary width),
  * in any column order: only its mean and spread are checked. */
 static void ref_terms(const struct refspec *r, size_t d, uint64_t pos, long double *mean,
-		      long double *cnorm)
+                      long double *cnorm)
 {
 	long double *x = malloc(d * sizeof(long double));
 	assert_non_null(x);
@@ -248,7 +248,7 @@ static void ref_terms(const struct refspec *r, size_t d, uint64_t pos, long doub
 }
 
 static void terms_against_formula(const struct refspec *r, size_t d, const uint64_t *pos,
-				  size_t count)
+                                  size_t count)
 {
 	struct pe_scheme *s = parse(r->spec);
 	struct pe_vectors v = {s, NULL, d, PE_VIEW_DEFAULT, 0, 1};
@@ -265,9 +265,10 @@ static void terms_against_formula(const struct refspec *r, size_t d, const uint6
 		/* the mean is at most 1 in size; the spread is sqrt(d)-sized */
 		if (fabs(t[k].mean - (double)mean) > 1e-12 ||
 		    fabs(t[k].cnorm - (double)cnorm) > 1e-12 * fmax((double)cnorm, 1.0)) {
-			print_error("%s d=%zu at %llu: mean %.17g cnorm %.17g, expected %.17Lg %.17Lg\n",
-				    r->spec, d, (unsigned long long)pos[k], t[k].mean, t[k].cnorm,
-				    mean, cnorm);
+			print_error("%s d=%zu at %llu: mean %.17g cnorm %.17g, expected %.17Lg "
+			            "%.17Lg\n",
+			            r->spec, d, (unsigned long long)pos[k], t[k].mean, t[k].cnorm,
+			            mean, cnorm);
 			fail();
 		}
 	}
@@ -287,10 +288,10 @@ static void posterms_match_formula(void **state)
 	for (size_t k = 0; k < count; k++)
 		pos[k] = k < 300 ? k * 37 : (uint64_t)k * 16661 + 4000000;
 	const struct refspec specs[] = {
-		{"sinusoidal", 0, 10000.0, 0.0, 1.0},
-		{"sinusoidal:start=1", 0, 10000.0, 1.0, 1.0},
-		{"rope", 1, 10000.0, 0.0, 1.0},
-		{"rope:rotary=0.5", 1, 10000.0, 0.0, 0.5},
+	        {"sinusoidal", 0, 10000.0, 0.0, 1.0},
+	        {"sinusoidal:start=1", 0, 10000.0, 1.0, 1.0},
+	        {"rope", 1, 10000.0, 0.0, 1.0},
+	        {"rope:rotary=0.5", 1, 10000.0, 0.0, 0.5},
 	};
 	size_t widths[] = {4096, 15, 6};
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
@@ -334,12 +335,12 @@ static void constant_row_has_no_spread(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sinusoidal_per_offset),
-		cmocka_unit_test(rope_per_offset),
-		cmocka_unit_test(matches_formula),
-		cmocka_unit_test(small_offsets_exact),
-		cmocka_unit_test(posterms_match_formula),
-		cmocka_unit_test(constant_row_has_no_spread),
+	        cmocka_unit_test(sinusoidal_per_offset),
+	        cmocka_unit_test(rope_per_offset),
+	        cmocka_unit_test(matches_formula),
+	        cmocka_unit_test(small_offsets_exact),
+	        cmocka_unit_test(posterms_match_formula),
+	        cmocka_unit_test(constant_row_has_no_spread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

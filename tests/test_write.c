@@ -60,8 +60,8 @@ static void csv_layout(void **state)
 	size_t len;
 	char *text = capture(&len, csv_fn, &a);
 	assert_string_equal(text, "position,0,1,2\n"
-				  "1000,0,0.1,-2.5\n"
-				  "1001,1e-300,nan,-inf\n");
+	                          "1000,0,0.1,-2.5\n"
+	                          "1001,1e-300,nan,-inf\n");
 	free(text);
 
 	/* Labels, quoting of a label holding a comma. */
@@ -72,8 +72,8 @@ static void csv_layout(void **state)
 	a.rows = &pairs;
 	text = capture(&len, csv_fn, &a);
 	assert_string_equal(text, "pair,theta,wavelength,\"a,b\"\n"
-				  "0,0,0.1,-2.5\n"
-				  "1,1e-300,nan,-inf\n");
+	                          "0,0,0.1,-2.5\n"
+	                          "1,1e-300,nan,-inf\n");
 	free(text);
 	pe_matrix_destroy(m);
 }
@@ -86,39 +86,39 @@ static void csv_format_texts(void **state)
 		double v;
 		const char *text;
 	} cases[] = {
-		{0.1, "0.1"},
-		{0.3, "0.3"},
-		{2.0 / 3.0, "0.6666666666666666"},
-		{64.0, "64"},
-		{-2.5, "-2.5"},
-		{12345.678, "12345.678"},
-		{1.0, "1"},
-		{0.0, "0"},
-		{-0.0, "-0"},
-		{1e15, "1000000000000000"},
-		/* %.17g's choice of layout: plain below 1e17, exponent from there. */
-		{1e16, "10000000000000000"},
-		{99999999999999984.0, "99999999999999980"},
-		{1e17, "1e+17"},
-		{123456789012345678.0, "1.2345678901234568e+17"},
-		{1.5e20, "1.5e+20"},
-		{1e22, "1e+22"},
-		{1e23, "1e+23"}, /* %.17g: 9.9999999999999992e+22 */
-		{9007199254740992.0, "9007199254740992"},
-		{0x1p53 + 2, "9007199254740994"},
-		{0.0001, "0.0001"},
-		{0.00012345, "0.00012345"},
-		{1e-5, "1e-05"},
-		{-5e-5, "-5e-05"},
-		{1e-300, "1e-300"},
-		{1e100, "1e+100"},
-		{DBL_MAX, "1.7976931348623157e+308"},
-		{DBL_MIN, "2.2250738585072014e-308"},
-		{4.9406564584124654e-324, "5e-324"},
-		{-4.9406564584124654e-324, "-5e-324"},
-		{NAN, "nan"},
-		{INFINITY, "inf"},
-		{-INFINITY, "-inf"},
+	        {0.1, "0.1"},
+	        {0.3, "0.3"},
+	        {2.0 / 3.0, "0.6666666666666666"},
+	        {64.0, "64"},
+	        {-2.5, "-2.5"},
+	        {12345.678, "12345.678"},
+	        {1.0, "1"},
+	        {0.0, "0"},
+	        {-0.0, "-0"},
+	        {1e15, "1000000000000000"},
+	        /* %.17g's choice of layout: plain below 1e17, exponent from there. */
+	        {1e16, "10000000000000000"},
+	        {99999999999999984.0, "99999999999999980"},
+	        {1e17, "1e+17"},
+	        {123456789012345678.0, "1.2345678901234568e+17"},
+	        {1.5e20, "1.5e+20"},
+	        {1e22, "1e+22"},
+	        {1e23, "1e+23"}, /* %.17g: 9.9999999999999992e+22 */
+	        {9007199254740992.0, "9007199254740992"},
+	        {0x1p53 + 2, "9007199254740994"},
+	        {0.0001, "0.0001"},
+	        {0.00012345, "0.00012345"},
+	        {1e-5, "1e-05"},
+	        {-5e-5, "-5e-05"},
+	        {1e-300, "1e-300"},
+	        {1e100, "1e+100"},
+	        {DBL_MAX, "1.7976931348623157e+308"},
+	        {DBL_MIN, "2.2250738585072014e-308"},
+	        {4.9406564584124654e-324, "5e-324"},
+	        {-4.9406564584124654e-324, "-5e-324"},
+	        {NAN, "nan"},
+	        {INFINITY, "inf"},
+	        {-INFINITY, "-inf"},
 	};
 	char buf[32];
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -167,7 +167,8 @@ static double sample(uint64_t *s, size_t i)
 		return (double)(r >> (11 + r % 40)) / (r & 1 ? 2.0 : 1.0);
 	default:
 		/* Exponents near 1, where most data lives. */
-		return from_bits((r & 0x800fffffffffffffull) | (uint64_t)(1023 - 40 + (r >> 52) % 80) << 52);
+		return from_bits((r & 0x800fffffffffffffull) |
+		                 (uint64_t)(1023 - 40 + (r >> 52) % 80) << 52);
 	}
 }
 
@@ -229,8 +230,8 @@ static void csv_round_trips(void **state)
 	const char *quick = getenv("POSENC_TEST_QUICK");
 	size_t count = quick && *quick ? 200000 : SANITIZED ? 1000000 : 10000000;
 	struct round_trip_run runs[2] = {
-		{0x9e3779b97f4a7c15ull, count, 0, 0},
-		{0xd1b54a32d192ed03ull, count, 0, 0},
+	        {0x9e3779b97f4a7c15ull, count, 0, 0},
+	        {0xd1b54a32d192ed03ull, count, 0, 0},
 	};
 	pthread_t tid;
 	int threaded = pthread_create(&tid, NULL, round_trip_worker, &runs[1]) == 0;
@@ -242,7 +243,7 @@ static void csv_round_trips(void **state)
 	for (int r = 0; r < 2; r++)
 		if (runs[r].failures)
 			fail_msg("%zu doubles did not read back, first 0x%016llx", runs[r].failures,
-				 (unsigned long long)runs[r].first_failure);
+			         (unsigned long long)runs[r].first_failure);
 
 	/* Every binary exponent with its smallest, largest and a random significand. */
 	char buf[32];
@@ -253,7 +254,8 @@ static void csv_round_trips(void **state)
 			double x = from_bits(e << 52 | mants[k]);
 			pe_csv_format(x, buf);
 			if (!reads_back(x, buf))
-				fail_msg("0x%016llx printed as %s", (unsigned long long)to_bits(x), buf);
+				fail_msg("0x%016llx printed as %s", (unsigned long long)to_bits(x),
+				         buf);
 		}
 	}
 
@@ -272,9 +274,16 @@ static void csv_round_trips(void **state)
 		/* 10^e is the one-digit string itself. */
 		assert_int_equal(significant_digits(buf), 1);
 	}
-	const double edges[] = {DBL_MAX, -DBL_MAX, DBL_MIN, DBL_TRUE_MIN, 0x1p53, 0x1p53 - 1,
-				0x1p53 + 2, nextafter(DBL_MIN, 0), nextafter(1.0, 2.0),
-				nextafter(1.0, 0.0)};
+	const double edges[] = {DBL_MAX,
+	                        -DBL_MAX,
+	                        DBL_MIN,
+	                        DBL_TRUE_MIN,
+	                        0x1p53,
+	                        0x1p53 - 1,
+	                        0x1p53 + 2,
+	                        nextafter(DBL_MIN, 0),
+	                        nextafter(1.0, 2.0),
+	                        nextafter(1.0, 0.0)};
 	for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
 		pe_csv_format(edges[i], buf);
 		assert_true(reads_back(edges[i], buf));
@@ -340,7 +349,8 @@ static void read_back(size_t rows, size_t cols)
 	char *text = capture(&len, csv_fn, &a);
 	assert_int_equal(strlen(text), len);
 
-	/* Offsets, not pointers: gcc mistakes pointers into the stream's buffer for dangling ones. */
+	/* Offsets, not pointers: gcc mistakes pointers into the stream's buffer for dangling ones.
+	 */
 	size_t at = strcspn(text, "\n") + 1;
 	assert_memory_equal(text, "label,0.5,0.75,1,1.25,", 22);
 	for (size_t i = 0; i < rows; i++) {
@@ -485,13 +495,13 @@ static void npy_header_matches_numpy(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(csv_layout),
-		cmocka_unit_test(csv_format_texts),
-		cmocka_unit_test(csv_round_trips),
-		cmocka_unit_test(csv_format_is_shortest),
-		cmocka_unit_test(csv_parallel_reads_back),
-		cmocka_unit_test(csv_write_failure),
-		cmocka_unit_test(npy_header_matches_numpy),
+	        cmocka_unit_test(csv_layout),
+	        cmocka_unit_test(csv_format_texts),
+	        cmocka_unit_test(csv_round_trips),
+	        cmocka_unit_test(csv_format_is_shortest),
+	        cmocka_unit_test(csv_parallel_reads_back),
+	        cmocka_unit_test(csv_write_failure),
+	        cmocka_unit_test(npy_header_matches_numpy),
 	};
 	return cmocka_run_group_tests_name("write", tests, NULL, NULL);
 }

@@ -74,7 +74,7 @@ static void baseline(const char *what, pe_row_fn fn, struct pattern *p)
 }
 
 static void run(const char *what, pe_row_fn fn, struct pattern *p, struct pe_norm norm, int level,
-		int filter)
+                int filter)
 {
 	FILE *f = tmpfile();
 	struct pe_png_options o = pe_png_options_default();
@@ -83,8 +83,8 @@ static void run(const char *what, pe_row_fn fn, struct pattern *p, struct pe_nor
 	p->rng = 88172645463325252ull;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	enum pe_status st = pe_rawpng_write(f, p->n, p->n, fn, p, pe_colormap_find("viridis"),
-					    &norm, &o);
+	enum pe_status st =
+	        pe_rawpng_write(f, p->n, p->n, fn, p, pe_colormap_find("viridis"), &norm, &o);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	long size = ftell(f);
 	fclose(f);

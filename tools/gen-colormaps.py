@@ -84,6 +84,9 @@ def main():
  * gray: the linear ramp k/255, as matplotlib's gray.
  */
 #include "colormap_tables.h"
+
+/* Generated data: one row per line, as written. */
+/* clang-format off */
 """)
     for name in LISTED:
         rows = read_assign(listed, f"_{name}_data")

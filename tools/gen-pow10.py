@@ -71,6 +71,7 @@ def main():
     print()
     print("#include <stdint.h>")
     print()
+    print("/* clang-format off */")
     print(f"#define POW5_BITCOUNT {BITCOUNT}")
     print(f"#define POW5_INV_BITCOUNT {BITCOUNT}")
     print(f"#define POW5_INV_SIZE {inv_max + 1}")

@@ -21,9 +21,9 @@ static inline void fuzz_check(enum pe_status st, char *err)
 
 /* Reads the whole table, then a row range, touching every value. */
 static inline void fuzz_read(enum pe_status (*read)(const void *, size_t,
-						     const struct pe_read_request *,
-						     struct pe_matrix **, char **),
-			     const uint8_t *data, size_t size, const char *tensor)
+                                                    const struct pe_read_request *,
+                                                    struct pe_matrix **, char **),
+                             const uint8_t *data, size_t size, const char *tensor)
 {
 	struct pe_matrix *m = NULL;
 	char *err = NULL;

@@ -69,8 +69,8 @@ enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matr
  * @return PE_OK and *bucket, or PE_ERANGE for parameters pe_bias_check()
  * refuses.
  */
-enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance,
-			    int bidirectional, unsigned *bucket);
+enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance, int bidirectional,
+                            unsigned *bucket);
 
 /*
  * pe_t5_bucket_map() - the n x n bucket map of a t5 scheme

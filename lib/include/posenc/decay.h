@@ -59,7 +59,7 @@ enum pe_decay_kind {
  * last offsets), or the errors of pe_encode_check().
  */
 enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_kind kind,
-			      size_t max_offset, const char **why);
+                              size_t max_offset, const char **why);
 
 /*
  * pe_decay_curve() - the decay curve at offsets 0..max_offset
@@ -71,7 +71,7 @@ enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_kind kin
  * PE_ENOMEM.
  */
 enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
-			      size_t max_offset, double *out);
+                              size_t max_offset, double *out);
 
 #ifdef __cplusplus
 }

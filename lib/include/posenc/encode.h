@@ -73,7 +73,7 @@ enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t cou
  * PE_EUNSUPPORTED (alibi/t5; a view other than default for a non-rope scheme).
  */
 enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view view,
-			       const char **why);
+                               const char **why);
 
 /*
  * pe_encode_rows() - fill n rows of width d into a caller buffer
@@ -85,7 +85,7 @@ enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view
  * with the file readers instead), PE_ENOMEM.
  */
 enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-			      enum pe_view view, double *dst);
+                              enum pe_view view, double *dst);
 
 /*
  * pe_encode() - the n x d encoding matrix for positions first..first+n-1
@@ -95,7 +95,7 @@ enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t firs
  * @return as pe_encode_rows(), plus PE_ETOOBIG if n * d overflows.
  */
 enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-			 enum pe_view view, struct pe_matrix **out);
+                         enum pe_view view, struct pe_matrix **out);
 
 /*
  * A window: positions first..first+n-1 split into @rows blocks as evenly as
@@ -122,7 +122,7 @@ struct pe_window {
  * binary, file: average their rows), the errors of pe_encode_check().
  */
 enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
-				size_t r0, size_t count, enum pe_view view, double *dst);
+                                size_t r0, size_t count, enum pe_view view, double *dst);
 
 /*
  * pe_scheme_frequencies() - the angular frequency of each (sin, cos) pair
@@ -137,7 +137,7 @@ enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struc
  * @return PE_OK, or the errors of pe_encode_check().
  */
 enum pe_status pe_scheme_frequencies(const struct pe_scheme *s, size_t d, double *theta,
-				     size_t *count);
+                                     size_t *count);
 
 /*
  * pe_rope_rotary_width() - int(d * rotary), the number of rotated features

@@ -42,7 +42,7 @@ extern "C" {
 struct pe_freqs_options {
 	double length;       /* > 0: evaluation length of dynamic and longrope */
 	double train_length; /* > 0: training length of the critical dimension;
-				0: the scaling's original (4096 without one) */
+	                        0: the scaling's original (4096 without one) */
 };
 
 /* One scaling variant: what was evaluated and what it reported. */
@@ -50,18 +50,18 @@ struct pe_freq_variant {
 	enum pe_rope_scaling type;
 	double factor;
 	double original;
-	double length; /* the evaluation length used (dynamic, longrope) */
+	double length;                    /* the evaluation length used (dynamic, longrope) */
 	struct pe_rope_scaling_info info; /* attention factor, base, yarn low/high */
 };
 
 struct pe_freq_table {
-	struct pe_matrix *values;    /* pairs x (2 + 2 * n_variants); owned */
-	const char **columns;        /* values->cols names: owned array of static strings */
+	struct pe_matrix *values; /* pairs x (2 + 2 * n_variants); owned */
+	const char **columns;     /* values->cols names: owned array of static strings */
 	size_t n_variants;
 	struct pe_freq_variant *variants; /* owned */
-	double base;                 /* the scheme's base */
-	size_t d_pairs;              /* width the pairs come from: d_rot for rope, d otherwise */
-	int has_critical_dim;        /* 0 when the formula does not apply */
+	double base;                      /* the scheme's base */
+	size_t d_pairs;       /* width the pairs come from: d_rot for rope, d otherwise */
+	int has_critical_dim; /* 0 when the formula does not apply */
 	double train_length;
 	size_t critical_dim;
 };
@@ -77,7 +77,7 @@ struct pe_freq_table {
  * pe_rope_scale_frequencies(), PE_ENOMEM.
  */
 enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
-				    const struct pe_freqs_options *opt, struct pe_freq_table **out);
+                                    const struct pe_freqs_options *opt, struct pe_freq_table **out);
 
 /*
  * pe_freq_table_destroy() - free a table and what it owns; NULL is a no-op

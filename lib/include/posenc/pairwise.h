@@ -115,7 +115,7 @@ enum pe_status pe_pairwise_fits(size_t rows, size_t cols, size_t budget, double 
  * pe_pairwise_check() and of pe_vectors_rows().
  */
 enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, size_t budget,
-				  struct pe_matrix **out);
+                                  struct pe_matrix **out);
 
 /*
  * pe_pairwise_grid() - the metric averaged onto an R x C grid, for figures
@@ -152,7 +152,7 @@ enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, 
  * pe_pairwise_check() and of pe_vectors_rows().
  */
 enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, size_t R, size_t C,
-				struct pe_matrix **out);
+                                struct pe_matrix **out);
 
 /*
  * pe_profile() - the metric from chosen positions to every position
@@ -168,7 +168,7 @@ enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, si
  * and of pe_vectors_rows().
  */
 enum pe_status pe_profile(const struct pe_vectors *v, enum pe_metric m, const uint64_t *at,
-			  size_t k, struct pe_matrix **out);
+                          size_t k, struct pe_matrix **out);
 
 /*
  * pe_scatter() - (distance, correlation) for pairs of positions
@@ -190,7 +190,7 @@ enum pe_status pe_profile(const struct pe_vectors *v, enum pe_metric m, const ui
  * pe_pairwise_check() and of pe_vectors_rows().
  */
 enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t max_points,
-			  size_t *stride, struct pe_matrix **out);
+                          size_t *stride, struct pe_matrix **out);
 
 /*
  * Rows of the full matrix on demand: rows r0..r0+count-1 of what
@@ -218,8 +218,8 @@ struct pe_pairwise_rows;
  * @return PE_OK, PE_ENOMEM, the errors of pe_pairwise_check() and of
  * pe_vectors_rows().
  */
-enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m,
-				       size_t budget, struct pe_pairwise_rows **out);
+enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m, size_t budget,
+                                       struct pe_pairwise_rows **out);
 
 /*
  * pe_pairwise_rows_fill() - rows r0..r0+count-1 of the n x n matrix
@@ -232,7 +232,7 @@ enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metri
  * the errors of pe_vectors_rows().
  */
 enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *src, size_t r0, size_t count,
-				     double *dst);
+                                     double *dst);
 
 /*
  * pe_pairwise_rows_range() - the smallest and largest finite cell

@@ -97,11 +97,11 @@ struct pe_tensor_info {
 /* The contents of a file: its arrays and format details. */
 struct pe_file_info {
 	enum pe_file_format format;
-	int npy_major, npy_minor; /* NPY version */
-	int fortran_order;        /* NPY */
-	int csv_header;           /* CSV: 1 if the first row is a header */
-	int csv_index;            /* CSV: 1 if the first column is an index */
-	size_t count;             /* number of arrays; NPY and CSV: 1 */
+	int npy_major, npy_minor;       /* NPY version */
+	int fortran_order;              /* NPY */
+	int csv_header;                 /* CSV: 1 if the first row is a header */
+	int csv_index;                  /* CSV: 1 if the first column is an index */
+	size_t count;                   /* number of arrays; NPY and CSV: 1 */
 	struct pe_tensor_info *tensors; /* safetensors: in data_offsets order */
 	size_t n_metadata;              /* safetensors __metadata__ entries */
 	char **metadata_keys;           /* n_metadata strings */
@@ -143,11 +143,11 @@ const char *pe_file_format_name(enum pe_file_format format);
  * selection; PE_ETOOBIG, PE_ENOMEM.
  */
 enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_request *req,
-			   struct pe_matrix **out, char **err);
+                           struct pe_matrix **out, char **err);
 enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_read_request *req,
-				   struct pe_matrix **out, char **err);
+                                   struct pe_matrix **out, char **err);
 enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_request *req,
-			   struct pe_matrix **out, char **err);
+                           struct pe_matrix **out, char **err);
 
 /*
  * pe_read_buffer() - read a table from a file in memory, any format
@@ -157,8 +157,8 @@ enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_req
  * @return as pe_npy_read().
  */
 enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
-			      const struct pe_read_request *req, struct pe_matrix **out,
-			      char **err);
+                              const struct pe_read_request *req, struct pe_matrix **out,
+                              char **err);
 
 /*
  * pe_read_file() - read a table from a file, any format
@@ -169,7 +169,7 @@ enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
  * read (*err is then strerror's text, e.g. "No such file or directory").
  */
 enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
-			    struct pe_matrix **out, char **err);
+                            struct pe_matrix **out, char **err);
 
 /*
  * pe_file_inspect_buffer() - list the arrays of a file in memory
@@ -183,7 +183,7 @@ enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
  * @return PE_OK, PE_EFORMAT, PE_EIO (pe_file_inspect() only), PE_ENOMEM.
  */
 enum pe_status pe_file_inspect_buffer(const void *buf, size_t len, const char *name,
-				      struct pe_file_info **out, char **err);
+                                      struct pe_file_info **out, char **err);
 enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char **err);
 
 /*
@@ -224,7 +224,7 @@ enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, c
  * allocated.
  */
 enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
-				    struct pe_matrix **out, char **err);
+                                    struct pe_matrix **out, char **err);
 
 #ifdef __cplusplus
 }

@@ -52,8 +52,8 @@ struct pe_rope_scaling_info {
  * PE_EINVAL when longrope lacks the list it needs.
  */
 enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p, double base,
-					 size_t d_rot, double *theta,
-					 struct pe_rope_scaling_info *info);
+                                         size_t d_rot, double *theta,
+                                         struct pe_rope_scaling_info *info);
 
 /*
  * pe_rope_base_frequencies() - the unscaled inverse frequencies base^(-2i/d_rot)

@@ -93,7 +93,7 @@ struct pe_rope_scaling_params {
 	int truncate;            /* yarn: 1 */
 	double *long_factor;     /* longrope, owned; NULL if not given */
 	size_t n_long_factor;
-	double *short_factor;    /* longrope, owned; NULL if not given */
+	double *short_factor; /* longrope, owned; NULL if not given */
 	size_t n_short_factor;
 };
 
@@ -117,10 +117,10 @@ struct pe_scheme {
 	double std;    /* 0.02 */
 
 	/* file */
-	char *path;         /* owned */
-	char *tensor;       /* owned; NULL: the only tensor of the file */
-	size_t row_first;   /* rows=A:B selects rows A..B-1 */
-	size_t row_end;     /* 0 with row_end_set == 0: to the end */
+	char *path;       /* owned */
+	char *tensor;     /* owned; NULL: the only tensor of the file */
+	size_t row_first; /* rows=A:B selects rows A..B-1 */
+	size_t row_end;   /* 0 with row_end_set == 0: to the end */
 	int row_end_set;
 
 	/* alibi */

@@ -34,7 +34,7 @@ extern "C" {
  * set, else the numbers first + i * step.
  */
 struct pe_axis {
-	const char *name;          /* rows: header of the index column */
+	const char *name; /* rows: header of the index column */
 	double first;
 	double step;
 	const char *const *labels; /* NULL: numbers; else one per row/column */
@@ -51,7 +51,7 @@ enum pe_dtype {
  * @return PE_OK, PE_EIO if a write failed (errno tells why), PE_ENOMEM.
  */
 enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
-			    const struct pe_axis *cols);
+                            const struct pe_axis *cols);
 
 /*
  * pe_csv_format() - the shortest text of v that strtod reads back to v
@@ -76,7 +76,7 @@ size_t pe_csv_format(double v, char *buf);
  * @return PE_OK, PE_EINVAL for ndim > 8, PE_EIO, PE_ENOMEM.
  */
 enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
-			    enum pe_dtype dtype);
+                            enum pe_dtype dtype);
 
 /*
  * pe_npy_write_matrix() - pe_npy_write() of a rows x cols matrix

@@ -29,8 +29,8 @@
 extern "C" {
 #endif
 
-#define PE_COLORMAP_SIZE 256
-#define PE_COLORMAP_DEFAULT "viridis"
+#define PE_COLORMAP_SIZE      256
+#define PE_COLORMAP_DEFAULT   "viridis"
 #define PE_COLORMAP_DIVERGING "RdBu_r"
 
 struct pe_colormap;

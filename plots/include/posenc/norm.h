@@ -76,7 +76,7 @@ struct pe_norm pe_norm_symmetric(struct pe_norm n);
  * limit missing). On error @n is unchanged.
  */
 enum pe_status pe_norm_override(struct pe_norm *n, const double *vmin, const double *vmax,
-				bool symmetric);
+                                bool symmetric);
 
 /*
  * pe_norm_apply() - @x mapped linearly so that vmin -> 0 and vmax -> 1

@@ -62,7 +62,7 @@ struct pe_png_options pe_png_options_default(void);
  * error the stream holds a partial PNG.
  */
 enum pe_status pe_png_write_surface(FILE *f, cairo_surface_t *surface,
-				    const struct pe_png_options *opt);
+                                    const struct pe_png_options *opt);
 
 #ifdef __cplusplus
 }

@@ -47,8 +47,8 @@ extern "C" {
  * temporary file and rename on success.
  */
 enum pe_status pe_rawpng_write(FILE *f, size_t rows, size_t cols, pe_row_fn rows_fn, void *ctx,
-			       const struct pe_colormap *cm, const struct pe_norm *norm,
-			       const struct pe_png_options *opt);
+                               const struct pe_colormap *cm, const struct pe_norm *norm,
+                               const struct pe_png_options *opt);
 
 #ifdef __cplusplus
 }

@@ -41,7 +41,7 @@ struct pe_resampler;
  * 2^53) or the output size; PE_ENOMEM. Free *out with pe_resampler_destroy().
  */
 enum pe_status pe_resampler_create(size_t rows, size_t cols, size_t out_rows, size_t out_cols,
-				   struct pe_resampler **out);
+                                   struct pe_resampler **out);
 
 /*
  * pe_resampler_push() - add the next input row (cols doubles, read only
@@ -72,7 +72,7 @@ void pe_resampler_destroy(struct pe_resampler *r);
  * caller's (pe_matrix_destroy()).
  */
 enum pe_status pe_resample(const struct pe_matrix *in, size_t out_rows, size_t out_cols,
-			   struct pe_matrix **out);
+                           struct pe_matrix **out);
 
 /*
  * pe_resample_rows() - a rows x cols matrix pulled row by row from @fn,
@@ -80,8 +80,8 @@ enum pe_status pe_resample(const struct pe_matrix *in, size_t out_rows, size_t o
  *
  * @return as pe_resample(), or the first status other than PE_OK from @fn.
  */
-enum pe_status pe_resample_rows(size_t rows, size_t cols, pe_row_fn fn, void *ctx,
-				size_t out_rows, size_t out_cols, struct pe_matrix **out);
+enum pe_status pe_resample_rows(size_t rows, size_t cols, pe_row_fn fn, void *ctx, size_t out_rows,
+                                size_t out_cols, struct pe_matrix **out);
 
 #ifdef __cplusplus
 }
