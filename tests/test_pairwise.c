@@ -20,7 +20,7 @@
 #include <posenc/pairwise.h>
 #include <posenc/scheme.h>
 
-#include "pairwise_internal.h"
+#include "analysis/pairwise_internal.h"
 
 #define TOL   1e-12
 #define SQRT2 1.4142135623730950488

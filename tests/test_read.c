@@ -18,7 +18,7 @@
 #include <posenc/read.h>
 #include <posenc/scheme.h>
 
-#include "read_internal.h"
+#include "io/read_internal.h"
 
 /* ---- byte buffers ---- */
 

@@ -13,7 +13,7 @@
  *               (d/2 + 1)/2 for the RoFormer bound
  *   freqs       theta_0 = 1, theta_k = base^(-2k/d) decreasing, finite
  * Positions 2^52 and 2^53 - 2 caught the third-order series of
- * pe_exact_sincos() (lib/angle.c) off by 5e-3 where ulp(angle) nears 1.
+ * pe_exact_sincos() (lib/scheme/angle.c) off by 5e-3 where ulp(angle) nears 1.
  * or fail with a status, never a NaN or an infinity.
  */
 #include <math.h>

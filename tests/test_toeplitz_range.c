@@ -1,6 +1,6 @@
 /*
  * The blocked kernel S(D) = sum_i sin^2(D theta_i / 2) over runs of offsets
- * (lib/toeplitz_range.c: anchors, row and offset tables, vector clones)
+ * (lib/analysis/toeplitz_range.c: anchors, row and offset tables, vector clones)
  * against values formed per offset: the exact per-offset sum
  * pe_toeplitz_s(), and a long-double sum written here from the frequencies
  * of research/formulas.md (sinusoidal 1 / 10000^(2k/d), RoPE
@@ -23,7 +23,7 @@
 #include <posenc/encode.h>
 #include <posenc/scheme.h>
 
-#include "pairwise_internal.h"
+#include "analysis/pairwise_internal.h"
 
 /* Relative to the size of S (at least 1): S sums npairs terms in [0, 1]. */
 #define TOL 1e-12

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generate lib/shortest_tables.h: the powers of five that lib/shortest.c (Ryu) multiplies by.
+"""Generate lib/core/shortest_tables.h: the powers of five that lib/core/shortest.c (Ryu) multiplies by.
 
-    python3 tools/gen-pow10.py > lib/shortest_tables.h
+    python3 tools/gen-pow10.py > lib/core/shortest_tables.h
 
 Ryu (Ulf Adams, "Ryu: fast float-to-string conversion", PLDI 2018) scales the
 binary significand by 10^-q as a multiplication by a 125-bit approximation of
@@ -21,7 +21,7 @@ BIAS = 1023
 
 
 def pow5bits(e):
-    """ceil(log2(5^e)) for e > 0, 1 for e = 0, as lib/shortest.c computes it."""
+    """ceil(log2(5^e)) for e > 0, 1 for e = 0, as lib/core/shortest.c computes it."""
     return ((e * 1217359) >> 19) + 1
 
 

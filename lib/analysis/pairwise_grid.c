@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pairwise_internal.h"
+#include "analysis/pairwise_internal.h"
 
 #define ALL_STRUCTURED_MAX 4096       /* n for the every-pair mode */
 #define ALL_GENERAL_WORK   (1u << 31) /* n^2 d for the every-pair mode */

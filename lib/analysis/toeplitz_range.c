@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pairwise_internal.h"
+#include "analysis/pairwise_internal.h"
 
 /*
  * The per-offset loops vectorise to the widest vectors the machine has when

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "encode_internal.h"
+#include "scheme/encode_internal.h"
 
 /* Paper: denominators base^(2k/d); t2t: frequencies. One entry per pair. */
 static size_t sinusoidal_factors(const struct pe_scheme *s, size_t d, double *f)

@@ -1,6 +1,6 @@
 #include <math.h>
 
-#include "encode_internal.h"
+#include "scheme/encode_internal.h"
 
 void pe_exact_sincos(double x, double w, int divide, double *s, double *c, double *angle)
 {

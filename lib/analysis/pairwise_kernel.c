@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "encode_internal.h"
-#include "pairwise_internal.h"
+#include "scheme/encode_internal.h"
+#include "analysis/pairwise_internal.h"
 
 /* Rounding must not push a value past its mathematical range (numpy's
  * corrcoef clips the same way); NaN passes through. */

@@ -10,7 +10,7 @@
 
 #include <posenc/rope.h>
 
-#include "encode_internal.h"
+#include "scheme/encode_internal.h"
 
 size_t pe_rope_rotary_width(const struct pe_scheme *s, size_t d)
 {

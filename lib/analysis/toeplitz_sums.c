@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include "pairwise_internal.h"
+#include "analysis/pairwise_internal.h"
 
 #if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
 #if __has_attribute(target_clones)

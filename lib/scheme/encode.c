@@ -4,7 +4,7 @@
 
 #include <posenc/encode.h>
 
-#include "encode_internal.h"
+#include "scheme/encode_internal.h"
 
 enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view view,
                                const char **why)

@@ -1,6 +1,6 @@
 #include <stdint.h>
 
-#include "encode_internal.h"
+#include "scheme/encode_internal.h"
 
 void pe_binary_rows(size_t d, uint64_t first, size_t n, double *dst)
 {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pairwise_internal.h"
+#include "analysis/pairwise_internal.h"
 
 struct pe_pairwise_rows {
 	struct pe_vectors v; /* a copy: rowsrc points at it */

@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "pairwise_internal.h"
+#include "analysis/pairwise_internal.h"
 
 #define MAX_THREADS 64
 

@@ -9,7 +9,7 @@
 
 #include <posenc/read.h>
 
-#include "read_internal.h"
+#include "io/read_internal.h"
 
 /* Longer cells cannot be numbers posenc wrote; they are reported, not parsed. */
 #define CELL_MAX 400

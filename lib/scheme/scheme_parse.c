@@ -17,7 +17,7 @@
 
 #include <posenc/scheme.h>
 
-#include "strutil.h"
+#include "core/strutil.h"
 
 #define S_SIN     (1u << PE_SCHEME_SINUSOIDAL)
 #define S_ROPE    (1u << PE_SCHEME_ROPE)

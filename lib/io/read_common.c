@@ -6,7 +6,7 @@
 
 #include <posenc/read.h>
 
-#include "read_internal.h"
+#include "io/read_internal.h"
 
 enum pe_status rd_fail(char **err, enum pe_status status, const char *fmt, ...)
 {

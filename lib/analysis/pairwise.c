@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pairwise_internal.h"
+#include "analysis/pairwise_internal.h"
 
 static const char *const metric_names[] = {"l2", "cosine", "l1", "linf", "corr"};
 #define METRIC_COUNT (sizeof(metric_names) / sizeof(metric_names[0]))

@@ -11,7 +11,7 @@
 
 #include <posenc/read.h>
 
-#include "read_internal.h"
+#include "io/read_internal.h"
 
 /* A file's bytes: mapped when it is a regular file, read otherwise. */
 struct contents {

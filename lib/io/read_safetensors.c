@@ -9,8 +9,8 @@
 
 #include <posenc/read.h>
 
-#include "read_internal.h"
-#include "read_json.h"
+#include "io/read_internal.h"
+#include "io/read_json.h"
 
 struct dtype_def {
 	const char *name;

@@ -1,8 +1,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "read_internal.h"
-#include "read_json.h"
+#include "io/read_internal.h"
+#include "io/read_json.h"
 
 struct parser {
 	const char *start, *p, *end;

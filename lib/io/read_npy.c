@@ -8,7 +8,7 @@
 
 #include <posenc/read.h>
 
-#include "read_internal.h"
+#include "io/read_internal.h"
 
 struct npy_header {
 	int major, minor;

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "encode_internal.h"
+#include "scheme/encode_internal.h"
 
 #define GOLDEN 0x9e3779b97f4a7c15ull
 

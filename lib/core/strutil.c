@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "strutil.h"
+#include "core/strutil.h"
 
 static int strbuf_grow(struct strbuf *b, size_t extra)
 {
