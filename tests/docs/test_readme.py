@@ -26,8 +26,10 @@ The convention every README example that shows a command and its output follows:
 A "$ posenc" line outside a console block fails the test: it would be an example nobody checks.
 Examples of other programs (the C library example) are checked by their own tests.
 """
+import atexit
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -91,6 +93,12 @@ def lines_of(data):
     return text[:-1].split("\n") if text.endswith("\n") else (text.split("\n") if text else [])
 
 
+def new_folder():
+    path = tempfile.mkdtemp(prefix="posenc-readme-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
 def check(cmd, want, cwd):
     """None if cmd prints want in cwd, else what differs."""
     try:
@@ -120,7 +128,7 @@ def check(cmd, want, cwd):
 
 
 # The checker itself must tell a wrong output from a right one.
-self_dir = tempfile.mkdtemp(prefix="posenc-readme-")
+self_dir = new_folder()
 ok(check("posenc encode -n 2 -d 2 -o -  # a comment", ["position,0,1", "0,0,1",
          "1,0.8414709848078965,0.5403023058681398"], self_dir) is None
    and check("posenc encode -n 2 -d 2 -o -", ["position,0,1", "0,0,1",
@@ -139,7 +147,7 @@ for info, first, body in blocks(text):
     if info.split()[:1] != ["console"]:
         stray += [first + i for i, line in enumerate(body) if line.startswith("$ posenc")]
         continue
-    cwd = tempfile.mkdtemp(prefix="posenc-readme-")
+    cwd = new_folder()
     for line, cmd, want in examples(body, first):
         count += 1
         if cmd is None:
