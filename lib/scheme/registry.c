@@ -11,11 +11,11 @@
  *      (rows for PE_CAP_ENCODE, frequencies for PE_CAP_FREQS, ...). New
  *      per-scheme fields go into struct pe_scheme (posenc/scheme.h) only
  *      when no existing field fits.
- *   2. Add `&pe_scheme_NAME,` to the list below, its extern declaration to
- *      scheme_type.h, and the file to lib/scheme/meson.build.
+ *   2. Add `X(NAME)` to PE_SCHEMES below and 'scheme_NAME.c' to
+ *      lib/scheme/meson.build.
  * Nothing else changes: the parser, `posenc help schemes`, the man page's
- * scheme list, the bash completion and every command ask these tables, and
- * tests/test_registry.c checks the man page and completion against them.
+ * scheme list, the bash completion and every command ask these tables.
+ * Then describe what each analysis gives for the scheme in its tests.
  *
  * How to add a RoPE scaling: one row in pe_rope_scalings[] (rope_scaling.c)
  * and its value in enum pe_rope_scaling (posenc/scheme.h).
@@ -28,10 +28,21 @@
 #include "core/strutil.h"
 #include "scheme/scheme_type.h"
 
-const struct pe_scheme_type *const pe_scheme_registry[] = {
-        &pe_scheme_sinusoidal, &pe_scheme_rope,  &pe_scheme_learned, &pe_scheme_binary,
-        &pe_scheme_file,       &pe_scheme_alibi, &pe_scheme_t5,
-};
+/* The schemes, in the order help lists them: one X(NAME) per scheme. */
+#define PE_SCHEMES(X)                                                                              \
+	X(sinusoidal)                                                                              \
+	X(rope)                                                                                    \
+	X(learned)                                                                                 \
+	X(binary)                                                                                  \
+	X(file)                                                                                    \
+	X(alibi)                                                                                   \
+	X(t5)                                                                                      \
+	X(nope)
+
+#define DECLARE(name) extern const struct pe_scheme_type pe_scheme_##name;
+PE_SCHEMES(DECLARE)
+#define ENTRY(name) &pe_scheme_##name,
+const struct pe_scheme_type *const pe_scheme_registry[] = {PE_SCHEMES(ENTRY)};
 const size_t pe_scheme_registry_count = sizeof(pe_scheme_registry) / sizeof(pe_scheme_registry[0]);
 
 const struct pe_scheme_type *const *pe_scheme_types(size_t *count)
