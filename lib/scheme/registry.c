@@ -84,12 +84,26 @@ int pe_scheme_type_key(const struct pe_scheme_type *t, size_t i, struct pe_schem
 	out->def = k->def;
 	out->help = k->help;
 	out->choices = NULL;
+	static const char *const metavars[] = {
+	        [PE_KEY_DOUBLE] = "X",    [PE_KEY_WHOLE] = "N",
+	        [PE_KEY_COUNT] = "N",     [PE_KEY_U64] = "N",
+	        [PE_KEY_BOOL] = "0|1",    [PE_KEY_ENUM] = "NAME",
+	        [PE_KEY_STRING] = "TEXT", [PE_KEY_LIST] = "A/B/...|@FILE",
+	        [PE_KEY_ROWS] = "A:B",
+	};
+	_Static_assert(sizeof(metavars) / sizeof(metavars[0]) == PE_KEY_ROWS + 1,
+	               "one metavar per enum pe_key_type value");
+	out->metavar = metavars[k->type];
 	if (k->type == PE_KEY_ENUM || k->type == PE_KEY_BOOL) {
 		size_t len = 0;
 		if (cap)
 			buf[0] = '\0';
-		static const char *const bools[] = {"0", "1", NULL};
-		const char *const *c = k->type == PE_KEY_BOOL ? bools : k->choices;
+		/* Choices with the default first. */
+		static const char *const bools0[] = {"0", "1", NULL}, *const bools1[] = {"1", "0",
+		                                                                         NULL};
+		const char *const *c = k->type != PE_KEY_BOOL               ? k->choices
+		                       : k->def && strcmp(k->def, "1") == 0 ? bools1
+		                                                            : bools0;
 		for (size_t j = 0; c[j]; j++) {
 			if (!c[j][0])
 				continue;

@@ -160,7 +160,7 @@ static void value_range(const struct pe_scheme *s, enum pe_view view, double *lo
 
 const struct pe_scheme_type pe_scheme_rope = {
         .name = "rope",
-        .summary = "rotary position embedding and its long-context scalings (Su et al. 2021)",
+        .summary = "rotary embedding, with long-context scalings (Su et al. 2021)",
         .caps = PE_CAP_VECTORS | PE_CAP_ENCODE | PE_CAP_VIEWS | PE_CAP_FREQS | PE_CAP_WINDOW |
                 PE_CAP_TOEPLITZ | PE_CAP_SCALING | PE_CAP_BOUND,
         .keys = keys,

@@ -253,6 +253,7 @@ struct pe_scheme_key_info {
 	const char *name;
 	const char *def;     /* default as spec text; NULL: none or depends on other keys */
 	const char *choices; /* "interleaved|blocks" for keys with a fixed set; else NULL */
+	const char *metavar; /* what a value looks like: "X", "N", "TEXT", "A:B", ... */
 	const char *help;    /* one line */
 };
 
