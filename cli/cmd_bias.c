@@ -275,26 +275,11 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 
 int cmd_bias(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
-	        {NULL, 0, NULL, 0},
-	};
 	struct cli_common o;
 	cli_common_init(&o);
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		rc = cli_common_option(&o, opt, optarg, argv);
-		if (rc == 1)
-			rc = cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help, NULL, &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	if (o.d || o.start)
 		return cli_usage_error("options '-d' and '--start' do not apply to attention "
 		                       "biases (positions are 0..n-1, there is no width)");
