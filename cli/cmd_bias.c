@@ -8,7 +8,6 @@
 
 #include <posenc/bias.h>
 
-#include "bias_grid.h"
 #include "cli.h"
 #include "commands.h"
 #include "figure.h"
@@ -202,7 +201,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 /*
  * The figure: square heatmaps get a default size a little narrower than
  * the engine's 340 x 280 cells; past twice the pixels a panel has, the
- * positions are averaged in blocks (bias_grid.h), so 10^5 positions need
+ * positions are averaged in blocks (pe_bias_grid()), so 10^5 positions need
  * no 10^10-cell tensor.
  */
 static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t n, const char *path,
@@ -229,7 +228,7 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
-	enum pe_status st = g < n                                 ? bias_grid(s, n, g, &m)
+	enum pe_status st = g < n                                 ? pe_bias_grid(s, n, g, &m)
 	                    : pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? pe_alibi_bias(s, n, &m)
 	                                                          : pe_t5_bucket_map(s, n, &m);
 	if (st == PE_ENOMEM || st == PE_ETOOBIG)

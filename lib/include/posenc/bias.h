@@ -83,6 +83,24 @@ enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance
  */
 enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_matrix **out);
 
+/*
+ * pe_bias_grid() - the (heads * g) x g block means of an alibi or t5 scheme
+ * (heads = 1 for t5), head h in rows h * g .. h * g + g - 1
+ *
+ * A figure of 10^5 positions needs a few hundred cells a side, not the
+ * heads x n x n tensor. The n positions are cut into g blocks (block b is
+ * floor(b n / g) .. floor((b+1) n / g) - 1), and each cell holds the mean
+ * bias over the query block x key block in closed form: ALiBi is linear in
+ * i and j, T5 depends on j - i only (prefix sums over the relative
+ * positions). Masked (future) keys are left out of a mean; a block with
+ * only masked keys is NaN. With g = n every block is one position and the
+ * cells are the biases themselves.
+ *
+ * @return PE_OK and *out (free with pe_matrix_destroy()), PE_EINVAL if g is
+ * 0 or above n, the errors of pe_bias_check(), PE_ENOMEM.
+ */
+enum pe_status pe_bias_grid(const struct pe_scheme *s, size_t n, size_t g, struct pe_matrix **out);
+
 #ifdef __cplusplus
 }
 #endif
