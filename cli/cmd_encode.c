@@ -33,7 +33,9 @@ static int parse_view(void *ctx, int opt, const char *arg)
 	(void)opt;
 	enum pe_view *view = ctx;
 	static const char *const names[] = {"default", "angle", "cos", "sin", "rotated"};
-	for (int i = 1; i < 5; i++)
+	_Static_assert(sizeof(names) / sizeof(names[0]) == PE_VIEW_ROTATED + 1,
+	               "one name per enum pe_view value");
+	for (int i = 1; i <= PE_VIEW_ROTATED; i++)
 		if (strcmp(arg, names[i]) == 0) {
 			*view = (enum pe_view)i;
 			return 0;

@@ -4,11 +4,12 @@
 
 #include <posenc/summary.h>
 
-static const char *const columns[PE_SUMMARY_COLS] = {
+static const char *const columns[] = {
         "wavelength_min", "wavelength_max", "distance_min",       "distance_max",
         "corr_min",       "corr_max",       "neighbour_distance", "decay_0",
         "decay_1",        "decay_10",       "decay_100",
 };
+_Static_assert(sizeof(columns) / sizeof(columns[0]) == PE_SUMMARY_COLS, "one name per column");
 
 const char *const *pe_summary_columns(void)
 {

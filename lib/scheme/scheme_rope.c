@@ -18,6 +18,8 @@
 
 /* Index = enum pe_layout: rope's "half" is value 2, "blocks" is not for rope. */
 static const char *const layouts[] = {"interleaved", "", "half", NULL};
+_Static_assert(sizeof(layouts) / sizeof(layouts[0]) == PE_LAYOUT_HALF + 2,
+               "one name per enum pe_layout value");
 /* Index = enum pe_rope_scaling; the same names as pe_rope_scalings[]. */
 static const char *const scalings[] = {"none",   "linear",   "dynamic", "yarn",
                                        "llama3", "longrope", NULL};

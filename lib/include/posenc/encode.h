@@ -36,6 +36,7 @@ enum pe_view {
 	PE_VIEW_COS,     /* rope: cos of the angle (1 for unrotated columns) */
 	PE_VIEW_SIN,     /* rope: sin of the angle (0 for unrotated columns) */
 	PE_VIEW_ROTATED, /* rope: the all-ones vector rotated to position m */
+	/* Keep PE_VIEW_ROTATED last: name tables assert their length against it. */
 };
 
 /*

@@ -58,6 +58,7 @@ enum pe_metric {
 	PE_METRIC_L1,
 	PE_METRIC_LINF,
 	PE_METRIC_CORR, /* Pearson correlation (a similarity, not a distance) */
+	                /* Keep PE_METRIC_CORR last: name tables assert their length against it. */
 };
 
 /* Samples per axis and cell in pe_pairwise_grid()'s sampled mode. */

@@ -61,6 +61,7 @@ enum pe_layout {
 	PE_LAYOUT_INTERLEAVED, /* sinusoidal and rope: pairs (2i, 2i+1) */
 	PE_LAYOUT_BLOCKS,      /* sinusoidal: [sin block | cos block] */
 	PE_LAYOUT_HALF,        /* rope: pairs (i, i + d/2), rotate_half */
+	/* Enum values name table entries (lib/scheme/): append, and keep the asserts. */
 };
 
 enum pe_freq {
@@ -75,6 +76,7 @@ enum pe_rope_scaling {
 	PE_ROPE_SCALING_YARN,
 	PE_ROPE_SCALING_LLAMA3,
 	PE_ROPE_SCALING_LONGROPE,
+	/* Keep LONGROPE last: the scaling tables assert their length against it. */
 };
 
 enum pe_alibi_form {
