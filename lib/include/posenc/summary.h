@@ -9,6 +9,8 @@
 #ifndef POSENC_SUMMARY_H
 #define POSENC_SUMMARY_H
 
+#include <posenc/status.h>
+
 #include <stddef.h>
 
 #include <posenc/encode.h>
@@ -29,7 +31,7 @@ extern "C" {
  *
  * @return a static array of static strings.
  */
-const char *const *pe_summary_columns(void);
+PE_API const char *const *pe_summary_columns(void);
 
 /*
  * pe_summary_row() - the summary of vector set @v
@@ -45,8 +47,9 @@ const char *const *pe_summary_columns(void);
  * Wavelengths are 2 pi / theta of the scheme's pair frequencies
  * (pe_scheme_frequencies()).
  */
-void pe_summary_row(const struct pe_vectors *v, const struct pe_matrix *dist,
-                    const struct pe_matrix *corr, const double *decay, double row[PE_SUMMARY_COLS]);
+PE_API void pe_summary_row(const struct pe_vectors *v, const struct pe_matrix *dist,
+                           const struct pe_matrix *corr, const double *decay,
+                           double row[PE_SUMMARY_COLS]);
 
 #ifdef __cplusplus
 }
