@@ -233,7 +233,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	fprintf(out, "against:        %s (%s)\n", a->against, desc);
 	pe_check_form_describe(&r->form, s, buf, sizeof(buf));
 	fprintf(out, "read as:        %s%s\n", buf,
-	        r->form_recognised ? " (recognised; --what says otherwise)" : "");
+	        r->form_recognised ? " (recognised from its shape and values; --what to say otherwise)" : "");
 	if (r->form.kind != PE_CHECK_INV_FREQ)
 		fprintf(out, "positions:      %llu..%llu\n", (unsigned long long)start,
 		        (unsigned long long)(start + r->rows - 1));
@@ -253,8 +253,11 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	if (r->diagnosed) {
 		fprintf(out, "diagnosis:      %s\n", r->diag.text);
 		where_text(r, s, &r->diag.stats.abs, start, where, sizeof(where));
-		fprintf(out, "                (the dump is within %.3g of that, at %s)\n",
-		        r->diag.stats.abs.value, where);
+		if (r->diag.stats.abs.value == 0)
+			fprintf(out, "                (the dump matches that exactly)\n");
+		else
+			fprintf(out, "                (the dump is within %.3g of that, at %s)\n",
+			        r->diag.stats.abs.value, where);
 	} else if (!r->agree && s->kind == PE_SCHEME_ROPE) {
 		fprintf(out, "diagnosis:      none of the known mistakes explains it better\n");
 	}

@@ -45,7 +45,13 @@ static size_t *sample_rows(size_t rows, size_t max, size_t *n)
 	return idx;
 }
 
-/* Mean squared error of a form on sample rows, the better of the spec's layout and the other. */
+/*
+ * How well a form fits, robust to the mistakes the diagnosis looks for: the
+ * mean squared error over the columns of pair 0 and those that do not
+ * rotate (theta_0 = 1 whatever the base or the rotary width), plus a
+ * hundredth of the error over every column, for the better of the spec's
+ * layout and the other.
+ */
 static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matrix *dump,
                                  const struct pe_check_options *opt, const struct pe_check_form *f,
                                  const size_t *idx, size_t nidx, double *score)
@@ -53,27 +59,39 @@ static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matr
 	struct check_hyp h;
 	check_hyp_reference(s, opt, &h);
 	*score = INFINITY;
-	for (int swap = 0; swap < 2; swap++) {
+	double *col_ss = malloc(f->cols * sizeof(*col_ss));
+	if (!col_ss)
+		return PE_ENOMEM;
+	enum pe_status st = PE_OK;
+	for (int swap = 0; swap < 2 && st == PE_OK; swap++) {
 		struct check_model m;
 		if (swap)
 			h.layout =
 			        h.layout == PE_LAYOUT_HALF ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
-		enum pe_status st = check_model_build(s, f->d, &h, &m);
+		st = check_model_build(s, f->d, &h, &m);
 		if (st != PE_OK)
-			return st;
-		struct pe_check_stats stats;
-		double ss;
-		st = check_compare(&m, f, dump, opt, idx, nidx, &stats, NULL, NULL, NULL, &ss);
+			break;
+		st = check_column_errors(&m, f, dump, opt, idx, nidx, col_ss);
+		double all = 0, first = 0;
+		size_t nfirst = 0;
+		for (size_t j = 0; j < f->cols && st == PE_OK; j++) {
+			size_t pair = check_column_pair(f, &m, j);
+			all += col_ss[j];
+			if (pair == 0 || pair == CHECK_NO_PAIR) {
+				first += col_ss[j];
+				nfirst++;
+			}
+		}
 		check_model_free(&m);
-		if (st != PE_OK)
-			return st;
-		double v = ss / ((double)nidx * (double)f->cols);
+		double v = (nfirst ? first / (double)nfirst : 0) + 0.01 * all / (double)f->cols;
+		v /= (double)nidx;
 		if (v < *score)
 			*score = v;
 		if (s->kind != PE_SCHEME_ROPE)
 			break;
 	}
-	return PE_OK;
+	free(col_ss);
+	return st;
 }
 
 /* An n x 1 column as a 1 x n row (an inverse-frequency vector written as a column). */
@@ -162,11 +180,16 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 		struct check_hyp h;
 		struct check_model m;
 		check_hyp_reference(s, opt, &h);
+		size_t fit_idx[CHECK_FIT_FIRST + CHECK_FIT_SPREAD + 1];
+		size_t nfit = check_fit_rows(dm->rows, fit_idx);
 		st = check_model_build(s, r->form.d, &h, &m);
-		if (st == PE_OK)
-			st = check_compare(&m, &r->form, dm, opt, NULL, dm->rows, &r->stats,
-			                   r->row_abs, r->row_rel, r->row_col, NULL);
-		check_model_free(&m);
+		if (st == PE_OK) {
+			st = check_fit_last_bits(&m, &r->form, dm, opt, fit_idx, nfit);
+			if (st == PE_OK)
+				st = check_compare(&m, &r->form, dm, opt, NULL, dm->rows, &r->stats,
+				                   r->row_abs, r->row_rel, r->row_col, NULL);
+			check_model_free(&m);
+		}
 	}
 	if (st == PE_OK) {
 		r->agree = r->stats.mixed.value <= opt->tol;

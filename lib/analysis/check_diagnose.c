@@ -3,8 +3,10 @@
  *
  * Each hypothesis is the spec's model with one thing changed (the pairing,
  * the scaling, the base, the attention factor, the positions, the rotary
- * width of the exponent, the precision). Each is scored by its largest
- * error on up to 2048 rows spread over the dump; continuous parameters
+ * width of the exponent, the precision). Each is scored by its root mean
+ * square error on up to 2048 rows spread over the dump (a largest error
+ * would count one rounding that went the other way as much as a wrong
+ * model); continuous parameters
  * (base, factor) are fitted first on the first rows, where the error is a
  * smooth function of them. The winner must at least halve the reference's
  * error; among hypotheses within 1.5 times the smallest error the first in
@@ -30,7 +32,7 @@ struct hyp {
 	enum pe_check_mistake mistake;
 	double value;
 	char text[256];
-	double err; /* largest abs error on the score rows */
+	double err; /* root mean square error on the score rows */
 };
 
 struct ctx {
@@ -40,8 +42,10 @@ struct ctx {
 	const struct pe_check_form *f;
 	const size_t *idx;
 	size_t nidx;
-	struct check_hyp h; /* the hypothesis a fit varies */
-	int param;          /* 0: base, 1: factor */
+	struct check_hyp h;    /* the hypothesis a fit varies */
+	int param;             /* 0: base, 1: factor */
+	const size_t *fit_idx; /* rows for check_fit_last_bits() */
+	size_t nfit;
 };
 
 static const char *long_name(enum pe_float f)
@@ -80,7 +84,9 @@ static enum pe_status eval(const struct ctx *c, const struct check_hyp *h, const
 	enum pe_status rc = check_model_build(c->s, c->f->d, h, &m);
 	if (rc != PE_OK)
 		return rc;
-	rc = check_compare(&m, c->f, c->dump, c->opt, idx, nidx, st, NULL, NULL, NULL, ss);
+	rc = check_fit_last_bits(&m, c->f, c->dump, c->opt, c->fit_idx, c->nfit);
+	if (rc == PE_OK)
+		rc = check_compare(&m, c->f, c->dump, c->opt, idx, nidx, st, NULL, NULL, NULL, ss);
 	check_model_free(&m);
 	return rc;
 }
@@ -325,22 +331,6 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	return PE_OK;
 }
 
-/* Fit rows: the first FIT_FIRST rows and FIT_SPREAD spread over the rest. */
-static size_t fit_rows(size_t rows, size_t *idx)
-{
-	size_t n = 0;
-	for (size_t r = 0; r < rows && r < FIT_FIRST; r++)
-		idx[n++] = r;
-	if (rows > FIT_FIRST)
-		for (size_t k = 1; k <= FIT_SPREAD; k++) {
-			size_t r = FIT_FIRST + (size_t)((double)k * (double)(rows - 1 - FIT_FIRST) /
-			                                (double)FIT_SPREAD);
-			if (r > idx[n - 1])
-				idx[n++] = r;
-		}
-	return n;
-}
-
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
                               const struct pe_check_options *opt, struct pe_check_result *r)
 {
@@ -349,7 +339,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	struct hyp *list = calloc(MAX_HYP, sizeof(*list));
 	size_t nscore = dump->rows < SCORE_MAX ? dump->rows : SCORE_MAX;
 	size_t *score_idx = malloc(nscore * sizeof(*score_idx));
-	size_t fit_idx[FIT_FIRST + FIT_SPREAD + 1];
+	size_t fit_idx[CHECK_FIT_FIRST + CHECK_FIT_SPREAD + 1];
 	if (!list || !score_idx) {
 		free(list);
 		free(score_idx);
@@ -359,26 +349,29 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 		score_idx[k] = nscore > 1 ? (size_t)((double)k * (double)(dump->rows - 1) /
 		                                     (double)(nscore - 1))
 		                          : 0;
-	size_t nfit = fit_rows(dump->rows, fit_idx);
+	size_t nfit = check_fit_rows(dump->rows, fit_idx);
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
 	c.s = s;
 	c.dump = dump;
 	c.opt = opt;
 	c.f = &r->form;
+	c.fit_idx = fit_idx;
+	c.nfit = nfit;
 	size_t n = 0;
 	enum pe_status rc = build(&c, fit_idx, nfit, list, &n);
 	struct check_hyp ref;
 	check_hyp_reference(s, opt, &ref);
 	struct pe_check_stats st;
 	double e0 = INFINITY, emin = INFINITY;
+	double ss, cells = (double)nscore * (double)r->form.cols;
 	if (rc == PE_OK)
-		rc = eval(&c, &ref, score_idx, nscore, &st, NULL);
+		rc = eval(&c, &ref, score_idx, nscore, &st, &ss);
 	if (rc == PE_OK)
-		e0 = st.abs.value;
+		e0 = sqrt(ss / cells);
 	for (size_t i = 0; i < n && rc == PE_OK; i++) {
-		rc = eval(&c, &list[i].h, score_idx, nscore, &st, NULL);
-		list[i].err = st.abs.value;
+		rc = eval(&c, &list[i].h, score_idx, nscore, &st, &ss);
+		list[i].err = sqrt(ss / cells);
 		if (rc == PE_OK && list[i].err < emin)
 			emin = list[i].err;
 	}
@@ -402,9 +395,9 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			for (size_t i = 0; i < 5 && rc == PE_OK; i++) {
 				struct check_hyp h = win->h;
 				pe_precision_parse(precs[i], &h.prec);
-				rc = eval(&c, &h, score_idx, nscore, &st, NULL);
-				if (rc == PE_OK && st.abs.value < 0.5 * be) {
-					be = st.abs.value;
+				rc = eval(&c, &h, score_idx, nscore, &st, &ss);
+				if (rc == PE_OK && sqrt(ss / cells) < 0.5 * be) {
+					be = sqrt(ss / cells);
 					best = h;
 				}
 			}
@@ -425,8 +418,10 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 		if (rc == PE_OK)
 			rc = check_model_build(s, r->form.d, &best, &m);
 		if (rc == PE_OK) {
-			rc = check_compare(&m, &r->form, dump, opt, NULL, dump->rows, &dg->stats,
-			                   r->row_diag, NULL, NULL, NULL);
+			rc = check_fit_last_bits(&m, &r->form, dump, opt, fit_idx, nfit);
+			if (rc == PE_OK)
+				rc = check_compare(&m, &r->form, dump, opt, NULL, dump->rows,
+				                   &dg->stats, r->row_diag, NULL, NULL, NULL);
 			check_model_free(&m);
 		}
 		if (rc == PE_OK)

@@ -420,3 +420,128 @@ const char *pe_check_column_name(const struct pe_check_form *f, const struct pe_
 	         *what ? ", " : "", what);
 	return buf;
 }
+
+size_t check_column_pair(const struct pe_check_form *f, const struct check_model *cm, size_t j)
+{
+	if (!cm->is_rope)
+		return CHECK_NO_PAIR;
+	const struct pe_rope_model *m = &cm->rope;
+	size_t h = m->d_rot / 2;
+	switch (f->kind) {
+	case PE_CHECK_INV_FREQ:
+		return j < h ? j : CHECK_NO_PAIR;
+	case PE_CHECK_ANGLE:
+	case PE_CHECK_COS:
+	case PE_CHECK_SIN:
+		if (f->packing == PE_PACK_PAIRS)
+			return j < h ? j : CHECK_NO_PAIR;
+		return j < m->d_rot ? pair_of(m->layout, j, h) : CHECK_NO_PAIR;
+	case PE_CHECK_COS_SIN:
+		if (f->packing == PE_PACK_PAIRS)
+			return j % h;
+		if (f->packing == PE_PACK_ALTERNATE)
+			return j / 2;
+		j %= f->cols / 2;
+		return j < m->d_rot ? pair_of(m->layout, j, h) : CHECK_NO_PAIR;
+	case PE_CHECK_ROTATED:
+		return j < m->d_rot ? pair_of(m->layout, j, h) : CHECK_NO_PAIR;
+	default:
+		return CHECK_NO_PAIR;
+	}
+}
+
+enum pe_status check_column_errors(const struct check_model *m, const struct pe_check_form *f,
+                                   const struct pe_matrix *dump, const struct pe_check_options *opt,
+                                   const size_t *idx, size_t nidx, double *col_ss)
+{
+	double *buf = malloc((f->cols + check_work_size(f)) * sizeof(*buf));
+	if (!buf)
+		return PE_ENOMEM;
+	for (size_t j = 0; j < f->cols; j++)
+		col_ss[j] = 0;
+	enum pe_status rc = PE_OK;
+	for (size_t k = 0; k < nidx && rc == PE_OK; k++) {
+		size_t r = idx[k];
+		rc = check_expected_row(m, f, opt->start, r, opt->vector, buf + f->cols, buf);
+		const double *got = dump->data + r * dump->cols;
+		for (size_t j = 0; j < f->cols; j++) {
+			double e = got[j] - buf[j];
+			col_ss[j] += isfinite(e) ? e * e : 1e300;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+size_t check_fit_rows(size_t rows, size_t *idx)
+{
+	size_t n = 0;
+	for (size_t r = 0; r < rows && r < CHECK_FIT_FIRST; r++)
+		idx[n++] = r;
+	if (rows > CHECK_FIT_FIRST)
+		for (size_t k = 1; k <= CHECK_FIT_SPREAD; k++) {
+			size_t r = CHECK_FIT_FIRST +
+			           (size_t)((double)k * (double)(rows - 1 - CHECK_FIT_FIRST) /
+			                    (double)CHECK_FIT_SPREAD);
+			if (r > idx[n - 1])
+				idx[n++] = r;
+		}
+	return n;
+}
+
+/* theta moved by k units in the last place of precision f (k = -1, 0, 1). */
+static double ulp_step(enum pe_float f, double theta, int k)
+{
+	if (k == 0 || !(theta > 0))
+		return theta;
+	if (f == PE_FLOAT_F32) {
+		float t = (float)theta;
+		for (int i = 0; i < abs(k); i++)
+			t = nextafterf(t, k > 0 ? INFINITY : 0.0f);
+		return (double)t;
+	}
+	int e;
+	frexp(theta, &e);
+	int bits = f == PE_FLOAT_BF16 ? 8 : 11;
+	return pe_round(f, theta + k * ldexp(1.0, e - bits));
+}
+
+enum pe_status check_fit_last_bits(struct check_model *cm, const struct pe_check_form *f,
+                                   const struct pe_matrix *dump, const struct pe_check_options *opt,
+                                   const size_t *idx, size_t nidx)
+{
+	if (!cm->is_rope)
+		return PE_OK;
+	struct pe_rope_model *m = &cm->rope;
+	enum pe_float R = m->prec.compute;
+	if (R != PE_FLOAT_F32 && R != PE_FLOAT_BF16 && R != PE_FLOAT_F16)
+		return PE_OK;
+	size_t h = m->d_rot / 2;
+	double *buf = malloc((3 * h + f->cols) * sizeof(*buf));
+	if (!buf)
+		return PE_ENOMEM;
+	double *theta0 = buf, *best = buf + h, *best_ss = buf + 2 * h, *col_ss = buf + 3 * h;
+	memcpy(theta0, m->theta, h * sizeof(*theta0));
+	memcpy(best, m->theta, h * sizeof(*best));
+	enum pe_status rc = PE_OK;
+	/* pow one unit off, then the division rounding again: two units either side */
+	static const int steps[] = {0, -1, 1, -2, 2};
+	for (int k = 0; k < 5 && rc == PE_OK; k++) {
+		for (size_t i = 0; i < h; i++)
+			m->theta[i] = ulp_step(R, theta0[i], steps[k]);
+		rc = check_column_errors(cm, f, dump, opt, idx, nidx, col_ss);
+		for (size_t i = 0; i < h && rc == PE_OK; i++) {
+			double ss = 0;
+			for (size_t j = 0; j < f->cols; j++)
+				if (check_column_pair(f, cm, j) == i)
+					ss += col_ss[j];
+			if (k == 0 || ss < best_ss[i]) {
+				best_ss[i] = ss;
+				best[i] = m->theta[i];
+			}
+		}
+	}
+	memcpy(m->theta, best, h * sizeof(*best));
+	free(buf);
+	return rc;
+}

@@ -72,6 +72,32 @@ size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *
 /* Whether a form's columns depend on the layout (a swapped pairing can show). */
 int check_form_has_layout(const struct pe_check_form *f, size_t d_rot);
 
+#define CHECK_NO_PAIR    ((size_t)-1)
+#define CHECK_FIT_FIRST  32
+#define CHECK_FIT_SPREAD 16
+
+/* The pair whose values column j of a form holds, or CHECK_NO_PAIR (a column that does not rotate).
+ */
+size_t check_column_pair(const struct pe_check_form *f, const struct check_model *m, size_t j);
+
+/* Sum of squared errors of each column over rows idx (col_ss: f->cols doubles). */
+enum pe_status check_column_errors(const struct check_model *m, const struct pe_check_form *f,
+                                   const struct pe_matrix *dump, const struct pe_check_options *opt,
+                                   const size_t *idx, size_t nidx, double *col_ss);
+
+/* The rows fits use: the first CHECK_FIT_FIRST and CHECK_FIT_SPREAD spread over the rest. */
+size_t check_fit_rows(size_t rows, size_t *idx);
+
+/*
+ * A reduced-precision model: each pair's frequency may be up to two units in
+ * the last place either side of the correctly rounded value (libraries'
+ * float32 pow are not all correctly rounded, and 1 / p rounds again); keep, per pair, the one that
+ * fits the dump best on rows idx. Nothing happens for exact and float64 models.
+ */
+enum pe_status check_fit_last_bits(struct check_model *m, const struct pe_check_form *f,
+                                   const struct pe_matrix *dump, const struct pe_check_options *opt,
+                                   const size_t *idx, size_t nidx);
+
 /* The diagnosis: fills r->diag and r->diagnosed when a mistake explains the dump better. */
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
                               const struct pe_check_options *opt, struct pe_check_result *r);
