@@ -233,7 +233,9 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	fprintf(out, "against:        %s (%s)\n", a->against, desc);
 	pe_check_form_describe(&r->form, s, buf, sizeof(buf));
 	fprintf(out, "read as:        %s%s\n", buf,
-	        r->form_recognised ? " (recognised from its shape and values; --what to say otherwise)" : "");
+	        r->form_recognised
+	                ? " (recognised from its shape and values; --what to say otherwise)"
+	                : "");
 	if (r->form.kind != PE_CHECK_INV_FREQ)
 		fprintf(out, "positions:      %llu..%llu\n", (unsigned long long)start,
 		        (unsigned long long)(start + r->rows - 1));
@@ -350,10 +352,14 @@ static int draw(const struct cli_common *o, const char *path, enum cli_format fo
 		                                     : "largest |error| over the row");
 	char title[320], what[160];
 	pe_check_form_describe(&r->form, s, what, sizeof(what));
-	snprintf(title, sizeof(title), "%s against %s (%s)", a->against, s->label,
-	         pe_check_kind_name(r->form.kind));
+	const char *base = strrchr(a->against, '/');
+	snprintf(title, sizeof(title), "%s (%s) against the exact table",
+	         base ? base + 1 : a->against, pe_check_kind_name(r->form.kind));
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
+	/* the spec under the title: it can be long, the panel title has the width */
+	if (st == PE_OK)
+		st = pe_panel_set_title(p, s->label);
 	int rc;
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);

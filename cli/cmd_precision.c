@@ -78,8 +78,13 @@ static void report(const struct cli_common *o, const struct pe_precision_curve *
 	for (size_t k = 0; k < c->nprec; k++) {
 		char name[16];
 		pe_precision_name(precs[k], name, sizeof(name));
-		fprintf(stderr, "posenc: %s: largest error %.3g at position %llu; ", name,
-		        c->max_err[k], (unsigned long long)c->max_at[k]);
+		if (isinf(c->max_err[k]))
+			fprintf(stderr,
+			        "posenc: %s: the positions overflow from position %llu (inf); ",
+			        name, (unsigned long long)c->max_at[k]);
+		else
+			fprintf(stderr, "posenc: %s: largest error %.3g at position %llu; ", name,
+			        c->max_err[k], (unsigned long long)c->max_at[k]);
 		if (c->exceed[k] == UINT64_MAX)
 			fprintf(stderr, "never above %g\n", threshold);
 		else
@@ -112,21 +117,28 @@ static int draw(const struct cli_common *o, const char *path, enum cli_format fo
 		double *y = buf + nb * (k + 1);
 		for (size_t b = 0; b < nb; b++)
 			y[b] = c->err[b * np + k];
-		char name[80], pn[16];
+		char name[128], pn[16];
 		pe_precision_name(precs[k], pn, sizeof(pn));
 		if (c->exceed[k] == UINT64_MAX)
 			snprintf(name, sizeof(name), "%s (never above %g)", pn, threshold);
 		else
 			snprintf(name, sizeof(name), "%s (above %g from position %llu)", pn,
 			         threshold, (unsigned long long)c->exceed[k]);
+		if (isinf(c->max_err[k])) {
+			size_t len = strlen(name) - 1;
+			snprintf(name + len, sizeof(name) - len, "; overflows at %llu)",
+			         (unsigned long long)c->max_at[k]);
+		}
 		st = pe_panel_add_line(p, name, x, y, nb);
 	}
 	char text[160];
 	snprintf(text, sizeof(text), "threshold %g", threshold);
 	if (st == PE_OK)
 		st = pe_panel_add_hline(p, threshold, text);
-	pe_panel_set_log(p, false, true);
-	pe_panel_set_integer_ticks(p, true, false);
+	/* errors grow with the position, in steps at powers of two: both axes logarithmic */
+	pe_panel_set_log(p, c->n >= 100, true);
+	if (c->n < 100)
+		pe_panel_set_integer_ticks(p, true, false);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "position");
 	if (st == PE_OK) {

@@ -14,7 +14,7 @@
 # the program by tests/packaging/test_completion.py: a new option needs a line
 # here and one in doc/posenc.1.in.
 
-_posenc_commands='encode distance corr scatter profile decay freqs bias compare report inspect help'
+_posenc_commands='encode distance corr scatter profile decay freqs bias compare report inspect check precision help'
 _posenc_common='-s --scheme --base -n --positions --start -d --dim -o --output --dtype --cmap
 	--vmin --vmax --title --width --height --raw --max-memory -q --quiet -h --help'
 _posenc_schemes='sinusoidal rope learned binary file alibi t5'
@@ -73,7 +73,9 @@ _posenc_help_options()
 _posenc_command_options()
 {
 	case $1 in
-	encode) echo --view ;;
+	encode) echo --view --precision ;;
+	check) echo --against --what --tol --precision --vector ;;
+	precision) echo --precision --threshold --block ;;
 	distance | compare | report) echo --metric ;;
 	scatter) echo --metric --max-points ;;
 	profile) echo --at --metric ;;
@@ -88,7 +90,8 @@ _posenc_takes_value()
 	case $1 in
 	-s | --scheme | --base | -n | --positions | --start | -d | --dim | -o | --output | \
 		--dtype | --cmap | --vmin | --vmax | --title | --width | --height | --max-memory | \
-		--view | --metric | --at | --max-points | --max-offset | --length | --train-length)
+		--view | --metric | --at | --max-points | --max-offset | --length | --train-length | \
+		--against | --what | --tol | --precision | --vector | --threshold | --block)
 		return 0 ;;
 	esac
 	return 1
@@ -237,6 +240,17 @@ _posenc()
 		--dtype) mapfile -t cands < <(compgen -W 'f64 f32' -- "$cur") ;;
 		--view) mapfile -t cands < <(compgen -W 'angle cos sin rotated' -- "$cur") ;;
 		--metric) mapfile -t cands < <(compgen -W 'l2 cosine l1 linf' -- "$cur") ;;
+		--what)
+			mapfile -t cands < <(compgen -W 'inv-freq angle cos sin cos-sin rotated table' \
+				-- "$cur")
+			;;
+		--precision)
+			mapfile -t cands < <(compgen -W 'f64 f32 bf16 f16 f32/bf16 f32/f16' -- "$cur")
+			;;
+		--against | --vector)
+			mapfile -t cands < <(_posenc_matrix_files "$cur")
+			nospace=2
+			;;
 		esac
 	elif [[ $cur == -* ]]; then
 		mapfile -t cands < <(compgen -W "$(_posenc_help_options "$1" "$cmd")" -- "$cur")

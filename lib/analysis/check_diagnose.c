@@ -240,8 +240,8 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		h.offset = k;
 		if ((x = add(list, n, &h, PE_MISTAKE_OFFSET, k)))
 			snprintf(x->text, sizeof(x->text),
-			         "positions off by %+d: row r holds position %llu + r %+d", k,
-			         (unsigned long long)c->opt->start, k);
+			         "positions off by %+d: row r holds position %llu + r %c %d", k,
+			         (unsigned long long)c->opt->start, k < 0 ? '-' : '+', abs(k));
 	}
 	/* the scaling left out */
 	if (s->scaling.type != PE_ROPE_SCALING_NONE) {

@@ -97,7 +97,8 @@ def case(line, want, cwd=None, exact=True):
     return ok(good, f"complete {line!r}", f"got {got}\nwant {want}")
 
 
-COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect help"
+COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect check "
+            "precision help"
             .split())
 SCHEMES = "sinusoidal rope learned binary file alibi t5".split()
 CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split()
