@@ -234,7 +234,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	pe_check_form_describe(&r->form, s, buf, sizeof(buf));
 	fprintf(out, "read as:        %s%s\n", buf,
 	        r->form_recognised
-	                ? " (recognised from its shape and values; --what to say otherwise)"
+	                ? " (recognised from its shape and values)"
 	                : "");
 	if (r->form.kind != PE_CHECK_INV_FREQ)
 		fprintf(out, "positions:      %llu..%llu\n", (unsigned long long)start,

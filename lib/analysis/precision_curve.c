@@ -17,6 +17,7 @@ struct curve_job {
 	const struct pe_rope_model *exact;
 	const struct pe_rope_model *models; /* nprec */
 	size_t nprec;
+	const size_t *src; /* per precision: an earlier one computing alike and storing unrounded */
 	struct pe_precision_curve *c;
 	double threshold;
 	size_t b0, b1; /* blocks of this job */
@@ -62,7 +63,19 @@ static void *curve_run(void *arg)
 				                ? pe_round(R, pos)
 				                : pos;
 				if (!(key == last[k])) {
-					pe_rope_model_pairs(m, pos, NULL, pc, ps);
+					size_t src = j->src[k];
+					if (src < k) {
+						/* same arithmetic as an earlier precision: only the
+						 * storage differs */
+						const double *sc = buf + 2 * h * (src + 1),
+						             *ss = sc + h;
+						for (size_t i = 0; i < h; i++) {
+							pc[i] = pe_round(m->prec.store, sc[i]);
+							ps[i] = pe_round(m->prec.store, ss[i]);
+						}
+					} else {
+						pe_rope_model_pairs(m, pos, NULL, pc, ps);
+					}
 					last[k] = key;
 				}
 				double e = 0;
@@ -120,11 +133,19 @@ enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size_t d, u
 	struct pe_rope_model exact, *models = calloc(nprec, sizeof(*models));
 	struct pe_precision_curve *c = calloc(1, sizeof(*c));
 	struct curve_job *jobs = calloc(MAX_THREADS, sizeof(*jobs));
+	size_t *src = calloc(nprec, sizeof(*src));
 	uint64_t *scratch = calloc((size_t)MAX_THREADS * nprec * 3, sizeof(*scratch));
 	enum pe_status st = PE_ENOMEM;
 	memset(&exact, 0, sizeof(exact));
-	if (!models || !c || !jobs || !scratch)
+	if (!models || !c || !jobs || !scratch || !src)
 		goto fail;
+	for (size_t k = 0; k < nprec; k++) {
+		src[k] = k;
+		for (size_t q = 0; q < k && src[k] == k; q++)
+			if (precs[q].compute == precs[k].compute &&
+			    precs[q].store == precs[q].compute)
+				src[k] = q;
+	}
 	c->err = calloc(nblocks * nprec, sizeof(*c->err));
 	c->exceed = malloc(nprec * sizeof(*c->exceed));
 	c->max_err = calloc(nprec, sizeof(*c->max_err));
@@ -155,6 +176,7 @@ enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size_t d, u
 		j->exact = &exact;
 		j->models = models;
 		j->nprec = nprec;
+		j->src = src;
 		j->c = c;
 		j->threshold = threshold;
 		j->b0 = (size_t)(nblocks * i / t);
@@ -207,6 +229,7 @@ enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size_t d, u
 	free(models);
 	free(jobs);
 	free(scratch);
+	free(src);
 	*out = c;
 	return PE_OK;
 fail:
@@ -217,6 +240,7 @@ fail:
 	free(models);
 	free(jobs);
 	free(scratch);
+	free(src);
 	pe_precision_curve_destroy(c);
 	return st;
 }
