@@ -233,9 +233,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	fprintf(out, "against:        %s (%s)\n", a->against, desc);
 	pe_check_form_describe(&r->form, s, buf, sizeof(buf));
 	fprintf(out, "read as:        %s%s\n", buf,
-	        r->form_recognised
-	                ? " (recognised from its shape and values)"
-	                : "");
+	        r->form_recognised ? " (recognised from its shape and values)" : "");
 	if (r->form.kind != PE_CHECK_INV_FREQ)
 		fprintf(out, "positions:      %llu..%llu\n", (unsigned long long)start,
 		        (unsigned long long)(start + r->rows - 1));
@@ -260,7 +258,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		else
 			fprintf(out, "                (the dump is within %.3g of that, at %s)\n",
 			        r->diag.stats.abs.value, where);
-	} else if (!r->agree && s->kind == PE_SCHEME_ROPE) {
+	} else if (!r->agree && pe_scheme_has(s, PE_CAP_SCALING)) {
 		fprintf(out, "diagnosis:      none of the known mistakes explains it better\n");
 	}
 }

@@ -52,7 +52,7 @@ static int encode_precision(const struct cli_common *o, const struct pe_scheme *
                             struct cli_vectors *v, struct pe_precision prec, int figure,
                             struct pe_matrix **out)
 {
-	if (s->kind != PE_SCHEME_ROPE)
+	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return cli_usage_error("option '--precision' simulates rope tables only");
 	if (figure && v->vec.first)
 		return cli_usage_error("option '--precision': a figure starts at position 0 (write "

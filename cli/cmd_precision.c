@@ -219,7 +219,7 @@ int cmd_precision(int argc, char **argv)
 	char buf[64];
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;
-	if (s->kind != PE_SCHEME_ROPE)
+	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		rc = cli_usage_error("scheme '%s': precision simulates rope tables only",
 		                     s->canonical);
 	if (!rc)

@@ -87,7 +87,7 @@ static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matr
 		v /= (double)nidx;
 		if (v < *score)
 			*score = v;
-		if (s->kind != PE_SCHEME_ROPE)
+		if (!pe_scheme_has(s, PE_CAP_SCALING))
 			break;
 	}
 	free(col_ss);
@@ -112,14 +112,14 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 	*out = NULL;
 	if (err)
 		*err = NULL;
-	if (!pe_scheme_is_vector(s) || s->kind == PE_SCHEME_FILE) {
+	if (!pe_scheme_is_vector(s) || pe_scheme_has(s, PE_CAP_TABLE)) {
 		if (err)
 			*err = msg("scheme '%s' has no table to check against (rope and position-"
 			           "vector schemes do)",
 			           s->canonical);
 		return PE_EUNSUPPORTED;
 	}
-	if (s->kind != PE_SCHEME_ROPE && opt->kind != PE_CHECK_AUTO &&
+	if (!pe_scheme_has(s, PE_CAP_SCALING) && opt->kind != PE_CHECK_AUTO &&
 	    opt->kind != PE_CHECK_TABLE) {
 		if (err)
 			*err = msg("a %s dump needs a rope scheme; '%s' has only its table "

@@ -334,7 +334,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
                               const struct pe_check_options *opt, struct pe_check_result *r)
 {
-	if (s->kind != PE_SCHEME_ROPE)
+	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return PE_OK;
 	struct hyp *list = calloc(MAX_HYP, sizeof(*list));
 	size_t nscore = dump->rows < SCORE_MAX ? dump->rows : SCORE_MAX;

@@ -60,7 +60,7 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	memset(m, 0, sizeof(*m));
 	m->s = s;
 	m->offset = h->offset;
-	if (s->kind != PE_SCHEME_ROPE)
+	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return PE_OK;
 	m->is_rope = 1;
 	enum pe_status st = pe_rope_model_init(&m->rope, s, d, h->prec, h->base, h->exponent_width,
@@ -283,7 +283,7 @@ size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *
                              size_t cap)
 {
 	size_t n = 0, rows = dump->rows, cols = dump->cols, dd[4];
-	if (s->kind != PE_SCHEME_ROPE) {
+	if (!pe_scheme_has(s, PE_CAP_SCALING)) {
 		if (opt->kind != PE_CHECK_AUTO && opt->kind != PE_CHECK_TABLE)
 			return 0;
 		size_t d = opt->d ? opt->d : cols;
@@ -339,10 +339,10 @@ size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *
 const char *pe_check_form_describe(const struct pe_check_form *f, const struct pe_scheme *s,
                                    char *buf, size_t cap)
 {
-	size_t d_rot = s->kind == PE_SCHEME_ROPE ? pe_rope_rotary_width(s, f->d) : f->d;
+	size_t d_rot = pe_scheme_has(s, PE_CAP_SCALING) ? pe_rope_rotary_width(s, f->d) : f->d;
 	size_t h = d_rot / 2;
 	char lay[96];
-	if (s->kind == PE_SCHEME_ROPE && s->layout == PE_LAYOUT_HALF)
+	if (pe_scheme_has(s, PE_CAP_SCALING) && s->layout == PE_LAYOUT_HALF)
 		snprintf(lay, sizeof(lay), "pair i in columns i and i+%zu (half layout)", h);
 	else
 		snprintf(lay, sizeof(lay), "pair i in columns 2i and 2i+1 (interleaved layout)");
@@ -389,7 +389,7 @@ const char *pe_check_form_describe(const struct pe_check_form *f, const struct p
 const char *pe_check_column_name(const struct pe_check_form *f, const struct pe_scheme *s,
                                  size_t col, char *buf, size_t cap)
 {
-	if (s->kind != PE_SCHEME_ROPE || f->kind == PE_CHECK_TABLE) {
+	if (!pe_scheme_has(s, PE_CAP_SCALING) || f->kind == PE_CHECK_TABLE) {
 		snprintf(buf, cap, "column %zu", col);
 		return buf;
 	}

@@ -246,7 +246,7 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
                                   const struct pe_rope_scaling_params *scaling)
 {
 	memset(m, 0, sizeof(*m));
-	if (!s || s->kind != PE_SCHEME_ROPE)
+	if (!s || !pe_scheme_has(s, PE_CAP_SCALING))
 		return PE_EUNSUPPORTED;
 	enum pe_status st = pe_encode_check(s, d, PE_VIEW_COS, NULL);
 	if (st != PE_OK)
