@@ -258,7 +258,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		else
 			fprintf(out, "                (the dump is within %.3g of that, at %s)\n",
 			        r->diag.stats.abs.value, where);
-	} else if (!r->agree && pe_scheme_has(s, PE_CAP_SCALING)) {
+	} else if (!r->agree) {
 		fprintf(out, "diagnosis:      none of the known mistakes explains it better\n");
 	}
 }

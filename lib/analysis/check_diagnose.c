@@ -213,7 +213,8 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 
 	/* reduced precision */
 	static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16", "f16"};
-	for (size_t i = 0; i < sizeof(precs) / sizeof(*precs); i++) {
+	int rope = pe_scheme_has(s, PE_CAP_SCALING);
+	for (size_t i = 0; rope && i < sizeof(precs) / sizeof(*precs); i++) {
 		struct check_hyp h = ref;
 		pe_precision_parse(precs[i], &h.prec);
 		if (h.prec.compute == ref.prec.compute && h.prec.store == ref.prec.store)
@@ -244,7 +245,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         (unsigned long long)c->opt->start, k < 0 ? '-' : '+', abs(k));
 	}
 	/* the scaling left out */
-	if (s->scaling.type != PE_ROPE_SCALING_NONE) {
+	if (rope && s->scaling.type != PE_ROPE_SCALING_NONE) {
 		struct check_hyp h = ref;
 		h.scaling.type = PE_ROPE_SCALING_NONE;
 		if ((x = add(list, n, &h, PE_MISTAKE_NO_SCALING, 0)))
@@ -254,7 +255,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         att != 1.0 ? ", attention factor 1" : "");
 	}
 	/* the attention factor missing or applied twice */
-	if (amplitude && att != 1.0) {
+	if (rope && amplitude && att != 1.0) {
 		struct check_hyp h = ref;
 		h.att = 1.0;
 		if ((x = add(list, n, &h, PE_MISTAKE_ATTENTION, 1.0)))
@@ -270,7 +271,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	}
 	/* the exponent of another rotary width */
 	double widths[3] = {(double)f->d, (double)d_rot / 2, 2.0 * (double)d_rot};
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; rope && i < 3; i++) {
 		if (widths[i] == (double)d_rot || widths[i] < 2)
 			continue;
 		struct check_hyp h = ref;
@@ -286,8 +287,8 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	c->nidx = nfit;
 	/* another scaling factor, fitted */
 	enum pe_rope_scaling t = s->scaling.type;
-	if (t == PE_ROPE_SCALING_LINEAR || t == PE_ROPE_SCALING_DYNAMIC ||
-	    t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3) {
+	if (rope && (t == PE_ROPE_SCALING_LINEAR || t == PE_ROPE_SCALING_DYNAMIC ||
+	             t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3)) {
 		c->h = ref;
 		c->param = 1;
 		double lf = fit(c, log(1.0), log(512.0), 90);
@@ -300,7 +301,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         pe_rope_scaling_name(t), h.scaling.factor, s->scaling.factor);
 	}
 	/* another base, fitted */
-	if (d_rot >= 4) {
+	if (rope && d_rot >= 4) {
 		c->h = ref;
 		c->param = 0;
 		double lb = fit(c, log(2.0), log(1e9), 400);
@@ -312,7 +313,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         h.base, s->base);
 	}
 	/* another amplitude, fitted */
-	if (amplitude) {
+	if (rope && amplitude) {
 		double a;
 		rc = fit_amplitude(c, &ref, &a);
 		if (rc != PE_OK)
@@ -334,8 +335,6 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
                               const struct pe_check_options *opt, struct pe_check_result *r)
 {
-	if (!pe_scheme_has(s, PE_CAP_SCALING))
-		return PE_OK;
 	struct hyp *list = calloc(MAX_HYP, sizeof(*list));
 	size_t nscore = dump->rows < SCORE_MAX ? dump->rows : SCORE_MAX;
 	size_t *score_idx = malloc(nscore * sizeof(*score_idx));
@@ -388,7 +387,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 		snprintf(dg->text, sizeof(dg->text), "%s", win->text);
 		struct check_hyp best = win->h;
 		/* a mistake made in reduced precision: try each precision on top of it */
-		if (win->mistake != PE_MISTAKE_PRECISION) {
+		if (win->mistake != PE_MISTAKE_PRECISION && pe_scheme_has(s, PE_CAP_SCALING)) {
 			static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16",
 			                                    "f16"};
 			double be = win->err;

@@ -264,6 +264,18 @@ ok(r.rc == 0, "float32 dump agrees with --precision f32", r.text)
 r = check("-s", LLAMA, "--against", st + "#cos", "--precision", "f32/bf16")
 ok(r.rc == 0, "bf16 dump agrees with --precision f32/bf16", r.text)
 
+# any position-vector scheme: its table (the paper's sinusoidal table, written here)
+k = np.arange(8)
+w = 1.0 / 10000.0 ** (2 * k / 16)
+tab = np.zeros((50, 16))
+tab[:, 0::2] = np.sin(np.outer(np.arange(50), w))
+tab[:, 1::2] = np.cos(np.outer(np.arange(50), w))
+r = check("-s", "sinusoidal", "--against", save("sinus.npy", tab))
+ok(r.rc == 0 and field(r, "read as").startswith("encoding table"), "sinusoidal table agrees",
+   r.text + r.err)
+r = check("-s", "sinusoidal", "--against", path("sinus.npy"), "--start", "2")
+diagnosed(r, "positions off by -2", "sinusoidal table with fairseq's start: offset diagnosed")
+
 # ---- the report's files ------------------------------------------------------------------------
 r = check("-s", LLAMA, "--against", path("off1.npy"), "-o", path("err.csv"))
 with open(path("err.csv")) as f:
