@@ -163,11 +163,9 @@ static int read_vector(const char *path, struct pe_matrix **out)
 }
 
 /* The default tolerance: exact values 1e-9; a precision: 4 ulp of 1 in its storage format. */
-static double default_tol(const struct check_args *a)
+static double store_tol(enum pe_float store)
 {
-	if (!a->have_prec)
-		return CHECK_TOL_EXACT;
-	switch (a->prec.store) {
+	switch (store) {
 	case PE_FLOAT_F32:
 		return 4 * ldexp(1, -23);
 	case PE_FLOAT_BF16:
@@ -177,6 +175,11 @@ static double default_tol(const struct check_args *a)
 	default:
 		return CHECK_TOL_EXACT;
 	}
+}
+
+static double default_tol(const struct check_args *a)
+{
+	return a->have_prec ? store_tol(a->prec.store) : CHECK_TOL_EXACT;
 }
 
 static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, size_t cap)
@@ -253,7 +256,14 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	if (r->diagnosed) {
 		fprintf(out, "diagnosis:      %s\n", r->diag.text);
 		where_text(r, s, &r->diag.stats.abs, start, where, sizeof(where));
-		if (r->diag.stats.abs.value == 0)
+		/* an explanation in a reduced precision holds to that precision's tolerance */
+		double dtol = fmax(tol, store_tol(r->diag.prec.store));
+		if (r->diag.stats.mixed.value > dtol)
+			fprintf(out,
+			        "                (that explains part of it: the dump is still %.3g "
+			        "from it, at %s)\n",
+			        r->diag.stats.abs.value, where);
+		else if (r->diag.stats.abs.value == 0)
 			fprintf(out, "                (the dump matches that exactly)\n");
 		else
 			fprintf(out, "                (the dump is within %.3g of that, at %s)\n",

@@ -332,6 +332,24 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	return PE_OK;
 }
 
+/* @h with what @other changed from @ref changed too. */
+static void compose(struct check_hyp *h, const struct check_hyp *other, const struct check_hyp *ref)
+{
+	if (other->base != ref->base)
+		h->base = other->base;
+	if (other->exponent_width != ref->exponent_width)
+		h->exponent_width = other->exponent_width;
+	if (other->scaling.type != ref->scaling.type ||
+	    other->scaling.factor != ref->scaling.factor)
+		h->scaling = other->scaling;
+	if (other->layout != ref->layout)
+		h->layout = other->layout;
+	if (!isnan(other->att))
+		h->att = other->att;
+	if (other->offset != ref->offset)
+		h->offset = other->offset;
+}
+
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
                               const struct pe_check_options *opt, struct pe_check_result *r)
 {
@@ -385,14 +403,36 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 		dg->value = win->value;
 		dg->prec = win->h.prec;
 		snprintf(dg->text, sizeof(dg->text), "%s", win->text);
+		dg->text[sizeof(dg->text) - 1] = 0;
 		struct check_hyp best = win->h;
+		double be = win->err;
+		/* a second mistake on top of the first (the other layout and no scaling, say) */
+		struct hyp *second = NULL;
+		for (size_t i = 0; i < n && rc == PE_OK; i++) {
+			if (&list[i] == win || list[i].mistake == win->mistake ||
+			    list[i].mistake == PE_MISTAKE_PRECISION)
+				continue;
+			struct check_hyp h = win->h;
+			compose(&h, &list[i].h, &ref);
+			rc = eval(&c, &h, score_idx, nscore, &st, &ss);
+			if (rc == PE_OK && sqrt(ss / cells) < 0.5 * be) {
+				be = sqrt(ss / cells);
+				best = h;
+				second = &list[i];
+			}
+		}
+		if (second) {
+			size_t len = strlen(dg->text);
+			snprintf(dg->text + len, sizeof(dg->text) - len, "; and %s", second->text);
+			dg->second = second->mistake;
+		}
 		/* a mistake made in reduced precision: try each precision on top of it */
 		if (win->mistake != PE_MISTAKE_PRECISION && pe_scheme_has(s, PE_CAP_SCALING)) {
 			static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16",
 			                                    "f16"};
-			double be = win->err;
+			struct check_hyp base_h = best;
 			for (size_t i = 0; i < 5 && rc == PE_OK; i++) {
-				struct check_hyp h = win->h;
+				struct check_hyp h = base_h;
 				pe_precision_parse(precs[i], &h.prec);
 				rc = eval(&c, &h, score_idx, nscore, &st, &ss);
 				if (rc == PE_OK && sqrt(ss / cells) < 0.5 * be) {
@@ -400,8 +440,8 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 					best = h;
 				}
 			}
-			if (best.prec.compute != win->h.prec.compute ||
-			    best.prec.store != win->h.prec.store) {
+			if (best.prec.compute != base_h.prec.compute ||
+			    best.prec.store != base_h.prec.store) {
 				char t[128];
 				size_t len = strlen(dg->text);
 				precision_text(best.prec, t, sizeof(t));

@@ -264,6 +264,14 @@ ok(r.rc == 0, "float32 dump agrees with --precision f32", r.text)
 r = check("-s", LLAMA, "--against", st + "#cos", "--precision", "f32/bf16")
 ok(r.rc == 0, "bf16 dump agrees with --precision f32/bf16", r.text)
 
+# two mistakes at once, in float32: interleaved layout and no scaling
+inv32_ns = inv_freq(500000.0, D, f32)
+fr = np.outer(POS.astype(f32), inv32_ns).astype(f32)
+r = check("-s", LLAMA, "--against", save("two.npy", np.repeat(np.cos(fr), 2, axis=1)))
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "interleaved layout" in diag and "llama3 scaling left out" in diag
+   and "float32" in diag, "two mistakes in float32: layout and no scaling, both named", r.text)
+
 # any position-vector scheme: its table (the paper's sinusoidal table, written here)
 k = np.arange(8)
 w = 1.0 / 10000.0 ** (2 * k / 16)

@@ -111,7 +111,8 @@ struct pe_check_diagnosis {
 	struct pe_precision prec;    /* the precision that explains it (with another mistake too) */
 	int with_prec;               /* 1 when prec is part of the explanation */
 	struct pe_check_stats stats; /* the dump against this explanation */
-	char text[256];              /* "layout interleaved (pairs 2i, 2i+1) instead of half" */
+	enum pe_check_mistake second; /* a second mistake on top of the first, or NONE */
+	char text[640]; /* "the interleaved layout, pairs (2i, 2i+1) instead of ..." */
 };
 
 struct pe_check_result {
