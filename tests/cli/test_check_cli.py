@@ -308,6 +308,16 @@ error_case(EXE, "check a width no form has", ["check", "-s", "rope", "-d", "64",
            cwd=wd)
 error_case(EXE, "check a missing tensor", ["check", "-s", "rope", "--against", st + "#tan"], 1,
            "tan", cwd=wd)
+error_case(EXE, "encode --precision of a sinusoidal table",
+           ["encode", "-s", "sinusoidal", "--precision", "f32", "-o", "-"], 2, "rope", cwd=wd)
+error_case(EXE, "encode --precision f8", ["encode", "-s", "rope", "--precision", "f8", "-o", "-"],
+           2, "--precision", cwd=wd)
+error_case(EXE, "precision of a sinusoidal table", ["precision", "-s", "sinusoidal", "-o", "-"],
+           2, "rope", cwd=wd)
+error_case(EXE, "precision --precision bf16/f32 (storage finer than the arithmetic)",
+           ["precision", "--precision", "bf16/f32", "-o", "-"], 2, "--precision", cwd=wd)
+error_case(EXE, "precision --threshold 0", ["precision", "--threshold", "0", "-o", "-"], 2,
+           "--threshold", cwd=wd)
 r = run(EXE, "check", "--help")
 ok(r.rc == 0 and "Exit status: 0" in r.text and "3 it disagrees" in r.text,
    "check --help documents the exit statuses", r.text[:200])
