@@ -10,6 +10,8 @@
 
 #include "analysis/check_internal.h"
 
+static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static char *msg(const char *fmt, ...)
 {
 	va_list ap;
