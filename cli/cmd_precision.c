@@ -151,9 +151,12 @@ static int draw(const struct cli_common *o, const char *path, enum cli_format fo
 		st = pe_panel_set_ylabel(p, text);
 	}
 	char title[256];
-	snprintf(title, sizeof(title), "%s (d=%zu): reduced precision against exact", s->label, d);
+	snprintf(title, sizeof(title), "RoPE in reduced precision against exact values (d=%zu)", d);
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
+	/* the spec can be long: the panel's title has the width */
+	if (st == PE_OK)
+		st = pe_panel_set_title(p, s->label);
 	int rc;
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
