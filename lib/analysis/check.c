@@ -133,10 +133,12 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 	size_t nf = check_candidate_forms(s, dump, opt, forms, MAX_FORMS);
 	if (nf == 0) {
 		if (err)
-			*err = msg("a %zu x %zu array is no %s of '%s'%s", dump->rows, dump->cols,
-			           opt->kind == PE_CHECK_AUTO ? "table"
+			*err = msg("a %zu x %zu array is not a %s table of '%s'%s", dump->rows,
+			           dump->cols,
+			           opt->kind == PE_CHECK_AUTO ? "known"
 			                                      : pe_check_kind_name(opt->kind),
-			           s->canonical, opt->d ? " at this -d" : " (give -d or --what)");
+			           s->canonical,
+			           opt->d ? " of that width (-d)" : " (give -d or --what)");
 		return PE_EINVAL;
 	}
 	struct pe_matrix *column = NULL;

@@ -304,7 +304,7 @@ error_case(EXE, "check of a missing file", ["check", "-s", "rope", "--against",
 error_case(EXE, "check --what bad", ["check", "-s", "rope", "--against", path("cos.npy"),
                                      "--what", "tan"], 2, "--what", cwd=wd)
 error_case(EXE, "check a width no form has", ["check", "-s", "rope", "-d", "64", "--against",
-                                              path("cos.npy"), "--what", "cos"], 2, "is no cos",
+                                              path("cos.npy"), "--what", "cos"], 2, "is not a cos table",
            cwd=wd)
 error_case(EXE, "check a missing tensor", ["check", "-s", "rope", "--against", st + "#tan"], 1,
            "tan", cwd=wd)
