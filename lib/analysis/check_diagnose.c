@@ -309,7 +309,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		h.base = exp(lb);
 		if (fabs(h.base / s->base - 1) > 1e-9 &&
 		    (x = add(list, n, &h, PE_MISTAKE_BASE, h.base)))
-			snprintf(x->text, sizeof(x->text), "base %.7g instead of %g (fitted)",
+			snprintf(x->text, sizeof(x->text), "base %.7g instead of %.10g (fitted)",
 			         h.base, s->base);
 	}
 	/* another amplitude, fitted */

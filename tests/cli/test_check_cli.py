@@ -243,7 +243,7 @@ QWEN = "rope:layout=half,base=1000000"
 c_b, s_b = half_tables(inv_freq(10000.0, D), POS)
 r = check("-s", QWEN, "--against", save("base.npy", np.concatenate([c_b, s_b], axis=1)))
 diag = field(r, "diagnosis")
-ok(r.rc == 3 and diag.startswith("base 10000") and "instead of 1e+06" in diag,
+ok(r.rc == 3 and diag.startswith("base 10000") and "instead of 1000000" in diag,
    "wrong base diagnosed and fitted (10000)", r.text)
 
 # GPT-NeoX: rotary_pct 0.25 of head 64: d_rot 16, exponent over 16; the mistake uses 64 [2d]
