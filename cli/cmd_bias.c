@@ -275,7 +275,6 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 int cmd_bias(int argc, char **argv)
 {
 	struct cli_common o;
-	cli_common_init(&o);
 	int rc = cli_parse_args(argc, argv, help, NULL, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;

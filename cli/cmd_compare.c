@@ -207,7 +207,6 @@ int cmd_compare(int argc, char **argv)
 	};
 	struct run r;
 	memset(&r, 0, sizeof(r));
-	cli_common_init(&r.o);
 	r.metric = PE_METRIC_L2;
 	int rc = cli_parse_args(argc, argv, help,
 	                        &(struct cli_own_options){opts, pw_metric_option, &r.metric}, &r.o);

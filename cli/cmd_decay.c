@@ -224,7 +224,6 @@ int cmd_decay(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
-	cli_common_init(&o);
 	struct decay_opts d = {0, 0, 0};
 	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &d},
 	                        &o);

@@ -267,7 +267,6 @@ int cmd_report(int argc, char **argv)
 	};
 	static struct report r; /* large; zeroed */
 	memset(&r, 0, sizeof(r));
-	cli_common_init(&r.o);
 	r.metric = PE_METRIC_L2;
 	r.argc = argc;
 	r.argv = argv;

@@ -31,7 +31,8 @@ const char cli_common_help[] =
         "  -q, --quiet            say nothing on stderr but errors\n"
         "  -h, --help             show this help\n";
 
-void cli_common_init(struct cli_common *o)
+/* The defaults (max_memory: half the machine's memory). */
+static void cli_common_init(struct cli_common *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->vmin = NAN;
@@ -321,6 +322,7 @@ static const struct option common_long[] = {
 int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
                    struct cli_common *o)
 {
+	cli_common_init(o);
 	struct option all[NCOMMON + MAX_OWN + 1];
 	size_t n = 0;
 	for (size_t i = 0; i < NCOMMON; i++)

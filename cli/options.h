@@ -57,9 +57,6 @@ struct cli_common {
 	uint64_t max_memory; /* bytes */
 };
 
-/* Fills the defaults (max_memory from the machine's memory). */
-void cli_common_init(struct cli_common *o);
-
 /* A command's own options: their getopt_long entries and what parses them. */
 struct cli_own_options {
 	const struct option *opts; /* codes from CLI_OPT_COMMAND, {NULL} ended; NULL: none */
@@ -75,7 +72,8 @@ struct cli_own_options {
 /*
  * cli_parse_args() - the option loop of every command
  *
- * Parses @argv (argv[0] the command): the common options into @o, the
+ * Parses @argv (argv[0] the command): the common options into @o (first
+ * set to their defaults, cli_common_init()), the
  * command's own through @own (may be NULL); refuses operands. With -h it
  * prints @help with cli_common_help in place of its one "%s", once every
  * option was read (a bad option is reported first).
