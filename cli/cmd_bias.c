@@ -100,6 +100,19 @@ static unsigned grid_cols(unsigned heads)
 	return root;
 }
 
+/* Columns of heads: grid_cols(), fewer when the figure is too narrow for ~110 pt panels. */
+static unsigned figure_cols(const struct cli_common *o, unsigned heads)
+{
+	unsigned cols = grid_cols(heads);
+	double w, h;
+	cli_figure_size_pt(o, true, &w, &h);
+	if (w > 0) {
+		unsigned fit = (unsigned)fmax(1, floor((w - 60) / 110));
+		cols = cols < fit ? cols : fit;
+	}
+	return cols;
+}
+
 /* "m = 1/256" for the dyadic slopes of a power-of-two head count, else the value. */
 static void slope_text(double m, char *buf, size_t cap)
 {
@@ -138,7 +151,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 {
 	bool alibi = s->kind == PE_SCHEME_ALIBI;
 	unsigned heads = alibi ? s->heads : 1;
-	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
+	unsigned cols = figure_cols(o, heads), rows = (heads + cols - 1) / cols;
 	double *slopes = malloc(heads * sizeof(*slopes));
 	struct pe_figure *fig = pe_figure_create(rows, cols);
 	if (!slopes || !fig) {
@@ -209,14 +222,15 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
                   enum cli_format format)
 {
 	unsigned heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
-	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
+	unsigned cols = figure_cols(o, heads), rows = (heads + cols - 1) / cols;
 	struct cli_common sized = *o;
-	if (heads > 1 && !o->width && !o->height) {
-		sized.width = cols * 230 + 150;
-		sized.height = rows * 230 + 70;
+	if (heads > 1 && !cli_figure_size_given(o) && o->style == CLI_STYLE_DEFAULT) {
+		/* In points: 230 x 230 pixels a panel at 100 dpi. */
+		sized.width = (struct cli_length){(cols * 230 + 150) * 0.72, 0};
+		sized.height = (struct cli_length){(rows * 230 + 70) * 0.72, 0};
 	}
-	double w = sized.width ? sized.width : PE_FIGURE_DEFAULT_WIDTH;
-	double h = sized.height ? sized.height : PE_FIGURE_DEFAULT_HEIGHT;
+	double w, h;
+	cli_figure_pixels(&sized, &w, &h);
 	size_t g = (size_t)(2 * fmax(w / cols, h / rows));
 	if (g < 64)
 		g = 64;

@@ -24,7 +24,7 @@
 #include "pairwise_cli.h"
 #include "report.h"
 
-enum { OPT_METRIC = CLI_OPT_COMMAND };
+enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_SCALE };
 
 #define DEFAULT_N 256
 #define DEFAULT_D 128
@@ -45,6 +45,9 @@ static const char help[] =
         "\n"
         "Options:\n"
         "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
+        "      --scale S          colour scales of the heatmaps (and scatter axes):\n"
+        "                         shared, panel, or auto: shared unless a scheme's\n"
+        "                         range is under 1/4 of another's [default: auto]\n"
         "%s"
         "\n"
         "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o report.pdf\n"
@@ -264,6 +267,7 @@ int cmd_report(int argc, char **argv)
 	static const struct option opts[] = {
 	        CLI_COMMON_LONG,
 	        {"metric", required_argument, NULL, OPT_METRIC},
+	        {"scale", required_argument, NULL, OPT_SCALE},
 	        {NULL, 0, NULL, 0},
 	};
 	static struct report r; /* large; zeroed */
@@ -276,6 +280,8 @@ int cmd_report(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
 		if (opt == OPT_METRIC)
 			rc = pw_parse_metric(optarg, &r.metric);
+		else if (opt == OPT_SCALE)
+			rc = cli_parse_scale(optarg, &r.scale);
 		else
 			rc = cli_common_option(&r.o, opt, optarg, argv);
 		if (rc)
@@ -290,7 +296,7 @@ int cmd_report(int argc, char **argv)
 	if (r.o.raw)
 		return cli_usage_error(
 		        "option '--raw' does not apply to report (pages of figures)");
-	if (r.o.width || r.o.height)
+	if (cli_figure_size_given(&r.o))
 		return cli_usage_error("options '--width' and '--height' do not apply to report "
 		                       "(A4 landscape pages)");
 	if (!r.o.nspecs && !r.o.nbases) {

@@ -76,8 +76,8 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	const struct pe_vectors *v = &r->v.vec;
 	size_t cells = cli_figure_grid_cells(&r->o, v->n);
 	/* The grid, and the picture: at most 4 bytes a pixel of --width x --height. */
-	double w = r->o.width ? r->o.width : PE_FIGURE_DEFAULT_WIDTH;
-	double h = r->o.height ? r->o.height : PE_FIGURE_DEFAULT_HEIGHT;
+	double w, h;
+	cli_figure_pixels(&r->o, &w, &h);
 	double bytes = (double)cells * (double)cells * 8.0 + w * h * 4.0 +
 	               pw_work_bytes(v, 128, (double)v->n);
 	char grid_what[96];

@@ -338,6 +338,17 @@ static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common 
 	return st;
 }
 
+/* What the page says about its colour scales (compare says the same in its note). */
+static const char *scale_text(const struct report *r, bool shared)
+{
+	if (r->count < 2)
+		return "";
+	return shared                       ? "All schemes on one colour scale."
+	       : r->scale == CLI_SCALE_AUTO ? "Each scheme on its own colour scale (one "
+	                                      "range is under a quarter of another's)."
+	                                    : "Each scheme on its own colour scale.";
+}
+
 static int encodings(const struct report *r, struct report_section *sec)
 {
 	sec->fig = scheme_grid(r->count, "Encoding matrices (value of each dimension at each "
@@ -345,40 +356,45 @@ static int encodings(const struct report *r, struct report_section *sec)
 	if (!sec->fig)
 		return oom();
 	enum pe_status st = PE_OK;
+	const struct pe_matrix *all[REPORT_MAX_SCHEMES] = {0};
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
 		struct pe_matrix *enc = NULL;
 		int rc = cli_vectors_matrix(&r->o, &r->s[i].data.v, &enc);
 		if (rc)
 			return rc;
 		sec->matrices[sec->n_matrices++] = enc;
+		all[i] = enc;
 		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, enc, r, true,
-		                   "value", r->schemes[i]->label, true);
+		                   "value", cli_short_label(r->schemes[i]), true);
 	}
+	bool shared = cli_scale_shared(r->scale, all, r->count);
+	pe_figure_set_color_share(sec->fig, shared ? PE_SHARE_ALL : PE_SHARE_NONE);
 	if (st == PE_OK)
-		return line(sec, report_strf(sec, "Rows are positions, columns dimensions; %s.",
-		                             positions_text(r, sec)));
+		return line(sec, report_strf(sec, "Rows are positions, columns dimensions; %s. %s",
+		                             positions_text(r, sec), scale_text(r, shared)));
 	return figure_status(st);
 }
 
 static int pairwise(const struct report *r, struct report_section *sec, bool corr)
 {
 	const char *what = pw_metric_label(corr ? PE_METRIC_CORR : r->metric);
-	sec->fig = scheme_grid(r->count,
-	                       report_strf(sec, "%s between positions (one colour scale)", what));
+	const struct pe_matrix *all[REPORT_MAX_SCHEMES] = {0};
+	for (size_t i = 0; i < r->count; i++)
+		all[i] = corr ? r->s[i].data.corr : r->s[i].data.dist;
+	bool shared = cli_scale_shared(r->scale, all, r->count);
+	sec->fig = scheme_grid(r->count, report_strf(sec, "%s between positions", what));
 	if (!sec->fig)
 		return oom();
-	pe_figure_set_color_share(sec->fig, PE_SHARE_ALL);
+	pe_figure_set_color_share(sec->fig, shared ? PE_SHARE_ALL : PE_SHARE_NONE);
 	enum pe_status st = PE_OK;
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
-		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o,
-		                   corr ? r->s[i].data.corr : r->s[i].data.dist, r, corr,
-		                   corr ? "correlation" : what, r->schemes[i]->label, false);
+		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, all[i], r, corr,
+		                   corr ? "correlation" : what, cli_short_label(r->schemes[i]),
+		                   false);
 	if (st != PE_OK)
 		return figure_status(st);
-	return line(sec, report_strf(sec,
-	                             "%s of every pair of positions, all schemes on one colour "
-	                             "scale; %s.",
-	                             what, positions_text(r, sec)));
+	return line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
+	                             positions_text(r, sec), scale_text(r, shared)));
 }
 
 /* Common limits of several panels' data, padded like matplotlib's 5% margins. */
@@ -424,7 +440,7 @@ static int scatter(const struct report *r, struct report_section *sec)
 		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
 		st = pe_panel_add_scatter(p, NULL, sd->px, sd->py, k);
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, r->schemes[i]->label);
+			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, metric);
 		if (st == PE_OK)
@@ -432,19 +448,27 @@ static int scatter(const struct report *r, struct report_section *sec)
 	}
 	if (st != PE_OK)
 		return figure_status(st);
-	set_common(sec->fig, r->count, xlo, xhi, ylo, yhi);
+	/* Shared axes where the distances share a colour scale: the same rule as compare's. */
+	const struct pe_matrix *dists[REPORT_MAX_SCHEMES] = {0};
+	for (size_t i = 0; i < r->count; i++)
+		dists[i] = r->s[i].data.dist;
+	bool common = cli_scale_shared(r->scale, dists, r->count);
+	if (common)
+		set_common(sec->fig, r->count, xlo, xhi, ylo, yhi);
+	const char *axes = r->count < 2 ? ""
+	                   : common     ? " The panels share their axes."
+	                                : " Each panel has its own axes.";
 	double total = (double)r->n * (double)(r->n - 1) / 2;
 	if ((double)pairs < total)
 		return line(sec,
 		            report_strf(sec,
 		                        "Each point is a pair of distinct positions: %zu of the "
-		                        "%.0f pairs, those between evenly spaced positions. The "
-		                        "panels share their axes.",
-		                        pairs, total));
+		                        "%.0f pairs, those between evenly spaced positions.%s",
+		                        pairs, total, axes));
 	return line(sec, report_strf(sec,
-	                             "Each point is a pair of distinct positions (all %zu pairs). "
-	                             "The panels share their axes.",
-	                             pairs));
+	                             "Each point is a pair of distinct positions (all %zu "
+	                             "pairs).%s",
+	                             pairs, axes));
 }
 
 static int profiles(const struct report *r, struct report_section *sec)
@@ -792,11 +816,10 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	return rc;
 }
 
-int report_section_build(const struct report *r, size_t i, int html, struct report_section *out)
+/* The section's figure, lines and tables. */
+static int build(const struct report *r, enum kind k, size_t scheme, int html,
+                 struct report_section *out)
 {
-	size_t scheme = 0;
-	enum kind k = section_kind(r, i, &scheme);
-	out->heading = titles[k];
 	switch (k) {
 	case SEC_SUMMARY:
 		return summary(r, out);
@@ -820,4 +843,15 @@ int report_section_build(const struct report *r, size_t i, int html, struct repo
 		return scaling(r, scheme, out);
 	}
 	return 0;
+}
+
+int report_section_build(const struct report *r, size_t i, int html, struct report_section *out)
+{
+	size_t scheme = 0;
+	enum kind k = section_kind(r, i, &scheme);
+	out->heading = titles[k];
+	int rc = build(r, k, scheme, html, out);
+	if (!rc && out->fig)
+		rc = cli_figure_apply(&r->o, out->fig);
+	return rc;
 }

@@ -58,7 +58,9 @@ struct pe_figure {
 	char *title;
 	char **row_labels, **col_titles;
 	enum pe_color_share share;
-	double font_size; /* 0: automatic */
+	double font_size; /* points; 0: automatic */
+	double dpi;       /* PNG pixels per inch */
+	char *note;       /* a line of small text under the figure; NULL: none */
 };
 
 /* ---- text (fig_text.c) ---- */
@@ -72,11 +74,14 @@ enum text_role {
 };
 
 struct fig_style {
+	double unit;     /* output units per point: dpi / 72 in PNG, 1 in SVG and PDF */
 	double font;     /* base size in output units */
+	double min_font; /* the base size may shrink to this, no further (ticks stay >= 6 pt) */
 	double line;     /* axis line width */
 	double tick_len; /* major tick length */
 	double pad;      /* gap between a tick and its label, label and ticks */
 	bool vector;     /* SVG or PDF output */
+	bool fit_only;   /* figure_render: only say whether it fits at this text size */
 	enum pe_figure_format format;
 };
 
@@ -92,6 +97,20 @@ double text_cap(cairo_t *cr);
  * as seen on the page (rotated y labels use pi/2).
  */
 void text_draw(cairo_t *cr, const char *s, double x, double y, double ha, double va, double angle);
+/*
+ * s cut at a character boundary and ended with an ellipsis so its width is
+ * at most max_w in the current font; s itself when it fits. Into buf.
+ */
+const char *text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t cap);
+/*
+ * Test hook: with POSENC_TEXT_BOXES=FILE in the environment, every page
+ * drawn appends "canvas W H UNIT" and every text drawn "text X0 Y0 X1 Y1
+ * SIZE<TAB>STRING" (device units, SIZE in points) to FILE.
+ */
+void text_log_canvas(double w, double h, double unit);
+
+/* Reproducible PDFs: CreationDate and ModDate from SOURCE_DATE_EPOCH, when set. */
+void figure_pdf_dates(cairo_surface_t *surf);
 
 /* ---- colours (fig_color.c) ---- */
 

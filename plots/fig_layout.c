@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fig_internal.h"
 
@@ -29,6 +30,7 @@ struct slot {
 	struct colour_scale *scale; /* heatmaps: the scale they are drawn with */
 	struct colour_scale own;
 	bool own_bar; /* a colorbar right of this panel */
+	bool title2;  /* the title takes two lines */
 	bool legend_out;
 	double ml, mr, mt, mb;
 	struct rect cell, axes;
@@ -45,6 +47,8 @@ struct layout {
 	double width, height;
 	double grid_x, grid_y, grid_w, grid_h;
 	bool cramped;        /* some axes got squeezed below two lines of text */
+	bool cramped_w;      /* ... in width (a taller canvas would not help) */
+	int row_lines;       /* lines of the row labels: 1, or 2 when one must wrap */
 	double bottom_extra; /* grid height handed to the bottom panel */
 };
 
@@ -53,14 +57,52 @@ static double descent(const struct fig_style *st, enum text_role role)
 	return 0.24 * text_size(st, role); /* DejaVu Sans descends 0.236 em */
 }
 
-/* Set the font for role, shrunk so s fits in max_w. */
-static void font_fitting(cairo_t *cr, const struct fig_style *st, enum text_role role,
-                         const char *s, double max_w)
+/*
+ * Set the font for role and return s, or s cut short with an ellipsis so it
+ * fits in max_w: text keeps its size rather than shrinking to illegibility.
+ */
+static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum text_role role,
+                                const char *s, double max_w, char *buf, size_t cap)
 {
 	text_font(cr, st, role);
-	double w = text_width(cr, s);
-	if (w > max_w && max_w > 0)
-		cairo_set_font_size(cr, text_size(st, role) * max_w / w);
+	return text_fit(cr, s, fmax(0, max_w), buf, cap);
+}
+
+/* s split at the space nearest its middle into a and b; false if it has no space. */
+static bool split2(const char *s, char *a, char *b, size_t cap)
+{
+	size_t len = strlen(s), best = 0;
+	if (len >= cap)
+		return false;
+	for (size_t i = 1; i + 1 < len; i++)
+		if (s[i] == ' ' &&
+		    (best == 0 || fabs((double)i - len / 2.0) < fabs((double)best - len / 2.0)))
+			best = i;
+	if (best == 0)
+		return false;
+	memcpy(a, s, best);
+	a[best] = '\0';
+	memcpy(b, s + best + 1, len - best);
+	return true;
+}
+
+/*
+ * Draw s centred at (x, y) (baseline of its last line; rotated by angle),
+ * in at most @lines lines no longer than room: a text too long for one line
+ * breaks at its middle space; a line still too long ends in an ellipsis.
+ * Lines stack away from the anchor: upwards, or leftwards when rotated.
+ */
+static void draw_lines(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                       int lines, double step)
+{
+	char a[256], b[256], fa[260], fb[260];
+	if (lines < 2 || text_width(cr, s) <= room || !split2(s, a, b, sizeof(a))) {
+		text_draw(cr, text_fit(cr, s, room, fa, sizeof(fa)), x, y, 0.5, 1, angle);
+		return;
+	}
+	double dx = angle != 0 ? -step : 0, dy = angle != 0 ? 0 : -step;
+	text_draw(cr, text_fit(cr, a, room, fa, sizeof(fa)), x + dx, y + dy, 0.5, 1, angle);
+	text_draw(cr, text_fit(cr, b, room, fb, sizeof(fb)), x, y, 0.5, 1, angle);
 }
 
 static void init_axes(struct slot *sl)
@@ -105,7 +147,9 @@ static enum pe_status scales(struct layout *L)
 		sl->own.used = true;
 		bool in_grid = i < (size_t)fig->rows * fig->cols;
 		struct colour_scale *sh = NULL;
-		if (in_grid && fig->share == PE_SHARE_COLUMN)
+		if (hm->own_scale)
+			sh = NULL;
+		else if (in_grid && fig->share == PE_SHARE_COLUMN)
 			sh = &L->col_scale[i % fig->cols];
 		else if (in_grid && fig->share == PE_SHARE_ALL)
 			sh = &L->all_scale;
@@ -165,8 +209,14 @@ static void measure(struct layout *L, struct slot *sl)
 	if (p->xlabel)
 		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL);
 	sl->mt = cap / 2 + st->pad;
-	if (sl->title)
-		sl->mt = fmax(sl->mt, st->pad * 1.5 + line_h(st, TEXT_TITLE));
+	sl->title2 = false;
+	if (sl->title) {
+		text_font(cr, st, TEXT_TITLE);
+		sl->title2 = text_width(cr, sl->title) > sl->cell.w - 2 * st->pad &&
+		             strchr(sl->title, ' ');
+		sl->mt = fmax(sl->mt, st->pad * 1.5 + line_h(st, TEXT_TITLE) +
+		                              (sl->title2 ? 1.15 * text_size(st, TEXT_TITLE) : 0));
+	}
 	sl->mr = xw / 2 + st->pad;
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		double h = sl->axes.h;
@@ -346,6 +396,8 @@ static void place_axes(struct layout *L)
 			if (sl->p->kind != PANEL_EMPTY &&
 			    (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
 				L->cramped = true;
+			if (sl->p->kind != PANEL_EMPTY && x1 - x0 < 2 * st->font)
+				L->cramped_w = true;
 			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
 			if (C == 1)
 				apply_aspect(st, sl);
@@ -364,6 +416,8 @@ static void place_axes(struct layout *L)
 		double y1 = snapv(st, b->cell.y + b->cell.h - b->mb);
 		if (b->p->kind != PANEL_EMPTY && (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
 			L->cramped = true;
+		if (b->p->kind != PANEL_EMPTY && x1 - x0 < 2 * st->font)
+			L->cramped_w = true;
 		b->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
 		apply_aspect(st, b);
 	}
@@ -441,16 +495,21 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	double yw = axis_label_width(cr, &sl->y);
 	double cap = text_cap(cr);
 	cairo_set_source_rgb(cr, 0, 0, 0);
+	char buf[512];
 	if (p->xlabel) {
-		font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad);
-		text_draw(cr, p->xlabel, a.x + a.w / 2,
+		const char *t = font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad,
+		                             buf, sizeof(buf));
+		text_draw(cr, t, a.x + a.w / 2,
 		          a.y + a.h + st->tick_len + st->pad + cap + XLABEL_GAP * st->pad, 0.5, 0,
 		          0);
 	}
 	if (p->ylabel) {
-		font_fitting(cr, st, TEXT_LABEL, p->ylabel, a.h + sl->mb);
+		/* Past the axes ends only by as much as keeps it off the title. */
+		double over = sl->title ? st->pad : fmin(sl->mt, sl->mb);
+		const char *t = font_fitting(cr, st, TEXT_LABEL, p->ylabel, a.h + 2 * over, buf,
+		                             sizeof(buf));
 		double x = a.x - st->tick_len - st->pad - yw - st->pad - descent(st, TEXT_LABEL);
-		text_draw(cr, p->ylabel, x, a.y + a.h / 2, 0.5, 1, FIG_PI / 2);
+		text_draw(cr, t, x, a.y + a.h / 2, 0.5, 1, FIG_PI / 2);
 	}
 	if (sl->title) {
 		/* Centred on the axes: the room is twice the nearer cell edge's distance. */
@@ -460,9 +519,10 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		if (L->all_scale.used && i < (size_t)L->fig->rows * C && i % C == C - 1)
 			right = fmin(right, a.x + a.w + L->bar_pad); /* the grid's colorbar */
 		double room = 2 * fmin(mid - sl->cell.x, right - mid);
-		font_fitting(cr, st, TEXT_TITLE, sl->title, room - st->pad);
-		text_draw(cr, sl->title, a.x + a.w / 2,
-		          a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), 0.5, 1, 0);
+		text_font(cr, st, TEXT_TITLE);
+		draw_lines(cr, sl->title, a.x + a.w / 2,
+		           a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), room - st->pad, 0,
+		           sl->title2 ? 2 : 1, 1.15 * text_size(st, TEXT_TITLE));
 	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
@@ -511,6 +571,21 @@ static double row_slack(const struct layout *L)
 	return slack;
 }
 
+/* Whether a row label is longer than its row and can break at a space. */
+static bool row_labels_wrap(struct layout *L)
+{
+	cairo_t *cr = L->cr;
+	text_font(cr, L->st, TEXT_TITLE);
+	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+	for (unsigned r = 0; r < L->fig->rows; r++) {
+		const char *t = L->fig->row_labels[r];
+		const struct slot *sl = &L->s[(size_t)r * L->fig->cols];
+		if (t && strchr(t, ' ') && text_width(cr, t) > sl->cell.h)
+			return true;
+	}
+	return false;
+}
+
 /* Place everything for the style's text size; L->cramped says whether it fits. */
 static void layout(struct layout *L)
 {
@@ -518,6 +593,7 @@ static void layout(struct layout *L)
 	const struct fig_style *st = L->st;
 	size_t grid = (size_t)fig->rows * fig->cols;
 	L->cramped = false;
+	L->cramped_w = false;
 	L->bar_pad = 0.8 * st->font;
 	for (size_t i = 0; i < L->n; i++)
 		L->s[i].legend_out = false;
@@ -527,11 +603,14 @@ static void layout(struct layout *L)
 		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2;
 	double left = outer;
 	if (has_row_labels(fig))
-		left += line_h(st, TEXT_TITLE) + st->font;
+		left += line_h(st, TEXT_TITLE) + st->font +
+		        (L->row_lines - 1) * 1.15 * text_size(st, TEXT_TITLE);
 	L->grid_x = left;
 	L->grid_y = top;
 	L->grid_w = L->width - left - outer;
 	L->grid_h = L->height - top - outer;
+	if (fig->note)
+		L->grid_h -= line_h(st, TEXT_TICK) + st->pad;
 	if (fig->bottom) {
 		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
 		double gap = st->font;
@@ -577,8 +656,13 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		return s;
 	}
 	/* Too little room for the text: smaller text, down to a limit, then an honest error. */
+	L.row_lines = 1;
 	for (;;) {
 		layout(&L);
+		if (L.row_lines == 1 && row_labels_wrap(&L)) {
+			L.row_lines = 2;
+			layout(&L);
+		}
 		double slack = fig->bottom ? row_slack(&L) : 0;
 		if (!L.cramped && slack > st.font) {
 			/* Rows of square heatmaps left height unused: give it to the bottom panel.
@@ -589,15 +673,21 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		}
 		if (!L.cramped)
 			break;
-		if (st.font * 0.85 < 4) {
+		if (st.fit_only || st.font <= st.min_font * 1.0001) {
 			free(L.s);
-			return PE_ERANGE;
+			/* fit_only: PE_ERANGE says a taller canvas would help. */
+			return st.fit_only && L.cramped_w ? PE_OK : PE_ERANGE;
 		}
-		st.font *= 0.85;
-		st.tick_len *= 0.85;
-		st.pad *= 0.85;
+		double k = fmax(0.9, st.min_font / st.font);
+		st.font *= k;
+		st.tick_len *= k;
+		st.pad *= k;
 		if (st.vector)
-			st.line *= 0.85;
+			st.line *= k;
+	}
+	if (st.fit_only) {
+		free(L.s);
+		return PE_OK;
 	}
 	double outer = 0.6 * st.font;
 	bool row_labels = has_row_labels(fig);
@@ -616,15 +706,33 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			if (!t)
 				continue;
 			struct rect a = L.s[(size_t)r * fig->cols].axes;
-			font_fitting(cr, &st, TEXT_TITLE, t, L.s[(size_t)r * fig->cols].cell.h);
+			text_font(cr, &st, TEXT_TITLE);
 			cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
 			                       CAIRO_FONT_WEIGHT_BOLD);
-			text_draw(cr, t, outer, a.y + a.h / 2, 0.5, 0, FIG_PI / 2);
+			/* Centred on the axes, within the row's cell. */
+			struct rect c = L.s[(size_t)r * fig->cols].cell;
+			double mid = a.y + a.h / 2;
+			double room = 2 * fmin(mid - c.y, c.y + c.h - mid);
+			double step = 1.15 * text_size(&st, TEXT_TITLE);
+			draw_lines(cr, t,
+			           outer + 0.73 * text_size(&st, TEXT_TITLE) +
+			                   (L.row_lines - 1) * step,
+			           mid, room, FIG_PI / 2, L.row_lines, step);
 		}
+	if (s == PE_OK && fig->note) {
+		char buf[512];
+		const char *t = font_fitting(cr, &st, TEXT_TICK, fig->note, width - 2 * outer, buf,
+		                             sizeof(buf));
+		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+		text_draw(cr, t, outer, height - outer - descent(&st, TEXT_TICK), 0, 1, 0);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+	}
 	if (s == PE_OK && fig->title) {
-		font_fitting(cr, &st, TEXT_SUPTITLE, fig->title, width - 2 * outer);
-		text_draw(cr, fig->title, width / 2, outer + 0.73 * text_size(&st, TEXT_SUPTITLE),
-		          0.5, 1, 0);
+		char buf[512];
+		const char *t = font_fitting(cr, &st, TEXT_SUPTITLE, fig->title, width - 2 * outer,
+		                             buf, sizeof(buf));
+		text_draw(cr, t, width / 2, outer + 0.73 * text_size(&st, TEXT_SUPTITLE), 0.5, 1,
+		          0);
 	}
 	free(L.s);
 	return s;

@@ -479,28 +479,78 @@ static void draw_refs(cairo_t *cr, const struct fig_style *st, const struct pe_p
 		}
 		cairo_stroke(cr);
 		cairo_set_dash(cr, NULL, 0, 0);
-		if (!rl->label)
+	}
+}
+
+static bool overlaps(struct rect a, struct rect b)
+{
+	return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/*
+ * Labels of the reference lines, drawn over the curves on a translucent
+ * halo: along a vertical line from the top of the axes (else from the
+ * bottom, else on its other side), over a horizontal line at the right
+ * (else the left). A label that would cover the legend or another label
+ * in every place, or is longer than the axes, is left out: a clash would
+ * make both unreadable.
+ */
+static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+                            const struct axis *x, const struct axis *y, struct rect r,
+                            struct rect legend)
+{
+	struct rect taken[64];
+	size_t n_taken = 0;
+	if (legend.w > 0)
+		taken[n_taken++] = legend;
+	for (size_t i = 0; i < p->n_refs && n_taken < 64; i++) {
+		const struct refline *rl = &p->refs[i];
+		const struct axis *a = rl->vertical ? x : y;
+		double lo = fmin(a->lo, a->hi), hi = fmax(a->lo, a->hi);
+		if (!rl->label || !(rl->value >= lo && rl->value <= hi))
 			continue;
+		double pos = rl->vertical ? axis_map(x, rl->value, r.x, r.w)
+		                          : axis_map(y, rl->value, r.y + r.h, -r.h);
 		text_font(cr, st, TEXT_TICK);
 		double w = text_width(cr, rl->label), gap = st->pad;
-		double cap = text_cap(cr), halo = 0.25 * cap;
-		struct rect box;
-		double tx, ty, ha, va, angle;
-		if (rl->vertical) {
-			/* Along the line, reading upwards, from the top of the axes. */
-			bool left = pos + gap + cap > r.x + r.w;
-			tx = left ? pos - gap : pos + gap;
-			ty = r.y + gap;
-			ha = 1, va = left ? 1 : 0, angle = FIG_PI / 2;
-			box = (struct rect){left ? tx - cap : tx, ty, cap, w};
-		} else {
-			bool below = pos - gap - cap < r.y;
-			tx = r.x + r.w - gap;
-			ty = below ? pos + gap : pos - gap;
-			ha = 1, va = below ? 0 : 1, angle = 0;
-			box = (struct rect){tx - w, below ? ty : ty - cap, w, cap};
+		double cap = text_cap(cr), halo = 0.25 * cap, desc = 0.33 * cap;
+		struct rect box = {0};
+		double tx = 0, ty = 0, ha = 0, va = 0, angle = 0;
+		bool placed = false;
+		for (int k = 0; k < 4 && !placed; k++) {
+			if (rl->vertical) {
+				if (w + 2 * gap > r.h)
+					break;
+				bool left = (k & 1) != 0;
+				bool bottom = (k & 2) != 0;
+				tx = left ? pos - gap : pos + gap;
+				ty = bottom ? r.y + r.h - gap - w : r.y + gap;
+				ha = 1, va = left ? 1 : 0, angle = FIG_PI / 2;
+				box = (struct rect){left ? tx - cap : tx, ty, cap + desc, w};
+				if (box.x < r.x || box.x + box.w > r.x + r.w)
+					continue;
+			} else {
+				if (w + 2 * gap > r.w)
+					break;
+				bool below = (k & 1) != 0 ? true : pos - gap - cap < r.y;
+				bool leftside = (k & 2) != 0;
+				tx = leftside ? r.x + gap + w : r.x + r.w - gap;
+				ty = below ? pos + gap : pos - gap;
+				ha = 1, va = below ? 0 : 1, angle = 0;
+				box = (struct rect){tx - w, below ? ty : ty - cap, w, cap + desc};
+				if (box.y < r.y || box.y + box.h > r.y + r.h)
+					continue;
+			}
+			struct rect padded = {box.x - halo, box.y - halo, box.w + 2 * halo,
+			                      box.h + 2 * halo};
+			placed = true;
+			for (size_t t = 0; t < n_taken && placed; t++)
+				placed = !overlaps(padded, taken[t]);
+			if (placed)
+				taken[n_taken++] = padded;
 		}
-		/* A translucent halo keeps the label readable over the curves. */
+		if (!placed)
+			continue;
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.75);
 		cairo_rectangle(cr, box.x - halo, box.y - halo, box.w + 2 * halo, box.h + 2 * halo);
 		cairo_fill(cr);
@@ -573,10 +623,8 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 
 	double w, h;
 	xy_legend_size(cr, st, p, &w, &h);
-	if (w == 0)
-		return;
 	struct rect b = {r.x + r.w + st->font, r.y, w, h};
-	if (!legend_outside) {
+	if (w > 0 && !legend_outside) {
 		/*
 		 * Where it hides nothing, or failing that, the least; a legend
 		 * larger than the axes (a cramped grid cell) still goes in
@@ -585,5 +633,7 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 		b = legend_rect(r, w, h, legend_spots[0], 0.5 * st->font);
 		best_spot(cr, st, p, x, y, r, &b);
 	}
-	draw_legend(cr, st, p, b);
+	draw_ref_labels(cr, st, p, x, y, r, w > 0 ? b : (struct rect){0});
+	if (w > 0)
+		draw_legend(cr, st, p, b);
 }
