@@ -36,6 +36,7 @@ void figure_style(const struct pe_figure *fig, enum pe_figure_format format, dou
 {
 	(void)w;
 	(void)h;
+	*st = (struct fig_style){0};
 	st->format = format;
 	st->vector = format != PE_FIGURE_PNG;
 	st->unit = st->vector ? 1 : fig->dpi / 72;

@@ -107,6 +107,23 @@ for extra in ([], ["--style", "paper"]):
     ok(rc == 0 and not found, f"report {' '.join(extra) or 'default'}: every page clean",
        "\n".join(found[:12]))
 
+# Reproducible PDFs: under SOURCE_DATE_EPOCH two runs a second apart give the same bytes,
+# dated 2023-11-14 22:13:20 UTC (1700000000 s after the epoch), not today.
+import time  # noqa: E402
+outs = []
+for k in range(2):
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
+    path = os.path.join(tmp, "same.pdf")
+    for args in (["compare", "-n", "32", "-d", "16"], ["report", "-n", "32", "-d", "16"]):
+        subprocess.run([EXE, *args, "-q", "-o", path], env=env, check=False)
+        outs.append(open(path, "rb").read())
+    if k == 0:
+        time.sleep(1.1)
+ok(outs[0] == outs[2] and b"/CreationDate (" in outs[0] and b"20231114221320" in outs[0],
+   "compare PDF: byte-identical under SOURCE_DATE_EPOCH, CreationDate from it")
+ok(outs[1] == outs[3] and b"20231114221320" in outs[1],
+   "report PDF: byte-identical under SOURCE_DATE_EPOCH, CreationDate from it")
+
 # The check itself: boxes that overlap are found (a hand-made log).
 with open(log, "w") as f:
     f.write("canvas 100 100 1\ntext 10 10 50 20 9\tleft\ntext 40 12 80 22 9\tright\n"
