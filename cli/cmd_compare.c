@@ -181,12 +181,14 @@ static int draw(struct run *r)
 				break;
 			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, encodings[i], v);
 		}
+		char dl[96], cl[96];
+		snprintf(dl, sizeof(dl), "%s%s", pw_metric_label(r->metric),
+		         sd->dist_info.exact ? "" : " (sampled)");
+		snprintf(cl, sizeof(cl), "correlation%s", sd->corr_info.exact ? "" : " (sampled)");
 		if (st == PE_OK)
-			st = heatmap(slot(fig, narrow, i, 1), &r->o, sd->dist, v, false,
-			             pw_metric_label(r->metric));
+			st = heatmap(slot(fig, narrow, i, 1), &r->o, sd->dist, v, false, dl);
 		if (st == PE_OK)
-			st = heatmap(slot(fig, narrow, i, 2), &r->o, sd->corr, v, true,
-			             "correlation");
+			st = heatmap(slot(fig, narrow, i, 2), &r->o, sd->corr, v, true, cl);
 		struct pe_panel *sp = slot(fig, narrow, i, 3);
 		if (st == PE_OK)
 			st = pe_panel_add_scatter(sp, NULL, sd->px, sd->py, sd->points->rows);
@@ -216,8 +218,23 @@ static int draw(struct run *r)
 		}
 		if (r->scale == CLI_SCALE_SHARED || (r->scale == CLI_SCALE_AUTO && shared[1]))
 			common_axes(r, fig, narrow);
-		char note[256];
+		char note[512];
 		cli_scale_note(shared, titles, r->count > 1, note, sizeof(note));
+		/* The sparsest sampling of any grid drawn, where the reader looks. */
+		struct pe_grid_info worst = {1, 0};
+		for (size_t i = 0; i < r->count; i++)
+			for (int k = 0; k < 2; k++) {
+				const struct pe_grid_info *g =
+				        k ? &r->data[i].corr_info : &r->data[i].dist_info;
+				if (!g->exact && (worst.exact || g->samples < worst.samples))
+					worst = *g;
+			}
+		if (!worst.exact) {
+			size_t len = strlen(note);
+			cli_sampled_note(&worst, note + len + (len > 0), sizeof(note) - len - 1);
+			if (len)
+				note[len] = ' ';
+		}
 		if (*note)
 			st = pe_figure_set_note(fig, note);
 	}

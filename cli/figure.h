@@ -12,6 +12,7 @@
 
 #include <posenc/figure.h>
 #include <posenc/matrix.h>
+#include <posenc/pairwise.h>
 #include <posenc/scheme.h>
 
 #include "options.h"
@@ -77,6 +78,12 @@ const char *cli_short_label(const struct pe_scheme *s);
  */
 void cli_scale_note(const bool shared[3], const char *const names[3], bool several, char *buf,
                     size_t cap);
+
+/*
+ * cli_sampled_note() - "Sampled: each cell is the mean of 16 of its pairs
+ * (4 positions a side), not of all." into buf, for a sampled grid's figure.
+ */
+const char *cli_sampled_note(const struct pe_grid_info *info, char *buf, size_t cap);
 
 /*
  * cli_figure_grid_cells() - how many cells a heatmap of n positions needs

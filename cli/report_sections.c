@@ -393,8 +393,16 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 		                   false);
 	if (st != PE_OK)
 		return figure_status(st);
-	return line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
-	                             positions_text(r, sec), scale_text(r, shared)));
+	int rc = line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
+	                               positions_text(r, sec), scale_text(r, shared)));
+	for (size_t i = 0; !rc && i < r->count; i++) {
+		const struct pe_grid_info *g = corr ? &r->s[i].data.corr_info : &r->s[i].data.dist_info;
+		char note[160];
+		if (!g->exact)
+			rc = line(sec, report_strf(sec, "%s: %s", cli_short_label(r->schemes[i]),
+			                           cli_sampled_note(g, note, sizeof(note))));
+	}
+	return rc;
 }
 
 /* Common limits of several panels' data, padded like matplotlib's 5% margins. */

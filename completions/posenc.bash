@@ -16,7 +16,8 @@
 
 _posenc_commands='encode distance corr scatter profile decay freqs bias compare report inspect help'
 _posenc_common='-s --scheme --base -n --positions --start -d --dim -o --output --dtype --cmap
-	--vmin --vmax --title --width --height --raw --max-memory -q --quiet -h --help'
+	--vmin --vmax --title --width --height --size --dpi --font-size --style --raw --max-memory
+	-q --quiet -h --help'
 _posenc_schemes='sinusoidal rope learned binary file alibi t5'
 _posenc_cmaps='viridis viridis_r magma magma_r inferno inferno_r plasma plasma_r cividis
 	cividis_r RdBu RdBu_r gray gray_r'
@@ -74,7 +75,8 @@ _posenc_command_options()
 {
 	case $1 in
 	encode) echo --view ;;
-	distance | compare | report) echo --metric ;;
+	distance) echo --metric ;;
+	compare | report) echo --metric --scale ;;
 	scatter) echo --metric --max-points ;;
 	profile) echo --at --metric ;;
 	decay) echo --max-offset --bound ;;
@@ -88,6 +90,7 @@ _posenc_takes_value()
 	case $1 in
 	-s | --scheme | --base | -n | --positions | --start | -d | --dim | -o | --output | \
 		--dtype | --cmap | --vmin | --vmax | --title | --width | --height | --max-memory | \
+		--size | --dpi | --font-size | --style | --scale | \
 		--view | --metric | --at | --max-points | --max-offset | --length | --train-length)
 		return 0 ;;
 	esac
@@ -237,6 +240,8 @@ _posenc()
 		--dtype) mapfile -t cands < <(compgen -W 'f64 f32' -- "$cur") ;;
 		--view) mapfile -t cands < <(compgen -W 'angle cos sin rotated' -- "$cur") ;;
 		--metric) mapfile -t cands < <(compgen -W 'l2 cosine l1 linf' -- "$cur") ;;
+		--style) mapfile -t cands < <(compgen -W 'paper slides default' -- "$cur") ;;
+		--scale) mapfile -t cands < <(compgen -W 'auto shared panel' -- "$cur") ;;
 		esac
 	elif [[ $cur == -* ]]; then
 		mapfile -t cands < <(compgen -W "$(_posenc_help_options "$1" "$cmd")" -- "$cur")
