@@ -113,14 +113,13 @@ static unsigned figure_cols(const struct cli_common *o, unsigned heads)
 	return cols;
 }
 
-/* "m = 1/256" for the dyadic slopes of a power-of-two head count, else the value. */
+/*
+ * "m = 2^-8" whatever the head count: ALiBi's slopes are all powers of two
+ * (2^-0.5 with 16 heads), so one form serves every count.
+ */
 static void slope_text(double m, char *buf, size_t cap)
 {
-	double inv = 1.0 / m;
-	if (inv == floor(inv) && inv < 1e6)
-		snprintf(buf, cap, "m = 1/%.0f", inv);
-	else
-		snprintf(buf, cap, "m = %.3g", m);
+	snprintf(buf, cap, "m = 2^\u2212%.4g", -log2(m));
 }
 
 /* A g x g grid covering positions 0..n-1 (block means when g < n). */
@@ -168,11 +167,14 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		struct pe_panel *p = pe_figure_panel(fig, h / cols, h % cols);
 		struct pe_heatmap_spec spec;
 		heatmap_init(o, &spec, n, g, m->data + (size_t)h * g * g,
-		             alibi ? "bias (grey: masked future key)" : "bucket id");
+		             alibi ? "bias" : "bucket id");
+		if (alibi)
+			spec.nan_label = "masked";
 		if (!alibi) {
 			/* every bucket keeps its colour, whichever a range or block mean shows */
-			spec.vmin = isnan(o->vmin) ? 0 : o->vmin;
-			spec.vmax = isnan(o->vmax) ? (double)(s->buckets - 1) : o->vmax;
+			spec.discrete = true;
+			spec.vmin = isnan(o->vmin) ? -0.5 : o->vmin;
+			spec.vmax = isnan(o->vmax) ? (double)s->buckets - 0.5 : o->vmax;
 			if (spec.vmin >= spec.vmax) /* one limit given past the other default */
 				*(isnan(o->vmin) ? &spec.vmin : &spec.vmax) = NAN;
 		}
@@ -183,7 +185,9 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		if (st == PE_OK && alibi) {
 			char title[64], slope[32];
 			slope_text(slopes[h], slope, sizeof(slope));
-			snprintf(title, sizeof(title), "head %u: %s", h + 1, slope);
+			/* Heads from 0, as the NPY array's first index and the CSV's head column.
+			 */
+			snprintf(title, sizeof(title), "head %u: %s", h, slope);
 			st = pe_panel_set_title(p, title);
 		}
 	}

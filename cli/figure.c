@@ -30,6 +30,17 @@ int cli_figure_check_options(const struct cli_common *o)
 
 void cli_heatmap_apply(const struct cli_common *o, struct pe_heatmap_spec *spec)
 {
+	/* One limit of a diverging scale mirrors about 0, so white stays at 0. */
+	if (spec->is_signed && isnan(o->vmin) != isnan(o->vmax)) {
+		double m = fabs(isnan(o->vmin) ? o->vmax : o->vmin);
+		if (o->cmap)
+			spec->colormap = o->cmap;
+		if (m > 0) {
+			spec->vmin = -m;
+			spec->vmax = m;
+		}
+		return;
+	}
 	if (o->cmap)
 		spec->colormap = o->cmap;
 	if (!isnan(o->vmin))
@@ -142,10 +153,11 @@ void cli_scale_note(const bool shared[3], const char *const names[3], bool sever
 
 const char *cli_sampled_note(const struct pe_grid_info *info, char *buf, size_t cap)
 {
-	snprintf(buf, cap,
-	         "Sampled: each cell is the mean of %zu of its pairs (%zu positions a side), not of "
-	         "all.",
-	         info->samples * info->samples, info->samples);
+	snprintf(
+	        buf, cap,
+	        "Sampled: each cell is the mean of %zu of its pairs (%zu positions a side), not of "
+	        "all.",
+	        info->samples * info->samples, info->samples);
 	return buf;
 }
 

@@ -105,7 +105,9 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	char cbar[96];
 	/* Say when a cell is the mean of a block of pairs, not one pair, and when of a sample. */
 	snprintf(cbar, sizeof(cbar), "%s%s", pw_metric_label(m),
-	         !info.exact ? " (sampled)" : grid->rows < v->n ? " (mean per cell)" : "");
+	         !info.exact         ? " (sampled)"
+	         : grid->rows < v->n ? " (mean per cell)"
+	                             : "");
 	char note[160];
 	if (!info.exact && pe_figure_set_note(fig, cli_sampled_note(&info, note, sizeof(note))))
 		st = PE_ENOMEM;

@@ -396,7 +396,8 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 	int rc = line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
 	                               positions_text(r, sec), scale_text(r, shared)));
 	for (size_t i = 0; !rc && i < r->count; i++) {
-		const struct pe_grid_info *g = corr ? &r->s[i].data.corr_info : &r->s[i].data.dist_info;
+		const struct pe_grid_info *g =
+		        corr ? &r->s[i].data.corr_info : &r->s[i].data.dist_info;
 		char note[160];
 		if (!g->exact)
 			rc = line(sec, report_strf(sec, "%s: %s", cli_short_label(r->schemes[i]),

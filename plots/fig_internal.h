@@ -153,18 +153,30 @@ void axis_draw_y(cairo_t *cr, const struct fig_style *st, const struct axis *a, 
 
 /* ---- panels (fig_heatmap.c, fig_xy.c) ---- */
 
+/* A colour scale: what a colorbar shows. */
+struct colour_scale {
+	double vmin, vmax;
+	const char *cmap;
+	const char *label;
+	const char *nan_label; /* a grey swatch under the bar; NULL: none */
+	bool discrete;         /* whole-number bands */
+	bool used;
+};
+
 /* Colour limits of a heatmap (data pass if automatic); PE status from a row callback. */
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax);
 /* Draw the matrix into r with colormap cmap and limits [vmin, vmax]. */
 enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
                             const struct pe_heatmap_spec *hm, struct rect r, const char *cmap,
                             double vmin, double vmax);
-/* Draw a colorbar in r (the bar itself) with ticks and label on its right. */
-void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, struct rect r,
-                   double vmin, double vmax, const char *label);
+/* Whether the heatmap's data array holds a NaN (false for row callbacks). */
+bool heatmap_has_nan(const struct pe_heatmap_spec *hm);
+/* Draw a colorbar in r (the bar, and its NaN swatch) with ticks and label on its right. */
+void colorbar_draw(cairo_t *cr, const struct fig_style *st, const struct colour_scale *sc,
+                   struct rect r);
 /* Width a colorbar of height h needs right of its bar (ticks, labels, label). */
-double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h, double vmin, double vmax,
-                      const char *label);
+double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h,
+                      const struct colour_scale *sc);
 double colorbar_width(const struct fig_style *st, double h);
 
 /* Data ranges of an x-y panel; PE_EINVAL if a log axis has no positive data. */

@@ -16,13 +16,6 @@
  */
 #define XLABEL_GAP 2.0
 
-struct colour_scale {
-	double vmin, vmax;
-	const char *cmap;
-	const char *label;
-	bool used;
-};
-
 struct slot {
 	struct pe_panel *p;
 	const char *title; /* the panel's title, or its column's title in row 0 */
@@ -144,6 +137,10 @@ static enum pe_status scales(struct layout *L)
 			return s;
 		sl->own.cmap = hm->colormap ? hm->colormap : colormap_default(hm->is_signed);
 		sl->own.label = hm->colorbar_label;
+		sl->own.discrete = hm->discrete;
+		sl->own.nan_label = hm->nan_label         ? hm->nan_label
+		                    : heatmap_has_nan(hm) ? "no value"
+		                                          : NULL;
 		sl->own.used = true;
 		bool in_grid = i < (size_t)fig->rows * fig->cols;
 		struct colour_scale *sh = NULL;
@@ -165,6 +162,8 @@ static enum pe_status scales(struct layout *L)
 			sh->vmax = fmax(sh->vmax, sl->own.vmax);
 			if (!sh->label)
 				sh->label = sl->own.label;
+			if (!sh->nan_label)
+				sh->nan_label = sl->own.nan_label;
 		}
 		sl->scale = sh;
 	}
@@ -221,9 +220,7 @@ static void measure(struct layout *L, struct slot *sl)
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		double h = sl->axes.h;
 		sl->mr = fmax(sl->mr, L->bar_pad + colorbar_width(st, h) +
-		                              colorbar_extra(cr, st, h, sl->scale->vmin,
-		                                             sl->scale->vmax, sl->scale->label) +
-		                              st->pad);
+		                              colorbar_extra(cr, st, h, sl->scale) + st->pad);
 	}
 	if (p->kind == PANEL_XY && sl->legend_out) {
 		double w, h;
@@ -268,8 +265,7 @@ static double shared_bar_extra(struct layout *L, const struct colour_scale *sc)
 	struct rect r;
 	if (!sc->used || !shared_bar_rect(L, sc, &r))
 		return 0;
-	return L->bar_pad + r.w + colorbar_extra(L->cr, L->st, r.h, sc->vmin, sc->vmax, sc->label) +
-	       L->st->pad;
+	return L->bar_pad + r.w + colorbar_extra(L->cr, L->st, r.h, sc) + L->st->pad;
 }
 
 static bool has_row_labels(const struct pe_figure *fig)
@@ -528,8 +524,7 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
 		b.x = snapv(st, b.x);
 		b.w = snapv(st, b.w);
-		colorbar_draw(cr, st, sl->scale->cmap, b, sl->scale->vmin, sl->scale->vmax,
-		              sl->scale->label);
+		colorbar_draw(cr, st, sl->scale, b);
 	}
 	return PE_OK;
 }
@@ -549,8 +544,7 @@ static void draw_shared_bars(struct layout *L)
 			continue;
 		r.x = snapv(L->st, r.x);
 		r.w = snapv(L->st, r.w);
-		colorbar_draw(L->cr, L->st, list[i]->cmap, r, list[i]->vmin, list[i]->vmax,
-		              list[i]->label);
+		colorbar_draw(L->cr, L->st, list[i], r);
 	}
 }
 

@@ -98,8 +98,11 @@ static FILE *box_log(void)
 	return f;
 }
 
+static double log_unit = 1;
+
 void text_log_canvas(double w, double h, double unit)
 {
+	log_unit = unit;
 	FILE *f = box_log();
 	if (f) {
 		fprintf(f, "canvas %.3f %.3f %.6f\n", w, h, unit);
@@ -128,6 +131,6 @@ static void log_box(cairo_t *cr, const char *s, double x0, double y0, double x1,
 	double ux = fm.xx, uy = fm.yx;
 	cairo_user_to_device_distance(cr, &ux, &uy);
 	fprintf(f, "text %.3f %.3f %.3f %.3f %.4f\t%s\n", lo_x, lo_y, hi_x, hi_y,
-	        sqrt(ux * ux + uy * uy), s);
+	        sqrt(ux * ux + uy * uy) / log_unit, s);
 	fflush(f);
 }

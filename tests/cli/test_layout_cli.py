@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done, workdir  # noqa: E402
 import subprocess  # noqa: E402
 
-EXE = sys.argv[1]
+EXE = os.path.abspath(sys.argv[1])
 MIN_PT = 6.0 - 1e-6
 HAIR_PT = 0.3
 

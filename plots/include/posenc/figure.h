@@ -250,7 +250,7 @@ struct pe_heatmap_spec {
 	 * gets symmetric limits -m..m with m = max |value| (one given limit
 	 * mirrors the other).
 	 * NaN cells are drawn light grey: not white, which reads as 0 on a
-	 * diverging map.
+	 * diverging map (see nan_label).
 	 */
 	const char *colormap;
 	double vmin, vmax;
@@ -258,6 +258,18 @@ struct pe_heatmap_spec {
 	const char *colorbar_label; /* NULL: no label */
 	/* Keep this heatmap's own scale and colorbar even when the figure shares scales. */
 	bool own_scale;
+	/*
+	 * Categorical values (bucket ids): the colorbar shows one band per
+	 * whole number with a tick at its centre; automatic limits are
+	 * min - 0.5 .. max + 0.5.
+	 */
+	bool discrete;
+	/*
+	 * Under the colorbar, a grey swatch naming what NaN cells mean
+	 * ("masked"); NULL: "no value" when the data (not a row callback)
+	 * holds a NaN, else no swatch.
+	 */
+	const char *nan_label;
 };
 
 /*
