@@ -100,14 +100,14 @@ static unsigned grid_cols(unsigned heads)
 	return root;
 }
 
-/* Columns of heads: grid_cols(), fewer when the figure is too narrow for ~110 pt panels. */
+/* Columns of heads: grid_cols(), fewer when the figure is too narrow for ~85 pt panels. */
 static unsigned figure_cols(const struct cli_common *o, unsigned heads)
 {
 	unsigned cols = grid_cols(heads);
 	double w, h;
 	cli_figure_size_pt(o, true, &w, &h);
 	if (w > 0) {
-		unsigned fit = (unsigned)fmax(1, floor((w - 60) / 110));
+		unsigned fit = (unsigned)fmax(1, floor((w - 70) / 85));
 		cols = cols < fit ? cols : fit;
 	}
 	return cols;
@@ -119,7 +119,8 @@ static unsigned figure_cols(const struct cli_common *o, unsigned heads)
  */
 static void slope_text(double m, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "m = 2^\u2212%.4g", -log2(m));
+	/* No-break spaces: a narrow panel's title breaks after "head h:", not inside. */
+	snprintf(buf, cap, "m\u00a0=\u00a02^\u2212%.4g", -log2(m));
 }
 
 /* A g x g grid covering positions 0..n-1 (block means when g < n). */

@@ -274,7 +274,7 @@ static int draw(struct run *r)
 	if (bottom && st == PE_OK)
 		st = pe_panel_set_xlabel(bottom, "offset k");
 	if (bottom && st == PE_OK)
-		st = pe_panel_set_ylabel(bottom, relative ? "dot product / at k=0" : "dot product");
+		st = pe_panel_set_ylabel(bottom, relative ? "relative" : "dot product");
 	if (!rc && st == PE_OK) {
 		const struct pe_vectors *v = &r->data[0].v.vec;
 		char title[160];

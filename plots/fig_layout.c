@@ -22,8 +22,8 @@ struct slot {
 	struct axis x, y;
 	struct colour_scale *scale; /* heatmaps: the scale they are drawn with */
 	struct colour_scale own;
-	bool own_bar; /* a colorbar right of this panel */
-	bool title2;  /* the title takes two lines */
+	bool own_bar;    /* a colorbar right of this panel */
+	int title_lines; /* lines of the title: 1 or 2 */
 	bool legend_out;
 	double ml, mr, mt, mb;
 	struct rect cell, axes;
@@ -41,7 +41,8 @@ struct layout {
 	double grid_x, grid_y, grid_w, grid_h;
 	bool cramped;        /* some axes got squeezed below two lines of text */
 	bool cramped_w;      /* ... in width (a taller canvas would not help) */
-	int row_lines;       /* lines of the row labels: 1, or 2 when one must wrap */
+	int row_lines;       /* lines of the row labels: 1 .. MAX_LINES */
+	int sup_lines;       /* lines of the figure title: 1 or 2 */
 	double bottom_extra; /* grid height handed to the bottom panel */
 };
 
@@ -61,41 +62,96 @@ static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum te
 	return text_fit(cr, s, fmax(0, max_w), buf, cap);
 }
 
-/* s split at the space nearest its middle into a and b; false if it has no space. */
-static bool split2(const char *s, char *a, char *b, size_t cap)
+#define MAX_LINES 3
+#define LINE_CAP  256
+
+/*
+ * s broken at spaces into at most @max lines no wider than room in the
+ * current font, filling each line before the next; a word wider than room
+ * and whatever the last line cannot hold end in an ellipsis.
+ * @return the number of lines in out.
+ */
+static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
 {
-	size_t len = strlen(s), best = 0;
-	if (len >= cap)
-		return false;
-	for (size_t i = 1; i + 1 < len; i++)
-		if (s[i] == ' ' &&
-		    (best == 0 || fabs((double)i - len / 2.0) < fabs((double)best - len / 2.0)))
-			best = i;
-	if (best == 0)
-		return false;
-	memcpy(a, s, best);
-	a[best] = '\0';
-	memcpy(b, s + best + 1, len - best);
-	return true;
+	int n = 0;
+	const char *c = s;
+	while (*c && n < max) {
+		while (*c == ' ')
+			c++;
+		if (!*c)
+			break;
+		char line[LINE_CAP];
+		size_t len = 0, fit = 0;
+		const char *rest = c;
+		/* Take words while the line still fits (the first word always). */
+		for (const char *w = c; *w;) {
+			const char *e = w;
+			while (*e && *e != ' ')
+				e++;
+			size_t add = (size_t)(e - w) + (len ? 1 : 0);
+			if (len + add >= LINE_CAP)
+				break;
+			memcpy(line + len, len ? " " : "", len ? 1 : 0);
+			memcpy(line + len + (len ? 1 : 0), w, (size_t)(e - w));
+			line[len + add] = '\0';
+			if (fit > 0 && text_width(cr, line) > room) {
+				line[len] = '\0';
+				break;
+			}
+			len += add;
+			fit++;
+			rest = e;
+			w = e;
+			while (*w == ' ')
+				w++;
+		}
+		line[len] = '\0';
+		if (fit == 0 || (n == max - 1 && *rest)) {
+			/* The last line takes the rest, cut to fit. */
+			snprintf(line, sizeof(line), "%s", c);
+			rest = c + strlen(c);
+		}
+		char buf[LINE_CAP + 8];
+		snprintf(out[n++], LINE_CAP, "%s", text_fit(cr, line, room, buf, sizeof(buf)));
+		c = rest;
+	}
+	return n;
 }
 
 /*
- * Draw s centred at (x, y) (baseline of its last line; rotated by angle),
- * in at most @lines lines no longer than room: a text too long for one line
- * breaks at its middle space; a line still too long ends in an ellipsis.
- * Lines stack away from the anchor: upwards, or leftwards when rotated.
+ * Draw s centred at (x, y) (the baseline of its last line; rotated by
+ * angle) in at most @lines lines of room (wrap()); earlier lines stack
+ * away from the anchor, upwards, or leftwards when rotated.
  */
 static void draw_lines(cairo_t *cr, const char *s, double x, double y, double room, double angle,
                        int lines, double step)
 {
-	char a[256], b[256], fa[260], fb[260];
-	if (lines < 2 || text_width(cr, s) <= room || !split2(s, a, b, sizeof(a))) {
-		text_draw(cr, text_fit(cr, s, room, fa, sizeof(fa)), x, y, 0.5, 1, angle);
-		return;
+	char out[MAX_LINES][LINE_CAP];
+	int n = wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
+	for (int k = 0; k < n; k++) {
+		double back = (double)(n - 1 - k) * step;
+		text_draw(cr, out[k], angle != 0 ? x - back : x, angle != 0 ? y : y - back, 0.5, 1,
+		          angle);
 	}
-	double dx = angle != 0 ? -step : 0, dy = angle != 0 ? 0 : -step;
-	text_draw(cr, text_fit(cr, a, room, fa, sizeof(fa)), x + dx, y + dy, 0.5, 1, angle);
-	text_draw(cr, text_fit(cr, b, room, fb, sizeof(fb)), x, y, 0.5, 1, angle);
+}
+
+/* Lines s needs at width room (up to max), in the current font. */
+static int lines_needed(cairo_t *cr, const char *s, double room, int max)
+{
+	char out[MAX_LINES][LINE_CAP];
+	return s ? wrap(cr, s, room, max, out) : 0;
+}
+
+/* Width a panel title may take: centred on the axes, within its cell (and off a grid colorbar). */
+static double title_room(const struct layout *L, const struct slot *sl)
+{
+	struct rect a = sl->axes;
+	double mid = a.x + a.w / 2;
+	double right = sl->cell.x + sl->cell.w;
+	size_t i = (size_t)(sl - L->s), C = L->fig->cols;
+	if (L->all_scale.used && i < (size_t)L->fig->rows * C && i % C == C - 1)
+		right = fmin(right, a.x + a.w + L->bar_pad);
+	return 2 * fmin(mid - sl->cell.x, right - mid) - L->st->pad;
 }
 
 static void init_axes(struct slot *sl)
@@ -208,13 +264,13 @@ static void measure(struct layout *L, struct slot *sl)
 	if (p->xlabel)
 		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL);
 	sl->mt = cap / 2 + st->pad;
-	sl->title2 = false;
+	sl->title_lines = 1;
 	if (sl->title) {
 		text_font(cr, st, TEXT_TITLE);
-		sl->title2 = text_width(cr, sl->title) > sl->cell.w - 2 * st->pad &&
-		             strchr(sl->title, ' ');
-		sl->mt = fmax(sl->mt, st->pad * 1.5 + line_h(st, TEXT_TITLE) +
-		                              (sl->title2 ? 1.15 * text_size(st, TEXT_TITLE) : 0));
+		sl->title_lines = lines_needed(cr, sl->title, title_room(L, sl), 2);
+		sl->mt = fmax(sl->mt,
+		              st->pad * 1.5 + line_h(st, TEXT_TITLE) +
+		                      (sl->title_lines - 1) * 1.15 * text_size(st, TEXT_TITLE));
 	}
 	sl->mr = xw / 2 + st->pad;
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
@@ -508,17 +564,10 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		text_draw(cr, t, x, a.y + a.h / 2, 0.5, 1, FIG_PI / 2);
 	}
 	if (sl->title) {
-		/* Centred on the axes: the room is twice the nearer cell edge's distance. */
-		double mid = a.x + a.w / 2;
-		double right = sl->cell.x + sl->cell.w;
-		size_t i = (size_t)(sl - L->s), C = L->fig->cols;
-		if (L->all_scale.used && i < (size_t)L->fig->rows * C && i % C == C - 1)
-			right = fmin(right, a.x + a.w + L->bar_pad); /* the grid's colorbar */
-		double room = 2 * fmin(mid - sl->cell.x, right - mid);
 		text_font(cr, st, TEXT_TITLE);
 		draw_lines(cr, sl->title, a.x + a.w / 2,
-		           a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), room - st->pad, 0,
-		           sl->title2 ? 2 : 1, 1.15 * text_size(st, TEXT_TITLE));
+		           a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), title_room(L, sl), 0,
+		           sl->title_lines, 1.15 * text_size(st, TEXT_TITLE));
 	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
@@ -565,19 +614,20 @@ static double row_slack(const struct layout *L)
 	return slack;
 }
 
-/* Whether a row label is longer than its row and can break at a space. */
-static bool row_labels_wrap(struct layout *L)
+/* Lines the longest row label needs to fit its row (bold, up to MAX_LINES). */
+static int row_label_lines(struct layout *L)
 {
 	cairo_t *cr = L->cr;
 	text_font(cr, L->st, TEXT_TITLE);
 	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+	int most = 1;
 	for (unsigned r = 0; r < L->fig->rows; r++) {
 		const char *t = L->fig->row_labels[r];
 		const struct slot *sl = &L->s[(size_t)r * L->fig->cols];
-		if (t && strchr(t, ' ') && text_width(cr, t) > sl->cell.h)
-			return true;
+		int k = lines_needed(cr, t, sl->cell.h, MAX_LINES);
+		most = k > most ? k : most;
 	}
-	return false;
+	return most;
 }
 
 /* Place everything for the style's text size; L->cramped says whether it fits. */
@@ -594,7 +644,8 @@ static void layout(struct layout *L)
 	double outer = 0.6 * st->font;
 	double top = outer;
 	if (fig->title)
-		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2;
+		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2 +
+		       (L->sup_lines - 1) * 1.15 * text_size(st, TEXT_SUPTITLE);
 	double left = outer;
 	if (has_row_labels(fig))
 		left += line_h(st, TEXT_TITLE) + st->font +
@@ -651,10 +702,16 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	}
 	/* Too little room for the text: smaller text, down to a limit, then an honest error. */
 	L.row_lines = 1;
+	L.sup_lines = 1;
+	if (fig->title) {
+		text_font(cr, &st, TEXT_SUPTITLE);
+		L.sup_lines = lines_needed(cr, fig->title, width - 1.2 * st.font, 2);
+	}
 	for (;;) {
 		layout(&L);
-		if (L.row_lines == 1 && row_labels_wrap(&L)) {
-			L.row_lines = 2;
+		int need = row_label_lines(&L);
+		if (need > L.row_lines) {
+			L.row_lines = need;
 			layout(&L);
 		}
 		double slack = fig->bottom ? row_slack(&L) : 0;
@@ -722,11 +779,11 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		cairo_set_source_rgb(cr, 0, 0, 0);
 	}
 	if (s == PE_OK && fig->title) {
-		char buf[512];
-		const char *t = font_fitting(cr, &st, TEXT_SUPTITLE, fig->title, width - 2 * outer,
-		                             buf, sizeof(buf));
-		text_draw(cr, t, width / 2, outer + 0.73 * text_size(&st, TEXT_SUPTITLE), 0.5, 1,
-		          0);
+		text_font(cr, &st, TEXT_SUPTITLE);
+		double step = 1.15 * text_size(&st, TEXT_SUPTITLE);
+		draw_lines(cr, fig->title, width / 2,
+		           outer + 0.73 * text_size(&st, TEXT_SUPTITLE) + (L.sup_lines - 1) * step,
+		           width - 2 * outer, 0, L.sup_lines, step);
 	}
 	free(L.s);
 	return s;

@@ -159,7 +159,7 @@ for heads in (8, 16):
     want = []
     for h in range(heads):
         k = 8 * (h + 1) / heads
-        want.append(f"head {h}: m = 2^\u2212{k:g}")
+        want.append(f"head {h}: m\u00a0=\u00a02^\u2212{k:g}")
     ok(rc == 0 and titles == want and "masked" in [t for s, t in texts],
        f"alibi {heads} heads: heads 0..{heads - 1} (as in CSV/NPY), slopes 2^-k, "
        f"'masked' swatch", f"{titles[:3]} want {want[:3]}")
