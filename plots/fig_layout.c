@@ -22,8 +22,9 @@ struct slot {
 	struct axis x, y;
 	struct colour_scale *scale; /* heatmaps: the scale they are drawn with */
 	struct colour_scale own;
-	bool own_bar;    /* a colorbar right of this panel */
-	int title_lines; /* lines of the title: 1 or 2 */
+	bool own_bar;     /* a colorbar right of this panel */
+	int title_lines;  /* lines of the title: 1 or 2 */
+	int ylabel_lines; /* lines of the y label: 1 or 2 */
 	bool legend_out;
 	double ml, mr, mt, mb;
 	struct rect cell, axes;
@@ -154,6 +155,13 @@ static double title_room(const struct layout *L, const struct slot *sl)
 	return 2 * fmin(mid - sl->cell.x, right - mid) - L->st->pad;
 }
 
+/* Length a y label may take: the axes, past their ends only as far as keeps it off the title. */
+static double ylabel_room(const struct fig_style *st, const struct slot *sl)
+{
+	double over = sl->title ? st->pad : fmin(sl->mt, sl->mb);
+	return sl->axes.h + 2 * over;
+}
+
 static void init_axes(struct slot *sl)
 {
 	struct pe_panel *p = sl->p;
@@ -257,8 +265,15 @@ static void measure(struct layout *L, struct slot *sl)
 	double xw = axis_label_width(cr, &sl->x);
 	double cap = text_cap(cr);
 	sl->ml = st->tick_len + st->pad + yw;
-	if (p->ylabel)
-		sl->ml += st->pad + line_h(st, TEXT_LABEL);
+	sl->ylabel_lines = 1;
+	if (p->ylabel) {
+		/* A y label longer than a short axes takes a second line, not an ellipsis. */
+		text_font(cr, st, TEXT_LABEL);
+		sl->ylabel_lines = lines_needed(cr, p->ylabel, ylabel_room(st, sl), 2);
+		sl->ml += st->pad + line_h(st, TEXT_LABEL) +
+		          (sl->ylabel_lines - 1) * 1.15 * text_size(st, TEXT_LABEL);
+		text_font(cr, st, TEXT_TICK);
+	}
 	sl->ml = fmax(sl->ml, xw / 2 + st->pad);
 	sl->mb = st->tick_len + st->pad + cap;
 	if (p->xlabel)
@@ -556,12 +571,10 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		          0);
 	}
 	if (p->ylabel) {
-		/* Past the axes ends only by as much as keeps it off the title. */
-		double over = sl->title ? st->pad : fmin(sl->mt, sl->mb);
-		const char *t = font_fitting(cr, st, TEXT_LABEL, p->ylabel, a.h + 2 * over, buf,
-		                             sizeof(buf));
+		text_font(cr, st, TEXT_LABEL);
 		double x = a.x - st->tick_len - st->pad - yw - st->pad - descent(st, TEXT_LABEL);
-		text_draw(cr, t, x, a.y + a.h / 2, 0.5, 1, FIG_PI / 2);
+		draw_lines(cr, p->ylabel, x, a.y + a.h / 2, ylabel_room(st, sl), FIG_PI / 2,
+		           sl->ylabel_lines, 1.15 * text_size(st, TEXT_LABEL));
 	}
 	if (sl->title) {
 		text_font(cr, st, TEXT_TITLE);
