@@ -61,7 +61,8 @@ gallery: build
 	$$P freqs -q -s rope:scaling=llama3,base=500000 -d 128 -o $(GALLERY)/freqs.png; \
 	$$P bias -q -s alibi:heads=8 -n 64 -o $(GALLERY)/alibi.png; \
 	$$P bias -q -s t5 -n 256 -o $(GALLERY)/t5.png; \
-	$$P report -q -o $(GALLERY)/report.pdf
+	$$P report -q -o $(GALLERY)/report.pdf; \
+	$$P compare -q -s sinusoidal -s learned:seed=1 -n 256 -d 64 --style paper -o $(GALLERY)/paper-compare.png
 	@echo "posenc: gallery in $(GALLERY)/"
 
 test: test-deps $(BUILD)/build.ninja
