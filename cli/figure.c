@@ -113,7 +113,7 @@ const char *cli_short_label(const struct pe_scheme *s)
 {
 	static char buf[4][256];
 	static unsigned next;
-	if (s->kind != PE_SCHEME_FILE || !s->path || strcmp(s->label, s->canonical) != 0)
+	if (!pe_scheme_has(s, PE_CAP_TABLE) || !s->path || strcmp(s->label, s->canonical) != 0)
 		return s->label;
 	const char *base = strrchr(s->path, '/');
 	char *b = buf[next++ % 4];

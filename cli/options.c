@@ -414,7 +414,7 @@ static int parse_one(const char *spec, struct pe_scheme **out)
 
 static int takes_base(const struct pe_scheme *s)
 {
-	return s->kind == PE_SCHEME_SINUSOIDAL || s->kind == PE_SCHEME_ROPE;
+	return pe_scheme_takes_key(s, "base");
 }
 
 static int parse_with_base(const char *spec, const char *base_text, struct pe_scheme **out)
