@@ -246,16 +246,10 @@ static int draw(struct run *r)
 	 * learned table's d std^2 = 0.03 beside sinusoidal's d / 2 = 32) are
 	 * drawn relative to their value at offset 0, or one would be a flat line.
 	 */
-	bool relative = false;
-	if (bottom && r->scale == CLI_SCALE_AUTO) {
-		double lo = INFINITY, hi = 0;
-		for (size_t i = 0; i < r->count; i++) {
-			double a = fabs(r->data[i].decay[0]);
-			lo = fmin(lo, a);
-			hi = fmax(hi, a);
-		}
-		relative = hi > 0 && lo < 0.25 * hi && lo > 0;
-	}
+	const double *curves[MAX_SCHEMES];
+	for (size_t i = 0; i < r->count; i++)
+		curves[i] = r->data[i].decay;
+	bool relative = bottom && cli_decay_relative(r->scale, curves, r->count);
 	for (size_t i = 0; bottom && i < r->count && st == PE_OK; i++) {
 		struct compare_data *sd = &r->data[i];
 		if (relative) {

@@ -161,6 +161,19 @@ const char *cli_sampled_note(const struct pe_grid_info *info, char *buf, size_t 
 	return buf;
 }
 
+bool cli_decay_relative(enum cli_scale scale, const double *const *curves, size_t count)
+{
+	if (scale != CLI_SCALE_AUTO || count < 2)
+		return false;
+	double lo = INFINITY, hi = 0;
+	for (size_t i = 0; i < count; i++) {
+		double a = fabs(curves[i][0]);
+		lo = fmin(lo, a);
+		hi = fmax(hi, a);
+	}
+	return hi > 0 && lo > 0 && lo < 0.25 * hi;
+}
+
 int cli_parse_scale(const char *arg, enum cli_scale *out)
 {
 	if (strcmp(arg, "auto") == 0)

@@ -86,6 +86,14 @@ void cli_scale_note(const bool shared[3], const char *const names[3], bool sever
 const char *cli_sampled_note(const struct pe_grid_info *info, char *buf, size_t cap);
 
 /*
+ * cli_decay_relative() - whether decay curves are drawn relative to their
+ * value at offset 0: with --scale auto, when the smallest |value at 0| is
+ * under a quarter of the largest (the rule of cli_scale_shared()), where
+ * one curve would be a flat line beside the others.
+ */
+bool cli_decay_relative(enum cli_scale scale, const double *const *curves, size_t count);
+
+/*
  * cli_figure_grid_cells() - how many cells a heatmap of n positions needs
  * to look exact at the figure's size: n, or about the pixel count across.
  */

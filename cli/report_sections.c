@@ -527,7 +527,7 @@ static int profiles(const struct report *r, struct report_section *sec)
 			        r->n);
 		}
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, r->schemes[i]->label);
+			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, "position");
 		if (st == PE_OK)
@@ -550,16 +550,32 @@ static int decay(const struct report *r, struct report_section *sec)
 	sec->fig = pe_figure_create(1, ropes ? 2 : 1);
 	if (!sec->fig)
 		return oom();
-	enum pe_status st = pe_figure_set_title(sec->fig, "Decay: mean dot product of positions "
-	                                                  "k apart");
+	/* Curves of very different sizes relative to offset 0, as compare draws them. */
+	const double *curves[REPORT_MAX_SCHEMES];
+	for (size_t i = 0; i < r->count; i++)
+		curves[i] = r->s[i].data.decay;
+	bool relative = cli_decay_relative(r->scale, curves, r->count);
+	struct pe_matrix *rel = relative ? pe_matrix_create(r->count, r->n) : NULL;
+	if (relative && !rel)
+		return oom();
+	if (rel) {
+		sec->matrices[sec->n_matrices++] = rel;
+		for (size_t i = 0; i < r->count; i++)
+			for (size_t k = 0; k < r->n; k++)
+				rel->data[i * r->n + k] = curves[i][k] / curves[i][0];
+	}
+	enum pe_status st = pe_figure_set_title(
+	        sec->fig, relative ? "Decay: mean dot product of positions k apart, relative to "
+	                             "k = 0"
+	                           : "Decay: mean dot product of positions k apart");
 	struct pe_panel *p = pe_figure_panel(sec->fig, 0, 0);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
-		st = pe_panel_add_line(p, r->schemes[i]->label, r->s[i].data.offsets,
-		                       r->s[i].data.decay, r->n);
+		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), r->s[i].data.offsets,
+		                       rel ? rel->data + i * r->n : curves[i], r->n);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "offset k");
 	if (st == PE_OK)
-		st = pe_panel_set_ylabel(p, "mean dot product");
+		st = pe_panel_set_ylabel(p, relative ? "relative to k = 0" : "mean dot product");
 	if (st == PE_OK && ropes) /* beside the bound; alone, the figure's title says it */
 		st = pe_panel_set_title(p, "dot product");
 	pe_panel_set_integer_ticks(p, true, false);
@@ -567,7 +583,7 @@ static int decay(const struct report *r, struct report_section *sec)
 		struct pe_panel *b = pe_figure_panel(sec->fig, 0, 1);
 		for (size_t i = 0; i < r->count && st == PE_OK; i++)
 			if (r->s[i].bound)
-				st = pe_panel_add_line(b, r->schemes[i]->label,
+				st = pe_panel_add_line(b, cli_short_label(r->schemes[i]),
 				                       r->s[i].data.offsets, r->s[i].bound, r->n);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(b, "offset k");
@@ -583,6 +599,10 @@ static int decay(const struct report *r, struct report_section *sec)
 	                           "the positions (closed form for sinusoidal and RoPE)."
 	                         : "The mean of <v_m, v_m+k> over all pairs k apart within the "
 	                           "positions (closed form for sinusoidal and RoPE).");
+	if (!rc && relative)
+		rc = line(sec,
+		          "Each curve is divided by its value at k = 0: their sizes differ more "
+		          "than fourfold (--scale shared draws them as they are).");
 	if (!rc && ropes)
 		rc = line(sec, "Right: RoFormer's relative upper bound (section 3.4.3): "
 		               "(2/d) sum_j |sum_{i<j} exp(i k theta_i)|, (d/2+1)/2 at k = 0.");
@@ -614,7 +634,7 @@ static int freqs(const struct report *r, struct report_section *sec)
 			x[q] = (double)q;
 			y[q] = scaled ? TWO_PI / v[2] : v[1];
 		}
-		st = pe_panel_add_line(p, r->schemes[i]->label, x, y, pairs);
+		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), x, y, pairs);
 		size_t within = 0;
 		for (size_t q = 0; q < pairs; q++)
 			within += y[q] <= (double)r->n ? 1 : 0;

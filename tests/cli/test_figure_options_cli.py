@@ -139,6 +139,21 @@ txt = subprocess.run(["pdftotext", path, "-"], capture_output=True).stdout.decod
     if rc == 0 else ""
 ok(rc == 0 and "Each scheme on its own colour scale." in txt and "Each panel has its own axes."
    in txt, "report --scale panel: said on the pages", err)
+rc, err, path, _ = draw("report", "-s", "sinusoidal", "-s", "learned:seed=1,std=0.02", "-n",
+                        "32", "-d", "16", out="r.pdf")
+txt = subprocess.run(["pdftotext", path, "-"], capture_output=True).stdout.decode() \
+    if rc == 0 else ""
+ok(rc == 0 and "relative to k = 0" in txt and "Each scheme on its own colour scale (one range"
+   in txt, "report learned vs sinusoidal (auto): own scales and relative decay, said so", err)
+# A file table is named by its file name in figures, not its whole path.
+npy = os.path.join(tmp, "deep", "er", "gpt2_like_table.npy")
+os.makedirs(os.path.dirname(npy))
+subprocess.run([EXE, "encode", "-s", "learned:seed=3", "-n", "32", "-d", "16", "-q", "-o", npy])
+rc, err, path, texts = draw("compare", "-s", "sinusoidal", "-s", f"file:path={npy}", "-n", "32",
+                            "-d", "16")
+t = [x for s, x in texts]
+ok(rc == 0 and "file gpt2_like_table.npy" in t and not any(npy in x for x in t),
+   "compare: a file scheme's row label is its file name", str([x for x in t if "file" in x]))
 error_case(EXE, "--scale row", ["compare", "--scale", "row", "-o", "x.png"], 2,
            "'--scale': 'row' is not auto, shared or panel", cwd=workdir())
 
