@@ -488,12 +488,13 @@ static bool overlaps(struct rect a, struct rect b)
 }
 
 /*
- * Labels of the reference lines, drawn over the curves on a translucent
- * halo: along a vertical line from the top of the axes (else from the
- * bottom, else on its other side), over a horizontal line at the right
- * (else the left). A label that would cover the legend or another label
- * in every place, or is longer than the axes, is left out: a clash would
- * make both unreadable.
+ * Labels of the reference lines, each beside its line where it hides the
+ * least data: along a vertical line at the top, a third, two thirds or the
+ * bottom of the axes, on either side; over or under a horizontal line at
+ * its right, middle or left. Where a curve must pass under a label, a
+ * translucent halo keeps both readable. A label that would cover the
+ * legend or another label everywhere, or is longer than the axes, is left
+ * out: a clash would make both unreadable.
  */
 static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
                             const struct axis *x, const struct axis *y, struct rect r,
@@ -514,48 +515,61 @@ static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struc
 		text_font(cr, st, TEXT_TICK);
 		double w = text_width(cr, rl->label), gap = st->pad;
 		double cap = text_cap(cr), halo = 0.25 * cap, desc = 0.33 * cap;
-		struct rect box = {0};
-		double tx = 0, ty = 0, ha = 0, va = 0, angle = 0;
-		bool placed = false;
-		for (int k = 0; k < 4 && !placed; k++) {
+		if (w + 2 * gap > (rl->vertical ? r.h : r.w))
+			continue;
+		struct rect best = {0};
+		double btx = 0, bty = 0, bva = 0;
+		size_t best_hits = SIZE_MAX;
+		static const double along[] = {0, 1.0 / 3, 2.0 / 3, 1};
+		for (int k = 0; k < 8; k++) {
+			struct rect box;
+			double tx, ty, va;
 			if (rl->vertical) {
-				if (w + 2 * gap > r.h)
-					break;
 				bool left = (k & 1) != 0;
-				bool bottom = (k & 2) != 0;
+				double f = along[k / 2];
 				tx = left ? pos - gap : pos + gap;
-				ty = bottom ? r.y + r.h - gap - w : r.y + gap;
-				ha = 1, va = left ? 1 : 0, angle = FIG_PI / 2;
+				ty = r.y + gap + f * (r.h - 2 * gap - w);
+				va = left ? 1 : 0;
 				box = (struct rect){left ? tx - cap : tx, ty, cap + desc, w};
-				if (box.x < r.x || box.x + box.w > r.x + r.w)
-					continue;
 			} else {
-				if (w + 2 * gap > r.w)
+				if (k >= 6)
 					break;
-				bool below = (k & 1) != 0 ? true : pos - gap - cap < r.y;
-				bool leftside = (k & 2) != 0;
-				tx = leftside ? r.x + gap + w : r.x + r.w - gap;
+				bool below = (k & 1) != 0;
+				double f = k / 2 == 0 ? 1 : k / 2 == 1 ? 0.5 : 0;
+				tx = r.x + gap + w + f * (r.w - 2 * gap - w);
 				ty = below ? pos + gap : pos - gap;
-				ha = 1, va = below ? 0 : 1, angle = 0;
+				va = below ? 0 : 1;
 				box = (struct rect){tx - w, below ? ty : ty - cap, w, cap + desc};
-				if (box.y < r.y || box.y + box.h > r.y + r.h)
-					continue;
 			}
+			if (box.x < r.x || box.x + box.w > r.x + r.w || box.y < r.y ||
+			    box.y + box.h > r.y + r.h)
+				continue;
 			struct rect padded = {box.x - halo, box.y - halo, box.w + 2 * halo,
 			                      box.h + 2 * halo};
-			placed = true;
-			for (size_t t = 0; t < n_taken && placed; t++)
-				placed = !overlaps(padded, taken[t]);
-			if (placed)
-				taken[n_taken++] = padded;
+			bool free_of_text = true;
+			for (size_t t = 0; t < n_taken && free_of_text; t++)
+				free_of_text = !overlaps(padded, taken[t]);
+			if (!free_of_text)
+				continue;
+			size_t hits = covered(p, x, y, r, box, 0.25 * st->font);
+			if (hits < best_hits) {
+				best_hits = hits;
+				best = box;
+				btx = tx, bty = ty, bva = va;
+			}
+			if (hits == 0)
+				break;
 		}
-		if (!placed)
+		if (best_hits == SIZE_MAX)
 			continue;
+		taken[n_taken++] = (struct rect){best.x - halo, best.y - halo, best.w + 2 * halo,
+		                                 best.h + 2 * halo};
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.75);
-		cairo_rectangle(cr, box.x - halo, box.y - halo, box.w + 2 * halo, box.h + 2 * halo);
+		cairo_rectangle(cr, best.x - halo, best.y - halo, best.w + 2 * halo,
+		                best.h + 2 * halo);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-		text_draw(cr, rl->label, tx, ty, ha, va, angle);
+		text_draw(cr, rl->label, btx, bty, 1, bva, rl->vertical ? FIG_PI / 2 : 0);
 	}
 }
 
