@@ -115,7 +115,8 @@ for k in range(2):
     env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
     path = os.path.join(tmp, "same.pdf")
     for args in (["compare", "-n", "32", "-d", "16"], ["report", "-n", "32", "-d", "16"]):
-        subprocess.run([EXE, *args, "-q", "-o", path], env=env, check=False)
+        subprocess.run([EXE, *args, "-q", "-o", path], env=env, check=False,
+                       capture_output=True)
         outs.append(open(path, "rb").read())
     if k == 0:
         time.sleep(1.1)
