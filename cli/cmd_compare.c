@@ -99,7 +99,7 @@ static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common
 	pe_heatmap_spec_init(&spec, enc->rows, enc->cols, enc->data);
 	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, 0.0, v->d);
 	spec.is_signed = true;
-	spec.colorbar_label = "value";
+	spec.colorbar_label = NULL; /* the column title says "encoding" */
 	cli_heatmap_apply(o, &spec);
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
@@ -181,10 +181,12 @@ static int draw(struct run *r)
 				break;
 			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, encodings[i], v);
 		}
-		char dl[96], cl[96];
-		snprintf(dl, sizeof(dl), "%s%s", pw_metric_label(r->metric),
-		         sd->dist_info.exact ? "" : " (sampled)");
-		snprintf(cl, sizeof(cl), "correlation%s", sd->corr_info.exact ? "" : " (sampled)");
+		/*
+		 * The column titles name the quantities: a colorbar says only what
+		 * they do not, that its cells are sampled means.
+		 */
+		const char *dl = sd->dist_info.exact ? NULL : "sampled cell means";
+		const char *cl = sd->corr_info.exact ? NULL : "sampled cell means";
 		if (st == PE_OK)
 			st = heatmap(slot(fig, narrow, i, 1), &r->o, sd->dist, v, false, dl);
 		if (st == PE_OK)

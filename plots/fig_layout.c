@@ -122,18 +122,32 @@ static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LIN
 /*
  * Draw s centred at (x, y) (the baseline of its last line; rotated by
  * angle) in at most @lines lines of room (wrap()); earlier lines stack
- * away from the anchor, upwards, or leftwards when rotated.
+ * away from the anchor, upwards, or leftwards when rotated. Lines keep
+ * within lo .. hi along their direction (x, or y when rotated), moving off
+ * centre if they must.
  */
-static void draw_lines(cairo_t *cr, const char *s, double x, double y, double room, double angle,
-                       int lines, double step)
+static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                          int lines, double step, double lo, double hi)
 {
 	char out[MAX_LINES][LINE_CAP];
 	int n = wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
 	for (int k = 0; k < n; k++) {
 		double back = (double)(n - 1 - k) * step;
-		text_draw(cr, out[k], angle != 0 ? x - back : x, angle != 0 ? y : y - back, 0.5, 1,
-		          angle);
+		double w = text_width(cr, out[k]);
+		double cx = x, cy = y;
+		if (angle == 0)
+			cx = fmax(fmin(cx, hi - w / 2), lo + w / 2);
+		else
+			cy = fmax(fmin(cy, hi - w / 2), lo + w / 2);
+		text_draw(cr, out[k], angle != 0 ? cx - back : cx, angle != 0 ? cy : cy - back, 0.5,
+		          1, angle);
 	}
+}
+
+static void draw_lines(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                       int lines, double step)
+{
+	draw_lines_in(cr, s, x, y, room, angle, lines, step, -INFINITY, INFINITY);
 }
 
 /* Lines s needs at width room (up to max), in the current font. */
@@ -144,22 +158,42 @@ static int lines_needed(cairo_t *cr, const char *s, double room, int max)
 }
 
 /* Width a panel title may take: centred on the axes, within its cell (and off a grid colorbar). */
-static double title_room(const struct layout *L, const struct slot *sl)
+static void title_span(const struct layout *L, const struct slot *sl, double *lo, double *hi)
 {
 	struct rect a = sl->axes;
-	double mid = a.x + a.w / 2;
 	double right = sl->cell.x + sl->cell.w;
 	size_t i = (size_t)(sl - L->s), C = L->fig->cols;
 	if (L->all_scale.used && i < (size_t)L->fig->rows * C && i % C == C - 1)
 		right = fmin(right, a.x + a.w + L->bar_pad);
-	return 2 * fmin(mid - sl->cell.x, right - mid) - L->st->pad;
+	*lo = sl->cell.x + L->st->pad / 2;
+	*hi = right - L->st->pad / 2;
 }
 
-/* Length a y label may take: the axes, past their ends only as far as keeps it off the title. */
-static double ylabel_room(const struct fig_style *st, const struct slot *sl)
+/* A title is centred on its axes, moved aside within its cell rather than cut. */
+static double title_room(const struct layout *L, const struct slot *sl)
+{
+	double lo, hi;
+	title_span(L, sl, &lo, &hi);
+	return hi - lo;
+}
+
+/*
+ * Where a y label may run: from just above the axes (off the title) down
+ * through the bottom margin, which holds nothing at its x; centred on the
+ * axes when it fits, moved down when it must.
+ */
+static void ylabel_span(const struct fig_style *st, const struct slot *sl, double *lo, double *hi)
 {
 	double over = sl->title ? st->pad : fmin(sl->mt, sl->mb);
-	return sl->axes.h + 2 * over;
+	*lo = sl->axes.y - over;
+	*hi = sl->axes.y + sl->axes.h + fmax(over, sl->mb - st->pad);
+}
+
+static double ylabel_room(const struct fig_style *st, const struct slot *sl)
+{
+	double lo, hi;
+	ylabel_span(st, sl, &lo, &hi);
+	return hi - lo;
 }
 
 static void init_axes(struct slot *sl)
@@ -573,14 +607,18 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	if (p->ylabel) {
 		text_font(cr, st, TEXT_LABEL);
 		double x = a.x - st->tick_len - st->pad - yw - st->pad - descent(st, TEXT_LABEL);
-		draw_lines(cr, p->ylabel, x, a.y + a.h / 2, ylabel_room(st, sl), FIG_PI / 2,
-		           sl->ylabel_lines, 1.15 * text_size(st, TEXT_LABEL));
+		double lo, hi;
+		ylabel_span(st, sl, &lo, &hi);
+		draw_lines_in(cr, p->ylabel, x, a.y + a.h / 2, hi - lo, FIG_PI / 2,
+		              sl->ylabel_lines, 1.15 * text_size(st, TEXT_LABEL), lo, hi);
 	}
 	if (sl->title) {
 		text_font(cr, st, TEXT_TITLE);
-		draw_lines(cr, sl->title, a.x + a.w / 2,
-		           a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), title_room(L, sl), 0,
-		           sl->title_lines, 1.15 * text_size(st, TEXT_TITLE));
+		double lo, hi;
+		title_span(L, sl, &lo, &hi);
+		draw_lines_in(cr, sl->title, a.x + a.w / 2,
+		              a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), hi - lo, 0,
+		              sl->title_lines, 1.15 * text_size(st, TEXT_TITLE), lo, hi);
 	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
@@ -773,15 +811,14 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			text_font(cr, &st, TEXT_TITLE);
 			cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
 			                       CAIRO_FONT_WEIGHT_BOLD);
-			/* Centred on the axes, within the row's cell. */
+			/* Centred on the axes, moved within the row's cell if it must. */
 			struct rect c = L.s[(size_t)r * fig->cols].cell;
-			double mid = a.y + a.h / 2;
-			double room = 2 * fmin(mid - c.y, c.y + c.h - mid);
 			double step = 1.15 * text_size(&st, TEXT_TITLE);
-			draw_lines(cr, t,
-			           outer + 0.73 * text_size(&st, TEXT_TITLE) +
-			                   (L.row_lines - 1) * step,
-			           mid, room, FIG_PI / 2, L.row_lines, step);
+			draw_lines_in(cr, t,
+			              outer + 0.73 * text_size(&st, TEXT_TITLE) +
+			                      (L.row_lines - 1) * step,
+			              a.y + a.h / 2, c.h, FIG_PI / 2, L.row_lines, step, c.y,
+			              c.y + c.h);
 		}
 	if (s == PE_OK && fig->note) {
 		char buf[512];
