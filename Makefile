@@ -23,7 +23,7 @@ OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
 
-.PHONY: all deps test-deps tests-on build demo gallery test check-sanitize check-valgrind check-clang bench clean
+.PHONY: all deps test-deps tests-on build demo gallery test check-sanitize check-valgrind check-clang check-format format bench clean
 
 all: build
 
@@ -110,6 +110,16 @@ check-valgrind: tests-on
 	@$(call QUIET_NINJA,$(BUILD))
 	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
+
+# Every tracked file follows .clang-format (C) and .editorconfig (all text files).
+check-format:
+	@sh tools/install-deps.sh clang-format python3
+	@$(PYTHON) tools/check-format.py
+
+# Rewrites the C files the way check-format wants them.
+format:
+	@sh tools/install-deps.sh clang-format python3
+	@$(PYTHON) tools/check-format.py --fix
 
 # The same sources must build warning-free with clang (-Werror).
 check-clang: test-deps

@@ -8,7 +8,6 @@
 
 #include <posenc/bias.h>
 
-#include "bias_grid.h"
 #include "cli.h"
 #include "commands.h"
 #include "figure.h"
@@ -220,7 +219,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 /*
  * The figure: square heatmaps get a default size a little narrower than
  * the engine's 340 x 280 cells; past twice the pixels a panel has, the
- * positions are averaged in blocks (bias_grid.h), so 10^5 positions need
+ * positions are averaged in blocks (pe_bias_grid()), so 10^5 positions need
  * no 10^10-cell tensor.
  */
 static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t n, const char *path,
@@ -248,7 +247,7 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
-	enum pe_status st = g < n                                 ? bias_grid(s, n, g, &m)
+	enum pe_status st = g < n                                 ? pe_bias_grid(s, n, g, &m)
 	                    : pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? pe_alibi_bias(s, n, &m)
 	                                                          : pe_t5_bucket_map(s, n, &m);
 	if (st == PE_ENOMEM || st == PE_ETOOBIG)
@@ -294,26 +293,11 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 
 int cmd_bias(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
-	        {NULL, 0, NULL, 0},
-	};
 	struct cli_common o;
 	cli_common_init(&o);
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		rc = cli_common_option(&o, opt, optarg, argv);
-		if (rc == 1)
-			rc = cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help, NULL, &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	if (o.d || o.start)
 		return cli_usage_error("options '-d' and '--start' do not apply to attention "
 		                       "biases (positions are 0..n-1, there is no width)");

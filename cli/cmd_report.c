@@ -262,10 +262,17 @@ static int run(struct report *r, const char *path, enum cli_format format)
 	return rc;
 }
 
+/* --metric and --scale. */
+static int own_option(void *ctx, int opt, const char *arg)
+{
+	struct report *r = ctx;
+	return opt == OPT_SCALE ? cli_parse_scale(arg, &r->scale)
+	                        : pw_parse_metric(arg, &r->metric);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"metric", required_argument, NULL, OPT_METRIC},
 	        {"scale", required_argument, NULL, OPT_SCALE},
 	        {NULL, 0, NULL, 0},
@@ -276,23 +283,10 @@ int cmd_report(int argc, char **argv)
 	r.metric = PE_METRIC_L2;
 	r.argc = argc;
 	r.argv = argv;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_METRIC)
-			rc = pw_parse_metric(optarg, &r.metric);
-		else if (opt == OPT_SCALE)
-			rc = cli_parse_scale(optarg, &r.scale);
-		else
-			rc = cli_common_option(&r.o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (r.o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, own_option, &r},
+	                        &r.o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	if (r.o.raw)
 		return cli_usage_error(
 		        "option '--raw' does not apply to report (pages of figures)");

@@ -14,6 +14,9 @@ static const char *const theta_names[] = {"none_theta", "linear_theta", "dynamic
                                           "yarn_theta", "llama3_theta", "longrope_theta"};
 static const char *const ratio_names[] = {"none_ratio", "linear_ratio", "dynamic_ratio",
                                           "yarn_ratio", "llama3_ratio", "longrope_ratio"};
+_Static_assert(sizeof(theta_names) / sizeof(theta_names[0]) == PE_ROPE_SCALING_LONGROPE + 1 &&
+                       sizeof(ratio_names) / sizeof(ratio_names[0]) == PE_ROPE_SCALING_LONGROPE + 1,
+               "one column name per enum pe_rope_scaling value");
 
 /* The defaults shown for a rope scheme without scaling (see posenc/freqs.h). */
 static struct pe_rope_scaling_params default_variant(enum pe_rope_scaling type, double length)

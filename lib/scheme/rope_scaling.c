@@ -1,6 +1,6 @@
 /*
  * RoPE frequency scalings, restating HF modeling_rope_utils
- * (ROPE_INIT_FUNCTIONS) in float64. Formulas: research/formulas.md §3.
+ * (ROPE_INIT_FUNCTIONS) in float64. Formulas: doc/conventions.md §3.
  */
 #include <math.h>
 #include <stddef.h>
