@@ -36,6 +36,8 @@ FIGURES = [
     ("bias alibi 8", ["bias", "-s", "alibi:heads=8", "-n", "32"]),
     ("bias alibi 16", ["bias", "-s", "alibi:heads=16", "-n", "32"]),
     ("bias t5", ["bias", "-s", "t5", "-n", "64"]),
+    ("precision", ["precision", "-s", "rope", "--precision", "f32,bf16,f16", "-n", "4096",
+                   "-d", "64"]),
     ("compare", ["compare", "-n", "64", "-d", "32"]),
     ("compare learned", ["compare", "-s", "sinusoidal", "-s", "learned:seed=1,std=0.02",
                          "-n", "64", "-d", "32"]),
