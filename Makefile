@@ -23,7 +23,7 @@ OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
 
-.PHONY: all deps test-deps tests-on build demo gallery test check-sanitize check-valgrind check-clang bench clean
+.PHONY: all deps test-deps tests-on build demo gallery test check-sanitize check-valgrind check-clang check-format format bench clean
 
 all: build
 
@@ -71,7 +71,10 @@ gallery: build
 	$$P decay -q -s rope --base 10000,500000 -d 128 --max-offset 256 --bound -o $$G/decay.png; \
 	$$P freqs -q -s rope:scaling=llama3,base=500000 -d 128 -o $$G/freqs.png; \
 	$$P bias -q -s alibi:heads=8 -n 64 -o $$G/alibi.png; \
-	$$P bias -q -s t5 -n 256 -o $$G/t5.png
+	$$P bias -q -s t5 -n 256 -o $$G/t5.png; \
+	$$P precision -q -s rope:layout=half,base=500000,scaling=llama3,factor=8,low=1,high=4,original=8192 \
+		--precision f32,f32/bf16,bf16,f16 -o $$G/precision.png; \
+	$$P compare -q -s sinusoidal -s learned:seed=1 -n 256 -d 64 --style paper -o $$G/paper-compare.png
 	@rm -f $(GALLERY)/*.png
 	@for f in $(BUILD)/gallery/*.png; do \
 		pngquant --quality 80-100 --speed 1 --strip -o $(GALLERY)/$${f##*/} $$f || exit 1; \
@@ -109,6 +112,16 @@ check-valgrind: tests-on
 	@$(call QUIET_NINJA,$(BUILD))
 	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
+
+# Every tracked file follows .clang-format (C) and .editorconfig (all text files).
+check-format:
+	@sh tools/install-deps.sh clang-format python3
+	@$(PYTHON) tools/check-format.py
+
+# Rewrites the C files the way check-format wants them.
+format:
+	@sh tools/install-deps.sh clang-format python3
+	@$(PYTHON) tools/check-format.py --fix
 
 # The same sources must build warning-free with clang (-Werror).
 check-clang: test-deps
