@@ -265,6 +265,49 @@ static enum pe_status all_terms(const struct pe_vectors *v, struct pe_posterm **
 	return PE_OK;
 }
 
+/* Copies the upper triangle onto the lower one, a tile at a time. */
+struct mirror_job {
+	size_t n;
+	double *out;
+};
+
+#define MIRROR_TILE 64
+
+static enum pe_status mirror_tiles(void *ctx, size_t begin, size_t end)
+{
+	const struct mirror_job *j = ctx;
+	size_t n = j->n;
+	for (size_t I = begin; I < end; I++) {
+		size_t i0 = I * MIRROR_TILE, i1 = i0 + MIRROR_TILE < n ? i0 + MIRROR_TILE : n;
+		for (size_t j0 = 0; j0 < i1; j0 += MIRROR_TILE) {
+			size_t j1 = j0 + MIRROR_TILE < n ? j0 + MIRROR_TILE : n;
+			for (size_t a = i0; a < i1; a++)
+				for (size_t b = j0; b < j1 && b < a; b++)
+					j->out[a * n + b] = j->out[b * n + a];
+		}
+	}
+	return PE_OK;
+}
+
+/* Upper-triangle panels from BLAS products (n^2 d flops, as dsyrk), then
+ * mirrored: the matrix is symmetric bit for bit, as the direct path's. */
+static enum pe_status matrix_gram(const double *rows, size_t n, size_t d, enum pe_metric m,
+                                  const struct pe_posterm *t, double *out)
+{
+	struct pe_gram g;
+	enum pe_status st = pe_gram_init(&g, m, rows, n, d, t);
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += 256) {
+		size_t nr = n - r0 < 256 ? n - r0 : 256;
+		st = pe_gram_block(&g, r0, nr, r0, n - r0, out + r0 * n + r0, n);
+	}
+	pe_gram_release(&g);
+	if (st == PE_OK) {
+		struct mirror_job job = {n, out};
+		st = pe_parallel_for((n + MIRROR_TILE - 1) / MIRROR_TILE, 1, mirror_tiles, &job);
+	}
+	return st;
+}
+
 static enum pe_status matrix_general(const struct pe_vectors *v, enum pe_metric m, double *out)
 {
 	size_t n = v->n;
@@ -277,6 +320,15 @@ static enum pe_status matrix_general(const struct pe_vectors *v, enum pe_metric 
 	struct pe_rowsrc src;
 	/* A table of up to a quarter of the output is worth computing once. */
 	st = pe_rowsrc_init(&src, v, n * n * 2); /* n * n * 8 fits: checked */
+	if (st == PE_OK && src.all && pe_gram_usable(m, v->d)) {
+		st = matrix_gram(src.all, n, v->d, m, t, out);
+		if (st != PE_EUNSUPPORTED) {
+			pe_rowsrc_release(&src);
+			free(t);
+			return st;
+		}
+		st = PE_OK;
+	}
 	if (st == PE_OK) {
 		size_t bs = pe_block_rows(v->d);
 		struct gen_matrix_job job = {&src, n, v->d, bs, m, t, out};
