@@ -546,6 +546,14 @@ static void grid_equals_block_means(void **state)
 	v = vec(lrn, 10, 0, 45);
 	check_grid_block_means(&v, PE_METRIC_CORR, 4, 6, PE_GRID_AUTO, "learned corr");
 	check_grid_block_means(&v, PE_METRIC_LINF, 45, 45, PE_GRID_AUTO, "learned full");
+	/* d >= 8: the Gram path when built with a BLAS (pairs mirrored into
+	 * cells, R != C; the matrix itself is checked against fsum in
+	 * tests/cli/test_gram_cli.py) */
+	v = vec(lrn, 64, 0, 300);
+	check_grid_block_means(&v, PE_METRIC_L2, 7, 5, PE_GRID_AUTO, "learned l2, Gram");
+	check_grid_block_means(&v, PE_METRIC_COSINE, 6, 6, PE_GRID_AUTO, "learned cosine, Gram");
+	check_grid_block_means(&v, PE_METRIC_CORR, 9, 4, PE_GRID_ALL, "learned corr, Gram");
+	check_grid_block_means(&v, PE_METRIC_L2, 300, 300, PE_GRID_ALL, "learned l2, Gram, n = R");
 	/* odd d has a lone sine column: not an offset-only metric */
 	struct pe_matrix *g = NULL;
 	v = vec(odd, 9, 0, 41);

@@ -19,8 +19,11 @@
 #define ALL_STRUCTURED_MAX 4096       /* n for the every-pair mode */
 #define ALL_GENERAL_WORK   (1u << 31) /* n^2 d for the every-pair mode */
 #define SAMPLED_WORK       (1u << 31) /* (R s)(C s) d for general samples */
-#define KERNEL_TABLE_MAX   ((size_t)1 << 24)
-#define OFFSET_MAX         ((size_t)1 << 23)
+/* n^2 d for every pair through BLAS products (about 2 s on two cores) */
+#define ALL_GRAM_WORK    ((double)(1ull << 37))
+#define GRAM_PANEL       256
+#define KERNEL_TABLE_MAX ((size_t)1 << 24)
+#define OFFSET_MAX       ((size_t)1 << 23)
 
 static size_t range_start(size_t a, size_t n, size_t parts)
 {
@@ -253,6 +256,84 @@ done:
 	return st;
 }
 
+/*
+ * Every pair of a general set from BLAS products (pairwise_gram.c): panels
+ * of rows against the columns from their first row on, each pair added to
+ * its cell and to the mirrored one, so the products cost n^2 d flops, as a
+ * symmetric rank-k update. PE_EUNSUPPORTED when the set cannot be held or
+ * the path is not built in: the caller takes the direct kernels.
+ */
+static enum pe_status grid_gram(const struct pe_vectors *v, enum pe_metric m, struct pe_matrix *r)
+{
+	size_t n = v->n, d = v->d, R = r->rows, C = r->cols;
+	if (!pe_gram_usable(m, d))
+		return PE_EUNSUPPORTED;
+	struct pe_rowsrc src = {0};
+	struct pe_gram g = {0};
+	enum pe_status st = pe_rowsrc_init(&src, v, SIZE_MAX);
+	if (st != PE_OK)
+		return st;
+	if (!src.all) {
+		pe_rowsrc_release(&src);
+		return PE_EUNSUPPORTED;
+	}
+	size_t *rc = malloc(n * sizeof(size_t)), *cc = malloc(n * sizeof(size_t));
+	size_t *cnt = calloc(R * C, sizeof(size_t));
+	uint64_t *pos = malloc(n * sizeof(uint64_t));
+	struct pe_posterm *t = malloc(n * sizeof(*t));
+	size_t panel = n < GRAM_PANEL ? n : GRAM_PANEL;
+	double *buf = malloc(panel * n * sizeof(double));
+	st = rc && cc && cnt && pos && t && buf ? PE_OK : PE_ENOMEM;
+	if (st == PE_OK) {
+		for (size_t a = 0; a < R; a++)
+			for (size_t p = range_start(a, n, R); p < range_start(a + 1, n, R); p++)
+				rc[p] = a;
+		for (size_t b = 0; b < C; b++)
+			for (size_t q = range_start(b, n, C); q < range_start(b + 1, n, C); q++)
+				cc[q] = b;
+		for (size_t i = 0; i < n; i++)
+			pos[i] = v->first + i;
+		if (m != PE_METRIC_L2)
+			st = pe_posterms(v, NULL, pos, n, 1, t);
+	}
+	if (st == PE_OK)
+		st = pe_gram_init(&g, m, src.all, n, d, t);
+	double *sum = r->data;
+	memset(sum, 0, R * C * sizeof(double));
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += panel) {
+		size_t nr = n - r0 < panel ? n - r0 : panel, w = n - r0;
+		st = pe_gram_block(&g, r0, nr, r0, w, buf, w);
+		for (size_t i = 0; i < nr && st == PE_OK; i++) {
+			size_t a = r0 + i;
+			const double *row = buf + i * w;
+			size_t ra = rc[a] * C, ca = cc[a];
+			for (size_t b = a; b < n; b++) {
+				double x = row[b - r0];
+				if (isnan(x))
+					continue;
+				sum[ra + cc[b]] += x;
+				cnt[ra + cc[b]]++;
+				if (b != a) {
+					sum[rc[b] * C + ca] += x;
+					cnt[rc[b] * C + ca]++;
+				}
+			}
+		}
+	}
+	if (st == PE_OK)
+		for (size_t k = 0; k < R * C; k++)
+			sum[k] = cnt[k] ? sum[k] / (double)cnt[k] : NAN;
+	pe_gram_release(&g);
+	pe_rowsrc_release(&src);
+	free(rc);
+	free(cc);
+	free(cnt);
+	free(pos);
+	free(t);
+	free(buf);
+	return st;
+}
+
 /* ---- sampled mode ---- */
 
 /* Sample positions of each of @parts ranges: offsets off[a]..off[a+1]. */
@@ -460,7 +541,9 @@ enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric 
 		if (offset_ok)
 			mode = PE_GRID_OFFSET;
 		else if (found ? n <= ALL_STRUCTURED_MAX
-		               : (double)n * (double)n * (double)v->d <= ALL_GENERAL_WORK)
+		               : (double)n * (double)n * (double)v->d <=
+		                         (pe_gram_usable(m, v->d) ? ALL_GRAM_WORK
+		                                                  : ALL_GENERAL_WORK))
 			mode = PE_GRID_ALL;
 		else
 			mode = PE_GRID_SAMPLED;
@@ -472,9 +555,11 @@ enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric 
 		st = PE_ENOMEM;
 	else if (mode == PE_GRID_OFFSET)
 		st = grid_offset(v, &tz, m, r);
-	else if (mode == PE_GRID_ALL)
-		st = grid_all(v, found ? &tz : NULL, m, r);
-	else
+	else if (mode == PE_GRID_ALL) {
+		st = found ? PE_EUNSUPPORTED : grid_gram(v, m, r);
+		if (st == PE_EUNSUPPORTED)
+			st = grid_all(v, found ? &tz : NULL, m, r);
+	} else
 		st = grid_sampled(v, found ? &tz : NULL, m, r);
 	if (found)
 		pe_toeplitz_release(&tz);
