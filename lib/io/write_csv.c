@@ -277,19 +277,30 @@ static enum pe_status write_serial(const struct job *job, FILE *f)
 	return st;
 }
 
-enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
-                            const struct pe_axis *cols)
+enum pe_status pe_csv_write_header(FILE *f, size_t ncols, const struct pe_axis *rows,
+                                   const struct pe_axis *cols)
 {
 	char cell[512];
 	if (put_cell(f, rows->name ? rows->name : "") != 0)
 		return PE_EIO;
-	for (size_t j = 0; j < m->cols; j++) {
+	for (size_t j = 0; j < ncols; j++) {
 		format_coord(cols, j, cell, sizeof(cell));
 		if (fputc(',', f) == EOF || put_cell(f, cell) != 0)
 			return PE_EIO;
 	}
-	if (fputc('\n', f) == EOF)
-		return PE_EIO;
+	return fputc('\n', f) == EOF ? PE_EIO : PE_OK;
+}
+
+enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
+                            const struct pe_axis *cols)
+{
+	enum pe_status st = pe_csv_write_header(f, m->cols, rows, cols);
+	return st == PE_OK ? pe_csv_write_rows(f, m, rows) : st;
+}
+
+enum pe_status pe_csv_write_rows(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows)
+{
+	char cell[512];
 	if (m->cols == 0) {
 		/* Only the row coordinates: nothing worth a thread. */
 		for (size_t i = 0; i < m->rows; i++) {
