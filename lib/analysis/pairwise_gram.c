@@ -171,14 +171,10 @@ enum pe_status pe_gram_block(const struct pe_gram *g, size_t r0, size_t nr, size
 	 * cores itself. */
 	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, 1.0,
 	            g->X + r0 * d, (int)d, g->X + c0 * d, (int)d, 0.0, out, (int)ldo);
+#else
+	return PE_EUNSUPPORTED;
+#endif
 	struct transform_job job = {g, r0, c0, nc, ldo, out};
 	size_t grain = nc >= 65536 ? 1 : 65536 / nc;
 	return pe_parallel_for(nr, grain, transform_rows, &job);
-#else
-	(void)r0;
-	(void)c0;
-	(void)out;
-	(void)ldo;
-	return PE_EUNSUPPORTED;
-#endif
 }
