@@ -72,6 +72,21 @@ size_t pe_block_rows(size_t d)
 	return bs < 4 ? 4 : bs > 64 ? 64 : bs;
 }
 
+struct rows_job {
+	const struct pe_vectors *v;
+	double *out;
+};
+
+#define ROWS_GRAIN 256
+
+static enum pe_status rows_chunk(void *ctx, size_t begin, size_t end)
+{
+	const struct rows_job *j = ctx;
+	size_t r0 = begin * ROWS_GRAIN,
+	       r1 = end * ROWS_GRAIN < j->v->n ? end * ROWS_GRAIN : j->v->n;
+	return pe_vectors_rows(j->v, r0, r1 - r0, j->out + r0 * j->v->d);
+}
+
 enum pe_status pe_rowsrc_init(struct pe_rowsrc *src, const struct pe_vectors *v, size_t limit)
 {
 	src->v = v;
@@ -90,7 +105,10 @@ enum pe_status pe_rowsrc_init(struct pe_rowsrc *src, const struct pe_vectors *v,
 	src->owned = malloc(bytes);
 	if (!src->owned)
 		return PE_OK; /* fall back to blocks on demand */
-	enum pe_status st = pe_vectors_rows(v, 0, v->n, src->owned);
+	/* On every core: a learned table of 8192 x 768 is 6 M normal variates. */
+	struct rows_job job = {v, src->owned};
+	enum pe_status st =
+	        pe_parallel_for((v->n + ROWS_GRAIN - 1) / ROWS_GRAIN, 1, rows_chunk, &job);
 	if (st != PE_OK) {
 		free(src->owned);
 		src->owned = NULL;
@@ -312,23 +330,27 @@ static enum pe_status matrix_general(const struct pe_vectors *v, enum pe_metric 
 {
 	size_t n = v->n;
 	struct pe_posterm *t = NULL;
-	enum pe_status st = PE_OK;
-	if (m == PE_METRIC_COSINE || m == PE_METRIC_CORR)
-		st = all_terms(v, &t);
-	if (st != PE_OK)
-		return st;
 	struct pe_rowsrc src;
 	/* A table of up to a quarter of the output is worth computing once. */
-	st = pe_rowsrc_init(&src, v, n * n * 2); /* n * n * 8 fits: checked */
-	if (st == PE_OK && src.all && pe_gram_usable(m, v->d)) {
-		st = matrix_gram(src.all, n, v->d, m, t, out);
+	enum pe_status st = pe_rowsrc_init(&src, v, n * n * 2); /* n * n * 8 fits: checked */
+	if (st != PE_OK)
+		return st;
+	if (src.all && pe_gram_usable(m, v->d)) {
+		/* The terms from the rows at hand: a learned table is not drawn twice. */
+		st = m == PE_METRIC_L2 ? PE_OK : pe_gram_terms(src.all, n, v->d, &t);
+		if (st == PE_OK)
+			st = matrix_gram(src.all, n, v->d, m, t, out);
 		if (st != PE_EUNSUPPORTED) {
 			pe_rowsrc_release(&src);
 			free(t);
 			return st;
 		}
+		free(t);
+		t = NULL;
 		st = PE_OK;
 	}
+	if (m == PE_METRIC_COSINE || m == PE_METRIC_CORR)
+		st = all_terms(v, &t);
 	if (st == PE_OK) {
 		size_t bs = pe_block_rows(v->d);
 		struct gen_matrix_job job = {&src, n, v->d, bs, m, t, out};

@@ -96,6 +96,19 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 	return PE_OK;
 }
 
+enum pe_status pe_gram_terms(const double *rows, size_t n, size_t d, struct pe_posterm **out)
+{
+	struct pe_posterm *t = malloc((n ? n : 1) * sizeof(*t));
+	*out = t;
+	if (!t)
+		return PE_ENOMEM;
+	for (size_t a = 0; a < n; a++) {
+		memset(&t[a], 0, sizeof(t[a]));
+		pe_row_terms(rows + a * d, d, &t[a]);
+	}
+	return PE_OK;
+}
+
 void pe_gram_release(struct pe_gram *g)
 {
 	free(g->owned);

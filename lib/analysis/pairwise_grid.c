@@ -279,11 +279,10 @@ static enum pe_status grid_gram(const struct pe_vectors *v, enum pe_metric m, st
 	}
 	size_t *rc = malloc(n * sizeof(size_t)), *cc = malloc(n * sizeof(size_t));
 	size_t *cnt = calloc(R * C, sizeof(size_t));
-	uint64_t *pos = malloc(n * sizeof(uint64_t));
-	struct pe_posterm *t = malloc(n * sizeof(*t));
+	struct pe_posterm *t = NULL;
 	size_t panel = n < GRAM_PANEL ? n : GRAM_PANEL;
 	double *buf = malloc(panel * n * sizeof(double));
-	st = rc && cc && cnt && pos && t && buf ? PE_OK : PE_ENOMEM;
+	st = rc && cc && cnt && buf ? PE_OK : PE_ENOMEM;
 	if (st == PE_OK) {
 		for (size_t a = 0; a < R; a++)
 			for (size_t p = range_start(a, n, R); p < range_start(a + 1, n, R); p++)
@@ -291,10 +290,8 @@ static enum pe_status grid_gram(const struct pe_vectors *v, enum pe_metric m, st
 		for (size_t b = 0; b < C; b++)
 			for (size_t q = range_start(b, n, C); q < range_start(b + 1, n, C); q++)
 				cc[q] = b;
-		for (size_t i = 0; i < n; i++)
-			pos[i] = v->first + i;
 		if (m != PE_METRIC_L2)
-			st = pe_posterms(v, NULL, pos, n, 1, t);
+			st = pe_gram_terms(src.all, n, d, &t);
 	}
 	if (st == PE_OK)
 		st = pe_gram_init(&g, m, src.all, n, d, t);
@@ -328,7 +325,6 @@ static enum pe_status grid_gram(const struct pe_vectors *v, enum pe_metric m, st
 	free(rc);
 	free(cc);
 	free(cnt);
-	free(pos);
 	free(t);
 	free(buf);
 	return st;

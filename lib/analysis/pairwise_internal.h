@@ -225,6 +225,9 @@ int pe_gram_usable(enum pe_metric m, size_t d);
 enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *rows, size_t n,
                             size_t d, const struct pe_posterm *t);
 void pe_gram_release(struct pe_gram *g);
+/* The terms of every row, as pe_posterms() gives them for general rows;
+ * *out is malloc'ed (the caller frees it). */
+enum pe_status pe_gram_terms(const double *rows, size_t n, size_t d, struct pe_posterm **out);
 /* The metric of rows [r0, r0+nr) against rows [c0, c0+nc) into out (leading
  * dimension ldo). Call from one thread: the BLAS and the transform use the
  * cores themselves. */
