@@ -42,7 +42,7 @@ size_t cli_figure_grid_cells(const struct cli_common *o, size_t n)
 	/* Twice the larger side: the engine's area-averaging does the rest. */
 	size_t w = o->width ? o->width : PE_FIGURE_DEFAULT_WIDTH;
 	size_t h = o->height ? o->height : PE_FIGURE_DEFAULT_HEIGHT;
-	size_t cells = 2 * (w > h ? w : h);
+	size_t cells = w > h ? w : h;
 	return n < cells ? n : cells;
 }
 
