@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "figure.h"
 #include "pairwise_cli.h"
+#include "progress.h"
 
 int pw_parse_metric(const char *arg, enum pe_metric *m)
 {
@@ -176,7 +177,12 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 	else
 		st = pe_csv_write_header(file.f, n, &ra, &ca);
 	int compute_failed = 0;
+	char doing[300];
+	snprintf(doing, sizeof(doing), "writing %s", file.is_stdout ? "standard output" : r->path);
+	struct cli_progress prog;
+	cli_progress_start(&prog, &r->o, doing, n);
 	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += rows) {
+		cli_progress_update(&prog, r0);
 		size_t count = n - r0 < rows ? n - r0 : rows;
 		st = pe_pairwise_rows_fill(src, r0, count, block->data);
 		if (st != PE_OK) {
@@ -191,6 +197,7 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 			st = pe_csv_write_rows(file.f, block, &br);
 		}
 	}
+	cli_progress_end(&prog);
 	block->rows = rows;
 	pe_matrix_destroy(block);
 	pe_pairwise_rows_destroy(src);
