@@ -135,7 +135,7 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 }
 
 /* About this many bytes of rows per block of a streamed matrix. */
-#define STREAM_BLOCK_BYTES (4u << 20)
+#define STREAM_BLOCK_BYTES (16u << 20)
 
 /*
  * The matrix of a sinusoidal or RoPE set, a block of rows at a time: memory
