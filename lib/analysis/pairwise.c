@@ -326,13 +326,22 @@ static enum pe_status matrix_gram(const double *rows, size_t n, size_t d, enum p
 	return st;
 }
 
+#define ROWS_ONCE_BYTES ((size_t)256 << 20)
+
 static enum pe_status matrix_general(const struct pe_vectors *v, enum pe_metric m, double *out)
 {
 	size_t n = v->n;
 	struct pe_posterm *t = NULL;
 	struct pe_rowsrc src;
-	/* A table of up to a quarter of the output is worth computing once. */
-	enum pe_status st = pe_rowsrc_init(&src, v, n * n * 2); /* n * n * 8 fits: checked */
+	/*
+	 * Rows computed once when they take up to a quarter of the output, or
+	 * up to ROWS_ONCE_BYTES: otherwise every block of rows would be
+	 * computed again for every other block (a learned table of 1024 x 768
+	 * took 5x as long as one of 4096 x 768).
+	 */
+	size_t once = n * n * 2; /* n * n * 8 fits: checked */
+	enum pe_status st =
+	        pe_rowsrc_init(&src, v, once > ROWS_ONCE_BYTES ? once : ROWS_ONCE_BYTES);
 	if (st != PE_OK)
 		return st;
 	if (src.all && pe_gram_usable(m, v->d)) {
