@@ -28,10 +28,14 @@ static const char help[] =
         "Defaults: -s sinusoidal -n 128 -d 64 -o encode.png\n"
         "Example: posenc encode -s rope:layout=half --view cos -n 512 -d 128 -o cos.csv\n";
 
-static int parse_view(const char *arg, enum pe_view *view)
+static int parse_view(void *ctx, int opt, const char *arg)
 {
+	(void)opt;
+	enum pe_view *view = ctx;
 	static const char *const names[] = {"default", "angle", "cos", "sin", "rotated"};
-	for (int i = 1; i < 5; i++)
+	_Static_assert(sizeof(names) / sizeof(names[0]) == PE_VIEW_ROTATED + 1,
+	               "one name per enum pe_view value");
+	for (int i = 1; i <= PE_VIEW_ROTATED; i++)
 		if (strcmp(arg, names[i]) == 0) {
 			*view = (enum pe_view)i;
 			return 0;
@@ -42,28 +46,16 @@ static int parse_view(const char *arg, enum pe_view *view)
 int cmd_encode(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"view", required_argument, NULL, OPT_VIEW},
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
 	cli_common_init(&o);
 	enum pe_view view = PE_VIEW_DEFAULT;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_VIEW)
-			rc = parse_view(optarg, &view);
-		else
-			rc = cli_common_option(&o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help,
+	                        &(struct cli_own_options){opts, parse_view, &view}, &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 
 	struct pe_scheme **schemes;
 	size_t count;

@@ -50,8 +50,8 @@ enum pe_dtype {
  *
  * @return PE_OK, PE_EIO if a write failed (errno tells why), PE_ENOMEM.
  */
-enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
-                            const struct pe_axis *cols);
+PE_API enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
+                                   const struct pe_axis *cols);
 
 /*
  * pe_csv_write_header() and pe_csv_write_rows() - the same text in pieces,
@@ -59,9 +59,10 @@ enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_
  * @ncols columns once, then each block with @rows starting at the block's
  * first row. pe_csv_write() is exactly the two. Same returns.
  */
-enum pe_status pe_csv_write_header(FILE *f, size_t ncols, const struct pe_axis *rows,
-                                   const struct pe_axis *cols);
-enum pe_status pe_csv_write_rows(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows);
+PE_API enum pe_status pe_csv_write_header(FILE *f, size_t ncols, const struct pe_axis *rows,
+                                          const struct pe_axis *cols);
+PE_API enum pe_status pe_csv_write_rows(FILE *f, const struct pe_matrix *m,
+                                        const struct pe_axis *rows);
 
 /*
  * pe_csv_format() - the shortest text of v that strtod reads back to v
@@ -76,7 +77,7 @@ enum pe_status pe_csv_write_rows(FILE *f, const struct pe_matrix *m, const struc
  *
  * @return the length written, the NUL not counted.
  */
-size_t pe_csv_format(double v, char *buf);
+PE_API size_t pe_csv_format(double v, char *buf);
 
 /*
  * pe_npy_write() - write @data with the given shape as an NPY array
@@ -85,21 +86,23 @@ size_t pe_csv_format(double v, char *buf);
  *
  * @return PE_OK, PE_EINVAL for ndim > 8, PE_EIO, PE_ENOMEM.
  */
-enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
-                            enum pe_dtype dtype);
+PE_API enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
+                                   enum pe_dtype dtype);
 
 /*
  * pe_npy_write_matrix() - pe_npy_write() of a rows x cols matrix
  */
-enum pe_status pe_npy_write_matrix(FILE *f, const struct pe_matrix *m, enum pe_dtype dtype);
+PE_API enum pe_status pe_npy_write_matrix(FILE *f, const struct pe_matrix *m, enum pe_dtype dtype);
 
 /*
  * pe_npy_write_header() and pe_npy_write_data() - pe_npy_write() in pieces,
  * for data written a block at a time: the header of the whole @shape once,
  * then @count values per call, in order. Same returns.
  */
-enum pe_status pe_npy_write_header(FILE *f, const size_t *shape, size_t ndim, enum pe_dtype dtype);
-enum pe_status pe_npy_write_data(FILE *f, const double *data, size_t count, enum pe_dtype dtype);
+PE_API enum pe_status pe_npy_write_header(FILE *f, const size_t *shape, size_t ndim,
+                                          enum pe_dtype dtype);
+PE_API enum pe_status pe_npy_write_data(FILE *f, const double *data, size_t count,
+                                        enum pe_dtype dtype);
 
 #ifdef __cplusplus
 }
