@@ -7,7 +7,8 @@
 - sqrt_ns: one square root (np.sqrt over 10^6 values, in place).
 - colour_ns: colouring one pixel: a value scaled to a 256-entry colormap index and looked up (numpy, in
   place, 640 x 480 values).
-Each is the median of several repetitions.
+Each is the median of several repetitions, in CPU time (time.process_time: all of the process's threads),
+so a loaded machine does not inflate it.
 
 Usage: floor_costs.py [font]   (with "font": only font_setup_s, in this fresh process)
 """
@@ -27,13 +28,13 @@ def font_setup():
     cairo.cairo_set_font_size.argtypes = [ctypes.c_void_p, ctypes.c_double]
     cairo.cairo_text_extents.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
     ext = (ctypes.c_double * 6)()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     surface = cairo.cairo_image_surface_create(0, 1, 1)
     cr = cairo.cairo_create(ctypes.c_void_p(surface))
     cairo.cairo_select_font_face(cr, b"DejaVu Sans", 0, 0)
     cairo.cairo_set_font_size(cr, 10.0)
     cairo.cairo_text_extents(cr, b"0.5 position", ext)
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 def best(fn, reps=7):
@@ -56,9 +57,9 @@ x = np.linspace(1e3, 1e6, 10**6)
 
 
 def trig():
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     np.sin(x)
-    return (time.perf_counter() - t0) / x.size * 1e9
+    return (time.process_time() - t0) / x.size * 1e9
 
 
 print(f"trig_ns={best(trig):.3f}")
@@ -66,9 +67,9 @@ a = np.random.default_rng(0).random((2048, 2048))
 
 
 def flop():
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     a @ a
-    return (time.perf_counter() - t0) / (2 * 2048.0**3) * 1e9
+    return (time.process_time() - t0) / (2 * 2048.0**3) * 1e9
 
 
 print(f"flop_ns={best(flop):.5f}")
@@ -77,9 +78,9 @@ y = np.random.default_rng(1).random(10**6)
 
 def sqrt():
     z = y.copy()
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     np.sqrt(z, out=z)
-    return (time.perf_counter() - t0) / z.size * 1e9
+    return (time.process_time() - t0) / z.size * 1e9
 
 
 print(f"sqrt_ns={best(sqrt):.3f}")
@@ -88,10 +89,10 @@ lut = np.random.default_rng(3).integers(0, 2**32, 256, dtype=np.uint32)
 
 
 def colour():
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     idx = ((v - 0.0) * 255.999).astype(np.intp)
     np.take(lut, idx)
-    return (time.perf_counter() - t0) / v.size * 1e9
+    return (time.process_time() - t0) / v.size * 1e9
 
 
 print(f"colour_ns={best(colour):.3f}")
