@@ -72,7 +72,10 @@ gallery: build
 	$$P decay -q -s rope --base 10000,500000 -d 128 --max-offset 256 --bound -o $$G/decay.png; \
 	$$P freqs -q -s rope:scaling=llama3,base=500000 -d 128 -o $$G/freqs.png; \
 	$$P bias -q -s alibi:heads=8 -n 64 -o $$G/alibi.png; \
-	$$P bias -q -s t5 -n 256 -o $$G/t5.png
+	$$P bias -q -s t5 -n 256 -o $$G/t5.png; \
+	$$P precision -q -s rope:layout=half,base=500000,scaling=llama3,factor=8,low=1,high=4,original=8192 \
+		--precision f32,f32/bf16,bf16,f16 -o $$G/precision.png; \
+	$$P compare -q -s sinusoidal -s learned:seed=1 -n 256 -d 64 --style paper -o $$G/paper-compare.png
 	@rm -f $(GALLERY)/*.png
 	@for f in $(BUILD)/gallery/*.png; do \
 		pngquant --quality 80-100 --speed 1 --strip -o $(GALLERY)/$${f##*/} $$f || exit 1; \

@@ -27,6 +27,7 @@
 #define POSENC_CLI_COMMANDS_H
 
 int cmd_bias(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_corr(int argc, char **argv);
 int cmd_decay(int argc, char **argv);
 int cmd_distance(int argc, char **argv);
@@ -34,6 +35,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_freqs(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_precision(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_scatter(int argc, char **argv);

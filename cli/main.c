@@ -21,6 +21,7 @@ struct command {
 /* Keep alphabetised: --help lists the commands in this order. */
 static const struct command commands[] = {
         {"bias", cmd_bias, "attention-bias matrices: ALiBi per head, T5 bucket map"},
+        {"check", cmd_check, "check another implementation's RoPE dump; diagnose its mistake"},
         {"compare", cmd_compare, "several schemes side by side (default: base 10000 vs 10)"},
         {"corr", cmd_corr, "pairwise Pearson correlation between position vectors"},
         {"decay", cmd_decay, "dot product vs relative offset; RoPE: the RoFormer bound"},
@@ -28,6 +29,8 @@ static const struct command commands[] = {
         {"encode", cmd_encode, "the encoding matrix (positions x dims)"},
         {"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
         {"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
+        {"precision", cmd_precision,
+         "error of f32/bf16/f16 RoPE tables against exact, by position"},
         {"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
         {"report", cmd_report, "a PDF or self-contained HTML report of a comparison"},
         {"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},

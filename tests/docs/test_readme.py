@@ -18,7 +18,8 @@ The convention every README example that shows a command and its output follows:
   interleaving that keeps the order of each stream. Nothing may be left out. Progress lines,
   drawn only on a terminal, are not part of it (the test runs without one).
 - A command whose output shows "posenc: error:" must fail (non-zero exit status); every other
-  command must succeed.
+  command must succeed, unless the command ends with a comment "# exit status N" (posenc check
+  exits 3 when the dump disagrees): then its status must be N.
 - Each block runs in a new empty folder, its commands in order, so a block makes its own inputs
   with an earlier command (e.g. `posenc encode ... -o wpe.npy`, then `posenc inspect wpe.npy`).
   Examples must not depend on the machine: give --max-memory where a limit shows in the output.
@@ -28,6 +29,7 @@ Examples of other programs (the C library example) are checked by their own test
 """
 import atexit
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -117,7 +119,10 @@ def check(cmd, want, cwd):
     out, err = lines_of(p.stdout), lines_of(p.stderr)
     should_fail = any(line.startswith("posenc: error:") for line in want)
     problems = []
-    if (p.returncode != 0) != should_fail:
+    status = re.search(r"#\s*exit status (\d+)\s*$", cmd)
+    if status and p.returncode != int(status.group(1)):
+        problems.append(f"exit status {p.returncode}, but the README says {status.group(1)}")
+    elif not status and (p.returncode != 0) != should_fail:
         problems.append(f"exit status {p.returncode}, but the README shows "
                         + ("an error" if should_fail else "no error"))
     if not interleaves(want, out, err):

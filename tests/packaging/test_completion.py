@@ -97,7 +97,8 @@ def case(line, want, cwd=None, exact=True):
     return ok(good, f"complete {line!r}", f"got {got}\nwant {want}")
 
 
-COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect help"
+COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect check "
+            "precision help"
             .split())
 # Every scheme of the registry, as 'posenc help schemes' lists them.
 SCHEMES = re.findall(r"^  ([a-z0-9]+) ", subprocess.run([EXE, "help", "schemes"], capture_output=True,
