@@ -5,7 +5,8 @@
   one `a @ a.T`), the fastest idiomatic numpy way (scipy's cdist is single-threaded and has no BLAS).
 - cosine_distances(): 1 - cos from the same Gram matrix.
 - learned_table(): a Gaussian table like posenc's `-s learned` (N(0, 0.02^2)), from numpy's generator.
-- figure(): a matplotlib figure of exactly W x H pixels (posenc's default is 640 x 480 at 100 dpi).
+- figure(): a matplotlib figure of exactly W x H pixels (posenc's default is 640 x 480 at 100 dpi), or of
+  posenc's own size when the harness passes it (PE_BENCH_PIXELS).
 """
 import numpy as np
 
@@ -44,5 +45,12 @@ def learned_table(n, d, std=0.02):
 
 
 def figure(width=640, height=480, dpi=100):
+    """A figure of width x height pixels, or of the size bench/run found posenc's figure to have
+    (PE_BENCH_PIXELS=WxH), so that both draw the same number of pixels."""
+    import os
+
     import matplotlib.pyplot as plt
+    size = os.environ.get("PE_BENCH_PIXELS", "")
+    if "x" in size:
+        width, height = (int(v) for v in size.split("x"))
     return plt.figure(figsize=(width / dpi, height / dpi), dpi=dpi)

@@ -1,4 +1,4 @@
-"""Reference: posenc compare's figure in numpy + matplotlib: base 10000 vs base 10 -> 1440 x 860 PNG.
+"""Reference: posenc compare's figure in numpy + matplotlib: base 10000 vs base 10 -> PNG of posenc's size.
 
 The same nine panels as `posenc compare`: per base a row of encoding, L2 distance and correlation heatmaps
 and a distance-vs-correlation scatter of position pairs (the upper triangle, thinned to at most 250 000
@@ -13,13 +13,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from pe_notebook import gram_distances, positional_encoding
+from pe_notebook import figure, gram_distances, positional_encoding
 
 out = sys.argv[1]
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
 d = int(sys.argv[3]) if len(sys.argv) > 3 else 512
 
-fig = plt.figure(figsize=(14.4, 8.6), dpi=100)
+fig = figure(1440, 860)
 grid = fig.add_gridspec(3, 4)
 iu = np.triu_indices(n, 1)
 step = max(1, len(iu[0]) // 250000)
