@@ -157,20 +157,20 @@ PE_API enum pe_status pe_check_kind_parse(const char *text, enum pe_check_kind *
                                           enum pe_check_packing *packing);
 
 /* pe_check_kind_name() - the name pe_check_kind_parse() reads ("cos-sin") */
-const char *pe_check_kind_name(enum pe_check_kind kind);
+PE_API const char *pe_check_kind_name(enum pe_check_kind kind);
 
 /*
  * pe_check_form_describe() - one line saying what a form is
  * ("cos table, 128 columns, pairs (i, i+64) as the spec's half layout")
  */
-const char *pe_check_form_describe(const struct pe_check_form *f, const struct pe_scheme *s,
-                                   char *buf, size_t cap);
+PE_API const char *pe_check_form_describe(const struct pe_check_form *f, const struct pe_scheme *s,
+                                          char *buf, size_t cap);
 
 /*
  * pe_check_column_name() - what a column of a form holds ("pair 5, sin")
  */
-const char *pe_check_column_name(const struct pe_check_form *f, const struct pe_scheme *s,
-                                 size_t col, char *buf, size_t cap);
+PE_API const char *pe_check_column_name(const struct pe_check_form *f, const struct pe_scheme *s,
+                                        size_t col, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

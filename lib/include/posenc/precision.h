@@ -79,12 +79,12 @@ PE_API enum pe_status pe_precision_parse(const char *text, struct pe_precision *
  *
  * @buf: at least 16 bytes. @return buf.
  */
-const char *pe_precision_name(struct pe_precision p, char *buf, size_t cap);
+PE_API const char *pe_precision_name(struct pe_precision p, char *buf, size_t cap);
 
 /*
  * pe_float_name() - "exact", "f64", "f32", "bf16", "f16"
  */
-const char *pe_float_name(enum pe_float f);
+PE_API const char *pe_float_name(enum pe_float f);
 
 /*
  * pe_round_f32(), pe_round_bf16(), pe_round_f16() - round to nearest even
@@ -94,9 +94,9 @@ const char *pe_float_name(enum pe_float f);
  * recipe only passes it float32 values). NaN stays NaN, overflow gives
  * infinity of the right sign.
  */
-double pe_round_f32(double x);
-double pe_round_bf16(double x);
-double pe_round_f16(double x);
+PE_API double pe_round_f32(double x);
+PE_API double pe_round_bf16(double x);
+PE_API double pe_round_f16(double x);
 
 /* pe_round() - round @x to @f (EXACT and F64 leave it as it is). */
 PE_API double pe_round(enum pe_float f, double x);
