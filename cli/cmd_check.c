@@ -419,7 +419,6 @@ static int parse_check_option(void *ctx, int opt, const char *arg)
 int cmd_check(int argc, char **argv)
 {
 	struct cli_common o;
-	cli_common_init(&o);
 	struct check_args a = {
 	        NULL, NULL, PE_CHECK_AUTO, PE_PACK_AUTO, NAN, {PE_FLOAT_EXACT, PE_FLOAT_EXACT}, 0};
 	static const struct option opts[] = {
