@@ -186,7 +186,7 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		}
 		/* past a legend's worth the names would run off the canvas (and colours repeat) */
 		bool named = count > 1 && count <= LEGEND_MAX;
-		st = pe_panel_add_line(p, named ? schemes[i]->label : NULL, x, yi, K + 1);
+		st = pe_panel_add_line(p, named ? cli_short_label(schemes[i]) : NULL, x, yi, K + 1);
 	}
 	if (st == PE_OK && lo < 0 && hi > 0)
 		st = pe_panel_add_hline(p, 0.0, NULL);

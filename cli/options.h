@@ -30,11 +30,28 @@ enum {
 	CLI_OPT_HEIGHT,
 	CLI_OPT_RAW,
 	CLI_OPT_MAX_MEMORY,
+	CLI_OPT_SIZE,
+	CLI_OPT_DPI,
+	CLI_OPT_FONT_SIZE,
+	CLI_OPT_STYLE,
 	CLI_OPT_COMMAND = 2000,
 };
 
 /* The help lines of the common options, for each command's --help. */
 extern const char cli_common_help[];
+
+/* A figure side as given: a number and its unit (px: pixels at --dpi; pt: 1/72 in). */
+struct cli_length {
+	double value; /* 0 = not given */
+	int px;       /* 1: value in pixels; 0: in points (in, cm and mm converted) */
+};
+
+/* --style presets: sizes, text and dpi for a use. */
+enum cli_style {
+	CLI_STYLE_DEFAULT,
+	CLI_STYLE_PAPER,  /* a 3.5 in column (7 in for grids), 9 pt text, 300 dpi */
+	CLI_STYLE_SLIDES, /* 10 in wide, 14 pt text, 150 dpi */
+};
 
 struct cli_common {
 	const char *specs[64]; /* -s, in order */
@@ -50,7 +67,10 @@ struct cli_common {
 	const char *cmap;
 	double vmin, vmax; /* NaN = automatic */
 	const char *title;
-	unsigned width, height; /* 0 = default */
+	struct cli_length width, height; /* --width, --height, --size */
+	double dpi;                      /* 0 = the style's (100 by default) */
+	double font_size;                /* points; 0 = the style's */
+	enum cli_style style;
 	int raw;
 	int quiet;
 	int help;
