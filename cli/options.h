@@ -30,6 +30,7 @@ enum {
 	CLI_OPT_HEIGHT,
 	CLI_OPT_RAW,
 	CLI_OPT_MAX_MEMORY,
+	CLI_OPT_LAYER,
 	CLI_OPT_COMMAND = 2000,
 };
 
@@ -51,6 +52,7 @@ enum {
 	        {"width", required_argument, NULL, CLI_OPT_WIDTH},                                 \
 	        {"height", required_argument, NULL, CLI_OPT_HEIGHT},                               \
 	        {"raw", no_argument, NULL, CLI_OPT_RAW},                                           \
+	        {"layer", required_argument, NULL, CLI_OPT_LAYER},                                 \
 	{                                                                                          \
 		"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY                          \
 	}
@@ -77,6 +79,9 @@ struct cli_common {
 	int quiet;
 	int help;
 	uint64_t max_memory; /* bytes */
+	const char *layer;   /* --layer: a model's layer group or layer index */
+	int d_given;         /* -d was given (a model's head width is the default) */
+	size_t model_d;      /* the head width of the first model spec; 0 if none */
 };
 
 /* Fills the defaults (max_memory from the machine's memory). */
