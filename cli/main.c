@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "model_spec.h"
 #include "output.h"
 
 #ifndef POSENC_VERSION
@@ -27,6 +28,7 @@ static const struct command commands[] = {
         {"encode", cmd_encode, "the encoding matrix (positions x dims)"},
         {"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
         {"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
+        {"model", cmd_model, "a real model's encoding: hf:config.json or model:NAME, per layer"},
         {"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
         {"report", cmd_report, "a PDF or self-contained HTML report of a comparison"},
         {"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},
@@ -50,7 +52,11 @@ static const char schemes_help[] =
         "  file        path=FILE  tensor=NAME  rows=A:B   (.npy, .safetensors, .csv;\n"
         "              short form PATH#TENSOR)\n"
         "  alibi       heads=8  form=paper|official\n"
-        "  t5          buckets=32  max-distance=128  bidirectional=1\n";
+        "  t5          buckets=32  max-distance=128  bidirectional=1\n"
+        "\n"
+        "Real models: hf:config.json (a Hugging Face config) and model:NAME (see 'posenc\n"
+        "help models'), optionally followed by ,key=value overrides of the model's spec;\n"
+        "--layer picks a layer group.\n";
 
 static void usage(FILE *out)
 {
@@ -68,7 +74,7 @@ static void usage(FILE *out)
 	      "  -V, --version  show the version\n"
 	      "\n"
 	      "'posenc help <command>' describes a command; 'posenc help schemes' the scheme "
-	      "specs.\n",
+	      "specs;\n'posenc help models' the model presets.\n",
 	      out);
 }
 
@@ -98,6 +104,8 @@ static int help(int argc, char **argv)
 		fputs(schemes_help, stdout);
 		return CLI_OK;
 	}
+	if (strcmp(argv[1], "models") == 0)
+		return cli_help_models();
 	const struct command *c = find(argv[1]);
 	if (!c)
 		return cli_usage_error("unknown command '%s'", argv[1]);

@@ -88,8 +88,9 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 		st = pe_model_from_hf_json(text, len, NULL, out, &err);
 		free(text);
 		if (st != PE_OK)
-			rc = st == PE_ENOMEM ? cli_error("hf:%s: out of memory", name)
-			                     : cli_error("hf:%s: %s", name, err ? err : pe_status_str(st));
+			rc = st == PE_ENOMEM
+			             ? cli_error("hf:%s: out of memory", name)
+			             : cli_error("hf:%s: %s", name, err ? err : pe_status_str(st));
 	} else {
 		st = pe_model_preset(name, out, &err);
 		if (st != PE_OK)
@@ -176,11 +177,13 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 			pick[n++] = &m->groups[0];
 		if (n < m->n_groups && !o->quiet) {
 			char layers[128];
-			cli_layer_ranges(pick[0]->layers, pick[0]->n_layers, layers, sizeof(layers));
+			cli_layer_ranges(pick[0]->layers, pick[0]->n_layers, layers,
+			                 sizeof(layers));
 			fprintf(stderr,
-			        "posenc: %s: %zu layer groups; showing '%s' (layers %s); --layer "
+			        "posenc: %s: %zu layer groups; showing '%s'%s%s%s; --layer "
 			        "picks another\n",
-			        spec, m->n_groups, pick[0]->name, layers);
+			        spec, m->n_groups, pick[0]->name, *layers ? " (layers " : "",
+			        layers, *layers ? ")" : "");
 		}
 	}
 	char **list = calloc(n, sizeof(*list));
@@ -200,4 +203,16 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 	*out = list;
 	*count = n;
 	return 0;
+}
+
+int cli_help_models(void)
+{
+	const struct pe_model_preset_info *p = pe_model_presets();
+	puts("Model presets for -s model:NAME (each is the position-related part of the\n"
+	     "model's public config.json; 'posenc model model:NAME' shows what it means):\n");
+	for (; p->name; p++)
+		printf("  %-18s %s\n  %-18s %s\n", p->name, p->title, "", p->source);
+	puts("\nAny Hugging Face config.json: -s hf:PATH. Keys after a comma override the\n"
+	     "model's spec (model:llama-3.1-8b,scaling=none); --layer picks a layer group.");
+	return CLI_OK;
 }

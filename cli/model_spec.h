@@ -40,6 +40,9 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, char ***out,
                     size_t *count);
 
+/* 'posenc help models': the preset table on stdout. @return 0. */
+int cli_help_models(void);
+
 /* "0-3,5,7" for a list of layer indices, into buf. */
 void cli_layer_ranges(const size_t *layers, size_t n, char *buf, size_t cap);
 

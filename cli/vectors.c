@@ -78,6 +78,21 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	}
 	v->n = o->n ? o->n : default_n;
 	v->d = o->d ? o->d : default_d;
+	if (s->kind == PE_SCHEME_ROPE && s->scaling.length == 0.0 &&
+	    (s->scaling.type == PE_ROPE_SCALING_DYNAMIC ||
+	     s->scaling.type == PE_ROPE_SCALING_LONGROPE)) {
+		/* The reference evaluates these at the sequence length, the largest
+		 * position + 1. The scheme is the command's own heap object. */
+		struct pe_scheme *w = (struct pe_scheme *)s;
+		w->scaling.length = (double)o->start + (double)v->n;
+		if (!o->quiet)
+			fprintf(stderr,
+			        "posenc: %s: %s scaling evaluated at sequence length %.17g (the "
+			        "largest position + 1; length= sets another)\n",
+			        s->label,
+			        s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic" : "longrope",
+			        w->scaling.length);
+	}
 	const char *why = NULL;
 	enum pe_status st = pe_encode_check(s, v->d, view, &why);
 	if (st != PE_OK)

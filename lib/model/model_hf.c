@@ -97,7 +97,8 @@ static enum pe_status fail(struct hf *h, enum pe_status st, const char *fmt, ...
 	return st;
 }
 
-static enum pe_status warn(struct hf *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static enum pe_status warn(struct hf *h, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 
 static enum pe_status warn(struct hf *h, const char *fmt, ...)
 {
@@ -186,16 +187,30 @@ static void put_key(struct strbuf *b, const char *key, double v)
 /* ---- the rope block -------------------------------------------------- */
 
 static const char *const block_keys[] = {
-        "rope_type",       "type",           "rope_theta",
-        "partial_rotary_factor", "factor",   "original_max_position_embeddings",
-        "attention_factor", "beta_fast",     "beta_slow",
-        "mscale",          "mscale_all_dim", "truncate",
-        "short_factor",    "long_factor",    "low_freq_factor",
-        "high_freq_factor", "short_mscale",  "long_mscale",
-        "mrope_section",   "mrope_interleaved", NULL,
+        "rope_type",
+        "type",
+        "rope_theta",
+        "partial_rotary_factor",
+        "factor",
+        "original_max_position_embeddings",
+        "attention_factor",
+        "beta_fast",
+        "beta_slow",
+        "mscale",
+        "mscale_all_dim",
+        "truncate",
+        "short_factor",
+        "long_factor",
+        "low_freq_factor",
+        "high_freq_factor",
+        "short_mscale",
+        "long_mscale",
+        "mrope_section",
+        "mrope_interleaved",
+        NULL,
 };
 
-static const char *const rope_types[] = {"default", "linear", "dynamic", "yarn",
+static const char *const rope_types[] = {"default", "linear",   "dynamic", "yarn",
                                          "llama3",  "longrope", NULL};
 
 static enum pe_status check_block_keys(struct hf *h, const char *where, const struct json *b)
@@ -205,14 +220,15 @@ static enum pe_status check_block_keys(struct hf *h, const char *where, const st
 		for (size_t k = 0; block_keys[k]; k++)
 			known |= strcmp(b->keys[i], block_keys[k]) == 0;
 		if (!known)
-			return fail(h, PE_EFORMAT,
-			            "%s: unknown key '%s' (known: rope_type, type, rope_theta, "
-			            "partial_rotary_factor, factor, original_max_position_embeddings, "
-			            "attention_factor, beta_fast, beta_slow, mscale, mscale_all_dim, "
-			            "truncate, short_factor, long_factor, low_freq_factor, "
-			            "high_freq_factor, short_mscale, long_mscale, mrope_section, "
-			            "mrope_interleaved)",
-			            where, b->keys[i]);
+			return fail(
+			        h, PE_EFORMAT,
+			        "%s: unknown key '%s' (known: rope_type, type, rope_theta, "
+			        "partial_rotary_factor, factor, original_max_position_embeddings, "
+			        "attention_factor, beta_fast, beta_slow, mscale, mscale_all_dim, "
+			        "truncate, short_factor, long_factor, low_freq_factor, "
+			        "high_freq_factor, short_mscale, long_mscale, mrope_section, "
+			        "mrope_interleaved)",
+			        where, b->keys[i]);
 	}
 	return PE_OK;
 }
@@ -244,13 +260,13 @@ static enum pe_status put_list(struct hf *h, struct strbuf *b, const char *where
 
 struct rope_ctx {
 	size_t head_dim;
-	double max_pos;         /* max_position_embeddings; 0 if absent */
-	int top_original_set;   /* Phi-3: original_max_position_embeddings at top level */
+	double max_pos;       /* max_position_embeddings; 0 if absent */
+	int top_original_set; /* Phi-3: original_max_position_embeddings at top level */
 	double top_original;
-	double top_theta;       /* rope_theta (or rotary_emb_base) at top level; NaN if absent */
-	double top_partial;     /* partial_rotary_factor at top level; NaN if absent */
-	int per_layer;          /* the block is one of several keyed by layer type */
-	const char *layout;     /* "half" or "interleaved" */
+	double top_theta;   /* rope_theta (or rotary_emb_base) at top level; NaN if absent */
+	double top_partial; /* partial_rotary_factor at top level; NaN if absent */
+	int per_layer;      /* the block is one of several keyed by layer type */
+	const char *layout; /* "half" or "interleaved" */
 };
 
 /*
@@ -301,8 +317,8 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 	if (!isnan(c->top_partial))
 		partial = c->top_partial; /* the top-level value overwrites the block's */
 	if (!(partial > 0.0 && partial <= 1.0))
-		return fail(h, PE_EFORMAT, "%spartial_rotary_factor: %.17g is not in (0, 1]",
-		            where, partial);
+		return fail(h, PE_EFORMAT, "%spartial_rotary_factor: %.17g is not in (0, 1]", where,
+		            partial);
 	size_t d_rot = (size_t)((double)c->head_dim * partial);
 	if (d_rot < 2 || d_rot % 2)
 		return fail(h, PE_EFORMAT,
@@ -384,7 +400,8 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		if (!(fast > 0) || !(slow > 0))
 			return fail(h, PE_EFORMAT, "%sbeta_fast, beta_slow: must be > 0", where);
 		if (fast < slow &&
-		    (st = warn(h, "%sbeta_fast %.17g is below beta_slow %.17g (the reference warns)",
+		    (st = warn(h,
+		               "%sbeta_fast %.17g is below beta_slow %.17g (the reference warns)",
 		               where, fast, slow)) != PE_OK)
 			return st;
 		put_key(b, "beta-fast", fast);
@@ -546,7 +563,7 @@ static enum pe_status group_layers(struct hf *h, struct layer *ls, size_t n)
 				g = &h->m->groups[k];
 		}
 		if (!g) {
-			const char *name = !ls[i].spec        ? "nope"
+			const char *name = !ls[i].spec         ? "nope"
 			                   : distinct_rope > 1 ? short_type(ls[i].type)
 			                   : has_nope          ? "rope"
 			                                       : "all";
@@ -586,7 +603,8 @@ static enum pe_status nope_flags(struct hf *h, size_t n, unsigned char *nope)
 	if (list) {
 		if (list->type != JSON_ARRAY || list->n != n)
 			return fail(h, PE_EFORMAT,
-			            "no_rope_layers: is not a list of %zu flags (one per layer)", n);
+			            "no_rope_layers: is not a list of %zu flags (one per layer)",
+			            n);
 		for (size_t i = 0; i < n; i++) {
 			const struct json *x = &list->items[i];
 			if (x->type != JSON_NUMBER || (x->number != 0.0 && x->number != 1.0))
@@ -610,7 +628,8 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 	if (lt) {
 		if (lt->type != JSON_ARRAY || lt->n != n)
 			return fail(h, PE_EFORMAT,
-			            "layer_types: is not a list of %zu names (num_hidden_layers)", n);
+			            "layer_types: is not a list of %zu names (num_hidden_layers)",
+			            n);
 		for (size_t i = 0; i < n; i++) {
 			if (lt->items[i].type != JSON_STRING)
 				return fail(h, PE_EFORMAT, "layer_types[%zu]: is not a string", i);
@@ -650,7 +669,8 @@ static enum pe_status read_rope(struct hf *h)
 			return fail(h, PE_EFORMAT, "hidden_size: missing (and no head_dim)");
 		if (count(h, "", cfg, "num_attention_heads", &heads) <= 0 &&
 		    count(h, "", cfg, "n_head", &heads) <= 0)
-			return fail(h, PE_EFORMAT, "num_attention_heads: missing (and no head_dim)");
+			return fail(h, PE_EFORMAT,
+			            "num_attention_heads: missing (and no head_dim)");
 		hd = hidden / heads; /* integer division, as the reference */
 	}
 	c.head_dim = hd;
@@ -833,8 +853,7 @@ static enum pe_status read_alibi(struct hf *h)
 		return fail(h, PE_EFORMAT, "n_head: missing");
 	}
 	size_t layers = 0;
-	if (count(h, "", cfg, "n_layer", &layers) < 0 ||
-	    count(h, "", cfg, "n_layers", &layers) < 0)
+	if (count(h, "", cfg, "n_layer", &layers) < 0 || count(h, "", cfg, "n_layers", &layers) < 0)
 		return PE_EFORMAT;
 	h->m->n_layers = layers;
 	char *spec = pe_asprintf("alibi:heads=%zu,form=%s,label=%s", heads, form, h->label);
@@ -857,9 +876,10 @@ static enum pe_status read_t5(struct hf *h)
 	h->m->n_layers = layers;
 	/* The encoder looks both ways, the decoder only back. */
 	for (int dec = 0; dec < 2; dec++) {
-		char *spec = pe_asprintf("t5:buckets=%zu,max-distance=%zu,bidirectional=%d,"
-		                         "label=%s %s",
-		                         buckets, dist, !dec, h->label, dec ? "decoder" : "encoder");
+		char *spec =
+		        pe_asprintf("t5:buckets=%zu,max-distance=%zu,bidirectional=%d,"
+		                    "label=%s %s",
+		                    buckets, dist, !dec, h->label, dec ? "decoder" : "encoder");
 		if (!spec)
 			return PE_ENOMEM;
 		enum pe_status st = add_group(h, dec ? "decoder" : "encoder", spec);
@@ -893,8 +913,9 @@ static enum pe_status read_learned(struct hf *h)
 	m->table_cols = cols;
 	m->context = (double)rows;
 	m->train_context = (double)rows;
-	const char *tensor = strcmp(h->arch->model_type, "gpt2") == 0       ? "wpe.weight"
-	                     : strcmp(h->arch->model_type, "gpt_neo") == 0 ? "transformer.wpe.weight"
+	const char *tensor = strcmp(h->arch->model_type, "gpt2") == 0 ? "wpe.weight"
+	                     : strcmp(h->arch->model_type, "gpt_neo") == 0
+	                             ? "transformer.wpe.weight"
 	                     : strcmp(h->arch->model_type, "distilbert") == 0
 	                             ? "distilbert.embeddings.position_embeddings.weight"
 	                             : "bert.embeddings.position_embeddings.weight";

@@ -79,7 +79,7 @@ static const struct key keys[] = {
         {"start", S_SIN, 0, K_DOUBLE, OFF(start), NULL, 0.0, 9007199254740992.0, 0},
         {"rotary", S_ROPE, 0, K_DOUBLE, OFF(rotary), NULL, 0.0, 1.0, 1},
         {"scaling", S_ROPE, 0, K_ENUM, ROFF(type), scalings, 0, 0, 0},
-        {"factor", S_ROPE, R_SCALED, K_DOUBLE, ROFF(factor), NULL, 1.0, 1e12, 0},
+        {"factor", S_ROPE, R_SCALED, K_DOUBLE, ROFF(factor), NULL, 0.0, 1e12, 1},
         {"original", S_ROPE, R_DYNAMIC | R_YARN | R_LLAMA3 | R_LONGROPE, K_DOUBLE, ROFF(original),
          NULL, 1.0, 1e15, 0},
         {"length", S_ROPE, R_DYNAMIC | R_LONGROPE, K_DOUBLE, ROFF(length), NULL, 0.0, 1e15, 0},
@@ -506,9 +506,8 @@ static enum pe_status check_combinations(struct parser *p)
 		    sc->high_freq_factor <= sc->low_freq_factor)
 			return fail(p, PE_ERANGE, "key 'high': %g must exceed low (%g)",
 			            sc->high_freq_factor, sc->low_freq_factor);
-		if (sc->type == PE_ROPE_SCALING_YARN && sc->beta_fast <= sc->beta_slow)
-			return fail(p, PE_ERANGE, "key 'beta-fast': %g must exceed beta-slow (%g)",
-			            sc->beta_fast, sc->beta_slow);
+		/* yarn with beta-fast <= beta-slow: the reference computes it (equal
+		 * bounds get its 0.001 guard), and so do we. */
 		if (sc->type == PE_ROPE_SCALING_LONGROPE && (!sc->long_factor || !sc->short_factor))
 			return fail(p, PE_EINVAL,
 			            "key '%s': scaling=longrope needs long-factor and short-factor "

@@ -1,0 +1,368 @@
+/* posenc model: what a real model's positional encoding is, with every derived number. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/model.h>
+#include <posenc/rope.h>
+#include <posenc/scheme.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "model_spec.h"
+#include "output.h"
+
+#define TWO_PI 6.283185307179586476925
+
+enum { OPT_LENGTH = CLI_OPT_COMMAND };
+
+static const char help[] =
+        "Usage: posenc model SPEC [--layer L] [--length L] [-o FILE.csv]\n"
+        "\n"
+        "What a model's positional encoding is, per layer group: head and rotary width,\n"
+        "pairing layout, base, scaling and every derived number: the attention factor\n"
+        "(cos and sin are multiplied by it, logits by its square), YaRN's ramp bounds,\n"
+        "llama3's wavelength thresholds, LongRoPE's switch length, the dynamic NTK base\n"
+        "at a length; the training and extended context; the wavelength range unscaled\n"
+        "and scaled; Liu et al.'s critical dimension for the training context; and how\n"
+        "many pairs never complete a rotation within the training (unscaled) or the\n"
+        "extended (scaled) context. SPEC: hf:config.json, model:NAME ('posenc help\n"
+        "models') or any rope spec. Text on stdout; -o FILE.csv (or -o -) writes the same\n"
+        "as CSV rows group,quantity,value. 'posenc freqs -s SPEC -o FILE.png' draws the\n"
+        "wavelength per pair, scaled and unscaled.\n"
+        "\n"
+        "Options:\n"
+        "  -s, --scheme SPEC      the model (or give it as the operand)\n"
+        "      --layer L          one layer group (local, global, ...) or layer index\n"
+        "      --length L         sequence length for dynamic and longrope [default: the\n"
+        "                         extended context, max_position_embeddings]\n"
+        "  -o, --output FILE      .csv, or - for CSV on stdout [default: text on stdout]\n"
+        "  -q, --quiet            say nothing on stderr but errors\n"
+        "  -h, --help             show this help\n"
+        "\n"
+        "Example: posenc model model:llama-3.1-8b\n";
+
+struct out {
+	FILE *f;
+	int csv;
+	const char *group;
+};
+
+static void num(struct out *o, const char *key, double v, const char *what)
+{
+	if (o->csv)
+		fprintf(o->f, "%s,%s,%.17g\n", o->group, key, v);
+	else {
+		fprintf(o->f, "  %-36s ", what);
+		fprintf(o->f, "%.10g", v);
+		fputc('\n', o->f);
+	}
+}
+
+static void str(struct out *o, const char *key, const char *v, const char *what)
+{
+	if (o->csv) {
+		/* quote when needed: labels and specs may hold spaces, never quotes or commas
+		 * except list separators we do not print */
+		if (strpbrk(v, ",\"\n"))
+			fprintf(o->f, "%s,%s,\"%s\"\n", o->group, key, v);
+		else
+			fprintf(o->f, "%s,%s,%s\n", o->group, key, v);
+	} else {
+		fprintf(o->f, "  %-36s %s\n", what, v);
+	}
+}
+
+/* Pairs whose wavelength exceeds @len: they never complete a turn within it. */
+static size_t slow_pairs(const double *theta, size_t h, double len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < h; i++)
+		n += TWO_PI / theta[i] > len;
+	return n;
+}
+
+static int describe_rope(struct out *o, const struct pe_model *m, struct pe_scheme *s, size_t d,
+                         double length)
+{
+	size_t d_rot = (size_t)((double)d * s->rotary), h = d_rot / 2;
+	if (d_rot < 2 || d_rot % 2)
+		return cli_usage_error("scheme '%s' with d=%zu: the rotary width %zu is not even",
+		                       s->canonical, d, d_rot);
+	double *base = malloc(h * sizeof(double)), *scaled = malloc(h * sizeof(double));
+	if (!base || !scaled) {
+		free(base);
+		free(scaled);
+		return cli_error("out of memory");
+	}
+	struct pe_rope_scaling_params p = s->scaling;
+	double ctx = m && m->context > 0 ? m->context : p.original;
+	double train = m && m->train_context > 0 ? m->train_context : p.original;
+	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
+		ctx = train = 4096;
+	if (p.length == 0.0)
+		p.length = length > 0 ? length : ctx;
+	struct pe_rope_scaling_info info;
+	enum pe_status st = pe_rope_base_frequencies(s->base, d_rot, base);
+	if (st == PE_OK) {
+		memcpy(scaled, base, h * sizeof(double));
+		st = pe_rope_scale_frequencies(&p, s->base, d_rot, scaled, &info);
+	}
+	if (st != PE_OK) {
+		free(base);
+		free(scaled);
+		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
+	}
+	static const char *const layouts[] = {"interleaved (pairs 2i, 2i+1)", "blocks",
+	                                      "half (pairs i, i + d_rot/2)"};
+	num(o, "head_dim", (double)d, "head width");
+	num(o, "rotary_dim", (double)d_rot, "rotary width");
+	num(o, "pairs", (double)h, "pairs");
+	if (o->csv)
+		str(o, "layout", s->layout == PE_LAYOUT_HALF ? "half" : "interleaved", "layout");
+	else
+		str(o, "layout", layouts[s->layout], "layout");
+	num(o, "base", s->base, "base (rope_theta)");
+	str(o, "scaling", pe_rope_scaling_name(p.type), "scaling");
+	if (p.type != PE_ROPE_SCALING_NONE) {
+		num(o, "factor", p.factor, "factor");
+		if (p.type != PE_ROPE_SCALING_LINEAR)
+			num(o, "original", p.original,
+			    p.type == PE_ROPE_SCALING_DYNAMIC ? "original (max_position_embeddings)"
+			                                      : "original context");
+	}
+	num(o, "attention_factor", info.attention_factor, "attention factor (cos, sin x)");
+	num(o, "logit_scale", info.attention_factor * info.attention_factor,
+	    "logit scale (factor squared)");
+	switch (p.type) {
+	case PE_ROPE_SCALING_YARN:
+		num(o, "beta_fast", p.beta_fast, "beta_fast");
+		num(o, "beta_slow", p.beta_slow, "beta_slow");
+		num(o, "truncate", p.truncate, "truncate");
+		num(o, "yarn_low", info.yarn_low, "ramp low (pairs <= keep theta)");
+		num(o, "yarn_high", info.yarn_high, "ramp high (pairs >= theta/factor)");
+		break;
+	case PE_ROPE_SCALING_LLAMA3:
+		num(o, "low_freq_factor", p.low_freq_factor, "low_freq_factor");
+		num(o, "high_freq_factor", p.high_freq_factor, "high_freq_factor");
+		num(o, "low_freq_wavelength", p.original / p.low_freq_factor,
+		    "wavelengths above: theta/factor");
+		num(o, "high_freq_wavelength", p.original / p.high_freq_factor,
+		    "wavelengths below: unchanged");
+		break;
+	case PE_ROPE_SCALING_LONGROPE:
+		num(o, "switch_length", p.original, "long factors once length exceeds");
+		num(o, "length", p.length, "evaluated at length");
+		str(o, "factors", p.length > p.original ? "long" : "short", "factors used");
+		break;
+	case PE_ROPE_SCALING_DYNAMIC:
+		num(o, "length", p.length, "evaluated at length");
+		num(o, "dynamic_base", info.base, "dynamic base at that length");
+		break;
+	default:
+		break;
+	}
+	num(o, "context", ctx, "extended context");
+	num(o, "train_context", train, "training context");
+	double wl_min = INFINITY, wl_max = 0, sw_min = INFINITY, sw_max = 0;
+	for (size_t i = 0; i < h; i++) {
+		wl_min = fmin(wl_min, TWO_PI / base[i]);
+		wl_max = fmax(wl_max, TWO_PI / base[i]);
+		sw_min = fmin(sw_min, TWO_PI / scaled[i]);
+		sw_max = fmax(sw_max, TWO_PI / scaled[i]);
+	}
+	num(o, "wavelength_min", wl_min, "shortest wavelength (unscaled)");
+	num(o, "wavelength_max", wl_max, "longest wavelength (unscaled)");
+	if (p.type != PE_ROPE_SCALING_NONE) {
+		num(o, "scaled_wavelength_min", sw_min, "shortest wavelength (scaled)");
+		num(o, "scaled_wavelength_max", sw_max, "longest wavelength (scaled)");
+	}
+	size_t crit;
+	if (s->base > 1.0 && pe_rope_critical_dim(s->base, d_rot, train, &crit) == PE_OK)
+		num(o, "critical_dim", (double)crit, "critical dimension (training)");
+	num(o, "pairs_unrotated_train", (double)slow_pairs(base, h, train),
+	    "pairs never turning in training ctx");
+	if (p.type != PE_ROPE_SCALING_NONE)
+		num(o, "pairs_unrotated_context", (double)slow_pairs(scaled, h, ctx),
+		    "scaled pairs never turning in ctx");
+	free(base);
+	free(scaled);
+	return 0;
+}
+
+static int describe_group(struct out *o, const struct cli_common *co, const struct pe_model *m,
+                          const char *spec_text, const char *overrides, size_t d, double length)
+{
+	char *text = overrides ? pe_spec_override(spec_text, overrides) : NULL;
+	if (overrides && !text)
+		return cli_error("out of memory");
+	struct pe_scheme *s = NULL;
+	char *err = NULL;
+	enum pe_status st = pe_scheme_parse(text ? text : spec_text, &s, &err);
+	free(text);
+	if (st != PE_OK) {
+		int rc = cli_usage_error("scheme '%s': %s", spec_text,
+		                         err ? err : pe_status_str(st));
+		free(err);
+		return rc;
+	}
+	str(o, "spec", s->canonical, "spec");
+	int rc = 0;
+	if (s->kind == PE_SCHEME_ROPE) {
+		rc = describe_rope(o, m, s, co->d ? co->d : d, length);
+	} else if (s->kind == PE_SCHEME_ALIBI) {
+		num(o, "heads", s->heads, "ALiBi heads");
+		/* Press et al.: slopes 2^(-8k/n) for n a power of two */
+		if (!(s->heads & (s->heads - 1))) {
+			num(o, "slope_first", pow(2.0, -8.0 / s->heads), "first slope");
+			num(o, "slope_last", pow(2.0, -8.0), "last slope");
+		}
+	} else if (s->kind == PE_SCHEME_T5) {
+		num(o, "buckets", s->buckets, "buckets");
+		num(o, "max_distance", s->max_distance, "max distance");
+		num(o, "bidirectional", s->bidirectional, "bidirectional");
+	}
+	pe_scheme_destroy(s);
+	return rc;
+}
+
+static int run_model(const struct cli_common *co, const char *spec, double length, FILE *f, int csv)
+{
+	struct out o = {f, csv, "all"};
+	if (!cli_is_model_spec(spec)) {
+		if (csv)
+			fputs("group,quantity,value\n", f);
+		return describe_group(&o, co, NULL, spec, NULL, 128, length);
+	}
+	struct pe_model *m = NULL;
+	const char *overrides = NULL;
+	int rc = cli_model_load(co, spec, &m, &overrides);
+	if (rc)
+		return rc;
+	const struct pe_model_group *only = NULL;
+	if (co->layer && !(only = pe_model_group_find(m, co->layer))) {
+		rc = cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
+		                     co->layer, spec);
+		pe_model_destroy(m);
+		return rc;
+	}
+	if (csv) {
+		fputs("group,quantity,value\n", f);
+		o.group = "model";
+		str(&o, "model_type", m->model_type, "");
+		if (m->n_layers)
+			num(&o, "layers", (double)m->n_layers, "");
+		if (m->context > 0)
+			num(&o, "context", m->context, "");
+		if (m->train_context > 0)
+			num(&o, "train_context", m->train_context, "");
+		num(&o, "groups", (double)m->n_groups, "");
+	} else {
+		fprintf(f, "%s: model_type %s", spec, m->model_type);
+		if (m->n_layers)
+			fprintf(f, ", %zu layers", m->n_layers);
+		if (m->context > 0)
+			fprintf(f, ", context %.17g", m->context);
+		if (m->train_context > 0 && m->train_context != m->context)
+			fprintf(f, " (training %.17g)", m->train_context);
+		fputc('\n', f);
+		if (m->note)
+			fprintf(f, "note: %s\n", m->note);
+	}
+	if (m->learned && csv) {
+		o.group = "model";
+		num(&o, "table_rows", (double)m->table_rows, "");
+		num(&o, "table_cols", (double)m->table_cols, "");
+	}
+	for (size_t i = 0; i < m->n_groups && !rc; i++) {
+		const struct pe_model_group *g = &m->groups[i];
+		if (only && g != only)
+			continue;
+		char layers[512];
+		cli_layer_ranges(g->layers, g->n_layers, layers, sizeof(layers));
+		o.group = g->name;
+		if (!csv)
+			fprintf(f, "\ngroup %s%s%s%s\n", g->name, g->n_layers ? " (layers " : "",
+			        layers, g->n_layers ? ")" : "");
+		else if (g->n_layers)
+			str(&o, "layers", layers, "");
+		if (!g->spec) {
+			str(&o, "spec", "none (NoPE: no positional encoding)", "spec");
+			continue;
+		}
+		rc = describe_group(&o, co, m, g->spec, overrides, m->head_dim, length);
+	}
+	pe_model_destroy(m);
+	return rc;
+}
+
+int cmd_model(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	        CLI_COMMON_LONG,
+	        {"length", required_argument, NULL, OPT_LENGTH},
+	        {NULL, 0, NULL, 0},
+	};
+	struct cli_common o;
+	cli_common_init(&o);
+	double length = 0;
+	int opt, rc;
+	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
+		if (opt == OPT_LENGTH) {
+			rc = cli_parse_double("--length", optarg, &length);
+			if (!rc && length <= 0)
+				rc = cli_usage_error("option '--length': %s must be > 0", optarg);
+		} else {
+			rc = cli_common_option(&o, opt, optarg, argv);
+		}
+		if (rc)
+			return rc;
+	}
+	if (o.help) {
+		fputs(help, stdout);
+		return CLI_OK;
+	}
+	const char *spec = o.nspecs ? o.specs[0] : NULL;
+	if (optind < argc) {
+		if (spec)
+			return cli_usage_error("give the model once, as -s SPEC or as the operand");
+		spec = argv[optind++];
+		if (cli_is_model_spec(spec) && !o.d_given)
+			o.d = 0; /* the model's own width */
+	}
+	if ((rc = cli_no_operands(argc, argv)))
+		return rc;
+	if (!spec)
+		return cli_usage_error("which model? e.g. posenc model model:llama-3.1-8b");
+	if (o.nspecs > 1)
+		return cli_usage_error("model describes one model, %zu given", o.nspecs);
+	if (o.n || o.start || o.nbases)
+		return cli_usage_error(
+		        "options '-n', '--start' and '--base' do not apply to model");
+	if (!o.d_given)
+		o.d = 0;
+	if (!o.output)
+		return run_model(&o, spec, length, stdout, 0);
+	enum cli_format format;
+	if ((rc = cli_output_format(&o, o.output, &format)))
+		return rc;
+	if (format != CLI_FORMAT_CSV)
+		return cli_usage_error(
+		        "option '-o': model writes .csv (the figure: posenc freqs -s "
+		        "%s -o FILE.png)",
+		        spec);
+	struct cli_file file;
+	if ((rc = cli_file_open(&file, o.output)))
+		return rc;
+	rc = run_model(&o, spec, length, file.f, 1);
+	if (rc) {
+		cli_file_abort(&file);
+		return rc;
+	}
+	rc = cli_file_commit(&file);
+	if (!rc)
+		cli_report_written(&o, o.output, "model summary");
+	return rc;
+}
