@@ -69,8 +69,40 @@ static int same_key(const char *item, size_t len, const char *key, size_t klen)
 	return il == klen && memcmp(item, key, klen) == 0;
 }
 
+/* Keys that belong to a RoPE scaling: a new scaling= drops the old ones. */
+static const char *const scaling_keys[] = {
+        "factor",         "original",
+        "length",         "low",
+        "high",           "beta-fast",
+        "beta-slow",      "mscale",
+        "mscale-all-dim", "attention-factor",
+        "truncate",       "long-factor",
+        "short-factor",   NULL,
+};
+
+static int is_scaling_key(const char *item, size_t klen)
+{
+	for (size_t i = 0; scaling_keys[i]; i++)
+		if (strlen(scaling_keys[i]) == klen && memcmp(scaling_keys[i], item, klen) == 0)
+			return 1;
+	return 0;
+}
+
+static int overrides_key(const char *overrides, const char *key, size_t klen)
+{
+	const char *o = overrides;
+	while (o && *o) {
+		size_t ol = strcspn(o, ",");
+		if (same_key(o, ol, key, klen))
+			return 1;
+		o += ol + (o[ol] == ',');
+	}
+	return 0;
+}
+
 char *pe_spec_override(const char *spec, const char *overrides)
 {
+	int new_scaling = overrides_key(overrides, "scaling", 7);
 	struct strbuf b = {0};
 	const char *colon = strchr(spec, ':');
 	size_t name_len = colon ? (size_t)(colon - spec) : strlen(spec);
@@ -82,14 +114,8 @@ char *pe_spec_override(const char *spec, const char *overrides)
 		size_t len = strcspn(p, ",");
 		const char *eq = memchr(p, '=', len);
 		size_t klen = eq ? (size_t)(eq - p) : len;
-		int replaced = 0;
-		const char *o = overrides;
-		while (o && *o) {
-			size_t ol = strcspn(o, ",");
-			if (same_key(o, ol, p, klen))
-				replaced = 1;
-			o += ol + (o[ol] == ',');
-		}
+		int replaced = overrides_key(overrides, p, klen) ||
+		               (new_scaling && is_scaling_key(p, klen));
 		if (!replaced) {
 			strbuf_add(&b, first ? ":" : ",", 1);
 			strbuf_add(&b, p, len);

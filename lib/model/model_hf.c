@@ -170,6 +170,10 @@ static int count(struct hf *h, const char *where, const struct json *obj, const 
 static void put_number(struct strbuf *b, double v)
 {
 	char text[40];
+	if (v == floor(v) && fabs(v) < 1e15) {
+		strbuf_addf(b, "%.0f", v);
+		return;
+	}
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(text, sizeof(text), "%.*g", prec, v);
 		if (strtod(text, NULL) == v)

@@ -101,7 +101,9 @@ const struct pe_model_group *pe_model_group_find(const struct pe_model *m, const
  * pe_spec_override() - spec text with some keys replaced or added
  *
  * @spec:      "NAME:key=value,..." (or "NAME").
- * @overrides: "key=value,key=value" (may be NULL or empty).
+ * @overrides: "key=value,key=value" (may be NULL or empty). A new
+ *             scaling= also drops the spec's scaling keys (factor,
+ *             original, ...), which belonged to the old scaling.
  * @return a new string (free()), or NULL when out of memory.
  */
 char *pe_spec_override(const char *spec, const char *overrides);

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Real models: -s hf:config.json, -s model:NAME and posenc model, checked against an
+independent reference written here from Hugging Face transformers' modeling_rope_utils.py
+(the revision with rope_parameters): every inverse frequency, attention factor and derived
+number to 1e-15 relative. The fixtures are the position-related keys of the models'
+public config.json files (tests/fixtures/configs, each citing its source in "_source")."""
+import csv
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import done, error_case, ok, run, workdir  # noqa: E402
+
+EXE = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CONFIGS = os.path.join(ROOT, "tests", "fixtures", "configs")
+TMP = workdir()
+REL = 1e-15
+
+
+# ---- the reference, from the formulas of modeling_rope_utils.py ----------------------
+
+def get_mscale(scale, m=1.0):
+    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+
+def reference(cfg_root, group):
+    """(unscaled inv_freq, scaled inv_freq, attention factor, extras) of a layer group."""
+    cfg = cfg_root.get("text_config") or cfg_root
+    head = cfg.get("qk_rope_head_dim") or cfg.get("head_dim") or \
+        cfg["hidden_size"] // cfg["num_attention_heads"]
+    partial = cfg.get("partial_rotary_factor", cfg.get("rotary_pct", 1.0))
+    dim = int(head * partial)
+    max_pos = cfg.get("max_position_embeddings")
+    block = dict(cfg.get("rope_scaling") or cfg.get("rope_parameters") or {})
+    theta = block.get("rope_theta", cfg.get("rope_theta", cfg.get("rotary_emb_base", 10000.0)))
+    if group == "local":  # Gemma 3: local layers at rope_local_base_freq, unscaled
+        theta, block = cfg["rope_local_base_freq"], {}
+    rtype = block.get("rope_type", block.get("type", "default"))
+    rtype = {"su": "longrope", "mrope": "default"}.get(rtype, rtype)
+    if rtype in ("llama3", "yarn", "longrope"):
+        if "original_max_position_embeddings" in cfg:
+            block["original_max_position_embeddings"] = cfg["original_max_position_embeddings"]
+        else:
+            block.setdefault("original_max_position_embeddings", max_pos)
+    pos = [theta ** (i / dim) for i in range(0, dim, 2)]
+    base = [1.0 / p for p in pos]
+    att, extra = 1.0, {"rotary_dim": dim}
+    if rtype == "default":
+        return base, list(base), att, extra
+    factor = block.get("factor")
+    if rtype == "linear":
+        return base, [f / factor for f in base], att, extra
+    orig = block["original_max_position_embeddings"]
+    if rtype == "yarn":
+        if factor is None:
+            factor = max_pos / orig
+        att = block.get("attention_factor")
+        if att is None:
+            ms, msa = block.get("mscale"), block.get("mscale_all_dim")
+            att = get_mscale(factor, ms) / get_mscale(factor, msa) if ms and msa \
+                else get_mscale(factor)
+        fast, slow = block.get("beta_fast") or 32, block.get("beta_slow") or 1
+
+        def corr(r):
+            return dim * math.log(orig / (r * 2 * math.pi)) / (2 * math.log(theta))
+        low, high = corr(fast), corr(slow)
+        if block.get("truncate", True):
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, dim - 1)
+        extra.update(yarn_low=low, yarn_high=high)
+        if low == high:
+            high += 0.001
+        out = []
+        for i, p in enumerate(pos):
+            ramp = min(max((i - low) / (high - low), 0.0), 1.0)
+            ext = 1 - ramp
+            out.append(1.0 / (factor * p) * (1 - ext) + 1.0 / p * ext)
+        return base, out, att, extra
+    if rtype == "llama3":
+        low_f, high_f = block["low_freq_factor"], block["high_freq_factor"]
+        low_wl, high_wl = orig / low_f, orig / high_f
+        extra.update(low_freq_wavelength=low_wl, high_freq_wavelength=high_wl)
+        out = []
+        for f in base:
+            wl = 2 * math.pi / f
+            g = f / factor if wl > low_wl else f
+            if not wl < high_wl and not wl > low_wl:
+                s = (orig / wl - low_f) / (high_f - low_f)
+                g = (1 - s) * g / factor + s * g
+            out.append(g)
+        return base, out, att, extra
+    if rtype == "longrope":
+        if factor is None:
+            factor = max_pos / orig
+        att = block.get("attention_factor")
+        if att is None:
+            att = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(orig))
+        short = [1.0 / (e * p) for e, p in zip(block["short_factor"], pos)]
+        long_ = [1.0 / (e * p) for e, p in zip(block["long_factor"], pos)]
+        extra.update(switch_length=orig, long=long_)
+        return base, short, att, extra
+    raise ValueError(rtype)
+
+
+def rel_ok(a, b):
+    return all(abs(x - y) <= REL * abs(y) for x, y in zip(a, b)) and len(a) == len(b)
+
+
+def worst(a, b):
+    return max((abs(x - y) / abs(y) for x, y in zip(a, b)), default=0.0)
+
+
+def freqs(spec, *extra):
+    r = run(EXE, "freqs", "-q", "-s", spec, "-o", "-", *extra)
+    rows = list(csv.reader(io.StringIO(r.text)))
+    if r.rc or not rows:
+        return r, None, None
+    head = rows[0]
+    cols = {h: [float(x[i]) for x in rows[1:]] for i, h in enumerate(head)}
+    scaled = [h for h in head if h.endswith("_theta") and h != "theta"]
+    return r, cols["theta"], cols[scaled[0]] if len(scaled) == 1 else None
+
+
+def summary(spec, *extra):
+    r = run(EXE, "model", "-q", spec, "-o", "-", *extra)
+    out = {}
+    for row in list(csv.reader(io.StringIO(r.text)))[1:]:
+        out.setdefault(row[0], {})[row[1]] = row[2]
+    return r, out
+
+
+GROUPS = {"gemma-3-27b": ["local", "global"], "t5-base": ["encoder", "decoder"]}
+ROPE = ["llama-2-7b", "llama-3-8b", "llama-3.1-8b", "llama-3.2-1b", "codellama-7b",
+        "mistral-7b-v0.1", "mistral-7b-v0.2", "qwen2.5-7b", "qwen2.5-7b-yarn", "qwen2.5-vl-7b",
+        "phi-3-mini-128k", "deepseek-v3", "gemma-3-27b", "gpt-oss-120b", "gpt-neox-20b"]
+
+for name in ROPE:
+    path = os.path.join(CONFIGS, name + ".json")
+    with open(path) as f:
+        cfg = json.load(f)
+    for group in GROUPS.get(name, ["all"]):
+        base, scaled, att, extra = reference(cfg, group)
+        layer = ["--layer", group] if group != "all" else []
+        r, theta, got = freqs("hf:" + path, *layer)
+        ok(r.rc == 0 and rel_ok(theta, base), f"{name} {group}: unscaled inverse frequencies",
+           f"rc={r.rc} {r.err} worst={worst(theta or [], base)}")
+        if got is not None or scaled != base:
+            ok(got is not None and rel_ok(got, scaled),
+               f"{name} {group}: scaled inverse frequencies to 1e-15",
+               f"worst={worst(got or [], scaled)}")
+        if "long" in extra:
+            r2, _, glong = freqs("hf:" + path, "--length", str(extra["switch_length"] + 1))
+            ok(glong is not None and rel_ok(glong, extra["long"]),
+               f"{name}: long factors past the switch length", f"worst={worst(glong or [], extra['long'])}")
+        r3, s = summary("hf:" + path, *layer)
+        g = s.get(group, {})
+        ok(r3.rc == 0 and abs(float(g.get("attention_factor", "nan")) - att) <= REL * att,
+           f"{name} {group}: attention factor {att!r}", f"{r3.err} {g.get('attention_factor')}")
+        ok(int(g.get("rotary_dim", -1)) == extra["rotary_dim"], f"{name} {group}: rotary width",
+           g.get("rotary_dim"))
+        for key in ("yarn_low", "yarn_high", "low_freq_wavelength", "high_freq_wavelength",
+                    "switch_length"):
+            if key in extra:
+                ok(float(g.get(key, "nan")) == extra[key], f"{name} {group}: {key} {extra[key]}",
+                   g.get(key))
+        # model:NAME is the same config through the same reader
+        rp, sp = summary("model:" + name, *layer)
+        ok(rp.rc == 0 and sp == s, f"model:{name} {group} equals hf: of its fixture",
+           rp.err)
+
+# ---- derived numbers by hand --------------------------------------------------------
+r, s = summary("model:llama-2-7b")
+ok(s.get("all", {}).get("critical_dim") == "92", "llama-2-7b: critical dimension 92 (Liu et al.)",
+   s)
+r, s = summary("model:qwen2.5-7b-yarn")
+g = s.get("all", {})
+# YaRN, d 128, base 1e6, original 32768: low 23, high 40 (formulas: cd(32), cd(1))
+ok(g.get("yarn_low") == "23" and g.get("yarn_high") == "40", "qwen2.5 yarn ramp 23..40", g)
+ok(float(g["attention_factor"]) == 0.1 * math.log(4.0) + 1.0, "qwen2.5 yarn: 0.1 ln 4 + 1")
+r, s = summary("model:phi-3-mini-128k")
+g = s.get("all", {})
+ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.log(4096.0)),
+   "phi-3 longrope: attention factor from 131072/4096 = 32 (1.1902381)", g)
+ok(g.get("rotary_dim") == "96" and g.get("factors") == "long",
+   "phi-3: 96 rotated, long factors at its 131072 context", g)
+r, s = summary("model:deepseek-v3")
+g = s.get("all", {})
+ok(g.get("rotary_dim") == "64" and g.get("layout") == "interleaved" and
+   float(g["attention_factor"]) == 1.0, "deepseek-v3: qk_rope_head_dim 64, interleaved, "
+   "mscale = mscale_all_dim gives attention factor 1", g)
+r, s = summary("model:gpt-neox-20b")
+ok(s.get("all", {}).get("rotary_dim") == "24", "gpt-neox-20b: rotary_pct 0.25 of 96 = 24")
+r, s = summary("model:gemma-3-27b")
+ok(s.get("local", {}).get("layers") == "0-4,6-10,12-16,18-22,24-28,30-34,36-40,42-46,48-52,54-58,60-61"
+   and s.get("global", {}).get("layers") == "5,11,17,23,29,35,41,47,53,59",
+   "gemma-3-27b: every 6th layer global (sliding_window_pattern 6)", s)
+r, s = summary("model:gpt-oss-120b")
+ok(list(s) == ["model", "all"] and s["all"]["layers"] == "0-35",
+   "gpt-oss-120b: sliding and full layers share one RoPE: one group", list(s))
+r, s = summary("model:t5-base")
+ok(s.get("encoder", {}).get("bidirectional") == "1" and s.get("decoder", {}).get("bidirectional") == "0",
+   "t5-base: bidirectional encoder, causal decoder", s)
+r, s = summary("model:bloom")
+ok(s.get("all", {}).get("heads") == "112", "bloom: 112 ALiBi heads", s)
+r = run(EXE, "model", "model:gpt2")
+ok(r.rc == 0 and "1024 positions x 768" in r.text and "wpe.weight" in r.text,
+   "gpt2: the table shape, its values from the weights", r.text)
+
+# ---- the length semantics -----------------------------------------------------------
+dyn = os.path.join(TMP, "dyn.json")
+with open(dyn, "w") as f:
+    json.dump({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+               "max_position_embeddings": 4096, "rope_theta": 10000.0,
+               "rope_scaling": {"type": "dynamic", "factor": 2.0}}, f)
+r, s = summary("hf:" + dyn, "--length", "8192")
+# formulas.md [3b]: base 1e4, d 128, factor 2, max_pos 4096: L = 8192 -> 30527.7367
+want = 10000.0 * ((2.0 * 8192 / 4096) - 1.0) ** (128 / 126)
+ok(abs(float(s["all"]["dynamic_base"]) - want) <= REL * want, "dynamic base at 8192", s)
+r = run(EXE, "encode", "-s", "rope:scaling=dynamic,factor=2", "-n", "16384", "-d", "128",
+        "--view", "angle", "-o", os.path.join(TMP, "dyn.npy"))
+r0 = run(EXE, "encode", "-s", "rope", "-n", "16384", "-d", "128", "--view", "angle",
+         "-o", os.path.join(TMP, "plain.npy"))
+with open(os.path.join(TMP, "dyn.npy"), "rb") as a, open(os.path.join(TMP, "plain.npy"), "rb") as b:
+    differ = a.read() != b.read()
+ok(r.rc == 0 and r0.rc == 0 and differ and "sequence length 16384" in r.err,
+   "encode: dynamic evaluated at the largest position + 1, and says so", r.err)
+
+# ---- strictness ---------------------------------------------------------------------
+def bad(name, doc, needle, rc=1):
+    path = os.path.join(TMP, name + ".json")
+    with open(path, "w") as f:
+        f.write(doc if isinstance(doc, str) else json.dumps(doc))
+    error_case(EXE, name, ["freqs", "-s", "hf:" + path, "-o", "-"], rc, needle)
+
+
+llama = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+         "max_position_embeddings": 4096}
+bad("unknown-key", dict(llama, rope_scaling={"type": "linear", "factor": 2.0, "fcator": 1}),
+    "unknown key 'fcator'")
+bad("unknown-type", dict(llama, rope_scaling={"rope_type": "magic"}), "'magic' is not one of")
+bad("llama3-missing", dict(llama, rope_scaling={"rope_type": "llama3", "factor": 8.0}),
+    "needs 'low_freq_factor'")
+bad("unknown-arch", {"model_type": "transformer9000"}, "model_type: 'transformer9000'")
+bad("no-model-type", {"hidden_size": 8}, "model_type: missing")
+bad("not-json", "{\"model_type\": ", "not JSON")
+bad("theta-string", dict(llama, rope_theta="1e4"), "rope_theta: is not a finite number")
+bad("short-list", dict(llama, rope_scaling={"type": "longrope", "long_factor": [1.0],
+                                            "short_factor": [1.0]},
+                       original_max_position_embeddings=2048), "long_factor: has 1 numbers")
+error_case(EXE, "missing file", ["freqs", "-s", "hf:/nonexistent/config.json"], 1, "cannot open")
+error_case(EXE, "unknown preset", ["freqs", "-s", "model:llama-9"], 2, "unknown model 'llama-9'")
+error_case(EXE, "bad layer", ["freqs", "-s", "model:gemma-3-27b", "--layer", "middle"], 2,
+           "'middle'")
+r = run(EXE, "freqs", "-q", "-s", "model:gemma-3-27b", "--layer", "5", "-o", "-")
+r2 = run(EXE, "freqs", "-q", "-s", "model:gemma-3-27b", "--layer", "global", "-o", "-")
+ok(r.rc == 0 and r.out == r2.out, "--layer 5 is Gemma 3's first global layer")
+r, s = summary("model:llama-3.1-8b,scaling=none")
+ok(r.rc == 0 and s["all"]["scaling"] == "none" and s["all"]["base"] == "500000",
+   "spec keys override a model's (scaling=none drops its scaling keys)", r.err)
+r, s = summary("model:llama-3.1-8b,base=10000")
+ok(r.rc == 0 and s["all"]["base"] == "10000" and s["all"]["scaling"] == "llama3",
+   "spec keys override a model's (base=10000)", r.err)
+r = run(EXE, "compare", "-q", "-s", "model:llama-3.1-8b", "--base", "10000,500000", "-o",
+        os.path.join(TMP, "bases.csv"))
+with open(os.path.join(TMP, "bases.csv")) as f:
+    labels = [line.split(",")[0] for line in f.readlines()[1:]]
+ok(r.rc == 0 and labels == ["llama-3.1-8b base=10000", "llama-3.1-8b base=500000"],
+   "--base crosses a model spec, labels name the base", labels)
+r = run(EXE, "compare", "-s", "model:llama-3.1-8b", "-s", "model:qwen2.5-7b", "-o",
+        os.path.join(TMP, "cmp.png"))
+ok(r.rc == 0, "compare two models", r.err)
+r = run(EXE, "help", "models")
+ok(r.rc == 0 and all(n in r.text for n in ROPE + ["bloom", "t5-base", "gpt2"]),
+   "help models lists every preset")
+
+# ---- the preset table is generated from these fixtures -------------------------------
+gen = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_model_presets.py"), ROOT],
+                     capture_output=True, text=True)
+with open(os.path.join(ROOT, "lib", "model", "presets.h")) as f:
+    ok(gen.returncode == 0 and gen.stdout == f.read(),
+       "lib/model/presets.h is tools/gen_model_presets.py of the fixtures")
+done()
