@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "figure.h"
 #include "model_spec.h"
 #include "output.h"
 
@@ -30,15 +31,16 @@ static const char help[] =
         "many pairs never complete a rotation within the training (unscaled) or the\n"
         "extended (scaled) context. SPEC: hf:config.json, model:NAME ('posenc help\n"
         "models') or any rope spec. Text on stdout; -o FILE.csv (or -o -) writes the same\n"
-        "as CSV rows group,quantity,value. 'posenc freqs -s SPEC -o FILE.png' draws the\n"
-        "wavelength per pair, scaled and unscaled.\n"
+        "as CSV rows group,quantity,value; -o FILE.png (.svg, .pdf) draws the wavelength\n"
+        "per pair of each layer group, unscaled and scaled, with the training and the\n"
+        "extended context marked.\n"
         "\n"
         "Options:\n"
         "  -s, --scheme SPEC      the model (or give it as the operand)\n"
         "      --layer L          one layer group (local, global, ...) or layer index\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
         "                         extended context, max_position_embeddings]\n"
-        "  -o, --output FILE      .csv, or - for CSV on stdout [default: text on stdout]\n"
+        "  -o, --output FILE      .csv (- for stdout), .png .svg .pdf [default: text on stdout]\n"
         "  -q, --quiet            say nothing on stderr but errors\n"
         "  -h, --help             show this help\n"
         "\n"
@@ -298,6 +300,133 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 	return rc;
 }
 
+/* Unscaled and scaled inverse frequencies of a rope group, as describe_rope computes them. */
+static int group_thetas(const struct pe_model *m, const char *spec_text, const char *overrides,
+                        size_t d, double length, double **base, double **scaled, size_t *h)
+{
+	char *text = overrides ? pe_spec_override(spec_text, overrides) : NULL;
+	struct pe_scheme *s = NULL;
+	char *err = NULL;
+	enum pe_status st = pe_scheme_parse(text ? text : spec_text, &s, &err);
+	free(text);
+	free(err);
+	if (st != PE_OK || s->kind != PE_SCHEME_ROPE) {
+		pe_scheme_destroy(s);
+		return -1;
+	}
+	size_t d_rot = (size_t)((double)d * s->rotary);
+	*h = d_rot / 2;
+	*base = malloc((*h ? *h : 1) * sizeof(double));
+	*scaled = malloc((*h ? *h : 1) * sizeof(double));
+	struct pe_rope_scaling_params p = s->scaling;
+	if (p.length == 0.0)
+		p.length = length > 0 ? length : m->context;
+	st = *base && *scaled ? pe_rope_base_frequencies(s->base, d_rot, *base) : PE_ENOMEM;
+	if (st == PE_OK) {
+		memcpy(*scaled, *base, *h * sizeof(double));
+		st = pe_rope_scale_frequencies(&p, s->base, d_rot, *scaled, NULL);
+	}
+	pe_scheme_destroy(s);
+	if (st != PE_OK) {
+		free(*base);
+		free(*scaled);
+		*base = *scaled = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < *h; i++) {
+		(*base)[i] = TWO_PI / (*base)[i];
+		(*scaled)[i] = TWO_PI / (*scaled)[i];
+	}
+	return 0;
+}
+
+/* Wavelength per pair, unscaled and scaled, per rope group; context lengths marked. */
+static int draw_model(const struct cli_common *co, const char *spec, double length,
+                      const char *path, enum cli_format format)
+{
+	struct pe_model *m = NULL;
+	const char *overrides = NULL;
+	int rc = cli_model_load(co, spec, &m, &overrides);
+	if (rc)
+		return rc;
+	const struct pe_model_group *only = co->layer ? pe_model_group_find(m, co->layer) : NULL;
+	if (co->layer && !only) {
+		pe_model_destroy(m);
+		return cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
+		                       co->layer, spec);
+	}
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	size_t ng = m->n_groups;
+	double **bufs = calloc(3 * (ng ? ng : 1), sizeof(double *));
+	char(*names)[96] = calloc(2 * (ng ? ng : 1), sizeof(*names));
+	enum pe_status st = fig && bufs && names ? PE_OK : PE_ENOMEM;
+	struct pe_panel *panel = fig ? pe_figure_panel(fig, 0, 0) : NULL;
+	size_t drawn = 0;
+	for (size_t g = 0; g < ng && st == PE_OK; g++) {
+		const struct pe_model_group *grp = &m->groups[g];
+		if ((only && grp != only) || !grp->spec)
+			continue;
+		size_t h = 0;
+		if (group_thetas(m, grp->spec, overrides, co->d ? co->d : m->head_dim, length,
+		                 &bufs[3 * g], &bufs[3 * g + 1], &h) != 0 ||
+		    h == 0)
+			continue;
+		bufs[3 * g + 2] = malloc(h * sizeof(double));
+		if (!bufs[3 * g + 2]) {
+			st = PE_ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < h; i++)
+			bufs[3 * g + 2][i] = (double)i;
+		const char *gn = ng > 1 ? grp->name : "";
+		snprintf(names[2 * g], sizeof(names[0]), "%s%sunscaled", gn, *gn ? " " : "");
+		snprintf(names[2 * g + 1], sizeof(names[0]), "%s%sscaled", gn, *gn ? " " : "");
+		int same = memcmp(bufs[3 * g], bufs[3 * g + 1], h * sizeof(double)) == 0;
+		if (same) /* an unscaled group: one line */
+			snprintf(names[2 * g], sizeof(names[0]), "%s%s(no scaling)", gn,
+			         *gn ? " " : "");
+		st = pe_panel_add_line(panel, names[2 * g], bufs[3 * g + 2], bufs[3 * g], h);
+		if (st == PE_OK && !same)
+			st = pe_panel_add_line(panel, names[2 * g + 1], bufs[3 * g + 2],
+			                       bufs[3 * g + 1], h);
+		drawn++;
+	}
+	char text[96];
+	if (st == PE_OK && !drawn)
+		rc = cli_usage_error("'%s' has no rotary layer group to draw", spec);
+	if (!rc && st == PE_OK && m->train_context > 0) {
+		snprintf(text, sizeof(text), "%s %.17g",
+		         m->context == m->train_context ? "context" : "training context",
+		         m->train_context);
+		st = pe_panel_add_hline(panel, m->train_context, text);
+	}
+	if (!rc && st == PE_OK && m->context > 0 && m->context != m->train_context) {
+		snprintf(text, sizeof(text), "extended context %.17g", m->context);
+		st = pe_panel_add_hline(panel, m->context, text);
+	}
+	if (!rc && st == PE_OK) {
+		pe_panel_set_log(panel, false, true);
+		pe_panel_set_integer_ticks(panel, true, false);
+		st = pe_panel_set_ylabel(panel, "wavelength 2\xcf\x80/\xce\xb8 (positions)");
+	}
+	if (!rc && st == PE_OK)
+		st = pe_panel_set_xlabel(panel, "pair index i");
+	char title[192];
+	snprintf(title, sizeof(title), "%s: wavelength per pair", m->name);
+	if (!rc && st == PE_OK)
+		st = pe_figure_set_title(fig, title);
+	if (!rc)
+		rc = st != PE_OK ? cli_figure_error(st)
+		                 : cli_figure_write(co, path, format, fig, "wavelength per pair");
+	pe_figure_destroy(fig);
+	for (size_t i = 0; bufs && i < 3 * ng; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(names);
+	pe_model_destroy(m);
+	return rc;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -348,11 +477,17 @@ int cmd_model(int argc, char **argv)
 	enum cli_format format;
 	if ((rc = cli_output_format(&o, o.output, &format)))
 		return rc;
+	if (cli_format_is_figure(format)) {
+		if (!cli_is_model_spec(spec))
+			return cli_usage_error("the figure needs a model (hf:, model:); for '%s' "
+			                       "use posenc freqs",
+			                       spec);
+		if ((rc = cli_figure_check_options(&o)))
+			return rc;
+		return draw_model(&o, spec, length, o.output, format);
+	}
 	if (format != CLI_FORMAT_CSV)
-		return cli_usage_error(
-		        "option '-o': model writes .csv (the figure: posenc freqs -s "
-		        "%s -o FILE.png)",
-		        spec);
+		return cli_usage_error("option '-o': model writes .csv, .png, .svg or .pdf");
 	struct cli_file file;
 	if ((rc = cli_file_open(&file, o.output)))
 		return rc;
