@@ -279,6 +279,84 @@ r = run(EXE, "help", "models")
 ok(r.rc == 0 and all(n in r.text for n in ROPE + ["bloom", "t5-base", "gpt2"]),
    "help models lists every preset")
 
+
+# ---- both config layouts and the other keys -----------------------------------------
+def write(name, doc):
+    path = os.path.join(TMP, name + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return "hf:" + path
+
+
+with open(os.path.join(CONFIGS, "llama-3.1-8b.json")) as f:
+    l31 = json.load(f)
+new = {k: v for k, v in l31.items() if k not in ("rope_scaling", "rope_theta")}
+new["rope_parameters"] = dict(l31["rope_scaling"], rope_theta=500000.0)
+r1, s1 = summary("model:llama-3.1-8b")
+r2, s2 = summary(write("l31-new", new))
+ok(r2.rc == 0 and s1["all"] == s2["all"],
+   "rope_parameters with rope_theta inside equals the older rope_theta + rope_scaling", r2.err)
+no_theta = {k: v for k, v in new.items()}
+no_theta["rope_parameters"] = dict(l31["rope_scaling"])
+r3, s3 = summary(write("l31-no-theta", no_theta))
+ok(r3.rc == 0 and s3["all"]["base"] == "10000", "no rope_theta anywhere: the reference's 10000")
+
+with open(os.path.join(CONFIGS, "gemma-3-27b.json")) as f:
+    g3 = json.load(f)
+tc = dict(g3["text_config"])
+tc["layer_types"] = ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention"
+                     for i in range(62)]
+tc["rope_parameters"] = {"full_attention": {"rope_type": "linear", "factor": 8.0,
+                                            "rope_theta": 1000000.0},
+                         "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}
+for k in ("rope_scaling", "rope_theta", "rope_local_base_freq", "sliding_window_pattern"):
+    tc.pop(k)
+r4, s4 = summary(write("gemma3-new", dict(g3, text_config=tc)))
+r5, s5 = summary("model:gemma-3-27b")
+ok(r4.rc == 0 and s4.get("local") == s5.get("local") and s4.get("global") == s5.get("global"),
+   "Gemma 3 rope_parameters keyed per layer type equals rope_local_base_freq + pattern", r4.err)
+
+smol = {"model_type": "smollm3", "hidden_size": 2048, "num_attention_heads": 16,
+        "num_hidden_layers": 8, "max_position_embeddings": 65536, "rope_theta": 5000000.0,
+        "no_rope_layer_interval": 4}
+r6, s6 = summary(write("smollm3", smol))
+ok(r6.rc == 0 and s6.get("nope", {}).get("layers") == "3,7" and
+   s6.get("rope", {}).get("layers") == "0-2,4-6",
+   "SmolLM3: every 4th layer without RoPE (no_rope_layer_interval)", s6)
+smol2 = dict(smol, no_rope_layers=[1, 1, 0, 1, 1, 1, 1, 0])
+smol2.pop("no_rope_layer_interval")
+r7, s7 = summary(write("smollm3-list", smol2))
+ok(s7.get("nope", {}).get("layers") == "2,7", "no_rope_layers: 0 marks a layer without RoPE", s7)
+error_case(EXE, "NoPE group in a command", ["freqs", "-s", write("smollm3b", smol), "--layer", "nope"],
+           2, "no positional encoding")
+
+phi2 = {"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32,
+        "partial_rotary_factor": 0.4, "rope_theta": 10000.0, "max_position_embeddings": 2048}
+r8, s8 = summary(write("phi2", phi2))
+ok(s8["all"]["rotary_dim"] == "32", "partial_rotary_factor 0.4 of 80 = 32 (int())", s8)
+gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64,
+        "n_positions": 2048}
+r9, s9 = summary(write("gptj", gptj))
+ok(s9["all"]["rotary_dim"] == "64" and s9["all"]["layout"] == "interleaved",
+   "GPT-J: rotary_dim 64 of 256, interleaved pairs", s9)
+mpt = {"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+       "attn_config": {"alibi": True, "alibi_bias_max": 8}}
+r10, s10 = summary(write("mpt", mpt))
+ok(s10.get("all", {}).get("heads") == "32", "MPT: attn_config.alibi with 32 heads", s10)
+falcon = {"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
+          "alibi": False, "max_position_embeddings": 2048, "rope_theta": 10000.0}
+r11, s11 = summary(write("falcon", falcon))
+ok(s11.get("all", {}).get("rotary_dim") == "64", "Falcon 7B: RoPE on 4544/71 = 64", s11)
+bad("mpt-bias-max", dict(mpt, attn_config={"alibi": True, "alibi_bias_max": 16}),
+    "alibi_bias_max")
+r12 = run(EXE, "model", write("fac", dict(llama, rope_scaling={"type": "linear", "factor": 0.5})))
+ok(r12.rc == 0 and "warning" in r12.err and "below 1" in r12.err,
+   "factor below 1: accepted with the reference's warning", r12.err)
+r13, s13 = summary(write("beta", dict(llama, rope_scaling={"type": "yarn", "factor": 4.0,
+                                                            "beta_fast": 8, "beta_slow": 8})))
+ok(r13.rc == 0 and "yarn_low" in s13.get("all", {}), "yarn beta_fast == beta_slow is computed",
+   r13.err)
+
 # ---- the preset table is generated from these fixtures -------------------------------
 gen = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_model_presets.py"), ROOT],
                      capture_output=True, text=True)
