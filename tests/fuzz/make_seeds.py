@@ -34,7 +34,7 @@ def safetensors(tensors, metadata=None):
 
 def main():
     out = sys.argv[1]
-    for kind in ("npy", "safetensors", "csv", "spec"):
+    for kind in ("npy", "safetensors", "csv", "spec", "hf"):
         os.makedirs(os.path.join(out, kind), exist_ok=True)
 
     def write(kind, name, data):
@@ -75,6 +75,12 @@ def main():
             "file:path=gpt2.safetensors,tensor=wpe.weight,rows=2:10", "model.safetensors#wpe.weight",
             "x.npy"]):
         write("spec", "spec%02d" % i, spec)
+
+    configs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                           "configs")
+    for name in sorted(os.listdir(configs)):
+        with open(os.path.join(configs, name), "rb") as f:
+            write("hf", name, f.read())
 
     try:
         import numpy as np
