@@ -1,5 +1,8 @@
 /* -s hf:PATH and -s model:NAME: load the model, pick layer groups, expand to specs. */
 #include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +15,39 @@
 
 int cli_is_model_spec(const char *spec)
 {
-	return strncmp(spec, "hf:", 3) == 0 || strncmp(spec, "model:", 6) == 0;
+	return strncmp(spec, "hf:", 3) == 0 || strncmp(spec, "model:", 6) == 0 ||
+	       strncmp(spec, "gguf:", 5) == 0;
+}
+
+static int file_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	FILE *f = ctx;
+	if (off > (uint64_t)INT64_MAX || fseeko(f, (off_t)off, SEEK_SET) != 0)
+		return -1;
+	return fread(buf, 1, len, f) == len ? 0 : -1;
+}
+
+static int load_gguf(const struct cli_common *o, const char *path, struct pe_model **out)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return cli_error("gguf:%s: cannot open: %s", path, strerror(errno));
+	struct stat sb;
+	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		fclose(f);
+		return cli_error("gguf:%s: not a regular file", path);
+	}
+	struct pe_model_source src = {file_read, f, (uint64_t)sb.st_size};
+	char *err = NULL;
+	enum pe_status st = pe_model_from_gguf(&src, o->max_memory, NULL, out, &err);
+	fclose(f);
+	int rc = 0;
+	if (st == PE_ENOMEM)
+		rc = cli_error("gguf:%s: out of memory", path);
+	else if (st != PE_OK)
+		rc = cli_error("gguf:%s: %s", path, err ? err : pe_status_str(st));
+	free(err);
+	return rc;
 }
 
 static int read_config(const struct cli_common *o, const char *path, char **text, size_t *len)
@@ -59,8 +94,8 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
                    const char **overrides)
 {
 	*out = NULL;
-	int hf = strncmp(spec, "hf:", 3) == 0;
-	const char *what = spec + (hf ? 3 : 6);
+	int hf = strncmp(spec, "hf:", 3) == 0, gguf = strncmp(spec, "gguf:", 5) == 0;
+	const char *what = spec + (hf ? 3 : gguf ? 5 : 6);
 	const char *comma = strchr(what, ',');
 	*overrides = comma ? comma + 1 : NULL;
 	size_t wl = comma ? (size_t)(comma - what) : strlen(what);
@@ -71,13 +106,21 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 	name[wl] = '\0';
 	if (!*name) {
 		free(name);
-		return cli_usage_error("scheme '%s': %s needs a %s", spec, hf ? "hf:" : "model:",
-		                       hf ? "path to a config.json" : "model name");
+		return cli_usage_error("scheme '%s': %s needs a %s", spec,
+		                       hf     ? "hf:"
+		                       : gguf ? "gguf:"
+		                              : "model:",
+		                       hf     ? "path to a config.json"
+		                       : gguf ? "path to a .gguf file"
+		                              : "model name");
 	}
 	char *err = NULL;
 	enum pe_status st;
 	int rc = 0;
-	if (hf) {
+	if (gguf) {
+		rc = load_gguf(o, name, out);
+		st = rc ? PE_EFORMAT : PE_OK;
+	} else if (hf) {
 		char *text = NULL;
 		size_t len = 0;
 		rc = read_config(o, name, &text, &len);

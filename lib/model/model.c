@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include <posenc/model.h>
+#include <posenc/scheme.h>
 
 #include "core/strutil.h"
+#include "model/model_internal.h"
 
 void pe_model_destroy(struct pe_model *m)
 {
@@ -138,4 +140,30 @@ char *pe_spec_override(const char *spec, const char *overrides)
 		return NULL;
 	}
 	return b.buf;
+}
+
+enum pe_status pe_model_check_specs(const struct pe_model *m, char **err)
+{
+	for (size_t i = 0; i < m->n_groups; i++) {
+		if (!m->groups[i].spec)
+			continue;
+		struct pe_scheme *s = NULL;
+		char *why = NULL;
+		enum pe_status st = pe_scheme_parse(m->groups[i].spec, &s, &why);
+		pe_scheme_destroy(s);
+		if (st == PE_ENOMEM) {
+			free(why);
+			return st;
+		}
+		if (st != PE_OK) {
+			/* A value the config allows but no analysis can use (factor 2e22). */
+			if (err && !*err)
+				*err = pe_asprintf("layer group '%s': %s", m->groups[i].name,
+				                   why ? why : "the encoding is out of range");
+			free(why);
+			return PE_EFORMAT;
+		}
+		free(why);
+	}
+	return PE_OK;
 }

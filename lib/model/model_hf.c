@@ -16,6 +16,7 @@
 #include <posenc/model.h>
 
 #include "core/strutil.h"
+#include "model/model_internal.h"
 #include "io/read_json.h"
 
 enum enc { ENC_ROPE, ENC_ALIBI, ENC_T5, ENC_LEARNED };
@@ -717,6 +718,9 @@ static enum pe_status read_rope(struct hf *h)
 		return PE_EFORMAT;
 	if (!rc)
 		n = 1;
+	if (n > 4096) /* real models have a few hundred; the grouping is quadratic */
+		return fail(h, PE_EFORMAT,
+		            "num_hidden_layers: %zu is more than the 4096 posenc reads", n);
 	m->n_layers = rc ? n : 0;
 	m->context = c.max_pos;
 
@@ -1007,6 +1011,8 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 	}
 	if (st == PE_OK && !(m->train_context > 0))
 		m->train_context = m->context;
+	if (st == PE_OK)
+		st = pe_model_check_specs(m, err);
 done:
 	json_free(root);
 	if (st != PE_OK) {

@@ -17,6 +17,7 @@
 #define POSENC_MODEL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <posenc/status.h>
 
@@ -69,6 +70,30 @@ struct pe_model {
  */
 enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *label,
                                      struct pe_model **out, char **err);
+
+/* Random access to a file's bytes (a GGUF file can be many gigabytes). */
+struct pe_model_source {
+	/* Copies len bytes at off into buf; 0 on success, -1 on an I/O error. */
+	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
+	void *ctx;
+	uint64_t size; /* total bytes */
+};
+
+/*
+ * pe_model_from_gguf() - a model from the metadata of a GGUF file
+ *
+ * Reads the header, the key-value section and the tensor index, and the
+ * data of rope_freqs.weight, rope_factors_long.weight and
+ * rope_factors_short.weight when present (never any other tensor).
+ * @budget: the most bytes of metadata to hold in memory.
+ * @label: the label prefix of each group's spec; NULL: the architecture.
+ *
+ * @return PE_OK, PE_EFORMAT (not GGUF, truncated, bad values; *err says
+ * what and where), PE_EUNSUPPORTED (an architecture or value posenc cannot
+ * compute), PE_ETOOBIG (over @budget), PE_EIO, PE_ENOMEM.
+ */
+enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t budget,
+                                  const char *label, struct pe_model **out, char **err);
 
 /*
  * pe_model_preset() - a well-known model by name ("llama-3.1-8b")
