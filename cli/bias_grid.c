@@ -108,11 +108,12 @@ enum pe_status bias_grid(const struct pe_scheme *s, size_t n, size_t g, struct p
 	enum pe_status st = pe_bias_check(s, NULL);
 	if (st != PE_OK)
 		return st;
-	size_t heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
+	size_t heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
 	struct pe_matrix *m = pe_matrix_create(heads * g, g);
 	if (!m)
 		return PE_ENOMEM;
-	st = s->kind == PE_SCHEME_ALIBI ? alibi_grid(s, n, g, m->data) : t5_grid(s, n, g, m->data);
+	st = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? alibi_grid(s, n, g, m->data)
+	                                         : t5_grid(s, n, g, m->data);
 	if (st != PE_OK) {
 		pe_matrix_destroy(m);
 		return st;

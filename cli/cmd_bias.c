@@ -136,7 +136,7 @@ static enum pe_status set_axes(struct pe_panel *p, bool x, bool y)
 static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe_matrix *m,
                 size_t n, size_t g, const char *path, enum cli_format format)
 {
-	bool alibi = s->kind == PE_SCHEME_ALIBI;
+	bool alibi = pe_scheme_has(s, PE_CAP_BIAS_HEADS);
 	unsigned heads = alibi ? s->heads : 1;
 	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
 	double *slopes = malloc(heads * sizeof(*slopes));
@@ -208,7 +208,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t n, const char *path,
                   enum cli_format format)
 {
-	unsigned heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
+	unsigned heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
 	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
 	struct cli_common sized = *o;
 	if (heads > 1 && !o->width && !o->height) {
@@ -229,9 +229,9 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
-	enum pe_status st = g < n                        ? bias_grid(s, n, g, &m)
-	                    : s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m)
-	                                                 : pe_t5_bucket_map(s, n, &m);
+	enum pe_status st = g < n                                 ? bias_grid(s, n, g, &m)
+	                    : pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? pe_alibi_bias(s, n, &m)
+	                                                          : pe_t5_bucket_map(s, n, &m);
 	if (st == PE_ENOMEM || st == PE_ETOOBIG)
 		return cli_error("%s: %s", what, pe_status_str(st));
 	if (st != PE_OK)
@@ -246,7 +246,7 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 {
 	if (cli_format_is_figure(format))
 		return figure(o, s, n, path, format);
-	size_t heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
+	size_t heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
 	char what[128];
 	snprintf(what, sizeof(what), "the %zu x %zu x %zu bias", heads, n, n);
 	int rc = cli_check_memory(o, (double)heads * (double)n * (double)n * 8.0, what,
@@ -254,13 +254,13 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
-	enum pe_status st =
-	        s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m) : pe_t5_bucket_map(s, n, &m);
+	enum pe_status st = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? pe_alibi_bias(s, n, &m)
+	                                                        : pe_t5_bucket_map(s, n, &m);
 	if (st == PE_ENOMEM || st == PE_ETOOBIG)
 		return cli_error("%s: %s", what, pe_status_str(st));
 	if (st != PE_OK)
 		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
-	if (s->kind == PE_SCHEME_T5) {
+	if (pe_scheme_has(s, PE_CAP_BUCKETS)) {
 		struct pe_axis rows = {"query", 0.0, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
 		rc = cli_write_matrix(o, path, format, m, &rows, &cols);

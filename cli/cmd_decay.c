@@ -68,7 +68,7 @@ static int prepare_all(const struct cli_common *o, struct decay_opts *d, struct 
 	uint64_t K = d->max_offset_set ? d->max_offset : o->n ? o->n - 1 : DEFAULT_MAX_OFFSET;
 	for (size_t i = 0; i < count; i++) {
 		const struct pe_scheme *s = schemes[i];
-		if (d->bound && s->kind != PE_SCHEME_ROPE)
+		if (d->bound && !pe_scheme_has(s, PE_CAP_BOUND))
 			return cli_usage_error("option '--bound': RoFormer's upper bound exists "
 			                       "only for rope, not '%s'",
 			                       s->canonical);
@@ -84,8 +84,8 @@ static int prepare_all(const struct cli_common *o, struct decay_opts *d, struct 
 				                       (unsigned long long)K + 1, s->canonical, n);
 			K = n - 1; /* a short file table: stop where its pairs end */
 		}
-		if (!vs[i].vec.table && pe_scheme_is_vector(s) && s->kind != PE_SCHEME_SINUSOIDAL &&
-		    s->kind != PE_SCHEME_ROPE) {
+		if (!vs[i].vec.table && pe_scheme_is_vector(s) &&
+		    !pe_scheme_has(s, PE_CAP_TOEPLITZ)) {
 			char what[160];
 			snprintf(what, sizeof(what), "the %zu x %zu rows of '%s'", n, vs[i].vec.d,
 			         s->canonical);

@@ -245,7 +245,7 @@ int cmd_freqs(int argc, char **argv)
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;
 	struct pe_freq_table *t = NULL;
-	if (s->kind != PE_SCHEME_ROPE && s->kind != PE_SCHEME_SINUSOIDAL)
+	if (!pe_scheme_has(s, PE_CAP_FREQS))
 		rc = cli_usage_error("scheme '%s' has no frequencies: freqs covers sinusoidal and "
 		                     "rope",
 		                     s->canonical);

@@ -20,7 +20,7 @@
 enum { OPT_LENGTH = CLI_OPT_COMMAND };
 
 static const char help[] =
-        "Usage: posenc model SPEC [--layer L] [--length L] [-o FILE.csv]\n"
+        "Usage: posenc model SPEC [--layer L] [--length L] [-o FILE.csv|FILE.png]\n"
         "\n"
         "What a model's positional encoding is, per layer group: head and rotary width,\n"
         "pairing layout, base, scaling and every derived number: the attention factor\n"
@@ -29,20 +29,16 @@ static const char help[] =
         "at a length; the training and extended context; the wavelength range unscaled\n"
         "and scaled; Liu et al.'s critical dimension for the training context; and how\n"
         "many pairs never complete a rotation within the training (unscaled) or the\n"
-        "extended (scaled) context. SPEC: hf:config.json, model:NAME ('posenc help\n"
-        "models') or any rope spec. Text on stdout; -o FILE.csv (or -o -) writes the same\n"
-        "as CSV rows group,quantity,value; -o FILE.png (.svg, .pdf) draws the wavelength\n"
-        "per pair of each layer group, unscaled and scaled, with the training and the\n"
-        "extended context marked.\n"
+        "extended (scaled) context. SPEC (or -s SPEC): hf:config.json, gguf:FILE,\n"
+        "model:NAME ('posenc help models') or any rope spec. Text on stdout; -o FILE.csv\n"
+        "(or -o -) writes the same as CSV rows group,quantity,value; -o FILE.png (.svg,\n"
+        ".pdf) draws the wavelength per pair of each layer group, unscaled and scaled,\n"
+        "with the training and the extended context marked.\n"
         "\n"
         "Options:\n"
-        "  -s, --scheme SPEC      the model (or give it as the operand)\n"
-        "      --layer L          one layer group (local, global, ...) or layer index\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
         "                         extended context, max_position_embeddings]\n"
-        "  -o, --output FILE      .csv (- for stdout), .png .svg .pdf [default: text on stdout]\n"
-        "  -q, --quiet            say nothing on stderr but errors\n"
-        "  -h, --help             show this help\n"
+        "%s"
         "\n"
         "Example: posenc model model:llama-3.1-8b\n";
 
@@ -212,16 +208,16 @@ static int describe_group(struct out *o, const struct cli_common *co, const stru
 	}
 	str(o, "spec", s->canonical, "spec");
 	int rc = 0;
-	if (s->kind == PE_SCHEME_ROPE) {
+	if (pe_scheme_has(s, PE_CAP_SCALING)) {
 		rc = describe_rope(o, m, s, co->d ? co->d : d, length);
-	} else if (s->kind == PE_SCHEME_ALIBI) {
+	} else if (pe_scheme_has(s, PE_CAP_BIAS_HEADS)) {
 		num(o, "heads", s->heads, "ALiBi heads");
 		/* Press et al.: slopes 2^(-8k/n) for n a power of two */
 		if (!(s->heads & (s->heads - 1))) {
 			num(o, "slope_first", pow(2.0, -8.0 / s->heads), "first slope");
 			num(o, "slope_last", pow(2.0, -8.0), "last slope");
 		}
-	} else if (s->kind == PE_SCHEME_T5) {
+	} else if (pe_scheme_has(s, PE_CAP_BUCKETS)) {
 		num(o, "buckets", s->buckets, "buckets");
 		num(o, "max_distance", s->max_distance, "max distance");
 		num(o, "bidirectional", s->bidirectional, "bidirectional");
@@ -310,7 +306,7 @@ static int group_thetas(const struct pe_model *m, const char *spec_text, const c
 	enum pe_status st = pe_scheme_parse(text ? text : spec_text, &s, &err);
 	free(text);
 	free(err);
-	if (st != PE_OK || s->kind != PE_SCHEME_ROPE) {
+	if (st != PE_OK || !pe_scheme_has(s, PE_CAP_SCALING)) {
 		pe_scheme_destroy(s);
 		return -1;
 	}
@@ -450,7 +446,7 @@ int cmd_model(int argc, char **argv)
 			return rc;
 	}
 	if (o.help) {
-		fputs(help, stdout);
+		printf(help, cli_common_help);
 		return CLI_OK;
 	}
 	const char *spec = o.nspecs ? o.specs[0] : NULL;

@@ -88,7 +88,7 @@ static int frequencies(struct report *r, size_t i)
 {
 	const struct pe_scheme *s = r->schemes[i];
 	const struct pe_vectors *v = &r->s[i].data.v.vec;
-	if (v->table || (s->kind != PE_SCHEME_SINUSOIDAL && s->kind != PE_SCHEME_ROPE))
+	if (v->table || !pe_scheme_has(s, PE_CAP_FREQS))
 		return 0;
 	/* The critical dimension for the report's own context length. */
 	struct pe_freqs_options fo = {0, (double)v->n};
@@ -124,7 +124,7 @@ static int compute(struct report *r, size_t i)
 		if (st != PE_OK)
 			return status_error(st, "the distance and correlation grids", s->label);
 	}
-	if (s->kind == PE_SCHEME_ROPE &&
+	if (pe_scheme_has(s, PE_CAP_BOUND) &&
 	    pe_decay_check(v, PE_DECAY_BOUND, v->n - 1, NULL) == PE_OK) {
 		rs->bound = malloc(v->n * sizeof(double));
 		if (!rs->bound)

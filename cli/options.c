@@ -14,7 +14,7 @@
 const char cli_common_help[] =
         "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
         "schemes'),\n"
-        "                         or a model: hf:config.json, model:NAME ('posenc help models')\n"
+        "                         or a model: hf:config.json, gguf:FILE, model:NAME\n"
         "      --layer L          a model's layer group (local, global, ...) or layer index\n"
         "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
         "  -n, --positions N      number of positions\n"
@@ -365,7 +365,7 @@ static int parse_one(const char *spec, struct pe_scheme **out)
 
 static int takes_base(const struct pe_scheme *s)
 {
-	return s->kind == PE_SCHEME_SINUSOIDAL || s->kind == PE_SCHEME_ROPE;
+	return pe_scheme_takes_key(s, "base");
 }
 
 static char *pe_strdup_cli(const char *s)

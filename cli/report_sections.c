@@ -61,7 +61,7 @@ static int has_freqs(const struct report *r)
 
 static int is_scaled(const struct report *r, size_t i)
 {
-	return r->schemes[i]->kind == PE_SCHEME_ROPE &&
+	return pe_scheme_has(r->schemes[i], PE_CAP_SCALING) &&
 	       r->schemes[i]->scaling.type != PE_ROPE_SCALING_NONE && r->s[i].freqs &&
 	       r->s[i].freqs->n_variants > 0;
 }

@@ -43,7 +43,7 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	v->scheme = s;
 	v->view = view;
 	v->first = o->start;
-	if (s->kind == PE_SCHEME_FILE) {
+	if (pe_scheme_has(s, PE_CAP_TABLE)) {
 		if (view != PE_VIEW_DEFAULT)
 			return cli_usage_error("option '--view' applies to rope, not '%s'",
 			                       s->canonical);
@@ -78,7 +78,17 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	}
 	v->n = o->n ? o->n : default_n;
 	v->d = o->d ? o->d : default_d;
-	if (s->kind == PE_SCHEME_ROPE && s->scaling.length == 0.0 &&
+	const char *why = NULL;
+	enum pe_status st = pe_encode_check(s, v->d, view, &why);
+	if (st != PE_OK)
+		return cli_usage_error("scheme '%s' with d=%zu: %s", s->canonical, v->d,
+		                       why ? why : pe_status_str(st));
+	uint64_t limit = (uint64_t)PE_POSITION_MAX - pe_scheme_position_offset(s);
+	if (o->start > limit || (uint64_t)v->n - 1 > limit - o->start)
+		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
+		                       (unsigned long long)o->start,
+		                       (unsigned long long)o->start + (unsigned long long)v->n - 1);
+	if (pe_scheme_has(s, PE_CAP_SCALING) && s->scaling.length == 0.0 &&
 	    (s->scaling.type == PE_ROPE_SCALING_DYNAMIC ||
 	     s->scaling.type == PE_ROPE_SCALING_LONGROPE)) {
 		/* The reference evaluates these at the sequence length, the largest
@@ -93,18 +103,6 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 			        s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic" : "longrope",
 			        w->scaling.length);
 	}
-	const char *why = NULL;
-	enum pe_status st = pe_encode_check(s, v->d, view, &why);
-	if (st != PE_OK)
-		return cli_usage_error("scheme '%s' with d=%zu: %s", s->canonical, v->d,
-		                       why ? why : pe_status_str(st));
-	uint64_t limit = (uint64_t)PE_POSITION_MAX;
-	if (s->kind == PE_SCHEME_SINUSOIDAL)
-		limit -= (uint64_t)s->start;
-	if (o->start > limit || (uint64_t)v->n - 1 > limit - o->start)
-		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
-		                       (unsigned long long)o->start,
-		                       (unsigned long long)o->start + (unsigned long long)v->n - 1);
 	return 0;
 }
 

@@ -14,9 +14,9 @@
 # the program by tests/packaging/test_completion.py: a new option needs a line
 # here and one in doc/posenc.1.in.
 
-_posenc_commands='encode distance corr scatter profile decay freqs bias compare report inspect help'
+_posenc_commands='encode distance corr scatter profile decay freqs bias compare report inspect model help'
 _posenc_common='-s --scheme --base -n --positions --start -d --dim -o --output --dtype --cmap
-	--vmin --vmax --title --width --height --raw --max-memory -q --quiet -h --help'
+	--vmin --vmax --title --width --height --raw --max-memory --layer -q --quiet -h --help'
 _posenc_schemes='sinusoidal rope learned binary file alibi t5'
 _posenc_cmaps='viridis viridis_r magma magma_r inferno inferno_r plasma plasma_r cividis
 	cividis_r RdBu RdBu_r gray gray_r'
@@ -79,6 +79,7 @@ _posenc_command_options()
 	profile) echo --at --metric ;;
 	decay) echo --max-offset --bound ;;
 	freqs) echo --length --train-length ;;
+	model) echo --length ;;
 	esac
 }
 
@@ -88,7 +89,8 @@ _posenc_takes_value()
 	case $1 in
 	-s | --scheme | --base | -n | --positions | --start | -d | --dim | -o | --output | \
 		--dtype | --cmap | --vmin | --vmax | --title | --width | --height | --max-memory | \
-		--view | --metric | --at | --max-points | --max-offset | --length | --train-length)
+		--view | --metric | --at | --max-points | --max-offset | --length | --train-length | \
+		--layer)
 		return 0 ;;
 	esac
 	return 1
@@ -242,7 +244,7 @@ _posenc()
 		mapfile -t cands < <(compgen -W "$(_posenc_help_options "$1" "$cmd")" -- "$cur")
 	else
 		case $cmd in
-		help) mapfile -t cands < <(compgen -W "$(_posenc_help_commands "$1") schemes" -- "$cur") ;;
+		help) mapfile -t cands < <(compgen -W "$(_posenc_help_commands "$1") schemes models" -- "$cur") ;;
 		inspect)
 			mapfile -t cands < <(_posenc_matrix_files "$cur")
 			nospace=2

@@ -41,11 +41,11 @@ static void check(const char *spec, size_t n, size_t g)
 {
 	struct pe_scheme *s = scheme(spec);
 	struct pe_matrix *full = NULL, *grid = NULL;
-	assert_int_equal(s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &full)
-	                                            : pe_t5_bucket_map(s, n, &full),
+	assert_int_equal(pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? pe_alibi_bias(s, n, &full)
+	                                                     : pe_t5_bucket_map(s, n, &full),
 	                 PE_OK);
 	assert_int_equal(bias_grid(s, n, g, &grid), PE_OK);
-	size_t heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
+	size_t heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
 	assert_int_equal(grid->rows, heads * g);
 	assert_int_equal(grid->cols, g);
 	for (size_t h = 0; h < heads; h++)

@@ -42,7 +42,7 @@ static void defaults(void **state)
 {
 	(void)state;
 	struct pe_scheme *s = parse_ok("sinusoidal");
-	assert_int_equal(s->kind, PE_SCHEME_SINUSOIDAL);
+	assert_string_equal(pe_scheme_name(s), "sinusoidal");
 	assert_true(s->base == 10000.0);
 	assert_int_equal(s->layout, PE_LAYOUT_INTERLEAVED);
 	assert_int_equal(s->freq, PE_FREQ_PAPER);
@@ -183,7 +183,7 @@ static void file_forms(void **state)
 {
 	(void)state;
 	struct pe_scheme *s = parse_ok("file:path=gpt2.safetensors,tensor=wpe.weight,rows=2:1026");
-	assert_int_equal(s->kind, PE_SCHEME_FILE);
+	assert_string_equal(pe_scheme_name(s), "file");
 	assert_string_equal(s->path, "gpt2.safetensors");
 	assert_string_equal(s->tensor, "wpe.weight");
 	assert_int_equal(s->row_first, 2);
@@ -261,8 +261,7 @@ static void errors_name_the_key(void **state)
 	          "key 'beta-fast' needs scaling=yarn");
 	parse_bad("rope:scaling=yarn,low=2", PE_EINVAL, "key 'low' needs scaling=llama3");
 	parse_bad("rope:scaling=llama3,low=4,high=2", PE_ERANGE, "key 'high'");
-	parse_bad("rope:scaling=yarn,beta-fast=1,beta-slow=2", PE_ERANGE, "key 'beta-fast'");
-	parse_bad("rope:scaling=linear,factor=0.5", PE_ERANGE, "key 'factor'");
+	parse_bad("rope:scaling=linear,factor=0", PE_ERANGE, "key 'factor'");
 	parse_bad("rope:scaling=longrope", PE_EINVAL, "long-factor");
 	parse_bad("rope:scaling=longrope,long-factor=1/x,short-factor=1", PE_EINVAL, "'x'");
 	parse_bad("rope:scaling=longrope,long-factor=1/-2,short-factor=1", PE_ERANGE,
@@ -277,8 +276,10 @@ static void destroy_accepts_null(void **state)
 {
 	(void)state;
 	pe_scheme_destroy(NULL);
-	assert_string_equal(pe_scheme_name(PE_SCHEME_T5), "t5");
-	struct pe_scheme *s = parse_ok("binary");
+	struct pe_scheme *s = parse_ok("t5");
+	assert_string_equal(pe_scheme_name(s), "t5");
+	pe_scheme_destroy(s);
+	s = parse_ok("binary");
 	assert_int_equal(pe_scheme_set_label(s, "bits"), PE_OK);
 	assert_string_equal(s->label, "bits");
 	pe_scheme_destroy(s);

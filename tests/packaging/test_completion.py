@@ -97,8 +97,8 @@ def case(line, want, cwd=None, exact=True):
     return ok(good, f"complete {line!r}", f"got {got}\nwant {want}")
 
 
-COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect help"
-            .split())
+COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect model "
+            "help".split())
 SCHEMES = "sinusoidal rope learned binary file alibi t5".split()
 CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split()
          for r in ("", "_r")]
@@ -106,10 +106,10 @@ CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split()
 case("posenc ", COMMANDS)
 case("posenc d", ["decay", "distance"])
 case("posenc --", ["--help", "--version"])
-case("posenc help ", COMMANDS + ["schemes"])
+case("posenc help ", COMMANDS + ["schemes", "models"])
 case("posenc encode --v", ["--view", "--vmin", "--vmax"])
 case("posenc decay --b", ["--base", "--bound"])
-case("posenc freqs --l", ["--length"])
+case("posenc freqs --l", ["--layer", "--length"])
 case("posenc distance --metric c", ["cosine"])
 case("posenc encode -s ", SCHEMES)
 case("posenc encode -s ro", ["rope"])

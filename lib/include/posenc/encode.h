@@ -64,6 +64,16 @@ struct pe_vectors {
 enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t count, double *dst);
 
 /*
+ * pe_scheme_value_range() - limits every value of the encoding keeps to
+ *
+ * For colour scales that need no pass over the data: sinusoidal [-1, 1],
+ * binary [0, 1] (unsigned). @lo and @hi are NaN when nothing is known;
+ * *is_signed is 0 when values are never negative (binary, rope angles).
+ */
+void pe_scheme_value_range(const struct pe_scheme *s, enum pe_view view, double *lo, double *hi,
+                           int *is_signed);
+
+/*
  * pe_encode_check() - whether a scheme can encode width d in this view
  *
  * @why: if not NULL, on failure a static string saying why ("rope needs an
