@@ -303,7 +303,9 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		else if (!isnan(attn))
 			put_number(bp, "attention-factor",
 			           attn * (factor > 1 ? 0.1 * log(factor) + 1.0 : 1.0));
-	} else if (strcmp(t, "none") != 0) {
+	} else if (strcmp(t, "none") == 0) {
+		strbuf_addf(bp, ",scaling=none");
+	} else {
 		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear or yarn", key, t);
 	}
 	if (bp->failed) {
@@ -330,7 +332,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	put_number(&lb, "base", swa_base);
 	if (n_rot != hd)
 		put_number(&lb, "rotary", n_rot / hd);
-	strbuf_addf(&lb, ",label=%s local", label);
+	strbuf_addf(&lb, ",scaling=none,label=%s local", label);
 	char *gspec = pe_asprintf("%s,label=%s global", bp->buf, label);
 	if (lb.failed || !gspec) {
 		free(lb.buf);

@@ -337,8 +337,11 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 	if (partial != 1.0)
 		put_key(b, "rotary", partial);
 	*train = c->max_pos;
-	if (ti == 0)
+	if (ti == 0) {
+		/* said explicitly: freqs then shows the model, not hypothetical scalings */
+		strbuf_addf(b, ",scaling=none");
 		return PE_OK;
+	}
 
 	/* Where the pretraining length comes from (standardize_rope_params). */
 	double original = c->max_pos;

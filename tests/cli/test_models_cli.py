@@ -357,6 +357,28 @@ r13, s13 = summary(write("beta", dict(llama, rope_scaling={"type": "yarn", "fact
 ok(r13.rc == 0 and "yarn_low" in s13.get("all", {}), "yarn beta_fast == beta_slow is computed",
    r13.err)
 
+# T5 with an odd bucket count: the reference halves it with integer division
+# (33 -> 16 per direction, 8 exact); offsets -1, 7, 8, 200 fall in buckets 1, 16+7, 16+8, 31.
+def t5_bucket(rel, buckets=33, max_distance=128):
+    n = buckets // 2
+    base = n if rel > 0 else 0
+    a = abs(rel)
+    exact = n // 2
+    if a < exact:
+        return base + a
+    import struct as _s
+    f = lambda x: _s.unpack("<f", _s.pack("<f", x))[0]  # torch computes in float32
+    v = f(f(math.log(f(a / exact))) / f(math.log(max_distance / exact)))
+    v = f(v * (n - exact))
+    return base + min(exact + int(v), n - 1)
+
+
+r = run(EXE, "bias", "-q", "-s", "t5:buckets=33", "-n", "12", "-o", os.path.join(TMP, "t5.csv"))
+with open(os.path.join(TMP, "t5.csv")) as f:
+    rows = [[float(x) for x in line.split(",")[1:]] for line in f.readlines()[1:]]
+ok(r.rc == 0 and all(rows[i][j] == t5_bucket(j - i) for i in range(12) for j in range(12)),
+   "t5 with 33 buckets (odd, bidirectional) is computed as the reference does", r.err)
+
 # ---- the preset table is generated from these fixtures -------------------------------
 gen = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_model_presets.py"), ROOT],
                      capture_output=True, text=True)
