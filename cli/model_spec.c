@@ -128,7 +128,26 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 			free(name);
 			return rc;
 		}
-		st = pe_model_from_hf_json(text, len, NULL, out, &err);
+		/* The label: the model's folder for .../NAME/config.json, else the file name. */
+		char label[128];
+		const char *slash = strrchr(name, '/');
+		const char *base = slash ? slash + 1 : name;
+		if (strcmp(base, "config.json") == 0 && slash) {
+			const char *p = slash;
+			while (p > name && p[-1] != '/')
+				p--;
+			snprintf(label, sizeof(label), "%.*s", (int)(slash - p), p);
+		} else {
+			size_t bl = strlen(base);
+			if (bl > 5 && strcmp(base + bl - 5, ".json") == 0)
+				bl -= 5;
+			snprintf(label, sizeof(label), "%.*s", (int)bl, base);
+		}
+		/* a label is free text up to the next ','; keep the spec grammar intact */
+		for (char *c = label; *c; c++)
+			if (*c == ',' || *c == '=' || *c == ':')
+				*c = '_';
+		st = pe_model_from_hf_json(text, len, *label ? label : NULL, out, &err);
 		free(text);
 		if (st != PE_OK)
 			rc = st == PE_ENOMEM

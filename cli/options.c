@@ -215,6 +215,8 @@ static int model_width(struct cli_common *o, const char *spec)
 	/* Biases (ALiBi, T5) have no width; RoPE has its head's, a table its columns. */
 	int rope = m->n_groups && m->groups[0].spec && strncmp(m->groups[0].spec, "rope:", 5) == 0;
 	size_t hd = m->learned ? m->table_cols : rope ? m->head_dim : 0;
+	if (!o->model_train)
+		o->model_train = m->train_context;
 	pe_model_destroy(m);
 	if (!hd)
 		return 0;

@@ -82,6 +82,7 @@ struct cli_common {
 	const char *layer;   /* --layer: a model's layer group or layer index */
 	int d_given;         /* -d was given (a model's head width is the default) */
 	size_t model_d;      /* the head width of the first model spec; 0 if none */
+	double model_train;  /* its training context; 0 if none */
 };
 
 /* Fills the defaults (max_memory from the machine's memory). */
