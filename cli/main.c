@@ -53,10 +53,15 @@ static const char schemes_help[] =
         "              short form PATH#TENSOR)\n"
         "  alibi       heads=8  form=paper|official\n"
         "  t5          buckets=32  max-distance=128  bidirectional=1\n"
+        "  mrope       base=10000  t=16  h=24  w=24  interleaved=0  frames=0  height=0  width=0\n"
+        "              M-RoPE (Qwen2-VL): pairs split between time, height and width; a\n"
+        "              frames x height x width patch grid gives per-axis positions\n"
         "\n"
-        "Real models: hf:config.json (a Hugging Face config) and model:NAME (see 'posenc\n"
-        "help models'), optionally followed by ,key=value overrides of the model's spec;\n"
-        "--layer picks a layer group.\n";
+        "Real models: hf:config.json (a Hugging Face config), gguf:FILE and model:NAME\n"
+        "(see 'posenc help models'), optionally followed by ,key=value overrides of\n"
+        "the model's spec; --layer picks a layer group.\n";
+\n "
+   "--layer picks a layer group.\n";
 
 static void usage(FILE *out)
 {

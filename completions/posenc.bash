@@ -17,7 +17,7 @@
 _posenc_commands='encode distance corr scatter profile decay freqs bias compare report inspect model help'
 _posenc_common='-s --scheme --base -n --positions --start -d --dim -o --output --dtype --cmap
 	--vmin --vmax --title --width --height --raw --max-memory --layer -q --quiet -h --help'
-_posenc_schemes='sinusoidal rope learned binary file alibi t5'
+_posenc_schemes='sinusoidal rope learned binary file alibi t5 mrope'
 _posenc_cmaps='viridis viridis_r magma magma_r inferno inferno_r plasma plasma_r cividis
 	cividis_r RdBu RdBu_r gray gray_r'
 
@@ -119,6 +119,7 @@ _posenc_scheme_keys()
 	file) echo path tensor rows label ;;
 	alibi) echo heads form label ;;
 	t5) echo buckets max-distance bidirectional label ;;
+	mrope) echo base t h w interleaved frames height width label ;;
 	esac
 }
 
@@ -131,7 +132,7 @@ _posenc_key_values()
 	sinusoidal:freq) echo paper t2t ;;
 	rope:scaling) echo none linear dynamic yarn llama3 longrope ;;
 	alibi:form) echo paper official ;;
-	t5:bidirectional | rope:truncate) echo 0 1 ;;
+	t5:bidirectional | rope:truncate | mrope:interleaved) echo 0 1 ;;
 	esac
 }
 

@@ -810,8 +810,17 @@ static enum pe_status read_rope(struct hf *h)
 		for (size_t i = 0; ms->type == JSON_ARRAY && i < ms->n; i++)
 			strbuf_addf(&nb, "%s%.17g", i ? "/" : " ", ms->items[i].number);
 		strbuf_addf(&nb, " (pairs per temporal/height/width axis): text positions are "
-		                 "equal on every axis, which is plain RoPE; per-axis positions "
-		                 "are not supported yet");
+		                 "equal on every axis, which is plain RoPE (what this spec is); "
+		                 "image patches: -s mrope:");
+		if (!isnan(c.top_theta))
+			strbuf_addf(&nb, "base=%.17g,", c.top_theta);
+		for (size_t i = 0; ms->type == JSON_ARRAY && i < ms->n && i < 3; i++)
+			strbuf_addf(&nb, "%s=%.17g,",
+			            i == 0   ? "t"
+			            : i == 1 ? "h"
+			                     : "w",
+			            ms->items[i].number);
+		strbuf_addf(&nb, "frames=F,height=H,width=W");
 		m->note = nb.buf;
 		if (nb.failed) {
 			st = PE_ENOMEM;

@@ -30,7 +30,7 @@
 
 const struct pe_scheme_type *const pe_scheme_registry[] = {
         &pe_scheme_sinusoidal, &pe_scheme_rope,  &pe_scheme_learned, &pe_scheme_binary,
-        &pe_scheme_file,       &pe_scheme_alibi, &pe_scheme_t5,
+        &pe_scheme_file,       &pe_scheme_alibi, &pe_scheme_t5,      &pe_scheme_mrope,
 };
 const size_t pe_scheme_registry_count = sizeof(pe_scheme_registry) / sizeof(pe_scheme_registry[0]);
 

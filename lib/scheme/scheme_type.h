@@ -106,6 +106,7 @@ extern const struct pe_scheme_type pe_scheme_binary;
 extern const struct pe_scheme_type pe_scheme_file;
 extern const struct pe_scheme_type pe_scheme_alibi;
 extern const struct pe_scheme_type pe_scheme_t5;
+extern const struct pe_scheme_type pe_scheme_mrope;
 
 /* The kernel form of @s in @view (PE_KERNEL_NONE when it has none). */
 enum pe_kernel_form pe_scheme_kernel(const struct pe_scheme *s, enum pe_view view);

@@ -379,6 +379,53 @@ with open(os.path.join(TMP, "t5.csv")) as f:
 ok(r.rc == 0 and all(rows[i][j] == t5_bucket(j - i) for i in range(12) for j in range(12)),
    "t5 with 33 buckets (odd, bidirectional) is computed as the reference does", r.err)
 
+# ---- M-RoPE -------------------------------------------------------------------------
+def mrope_ref(n, d, base, sections, grid=None, interleaved=False):
+    """Qwen2-VL: cos/sin of each axis' positions, pair i taking the axis of its section
+    (apply_multimodal_rotary_pos_emb), rotate_half pairing; the all-ones vector rotated."""
+    h = d // 2
+    theta = [1.0 / base ** (k / d) for k in range(0, d, 2)]
+    t, hh, w = sections
+    rows = []
+    for q in range(n):
+        pos = (q, q, q) if grid is None else (q // (grid[1] * grid[2]), q // grid[2] % grid[1],
+                                              q % grid[2])
+        row = [0.0] * d
+        for i in range(h):
+            if interleaved:
+                ax = 1 if i % 3 == 1 and i < 3 * hh else 2 if i % 3 == 2 and i < 3 * w else 0
+            else:
+                ax = 0 if i < t else 1 if i < t + hh else 2
+            a = pos[ax] * theta[i]
+            row[i], row[i + h] = math.cos(a) - math.sin(a), math.sin(a) + math.cos(a)
+        rows.append(row)
+    return rows
+
+
+def encode_rows(spec, n, d):
+    r = run(EXE, "encode", "-q", "-s", spec, "-n", str(n), "-d", str(d), "-o", "-")
+    return r, [[float(x) for x in line.split(",")[1:]] for line in r.text.splitlines()[1:]]
+
+
+for grid, inter in ((None, False), ((2, 3, 4), False), ((2, 3, 4), True)):
+    spec = "mrope:base=1000000,t=16,h=24,w=24"
+    if grid:
+        spec += ",frames=%d,height=%d,width=%d" % grid
+    if inter:
+        spec += ",interleaved=1"
+    r, got = encode_rows(spec, 24, 128)
+    want = mrope_ref(24, 128, 1e6, (16, 24, 24), grid, inter)
+    worst_abs = max((abs(a - b) for ga, wa in zip(got, want) for a, b in zip(ga, wa)), default=1)
+    ok(r.rc == 0 and len(got) == 24 and worst_abs <= 1e-14,
+       f"mrope {spec}: per-axis rotations as Qwen2-VL applies them", f"{r.err} {worst_abs}")
+r1, a = encode_rows("mrope:base=1000000", 40, 128)
+r2, b = encode_rows("rope:base=1000000,layout=half", 40, 128)
+ok(a == b and r1.rc == 0, "mrope on text positions is exactly plain RoPE (half pairing)")
+error_case(EXE, "mrope sections must fill d/2", ["encode", "-s", "mrope:t=8", "-d", "128"], 2,
+           "t + h + w")
+error_case(EXE, "mrope grid needs all three", ["encode", "-s", "mrope:height=4", "-d", "128"], 2,
+           "frames")
+
 # ---- the preset table is generated from these fixtures -------------------------------
 gen = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_model_presets.py"), ROOT],
                      capture_output=True, text=True)

@@ -99,7 +99,7 @@ def case(line, want, cwd=None, exact=True):
 
 COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect model "
             "help".split())
-SCHEMES = "sinusoidal rope learned binary file alibi t5".split()
+SCHEMES = "sinusoidal rope learned binary file alibi t5 mrope".split()
 CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split()
          for r in ("", "_r")]
 
