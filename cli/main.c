@@ -60,8 +60,6 @@ static const char schemes_help[] =
         "Real models: hf:config.json (a Hugging Face config), gguf:FILE and model:NAME\n"
         "(see 'posenc help models'), optionally followed by ,key=value overrides of\n"
         "the model's spec; --layer picks a layer group.\n";
-\n "
-   "--layer picks a layer group.\n";
 
 static void usage(FILE *out)
 {
