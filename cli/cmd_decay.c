@@ -50,8 +50,9 @@ struct decay_opts {
 	int bound;
 };
 
-static int parse_own(struct decay_opts *d, int opt, const char *arg)
+static int parse_own(void *ctx, int opt, const char *arg)
 {
+	struct decay_opts *d = ctx;
 	if (opt == OPT_BOUND) {
 		d->bound = 1;
 		return 0;
@@ -185,7 +186,7 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		}
 		/* past a legend's worth the names would run off the canvas (and colours repeat) */
 		bool named = count > 1 && count <= LEGEND_MAX;
-		st = pe_panel_add_line(p, named ? schemes[i]->label : NULL, x, yi, K + 1);
+		st = pe_panel_add_line(p, named ? cli_short_label(schemes[i]) : NULL, x, yi, K + 1);
 	}
 	if (st == PE_OK && lo < 0 && hi > 0)
 		st = pe_panel_add_hline(p, 0.0, NULL);
@@ -218,29 +219,16 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 int cmd_decay(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"max-offset", required_argument, NULL, OPT_MAX_OFFSET},
 	        {"bound", no_argument, NULL, OPT_BOUND},
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
-	cli_common_init(&o);
 	struct decay_opts d = {0, 0, 0};
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_MAX_OFFSET || opt == OPT_BOUND)
-			rc = parse_own(&d, opt, optarg);
-		else
-			rc = cli_common_option(&o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &d},
+	                        &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 
 	struct pe_scheme **schemes;
 	size_t count;

@@ -423,42 +423,53 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 	return rc;
 }
 
+static int parse_own(void *ctx, int opt, const char *arg)
+{
+	double *length = ctx;
+	(void)opt;
+	int rc = cli_parse_double("--length", arg, length);
+	if (!rc && *length <= 0)
+		rc = cli_usage_error("option '--length': %s must be > 0", arg);
+	return rc;
+}
+
+/* An operand that names a model or a spec ("posenc model model:x"), not an option value. */
+static int is_operand(char **argv, int i)
+{
+	const char *a = argv[i], *prev = argv[i - 1];
+	if (a[0] == '-' ||
+	    (prev[0] == '-' && prev[1] && !strchr(prev, '=') && strcmp(prev, "-q") != 0 &&
+	     strcmp(prev, "--quiet") != 0 && strcmp(prev, "-h") != 0 &&
+	     strcmp(prev, "--help") != 0 && strcmp(prev, "--raw") != 0))
+		return 0;
+	return 1;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"length", required_argument, NULL, OPT_LENGTH},
 	        {NULL, 0, NULL, 0},
 	};
+	/* The model may be given as the operand: hand it on as -s. */
+	char **args = malloc(((size_t)argc + 2) * sizeof(*args));
+	if (!args)
+		return cli_error("out of memory");
+	int n = 0, operands = 0;
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && is_operand(argv, i) && operands++ == 0)
+			args[n++] = (char *)"-s";
+		args[n++] = argv[i];
+	}
+	args[n] = NULL;
 	struct cli_common o;
-	cli_common_init(&o);
 	double length = 0;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_LENGTH) {
-			rc = cli_parse_double("--length", optarg, &length);
-			if (!rc && length <= 0)
-				rc = cli_usage_error("option '--length': %s must be > 0", optarg);
-		} else {
-			rc = cli_common_option(&o, opt, optarg, argv);
-		}
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
+	int rc = cli_parse_args(n, args, help, &(struct cli_own_options){opts, parse_own, &length},
+	                        &o);
+	free(args);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	const char *spec = o.nspecs ? o.specs[0] : NULL;
-	if (optind < argc) {
-		if (spec)
-			return cli_usage_error("give the model once, as -s SPEC or as the operand");
-		spec = argv[optind++];
-		if (cli_is_model_spec(spec) && !o.d_given)
-			o.d = 0; /* the model's own width */
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
 	if (!spec)
 		return cli_usage_error("which model? e.g. posenc model model:llama-3.1-8b");
 	if (o.nspecs > 1)

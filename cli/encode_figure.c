@@ -109,7 +109,9 @@ static const char *view_name(enum pe_view view)
 /* About how many pixel rows the heatmap gets: the figure's height. */
 static size_t figure_rows(const struct cli_common *o)
 {
-	return o->height ? o->height : PE_FIGURE_DEFAULT_HEIGHT;
+	double w, h;
+	cli_figure_pixels(o, &w, &h);
+	return (size_t)h;
 }
 
 /*
@@ -153,8 +155,8 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 		src.sampled = 1;
 	}
 	/* The row chunk, and the picture at up to 4 bytes a pixel. */
-	double w = o->width ? o->width : PE_FIGURE_DEFAULT_WIDTH;
-	double h = o->height ? o->height : PE_FIGURE_DEFAULT_HEIGHT;
+	double w, h;
+	cli_figure_pixels(o, &w, &h);
 	char fig_what[96];
 	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
 	int rc0 = cli_check_memory(o, (CHUNK + 1.0) * (double)v->d * 8.0 + w * h * 4.0, fig_what,

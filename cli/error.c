@@ -6,13 +6,18 @@
 const char *cli_command_name;
 int cli_progress_line;
 
-__attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
+/* A message starts on a clean line, not after a progress line. */
+static void clear_progress(void)
 {
-	/* An error starts on a clean line, not after a progress line. */
 	if (cli_progress_line) {
 		fputs("\r\033[K", stderr);
 		cli_progress_line = 0;
 	}
+}
+
+__attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
+{
+	clear_progress();
 	fputs("posenc: error: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -38,6 +43,19 @@ int cli_usage_error(const char *fmt, ...)
 	else
 		fputs("Try 'posenc --help'.\n", stderr);
 	return CLI_USAGE;
+}
+
+void cli_note(int quiet, const char *fmt, ...)
+{
+	if (quiet)
+		return;
+	clear_progress();
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("posenc: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
 }
 
 int cli_exit_for(enum pe_status st)

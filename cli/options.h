@@ -1,10 +1,10 @@
 /*
  * cli/options.h - the options every command shares, parsed strictly
  *
- * A command lists CLI_COMMON_SHORT and CLI_COMMON_LONG in its getopt_long
- * tables next to its own options and hands every option it does not know
- * to cli_common_option(). Numbers are checked whole: "-n 12x" and "-d -4"
- * are usage errors, never 12 or garbage.
+ * Every command parses its arguments with one call to cli_parse_args():
+ * the common options into struct cli_common, its own (long options coded
+ * from CLI_OPT_COMMAND) through the function it gives. Numbers are checked
+ * whole: "-n 12x" and "-d -4" are usage errors, never 12 or garbage.
  */
 #ifndef POSENC_CLI_OPTIONS_H
 #define POSENC_CLI_OPTIONS_H
@@ -30,35 +30,29 @@ enum {
 	CLI_OPT_HEIGHT,
 	CLI_OPT_RAW,
 	CLI_OPT_MAX_MEMORY,
+	CLI_OPT_SIZE,
+	CLI_OPT_DPI,
+	CLI_OPT_FONT_SIZE,
+	CLI_OPT_STYLE,
 	CLI_OPT_LAYER,
 	CLI_OPT_COMMAND = 2000,
 };
 
-/* The leading ':' makes getopt report a missing argument as ':'. */
-#define CLI_COMMON_SHORT ":hqs:n:d:o:"
-
-#define CLI_COMMON_LONG                                                                            \
-	{"help", no_argument, NULL, 'h'}, {"quiet", no_argument, NULL, 'q'},                       \
-	        {"scheme", required_argument, NULL, 's'},                                          \
-	        {"positions", required_argument, NULL, 'n'},                                       \
-	        {"dim", required_argument, NULL, 'd'}, {"output", required_argument, NULL, 'o'},   \
-	        {"base", required_argument, NULL, CLI_OPT_BASE},                                   \
-	        {"start", required_argument, NULL, CLI_OPT_START},                                 \
-	        {"dtype", required_argument, NULL, CLI_OPT_DTYPE},                                 \
-	        {"cmap", required_argument, NULL, CLI_OPT_CMAP},                                   \
-	        {"vmin", required_argument, NULL, CLI_OPT_VMIN},                                   \
-	        {"vmax", required_argument, NULL, CLI_OPT_VMAX},                                   \
-	        {"title", required_argument, NULL, CLI_OPT_TITLE},                                 \
-	        {"width", required_argument, NULL, CLI_OPT_WIDTH},                                 \
-	        {"height", required_argument, NULL, CLI_OPT_HEIGHT},                               \
-	        {"raw", no_argument, NULL, CLI_OPT_RAW},                                           \
-	        {"layer", required_argument, NULL, CLI_OPT_LAYER},                                 \
-	{                                                                                          \
-		"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY                          \
-	}
-
 /* The help lines of the common options, for each command's --help. */
 extern const char cli_common_help[];
+
+/* A figure side as given: a number and its unit (px: pixels at --dpi; pt: 1/72 in). */
+struct cli_length {
+	double value; /* 0 = not given */
+	int px;       /* 1: value in pixels; 0: in points (in, cm and mm converted) */
+};
+
+/* --style presets: sizes, text and dpi for a use. */
+enum cli_style {
+	CLI_STYLE_DEFAULT,
+	CLI_STYLE_PAPER,  /* a 3.5 in column (7 in for grids), 9 pt text, 300 dpi */
+	CLI_STYLE_SLIDES, /* 10 in wide, 14 pt text, 150 dpi */
+};
 
 struct cli_common {
 	const char *specs[64]; /* -s, in order */
@@ -74,7 +68,10 @@ struct cli_common {
 	const char *cmap;
 	double vmin, vmax; /* NaN = automatic */
 	const char *title;
-	unsigned width, height; /* 0 = default */
+	struct cli_length width, height; /* --width, --height, --size */
+	double dpi;                      /* 0 = the style's (100 by default) */
+	double font_size;                /* points; 0 = the style's */
+	enum cli_style style;
 	int raw;
 	int quiet;
 	int help;
@@ -85,17 +82,32 @@ struct cli_common {
 	double model_train;  /* its training context; 0 if none */
 };
 
-/* Fills the defaults (max_memory from the machine's memory). */
-void cli_common_init(struct cli_common *o);
+/* A command's own options: their getopt_long entries and what parses them. */
+struct cli_own_options {
+	const struct option *opts; /* codes from CLI_OPT_COMMAND, {NULL} ended; NULL: none */
+	/* Stores option @opt's value @arg (NULL for a flag) into @ctx;
+	 * @return 0 or an exit code after reporting. */
+	int (*parse)(void *ctx, int opt, const char *arg);
+	void *ctx;
+};
+
+/* cli_parse_args() returns it after --help: the command stops with CLI_OK. */
+#define CLI_DONE (-1)
 
 /*
- * cli_common_option() - handle one option getopt_long returned
+ * cli_parse_args() - the option loop of every command
  *
- * @return 0 if handled, 1 if the option is not a common one (the command
- * handles it), or the exit code of a usage error already reported (missing
- * argument, unknown option, bad value).
+ * Parses @argv (argv[0] the command): the common options into @o (first
+ * set to their defaults, cli_common_init()), the
+ * command's own through @own (may be NULL); refuses operands. With -h it
+ * prints @help with cli_common_help in place of its one "%s", once every
+ * option was read (a bad option is reported first).
+ *
+ * @return 0 to run the command, CLI_DONE after the help, or an exit code
+ * after reporting a usage error.
  */
-int cli_common_option(struct cli_common *o, int opt, const char *arg, char **argv);
+int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
+                   struct cli_common *o);
 
 /*
  * cli_parse_count() - a whole number in [min, max], strictly
@@ -114,9 +126,6 @@ int cli_parse_double(const char *name, const char *arg, double *out);
  * @out: newly allocated (free()); @count set. @return 0 or an exit code.
  */
 int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_t *count);
-
-/* Reports a stray operand after the options; @return 0 if there is none. */
-int cli_no_operands(int argc, char **argv);
 
 /*
  * cli_schemes() - the schemes named by -s and --base

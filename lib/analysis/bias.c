@@ -1,4 +1,4 @@
-/* ALiBi and T5 attention biases, restating the official code (formulas.md §4, §5). */
+/* ALiBi and T5 attention biases, restating the official code (doc/conventions.md §4, §5). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>

@@ -587,8 +587,13 @@ static enum pe_status group_layers(struct hf *h, struct layer *ls, size_t n)
 	/* Labels: the model, and the group when there are several. */
 	for (size_t k = 0; k < h->m->n_groups; k++) {
 		struct pe_model_group *g = &h->m->groups[k];
-		if (!g->spec)
+		if (!g->spec) {
+			/* NoPE layers: the nope scheme, no positional information */
+			g->spec = pe_asprintf("nope:label=%s nope", h->label);
+			if (!g->spec)
+				return PE_ENOMEM;
 			continue;
+		}
 		char *labelled = h->m->n_groups > 1
 		                         ? pe_asprintf("%s,label=%s %s", g->spec, h->label, g->name)
 		                         : pe_asprintf("%s,label=%s", g->spec, h->label);

@@ -11,14 +11,16 @@
  *      (rows for PE_CAP_ENCODE, frequencies for PE_CAP_FREQS, ...). New
  *      per-scheme fields go into struct pe_scheme (posenc/scheme.h) only
  *      when no existing field fits.
- *   2. Add `&pe_scheme_NAME,` to the list below, its extern declaration to
- *      scheme_type.h, and the file to lib/scheme/meson.build.
+ *   2. Add `X(NAME)` to PE_SCHEMES below and 'scheme_NAME.c' to
+ *      lib/scheme/meson.build.
  * Nothing else changes: the parser, `posenc help schemes`, the man page's
- * scheme list, the bash completion and every command ask these tables, and
- * tests/test_registry.c checks the man page and completion against them.
+ * scheme list, the bash completion and every command ask these tables.
+ * Then describe what each analysis gives for the scheme in its tests.
  *
- * How to add a RoPE scaling: one row in pe_rope_scalings[] (rope_scaling.c)
- * and its value in enum pe_rope_scaling (posenc/scheme.h).
+ * How to add a RoPE scaling: one row in pe_rope_scalings[] (rope_scaling.c:
+ * name, freqs columns, keys, defaults, function), its value in enum
+ * pe_rope_scaling (posenc/scheme.h) and its name in scheme_rope.c's choice
+ * list (both lengths are asserted).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -28,10 +30,22 @@
 #include "core/strutil.h"
 #include "scheme/scheme_type.h"
 
-const struct pe_scheme_type *const pe_scheme_registry[] = {
-        &pe_scheme_sinusoidal, &pe_scheme_rope,  &pe_scheme_learned, &pe_scheme_binary,
-        &pe_scheme_file,       &pe_scheme_alibi, &pe_scheme_t5,      &pe_scheme_mrope,
-};
+/* The schemes, in the order help lists them: one X(NAME) per scheme. */
+#define PE_SCHEMES(X)                                                                              \
+	X(sinusoidal)                                                                              \
+	X(rope)                                                                                    \
+	X(learned)                                                                                 \
+	X(binary)                                                                                  \
+	X(file)                                                                                    \
+	X(alibi)                                                                                   \
+	X(t5)                                                                                      \
+	X(nope)                                                                                    \
+	X(mrope)
+
+#define DECLARE(name) extern const struct pe_scheme_type pe_scheme_##name;
+PE_SCHEMES(DECLARE)
+#define ENTRY(name) &pe_scheme_##name,
+const struct pe_scheme_type *const pe_scheme_registry[] = {PE_SCHEMES(ENTRY)};
 const size_t pe_scheme_registry_count = sizeof(pe_scheme_registry) / sizeof(pe_scheme_registry[0]);
 
 const struct pe_scheme_type *const *pe_scheme_types(size_t *count)
@@ -73,12 +87,26 @@ int pe_scheme_type_key(const struct pe_scheme_type *t, size_t i, struct pe_schem
 	out->def = k->def;
 	out->help = k->help;
 	out->choices = NULL;
+	static const char *const metavars[] = {
+	        [PE_KEY_DOUBLE] = "X",    [PE_KEY_WHOLE] = "N",
+	        [PE_KEY_COUNT] = "N",     [PE_KEY_U64] = "N",
+	        [PE_KEY_BOOL] = "0|1",    [PE_KEY_ENUM] = "NAME",
+	        [PE_KEY_STRING] = "TEXT", [PE_KEY_LIST] = "A/B/...|@FILE",
+	        [PE_KEY_ROWS] = "A:B",
+	};
+	_Static_assert(sizeof(metavars) / sizeof(metavars[0]) == PE_KEY_ROWS + 1,
+	               "one metavar per enum pe_key_type value");
+	out->metavar = metavars[k->type];
 	if (k->type == PE_KEY_ENUM || k->type == PE_KEY_BOOL) {
 		size_t len = 0;
 		if (cap)
 			buf[0] = '\0';
-		static const char *const bools[] = {"0", "1", NULL};
-		const char *const *c = k->type == PE_KEY_BOOL ? bools : k->choices;
+		/* Choices with the default first. */
+		static const char *const bools0[] = {"0", "1", NULL}, *const bools1[] = {"1", "0",
+		                                                                         NULL};
+		const char *const *c = k->type != PE_KEY_BOOL               ? k->choices
+		                       : k->def && strcmp(k->def, "1") == 0 ? bools1
+		                                                            : bools0;
 		for (size_t j = 0; c[j]; j++) {
 			if (!c[j][0])
 				continue;

@@ -9,6 +9,8 @@
 #define OFF(field) offsetof(struct pe_scheme, field)
 
 static const char *const forms[] = {"paper", "official", NULL};
+_Static_assert(sizeof(forms) / sizeof(forms[0]) == PE_ALIBI_OFFICIAL + 2,
+               "one name per enum pe_alibi_form value");
 
 static const struct pe_scheme_key keys[] = {
         {"heads", PE_KEY_COUNT, OFF(heads), 0, NULL, 1, 65536, 0, "8", "the number of heads"},

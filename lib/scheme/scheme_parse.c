@@ -570,10 +570,8 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
 	s->type = pe_scheme_type_find(copy);
 	int short_file = !s->type && looks_like_file(spec);
 	if (short_file)
-		s->type = &pe_scheme_file;
+		s->type = pe_scheme_type_find("file");
 	if (!s->type) {
-		/* A placeholder type so that destroy works; the name is unknown. */
-		s->type = &pe_scheme_file;
 		st = *copy ? unknown_scheme(&p, copy)
 		           : fail(&p, PE_EINVAL, "empty scheme name in '%s'", spec);
 		goto done;

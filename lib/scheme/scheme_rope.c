@@ -18,6 +18,8 @@
 
 /* Index = enum pe_layout: rope's "half" is value 2, "blocks" is not for rope. */
 static const char *const layouts[] = {"interleaved", "", "half", NULL};
+_Static_assert(sizeof(layouts) / sizeof(layouts[0]) == PE_LAYOUT_HALF + 2,
+               "one name per enum pe_layout value");
 /* Index = enum pe_rope_scaling; the same names as pe_rope_scalings[]. */
 static const char *const scalings[] = {"none",   "linear",   "dynamic", "yarn",
                                        "llama3", "longrope", NULL};
@@ -157,7 +159,7 @@ static void value_range(const struct pe_scheme *s, enum pe_view view, double *lo
 
 const struct pe_scheme_type pe_scheme_rope = {
         .name = "rope",
-        .summary = "rotary position embedding and its long-context scalings (Su et al. 2021)",
+        .summary = "rotary embedding, with long-context scalings (Su et al. 2021)",
         .caps = PE_CAP_VECTORS | PE_CAP_ENCODE | PE_CAP_VIEWS | PE_CAP_FREQS | PE_CAP_WINDOW |
                 PE_CAP_TOEPLITZ | PE_CAP_SCALING | PE_CAP_BOUND,
         .keys = keys,

@@ -11,6 +11,11 @@
 
 static const char *const layouts[] = {"interleaved", "blocks", NULL};
 static const char *const freqs[] = {"paper", "t2t", NULL};
+/* Index = the enum value; the NULL ends the list. */
+_Static_assert(sizeof(layouts) / sizeof(layouts[0]) == PE_LAYOUT_BLOCKS + 2,
+               "one name per sinusoidal enum pe_layout value");
+_Static_assert(sizeof(freqs) / sizeof(freqs[0]) == PE_FREQ_T2T + 2,
+               "one name per enum pe_freq value");
 
 static const struct pe_scheme_key keys[] = {
         {"base", PE_KEY_DOUBLE, OFF(base), 0, NULL, 1.0, 1e300, 1, "10000",

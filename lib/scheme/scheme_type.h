@@ -98,16 +98,6 @@ struct pe_scheme_type {
 extern const struct pe_scheme_type *const pe_scheme_registry[];
 extern const size_t pe_scheme_registry_count;
 
-/* The scheme types, one per file. */
-extern const struct pe_scheme_type pe_scheme_sinusoidal;
-extern const struct pe_scheme_type pe_scheme_rope;
-extern const struct pe_scheme_type pe_scheme_learned;
-extern const struct pe_scheme_type pe_scheme_binary;
-extern const struct pe_scheme_type pe_scheme_file;
-extern const struct pe_scheme_type pe_scheme_alibi;
-extern const struct pe_scheme_type pe_scheme_t5;
-extern const struct pe_scheme_type pe_scheme_mrope;
-
 /* The kernel form of @s in @view (PE_KERNEL_NONE when it has none). */
 enum pe_kernel_form pe_scheme_kernel(const struct pe_scheme *s, enum pe_view view);
 
@@ -121,6 +111,7 @@ char *pe_scheme_errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
  */
 struct pe_rope_scaling_type {
 	const char *name;
+	const char *theta_column, *ratio_column; /* posenc freqs' columns: "yarn_theta", ... */
 	const char *keys;
 	double factor;   /* the default of factor= */
 	double original; /* the default of original= */

@@ -129,7 +129,7 @@ CASES = [
     ("--train-length nan", ["freqs", "--train-length", "nan", "-o", "out.csv"], USAGE, "'--train-length'", K),
     ("--max-memory 0", ["encode", "--max-memory", "0", "-o", "out.csv"], USAGE, "'--max-memory': '0'", K),
     ("--max-memory 5Q", ["encode", "--max-memory", "5Q", "-o", "out.csv"], USAGE, "'--max-memory': '5Q'", K),
-    ("--width 5", ["encode", "--width", "5", "-o", "out.csv"], USAGE, "'--width': 5 is too small", K),
+    ("--width 5", ["encode", "--width", "5", "-o", "out.csv"], USAGE, "'--width': 5 is outside 16..32767 pixels", K),
     ("--height 1e9", ["distance", "--height", "1e9", "-o", "out.csv"], USAGE, "'--height'", K),
     ("--vmin nan", ["corr", "--vmin", "nan", "-o", "out.csv"], USAGE, "'--vmin': 'nan' is not finite", K),
     ("--vmax text", ["distance", "--vmax", "big", "-o", "out.csv"], USAGE, "'--vmax': 'big'", K),

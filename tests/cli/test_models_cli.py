@@ -327,8 +327,14 @@ smol2 = dict(smol, no_rope_layers=[1, 1, 0, 1, 1, 1, 1, 0])
 smol2.pop("no_rope_layer_interval")
 r7, s7 = summary(write("smollm3-list", smol2))
 ok(s7.get("nope", {}).get("layers") == "2,7", "no_rope_layers: 0 marks a layer without RoPE", s7)
-error_case(EXE, "NoPE group in a command", ["freqs", "-s", write("smollm3b", smol), "--layer", "nope"],
-           2, "no positional encoding")
+r = run(EXE, "encode", "-q", "-s", write("smollm3b", smol), "--layer", "nope", "-n", "4", "-o", "-")
+ok(r.rc == 0 and all(float(x) == 0 for line in r.text.splitlines()[1:] for x in line.split(",")[1:])
+   and len(r.text.splitlines()) == 5, "SmolLM3 --layer nope: the nope scheme, all zeros", r.err)
+r = run(EXE, "compare", "-q", "-s", write("smollm3c", smol), "-o", os.path.join(TMP, "smol.csv"))
+with open(os.path.join(TMP, "smol.csv")) as f:
+    labels = [line.split(",")[0] for line in f.readlines()[1:]]
+ok(r.rc == 0 and labels == ["smollm3c rope", "smollm3c nope"],
+   "compare of a model with NoPE layers shows both groups", (labels, r.err))
 
 phi2 = {"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32,
         "partial_rotary_factor": 0.4, "rope_theta": 10000.0, "max_position_embeddings": 2048}

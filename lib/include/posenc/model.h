@@ -34,20 +34,21 @@ struct pe_model_group {
 };
 
 struct pe_model {
-	char *name;          /* owned: model_type, or the preset name */
-	char *model_type;    /* owned: config.json model_type ("llama") */
-	size_t head_dim;     /* width of the position-carrying head part (DeepSeek: qk_rope_head_dim) */
-	size_t n_layers;     /* 0 if the config does not say */
-	double context;      /* max_position_embeddings (the extended context) */
-	double train_context; /* the pretraining context (original_max_position_embeddings), else context */
-	char *note;          /* owned, may be NULL: what the encoding needs besides the config
-	                        (a learned table's weights) */
-	int learned;         /* 1: a learned absolute table (GPT-2, BERT): no spec can compute it */
-	size_t table_rows;   /* learned: rows of the table (n_positions) */
-	size_t table_cols;   /* learned: columns (the hidden size) */
+	char *name;       /* owned: model_type, or the preset name */
+	char *model_type; /* owned: config.json model_type ("llama") */
+	size_t head_dim; /* width of the position-carrying head part (DeepSeek: qk_rope_head_dim) */
+	size_t n_layers; /* 0 if the config does not say */
+	double context;  /* max_position_embeddings (the extended context) */
+	double train_context; /* the pretraining context (original_max_position_embeddings), else
+	                         context */
+	char *note;           /* owned, may be NULL: what the encoding needs besides the config
+	                         (a learned table's weights) */
+	int learned;       /* 1: a learned absolute table (GPT-2, BERT): no spec can compute it */
+	size_t table_rows; /* learned: rows of the table (n_positions) */
+	size_t table_cols; /* learned: columns (the hidden size) */
 	size_t n_groups;
 	struct pe_model_group *groups; /* owned */
-	char **warnings;     /* owned: what the reference would warn about */
+	char **warnings;               /* owned: what the reference would warn about */
 	size_t n_warnings;
 };
 
@@ -68,8 +69,8 @@ struct pe_model {
  * keys or values), PE_EUNSUPPORTED (an encoding posenc cannot compute),
  * PE_ENOMEM.
  */
-enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *label,
-                                     struct pe_model **out, char **err);
+PE_API enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *label,
+                                            struct pe_model **out, char **err);
 
 /* Random access to a file's bytes (a GGUF file can be many gigabytes). */
 struct pe_model_source {
@@ -92,8 +93,8 @@ struct pe_model_source {
  * what and where), PE_EUNSUPPORTED (an architecture or value posenc cannot
  * compute), PE_ETOOBIG (over @budget), PE_EIO, PE_ENOMEM.
  */
-enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t budget,
-                                  const char *label, struct pe_model **out, char **err);
+PE_API enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t budget,
+                                         const char *label, struct pe_model **out, char **err);
 
 /*
  * pe_model_preset() - a well-known model by name ("llama-3.1-8b")
@@ -101,7 +102,7 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
  * @return PE_OK and a new model in *out, PE_ENOTFOUND (with *err naming
  * the known presets), PE_ENOMEM.
  */
-enum pe_status pe_model_preset(const char *name, struct pe_model **out, char **err);
+PE_API enum pe_status pe_model_preset(const char *name, struct pe_model **out, char **err);
 
 /* One preset: its name, what it is, and where its values come from. */
 struct pe_model_preset_info {
@@ -111,7 +112,7 @@ struct pe_model_preset_info {
 };
 
 /* The preset table, terminated by an entry whose name is NULL. Static. */
-const struct pe_model_preset_info *pe_model_presets(void);
+PE_API const struct pe_model_preset_info *pe_model_presets(void);
 
 /*
  * pe_model_group_find() - the group that @which names
@@ -120,7 +121,8 @@ const struct pe_model_preset_info *pe_model_presets(void);
  *         in decimal; NULL picks the first group.
  * @return the group, or NULL if nothing matches.
  */
-const struct pe_model_group *pe_model_group_find(const struct pe_model *m, const char *which);
+PE_API const struct pe_model_group *pe_model_group_find(const struct pe_model *m,
+                                                        const char *which);
 
 /*
  * pe_spec_override() - spec text with some keys replaced or added
@@ -131,10 +133,10 @@ const struct pe_model_group *pe_model_group_find(const struct pe_model *m, const
  *             original, ...), which belonged to the old scaling.
  * @return a new string (free()), or NULL when out of memory.
  */
-char *pe_spec_override(const char *spec, const char *overrides);
+PE_API char *pe_spec_override(const char *spec, const char *overrides);
 
 /* Frees a model and everything it owns; NULL is a no-op. */
-void pe_model_destroy(struct pe_model *m);
+PE_API void pe_model_destroy(struct pe_model *m);
 
 #ifdef __cplusplus
 }

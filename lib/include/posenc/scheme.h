@@ -61,6 +61,7 @@ enum pe_layout {
 	PE_LAYOUT_INTERLEAVED, /* sinusoidal and rope: pairs (2i, 2i+1) */
 	PE_LAYOUT_BLOCKS,      /* sinusoidal: [sin block | cos block] */
 	PE_LAYOUT_HALF,        /* rope: pairs (i, i + d/2), rotate_half */
+	/* Enum values name table entries (lib/scheme/): append, and keep the asserts. */
 };
 
 enum pe_freq {
@@ -75,6 +76,7 @@ enum pe_rope_scaling {
 	PE_ROPE_SCALING_YARN,
 	PE_ROPE_SCALING_LLAMA3,
 	PE_ROPE_SCALING_LONGROPE,
+	/* Keep LONGROPE last: the scaling tables assert their length against it. */
 };
 
 enum pe_alibi_form {
@@ -168,7 +170,7 @@ struct pe_scheme {
  * PE_ERANGE for out-of-range values, PE_EIO if a referenced list file
  * cannot be read, PE_ENOMEM.
  */
-enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **err);
+PE_API enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **err);
 
 /*
  * pe_scheme_copy() - a deep copy of a scheme
@@ -176,40 +178,40 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
  * @return PE_OK and a new scheme in *out (free with pe_scheme_destroy()),
  * or PE_ENOMEM.
  */
-enum pe_status pe_scheme_copy(const struct pe_scheme *s, struct pe_scheme **out);
+PE_API enum pe_status pe_scheme_copy(const struct pe_scheme *s, struct pe_scheme **out);
 
 /*
  * pe_scheme_set_label() - replace the label (a copy of @label is kept)
  *
  * @return PE_OK or PE_ENOMEM (the old label is then kept).
  */
-enum pe_status pe_scheme_set_label(struct pe_scheme *s, const char *label);
+PE_API enum pe_status pe_scheme_set_label(struct pe_scheme *s, const char *label);
 
 /*
  * pe_scheme_destroy() - free a scheme and everything it owns; NULL is a no-op
  */
-void pe_scheme_destroy(struct pe_scheme *s);
+PE_API void pe_scheme_destroy(struct pe_scheme *s);
 
 /*
  * pe_scheme_name() - the spec name of a scheme ("sinusoidal", "rope", ...)
  *
  * @return a static string.
  */
-const char *pe_scheme_name(const struct pe_scheme *s);
+PE_API const char *pe_scheme_name(const struct pe_scheme *s);
 
 /*
  * pe_scheme_has() - whether a scheme has every capability in @caps
  *
  * @caps: PE_CAP_* bits or'ed together.
  */
-int pe_scheme_has(const struct pe_scheme *s, unsigned caps);
+PE_API int pe_scheme_has(const struct pe_scheme *s, unsigned caps);
 
 /*
  * pe_scheme_takes_key() - whether specs of this scheme accept key @key
  *
  * E.g. "base" for sinusoidal and rope; "label" for every scheme.
  */
-int pe_scheme_takes_key(const struct pe_scheme *s, const char *key);
+PE_API int pe_scheme_takes_key(const struct pe_scheme *s, const char *key);
 
 /*
  * pe_scheme_is_vector() - whether the scheme gives position vectors
@@ -218,7 +220,7 @@ int pe_scheme_takes_key(const struct pe_scheme *s, const char *key);
  * learned, binary, file) can be encoded and compared; attention biases
  * (alibi, t5) cannot.
  */
-int pe_scheme_is_vector(const struct pe_scheme *s);
+PE_API int pe_scheme_is_vector(const struct pe_scheme *s);
 
 /*
  * pe_scheme_is_untrained() - whether the table is a random initialisation
@@ -226,7 +228,7 @@ int pe_scheme_is_vector(const struct pe_scheme *s);
  * pe_scheme_has(s, PE_CAP_UNTRAINED): true for "learned"; figures and
  * legends should say so.
  */
-int pe_scheme_is_untrained(const struct pe_scheme *s);
+PE_API int pe_scheme_is_untrained(const struct pe_scheme *s);
 
 /*
  * pe_scheme_position_offset() - what the scheme adds to every position
@@ -234,7 +236,7 @@ int pe_scheme_is_untrained(const struct pe_scheme *s);
  * sinusoidal start=P adds P; positions plus offset must stay at most
  * PE_POSITION_MAX (posenc/encode.h). 0 for every other scheme.
  */
-uint64_t pe_scheme_position_offset(const struct pe_scheme *s);
+PE_API uint64_t pe_scheme_position_offset(const struct pe_scheme *s);
 
 /*
  * pe_scheme_types() - the registry: every scheme type, in help order
@@ -243,23 +245,24 @@ uint64_t pe_scheme_position_offset(const struct pe_scheme *s);
  *
  * @return a static array of static types.
  */
-const struct pe_scheme_type *const *pe_scheme_types(size_t *count);
+PE_API const struct pe_scheme_type *const *pe_scheme_types(size_t *count);
 
 /*
  * pe_scheme_type_find() - the type named @name, or NULL
  */
-const struct pe_scheme_type *pe_scheme_type_find(const char *name);
+PE_API const struct pe_scheme_type *pe_scheme_type_find(const char *name);
 
 /* pe_scheme_type_name(), _summary() - static strings; _caps() - PE_CAP_* bits */
-const char *pe_scheme_type_name(const struct pe_scheme_type *t);
-const char *pe_scheme_type_summary(const struct pe_scheme_type *t);
-unsigned pe_scheme_type_caps(const struct pe_scheme_type *t);
+PE_API const char *pe_scheme_type_name(const struct pe_scheme_type *t);
+PE_API const char *pe_scheme_type_summary(const struct pe_scheme_type *t);
+PE_API unsigned pe_scheme_type_caps(const struct pe_scheme_type *t);
 
 /* One key of a scheme type, for help texts and completions. */
 struct pe_scheme_key_info {
 	const char *name;
 	const char *def;     /* default as spec text; NULL: none or depends on other keys */
 	const char *choices; /* "interleaved|blocks" for keys with a fixed set; else NULL */
+	const char *metavar; /* what a value looks like: "X", "N", "TEXT", "A:B", ... */
 	const char *help;    /* one line */
 };
 
@@ -271,8 +274,8 @@ struct pe_scheme_key_info {
  *
  * @return 1 and *out, or 0 when @i is past the last key.
  */
-int pe_scheme_type_key(const struct pe_scheme_type *t, size_t i, struct pe_scheme_key_info *out,
-                       char *buf, size_t cap);
+PE_API int pe_scheme_type_key(const struct pe_scheme_type *t, size_t i,
+                              struct pe_scheme_key_info *out, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

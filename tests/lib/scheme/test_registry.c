@@ -36,6 +36,7 @@ static const struct {
         {"file", PE_CAP_VECTORS | PE_CAP_TABLE},
         {"alibi", PE_CAP_BIAS | PE_CAP_BIAS_HEADS},
         {"t5", PE_CAP_BIAS | PE_CAP_BUCKETS},
+        {"nope", PE_CAP_VECTORS | PE_CAP_ENCODE},
 };
 
 static void documented_capabilities(void **state)
