@@ -17,7 +17,7 @@
 
 #define TWO_PI 6.283185307179586476925
 
-enum { OPT_LENGTH = CLI_OPT_COMMAND };
+enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_CONFIG };
 
 static const char help[] =
         "Usage: posenc model SPEC [--layer L] [--length L] [-o FILE.csv|FILE.png]\n"
@@ -38,6 +38,7 @@ static const char help[] =
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
         "                         extended context, max_position_embeddings]\n"
+        "      --config FILE      write the config.json of a model:NAME preset to FILE\n"
         "%s"
         "\n"
         "Example: posenc model model:llama-3.1-8b\n";
@@ -423,13 +424,50 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 	return rc;
 }
 
+struct own {
+	double length;
+	const char *config; /* --config FILE */
+};
+
 static int parse_own(void *ctx, int opt, const char *arg)
 {
-	double *length = ctx;
-	(void)opt;
-	int rc = cli_parse_double("--length", arg, length);
-	if (!rc && *length <= 0)
+	struct own *w = ctx;
+	if (opt == OPT_CONFIG) {
+		if (!*arg)
+			return cli_usage_error("option '--config': the file name is empty");
+		w->config = arg;
+		return 0;
+	}
+	int rc = cli_parse_double("--length", arg, &w->length);
+	if (!rc && w->length <= 0)
 		rc = cli_usage_error("option '--length': %s must be > 0", arg);
+	return rc;
+}
+
+/* --config FILE: a preset's config.json, to read with hf: or to edit. */
+static int write_config(const struct cli_common *o, const char *spec, const char *path)
+{
+	if (strncmp(spec, "model:", 6) != 0)
+		return cli_usage_error("option '--config': writes the config.json of a model:NAME "
+		                       "preset, not of '%s'",
+		                       spec);
+	char name[128];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(spec + 6, ","), spec + 6);
+	const char *text = pe_model_preset_config(name);
+	if (!text)
+		return cli_usage_error("scheme '%s': unknown model '%s' ('posenc help models')",
+		                       spec, name);
+	struct cli_file file;
+	int rc = cli_file_open(&file, path);
+	if (rc)
+		return rc;
+	fputs(text, file.f);
+	rc = cli_file_commit(&file);
+	if (!rc) {
+		char what[160];
+		snprintf(what, sizeof(what), "config.json of model:%s", name);
+		cli_report_written(o, path, what);
+	}
 	return rc;
 }
 
@@ -449,6 +487,7 @@ int cmd_model(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	        {"length", required_argument, NULL, OPT_LENGTH},
+	        {"config", required_argument, NULL, OPT_CONFIG},
 	        {NULL, 0, NULL, 0},
 	};
 	/* The model may be given as the operand: hand it on as -s. */
@@ -463,9 +502,10 @@ int cmd_model(int argc, char **argv)
 	}
 	args[n] = NULL;
 	struct cli_common o;
-	double length = 0;
-	int rc = cli_parse_args(n, args, help, &(struct cli_own_options){opts, parse_own, &length},
-	                        &o);
+	struct own own = {0, NULL};
+	int rc =
+	        cli_parse_args(n, args, help, &(struct cli_own_options){opts, parse_own, &own}, &o);
+	double length = own.length;
 	free(args);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
@@ -479,6 +519,8 @@ int cmd_model(int argc, char **argv)
 		        "options '-n', '--start' and '--base' do not apply to model");
 	if (!o.d_given)
 		o.d = 0;
+	if (own.config)
+		return write_config(&o, spec, own.config);
 	if (!o.output)
 		return run_model(&o, spec, length, stdout, 0);
 	enum cli_format format;

@@ -49,3 +49,11 @@ enum pe_status pe_model_preset(const char *name, struct pe_model **out, char **e
 	}
 	return PE_ENOTFOUND;
 }
+
+const char *pe_model_preset_config(const char *name)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (strcmp(presets[i].info.name, name) == 0)
+			return presets[i].json;
+	return NULL;
+}

@@ -432,6 +432,11 @@ error_case(EXE, "mrope sections must fill d/2", ["encode", "-s", "mrope:t=8", "-
 error_case(EXE, "mrope grid needs all three", ["encode", "-s", "mrope:height=4", "-d", "128"], 2,
            "frames")
 
+r = run(EXE, "model", "model:phi-3-mini-128k", "--config", "c.json", cwd=TMP)
+with open(os.path.join(CONFIGS, "phi-3-mini-128k.json")) as f, open(os.path.join(TMP, "c.json")) as g:
+    ok(r.rc == 0 and f.read() == g.read(), "model --config writes the preset's fixture config", r.err)
+error_case(EXE, "--config of a non-preset", ["model", "rope", "--config", "x.json"], 2, "--config")
+
 # ---- the preset table is generated from these fixtures -------------------------------
 gen = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_model_presets.py"), ROOT],
                      capture_output=True, text=True)

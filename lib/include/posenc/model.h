@@ -104,6 +104,14 @@ PE_API enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint
  */
 PE_API enum pe_status pe_model_preset(const char *name, struct pe_model **out, char **err);
 
+/*
+ * pe_model_preset_config() - the config.json text of a preset
+ *
+ * @return static text (the position-related part of the public config the
+ * preset is read from), or NULL for an unknown name.
+ */
+PE_API const char *pe_model_preset_config(const char *name);
+
 /* One preset: its name, what it is, and where its values come from. */
 struct pe_model_preset_info {
 	const char *name;
@@ -111,7 +119,7 @@ struct pe_model_preset_info {
 	const char *source; /* the public config the values come from */
 };
 
-/* The preset table, terminated by an entry whose name is NULL. Static. */
+/* pe_model_presets() - the preset table, ended by an entry whose name is NULL; static. */
 PE_API const struct pe_model_preset_info *pe_model_presets(void);
 
 /*
@@ -135,7 +143,7 @@ PE_API const struct pe_model_group *pe_model_group_find(const struct pe_model *m
  */
 PE_API char *pe_spec_override(const char *spec, const char *overrides);
 
-/* Frees a model and everything it owns; NULL is a no-op. */
+/* pe_model_destroy() - frees a model and everything it owns; NULL is a no-op. */
 PE_API void pe_model_destroy(struct pe_model *m);
 
 #ifdef __cplusplus
