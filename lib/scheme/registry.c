@@ -42,7 +42,8 @@
 	X(file)                                                                                    \
 	X(alibi)                                                                                   \
 	X(t5)                                                                                      \
-	X(nope)
+	X(nope)                                                                                    \
+	X(mrope)
 
 #define DECLARE(name) extern const struct pe_scheme_type pe_scheme_##name;
 PE_SCHEMES(DECLARE)
