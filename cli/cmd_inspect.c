@@ -1,4 +1,5 @@
 /* posenc inspect: what a .npy, .safetensors or .csv file holds, to find tensor names. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output.h"
 
 static const char help[] =
         "Usage: posenc inspect FILE...\n"
@@ -118,7 +120,8 @@ int cmd_inspect(int argc, char **argv)
 		if (r)
 			rc = r;
 	}
+	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout))
-		return cli_error("writing to stdout failed");
+		return cli_stdout_failed(errno);
 	return rc;
 }

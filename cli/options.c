@@ -44,41 +44,93 @@ void cli_common_init(struct cli_common *o)
 		o->max_memory = (uint64_t)4 << 30;
 }
 
+/*
+ * The exact value of a decimal text DIGITS[.DIGITS][(e|E)[+-]DIGITS] if it
+ * is a whole number that fits in 64 bits. Done on the digits, not through
+ * strtod: 1.0000000000000001 and 4503599627370497.5 round to whole doubles
+ * but are not whole numbers, and a double beyond 2^64 has no integer value.
+ * @return 0 (whole, *out set), -1 (not a whole number), -2 (too large).
+ */
+static int parse_whole(const char *arg, uint64_t *out)
+{
+	const char *c = arg;
+	const char *int_digits = c;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	size_t nint = (size_t)(c - int_digits);
+	const char *frac_digits = c;
+	size_t nfrac = 0;
+	if (*c == '.') {
+		frac_digits = ++c;
+		while (*c >= '0' && *c <= '9')
+			c++;
+		nfrac = (size_t)(c - frac_digits);
+	}
+	if (nint + nfrac == 0)
+		return -1;
+	long long exp = 0;
+	if (*c == 'e' || *c == 'E') {
+		c++;
+		int neg = 0;
+		if (*c == '+' || *c == '-')
+			neg = *c++ == '-';
+		if (!(*c >= '0' && *c <= '9'))
+			return -1;
+		while (*c >= '0' && *c <= '9') {
+			if (exp < 100000)
+				exp = exp * 10 + (*c - '0');
+			c++;
+		}
+		if (neg)
+			exp = -exp;
+	}
+	if (*c)
+		return -1;
+	/* The digits d_1..d_k (integer then fraction part) times 10^(exp - nfrac). */
+	long long shift = exp - (long long)nfrac;
+	size_t ndig = nint + nfrac;
+	uint64_t v = 0;
+	int big = 0;
+	for (size_t i = 0; i < ndig; i++) {
+		int dig = i < nint ? int_digits[i] - '0' : frac_digits[i - nint] - '0';
+		/* Digits that fall after the decimal point once shifted must be zero. */
+		if (shift < 0 && (long long)(ndig - i) <= -shift) {
+			if (dig != 0)
+				return -1;
+			continue;
+		}
+		if (big) {
+			continue;
+		}
+		if (v > (UINT64_MAX - (uint64_t)dig) / 10)
+			big = 1;
+		else
+			v = v * 10 + (uint64_t)dig;
+	}
+	for (long long i = 0; i < shift && !big && v; i++) {
+		if (v > UINT64_MAX / 10)
+			big = 1;
+		else
+			v *= 10;
+	}
+	if (big)
+		return -2;
+	*out = v;
+	return 0;
+}
+
 int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
-	uint64_t v;
-	errno = 0;
-	if (*arg >= '0' && *arg <= '9') {
-		unsigned long long u = strtoull(arg, &end, 10);
-		if (*end == '\0') {
-			if (errno == ERANGE)
-				return cli_usage_error(
-				        "option '%s': %s is too large (at most %llu)", name, arg,
-				        (unsigned long long)max);
-			v = u;
-			goto range;
-		}
-		/* An exact value in exponent form, such as 1e6 (not hex: strtod reads 0x10). */
-		int plain = arg[strspn(arg, "0123456789.eE+-")] == '\0';
-		double x = plain ? strtod(arg, &end) : NAN;
-		if (plain && *end == '\0' && isfinite(x) && x == floor(x)) {
-			if (x > (double)max)
-				return cli_usage_error(
-				        "option '%s': %s is too large (at most %llu)", name, arg,
-				        (unsigned long long)max);
-			v = (uint64_t)x;
-			goto range;
-		}
-	}
-	return cli_usage_error("option '%s': '%s' is not a whole number", name, arg);
-range:
+	uint64_t v = 0;
+	int rc = parse_whole(arg, &v);
+	if (rc == -1)
+		return cli_usage_error("option '%s': '%s' is not a whole number", name, arg);
+	if (rc == -2 || v > max)
+		return cli_usage_error("option '%s': %s is too large (at most %llu)", name, arg,
+		                       (unsigned long long)max);
 	if (v < min)
 		return cli_usage_error("option '%s': %s is too small (at least %llu)", name, arg,
 		                       (unsigned long long)min);
-	if (v > max)
-		return cli_usage_error("option '%s': %s is too large (at most %llu)", name, arg,
-		                       (unsigned long long)max);
 	*out = v;
 	return 0;
 }

@@ -101,13 +101,8 @@ static int stream(const struct cli_common *o, const char *path, const struct raw
 		return rc;
 	enum pe_status st =
 	        pe_rawpng_write(file.f, s->rows, s->cols, next_row, &ch, cm, norm, &opt);
-	if (st != PE_OK) {
-		int e = errno;
-		cli_file_abort(&file);
-		if (st == PE_EIO)
-			return cli_error("writing '%s' failed: %s", path, strerror(e));
-		return cli_error("writing '%s' failed: %s", path, pe_status_str(st));
-	}
+	if (st != PE_OK)
+		return cli_file_fail(&file, st, errno);
 	if ((rc = cli_file_commit(&file)))
 		return rc;
 	char what[160];
