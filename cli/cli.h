@@ -27,6 +27,16 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "posenc: error: ..." and a --help hint, returns CLI_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * cli_escape() - text made safe for a terminal
+ *
+ * Backslash, newline, tab and CR become \\ \n \t \r; other control bytes
+ * and bytes that are not UTF-8 \xHH; C1 controls and bidirectional
+ * controls \uHHHH. Everything else (printable UTF-8) is kept.
+ * @return newly allocated (free()), or NULL when out of memory.
+ */
+char *cli_escape(const char *text);
+
 /* CLI_USAGE for statuses that mean bad input, CLI_FAILURE otherwise. */
 int cli_exit_for(enum pe_status st);
 

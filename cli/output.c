@@ -458,7 +458,9 @@ void cli_report_written(const struct cli_common *o, const char *path, const char
 {
 	if (o->quiet || strcmp(path, "-") == 0)
 		return;
-	fprintf(stderr, "posenc: wrote %s (%s)\n", path, what);
+	char *safe = cli_escape(path);
+	fprintf(stderr, "posenc: wrote %s (%s)\n", safe ? safe : path, what);
+	free(safe);
 }
 
 int cli_write_matrix(const struct cli_common *o, const char *path, enum cli_format format,
