@@ -122,17 +122,27 @@ static size_t figure_rows(const struct cli_common *o)
 
 /*
  * Rows of equal blocks that still outnumber the pixel rows: the largest
- * block length L dividing n with n / L >= @pixels, as rows n / L; 0 when
+ * block length L dividing n with L <= n / @pixels, as rows m = n / L; 0 when
  * only L = 1 qualifies. Equal blocks average every frequency alike, so the
  * exact block means lose nothing the pixels could show, at 1/L the cost.
+ *
+ * The search runs over the row counts m (the smallest divisor of n at or
+ * above n / floor(n / pixels)), not over L: m is bounded by the pixels,
+ * L by n, and a trial division up to n / pixels never ends for n = 1e14
+ * (or a prime near 2^53). Up to EQUAL_SEARCH * pixels rows are tried;
+ * beyond that the nearly equal blocks serve as well.
  */
+#define EQUAL_SEARCH 16
 static size_t equal_blocks(size_t n, size_t pixels)
 {
 	if (pixels == 0 || n / pixels < 2)
 		return 0;
-	for (size_t len = n / pixels; len >= 2; len--)
-		if (n % len == 0)
-			return n / len;
+	size_t len_max = n / pixels;
+	size_t m = n / len_max + (n % len_max != 0);
+	size_t last = pixels * EQUAL_SEARCH;
+	for (; m <= last && m <= n / 2; m++)
+		if (n % m == 0)
+			return m;
 	return 0;
 }
 
