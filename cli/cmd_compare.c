@@ -64,7 +64,9 @@ static int compute(struct run *r, size_t i, int figure)
 	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric,
 	                            figure ? cli_figure_grid_cells(&r->o, n) : n,
 	                            figure ? COMPARE_SCATTER_POINTS : 0,
-	                            "lower -n, or draw the comparison as a figure", sd);
+	                            figure ? "lower -n or draw a smaller figure"
+	                                   : "lower -n, or draw the comparison as a figure",
+	                            sd);
 }
 
 static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
@@ -86,16 +88,18 @@ static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
 	return st;
 }
 
+/*
+ * The encoding streamed at the figure's resolution (block means, never the
+ * n x d matrix), on the column's shared colour scale.
+ */
 static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common *o,
-                                     struct pe_matrix *enc, const struct pe_vectors *v)
+                                     struct pe_heatmap_spec *spec)
 {
-	struct pe_heatmap_spec spec;
-	pe_heatmap_spec_init(&spec, enc->rows, enc->cols, enc->data);
-	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, 0.0, v->d);
-	spec.is_signed = true;
-	spec.colorbar_label = "value";
-	cli_heatmap_apply(o, &spec);
-	enum pe_status st = pe_panel_set_heatmap(p, &spec);
+	spec->vmin = NAN;
+	spec->vmax = NAN;
+	spec->is_signed = true;
+	cli_heatmap_apply(o, spec);
+	enum pe_status st = pe_panel_set_heatmap(p, spec);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "dimension");
 	if (st == PE_OK)
@@ -109,7 +113,7 @@ static int draw(struct run *r)
 	if (!fig)
 		return cli_error("out of memory");
 	pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
-	struct pe_matrix *encodings[MAX_SCHEMES] = {0};
+	struct cli_encode_rows *encodings[MAX_SCHEMES] = {0};
 	static const char *const titles[] = {"encoding", NULL, "Pearson correlation",
 	                                     "distance vs correlation"};
 	enum pe_status st = PE_OK;
@@ -121,13 +125,14 @@ static int draw(struct run *r)
 		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
 		st = pe_figure_set_row_label(fig, (unsigned)i, r->schemes[i]->label);
-		/* The encoding at the figure's resolution: rows averaged by the engine. */
+		/* The encoding at the figure's resolution: block means streamed to the engine. */
 		if (st == PE_OK) {
-			rc = cli_vectors_matrix(&r->o, &sd->v, &encodings[i]);
+			struct pe_heatmap_spec spec;
+			size_t pixels = r->o.height ? r->o.height : PE_FIGURE_DEFAULT_HEIGHT;
+			rc = cli_encode_rows_create(&r->o, v, pixels, &spec, &encodings[i]);
 			if (rc)
 				break;
-			st = encoding_panel(pe_figure_panel(fig, (unsigned)i, 0), &r->o,
-			                    encodings[i], v);
+			st = encoding_panel(pe_figure_panel(fig, (unsigned)i, 0), &r->o, &spec);
 		}
 		if (st == PE_OK)
 			st = heatmap(pe_figure_panel(fig, (unsigned)i, 1), &r->o, sd->dist, v,
@@ -173,7 +178,7 @@ static int draw(struct run *r)
 	}
 	pe_figure_destroy(fig);
 	for (size_t i = 0; i < r->count; i++)
-		pe_matrix_destroy(encodings[i]);
+		cli_encode_rows_destroy(encodings[i]);
 	return rc;
 }
 
@@ -190,6 +195,7 @@ static int write_summary(struct run *r)
 	for (size_t i = 0; i < r->count; i++) {
 		labels[i] = r->schemes[i]->label;
 		compare_summary_row(&r->data[i], pe_matrix_row(t, i));
+		compare_summary_missing(&r->o, labels[i], &r->data[i], pe_matrix_row(t, i));
 	}
 	struct pe_axis rows = {"scheme", 0, 0, labels};
 	struct pe_axis cols = {NULL, 0, 0, compare_summary_columns};

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "options.h"
 
 const char *cli_command_name;
 int cli_progress_line;
@@ -121,6 +122,12 @@ __attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_li
 	char *safe = need >= 0 ? cli_escape(msg) : NULL;
 	fputs("posenc: error: ", stderr);
 	fputs(safe ? safe : "(the message could not be formatted)", stderr);
+	/* Memory ran out within the budget (its backstop, or ulimit): say what to raise. */
+	if (safe && cli_budget && strstr(safe, "out of memory") && !strstr(safe, "budget")) {
+		char have[32];
+		fprintf(stderr, " (memory budget %s: --max-memory raises it, within the RAM)",
+		        cli_format_bytes((double)cli_budget, have));
+	}
 	fputc('\n', stderr);
 	free(safe);
 	if (msg != small)

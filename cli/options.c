@@ -3,7 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <posenc/colormap.h>
 
@@ -31,17 +36,83 @@ const char cli_common_help[] =
         "  -q, --quiet            say nothing on stderr but errors\n"
         "  -h, --help             show this help\n";
 
+/* What the process itself needs besides the budget: code, libraries, stacks, fonts. */
+#define BUDGET_SLACK ((uint64_t)64 << 20)
+
+static uint64_t physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page > 0)
+		return (uint64_t)pages * (uint64_t)page;
+	return 0;
+}
+
+/*
+ * The budget as a limit of the process (RLIMIT_DATA: heap and private
+ * mappings), so that an allocation no check foresaw fails with ENOMEM
+ * instead of growing past --max-memory. The checks before each large
+ * allocation give the clear message; this is the backstop. Not under
+ * AddressSanitizer, whose shadow memory is private mappings of terabytes.
+ */
+static void apply_budget(uint64_t budget)
+{
+#ifndef __SANITIZE_ADDRESS__
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_DATA, &rl) != 0)
+		return;
+	uint64_t want = budget > UINT64_MAX - BUDGET_SLACK ? UINT64_MAX : budget + BUDGET_SLACK;
+	if (rl.rlim_max != RLIM_INFINITY && want > (uint64_t)rl.rlim_max)
+		want = (uint64_t)rl.rlim_max;
+	rl.rlim_cur = want >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)want;
+	setrlimit(RLIMIT_DATA, &rl);
+#else
+	(void)budget;
+#endif
+}
+
+/*
+ * The part of a process limit left for the budget: RLIMIT_DATA (ulimit -d)
+ * less the slack, RLIMIT_AS (ulimit -v) less what libraries, stacks and
+ * malloc's reserved arenas take of the address space.
+ */
+static uint64_t limit_budget(int resource, uint64_t overhead)
+{
+	struct rlimit rl;
+	if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	uint64_t lim = (uint64_t)rl.rlim_cur;
+	return lim > 2 * overhead ? lim - overhead : lim / 2;
+}
+
 void cli_common_init(struct cli_common *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->vmin = NAN;
 	o->vmax = NAN;
 	o->dtype = PE_DTYPE_F64;
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	if (pages > 0 && page > 0)
-		o->max_memory = (uint64_t)pages * (uint64_t)page / 2;
-	else
-		o->max_memory = (uint64_t)4 << 30;
+	uint64_t ram = physical_memory();
+	o->max_memory = ram ? ram / 2 : (uint64_t)4 << 30;
+	/* Under ulimit -v or -d the default fits the limit: a refusal, not ENOMEM. */
+	uint64_t as = limit_budget(RLIMIT_AS, (uint64_t)384 << 20);
+	uint64_t data = limit_budget(RLIMIT_DATA, BUDGET_SLACK);
+	if (as < o->max_memory)
+		o->max_memory = as;
+	if (data < o->max_memory)
+		o->max_memory = data;
+	cli_budget = o->max_memory;
+	apply_budget(o->max_memory);
+}
+
+uint64_t cli_budget;
+
+uint64_t cli_memory_in_use(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+#else
+	return 0;
+#endif
 }
 
 /*
@@ -327,10 +398,12 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 		o->raw = 1;
 		return 0;
 	case CLI_OPT_MAX_MEMORY:
-		if (parse_bytes(arg, &o->max_memory) != 0)
+		if (parse_bytes(arg, &o->max_memory) != 0 || o->max_memory == 0)
 			return cli_usage_error("option '--max-memory': '%s' is not a size like "
 			                       "512M or 4G",
 			                       arg);
+		cli_budget = o->max_memory;
+		apply_budget(o->max_memory);
 		return 0;
 	case ':':
 		if (optopt && optopt < 256)
@@ -465,10 +538,38 @@ const char *cli_format_bytes(double bytes, char *buf)
 
 int cli_check_memory(const struct cli_common *o, double bytes, const char *what, const char *hint)
 {
-	if (bytes <= (double)o->max_memory)
+	/* What is allocated already counts: the budget holds for the whole run. */
+	double held = (double)cli_memory_in_use();
+	if (bytes + held <= (double)o->max_memory)
 		return 0;
-	char need[32], have[32];
-	return cli_error("%s needs %s, more than the memory budget of %s: %s", what,
+	char need[32], have[32], raise[48];
+	cli_budget_advice(bytes + held, raise, sizeof(raise));
+	if (held >= 1048576.0 && bytes <= (double)o->max_memory) {
+		char in_use[32];
+		return cli_error("%s needs %s more, with %s in use already over the memory "
+		                 "budget of %s: %s%s",
+		                 what, cli_format_bytes(bytes, need),
+		                 cli_format_bytes(held, in_use),
+		                 cli_format_bytes((double)o->max_memory, have), hint, raise);
+	}
+	return cli_error("%s needs %s, more than the memory budget of %s: %s%s", what,
 	                 cli_format_bytes(bytes, need),
-	                 cli_format_bytes((double)o->max_memory, have), hint);
+	                 cli_format_bytes((double)o->max_memory, have), hint, raise);
+}
+
+void cli_budget_advice(double bytes, char *buf, size_t cap)
+{
+	/* Advice that works: a budget that covers the need, if the machine has it. */
+	double ram = (double)physical_memory();
+	double want = bytes + 64.0 * 1048576.0;
+	if (ram > 0 && want > ram * 0.9) {
+		snprintf(buf, cap, " (this machine has %.1f GiB)", ram / 1073741824.0);
+		return;
+	}
+	if (want < 1073741824.0)
+		snprintf(buf, cap, ", or raise the budget (--max-memory %.0fM)",
+		         ceil(want / 1048576.0));
+	else
+		snprintf(buf, cap, ", or raise the budget (--max-memory %.0fG)",
+		         ceil(want / 1073741824.0));
 }
