@@ -216,8 +216,13 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 		g = n;
 	char what[160];
 	snprintf(what, sizeof(what), "the %u x %zu x %zu grid of the bias figure", heads, g, g);
-	double bytes = ((double)heads * (double)g * (double)g + (g < n ? 4.0 * (double)n : 0)) * 8;
-	int rc = cli_check_memory(o, bytes, what, "ask for fewer positions (-n)");
+	/* The grid, and the canvas at 4 bytes a pixel (a panel per head). */
+	double bytes = ((double)heads * (double)g * (double)g + (g < n ? 4.0 * (double)n : 0)) * 8 +
+	               w * h * 4.0;
+	int rc = cli_check_memory(o, bytes, what,
+	                          heads > 1 ? "ask for fewer heads or positions, or a smaller "
+	                                      "figure (--width, --height)"
+	                                    : "ask for fewer positions (-n)");
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
