@@ -277,9 +277,13 @@ static enum pe_status parse_list(struct parser *p, const char *key, const char *
 	struct strbuf text = {0};
 	char chunk[4096];
 	size_t got;
-	int ok = 1;
+	int ok = 1, too_long = 0;
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (text.len + got > (1u << 24) || strbuf_add(&text, chunk, got) != 0) {
+		if (text.len + got > (1u << 24)) {
+			too_long = 1;
+			break;
+		}
+		if (strbuf_add(&text, chunk, got) != 0) {
 			ok = 0;
 			break;
 		}
@@ -290,6 +294,19 @@ static enum pe_status parse_list(struct parser *p, const char *key, const char *
 		free(text.buf);
 		return fail(p, read_error ? PE_EIO : PE_ENOMEM, "key '%s': cannot read '%s'", key,
 		            value + 1);
+	}
+	if (ok && too_long) {
+		free(text.buf);
+		return fail(p, PE_EINVAL, "key '%s': '%s' is longer than 16 MiB", key, value + 1);
+	}
+	/* A list is text: a NUL byte would end it early and silently. */
+	const char *nul = text.buf ? memchr(text.buf, '\0', text.len) : NULL;
+	if (nul) {
+		size_t at = (size_t)(nul - text.buf);
+		free(text.buf);
+		return fail(p, PE_EINVAL,
+		            "key '%s': '%s' holds a NUL byte at offset %zu (not a text list)", key,
+		            value + 1, at);
 	}
 	/* White space, commas and JSON brackets separate the numbers. */
 	enum pe_status st =
@@ -339,7 +356,8 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 			return fail(p, PE_ERANGE, "key '%s': %s must be %s %g", k->name, value,
 			            k->min_open ? ">" : ">=", k->min);
 		}
-		if (strcmp(k->name, "start") == 0 && d != floor(d))
+		/* Digits only: 4503599627370497.5 would round to a whole double. */
+		if (strcmp(k->name, "start") == 0 && value[strspn(value, "0123456789")] != '\0')
 			return fail(p, PE_EINVAL, "key 'start': '%s' is not a whole number", value);
 		if (strcmp(k->name, "rotary") == 0 && d > 1.0)
 			return fail(p, PE_ERANGE, "key 'rotary': %s must be in (0, 1]", value);
