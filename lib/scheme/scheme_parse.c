@@ -95,7 +95,8 @@ static const struct key keys[] = {
         {"long-factor", S_ROPE, R_LONGROPE, K_LIST, ROFF(long_factor), NULL, 0, 0, 0},
         {"short-factor", S_ROPE, R_LONGROPE, K_LIST, ROFF(short_factor), NULL, 0, 0, 0},
         {"seed", S_LEARNED, 0, K_U64, OFF(seed), NULL, 0, 0, 0},
-        {"std", S_LEARNED, 0, K_DOUBLE, OFF(std), NULL, 0.0, 1e150, 1},
+        /* Squares of values (distances, dot products) stay finite and normal. */
+        {"std", S_LEARNED, 0, K_DOUBLE, OFF(std), NULL, 1e-100, 1e100, 0},
         {"path", S_FILE, 0, K_STRING, OFF(path), NULL, 0, 0, 0},
         {"tensor", S_FILE, 0, K_STRING, OFF(tensor), NULL, 0, 0, 0},
         {"rows", S_FILE, 0, K_ROWS, 0, NULL, 0, 0, 0},
