@@ -1,11 +1,14 @@
 /*
- * Format dispatch, file mapping and the file scheme's loader.
+ * Format dispatch, file reading and the file scheme's loader.
  */
+/* MAP_ANONYMOUS (POSIX.1-2024; every Unix has it) beside _POSIX_C_SOURCE. */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,8 +18,8 @@
 
 /*
  * A file's bytes. A regular file is read (not mapped: a file truncated
- * while mapped kills the reader with SIGBUS) into a zeroed buffer of its
- * size, of which only the parts the reader needs are filled: the
+ * while mapped kills the reader with SIGBUS) into an anonymous mapping of
+ * its size, of which only the parts the reader needs are filled: the
  * header, and for a safetensors file the selected tensor alone, so that a
  * table from a large checkpoint costs its own bytes, not the checkpoint's.
  * Pages never filled stay zero and cost no memory. Streams are read whole.
@@ -24,7 +27,7 @@
 struct contents {
 	const unsigned char *p;
 	size_t len;
-	void *map; /* calloc, len bytes */
+	void *map; /* anonymous, len bytes */
 	unsigned char *heap;
 };
 
@@ -83,6 +86,13 @@ static enum pe_status fill(int fd, struct contents *c, uint64_t off, uint64_t n,
 	if (n > c->len - off)
 		n = c->len - off;
 	unsigned char *dst = (unsigned char *)c->map + off;
+	/* Writable from the page that holds the first byte to the one past the last. */
+	long page = sysconf(_SC_PAGESIZE);
+	size_t ps = page > 0 ? (size_t)page : 4096;
+	size_t lo = (size_t)off / ps * ps;
+	if (mprotect((unsigned char *)c->map + lo, (size_t)(off + n) - lo,
+	             PROT_READ | PROT_WRITE) != 0)
+		return rd_fail(err, PE_ENOMEM, "out of memory (%llu bytes)", (unsigned long long)n);
 	while (n) {
 		size_t want = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
 		ssize_t got = pread(fd, dst, want, (off_t)off);
@@ -179,10 +189,14 @@ static enum pe_status contents_open(const char *path, size_t limit, const char *
 			close(fd);
 			return rd_fail(err, PE_ETOOBIG, "the file is too large");
 		}
-		/* calloc: large blocks come from the kernel as zero pages, resident only once
-		 * filled. */
-		void *map = calloc(1, (size_t)sb.st_size);
-		if (!map) {
+		/*
+		 * A read-only anonymous mapping of the file's size: zero pages that
+		 * cost nothing until a range is made writable and filled, and that a
+		 * process limit on data (RLIMIT_DATA, --max-memory) does not count.
+		 */
+		void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		                 -1, 0);
+		if (map == MAP_FAILED) {
 			close(fd);
 			return rd_fail(err, PE_ENOMEM, "out of memory (%llu bytes)",
 			               (unsigned long long)sb.st_size);
@@ -213,7 +227,8 @@ static enum pe_status contents_open(const char *path, size_t limit, const char *
 	}
 	close(fd);
 	if (st != PE_OK) {
-		free(c->map);
+		if (c->map)
+			munmap(c->map, c->len);
 		free(c->heap);
 		memset(c, 0, sizeof(*c));
 	}
@@ -222,7 +237,8 @@ static enum pe_status contents_open(const char *path, size_t limit, const char *
 
 static void contents_close(struct contents *c)
 {
-	free(c->map);
+	if (c->map)
+		munmap(c->map, c->len);
 	free(c->heap);
 }
 
