@@ -1,5 +1,7 @@
-# posenc: `make demo` and `make test` set everything up on a fresh Debian
-# machine (missing packages through apt-get), then build with meson.
+# posenc: `make demo`, `make` and `make test` set everything up on a fresh Debian
+# machine (missing packages through apt-get), then build with meson. Building needs
+# only BUILD_DEPS; the test suite is the meson feature 'tests' (auto: built when
+# TEST_DEPS are installed), which `make test` installs and turns on.
 
 BUILD ?= build
 MESON_OPTS ?=
@@ -21,7 +23,7 @@ OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
 
-.PHONY: all deps test-deps build demo gallery test check-sanitize check-valgrind check-clang bench clean
+.PHONY: all deps test-deps tests-on build demo gallery test check-sanitize check-valgrind check-clang check-format format bench clean
 
 all: build
 
@@ -33,11 +35,15 @@ test-deps:
 	@sh tools/install-deps.sh $(OPTIONAL_TEST_DEPS) 2>/dev/null || \
 		echo "posenc: optional $(OPTIONAL_TEST_DEPS) not installed: the fuzz run will be skipped" >&2
 
+# Quiet, but for one line (whether the tests are built, and if not what they miss) and for
+# the whole output of a step that fails.
+QUIET_NINJA = out=$$(ninja -C $(1) 2>&1) || { printf '%s\n' "$$out"; exit 1; }
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) $(MESON_OPTS) >/dev/null
+	@out=$$(meson setup $(BUILD) $(MESON_OPTS) 2>&1) || { echo "$$out"; exit 1; }; \
+	echo "$$out" | awk '/^ *tests *:/ { sub(/^ *tests *: */, "posenc: tests: "); print; exit }'
 
 build: deps $(BUILD)/build.ninja
-	@ninja -C $(BUILD) >/dev/null
+	@$(call QUIET_NINJA,$(BUILD))
 
 demo: build
 	@mkdir -p out
@@ -45,50 +51,82 @@ demo: build
 	$(BUILD)/cli/posenc compare -o out/compare.csv
 	$(BUILD)/cli/posenc encode -s sinusoidal -n 64 -d 32 -o out/encode.npy
 
-# The README's gallery: every figure type, drawn by the current build into out/gallery/.
-GALLERY = out/gallery
+# The README's gallery: every figure type drawn by the current build. The images are kept in
+# the repository, so that they show on a fresh clone and on the forge; pngquant halves their
+# bytes (256 colours, dithered so that colour scales stay smooth). Writes exactly the files
+# README.md shows (tests/docs/test_readme_images.py checks both ways).
+GALLERY = doc/gallery
+GALLERY_DEPS = pngquant
 gallery: build
-	@mkdir -p $(GALLERY)
-	@P=$(BUILD)/cli/posenc; set -e; \
-	$$P compare -q -o $(GALLERY)/compare.png; \
-	$$P encode -q -s sinusoidal -n 512 -d 128 -o $(GALLERY)/encode.png; \
-	$$P encode -q -s rope:layout=half --view cos -n 1000000 -d 128 -o $(GALLERY)/rope-cos.png; \
-	$$P distance -q -s sinusoidal -n 1000000 -d 512 -o $(GALLERY)/distance.png; \
-	$$P corr -q -s sinusoidal:base=10 -n 256 -d 128 -o $(GALLERY)/corr.png; \
-	$$P scatter -q -n 256 -d 128 -o $(GALLERY)/scatter.png; \
-	$$P profile -q --at 0,128,256 -n 512 -d 128 -o $(GALLERY)/profile.png; \
-	$$P decay -q -s rope --base 10000,500000 -d 128 --max-offset 256 --bound -o $(GALLERY)/decay.png; \
-	$$P freqs -q -s rope:scaling=llama3,base=500000 -d 128 -o $(GALLERY)/freqs.png; \
-	$$P bias -q -s alibi:heads=8 -n 64 -o $(GALLERY)/alibi.png; \
-	$$P bias -q -s t5 -n 256 -o $(GALLERY)/t5.png; \
-	$$P report -q -o $(GALLERY)/report.pdf
-	@echo "posenc: gallery in $(GALLERY)/"
+	@sh tools/install-deps.sh $(GALLERY_DEPS)
+	@rm -rf $(BUILD)/gallery && mkdir -p $(BUILD)/gallery $(GALLERY)
+	@P=$(BUILD)/cli/posenc; G=$(BUILD)/gallery; set -e; \
+	$$P compare -q -o $$G/compare.png; \
+	$$P encode -q -s sinusoidal -n 512 -d 128 -o $$G/encode.png; \
+	$$P encode -q -s rope:layout=half --view cos -n 1000000 -d 128 -o $$G/rope-cos.png; \
+	$$P distance -q -s sinusoidal -n 1000000 -d 512 -o $$G/distance.png; \
+	$$P corr -q -s sinusoidal:base=10 -n 256 -d 128 -o $$G/corr.png; \
+	$$P scatter -q -n 256 -d 128 -o $$G/scatter.png; \
+	$$P profile -q --at 0,128,256 -n 512 -d 128 -o $$G/profile.png; \
+	$$P decay -q -s rope --base 10000,500000 -d 128 --max-offset 256 --bound -o $$G/decay.png; \
+	$$P freqs -q -s rope:scaling=llama3,base=500000 -d 128 -o $$G/freqs.png; \
+	$$P bias -q -s alibi:heads=8 -n 64 -o $$G/alibi.png; \
+	$$P bias -q -s t5 -n 256 -o $$G/t5.png; \
+	$$P precision -q -s rope:layout=half,base=500000,scaling=llama3,factor=8,low=1,high=4,original=8192 \
+		--precision f32,f32/bf16,bf16,f16 -o $$G/precision.png
+	@rm -f $(GALLERY)/*.png
+	@for f in $(BUILD)/gallery/*.png; do \
+		pngquant --quality 80-100 --speed 1 --strip -o $(GALLERY)/$${f##*/} $$f || exit 1; \
+	done
+	@echo "posenc: gallery in $(GALLERY)/ ($$(du -cb $(GALLERY)/*.png | tail -n 1 | cut -f 1) bytes)"
 
-test: test-deps $(BUILD)/build.ninja
-	@ninja -C $(BUILD) >/dev/null
+# A build dir that `make demo` or `make` set up before the test dependencies were there
+# has no tests: turn them on (meson reconfigures at the next ninja).
+TESTS_ENABLED = $(PYTHON) -c 'import json, sys; sys.exit(not any(o["name"] == "tests" and \
+	o["value"] == "enabled" for o in json.load(open(sys.argv[1]))))' \
+	$(BUILD)/meson-info/intro-buildoptions.json
+tests-on: test-deps
+	@if test -f $(BUILD)/build.ninja; then \
+		$(TESTS_ENABLED) || meson configure $(BUILD) -Dtests=enabled; \
+	else \
+		$(MAKE) --no-print-directory $(BUILD)/build.ninja MESON_OPTS='$(MESON_OPTS) -Dtests=enabled'; \
+	fi
+
+test: tests-on
+	@$(call QUIET_NINJA,$(BUILD))
 	@meson test -C $(BUILD) --print-errorlogs >$(BUILD)/test-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py $(BUILD)/meson-logs/testlog.json
 
 # The whole suite again under AddressSanitizer and UBSan (any report fails it).
 check-sanitize: test-deps
 	@test -f $(BUILD)-asan/build.ninja || meson setup $(BUILD)-asan -Db_sanitize=address,undefined \
-		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all >/dev/null
-	@ninja -C $(BUILD)-asan >/dev/null
+		-Db_lundef=false -Dc_args=-fno-sanitize-recover=all -Dtests=enabled >/dev/null
+	@$(call QUIET_NINJA,$(BUILD)-asan)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		meson test -C $(BUILD)-asan --print-errorlogs >$(BUILD)-asan/test-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py --label sanitize $(BUILD)-asan/meson-logs/testlog.json
 
 # The library tests under valgrind's memcheck.
-check-valgrind: test-deps $(BUILD)/build.ninja
-	@ninja -C $(BUILD) >/dev/null
+check-valgrind: tests-on
+	@$(call QUIET_NINJA,$(BUILD))
 	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
+
+# Every tracked file follows .clang-format (C) and .editorconfig (all text files).
+check-format:
+	@sh tools/install-deps.sh clang-format python3
+	@$(PYTHON) tools/check-format.py
+
+# Rewrites the C files the way check-format wants them.
+format:
+	@sh tools/install-deps.sh clang-format python3
+	@$(PYTHON) tools/check-format.py --fix
 
 # The same sources must build warning-free with clang (-Werror).
 check-clang: test-deps
 	@sh tools/install-deps.sh clang
 	@test -f $(BUILD)-clang/build.ninja || CC=clang meson setup $(BUILD)-clang >/dev/null
-	@ninja -C $(BUILD)-clang >/dev/null && echo "clang: build clean"
+	@$(call QUIET_NINJA,$(BUILD)-clang) && echo "clang: build clean"
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BENCH_BUILD) out
@@ -96,8 +134,8 @@ clean:
 bench:
 	@sh tools/install-deps.sh $(BUILD_DEPS) $(BENCH_DEPS)
 	@test -f $(BENCH_BUILD)/build.ninja || \
-		meson setup $(BENCH_BUILD) -Dbuildtype=release -Dtests=false $(MESON_OPTS) >/dev/null
-	@ninja -C $(BENCH_BUILD) >/dev/null
+		meson setup $(BENCH_BUILD) -Dbuildtype=release -Dtests=disabled $(MESON_OPTS) >/dev/null
+	@$(call QUIET_NINJA,$(BENCH_BUILD))
 	@$(PYTHON) bench/run --posenc $(BENCH_BUILD)/cli/posenc --runs $(BENCH_RUNS) \
 		--reference-runs $(BENCH_REF_RUNS) \
 		$(if $(BENCH_ONLY),--only '$(BENCH_ONLY)') $(if $(BENCH_UPDATE),--update)

@@ -37,6 +37,14 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 char *cli_escape(const char *text);
 
+/*
+ * cli_note() - one line of information on stderr, "posenc: <text>"
+ *
+ * Every non-error message goes through here: nothing with @quiet (-q), and
+ * never glued to a progress line.
+ */
+void cli_note(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* CLI_USAGE for statuses that mean bad input, CLI_FAILURE otherwise. */
 int cli_exit_for(enum pe_status st);
 

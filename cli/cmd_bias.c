@@ -8,7 +8,6 @@
 
 #include <posenc/bias.h>
 
-#include "bias_grid.h"
 #include "cli.h"
 #include "commands.h"
 #include "figure.h"
@@ -128,7 +127,7 @@ static enum pe_status set_axes(struct pe_panel *p, bool x, bool y)
 static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe_matrix *m,
                 size_t n, size_t g, const char *path, enum cli_format format)
 {
-	bool alibi = s->kind == PE_SCHEME_ALIBI;
+	bool alibi = pe_scheme_has(s, PE_CAP_BIAS_HEADS);
 	unsigned heads = alibi ? s->heads : 1;
 	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
 	double *slopes = malloc(heads * sizeof(*slopes));
@@ -194,13 +193,13 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 /*
  * The figure: square heatmaps get a default size a little narrower than
  * the engine's 340 x 280 cells; past twice the pixels a panel has, the
- * positions are averaged in blocks (bias_grid.h), so 10^5 positions need
+ * positions are averaged in blocks (pe_bias_grid()), so 10^5 positions need
  * no 10^10-cell tensor.
  */
 static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t n, const char *path,
                   enum cli_format format)
 {
-	unsigned heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
+	unsigned heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
 	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
 	struct cli_common sized = *o;
 	if (heads > 1 && !o->width && !o->height) {
@@ -226,9 +225,9 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
-	enum pe_status st = g < n                        ? bias_grid(s, n, g, &m)
-	                    : s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m)
-	                                                 : pe_t5_bucket_map(s, n, &m);
+	enum pe_status st = g < n                                 ? pe_bias_grid(s, n, g, &m)
+	                    : pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? pe_alibi_bias(s, n, &m)
+	                                                          : pe_t5_bucket_map(s, n, &m);
 	if (st == PE_ENOMEM || st == PE_ETOOBIG)
 		return cli_error("%s: %s", what, pe_status_str(st));
 	if (st != PE_OK)
@@ -243,7 +242,7 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 {
 	if (cli_format_is_figure(format))
 		return figure(o, s, n, path, format);
-	size_t heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
+	size_t heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
 	char what[128];
 	snprintf(what, sizeof(what), "the %zu x %zu x %zu bias", heads, n, n);
 	int rc = cli_check_memory(o, (double)heads * (double)n * (double)n * 8.0, what,
@@ -251,13 +250,13 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;
-	enum pe_status st =
-	        s->kind == PE_SCHEME_ALIBI ? pe_alibi_bias(s, n, &m) : pe_t5_bucket_map(s, n, &m);
+	enum pe_status st = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? pe_alibi_bias(s, n, &m)
+	                                                        : pe_t5_bucket_map(s, n, &m);
 	if (st == PE_ENOMEM || st == PE_ETOOBIG)
 		return cli_error("%s: %s", what, pe_status_str(st));
 	if (st != PE_OK)
 		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
-	if (s->kind == PE_SCHEME_T5) {
+	if (pe_scheme_has(s, PE_CAP_BUCKETS)) {
 		struct pe_axis rows = {"query", 0.0, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
 		rc = cli_write_matrix(o, path, format, m, &rows, &cols);
@@ -272,26 +271,11 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 
 int cmd_bias(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
-	        {NULL, 0, NULL, 0},
-	};
 	struct cli_common o;
 	cli_common_init(&o);
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		rc = cli_common_option(&o, opt, optarg, argv);
-		if (rc == 1)
-			rc = cli_usage_error("unknown option '%s'", argv[optind - 1]);
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help, NULL, &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	if (o.d || o.start)
 		return cli_usage_error("options '-d' and '--start' do not apply to attention "
 		                       "biases (positions are 0..n-1, there is no width)");

@@ -208,7 +208,6 @@ static int write_summary(struct run *r)
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"metric", required_argument, NULL, OPT_METRIC},
 	        {NULL, 0, NULL, 0},
 	};
@@ -216,21 +215,10 @@ int cmd_compare(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	cli_common_init(&r.o);
 	r.metric = PE_METRIC_L2;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_METRIC)
-			rc = pw_parse_metric(optarg, &r.metric);
-		else
-			rc = cli_common_option(&r.o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (r.o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help,
+	                        &(struct cli_own_options){opts, pw_metric_option, &r.metric}, &r.o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	if (r.o.raw)
 		return cli_usage_error(
 		        "option '--raw' does not apply to compare (a grid of panels)");

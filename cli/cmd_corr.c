@@ -26,25 +26,12 @@ static const char help[] =
 
 int cmd_corr(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
-	        {NULL, 0, NULL, 0},
-	};
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
 	cli_common_init(&r.o);
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		rc = cli_common_option(&r.o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (r.o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help, NULL, &r.o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	rc = pw_prepare(&r);
 	if (!rc && r.o.raw)
 		rc = write_raw(&r.o, r.path, &r.v.vec, PE_METRIC_CORR);

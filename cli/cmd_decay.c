@@ -50,8 +50,9 @@ struct decay_opts {
 	int bound;
 };
 
-static int parse_own(struct decay_opts *d, int opt, const char *arg)
+static int parse_own(void *ctx, int opt, const char *arg)
 {
+	struct decay_opts *d = ctx;
 	if (opt == OPT_BOUND) {
 		d->bound = 1;
 		return 0;
@@ -68,7 +69,7 @@ static int prepare_all(const struct cli_common *o, struct decay_opts *d, struct 
 	uint64_t K = d->max_offset_set ? d->max_offset : o->n ? o->n - 1 : DEFAULT_MAX_OFFSET;
 	for (size_t i = 0; i < count; i++) {
 		const struct pe_scheme *s = schemes[i];
-		if (d->bound && s->kind != PE_SCHEME_ROPE)
+		if (d->bound && !pe_scheme_has(s, PE_CAP_BOUND))
 			return cli_usage_error("option '--bound': RoFormer's upper bound exists "
 			                       "only for rope, not '%s'",
 			                       s->canonical);
@@ -84,8 +85,8 @@ static int prepare_all(const struct cli_common *o, struct decay_opts *d, struct 
 				                       (unsigned long long)K + 1, s->canonical, n);
 			K = n - 1; /* a short file table: stop where its pairs end */
 		}
-		if (!vs[i].vec.table && pe_scheme_is_vector(s) && s->kind != PE_SCHEME_SINUSOIDAL &&
-		    s->kind != PE_SCHEME_ROPE) {
+		if (!vs[i].vec.table && pe_scheme_is_vector(s) &&
+		    !pe_scheme_has(s, PE_CAP_TOEPLITZ)) {
 			char what[160];
 			snprintf(what, sizeof(what), "the %zu x %zu rows of '%s'", n, vs[i].vec.d,
 			         s->canonical);
@@ -218,7 +219,6 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 int cmd_decay(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"max-offset", required_argument, NULL, OPT_MAX_OFFSET},
 	        {"bound", no_argument, NULL, OPT_BOUND},
 	        {NULL, 0, NULL, 0},
@@ -226,21 +226,10 @@ int cmd_decay(int argc, char **argv)
 	struct cli_common o;
 	cli_common_init(&o);
 	struct decay_opts d = {0, 0, 0};
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_MAX_OFFSET || opt == OPT_BOUND)
-			rc = parse_own(&d, opt, optarg);
-		else
-			rc = cli_common_option(&o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &d},
+	                        &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 
 	struct pe_scheme **schemes;
 	size_t count;

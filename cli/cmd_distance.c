@@ -31,7 +31,6 @@ static const char help[] =
 int cmd_distance(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"metric", required_argument, NULL, OPT_METRIC},
 	        {NULL, 0, NULL, 0},
 	};
@@ -39,21 +38,10 @@ int cmd_distance(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	cli_common_init(&r.o);
 	enum pe_metric metric = PE_METRIC_L2;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_METRIC)
-			rc = pw_parse_metric(optarg, &metric);
-		else
-			rc = cli_common_option(&r.o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (r.o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help,
+	                        &(struct cli_own_options){opts, pw_metric_option, &metric}, &r.o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	rc = pw_prepare(&r);
 	if (!rc && r.o.raw)
 		rc = write_raw(&r.o, r.path, &r.v.vec, metric);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <posenc/encode.h>
+#include <posenc/precision.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -13,7 +14,7 @@
 #include "raw.h"
 #include "vectors.h"
 
-enum { OPT_VIEW = CLI_OPT_COMMAND };
+enum { OPT_VIEW = CLI_OPT_COMMAND, OPT_PRECISION };
 
 static const char help[] =
         "Usage: posenc encode [-s SPEC] [-n N] [-d D] [--start P] [--view VIEW] [-o FILE]\n"
@@ -23,15 +24,23 @@ static const char help[] =
         "Options:\n"
         "      --view VIEW        rope only: angle, cos, sin or rotated (the all-ones\n"
         "                         vector rotated to each position) [default: rotated]\n"
+        "      --precision P      rope only: the table as an implementation computing in P\n"
+        "                         makes it: f64, f32, bf16, f16 or COMPUTE/STORE (f32/bf16:\n"
+        "                         float32 angles, cos and sin stored as bfloat16); see man\n"
+        "                         posenc, PRECISION [default: exact]\n"
         "%s"
         "\n"
         "Defaults: -s sinusoidal -n 128 -d 64 -o encode.png\n"
         "Example: posenc encode -s rope:layout=half --view cos -n 512 -d 128 -o cos.csv\n";
 
-static int parse_view(const char *arg, enum pe_view *view)
+static int parse_view(void *ctx, int opt, const char *arg)
 {
+	(void)opt;
+	enum pe_view *view = ctx;
 	static const char *const names[] = {"default", "angle", "cos", "sin", "rotated"};
-	for (int i = 1; i < 5; i++)
+	_Static_assert(sizeof(names) / sizeof(names[0]) == PE_VIEW_ROTATED + 1,
+	               "one name per enum pe_view value");
+	for (int i = 1; i <= PE_VIEW_ROTATED; i++)
 		if (strcmp(arg, names[i]) == 0) {
 			*view = (enum pe_view)i;
 			return 0;
@@ -39,31 +48,75 @@ static int parse_view(const char *arg, enum pe_view *view)
 	return cli_usage_error("option '--view': '%s' is not angle, cos, sin or rotated", arg);
 }
 
+struct encode_options {
+	enum pe_view *view;
+	struct pe_precision *prec;
+};
+
+static int parse_encode_option(void *ctx, int opt, const char *arg)
+{
+	struct encode_options *eo = ctx;
+	if (opt == OPT_VIEW)
+		return parse_view(eo->view, opt, arg);
+	if (pe_precision_parse(arg, eo->prec) == PE_OK)
+		return 0;
+	return cli_usage_error("option '--precision': '%s' is not f64, f32, bf16, f16 or "
+	                       "COMPUTE/STORE (f32/bf16)",
+	                       arg);
+}
+
+/*
+ * The rows as an implementation computing in @prec makes them. A figure
+ * then draws this table (its rows from position 0, so --start must be 0).
+ */
+static int encode_precision(const struct cli_common *o, const struct pe_scheme *s,
+                            struct cli_vectors *v, struct pe_precision prec, int figure,
+                            struct pe_matrix **out)
+{
+	if (!pe_scheme_has(s, PE_CAP_SCALING))
+		return cli_usage_error("option '--precision' simulates rope tables only");
+	if (figure && v->vec.first)
+		return cli_usage_error("option '--precision': a figure starts at position 0 (write "
+		                       ".csv or .npy for --start)");
+	char what[96];
+	snprintf(what, sizeof(what), "the %zu x %zu table", v->vec.n, v->vec.d);
+	int rc = cli_check_memory(o, (double)v->vec.n * (double)v->vec.d * 8.0, what,
+	                          "lower -n or -d");
+	if (rc)
+		return rc;
+	struct pe_matrix *m = pe_matrix_create(v->vec.n, v->vec.d);
+	if (!m)
+		return cli_error("%s: out of memory", what);
+	enum pe_status st = pe_precision_encode(s, v->vec.d, v->vec.first, v->vec.n, v->vec.view,
+	                                        prec, m->data);
+	if (st != PE_OK) {
+		pe_matrix_destroy(m);
+		return cli_error("%s: %s", what, pe_status_str(st));
+	}
+	if (figure) {
+		v->vec.table = m;
+		v->vec.scheme = NULL;
+	}
+	*out = m;
+	return 0;
+}
+
 int cmd_encode(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"view", required_argument, NULL, OPT_VIEW},
+	        {"precision", required_argument, NULL, OPT_PRECISION},
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
 	cli_common_init(&o);
 	enum pe_view view = PE_VIEW_DEFAULT;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_VIEW)
-			rc = parse_view(optarg, &view);
-		else
-			rc = cli_common_option(&o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	struct pe_precision prec = {PE_FLOAT_EXACT, PE_FLOAT_EXACT};
+	struct encode_options eo = {&view, &prec};
+	int rc = cli_parse_args(argc, argv, help,
+	                        &(struct cli_own_options){opts, parse_encode_option, &eo}, &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 
 	struct pe_scheme **schemes;
 	size_t count;
@@ -79,6 +132,10 @@ int cmd_encode(int argc, char **argv)
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;
 	rc = cli_output_format(&o, path, &format);
+	struct pe_matrix *simulated = NULL;
+	if (!rc && prec.compute != PE_FLOAT_EXACT)
+		rc = encode_precision(&o, schemes[0], &v, prec, cli_format_is_figure(format),
+		                      &simulated);
 	int figure = !rc && cli_format_is_figure(format);
 	if (figure) {
 		rc = cli_figure_check_options(&o);
@@ -88,14 +145,19 @@ int cmd_encode(int argc, char **argv)
 			rc = cli_encode_figure(&o, path, format, &v.vec);
 	}
 	struct pe_matrix *m = NULL;
-	if (!rc && !figure)
+	if (!rc && !figure && simulated) {
+		m = simulated;
+		simulated = NULL;
+	} else if (!rc && !figure) {
 		rc = cli_vectors_matrix(&o, &v, &m);
+	}
 	if (!rc && !figure) {
 		struct pe_axis rows = {"position", (double)v.vec.first, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
 		rc = cli_write_matrix(&o, path, format, m, &rows, &cols);
 	}
 	pe_matrix_destroy(m);
+	pe_matrix_destroy(simulated);
 	cli_vectors_finish(&v);
 	cli_schemes_free(schemes, count);
 	return rc;

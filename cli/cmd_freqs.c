@@ -44,29 +44,26 @@ static const char help[] =
 static void report(const struct cli_common *o, const struct pe_scheme *s,
                    const struct pe_freq_table *t)
 {
-	if (o->quiet)
-		return;
 	for (size_t k = 0; k < t->n_variants; k++) {
 		const struct pe_freq_variant *v = &t->variants[k];
 		double a = v->info.attention_factor;
-		fprintf(stderr,
-		        "posenc: %s: factor %g, original %g: attention factor %.8g "
-		        "(logits x%.8g)",
-		        pe_rope_scaling_name(v->type), v->factor, v->original, a, a * a);
+		char extra[96] = "";
 		if (v->type == PE_ROPE_SCALING_DYNAMIC)
-			fprintf(stderr, ", effective base %.10g at length %g", v->info.base,
-			        v->length);
+			snprintf(extra, sizeof(extra), ", effective base %.10g at length %g",
+			         v->info.base, v->length);
 		if (v->type == PE_ROPE_SCALING_LONGROPE)
-			fprintf(stderr, ", %s factors at length %g",
-			        v->length > v->original ? "long" : "short", v->length);
+			snprintf(extra, sizeof(extra), ", %s factors at length %g",
+			         v->length > v->original ? "long" : "short", v->length);
 		if (v->type == PE_ROPE_SCALING_YARN)
-			fprintf(stderr, ", low %g, high %g", v->info.yarn_low, v->info.yarn_high);
-		fputc('\n', stderr);
+			snprintf(extra, sizeof(extra), ", low %g, high %g", v->info.yarn_low,
+			         v->info.yarn_high);
+		cli_note(o->quiet,
+		         "%s: factor %g, original %g: attention factor %.8g (logits x%.8g)%s",
+		         pe_rope_scaling_name(v->type), v->factor, v->original, a, a * a, extra);
 	}
 	if (t->has_critical_dim)
-		fprintf(stderr,
-		        "posenc: %s: critical dimension %zu of %zu for training length %g\n",
-		        s->label, t->critical_dim, t->d_pairs, t->train_length);
+		cli_note(o->quiet, "%s: critical dimension %zu of %zu for training length %g",
+		         s->label, t->critical_dim, t->d_pairs, t->train_length);
 }
 
 #define MAX_VLINES 3
@@ -200,10 +197,20 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 	return rc;
 }
 
+static int parse_own(void *ctx, int opt, const char *arg)
+{
+	struct pe_freqs_options *fo = ctx;
+	const char *name = opt == OPT_LENGTH ? "--length" : "--train-length";
+	double *dst = opt == OPT_LENGTH ? &fo->length : &fo->train_length;
+	int rc = cli_parse_double(name, arg, dst);
+	if (!rc && *dst <= 0)
+		rc = cli_usage_error("option '%s': %s must be > 0", name, arg);
+	return rc;
+}
+
 int cmd_freqs(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"length", required_argument, NULL, OPT_LENGTH},
 	        {"train-length", required_argument, NULL, OPT_TRAIN_LENGTH},
 	        {NULL, 0, NULL, 0},
@@ -211,26 +218,10 @@ int cmd_freqs(int argc, char **argv)
 	struct cli_common o;
 	cli_common_init(&o);
 	struct pe_freqs_options fo = {0, 0};
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_LENGTH || opt == OPT_TRAIN_LENGTH) {
-			const char *name = opt == OPT_LENGTH ? "--length" : "--train-length";
-			double *dst = opt == OPT_LENGTH ? &fo.length : &fo.train_length;
-			rc = cli_parse_double(name, optarg, dst);
-			if (!rc && *dst <= 0)
-				rc = cli_usage_error("option '%s': %s must be > 0", name, optarg);
-		} else {
-			rc = cli_common_option(&o, opt, optarg, argv);
-		}
-		if (rc)
-			return rc;
-	}
-	if (o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &fo},
+	                        &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	if (o.n || o.start)
 		return cli_usage_error("options '-n' and '--start' do not apply to a frequency "
 		                       "table (its rows are pairs)");
@@ -245,7 +236,7 @@ int cmd_freqs(int argc, char **argv)
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;
 	struct pe_freq_table *t = NULL;
-	if (s->kind != PE_SCHEME_ROPE && s->kind != PE_SCHEME_SINUSOIDAL)
+	if (!pe_scheme_has(s, PE_CAP_FREQS))
 		rc = cli_usage_error("scheme '%s' has no frequencies: freqs covers sinusoidal and "
 		                     "rope",
 		                     s->canonical);

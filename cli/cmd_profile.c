@@ -87,10 +87,25 @@ static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, siz
 	return rc;
 }
 
+struct profile_opts {
+	enum pe_metric metric;
+	uint64_t *at; /* owned */
+	size_t k;
+};
+
+static int parse_own(void *ctx, int opt, const char *arg)
+{
+	struct profile_opts *po = ctx;
+	if (opt == OPT_METRIC)
+		return pw_parse_metric(arg, &po->metric);
+	free(po->at);
+	po->at = NULL;
+	return cli_parse_positions("--at", arg, &po->at, &po->k);
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"metric", required_argument, NULL, OPT_METRIC},
 	        {"at", required_argument, NULL, OPT_AT},
 	        {NULL, 0, NULL, 0},
@@ -98,28 +113,16 @@ int cmd_profile(int argc, char **argv)
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
 	cli_common_init(&r.o);
-	enum pe_metric metric = PE_METRIC_L2;
-	uint64_t *at = NULL;
-	size_t k = 0;
-	int opt, rc = 0;
-	while (!rc && (opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_METRIC) {
-			rc = pw_parse_metric(optarg, &metric);
-		} else if (opt == OPT_AT) {
-			free(at);
-			at = NULL;
-			rc = cli_parse_positions("--at", optarg, &at, &k);
-		} else {
-			rc = cli_common_option(&r.o, opt, optarg, argv);
-		}
-	}
-	if (!rc && r.o.help) {
-		printf(help, cli_common_help);
+	struct profile_opts own = {PE_METRIC_L2, NULL, 0};
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
+	                        &r.o);
+	enum pe_metric metric = own.metric;
+	uint64_t *at = own.at;
+	size_t k = own.k;
+	if (rc == CLI_DONE) {
 		free(at);
 		return CLI_OK;
 	}
-	if (!rc)
-		rc = cli_no_operands(argc, argv);
 	if (!rc)
 		rc = pw_prepare(&r);
 	if (!rc && r.o.raw)

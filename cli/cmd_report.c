@@ -88,7 +88,7 @@ static int frequencies(struct report *r, size_t i)
 {
 	const struct pe_scheme *s = r->schemes[i];
 	const struct pe_vectors *v = &r->s[i].data.v.vec;
-	if (v->table || (s->kind != PE_SCHEME_SINUSOIDAL && s->kind != PE_SCHEME_ROPE))
+	if (v->table || !pe_scheme_has(s, PE_CAP_FREQS))
 		return 0;
 	/* The critical dimension for the report's own context length. */
 	struct pe_freqs_options fo = {0, (double)v->n};
@@ -123,7 +123,7 @@ static int compute(struct report *r, size_t i)
 		if (st != PE_OK)
 			return status_error(st, "the distance and correlation grids", s->label);
 	}
-	if (s->kind == PE_SCHEME_ROPE &&
+	if (pe_scheme_has(s, PE_CAP_BOUND) &&
 	    pe_decay_check(v, PE_DECAY_BOUND, v->n - 1, NULL) == PE_OK) {
 		rs->bound = malloc(v->n * sizeof(double));
 		if (!rs->bound)
@@ -261,7 +261,6 @@ static int run(struct report *r, const char *path, enum cli_format format)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"metric", required_argument, NULL, OPT_METRIC},
 	        {NULL, 0, NULL, 0},
 	};
@@ -271,21 +270,10 @@ int cmd_report(int argc, char **argv)
 	r.metric = PE_METRIC_L2;
 	r.argc = argc;
 	r.argv = argv;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_METRIC)
-			rc = pw_parse_metric(optarg, &r.metric);
-		else
-			rc = cli_common_option(&r.o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (r.o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	int rc = cli_parse_args(argc, argv, help,
+	                        &(struct cli_own_options){opts, pw_metric_option, &r.metric}, &r.o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
 	if (r.o.raw)
 		return cli_usage_error(
 		        "option '--raw' does not apply to report (pages of figures)");

@@ -94,10 +94,32 @@ static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix 
 	return rc;
 }
 
+static void sampled_note(const struct cli_common *o, const struct pe_vectors *v,
+                         uint64_t max_points, size_t stride, size_t pairs)
+{
+	cli_note(o->quiet,
+	         "%.15g pairs would exceed --max-points %llu: every %zu%s position is paired "
+	         "(%zu pairs)",
+	         (double)v->n * (double)(v->n - 1) / 2.0, (unsigned long long)max_points, stride,
+	         ordinal(stride), pairs);
+}
+
+struct scatter_opts {
+	enum pe_metric metric;
+	uint64_t max_points;
+};
+
+static int parse_own(void *ctx, int opt, const char *arg)
+{
+	struct scatter_opts *so = ctx;
+	if (opt == OPT_METRIC)
+		return pw_parse_metric(arg, &so->metric);
+	return cli_parse_count("--max-points", arg, 0, SIZE_MAX, &so->max_points);
+}
+
 int cmd_scatter(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	        CLI_COMMON_LONG,
 	        {"metric", required_argument, NULL, OPT_METRIC},
 	        {"max-points", required_argument, NULL, OPT_MAX_POINTS},
 	        {NULL, 0, NULL, 0},
@@ -105,25 +127,13 @@ int cmd_scatter(int argc, char **argv)
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
 	cli_common_init(&r.o);
-	enum pe_metric metric = PE_METRIC_L2;
-	uint64_t max_points = DEFAULT_MAX_POINTS;
-	int opt, rc;
-	while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT, opts, NULL)) != -1) {
-		if (opt == OPT_METRIC)
-			rc = pw_parse_metric(optarg, &metric);
-		else if (opt == OPT_MAX_POINTS)
-			rc = cli_parse_count("--max-points", optarg, 0, SIZE_MAX, &max_points);
-		else
-			rc = cli_common_option(&r.o, opt, optarg, argv);
-		if (rc)
-			return rc;
-	}
-	if (r.o.help) {
-		printf(help, cli_common_help);
-		return CLI_OK;
-	}
-	if ((rc = cli_no_operands(argc, argv)))
-		return rc;
+	struct scatter_opts own = {PE_METRIC_L2, DEFAULT_MAX_POINTS};
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
+	                        &r.o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
+	enum pe_metric metric = own.metric;
+	uint64_t max_points = own.max_points;
 	rc = pw_prepare(&r);
 	if (!rc && r.o.raw)
 		rc = cli_usage_error("option '--raw': scatter draws points, not a heatmap");
@@ -152,12 +162,8 @@ int cmd_scatter(int argc, char **argv)
 			rc = pw_status_error(st, "computing the scatter");
 	}
 	if (!rc && cli_format_is_figure(r.format)) {
-		if (stride > 1 && !r.o.quiet)
-			fprintf(stderr,
-			        "posenc: %.15g pairs would exceed --max-points %llu: every %zu%s "
-			        "position is paired (%zu pairs)\n",
-			        (double)v->n * (double)(v->n - 1) / 2.0,
-			        (unsigned long long)max_points, stride, ordinal(stride), pts->rows);
+		if (stride > 1)
+			sampled_note(&r.o, v, max_points, stride, pts->rows);
 		rc = draw(&r, metric, pts, stride);
 		pe_matrix_destroy(pts);
 		pw_finish(&r);
@@ -176,12 +182,8 @@ int cmd_scatter(int argc, char **argv)
 				o[3] = pts->data[2 * row + 1];
 			}
 		}
-		if (stride > 1 && !r.o.quiet)
-			fprintf(stderr,
-			        "posenc: %.15g pairs would exceed --max-points %llu: every %zu%s "
-			        "position is paired (%zu pairs)\n",
-			        (double)v->n * (double)(v->n - 1) / 2.0,
-			        (unsigned long long)max_points, stride, ordinal(stride), out->rows);
+		if (stride > 1)
+			sampled_note(&r.o, v, max_points, stride, out->rows);
 		const char *labels[] = {"position_i", "position_j", pe_metric_name(metric), "corr"};
 		struct pe_axis rows = {"pair", 0.0, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, labels};

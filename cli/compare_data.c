@@ -5,16 +5,11 @@
 
 #include <posenc/decay.h>
 #include <posenc/encode.h>
+#include <posenc/summary.h>
 
 #include "cli.h"
 #include "compare_data.h"
 #include "pairwise_cli.h"
-
-const char *const compare_summary_columns[COMPARE_SUMMARY_COLS] = {
-        "wavelength_min", "wavelength_max", "distance_min",       "distance_max",
-        "corr_min",       "corr_max",       "neighbour_distance", "decay_0",
-        "decay_1",        "decay_10",       "decay_100",
-};
 
 static int status_error(enum pe_status st, const char *what, const char *label)
 {
@@ -90,53 +85,10 @@ void compare_data_free(struct compare_data *sd)
 	free(sd->offsets);
 }
 
-/* Min and max of the off-diagonal cells of a square matrix (NaN skipped). */
-static void off_diagonal_range(const struct pe_matrix *m, double *lo, double *hi)
-{
-	*lo = INFINITY;
-	*hi = -INFINITY;
-	for (size_t i = 0; i < m->rows; i++)
-		for (size_t j = 0; j < m->cols; j++) {
-			double x = m->data[i * m->cols + j];
-			if (i == j || isnan(x))
-				continue;
-			*lo = x < *lo ? x : *lo;
-			*hi = x > *hi ? x : *hi;
-		}
-	if (*lo > *hi)
-		*lo = *hi = NAN;
-}
-
-static void wavelengths(const struct pe_vectors *v, double *shortest, double *longest)
-{
-	*shortest = *longest = NAN;
-	if (v->table || !v->scheme)
-		return;
-	double *theta = malloc(v->d * sizeof(double));
-	size_t count = 0;
-	if (theta && pe_scheme_frequencies(v->scheme, v->d, theta, &count) == PE_OK && count) {
-		double lo = INFINITY, hi = -INFINITY;
-		for (size_t i = 0; i < count; i++) {
-			double wl = 2.0 * 3.14159265358979323846 / theta[i];
-			lo = wl < lo ? wl : lo;
-			hi = wl > hi ? wl : hi;
-		}
-		*shortest = lo;
-		*longest = hi;
-	}
-	free(theta);
-}
-
 void compare_summary_row(const struct compare_data *sd, double row[COMPARE_SUMMARY_COLS])
 {
 	const struct pe_vectors *v = &sd->v.vec;
-	wavelengths(v, &row[0], &row[1]);
-	off_diagonal_range(sd->dist, &row[2], &row[3]);
-	off_diagonal_range(sd->corr, &row[4], &row[5]);
-	double sum = 0;
-	for (size_t p = 0; p + 1 < v->n; p++)
-		sum += sd->dist->data[p * v->n + p + 1];
-	row[6] = v->n > 1 ? sum / (double)(v->n - 1) : NAN;
+	pe_summary_row(v, sd->dist, sd->corr, sd->decay, row);
 	const size_t at[] = {0, 1, 10, 100};
 	/*
 	 * Sinusoidal and RoPE dot products depend on the offset alone, so the
@@ -152,7 +104,8 @@ void compare_summary_row(const struct compare_data *sd, double row[COMPARE_SUMMA
 		have_far = pe_decay_curve(&w, PE_DECAY_DOT, 100, far) == PE_OK;
 	}
 	for (size_t k = 0; k < 4; k++)
-		row[7 + k] = at[k] < v->n ? sd->decay[at[k]] : have_far ? far[at[k]] : NAN;
+		if (at[k] >= v->n && have_far)
+			row[7 + k] = far[at[k]];
 }
 
 void compare_summary_missing(const struct cli_common *o, const char *label,

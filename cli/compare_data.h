@@ -9,6 +9,7 @@
 
 #include <posenc/matrix.h>
 #include <posenc/pairwise.h>
+#include <posenc/summary.h>
 
 #include "options.h"
 #include "vectors.h"
@@ -42,16 +43,11 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 /* Frees what compute allocated and the vectors; safe on a zeroed struct. */
 void compare_data_free(struct compare_data *sd);
 
-/* The summary's columns, as the CSV heads them. */
-#define COMPARE_SUMMARY_COLS 11
-extern const char *const compare_summary_columns[COMPARE_SUMMARY_COLS];
+/* The summary's columns, as the CSV heads them (posenc/summary.h). */
+#define COMPARE_SUMMARY_COLS    PE_SUMMARY_COLS
+#define compare_summary_columns (pe_summary_columns())
 
-/*
- * compare_summary_row() - one scheme's summary from its full n x n matrices:
- * wavelength range, off-diagonal distance and correlation ranges, mean
- * distance between neighbours, decay at offsets 0, 1, 10, 100 (NaN where
- * it does not apply)
- */
+/* One scheme's summary from its full n x n matrices: pe_summary_row(). */
 void compare_summary_row(const struct compare_data *sd, double row[COMPARE_SUMMARY_COLS]);
 
 /*

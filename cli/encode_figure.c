@@ -85,21 +85,13 @@ static enum pe_status next_row(void *ctx, size_t row, double *buf)
 /* Colour limits known without a pass over the data, or NaN for automatic. */
 static void known_limits(const struct pe_vectors *v, double *lo, double *hi, bool *is_signed)
 {
-	const struct pe_scheme *s = v->scheme;
 	*lo = *hi = NAN;
 	*is_signed = true;
 	if (v->table)
 		return;
-	if (s->kind == PE_SCHEME_BINARY) {
-		*lo = 0.0;
-		*hi = 1.0;
-		*is_signed = false;
-	} else if (s->kind == PE_SCHEME_SINUSOIDAL) {
-		*lo = -1.0;
-		*hi = 1.0;
-	} else if (s->kind == PE_SCHEME_ROPE && v->view == PE_VIEW_ANGLE) {
-		*is_signed = false;
-	}
+	int sign;
+	pe_scheme_value_range(v->scheme, v->view, lo, hi, &sign);
+	*is_signed = sign != 0;
 }
 
 static const char *view_name(enum pe_view view)
@@ -168,9 +160,7 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 	*out = NULL;
 	size_t cells = cli_figure_grid_cells(o, v->n);
 	struct row_source src = {.v = v, .rows = v->n};
-	int closed_form =
-	        !v->table && v->scheme &&
-	        (v->scheme->kind == PE_SCHEME_SINUSOIDAL || v->scheme->kind == PE_SCHEME_ROPE);
+	int closed_form = !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW);
 	/*
 	 * Blocks of unequal length (n not a multiple of the rows) damp high
 	 * frequencies unequally; with thousands of positions per figure row the
@@ -224,7 +214,7 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 	spec->vmax = hi;
 	spec->is_signed = is_signed;
 	const struct pe_scheme *s = v->scheme;
-	const char *what = s && s->kind == PE_SCHEME_ROPE ? view_name(v->view) : "value";
+	const char *what = s && pe_scheme_has(s, PE_CAP_VIEWS) ? view_name(v->view) : "value";
 	if (er->src.sampled)
 		snprintf(er->cbar, sizeof(er->cbar), "%s (mean of %d positions per row)", what,
 		         SAMPLES);

@@ -93,19 +93,23 @@ char *cli_escape(const char *text)
 	return out;
 }
 
-/*
- * Messages carry text from files and from the command line (tensor names,
- * JSON keys, paths): control characters, escape sequences and newlines in
- * them are written escaped, so that a file can neither drive the terminal
- * nor forge a second "posenc: error:" line.
- */
-__attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
+/* A message starts on a clean line, not after a progress line. */
+static void clear_progress(void)
 {
-	/* An error starts on a clean line, not after a progress line. */
 	if (cli_progress_line) {
 		fputs("\r\033[K", stderr);
 		cli_progress_line = 0;
 	}
+}
+
+/*
+ * Messages carry text from files and from the command line (tensor names,
+ * JSON keys, paths): control characters, escape sequences and newlines in
+ * them are written escaped, so that a file can neither drive the terminal
+ * nor forge a second "posenc: error:" line. @return newly allocated, or NULL.
+ */
+__attribute__((format(printf, 1, 0))) static char *format_escaped(const char *fmt, va_list ap)
+{
 	va_list ap2;
 	va_copy(ap2, ap);
 	char small[512];
@@ -120,6 +124,15 @@ __attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_li
 	}
 	va_end(ap2);
 	char *safe = need >= 0 ? cli_escape(msg) : NULL;
+	if (msg != small)
+		free(msg);
+	return safe;
+}
+
+__attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
+{
+	clear_progress();
+	char *safe = format_escaped(fmt, ap);
 	fputs("posenc: error: ", stderr);
 	fputs(safe ? safe : "(the message could not be formatted)", stderr);
 	/* Memory ran out within the budget (its backstop, or ulimit): say what to raise. */
@@ -130,8 +143,6 @@ __attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_li
 	}
 	fputc('\n', stderr);
 	free(safe);
-	if (msg != small)
-		free(msg);
 }
 
 int cli_error(const char *fmt, ...)
@@ -154,6 +165,21 @@ int cli_usage_error(const char *fmt, ...)
 	else
 		fputs("Try 'posenc --help'.\n", stderr);
 	return CLI_USAGE;
+}
+
+void cli_note(int quiet, const char *fmt, ...)
+{
+	if (quiet)
+		return;
+	clear_progress();
+	va_list ap;
+	va_start(ap, fmt);
+	char *safe = format_escaped(fmt, ap);
+	va_end(ap);
+	fputs("posenc: ", stderr);
+	fputs(safe ? safe : "(the message could not be formatted)", stderr);
+	fputc('\n', stderr);
+	free(safe);
 }
 
 int cli_exit_for(enum pe_status st)

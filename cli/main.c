@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "help_schemes.h"
 #include "output.h"
 
 #ifndef POSENC_VERSION
@@ -20,6 +21,7 @@ struct command {
 /* Keep alphabetised: --help lists the commands in this order. */
 static const struct command commands[] = {
         {"bias", cmd_bias, "attention-bias matrices: ALiBi per head, T5 bucket map"},
+        {"check", cmd_check, "check another implementation's RoPE dump; diagnose its mistake"},
         {"compare", cmd_compare, "several schemes side by side (default: base 10000 vs 10)"},
         {"corr", cmd_corr, "pairwise Pearson correlation between position vectors"},
         {"decay", cmd_decay, "dot product vs relative offset; RoPE: the RoFormer bound"},
@@ -27,30 +29,13 @@ static const struct command commands[] = {
         {"encode", cmd_encode, "the encoding matrix (positions x dims)"},
         {"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
         {"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
+        {"precision", cmd_precision,
+         "error of f32/bf16/f16 RoPE tables against exact, by position"},
         {"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
         {"report", cmd_report, "a PDF or self-contained HTML report of a comparison"},
         {"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-static const char schemes_help[] =
-        "Scheme specs: NAME[:key=value[,key=value]...]   (every scheme also takes label=TEXT)\n"
-        "\n"
-        "  sinusoidal  base=10000  layout=interleaved|blocks  freq=paper|t2t  start=0\n"
-        "              paper: w_k = base^(-2k/d), interleaved sin/cos (Vaswani; HF DistilBERT)\n"
-        "              blocks: [sin | cos] (HF Marian/RoFormer); t2t: base^(-k/(d/2-1))\n"
-        "              (tensor2tensor, fairseq); start shifts the argument (fairseq: 2)\n"
-        "  rope        base=10000  layout=interleaved|half  rotary=1.0\n"
-        "              scaling=none|linear|dynamic|yarn|llama3|longrope with factor=,\n"
-        "              original=, length=, low=, high=, beta-fast=, beta-slow=, mscale=,\n"
-        "              mscale-all-dim=, attention-factor=, truncate=, long-factor=A/B/...,\n"
-        "              short-factor=A/B/... (or @FILE)\n"
-        "  learned     seed=0  std=0.02     untrained N(0, std^2) table, same on every machine\n"
-        "  binary      column j is bit j of the position\n"
-        "  file        path=FILE  tensor=NAME  rows=A:B   (.npy, .safetensors, .csv;\n"
-        "              short form PATH#TENSOR)\n"
-        "  alibi       heads=8  form=paper|official\n"
-        "  t5          buckets=32  max-distance=128  bidirectional=1\n";
 
 static void usage(FILE *out)
 {
@@ -95,7 +80,7 @@ static int help(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (strcmp(argv[1], "schemes") == 0) {
-		fputs(schemes_help, stdout);
+		cli_help_schemes(stdout);
 		return CLI_OK;
 	}
 	const struct command *c = find(argv[1]);

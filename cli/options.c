@@ -322,7 +322,7 @@ static int parse_bases(struct cli_common *o, const char *arg)
 	}
 }
 
-int cli_common_option(struct cli_common *o, int opt, const char *arg, char **argv)
+static int common_option(struct cli_common *o, int opt, const char *arg, char **argv)
 {
 	uint64_t v;
 	int rc;
@@ -414,12 +414,68 @@ int cli_common_option(struct cli_common *o, int opt, const char *arg, char **arg
 			return cli_usage_error("unknown option '-%c'", optopt);
 		return cli_usage_error("unknown option '%s'", argv[optind - 1]);
 	default:
-		return 1;
+		return cli_error("internal: option code %d has no parser", opt);
 	}
 }
 
-int cli_no_operands(int argc, char **argv)
+/* The leading ':' makes getopt report a missing argument as ':'. */
+#define COMMON_SHORT ":hqs:n:d:o:"
+
+static const struct option common_long[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"scheme", required_argument, NULL, 's'},
+        {"positions", required_argument, NULL, 'n'},
+        {"dim", required_argument, NULL, 'd'},
+        {"output", required_argument, NULL, 'o'},
+        {"base", required_argument, NULL, CLI_OPT_BASE},
+        {"start", required_argument, NULL, CLI_OPT_START},
+        {"dtype", required_argument, NULL, CLI_OPT_DTYPE},
+        {"cmap", required_argument, NULL, CLI_OPT_CMAP},
+        {"vmin", required_argument, NULL, CLI_OPT_VMIN},
+        {"vmax", required_argument, NULL, CLI_OPT_VMAX},
+        {"title", required_argument, NULL, CLI_OPT_TITLE},
+        {"width", required_argument, NULL, CLI_OPT_WIDTH},
+        {"height", required_argument, NULL, CLI_OPT_HEIGHT},
+        {"raw", no_argument, NULL, CLI_OPT_RAW},
+        {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY},
+};
+#define NCOMMON (sizeof(common_long) / sizeof(common_long[0]))
+#define MAX_OWN 16
+
+int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
+                   struct cli_common *o)
 {
+	struct option all[NCOMMON + MAX_OWN + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < NCOMMON; i++)
+		all[n++] = common_long[i];
+	for (size_t i = 0; own && own->opts && own->opts[i].name; i++) {
+		if (i == MAX_OWN)
+			return cli_error("internal: more than %d options of its own", MAX_OWN);
+		all[n++] = own->opts[i];
+	}
+	memset(&all[n], 0, sizeof(all[n]));
+	int opt;
+	while ((opt = getopt_long(argc, argv, COMMON_SHORT, all, NULL)) != -1) {
+		int rc = opt >= CLI_OPT_COMMAND && own && own->parse
+		                 ? own->parse(own->ctx, opt, optarg)
+		                 : common_option(o, opt, optarg, argv);
+		if (rc)
+			return rc;
+	}
+	if (o->help) {
+		/* The common options' lines go where the help says %s. */
+		const char *at = strstr(help, "%s");
+		if (at) {
+			fwrite(help, 1, (size_t)(at - help), stdout);
+			fputs(cli_common_help, stdout);
+			fputs(at + 2, stdout);
+		} else {
+			fputs(help, stdout);
+		}
+		return CLI_DONE;
+	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
 	return 0;
@@ -453,7 +509,7 @@ static int parse_one(const char *spec, struct pe_scheme **out)
 
 static int takes_base(const struct pe_scheme *s)
 {
-	return s->kind == PE_SCHEME_SINUSOIDAL || s->kind == PE_SCHEME_ROPE;
+	return pe_scheme_takes_key(s, "base");
 }
 
 static int parse_with_base(const char *spec, const char *base_text, struct pe_scheme **out)
@@ -563,7 +619,7 @@ void cli_budget_advice(double bytes, char *buf, size_t cap)
 	double ram = (double)physical_memory();
 	double want = bytes + 64.0 * 1048576.0;
 	if (ram > 0 && want > ram * 0.9) {
-		snprintf(buf, cap, " (this machine has %.1f GiB)", ram / 1073741824.0);
+		buf[0] = '\0'; /* more than the machine has: raising the budget would not help */
 		return;
 	}
 	if (want < 1073741824.0)

@@ -1,10 +1,10 @@
 /*
  * cli/options.h - the options every command shares, parsed strictly
  *
- * A command lists CLI_COMMON_SHORT and CLI_COMMON_LONG in its getopt_long
- * tables next to its own options and hands every option it does not know
- * to cli_common_option(). Numbers are checked whole: "-n 12x" and "-d -4"
- * are usage errors, never 12 or garbage.
+ * Every command parses its arguments with one call to cli_parse_args():
+ * the common options into struct cli_common, its own (long options coded
+ * from CLI_OPT_COMMAND) through the function it gives. Numbers are checked
+ * whole: "-n 12x" and "-d -4" are usage errors, never 12 or garbage.
  */
 #ifndef POSENC_CLI_OPTIONS_H
 #define POSENC_CLI_OPTIONS_H
@@ -33,28 +33,6 @@ enum {
 	CLI_OPT_COMMAND = 2000,
 };
 
-/* The leading ':' makes getopt report a missing argument as ':'. */
-#define CLI_COMMON_SHORT ":hqs:n:d:o:"
-
-#define CLI_COMMON_LONG                                                                            \
-	{"help", no_argument, NULL, 'h'}, {"quiet", no_argument, NULL, 'q'},                       \
-	        {"scheme", required_argument, NULL, 's'},                                          \
-	        {"positions", required_argument, NULL, 'n'},                                       \
-	        {"dim", required_argument, NULL, 'd'}, {"output", required_argument, NULL, 'o'},   \
-	        {"base", required_argument, NULL, CLI_OPT_BASE},                                   \
-	        {"start", required_argument, NULL, CLI_OPT_START},                                 \
-	        {"dtype", required_argument, NULL, CLI_OPT_DTYPE},                                 \
-	        {"cmap", required_argument, NULL, CLI_OPT_CMAP},                                   \
-	        {"vmin", required_argument, NULL, CLI_OPT_VMIN},                                   \
-	        {"vmax", required_argument, NULL, CLI_OPT_VMAX},                                   \
-	        {"title", required_argument, NULL, CLI_OPT_TITLE},                                 \
-	        {"width", required_argument, NULL, CLI_OPT_WIDTH},                                 \
-	        {"height", required_argument, NULL, CLI_OPT_HEIGHT},                               \
-	        {"raw", no_argument, NULL, CLI_OPT_RAW},                                           \
-	{                                                                                          \
-		"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY                          \
-	}
-
 /* The help lines of the common options, for each command's --help. */
 extern const char cli_common_help[];
 
@@ -82,14 +60,31 @@ struct cli_common {
 /* Fills the defaults (max_memory from the machine's memory). */
 void cli_common_init(struct cli_common *o);
 
+/* A command's own options: their getopt_long entries and what parses them. */
+struct cli_own_options {
+	const struct option *opts; /* codes from CLI_OPT_COMMAND, {NULL} ended; NULL: none */
+	/* Stores option @opt's value @arg (NULL for a flag) into @ctx;
+	 * @return 0 or an exit code after reporting. */
+	int (*parse)(void *ctx, int opt, const char *arg);
+	void *ctx;
+};
+
+/* cli_parse_args() returns it after --help: the command stops with CLI_OK. */
+#define CLI_DONE (-1)
+
 /*
- * cli_common_option() - handle one option getopt_long returned
+ * cli_parse_args() - the option loop of every command
  *
- * @return 0 if handled, 1 if the option is not a common one (the command
- * handles it), or the exit code of a usage error already reported (missing
- * argument, unknown option, bad value).
+ * Parses @argv (argv[0] the command): the common options into @o, the
+ * command's own through @own (may be NULL); refuses operands. With -h it
+ * prints @help with cli_common_help in place of its one "%s", once every
+ * option was read (a bad option is reported first).
+ *
+ * @return 0 to run the command, CLI_DONE after the help, or an exit code
+ * after reporting a usage error.
  */
-int cli_common_option(struct cli_common *o, int opt, const char *arg, char **argv);
+int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
+                   struct cli_common *o);
 
 /*
  * cli_parse_count() - a whole number in [min, max], strictly
@@ -108,9 +103,6 @@ int cli_parse_double(const char *name, const char *arg, double *out);
  * @out: newly allocated (free()); @count set. @return 0 or an exit code.
  */
 int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_t *count);
-
-/* Reports a stray operand after the options; @return 0 if there is none. */
-int cli_no_operands(int argc, char **argv);
 
 /*
  * cli_schemes() - the schemes named by -s and --base

@@ -456,11 +456,8 @@ int cli_file_commit(struct cli_file *file)
 
 void cli_report_written(const struct cli_common *o, const char *path, const char *what)
 {
-	if (o->quiet || strcmp(path, "-") == 0)
-		return;
-	char *safe = cli_escape(path);
-	fprintf(stderr, "posenc: wrote %s (%s)\n", safe ? safe : path, what);
-	free(safe);
+	if (strcmp(path, "-") != 0)
+		cli_note(o->quiet, "wrote %s (%s)", path, what);
 }
 
 int cli_write_matrix(const struct cli_common *o, const char *path, enum cli_format format,

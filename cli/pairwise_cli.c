@@ -14,6 +14,12 @@ int pw_parse_metric(const char *arg, enum pe_metric *m)
 	return 0;
 }
 
+int pw_metric_option(void *ctx, int opt, const char *arg)
+{
+	(void)opt;
+	return pw_parse_metric(arg, ctx);
+}
+
 int pw_prepare(struct pw_run *r)
 {
 	int rc = cli_schemes(&r->o, "sinusoidal", 1, &r->schemes, &r->count);

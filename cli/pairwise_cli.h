@@ -31,6 +31,9 @@ struct pw_run {
 /* --metric: l2, cosine, l1 or linf. @return 0 or CLI_USAGE after reporting. */
 int pw_parse_metric(const char *arg, enum pe_metric *m);
 
+/* The own-option parser of a command whose one option is --metric (ctx: enum pe_metric *). */
+int pw_metric_option(void *ctx, int opt, const char *arg);
+
 /*
  * pw_prepare() - after the options: the scheme (one), its vectors, the
  * output path and format (figure options checked). @return 0 or an exit code after reporting (then

@@ -50,6 +50,9 @@ static const char *const ids[] = {
         "summary",  "encoding", "distance",    "correlation",     "scatter",
         "profiles", "decay",    "frequencies", "frequency-table", "scaling",
 };
+_Static_assert(sizeof(titles) / sizeof(titles[0]) == SEC_SCALING + 1 &&
+                       sizeof(ids) / sizeof(ids[0]) == SEC_SCALING + 1,
+               "one title and one id per section kind");
 
 static int has_freqs(const struct report *r)
 {
@@ -61,7 +64,7 @@ static int has_freqs(const struct report *r)
 
 static int is_scaled(const struct report *r, size_t i)
 {
-	return r->schemes[i]->kind == PE_SCHEME_ROPE &&
+	return pe_scheme_has(r->schemes[i], PE_CAP_SCALING) &&
 	       r->schemes[i]->scaling.type != PE_ROPE_SCALING_NONE && r->s[i].freqs &&
 	       r->s[i].freqs->n_variants > 0;
 }
@@ -239,7 +242,7 @@ static const char *positions_text(const struct report *r, struct report_section 
 
 /* ---- sections ---- */
 
-static const char *const summary_names[COMPARE_SUMMARY_COLS] = {
+static const char *const summary_names[] = {
         "shortest wavelength",
         "longest wavelength",
         "smallest distance (i \u2260 j)",
@@ -252,6 +255,8 @@ static const char *const summary_names[COMPARE_SUMMARY_COLS] = {
         "mean dot product at offset 10",
         "mean dot product at offset 100",
 };
+_Static_assert(sizeof(summary_names) / sizeof(summary_names[0]) == COMPARE_SUMMARY_COLS,
+               "one description per summary column");
 
 static int summary(const struct report *r, struct report_section *sec)
 {

@@ -79,7 +79,7 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	v->scheme = s;
 	v->view = view;
 	v->first = o->start;
-	if (s->kind == PE_SCHEME_FILE) {
+	if (pe_scheme_has(s, PE_CAP_TABLE)) {
 		if (view != PE_VIEW_DEFAULT)
 			return cli_usage_error("option '--view' applies to rope, not '%s'",
 			                       s->canonical);
@@ -125,9 +125,7 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	if (st != PE_OK)
 		return cli_usage_error("scheme '%s' with d=%zu: %s", s->canonical, v->d,
 		                       why ? why : pe_status_str(st));
-	uint64_t limit = (uint64_t)PE_POSITION_MAX;
-	if (s->kind == PE_SCHEME_SINUSOIDAL)
-		limit -= (uint64_t)s->start;
+	uint64_t limit = (uint64_t)PE_POSITION_MAX - pe_scheme_position_offset(s);
 	if (o->start > limit || (uint64_t)v->n - 1 > limit - o->start)
 		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
 		                       (unsigned long long)o->start,

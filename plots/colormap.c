@@ -29,9 +29,11 @@ static const struct pe_colormap maps[] = {
 
 #define NMAPS (sizeof(maps) / sizeof(maps[0]))
 
-static const char *const base_names[NMAPS / 2 + 1] = {
+static const char *const base_names[] = {
         "viridis", "magma", "inferno", "plasma", "cividis", "RdBu", "gray", NULL,
 };
+_Static_assert(sizeof(base_names) / sizeof(base_names[0]) == NMAPS / 2 + 1,
+               "every base map named once, then NULL");
 
 const struct pe_colormap *pe_colormap_find(const char *name)
 {

@@ -2,7 +2,7 @@
  * png_write.c - cairo image surfaces to PNG through libpng
  *
  * Default zlib level 6 without row filters, from the 8192 x 8192 RGB
- * measurements in research/ecosystem.md section 5: level 6 / no filter gave
+ * measurements in doc/conventions.md §11: level 6 / no filter gave
  * 0.85 s and 4.7 MB on a sinusoidal pattern against 2.26 s and 9.4 MB for
  * cairo's own writer (level 6, adaptive filters) and 0.54 s / 14.8 MB for
  * level 1; on noise 11.5 s / 103 MB against 15.2 s / 171 MB. Adaptive

@@ -1,7 +1,7 @@
 /*
  * near.h - tolerant float comparison for the analysis tests
  *
- * Reference numbers in research/formulas.md are printed with a limited
+ * Reference numbers in doc/conventions.md are printed with a limited
  * number of digits; assert_near() takes the absolute tolerance of the last
  * printed digit (half a unit), assert_rel() a relative one for closed forms.
  * Include after <cmocka.h>.

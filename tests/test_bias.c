@@ -1,5 +1,5 @@
 /*
- * Attention biases against research/formulas.md §4 ([4a], [4b]) and §5
+ * Attention biases against doc/conventions.md §4 ([4a], [4b]) and §5
  * (the whole bucket table and every threshold), plus the closed form of the
  * slopes and MPT's independent construction of them.
  */

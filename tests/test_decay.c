@@ -1,5 +1,5 @@
 /*
- * Decay curves against research/formulas.md §6 ([6a], [6b], [6c]), the
+ * Decay curves against doc/conventions.md §6 ([6a], [6b], [6c]), the
  * closed forms (bound (d/2+1)/2 at offset 0; rope all-ones = 2 x
  * sinusoidal), hand-worked tables, and the brute-force mean over pairs of
  * the encoders' own rows.

@@ -1,4 +1,4 @@
-/* Encodings against formulas.md reference numbers and closed forms. */
+/* Encodings against doc/conventions.md reference numbers and closed forms. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -31,7 +31,7 @@ static struct pe_matrix *encode(const char *spec, size_t d, uint64_t first, size
 	return m;
 }
 
-/* formulas.md rounds to 6 decimals (or shows fewer digits for exact values). */
+/* doc/conventions.md rounds to 6 decimals (or shows fewer digits for exact values). */
 static void assert_row_near(const double *got, const double *want, size_t n, double tol)
 {
 	for (size_t j = 0; j < n; j++)

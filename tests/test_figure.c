@@ -36,7 +36,7 @@ static void ticks_match_matplotlib_examples(void **state)
 {
 	(void)state;
 	struct pe_ticks t;
-	/* ecosystem.md section 1: 0,10,...,60 for N=64; 0,100,...,500 for N=512; 0,0.2,...,1. */
+	/* doc/conventions.md §11: 0,10,...,60 for N=64; 0,100,...,500 for N=512; 0,0.2,...,1. */
 	pe_ticks_linear(-0.5, 63.5, 8, true, &t);
 	assert_ticks(&t, (double[]){0, 10, 20, 30, 40, 50, 60}, 7);
 	pe_ticks_linear(0, 63, 8, true, &t);

@@ -1,5 +1,5 @@
 /*
- * Frequency tables against research/formulas.md ([1c], [3b]-[3e], [7a],
+ * Frequency tables against doc/conventions.md ([1c], [3b]-[3e], [7a],
  * [7b]) and closed forms, through real spec strings.
  */
 #include <setjmp.h>

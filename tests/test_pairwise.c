@@ -1,7 +1,7 @@
 /*
  * Pairwise distances and correlations against independent values: closed
  * forms, hand-worked cases, and brute force over rows written here from the
- * formulas of research/formulas.md sections 1-2 (not with the library's
+ * formulas of doc/conventions.md §1-§2 (not with the library's
  * encoders), compared with the structure-aware path.
  */
 #include <setjmp.h>

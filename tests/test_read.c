@@ -830,7 +830,7 @@ static void file_scheme_loads(void **state)
 	char *path = write_tmp("opt.npy", f.p, f.n);
 	struct pe_scheme s;
 	memset(&s, 0, sizeof(s));
-	s.kind = PE_SCHEME_FILE;
+	s.type = pe_scheme_type_find("file");
 	s.path = path;
 	s.row_first = 2;
 	struct pe_matrix *m;
@@ -884,7 +884,7 @@ static void file_scheme_loads(void **state)
 	s.tensor = NULL;
 	s.path = write_tmp("empty.csv", "", 0);
 	EXPECT_FAIL(pe_file_load(&s, &m, &err), PE_EFORMAT, "no data rows");
-	s.kind = PE_SCHEME_SINUSOIDAL;
+	s.type = pe_scheme_type_find("sinusoidal");
 	EXPECT_FAIL(pe_file_load(&s, &m, &err), PE_EINVAL, "not a file scheme");
 }
 

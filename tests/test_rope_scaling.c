@@ -1,5 +1,5 @@
 /*
- * RoPE scalings against research/formulas.md §2, §3 and §7 ([2d], [3b]-[3e],
+ * RoPE scalings against doc/conventions.md §2, §3 and §7 ([2d], [3b]-[3e],
  * [7a], [7b]) and the closed forms those numbers come from.
  */
 #include <setjmp.h>

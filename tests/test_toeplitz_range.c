@@ -3,7 +3,7 @@
  * (lib/analysis/toeplitz_range.c: anchors, row and offset tables, vector clones)
  * against values formed per offset: the exact per-offset sum
  * pe_toeplitz_s(), and a long-double sum written here from the frequencies
- * of research/formulas.md (sinusoidal 1 / 10000^(2k/d), RoPE
+ * of doc/conventions.md (sinusoidal 1 / 10000^(2k/d), RoPE
  * 1 / base^(2i/d)). Runs cover whole blocks, short runs, ragged tails,
  * pair counts that are not a multiple of four, and offsets up to 10^7.
  * The per-position terms Pearson needs (mean and |x - mean| of a row, from

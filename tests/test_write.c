@@ -444,7 +444,8 @@ static enum pe_status npy_fn(FILE *f, const void *arg)
 static void npy_header_matches_numpy(void **state)
 {
 	(void)state;
-	/* ecosystem.md: np.save of a (3, 4) float32 array; HEADER_LEN 118, data at 128. */
+	/* doc/conventions.md §10: np.save of a (3, 4) float32 array; HEADER_LEN 118, data at 128.
+	 */
 	double data[12];
 	for (int i = 0; i < 12; i++)
 		data[i] = i * 0.5;

@@ -1,4 +1,4 @@
-/* ALiBi and T5 attention biases, restating the official code (formulas.md §4, §5). */
+/* ALiBi and T5 attention biases, restating the official code (doc/conventions.md §4, §5). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,14 +20,14 @@ enum pe_status pe_bias_check(const struct pe_scheme *s, const char **why)
 	if (!why)
 		why = &dummy;
 	*why = NULL;
-	if (s->kind == PE_SCHEME_ALIBI) {
+	if (pe_scheme_has(s, PE_CAP_BIAS_HEADS)) {
 		if (s->heads == 0) {
 			*why = "alibi needs at least one head";
 			return PE_ERANGE;
 		}
 		return PE_OK;
 	}
-	if (s->kind == PE_SCHEME_T5) {
+	if (pe_scheme_has(s, PE_CAP_BUCKETS)) {
 		if (t5_check(s->buckets, s->max_distance, s->bidirectional) != PE_OK) {
 			*why = "t5 needs at least 4 buckets (2 when causal) and max-distance "
 			       "above the exact range (a quarter of the buckets, half when causal)";
@@ -67,7 +67,7 @@ enum pe_status pe_alibi_slopes(unsigned heads, double *slopes)
 enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matrix **out)
 {
 	*out = NULL;
-	if (s->kind != PE_SCHEME_ALIBI)
+	if (!pe_scheme_has(s, PE_CAP_BIAS_HEADS))
 		return PE_EUNSUPPORTED;
 	enum pe_status st = pe_bias_check(s, NULL);
 	if (st != PE_OK)
@@ -136,7 +136,7 @@ enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance
 enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_matrix **out)
 {
 	*out = NULL;
-	if (s->kind != PE_SCHEME_T5)
+	if (!pe_scheme_has(s, PE_CAP_BUCKETS))
 		return PE_EUNSUPPORTED;
 	enum pe_status st = pe_bias_check(s, NULL);
 	if (st != PE_OK)

@@ -9,6 +9,8 @@
 #include <posenc/decay.h>
 #include <posenc/rope.h>
 
+#include "scheme/scheme_type.h"
+
 #define DECAY_THREADS 2
 
 /* Which path a vector set takes. */
@@ -18,12 +20,14 @@ static enum path path_of(const struct pe_vectors *v)
 {
 	if (v->table || !v->scheme)
 		return PATH_GENERAL;
-	if (v->scheme->kind == PE_SCHEME_SINUSOIDAL)
+	switch (pe_scheme_kernel(v->scheme, v->view)) {
+	case PE_KERNEL_SINCOS:
 		return PATH_SINUSOIDAL;
-	if (v->scheme->kind == PE_SCHEME_ROPE &&
-	    (v->view == PE_VIEW_DEFAULT || v->view == PE_VIEW_ROTATED))
+	case PE_KERNEL_ROTARY:
 		return PATH_ROPE;
-	return PATH_GENERAL;
+	default:
+		return PATH_GENERAL;
+	}
 }
 
 enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_kind kind,

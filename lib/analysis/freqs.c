@@ -5,6 +5,8 @@
 #include <posenc/encode.h>
 #include <posenc/freqs.h>
 
+#include "scheme/scheme_type.h"
+
 #define TWO_PI       6.283185307179586
 #define MAX_VARIANTS 4
 
@@ -12,14 +14,17 @@ static const char *const theta_names[] = {"none_theta", "linear_theta", "dynamic
                                           "yarn_theta", "llama3_theta", "longrope_theta"};
 static const char *const ratio_names[] = {"none_ratio", "linear_ratio", "dynamic_ratio",
                                           "yarn_ratio", "llama3_ratio", "longrope_ratio"};
+_Static_assert(sizeof(theta_names) / sizeof(theta_names[0]) == PE_ROPE_SCALING_LONGROPE + 1 &&
+                       sizeof(ratio_names) / sizeof(ratio_names[0]) == PE_ROPE_SCALING_LONGROPE + 1,
+               "one column name per enum pe_rope_scaling value");
 
 /* The defaults shown for a rope scheme without scaling (see posenc/freqs.h). */
 static struct pe_rope_scaling_params default_variant(enum pe_rope_scaling type, double length)
 {
 	struct pe_rope_scaling_params p = {0};
 	p.type = type;
-	p.factor = type == PE_ROPE_SCALING_LLAMA3 ? 8.0 : 4.0;
-	p.original = type == PE_ROPE_SCALING_LLAMA3 ? 8192.0 : 4096.0;
+	p.factor = pe_rope_scalings[type].factor;
+	p.original = pe_rope_scalings[type].original;
 	p.length = length > 0 ? length : 4.0 * 4096.0;
 	p.low_freq_factor = 1.0;
 	p.high_freq_factor = 4.0;
@@ -34,7 +39,7 @@ static struct pe_rope_scaling_params default_variant(enum pe_rope_scaling type, 
 static size_t variants_of(const struct pe_scheme *s, size_t d_rot,
                           const struct pe_freqs_options *opt, struct pe_rope_scaling_params *v)
 {
-	if (s->kind != PE_SCHEME_ROPE)
+	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return 0;
 	if (s->scaling.type != PE_ROPE_SCALING_NONE) {
 		v[0] = s->scaling;
@@ -97,12 +102,11 @@ static enum pe_status fill_variants(struct pe_freq_table *t, const struct pe_sch
 static void set_critical_dim(struct pe_freq_table *t, const struct pe_scheme *s,
                              const struct pe_freqs_options *opt)
 {
-	int same_as_rope =
-	        s->kind == PE_SCHEME_ROPE || (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
-	t->train_length = opt->train_length > 0 ? opt->train_length
-	                  : s->kind == PE_SCHEME_ROPE && s->scaling.type != PE_ROPE_SCALING_NONE
-	                          ? s->scaling.original
-	                          : 4096.0;
+	int rope = pe_scheme_has(s, PE_CAP_SCALING);
+	int same_as_rope = rope || (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
+	t->train_length = opt->train_length > 0                             ? opt->train_length
+	                  : rope && s->scaling.type != PE_ROPE_SCALING_NONE ? s->scaling.original
+	                                                                    : 4096.0;
 	t->has_critical_dim =
 	        same_as_rope && pe_rope_critical_dim(s->base, t->d_pairs, t->train_length,
 	                                             &t->critical_dim) == PE_OK;
@@ -115,14 +119,14 @@ enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
 	const struct pe_freqs_options none = {0, 0};
 	if (!opt)
 		opt = &none;
-	if (s->kind != PE_SCHEME_ROPE && s->kind != PE_SCHEME_SINUSOIDAL)
+	if (!pe_scheme_has(s, PE_CAP_FREQS))
 		return PE_EUNSUPPORTED;
 	size_t count;
 	double *theta = malloc((d + 1) * sizeof(*theta));
 	double *work = malloc((d + 1) * sizeof(*work));
 	struct pe_freq_table *t = calloc(1, sizeof(*t));
 	enum pe_status st = theta && work && t ? PE_OK : PE_ENOMEM;
-	if (st == PE_OK && s->kind == PE_SCHEME_ROPE) {
+	if (st == PE_OK && pe_scheme_has(s, PE_CAP_SCALING)) {
 		/* The unscaled frequencies: theta is the reference of every ratio. */
 		t->d_pairs = pe_rope_rotary_width(s, d);
 		st = pe_encode_check(s, d, PE_VIEW_DEFAULT, NULL);

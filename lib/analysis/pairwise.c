@@ -9,6 +9,7 @@
 
 static const char *const metric_names[] = {"l2", "cosine", "l1", "linf", "corr"};
 #define METRIC_COUNT (sizeof(metric_names) / sizeof(metric_names[0]))
+_Static_assert(METRIC_COUNT == PE_METRIC_CORR + 1, "one name per enum pe_metric value");
 
 const char *pe_metric_name(enum pe_metric m)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "scheme/encode_internal.h"
+#include "scheme/scheme_type.h"
 #include "analysis/pairwise_internal.h"
 
 /* Rounding must not push a value past its mathematical range (numpy's
@@ -28,9 +29,9 @@ enum pe_status pe_toeplitz_init(const struct pe_vectors *v, struct pe_toeplitz *
 	const struct pe_scheme *s = v->scheme;
 	if (v->table || !s)
 		return PE_OK;
-	int sinusoidal = s->kind == PE_SCHEME_SINUSOIDAL && v->view == PE_VIEW_DEFAULT;
-	int rope = s->kind == PE_SCHEME_ROPE &&
-	           (v->view == PE_VIEW_DEFAULT || v->view == PE_VIEW_ROTATED);
+	enum pe_kernel_form form = pe_scheme_kernel(s, v->view);
+	int sinusoidal = form == PE_KERNEL_SINCOS;
+	int rope = form == PE_KERNEL_ROTARY;
 	if (!sinusoidal && !rope)
 		return PE_OK;
 	size_t d = v->d;

@@ -5,6 +5,7 @@
 #include <posenc/encode.h>
 
 #include "scheme/encode_internal.h"
+#include "scheme/scheme_type.h"
 
 enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view view,
                                const char **why)
@@ -21,27 +22,11 @@ enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view
 		*why = "the width d must be at least 1";
 		return PE_ERANGE;
 	}
-	if (view != PE_VIEW_DEFAULT && s->kind != PE_SCHEME_ROPE) {
+	if (view != PE_VIEW_DEFAULT && !pe_scheme_has(s, PE_CAP_VIEWS)) {
 		*why = "views (angle, cos, sin, rotated) exist only for rope";
 		return PE_EUNSUPPORTED;
 	}
-	if (s->kind == PE_SCHEME_ROPE) {
-		size_t d_rot = pe_rope_rotary_width(s, d);
-		if (d_rot < 2) {
-			*why = "rope rotates no pair: int(d * rotary) is below 2";
-			return PE_ERANGE;
-		}
-		if (d_rot % 2) {
-			*why = "rope needs an even rotary width int(d * rotary)";
-			return PE_ERANGE;
-		}
-		if (d_rot < 4 && s->scaling.type == PE_ROPE_SCALING_DYNAMIC) {
-			*why = "dynamic scaling needs a rotary width of 4 or more (its base "
-			       "exponent is d/(d-2))";
-			return PE_ERANGE;
-		}
-	}
-	return PE_OK;
+	return s->type->check ? s->type->check(s, d, view, why) : PE_OK;
 }
 
 enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
@@ -53,26 +38,13 @@ enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t firs
 	if (n == 0)
 		return PE_OK;
 	/* Whole positions must stay exact doubles: at most 2^53. */
-	uint64_t limit = (uint64_t)PE_POSITION_MAX;
-	if (s->kind == PE_SCHEME_SINUSOIDAL)
-		limit -= (uint64_t)s->start;
+	uint64_t limit = (uint64_t)PE_POSITION_MAX - pe_scheme_position_offset(s);
 	if (first > limit || n - 1 > limit - first)
 		return PE_ERANGE;
-	switch (s->kind) {
-	case PE_SCHEME_SINUSOIDAL:
-		return pe_sinusoidal_rows(s, d, first, n, dst);
-	case PE_SCHEME_ROPE:
-		return pe_rope_rows(s, d, first, n, view, dst);
-	case PE_SCHEME_LEARNED:
-		pe_learned_rows(s, d, first, n, dst);
-		return PE_OK;
-	case PE_SCHEME_BINARY:
-		pe_binary_rows(d, first, n, dst);
-		return PE_OK;
-	default:
-		/* The file scheme is a table: load it with the file readers. */
+	/* A table (the file scheme) is loaded with the file readers. */
+	if (!pe_scheme_has(s, PE_CAP_ENCODE) || !s->type->rows)
 		return PE_EUNSUPPORTED;
-	}
+	return s->type->rows(s, d, first, n, view, dst);
 }
 
 enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
@@ -104,18 +76,9 @@ enum pe_status pe_scheme_frequencies(const struct pe_scheme *s, size_t d, double
 	enum pe_status st = pe_encode_check(s, d, PE_VIEW_DEFAULT, NULL);
 	if (st != PE_OK)
 		return st;
-	if (s->kind == PE_SCHEME_SINUSOIDAL) {
-		*count = pe_sinusoidal_frequencies(s, d, theta);
-		return PE_OK;
-	}
-	if (s->kind == PE_SCHEME_ROPE) {
-		size_t d_rot = pe_rope_rotary_width(s, d);
-		st = pe_rope_theta(s, d_rot, theta, NULL);
-		if (st == PE_OK)
-			*count = d_rot / 2;
-		return st;
-	}
-	return PE_EUNSUPPORTED;
+	if (!pe_scheme_has(s, PE_CAP_FREQS) || !s->type->frequencies)
+		return PE_EUNSUPPORTED;
+	return s->type->frequencies(s, d, theta, count);
 }
 
 enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t count, double *dst)
@@ -161,17 +124,10 @@ enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struc
 		return st;
 	if (w->rows == 0 || w->rows > w->n || r0 > w->rows || count > w->rows - r0)
 		return PE_EINVAL;
-	uint64_t limit = (uint64_t)PE_POSITION_MAX;
-	if (s->kind == PE_SCHEME_SINUSOIDAL)
-		limit -= (uint64_t)s->start;
+	uint64_t limit = (uint64_t)PE_POSITION_MAX - pe_scheme_position_offset(s);
 	if (w->first > limit || (uint64_t)w->n - 1 > limit - w->first)
 		return PE_ERANGE;
-	switch (s->kind) {
-	case PE_SCHEME_SINUSOIDAL:
-		return pe_sinusoidal_window(s, d, w, r0, count, dst);
-	case PE_SCHEME_ROPE:
-		return pe_rope_window(s, d, w, r0, count, view, dst);
-	default:
+	if (!pe_scheme_has(s, PE_CAP_WINDOW) || !s->type->window)
 		return PE_EUNSUPPORTED;
-	}
+	return s->type->window(s, d, w, r0, count, view, dst);
 }

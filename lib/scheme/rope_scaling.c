@@ -1,11 +1,14 @@
 /*
  * RoPE frequency scalings, restating HF modeling_rope_utils
- * (ROPE_INIT_FUNCTIONS) in float64. Formulas: research/formulas.md §3.
+ * (ROPE_INIT_FUNCTIONS) in float64. Formulas: doc/conventions.md §3.
  */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <posenc/rope.h>
+
+#include "scheme/scheme_type.h"
 
 #define TWO_PI 6.283185307179586
 
@@ -34,25 +37,6 @@ enum pe_status pe_rope_critical_dim(double base, size_t d, double train_length, 
 		x = (double)(d / 2);
 	*out = 2 * (size_t)x;
 	return PE_OK;
-}
-
-const char *pe_rope_scaling_name(enum pe_rope_scaling type)
-{
-	switch (type) {
-	case PE_ROPE_SCALING_NONE:
-		return "none";
-	case PE_ROPE_SCALING_LINEAR:
-		return "linear";
-	case PE_ROPE_SCALING_DYNAMIC:
-		return "dynamic";
-	case PE_ROPE_SCALING_YARN:
-		return "yarn";
-	case PE_ROPE_SCALING_LLAMA3:
-		return "llama3";
-	case PE_ROPE_SCALING_LONGROPE:
-		return "longrope";
-	}
-	return "unknown";
 }
 
 /* The evaluation length: HF treats anything up to the original as the original. */
@@ -124,9 +108,11 @@ static enum pe_status scale_yarn(const struct pe_rope_scaling_params *p, double 
 	return PE_OK;
 }
 
-static enum pe_status scale_llama3(const struct pe_rope_scaling_params *p, size_t d_rot,
-                                   double *theta)
+static enum pe_status scale_llama3(const struct pe_rope_scaling_params *p, double base,
+                                   size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
 {
+	(void)base;
+	(void)info;
 	if (!positive(p->low_freq_factor) || !positive(p->high_freq_factor) ||
 	    p->low_freq_factor == p->high_freq_factor)
 		return PE_ERANGE;
@@ -170,6 +156,59 @@ static enum pe_status scale_longrope(const struct pe_rope_scaling_params *p, dou
 	return PE_OK;
 }
 
+static enum pe_status scale_linear(const struct pe_rope_scaling_params *p, double base,
+                                   size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
+{
+	(void)base;
+	(void)info;
+	for (size_t i = 0; i < d_rot / 2; i++)
+		theta[i] /= p->factor;
+	return PE_OK;
+}
+
+/*
+ * The scalings, index = enum pe_rope_scaling. To add one: a row here, its
+ * value in enum pe_rope_scaling and its name in scheme_rope.c's list; the
+ * keys it takes are rope keys (scheme_rope.c) named in .keys.
+ */
+const struct pe_rope_scaling_type pe_rope_scalings[] = {
+        {"none", "", 4.0, 4096.0, NULL},
+        {"linear", "factor", 4.0, 4096.0, scale_linear},
+        {"dynamic", "factor original length", 4.0, 4096.0, scale_dynamic},
+        {"yarn",
+         "factor original beta-fast beta-slow mscale mscale-all-dim attention-factor truncate", 4.0,
+         4096.0, scale_yarn},
+        {"llama3", "factor original low high", 8.0, 8192.0, scale_llama3},
+        {"longrope", "factor original length attention-factor long-factor short-factor", 1.0,
+         4096.0, scale_longrope},
+};
+_Static_assert(sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]) ==
+                       PE_ROPE_SCALING_LONGROPE + 1,
+               "one row per enum pe_rope_scaling value");
+const size_t pe_rope_scaling_count = sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]);
+
+const char *pe_rope_scaling_name(enum pe_rope_scaling type)
+{
+	if ((unsigned)type < pe_rope_scaling_count)
+		return pe_rope_scalings[type].name;
+	return "unknown";
+}
+
+int pe_rope_scaling_takes(enum pe_rope_scaling type, const char *key)
+{
+	if ((unsigned)type >= pe_rope_scaling_count)
+		return 0;
+	size_t len = strlen(key);
+	for (const char *k = pe_rope_scalings[type].keys; *k;) {
+		size_t n = strcspn(k, " ");
+		if (n == len && strncmp(k, key, n) == 0)
+			return 1;
+		k += n;
+		k += strspn(k, " ");
+	}
+	return 0;
+}
+
 enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p, double base,
                                          size_t d_rot, double *theta,
                                          struct pe_rope_scaling_info *info)
@@ -177,34 +216,15 @@ enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p,
 	struct pe_rope_scaling_info local = {1.0, base, NAN, NAN};
 	if (d_rot == 0 || d_rot % 2 != 0 || !positive(base))
 		return PE_ERANGE;
+	if ((unsigned)p->type >= pe_rope_scaling_count)
+		return PE_EINVAL;
 	if (p->type != PE_ROPE_SCALING_NONE && (!positive(p->factor) || !positive(p->original)))
 		return PE_ERANGE;
 	if (p->type == PE_ROPE_SCALING_LONGROPE && p->original <= 1.0 && p->factor > 1.0)
 		return PE_ERANGE; /* ln(original) is the denominator of the attention factor */
 
-	enum pe_status st = PE_OK;
-	switch (p->type) {
-	case PE_ROPE_SCALING_NONE:
-		break;
-	case PE_ROPE_SCALING_LINEAR:
-		for (size_t i = 0; i < d_rot / 2; i++)
-			theta[i] /= p->factor;
-		break;
-	case PE_ROPE_SCALING_DYNAMIC:
-		st = scale_dynamic(p, base, d_rot, theta, &local);
-		break;
-	case PE_ROPE_SCALING_YARN:
-		st = scale_yarn(p, base, d_rot, theta, &local);
-		break;
-	case PE_ROPE_SCALING_LLAMA3:
-		st = scale_llama3(p, d_rot, theta);
-		break;
-	case PE_ROPE_SCALING_LONGROPE:
-		st = scale_longrope(p, base, d_rot, theta, &local);
-		break;
-	default:
-		st = PE_EINVAL;
-	}
+	const struct pe_rope_scaling_type *t = &pe_rope_scalings[p->type];
+	enum pe_status st = t->scale ? t->scale(p, base, d_rot, theta, &local) : PE_OK;
 	if (st == PE_OK && info)
 		*info = local;
 	return st;

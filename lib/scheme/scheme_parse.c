@@ -1,10 +1,11 @@
 /*
  * The scheme-spec parser: NAME[:key=value[,key=value]...].
  *
- * Keys are described by one table (name, which schemes take them, type,
- * limits); parsing fills a struct pe_scheme in place, then cross-key
- * rules (RoPE scaling keys need the right scaling) are checked once every
- * key is known. Messages name the offending key and value.
+ * NAME picks a type from the registry (registry.c); the type's key table
+ * (name, type, field, limits, default text) drives parsing: defaults
+ * first, then the spec's keys, then the type's rules across keys (RoPE
+ * scaling keys need the right scaling), then the canonical text in the
+ * table's key order. Messages name the offending key and value.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,121 +19,28 @@
 #include <posenc/scheme.h>
 
 #include "core/strutil.h"
+#include "scheme/scheme_type.h"
 
-#define S_SIN     (1u << PE_SCHEME_SINUSOIDAL)
-#define S_ROPE    (1u << PE_SCHEME_ROPE)
-#define S_LEARNED (1u << PE_SCHEME_LEARNED)
-#define S_BINARY  (1u << PE_SCHEME_BINARY)
-#define S_FILE    (1u << PE_SCHEME_FILE)
-#define S_ALIBI   (1u << PE_SCHEME_ALIBI)
-#define S_T5      (1u << PE_SCHEME_T5)
-#define S_ALL     0x7fu
+/* Keys every scheme takes besides its own. */
+static const struct pe_scheme_key label_key = {
+        "label",
+        PE_KEY_STRING,
+        offsetof(struct pe_scheme, label),
+        0,
+        NULL,
+        0,
+        0,
+        0,
+        NULL,
+        "the legend and CSV label (default: the canonical spec)"};
 
-#define R_LINEAR   (1u << PE_ROPE_SCALING_LINEAR)
-#define R_DYNAMIC  (1u << PE_ROPE_SCALING_DYNAMIC)
-#define R_YARN     (1u << PE_ROPE_SCALING_YARN)
-#define R_LLAMA3   (1u << PE_ROPE_SCALING_LLAMA3)
-#define R_LONGROPE (1u << PE_ROPE_SCALING_LONGROPE)
-#define R_SCALED   (R_LINEAR | R_DYNAMIC | R_YARN | R_LLAMA3 | R_LONGROPE)
-
-enum key_type {
-	K_DOUBLE, /* finite double in [min, max], min exclusive if min_open */
-	K_COUNT,  /* whole number in [min, max] stored as unsigned */
-	K_U64,    /* any uint64_t */
-	K_BOOL,
-	K_ENUM,
-	K_STRING,
-	K_LIST,  /* numbers separated by '/', or @FILE */
-	K_ROWS,  /* A:B */
-	K_LABEL, /* free text */
-};
-
-struct key {
-	const char *name;
-	unsigned schemes;
-	unsigned scalings; /* rope keys valid only with these scalings; 0 = any */
-	enum key_type type;
-	size_t offset;
-	const char *const *choices; /* K_ENUM: names, index = stored value */
-	double min, max;
-	int min_open;
-};
-
-static const char *const sin_layouts[] = {"interleaved", "blocks", NULL};
-/* Index = enum pe_layout: rope's "half" is value 2, "blocks" is not for rope. */
-static const char *const rope_layouts[] = {"interleaved", "", "half", NULL};
-static const char *const freqs[] = {"paper", "t2t", NULL};
-static const char *const scalings[] = {"none",   "linear",   "dynamic", "yarn",
-                                       "llama3", "longrope", NULL};
-static const char *const alibi_forms[] = {"paper", "official", NULL};
-
-#define OFF(field) offsetof(struct pe_scheme, field)
-#define ROFF(field)                                                                                \
-	(offsetof(struct pe_scheme, scaling) + offsetof(struct pe_rope_scaling_params, field))
-
-/* Canonical order: the order keys appear in canonical spec text. */
-static const struct key keys[] = {
-        {"base", S_SIN | S_ROPE, 0, K_DOUBLE, OFF(base), NULL, 1.0, 1e300, 1},
-        {"layout", S_SIN, 0, K_ENUM, OFF(layout), sin_layouts, 0, 0, 0},
-        {"layout", S_ROPE, 0, K_ENUM, OFF(layout), rope_layouts, 0, 0, 0},
-        {"freq", S_SIN, 0, K_ENUM, OFF(freq), freqs, 0, 0, 0},
-        {"start", S_SIN, 0, K_DOUBLE, OFF(start), NULL, 0.0, 9007199254740992.0, 0},
-        {"rotary", S_ROPE, 0, K_DOUBLE, OFF(rotary), NULL, 0.0, 1.0, 1},
-        {"scaling", S_ROPE, 0, K_ENUM, ROFF(type), scalings, 0, 0, 0},
-        {"factor", S_ROPE, R_SCALED, K_DOUBLE, ROFF(factor), NULL, 1.0, 1e12, 0},
-        {"original", S_ROPE, R_DYNAMIC | R_YARN | R_LLAMA3 | R_LONGROPE, K_DOUBLE, ROFF(original),
-         NULL, 1.0, 1e15, 0},
-        {"length", S_ROPE, R_DYNAMIC | R_LONGROPE, K_DOUBLE, ROFF(length), NULL, 0.0, 1e15, 0},
-        {"low", S_ROPE, R_LLAMA3, K_DOUBLE, ROFF(low_freq_factor), NULL, 0.0, 1e12, 1},
-        {"high", S_ROPE, R_LLAMA3, K_DOUBLE, ROFF(high_freq_factor), NULL, 0.0, 1e12, 1},
-        {"beta-fast", S_ROPE, R_YARN, K_DOUBLE, ROFF(beta_fast), NULL, 0.0, 1e12, 1},
-        {"beta-slow", S_ROPE, R_YARN, K_DOUBLE, ROFF(beta_slow), NULL, 0.0, 1e12, 1},
-        {"mscale", S_ROPE, R_YARN, K_DOUBLE, ROFF(mscale), NULL, 0.0, 1e6, 0},
-        {"mscale-all-dim", S_ROPE, R_YARN, K_DOUBLE, ROFF(mscale_all_dim), NULL, 0.0, 1e6, 0},
-        {"attention-factor", S_ROPE, R_YARN | R_LONGROPE, K_DOUBLE, ROFF(attention_factor), NULL,
-         0.0, 1e6, 1},
-        {"truncate", S_ROPE, R_YARN, K_BOOL, ROFF(truncate), NULL, 0, 0, 0},
-        {"long-factor", S_ROPE, R_LONGROPE, K_LIST, ROFF(long_factor), NULL, 0, 0, 0},
-        {"short-factor", S_ROPE, R_LONGROPE, K_LIST, ROFF(short_factor), NULL, 0, 0, 0},
-        {"seed", S_LEARNED, 0, K_U64, OFF(seed), NULL, 0, 0, 0},
-        /* Squares of values (distances, dot products) stay finite and normal. */
-        {"std", S_LEARNED, 0, K_DOUBLE, OFF(std), NULL, 1e-100, 1e100, 0},
-        {"path", S_FILE, 0, K_STRING, OFF(path), NULL, 0, 0, 0},
-        {"tensor", S_FILE, 0, K_STRING, OFF(tensor), NULL, 0, 0, 0},
-        {"rows", S_FILE, 0, K_ROWS, 0, NULL, 0, 0, 0},
-        {"heads", S_ALIBI, 0, K_COUNT, OFF(heads), NULL, 1, 65536, 0},
-        {"form", S_ALIBI, 0, K_ENUM, OFF(form), alibi_forms, 0, 0, 0},
-        {"buckets", S_T5, 0, K_COUNT, OFF(buckets), NULL, 2, 65536, 0},
-        {"max-distance", S_T5, 0, K_COUNT, OFF(max_distance), NULL, 1, 1u << 30, 0},
-        {"bidirectional", S_T5, 0, K_BOOL, OFF(bidirectional), NULL, 0, 0, 0},
-        {"label", S_ALL, 0, K_LABEL, OFF(label), NULL, 0, 0, 0},
-};
-#define NKEYS (sizeof(keys) / sizeof(keys[0]))
-
-static const char *const scheme_names[] = {"sinusoidal", "rope",  "learned", "binary",
-                                           "file",       "alibi", "t5"};
-
-const char *pe_scheme_name(enum pe_scheme_kind kind)
-{
-	if ((unsigned)kind < sizeof(scheme_names) / sizeof(scheme_names[0]))
-		return scheme_names[kind];
-	return "?";
-}
-
-int pe_scheme_is_vector(const struct pe_scheme *s)
-{
-	return s->kind != PE_SCHEME_ALIBI && s->kind != PE_SCHEME_T5;
-}
-
-int pe_scheme_is_untrained(const struct pe_scheme *s)
-{
-	return s->kind == PE_SCHEME_LEARNED;
-}
+#define MAX_KEYS 64
 
 struct parser {
 	struct pe_scheme *s;
 	char **err;
-	unsigned char given[NKEYS];
+	unsigned char given[MAX_KEYS];
+	unsigned char label_given;
 	struct strbuf canon;
 };
 
@@ -148,39 +56,6 @@ static enum pe_status fail(struct parser *p, enum pe_status st, const char *fmt,
 		va_end(ap);
 	}
 	return st;
-}
-
-static void set_defaults(struct pe_scheme *s)
-{
-	s->base = 10000.0;
-	s->layout = PE_LAYOUT_INTERLEAVED;
-	s->freq = PE_FREQ_PAPER;
-	s->rotary = 1.0;
-	s->scaling.type = PE_ROPE_SCALING_NONE;
-	s->scaling.attention_factor = NAN;
-	s->scaling.truncate = 1;
-	s->scaling.beta_fast = 32.0;
-	s->scaling.beta_slow = 1.0;
-	s->scaling.low_freq_factor = 1.0;
-	s->scaling.high_freq_factor = 4.0;
-	s->std = 0.02;
-	s->heads = 8;
-	s->form = PE_ALIBI_PAPER;
-	s->buckets = 32;
-	s->max_distance = 128;
-	s->bidirectional = 1;
-}
-
-/* Defaults that depend on the chosen scaling, applied for keys not given. */
-static void set_scaling_defaults(struct parser *p, int factor_given, int original_given)
-{
-	struct pe_rope_scaling_params *r = &p->s->scaling;
-	int llama3 = r->type == PE_ROPE_SCALING_LLAMA3;
-	int longrope = r->type == PE_ROPE_SCALING_LONGROPE;
-	if (!factor_given)
-		r->factor = llama3 ? 8.0 : longrope ? 1.0 : 4.0;
-	if (!original_given)
-		r->original = llama3 ? 8192.0 : 4096.0;
 }
 
 static int parse_double(const char *text, double *out)
@@ -316,6 +191,45 @@ static enum pe_status parse_list(struct parser *p, const char *key, const char *
 	return st;
 }
 
+/*
+ * Whether decimal text DIGITS[.DIGITS][e[+-]DIGITS] is exactly a whole
+ * number ("2.0" and "1e1" are; "4503599627370497.5" is not, though it
+ * rounds to a whole double): every digit the exponent leaves after the
+ * point is 0.
+ */
+static int text_is_whole(const char *t)
+{
+	const char *digits = t;
+	size_t nint = strspn(t, "0123456789"), nfrac = 0;
+	const char *frac = t + nint;
+	if (*frac == '.') {
+		frac++;
+		nfrac = strspn(frac, "0123456789");
+	}
+	const char *c = frac + nfrac;
+	long exp = 0;
+	if (*c == 'e' || *c == 'E') {
+		c++;
+		int neg = *c == '-';
+		if (*c == '+' || *c == '-')
+			c++;
+		for (; *c >= '0' && *c <= '9'; c++)
+			if (exp < 100000)
+				exp = exp * 10 + (*c - '0');
+		exp = neg ? -exp : exp;
+	}
+	/* Digits of the fraction part, and the last -exp of the integer part, are after the point.
+	 */
+	long after = (long)nfrac - exp;
+	for (long i = 0; i < after && i < (long)(nint + nfrac); i++) {
+		size_t at = nint + nfrac - 1 - (size_t)i;
+		char dig = at < nint ? digits[at] : frac[at - nint];
+		if (dig != '0')
+			return 0;
+	}
+	return 1;
+}
+
 static int find_choice(const char *const *choices, const char *value)
 {
 	for (int i = 0; choices[i]; i++)
@@ -335,7 +249,7 @@ static void join_choices(struct strbuf *b, const char *const *choices)
 	}
 }
 
-static enum pe_status set_value(struct parser *p, const struct key *k, const char *value)
+static enum pe_status set_value(struct parser *p, const struct pe_scheme_key *k, const char *value)
 {
 	char *field = (char *)p->s + k->offset;
 	double d;
@@ -343,7 +257,8 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 	int rc;
 
 	switch (k->type) {
-	case K_DOUBLE:
+	case PE_KEY_DOUBLE:
+	case PE_KEY_WHOLE:
 		rc = parse_double(value, &d);
 		if (rc == -1)
 			return fail(p, PE_EINVAL, "key '%s': '%s' is not a number", k->name, value);
@@ -358,13 +273,12 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 			            k->min_open ? ">" : ">=", k->min);
 		}
 		/* Digits only: 4503599627370497.5 would round to a whole double. */
-		if (strcmp(k->name, "start") == 0 && value[strspn(value, "0123456789")] != '\0')
-			return fail(p, PE_EINVAL, "key 'start': '%s' is not a whole number", value);
-		if (strcmp(k->name, "rotary") == 0 && d > 1.0)
-			return fail(p, PE_ERANGE, "key 'rotary': %s must be in (0, 1]", value);
+		if (k->type == PE_KEY_WHOLE && (d != floor(d) || !text_is_whole(value)))
+			return fail(p, PE_EINVAL, "key '%s': '%s' is not a whole number", k->name,
+			            value);
 		*(double *)field = d;
 		return PE_OK;
-	case K_COUNT:
+	case PE_KEY_COUNT:
 		rc = parse_u64(value, &u);
 		if (rc == -1)
 			return fail(p, PE_EINVAL, "key '%s': '%s' is not a whole number", k->name,
@@ -374,7 +288,7 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 			            value, k->min, k->max);
 		*(unsigned *)field = (unsigned)u;
 		return PE_OK;
-	case K_U64:
+	case PE_KEY_U64:
 		rc = parse_u64(value, &u);
 		if (rc != 0)
 			return fail(p, rc == -1 ? PE_EINVAL : PE_ERANGE,
@@ -382,7 +296,7 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 			            k->name, value);
 		*(uint64_t *)field = (uint64_t)u;
 		return PE_OK;
-	case K_BOOL:
+	case PE_KEY_BOOL:
 		if (!strcmp(value, "1") || !strcmp(value, "true") || !strcmp(value, "yes"))
 			*(int *)field = 1;
 		else if (!strcmp(value, "0") || !strcmp(value, "false") || !strcmp(value, "no"))
@@ -391,7 +305,7 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 			return fail(p, PE_EINVAL, "key '%s': '%s' is not 0, 1, true or false",
 			            k->name, value);
 		return PE_OK;
-	case K_ENUM:
+	case PE_KEY_ENUM:
 		rc = find_choice(k->choices, value);
 		if (rc < 0) {
 			struct strbuf b = {0};
@@ -403,20 +317,20 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 		}
 		*(int *)field = rc;
 		return PE_OK;
-	case K_STRING:
-	case K_LABEL:
-		if (!*value && k->type == K_STRING)
+	case PE_KEY_STRING:
+		if (!*value && k != &label_key)
 			return fail(p, PE_EINVAL, "key '%s': the value is empty", k->name);
 		free(*(char **)field);
 		*(char **)field = pe_strdup(value);
 		return *(char **)field ? PE_OK : PE_ENOMEM;
-	case K_LIST: {
+	case PE_KEY_LIST: {
 		double **list = (double **)field;
-		size_t *count = strcmp(k->name, "long-factor") == 0 ? &p->s->scaling.n_long_factor
-		                                                    : &p->s->scaling.n_short_factor;
+		size_t *count = (size_t *)((char *)p->s + k->count_offset);
+		free(*list);
+		*list = NULL;
 		return parse_list(p, k->name, value, list, count);
 	}
-	case K_ROWS: {
+	case PE_KEY_ROWS: {
 		const char *colon = strchr(value, ':');
 		if (!colon)
 			return fail(p, PE_EINVAL, "key 'rows': '%s' is not A:B (e.g. 2:1026)",
@@ -445,23 +359,13 @@ static enum pe_status set_value(struct parser *p, const struct key *k, const cha
 
 static enum pe_status unknown_key(struct parser *p, const char *key)
 {
+	const struct pe_scheme_type *type = p->s->type;
 	struct strbuf b = {0};
-	const char *seen[NKEYS];
-	size_t nseen = 0;
-	unsigned mask = 1u << p->s->kind;
-	for (size_t i = 0; i < NKEYS; i++) {
-		if (!(keys[i].schemes & mask))
-			continue;
-		int dup = 0;
-		for (size_t j = 0; j < nseen; j++)
-			dup |= strcmp(seen[j], keys[i].name) == 0;
-		if (dup)
-			continue;
-		seen[nseen++] = keys[i].name;
-		strbuf_addf(&b, "%s%s", nseen > 1 ? ", " : "", keys[i].name);
-	}
+	for (size_t i = 0; i < type->n_keys; i++)
+		strbuf_addf(&b, "%s, ", type->keys[i].name);
+	strbuf_addf(&b, "%s", label_key.name);
 	enum pe_status st = fail(p, PE_EINVAL, "unknown key '%s' for %s (known: %s)", key,
-	                         pe_scheme_name(p->s->kind), b.buf ? b.buf : "");
+	                         type->name, b.buf ? b.buf : "");
 	free(b.buf);
 	return st;
 }
@@ -475,120 +379,107 @@ static enum pe_status parse_pair(struct parser *p, char *item)
 	const char *name = item, *value = eq + 1;
 	if (!*name)
 		return fail(p, PE_EINVAL, "'=%s' has no key", value);
-	unsigned mask = 1u << p->s->kind;
-	for (size_t i = 0; i < NKEYS; i++) {
-		if (strcmp(keys[i].name, name) != 0 || !(keys[i].schemes & mask))
-			continue;
-		if (p->given[i])
-			return fail(p, PE_EINVAL, "key '%s' is given twice", name);
-		p->given[i] = 1;
-		return set_value(p, &keys[i], value);
+	const struct pe_scheme_type *type = p->s->type;
+	unsigned char *given = NULL;
+	const struct pe_scheme_key *k = NULL;
+	for (size_t i = 0; i < type->n_keys && !k; i++) {
+		if (strcmp(type->keys[i].name, name) == 0) {
+			k = &type->keys[i];
+			given = &p->given[i];
+		}
 	}
-	return unknown_key(p, name);
+	if (!k && strcmp(name, label_key.name) == 0) {
+		k = &label_key;
+		given = &p->label_given;
+	}
+	if (!k)
+		return unknown_key(p, name);
+	if (*given)
+		return fail(p, PE_EINVAL, "key '%s' is given twice", name);
+	*given = 1;
+	return set_value(p, k, value);
 }
 
-static size_t key_index(const char *name, unsigned schemes)
+static size_t key_index(const struct pe_scheme_type *type, const char *name)
 {
-	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].name, name) == 0 && (keys[i].schemes & schemes))
+	for (size_t i = 0; i < type->n_keys; i++)
+		if (strcmp(type->keys[i].name, name) == 0)
 			return i;
-	return NKEYS;
+	return MAX_KEYS - 1;
+}
+
+/* The type's defaults: each key's default text, then what text cannot say. */
+static enum pe_status set_defaults(struct parser *p)
+{
+	const struct pe_scheme_type *type = p->s->type;
+	if (type->n_keys >= MAX_KEYS)
+		return fail(p, PE_EINVAL, "scheme '%s' has more keys than the parser holds",
+		            type->name);
+	for (size_t i = 0; i < type->n_keys; i++) {
+		const struct pe_scheme_key *k = &type->keys[i];
+		if (!k->def)
+			continue;
+		enum pe_status st = set_value(p, k, k->def);
+		if (st != PE_OK)
+			return st;
+	}
+	if (type->init)
+		type->init(p->s);
+	return PE_OK;
 }
 
 /* Rules that involve several keys, checked once all are known. */
 static enum pe_status check_combinations(struct parser *p)
 {
-	struct pe_scheme *s = p->s;
-	if (s->kind == PE_SCHEME_ROPE) {
-		unsigned r = 1u << s->scaling.type;
-		for (size_t i = 0; i < NKEYS; i++) {
-			if (!p->given[i] || !keys[i].scalings || (keys[i].scalings & r))
-				continue;
-			struct strbuf b = {0};
-			int first = 1;
-			for (int t = 1; scalings[t]; t++) {
-				if (keys[i].scalings & (1u << t)) {
-					strbuf_addf(&b, "%s%s", first ? "" : "|", scalings[t]);
-					first = 0;
-				}
-			}
-			enum pe_status st =
-			        fail(p, PE_EINVAL, "key '%s' needs scaling=%s (scaling is %s)",
-			             keys[i].name, b.buf ? b.buf : "", scalings[s->scaling.type]);
-			free(b.buf);
-			return st;
-		}
-		set_scaling_defaults(p, p->given[key_index("factor", S_ROPE)],
-		                     p->given[key_index("original", S_ROPE)]);
-		struct pe_rope_scaling_params *sc = &s->scaling;
-		if (sc->type == PE_ROPE_SCALING_LLAMA3 &&
-		    sc->high_freq_factor <= sc->low_freq_factor)
-			return fail(p, PE_ERANGE, "key 'high': %g must exceed low (%g)",
-			            sc->high_freq_factor, sc->low_freq_factor);
-		if (sc->type == PE_ROPE_SCALING_YARN && sc->beta_fast <= sc->beta_slow)
-			return fail(p, PE_ERANGE, "key 'beta-fast': %g must exceed beta-slow (%g)",
-			            sc->beta_fast, sc->beta_slow);
-		if (sc->type == PE_ROPE_SCALING_LONGROPE && (!sc->long_factor || !sc->short_factor))
-			return fail(p, PE_EINVAL,
-			            "key '%s': scaling=longrope needs long-factor and short-factor "
-			            "(numbers separated by '/', or @FILE)",
-			            sc->long_factor ? "short-factor" : "long-factor");
+	const struct pe_scheme_type *type = p->s->type;
+	if (!type->finish)
+		return PE_OK;
+	char *msg = NULL;
+	enum pe_status st = type->finish(p->s, p->given, &msg);
+	if (st != PE_OK) {
+		if (msg)
+			fail(p, st, "%s", msg);
+		else if (st != PE_ENOMEM)
+			st = PE_ENOMEM;
 	}
-	if (s->kind == PE_SCHEME_T5) {
-		unsigned exact = s->bidirectional ? s->buckets / 4 : s->buckets / 2;
-		if (s->bidirectional && s->buckets % 2)
-			return fail(p, PE_ERANGE,
-			            "key 'buckets': %u must be even when bidirectional",
-			            s->buckets);
-		if (exact < 1)
-			return fail(p, PE_ERANGE, "key 'buckets': %u leaves no exact buckets",
-			            s->buckets);
-		if (s->max_distance <= exact)
-			return fail(p, PE_ERANGE,
-			            "key 'max-distance': %u must exceed the %u exact buckets",
-			            s->max_distance, exact);
-	}
-	if (s->kind == PE_SCHEME_FILE && !s->path)
-		return fail(p, PE_EINVAL, "key 'path': the file scheme needs path=FILE");
-	return PE_OK;
+	free(msg);
+	return st;
 }
 
-static void canon_value(struct strbuf *b, const struct pe_scheme *s, const struct key *k)
+static void canon_value(struct strbuf *b, const struct pe_scheme *s, const struct pe_scheme_key *k)
 {
 	const char *field = (const char *)s + k->offset;
 	switch (k->type) {
-	case K_DOUBLE:
+	case PE_KEY_DOUBLE:
+	case PE_KEY_WHOLE:
 		strbuf_addf(b, "%.17g", *(const double *)field);
 		break;
-	case K_COUNT:
+	case PE_KEY_COUNT:
 		strbuf_addf(b, "%u", *(const unsigned *)field);
 		break;
-	case K_U64:
+	case PE_KEY_U64:
 		strbuf_addf(b, "%llu", (unsigned long long)*(const uint64_t *)field);
 		break;
-	case K_BOOL:
+	case PE_KEY_BOOL:
 		strbuf_addf(b, "%d", *(const int *)field);
 		break;
-	case K_ENUM:
+	case PE_KEY_ENUM:
 		strbuf_addf(b, "%s", k->choices[*(const int *)field]);
 		break;
-	case K_STRING:
+	case PE_KEY_STRING:
 		strbuf_addf(b, "%s", *(char *const *)field);
 		break;
-	case K_LIST: {
+	case PE_KEY_LIST: {
 		const double *v = *(double *const *)field;
-		size_t n = strcmp(k->name, "long-factor") == 0 ? s->scaling.n_long_factor
-		                                               : s->scaling.n_short_factor;
+		size_t n = *(const size_t *)((const char *)s + k->count_offset);
 		for (size_t i = 0; i < n; i++)
 			strbuf_addf(b, "%s%.17g", i ? "/" : "", v[i]);
 		break;
 	}
-	case K_ROWS:
+	case PE_KEY_ROWS:
 		strbuf_addf(b, "%zu:", s->row_first);
 		if (s->row_end_set)
 			strbuf_addf(b, "%zu", s->row_end);
-		break;
-	case K_LABEL:
 		break;
 	}
 }
@@ -619,15 +510,17 @@ static void canon_number_shorten(struct strbuf *b, size_t from)
 static enum pe_status build_canonical(struct parser *p)
 {
 	struct pe_scheme *s = p->s;
+	const struct pe_scheme_type *type = s->type;
 	struct strbuf *b = &p->canon;
-	strbuf_addf(b, "%s", pe_scheme_name(s->kind));
-	for (size_t i = 0; i < NKEYS; i++) {
-		if (!p->given[i] || keys[i].type == K_LABEL)
+	strbuf_addf(b, "%s", type->name);
+	for (size_t i = 0; i < type->n_keys; i++) {
+		const struct pe_scheme_key *k = &type->keys[i];
+		if (!p->given[i])
 			continue;
-		strbuf_addf(b, " %s=", keys[i].name);
+		strbuf_addf(b, " %s=", k->name);
 		size_t from = b->len;
-		canon_value(b, s, &keys[i]);
-		if (keys[i].type == K_DOUBLE)
+		canon_value(b, s, k);
+		if (k->type == PE_KEY_DOUBLE || k->type == PE_KEY_WHOLE)
 			canon_number_shorten(b, from);
 	}
 	if (b->failed)
@@ -636,7 +529,7 @@ static enum pe_status build_canonical(struct parser *p)
 	b->buf = NULL;
 	if (!s->label) {
 		/* An untrained table must never pass for a trained one. */
-		s->label = s->kind == PE_SCHEME_LEARNED
+		s->label = pe_scheme_has(s, PE_CAP_UNTRAINED)
 		                   ? pe_asprintf("%s (untrained init)", s->canonical)
 		                   : pe_strdup(s->canonical);
 		if (!s->label)
@@ -657,6 +550,61 @@ static int looks_like_file(const char *spec)
 	       has_suffix(spec, ".csv");
 }
 
+/* "unknown scheme 'x' (known: sinusoidal, rope, ...)" from the registry. */
+static enum pe_status unknown_scheme(struct parser *p, const char *name)
+{
+	struct strbuf b = {0};
+	for (size_t i = 0; i < pe_scheme_registry_count; i++)
+		strbuf_addf(&b, "%s%s", i ? ", " : "", pe_scheme_registry[i]->name);
+	enum pe_status st =
+	        fail(p, PE_EINVAL, "unknown scheme '%s' (known: %s)", name, b.buf ? b.buf : "");
+	free(b.buf);
+	return st;
+}
+
+/* Short form PATH#TENSOR or a bare path: the file scheme without keys. */
+static enum pe_status parse_file_short(struct parser *p, const char *spec, char *copy)
+{
+	struct pe_scheme *s = p->s;
+	strcpy(copy, spec);
+	char *hash = strrchr(copy, '#');
+	if (hash) {
+		*hash = '\0';
+		s->tensor = pe_strdup(hash + 1);
+		if (!s->tensor)
+			return PE_ENOMEM;
+		if (!hash[1])
+			return fail(p, PE_EINVAL, "'%s': the tensor name after '#' is empty", spec);
+		p->given[key_index(s->type, "tensor")] = 1;
+	}
+	if (!*copy)
+		return fail(p, PE_EINVAL, "'%s': the file path is empty", spec);
+	s->path = pe_strdup(copy);
+	if (!s->path)
+		return PE_ENOMEM;
+	p->given[key_index(s->type, "path")] = 1;
+	return PE_OK;
+}
+
+static enum pe_status parse_keys(struct parser *p, const char *spec, char *rest)
+{
+	if (!rest)
+		return PE_OK;
+	if (!*rest)
+		return fail(p, PE_EINVAL, "'%s' has nothing after ':'", spec);
+	if (rest[strlen(rest) - 1] == ',' || rest[0] == ',' || strstr(rest, ",,"))
+		return fail(p, PE_EINVAL, "'%s' has an empty key=value item", spec);
+	char *save = NULL;
+	for (char *item = rest;; item = NULL) {
+		char *tok = strtok_r(item, ",", &save);
+		if (!tok)
+			return PE_OK;
+		enum pe_status st = parse_pair(p, tok);
+		if (st != PE_OK)
+			return st;
+	}
+}
+
 enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **err)
 {
 	*out = NULL;
@@ -670,77 +618,26 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
 		st = PE_ENOMEM;
 		goto done;
 	}
-	set_defaults(s);
-
 	char *colon = strchr(copy, ':');
 	char *rest = NULL;
 	if (colon) {
 		*colon = '\0';
 		rest = colon + 1;
 	}
-	int kind = -1;
-	for (size_t i = 0; i < sizeof(scheme_names) / sizeof(scheme_names[0]); i++)
-		if (strcmp(copy, scheme_names[i]) == 0)
-			kind = (int)i;
-	if (kind < 0 && looks_like_file(spec)) {
-		/* Short form PATH#TENSOR or a bare path: no keys. */
-		s->kind = PE_SCHEME_FILE;
-		strcpy(copy, spec);
-		char *hash = strrchr(copy, '#');
-		if (hash) {
-			*hash = '\0';
-			s->tensor = pe_strdup(hash + 1);
-			if (!s->tensor || !hash[1]) {
-				st = s->tensor ? fail(&p, PE_EINVAL,
-				                      "'%s': the tensor name after '#' is empty",
-				                      spec)
-				               : PE_ENOMEM;
-				goto done;
-			}
-			p.given[key_index("tensor", S_FILE)] = 1;
-		}
-		if (!*copy) {
-			st = fail(&p, PE_EINVAL, "'%s': the file path is empty", spec);
-			goto done;
-		}
-		s->path = pe_strdup(copy);
-		if (!s->path) {
-			st = PE_ENOMEM;
-			goto done;
-		}
-		p.given[key_index("path", S_FILE)] = 1;
-	} else if (kind < 0) {
-		if (!*copy)
-			st = fail(&p, PE_EINVAL, "empty scheme name in '%s'", spec);
-		else
-			st = fail(&p, PE_EINVAL,
-			          "unknown scheme '%s' (known: sinusoidal, rope, learned, binary, "
-			          "file, alibi, t5)",
-			          copy);
+	s->type = pe_scheme_type_find(copy);
+	int short_file = !s->type && looks_like_file(spec);
+	if (short_file)
+		s->type = pe_scheme_type_find("file");
+	if (!s->type) {
+		st = *copy ? unknown_scheme(&p, copy)
+		           : fail(&p, PE_EINVAL, "empty scheme name in '%s'", spec);
 		goto done;
-	} else {
-		s->kind = (enum pe_scheme_kind)kind;
-		if (rest) {
-			if (!*rest) {
-				st = fail(&p, PE_EINVAL, "'%s' has nothing after ':'", spec);
-				goto done;
-			}
-			if (rest[strlen(rest) - 1] == ',' || rest[0] == ',' || strstr(rest, ",,")) {
-				st = fail(&p, PE_EINVAL, "'%s' has an empty key=value item", spec);
-				goto done;
-			}
-			char *save = NULL;
-			for (char *item = rest;; item = NULL) {
-				char *tok = strtok_r(item, ",", &save);
-				if (!tok)
-					break;
-				st = parse_pair(&p, tok);
-				if (st != PE_OK)
-					goto done;
-			}
-		}
 	}
-	st = check_combinations(&p);
+	st = set_defaults(&p);
+	if (st == PE_OK)
+		st = short_file ? parse_file_short(&p, spec, copy) : parse_keys(&p, spec, rest);
+	if (st == PE_OK)
+		st = check_combinations(&p);
 	if (st == PE_OK)
 		st = build_canonical(&p);
 done:

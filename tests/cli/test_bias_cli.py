@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""posenc bias, run as a user runs it: formulas.md §4 and §5, long CSV, NPY, errors."""
+"""posenc bias, run as a user runs it: doc/conventions.md §4 and §5, long CSV, NPY, errors."""
 import csv
 import io
 import math

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""posenc decay, run as a user runs it: formulas.md §6 numbers, NPY, errors."""
+"""posenc decay, run as a user runs it: doc/conventions.md §6 numbers, NPY, errors."""
 import csv
 import io
 import math

@@ -20,7 +20,7 @@ def read_csv(text):
     return rows[0], [[float(x) for x in r[1:]] for r in rows[1:]], [r[0] for r in rows[1:]]
 
 
-# Reference values, formulas.md [1a] and [1d].
+# Reference values, doc/conventions.md [1a] and [1d].
 r = run(EXE, "encode", "-s", "sinusoidal", "-n", "3", "-d", "8", "-o", "-")
 header, vals, index = read_csv(r.text)
 ok(r.rc == 0 and header == ["position"] + [str(j) for j in range(8)] and index == ["0", "1", "2"],

@@ -71,7 +71,7 @@ for cmd in ("encode", "distance", "corr", "compare"):
     ok(r.rc == 0 and os.listdir(d) == [f"{cmd}.png"] and f"posenc: wrote {cmd}.png" in r.err,
        f"{cmd} without -o writes {cmd}.png and says so", (os.listdir(d), r.err))
 
-# The compare summary against closed forms (formulas.md [6b], [7a]).
+# The compare summary against closed forms (doc/conventions.md [6b], [7a]).
 r = run(EXE, "compare", "-n", "256", "-d", "128", "-o", "-")
 rows = list(csv.reader(io.StringIO(r.text)))
 head, body = rows[0], {row[0]: dict(zip(rows[0][1:], map(float, row[1:]))) for row in rows[1:]}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""posenc freqs, run as a user runs it: formulas.md §3 and §7 numbers, NPY, errors."""
+"""posenc freqs, run as a user runs it: doc/conventions.md §3 and §7 numbers, NPY, errors."""
 import csv
 import io
 import math

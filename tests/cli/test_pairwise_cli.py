@@ -18,7 +18,7 @@ def read_csv(text):
     return rows[0], [[float(x) for x in r[1:]] for r in rows[1:]], [r[0] for r in rows[1:]]
 
 
-# Reference rows written from formulas.md section 1 and 2, not by posenc.
+# Reference rows written from doc/conventions.md §1 and §2, not by posenc.
 def sin_row(p, d, base=10000.0):
     x = [0.0] * d
     for k in range((d + 1) // 2):

@@ -97,9 +97,12 @@ def case(line, want, cwd=None, exact=True):
     return ok(good, f"complete {line!r}", f"got {got}\nwant {want}")
 
 
-COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect help"
+COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect check "
+            "precision help"
             .split())
-SCHEMES = "sinusoidal rope learned binary file alibi t5".split()
+# Every scheme of the registry, as 'posenc help schemes' lists them.
+SCHEMES = re.findall(r"^  ([a-z0-9]+) ", subprocess.run([EXE, "help", "schemes"], capture_output=True,
+                                                     text=True, timeout=60).stdout, re.M)
 CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split()
          for r in ("", "_r")]
 

@@ -44,6 +44,9 @@ def sh(args, env=None, cwd=None, input_text=None):
 readme = os.path.join(os.path.dirname(EXAMPLE), "..", "..", "README.md")
 blocks = re.findall(r"```c\n(.*?)```", open(readme).read(), re.S) if os.path.isfile(readme) else []
 ok(open(EXAMPLE).read() in blocks, "README's library example is tests/packaging/example.c")
+# ... and what it prints: the lines after "$ cc ... ./example" in its block.
+shown = re.findall(r"\n\$ cc [^\n]*\./example\n(.*?)```", open(readme).read(), re.S) \
+    if os.path.isfile(readme) else []
 
 dest = tempfile.mkdtemp(prefix="posenc-install-")
 try:
@@ -159,6 +162,8 @@ try:
             good = all(abs(g - w) <= 1e-15 for g, w in zip(got, want))
         ok(good, "the example prints sin(1), cos(1), sin(0.1) of position 1, d=8",
            r.stdout + r.stderr)
+        ok(len(shown) == 1 and r.stdout == shown[0], "the example prints what the README shows",
+           f"README: {shown!r}; printed: {r.stdout!r}")
         # Linked to the installed library, not the build tree's.
         r = sh(["ldd", exe], env=run_env) if shutil.which("ldd") else None
         if r is not None:
@@ -167,7 +172,7 @@ try:
         else:
             skip("the example loads the installed libposenc", "no ldd")
     else:
-        for name in ("compiles", "prints", "loads"):
+        for name in ("compiles", "prints", "prints what the README shows", "loads"):
             skip(f"the README example {name}", "no pkg-config flags")
 
     # The installed page and completion work from their installed places.

@@ -94,6 +94,17 @@ for name in re.findall(r"^  ([a-z0-9]+) ", schemes, re.M):
 keys = set(re.findall(r"([a-z][a-z-]*)=", schemes)) - {"key"}
 missing = sorted(k for k in keys if not re.search(rf"(?<![\w-]){k}=", spec_section))
 ok(not missing, "every scheme key of 'posenc help schemes' is documented", missing)
+# ...and the page documents no scheme or key the program does not have.
+names = set(re.findall(r"^  ([a-z0-9]+) ", schemes, re.M))
+page_names = set(re.findall(r"^\.TP\n\.B ([a-z0-9]+)\n", SOURCE.split(".SH SCHEME SPECS")[1]
+                            .split(".SH OUTPUT")[0], re.M))
+ok(page_names == names, "the page's schemes are those of 'posenc help schemes'",
+   f"only in the page {sorted(page_names - names)}; only in help {sorted(names - page_names)}")
+page_keys = set(re.findall(r"^\.B[IR]? ([a-z][a-z\\-]*)=", SOURCE.split(".SH SCHEME SPECS")[1]
+                           .split(".SH OUTPUT")[0], re.M))
+page_keys = {k.replace("\\-", "-") for k in page_keys}
+ok(page_keys and page_keys <= keys, "every key the page documents is in 'posenc help schemes'",
+   sorted(page_keys - keys))
 for value in re.findall(r"=([a-z0-9]+(?:\|[a-z0-9]+)+)", schemes):
     missing = [v for v in value.split("|") if not re.search(rf"\b{v}\b", spec_section)]
     ok(not missing, f"the values {value} are documented", missing)

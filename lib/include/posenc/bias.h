@@ -41,7 +41,7 @@ extern "C" {
  * parameters the bias cannot use (0 heads; t5 with fewer buckets than 4
  * bidirectional or 2 causal, or max_distance not above max_exact).
  */
-enum pe_status pe_bias_check(const struct pe_scheme *s, const char **why);
+PE_API enum pe_status pe_bias_check(const struct pe_scheme *s, const char **why);
 
 /*
  * pe_alibi_slopes() - the slope of each of @heads heads
@@ -50,7 +50,7 @@ enum pe_status pe_bias_check(const struct pe_scheme *s, const char **why);
  *
  * @return PE_OK, PE_ERANGE if heads is 0.
  */
-enum pe_status pe_alibi_slopes(unsigned heads, double *slopes);
+PE_API enum pe_status pe_alibi_slopes(unsigned heads, double *slopes);
 
 /*
  * pe_alibi_bias() - the ALiBi bias tensor of an alibi scheme, heads x n x n
@@ -61,7 +61,7 @@ enum pe_status pe_alibi_slopes(unsigned heads, double *slopes);
  * @return PE_OK, PE_EUNSUPPORTED if s is not alibi, PE_ERANGE (0 heads),
  * PE_ETOOBIG if heads * n * n overflows, PE_ENOMEM.
  */
-enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matrix **out);
+PE_API enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matrix **out);
 
 /*
  * pe_t5_bucket() - the bucket of relative position rel = key - query
@@ -69,8 +69,8 @@ enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matr
  * @return PE_OK and *bucket, or PE_ERANGE for parameters pe_bias_check()
  * refuses.
  */
-enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance, int bidirectional,
-                            unsigned *bucket);
+PE_API enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance,
+                                   int bidirectional, unsigned *bucket);
 
 /*
  * pe_t5_bucket_map() - the n x n bucket map of a t5 scheme
@@ -81,7 +81,26 @@ enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance
  * @return PE_OK, PE_EUNSUPPORTED if s is not t5, PE_ERANGE (see
  * pe_bias_check()), PE_ETOOBIG if n * n overflows, PE_ENOMEM.
  */
-enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_matrix **out);
+PE_API enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_matrix **out);
+
+/*
+ * pe_bias_grid() - the (heads * g) x g block means of an alibi or t5 scheme
+ * (heads = 1 for t5), head h in rows h * g .. h * g + g - 1
+ *
+ * A figure of 10^5 positions needs a few hundred cells a side, not the
+ * heads x n x n tensor. The n positions are cut into g blocks (block b is
+ * floor(b n / g) .. floor((b+1) n / g) - 1), and each cell holds the mean
+ * bias over the query block x key block in closed form: ALiBi is linear in
+ * i and j, T5 depends on j - i only (prefix sums over the relative
+ * positions). Masked (future) keys are left out of a mean; a block with
+ * only masked keys is NaN. With g = n every block is one position and the
+ * cells are the biases themselves.
+ *
+ * @return PE_OK and *out (free with pe_matrix_destroy()), PE_EINVAL if g is
+ * 0 or above n, the errors of pe_bias_check(), PE_ENOMEM.
+ */
+PE_API enum pe_status pe_bias_grid(const struct pe_scheme *s, size_t n, size_t g,
+                                   struct pe_matrix **out);
 
 #ifdef __cplusplus
 }

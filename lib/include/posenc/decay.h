@@ -58,8 +58,8 @@ enum pe_decay_kind {
  * scheme other than rope), PE_ERANGE (max_offset >= v->n: no pair at the
  * last offsets), or the errors of pe_encode_check().
  */
-enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_kind kind,
-                              size_t max_offset, const char **why);
+PE_API enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_kind kind,
+                                     size_t max_offset, const char **why);
 
 /*
  * pe_decay_curve() - the decay curve at offsets 0..max_offset
@@ -70,8 +70,8 @@ enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_kind kin
  * PE_ETOOBIG if the general path's n x d rows do not fit in size_t,
  * PE_ENOMEM.
  */
-enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
-                              size_t max_offset, double *out);
+PE_API enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
+                                     size_t max_offset, double *out);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,7 @@ enum pe_view {
 	PE_VIEW_COS,     /* rope: cos of the angle (1 for unrotated columns) */
 	PE_VIEW_SIN,     /* rope: sin of the angle (0 for unrotated columns) */
 	PE_VIEW_ROTATED, /* rope: the all-ones vector rotated to position m */
+	/* Keep PE_VIEW_ROTATED last: name tables assert their length against it. */
 };
 
 /*
@@ -61,7 +62,18 @@ struct pe_vectors {
  * @return PE_OK, PE_ERANGE if the rows lie outside the table, or the errors
  * of pe_encode_rows().
  */
-enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t count, double *dst);
+PE_API enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t count,
+                                      double *dst);
+
+/*
+ * pe_scheme_value_range() - limits every value of the encoding keeps to
+ *
+ * For colour scales that need no pass over the data: sinusoidal [-1, 1],
+ * binary [0, 1] (unsigned). @lo and @hi are NaN when nothing is known;
+ * *is_signed is 0 when values are never negative (binary, rope angles).
+ */
+PE_API void pe_scheme_value_range(const struct pe_scheme *s, enum pe_view view, double *lo,
+                                  double *hi, int *is_signed);
 
 /*
  * pe_encode_check() - whether a scheme can encode width d in this view
@@ -72,8 +84,8 @@ enum pe_status pe_vectors_rows(const struct pe_vectors *v, size_t r0, size_t cou
  * @return PE_OK, PE_ERANGE (d is 0 or the rotary width is odd or zero),
  * PE_EUNSUPPORTED (alibi/t5; a view other than default for a non-rope scheme).
  */
-enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view view,
-                               const char **why);
+PE_API enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view view,
+                                      const char **why);
 
 /*
  * pe_encode_rows() - fill n rows of width d into a caller buffer
@@ -84,8 +96,8 @@ enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view
  * exceeds PE_POSITION_MAX, PE_EUNSUPPORTED for the file scheme (read it
  * with the file readers instead), PE_ENOMEM.
  */
-enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-                              enum pe_view view, double *dst);
+PE_API enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+                                     enum pe_view view, double *dst);
 
 /*
  * pe_encode() - the n x d encoding matrix for positions first..first+n-1
@@ -94,8 +106,8 @@ enum pe_status pe_encode_rows(const struct pe_scheme *s, size_t d, uint64_t firs
  *
  * @return as pe_encode_rows(), plus PE_ETOOBIG if n * d overflows.
  */
-enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
-                         enum pe_view view, struct pe_matrix **out);
+PE_API enum pe_status pe_encode(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+                                enum pe_view view, struct pe_matrix **out);
 
 /*
  * A window: positions first..first+n-1 split into @rows blocks as evenly as
@@ -121,8 +133,9 @@ struct pe_window {
  * outside it, PE_EUNSUPPORTED for schemes without a closed form (learned,
  * binary, file: average their rows), the errors of pe_encode_check().
  */
-enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
-                                size_t r0, size_t count, enum pe_view view, double *dst);
+PE_API enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d,
+                                       const struct pe_window *w, size_t r0, size_t count,
+                                       enum pe_view view, double *dst);
 
 /*
  * pe_scheme_frequencies() - the angular frequency of each (sin, cos) pair
@@ -136,13 +149,13 @@ enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struc
  *
  * @return PE_OK, or the errors of pe_encode_check().
  */
-enum pe_status pe_scheme_frequencies(const struct pe_scheme *s, size_t d, double *theta,
-                                     size_t *count);
+PE_API enum pe_status pe_scheme_frequencies(const struct pe_scheme *s, size_t d, double *theta,
+                                            size_t *count);
 
 /*
  * pe_rope_rotary_width() - int(d * rotary), the number of rotated features
  */
-size_t pe_rope_rotary_width(const struct pe_scheme *s, size_t d);
+PE_API size_t pe_rope_rotary_width(const struct pe_scheme *s, size_t d);
 
 #ifdef __cplusplus
 }

@@ -76,13 +76,14 @@ struct pe_freq_table {
  * binary, file, alibi, t5), the errors of pe_scheme_frequencies() and
  * pe_rope_scale_frequencies(), PE_ENOMEM.
  */
-enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
-                                    const struct pe_freqs_options *opt, struct pe_freq_table **out);
+PE_API enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
+                                           const struct pe_freqs_options *opt,
+                                           struct pe_freq_table **out);
 
 /*
  * pe_freq_table_destroy() - free a table and what it owns; NULL is a no-op
  */
-void pe_freq_table_destroy(struct pe_freq_table *t);
+PE_API void pe_freq_table_destroy(struct pe_freq_table *t);
 
 #ifdef __cplusplus
 }

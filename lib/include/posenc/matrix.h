@@ -30,12 +30,12 @@ struct pe_matrix {
  * @return a new matrix, or NULL if rows * cols overflows or allocation
  * fails. Free it with pe_matrix_destroy().
  */
-struct pe_matrix *pe_matrix_create(size_t rows, size_t cols);
+PE_API struct pe_matrix *pe_matrix_create(size_t rows, size_t cols);
 
 /*
  * pe_matrix_destroy() - free a matrix and its data; NULL is a no-op
  */
-void pe_matrix_destroy(struct pe_matrix *m);
+PE_API void pe_matrix_destroy(struct pe_matrix *m);
 
 /*
  * pe_matrix_row() - pointer to row i of m (i < m->rows)
@@ -53,7 +53,7 @@ static inline double *pe_matrix_row(const struct pe_matrix *m, size_t i)
  * @return PE_OK and *out = a * b, or PE_ETOOBIG if the product does not fit
  * in size_t (*out is then left unchanged).
  */
-enum pe_status pe_size_mul(size_t a, size_t b, size_t *out);
+PE_API enum pe_status pe_size_mul(size_t a, size_t b, size_t *out);
 
 #ifdef __cplusplus
 }

@@ -58,6 +58,7 @@ enum pe_metric {
 	PE_METRIC_L1,
 	PE_METRIC_LINF,
 	PE_METRIC_CORR, /* Pearson correlation (a similarity, not a distance) */
+	                /* Keep PE_METRIC_CORR last: name tables assert their length against it. */
 };
 
 /* Samples per axis and cell in pe_pairwise_grid()'s sampled mode. */
@@ -68,14 +69,14 @@ enum pe_metric {
  *
  * @return a static string; "unknown" for values outside the enum.
  */
-const char *pe_metric_name(enum pe_metric m);
+PE_API const char *pe_metric_name(enum pe_metric m);
 
 /*
  * pe_metric_parse() - the metric named @name (as pe_metric_name() spells it)
  *
  * @return PE_OK, or PE_EINVAL for an unknown name (*out unchanged).
  */
-enum pe_status pe_metric_parse(const char *name, enum pe_metric *out);
+PE_API enum pe_status pe_metric_parse(const char *name, enum pe_metric *out);
 
 /*
  * pe_pairwise_check() - whether a vector set can be compared at all
@@ -86,7 +87,7 @@ enum pe_status pe_metric_parse(const char *name, enum pe_metric *out);
  * 0, the positions pass PE_POSITION_MAX or the rows lie outside the table;
  * the errors of pe_encode_check().
  */
-enum pe_status pe_pairwise_check(const struct pe_vectors *v, enum pe_metric m);
+PE_API enum pe_status pe_pairwise_check(const struct pe_vectors *v, enum pe_metric m);
 
 /*
  * pe_pairwise_fits() - the size of a rows x cols float64 result
@@ -99,7 +100,7 @@ enum pe_status pe_pairwise_check(const struct pe_vectors *v, enum pe_metric m);
  * @return PE_OK, or PE_ETOOBIG if the size overflows size_t or exceeds
  * @budget.
  */
-enum pe_status pe_pairwise_fits(size_t rows, size_t cols, size_t budget, double *bytes);
+PE_API enum pe_status pe_pairwise_fits(size_t rows, size_t cols, size_t budget, double *bytes);
 
 /*
  * pe_pairwise_matrix() - the full n x n matrix of a metric
@@ -114,8 +115,8 @@ enum pe_status pe_pairwise_fits(size_t rows, size_t cols, size_t budget, double 
  * pe_pairwise_grid() instead), PE_ENOMEM, the errors of
  * pe_pairwise_check() and of pe_vectors_rows().
  */
-enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, size_t budget,
-                                  struct pe_matrix **out);
+PE_API enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m,
+                                         size_t budget, struct pe_matrix **out);
 
 /*
  * pe_pairwise_grid() - the metric averaged onto an R x C grid, for figures
@@ -151,8 +152,8 @@ enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_metric m, 
  * @return PE_OK, PE_ERANGE if R or C is 0, PE_ENOMEM, the errors of
  * pe_pairwise_check() and of pe_vectors_rows().
  */
-enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, size_t R, size_t C,
-                                struct pe_matrix **out);
+PE_API enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, size_t R,
+                                       size_t C, struct pe_matrix **out);
 
 /*
  * pe_profile() - the metric from chosen positions to every position
@@ -167,8 +168,8 @@ enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, si
  * PE_POSITION_MAX, PE_ETOOBIG, PE_ENOMEM, the errors of pe_pairwise_check()
  * and of pe_vectors_rows().
  */
-enum pe_status pe_profile(const struct pe_vectors *v, enum pe_metric m, const uint64_t *at,
-                          size_t k, struct pe_matrix **out);
+PE_API enum pe_status pe_profile(const struct pe_vectors *v, enum pe_metric m, const uint64_t *at,
+                                 size_t k, struct pe_matrix **out);
 
 /*
  * pe_scatter() - (distance, correlation) for pairs of positions
@@ -189,8 +190,8 @@ enum pe_status pe_profile(const struct pe_vectors *v, enum pe_metric m, const ui
  * @return PE_OK, PE_ERANGE if n < 2, PE_ETOOBIG, PE_ENOMEM, the errors of
  * pe_pairwise_check() and of pe_vectors_rows().
  */
-enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t max_points,
-                          size_t *stride, struct pe_matrix **out);
+PE_API enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t max_points,
+                                 size_t *stride, struct pe_matrix **out);
 
 /*
  * Rows of the full matrix on demand: rows r0..r0+count-1 of what
@@ -218,8 +219,8 @@ struct pe_pairwise_rows;
  * @return PE_OK, PE_ENOMEM, the errors of pe_pairwise_check() and of
  * pe_vectors_rows().
  */
-enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m, size_t budget,
-                                       struct pe_pairwise_rows **out);
+PE_API enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metric m,
+                                              size_t budget, struct pe_pairwise_rows **out);
 
 /*
  * pe_pairwise_rows_fill() - rows r0..r0+count-1 of the n x n matrix
@@ -231,8 +232,8 @@ enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metri
  * @return PE_OK, PE_ERANGE if the rows pass n (or count is 0), PE_ENOMEM,
  * the errors of pe_vectors_rows().
  */
-enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *src, size_t r0, size_t count,
-                                     double *dst);
+PE_API enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *src, size_t r0, size_t count,
+                                            double *dst);
 
 /*
  * pe_pairwise_rows_range() - the smallest and largest finite cell
@@ -247,10 +248,10 @@ enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *src, size_t r0, si
  * for corr; *lo and *hi unchanged), PE_ENOMEM, the errors of
  * pe_vectors_rows().
  */
-enum pe_status pe_pairwise_rows_range(struct pe_pairwise_rows *src, double *lo, double *hi);
+PE_API enum pe_status pe_pairwise_rows_range(struct pe_pairwise_rows *src, double *lo, double *hi);
 
 /* pe_pairwise_rows_destroy() - free @src; NULL is allowed */
-void pe_pairwise_rows_destroy(struct pe_pairwise_rows *src);
+PE_API void pe_pairwise_rows_destroy(struct pe_pairwise_rows *src);
 
 #ifdef __cplusplus
 }

@@ -117,14 +117,14 @@ struct pe_file_info {
  *
  * @return the format; never PE_FORMAT_UNKNOWN for a non-empty name or buffer.
  */
-enum pe_file_format pe_file_format_detect(const void *buf, size_t len, const char *name);
+PE_API enum pe_file_format pe_file_format_detect(const void *buf, size_t len, const char *name);
 
 /*
  * pe_file_format_name() - "npy", "safetensors", "csv" or "unknown"
  *
  * @return a static string.
  */
-const char *pe_file_format_name(enum pe_file_format format);
+PE_API const char *pe_file_format_name(enum pe_file_format format);
 
 /*
  * pe_npy_read() - read the table of an NPY file held in memory
@@ -142,12 +142,13 @@ const char *pe_file_format_name(enum pe_file_format format);
  * of several tensors; PE_ERANGE for rows outside the table or an empty
  * selection; PE_ETOOBIG, PE_ENOMEM.
  */
-enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_request *req,
-                           struct pe_matrix **out, char **err);
-enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_read_request *req,
-                                   struct pe_matrix **out, char **err);
-enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_request *req,
-                           struct pe_matrix **out, char **err);
+PE_API enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_request *req,
+                                  struct pe_matrix **out, char **err);
+PE_API enum pe_status pe_safetensors_read(const void *buf, size_t len,
+                                          const struct pe_read_request *req, struct pe_matrix **out,
+                                          char **err);
+PE_API enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_request *req,
+                                  struct pe_matrix **out, char **err);
 
 /*
  * pe_read_buffer() - read a table from a file in memory, any format
@@ -156,9 +157,9 @@ enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_req
  *
  * @return as pe_npy_read().
  */
-enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
-                              const struct pe_read_request *req, struct pe_matrix **out,
-                              char **err);
+PE_API enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
+                                     const struct pe_read_request *req, struct pe_matrix **out,
+                                     char **err);
 
 /*
  * pe_read_file() - read a table from a file, any format
@@ -168,8 +169,8 @@ enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
  * @return as pe_npy_read(), plus PE_EIO if the file cannot be opened or
  * read (*err is then strerror's text, e.g. "No such file or directory").
  */
-enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
-                            struct pe_matrix **out, char **err);
+PE_API enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
+                                   struct pe_matrix **out, char **err);
 
 /*
  * pe_file_inspect_buffer() - list the arrays of a file in memory
@@ -182,14 +183,14 @@ enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
  *
  * @return PE_OK, PE_EFORMAT, PE_EIO (pe_file_inspect() only), PE_ENOMEM.
  */
-enum pe_status pe_file_inspect_buffer(const void *buf, size_t len, const char *name,
-                                      struct pe_file_info **out, char **err);
-enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char **err);
+PE_API enum pe_status pe_file_inspect_buffer(const void *buf, size_t len, const char *name,
+                                             struct pe_file_info **out, char **err);
+PE_API enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char **err);
 
 /*
  * pe_file_info_destroy() - free an info and its strings; NULL is a no-op
  */
-void pe_file_info_destroy(struct pe_file_info *info);
+PE_API void pe_file_info_destroy(struct pe_file_info *info);
 
 /*
  * pe_matrix_find_nonfinite() - the first NaN or infinity of a matrix
@@ -198,7 +199,7 @@ void pe_file_info_destroy(struct pe_file_info *info);
  *
  * @return 1 if the matrix holds a NaN or an infinity, else 0.
  */
-int pe_matrix_find_nonfinite(const struct pe_matrix *m, size_t *row, size_t *col);
+PE_API int pe_matrix_find_nonfinite(const struct pe_matrix *m, size_t *row, size_t *col);
 
 /*
  * pe_file_load() - the position table of a file scheme
@@ -213,7 +214,7 @@ int pe_matrix_find_nonfinite(const struct pe_matrix *m, size_t *row, size_t *col
  * @return as pe_read_file(), PE_EFORMAT for NaN/Inf, PE_EINVAL if @s is not
  * a file scheme.
  */
-enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, char **err);
+PE_API enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, char **err);
 
 /*
  * pe_file_load_limited() - pe_file_load() within a memory budget
@@ -223,8 +224,8 @@ enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, c
  * PE_ETOOBIG (and a message saying how much it needs) before the table is
  * allocated.
  */
-enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
-                                    struct pe_matrix **out, char **err);
+PE_API enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
+                                           struct pe_matrix **out, char **err);
 
 #ifdef __cplusplus
 }

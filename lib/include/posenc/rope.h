@@ -51,9 +51,9 @@ struct pe_rope_scaling_info {
  * factor lists whose length is not d_rot/2, d_rot odd or zero),
  * PE_EINVAL when longrope lacks the list it needs.
  */
-enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p, double base,
-                                         size_t d_rot, double *theta,
-                                         struct pe_rope_scaling_info *info);
+PE_API enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p, double base,
+                                                size_t d_rot, double *theta,
+                                                struct pe_rope_scaling_info *info);
 
 /*
  * pe_rope_base_frequencies() - the unscaled inverse frequencies base^(-2i/d_rot)
@@ -65,7 +65,7 @@ enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p,
  * @return PE_OK, PE_ERANGE if d_rot is zero or odd or base is not a finite
  * number > 0.
  */
-enum pe_status pe_rope_base_frequencies(double base, size_t d_rot, double *theta);
+PE_API enum pe_status pe_rope_base_frequencies(double base, size_t d_rot, double *theta);
 
 /*
  * pe_rope_critical_dim() - Liu et al.'s critical dimension for a training length
@@ -77,14 +77,14 @@ enum pe_status pe_rope_base_frequencies(double base, size_t d_rot, double *theta
  * @return PE_OK and *out, PE_ERANGE if d is zero or odd, base is not > 1
  * or train_length is not a finite number > 0.
  */
-enum pe_status pe_rope_critical_dim(double base, size_t d, double train_length, size_t *out);
+PE_API enum pe_status pe_rope_critical_dim(double base, size_t d, double train_length, size_t *out);
 
 /*
  * pe_rope_scaling_name() - "none", "linear", "dynamic", "yarn", "llama3", "longrope"
  *
  * @return a static string ("unknown" outside the enum).
  */
-const char *pe_rope_scaling_name(enum pe_rope_scaling type);
+PE_API const char *pe_rope_scaling_name(enum pe_rope_scaling type);
 
 #ifdef __cplusplus
 }

@@ -34,20 +34,34 @@
 extern "C" {
 #endif
 
-enum pe_scheme_kind {
-	PE_SCHEME_SINUSOIDAL,
-	PE_SCHEME_ROPE,
-	PE_SCHEME_LEARNED,
-	PE_SCHEME_BINARY,
-	PE_SCHEME_FILE,
-	PE_SCHEME_ALIBI,
-	PE_SCHEME_T5,
+/*
+ * A scheme type: one per scheme (sinusoidal, rope, ...), listed by the
+ * registry. Opaque: ask it with the functions below.
+ */
+struct pe_scheme_type;
+
+/* What a scheme can do; pe_scheme_has() asks. */
+enum pe_cap {
+	PE_CAP_VECTORS = 1u << 0,     /* position vectors (encode, compare, decay) */
+	PE_CAP_ENCODE = 1u << 1,      /* rows computed from the spec (pe_encode_rows) */
+	PE_CAP_TABLE = 1u << 2,       /* rows read from a file (pe_file_load) */
+	PE_CAP_VIEWS = 1u << 3,       /* views other than the default (angle, cos, ...) */
+	PE_CAP_FREQS = 1u << 4,       /* per-pair frequencies (pe_scheme_frequencies) */
+	PE_CAP_WINDOW = 1u << 5,      /* exact block means (pe_encode_window) */
+	PE_CAP_TOEPLITZ = 1u << 6,    /* a closed-form offset kernel (fast pairwise, decay) */
+	PE_CAP_SCALING = 1u << 7,     /* RoPE frequencies and scalings (freqs variants) */
+	PE_CAP_BOUND = 1u << 8,       /* RoFormer's decay upper bound */
+	PE_CAP_BIAS = 1u << 9,        /* an attention bias (posenc/bias.h), not vectors */
+	PE_CAP_BIAS_HEADS = 1u << 10, /* one bias per head (pe_alibi_bias) */
+	PE_CAP_BUCKETS = 1u << 11,    /* a relative-position bucket map (pe_t5_bucket_map) */
+	PE_CAP_UNTRAINED = 1u << 12,  /* a random initialisation, not a trained table */
 };
 
 enum pe_layout {
 	PE_LAYOUT_INTERLEAVED, /* sinusoidal and rope: pairs (2i, 2i+1) */
 	PE_LAYOUT_BLOCKS,      /* sinusoidal: [sin block | cos block] */
 	PE_LAYOUT_HALF,        /* rope: pairs (i, i + d/2), rotate_half */
+	/* Enum values name table entries (lib/scheme/): append, and keep the asserts. */
 };
 
 enum pe_freq {
@@ -62,6 +76,7 @@ enum pe_rope_scaling {
 	PE_ROPE_SCALING_YARN,
 	PE_ROPE_SCALING_LLAMA3,
 	PE_ROPE_SCALING_LONGROPE,
+	/* Keep LONGROPE last: the scaling tables assert their length against it. */
 };
 
 enum pe_alibi_form {
@@ -98,7 +113,7 @@ struct pe_rope_scaling_params {
 };
 
 struct pe_scheme {
-	enum pe_scheme_kind kind;
+	const struct pe_scheme_type *type; /* static, from the registry */
 	char *label;     /* legend/CSV label: label= or the canonical text; owned */
 	char *canonical; /* canonical spec text, e.g. "sinusoidal base=10"; owned */
 
@@ -148,7 +163,7 @@ struct pe_scheme {
  * PE_ERANGE for out-of-range values, PE_EIO if a referenced list file
  * cannot be read, PE_ENOMEM.
  */
-enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **err);
+PE_API enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **err);
 
 /*
  * pe_scheme_copy() - a deep copy of a scheme
@@ -156,41 +171,104 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
  * @return PE_OK and a new scheme in *out (free with pe_scheme_destroy()),
  * or PE_ENOMEM.
  */
-enum pe_status pe_scheme_copy(const struct pe_scheme *s, struct pe_scheme **out);
+PE_API enum pe_status pe_scheme_copy(const struct pe_scheme *s, struct pe_scheme **out);
 
 /*
  * pe_scheme_set_label() - replace the label (a copy of @label is kept)
  *
  * @return PE_OK or PE_ENOMEM (the old label is then kept).
  */
-enum pe_status pe_scheme_set_label(struct pe_scheme *s, const char *label);
+PE_API enum pe_status pe_scheme_set_label(struct pe_scheme *s, const char *label);
 
 /*
  * pe_scheme_destroy() - free a scheme and everything it owns; NULL is a no-op
  */
-void pe_scheme_destroy(struct pe_scheme *s);
+PE_API void pe_scheme_destroy(struct pe_scheme *s);
 
 /*
- * pe_scheme_name() - the spec name of a kind ("sinusoidal", "rope", ...)
+ * pe_scheme_name() - the spec name of a scheme ("sinusoidal", "rope", ...)
  *
  * @return a static string.
  */
-const char *pe_scheme_name(enum pe_scheme_kind kind);
+PE_API const char *pe_scheme_name(const struct pe_scheme *s);
+
+/*
+ * pe_scheme_has() - whether a scheme has every capability in @caps
+ *
+ * @caps: PE_CAP_* bits or'ed together.
+ */
+PE_API int pe_scheme_has(const struct pe_scheme *s, unsigned caps);
+
+/*
+ * pe_scheme_takes_key() - whether specs of this scheme accept key @key
+ *
+ * E.g. "base" for sinusoidal and rope; "label" for every scheme.
+ */
+PE_API int pe_scheme_takes_key(const struct pe_scheme *s, const char *key);
 
 /*
  * pe_scheme_is_vector() - whether the scheme gives position vectors
  *
- * Position vectors (sinusoidal, rope, learned, binary, file) can be encoded
- * and compared; alibi and t5 are attention biases and cannot.
+ * pe_scheme_has(s, PE_CAP_VECTORS): position vectors (sinusoidal, rope,
+ * learned, binary, file) can be encoded and compared; attention biases
+ * (alibi, t5) cannot.
  */
-int pe_scheme_is_vector(const struct pe_scheme *s);
+PE_API int pe_scheme_is_vector(const struct pe_scheme *s);
 
 /*
  * pe_scheme_is_untrained() - whether the table is a random initialisation
  *
- * True for "learned"; figures and legends should say so.
+ * pe_scheme_has(s, PE_CAP_UNTRAINED): true for "learned"; figures and
+ * legends should say so.
  */
-int pe_scheme_is_untrained(const struct pe_scheme *s);
+PE_API int pe_scheme_is_untrained(const struct pe_scheme *s);
+
+/*
+ * pe_scheme_position_offset() - what the scheme adds to every position
+ *
+ * sinusoidal start=P adds P; positions plus offset must stay at most
+ * PE_POSITION_MAX (posenc/encode.h). 0 for every other scheme.
+ */
+PE_API uint64_t pe_scheme_position_offset(const struct pe_scheme *s);
+
+/*
+ * pe_scheme_types() - the registry: every scheme type, in help order
+ *
+ * @count: set to the number of types.
+ *
+ * @return a static array of static types.
+ */
+PE_API const struct pe_scheme_type *const *pe_scheme_types(size_t *count);
+
+/*
+ * pe_scheme_type_find() - the type named @name, or NULL
+ */
+PE_API const struct pe_scheme_type *pe_scheme_type_find(const char *name);
+
+/* pe_scheme_type_name(), _summary() - static strings; _caps() - PE_CAP_* bits */
+PE_API const char *pe_scheme_type_name(const struct pe_scheme_type *t);
+PE_API const char *pe_scheme_type_summary(const struct pe_scheme_type *t);
+PE_API unsigned pe_scheme_type_caps(const struct pe_scheme_type *t);
+
+/* One key of a scheme type, for help texts and completions. */
+struct pe_scheme_key_info {
+	const char *name;
+	const char *def;     /* default as spec text; NULL: none or depends on other keys */
+	const char *choices; /* "interleaved|blocks" for keys with a fixed set; else NULL */
+	const char *metavar; /* what a value looks like: "X", "N", "TEXT", "A:B", ... */
+	const char *help;    /* one line */
+};
+
+/*
+ * pe_scheme_type_key() - key @i of a type (0 <= i < the key count)
+ *
+ * The common key "label" is not listed. Strings are static except
+ * @out->choices, which points into a buffer of @cap bytes at @buf.
+ *
+ * @return 1 and *out, or 0 when @i is past the last key.
+ */
+PE_API int pe_scheme_type_key(const struct pe_scheme_type *t, size_t i,
+                              struct pe_scheme_key_info *out, char *buf, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,18 @@
 #ifndef POSENC_STATUS_H
 #define POSENC_STATUS_H
 
+/*
+ * PE_API marks what the shared libraries export: they are built with hidden
+ * symbol visibility, and only functions declared with PE_API in the public
+ * headers are part of their ABI (tests/packaging/test_symbols.py checks
+ * that nm -D lists exactly those).
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define PE_API __attribute__((visibility("default")))
+#else
+#define PE_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,7 +43,7 @@ enum pe_status {
  * @return a static string ("out of memory", ...); never NULL, also for
  * values outside the enum. The caller must not free it.
  */
-const char *pe_status_str(enum pe_status status);
+PE_API const char *pe_status_str(enum pe_status status);
 
 #ifdef __cplusplus
 }

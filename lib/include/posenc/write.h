@@ -50,8 +50,8 @@ enum pe_dtype {
  *
  * @return PE_OK, PE_EIO if a write failed (errno tells why), PE_ENOMEM.
  */
-enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
-                            const struct pe_axis *cols);
+PE_API enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
+                                   const struct pe_axis *cols);
 
 /*
  * pe_csv_format() - the shortest text of v that strtod reads back to v
@@ -66,7 +66,7 @@ enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_
  *
  * @return the length written, the NUL not counted.
  */
-size_t pe_csv_format(double v, char *buf);
+PE_API size_t pe_csv_format(double v, char *buf);
 
 /*
  * pe_npy_write() - write @data with the given shape as an NPY array
@@ -75,13 +75,13 @@ size_t pe_csv_format(double v, char *buf);
  *
  * @return PE_OK, PE_EINVAL for ndim > 8, PE_EIO, PE_ENOMEM.
  */
-enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
-                            enum pe_dtype dtype);
+PE_API enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
+                                   enum pe_dtype dtype);
 
 /*
  * pe_npy_write_matrix() - pe_npy_write() of a rows x cols matrix
  */
-enum pe_status pe_npy_write_matrix(FILE *f, const struct pe_matrix *m, enum pe_dtype dtype);
+PE_API enum pe_status pe_npy_write_matrix(FILE *f, const struct pe_matrix *m, enum pe_dtype dtype);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,8 @@
 #ifndef POSENC_COLORMAP_H
 #define POSENC_COLORMAP_H
 
+#include <posenc/status.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -49,7 +51,7 @@ struct pe_rgba {
  * @return a static map, or NULL if @name is NULL or not a known map (list
  * them with pe_colormap_names()). Never free the result.
  */
-const struct pe_colormap *pe_colormap_find(const char *name);
+PE_API const struct pe_colormap *pe_colormap_find(const char *name);
 
 /*
  * pe_colormap_names() - the base names of all maps, for messages and completion
@@ -57,7 +59,7 @@ const struct pe_colormap *pe_colormap_find(const char *name);
  * @return a static NULL-terminated array ("viridis", "magma", ..., "gray").
  * Each name also exists with "_r" appended. Never free it.
  */
-const char *const *pe_colormap_names(void);
+PE_API const char *const *pe_colormap_names(void);
 
 /*
  * pe_colormap_name() - the canonical name of @cm ("RdBu_r" even if it was
@@ -65,13 +67,13 @@ const char *const *pe_colormap_names(void);
  *
  * @return a static string.
  */
-const char *pe_colormap_name(const struct pe_colormap *cm);
+PE_API const char *pe_colormap_name(const struct pe_colormap *cm);
 
 /*
  * pe_colormap_is_diverging() - whether @cm is meant for signed data centred
  * at 0 (its middle entry is the neutral colour); true for RdBu and RdBu_r
  */
-bool pe_colormap_is_diverging(const struct pe_colormap *cm);
+PE_API bool pe_colormap_is_diverging(const struct pe_colormap *cm);
 
 /*
  * pe_colormap_index() - the table entry a normalised value selects
@@ -79,7 +81,7 @@ bool pe_colormap_is_diverging(const struct pe_colormap *cm);
  * @return trunc(v * 256) clamped to 0..255 (v == 1 gives 255, v < 0 gives 0,
  * v > 1 gives 255), or -1 if @v is NaN.
  */
-int pe_colormap_index(double v);
+PE_API int pe_colormap_index(double v);
 
 /*
  * pe_colormap_entry() - entry @i (0..255, wrapped modulo 256) of @cm, in the
@@ -87,7 +89,7 @@ int pe_colormap_index(double v);
  *
  * @return the colour, components in [0, 1].
  */
-struct pe_rgb pe_colormap_entry(const struct pe_colormap *cm, size_t i);
+PE_API struct pe_rgb pe_colormap_entry(const struct pe_colormap *cm, size_t i);
 
 /*
  * pe_colormap_lookup() - the colour of a normalised value
@@ -95,7 +97,7 @@ struct pe_rgb pe_colormap_entry(const struct pe_colormap *cm, size_t i);
  * @return entry pe_colormap_index(v) with alpha 1, or transparent black
  * (0, 0, 0, 0) if @v is NaN.
  */
-struct pe_rgba pe_colormap_lookup(const struct pe_colormap *cm, double v);
+PE_API struct pe_rgba pe_colormap_lookup(const struct pe_colormap *cm, double v);
 
 /*
  * pe_colormap_palette() - the 256 entries of @cm as 8-bit RGB triples, in the
@@ -104,7 +106,8 @@ struct pe_rgba pe_colormap_lookup(const struct pe_colormap *cm, double v);
  * Components are rounded to nearest, round(c * 255). matplotlib truncates
  * (floor(c * 255)), so its pixels can be one level darker in some channels.
  */
-void pe_colormap_palette(const struct pe_colormap *cm, unsigned char out[PE_COLORMAP_SIZE][3]);
+PE_API void pe_colormap_palette(const struct pe_colormap *cm,
+                                unsigned char out[PE_COLORMAP_SIZE][3]);
 
 #ifdef __cplusplus
 }

@@ -58,14 +58,14 @@ struct pe_document;
  * @return a new document, or NULL for a bad size or when allocation fails.
  * Free it with pe_document_destroy().
  */
-struct pe_document *pe_document_create(FILE *out, double width, double height);
+PE_API struct pe_document *pe_document_create(FILE *out, double width, double height);
 
 /*
  * pe_document_set_title() - the PDF's title metadata (and its creator, "posenc")
  *
  * @return PE_OK, PE_EINVAL after pe_document_finish().
  */
-enum pe_status pe_document_set_title(struct pe_document *doc, const char *title);
+PE_API enum pe_status pe_document_set_title(struct pe_document *doc, const char *title);
 
 /*
  * pe_document_add_figure() - draw @fig as the next page, at the page size
@@ -78,8 +78,8 @@ enum pe_status pe_document_set_title(struct pe_document *doc, const char *title)
  * figure at this size. After an error the page may hold part of the
  * figure: abandon the document.
  */
-enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure *fig,
-                                      const char *const *notes, size_t n_notes);
+PE_API enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure *fig,
+                                             const char *const *notes, size_t n_notes);
 
 /*
  * pe_document_add_text_page() - draw @page as the next page
@@ -91,10 +91,11 @@ enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure 
  * after pe_document_finish(); PE_ERANGE when the page cannot hold the text
  * even at 4 pt; PE_ENOMEM.
  */
-enum pe_status pe_document_add_text_page(struct pe_document *doc, const struct pe_text_page *page);
+PE_API enum pe_status pe_document_add_text_page(struct pe_document *doc,
+                                                const struct pe_text_page *page);
 
-/* The number of pages added so far. */
-size_t pe_document_page_count(const struct pe_document *doc);
+/* pe_document_page_count() - the number of pages added so far */
+PE_API size_t pe_document_page_count(const struct pe_document *doc);
 
 /*
  * pe_document_finish() - complete the PDF (cross-reference table, trailer)
@@ -102,14 +103,14 @@ size_t pe_document_page_count(const struct pe_document *doc);
  * @return PE_OK, PE_EINVAL if no page was added or it was finished before,
  * PE_EIO if writing failed (errno from the stream, if any), PE_ENOMEM.
  */
-enum pe_status pe_document_finish(struct pe_document *doc);
+PE_API enum pe_status pe_document_finish(struct pe_document *doc);
 
 /*
  * pe_document_destroy() - free a document; NULL is a no-op
  *
  * An unfinished document's output is left incomplete.
  */
-void pe_document_destroy(struct pe_document *doc);
+PE_API void pe_document_destroy(struct pe_document *doc);
 
 #ifdef __cplusplus
 }

@@ -78,7 +78,7 @@ struct pe_panel;
  *
  * @return PE_OK and *out set, or PE_EUNSUPPORTED for any other name.
  */
-enum pe_status pe_figure_format_from_path(const char *path, enum pe_figure_format *out);
+PE_API enum pe_status pe_figure_format_from_path(const char *path, enum pe_figure_format *out);
 
 /*
  * pe_figure_create() - an empty figure with a rows x cols grid of panels
@@ -86,33 +86,35 @@ enum pe_status pe_figure_format_from_path(const char *path, enum pe_figure_forma
  * @return a new figure, or NULL if rows or cols is 0 or larger than 64, or
  * if allocation fails. Free it with pe_figure_destroy().
  */
-struct pe_figure *pe_figure_create(unsigned rows, unsigned cols);
+PE_API struct pe_figure *pe_figure_create(unsigned rows, unsigned cols);
 
 /*
  * pe_figure_destroy() - free a figure, its panels and copied strings; NULL is a no-op
  */
-void pe_figure_destroy(struct pe_figure *fig);
+PE_API void pe_figure_destroy(struct pe_figure *fig);
 
 /*
  * pe_figure_set_title() - the title above the whole figure (NULL: none)
  *
  * @return PE_OK or PE_ENOMEM.
  */
-enum pe_status pe_figure_set_title(struct pe_figure *fig, const char *title);
+PE_API enum pe_status pe_figure_set_title(struct pe_figure *fig, const char *title);
 
 /*
  * pe_figure_set_row_label() - a label drawn left of grid row @row, rotated
  *
  * @return PE_OK, PE_ERANGE if row is outside the grid, or PE_ENOMEM.
  */
-enum pe_status pe_figure_set_row_label(struct pe_figure *fig, unsigned row, const char *label);
+PE_API enum pe_status pe_figure_set_row_label(struct pe_figure *fig, unsigned row,
+                                              const char *label);
 
 /*
  * pe_figure_set_col_title() - a title drawn above grid column @col
  *
  * @return PE_OK, PE_ERANGE if col is outside the grid, or PE_ENOMEM.
  */
-enum pe_status pe_figure_set_col_title(struct pe_figure *fig, unsigned col, const char *title);
+PE_API enum pe_status pe_figure_set_col_title(struct pe_figure *fig, unsigned col,
+                                              const char *title);
 
 /*
  * pe_figure_set_color_share() - how heatmaps share colour scales (default NONE)
@@ -121,7 +123,7 @@ enum pe_status pe_figure_set_col_title(struct pe_figure *fig, unsigned col, cons
  * data or its explicit vmin/vmax), symmetric about 0 when they are signed,
  * and uses the colormap and colorbar label of the first of them.
  */
-void pe_figure_set_color_share(struct pe_figure *fig, enum pe_color_share share);
+PE_API void pe_figure_set_color_share(struct pe_figure *fig, enum pe_color_share share);
 
 /*
  * pe_figure_set_font_size() - base font size in output units (0: automatic)
@@ -130,7 +132,7 @@ void pe_figure_set_color_share(struct pe_figure *fig, enum pe_color_share share)
  *
  * @return PE_OK, or PE_ERANGE if size is negative, not finite or above 200.
  */
-enum pe_status pe_figure_set_font_size(struct pe_figure *fig, double size);
+PE_API enum pe_status pe_figure_set_font_size(struct pe_figure *fig, double size);
 
 /*
  * pe_figure_panel() - the panel at grid row @row, column @col
@@ -138,14 +140,14 @@ enum pe_status pe_figure_set_font_size(struct pe_figure *fig, double size);
  * @return a panel owned by the figure (valid until pe_figure_destroy()), or
  * NULL if the position is outside the grid.
  */
-struct pe_panel *pe_figure_panel(struct pe_figure *fig, unsigned row, unsigned col);
+PE_API struct pe_panel *pe_figure_panel(struct pe_figure *fig, unsigned row, unsigned col);
 
 /*
  * pe_figure_bottom_panel() - the full-width panel below the grid, created on first use
  *
  * @return a panel owned by the figure, or NULL if allocation fails.
  */
-struct pe_panel *pe_figure_bottom_panel(struct pe_figure *fig);
+PE_API struct pe_panel *pe_figure_bottom_panel(struct pe_figure *fig);
 
 /*
  * pe_figure_default_size() - the size a figure is written at by default
@@ -153,7 +155,7 @@ struct pe_panel *pe_figure_bottom_panel(struct pe_figure *fig);
  * 640 x 480 (matplotlib's default) for a single panel; for a grid about
  * 340 x 280 per panel, plus 240 for a bottom panel, never less than 640 x 480.
  */
-void pe_figure_default_size(const struct pe_figure *fig, double *width, double *height);
+PE_API void pe_figure_default_size(const struct pe_figure *fig, double *width, double *height);
 
 /*
  * pe_figure_write() - lay out and draw the figure, writing it to @out
@@ -171,8 +173,8 @@ void pe_figure_default_size(const struct pe_figure *fig, double *width, double *
  * PE_ENOMEM; PE_EIO if writing failed (errno from the stream, if any); or
  * the status returned by a heatmap row callback.
  */
-enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format format, double width,
-                               double height, FILE *out);
+PE_API enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format format,
+                                      double width, double height, FILE *out);
 
 /* ------------------------------------------------------------------------ */
 /* Panels                                                                   */
@@ -183,9 +185,9 @@ enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format form
  *
  * @return PE_OK or PE_ENOMEM.
  */
-enum pe_status pe_panel_set_title(struct pe_panel *p, const char *title);
-enum pe_status pe_panel_set_xlabel(struct pe_panel *p, const char *label);
-enum pe_status pe_panel_set_ylabel(struct pe_panel *p, const char *label);
+PE_API enum pe_status pe_panel_set_title(struct pe_panel *p, const char *title);
+PE_API enum pe_status pe_panel_set_xlabel(struct pe_panel *p, const char *label);
+PE_API enum pe_status pe_panel_set_ylabel(struct pe_panel *p, const char *label);
 
 struct pe_heatmap_spec {
 	size_t rows, cols;
@@ -234,8 +236,8 @@ struct pe_heatmap_spec {
  * Edges -0.5 .. cols-0.5 and -0.5 .. rows-0.5 (cells centred on their
  * indices), integer ticks, automatic limits, viridis, no label.
  */
-void pe_heatmap_spec_init(struct pe_heatmap_spec *spec, size_t rows, size_t cols,
-                          const double *data);
+PE_API void pe_heatmap_spec_init(struct pe_heatmap_spec *spec, size_t rows, size_t cols,
+                                 const double *data);
 
 /*
  * pe_heatmap_spec_set_positions() - edges for cells centred on integer coordinates
@@ -244,8 +246,8 @@ void pe_heatmap_spec_init(struct pe_heatmap_spec *spec, size_t rows, size_t cols
  * @col_first.. (col_first + cols - 1) when the matrix is not pre-resampled;
  * pass the coordinates the full matrix covers otherwise (@row_count, @col_count).
  */
-void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double row_first, size_t row_count,
-                                   double col_first, size_t col_count);
+PE_API void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double row_first,
+                                          size_t row_count, double col_first, size_t col_count);
 
 /*
  * pe_panel_set_heatmap() - make @p a heatmap panel
@@ -256,7 +258,7 @@ void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double row_firs
  * is set, an edge pair is equal or not finite, vmin >= vmax, or the
  * colormap is unknown; PE_ENOMEM.
  */
-enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_spec *spec);
+PE_API enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_spec *spec);
 
 /*
  * pe_panel_add_line(), pe_panel_add_scatter() - add a named series of n points
@@ -270,31 +272,31 @@ enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_
  * @return PE_OK; PE_EINVAL if the panel is a heatmap or x/y is NULL with
  * n > 0; PE_ENOMEM.
  */
-enum pe_status pe_panel_add_line(struct pe_panel *p, const char *name, const double *x,
-                                 const double *y, size_t n);
-enum pe_status pe_panel_add_scatter(struct pe_panel *p, const char *name, const double *x,
-                                    const double *y, size_t n);
+PE_API enum pe_status pe_panel_add_line(struct pe_panel *p, const char *name, const double *x,
+                                        const double *y, size_t n);
+PE_API enum pe_status pe_panel_add_scatter(struct pe_panel *p, const char *name, const double *x,
+                                           const double *y, size_t n);
 
 /*
  * pe_panel_set_log() - logarithmic x and/or y axes of an x-y panel
  *
  * Points with a non-positive coordinate on a log axis are left out.
  */
-void pe_panel_set_log(struct pe_panel *p, bool log_x, bool log_y);
+PE_API void pe_panel_set_log(struct pe_panel *p, bool log_x, bool log_y);
 
 /*
  * pe_panel_set_integer_ticks() - tick x and/or y of an x-y panel only at whole
  * numbers (offsets, pair indices, dimensions); ignored on log axes
  */
-void pe_panel_set_integer_ticks(struct pe_panel *p, bool x, bool y);
+PE_API void pe_panel_set_integer_ticks(struct pe_panel *p, bool x, bool y);
 
 /*
  * pe_panel_set_xlim(), pe_panel_set_ylim() - fix an axis range (NaN: automatic)
  *
  * @return PE_OK, or PE_EINVAL if lo >= hi.
  */
-enum pe_status pe_panel_set_xlim(struct pe_panel *p, double lo, double hi);
-enum pe_status pe_panel_set_ylim(struct pe_panel *p, double lo, double hi);
+PE_API enum pe_status pe_panel_set_xlim(struct pe_panel *p, double lo, double hi);
+PE_API enum pe_status pe_panel_set_ylim(struct pe_panel *p, double lo, double hi);
 
 /*
  * pe_panel_add_vline(), pe_panel_add_hline() - a labelled reference line at
@@ -302,8 +304,8 @@ enum pe_status pe_panel_set_ylim(struct pe_panel *p, double lo, double hi);
  *
  * @return PE_OK, PE_EINVAL if value is not finite, or PE_ENOMEM.
  */
-enum pe_status pe_panel_add_vline(struct pe_panel *p, double value, const char *label);
-enum pe_status pe_panel_add_hline(struct pe_panel *p, double value, const char *label);
+PE_API enum pe_status pe_panel_add_vline(struct pe_panel *p, double value, const char *label);
+PE_API enum pe_status pe_panel_add_hline(struct pe_panel *p, double value, const char *label);
 
 #ifdef __cplusplus
 }

@@ -33,12 +33,12 @@ struct pe_norm {
  * pe_norm_empty() - the range of no data (vmin = +inf, vmax = -inf), the
  * start for pe_norm_add()
  */
-struct pe_norm pe_norm_empty(void);
+PE_API struct pe_norm pe_norm_empty(void);
 
 /*
  * pe_norm_is_empty() - whether @n has seen no finite value (vmin > vmax)
  */
-bool pe_norm_is_empty(const struct pe_norm *n);
+PE_API bool pe_norm_is_empty(const struct pe_norm *n);
 
 /*
  * pe_norm_add() - widen @n to cover the finite values among @x[0..count-1]
@@ -46,7 +46,7 @@ bool pe_norm_is_empty(const struct pe_norm *n);
  * NaN and +-inf are skipped: they are drawn as bad / under / over colours and
  * must not stretch the scale.
  */
-void pe_norm_add(struct pe_norm *n, const double *x, size_t count);
+PE_API void pe_norm_add(struct pe_norm *n, const double *x, size_t count);
 
 /*
  * pe_norm_from_data() - the finite range of @x[0..count-1]
@@ -54,14 +54,14 @@ void pe_norm_add(struct pe_norm *n, const double *x, size_t count);
  * @return PE_OK and *out = [min, max] of the finite values, or PE_ERANGE if
  * there is none (count 0, or all NaN/inf); *out is then left unchanged.
  */
-enum pe_status pe_norm_from_data(const double *x, size_t count, struct pe_norm *out);
+PE_API enum pe_status pe_norm_from_data(const double *x, size_t count, struct pe_norm *out);
 
 /*
  * pe_norm_symmetric() - @n widened to [-h, h], h = max(|vmin|, |vmax|)
  *
  * @return the symmetric norm; an empty @n is returned unchanged.
  */
-struct pe_norm pe_norm_symmetric(struct pe_norm n);
+PE_API struct pe_norm pe_norm_symmetric(struct pe_norm n);
 
 /*
  * pe_norm_override() - apply the user's limits to @n
@@ -75,8 +75,8 @@ struct pe_norm pe_norm_symmetric(struct pe_norm n);
  * the result has vmin > vmax or an end still infinite (an empty @n with a
  * limit missing). On error @n is unchanged.
  */
-enum pe_status pe_norm_override(struct pe_norm *n, const double *vmin, const double *vmax,
-                                bool symmetric);
+PE_API enum pe_status pe_norm_override(struct pe_norm *n, const double *vmin, const double *vmax,
+                                       bool symmetric);
 
 /*
  * pe_norm_apply() - @x mapped linearly so that vmin -> 0 and vmax -> 1
@@ -90,7 +90,7 @@ enum pe_status pe_norm_override(struct pe_norm *n, const double *vmin, const dou
  *
  * @return the normalised value.
  */
-double pe_norm_apply(const struct pe_norm *n, double x);
+PE_API double pe_norm_apply(const struct pe_norm *n, double x);
 
 #ifdef __cplusplus
 }

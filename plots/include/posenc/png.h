@@ -42,7 +42,7 @@ struct pe_png_options {
  * pe_png_options_default() - level -1, filter AUTO, 100 dpi (matplotlib's
  * savefig default), nan_index -1
  */
-struct pe_png_options pe_png_options_default(void);
+PE_API struct pe_png_options pe_png_options_default(void);
 
 /*
  * pe_png_write_surface() - write a cairo image surface to @f as a PNG
@@ -61,8 +61,8 @@ struct pe_png_options pe_png_options_default(void);
  * PE_ENOMEM; PE_EIO if writing failed (errno from the stream). After an
  * error the stream holds a partial PNG.
  */
-enum pe_status pe_png_write_surface(FILE *f, cairo_surface_t *surface,
-                                    const struct pe_png_options *opt);
+PE_API enum pe_status pe_png_write_surface(FILE *f, cairo_surface_t *surface,
+                                           const struct pe_png_options *opt);
 
 #ifdef __cplusplus
 }

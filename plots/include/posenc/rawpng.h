@@ -46,9 +46,9 @@ extern "C" {
  * returned. After an error the stream holds a partial PNG: write to a
  * temporary file and rename on success.
  */
-enum pe_status pe_rawpng_write(FILE *f, size_t rows, size_t cols, pe_row_fn rows_fn, void *ctx,
-                               const struct pe_colormap *cm, const struct pe_norm *norm,
-                               const struct pe_png_options *opt);
+PE_API enum pe_status pe_rawpng_write(FILE *f, size_t rows, size_t cols, pe_row_fn rows_fn,
+                                      void *ctx, const struct pe_colormap *cm,
+                                      const struct pe_norm *norm, const struct pe_png_options *opt);
 
 #ifdef __cplusplus
 }

@@ -40,8 +40,8 @@ struct pe_resampler;
  * overflow the integer weights (rows * out_rows or cols * out_cols beyond
  * 2^53) or the output size; PE_ENOMEM. Free *out with pe_resampler_destroy().
  */
-enum pe_status pe_resampler_create(size_t rows, size_t cols, size_t out_rows, size_t out_cols,
-                                   struct pe_resampler **out);
+PE_API enum pe_status pe_resampler_create(size_t rows, size_t cols, size_t out_rows,
+                                          size_t out_cols, struct pe_resampler **out);
 
 /*
  * pe_resampler_push() - add the next input row (cols doubles, read only
@@ -49,7 +49,7 @@ enum pe_status pe_resampler_create(size_t rows, size_t cols, size_t out_rows, si
  *
  * @return PE_OK, or PE_ERANGE if all rows have been pushed already.
  */
-enum pe_status pe_resampler_push(struct pe_resampler *r, const double *row);
+PE_API enum pe_status pe_resampler_push(struct pe_resampler *r, const double *row);
 
 /*
  * pe_resampler_finish() - the resampled matrix, once every row is pushed
@@ -58,12 +58,12 @@ enum pe_status pe_resampler_push(struct pe_resampler *r, const double *row);
  * pe_matrix_destroy()); PE_ERANGE if rows are still missing; PE_ENOMEM.
  * The resampler can only be destroyed afterwards.
  */
-enum pe_status pe_resampler_finish(struct pe_resampler *r, struct pe_matrix **out);
+PE_API enum pe_status pe_resampler_finish(struct pe_resampler *r, struct pe_matrix **out);
 
 /*
  * pe_resampler_destroy() - free a resampler; NULL is a no-op
  */
-void pe_resampler_destroy(struct pe_resampler *r);
+PE_API void pe_resampler_destroy(struct pe_resampler *r);
 
 /*
  * pe_resample() - @in resampled to out_rows x out_cols in one call
@@ -71,8 +71,8 @@ void pe_resampler_destroy(struct pe_resampler *r);
  * @return as pe_resampler_create() and pe_resampler_finish(); *out is the
  * caller's (pe_matrix_destroy()).
  */
-enum pe_status pe_resample(const struct pe_matrix *in, size_t out_rows, size_t out_cols,
-                           struct pe_matrix **out);
+PE_API enum pe_status pe_resample(const struct pe_matrix *in, size_t out_rows, size_t out_cols,
+                                  struct pe_matrix **out);
 
 /*
  * pe_resample_rows() - a rows x cols matrix pulled row by row from @fn,
@@ -80,8 +80,8 @@ enum pe_status pe_resample(const struct pe_matrix *in, size_t out_rows, size_t o
  *
  * @return as pe_resample(), or the first status other than PE_OK from @fn.
  */
-enum pe_status pe_resample_rows(size_t rows, size_t cols, pe_row_fn fn, void *ctx, size_t out_rows,
-                                size_t out_cols, struct pe_matrix **out);
+PE_API enum pe_status pe_resample_rows(size_t rows, size_t cols, pe_row_fn fn, void *ctx,
+                                       size_t out_rows, size_t out_cols, struct pe_matrix **out);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 #ifndef POSENC_TICKS_H
 #define POSENC_TICKS_H
 
+#include <posenc/status.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -41,7 +43,8 @@ struct pe_ticks {
  * the range contains it. A range with lo == hi gives the single tick lo;
  * non-finite bounds give no ticks.
  */
-void pe_ticks_linear(double lo, double hi, size_t max_ticks, bool integer, struct pe_ticks *t);
+PE_API void pe_ticks_linear(double lo, double hi, size_t max_ticks, bool integer,
+                            struct pe_ticks *t);
 
 /*
  * pe_ticks_log() - ticks for a logarithmic axis over [lo, hi], 0 < lo < hi
@@ -49,7 +52,7 @@ void pe_ticks_linear(double lo, double hi, size_t max_ticks, bool integer, struc
  * Falls back to pe_ticks_linear() when fewer than two 1-2-5 ticks fit in the
  * range. No ticks for a range that is not positive.
  */
-void pe_ticks_log(double lo, double hi, size_t max_ticks, struct pe_ticks *t);
+PE_API void pe_ticks_log(double lo, double hi, size_t max_ticks, struct pe_ticks *t);
 
 /*
  * pe_tick_label() - the text of tick i: "0.25", "−3" (U+2212), "10⁻³" on
@@ -59,7 +62,7 @@ void pe_ticks_log(double lo, double hi, size_t max_ticks, struct pe_ticks *t);
  * @return the length written to @buf (always NUL-terminated; a label needs
  * at most 32 bytes).
  */
-size_t pe_tick_label(const struct pe_ticks *t, size_t i, char *buf, size_t size);
+PE_API size_t pe_tick_label(const struct pe_ticks *t, size_t i, char *buf, size_t size);
 
 /*
  * pe_format_number() - a number with @decimals digits after the point and a
@@ -67,7 +70,7 @@ size_t pe_tick_label(const struct pe_ticks *t, size_t i, char *buf, size_t size)
  *
  * @return the length written to @buf (always NUL-terminated).
  */
-size_t pe_format_number(double v, int decimals, char *buf, size_t size);
+PE_API size_t pe_format_number(double v, int decimals, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,10 @@
-/* Attention biases averaged over blocks of positions, for figures of many positions. */
+/* Attention biases averaged over blocks of positions, for figures of many positions
+ * (posenc/bias.h, pe_bias_grid()). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <posenc/bias.h>
-
-#include "bias_grid.h"
 
 /* First position of block b of g over n positions: floor(b n / g) without overflow. */
 static size_t block_lo(size_t b, size_t n, size_t g)
@@ -100,7 +99,7 @@ static enum pe_status t5_grid(const struct pe_scheme *s, size_t n, size_t g, dou
 	return st;
 }
 
-enum pe_status bias_grid(const struct pe_scheme *s, size_t n, size_t g, struct pe_matrix **out)
+enum pe_status pe_bias_grid(const struct pe_scheme *s, size_t n, size_t g, struct pe_matrix **out)
 {
 	*out = NULL;
 	if (g == 0 || g > n)
@@ -108,11 +107,12 @@ enum pe_status bias_grid(const struct pe_scheme *s, size_t n, size_t g, struct p
 	enum pe_status st = pe_bias_check(s, NULL);
 	if (st != PE_OK)
 		return st;
-	size_t heads = s->kind == PE_SCHEME_ALIBI ? s->heads : 1;
+	size_t heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
 	struct pe_matrix *m = pe_matrix_create(heads * g, g);
 	if (!m)
 		return PE_ENOMEM;
-	st = s->kind == PE_SCHEME_ALIBI ? alibi_grid(s, n, g, m->data) : t5_grid(s, n, g, m->data);
+	st = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? alibi_grid(s, n, g, m->data)
+	                                         : t5_grid(s, n, g, m->data);
 	if (st != PE_OK) {
 		pe_matrix_destroy(m);
 		return st;

@@ -1,0 +1,472 @@
+/*
+ * posenc check: which known mistake explains a disagreeing dump.
+ *
+ * Each hypothesis is the spec's model with one thing changed (the pairing,
+ * the scaling, the base, the attention factor, the positions, the rotary
+ * width of the exponent, the precision). Each is scored by its root mean
+ * square error on up to 2048 rows spread over the dump (a largest error
+ * would count one rounding that went the other way as much as a wrong
+ * model); continuous parameters
+ * (base, factor) are fitted first on the first rows, where the error is a
+ * smooth function of them. The winner must at least halve the reference's
+ * error; among hypotheses within 1.5 times the smallest error the first in
+ * the list wins (the list goes from discrete, common mistakes to fitted
+ * ones, so "rotary width 128" is preferred to the equivalent fitted base).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/rope.h>
+
+#include "analysis/check_internal.h"
+
+#define MAX_HYP    64
+#define SCORE_MAX  2048
+#define FIT_FIRST  32
+#define FIT_SPREAD 16
+
+struct hyp {
+	struct check_hyp h;
+	enum pe_check_mistake mistake;
+	double value;
+	char text[256];
+	double err; /* root mean square error on the score rows */
+};
+
+struct ctx {
+	const struct pe_scheme *s;
+	const struct pe_matrix *dump;
+	const struct pe_check_options *opt;
+	const struct pe_check_form *f;
+	const size_t *idx;
+	size_t nidx;
+	struct check_hyp h;    /* the hypothesis a fit varies */
+	int param;             /* 0: base, 1: factor */
+	const size_t *fit_idx; /* rows for check_fit_last_bits() */
+	size_t nfit;
+};
+
+static const char *long_name(enum pe_float f)
+{
+	switch (f) {
+	case PE_FLOAT_F64:
+		return "float64";
+	case PE_FLOAT_F32:
+		return "float32";
+	case PE_FLOAT_BF16:
+		return "bfloat16";
+	case PE_FLOAT_F16:
+		return "float16";
+	default:
+		return "exact";
+	}
+}
+
+static void precision_text(struct pe_precision p, char *buf, size_t cap)
+{
+	char name[16];
+	pe_precision_name(p, name, sizeof(name));
+	if (p.compute == p.store)
+		snprintf(buf, cap, "every step in %s (posenc --precision %s)", long_name(p.compute),
+		         name);
+	else
+		snprintf(buf, cap, "%s angles, cos and sin stored as %s (posenc --precision %s)",
+		         long_name(p.compute), long_name(p.store), name);
+}
+
+/* Largest error (and optionally the sum of squares) of a hypothesis on rows idx. */
+static enum pe_status eval(const struct ctx *c, const struct check_hyp *h, const size_t *idx,
+                           size_t nidx, struct pe_check_stats *st, double *ss)
+{
+	struct check_model m;
+	enum pe_status rc = check_model_build(c->s, c->f->d, h, &m);
+	if (rc != PE_OK)
+		return rc;
+	rc = check_fit_last_bits(&m, c->f, c->dump, c->opt, c->fit_idx, c->nfit);
+	if (rc == PE_OK)
+		rc = check_compare(&m, c->f, c->dump, c->opt, idx, nidx, st, NULL, NULL, NULL, ss);
+	check_model_free(&m);
+	return rc;
+}
+
+/* The objective of a fit: mean squared error at log-parameter x on the fit rows. */
+static double fit_objective(struct ctx *c, double x)
+{
+	struct check_hyp h = c->h;
+	if (c->param == 0)
+		h.base = exp(x);
+	else
+		h.scaling.factor = exp(x);
+	struct pe_check_stats st;
+	double ss;
+	if (eval(c, &h, c->idx, c->nidx, &st, &ss) != PE_OK)
+		return INFINITY;
+	return ss;
+}
+
+/* Grid over [lo, hi] in log space, then golden-section around the best point. */
+static double fit(struct ctx *c, double lo, double hi, int steps)
+{
+	double best = lo, bv = INFINITY, step = (hi - lo) / steps;
+	for (int i = 0; i <= steps; i++) {
+		double x = lo + step * i, v = fit_objective(c, x);
+		if (v < bv) {
+			bv = v;
+			best = x;
+		}
+	}
+	const double g = 0.6180339887498949;
+	double a = best - step, b = best + step;
+	double x1 = b - g * (b - a), x2 = a + g * (b - a);
+	double f1 = fit_objective(c, x1), f2 = fit_objective(c, x2);
+	for (int it = 0; it < 60 && b - a > 1e-13; it++) {
+		if (f1 < f2) {
+			b = x2;
+			x2 = x1;
+			f2 = f1;
+			x1 = b - g * (b - a);
+			f1 = fit_objective(c, x1);
+		} else {
+			a = x1;
+			x1 = x2;
+			f1 = f2;
+			x2 = a + g * (b - a);
+			f2 = fit_objective(c, x2);
+		}
+	}
+	double x = f1 < f2 ? x1 : x2;
+	return fit_objective(c, x) <= bv ? x : best;
+}
+
+static struct hyp *add(struct hyp *list, size_t *n, const struct check_hyp *h,
+                       enum pe_check_mistake mistake, double value)
+{
+	if (*n >= MAX_HYP)
+		return NULL;
+	struct hyp *x = &list[(*n)++];
+	memset(x, 0, sizeof(*x));
+	x->h = *h;
+	x->mistake = mistake;
+	x->value = value;
+	return x;
+}
+
+/* Amplitude a minimising |dump - a u| for the unit-amplitude model u (least squares). */
+static enum pe_status fit_amplitude(const struct ctx *c, const struct check_hyp *ref, double *a)
+{
+	struct check_hyp h = *ref;
+	h.att = 1.0;
+	struct check_model m;
+	enum pe_status rc = check_model_build(c->s, c->f->d, &h, &m);
+	if (rc != PE_OK)
+		return rc;
+	double *buf = malloc((c->f->cols + check_work_size(c->f)) * sizeof(*buf));
+	if (!buf) {
+		check_model_free(&m);
+		return PE_ENOMEM;
+	}
+	double num = 0, den = 0;
+	for (size_t k = 0; k < c->nidx && rc == PE_OK; k++) {
+		size_t r = c->idx[k];
+		rc = check_expected_row(&m, c->f, c->opt->start, r, c->opt->vector,
+		                        buf + c->f->cols, buf);
+		const double *got = c->dump->data + r * c->dump->cols;
+		for (size_t j = 0; j < m.rope.d_rot && j < c->f->cols; j++)
+			if (isfinite(got[j])) {
+				num += got[j] * buf[j];
+				den += buf[j] * buf[j];
+			}
+	}
+	free(buf);
+	check_model_free(&m);
+	*a = den > 0 ? num / den : 1.0;
+	return rc;
+}
+
+static const char *layout_text(enum pe_layout l)
+{
+	return l == PE_LAYOUT_HALF ? "half layout, pairs (i, i+d_rot/2), rotate_half"
+	                           : "interleaved layout, pairs (2i, 2i+1)";
+}
+
+/* Builds the hypotheses; fits happen here. */
+static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, struct hyp *list,
+                            size_t *n)
+{
+	const struct pe_scheme *s = c->s;
+	const struct pe_check_form *f = c->f;
+	struct check_hyp ref;
+	check_hyp_reference(s, c->opt, &ref);
+	struct check_model m0;
+	enum pe_status rc = check_model_build(s, f->d, &ref, &m0);
+	if (rc != PE_OK)
+		return rc;
+	size_t d_rot = m0.rope.d_rot;
+	double att = m0.rope.att;
+	check_model_free(&m0);
+	struct hyp *x;
+	int positional = f->kind != PE_CHECK_INV_FREQ;
+	int amplitude = f->kind == PE_CHECK_COS || f->kind == PE_CHECK_SIN ||
+	                f->kind == PE_CHECK_COS_SIN || f->kind == PE_CHECK_ROTATED;
+
+	/* reduced precision */
+	static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16", "f16"};
+	int rope = pe_scheme_has(s, PE_CAP_SCALING);
+	for (size_t i = 0; rope && i < sizeof(precs) / sizeof(*precs); i++) {
+		struct check_hyp h = ref;
+		pe_precision_parse(precs[i], &h.prec);
+		if (h.prec.compute == ref.prec.compute && h.prec.store == ref.prec.store)
+			continue;
+		if ((x = add(list, n, &h, PE_MISTAKE_PRECISION, 0))) {
+			char t[128];
+			precision_text(h.prec, t, sizeof(t));
+			snprintf(x->text, sizeof(x->text), "computed in reduced precision: %s", t);
+		}
+	}
+	/* the other pairing */
+	if (check_form_has_layout(f, d_rot)) {
+		struct check_hyp h = ref;
+		h.layout = ref.layout == PE_LAYOUT_HALF ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
+		if ((x = add(list, n, &h, PE_MISTAKE_LAYOUT, 0)))
+			snprintf(x->text, sizeof(x->text), "the %s instead of the spec's %s",
+			         layout_text(h.layout), layout_text(ref.layout));
+	}
+	/* positions off by k */
+	for (int k = -16; positional && k <= 16; k++) {
+		if (k == 0)
+			continue;
+		struct check_hyp h = ref;
+		h.offset = k;
+		if ((x = add(list, n, &h, PE_MISTAKE_OFFSET, k)))
+			snprintf(x->text, sizeof(x->text),
+			         "positions off by %+d: row r holds position %llu + r %c %d", k,
+			         (unsigned long long)c->opt->start, k < 0 ? '-' : '+', abs(k));
+	}
+	/* the scaling left out */
+	if (rope && s->scaling.type != PE_ROPE_SCALING_NONE) {
+		struct check_hyp h = ref;
+		h.scaling.type = PE_ROPE_SCALING_NONE;
+		if ((x = add(list, n, &h, PE_MISTAKE_NO_SCALING, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "the %s scaling left out (unscaled frequencies%s)",
+			         pe_rope_scaling_name(s->scaling.type),
+			         att != 1.0 ? ", attention factor 1" : "");
+	}
+	/* the attention factor missing or applied twice */
+	if (rope && amplitude && att != 1.0) {
+		struct check_hyp h = ref;
+		h.att = 1.0;
+		if ((x = add(list, n, &h, PE_MISTAKE_ATTENTION, 1.0)))
+			snprintf(x->text, sizeof(x->text),
+			         "the attention factor %.8g missing from cos and sin", att);
+		h.att = att * att;
+		if ((x = add(list, n, &h, PE_MISTAKE_ATTENTION, att * att)))
+			snprintf(x->text, sizeof(x->text),
+			         "the attention factor applied twice: cos and sin carry %.8g = "
+			         "%.8g^2 "
+			         "(or the logit factor put into the tables)",
+			         att * att, att);
+	}
+	/* the exponent of another rotary width */
+	double widths[3] = {(double)f->d, (double)d_rot / 2, 2.0 * (double)d_rot};
+	for (int i = 0; rope && i < 3; i++) {
+		if (widths[i] == (double)d_rot || widths[i] < 2)
+			continue;
+		struct check_hyp h = ref;
+		h.exponent_width = widths[i];
+		if ((x = add(list, n, &h, PE_MISTAKE_ROTARY, widths[i])))
+			snprintf(x->text, sizeof(x->text),
+			         "frequencies of rotary width %g: theta_i = base^(-2i/%g) instead "
+			         "of "
+			         "base^(-2i/%zu)",
+			         widths[i], widths[i], d_rot);
+	}
+	c->idx = fit_idx;
+	c->nidx = nfit;
+	/* another scaling factor, fitted */
+	enum pe_rope_scaling t = s->scaling.type;
+	if (rope && (t == PE_ROPE_SCALING_LINEAR || t == PE_ROPE_SCALING_DYNAMIC ||
+	             t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3)) {
+		c->h = ref;
+		c->param = 1;
+		double lf = fit(c, log(1.0), log(512.0), 90);
+		struct check_hyp h = ref;
+		h.scaling.factor = exp(lf);
+		if (fabs(h.scaling.factor / s->scaling.factor - 1) > 1e-6 &&
+		    (x = add(list, n, &h, PE_MISTAKE_FACTOR, h.scaling.factor)))
+			snprintf(x->text, sizeof(x->text),
+			         "the %s scaling with factor %.6g instead of %g (fitted)",
+			         pe_rope_scaling_name(t), h.scaling.factor, s->scaling.factor);
+	}
+	/* another base, fitted */
+	if (rope && d_rot >= 4) {
+		c->h = ref;
+		c->param = 0;
+		double lb = fit(c, log(2.0), log(1e9), 400);
+		struct check_hyp h = ref;
+		h.base = exp(lb);
+		if (fabs(h.base / s->base - 1) > 1e-9 &&
+		    (x = add(list, n, &h, PE_MISTAKE_BASE, h.base)))
+			snprintf(x->text, sizeof(x->text), "base %.7g instead of %.10g (fitted)",
+			         h.base, s->base);
+	}
+	/* another amplitude, fitted */
+	if (rope && amplitude) {
+		double a;
+		rc = fit_amplitude(c, &ref, &a);
+		if (rc != PE_OK)
+			return rc;
+		if (fabs(a / att - 1) > 1e-4 && isfinite(a)) {
+			struct check_hyp h = ref;
+			h.att = a;
+			if ((x = add(list, n, &h, PE_MISTAKE_ATTENTION, a)))
+				snprintf(x->text, sizeof(x->text),
+				         "cos and sin scaled by %.6g (fitted) instead of the "
+				         "attention "
+				         "factor %.8g",
+				         a, att);
+		}
+	}
+	return PE_OK;
+}
+
+/* @h with what @other changed from @ref changed too. */
+static void compose(struct check_hyp *h, const struct check_hyp *other, const struct check_hyp *ref)
+{
+	if (other->base != ref->base)
+		h->base = other->base;
+	if (other->exponent_width != ref->exponent_width)
+		h->exponent_width = other->exponent_width;
+	if (other->scaling.type != ref->scaling.type ||
+	    other->scaling.factor != ref->scaling.factor)
+		h->scaling = other->scaling;
+	if (other->layout != ref->layout)
+		h->layout = other->layout;
+	if (!isnan(other->att))
+		h->att = other->att;
+	if (other->offset != ref->offset)
+		h->offset = other->offset;
+}
+
+enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
+                              const struct pe_check_options *opt, struct pe_check_result *r)
+{
+	struct hyp *list = calloc(MAX_HYP, sizeof(*list));
+	size_t nscore = dump->rows < SCORE_MAX ? dump->rows : SCORE_MAX;
+	size_t *score_idx = malloc(nscore * sizeof(*score_idx));
+	size_t fit_idx[CHECK_FIT_FIRST + CHECK_FIT_SPREAD + 1];
+	if (!list || !score_idx) {
+		free(list);
+		free(score_idx);
+		return PE_ENOMEM;
+	}
+	for (size_t k = 0; k < nscore; k++)
+		score_idx[k] = nscore > 1 ? (size_t)((double)k * (double)(dump->rows - 1) /
+		                                     (double)(nscore - 1))
+		                          : 0;
+	size_t nfit = check_fit_rows(dump->rows, fit_idx);
+	struct ctx c;
+	memset(&c, 0, sizeof(c));
+	c.s = s;
+	c.dump = dump;
+	c.opt = opt;
+	c.f = &r->form;
+	c.fit_idx = fit_idx;
+	c.nfit = nfit;
+	size_t n = 0;
+	enum pe_status rc = build(&c, fit_idx, nfit, list, &n);
+	struct check_hyp ref;
+	check_hyp_reference(s, opt, &ref);
+	struct pe_check_stats st;
+	double e0 = INFINITY, emin = INFINITY;
+	double ss, cells = (double)nscore * (double)r->form.cols;
+	if (rc == PE_OK)
+		rc = eval(&c, &ref, score_idx, nscore, &st, &ss);
+	if (rc == PE_OK)
+		e0 = sqrt(ss / cells);
+	for (size_t i = 0; i < n && rc == PE_OK; i++) {
+		rc = eval(&c, &list[i].h, score_idx, nscore, &st, &ss);
+		list[i].err = sqrt(ss / cells);
+		if (rc == PE_OK && list[i].err < emin)
+			emin = list[i].err;
+	}
+	struct hyp *win = NULL;
+	for (size_t i = 0; i < n && rc == PE_OK && !win; i++)
+		if (list[i].err <= 1.5 * emin && list[i].err < 0.5 * e0)
+			win = &list[i];
+	if (rc == PE_OK && win) {
+		struct pe_check_diagnosis *dg = &r->diag;
+		memset(dg, 0, sizeof(*dg));
+		dg->mistake = win->mistake;
+		dg->value = win->value;
+		dg->prec = win->h.prec;
+		snprintf(dg->text, sizeof(dg->text), "%s", win->text);
+		dg->text[sizeof(dg->text) - 1] = 0;
+		struct check_hyp best = win->h;
+		double be = win->err;
+		/* a second mistake on top of the first (the other layout and no scaling, say) */
+		struct hyp *second = NULL;
+		for (size_t i = 0; i < n && rc == PE_OK; i++) {
+			if (&list[i] == win || list[i].mistake == win->mistake ||
+			    list[i].mistake == PE_MISTAKE_PRECISION)
+				continue;
+			struct check_hyp h = win->h;
+			compose(&h, &list[i].h, &ref);
+			rc = eval(&c, &h, score_idx, nscore, &st, &ss);
+			if (rc == PE_OK && sqrt(ss / cells) < 0.5 * be) {
+				be = sqrt(ss / cells);
+				best = h;
+				second = &list[i];
+			}
+		}
+		if (second) {
+			size_t len = strlen(dg->text);
+			snprintf(dg->text + len, sizeof(dg->text) - len, "; and %s", second->text);
+			dg->second = second->mistake;
+		}
+		/* a mistake made in reduced precision: try each precision on top of it */
+		if (win->mistake != PE_MISTAKE_PRECISION && pe_scheme_has(s, PE_CAP_SCALING)) {
+			static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16",
+			                                    "f16"};
+			struct check_hyp base_h = best;
+			for (size_t i = 0; i < 5 && rc == PE_OK; i++) {
+				struct check_hyp h = base_h;
+				pe_precision_parse(precs[i], &h.prec);
+				rc = eval(&c, &h, score_idx, nscore, &st, &ss);
+				if (rc == PE_OK && sqrt(ss / cells) < 0.5 * be) {
+					be = sqrt(ss / cells);
+					best = h;
+				}
+			}
+			if (best.prec.compute != base_h.prec.compute ||
+			    best.prec.store != base_h.prec.store) {
+				char t[128];
+				size_t len = strlen(dg->text);
+				precision_text(best.prec, t, sizeof(t));
+				snprintf(dg->text + len, sizeof(dg->text) - len, "; %s", t);
+				dg->with_prec = 1;
+				dg->prec = best.prec;
+			}
+		}
+		r->row_diag = calloc(r->rows, sizeof(*r->row_diag));
+		struct check_model m;
+		if (!r->row_diag)
+			rc = PE_ENOMEM;
+		if (rc == PE_OK)
+			rc = check_model_build(s, r->form.d, &best, &m);
+		if (rc == PE_OK) {
+			rc = check_fit_last_bits(&m, &r->form, dump, opt, fit_idx, nfit);
+			if (rc == PE_OK)
+				rc = check_compare(&m, &r->form, dump, opt, NULL, dump->rows,
+				                   &dg->stats, r->row_diag, NULL, NULL, NULL);
+			check_model_free(&m);
+		}
+		if (rc == PE_OK)
+			r->diagnosed = 1;
+	}
+	free(list);
+	free(score_idx);
+	return rc;
+}

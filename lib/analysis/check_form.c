@@ -1,0 +1,547 @@
+/*
+ * posenc check: the forms a dump can take, the rows each expects, and the
+ * comparison of a dump with a model.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/encode.h>
+
+#include "analysis/check_internal.h"
+
+static const char *const kind_names[] = {"auto", "inv-freq", "angle",   "cos",
+                                         "sin",  "cos-sin",  "rotated", "table"};
+static const char *const packing_names[] = {"auto", "full", "pairs", "alternate"};
+
+const char *pe_check_kind_name(enum pe_check_kind kind)
+{
+	return (unsigned)kind < 8 ? kind_names[kind] : "unknown";
+}
+
+enum pe_status pe_check_kind_parse(const char *text, enum pe_check_kind *kind,
+                                   enum pe_check_packing *packing)
+{
+	const char *colon = strchr(text, ':');
+	size_t len = colon ? (size_t)(colon - text) : strlen(text);
+	int k = -1, p = 0;
+	for (int i = 1; i < 8; i++)
+		if (strlen(kind_names[i]) == len && strncmp(text, kind_names[i], len) == 0)
+			k = i;
+	if (k < 0)
+		return PE_EINVAL;
+	if (colon) {
+		p = -1;
+		for (int i = 1; i < 4; i++)
+			if (strcmp(colon + 1, packing_names[i]) == 0)
+				p = i;
+		if (p < 0)
+			return PE_EINVAL;
+	}
+	*kind = (enum pe_check_kind)k;
+	*packing = (enum pe_check_packing)p;
+	return PE_OK;
+}
+
+void check_hyp_reference(const struct pe_scheme *s, const struct pe_check_options *opt,
+                         struct check_hyp *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->scaling = s->scaling;
+	h->layout = s->layout;
+	h->prec = opt->prec;
+	h->att = NAN;
+}
+
+enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const struct check_hyp *h,
+                                 struct check_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->s = s;
+	m->offset = h->offset;
+	if (!pe_scheme_has(s, PE_CAP_SCALING))
+		return PE_OK;
+	m->is_rope = 1;
+	enum pe_status st = pe_rope_model_init(&m->rope, s, d, h->prec, h->base, h->exponent_width,
+	                                       &h->scaling);
+	if (st != PE_OK)
+		return st;
+	m->rope.layout = h->layout;
+	if (!isnan(h->att))
+		m->rope.att = h->att;
+	return PE_OK;
+}
+
+void check_model_free(struct check_model *m)
+{
+	if (m->is_rope)
+		pe_rope_model_free(&m->rope);
+	m->is_rope = 0;
+}
+
+size_t check_work_size(const struct pe_check_form *f)
+{
+	return 3 * (f->d + f->cols) + 3;
+}
+
+int check_form_has_layout(const struct pe_check_form *f, size_t d_rot)
+{
+	if (d_rot < 4)
+		return 0;
+	return f->packing == PE_PACK_FULL || f->kind == PE_CHECK_ROTATED;
+}
+
+/* The pair of column j < d_rot in a layout. */
+static size_t pair_of(enum pe_layout layout, size_t j, size_t h)
+{
+	return layout == PE_LAYOUT_HALF ? j % h : j / 2;
+}
+
+/* A full row of one kind of values: pair values per layout, then the pass-through value. */
+static void full_row(const struct pe_rope_model *m, const double *v, double pass, size_t cols,
+                     double *row)
+{
+	size_t h = m->d_rot / 2;
+	for (size_t j = 0; j < cols; j++)
+		row[j] = j < m->d_rot ? v[pair_of(m->layout, j, h)] : pass;
+}
+
+enum pe_status check_expected_row(const struct check_model *cm, const struct pe_check_form *f,
+                                  uint64_t start, size_t r, const double *x, double *work,
+                                  double *row)
+{
+	double pos = (double)start + (double)r + cm->offset;
+	if (!cm->is_rope) {
+		if (pos < 0 || pos > PE_POSITION_MAX) {
+			for (size_t j = 0; j < f->cols; j++)
+				row[j] = NAN;
+			return PE_OK;
+		}
+		return pe_encode_rows(cm->s, f->d, (uint64_t)pos, 1, PE_VIEW_DEFAULT, row);
+	}
+	const struct pe_rope_model *m = &cm->rope;
+	size_t h = m->d_rot / 2;
+	enum pe_float S = m->prec.store;
+	if (f->kind == PE_CHECK_INV_FREQ) {
+		for (size_t i = 0; i < h && i < f->cols; i++)
+			row[i] = pe_round(S, m->theta[i]);
+		return PE_OK;
+	}
+	double *ang = work, *c = work + h, *s = work + 2 * h;
+	pe_rope_model_pairs(m, pos, ang, c, s);
+	switch (f->kind) {
+	case PE_CHECK_ANGLE:
+		if (f->packing == PE_PACK_PAIRS)
+			memcpy(row, ang, h * sizeof(*row));
+		else
+			full_row(m, ang, 0.0, f->cols, row);
+		break;
+	case PE_CHECK_COS:
+	case PE_CHECK_SIN: {
+		const double *v = f->kind == PE_CHECK_COS ? c : s;
+		if (f->packing == PE_PACK_PAIRS)
+			memcpy(row, v, h * sizeof(*row));
+		else
+			full_row(m, v, f->kind == PE_CHECK_COS ? 1.0 : 0.0, f->cols, row);
+		break;
+	}
+	case PE_CHECK_COS_SIN:
+		if (f->packing == PE_PACK_FULL) {
+			full_row(m, c, 1.0, f->cols / 2, row);
+			full_row(m, s, 0.0, f->cols / 2, row + f->cols / 2);
+		} else if (f->packing == PE_PACK_PAIRS) {
+			memcpy(row, c, h * sizeof(*row));
+			memcpy(row + h, s, h * sizeof(*row));
+		} else {
+			for (size_t i = 0; i < h; i++) {
+				row[2 * i] = c[i];
+				row[2 * i + 1] = s[i];
+			}
+		}
+		break;
+	case PE_CHECK_ROTATED:
+		for (size_t i = 0; i < h; i++) {
+			size_t a = m->layout == PE_LAYOUT_HALF ? i : 2 * i;
+			size_t b = m->layout == PE_LAYOUT_HALF ? i + h : 2 * i + 1;
+			double xa = x ? x[a] : 1.0, xb = x ? x[b] : 1.0;
+			row[a] = pe_round(S, xa * c[i] - xb * s[i]);
+			row[b] = pe_round(S, xb * c[i] + xa * s[i]);
+		}
+		for (size_t j = m->d_rot; j < f->cols; j++)
+			row[j] = x ? x[j] : 1.0;
+		break;
+	default:
+		return PE_EINVAL;
+	}
+	return PE_OK;
+}
+
+static void where_update(struct pe_check_where *w, double v, size_t r, size_t j)
+{
+	if (v > w->value || (isnan(v) && !isnan(w->value))) {
+		w->value = v;
+		w->row = r;
+		w->col = j;
+	}
+}
+
+enum pe_status check_compare(const struct check_model *m, const struct pe_check_form *f,
+                             const struct pe_matrix *dump, const struct pe_check_options *opt,
+                             const size_t *idx, size_t nidx, struct pe_check_stats *st,
+                             double *row_abs, double *row_rel, size_t *row_col, double *sum_sq)
+{
+	memset(st, 0, sizeof(*st));
+	double *buf = malloc((f->cols + check_work_size(f)) * sizeof(*buf));
+	if (!buf)
+		return PE_ENOMEM;
+	double *want = buf, *work = buf + f->cols, ss = 0;
+	enum pe_status rc = PE_OK;
+	for (size_t k = 0; k < nidx && rc == PE_OK; k++) {
+		size_t r = idx ? idx[k] : k;
+		rc = check_expected_row(m, f, opt->start, r, opt->vector, work, want);
+		const double *got = dump->data + r * dump->cols;
+		double ra = 0, rr = 0;
+		size_t rc_col = 0;
+		for (size_t j = 0; j < f->cols; j++) {
+			double e = fabs(got[j] - want[j]);
+			/* a NaN anywhere is as far off as can be */
+			if (isnan(e))
+				e = INFINITY;
+			double rel = want[j] != 0 ? e / fabs(want[j]) : (e == 0 ? 0 : INFINITY);
+			double mixed = e / fmax(1.0, fabs(want[j]));
+			where_update(&st->abs, e, r, j);
+			where_update(&st->rel, rel, r, j);
+			where_update(&st->mixed, mixed, r, j);
+			if (e > ra) {
+				ra = e;
+				rc_col = j;
+			}
+			if (rel > rr)
+				rr = rel;
+			ss += isfinite(e) ? e * e : 1e300;
+		}
+		if (row_abs)
+			row_abs[r] = ra;
+		if (row_rel)
+			row_rel[r] = rr;
+		if (row_col)
+			row_col[r] = rc_col;
+	}
+	if (sum_sq)
+		*sum_sq = ss;
+	free(buf);
+	return rc;
+}
+
+/* The widths d whose rotary width int(d * rotary) is d_rot. */
+static size_t widths_for_rot(const struct pe_scheme *s, size_t d_rot, size_t *out)
+{
+	size_t n = 0;
+	if (s->rotary <= 0)
+		return 0;
+	double guess = floor((double)d_rot / s->rotary);
+	for (double d = guess - 2; d <= guess + 2; d++)
+		if (d >= (double)d_rot && d > 0 && pe_rope_rotary_width(s, (size_t)d) == d_rot)
+			out[n++] = (size_t)d;
+	return n ? 1 : 0; /* the smallest width is the natural one */
+}
+
+static size_t add_form(const struct pe_scheme *s, const struct pe_check_options *opt,
+                       struct pe_check_form *out, size_t n, size_t cap, enum pe_check_kind kind,
+                       enum pe_check_packing packing, size_t d, size_t cols)
+{
+	if (n >= cap || d == 0)
+		return n;
+	if (opt->d && d != opt->d)
+		return n;
+	if (opt->packing != PE_PACK_AUTO && packing != opt->packing && kind != PE_CHECK_INV_FREQ &&
+	    kind != PE_CHECK_ROTATED)
+		return n;
+	if (pe_encode_check(s, d, PE_VIEW_COS, NULL) != PE_OK)
+		return n;
+	size_t d_rot = pe_rope_rotary_width(s, d);
+	if (kind == PE_CHECK_ROTATED && opt->vector && opt->vector_len != d)
+		return n;
+	/* a full table of the rotated part only, when some features do not rotate */
+	if (packing == PE_PACK_FULL && kind != PE_CHECK_COS_SIN && cols != d &&
+	    !(cols == d_rot && d_rot < d))
+		return n;
+	if (packing == PE_PACK_FULL && kind == PE_CHECK_COS_SIN && cols != 2 * d &&
+	    !(cols == 2 * d_rot && d_rot < d))
+		return n;
+	for (size_t i = 0; i < n; i++)
+		if (out[i].kind == kind && out[i].packing == packing && out[i].d == d &&
+		    out[i].cols == cols)
+			return n;
+	out[n] = (struct pe_check_form){kind, packing, d, cols};
+	return n + 1;
+}
+
+size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *dump,
+                             const struct pe_check_options *opt, struct pe_check_form *out,
+                             size_t cap)
+{
+	size_t n = 0, rows = dump->rows, cols = dump->cols, dd[4];
+	if (!pe_scheme_has(s, PE_CAP_SCALING)) {
+		if (opt->kind != PE_CHECK_AUTO && opt->kind != PE_CHECK_TABLE)
+			return 0;
+		size_t d = opt->d ? opt->d : cols;
+		if (d == cols && cap)
+			out[n++] = (struct pe_check_form){PE_CHECK_TABLE, PE_PACK_FULL, d, cols};
+		return n;
+	}
+	enum pe_check_kind k0 = opt->kind == PE_CHECK_AUTO ? PE_CHECK_INV_FREQ : opt->kind;
+	enum pe_check_kind k1 = opt->kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : opt->kind;
+	for (int k = (int)k0; k <= (int)k1; k++) {
+		enum pe_check_kind kind = (enum pe_check_kind)k;
+		switch (kind) {
+		case PE_CHECK_INV_FREQ: {
+			size_t h = rows == 1 ? cols : cols == 1 ? rows : 0;
+			if (h && widths_for_rot(s, 2 * h, dd))
+				n = add_form(s, opt, out, n, cap, kind, PE_PACK_PAIRS, dd[0], h);
+			break;
+		}
+		case PE_CHECK_ANGLE:
+		case PE_CHECK_COS:
+		case PE_CHECK_SIN:
+			n = add_form(s, opt, out, n, cap, kind, PE_PACK_FULL, cols, cols);
+			if (widths_for_rot(s, cols, dd))
+				n = add_form(s, opt, out, n, cap, kind, PE_PACK_FULL, dd[0], cols);
+			if (widths_for_rot(s, 2 * cols, dd))
+				n = add_form(s, opt, out, n, cap, kind, PE_PACK_PAIRS, dd[0], cols);
+			break;
+		case PE_CHECK_COS_SIN:
+			if (cols % 2 == 0) {
+				n = add_form(s, opt, out, n, cap, kind, PE_PACK_FULL, cols / 2,
+				             cols);
+				if (widths_for_rot(s, cols / 2, dd))
+					n = add_form(s, opt, out, n, cap, kind, PE_PACK_FULL, dd[0],
+					             cols);
+				if (widths_for_rot(s, cols, dd)) {
+					n = add_form(s, opt, out, n, cap, kind, PE_PACK_PAIRS,
+					             dd[0], cols);
+					n = add_form(s, opt, out, n, cap, kind, PE_PACK_ALTERNATE,
+					             dd[0], cols);
+				}
+			}
+			break;
+		case PE_CHECK_ROTATED:
+			n = add_form(s, opt, out, n, cap, kind, PE_PACK_FULL, cols, cols);
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+const char *pe_check_form_describe(const struct pe_check_form *f, const struct pe_scheme *s,
+                                   char *buf, size_t cap)
+{
+	size_t d_rot = pe_scheme_has(s, PE_CAP_SCALING) ? pe_rope_rotary_width(s, f->d) : f->d;
+	size_t h = d_rot / 2;
+	char lay[96];
+	if (pe_scheme_has(s, PE_CAP_SCALING) && s->layout == PE_LAYOUT_HALF)
+		snprintf(lay, sizeof(lay), "pair i in columns i and i+%zu (half layout)", h);
+	else
+		snprintf(lay, sizeof(lay), "pair i in columns 2i and 2i+1 (interleaved layout)");
+	const char *part = f->cols == d_rot && d_rot < f->d ? " rotated features only," : "";
+	switch (f->kind) {
+	case PE_CHECK_INV_FREQ:
+		snprintf(buf, cap, "inverse frequencies, %zu values (d=%zu)", f->cols, f->d);
+		break;
+	case PE_CHECK_ANGLE:
+	case PE_CHECK_COS:
+	case PE_CHECK_SIN: {
+		const char *k = f->kind == PE_CHECK_ANGLE ? "angle" : pe_check_kind_name(f->kind);
+		if (f->packing == PE_PACK_PAIRS)
+			snprintf(buf, cap, "%s table, one column per pair (%zu, d=%zu)", k, f->cols,
+			         f->d);
+		else
+			snprintf(buf, cap, "%s table, %zu columns,%s %s", k, f->cols, part, lay);
+		break;
+	}
+	case PE_CHECK_COS_SIN:
+		if (f->packing == PE_PACK_FULL)
+			snprintf(buf, cap, "cos/sin cache [cos | sin], 2 x %zu columns,%s %s",
+			         f->cols / 2,
+			         f->cols / 2 == d_rot && d_rot < f->d ? " rotated only," : "", lay);
+		else if (f->packing == PE_PACK_PAIRS)
+			snprintf(buf, cap,
+			         "cos/sin cache [cos | sin], one column per pair (2 x %zu, d=%zu)",
+			         h, f->d);
+		else
+			snprintf(buf, cap,
+			         "cos/sin cache, cos and sin alternating per pair (%zu, d=%zu)",
+			         f->cols, f->d);
+		break;
+	case PE_CHECK_ROTATED:
+		snprintf(buf, cap, "rotated vectors, %zu columns, %s", f->cols, lay);
+		break;
+	default:
+		snprintf(buf, cap, "encoding table, %zu columns", f->cols);
+		break;
+	}
+	return buf;
+}
+
+const char *pe_check_column_name(const struct pe_check_form *f, const struct pe_scheme *s,
+                                 size_t col, char *buf, size_t cap)
+{
+	if (!pe_scheme_has(s, PE_CAP_SCALING) || f->kind == PE_CHECK_TABLE) {
+		snprintf(buf, cap, "column %zu", col);
+		return buf;
+	}
+	size_t d_rot = pe_rope_rotary_width(s, f->d), h = d_rot / 2;
+	const char *what = f->kind == PE_CHECK_COS_SIN ? "cos" : "";
+	size_t j = col;
+	if (f->kind == PE_CHECK_COS_SIN) {
+		if (f->packing == PE_PACK_ALTERNATE) {
+			what = col % 2 ? "sin" : "cos";
+			snprintf(buf, cap, "column %zu (pair %zu, %s)", col, col / 2, what);
+			return buf;
+		}
+		size_t w = f->cols / 2;
+		if (col >= w) {
+			what = "sin";
+			j = col - w;
+		}
+	}
+	if (f->kind == PE_CHECK_INV_FREQ || f->packing == PE_PACK_PAIRS) {
+		snprintf(buf, cap, "column %zu (pair %zu%s%s)", col, j, *what ? ", " : "", what);
+		return buf;
+	}
+	if (j >= d_rot) {
+		snprintf(buf, cap, "column %zu (not rotated%s%s)", col, *what ? ", " : "", what);
+		return buf;
+	}
+	snprintf(buf, cap, "column %zu (pair %zu%s%s)", col, pair_of(s->layout, j, h),
+	         *what ? ", " : "", what);
+	return buf;
+}
+
+size_t check_column_pair(const struct pe_check_form *f, const struct check_model *cm, size_t j)
+{
+	if (!cm->is_rope)
+		return CHECK_NO_PAIR;
+	const struct pe_rope_model *m = &cm->rope;
+	size_t h = m->d_rot / 2;
+	switch (f->kind) {
+	case PE_CHECK_INV_FREQ:
+		return j < h ? j : CHECK_NO_PAIR;
+	case PE_CHECK_ANGLE:
+	case PE_CHECK_COS:
+	case PE_CHECK_SIN:
+		if (f->packing == PE_PACK_PAIRS)
+			return j < h ? j : CHECK_NO_PAIR;
+		return j < m->d_rot ? pair_of(m->layout, j, h) : CHECK_NO_PAIR;
+	case PE_CHECK_COS_SIN:
+		if (f->packing == PE_PACK_PAIRS)
+			return j % h;
+		if (f->packing == PE_PACK_ALTERNATE)
+			return j / 2;
+		j %= f->cols / 2;
+		return j < m->d_rot ? pair_of(m->layout, j, h) : CHECK_NO_PAIR;
+	case PE_CHECK_ROTATED:
+		return j < m->d_rot ? pair_of(m->layout, j, h) : CHECK_NO_PAIR;
+	default:
+		return CHECK_NO_PAIR;
+	}
+}
+
+enum pe_status check_column_errors(const struct check_model *m, const struct pe_check_form *f,
+                                   const struct pe_matrix *dump, const struct pe_check_options *opt,
+                                   const size_t *idx, size_t nidx, double *col_ss)
+{
+	double *buf = malloc((f->cols + check_work_size(f)) * sizeof(*buf));
+	if (!buf)
+		return PE_ENOMEM;
+	for (size_t j = 0; j < f->cols; j++)
+		col_ss[j] = 0;
+	enum pe_status rc = PE_OK;
+	for (size_t k = 0; k < nidx && rc == PE_OK; k++) {
+		size_t r = idx[k];
+		rc = check_expected_row(m, f, opt->start, r, opt->vector, buf + f->cols, buf);
+		const double *got = dump->data + r * dump->cols;
+		for (size_t j = 0; j < f->cols; j++) {
+			double e = got[j] - buf[j];
+			col_ss[j] += isfinite(e) ? e * e : 1e300;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+size_t check_fit_rows(size_t rows, size_t *idx)
+{
+	size_t n = 0;
+	for (size_t r = 0; r < rows && r < CHECK_FIT_FIRST; r++)
+		idx[n++] = r;
+	if (rows > CHECK_FIT_FIRST)
+		for (size_t k = 1; k <= CHECK_FIT_SPREAD; k++) {
+			size_t r = CHECK_FIT_FIRST +
+			           (size_t)((double)k * (double)(rows - 1 - CHECK_FIT_FIRST) /
+			                    (double)CHECK_FIT_SPREAD);
+			if (r > idx[n - 1])
+				idx[n++] = r;
+		}
+	return n;
+}
+
+/* theta moved by k units in the last place of precision f (k = -1, 0, 1). */
+static double ulp_step(enum pe_float f, double theta, int k)
+{
+	if (k == 0 || !(theta > 0))
+		return theta;
+	if (f == PE_FLOAT_F32) {
+		float t = (float)theta;
+		for (int i = 0; i < abs(k); i++)
+			t = nextafterf(t, k > 0 ? INFINITY : 0.0f);
+		return (double)t;
+	}
+	int e;
+	frexp(theta, &e);
+	int bits = f == PE_FLOAT_BF16 ? 8 : 11;
+	return pe_round(f, theta + k * ldexp(1.0, e - bits));
+}
+
+enum pe_status check_fit_last_bits(struct check_model *cm, const struct pe_check_form *f,
+                                   const struct pe_matrix *dump, const struct pe_check_options *opt,
+                                   const size_t *idx, size_t nidx)
+{
+	if (!cm->is_rope)
+		return PE_OK;
+	struct pe_rope_model *m = &cm->rope;
+	enum pe_float R = m->prec.compute;
+	if (R != PE_FLOAT_F32 && R != PE_FLOAT_BF16 && R != PE_FLOAT_F16)
+		return PE_OK;
+	size_t h = m->d_rot / 2;
+	double *buf = malloc((3 * h + f->cols) * sizeof(*buf));
+	if (!buf)
+		return PE_ENOMEM;
+	double *theta0 = buf, *best = buf + h, *best_ss = buf + 2 * h, *col_ss = buf + 3 * h;
+	memcpy(theta0, m->theta, h * sizeof(*theta0));
+	memcpy(best, m->theta, h * sizeof(*best));
+	enum pe_status rc = PE_OK;
+	/* pow one unit off, then the division rounding again: two units either side */
+	static const int steps[] = {0, -1, 1, -2, 2};
+	for (int k = 0; k < 5 && rc == PE_OK; k++) {
+		for (size_t i = 0; i < h; i++)
+			m->theta[i] = ulp_step(R, theta0[i], steps[k]);
+		rc = check_column_errors(cm, f, dump, opt, idx, nidx, col_ss);
+		for (size_t i = 0; i < h && rc == PE_OK; i++) {
+			double ss = 0;
+			for (size_t j = 0; j < f->cols; j++)
+				if (check_column_pair(f, cm, j) == i)
+					ss += col_ss[j];
+			if (k == 0 || ss < best_ss[i]) {
+				best_ss[i] = ss;
+				best[i] = m->theta[i];
+			}
+		}
+	}
+	memcpy(m->theta, best, h * sizeof(*best));
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,105 @@
+/*
+ * Private interface of posenc check (check.c, check_form.c,
+ * check_diagnose.c): the model a dump is compared with and how its rows
+ * are made.
+ */
+#ifndef POSENC_CHECK_INTERNAL_H
+#define POSENC_CHECK_INTERNAL_H
+
+#include <stddef.h>
+
+#include <posenc/check.h>
+#include <posenc/precision.h>
+
+/* What a dump is compared with: a rope model, or the scheme's own table. */
+struct check_model {
+	const struct pe_scheme *s;
+	int is_rope;
+	struct pe_rope_model rope; /* is_rope */
+	double offset;             /* added to every position (a position-offset hypothesis) */
+};
+
+/* A hypothesis: the spec's model with some parameters changed. */
+struct check_hyp {
+	double base;                           /* 0: the scheme's */
+	double exponent_width;                 /* 0: the rotary width */
+	struct pe_rope_scaling_params scaling; /* shallow copy of the scheme's, maybe changed */
+	enum pe_layout layout;
+	struct pe_precision prec;
+	double att; /* NaN: the model's */
+	double offset;
+};
+
+/* The hypothesis that changes nothing (the reference of @opt). */
+void check_hyp_reference(const struct pe_scheme *s, const struct pe_check_options *opt,
+                         struct check_hyp *h);
+
+/* Builds the model of a hypothesis; free with check_model_free(). */
+enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const struct check_hyp *h,
+                                 struct check_model *m);
+void check_model_free(struct check_model *m);
+
+/*
+ * Scratch for check_expected_row(): 3 * d + 3 doubles is enough for every
+ * form of width d.
+ */
+size_t check_work_size(const struct pe_check_form *f);
+
+/*
+ * The row a form expects at dump row @r (position start + r + offset).
+ * @x: the rotated vector (d values) or NULL for ones. @row: f->cols doubles.
+ * @return PE_OK or the errors of pe_encode_rows() (table kind).
+ */
+enum pe_status check_expected_row(const struct check_model *m, const struct pe_check_form *f,
+                                  uint64_t start, size_t r, const double *x, double *work,
+                                  double *row);
+
+/*
+ * The dump against a model over rows @idx[0..nidx-1] (all rows if idx is
+ * NULL and nidx is the row count). Per-row arrays may be NULL. @sum_sq:
+ * if not NULL, the sum of squared errors (NaN counted as 1e300) and @count.
+ */
+enum pe_status check_compare(const struct check_model *m, const struct pe_check_form *f,
+                             const struct pe_matrix *dump, const struct pe_check_options *opt,
+                             const size_t *idx, size_t nidx, struct pe_check_stats *st,
+                             double *row_abs, double *row_rel, size_t *row_col, double *sum_sq);
+
+/* Forms a dump of this shape can be (recognition candidates); returns how many. */
+size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *dump,
+                             const struct pe_check_options *opt, struct pe_check_form *out,
+                             size_t cap);
+
+/* Whether a form's columns depend on the layout (a swapped pairing can show). */
+int check_form_has_layout(const struct pe_check_form *f, size_t d_rot);
+
+#define CHECK_NO_PAIR    ((size_t)-1)
+#define CHECK_FIT_FIRST  32
+#define CHECK_FIT_SPREAD 16
+
+/* The pair whose values column j of a form holds, or CHECK_NO_PAIR (a column that does not rotate).
+ */
+size_t check_column_pair(const struct pe_check_form *f, const struct check_model *m, size_t j);
+
+/* Sum of squared errors of each column over rows idx (col_ss: f->cols doubles). */
+enum pe_status check_column_errors(const struct check_model *m, const struct pe_check_form *f,
+                                   const struct pe_matrix *dump, const struct pe_check_options *opt,
+                                   const size_t *idx, size_t nidx, double *col_ss);
+
+/* The rows fits use: the first CHECK_FIT_FIRST and CHECK_FIT_SPREAD spread over the rest. */
+size_t check_fit_rows(size_t rows, size_t *idx);
+
+/*
+ * A reduced-precision model: each pair's frequency may be up to two units in
+ * the last place either side of the correctly rounded value (libraries'
+ * float32 pow are not all correctly rounded, and 1 / p rounds again); keep, per pair, the one that
+ * fits the dump best on rows idx. Nothing happens for exact and float64 models.
+ */
+enum pe_status check_fit_last_bits(struct check_model *m, const struct pe_check_form *f,
+                                   const struct pe_matrix *dump, const struct pe_check_options *opt,
+                                   const size_t *idx, size_t nidx);
+
+/* The diagnosis: fills r->diag and r->diagnosed when a mistake explains the dump better. */
+enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
+                              const struct pe_check_options *opt, struct pe_check_result *r);
+
+#endif

@@ -1,0 +1,411 @@
+/*
+ * Reduced-precision RoPE: the rounding functions and the recipe of
+ * posenc/precision.h, one position at a time.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/precision.h>
+#include <posenc/rope.h>
+
+#include "analysis/precision_internal.h"
+
+static const char *const float_names[] = {"exact", "f64", "f32", "bf16", "f16"};
+
+const char *pe_float_name(enum pe_float f)
+{
+	return (unsigned)f < 5 ? float_names[f] : "unknown";
+}
+
+static int parse_float(const char *text, size_t len, enum pe_float *out)
+{
+	for (int i = 0; i < 5; i++)
+		if (strlen(float_names[i]) == len && strncmp(text, float_names[i], len) == 0) {
+			*out = (enum pe_float)i;
+			return 1;
+		}
+	return 0;
+}
+
+/* Bits of significand each precision keeps: a coarser one has fewer. */
+static int float_bits(enum pe_float f)
+{
+	static const int bits[] = {1000, 53, 24, 8, 11};
+	return bits[f];
+}
+
+enum pe_status pe_precision_parse(const char *text, struct pe_precision *out)
+{
+	if (!text)
+		return PE_EINVAL;
+	const char *slash = strchr(text, '/');
+	struct pe_precision p;
+	size_t len = slash ? (size_t)(slash - text) : strlen(text);
+	if (!parse_float(text, len, &p.compute))
+		return PE_EINVAL;
+	p.store = p.compute;
+	if (slash && !parse_float(slash + 1, strlen(slash + 1), &p.store))
+		return PE_EINVAL;
+	if (float_bits(p.store) > float_bits(p.compute))
+		return PE_EINVAL;
+	/* f16 and bf16 each hold numbers the other cannot: no rounding chain between them */
+	if ((p.store == PE_FLOAT_F16 && p.compute == PE_FLOAT_BF16) ||
+	    (p.store == PE_FLOAT_BF16 && p.compute == PE_FLOAT_F16))
+		return PE_EINVAL;
+	*out = p;
+	return PE_OK;
+}
+
+const char *pe_precision_name(struct pe_precision p, char *buf, size_t cap)
+{
+	if (p.store == p.compute)
+		snprintf(buf, cap, "%s", pe_float_name(p.compute));
+	else
+		snprintf(buf, cap, "%s/%s", pe_float_name(p.compute), pe_float_name(p.store));
+	return buf;
+}
+
+static inline double round_f32(double x)
+{
+	/* C11 6.3.1.5: the conversion rounds in the current mode, to nearest by default. */
+	return (double)(float)x;
+}
+
+static inline double round_bf16(double x)
+{
+	float f = (float)x;
+	uint32_t u;
+	memcpy(&u, &f, sizeof(u));
+	if ((u & 0x7f800000u) == 0x7f800000u) {
+		/* infinities stay; a NaN keeps a quiet NaN's payload bit */
+		if (u & 0x007fffffu)
+			u |= 0x00400000u;
+		u &= 0xffff0000u;
+	} else {
+		/* ties to even: add 0x7fff plus the bit that will become the last one */
+		u += 0x7fffu + ((u >> 16) & 1u);
+		u &= 0xffff0000u;
+	}
+	memcpy(&f, &u, sizeof(f));
+	return (double)f;
+}
+
+static inline double round_f16(double x)
+{
+	if (!isfinite(x) || x == 0.0)
+		return x;
+	double a = fabs(x);
+	int e;
+	frexp(a, &e); /* a = f * 2^e, 0.5 <= f < 1: the leading bit has weight 2^(e-1) */
+	/* 11 significant bits from 2^(e-1) down; subnormals keep a fixed step of 2^-24 */
+	int step = e - 11 < -24 ? -24 : e - 11;
+	double q = nearbyint(ldexp(a, -step)); /* exact scaling, then ties to even */
+	double r = ldexp(q, step);
+	if (r > 65504.0)
+		r = INFINITY;
+	return x < 0 ? -r : r;
+}
+
+static inline double round_to(enum pe_float f, double x)
+{
+	switch (f) {
+	case PE_FLOAT_F32:
+		return round_f32(x);
+	case PE_FLOAT_BF16:
+		return round_bf16(x);
+	case PE_FLOAT_F16:
+		return round_f16(x);
+	default:
+		return x;
+	}
+}
+
+/* The exported names; the recipe below calls the inline ones. */
+double pe_round_f32(double x)
+{
+	return round_f32(x);
+}
+
+double pe_round_bf16(double x)
+{
+	return round_bf16(x);
+}
+
+double pe_round_f16(double x)
+{
+	return round_f16(x);
+}
+
+double pe_round(enum pe_float f, double x)
+{
+	return round_to(f, x);
+}
+
+/* An operation of a reduced precision: done in float32, rounded to it. */
+static inline double op_round(enum pe_float f, double exact)
+{
+	return round_to(f, round_f32(exact));
+}
+
+static inline void sincos_fast(double x, double *s, double *c)
+{
+	if (!(fabs(x) < 1125899906842624.0)) { /* 2^50, and NaN */
+		*s = sin(x);
+		*c = cos(x);
+		return;
+	}
+	double r, k;
+	if (fabs(x) < 52707178.0) { /* 2^25 pi/2: k below 2^25 */
+		/*
+		 * Cody-Waite: pi/2 = C1 + C2 + C3 with C1, C2 of 28 bits, so k * C1
+		 * and k * C2 are exact and x - k * C1 is exact (Sterbenz).
+		 */
+		static const double C1 = 1.570796325802803, C2 = 9.920935739593517e-10,
+		                    C3 = 5.721188726109832e-18;
+		/* round to nearest through the 2^52 + 2^51 shift (no libm call) */
+		k = (x * 0.6366197723675814 + 6755399441055744.0) - 6755399441055744.0;
+		r = ((x - k * C1) - k * C2) - k * C3;
+	} else {
+		/* pi/2 as three doubles: k * P1 is exact inside fma, P3 reaches 2^-160 */
+		static const double P1 = 1.5707963267948966, P2 = 6.123233995736766e-17,
+		                    P3 = -1.4973849048591698e-33;
+		k = nearbyint(x * 0.6366197723675814);
+		r = fma(-k, P1, x);
+		r = fma(-k, P2, r);
+		r = fma(-k, P3, r);
+	}
+	double r2 = r * r;
+	/* Taylor series to r^17 and r^18: the remainder is below 1e-19 for |r| <= pi/4 + */
+	double ps = -1.0 / 6.0 +
+	            r2 * (1.0 / 120.0 +
+	                  r2 * (-1.0 / 5040.0 +
+	                        r2 * (1.0 / 362880.0 +
+	                              r2 * (-1.0 / 39916800.0 +
+	                                    r2 * (1.0 / 6227020800.0 +
+	                                          r2 * (-1.0 / 1307674368000.0 +
+	                                                r2 * (1.0 / 355687428096000.0)))))));
+	double sr = r + r * r2 * ps;
+	double pc = 1.0 / 24.0 +
+	            r2 * (-1.0 / 720.0 +
+	                  r2 * (1.0 / 40320.0 +
+	                        r2 * (-1.0 / 3628800.0 +
+	                              r2 * (1.0 / 479001600.0 +
+	                                    r2 * (-1.0 / 87178291200.0 +
+	                                          r2 * (1.0 / 20922789888000.0 +
+	                                                r2 * (-1.0 / 6402373705728000.0)))))));
+	double cr = 1.0 - 0.5 * r2 + r2 * r2 * pc;
+	switch ((int64_t)k & 3) {
+	case 0:
+		*s = sr;
+		*c = cr;
+		break;
+	case 1:
+		*s = cr;
+		*c = -sr;
+		break;
+	case 2:
+		*s = -sr;
+		*c = -cr;
+		break;
+	default:
+		*s = -cr;
+		*c = sr;
+		break;
+	}
+}
+
+void pe_sincos_fast(double x, double *s, double *c)
+{
+	sincos_fast(x, s, c);
+}
+
+/* sin and cos of the real product x * w: the double product and its rounding error. */
+static void exact_sincos(double x, double w, double *s, double *c, double *angle)
+{
+	double hi = x * w, lo = fma(x, w, -hi);
+	double sh = sin(hi), ch = cos(hi), sl, cl;
+	/* |lo| <= ulp(hi) / 2: third order leaves lo^4 / 24, below 1e-18 under 1e-4 */
+	if (fabs(lo) < 1e-4) {
+		sl = lo - lo * lo * lo / 6.0;
+		cl = 1.0 - lo * lo / 2.0;
+	} else {
+		sl = sin(lo);
+		cl = cos(lo);
+	}
+	*s = sh * cl + ch * sl;
+	*c = ch * cl - sh * sl;
+	if (angle)
+		*angle = hi + lo;
+}
+
+enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_scheme *s, size_t d,
+                                  struct pe_precision prec, double base, double exponent_width,
+                                  const struct pe_rope_scaling_params *scaling)
+{
+	memset(m, 0, sizeof(*m));
+	if (!s || !pe_scheme_has(s, PE_CAP_SCALING))
+		return PE_EUNSUPPORTED;
+	enum pe_status st = pe_encode_check(s, d, PE_VIEW_COS, NULL);
+	if (st != PE_OK)
+		return st;
+	if (base == 0)
+		base = s->base;
+	if (!scaling)
+		scaling = &s->scaling;
+	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
+	double D = exponent_width > 0 ? exponent_width : (double)d_rot;
+	if (!(base > 0) || !isfinite(base))
+		return PE_ERANGE;
+	double *theta = malloc(h * sizeof(*theta));
+	if (!theta)
+		return PE_ENOMEM;
+	enum pe_float R = prec.compute;
+	int reduced = R == PE_FLOAT_F32 || R == PE_FLOAT_BF16 || R == PE_FLOAT_F16;
+	for (size_t i = 0; i < h; i++) {
+		if (!reduced) {
+			theta[i] = 1.0 / pow(base, (double)(2 * i) / D);
+			continue;
+		}
+		double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
+		double p = op_round(R, pow(round_f32(base), e));
+		theta[i] = op_round(R, 1.0 / p);
+	}
+	struct pe_rope_scaling_info info = {1.0, base, NAN, NAN};
+	if (scaling->type != PE_ROPE_SCALING_NONE) {
+		st = pe_rope_scale_frequencies(scaling, base, d_rot, theta, &info);
+		if (st != PE_OK) {
+			free(theta);
+			return st;
+		}
+		if (reduced)
+			for (size_t i = 0; i < h; i++)
+				theta[i] = op_round(R, theta[i]);
+	}
+	m->d = d;
+	m->d_rot = d_rot;
+	m->layout = s->layout;
+	m->prec = prec;
+	m->att = info.attention_factor;
+	m->theta = theta;
+	return PE_OK;
+}
+
+void pe_rope_model_free(struct pe_rope_model *m)
+{
+	if (!m)
+		return;
+	free(m->theta);
+	m->theta = NULL;
+}
+
+void pe_rope_model_pairs(const struct pe_rope_model *m, double pos, double *angle, double *c,
+                         double *s)
+{
+	size_t h = m->d_rot / 2;
+	enum pe_float R = m->prec.compute, S = m->prec.store;
+	if (R == PE_FLOAT_EXACT) {
+		for (size_t i = 0; i < h; i++) {
+			double a;
+			exact_sincos(pos, m->theta[i], &s[i], &c[i], &a);
+			c[i] *= m->att;
+			s[i] *= m->att;
+			if (angle)
+				angle[i] = a;
+		}
+		return;
+	}
+	if (R == PE_FLOAT_F64) {
+		for (size_t i = 0; i < h; i++) {
+			double a = pos * m->theta[i];
+			sincos_fast(a, &s[i], &c[i]);
+			c[i] *= m->att;
+			s[i] *= m->att;
+			if (angle)
+				angle[i] = a;
+		}
+		return;
+	}
+	double mr = round_to(R, pos), att = round_f32(m->att);
+	for (size_t i = 0; i < h; i++) {
+		/* both factors hold at most 24 bits: their double product is exact */
+		double a = round_to(R, mr * m->theta[i]), sv, cv;
+		sincos_fast(a, &sv, &cv);
+		cv = op_round(R, cv);
+		sv = op_round(R, sv);
+		if (m->att != 1.0) {
+			cv = op_round(R, cv * att);
+			sv = op_round(R, sv * att);
+		}
+		c[i] = round_to(S, cv);
+		s[i] = round_to(S, sv);
+		if (angle)
+			angle[i] = a;
+	}
+}
+
+enum pe_status pe_precision_encode(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
+                                   enum pe_view view, struct pe_precision prec, double *dst)
+{
+	if (n && (double)first + (double)(n - 1) > PE_POSITION_MAX)
+		return PE_ERANGE;
+	struct pe_rope_model m;
+	enum pe_status st = pe_rope_model_init(&m, s, d, prec, 0, 0, NULL);
+	if (st != PE_OK)
+		return st;
+	size_t h = m.d_rot / 2;
+	double *buf = malloc((3 * h + 1) * sizeof(*buf));
+	if (!buf) {
+		pe_rope_model_free(&m);
+		return PE_ENOMEM;
+	}
+	double *ang = buf, *c = buf + h, *sn = buf + 2 * h;
+	for (size_t r = 0; r < n; r++) {
+		double *row = dst + r * d;
+		pe_rope_model_pairs(&m, (double)(first + r), ang, c, sn);
+		for (size_t i = 0; i < h; i++) {
+			size_t a = m.layout == PE_LAYOUT_HALF ? i : 2 * i;
+			size_t b = m.layout == PE_LAYOUT_HALF ? i + h : 2 * i + 1;
+			switch (view) {
+			case PE_VIEW_ANGLE:
+				row[a] = row[b] = round_to(prec.store, ang[i]);
+				break;
+			case PE_VIEW_COS:
+				row[a] = row[b] = c[i];
+				break;
+			case PE_VIEW_SIN:
+				row[a] = row[b] = sn[i];
+				break;
+			default:
+				row[a] = round_to(prec.store, c[i] - sn[i]);
+				row[b] = round_to(prec.store, sn[i] + c[i]);
+				break;
+			}
+		}
+		double pass = view == PE_VIEW_ANGLE || view == PE_VIEW_SIN ? 0.0 : 1.0;
+		for (size_t j = m.d_rot; j < d; j++)
+			row[j] = pass;
+	}
+	free(buf);
+	pe_rope_model_free(&m);
+	return PE_OK;
+}
+
+void pe_rope_model_exact_fast(const struct pe_rope_model *m, double pos, double *c, double *s)
+{
+	size_t h = m->d_rot / 2;
+	for (size_t i = 0; i < h; i++) {
+		double hi = pos * m->theta[i], lo = fma(pos, m->theta[i], -hi), sh, ch;
+		sincos_fast(hi, &sh, &ch);
+		if (fabs(lo) < 1e-4) {
+			double sl = lo - lo * lo * lo / 6.0, cl = 1.0 - lo * lo / 2.0;
+			s[i] = (sh * cl + ch * sl) * m->att;
+			c[i] = (ch * cl - sh * sl) * m->att;
+		} else {
+			s[i] = (sh * cos(lo) + ch * sin(lo)) * m->att;
+			c[i] = (ch * cos(lo) - sh * sin(lo)) * m->att;
+		}
+	}
+}

@@ -1,0 +1,179 @@
+/*
+ * posenc/check.h - compare another implementation's dump with the exact table
+ *
+ * A dump is a matrix read from .npy, .safetensors or .csv (posenc/read.h):
+ * row r holds position start + r, except for an inverse-frequency vector.
+ * Kinds and their packings (h = d_rot / 2 pairs; "layout" is the spec's:
+ * pair i in columns (2i, 2i+1) interleaved or (i, i + d_rot/2) half):
+ *
+ *   inv-freq   h values theta_i (1-D, one row or one column)
+ *   angle      full: m theta_i in both columns of pair i (d or d_rot wide);
+ *              pairs: one column per pair (h wide, HF's freqs)
+ *   cos, sin   full: as posenc encode --view cos|sin (d wide, 1 resp. 0 in the
+ *              columns that do not rotate) or only the rotated part (d_rot wide:
+ *              HF's cat(freqs, freqs).cos(), repeat_interleave for interleaved);
+ *              pairs: one column per pair (h wide: Meta's freqs_cis.real)
+ *   cos-sin    full: [cos | sin], each full (2d or 2 d_rot wide: HF's cos and
+ *              sin caches concatenated); pairs: [cos_i | sin_i] (d_rot wide:
+ *              vLLM's cos_sin_cache); alternate: cos_0, sin_0, cos_1, ... (d_rot
+ *              wide: torch.view_as_real(freqs_cis) flattened)
+ *   rotated    a vector x rotated to each position (d wide): out[a] = x_a cos -
+ *              x_b sin, out[b] = x_b cos + x_a sin for each pair (a, b), other
+ *              columns x_j; x is all ones unless given (what posenc encode
+ *              --view rotated writes, and apply_rotary_pos_emb(ones, ...))
+ *   table      the encoding itself (any position-vector scheme: sinusoidal,
+ *              learned, ...)
+ *
+ * cos, sin and everything made from them carry the attention factor of the
+ * scaling, as HF's caches do.
+ */
+#ifndef POSENC_CHECK_H
+#define POSENC_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <posenc/matrix.h>
+#include <posenc/precision.h>
+#include <posenc/scheme.h>
+#include <posenc/status.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum pe_check_kind {
+	PE_CHECK_AUTO,
+	PE_CHECK_INV_FREQ,
+	PE_CHECK_ANGLE,
+	PE_CHECK_COS,
+	PE_CHECK_SIN,
+	PE_CHECK_COS_SIN,
+	PE_CHECK_ROTATED,
+	PE_CHECK_TABLE,
+};
+
+enum pe_check_packing {
+	PE_PACK_AUTO,
+	PE_PACK_FULL,
+	PE_PACK_PAIRS,
+	PE_PACK_ALTERNATE,
+};
+
+/* What a dump is taken to be. */
+struct pe_check_form {
+	enum pe_check_kind kind;
+	enum pe_check_packing packing;
+	size_t d;    /* the model's width (posenc's -d) */
+	size_t cols; /* the dump's columns (inv-freq: h) */
+};
+
+struct pe_check_options {
+	enum pe_check_kind kind;       /* PE_CHECK_AUTO: recognise */
+	enum pe_check_packing packing; /* PE_PACK_AUTO: from the width and values */
+	size_t d;                      /* 0: from the dump's width */
+	uint64_t start;                /* position of row 0 */
+	const double *vector;          /* rotated: x (d values); NULL: all ones */
+	size_t vector_len;
+	struct pe_precision prec; /* the reference; {EXACT, EXACT} by default */
+	double tol;               /* agreement: |err| <= tol * max(1, |reference|) */
+	int diagnose;             /* look for known mistakes when they disagree */
+};
+
+/* Where an error is: the dump's row and column. */
+struct pe_check_where {
+	double value; /* the error */
+	size_t row, col;
+};
+
+struct pe_check_stats {
+	struct pe_check_where abs;   /* largest |dump - reference| */
+	struct pe_check_where rel;   /* largest |dump - reference| / |reference| (reference != 0) */
+	struct pe_check_where mixed; /* largest |dump - reference| / max(1, |reference|) */
+};
+
+/* The mistakes pe_check_run() tries. */
+enum pe_check_mistake {
+	PE_MISTAKE_NONE,
+	PE_MISTAKE_LAYOUT,     /* the other pairing (interleaved vs half) */
+	PE_MISTAKE_NO_SCALING, /* the scaling left out */
+	PE_MISTAKE_FACTOR,     /* the scaling with another factor (fitted) */
+	PE_MISTAKE_BASE,       /* another base (fitted) */
+	PE_MISTAKE_ATTENTION,  /* attention factor missing, twice, or another amplitude */
+	PE_MISTAKE_OFFSET,     /* positions off by k */
+	PE_MISTAKE_ROTARY,     /* frequencies for another rotary width */
+	PE_MISTAKE_PRECISION,  /* computed in a reduced precision */
+};
+
+struct pe_check_diagnosis {
+	enum pe_check_mistake mistake;
+	double value; /* the fitted base or factor, the amplitude, the offset, the width */
+	struct pe_precision prec;    /* the precision that explains it (with another mistake too) */
+	int with_prec;               /* 1 when prec is part of the explanation */
+	struct pe_check_stats stats; /* the dump against this explanation */
+	enum pe_check_mistake second; /* a second mistake on top of the first, or NONE */
+	char text[640]; /* "the interleaved layout, pairs (2i, 2i+1) instead of ..." */
+};
+
+struct pe_check_result {
+	struct pe_check_form form;
+	int form_recognised; /* 1 when the form was recognised, not given */
+	struct pe_check_stats stats;
+	int agree;       /* stats.mixed.value <= tol */
+	size_t rows;     /* rows of the dump (inv-freq: 1) */
+	double *row_abs; /* rows: largest abs error of each row */
+	double *row_rel; /* rows: largest relative error of each row */
+	size_t *row_col; /* rows: the column of row_abs */
+	int diagnosed;   /* 1 when a known mistake explains the dump better */
+	struct pe_check_diagnosis diag;
+	double *row_diag; /* rows: largest abs error against the diagnosis; NULL if none */
+};
+
+/*
+ * pe_check_run() - compare a dump with the reference table of a scheme
+ *
+ * @dump: the values (inv-freq may be one row or one column).
+ * @out:  on success a new result; free with pe_check_result_destroy().
+ * @err:  on failure, if not NULL, a message (free() it): why no form fits.
+ *
+ * @return PE_OK, PE_EINVAL when the dump's shape fits no kind or not the
+ * kind asked for, PE_EUNSUPPORTED for a kind the scheme does not have (only
+ * rope has cos tables; alibi and t5 nothing), PE_ENOMEM.
+ */
+PE_API enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *dump,
+                                   const struct pe_check_options *opt, struct pe_check_result **out,
+                                   char **err);
+
+/* pe_check_result_destroy() - free a result; NULL is a no-op */
+PE_API void pe_check_result_destroy(struct pe_check_result *r);
+
+/*
+ * pe_check_kind_parse() - "inv-freq", "angle", "cos", "sin", "cos-sin",
+ * "rotated", "table", optionally ":full", ":pairs" or ":alternate"
+ *
+ * @return PE_OK or PE_EINVAL.
+ */
+PE_API enum pe_status pe_check_kind_parse(const char *text, enum pe_check_kind *kind,
+                                          enum pe_check_packing *packing);
+
+/* pe_check_kind_name() - the name pe_check_kind_parse() reads ("cos-sin") */
+PE_API const char *pe_check_kind_name(enum pe_check_kind kind);
+
+/*
+ * pe_check_form_describe() - one line saying what a form is
+ * ("cos table, 128 columns, pairs (i, i+64) as the spec's half layout")
+ */
+PE_API const char *pe_check_form_describe(const struct pe_check_form *f, const struct pe_scheme *s,
+                                          char *buf, size_t cap);
+
+/*
+ * pe_check_column_name() - what a column of a form holds ("pair 5, sin")
+ */
+PE_API const char *pe_check_column_name(const struct pe_check_form *f, const struct pe_scheme *s,
+                                        size_t col, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
