@@ -73,7 +73,8 @@ gallery: build
 	$$P bias -q -s alibi:heads=8 -n 64 -o $$G/alibi.png; \
 	$$P bias -q -s t5 -n 256 -o $$G/t5.png; \
 	$$P precision -q -s rope:layout=half,base=500000,scaling=llama3,factor=8,low=1,high=4,original=8192 \
-		--precision f32,f32/bf16,bf16,f16 -o $$G/precision.png
+		--precision f32,f32/bf16,bf16,f16 -o $$G/precision.png; \
+	$$P compare -q -s sinusoidal -s learned:seed=1 -n 256 -d 64 --style paper -o $$G/paper-compare.png
 	@rm -f $(GALLERY)/*.png
 	@for f in $(BUILD)/gallery/*.png; do \
 		pngquant --quality 80-100 --speed 1 --strip -o $(GALLERY)/$${f##*/} $$f || exit 1; \

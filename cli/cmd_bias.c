@@ -91,14 +91,27 @@ static unsigned grid_cols(unsigned heads)
 	return root;
 }
 
-/* "m = 1/256" for the dyadic slopes of a power-of-two head count, else the value. */
+/* Columns of heads: grid_cols(), fewer when the figure is too narrow for ~85 pt panels. */
+static unsigned figure_cols(const struct cli_common *o, unsigned heads)
+{
+	unsigned cols = grid_cols(heads);
+	double w, h;
+	cli_figure_size_pt(o, true, &w, &h);
+	if (w > 0) {
+		unsigned fit = (unsigned)fmax(1, floor((w - 70) / 85));
+		cols = cols < fit ? cols : fit;
+	}
+	return cols;
+}
+
+/*
+ * "m = 2^-8" whatever the head count: ALiBi's slopes are all powers of two
+ * (2^-0.5 with 16 heads), so one form serves every count.
+ */
 static void slope_text(double m, char *buf, size_t cap)
 {
-	double inv = 1.0 / m;
-	if (inv == floor(inv) && inv < 1e6)
-		snprintf(buf, cap, "m = 1/%.0f", inv);
-	else
-		snprintf(buf, cap, "m = %.3g", m);
+	/* No-break spaces: a narrow panel's title breaks after "head h:", not inside. */
+	snprintf(buf, cap, "m\u00a0=\u00a02^\u2212%.4g", -log2(m));
 }
 
 /* A g x g grid covering positions 0..n-1 (block means when g < n). */
@@ -129,7 +142,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 {
 	bool alibi = pe_scheme_has(s, PE_CAP_BIAS_HEADS);
 	unsigned heads = alibi ? s->heads : 1;
-	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
+	unsigned cols = figure_cols(o, heads), rows = (heads + cols - 1) / cols;
 	double *slopes = malloc(heads * sizeof(*slopes));
 	struct pe_figure *fig = pe_figure_create(rows, cols);
 	if (!slopes || !fig) {
@@ -146,11 +159,14 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		struct pe_panel *p = pe_figure_panel(fig, h / cols, h % cols);
 		struct pe_heatmap_spec spec;
 		heatmap_init(o, &spec, n, g, m->data + (size_t)h * g * g,
-		             alibi ? "bias (grey: masked future key)" : "bucket id");
+		             alibi ? "bias" : "bucket id");
+		if (alibi)
+			spec.nan_label = "masked";
 		if (!alibi) {
 			/* every bucket keeps its colour, whichever a range or block mean shows */
-			spec.vmin = isnan(o->vmin) ? 0 : o->vmin;
-			spec.vmax = isnan(o->vmax) ? (double)(s->buckets - 1) : o->vmax;
+			spec.discrete = true;
+			spec.vmin = isnan(o->vmin) ? -0.5 : o->vmin;
+			spec.vmax = isnan(o->vmax) ? (double)s->buckets - 0.5 : o->vmax;
 			if (spec.vmin >= spec.vmax) /* one limit given past the other default */
 				*(isnan(o->vmin) ? &spec.vmin : &spec.vmax) = NAN;
 		}
@@ -161,7 +177,9 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		if (st == PE_OK && alibi) {
 			char title[64], slope[32];
 			slope_text(slopes[h], slope, sizeof(slope));
-			snprintf(title, sizeof(title), "head %u: %s", h + 1, slope);
+			/* Heads from 0, as the NPY array's first index and the CSV's head column.
+			 */
+			snprintf(title, sizeof(title), "head %u: %s", h, slope);
 			st = pe_panel_set_title(p, title);
 		}
 	}
@@ -200,14 +218,15 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
                   enum cli_format format)
 {
 	unsigned heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
-	unsigned cols = grid_cols(heads), rows = (heads + cols - 1) / cols;
+	unsigned cols = figure_cols(o, heads), rows = (heads + cols - 1) / cols;
 	struct cli_common sized = *o;
-	if (heads > 1 && !o->width && !o->height) {
-		sized.width = cols * 230 + 150;
-		sized.height = rows * 230 + 70;
+	if (heads > 1 && !cli_figure_size_given(o) && o->style == CLI_STYLE_DEFAULT) {
+		/* In points: 230 x 230 pixels a panel at 100 dpi. */
+		sized.width = (struct cli_length){(cols * 230 + 150) * 0.72, 0};
+		sized.height = (struct cli_length){(rows * 230 + 70) * 0.72, 0};
 	}
-	double w = sized.width ? sized.width : PE_FIGURE_DEFAULT_WIDTH;
-	double h = sized.height ? sized.height : PE_FIGURE_DEFAULT_HEIGHT;
+	double w, h;
+	cli_figure_pixels(&sized, &w, &h);
 	size_t g = (size_t)(2 * fmax(w / cols, h / rows));
 	if (g < 64)
 		g = 64;
@@ -272,7 +291,6 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 int cmd_bias(int argc, char **argv)
 {
 	struct cli_common o;
-	cli_common_init(&o);
 	int rc = cli_parse_args(argc, argv, help, NULL, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;

@@ -31,8 +31,8 @@ static const char help[] =
         "was read as, the largest absolute and relative errors and where, the verdict, and,\n"
         "when they disagree, the known mistake that explains the dump best: the other pair\n"
         "layout, the scaling left out or with another factor, another base (fitted), the\n"
-        "attention factor missing or applied twice, positions off by k, frequencies of\n"
-        "another rotary width, or a reduced precision (and which).\n"
+        "attention factor missing or applied twice, positions off by k, cos and sin\n"
+        "swapped, frequencies of another rotary width, or a reduced precision (and which).\n"
         "\n"
         "Kinds (--what KIND[:full|pairs|alternate]; recognised from the shape and values when\n"
         "not given):\n"
@@ -203,6 +203,9 @@ static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, 
 		break;
 	case PE_MISTAKE_OFFSET:
 		snprintf(buf, cap, "positions %+g", d->value);
+		break;
+	case PE_MISTAKE_SWAPPED:
+		snprintf(buf, cap, "cos and sin swapped");
 		break;
 	case PE_MISTAKE_ROTARY:
 		snprintf(buf, cap, "rotary width %g", d->value);
@@ -416,7 +419,6 @@ static int parse_check_option(void *ctx, int opt, const char *arg)
 int cmd_check(int argc, char **argv)
 {
 	struct cli_common o;
-	cli_common_init(&o);
 	struct check_args a = {
 	        NULL, NULL, PE_CHECK_AUTO, PE_PACK_AUTO, NAN, {PE_FLOAT_EXACT, PE_FLOAT_EXACT}, 0};
 	static const struct option opts[] = {

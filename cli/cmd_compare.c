@@ -22,7 +22,7 @@
 #include "pairwise_cli.h"
 #include "vectors.h"
 
-enum { OPT_METRIC = CLI_OPT_COMMAND };
+enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_SCALE };
 
 #define MAX_SCHEMES 8
 #define DEFAULT_N   256
@@ -33,8 +33,9 @@ static const char help[] =
         "\n"
         "Several schemes side by side (at most 8). A figure has one row per scheme:\n"
         "the encoding, the distance matrix, the correlation matrix and the distance vs\n"
-        "correlation scatter, each column on one colour scale, and below them the decay\n"
-        "curves (mean dot product vs offset) of every scheme.\n"
+        "correlation scatter, and below them the decay curves (mean dot product vs\n"
+        "offset) of every scheme. Narrower than 6 in (--width), each scheme takes two\n"
+        "rows of two panels.\n"
         "\n"
         "-o FILE.csv writes a summary instead, one row per scheme: shortest and longest\n"
         "wavelength, distance and correlation ranges between distinct positions, mean\n"
@@ -42,6 +43,10 @@ static const char help[] =
         "\n"
         "Options:\n"
         "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
+        "      --scale S          colour scales of the heatmaps (and scatter axes):\n"
+        "                         shared (one per quantity), panel (one per panel), or\n"
+        "                         auto: shared unless a scheme's range is under 1/4 of\n"
+        "                         another's [default: auto]; a note says which\n"
         "%s"
         "\n"
         "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o compare.png\n"
@@ -50,6 +55,7 @@ static const char help[] =
 struct run {
 	struct cli_common o;
 	enum pe_metric metric;
+	enum cli_scale scale;
 	struct pe_scheme **schemes;
 	size_t count;
 	struct compare_data data[MAX_SCHEMES];
@@ -88,18 +94,16 @@ static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
 	return st;
 }
 
-/*
- * The encoding streamed at the figure's resolution (block means, never the
- * n x d matrix), on the column's shared colour scale.
- */
 static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common *o,
-                                     struct pe_heatmap_spec *spec)
+                                     struct pe_matrix *enc, const struct pe_vectors *v)
 {
-	spec->vmin = NAN;
-	spec->vmax = NAN;
-	spec->is_signed = true;
-	cli_heatmap_apply(o, spec);
-	enum pe_status st = pe_panel_set_heatmap(p, spec);
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, enc->rows, enc->cols, enc->data);
+	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, 0.0, v->d);
+	spec.is_signed = true;
+	spec.colorbar_label = NULL; /* the column title says "encoding" */
+	cli_heatmap_apply(o, &spec);
+	enum pe_status st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "dimension");
 	if (st == PE_OK)
@@ -107,61 +111,168 @@ static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common
 	return st;
 }
 
+/* Where panel c (0 encoding .. 3 scatter) of scheme i goes: a row per scheme, or two when narrow.
+ */
+static struct pe_panel *slot(struct pe_figure *fig, bool narrow, size_t i, unsigned c)
+{
+	if (narrow)
+		return pe_figure_panel(fig, (unsigned)(2 * i + c / 2), c % 2);
+	return pe_figure_panel(fig, (unsigned)i, c);
+}
+
+/* Each heatmap of column c keeps its own scale unless the column shares one. */
+static void own_scales(struct pe_figure *fig, bool narrow, size_t count, unsigned c)
+{
+	for (size_t i = 0; i < count; i++)
+		pe_panel_heatmap_own_scale(slot(fig, narrow, i, c), true);
+}
+
+/* Scatter panels share their axes (like a shared colour scale) when the distances do. */
+static void common_axes(struct run *r, struct pe_figure *fig, bool narrow)
+{
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	for (size_t i = 0; i < r->count; i++) {
+		const struct compare_data *sd = &r->data[i];
+		for (size_t k = 0; k < sd->points->rows; k++) {
+			if (isfinite(sd->px[k]))
+				xlo = fmin(xlo, sd->px[k]), xhi = fmax(xhi, sd->px[k]);
+			if (isfinite(sd->py[k]))
+				ylo = fmin(ylo, sd->py[k]), yhi = fmax(yhi, sd->py[k]);
+		}
+	}
+	for (size_t i = 0; i < r->count; i++) {
+		struct pe_panel *p = slot(fig, narrow, i, 3);
+		if (xlo < xhi)
+			pe_panel_set_xlim(p, xlo - 0.05 * (xhi - xlo), xhi + 0.05 * (xhi - xlo));
+		if (ylo < yhi)
+			pe_panel_set_ylim(p, ylo - 0.05 * (yhi - ylo), yhi + 0.05 * (yhi - ylo));
+	}
+}
+
 static int draw(struct run *r)
 {
-	struct pe_figure *fig = pe_figure_create((unsigned)r->count, 4);
+	/*
+	 * Narrower than 6 in (a column of a paper), four panels a row leave no
+	 * room for the data: each scheme takes two rows of two panels instead.
+	 */
+	double fw, fh;
+	cli_figure_size_pt(&r->o, true, &fw, &fh);
+	bool narrow = fw > 0 && fw < 432;
+	struct pe_figure *fig = narrow ? pe_figure_create((unsigned)(2 * r->count), 2)
+	                               : pe_figure_create((unsigned)r->count, 4);
 	if (!fig)
 		return cli_error("out of memory");
 	pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
-	struct cli_encode_rows *encodings[MAX_SCHEMES] = {0};
-	static const char *const titles[] = {"encoding", NULL, "Pearson correlation",
-	                                     "distance vs correlation"};
+	struct pe_matrix *encodings[MAX_SCHEMES] = {0};
+	const char *titles[] = {"encoding", pw_metric_label(r->metric),
+	                        narrow ? "correlation" : "Pearson correlation",
+	                        "distance vs correlation"};
 	enum pe_status st = PE_OK;
 	int rc = 0;
-	for (unsigned c = 0; c < 4 && st == PE_OK; c++)
-		st = pe_figure_set_col_title(fig, c,
-		                             c == 1 ? pw_metric_label(r->metric) : titles[c]);
+	for (unsigned c = 0; c < 4 && st == PE_OK && !narrow; c++)
+		st = pe_figure_set_col_title(fig, c, titles[c]);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
 		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
-		st = pe_figure_set_row_label(fig, (unsigned)i, r->schemes[i]->label);
-		/* The encoding at the figure's resolution: block means streamed to the engine. */
+		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i),
+		                             cli_short_label(r->schemes[i]));
+		/* The encoding at the figure's resolution: rows averaged by the engine. */
 		if (st == PE_OK) {
-			struct pe_heatmap_spec spec;
-			size_t pixels = r->o.height ? r->o.height : PE_FIGURE_DEFAULT_HEIGHT;
-			rc = cli_encode_rows_create(&r->o, v, pixels, &spec, &encodings[i]);
+			rc = cli_vectors_matrix(&r->o, &sd->v, &encodings[i]);
 			if (rc)
 				break;
-			st = encoding_panel(pe_figure_panel(fig, (unsigned)i, 0), &r->o, &spec);
+			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, encodings[i], v);
 		}
+		/*
+		 * The column titles name the quantities: a colorbar says only what
+		 * they do not, that its cells are sampled means.
+		 */
+		const char *dl = sd->dist_info.exact ? NULL : "sampled cell means";
+		const char *cl = sd->corr_info.exact ? NULL : "sampled cell means";
 		if (st == PE_OK)
-			st = heatmap(pe_figure_panel(fig, (unsigned)i, 1), &r->o, sd->dist, v,
-			             false, pw_metric_label(r->metric));
+			st = heatmap(slot(fig, narrow, i, 1), &r->o, sd->dist, v, false, dl);
 		if (st == PE_OK)
-			st = heatmap(pe_figure_panel(fig, (unsigned)i, 2), &r->o, sd->corr, v, true,
-			             "correlation");
-		struct pe_panel *sp = pe_figure_panel(fig, (unsigned)i, 3);
+			st = heatmap(slot(fig, narrow, i, 2), &r->o, sd->corr, v, true, cl);
+		struct pe_panel *sp = slot(fig, narrow, i, 3);
 		if (st == PE_OK)
 			st = pe_panel_add_scatter(sp, NULL, sd->px, sd->py, sd->points->rows);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(sp, pw_metric_label(r->metric));
 		if (st == PE_OK)
 			st = pe_panel_set_ylabel(sp, "correlation");
+		for (unsigned c = 0; narrow && c < 4 && st == PE_OK; c++)
+			st = pe_panel_set_title(slot(fig, narrow, i, c), titles[c]);
+	}
+	/*
+	 * One scale per quantity where it shows every scheme; a narrow column
+	 * mixes two quantities, so there every panel has its own.
+	 */
+	bool shared[3] = {false, false, false};
+	if (!rc && st == PE_OK) {
+		const struct pe_matrix *m[3][MAX_SCHEMES] = {{0}};
+		for (size_t i = 0; i < r->count; i++) {
+			m[0][i] = encodings[i];
+			m[1][i] = r->data[i].dist;
+			m[2][i] = r->data[i].corr;
+		}
+		for (unsigned c = 0; c < 3; c++) {
+			shared[c] = !narrow && cli_scale_shared(r->scale, m[c], r->count);
+			if (!shared[c])
+				own_scales(fig, narrow, r->count, c);
+		}
+		if (r->scale == CLI_SCALE_SHARED || (r->scale == CLI_SCALE_AUTO && shared[1]))
+			common_axes(r, fig, narrow);
+		char note[512];
+		cli_scale_note(shared, titles, r->count > 1, note, sizeof(note));
+		/* The sparsest sampling of any grid drawn, where the reader looks. */
+		struct pe_grid_info worst = {1, 0};
+		for (size_t i = 0; i < r->count; i++)
+			for (int k = 0; k < 2; k++) {
+				const struct pe_grid_info *g =
+				        k ? &r->data[i].corr_info : &r->data[i].dist_info;
+				if (!g->exact && (worst.exact || g->samples < worst.samples))
+					worst = *g;
+			}
+		if (!worst.exact) {
+			size_t len = strlen(note);
+			cli_sampled_note(&worst, note + len + (len > 0), sizeof(note) - len - 1);
+			if (len)
+				note[len] = ' ';
+		}
+		if (*note)
+			st = pe_figure_set_note(fig, note);
 	}
 	struct pe_panel *bottom = rc || st != PE_OK ? NULL : pe_figure_bottom_panel(fig);
 	if (!rc && st == PE_OK && !bottom)
 		st = PE_ENOMEM;
+	/*
+	 * Decay curves whose sizes differ more than the colour scales may (a
+	 * learned table's d std^2 = 0.03 beside sinusoidal's d / 2 = 32) are
+	 * drawn relative to their value at offset 0, or one would be a flat line.
+	 */
+	const double *curves[MAX_SCHEMES];
+	for (size_t i = 0; i < r->count; i++)
+		curves[i] = r->data[i].decay;
+	bool relative = bottom && cli_decay_relative(r->scale, curves, r->count);
 	for (size_t i = 0; bottom && i < r->count && st == PE_OK; i++) {
-		const struct compare_data *sd = &r->data[i];
-		st = pe_panel_add_line(bottom, r->schemes[i]->label, sd->offsets, sd->decay,
-		                       sd->v.vec.n);
+		struct compare_data *sd = &r->data[i];
+		if (relative) {
+			double d0 = sd->decay[0];
+			for (size_t k = 0; k < sd->v.vec.n; k++)
+				sd->decay[k] /= d0;
+		}
+		st = pe_panel_add_line(bottom, cli_short_label(r->schemes[i]), sd->offsets,
+		                       sd->decay, sd->v.vec.n);
 	}
 	if (bottom && st == PE_OK)
-		st = pe_panel_set_title(bottom, "decay: mean dot product of positions k apart");
+		st = pe_panel_set_title(bottom, relative ? "decay: mean dot product of positions k "
+		                                           "apart, relative to k = 0"
+		                                         : "decay: mean dot product of positions k "
+		                                           "apart");
 	if (bottom && st == PE_OK)
 		st = pe_panel_set_xlabel(bottom, "offset k");
 	if (bottom && st == PE_OK)
-		st = pe_panel_set_ylabel(bottom, "dot product");
+		st = pe_panel_set_ylabel(bottom, relative ? "relative" : "dot product");
 	if (!rc && st == PE_OK) {
 		const struct pe_vectors *v = &r->data[0].v.vec;
 		char title[160];
@@ -178,7 +289,7 @@ static int draw(struct run *r)
 	}
 	pe_figure_destroy(fig);
 	for (size_t i = 0; i < r->count; i++)
-		cli_encode_rows_destroy(encodings[i]);
+		pe_matrix_destroy(encodings[i]);
 	return rc;
 }
 
@@ -205,18 +316,26 @@ static int write_summary(struct run *r)
 	return rc;
 }
 
+/* --metric and --scale. */
+static int own_option(void *ctx, int opt, const char *arg)
+{
+	struct run *r = ctx;
+	return opt == OPT_SCALE ? cli_parse_scale(arg, &r->scale)
+	                        : pw_parse_metric(arg, &r->metric);
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	        {"metric", required_argument, NULL, OPT_METRIC},
+	        {"scale", required_argument, NULL, OPT_SCALE},
 	        {NULL, 0, NULL, 0},
 	};
 	struct run r;
 	memset(&r, 0, sizeof(r));
-	cli_common_init(&r.o);
 	r.metric = PE_METRIC_L2;
-	int rc = cli_parse_args(argc, argv, help,
-	                        &(struct cli_own_options){opts, pw_metric_option, &r.metric}, &r.o);
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, own_option, &r},
+	                        &r.o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	if (r.o.raw)

@@ -28,7 +28,6 @@ int cmd_corr(int argc, char **argv)
 {
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
-	cli_common_init(&r.o);
 	int rc = cli_parse_args(argc, argv, help, NULL, &r.o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;

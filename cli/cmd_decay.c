@@ -186,7 +186,7 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		}
 		/* past a legend's worth the names would run off the canvas (and colours repeat) */
 		bool named = count > 1 && count <= LEGEND_MAX;
-		st = pe_panel_add_line(p, named ? schemes[i]->label : NULL, x, yi, K + 1);
+		st = pe_panel_add_line(p, named ? cli_short_label(schemes[i]) : NULL, x, yi, K + 1);
 	}
 	if (st == PE_OK && lo < 0 && hi > 0)
 		st = pe_panel_add_hline(p, 0.0, NULL);
@@ -224,7 +224,6 @@ int cmd_decay(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
-	cli_common_init(&o);
 	struct decay_opts d = {0, 0, 0};
 	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &d},
 	                        &o);

@@ -36,7 +36,6 @@ int cmd_distance(int argc, char **argv)
 	};
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
-	cli_common_init(&r.o);
 	enum pe_metric metric = PE_METRIC_L2;
 	int rc = cli_parse_args(argc, argv, help,
 	                        &(struct cli_own_options){opts, pw_metric_option, &metric}, &r.o);

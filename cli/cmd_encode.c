@@ -109,7 +109,6 @@ int cmd_encode(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
-	cli_common_init(&o);
 	enum pe_view view = PE_VIEW_DEFAULT;
 	struct pe_precision prec = {PE_FLOAT_EXACT, PE_FLOAT_EXACT};
 	struct encode_options eo = {&view, &prec};

@@ -216,7 +216,6 @@ int cmd_freqs(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
-	cli_common_init(&o);
 	struct pe_freqs_options fo = {0, 0};
 	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &fo},
 	                        &o);

@@ -200,7 +200,6 @@ int cmd_precision(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
-	cli_common_init(&o);
 	struct pe_precision precs[MAX_PRECS];
 	size_t nprec = 0;
 	double threshold = DEFAULT_THRESHOLD;

@@ -112,7 +112,6 @@ int cmd_profile(int argc, char **argv)
 	};
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
-	cli_common_init(&r.o);
 	struct profile_opts own = {PE_METRIC_L2, NULL, 0};
 	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
 	                        &r.o);

@@ -24,7 +24,7 @@
 #include "pairwise_cli.h"
 #include "report.h"
 
-enum { OPT_METRIC = CLI_OPT_COMMAND };
+enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_SCALE };
 
 #define DEFAULT_N 256
 #define DEFAULT_D 128
@@ -45,6 +45,9 @@ static const char help[] =
         "\n"
         "Options:\n"
         "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
+        "      --scale S          colour scales of the heatmaps (and scatter axes):\n"
+        "                         shared, panel, or auto: shared unless a scheme's\n"
+        "                         range is under 1/4 of another's [default: auto]\n"
         "%s"
         "\n"
         "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o report.pdf\n"
@@ -258,26 +261,34 @@ static int run(struct report *r, const char *path, enum cli_format format)
 	return rc;
 }
 
+/* --metric and --scale. */
+static int own_option(void *ctx, int opt, const char *arg)
+{
+	struct report *r = ctx;
+	return opt == OPT_SCALE ? cli_parse_scale(arg, &r->scale)
+	                        : pw_parse_metric(arg, &r->metric);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	        {"metric", required_argument, NULL, OPT_METRIC},
+	        {"scale", required_argument, NULL, OPT_SCALE},
 	        {NULL, 0, NULL, 0},
 	};
 	static struct report r; /* large; zeroed */
 	memset(&r, 0, sizeof(r));
-	cli_common_init(&r.o);
 	r.metric = PE_METRIC_L2;
 	r.argc = argc;
 	r.argv = argv;
-	int rc = cli_parse_args(argc, argv, help,
-	                        &(struct cli_own_options){opts, pw_metric_option, &r.metric}, &r.o);
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, own_option, &r},
+	                        &r.o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	if (r.o.raw)
 		return cli_usage_error(
 		        "option '--raw' does not apply to report (pages of figures)");
-	if (r.o.width || r.o.height)
+	if (cli_figure_size_given(&r.o))
 		return cli_usage_error("options '--width' and '--height' do not apply to report "
 		                       "(A4 landscape pages)");
 	if (!r.o.nspecs && !r.o.nbases) {

@@ -126,7 +126,6 @@ int cmd_scatter(int argc, char **argv)
 	};
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
-	cli_common_init(&r.o);
 	struct scatter_opts own = {PE_METRIC_L2, DEFAULT_MAX_POINTS};
 	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
 	                        &r.o);

@@ -41,10 +41,11 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 	int rc = cli_check_memory(o, bytes, what, hint);
 	if (rc)
 		return rc;
-	enum pe_status st = pe_pairwise_grid(v, metric, cells, cells, &sd->dist);
+	enum pe_status st =
+	        pe_pairwise_grid_info(v, metric, cells, cells, &sd->dist_info, &sd->dist);
 	if (st != PE_OK)
 		return status_error(st, "the distance matrix", label);
-	st = pe_pairwise_grid(v, PE_METRIC_CORR, cells, cells, &sd->corr);
+	st = pe_pairwise_grid_info(v, PE_METRIC_CORR, cells, cells, &sd->corr_info, &sd->corr);
 	if (st != PE_OK)
 		return status_error(st, "the correlation matrix", label);
 	sd->decay = malloc(v->n * sizeof(double));

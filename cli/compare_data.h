@@ -19,7 +19,8 @@ struct compare_data {
 	struct cli_vectors v;   /* prepared by the caller */
 	struct pe_matrix *dist; /* cells x cells (grid) or n x n */
 	struct pe_matrix *corr;
-	struct pe_matrix *points; /* k x 2: distance, correlation (figures only) */
+	struct pe_grid_info dist_info, corr_info; /* exact or sampled grids */
+	struct pe_matrix *points;                 /* k x 2: distance, correlation (figures only) */
 	double *px, *py;
 	double *decay; /* n values: offsets 0..n-1 */
 	double *offsets;

@@ -111,7 +111,9 @@ static const char *view_name(enum pe_view view)
 /* About how many pixel rows the heatmap gets: the figure's height. */
 static size_t figure_rows(const struct cli_common *o)
 {
-	return o->height ? o->height : PE_FIGURE_DEFAULT_HEIGHT;
+	double w, h;
+	cli_figure_pixels(o, &w, &h);
+	return (size_t)h;
 }
 
 /*
@@ -184,8 +186,8 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 	while (src.chunk_rows > 1 && (double)src.chunk_rows * (double)v->d * 8.0 > 4194304.0)
 		src.chunk_rows /= 2;
 	/* The row chunk, the rows the engine keeps, and the picture at 4 bytes a pixel. */
-	double w = o->width ? o->width : PE_FIGURE_DEFAULT_WIDTH;
-	double h = o->height ? o->height : PE_FIGURE_DEFAULT_HEIGHT;
+	double w, h;
+	cli_figure_pixels(o, &w, &h);
 	char fig_what[96];
 	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
 	int rc = cli_check_memory(

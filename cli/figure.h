@@ -8,7 +8,12 @@
 #ifndef POSENC_CLI_FIGURE_H
 #define POSENC_CLI_FIGURE_H
 
+#include <stdbool.h>
+
 #include <posenc/figure.h>
+#include <posenc/matrix.h>
+#include <posenc/pairwise.h>
+#include <posenc/scheme.h>
 
 #include "options.h"
 #include "output.h"
@@ -21,6 +26,72 @@ int cli_figure_check_options(const struct cli_common *o);
 
 /* --cmap, --vmin, --vmax onto a heatmap spec (after its defaults). */
 void cli_heatmap_apply(const struct cli_common *o, struct pe_heatmap_spec *spec);
+
+/* PNG pixels per inch: --dpi, else the --style's (300 paper, 150 slides, 100). */
+double cli_figure_dpi(const struct cli_common *o);
+/* Label size in points: --font-size, else the --style's (9 paper, 14 slides; 0 automatic). */
+double cli_figure_font_size(const struct cli_common *o);
+/* Whether --width, --height or --size was given. */
+bool cli_figure_size_given(const struct cli_common *o);
+/*
+ * cli_figure_size_pt() - the figure size asked for, in points; 0 for a side
+ * left to the figure's aspect (both 0: the default size). @grid: a figure
+ * of several panels (--style paper makes it two columns wide).
+ */
+void cli_figure_size_pt(const struct cli_common *o, bool grid, double *width, double *height);
+/* About how many pixels a single-panel figure gets (memory and grid estimates). */
+void cli_figure_pixels(const struct cli_common *o, double *width, double *height);
+/* --dpi and --font-size onto a figure; @return 0 or an exit code. */
+int cli_figure_apply(const struct cli_common *o, struct pe_figure *fig);
+
+/* --scale of compare and report: how heatmaps of one quantity share colours. */
+enum cli_scale {
+	CLI_SCALE_AUTO,   /* shared, unless that would flatten a scheme (see below) */
+	CLI_SCALE_SHARED, /* one scale for every scheme */
+	CLI_SCALE_PANEL,  /* each panel its own scale and colorbar */
+};
+
+/* Parses auto|shared|panel; @return 0 or CLI_USAGE after reporting. */
+int cli_parse_scale(const char *arg, enum cli_scale *out);
+
+/*
+ * cli_scale_shared() - whether @count matrices (NULL entries skipped) get
+ * one colour scale: SHARED yes, PANEL no; AUTO yes unless the smallest
+ * value range is under a quarter of the largest, where a shared scale
+ * would draw the narrow one as one flat colour (a learned table with
+ * std 0.02 beside sinusoidal: distances of 0.4 against 12).
+ */
+bool cli_scale_shared(enum cli_scale scale, const struct pe_matrix *const *m, size_t count);
+
+/*
+ * cli_short_label() - a scheme's name for a figure: its label, but a file
+ * table without label= is named by its file name ("file table.npy"), not
+ * its whole path. Borrowed from the scheme, or one of four static buffers
+ * reused in turn: copy it (the figure API does) before the fifth call.
+ */
+const char *cli_short_label(const struct pe_scheme *s);
+
+/*
+ * cli_scale_note() - the figure note saying how colour scales are shared:
+ * @shared[c] for the quantities @names[c] (c < 3); "" when only one scheme
+ * is drawn (@several false) and nothing is shared.
+ */
+void cli_scale_note(const bool shared[3], const char *const names[3], bool several, char *buf,
+                    size_t cap);
+
+/*
+ * cli_sampled_note() - "Sampled: each cell is the mean of 16 of its pairs
+ * (4 positions a side), not of all." into buf, for a sampled grid's figure.
+ */
+const char *cli_sampled_note(const struct pe_grid_info *info, char *buf, size_t cap);
+
+/*
+ * cli_decay_relative() - whether decay curves are drawn relative to their
+ * value at offset 0: with --scale auto, when the smallest |value at 0| is
+ * under a quarter of the largest (the rule of cli_scale_shared()), where
+ * one curve would be a flat line beside the others.
+ */
+bool cli_decay_relative(enum cli_scale scale, const double *const *curves, size_t count);
 
 /*
  * cli_figure_grid_cells() - how many cells a heatmap of n positions needs

@@ -30,7 +30,14 @@ const char cli_common_help[] =
         "                         NAME_r reverses)\n"
         "      --vmin X, --vmax X colour scale limits [default: from the data]\n"
         "      --title TEXT       figure title\n"
-        "      --width W, --height H  figure size, pixels (PNG) or points (SVG, PDF)\n"
+        "      --width W, --height H  figure size: a number with in, cm, mm, pt or px\n"
+        "                         (a bare number is px; px are 1/DPI in, also in SVG and PDF)\n"
+        "      --size WxH         both at once, e.g. 3.5inx2.5in or 1200x800\n"
+        "      --dpi N            PNG pixels per inch [default: 100]\n"
+        "      --font-size PT     axis label size in points; ticks 0.9x, titles 1.1x\n"
+        "                         [default: 10, 9 for grids of panels]\n"
+        "      --style NAME       paper (3.5 in wide, 7 in for grids; 9 pt; 300 dpi) or\n"
+        "                         slides (10 in wide; 14 pt; 150 dpi)\n"
         "      --raw              bare heatmap PNG, one pixel per cell\n"
         "      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of RAM]\n"
         "  -q, --quiet            say nothing on stderr but errors\n"
@@ -84,7 +91,8 @@ static uint64_t limit_budget(int resource, uint64_t overhead)
 	return lim > 2 * overhead ? lim - overhead : lim / 2;
 }
 
-void cli_common_init(struct cli_common *o)
+/* The defaults (max_memory: half the machine's memory, within ulimit -v and -d). */
+static void cli_common_init(struct cli_common *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->vmin = NAN;
@@ -322,6 +330,63 @@ static int parse_bases(struct cli_common *o, const char *arg)
 	}
 }
 
+/*
+ * A length: a positive number and a unit, in, cm, mm, pt or px (none: px).
+ * Points and pixels are kept apart because pixels depend on --dpi, which may
+ * come later on the command line.
+ */
+static int parse_length(const char *name, const char *arg, size_t len, struct cli_length *out)
+{
+	static const struct {
+		const char *unit;
+		double pt; /* points per unit; 0: pixels */
+	} units[] = {{"in", 72}, {"cm", 72 / 2.54}, {"mm", 72 / 25.4},
+	             {"pt", 1},  {"px", 0},         {"", 0}};
+	char text[64];
+	if (len == 0 || len >= sizeof(text))
+		goto bad;
+	memcpy(text, arg, len);
+	text[len] = '\0';
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || !isfinite(v) || ((*text < '0' || *text > '9') && *text != '.'))
+		goto bad;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) != 0)
+			continue;
+		struct cli_length l = {units[i].pt ? v * units[i].pt : v, units[i].pt == 0};
+		/* cairo's surfaces: 16 .. 32767 pixels or points a side (checked again in px). */
+		if (!(l.value >= 16 && l.value <= 32767))
+			return cli_usage_error("option '%s': %.*s is outside 16..32767 %s", name,
+			                       (int)len, arg, l.px ? "pixels" : "points");
+		*out = l;
+		return 0;
+	}
+bad:
+	return cli_usage_error("option '%s': '%.*s' is not a length like 640, 640px, 3.5in, 9cm, "
+	                       "80mm or 252pt",
+	                       name, (int)len, arg);
+}
+
+static int parse_size(struct cli_common *o, const char *arg)
+{
+	/* The separator is the x after a digit or a unit: "3.5inx2in", "640x480". */
+	const char *x = NULL;
+	for (const char *c = arg + 1; *c; c++)
+		if ((*c == 'x' || *c == 'X') && c[-1] != 'p' && c[1] != 0 &&
+		    ((c[1] >= '0' && c[1] <= '9') || c[1] == '.'))
+			x = c;
+	if (!x)
+		return cli_usage_error("option '--size': '%s' is not a size like 640x480 or "
+		                       "3.5inx2.5in",
+		                       arg);
+	int rc = parse_length("--size", arg, (size_t)(x - arg), &o->width);
+	if (!rc)
+		rc = parse_length("--size", x + 1, strlen(x + 1), &o->height);
+	return rc;
+}
+
 static int common_option(struct cli_common *o, int opt, const char *arg, char **argv)
 {
 	uint64_t v;
@@ -388,12 +453,34 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 		o->title = arg;
 		return 0;
 	case CLI_OPT_WIDTH:
+		return parse_length("--width", arg, strlen(arg), &o->width);
 	case CLI_OPT_HEIGHT:
-		rc = cli_parse_count(opt == CLI_OPT_WIDTH ? "--width" : "--height", arg, 16, 32767,
-		                     &v);
-		if (!rc)
-			*(opt == CLI_OPT_WIDTH ? &o->width : &o->height) = (unsigned)v;
+		return parse_length("--height", arg, strlen(arg), &o->height);
+	case CLI_OPT_SIZE:
+		return parse_size(o, arg);
+	case CLI_OPT_DPI:
+		rc = cli_parse_double("--dpi", arg, &o->dpi);
+		if (!rc && !(o->dpi >= 10 && o->dpi <= 2400))
+			rc = cli_usage_error("option '--dpi': %s is outside 10..2400", arg);
 		return rc;
+	case CLI_OPT_FONT_SIZE:
+		rc = cli_parse_double("--font-size", arg, &o->font_size);
+		if (!rc && !(o->font_size >= 2 && o->font_size <= 200))
+			rc = cli_usage_error("option '--font-size': %s is outside 2..200 (points)",
+			                     arg);
+		return rc;
+	case CLI_OPT_STYLE:
+		if (strcmp(arg, "paper") == 0)
+			o->style = CLI_STYLE_PAPER;
+		else if (strcmp(arg, "slides") == 0)
+			o->style = CLI_STYLE_SLIDES;
+		else if (strcmp(arg, "default") == 0)
+			o->style = CLI_STYLE_DEFAULT;
+		else
+			return cli_usage_error("option '--style': '%s' is not paper, slides or "
+			                       "default",
+			                       arg);
+		return 0;
 	case CLI_OPT_RAW:
 		o->raw = 1;
 		return 0;
@@ -438,6 +525,10 @@ static const struct option common_long[] = {
         {"width", required_argument, NULL, CLI_OPT_WIDTH},
         {"height", required_argument, NULL, CLI_OPT_HEIGHT},
         {"raw", no_argument, NULL, CLI_OPT_RAW},
+        {"size", required_argument, NULL, CLI_OPT_SIZE},
+        {"dpi", required_argument, NULL, CLI_OPT_DPI},
+        {"font-size", required_argument, NULL, CLI_OPT_FONT_SIZE},
+        {"style", required_argument, NULL, CLI_OPT_STYLE},
         {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY},
 };
 #define NCOMMON (sizeof(common_long) / sizeof(common_long[0]))
@@ -446,6 +537,7 @@ static const struct option common_long[] = {
 int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
                    struct cli_common *o)
 {
+	cli_common_init(o);
 	struct option all[NCOMMON + MAX_OWN + 1];
 	size_t n = 0;
 	for (size_t i = 0; i < NCOMMON; i++)

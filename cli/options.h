@@ -30,11 +30,28 @@ enum {
 	CLI_OPT_HEIGHT,
 	CLI_OPT_RAW,
 	CLI_OPT_MAX_MEMORY,
+	CLI_OPT_SIZE,
+	CLI_OPT_DPI,
+	CLI_OPT_FONT_SIZE,
+	CLI_OPT_STYLE,
 	CLI_OPT_COMMAND = 2000,
 };
 
 /* The help lines of the common options, for each command's --help. */
 extern const char cli_common_help[];
+
+/* A figure side as given: a number and its unit (px: pixels at --dpi; pt: 1/72 in). */
+struct cli_length {
+	double value; /* 0 = not given */
+	int px;       /* 1: value in pixels; 0: in points (in, cm and mm converted) */
+};
+
+/* --style presets: sizes, text and dpi for a use. */
+enum cli_style {
+	CLI_STYLE_DEFAULT,
+	CLI_STYLE_PAPER,  /* a 3.5 in column (7 in for grids), 9 pt text, 300 dpi */
+	CLI_STYLE_SLIDES, /* 10 in wide, 14 pt text, 150 dpi */
+};
 
 struct cli_common {
 	const char *specs[64]; /* -s, in order */
@@ -50,15 +67,15 @@ struct cli_common {
 	const char *cmap;
 	double vmin, vmax; /* NaN = automatic */
 	const char *title;
-	unsigned width, height; /* 0 = default */
+	struct cli_length width, height; /* --width, --height, --size */
+	double dpi;                      /* 0 = the style's (100 by default) */
+	double font_size;                /* points; 0 = the style's */
+	enum cli_style style;
 	int raw;
 	int quiet;
 	int help;
 	uint64_t max_memory; /* bytes */
 };
-
-/* Fills the defaults (max_memory from the machine's memory). */
-void cli_common_init(struct cli_common *o);
 
 /* A command's own options: their getopt_long entries and what parses them. */
 struct cli_own_options {
@@ -75,7 +92,8 @@ struct cli_own_options {
 /*
  * cli_parse_args() - the option loop of every command
  *
- * Parses @argv (argv[0] the command): the common options into @o, the
+ * Parses @argv (argv[0] the command): the common options into @o (first
+ * set to their defaults, cli_common_init()), the
  * command's own through @own (may be NULL); refuses operands. With -h it
  * prints @help with cli_common_help in place of its one "%s", once every
  * option was read (a bad option is reported first).

@@ -82,8 +82,8 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	const struct pe_vectors *v = &r->v.vec;
 	size_t cells = cli_figure_grid_cells(&r->o, v->n);
 	/* The grid, and the picture: at most 4 bytes a pixel of --width x --height. */
-	double w = r->o.width ? r->o.width : PE_FIGURE_DEFAULT_WIDTH;
-	double h = r->o.height ? r->o.height : PE_FIGURE_DEFAULT_HEIGHT;
+	double w, h;
+	cli_figure_pixels(&r->o, &w, &h);
 	double bytes = (double)cells * (double)cells * 8.0 + w * h * 4.0 +
 	               pw_work_bytes(v, 128, (double)v->n);
 	char grid_what[96];
@@ -93,7 +93,8 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	if (rc0)
 		return rc0;
 	struct pe_matrix *grid = NULL;
-	enum pe_status st = pe_pairwise_grid(v, m, cells, cells, &grid);
+	struct pe_grid_info info;
+	enum pe_status st = pe_pairwise_grid_info(v, m, cells, cells, &info, &grid);
 	if (st != PE_OK)
 		return pw_status_error(st, "computing the figure's grid");
 	struct pe_figure *fig = pe_figure_create(1, 1);
@@ -108,9 +109,14 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	spec.is_signed = m == PE_METRIC_CORR;
 	spec.equal_aspect = true;
 	char cbar[96];
-	/* Say when a cell is the mean of a block of pairs, not one pair. */
+	/* Say when a cell is the mean of a block of pairs, not one pair, and when of a sample. */
 	snprintf(cbar, sizeof(cbar), "%s%s", pw_metric_label(m),
-	         grid->rows < v->n ? " (mean per cell)" : "");
+	         !info.exact         ? " (sampled)"
+	         : grid->rows < v->n ? " (mean per cell)"
+	                             : "");
+	char note[160];
+	if (!info.exact && pe_figure_set_note(fig, cli_sampled_note(&info, note, sizeof(note))))
+		st = PE_ENOMEM;
 	spec.colorbar_label = cbar;
 	cli_heatmap_apply(&r->o, &spec);
 	char title[512], label[600];

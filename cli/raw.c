@@ -12,6 +12,7 @@
 #include <posenc/rawpng.h>
 
 #include "cli.h"
+#include "figure.h"
 #include "output.h"
 #include "raw.h"
 
@@ -114,9 +115,10 @@ static int stream(const struct cli_common *o, const char *path, const struct raw
 
 static int check_options(const struct cli_common *o)
 {
-	if (o->width || o->height)
-		return cli_usage_error("options '--width'/'--height' do not apply to --raw: it "
-		                       "draws one pixel per cell");
+	if (cli_figure_size_given(o) || o->dpi > 0 || o->font_size > 0 || o->style)
+		return cli_usage_error("options '--width'/'--height'/'--size'/'--dpi'/"
+		                       "'--font-size'/'--style' do not apply to --raw: it draws "
+		                       "one pixel per cell");
 	return 0;
 }
 

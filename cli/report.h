@@ -17,6 +17,7 @@
 #include <posenc/freqs.h>
 
 #include "compare_data.h"
+#include "figure.h"
 #include "options.h"
 
 #define REPORT_MAX_SCHEMES 8
@@ -62,6 +63,7 @@ struct report {
 	int argc;
 	char **argv;
 	enum pe_metric metric;
+	enum cli_scale scale; /* --scale */
 	struct pe_scheme **schemes;
 	size_t count;
 	struct report_scheme s[REPORT_MAX_SCHEMES];

@@ -343,6 +343,17 @@ static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common 
 	return st;
 }
 
+/* What the page says about its colour scales (compare says the same in its note). */
+static const char *scale_text(const struct report *r, bool shared)
+{
+	if (r->count < 2)
+		return "";
+	return shared                       ? "All schemes on one colour scale."
+	       : r->scale == CLI_SCALE_AUTO ? "Each scheme on its own colour scale (one "
+	                                      "range is under a quarter of another's)."
+	                                    : "Each scheme on its own colour scale.";
+}
+
 static int encodings(const struct report *r, struct report_section *sec)
 {
 	sec->fig = scheme_grid(r->count, "Encoding matrices (value of each dimension at each "
@@ -350,40 +361,54 @@ static int encodings(const struct report *r, struct report_section *sec)
 	if (!sec->fig)
 		return oom();
 	enum pe_status st = PE_OK;
+	const struct pe_matrix *all[REPORT_MAX_SCHEMES] = {0};
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
 		struct pe_matrix *enc = NULL;
 		int rc = cli_vectors_matrix(&r->o, &r->s[i].data.v, &enc);
 		if (rc)
 			return rc;
 		sec->matrices[sec->n_matrices++] = enc;
+		all[i] = enc;
 		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, enc, r, true,
-		                   "value", r->schemes[i]->label, true);
+		                   "value", cli_short_label(r->schemes[i]), true);
 	}
+	bool shared = cli_scale_shared(r->scale, all, r->count);
+	pe_figure_set_color_share(sec->fig, shared ? PE_SHARE_ALL : PE_SHARE_NONE);
 	if (st == PE_OK)
-		return line(sec, report_strf(sec, "Rows are positions, columns dimensions; %s.",
-		                             positions_text(r, sec)));
+		return line(sec, report_strf(sec, "Rows are positions, columns dimensions; %s. %s",
+		                             positions_text(r, sec), scale_text(r, shared)));
 	return figure_status(st);
 }
 
 static int pairwise(const struct report *r, struct report_section *sec, bool corr)
 {
 	const char *what = pw_metric_label(corr ? PE_METRIC_CORR : r->metric);
-	sec->fig = scheme_grid(r->count,
-	                       report_strf(sec, "%s between positions (one colour scale)", what));
+	const struct pe_matrix *all[REPORT_MAX_SCHEMES] = {0};
+	for (size_t i = 0; i < r->count; i++)
+		all[i] = corr ? r->s[i].data.corr : r->s[i].data.dist;
+	bool shared = cli_scale_shared(r->scale, all, r->count);
+	sec->fig = scheme_grid(r->count, report_strf(sec, "%s between positions", what));
 	if (!sec->fig)
 		return oom();
-	pe_figure_set_color_share(sec->fig, PE_SHARE_ALL);
+	pe_figure_set_color_share(sec->fig, shared ? PE_SHARE_ALL : PE_SHARE_NONE);
 	enum pe_status st = PE_OK;
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
-		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o,
-		                   corr ? r->s[i].data.corr : r->s[i].data.dist, r, corr,
-		                   corr ? "correlation" : what, r->schemes[i]->label, false);
+		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, all[i], r, corr,
+		                   corr ? "correlation" : what, cli_short_label(r->schemes[i]),
+		                   false);
 	if (st != PE_OK)
 		return figure_status(st);
-	return line(sec, report_strf(sec,
-	                             "%s of every pair of positions, all schemes on one colour "
-	                             "scale; %s.",
-	                             what, positions_text(r, sec)));
+	int rc = line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
+	                               positions_text(r, sec), scale_text(r, shared)));
+	for (size_t i = 0; !rc && i < r->count; i++) {
+		const struct pe_grid_info *g =
+		        corr ? &r->s[i].data.corr_info : &r->s[i].data.dist_info;
+		char note[160];
+		if (!g->exact)
+			rc = line(sec, report_strf(sec, "%s: %s", cli_short_label(r->schemes[i]),
+			                           cli_sampled_note(g, note, sizeof(note))));
+	}
+	return rc;
 }
 
 /* Common limits of several panels' data, padded like matplotlib's 5% margins. */
@@ -429,7 +454,7 @@ static int scatter(const struct report *r, struct report_section *sec)
 		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
 		st = pe_panel_add_scatter(p, NULL, sd->px, sd->py, k);
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, r->schemes[i]->label);
+			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, metric);
 		if (st == PE_OK)
@@ -437,19 +462,27 @@ static int scatter(const struct report *r, struct report_section *sec)
 	}
 	if (st != PE_OK)
 		return figure_status(st);
-	set_common(sec->fig, r->count, xlo, xhi, ylo, yhi);
+	/* Shared axes where the distances share a colour scale: the same rule as compare's. */
+	const struct pe_matrix *dists[REPORT_MAX_SCHEMES] = {0};
+	for (size_t i = 0; i < r->count; i++)
+		dists[i] = r->s[i].data.dist;
+	bool common = cli_scale_shared(r->scale, dists, r->count);
+	if (common)
+		set_common(sec->fig, r->count, xlo, xhi, ylo, yhi);
+	const char *axes = r->count < 2 ? ""
+	                   : common     ? " The panels share their axes."
+	                                : " Each panel has its own axes.";
 	double total = (double)r->n * (double)(r->n - 1) / 2;
 	if ((double)pairs < total)
 		return line(sec,
 		            report_strf(sec,
 		                        "Each point is a pair of distinct positions: %zu of the "
-		                        "%.0f pairs, those between evenly spaced positions. The "
-		                        "panels share their axes.",
-		                        pairs, total));
+		                        "%.0f pairs, those between evenly spaced positions.%s",
+		                        pairs, total, axes));
 	return line(sec, report_strf(sec,
-	                             "Each point is a pair of distinct positions (all %zu pairs). "
-	                             "The panels share their axes.",
-	                             pairs));
+	                             "Each point is a pair of distinct positions (all %zu "
+	                             "pairs).%s",
+	                             pairs, axes));
 }
 
 static int profiles(const struct report *r, struct report_section *sec)
@@ -499,7 +532,7 @@ static int profiles(const struct report *r, struct report_section *sec)
 			        r->n);
 		}
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, r->schemes[i]->label);
+			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, "position");
 		if (st == PE_OK)
@@ -522,16 +555,32 @@ static int decay(const struct report *r, struct report_section *sec)
 	sec->fig = pe_figure_create(1, ropes ? 2 : 1);
 	if (!sec->fig)
 		return oom();
-	enum pe_status st = pe_figure_set_title(sec->fig, "Decay: mean dot product of positions "
-	                                                  "k apart");
+	/* Curves of very different sizes relative to offset 0, as compare draws them. */
+	const double *curves[REPORT_MAX_SCHEMES];
+	for (size_t i = 0; i < r->count; i++)
+		curves[i] = r->s[i].data.decay;
+	bool relative = cli_decay_relative(r->scale, curves, r->count);
+	struct pe_matrix *rel = relative ? pe_matrix_create(r->count, r->n) : NULL;
+	if (relative && !rel)
+		return oom();
+	if (rel) {
+		sec->matrices[sec->n_matrices++] = rel;
+		for (size_t i = 0; i < r->count; i++)
+			for (size_t k = 0; k < r->n; k++)
+				rel->data[i * r->n + k] = curves[i][k] / curves[i][0];
+	}
+	enum pe_status st = pe_figure_set_title(
+	        sec->fig, relative ? "Decay: mean dot product of positions k apart, relative to "
+	                             "k = 0"
+	                           : "Decay: mean dot product of positions k apart");
 	struct pe_panel *p = pe_figure_panel(sec->fig, 0, 0);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
-		st = pe_panel_add_line(p, r->schemes[i]->label, r->s[i].data.offsets,
-		                       r->s[i].data.decay, r->n);
+		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), r->s[i].data.offsets,
+		                       rel ? rel->data + i * r->n : curves[i], r->n);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "offset k");
 	if (st == PE_OK)
-		st = pe_panel_set_ylabel(p, "mean dot product");
+		st = pe_panel_set_ylabel(p, relative ? "relative to k = 0" : "mean dot product");
 	if (st == PE_OK && ropes) /* beside the bound; alone, the figure's title says it */
 		st = pe_panel_set_title(p, "dot product");
 	pe_panel_set_integer_ticks(p, true, false);
@@ -539,7 +588,7 @@ static int decay(const struct report *r, struct report_section *sec)
 		struct pe_panel *b = pe_figure_panel(sec->fig, 0, 1);
 		for (size_t i = 0; i < r->count && st == PE_OK; i++)
 			if (r->s[i].bound)
-				st = pe_panel_add_line(b, r->schemes[i]->label,
+				st = pe_panel_add_line(b, cli_short_label(r->schemes[i]),
 				                       r->s[i].data.offsets, r->s[i].bound, r->n);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(b, "offset k");
@@ -555,6 +604,10 @@ static int decay(const struct report *r, struct report_section *sec)
 	                           "the positions (closed form for sinusoidal and RoPE)."
 	                         : "The mean of <v_m, v_m+k> over all pairs k apart within the "
 	                           "positions (closed form for sinusoidal and RoPE).");
+	if (!rc && relative)
+		rc = line(sec,
+		          "Each curve is divided by its value at k = 0: their sizes differ more "
+		          "than fourfold (--scale shared draws them as they are).");
 	if (!rc && ropes)
 		rc = line(sec, "Right: RoFormer's relative upper bound (section 3.4.3): "
 		               "(2/d) sum_j |sum_{i<j} exp(i k theta_i)|, (d/2+1)/2 at k = 0.");
@@ -586,7 +639,7 @@ static int freqs(const struct report *r, struct report_section *sec)
 			x[q] = (double)q;
 			y[q] = scaled ? TWO_PI / v[2] : v[1];
 		}
-		st = pe_panel_add_line(p, r->schemes[i]->label, x, y, pairs);
+		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), x, y, pairs);
 		size_t within = 0;
 		for (size_t q = 0; q < pairs; q++)
 			within += y[q] <= (double)r->n ? 1 : 0;
@@ -797,11 +850,10 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	return rc;
 }
 
-int report_section_build(const struct report *r, size_t i, int html, struct report_section *out)
+/* The section's figure, lines and tables. */
+static int build(const struct report *r, enum kind k, size_t scheme, int html,
+                 struct report_section *out)
 {
-	size_t scheme = 0;
-	enum kind k = section_kind(r, i, &scheme);
-	out->heading = titles[k];
 	switch (k) {
 	case SEC_SUMMARY:
 		return summary(r, out);
@@ -825,4 +877,15 @@ int report_section_build(const struct report *r, size_t i, int html, struct repo
 		return scaling(r, scheme, out);
 	}
 	return 0;
+}
+
+int report_section_build(const struct report *r, size_t i, int html, struct report_section *out)
+{
+	size_t scheme = 0;
+	enum kind k = section_kind(r, i, &scheme);
+	out->heading = titles[k];
+	int rc = build(r, k, scheme, html, out);
+	if (!rc && out->fig)
+		rc = cli_figure_apply(&r->o, out->fig);
+	return rc;
 }

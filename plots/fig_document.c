@@ -47,6 +47,7 @@ struct pe_document *pe_document_create(FILE *out, double width, double height)
 		return NULL;
 	}
 	cairo_pdf_surface_set_metadata(doc->surf, CAIRO_PDF_METADATA_CREATOR, "posenc");
+	figure_pdf_dates(doc->surf);
 	return doc;
 }
 
@@ -101,6 +102,7 @@ enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure 
 	struct fig_style st;
 	figure_style(fig, PE_FIGURE_PDF, doc->width, fig_h, &st);
 	cairo_t *cr = cairo_create(doc->surf);
+	text_log_canvas(doc->width, doc->height, 1);
 	enum pe_status s = figure_render(fig, cr, &st, doc->width, fig_h);
 	if (s == PE_OK && n_notes) {
 		cairo_set_source_rgb(cr, 1, 1, 1);
@@ -236,6 +238,7 @@ enum pe_status pe_document_add_text_page(struct pe_document *doc, const struct p
 	if (page->n_lines && !page->lines)
 		return PE_EINVAL;
 	cairo_t *cr = cairo_create(doc->surf);
+	text_log_canvas(doc->width, doc->height, 1);
 	double margin = 0.07 * fmin(doc->width, doc->height);
 	double aw = doc->width - 2 * margin, ah = doc->height - 2 * margin;
 	/* Text extents scale with the size: a few rounds converge on the largest that fits. */

@@ -64,7 +64,13 @@ enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, do
 			n.vmin = n.vmax = 0;
 		if (hm->is_signed)
 			n = pe_norm_symmetric(n);
-		snap_to_ticks(&n);
+		if (hm->discrete && !pe_norm_is_empty(&n)) {
+			/* Bands centred on the whole numbers. */
+			n.vmin = floor(n.vmin + 0.5) - 0.5;
+			n.vmax = floor(n.vmax + 0.5) + 0.5;
+		} else {
+			snap_to_ticks(&n);
+		}
 	}
 	const double *lo = isnan(hm->vmin) ? NULL : &hm->vmin;
 	const double *hi = isnan(hm->vmax) ? NULL : &hm->vmax;
@@ -207,39 +213,74 @@ double colorbar_width(const struct fig_style *st, double h)
 	return fmin(fmax(h / 20, 1.0 * st->font), 2.2 * st->font);
 }
 
-static void colorbar_axis(cairo_t *cr, const struct fig_style *st, struct axis *a, double h,
-                          double vmin, double vmax)
+bool heatmap_has_nan(const struct pe_heatmap_spec *hm)
 {
-	*a = (struct axis){.lo = vmin, .hi = vmax};
+	if (!hm->data)
+		return false;
+	for (size_t i = 0; i < hm->rows * hm->cols; i++)
+		if (isnan(hm->data[i]))
+			return true;
+	return false;
+}
+
+static void colorbar_axis(cairo_t *cr, const struct fig_style *st, struct axis *a, double h,
+                          const struct colour_scale *sc)
+{
+	*a = (struct axis){.lo = sc->vmin, .hi = sc->vmax, .integer = sc->discrete};
 	axis_fit_ticks(cr, st, a, h, false);
 }
 
-double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h, double vmin, double vmax,
-                      const char *label)
+/* Height of the NaN swatch and the gap above it; 0 without one. */
+static double swatch_h(const struct fig_style *st, const struct colour_scale *sc)
+{
+	return sc->nan_label ? 1.0 * st->font : 0;
+}
+
+/* The bar itself: r less the swatch at its foot. */
+static struct rect bar_rect(const struct fig_style *st, const struct colour_scale *sc,
+                            struct rect r)
+{
+	double sw = swatch_h(st, sc);
+	if (sw > 0)
+		r.h = fmax(1, r.h - sw - 1.2 * st->font);
+	return r;
+}
+
+double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h,
+                      const struct colour_scale *sc)
 {
 	struct axis a;
-	colorbar_axis(cr, st, &a, h, vmin, vmax);
+	struct rect r = bar_rect(st, sc, (struct rect){0, 0, 1, h});
+	colorbar_axis(cr, st, &a, r.h, sc);
 	text_font(cr, st, TEXT_TICK);
-	double w = st->tick_len + st->pad + axis_label_width(cr, &a);
-	if (label && *label)
+	double lw = axis_label_width(cr, &a);
+	if (sc->nan_label)
+		lw = fmax(lw, text_width(cr, sc->nan_label) - st->tick_len);
+	double w = st->tick_len + st->pad + lw;
+	if (sc->label && *sc->label)
 		w += st->pad * 1.5 + text_size(st, TEXT_LABEL) * 1.0;
 	return w;
 }
 
-void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, struct rect r,
-                   double vmin, double vmax, const char *label)
+void colorbar_draw(cairo_t *cr, const struct fig_style *st, const struct colour_scale *sc,
+                   struct rect whole)
 {
 	uint8_t lut[256][3];
-	if (!colormap_lut(cmap, lut))
+	if (!colormap_lut(sc->cmap, lut))
 		return;
+	double vmin = sc->vmin, vmax = sc->vmax;
+	struct rect r = bar_rect(st, sc, whole);
 	size_t gw = st->vector ? (size_t)ceil(2 * r.w) : (size_t)fmax(1, round(r.w));
 	size_t gh = st->vector ? (size_t)fmax(512, ceil(2 * r.h)) : (size_t)fmax(1, round(r.h));
 	double *grid = malloc(gw * gh * sizeof(double));
 	if (!grid)
 		return;
 	for (size_t y = 0; y < gh; y++) {
-		/* Top row shows vmax; each row the value at its centre. */
+		/* Top row shows vmax; each row the value at its centre (its band's, if discrete).
+		 */
 		double v = vmax - ((double)y + 0.5) / (double)gh * (vmax - vmin);
+		if (sc->discrete)
+			v = floor(v + 0.5);
 		for (size_t x = 0; x < gw; x++)
 			grid[y * gw + x] = v;
 	}
@@ -256,13 +297,28 @@ void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, st
 	cairo_stroke(cr);
 
 	struct axis a;
-	colorbar_axis(cr, st, &a, r.h, vmin, vmax);
+	colorbar_axis(cr, st, &a, r.h, sc);
 	axis_draw_y(cr, st, &a, r, true);
-	if (label && *label) {
-		text_font(cr, st, TEXT_TICK);
-		double x = r.x + r.w + st->tick_len + st->pad + axis_label_width(cr, &a) +
-		           st->pad * 1.5;
+	text_font(cr, st, TEXT_TICK);
+	double lw = axis_label_width(cr, &a);
+	if (sc->nan_label) {
+		/* The NaN swatch: the engine's grey, named to its right. */
+		double sw = swatch_h(st, sc);
+		struct rect b = {r.x, whole.y + whole.h - sw, r.w, sw};
+		cairo_set_source_rgb(cr, BAD_GREY, BAD_GREY, BAD_GREY);
+		cairo_rectangle(cr, b.x, b.y, b.w, b.h);
+		cairo_fill(cr);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+		cairo_rectangle(cr, b.x - o, b.y - o, b.w + 2 * o, b.h + 2 * o);
+		cairo_stroke(cr);
+		text_draw(cr, sc->nan_label, b.x + b.w + st->pad, b.y + b.h / 2, 0, 0.5, 0);
+		lw = fmax(lw, text_width(cr, sc->nan_label) - st->tick_len);
+	}
+	if (sc->label && *sc->label) {
+		double x = r.x + r.w + st->tick_len + st->pad + lw + st->pad * 1.5;
 		text_font(cr, st, TEXT_LABEL);
-		text_draw(cr, label, x, r.y + r.h / 2, 0.5, 0, FIG_PI / 2);
+		char buf[256];
+		text_draw(cr, text_fit(cr, sc->label, whole.h, buf, sizeof(buf)), x, r.y + r.h / 2,
+		          0.5, 0, FIG_PI / 2);
 	}
 }

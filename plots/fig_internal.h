@@ -58,7 +58,9 @@ struct pe_figure {
 	char *title;
 	char **row_labels, **col_titles;
 	enum pe_color_share share;
-	double font_size; /* 0: automatic */
+	double font_size; /* points; 0: automatic */
+	double dpi;       /* PNG pixels per inch */
+	char *note;       /* a line of small text under the figure; NULL: none */
 };
 
 /* ---- text (fig_text.c) ---- */
@@ -72,11 +74,14 @@ enum text_role {
 };
 
 struct fig_style {
+	double unit;     /* output units per point: dpi / 72 in PNG, 1 in SVG and PDF */
 	double font;     /* base size in output units */
+	double min_font; /* the base size may shrink to this, no further (ticks stay >= 6 pt) */
 	double line;     /* axis line width */
 	double tick_len; /* major tick length */
 	double pad;      /* gap between a tick and its label, label and ticks */
 	bool vector;     /* SVG or PDF output */
+	bool fit_only;   /* figure_render: only say whether it fits at this text size */
 	enum pe_figure_format format;
 };
 
@@ -92,6 +97,20 @@ double text_cap(cairo_t *cr);
  * as seen on the page (rotated y labels use pi/2).
  */
 void text_draw(cairo_t *cr, const char *s, double x, double y, double ha, double va, double angle);
+/*
+ * s cut at a character boundary and ended with an ellipsis so its width is
+ * at most max_w in the current font; s itself when it fits. Into buf.
+ */
+const char *text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t cap);
+/*
+ * Test hook: with POSENC_TEXT_BOXES=FILE in the environment, every page
+ * drawn appends "canvas W H UNIT" and every text drawn "text X0 Y0 X1 Y1
+ * SIZE<TAB>STRING" (device units, SIZE in points) to FILE.
+ */
+void text_log_canvas(double w, double h, double unit);
+
+/* Reproducible PDFs: CreationDate and ModDate from SOURCE_DATE_EPOCH, when set. */
+void figure_pdf_dates(cairo_surface_t *surf);
 
 /* ---- colours (fig_color.c) ---- */
 
@@ -134,18 +153,30 @@ void axis_draw_y(cairo_t *cr, const struct fig_style *st, const struct axis *a, 
 
 /* ---- panels (fig_heatmap.c, fig_xy.c) ---- */
 
+/* A colour scale: what a colorbar shows. */
+struct colour_scale {
+	double vmin, vmax;
+	const char *cmap;
+	const char *label;
+	const char *nan_label; /* a grey swatch under the bar; NULL: none */
+	bool discrete;         /* whole-number bands */
+	bool used;
+};
+
 /* Colour limits of a heatmap (data pass if automatic); PE status from a row callback. */
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax);
 /* Draw the matrix into r with colormap cmap and limits [vmin, vmax]. */
 enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
                             const struct pe_heatmap_spec *hm, struct rect r, const char *cmap,
                             double vmin, double vmax);
-/* Draw a colorbar in r (the bar itself) with ticks and label on its right. */
-void colorbar_draw(cairo_t *cr, const struct fig_style *st, const char *cmap, struct rect r,
-                   double vmin, double vmax, const char *label);
+/* Whether the heatmap's data array holds a NaN (false for row callbacks). */
+bool heatmap_has_nan(const struct pe_heatmap_spec *hm);
+/* Draw a colorbar in r (the bar, and its NaN swatch) with ticks and label on its right. */
+void colorbar_draw(cairo_t *cr, const struct fig_style *st, const struct colour_scale *sc,
+                   struct rect r);
 /* Width a colorbar of height h needs right of its bar (ticks, labels, label). */
-double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h, double vmin, double vmax,
-                      const char *label);
+double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h,
+                      const struct colour_scale *sc);
 double colorbar_width(const struct fig_style *st, double h);
 
 /* Data ranges of an x-y panel; PE_EINVAL if a log axis has no positive data. */

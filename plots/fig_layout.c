@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fig_internal.h"
 
@@ -15,20 +16,15 @@
  */
 #define XLABEL_GAP 2.0
 
-struct colour_scale {
-	double vmin, vmax;
-	const char *cmap;
-	const char *label;
-	bool used;
-};
-
 struct slot {
 	struct pe_panel *p;
 	const char *title; /* the panel's title, or its column's title in row 0 */
 	struct axis x, y;
 	struct colour_scale *scale; /* heatmaps: the scale they are drawn with */
 	struct colour_scale own;
-	bool own_bar; /* a colorbar right of this panel */
+	bool own_bar;     /* a colorbar right of this panel */
+	int title_lines;  /* lines of the title: 1 or 2 */
+	int ylabel_lines; /* lines of the y label: 1 or 2 */
 	bool legend_out;
 	double ml, mr, mt, mb;
 	struct rect cell, axes;
@@ -45,6 +41,9 @@ struct layout {
 	double width, height;
 	double grid_x, grid_y, grid_w, grid_h;
 	bool cramped;        /* some axes got squeezed below two lines of text */
+	bool cramped_w;      /* ... in width (a taller canvas would not help) */
+	int row_lines;       /* lines of the row labels: 1 .. MAX_LINES */
+	int sup_lines;       /* lines of the figure title: 1 or 2 */
 	double bottom_extra; /* grid height handed to the bottom panel */
 };
 
@@ -53,14 +52,148 @@ static double descent(const struct fig_style *st, enum text_role role)
 	return 0.24 * text_size(st, role); /* DejaVu Sans descends 0.236 em */
 }
 
-/* Set the font for role, shrunk so s fits in max_w. */
-static void font_fitting(cairo_t *cr, const struct fig_style *st, enum text_role role,
-                         const char *s, double max_w)
+/*
+ * Set the font for role and return s, or s cut short with an ellipsis so it
+ * fits in max_w: text keeps its size rather than shrinking to illegibility.
+ */
+static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum text_role role,
+                                const char *s, double max_w, char *buf, size_t cap)
 {
 	text_font(cr, st, role);
-	double w = text_width(cr, s);
-	if (w > max_w && max_w > 0)
-		cairo_set_font_size(cr, text_size(st, role) * max_w / w);
+	return text_fit(cr, s, fmax(0, max_w), buf, cap);
+}
+
+#define MAX_LINES 3
+#define LINE_CAP  256
+
+/*
+ * s broken at spaces into at most @max lines no wider than room in the
+ * current font, filling each line before the next; a word wider than room
+ * and whatever the last line cannot hold end in an ellipsis.
+ * @return the number of lines in out.
+ */
+static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+{
+	int n = 0;
+	const char *c = s;
+	while (*c && n < max) {
+		while (*c == ' ')
+			c++;
+		if (!*c)
+			break;
+		char line[LINE_CAP];
+		size_t len = 0, fit = 0;
+		const char *rest = c;
+		/* Take words while the line still fits (the first word always). */
+		for (const char *w = c; *w;) {
+			const char *e = w;
+			while (*e && *e != ' ')
+				e++;
+			size_t add = (size_t)(e - w) + (len ? 1 : 0);
+			if (len + add >= LINE_CAP)
+				break;
+			memcpy(line + len, len ? " " : "", len ? 1 : 0);
+			memcpy(line + len + (len ? 1 : 0), w, (size_t)(e - w));
+			line[len + add] = '\0';
+			if (fit > 0 && text_width(cr, line) > room) {
+				line[len] = '\0';
+				break;
+			}
+			len += add;
+			fit++;
+			rest = e;
+			w = e;
+			while (*w == ' ')
+				w++;
+		}
+		line[len] = '\0';
+		if (fit == 0 || (n == max - 1 && *rest)) {
+			/* The last line takes the rest, cut to fit. */
+			snprintf(line, sizeof(line), "%s", c);
+			rest = c + strlen(c);
+		}
+		char buf[LINE_CAP + 8];
+		snprintf(out[n++], LINE_CAP, "%s", text_fit(cr, line, room, buf, sizeof(buf)));
+		c = rest;
+	}
+	return n;
+}
+
+/*
+ * Draw s centred at (x, y) (the baseline of its last line; rotated by
+ * angle) in at most @lines lines of room (wrap()); earlier lines stack
+ * away from the anchor, upwards, or leftwards when rotated. Lines keep
+ * within lo .. hi along their direction (x, or y when rotated), moving off
+ * centre if they must.
+ */
+static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                          int lines, double step, double lo, double hi)
+{
+	char out[MAX_LINES][LINE_CAP];
+	int n = wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
+	for (int k = 0; k < n; k++) {
+		double back = (double)(n - 1 - k) * step;
+		double w = text_width(cr, out[k]);
+		double cx = x, cy = y;
+		if (angle == 0)
+			cx = fmax(fmin(cx, hi - w / 2), lo + w / 2);
+		else
+			cy = fmax(fmin(cy, hi - w / 2), lo + w / 2);
+		text_draw(cr, out[k], angle != 0 ? cx - back : cx, angle != 0 ? cy : cy - back, 0.5,
+		          1, angle);
+	}
+}
+
+static void draw_lines(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                       int lines, double step)
+{
+	draw_lines_in(cr, s, x, y, room, angle, lines, step, -INFINITY, INFINITY);
+}
+
+/* Lines s needs at width room (up to max), in the current font. */
+static int lines_needed(cairo_t *cr, const char *s, double room, int max)
+{
+	char out[MAX_LINES][LINE_CAP];
+	return s ? wrap(cr, s, room, max, out) : 0;
+}
+
+/* Width a panel title may take: centred on the axes, within its cell (and off a grid colorbar). */
+static void title_span(const struct layout *L, const struct slot *sl, double *lo, double *hi)
+{
+	struct rect a = sl->axes;
+	double right = sl->cell.x + sl->cell.w;
+	size_t i = (size_t)(sl - L->s), C = L->fig->cols;
+	if (L->all_scale.used && i < (size_t)L->fig->rows * C && i % C == C - 1)
+		right = fmin(right, a.x + a.w + L->bar_pad);
+	*lo = sl->cell.x + L->st->pad / 2;
+	*hi = right - L->st->pad / 2;
+}
+
+/* A title is centred on its axes, moved aside within its cell rather than cut. */
+static double title_room(const struct layout *L, const struct slot *sl)
+{
+	double lo, hi;
+	title_span(L, sl, &lo, &hi);
+	return hi - lo;
+}
+
+/*
+ * Where a y label may run: from just above the axes (off the title) down
+ * through the bottom margin, which holds nothing at its x; centred on the
+ * axes when it fits, moved down when it must.
+ */
+static void ylabel_span(const struct fig_style *st, const struct slot *sl, double *lo, double *hi)
+{
+	double over = sl->title ? st->pad : fmin(sl->mt, sl->mb);
+	*lo = sl->axes.y - over;
+	*hi = sl->axes.y + sl->axes.h + fmax(over, sl->mb - st->pad);
+}
+
+static double ylabel_room(const struct fig_style *st, const struct slot *sl)
+{
+	double lo, hi;
+	ylabel_span(st, sl, &lo, &hi);
+	return hi - lo;
 }
 
 static void init_axes(struct slot *sl)
@@ -102,10 +235,16 @@ static enum pe_status scales(struct layout *L)
 			return s;
 		sl->own.cmap = hm->colormap ? hm->colormap : colormap_default(hm->is_signed);
 		sl->own.label = hm->colorbar_label;
+		sl->own.discrete = hm->discrete;
+		sl->own.nan_label = hm->nan_label         ? hm->nan_label
+		                    : heatmap_has_nan(hm) ? "no value"
+		                                          : NULL;
 		sl->own.used = true;
 		bool in_grid = i < (size_t)fig->rows * fig->cols;
 		struct colour_scale *sh = NULL;
-		if (in_grid && fig->share == PE_SHARE_COLUMN)
+		if (hm->own_scale)
+			sh = NULL;
+		else if (in_grid && fig->share == PE_SHARE_COLUMN)
 			sh = &L->col_scale[i % fig->cols];
 		else if (in_grid && fig->share == PE_SHARE_ALL)
 			sh = &L->all_scale;
@@ -121,6 +260,8 @@ static enum pe_status scales(struct layout *L)
 			sh->vmax = fmax(sh->vmax, sl->own.vmax);
 			if (!sh->label)
 				sh->label = sl->own.label;
+			if (!sh->nan_label)
+				sh->nan_label = sl->own.nan_label;
 		}
 		sl->scale = sh;
 	}
@@ -158,22 +299,33 @@ static void measure(struct layout *L, struct slot *sl)
 	double xw = axis_label_width(cr, &sl->x);
 	double cap = text_cap(cr);
 	sl->ml = st->tick_len + st->pad + yw;
-	if (p->ylabel)
-		sl->ml += st->pad + line_h(st, TEXT_LABEL);
+	sl->ylabel_lines = 1;
+	if (p->ylabel) {
+		/* A y label longer than a short axes takes a second line, not an ellipsis. */
+		text_font(cr, st, TEXT_LABEL);
+		sl->ylabel_lines = lines_needed(cr, p->ylabel, ylabel_room(st, sl), 2);
+		sl->ml += st->pad + line_h(st, TEXT_LABEL) +
+		          (sl->ylabel_lines - 1) * 1.15 * text_size(st, TEXT_LABEL);
+		text_font(cr, st, TEXT_TICK);
+	}
 	sl->ml = fmax(sl->ml, xw / 2 + st->pad);
 	sl->mb = st->tick_len + st->pad + cap;
 	if (p->xlabel)
 		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL);
 	sl->mt = cap / 2 + st->pad;
-	if (sl->title)
-		sl->mt = fmax(sl->mt, st->pad * 1.5 + line_h(st, TEXT_TITLE));
+	sl->title_lines = 1;
+	if (sl->title) {
+		text_font(cr, st, TEXT_TITLE);
+		sl->title_lines = lines_needed(cr, sl->title, title_room(L, sl), 2);
+		sl->mt = fmax(sl->mt,
+		              st->pad * 1.5 + line_h(st, TEXT_TITLE) +
+		                      (sl->title_lines - 1) * 1.15 * text_size(st, TEXT_TITLE));
+	}
 	sl->mr = xw / 2 + st->pad;
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		double h = sl->axes.h;
 		sl->mr = fmax(sl->mr, L->bar_pad + colorbar_width(st, h) +
-		                              colorbar_extra(cr, st, h, sl->scale->vmin,
-		                                             sl->scale->vmax, sl->scale->label) +
-		                              st->pad);
+		                              colorbar_extra(cr, st, h, sl->scale) + st->pad);
 	}
 	if (p->kind == PANEL_XY && sl->legend_out) {
 		double w, h;
@@ -218,8 +370,7 @@ static double shared_bar_extra(struct layout *L, const struct colour_scale *sc)
 	struct rect r;
 	if (!sc->used || !shared_bar_rect(L, sc, &r))
 		return 0;
-	return L->bar_pad + r.w + colorbar_extra(L->cr, L->st, r.h, sc->vmin, sc->vmax, sc->label) +
-	       L->st->pad;
+	return L->bar_pad + r.w + colorbar_extra(L->cr, L->st, r.h, sc) + L->st->pad;
 }
 
 static bool has_row_labels(const struct pe_figure *fig)
@@ -346,6 +497,8 @@ static void place_axes(struct layout *L)
 			if (sl->p->kind != PANEL_EMPTY &&
 			    (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
 				L->cramped = true;
+			if (sl->p->kind != PANEL_EMPTY && x1 - x0 < 2 * st->font)
+				L->cramped_w = true;
 			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
 			if (C == 1)
 				apply_aspect(st, sl);
@@ -364,6 +517,8 @@ static void place_axes(struct layout *L)
 		double y1 = snapv(st, b->cell.y + b->cell.h - b->mb);
 		if (b->p->kind != PANEL_EMPTY && (x1 - x0 < 2 * st->font || y1 - y0 < 2 * st->font))
 			L->cramped = true;
+		if (b->p->kind != PANEL_EMPTY && x1 - x0 < 2 * st->font)
+			L->cramped_w = true;
 		b->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
 		apply_aspect(st, b);
 	}
@@ -441,35 +596,35 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	double yw = axis_label_width(cr, &sl->y);
 	double cap = text_cap(cr);
 	cairo_set_source_rgb(cr, 0, 0, 0);
+	char buf[512];
 	if (p->xlabel) {
-		font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad);
-		text_draw(cr, p->xlabel, a.x + a.w / 2,
+		const char *t = font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad,
+		                             buf, sizeof(buf));
+		text_draw(cr, t, a.x + a.w / 2,
 		          a.y + a.h + st->tick_len + st->pad + cap + XLABEL_GAP * st->pad, 0.5, 0,
 		          0);
 	}
 	if (p->ylabel) {
-		font_fitting(cr, st, TEXT_LABEL, p->ylabel, a.h + sl->mb);
+		text_font(cr, st, TEXT_LABEL);
 		double x = a.x - st->tick_len - st->pad - yw - st->pad - descent(st, TEXT_LABEL);
-		text_draw(cr, p->ylabel, x, a.y + a.h / 2, 0.5, 1, FIG_PI / 2);
+		double lo, hi;
+		ylabel_span(st, sl, &lo, &hi);
+		draw_lines_in(cr, p->ylabel, x, a.y + a.h / 2, hi - lo, FIG_PI / 2,
+		              sl->ylabel_lines, 1.15 * text_size(st, TEXT_LABEL), lo, hi);
 	}
 	if (sl->title) {
-		/* Centred on the axes: the room is twice the nearer cell edge's distance. */
-		double mid = a.x + a.w / 2;
-		double right = sl->cell.x + sl->cell.w;
-		size_t i = (size_t)(sl - L->s), C = L->fig->cols;
-		if (L->all_scale.used && i < (size_t)L->fig->rows * C && i % C == C - 1)
-			right = fmin(right, a.x + a.w + L->bar_pad); /* the grid's colorbar */
-		double room = 2 * fmin(mid - sl->cell.x, right - mid);
-		font_fitting(cr, st, TEXT_TITLE, sl->title, room - st->pad);
-		text_draw(cr, sl->title, a.x + a.w / 2,
-		          a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), 0.5, 1, 0);
+		text_font(cr, st, TEXT_TITLE);
+		double lo, hi;
+		title_span(L, sl, &lo, &hi);
+		draw_lines_in(cr, sl->title, a.x + a.w / 2,
+		              a.y - st->pad * 1.5 - descent(st, TEXT_TITLE), hi - lo, 0,
+		              sl->title_lines, 1.15 * text_size(st, TEXT_TITLE), lo, hi);
 	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
 		b.x = snapv(st, b.x);
 		b.w = snapv(st, b.w);
-		colorbar_draw(cr, st, sl->scale->cmap, b, sl->scale->vmin, sl->scale->vmax,
-		              sl->scale->label);
+		colorbar_draw(cr, st, sl->scale, b);
 	}
 	return PE_OK;
 }
@@ -489,8 +644,7 @@ static void draw_shared_bars(struct layout *L)
 			continue;
 		r.x = snapv(L->st, r.x);
 		r.w = snapv(L->st, r.w);
-		colorbar_draw(L->cr, L->st, list[i]->cmap, r, list[i]->vmin, list[i]->vmax,
-		              list[i]->label);
+		colorbar_draw(L->cr, L->st, list[i], r);
 	}
 }
 
@@ -511,6 +665,22 @@ static double row_slack(const struct layout *L)
 	return slack;
 }
 
+/* Lines the longest row label needs to fit its row (bold, up to MAX_LINES). */
+static int row_label_lines(struct layout *L)
+{
+	cairo_t *cr = L->cr;
+	text_font(cr, L->st, TEXT_TITLE);
+	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+	int most = 1;
+	for (unsigned r = 0; r < L->fig->rows; r++) {
+		const char *t = L->fig->row_labels[r];
+		const struct slot *sl = &L->s[(size_t)r * L->fig->cols];
+		int k = lines_needed(cr, t, sl->cell.h, MAX_LINES);
+		most = k > most ? k : most;
+	}
+	return most;
+}
+
 /* Place everything for the style's text size; L->cramped says whether it fits. */
 static void layout(struct layout *L)
 {
@@ -518,20 +688,25 @@ static void layout(struct layout *L)
 	const struct fig_style *st = L->st;
 	size_t grid = (size_t)fig->rows * fig->cols;
 	L->cramped = false;
+	L->cramped_w = false;
 	L->bar_pad = 0.8 * st->font;
 	for (size_t i = 0; i < L->n; i++)
 		L->s[i].legend_out = false;
 	double outer = 0.6 * st->font;
 	double top = outer;
 	if (fig->title)
-		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2;
+		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2 +
+		       (L->sup_lines - 1) * 1.15 * text_size(st, TEXT_SUPTITLE);
 	double left = outer;
 	if (has_row_labels(fig))
-		left += line_h(st, TEXT_TITLE) + st->font;
+		left += line_h(st, TEXT_TITLE) + st->font +
+		        (L->row_lines - 1) * 1.15 * text_size(st, TEXT_TITLE);
 	L->grid_x = left;
 	L->grid_y = top;
 	L->grid_w = L->width - left - outer;
 	L->grid_h = L->height - top - outer;
+	if (fig->note)
+		L->grid_h -= line_h(st, TEXT_TICK) + st->pad;
 	if (fig->bottom) {
 		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
 		double gap = st->font;
@@ -577,8 +752,19 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		return s;
 	}
 	/* Too little room for the text: smaller text, down to a limit, then an honest error. */
+	L.row_lines = 1;
+	L.sup_lines = 1;
+	if (fig->title) {
+		text_font(cr, &st, TEXT_SUPTITLE);
+		L.sup_lines = lines_needed(cr, fig->title, width - 1.2 * st.font, 2);
+	}
 	for (;;) {
 		layout(&L);
+		int need = row_label_lines(&L);
+		if (need > L.row_lines) {
+			L.row_lines = need;
+			layout(&L);
+		}
 		double slack = fig->bottom ? row_slack(&L) : 0;
 		if (!L.cramped && slack > st.font) {
 			/* Rows of square heatmaps left height unused: give it to the bottom panel.
@@ -589,15 +775,21 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		}
 		if (!L.cramped)
 			break;
-		if (st.font * 0.85 < 4) {
+		if (st.fit_only || st.font <= st.min_font * 1.0001) {
 			free(L.s);
-			return PE_ERANGE;
+			/* fit_only: PE_ERANGE says a taller canvas would help. */
+			return st.fit_only && L.cramped_w ? PE_OK : PE_ERANGE;
 		}
-		st.font *= 0.85;
-		st.tick_len *= 0.85;
-		st.pad *= 0.85;
+		double k = fmax(0.9, st.min_font / st.font);
+		st.font *= k;
+		st.tick_len *= k;
+		st.pad *= k;
 		if (st.vector)
-			st.line *= 0.85;
+			st.line *= k;
+	}
+	if (st.fit_only) {
+		free(L.s);
+		return PE_OK;
 	}
 	double outer = 0.6 * st.font;
 	bool row_labels = has_row_labels(fig);
@@ -616,15 +808,32 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			if (!t)
 				continue;
 			struct rect a = L.s[(size_t)r * fig->cols].axes;
-			font_fitting(cr, &st, TEXT_TITLE, t, L.s[(size_t)r * fig->cols].cell.h);
+			text_font(cr, &st, TEXT_TITLE);
 			cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
 			                       CAIRO_FONT_WEIGHT_BOLD);
-			text_draw(cr, t, outer, a.y + a.h / 2, 0.5, 0, FIG_PI / 2);
+			/* Centred on the axes, moved within the row's cell if it must. */
+			struct rect c = L.s[(size_t)r * fig->cols].cell;
+			double step = 1.15 * text_size(&st, TEXT_TITLE);
+			draw_lines_in(cr, t,
+			              outer + 0.73 * text_size(&st, TEXT_TITLE) +
+			                      (L.row_lines - 1) * step,
+			              a.y + a.h / 2, c.h, FIG_PI / 2, L.row_lines, step, c.y,
+			              c.y + c.h);
 		}
+	if (s == PE_OK && fig->note) {
+		char buf[512];
+		const char *t = font_fitting(cr, &st, TEXT_TICK, fig->note, width - 2 * outer, buf,
+		                             sizeof(buf));
+		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+		text_draw(cr, t, outer, height - outer - descent(&st, TEXT_TICK), 0, 1, 0);
+		cairo_set_source_rgb(cr, 0, 0, 0);
+	}
 	if (s == PE_OK && fig->title) {
-		font_fitting(cr, &st, TEXT_SUPTITLE, fig->title, width - 2 * outer);
-		text_draw(cr, fig->title, width / 2, outer + 0.73 * text_size(&st, TEXT_SUPTITLE),
-		          0.5, 1, 0);
+		text_font(cr, &st, TEXT_SUPTITLE);
+		double step = 1.15 * text_size(&st, TEXT_SUPTITLE);
+		draw_lines(cr, fig->title, width / 2,
+		           outer + 0.73 * text_size(&st, TEXT_SUPTITLE) + (L.sup_lines - 1) * step,
+		           width - 2 * outer, 0, L.sup_lines, step);
 	}
 	free(L.s);
 	return s;

@@ -1,6 +1,11 @@
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fig_internal.h"
+
+static void log_box(cairo_t *cr, const char *s, double x0, double y0, double x1, double y1);
 
 /* matplotlib: 10 pt labels and ticks, 12 pt titles; a little smaller ticks read better. */
 double text_size(const struct fig_style *st, enum text_role role)
@@ -51,5 +56,81 @@ void text_draw(cairo_t *cr, const char *s, double x, double y, double ha, double
 	cairo_rotate(cr, -angle);
 	cairo_move_to(cr, -ha * w, (1 - va) * cap);
 	cairo_show_text(cr, s);
+	/* Capitals to descenders: 0.24 em below the baseline in DejaVu Sans. */
+	double em = cap / 0.729;
+	log_box(cr, s, -ha * w, (1 - va) * cap - cap, (1 - ha) * w, (1 - va) * cap + 0.24 * em);
 	cairo_restore(cr);
+}
+
+const char *text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t cap)
+{
+	if (text_width(cr, s) <= max_w)
+		return s;
+	/* "…" (U+2026): one glyph, narrower than three dots. */
+	static const char ell[] = "\xe2\x80\xa6";
+	size_t len = strlen(s);
+	if (len + sizeof(ell) > cap)
+		len = cap - sizeof(ell);
+	for (;;) {
+		/* Back to a UTF-8 character boundary, and off trailing spaces. */
+		while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+			len--;
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+		memcpy(buf, s, len);
+		memcpy(buf + len, ell, sizeof(ell));
+		if (len == 0 || text_width(cr, buf) <= max_w)
+			return buf;
+		len--;
+	}
+}
+
+static FILE *box_log(void)
+{
+	static bool opened;
+	static FILE *f;
+	if (!opened) {
+		opened = true;
+		const char *path = getenv("POSENC_TEXT_BOXES");
+		if (path && *path)
+			f = fopen(path, "a");
+	}
+	return f;
+}
+
+static double log_unit = 1;
+
+void text_log_canvas(double w, double h, double unit)
+{
+	log_unit = unit;
+	FILE *f = box_log();
+	if (f) {
+		fprintf(f, "canvas %.3f %.3f %.6f\n", w, h, unit);
+		fflush(f);
+	}
+}
+
+static void log_box(cairo_t *cr, const char *s, double x0, double y0, double x1, double y1)
+{
+	FILE *f = box_log();
+	if (!f)
+		return;
+	double xs[4] = {x0, x1, x1, x0}, ys[4] = {y0, y0, y1, y1};
+	double lo_x = INFINITY, hi_x = -INFINITY, lo_y = INFINITY, hi_y = -INFINITY;
+	for (int i = 0; i < 4; i++) {
+		double dx = xs[i], dy = ys[i];
+		cairo_user_to_device(cr, &dx, &dy);
+		lo_x = fmin(lo_x, dx);
+		hi_x = fmax(hi_x, dx);
+		lo_y = fmin(lo_y, dy);
+		hi_y = fmax(hi_y, dy);
+	}
+	/* The size as the reader sees it: the font matrix's scale in device units. */
+	cairo_matrix_t fm;
+	cairo_get_font_matrix(cr, &fm);
+	double ux = fm.xx, uy = fm.yx;
+	cairo_user_to_device_distance(cr, &ux, &uy);
+	fprintf(f, "text %.3f %.3f %.3f %.3f %.4f\t%s\n", lo_x, lo_y, hi_x, hi_y,
+	        sqrt(ux * ux + uy * uy) / log_unit, s);
+	fflush(f);
 }

@@ -479,33 +479,97 @@ static void draw_refs(cairo_t *cr, const struct fig_style *st, const struct pe_p
 		}
 		cairo_stroke(cr);
 		cairo_set_dash(cr, NULL, 0, 0);
-		if (!rl->label)
+	}
+}
+
+static bool overlaps(struct rect a, struct rect b)
+{
+	return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/*
+ * Labels of the reference lines, each beside its line where it hides the
+ * least data: along a vertical line at the top, a third, two thirds or the
+ * bottom of the axes, on either side; over or under a horizontal line at
+ * its right, middle or left. Where a curve must pass under a label, a
+ * translucent halo keeps both readable. A label that would cover the
+ * legend or another label everywhere, or is longer than the axes, is left
+ * out: a clash would make both unreadable.
+ */
+static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
+                            const struct axis *x, const struct axis *y, struct rect r,
+                            struct rect legend)
+{
+	struct rect taken[64];
+	size_t n_taken = 0;
+	if (legend.w > 0)
+		taken[n_taken++] = legend;
+	for (size_t i = 0; i < p->n_refs && n_taken < 64; i++) {
+		const struct refline *rl = &p->refs[i];
+		const struct axis *a = rl->vertical ? x : y;
+		double lo = fmin(a->lo, a->hi), hi = fmax(a->lo, a->hi);
+		if (!rl->label || !(rl->value >= lo && rl->value <= hi))
 			continue;
+		double pos = rl->vertical ? axis_map(x, rl->value, r.x, r.w)
+		                          : axis_map(y, rl->value, r.y + r.h, -r.h);
 		text_font(cr, st, TEXT_TICK);
 		double w = text_width(cr, rl->label), gap = st->pad;
-		double cap = text_cap(cr), halo = 0.25 * cap;
-		struct rect box;
-		double tx, ty, ha, va, angle;
-		if (rl->vertical) {
-			/* Along the line, reading upwards, from the top of the axes. */
-			bool left = pos + gap + cap > r.x + r.w;
-			tx = left ? pos - gap : pos + gap;
-			ty = r.y + gap;
-			ha = 1, va = left ? 1 : 0, angle = FIG_PI / 2;
-			box = (struct rect){left ? tx - cap : tx, ty, cap, w};
-		} else {
-			bool below = pos - gap - cap < r.y;
-			tx = r.x + r.w - gap;
-			ty = below ? pos + gap : pos - gap;
-			ha = 1, va = below ? 0 : 1, angle = 0;
-			box = (struct rect){tx - w, below ? ty : ty - cap, w, cap};
+		double cap = text_cap(cr), halo = 0.25 * cap, desc = 0.33 * cap;
+		if (w + 2 * gap > (rl->vertical ? r.h : r.w))
+			continue;
+		struct rect best = {0};
+		double btx = 0, bty = 0, bva = 0;
+		size_t best_hits = SIZE_MAX;
+		static const double along[] = {0, 1.0 / 3, 2.0 / 3, 1};
+		for (int k = 0; k < 8; k++) {
+			struct rect box;
+			double tx, ty, va;
+			if (rl->vertical) {
+				bool left = (k & 1) != 0;
+				double f = along[k / 2];
+				tx = left ? pos - gap : pos + gap;
+				ty = r.y + gap + f * (r.h - 2 * gap - w);
+				va = left ? 1 : 0;
+				box = (struct rect){left ? tx - cap : tx, ty, cap + desc, w};
+			} else {
+				if (k >= 6)
+					break;
+				bool below = (k & 1) != 0;
+				double f = k / 2 == 0 ? 1 : k / 2 == 1 ? 0.5 : 0;
+				tx = r.x + gap + w + f * (r.w - 2 * gap - w);
+				ty = below ? pos + gap : pos - gap;
+				va = below ? 0 : 1;
+				box = (struct rect){tx - w, below ? ty : ty - cap, w, cap + desc};
+			}
+			if (box.x < r.x || box.x + box.w > r.x + r.w || box.y < r.y ||
+			    box.y + box.h > r.y + r.h)
+				continue;
+			struct rect padded = {box.x - halo, box.y - halo, box.w + 2 * halo,
+			                      box.h + 2 * halo};
+			bool free_of_text = true;
+			for (size_t t = 0; t < n_taken && free_of_text; t++)
+				free_of_text = !overlaps(padded, taken[t]);
+			if (!free_of_text)
+				continue;
+			size_t hits = covered(p, x, y, r, box, 0.25 * st->font);
+			if (hits < best_hits) {
+				best_hits = hits;
+				best = box;
+				btx = tx, bty = ty, bva = va;
+			}
+			if (hits == 0)
+				break;
 		}
-		/* A translucent halo keeps the label readable over the curves. */
+		if (best_hits == SIZE_MAX)
+			continue;
+		taken[n_taken++] = (struct rect){best.x - halo, best.y - halo, best.w + 2 * halo,
+		                                 best.h + 2 * halo};
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.75);
-		cairo_rectangle(cr, box.x - halo, box.y - halo, box.w + 2 * halo, box.h + 2 * halo);
+		cairo_rectangle(cr, best.x - halo, best.y - halo, best.w + 2 * halo,
+		                best.h + 2 * halo);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-		text_draw(cr, rl->label, tx, ty, ha, va, angle);
+		text_draw(cr, rl->label, btx, bty, 1, bva, rl->vertical ? FIG_PI / 2 : 0);
 	}
 }
 
@@ -573,10 +637,8 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 
 	double w, h;
 	xy_legend_size(cr, st, p, &w, &h);
-	if (w == 0)
-		return;
 	struct rect b = {r.x + r.w + st->font, r.y, w, h};
-	if (!legend_outside) {
+	if (w > 0 && !legend_outside) {
 		/*
 		 * Where it hides nothing, or failing that, the least; a legend
 		 * larger than the axes (a cramped grid cell) still goes in
@@ -585,5 +647,7 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 		b = legend_rect(r, w, h, legend_spots[0], 0.5 * st->font);
 		best_spot(cr, st, p, x, y, r, &b);
 	}
-	draw_legend(cr, st, p, b);
+	draw_ref_labels(cr, st, p, x, y, r, w > 0 ? b : (struct rect){0});
+	if (w > 0)
+		draw_legend(cr, st, p, b);
 }

@@ -78,6 +78,7 @@ struct pe_figure *pe_figure_create(unsigned rows, unsigned cols)
 		return NULL;
 	fig->rows = rows;
 	fig->cols = cols;
+	fig->dpi = PE_FIGURE_DEFAULT_DPI;
 	fig->panels = calloc((size_t)rows * cols, sizeof(*fig->panels));
 	fig->row_labels = calloc(rows, sizeof(char *));
 	fig->col_titles = calloc(cols, sizeof(char *));
@@ -110,6 +111,7 @@ void pe_figure_destroy(struct pe_figure *fig)
 	free(fig->row_labels);
 	free(fig->col_titles);
 	free(fig->title);
+	free(fig->note);
 	free(fig);
 }
 
@@ -143,6 +145,19 @@ enum pe_status pe_figure_set_font_size(struct pe_figure *fig, double size)
 		return PE_ERANGE;
 	fig->font_size = size;
 	return PE_OK;
+}
+
+enum pe_status pe_figure_set_dpi(struct pe_figure *fig, double dpi)
+{
+	if (!(dpi >= 10 && dpi <= 2400))
+		return PE_ERANGE;
+	fig->dpi = dpi;
+	return PE_OK;
+}
+
+enum pe_status pe_figure_set_note(struct pe_figure *fig, const char *note)
+{
+	return set_string(&fig->note, note);
 }
 
 struct pe_panel *pe_figure_panel(struct pe_figure *fig, unsigned row, unsigned col)
@@ -225,6 +240,12 @@ enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_
 	p->hm.colorbar_label = label;
 	p->kind = PANEL_HEATMAP;
 	return PE_OK;
+}
+
+void pe_panel_heatmap_own_scale(struct pe_panel *p, bool own)
+{
+	if (p && p->kind == PANEL_HEATMAP)
+		p->hm.own_scale = own;
 }
 
 static enum pe_status add_series(struct pe_panel *p, const char *name, const double *x,

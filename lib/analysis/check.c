@@ -65,11 +65,15 @@ static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matr
 	if (!col_ss)
 		return PE_ENOMEM;
 	enum pe_status st = PE_OK;
-	for (int swap = 0; swap < 2 && st == PE_OK; swap++) {
+	/* the spec's layout, the other, and for cos-sin caches also sin before cos */
+	for (int swap = 0; swap < 4 && st == PE_OK; swap++) {
 		struct check_model m;
-		if (swap)
-			h.layout =
-			        h.layout == PE_LAYOUT_HALF ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
+		if (swap >= 2 && f->kind != PE_CHECK_COS_SIN)
+			break;
+		enum pe_layout other =
+		        s->layout == PE_LAYOUT_HALF ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
+		h.layout = (swap & 1) ? other : s->layout;
+		h.swap_cs = swap >= 2;
 		st = check_model_build(s, f->d, &h, &m);
 		if (st != PE_OK)
 			break;

@@ -233,6 +233,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			snprintf(x->text, sizeof(x->text), "the %s instead of the spec's %s",
 			         layout_text(h.layout), layout_text(ref.layout));
 	}
+	/* cos and sin swapped */
+	if (rope && f->kind == PE_CHECK_COS_SIN) {
+		struct check_hyp h = ref;
+		h.swap_cs = 1;
+		if ((x = add(list, n, &h, PE_MISTAKE_SWAPPED, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "cos and sin swapped: [sin | cos] (GPT-J's "
+			         "create_sinusoidal_positions "
+			         "order) instead of [cos | sin]");
+	}
 	/* positions off by k */
 	for (int k = -16; positional && k <= 16; k++) {
 		if (k == 0)
@@ -348,6 +358,8 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 		h->att = other->att;
 	if (other->offset != ref->offset)
 		h->offset = other->offset;
+	if (other->swap_cs != ref->swap_cs)
+		h->swap_cs = other->swap_cs;
 }
 
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,

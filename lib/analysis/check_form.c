@@ -60,6 +60,7 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	memset(m, 0, sizeof(*m));
 	m->s = s;
 	m->offset = h->offset;
+	m->swap_cs = h->swap_cs;
 	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return PE_OK;
 	m->is_rope = 1;
@@ -147,6 +148,11 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		break;
 	}
 	case PE_CHECK_COS_SIN:
+		if (cm->swap_cs) {
+			double *t = c;
+			c = s;
+			s = t;
+		}
 		if (f->packing == PE_PACK_FULL) {
 			full_row(m, c, 1.0, f->cols / 2, row);
 			full_row(m, s, 0.0, f->cols / 2, row + f->cols / 2);

@@ -17,6 +17,7 @@ struct check_model {
 	int is_rope;
 	struct pe_rope_model rope; /* is_rope */
 	double offset;             /* added to every position (a position-offset hypothesis) */
+	int swap_cs;               /* cos-sin: sin where cos belongs and back */
 };
 
 /* A hypothesis: the spec's model with some parameters changed. */
@@ -28,6 +29,7 @@ struct check_hyp {
 	struct pe_precision prec;
 	double att; /* NaN: the model's */
 	double offset;
+	int swap_cs;
 };
 
 /* The hypothesis that changes nothing (the reference of @opt). */

@@ -10,14 +10,6 @@
 #define TWO_PI       6.283185307179586
 #define MAX_VARIANTS 4
 
-static const char *const theta_names[] = {"none_theta", "linear_theta", "dynamic_theta",
-                                          "yarn_theta", "llama3_theta", "longrope_theta"};
-static const char *const ratio_names[] = {"none_ratio", "linear_ratio", "dynamic_ratio",
-                                          "yarn_ratio", "llama3_ratio", "longrope_ratio"};
-_Static_assert(sizeof(theta_names) / sizeof(theta_names[0]) == PE_ROPE_SCALING_LONGROPE + 1 &&
-                       sizeof(ratio_names) / sizeof(ratio_names[0]) == PE_ROPE_SCALING_LONGROPE + 1,
-               "one column name per enum pe_rope_scaling value");
-
 /* The defaults shown for a rope scheme without scaling (see posenc/freqs.h). */
 static struct pe_rope_scaling_params default_variant(enum pe_rope_scaling type, double length)
 {
@@ -88,8 +80,8 @@ static enum pe_status fill_variants(struct pe_freq_table *t, const struct pe_sch
 		fv->factor = v[k].factor;
 		fv->original = v[k].original;
 		fv->length = v[k].length > v[k].original ? v[k].length : v[k].original;
-		t->columns[2 + 2 * k] = theta_names[fv->type];
-		t->columns[3 + 2 * k] = ratio_names[fv->type];
+		t->columns[2 + 2 * k] = pe_rope_scalings[fv->type].theta_column;
+		t->columns[3 + 2 * k] = pe_rope_scalings[fv->type].ratio_column;
 		for (size_t i = 0; i < pairs; i++) {
 			double *row = t->values->data + i * cols;
 			row[2 + 2 * k] = work[i];

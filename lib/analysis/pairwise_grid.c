@@ -372,7 +372,7 @@ static enum pe_status sampled_rows(void *ctx, size_t begin, size_t end)
 }
 
 static enum pe_status grid_sampled(const struct pe_vectors *v, const struct pe_toeplitz *tz,
-                                   enum pe_metric m, struct pe_matrix *r)
+                                   enum pe_metric m, struct pe_matrix *r, size_t *per_out)
 {
 	size_t R = r->rows, C = r->cols, d = v->d, per = PE_GRID_SAMPLES;
 	/* Each sampled pair costs O(d) from rows, O(npairs) without a kernel
@@ -380,6 +380,7 @@ static enum pe_status grid_sampled(const struct pe_vectors *v, const struct pe_t
 	double cost = !tz ? (double)d : v->n > KERNEL_TABLE_MAX ? 8.0 * (double)tz->npairs : 0.0;
 	while (per > 1 && (double)R * per * (double)C * per * cost > SAMPLED_WORK)
 		per--;
+	*per_out = per;
 	uint64_t *rpos = NULL, *cpos = NULL;
 	size_t *roff = NULL, *coff = NULL;
 	struct pe_posterm *rt = NULL, *ct = NULL;
@@ -439,10 +440,12 @@ done:
 	return st;
 }
 
-enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric m, size_t R,
-                                     size_t C, enum pe_grid_mode mode, struct pe_matrix **out)
+static enum pe_status grid(const struct pe_vectors *v, enum pe_metric m, size_t R, size_t C,
+                           enum pe_grid_mode mode, struct pe_grid_info *info,
+                           struct pe_matrix **out)
 {
 	*out = NULL;
+	*info = (struct pe_grid_info){1, 0};
 	enum pe_status st = pe_pairwise_check(v, m);
 	if (st != PE_OK)
 		return st;
@@ -475,7 +478,12 @@ enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric 
 	else if (mode == PE_GRID_ALL)
 		st = grid_all(v, found ? &tz : NULL, m, r);
 	else
-		st = grid_sampled(v, found ? &tz : NULL, m, r);
+		st = grid_sampled(v, found ? &tz : NULL, m, r, &info->samples);
+	/* Cells of one position each are single pairs, however found. */
+	if (mode == PE_GRID_SAMPLED && r && (r->rows < n || r->cols < n))
+		info->exact = 0;
+	else
+		info->samples = 0;
 	if (found)
 		pe_toeplitz_release(&tz);
 	if (st != PE_OK) {
@@ -486,8 +494,22 @@ enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric 
 	return PE_OK;
 }
 
+enum pe_status pe_pairwise_grid_mode(const struct pe_vectors *v, enum pe_metric m, size_t R,
+                                     size_t C, enum pe_grid_mode mode, struct pe_matrix **out)
+{
+	struct pe_grid_info info;
+	return grid(v, m, R, C, mode, &info, out);
+}
+
 enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, size_t R, size_t C,
                                 struct pe_matrix **out)
 {
-	return pe_pairwise_grid_mode(v, m, R, C, PE_GRID_AUTO, out);
+	struct pe_grid_info info;
+	return grid(v, m, R, C, PE_GRID_AUTO, &info, out);
+}
+
+enum pe_status pe_pairwise_grid_info(const struct pe_vectors *v, enum pe_metric m, size_t R,
+                                     size_t C, struct pe_grid_info *info, struct pe_matrix **out)
+{
+	return grid(v, m, R, C, PE_GRID_AUTO, info, out);
 }

@@ -17,8 +17,10 @@
  * scheme list, the bash completion and every command ask these tables.
  * Then describe what each analysis gives for the scheme in its tests.
  *
- * How to add a RoPE scaling: one row in pe_rope_scalings[] (rope_scaling.c)
- * and its value in enum pe_rope_scaling (posenc/scheme.h).
+ * How to add a RoPE scaling: one row in pe_rope_scalings[] (rope_scaling.c:
+ * name, freqs columns, keys, defaults, function), its value in enum
+ * pe_rope_scaling (posenc/scheme.h) and its name in scheme_rope.c's choice
+ * list (both lengths are asserted).
  */
 #include <math.h>
 #include <stdarg.h>

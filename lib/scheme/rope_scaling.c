@@ -167,20 +167,26 @@ static enum pe_status scale_linear(const struct pe_rope_scaling_params *p, doubl
 }
 
 /*
- * The scalings, index = enum pe_rope_scaling. To add one: a row here, its
- * value in enum pe_rope_scaling and its name in scheme_rope.c's list; the
- * keys it takes are rope keys (scheme_rope.c) named in .keys.
+ * The scalings, index = enum pe_rope_scaling. To add one: a row here (its
+ * name, its freqs columns, the rope keys it takes, its defaults and its
+ * function), its value in enum pe_rope_scaling (posenc/scheme.h) and its
+ * name in scheme_rope.c's choice list; asserts check both lengths, and
+ * help, completion and freqs follow from the row. A key no scaling takes
+ * yet is a row in scheme_rope.c's key table.
  */
 const struct pe_rope_scaling_type pe_rope_scalings[] = {
-        {"none", "", 4.0, 4096.0, NULL},
-        {"linear", "factor", 4.0, 4096.0, scale_linear},
-        {"dynamic", "factor original length", 4.0, 4096.0, scale_dynamic},
-        {"yarn",
+        {"none", "none_theta", "none_ratio", "", 4.0, 4096.0, NULL},
+        {"linear", "linear_theta", "linear_ratio", "factor", 4.0, 4096.0, scale_linear},
+        {"dynamic", "dynamic_theta", "dynamic_ratio", "factor original length", 4.0, 4096.0,
+         scale_dynamic},
+        {"yarn", "yarn_theta", "yarn_ratio",
          "factor original beta-fast beta-slow mscale mscale-all-dim attention-factor truncate", 4.0,
          4096.0, scale_yarn},
-        {"llama3", "factor original low high", 8.0, 8192.0, scale_llama3},
-        {"longrope", "factor original length attention-factor long-factor short-factor", 1.0,
-         4096.0, scale_longrope},
+        {"llama3", "llama3_theta", "llama3_ratio", "factor original low high", 8.0, 8192.0,
+         scale_llama3},
+        {"longrope", "longrope_theta", "longrope_ratio",
+         "factor original length attention-factor long-factor short-factor", 1.0, 4096.0,
+         scale_longrope},
 };
 _Static_assert(sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]) ==
                        PE_ROPE_SCALING_LONGROPE + 1,

@@ -111,6 +111,7 @@ char *pe_scheme_errf(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
  */
 struct pe_rope_scaling_type {
 	const char *name;
+	const char *theta_column, *ratio_column; /* posenc freqs' columns: "yarn_theta", ... */
 	const char *keys;
 	double factor;   /* the default of factor= */
 	double original; /* the default of original= */

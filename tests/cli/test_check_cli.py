@@ -264,6 +264,12 @@ ok(r.rc == 0, "float32 dump agrees with --precision f32", r.text)
 r = check("-s", LLAMA, "--against", st + "#cos", "--precision", "f32/bf16")
 ok(r.rc == 0, "bf16 dump agrees with --precision f32/bf16", r.text)
 
+# GPT-J's create_sinusoidal_positions order: [sin | cos]
+r = check("-s", LLAMA, "--against", save("sincos.npy", np.concatenate([sin, cos], axis=1)))
+ok(r.rc == 3 and "cos and sin swapped" in field(r, "diagnosis")
+   and field(r, "read as").startswith("cos/sin cache [cos | sin]"),
+   "[sin | cos] cache: read as a cos-sin cache, cos and sin swapped", r.text)
+
 # two mistakes at once, in float32: interleaved layout and no scaling
 inv32_ns = inv_freq(500000.0, D, f32)
 fr = np.outer(POS.astype(f32), inv32_ns).astype(f32)

@@ -76,7 +76,7 @@ for name, args, words in CASES:
     ok("posenc: wrote " + png in r.err, f"{name}: says what it wrote", r.err)
 
     svg = os.path.join(tmp, "f.svg")
-    r = run(EXE, *args, "--width", "600", "--height", "300", "-o", svg)
+    r = run(EXE, *args, "--width", "600pt", "--height", "300pt", "-o", svg)
     good, why = svg_ok(svg) if r.rc == 0 and os.path.exists(svg) else (False, r.err)
     ok(good and why.startswith("600"), f"{name}: SVG parses as XML, 600 wide", why)
 

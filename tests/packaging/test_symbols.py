@@ -44,6 +44,14 @@ for lib, hdir in zip(args[0::2], args[1::2]):
             if between.strip() or not named:
                 undocumented.append(f"{os.path.basename(path)}: {m.group(1)}")
     ok(declared, f"{name}: the public headers declare functions with PE_API", hdir)
+    # A prototype without PE_API would be documented but not callable from the shared library.
+    bare = []
+    for path in sorted(glob.glob(os.path.join(hdir, "posenc", "*.h"))):
+        for line in open(path, encoding="utf-8"):
+            if (re.match(r"^[A-Za-z_][\w \t\*]*\bpe_\w+\s*\(", line)
+                    and not re.match(r"^(PE_API|static|typedef|struct|enum|union)\b", line)):
+                bare.append(f"{os.path.basename(path)}: {line.strip()}")
+    ok(not bare, f"{name}: every function the public headers declare is PE_API", bare)
     ok(not undocumented, f"{name}: every public function has a comment", undocumented)
     r = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True)
     syms = [line.split() for line in r.stdout.splitlines() if len(line.split()) == 3]

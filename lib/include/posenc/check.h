@@ -103,6 +103,8 @@ enum pe_check_mistake {
 	PE_MISTAKE_OFFSET,     /* positions off by k */
 	PE_MISTAKE_ROTARY,     /* frequencies for another rotary width */
 	PE_MISTAKE_PRECISION,  /* computed in a reduced precision */
+	PE_MISTAKE_SWAPPED, /* cos and sin swapped in a cos-sin cache ([sin | cos], GPT-J's order)
+	                     */
 };
 
 struct pe_check_diagnosis {

@@ -155,6 +155,23 @@ PE_API enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_met
 PE_API enum pe_status pe_pairwise_grid(const struct pe_vectors *v, enum pe_metric m, size_t R,
                                        size_t C, struct pe_matrix **out);
 
+/* How pe_pairwise_grid_info() formed the cells of its grid. */
+struct pe_grid_info {
+	int exact;      /* 1: each cell is the mean of every pair it covers */
+	size_t samples; /* 0 when exact; else the positions per axis in each cell: a cell is
+	                   the mean of samples^2 pairs (or fewer, in a shorter range) */
+};
+
+/*
+ * pe_pairwise_grid_info() - pe_pairwise_grid(), saying how exact it is
+ *
+ * The same grid; @info (not NULL) says whether every cell is an exact
+ * mean or sampled, and how densely, so a figure can say so.
+ */
+PE_API enum pe_status pe_pairwise_grid_info(const struct pe_vectors *v, enum pe_metric m, size_t R,
+                                            size_t C, struct pe_grid_info *info,
+                                            struct pe_matrix **out);
+
 /*
  * pe_profile() - the metric from chosen positions to every position
  *

@@ -94,9 +94,9 @@ PE_API const char *pe_float_name(enum pe_float f);
  * recipe only passes it float32 values). NaN stays NaN, overflow gives
  * infinity of the right sign.
  */
-double pe_round_f32(double x);
-double pe_round_bf16(double x);
-double pe_round_f16(double x);
+PE_API double pe_round_f32(double x);
+PE_API double pe_round_bf16(double x);
+PE_API double pe_round_f16(double x);
 
 /* pe_round() - round @x to @f (EXACT and F64 leave it as it is). */
 PE_API double pe_round(enum pe_float f, double x);

@@ -52,14 +52,18 @@ extern "C" {
 #endif
 
 enum pe_figure_format {
-	PE_FIGURE_PNG, /* width/height in pixels */
-	PE_FIGURE_SVG, /* width/height in points */
-	PE_FIGURE_PDF, /* width/height in points */
+	PE_FIGURE_PNG, /* width/height in pixels (pe_figure_set_dpi() per inch) */
+	PE_FIGURE_SVG, /* width/height in points (1/72 in) */
+	PE_FIGURE_PDF, /* width/height in points (1/72 in) */
 };
 
-/* matplotlib's default figure: 6.4 x 4.8 in at 100 dpi. */
-#define PE_FIGURE_DEFAULT_WIDTH  640
-#define PE_FIGURE_DEFAULT_HEIGHT 480
+/*
+ * matplotlib's default figure, 6.4 x 4.8 in, in points: 640 x 480 pixels
+ * at the default 100 dpi, and a page that size in SVG and PDF.
+ */
+#define PE_FIGURE_DEFAULT_WIDTH  460.8
+#define PE_FIGURE_DEFAULT_HEIGHT 345.6
+#define PE_FIGURE_DEFAULT_DPI    100
 
 /* How heatmaps of a grid share their colour scale. */
 enum pe_color_share {
@@ -126,13 +130,37 @@ PE_API enum pe_status pe_figure_set_col_title(struct pe_figure *fig, unsigned co
 PE_API void pe_figure_set_color_share(struct pe_figure *fig, enum pe_color_share share);
 
 /*
- * pe_figure_set_font_size() - base font size in output units (0: automatic)
+ * pe_figure_set_font_size() - size of axis labels in points (0: automatic)
  *
- * Automatic: about 12 units at 640 x 480, growing gently with the figure.
+ * Text keeps its size in points whatever the figure's size, as in
+ * matplotlib: tick labels and legends are 0.9 of it, panel titles 1.1,
+ * the figure title 1.3. Automatic: 10 pt for a single panel, 9 pt for a
+ * grid. When the canvas is too small the text shrinks, but tick labels
+ * never below 6 pt (or the size asked, if smaller): ticks are thinned and
+ * long titles end in an ellipsis instead.
  *
  * @return PE_OK, or PE_ERANGE if size is negative, not finite or above 200.
  */
 PE_API enum pe_status pe_figure_set_font_size(struct pe_figure *fig, double size);
+
+/*
+ * pe_figure_set_dpi() - pixels per inch of PNG output (default 100)
+ *
+ * Sets how large a point is in a PNG: text of 10 pt is 13.9 pixels at
+ * 100 dpi, 41.7 at 300. Written into the PNG's pHYs chunk. SVG and PDF
+ * are measured in points and ignore it.
+ *
+ * @return PE_OK, or PE_ERANGE outside 10 .. 2400.
+ */
+PE_API enum pe_status pe_figure_set_dpi(struct pe_figure *fig, double dpi);
+
+/*
+ * pe_figure_set_note() - a line of small text under the figure (NULL: none),
+ * such as "colour scales shared by column" or "sampled: 16 pairs per cell"
+ *
+ * @return PE_OK or PE_ENOMEM.
+ */
+PE_API enum pe_status pe_figure_set_note(struct pe_figure *fig, const char *note);
 
 /*
  * pe_figure_panel() - the panel at grid row @row, column @col
@@ -152,8 +180,9 @@ PE_API struct pe_panel *pe_figure_bottom_panel(struct pe_figure *fig);
 /*
  * pe_figure_default_size() - the size a figure is written at by default
  *
- * 640 x 480 (matplotlib's default) for a single panel; for a grid about
- * 340 x 280 per panel, plus 240 for a bottom panel, never less than 640 x 480.
+ * In points: 460.8 x 345.6 (matplotlib's 6.4 x 4.8 in) for a single panel;
+ * for a grid about 245 x 200 per panel, plus 175 for a bottom panel, never
+ * less than 460.8 x 345.6. A PNG is this size at the figure's dpi.
  */
 PE_API void pe_figure_default_size(const struct pe_figure *fig, double *width, double *height);
 
@@ -165,7 +194,8 @@ PE_API void pe_figure_default_size(const struct pe_figure *fig, double *width, d
  * follows the default aspect ratio. 16 .. 32767 each (cairo's surface limit).
  * @out: written with fwrite(); not closed. The caller handles atomic files.
  *
- * Text shrinks when the canvas is small for the panels (down to 4 units).
+ * PDF output is reproducible: with SOURCE_DATE_EPOCH set in the
+ * environment, its CreationDate and ModDate are that time, not the clock's.
  *
  * @return PE_OK; PE_ERANGE for a bad size or a canvas too small for its
  * panels even with the smallest text; PE_EINVAL if a panel is
@@ -222,12 +252,26 @@ struct pe_heatmap_spec {
 	 * gets symmetric limits -m..m with m = max |value| (one given limit
 	 * mirrors the other).
 	 * NaN cells are drawn light grey: not white, which reads as 0 on a
-	 * diverging map.
+	 * diverging map (see nan_label).
 	 */
 	const char *colormap;
 	double vmin, vmax;
 	bool is_signed;
 	const char *colorbar_label; /* NULL: no label */
+	/* Keep this heatmap's own scale and colorbar even when the figure shares scales. */
+	bool own_scale;
+	/*
+	 * Categorical values (bucket ids): the colorbar shows one band per
+	 * whole number with a tick at its centre; automatic limits are
+	 * min - 0.5 .. max + 0.5.
+	 */
+	bool discrete;
+	/*
+	 * Under the colorbar, a grey swatch naming what NaN cells mean
+	 * ("masked"); NULL: "no value" when the data (not a row callback)
+	 * holds a NaN, else no swatch.
+	 */
+	const char *nan_label;
 };
 
 /*
@@ -259,6 +303,13 @@ PE_API void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double r
  * colormap is unknown; PE_ENOMEM.
  */
 PE_API enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_spec *spec);
+
+/*
+ * pe_panel_heatmap_own_scale() - keep a heatmap panel on its own colour
+ * scale and colorbar although the figure shares scales (a column whose
+ * ranges differ too much to share); no effect on other panels
+ */
+PE_API void pe_panel_heatmap_own_scale(struct pe_panel *p, bool own);
 
 /*
  * pe_panel_add_line(), pe_panel_add_scatter() - add a named series of n points

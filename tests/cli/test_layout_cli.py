@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Every figure type at the sizes papers and posters use: no text overlaps
+other text, none leaves the canvas, none is smaller than 6 pt.
+
+The figure engine logs the box of every text it draws when
+POSENC_TEXT_BOXES=FILE is set ("canvas W H UNIT" per page, then
+"text X0 Y0 X1 Y1 SIZE<TAB>STRING" in device units, SIZE in points).
+The boxes run from the top of the capitals to the bottom of the
+descenders; two boxes overlapping by more than a hair (0.3 pt each way)
+is a collision a reader would see.
+
+Usage: test_layout_cli.py POSENC
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import ok, done, workdir  # noqa: E402
+import subprocess  # noqa: E402
+
+EXE = os.path.abspath(sys.argv[1])
+MIN_PT = 6.0 - 1e-6
+HAIR_PT = 0.3
+
+# One of each figure type, small enough to draw fast.
+FIGURES = [
+    ("encode", ["encode", "-n", "64", "-d", "32"]),
+    ("distance", ["distance", "-n", "64", "-d", "32"]),
+    ("corr", ["corr", "-n", "64", "-d", "32"]),
+    ("scatter", ["scatter", "-n", "64", "-d", "32"]),
+    ("profile", ["profile", "-n", "64", "-d", "32", "--at", "0,16,32"]),
+    ("decay", ["decay", "-s", "rope", "--base", "10000,500000", "-n", "128", "-d", "32",
+               "--bound"]),
+    ("freqs", ["freqs", "-s", "rope:scaling=yarn,factor=4,original=2048",
+               "-d", "64"]),
+    ("bias alibi 8", ["bias", "-s", "alibi:heads=8", "-n", "32"]),
+    ("bias alibi 16", ["bias", "-s", "alibi:heads=16", "-n", "32"]),
+    ("bias t5", ["bias", "-s", "t5", "-n", "64"]),
+    ("precision", ["precision", "-s", "rope", "--precision", "f32,bf16,f16", "-n", "4096",
+                   "-d", "64"]),
+    ("compare", ["compare", "-n", "64", "-d", "32"]),
+    ("compare learned", ["compare", "-s", "sinusoidal", "-s", "learned:seed=1,std=0.02",
+                         "-n", "64", "-d", "32"]),
+]
+SIZES = [("252pt", ["--width", "252pt"]), ("504pt", ["--width", "504pt"]),
+         ("default", []), ("2560px", ["--width", "2560px"])]
+
+
+def pages(path):
+    """[(w, h, unit, [(x0, y0, x1, y1, pt, text)])] from a box log."""
+    out = []
+    for line in open(path, encoding="utf-8"):
+        head, _, text = line.rstrip("\n").partition("\t")
+        f = head.split()
+        if f[0] == "canvas":
+            out.append((float(f[1]), float(f[2]), float(f[3]), []))
+        elif f[0] == "text" and out:
+            out[-1][3].append(tuple(float(v) for v in f[1:6]) + (text,))
+    return out
+
+
+def problems(path):
+    found = []
+    for w, h, unit, boxes in pages(path):
+        hair = HAIR_PT * unit
+        for b in boxes:
+            x0, y0, x1, y1, pt, text = b
+            if pt < MIN_PT:
+                found.append(f"{text!r} is {pt:.2f} pt")
+            if x0 < -hair or y0 < -hair or x1 > w + hair or y1 > h + hair:
+                found.append(f"{text!r} leaves the {w:g} x {h:g} canvas: "
+                             f"{x0:.1f},{y0:.1f}..{x1:.1f},{y1:.1f}")
+        for i in range(len(boxes)):
+            a = boxes[i]
+            for b in boxes[i + 1:]:
+                dx = min(a[2], b[2]) - max(a[0], b[0])
+                dy = min(a[3], b[3]) - max(a[1], b[1])
+                if dx > hair and dy > hair:
+                    found.append(f"{a[5]!r} overlaps {b[5]!r} by {dx / unit:.1f} x "
+                                 f"{dy / unit:.1f} pt")
+    return found
+
+
+def draw(args, out, log):
+    if os.path.exists(log):
+        os.remove(log)
+    env = dict(os.environ, POSENC_TEXT_BOXES=log)
+    p = subprocess.run([EXE, *args, "-q", "-o", out], capture_output=True, env=env,
+                       timeout=300)
+    return p.returncode, p.stderr.decode("utf-8", "replace")
+
+
+tmp = workdir()
+log = os.path.join(tmp, "boxes.txt")
+for name, args in FIGURES:
+    for size, size_args in SIZES:
+        for ext in ("png", "pdf"):
+            rc, err = draw(args + size_args, os.path.join(tmp, "f." + ext), log)
+            found = problems(log) if rc == 0 and os.path.exists(log) else [err]
+            boxes = sum(len(p[3]) for p in pages(log)) if rc == 0 else 0
+            ok(rc == 0 and boxes > 0 and not found,
+               f"{name} at {size} ({ext}): {boxes} texts, none overlapping, clipped or "
+               f"below 6 pt", "\n".join(found[:12]))
+
+# The report's pages, at its own (A4 landscape) size, and in paper style.
+for extra in ([], ["--style", "paper"]):
+    rc, err = draw(["report", "-n", "64", "-d", "32", *extra], os.path.join(tmp, "r.pdf"), log)
+    found = problems(log) if rc == 0 else [err]
+    ok(rc == 0 and not found, f"report {' '.join(extra) or 'default'}: every page clean",
+       "\n".join(found[:12]))
+
+# Reproducible PDFs: under SOURCE_DATE_EPOCH two runs a second apart give the same bytes,
+# dated 2023-11-14 22:13:20 UTC (1700000000 s after the epoch), not today.
+import time  # noqa: E402
+outs = []
+for k in range(2):
+    env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000")
+    path = os.path.join(tmp, "same.pdf")
+    for args in (["compare", "-n", "32", "-d", "16"], ["report", "-n", "32", "-d", "16"]):
+        subprocess.run([EXE, *args, "-q", "-o", path], env=env, check=False,
+                       capture_output=True)
+        outs.append(open(path, "rb").read())
+    if k == 0:
+        time.sleep(1.1)
+ok(outs[0] == outs[2] and b"/CreationDate (" in outs[0] and b"20231114221320" in outs[0],
+   "compare PDF: byte-identical under SOURCE_DATE_EPOCH, CreationDate from it")
+ok(outs[1] == outs[3] and b"20231114221320" in outs[1],
+   "report PDF: byte-identical under SOURCE_DATE_EPOCH, CreationDate from it")
+
+# The check itself: boxes that overlap are found (a hand-made log).
+with open(log, "w") as f:
+    f.write("canvas 100 100 1\ntext 10 10 50 20 9\tleft\ntext 40 12 80 22 9\tright\n"
+            "text 90 90 120 99 9\tout\ntext 0 50 10 55 4\tsmall\n")
+found = problems(log)
+ok(any("overlaps" in p for p in found) and any("leaves" in p for p in found)
+   and any("4.00 pt" in p for p in found), "the checker sees overlaps, clipping, tiny text",
+   "\n".join(found))
+done()
