@@ -54,11 +54,12 @@ static int check_magnitude(const struct pe_scheme *s, const struct pe_matrix *t)
 		}
 	}
 	if (biggest > MAGNITUDE_MAX)
-		return cli_error("'%s': value %g at row %zu, column %zu is too large: distances and "
-		                 "dot products square the values, and squares past 1.8e308 "
-		                 "overflow (|values| up to %g; scale the table down)",
-		                 s->path, t->data[at_max], at_max / t->cols + (size_t)s->row_first,
-		                 at_max % t->cols, MAGNITUDE_MAX);
+		return cli_error(
+		        "'%s': value %g at row %zu, column %zu is too large: distances and "
+		        "dot products square the values, and squares past 1.8e308 "
+		        "overflow (|values| up to %g; scale the table down)",
+		        s->path, t->data[at_max], at_max / t->cols + (size_t)s->row_first,
+		        at_max % t->cols, MAGNITUDE_MAX);
 	if (biggest > 0.0 && biggest < MAGNITUDE_MIN)
 		return cli_error("'%s': every value is below %g in size (the largest is %g): their "
 		                 "squares underflow to 0, so distances and correlations would be "
