@@ -19,9 +19,10 @@ BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-de
 TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db poppler-utils chromium
 # libFuzzer for the bounded fuzz run; without it that test reports a skip.
 OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
-# OpenBLAS: the optimised BLAS that issue 6 measures the general (learned-table) path against;
+# OpenBLAS: numpy's BLAS for the references, and (libopenblas-dev, optional: -Dblas=auto) the CBLAS of
+# posenc's Gram path for learned and file tables;
 # installing it also makes Debian's numpy use it for every reference script.
-BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread
+BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread libopenblas-dev
 
 .PHONY: all deps test-deps tests-on build demo gallery test check-sanitize check-valgrind check-clang check-format format bench clean
 

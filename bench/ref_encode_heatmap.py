@@ -1,4 +1,4 @@
-"""Reference: encoding heatmap (positions x dims) -> PNG, the numpy + matplotlib way.
+"""Reference: encoding heatmap (positions x dims) -> 640 x 480 PNG, the numpy + matplotlib way.
 
 Usage: ref_encode_heatmap.py OUT.png [N [D]]   (defaults n=4096 d=1024)
 """
@@ -8,17 +8,18 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-from pe_notebook import positional_encoding
+from pe_notebook import figure, positional_encoding
 
 out = sys.argv[1]
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 4096
 d = int(sys.argv[3]) if len(sys.argv) > 3 else 1024
 
 pe = positional_encoding(n, d)
-plt.figure(figsize=(8, 6))
+figure()  # 640 x 480 pixels, as posenc's
 plt.imshow(pe, aspect="auto", cmap="RdBu", interpolation="nearest")
 plt.colorbar()
 plt.xlabel("dimension")
 plt.ylabel("position")
 plt.title(f"sinusoidal encoding, n={n}, d={d}")
-plt.savefig(out, dpi=100)
+plt.savefig(out)
+plt.close("all")

@@ -6,6 +6,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +68,11 @@ static int compute(struct run *r, size_t i, int figure)
 {
 	struct compare_data *sd = &r->data[i];
 	size_t n = sd->v.vec.n;
+	/* A panel is at most half the canvas's larger side: grids that size
+	 * are still only averaged down, never stretched. */
+	size_t cells = (cli_figure_grid_cells(&r->o, SIZE_MAX) + 1) / 2;
 	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric,
-	                            figure ? cli_figure_grid_cells(&r->o, n) : n,
+	                            figure ? (n < cells ? n : cells) : n,
 	                            figure ? COMPARE_SCATTER_POINTS : 0,
 	                            figure ? "lower -n or draw a smaller figure"
 	                                   : "lower -n, or draw the comparison as a figure",

@@ -102,10 +102,12 @@ void cli_figure_pixels(const struct cli_common *o, double *width, double *height
 
 size_t cli_figure_grid_cells(const struct cli_common *o, size_t n)
 {
-	/* Twice the larger side: the engine's area-averaging does the rest. */
+	/* The larger side in pixels: a heatmap is never larger, so the engine
+	 * only averages down (exact cell means, a quarter of the cells of twice
+	 * the side). */
 	double w, h;
 	cli_figure_pixels(o, &w, &h);
-	size_t cells = (size_t)(2 * (w > h ? w : h));
+	size_t cells = (size_t)(w > h ? w : h);
 	return n < cells ? n : cells;
 }
 

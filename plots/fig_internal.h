@@ -194,6 +194,17 @@ bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_p
 /* ---- layout and drawing of the whole figure (fig_layout.c) ---- */
 
 /* Sizes of text, lines and gaps for a figure written at w x h in this format. */
+/*
+ * Scatter markers: one cairo path each (xy_draw_points), or on raster
+ * output splatted into a buffer and composited once (xy_splat_points,
+ * false when it cannot: then nothing was drawn). Exposed for the test that
+ * compares the two.
+ */
+void xy_draw_points(cairo_t *cr, const struct fig_style *st, const struct series *se, size_t idx,
+                    const struct axis *x, const struct axis *y, struct rect r);
+bool xy_splat_points(cairo_t *cr, const struct fig_style *st, const struct series *se, size_t idx,
+                     const struct axis *x, const struct axis *y, struct rect r);
+
 void figure_style(const struct pe_figure *fig, enum pe_figure_format format, double w, double h,
                   struct fig_style *st);
 /* Lay out and draw the figure on cr, whose canvas is width x height. */

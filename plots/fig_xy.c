@@ -8,6 +8,8 @@
 #define DENSITY_POINTS 20000
 /* Above this many points a scatter series in PDF or SVG is drawn as an image. */
 #define RASTER_POINTS 2000
+/* Above this many points a raster scatter is splatted, not drawn as paths. */
+#define SPLAT_POINTS 300
 
 static bool usable(const struct axis *a, double v)
 {
@@ -383,8 +385,8 @@ static void draw_line(cairo_t *cr, const struct fig_style *st, const struct seri
 	}
 }
 
-static void draw_points(cairo_t *cr, const struct fig_style *st, const struct series *se,
-                        size_t idx, const struct axis *x, const struct axis *y, struct rect r)
+void xy_draw_points(cairo_t *cr, const struct fig_style *st, const struct series *se, size_t idx,
+                    const struct axis *x, const struct axis *y, struct rect r)
 {
 	struct rgb c = series_color(idx);
 	double rad = marker_radius(st, se->n);
@@ -401,6 +403,97 @@ static void draw_points(cairo_t *cr, const struct fig_style *st, const struct se
 }
 
 /*
+ * Raster output: the markers splatted into a transmittance buffer of the
+ * axes' device pixels and composited once, instead of one cairo path and
+ * fill per point (which was half of `compare`'s time). Every marker has the
+ * series' colour and alpha, so n markers over a pixel leave it
+ * 1 - prod(1 - alpha coverage) of the colour whatever their order: the same
+ * "over" compositing cairo does, with the coverage of a disc of radius R at
+ * a pixel centre taken as clamp(R + 1/2 - distance, 0, 1) (one pixel of
+ * antialiasing ramp). @return false (nothing drawn) when it cannot: not an
+ * axis-aligned scale, no memory; the caller then draws paths.
+ */
+bool xy_splat_points(cairo_t *cr, const struct fig_style *st, const struct series *se, size_t idx,
+                     const struct axis *x, const struct axis *y, struct rect r)
+{
+	double sx = 1, sy = 0, tx = 0, ty = 1;
+	cairo_user_to_device_distance(cr, &sx, &sy);
+	cairo_user_to_device_distance(cr, &tx, &ty);
+	if (sy != 0 || tx != 0 || sx <= 0 || ty <= 0)
+		return false;
+	double ox = r.x, oy = r.y;
+	cairo_user_to_device(cr, &ox, &oy);
+	ox = floor(ox);
+	oy = floor(oy);
+	double ex = r.x + r.w, ey = r.y + r.h;
+	cairo_user_to_device(cr, &ex, &ey);
+	int w = (int)ceil(ex - ox) + 1, h = (int)ceil(ey - oy) + 1;
+	if (w <= 0 || h <= 0 || w > 32767 || h > 32767)
+		return false;
+	float *T = malloc((size_t)w * (size_t)h * sizeof(float));
+	if (!T)
+		return false;
+	for (size_t k = 0; k < (size_t)w * (size_t)h; k++)
+		T[k] = 1.0f;
+	double R = marker_radius(st, se->n) * sx, a = marker_alpha(se->n);
+	for (size_t i = 0; i < se->n; i++) {
+		if (!usable(x, se->x[i]) || !usable(y, se->y[i]))
+			continue;
+		double px = axis_map(x, se->x[i], r.x, r.w),
+		       py = axis_map(y, se->y[i], r.y + r.h, -r.h);
+		cairo_user_to_device(cr, &px, &py);
+		px -= ox;
+		py -= oy;
+		int x0 = (int)floor(px - R - 1), x1 = (int)ceil(px + R + 1);
+		int y0 = (int)floor(py - R - 1), y1 = (int)ceil(py + R + 1);
+		x0 = x0 < 0 ? 0 : x0;
+		y0 = y0 < 0 ? 0 : y0;
+		x1 = x1 > w ? w : x1;
+		y1 = y1 > h ? h : y1;
+		for (int j = y0; j < y1; j++) {
+			double dy = j + 0.5 - py;
+			for (int k = x0; k < x1; k++) {
+				double dx = k + 0.5 - px, cov = R + 0.5 - sqrt(dx * dx + dy * dy);
+				if (cov <= 0)
+					continue;
+				T[(size_t)j * (size_t)w + (size_t)k] *=
+				        (float)(1 - a * (cov < 1 ? cov : 1));
+			}
+		}
+	}
+	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(img);
+		free(T);
+		return false;
+	}
+	cairo_surface_flush(img);
+	struct rgb c = series_color(idx);
+	unsigned char *px = cairo_image_surface_get_data(img);
+	int stride = cairo_image_surface_get_stride(img);
+	for (int j = 0; j < h; j++) {
+		uint32_t *row = (uint32_t *)(void *)(px + (size_t)stride * (size_t)j);
+		for (int k = 0; k < w; k++) {
+			double al = 1.0 - T[(size_t)j * (size_t)w + (size_t)k];
+			uint32_t A = (uint32_t)lround(al * 255);
+			uint32_t cr8 = (uint32_t)lround(c.r * al * 255),
+			         cg8 = (uint32_t)lround(c.g * al * 255);
+			uint32_t cb8 = (uint32_t)lround(c.b * al * 255);
+			row[k] = A << 24 | cr8 << 16 | cg8 << 8 | cb8;
+		}
+	}
+	cairo_surface_mark_dirty(img);
+	free(T);
+	cairo_save(cr);
+	cairo_identity_matrix(cr);
+	cairo_set_source_surface(cr, img, ox, oy);
+	cairo_paint(cr);
+	cairo_restore(cr);
+	cairo_surface_destroy(img);
+	return true;
+}
+
+/*
  * Very many points: count them in cells one marker radius wide and draw one
  * marker per occupied cell, shaded by the log of its count, so both the
  * dense core and single outliers stay visible and markers still touch where
@@ -413,7 +506,7 @@ static void draw_density(cairo_t *cr, const struct fig_style *st, const struct s
 	size_t nx = (size_t)ceil(r.w / cell), ny = (size_t)ceil(r.h / cell);
 	unsigned *count = calloc(nx * ny, sizeof(unsigned));
 	if (!count) {
-		draw_points(cr, st, se, idx, x, y, r);
+		xy_draw_points(cr, st, se, idx, x, y, r);
 		return;
 	}
 	unsigned most = 0;
@@ -578,8 +671,8 @@ static void draw_scatter(cairo_t *cr, const struct fig_style *st, const struct s
 {
 	if (se->n > DENSITY_POINTS)
 		draw_density(cr, st, se, idx, x, y, r);
-	else
-		draw_points(cr, st, se, idx, x, y, r);
+	else if (st->vector || se->n <= SPLAT_POINTS || !xy_splat_points(cr, st, se, idx, x, y, r))
+		xy_draw_points(cr, st, se, idx, x, y, r);
 }
 
 /*

@@ -36,9 +36,12 @@
  * 269 MB). The encode table (positions x dims, d = 16384) is the one case
  * where a filter pays: "up" saves 37% at +40% time; callers can ask for it.
  *
- * Deflate cannot look back further than 32506 bytes (32 KiB window minus
- * 262 bytes lookahead), so from 32505 columns on no row can copy its
- * predecessor and level 6 only burns time. Measured on 1000 rows of the
+ * Deflate cannot look back 32506 bytes or further (32 KiB window minus 262
+ * bytes lookahead: zlib's longest_match() takes matches strictly closer
+ * than MAX_DIST), and a row copies its predecessor from cols + 2 bytes
+ * back (filter byte, one cell of shift), so from 32504 columns on no row
+ * can (32504 took 50 s for 257 MB where 32503 took 7.6 s for 12 MB) and
+ * level 6 only burns time. Measured on 1000 rows of the
  * distance matrix: 32504 columns 0.82 s / 4.5 MB, 32505 columns 2.08 s /
  * 16.4 MB. On 2000 x 40000 cells:
  *
@@ -59,7 +62,7 @@
  * then takes 39 s for 644 MB, 32768 x 32768 30 s for 433 MB, both in 3.3 MB
  * of memory (max RSS of the whole program).
  */
-#define RAW_WINDOW_COLS 32504
+#define RAW_WINDOW_COLS 32503
 
 /*
  * Rows are fetched and mapped to indices on a second thread, RAW_AHEAD rows

@@ -73,6 +73,21 @@ size_t pe_block_rows(size_t d)
 	return bs < 4 ? 4 : bs > 64 ? 64 : bs;
 }
 
+struct rows_job {
+	const struct pe_vectors *v;
+	double *out;
+};
+
+#define ROWS_GRAIN 256
+
+static enum pe_status rows_chunk(void *ctx, size_t begin, size_t end)
+{
+	const struct rows_job *j = ctx;
+	size_t r0 = begin * ROWS_GRAIN,
+	       r1 = end * ROWS_GRAIN < j->v->n ? end * ROWS_GRAIN : j->v->n;
+	return pe_vectors_rows(j->v, r0, r1 - r0, j->out + r0 * j->v->d);
+}
+
 enum pe_status pe_rowsrc_init(struct pe_rowsrc *src, const struct pe_vectors *v, size_t limit)
 {
 	src->v = v;
@@ -91,7 +106,10 @@ enum pe_status pe_rowsrc_init(struct pe_rowsrc *src, const struct pe_vectors *v,
 	src->owned = malloc(bytes);
 	if (!src->owned)
 		return PE_OK; /* fall back to blocks on demand */
-	enum pe_status st = pe_vectors_rows(v, 0, v->n, src->owned);
+	/* On every core: a learned table of 8192 x 768 is 6 M normal variates. */
+	struct rows_job job = {v, src->owned};
+	enum pe_status st =
+	        pe_parallel_for((v->n + ROWS_GRAIN - 1) / ROWS_GRAIN, 1, rows_chunk, &job);
 	if (st != PE_OK) {
 		free(src->owned);
 		src->owned = NULL;
@@ -266,18 +284,83 @@ static enum pe_status all_terms(const struct pe_vectors *v, struct pe_posterm **
 	return PE_OK;
 }
 
+/* Copies the upper triangle onto the lower one, a tile at a time. */
+struct mirror_job {
+	size_t n;
+	double *out;
+};
+
+#define MIRROR_TILE 64
+
+static enum pe_status mirror_tiles(void *ctx, size_t begin, size_t end)
+{
+	const struct mirror_job *j = ctx;
+	size_t n = j->n;
+	for (size_t I = begin; I < end; I++) {
+		size_t i0 = I * MIRROR_TILE, i1 = i0 + MIRROR_TILE < n ? i0 + MIRROR_TILE : n;
+		for (size_t j0 = 0; j0 < i1; j0 += MIRROR_TILE) {
+			size_t j1 = j0 + MIRROR_TILE < n ? j0 + MIRROR_TILE : n;
+			for (size_t a = i0; a < i1; a++)
+				for (size_t b = j0; b < j1 && b < a; b++)
+					j->out[a * n + b] = j->out[b * n + a];
+		}
+	}
+	return PE_OK;
+}
+
+/* Upper-triangle panels from BLAS products (n^2 d flops, as dsyrk), then
+ * mirrored: the matrix is symmetric bit for bit, as the direct path's. */
+static enum pe_status matrix_gram(const double *rows, size_t n, size_t d, enum pe_metric m,
+                                  const struct pe_posterm *t, double *out)
+{
+	struct pe_gram g;
+	enum pe_status st = pe_gram_init(&g, m, rows, n, d, t);
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += 256) {
+		size_t nr = n - r0 < 256 ? n - r0 : 256;
+		st = pe_gram_block(&g, r0, nr, r0, n - r0, out + r0 * n + r0, n);
+	}
+	pe_gram_release(&g);
+	if (st == PE_OK) {
+		struct mirror_job job = {n, out};
+		st = pe_parallel_for((n + MIRROR_TILE - 1) / MIRROR_TILE, 1, mirror_tiles, &job);
+	}
+	return st;
+}
+
+#define ROWS_ONCE_BYTES ((size_t)256 << 20)
+
 static enum pe_status matrix_general(const struct pe_vectors *v, enum pe_metric m, double *out)
 {
 	size_t n = v->n;
 	struct pe_posterm *t = NULL;
-	enum pe_status st = PE_OK;
-	if (m == PE_METRIC_COSINE || m == PE_METRIC_CORR)
-		st = all_terms(v, &t);
+	struct pe_rowsrc src;
+	/*
+	 * Rows computed once when they take up to a quarter of the output, or
+	 * up to ROWS_ONCE_BYTES: otherwise every block of rows would be
+	 * computed again for every other block (a learned table of 1024 x 768
+	 * took 5x as long as one of 4096 x 768).
+	 */
+	size_t once = n * n * 2; /* n * n * 8 fits: checked */
+	enum pe_status st =
+	        pe_rowsrc_init(&src, v, once > ROWS_ONCE_BYTES ? once : ROWS_ONCE_BYTES);
 	if (st != PE_OK)
 		return st;
-	struct pe_rowsrc src;
-	/* A table of up to a quarter of the output is worth computing once. */
-	st = pe_rowsrc_init(&src, v, n * n * 2); /* n * n * 8 fits: checked */
+	if (src.all && pe_gram_usable(m, v->d)) {
+		/* The terms from the rows at hand: a learned table is not drawn twice. */
+		st = m == PE_METRIC_L2 ? PE_OK : pe_gram_terms(src.all, n, v->d, &t);
+		if (st == PE_OK)
+			st = matrix_gram(src.all, n, v->d, m, t, out);
+		if (st != PE_EUNSUPPORTED) {
+			pe_rowsrc_release(&src);
+			free(t);
+			return st;
+		}
+		free(t);
+		t = NULL;
+		st = PE_OK;
+	}
+	if (m == PE_METRIC_COSINE || m == PE_METRIC_CORR)
+		st = all_terms(v, &t);
 	if (st == PE_OK) {
 		size_t bs = pe_block_rows(v->d);
 		struct gen_matrix_job job = {&src, n, v->d, bs, m, t, out};

@@ -19,8 +19,11 @@
 #define ALL_STRUCTURED_MAX 4096       /* n for the every-pair mode */
 #define ALL_GENERAL_WORK   (1u << 31) /* n^2 d for the every-pair mode */
 #define SAMPLED_WORK       (1u << 31) /* (R s)(C s) d for general samples */
-#define KERNEL_TABLE_MAX   ((size_t)1 << 24)
-#define OFFSET_MAX         ((size_t)1 << 23)
+/* n^2 d for every pair through BLAS products (about 2 s on two cores) */
+#define ALL_GRAM_WORK    ((double)(1ull << 37))
+#define GRAM_PANEL       256
+#define KERNEL_TABLE_MAX ((size_t)1 << 24)
+#define OFFSET_MAX       ((size_t)1 << 23)
 
 static size_t range_start(size_t a, size_t n, size_t parts)
 {
@@ -55,28 +58,54 @@ static struct dd dd_neg(struct dd a)
 
 /* ---- offset mode ---- */
 
+/* a * k for a whole number k (|k| < 2^53), to double-double precision:
+ * the rounding error of hi * k is exact through fma. */
+static struct dd dd_mul_int(struct dd a, double k)
+{
+	double p = a.hi * k;
+	double e = fma(a.hi, k, -p) + a.lo * k;
+	struct dd r;
+	r.hi = p + e;
+	r.lo = e - (r.hi - p);
+	return r;
+}
+
+/*
+ * The sum of g(r - c) over a rectangle of positions is a combination of
+ * four values of Q(y) = sum_{x < y} P(x), P(x) = sum_{t < x} g(|t|), with t
+ * and x from -(n-1) and y = r - c + 1. As g is even, Q follows from the
+ * one-sided sums A(m) = sum_{D < m} g(D) and C(m) = sum_{j < m} A(j), with
+ * T = A(n) and U = T - g(0):
+ *
+ *   y <= 0:  Q(y) = (y + n - 1) T - (C(n + 1) - C(1 - y + 1))
+ *   y > 0:   Q(y) = Q(0) + y U + C(y),  Q(0) = (n - 1) T - (C(n + 1) - C(2))
+ *
+ * and C is needed only at m = |r - c| + 1 for the cells' row and column
+ * bounds: one ascending pass over the offsets, a chunk of g at a time,
+ * keeps (R + 1)(C + 1) values instead of 2n (memory no longer grows with
+ * n). All in double-double: the sums grow like n^2 max g.
+ */
+#define OFFSET_CHUNK 65536
+
 struct offset_job {
 	size_t n, R, C;
-	const struct dd *Q; /* Q(y) at [y + n - 1], y = -(n-1) .. n+1 */
+	const size_t *rb, *cb; /* cell bounds, R + 1 and C + 1 */
+	const struct dd *Q;    /* Q at (row bound i, col bound j): [i * (C + 1) + j] */
 	double *out;
 };
-
-static struct dd q_at(const struct offset_job *j, size_t r, size_t c)
-{
-	/* Q(r - c + 1) */
-	return j->Q[r + j->n - c];
-}
 
 static enum pe_status offset_rows(void *ctx, size_t begin, size_t end)
 {
 	const struct offset_job *j = ctx;
+	size_t w = j->C + 1;
 	for (size_t a = begin; a < end; a++) {
-		size_t r0 = range_start(a, j->n, j->R), r1 = range_start(a + 1, j->n, j->R);
+		size_t r0 = j->rb[a], r1 = j->rb[a + 1];
+		const struct dd *q0 = j->Q + a * w, *q1 = j->Q + (a + 1) * w;
 		for (size_t b = 0; b < j->C; b++) {
-			size_t c0 = range_start(b, j->n, j->C), c1 = range_start(b + 1, j->n, j->C);
-			struct dd s = dd_add(q_at(j, r1, c0), dd_neg(q_at(j, r0, c0)));
-			s = dd_add(s, dd_neg(q_at(j, r1, c1)));
-			s = dd_add(s, q_at(j, r0, c1));
+			size_t c0 = j->cb[b], c1 = j->cb[b + 1];
+			struct dd s = dd_add(q1[b], dd_neg(q0[b]));
+			s = dd_add(s, dd_neg(q1[b + 1]));
+			s = dd_add(s, q0[b + 1]);
 			double cells = (double)(r1 - r0) * (double)(c1 - c0);
 			j->out[a * j->C + b] = (s.hi + s.lo) / cells;
 		}
@@ -87,35 +116,99 @@ static enum pe_status offset_rows(void *ctx, size_t begin, size_t end)
 static enum pe_status grid_offset(const struct pe_vectors *v, const struct pe_toeplitz *tz,
                                   enum pe_metric m, struct pe_matrix *r)
 {
-	size_t n = v->n;
-	double *g = malloc(n * sizeof(double));
-	struct dd *Q = malloc((2 * n + 2) * sizeof(*Q));
+	size_t n = v->n, R = r->rows, C = r->cols, w = C + 1, E = (R + 1) * (C + 1);
+	size_t chunks = (n + 1) / OFFSET_CHUNK + 1; /* m = 0 .. n + 1 */
+	size_t *rb = malloc((R + 1) * sizeof(size_t)), *cb = malloc(w * sizeof(size_t));
+	size_t *start = calloc(chunks + 1, sizeof(size_t)), *order = malloc(E * sizeof(size_t));
+	struct dd *Q = malloc(E * sizeof(*Q)), *Cm = malloc(OFFSET_CHUNK * sizeof(*Cm));
+	double *g = malloc(OFFSET_CHUNK * sizeof(double));
 	enum pe_status st = PE_ENOMEM;
-	if (!g || !Q)
+	if (!rb || !cb || !start || !order || !Q || !Cm || !g)
 		goto done;
-	st = pe_toeplitz_range(tz, 0, n, g);
-	if (st != PE_OK)
-		goto done;
+	for (size_t i = 0; i <= R; i++)
+		rb[i] = range_start(i, n, R);
+	for (size_t j = 0; j <= C; j++)
+		cb[j] = range_start(j, n, C);
+	/* The bound pairs by the chunk of their m = |r - c| + 1 (counting sort). */
+	for (size_t i = 0; i <= R; i++)
+		for (size_t j = 0; j <= C; j++) {
+			size_t mm = (rb[i] > cb[j] ? rb[i] - cb[j] : cb[j] - rb[i]) + 1;
+			start[mm / OFFSET_CHUNK + 1]++;
+		}
+	for (size_t k = 0; k < chunks; k++)
+		start[k + 1] += start[k];
+	for (size_t i = 0; i <= R; i++)
+		for (size_t j = 0; j <= C; j++) {
+			size_t mm = (rb[i] > cb[j] ? rb[i] - cb[j] : cb[j] - rb[i]) + 1;
+			order[start[mm / OFFSET_CHUNK]++] = i * w + j;
+		}
+	for (size_t k = chunks; k > 0; k--)
+		start[k] = start[k - 1];
+	start[0] = 0;
+	/* One pass: C(m) for every needed m, into Q for now. */
 	struct pe_posterm t = {0.0, sqrt(tz->total), 0.0, 0.0};
-	for (size_t D = 0; D < n; D++)
-		g[D] = pe_toeplitz_metric(tz, v->d, m, g[D], &t, &t);
-	/* P(y) = sum_{t<y} g(t), Q(y) = sum_{x<y} P(x), from y = -(n-1). */
-	struct dd P = {0.0, 0.0};
-	Q[0] = P;
-	for (size_t k = 0; k + 1 < 2 * n + 1; k++) {
-		/* k indexes y = k - (n - 1) */
-		Q[k + 1] = dd_add(Q[k], P);
-		if (k < 2 * n - 1) {
-			size_t y = k > n - 1 ? k - (n - 1) : (n - 1) - k;
-			struct dd gy = {g[y], 0.0};
-			P = dd_add(P, gy);
+	struct dd A = {0.0, 0.0}, Cc = {0.0, 0.0}, C2 = {0.0, 0.0}, Cn1 = {0.0, 0.0};
+	double g0 = 0.0;
+	st = PE_OK;
+	for (size_t k = 0; k < chunks && st == PE_OK; k++) {
+		size_t m0 = k * OFFSET_CHUNK,
+		       m1 = m0 + OFFSET_CHUNK < n + 2 ? m0 + OFFSET_CHUNK : n + 2;
+		size_t gcount = m0 < n ? (m1 < n ? m1 : n) - m0 : 0;
+		if (gcount) {
+			st = pe_toeplitz_range(tz, m0, gcount, g);
+			if (st != PE_OK)
+				break;
+			for (size_t D = 0; D < gcount; D++)
+				g[D] = pe_toeplitz_metric(tz, v->d, m, g[D], &t, &t);
+		}
+		for (size_t mm = m0; mm < m1; mm++) {
+			Cm[mm - m0] = Cc; /* C(mm) */
+			if (mm == 2)
+				C2 = Cc;
+			if (mm == n + 1)
+				Cn1 = Cc;
+			Cc = dd_add(Cc, A);
+			if (mm < n) {
+				struct dd gm = {g[mm - m0], 0.0};
+				if (mm == 0)
+					g0 = g[0];
+				A = dd_add(A, gm);
+			}
+		}
+		for (size_t e = start[k]; e < start[k + 1]; e++) {
+			size_t i = order[e] / w, j = order[e] % w;
+			size_t mm = (rb[i] > cb[j] ? rb[i] - cb[j] : cb[j] - rb[i]) + 1;
+			Q[order[e]] = Cm[mm - m0];
 		}
 	}
-	struct offset_job job = {n, r->rows, r->cols, Q, r->data};
-	st = pe_parallel_for(r->rows, 8, offset_rows, &job);
+	if (st != PE_OK)
+		goto done;
+	/* A is now A(n) = T. */
+	struct dd T = A, U = dd_add(A, (struct dd){-g0, 0.0});
+	struct dd tail = dd_add(Cn1, dd_neg(C2));
+	struct dd Q0 = dd_add(dd_mul_int(T, (double)(n - 1)), dd_neg(tail));
+	for (size_t i = 0; i <= R; i++)
+		for (size_t j = 0; j <= C; j++) {
+			struct dd *q = &Q[i * w + j]; /* C(m) so far */
+			if (rb[i] >= cb[j]) {
+				double y = (double)(rb[i] - cb[j] + 1);
+				*q = dd_add(dd_add(Q0, dd_mul_int(U, y)), *q);
+			} else {
+				double y = -(double)(cb[j] - rb[i]) + 1.0;
+				struct dd rest = dd_add(Cn1, dd_neg(*q));
+				*q = dd_add(dd_mul_int(T, y + (double)(n - 1)), dd_neg(rest));
+			}
+		}
+	struct offset_job job = {n, R, C, rb, cb, Q, r->data};
+	st = pe_parallel_for(R, 8, offset_rows, &job);
 done:
-	free(g);
+	free(rb);
+	free(cb);
+	free(start);
+	free(order);
 	free(Q);
+	free(Cm);
+	free(g);
 	return st;
 }
 
@@ -250,6 +343,80 @@ done:
 	free(pos);
 	free(t);
 	free(S);
+	return st;
+}
+
+/*
+ * Every pair of a general set from BLAS products (pairwise_gram.c): panels
+ * of rows against the columns from their first row on, each pair added to
+ * its cell and to the mirrored one, so the products cost n^2 d flops, as a
+ * symmetric rank-k update. PE_EUNSUPPORTED when the set cannot be held or
+ * the path is not built in: the caller takes the direct kernels.
+ */
+static enum pe_status grid_gram(const struct pe_vectors *v, enum pe_metric m, struct pe_matrix *r)
+{
+	size_t n = v->n, d = v->d, R = r->rows, C = r->cols;
+	if (!pe_gram_usable(m, d))
+		return PE_EUNSUPPORTED;
+	struct pe_rowsrc src = {0};
+	struct pe_gram g = {0};
+	enum pe_status st = pe_rowsrc_init(&src, v, SIZE_MAX);
+	if (st != PE_OK)
+		return st;
+	if (!src.all) {
+		pe_rowsrc_release(&src);
+		return PE_EUNSUPPORTED;
+	}
+	size_t *rc = malloc(n * sizeof(size_t)), *cc = malloc(n * sizeof(size_t));
+	size_t *cnt = calloc(R * C, sizeof(size_t));
+	struct pe_posterm *t = NULL;
+	size_t panel = n < GRAM_PANEL ? n : GRAM_PANEL;
+	double *buf = malloc(panel * n * sizeof(double));
+	st = rc && cc && cnt && buf ? PE_OK : PE_ENOMEM;
+	if (st == PE_OK) {
+		for (size_t a = 0; a < R; a++)
+			for (size_t p = range_start(a, n, R); p < range_start(a + 1, n, R); p++)
+				rc[p] = a;
+		for (size_t b = 0; b < C; b++)
+			for (size_t q = range_start(b, n, C); q < range_start(b + 1, n, C); q++)
+				cc[q] = b;
+		if (m != PE_METRIC_L2)
+			st = pe_gram_terms(src.all, n, d, &t);
+	}
+	if (st == PE_OK)
+		st = pe_gram_init(&g, m, src.all, n, d, t);
+	double *sum = r->data;
+	memset(sum, 0, R * C * sizeof(double));
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += panel) {
+		size_t nr = n - r0 < panel ? n - r0 : panel, w = n - r0;
+		st = pe_gram_block(&g, r0, nr, r0, w, buf, w);
+		for (size_t i = 0; i < nr && st == PE_OK; i++) {
+			size_t a = r0 + i;
+			const double *row = buf + i * w;
+			size_t ra = rc[a] * C, ca = cc[a];
+			for (size_t b = a; b < n; b++) {
+				double x = row[b - r0];
+				if (isnan(x))
+					continue;
+				sum[ra + cc[b]] += x;
+				cnt[ra + cc[b]]++;
+				if (b != a) {
+					sum[rc[b] * C + ca] += x;
+					cnt[rc[b] * C + ca]++;
+				}
+			}
+		}
+	}
+	if (st == PE_OK)
+		for (size_t k = 0; k < R * C; k++)
+			sum[k] = cnt[k] ? sum[k] / (double)cnt[k] : NAN;
+	pe_gram_release(&g);
+	pe_rowsrc_release(&src);
+	free(rc);
+	free(cc);
+	free(cnt);
+	free(t);
+	free(buf);
 	return st;
 }
 
@@ -463,7 +630,9 @@ static enum pe_status grid(const struct pe_vectors *v, enum pe_metric m, size_t 
 		if (offset_ok)
 			mode = PE_GRID_OFFSET;
 		else if (found ? n <= ALL_STRUCTURED_MAX
-		               : (double)n * (double)n * (double)v->d <= ALL_GENERAL_WORK)
+		               : (double)n * (double)n * (double)v->d <=
+		                         (pe_gram_usable(m, v->d) ? ALL_GRAM_WORK
+		                                                  : ALL_GENERAL_WORK))
 			mode = PE_GRID_ALL;
 		else
 			mode = PE_GRID_SAMPLED;
@@ -475,9 +644,11 @@ static enum pe_status grid(const struct pe_vectors *v, enum pe_metric m, size_t 
 		st = PE_ENOMEM;
 	else if (mode == PE_GRID_OFFSET)
 		st = grid_offset(v, &tz, m, r);
-	else if (mode == PE_GRID_ALL)
-		st = grid_all(v, found ? &tz : NULL, m, r);
-	else
+	else if (mode == PE_GRID_ALL) {
+		st = found ? PE_EUNSUPPORTED : grid_gram(v, m, r);
+		if (st == PE_EUNSUPPORTED)
+			st = grid_all(v, found ? &tz : NULL, m, r);
+	} else
 		st = grid_sampled(v, found ? &tz : NULL, m, r, &info->samples);
 	/* Cells of one position each are single pairs, however found. */
 	if (mode == PE_GRID_SAMPLED && r && (r->rows < n || r->cols < n))

@@ -203,6 +203,37 @@ void pe_rowsrc_release(struct pe_rowsrc *src);
 /* Rows per block of the general path: two blocks stay in L2. */
 size_t pe_block_rows(size_t d);
 
+/*
+ * The Gram-matrix path (pairwise_gram.c): l2, cosine and corr of general
+ * rows from BLAS products, within 1e-12 relative (l2) or absolute (cosine,
+ * corr) of the direct kernels. Only when built with a CBLAS.
+ */
+struct pe_gram {
+	enum pe_metric m;
+	size_t n, d;
+	const double *X;            /* the rows multiplied: raw, or centred for corr */
+	const double *raw;          /* the rows themselves (l2 recomputation) */
+	const struct pe_posterm *t; /* cosine: norm; corr: mean and cnorm */
+	double *owned;              /* centred copy (corr) */
+	double *sq;                 /* l2: |x|^2 per row */
+	double tau;                 /* l2: recompute when d2 < tau (|a|^2 + |b|^2) */
+};
+
+/* Whether the Gram path is built in and pays for metric @m at dimension @d. */
+int pe_gram_usable(enum pe_metric m, size_t d);
+/* @rows: n x d, kept by the caller; @t: the rows' terms (cosine, corr). */
+enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *rows, size_t n,
+                            size_t d, const struct pe_posterm *t);
+void pe_gram_release(struct pe_gram *g);
+/* The terms of every row, as pe_posterms() gives them for general rows;
+ * *out is malloc'ed (the caller frees it). */
+enum pe_status pe_gram_terms(const double *rows, size_t n, size_t d, struct pe_posterm **out);
+/* The metric of rows [r0, r0+nr) against rows [c0, c0+nc) into out (leading
+ * dimension ldo). Call from one thread: the BLAS and the transform use the
+ * cores themselves. */
+enum pe_status pe_gram_block(const struct pe_gram *g, size_t r0, size_t nr, size_t c0, size_t nc,
+                             double *out, size_t ldo);
+
 /* Grid evaluation modes (pe_pairwise_grid() picks one; tests can force). */
 enum pe_grid_mode {
 	PE_GRID_AUTO,

@@ -113,6 +113,24 @@ enum pe_status pe_pairwise_rows_create(const struct pe_vectors *v, enum pe_metri
 	return PE_OK;
 }
 
+int pe_pairwise_rows_structured(const struct pe_pairwise_rows *r)
+{
+	return r->structured;
+}
+
+int pe_pairwise_has_structure(const struct pe_vectors *v, enum pe_metric m)
+{
+	if (pe_pairwise_check(v, m) != PE_OK || !structurable(m))
+		return 0;
+	struct pe_toeplitz tz;
+	int found = 0;
+	if (pe_toeplitz_init(v, &tz, &found) != PE_OK)
+		return 0;
+	if (found)
+		pe_toeplitz_release(&tz);
+	return found;
+}
+
 void pe_pairwise_rows_destroy(struct pe_pairwise_rows *r)
 {
 	if (!r)

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,11 +81,39 @@ static size_t row_cell_max(const struct pe_axis *a, size_t i)
 	return a->labels ? 2 * strlen(a->labels[i]) + 2 : 32;
 }
 
+/*
+ * Cells already formatted, by the bits of their value (direct-mapped): the
+ * distance and cosine matrices of sinusoidal and RoPE sets are Toeplitz, n
+ * distinct values in n^2 cells, and formatting is nearly all the cost of
+ * writing them. A miss costs one probe and a store; the text is the same
+ * either way. 2^15 entries of 40 bytes per block buffer.
+ */
+#define CACHE_BITS 15
+struct cached {
+	uint64_t bits;
+	unsigned char len; /* 0: empty (no text is empty) */
+	char text[31];
+};
+
+static inline size_t format_cached(struct cached *cache, double v, char *out)
+{
+	uint64_t bits;
+	memcpy(&bits, &v, sizeof(bits));
+	struct cached *e = &cache[(bits * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - CACHE_BITS)];
+	if (e->len == 0 || e->bits != bits) {
+		e->len = (unsigned char)pe_csv_format(v, e->text);
+		e->bits = bits;
+	}
+	memcpy(out, e->text, 24); /* at most 24 characters; the buffer has room */
+	return e->len;
+}
+
 /* A block's text, grown as needed and reused for later blocks. */
 struct text {
 	char *buf;
 	size_t len;
 	size_t cap;
+	struct cached *cache; /* NULL: format every cell */
 };
 
 /*
@@ -117,9 +146,15 @@ static enum pe_status format_cells(struct text *t, const struct pe_matrix *m,
 			p += row_cell(rows, i, p);
 		const double *r = m->data + i * cols;
 		k += jend - j;
+		if (!t->cache &&
+		    !(t->cache = calloc((size_t)1 << CACHE_BITS, sizeof(struct cached))))
+			for (; j < jend; j++) {
+				*p++ = ',';
+				p += pe_csv_format(r[j], p);
+			}
 		for (; j < jend; j++) {
 			*p++ = ',';
-			p += pe_csv_format(r[j], p);
+			p += format_cached(t->cache, r[j], p);
 		}
 		if (j == cols) {
 			*p++ = '\n';
@@ -262,7 +297,7 @@ static int write_parallel(struct job *job, FILE *f, size_t nthreads, enum pe_sta
 /* Everything on the calling thread, one block at a time. */
 static enum pe_status write_serial(const struct job *job, FILE *f)
 {
-	struct text t = {NULL, 0, 0};
+	struct text t = {NULL, 0, 0, NULL};
 	enum pe_status st = PE_OK;
 	for (size_t b = 0; b < job->blocks && st == PE_OK; b++) {
 		size_t k0, k1;
@@ -273,23 +308,35 @@ static enum pe_status write_serial(const struct job *job, FILE *f)
 	}
 	int saved = errno;
 	free(t.buf);
+	free(t.cache);
 	errno = saved;
 	return st;
+}
+
+enum pe_status pe_csv_write_header(FILE *f, size_t ncols, const struct pe_axis *rows,
+                                   const struct pe_axis *cols)
+{
+	char cell[512];
+	if (put_cell(f, rows->name ? rows->name : "") != 0)
+		return PE_EIO;
+	for (size_t j = 0; j < ncols; j++) {
+		format_coord(cols, j, cell, sizeof(cell));
+		if (fputc(',', f) == EOF || put_cell(f, cell) != 0)
+			return PE_EIO;
+	}
+	return fputc('\n', f) == EOF ? PE_EIO : PE_OK;
 }
 
 enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows,
                             const struct pe_axis *cols)
 {
+	enum pe_status st = pe_csv_write_header(f, m->cols, rows, cols);
+	return st == PE_OK ? pe_csv_write_rows(f, m, rows) : st;
+}
+
+enum pe_status pe_csv_write_rows(FILE *f, const struct pe_matrix *m, const struct pe_axis *rows)
+{
 	char cell[512];
-	if (put_cell(f, rows->name ? rows->name : "") != 0)
-		return PE_EIO;
-	for (size_t j = 0; j < m->cols; j++) {
-		format_coord(cols, j, cell, sizeof(cell));
-		if (fputc(',', f) == EOF || put_cell(f, cell) != 0)
-			return PE_EIO;
-	}
-	if (fputc('\n', f) == EOF)
-		return PE_EIO;
 	if (m->cols == 0) {
 		/* Only the row coordinates: nothing worth a thread. */
 		for (size_t i = 0; i < m->rows; i++) {
@@ -320,8 +367,10 @@ enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const struct pe_
 			/* No thread could start: the same text, on this thread. */
 			st = write_serial(&job, f);
 		int saved = errno;
-		for (size_t i = 0; i < job.nslots; i++)
+		for (size_t i = 0; i < job.nslots; i++) {
 			free(job.slots[i].text.buf);
+			free(job.slots[i].text.cache);
+		}
 		free(job.slots);
 		errno = saved;
 	}

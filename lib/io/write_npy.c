@@ -73,8 +73,7 @@ static int write_le32(FILE *f, const double *data, size_t count)
 	return fwrite(buf, 1, fill, f) == fill ? 0 : -1;
 }
 
-enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
-                            enum pe_dtype dtype)
+enum pe_status pe_npy_write_header(FILE *f, const size_t *shape, size_t ndim, enum pe_dtype dtype)
 {
 	if (ndim > 8)
 		return PE_EINVAL;
@@ -83,12 +82,9 @@ enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, si
 	len += (size_t)snprintf(dict + len, sizeof(dict) - len,
 	                        "{'descr': '%s', 'fortran_order': False, 'shape': (",
 	                        dtype == PE_DTYPE_F32 ? "<f4" : "<f8");
-	size_t count = 1;
-	for (size_t i = 0; i < ndim; i++) {
+	for (size_t i = 0; i < ndim; i++)
 		len += (size_t)snprintf(dict + len, sizeof(dict) - len, "%s%zu", i ? ", " : "",
 		                        shape[i]);
-		count *= shape[i];
-	}
 	len += (size_t)snprintf(dict + len, sizeof(dict) - len, "%s), }", ndim == 1 ? "," : "");
 	if (ndim > 0) {
 		char digits[32];
@@ -116,10 +112,25 @@ enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, si
 	for (size_t i = 0; i < pad; i++)
 		if (fputc(' ', f) == EOF)
 			return PE_EIO;
-	if (fputc('\n', f) == EOF)
-		return PE_EIO;
+	return fputc('\n', f) == EOF ? PE_EIO : PE_OK;
+}
+
+enum pe_status pe_npy_write_data(FILE *f, const double *data, size_t count, enum pe_dtype dtype)
+{
 	int rc = dtype == PE_DTYPE_F32 ? write_le32(f, data, count) : write_le64(f, data, count);
 	return rc == 0 && !ferror(f) ? PE_OK : PE_EIO;
+}
+
+enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *shape, size_t ndim,
+                            enum pe_dtype dtype)
+{
+	enum pe_status st = pe_npy_write_header(f, shape, ndim, dtype);
+	if (st != PE_OK)
+		return st;
+	size_t count = 1;
+	for (size_t i = 0; i < ndim; i++)
+		count *= shape[i];
+	return pe_npy_write_data(f, data, count, dtype);
 }
 
 enum pe_status pe_npy_write_matrix(FILE *f, const struct pe_matrix *m, enum pe_dtype dtype)

@@ -267,6 +267,18 @@ PE_API enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *src, size_t
  */
 PE_API enum pe_status pe_pairwise_rows_range(struct pe_pairwise_rows *src, double *lo, double *hi);
 
+/*
+ * pe_pairwise_rows_structured() - whether @src takes its rows from the
+ * offset structure of sinusoidal or RoPE vectors: O(n) memory, O(1) work a
+ * cell, so streaming rows costs no more than the whole matrix. Otherwise
+ * (general rows) pe_pairwise_matrix() is faster when the matrix fits.
+ */
+PE_API int pe_pairwise_rows_structured(const struct pe_pairwise_rows *src);
+
+/* pe_pairwise_has_structure() - whether a row source of metric @m of @v
+ * would be structured (cheap: no rows are computed) */
+PE_API int pe_pairwise_has_structure(const struct pe_vectors *v, enum pe_metric m);
+
 /* pe_pairwise_rows_destroy() - free @src; NULL is allowed */
 PE_API void pe_pairwise_rows_destroy(struct pe_pairwise_rows *src);
 

@@ -54,6 +54,17 @@ PE_API enum pe_status pe_csv_write(FILE *f, const struct pe_matrix *m, const str
                                    const struct pe_axis *cols);
 
 /*
+ * pe_csv_write_header() and pe_csv_write_rows() - the same text in pieces,
+ * for a matrix written a block of rows at a time: the header line of
+ * @ncols columns once, then each block with @rows starting at the block's
+ * first row. pe_csv_write() is exactly the two. Same returns.
+ */
+PE_API enum pe_status pe_csv_write_header(FILE *f, size_t ncols, const struct pe_axis *rows,
+                                          const struct pe_axis *cols);
+PE_API enum pe_status pe_csv_write_rows(FILE *f, const struct pe_matrix *m,
+                                        const struct pe_axis *rows);
+
+/*
  * pe_csv_format() - the shortest text of v that strtod reads back to v
  *
  * Of the shortest digit strings that round-trip, the one nearest v (Ryu;
@@ -82,6 +93,16 @@ PE_API enum pe_status pe_npy_write(FILE *f, const double *data, const size_t *sh
  * pe_npy_write_matrix() - pe_npy_write() of a rows x cols matrix
  */
 PE_API enum pe_status pe_npy_write_matrix(FILE *f, const struct pe_matrix *m, enum pe_dtype dtype);
+
+/*
+ * pe_npy_write_header() and pe_npy_write_data() - pe_npy_write() in pieces,
+ * for data written a block at a time: the header of the whole @shape once,
+ * then @count values per call, in order. Same returns.
+ */
+PE_API enum pe_status pe_npy_write_header(FILE *f, const size_t *shape, size_t ndim,
+                                          enum pe_dtype dtype);
+PE_API enum pe_status pe_npy_write_data(FILE *f, const double *data, size_t count,
+                                        enum pe_dtype dtype);
 
 #ifdef __cplusplus
 }

@@ -33,7 +33,7 @@ extern "C" {
  *           time; without threads, from the caller's thread.
  * @cm, @norm: colour of each cell, as in a heatmap.
  * @opt: NULL for pe_png_options_default(). Defaults, chosen by measurement
- *       (see rawpng.c): zlib level 6 without filtering up to 32504 columns
+ *       (see rawpng.c): zlib level 6 without filtering up to 32503 columns
  *       (where deflate can still reach the previous row), level 1 with the
  *       Paeth filter beyond. A palette has no spare entry for "bad" cells,
  *       so NaN is an error unless opt->nan_index (0..255) names the index

@@ -522,6 +522,52 @@ static void check_grid_block_means(const struct pe_vectors *v, enum pe_metric me
 	pe_matrix_destroy(g);
 }
 
+/*
+ * The offset mode beyond one chunk of offsets (65536): each cell's mean
+ * summed here offset by offset, sum_D g(D) * (pairs of the cell D apart),
+ * in long double, from the kernel values themselves: an independent sum to
+ * the grid's prefix sums.
+ */
+static void offset_grid_long_sets(void **state)
+{
+	(void)state;
+	struct pe_scheme *s = parse("rope");
+	size_t n = 150001, R = 3, C = 4;
+	struct pe_vectors v = vec(s, 64, 7, n);
+	struct pe_matrix *g = NULL;
+	assert_int_equal(pe_pairwise_grid_mode(&v, PE_METRIC_L2, R, C, PE_GRID_OFFSET, &g), PE_OK);
+	struct pe_toeplitz tz;
+	int found = 0;
+	assert_int_equal(pe_toeplitz_init(&v, &tz, &found), PE_OK);
+	assert_true(found);
+	double *k = malloc(n * sizeof(double));
+	assert_int_equal(pe_toeplitz_range(&tz, 0, n, k), PE_OK);
+	struct pe_posterm t = {0.0, sqrt(tz.total), 0.0, 0.0};
+	for (size_t D = 0; D < n; D++)
+		k[D] = pe_toeplitz_metric(&tz, v.d, PE_METRIC_L2, k[D], &t, &t);
+	for (size_t a = 0; a < R; a++)
+		for (size_t b = 0; b < C; b++) {
+			long r0 = (long)rstart(a, n, R), r1 = (long)rstart(a + 1, n, R);
+			long c0 = (long)rstart(b, n, C), c1 = (long)rstart(b + 1, n, C);
+			long double sum = 0;
+			/* pairs with r - c = s: r in [max(r0, c0 + s), min(r1, c1 + s)) */
+			for (long sft = -(long)n + 1; sft < (long)n; sft++) {
+				long lo = r0 > c0 + sft ? r0 : c0 + sft,
+				     hi = r1 < c1 + sft ? r1 : c1 + sft;
+				if (hi > lo)
+					sum += (long double)k[sft < 0 ? -sft : sft] *
+					       (long double)(hi - lo);
+			}
+			double want =
+			        (double)(sum / ((long double)(r1 - r0) * (long double)(c1 - c0)));
+			assert_close(g->data[a * C + b], want, 1e-12, "offset mode, n = 150001");
+		}
+	free(k);
+	pe_toeplitz_release(&tz);
+	pe_matrix_destroy(g);
+	pe_scheme_destroy(s);
+}
+
 static void grid_equals_block_means(void **state)
 {
 	(void)state;
@@ -546,6 +592,14 @@ static void grid_equals_block_means(void **state)
 	v = vec(lrn, 10, 0, 45);
 	check_grid_block_means(&v, PE_METRIC_CORR, 4, 6, PE_GRID_AUTO, "learned corr");
 	check_grid_block_means(&v, PE_METRIC_LINF, 45, 45, PE_GRID_AUTO, "learned full");
+	/* d >= 8: the Gram path when built with a BLAS (pairs mirrored into
+	 * cells, R != C; the matrix itself is checked against fsum in
+	 * tests/cli/test_gram_cli.py) */
+	v = vec(lrn, 64, 0, 300);
+	check_grid_block_means(&v, PE_METRIC_L2, 7, 5, PE_GRID_AUTO, "learned l2, Gram");
+	check_grid_block_means(&v, PE_METRIC_COSINE, 6, 6, PE_GRID_AUTO, "learned cosine, Gram");
+	check_grid_block_means(&v, PE_METRIC_CORR, 9, 4, PE_GRID_ALL, "learned corr, Gram");
+	check_grid_block_means(&v, PE_METRIC_L2, 300, 300, PE_GRID_ALL, "learned l2, Gram, n = R");
 	/* odd d has a lone sine column: not an offset-only metric */
 	struct pe_matrix *g = NULL;
 	v = vec(odd, 9, 0, 41);
@@ -838,6 +892,7 @@ int main(void)
 	        cmocka_unit_test(structured_matches_rows_far_out),
 	        cmocka_unit_test(general_path_equals_brute_force),
 	        cmocka_unit_test(grid_equals_block_means),
+	        cmocka_unit_test(offset_grid_long_sets),
 	        cmocka_unit_test(grid_sampled_uses_documented_positions),
 	        cmocka_unit_test(grid_million_positions),
 	        cmocka_unit_test(profile_equals_matrix_columns),

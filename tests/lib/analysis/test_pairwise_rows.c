@@ -18,6 +18,7 @@
 #include <posenc/encode.h>
 #include <posenc/pairwise.h>
 #include <posenc/scheme.h>
+#include <posenc/write.h>
 
 #define TOL 1e-12
 
@@ -223,10 +224,85 @@ static void offset_range_closed_form(void **state)
 	pe_scheme_destroy(s);
 }
 
+/* Text or bytes of the whole matrix against the same written a block of
+ * rows at a time (what `distance -o x.csv|x.npy` streams): byte for byte. */
+static char *write_whole(const struct pe_matrix *m, const struct pe_axis *ra,
+                         const struct pe_axis *ca, int npy, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	assert_non_null(f);
+	assert_int_equal(npy ? pe_npy_write_matrix(f, m, PE_DTYPE_F64) : pe_csv_write(f, m, ra, ca),
+	                 PE_OK);
+	fclose(f);
+	return buf;
+}
+
+static char *write_blocks(struct pe_pairwise_rows *src, size_t n, size_t rows, double first,
+                          int npy, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	assert_non_null(f);
+	struct pe_axis ra = {"position", first, 1.0, NULL}, ca = {NULL, first, 1.0, NULL};
+	size_t shape[2] = {n, n};
+	assert_int_equal(npy ? pe_npy_write_header(f, shape, 2, PE_DTYPE_F64)
+	                     : pe_csv_write_header(f, n, &ra, &ca),
+	                 PE_OK);
+	struct pe_matrix *block = pe_matrix_create(rows, n);
+	for (size_t r0 = 0; r0 < n; r0 += rows) {
+		size_t count = n - r0 < rows ? n - r0 : rows;
+		assert_int_equal(pe_pairwise_rows_fill(src, r0, count, block->data), PE_OK);
+		block->rows = count;
+		struct pe_axis br = {"position", first + (double)r0, 1.0, NULL};
+		assert_int_equal(npy ? pe_npy_write_data(f, block->data, count * n, PE_DTYPE_F64)
+		                     : pe_csv_write_rows(f, block, &br),
+		                 PE_OK);
+	}
+	block->rows = rows;
+	pe_matrix_destroy(block);
+	fclose(f);
+	return buf;
+}
+
+static void streamed_equals_whole(void **state)
+{
+	(void)state;
+	const char *specs[] = {"sinusoidal", "rope", "sinusoidal:start=2"};
+	enum pe_metric which[] = {PE_METRIC_L2, PE_METRIC_COSINE, PE_METRIC_CORR};
+	for (size_t s = 0; s < 3; s++) {
+		struct pe_scheme *sc = parse(specs[s]);
+		struct pe_vectors v = {sc, NULL, 24, PE_VIEW_DEFAULT, 5, 301};
+		for (size_t k = 0; k < 3; k++) {
+			struct pe_pairwise_rows *src = NULL;
+			assert_int_equal(pe_pairwise_rows_create(&v, which[k], 0, &src), PE_OK);
+			assert_true(pe_pairwise_rows_structured(src));
+			assert_true(pe_pairwise_has_structure(&v, which[k]));
+			struct pe_matrix *m = NULL;
+			assert_int_equal(pe_pairwise_matrix(&v, which[k], 0, &m), PE_OK);
+			struct pe_axis ra = {"position", 5.0, 1.0, NULL},
+			               ca = {NULL, 5.0, 1.0, NULL};
+			for (int npy = 0; npy < 2; npy++) {
+				size_t la, lb;
+				char *a = write_whole(m, &ra, &ca, npy, &la);
+				char *b = write_blocks(src, v.n, 37, 5.0, npy, &lb);
+				assert_int_equal(la, lb);
+				assert_memory_equal(a, b, la);
+				free(a);
+				free(b);
+			}
+			pe_matrix_destroy(m);
+			pe_pairwise_rows_destroy(src);
+		}
+		pe_scheme_destroy(sc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(structured_rows_equal_matrix),
+	        cmocka_unit_test(streamed_equals_whole),
 	        cmocka_unit_test(general_rows_equal_matrix),
 	        cmocka_unit_test(table_hand_worked),
 	        cmocka_unit_test(offset_range_closed_form),

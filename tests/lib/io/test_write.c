@@ -328,12 +328,21 @@ static void csv_format_is_shortest(void **state)
 }
 
 /* A table big enough for the parallel writer, read back cell by cell. */
-static void read_back(size_t rows, size_t cols)
+/* @pool: cells drawn from this many distinct values (0: all distinct) */
+static void read_back(size_t rows, size_t cols, size_t pool)
 {
 	struct pe_matrix *m = pe_matrix_create(rows, cols);
 	uint64_t s = 99;
 	for (size_t i = 0; i < rows * cols; i++)
 		m->data[i] = sample(&s, i);
+	/* Repeats, as in a Toeplitz matrix, and more distinct values than the
+	 * writer's cache of formatted cells has entries: collisions. */
+	for (size_t i = pool; pool && i < rows * cols; i++)
+		m->data[i] = m->data[(i * 7919) % pool];
+	for (size_t i = 0; pool && i + 1 < rows * cols; i += 97) {
+		m->data[i] = 0.0;
+		m->data[i + 1] = -0.0;
+	}
 	m->data[5] = -0.0;
 	m->data[cols + 1] = NAN;
 	m->data[2 * cols + 2] = -INFINITY;
@@ -390,8 +399,10 @@ static void csv_parallel_reads_back(void **state)
 {
 	(void)state;
 	/* Blocks of cells that end inside rows; rows longer than a block. */
-	read_back(300, 700);
-	read_back(3, 70000);
+	read_back(300, 700, 0);
+	read_back(3, 70000, 0);
+	read_back(200, 1000, 50000); /* repeated values, colliding in the cell cache */
+	read_back(100, 1000, 300);
 }
 
 /* A full disk: PE_EIO with errno telling why, for the serial and the parallel writer. */

@@ -1,0 +1,193 @@
+/*
+ * pairwise_gram.c - l2, cosine and correlation of general rows from the
+ * Gram matrix X X^T on a BLAS (CBLAS, e.g. Debian's OpenBLAS)
+ *
+ * The direct kernels (pairwise_kernel.c) load two rows per pair; a BLAS
+ * matrix product reuses every load many times and runs near the core's
+ * peak, which is what makes a learned table's matrix fast. Products are
+ * exact up to rounding; what the Gram form loses is the l2 distance of
+ * close vectors: |a|^2 + |b|^2 - 2 a.b cancels. With the products' error
+ * bounded by gamma_d = d u (|a|^2 + |b|^2) (u = 2^-53; Higham, Accuracy and
+ * Stability of Numerical Algorithms, 2nd ed., section 3.1: |fl(x.y) - x.y|
+ * <= gamma_d |x|.|y|, and |x|.|y| <= (|x|^2 + |y|^2) / 2 by Cauchy-Schwarz),
+ * a distance is recomputed from the rows whenever that bound could exceed
+ * 1e-12 of it, so every cell stays within 1e-12 relative of the exact value
+ * (up to d of about 4500; above, the direct kernel is used). Built without a BLAS
+ * (-Dblas=disabled or none found) pe_gram_usable() is false and callers keep
+ * the direct kernels: the same values, slower.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pairwise_internal.h"
+
+#ifdef PE_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+/* A recompute threshold above this means most pairs would be recomputed:
+ * the Gram form does not pay, the direct kernel is used. */
+#define TAU_MAX 0.5
+
+static double l2_tau(size_t d)
+{
+	/* The error of d2 is at most 2 gamma_d (|a|^2 + |b|^2) (the two squared
+	 * norms and twice the product); d2 >= tau (|a|^2 + |b|^2) keeps it below
+	 * 2e-12 d2, and the distance's below 1e-12 of it. */
+	return (double)d * 0x1p-53 / 1e-12;
+}
+
+int pe_gram_usable(enum pe_metric m, size_t d)
+{
+#ifdef PE_HAVE_CBLAS
+	if (m == PE_METRIC_COSINE || m == PE_METRIC_CORR)
+		return d >= 8;
+	if (m == PE_METRIC_L2)
+		return d >= 8 && l2_tau(d) <= TAU_MAX;
+	return 0;
+#else
+	(void)m;
+	(void)d;
+	return 0;
+#endif
+}
+
+enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *rows, size_t n,
+                            size_t d, const struct pe_posterm *t)
+{
+	memset(g, 0, sizeof(*g));
+	g->m = m;
+	g->n = n;
+	g->d = d;
+	g->raw = rows;
+	g->X = rows;
+	g->t = t;
+	g->tau = l2_tau(d);
+	if (!pe_gram_usable(m, d) || n > INT_MAX || d > INT_MAX)
+		return PE_EUNSUPPORTED;
+	if (m == PE_METRIC_L2) {
+		if (!(g->sq = malloc(n * sizeof(double))))
+			return PE_ENOMEM;
+		for (size_t a = 0; a < n; a++) {
+			const double *x = rows + a * d;
+			double s = 0.0;
+			for (size_t k = 0; k < d; k++)
+				s += x[k] * x[k];
+			g->sq[a] = s;
+		}
+	} else if (m == PE_METRIC_CORR) {
+		/* Centred rows: the products are then the covariances themselves,
+		 * nothing to cancel against d * ma * mb. */
+		size_t count;
+		if (pe_size_mul(n, d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
+			return PE_ETOOBIG;
+		double *c = malloc(count * sizeof(double));
+		if (!c)
+			return PE_ENOMEM;
+		for (size_t a = 0; a < n; a++)
+			for (size_t k = 0; k < d; k++)
+				c[a * d + k] = rows[a * d + k] - t[a].mean;
+		g->owned = c;
+		g->X = c;
+	}
+	return PE_OK;
+}
+
+enum pe_status pe_gram_terms(const double *rows, size_t n, size_t d, struct pe_posterm **out)
+{
+	struct pe_posterm *t = malloc((n ? n : 1) * sizeof(*t));
+	*out = t;
+	if (!t)
+		return PE_ENOMEM;
+	for (size_t a = 0; a < n; a++) {
+		memset(&t[a], 0, sizeof(t[a]));
+		pe_row_terms(rows + a * d, d, &t[a]);
+	}
+	return PE_OK;
+}
+
+void pe_gram_release(struct pe_gram *g)
+{
+	free(g->owned);
+	free(g->sq);
+	g->owned = NULL;
+	g->sq = NULL;
+}
+
+struct transform_job {
+	const struct pe_gram *g;
+	size_t r0, c0, nc, ldo;
+	double *out;
+};
+
+static inline double l2_cell(const struct pe_gram *g, size_t a, size_t b, double ip)
+{
+	if (a == b)
+		return 0.0;
+	double s = g->sq[a] + g->sq[b];
+	double d2 = s - 2.0 * ip;
+	if (d2 >= g->tau * s)
+		return sqrt(d2);
+	double x;
+	pe_rows_metric(PE_METRIC_L2, g->d, g->raw + a * g->d, 1, NULL, g->raw + b * g->d, 1, NULL,
+	               &x, 1);
+	return x;
+}
+
+static enum pe_status transform_rows(void *ctx, size_t begin, size_t end)
+{
+	const struct transform_job *j = ctx;
+	const struct pe_gram *g = j->g;
+	const struct pe_posterm *t = g->t;
+	for (size_t i = begin; i < end; i++) {
+		size_t a = j->r0 + i;
+		double *o = j->out + i * j->ldo;
+		for (size_t k = 0; k < j->nc; k++) {
+			size_t b = j->c0 + k;
+			double ip = o[k];
+			switch (g->m) {
+			case PE_METRIC_L2:
+				o[k] = l2_cell(g, a, b, ip);
+				break;
+			case PE_METRIC_COSINE:
+				if (a == b && t[a].norm > 0.0)
+					o[k] = 0.0;
+				else
+					o[k] = pe_clip(1.0 - ip / (t[a].norm * t[b].norm), 0.0,
+					               2.0);
+				break;
+			default:
+				if (t[a].cnorm == 0.0 || t[b].cnorm == 0.0)
+					o[k] = NAN;
+				else if (a == b)
+					o[k] = 1.0;
+				else
+					o[k] = pe_clip(ip / (t[a].cnorm * t[b].cnorm), -1.0, 1.0);
+				break;
+			}
+		}
+	}
+	return PE_OK;
+}
+
+enum pe_status pe_gram_block(const struct pe_gram *g, size_t r0, size_t nr, size_t c0, size_t nc,
+                             double *out, size_t ldo)
+{
+	if (nr == 0 || nc == 0)
+		return PE_OK;
+#ifdef PE_HAVE_CBLAS
+	size_t d = g->d;
+	/* One product for the whole rectangle: the BLAS spreads it over the
+	 * cores itself. */
+	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, 1.0,
+	            g->X + r0 * d, (int)d, g->X + c0 * d, (int)d, 0.0, out, (int)ldo);
+#else
+	return PE_EUNSUPPORTED;
+#endif
+	struct transform_job job = {g, r0, c0, nc, ldo, out};
+	size_t grain = nc >= 65536 ? 1 : 65536 / nc;
+	return pe_parallel_for(nr, grain, transform_rows, &job);
+}
