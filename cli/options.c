@@ -43,7 +43,11 @@ const char cli_common_help[] =
         "  -q, --quiet            say nothing on stderr but errors\n"
         "  -h, --help             show this help\n";
 
-/* What the process itself needs besides the budget: code, libraries, stacks, fonts. */
+/*
+ * What the process itself needs besides the budget: code, libraries, stacks,
+ * fonts. (The budget is not set as RLIMIT_DATA: OpenBLAS's threads retry a
+ * failed allocation of their buffers for ever.)
+ */
 #define BUDGET_SLACK ((uint64_t)64 << 20)
 
 static uint64_t physical_memory(void)
@@ -52,29 +56,6 @@ static uint64_t physical_memory(void)
 	if (pages > 0 && page > 0)
 		return (uint64_t)pages * (uint64_t)page;
 	return 0;
-}
-
-/*
- * The budget as a limit of the process (RLIMIT_DATA: heap and private
- * mappings), so that an allocation no check foresaw fails with ENOMEM
- * instead of growing past --max-memory. The checks before each large
- * allocation give the clear message; this is the backstop. Not under
- * AddressSanitizer, whose shadow memory is private mappings of terabytes.
- */
-static void apply_budget(uint64_t budget)
-{
-#ifndef __SANITIZE_ADDRESS__
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_DATA, &rl) != 0)
-		return;
-	uint64_t want = budget > UINT64_MAX - BUDGET_SLACK ? UINT64_MAX : budget + BUDGET_SLACK;
-	if (rl.rlim_max != RLIM_INFINITY && want > (uint64_t)rl.rlim_max)
-		want = (uint64_t)rl.rlim_max;
-	rl.rlim_cur = want >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)want;
-	setrlimit(RLIMIT_DATA, &rl);
-#else
-	(void)budget;
-#endif
 }
 
 /*
@@ -108,7 +89,6 @@ static void cli_common_init(struct cli_common *o)
 	if (data < o->max_memory)
 		o->max_memory = data;
 	cli_budget = o->max_memory;
-	apply_budget(o->max_memory);
 }
 
 uint64_t cli_budget;
@@ -490,7 +470,6 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 			                       "512M or 4G",
 			                       arg);
 		cli_budget = o->max_memory;
-		apply_budget(o->max_memory);
 		return 0;
 	case ':':
 		if (optopt && optopt < 256)
