@@ -34,8 +34,8 @@ static const char help[] =
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
         "                         spec's length=, 16384 for the default dynamic variant]\n"
-        "      --train-length T   training length of the critical dimension [default: the\n"
-        "                         scaling's original, else 4096]\n"
+        "      --train-length T   training length of the critical dimension [default: a\n"
+        "                         model's training context, the scaling's original, 4096]\n"
         "%s"
         "\n"
         "Defaults: -s rope -d 128 -o freqs.png\n"
@@ -221,6 +221,8 @@ int cmd_freqs(int argc, char **argv)
 	                        &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
+	if (!fo.train_length && o.model_train > 0)
+		fo.train_length = o.model_train; /* a model's own training context */
 	if (o.n || o.start)
 		return cli_usage_error("options '-n' and '--start' do not apply to a frequency "
 		                       "table (its rows are pairs)");

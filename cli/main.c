@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "help_schemes.h"
+#include "model_spec.h"
 #include "output.h"
 
 #ifndef POSENC_VERSION
@@ -29,6 +30,7 @@ static const struct command commands[] = {
         {"encode", cmd_encode, "the encoding matrix (positions x dims)"},
         {"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
         {"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
+        {"model", cmd_model, "a real model's encoding: hf:config.json or model:NAME, per layer"},
         {"precision", cmd_precision,
          "error of f32/bf16/f16 RoPE tables against exact, by position"},
         {"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
@@ -53,7 +55,7 @@ static void usage(FILE *out)
 	      "  -V, --version  show the version\n"
 	      "\n"
 	      "'posenc help <command>' describes a command; 'posenc help schemes' the scheme "
-	      "specs.\n",
+	      "specs;\n'posenc help models' the model presets.\n",
 	      out);
 }
 
@@ -83,6 +85,8 @@ static int help(int argc, char **argv)
 		cli_help_schemes(stdout);
 		return CLI_OK;
 	}
+	if (strcmp(argv[1], "models") == 0)
+		return cli_help_models();
 	const struct command *c = find(argv[1]);
 	if (!c)
 		return cli_usage_error("unknown command '%s'", argv[1]);

@@ -13,11 +13,14 @@
 #include <posenc/colormap.h>
 
 #include "cli.h"
+#include "model_spec.h"
 #include "options.h"
 
 const char cli_common_help[] =
         "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
-        "schemes')\n"
+        "schemes'),\n"
+        "                         or a model: hf:config.json, gguf:FILE, model:NAME\n"
+        "      --layer L          a model's layer group (local, global, ...) or layer index\n"
         "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
         "  -n, --positions N      number of positions\n"
         "      --start P          first position [default: 0]\n"
@@ -310,6 +313,35 @@ static int parse_bases(struct cli_common *o, const char *arg)
 	}
 }
 
+/* A model's head width becomes the default -d. */
+static int model_width(struct cli_common *o, const char *spec)
+{
+	struct pe_model *m = NULL;
+	const char *overrides;
+	struct cli_common quiet = *o;
+	quiet.quiet = 1; /* its warnings are said once, when the schemes are built */
+	int rc = cli_model_load(&quiet, spec, &m, &overrides);
+	if (rc)
+		return rc;
+	/* Biases (ALiBi, T5) have no width; RoPE has its head's, a table its columns. */
+	int rope = m->n_groups && m->groups[0].spec && strncmp(m->groups[0].spec, "rope:", 5) == 0;
+	size_t hd = m->learned ? m->table_cols : rope ? m->head_dim : 0;
+	if (!o->model_train)
+		o->model_train = m->train_context;
+	pe_model_destroy(m);
+	if (!hd)
+		return 0;
+	if (o->model_d && o->model_d != hd && !o->d_given)
+		return cli_usage_error("the models have different head widths (%zu and %zu): give "
+		                       "-d",
+		                       o->model_d, hd);
+	if (!o->model_d)
+		o->model_d = hd;
+	if (!o->d_given)
+		o->d = o->model_d;
+	return 0;
+}
+
 /*
  * A length: a positive number and a unit, in, cm, mm, pt or px (none: px).
  * Points and pixels are kept apart because pixels depend on --dpi, which may
@@ -382,7 +414,7 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 		if (o->nspecs == sizeof(o->specs) / sizeof(o->specs[0]))
 			return cli_usage_error("option '--scheme': more than 64 schemes");
 		o->specs[o->nspecs++] = arg;
-		return 0;
+		return cli_is_model_spec(arg) ? model_width(o, arg) : 0;
 	case 'n':
 		rc = cli_parse_count("-n", arg, 1, (uint64_t)PE_POSITION_MAX, &v);
 		if (!rc)
@@ -390,8 +422,10 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 		return rc;
 	case 'd':
 		rc = cli_parse_count("-d", arg, 1, (uint64_t)1 << 24, &v);
-		if (!rc)
+		if (!rc) {
 			o->d = (size_t)v;
+			o->d_given = 1;
+		}
 		return rc;
 	case 'o':
 		if (!*arg)
@@ -464,6 +498,11 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 	case CLI_OPT_RAW:
 		o->raw = 1;
 		return 0;
+	case CLI_OPT_LAYER:
+		if (!*arg)
+			return cli_usage_error("option '--layer': the value is empty");
+		o->layer = arg;
+		return 0;
 	case CLI_OPT_MAX_MEMORY:
 		if (parse_bytes(arg, &o->max_memory) != 0 || o->max_memory == 0)
 			return cli_usage_error("option '--max-memory': '%s' is not a size like "
@@ -509,6 +548,7 @@ static const struct option common_long[] = {
         {"font-size", required_argument, NULL, CLI_OPT_FONT_SIZE},
         {"style", required_argument, NULL, CLI_OPT_STYLE},
         {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY},
+        {"layer", required_argument, NULL, CLI_OPT_LAYER},
 };
 #define NCOMMON (sizeof(common_long) / sizeof(common_long[0]))
 #define MAX_OWN 16
@@ -583,13 +623,46 @@ static int takes_base(const struct pe_scheme *s)
 	return pe_scheme_takes_key(s, "base");
 }
 
-static int parse_with_base(const char *spec, const char *base_text, struct pe_scheme **out)
+static char *pe_strdup_cli(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *c = malloc(len);
+	if (c)
+		memcpy(c, s, len);
+	return c;
+}
+
+static int parse_with_base(const char *spec, int from_model, const char *base_text,
+                           struct pe_scheme **out)
 {
 	size_t blen = strcspn(base_text, ",");
-	size_t len = strlen(spec) + blen + 8;
+	size_t len = strlen(spec) + 2 * blen + 24;
 	char *with = malloc(len);
 	if (!with)
 		return cli_error("out of memory");
+	if (from_model) {
+		/* A model's spec has its own base and label: replace both. */
+		const char *label = strstr(spec, ",label=");
+		char *ov = malloc(len + (label ? strlen(label) : 0));
+		if (!ov) {
+			free(with);
+			return cli_error("out of memory");
+		}
+		snprintf(ov, len, "base=%.*s", (int)blen, base_text);
+		if (label) {
+			size_t ol = strlen(ov);
+			sprintf(ov + ol, ",label=%.*s base=%.*s", (int)strcspn(label + 7, ","),
+			        label + 7, (int)blen, base_text);
+		}
+		char *replaced = pe_spec_override(spec, ov);
+		free(ov);
+		free(with);
+		if (!replaced)
+			return cli_error("out of memory");
+		int rc = parse_one(replaced, out);
+		free(replaced);
+		return rc;
+	}
 	snprintf(with, len, "%s%sbase=%.*s", spec, strchr(spec, ':') ? "," : ":", (int)blen,
 	         base_text);
 	int rc = parse_one(with, out);
@@ -597,36 +670,102 @@ static int parse_with_base(const char *spec, const char *base_text, struct pe_sc
 	return rc;
 }
 
+/* Every -s, with model specs expanded to their groups' plain specs. */
+static int expand_specs(const struct cli_common *o, const char *default_spec, size_t max,
+                        char ***out, unsigned char **from_model, size_t *count)
+{
+	size_t nspecs = o->nspecs ? o->nspecs : 1, n = 0, cap = nspecs;
+	char **list = calloc(cap, sizeof(*list));
+	unsigned char *model = calloc(cap, 1);
+	int rc = list && model ? 0 : cli_error("out of memory");
+	for (size_t i = 0; i < nspecs && !rc; i++) {
+		const char *spec = o->nspecs ? o->specs[i] : default_spec;
+		char **groups = NULL;
+		size_t ng = 1;
+		int is_model = cli_is_model_spec(spec);
+		if (is_model)
+			rc = cli_model_specs(o, spec, max, &groups, &ng);
+		if (rc)
+			break;
+		if (n + ng > cap) {
+			size_t ncap = n + ng + cap;
+			char **gl = realloc(list, ncap * sizeof(*gl));
+			unsigned char *gm = gl ? realloc(model, ncap) : NULL;
+			if (gl)
+				list = gl;
+			if (gm)
+				model = gm;
+			if (!gl || !gm) {
+				for (size_t k = 0; is_model && k < ng; k++)
+					free(groups[k]);
+				free(groups);
+				rc = cli_error("out of memory");
+				break;
+			}
+			cap = ncap;
+		}
+		for (size_t k = 0; k < ng; k++) {
+			list[n] = is_model ? groups[k] : pe_strdup_cli(spec);
+			model[n] = (unsigned char)is_model;
+			if (!list[n])
+				rc = cli_error("out of memory");
+			n++;
+		}
+		free(groups);
+	}
+	if (rc) {
+		for (size_t i = 0; list && i < n; i++)
+			free(list[i]);
+		free(list);
+		free(model);
+		return rc;
+	}
+	*out = list;
+	*from_model = model;
+	*count = n;
+	return 0;
+}
+
 int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
                 struct pe_scheme ***out, size_t *count)
 {
-	size_t nspecs = o->nspecs ? o->nspecs : 1;
-	size_t nbases = o->nbases ? o->nbases : 1;
+	char **specs = NULL;
+	unsigned char *from_model = NULL;
+	size_t nspecs = 0;
 	*out = NULL;
 	*count = 0;
+	int rc = expand_specs(o, default_spec, max, &specs, &from_model, &nspecs);
+	if (rc)
+		return rc;
+	size_t nbases = o->nbases ? o->nbases : 1;
 	/* Room for every spec crossed with every base; schemes without a base stay single. */
 	struct pe_scheme **list = calloc(nspecs * nbases, sizeof(*list));
 	if (!list)
-		return cli_error("out of memory");
+		rc = cli_error("out of memory");
 	size_t total = 0;
 	int any_base = 0;
-	for (size_t i = 0; i < nspecs; i++) {
-		const char *spec = o->nspecs ? o->specs[i] : default_spec;
+	for (size_t i = 0; i < nspecs && !rc; i++) {
+		const char *spec = specs[i];
 		struct pe_scheme *plain = NULL;
-		int rc = parse_one(spec, &plain);
+		rc = parse_one(spec, &plain);
 		if (!rc && o->nbases && takes_base(plain)) {
 			any_base = 1;
 			pe_scheme_destroy(plain);
 			for (size_t j = 0; j < nbases && !rc; j++)
-				if (!(rc = parse_with_base(spec, o->base_texts[j], &list[total])))
+				if (!(rc = parse_with_base(spec, from_model[i], o->base_texts[j],
+				                           &list[total])))
 					total++;
 		} else if (!rc) {
 			list[total++] = plain;
 		}
-		if (rc) {
-			cli_schemes_free(list, total);
-			return rc;
-		}
+	}
+	for (size_t i = 0; i < nspecs; i++)
+		free(specs[i]);
+	free(specs);
+	free(from_model);
+	if (rc) {
+		cli_schemes_free(list, total);
+		return rc;
 	}
 	if (o->nbases && !any_base) {
 		cli_schemes_free(list, total);

@@ -34,6 +34,7 @@ enum {
 	CLI_OPT_DPI,
 	CLI_OPT_FONT_SIZE,
 	CLI_OPT_STYLE,
+	CLI_OPT_LAYER,
 	CLI_OPT_COMMAND = 2000,
 };
 
@@ -75,6 +76,10 @@ struct cli_common {
 	int quiet;
 	int help;
 	uint64_t max_memory; /* bytes */
+	const char *layer;   /* --layer: a model's layer group or layer index */
+	int d_given;         /* -d was given (a model's head width is the default) */
+	size_t model_d;      /* the head width of the first model spec; 0 if none */
+	double model_train;  /* its training context; 0 if none */
 };
 
 /* A command's own options: their getopt_long entries and what parses them. */

@@ -131,6 +131,21 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
 		                       (unsigned long long)o->start,
 		                       (unsigned long long)o->start + (unsigned long long)v->n - 1);
+	if (pe_scheme_has(s, PE_CAP_SCALING) && s->scaling.length == 0.0 &&
+	    (s->scaling.type == PE_ROPE_SCALING_DYNAMIC ||
+	     s->scaling.type == PE_ROPE_SCALING_LONGROPE)) {
+		/* The reference evaluates these at the sequence length, the largest
+		 * position + 1. The scheme is the command's own heap object. */
+		struct pe_scheme *w = (struct pe_scheme *)s;
+		w->scaling.length = (double)o->start + (double)v->n;
+		if (!o->quiet)
+			fprintf(stderr,
+			        "posenc: %s: %s scaling evaluated at sequence length %.17g (the "
+			        "largest position + 1; length= sets another)\n",
+			        s->label,
+			        s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic" : "longrope",
+			        w->scaling.length);
+	}
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* Frequency tables: unscaled theta and wavelength, then each RoPE scaling variant. */
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <posenc/encode.h>
@@ -32,6 +33,10 @@ static size_t variants_of(const struct pe_scheme *s, size_t d_rot,
                           const struct pe_freqs_options *opt, struct pe_rope_scaling_params *v)
 {
 	if (!pe_scheme_has(s, PE_CAP_SCALING))
+		return 0;
+	/* An explicit scaling=none (a real model without scaling) asks for no variants. */
+	if (s->scaling.type == PE_ROPE_SCALING_NONE && s->canonical &&
+	    strstr(s->canonical, " scaling=none"))
 		return 0;
 	if (s->scaling.type != PE_ROPE_SCALING_NONE) {
 		v[0] = s->scaling;

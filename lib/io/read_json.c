@@ -259,6 +259,19 @@ static void parse_number(struct parser *ps, struct json *j)
 	}
 	j->is_uint = plain && fits;
 	j->uint = v;
+	/* strtod needs a terminated copy; the span is digits, sign, '.', 'e' only. */
+	size_t span = (size_t)(ps->p - s);
+	char small[64];
+	char *copy = span < sizeof(small) ? small : malloc(span + 1);
+	if (!copy) {
+		fail(ps, "out of memory");
+		return;
+	}
+	memcpy(copy, s, span);
+	copy[span] = '\0';
+	j->number = strtod(copy, NULL);
+	if (copy != small)
+		free(copy);
 }
 
 static int literal(struct parser *ps, const char *word)

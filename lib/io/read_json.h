@@ -27,6 +27,7 @@ struct json {
 	int boolean;
 	int is_uint;        /* number: a plain non-negative integer that fits */
 	uint64_t uint;      /* when is_uint */
+	double number;      /* number: the nearest double (+-HUGE_VAL if it overflows) */
 	char *string;       /* string: decoded, owned */
 	size_t n;           /* array, object: number of items */
 	struct json *items; /* owned */

@@ -13,9 +13,12 @@
  *      when no existing field fits.
  *   2. Add `X(NAME)` to PE_SCHEMES below and 'scheme_NAME.c' to
  *      lib/scheme/meson.build.
- * Nothing else changes: the parser, `posenc help schemes`, the man page's
- * scheme list, the bash completion and every command ask these tables.
- * Then describe what each analysis gives for the scheme in its tests.
+ * No other code changes: the parser, `posenc help schemes`, the bash
+ * completion and every command ask these tables. Then write what each
+ * analysis gives for it: a paragraph in doc/posenc.1.in's SCHEME SPECS
+ * (tests/packaging/test_man.py checks every scheme is there), a row in
+ * README's scheme table, and a test that states those results by hand
+ * (nope: tests/cli/test_nope_cli.py).
  *
  * How to add a RoPE scaling: one row in pe_rope_scalings[] (rope_scaling.c:
  * name, freqs columns, keys, defaults, function), its value in enum
@@ -39,7 +42,8 @@
 	X(file)                                                                                    \
 	X(alibi)                                                                                   \
 	X(t5)                                                                                      \
-	X(nope)
+	X(nope)                                                                                    \
+	X(mrope)
 
 #define DECLARE(name) extern const struct pe_scheme_type pe_scheme_##name;
 PE_SCHEMES(DECLARE)

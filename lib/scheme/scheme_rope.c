@@ -36,7 +36,7 @@ static const struct pe_scheme_key keys[] = {
          "fraction of d rotated: d_rot = int(d * rotary)"},
         {"scaling", PE_KEY_ENUM, ROFF(type), 0, scalings, 0, 0, 0, "none",
          "long-context scaling of the frequencies (HF rope_type)"},
-        {"factor", PE_KEY_DOUBLE, ROFF(factor), 0, NULL, 1.0, 1e12, 0, NULL,
+        {"factor", PE_KEY_DOUBLE, ROFF(factor), 0, NULL, 0.0, 1e12, 1, NULL,
          "scaling factor (default 4; llama3 8, longrope 1)"},
         {"original", PE_KEY_DOUBLE, ROFF(original), 0, NULL, 1.0, 1e15, 0, NULL,
          "original_max_position_embeddings (default 4096; llama3 8192)"},
@@ -99,11 +99,8 @@ static enum pe_status finish(struct pe_scheme *s, const unsigned char *given, ch
 		                      sc->low_freq_factor);
 		return PE_ERANGE;
 	}
-	if (sc->type == PE_ROPE_SCALING_YARN && sc->beta_fast <= sc->beta_slow) {
-		*err = pe_scheme_errf("key 'beta-fast': %g must exceed beta-slow (%g)",
-		                      sc->beta_fast, sc->beta_slow);
-		return PE_ERANGE;
-	}
+	/* yarn with beta-fast <= beta-slow: the reference computes it (equal bounds get
+	 * its 0.001 guard) and only warns, so we compute it too. */
 	if (sc->type == PE_ROPE_SCALING_LONGROPE && (!sc->long_factor || !sc->short_factor)) {
 		*err = pe_scheme_errf("key '%s': scaling=longrope needs long-factor and "
 		                      "short-factor (numbers separated by '/', or @FILE)",

@@ -21,11 +21,8 @@ static enum pe_status finish(struct pe_scheme *s, const unsigned char *given, ch
 {
 	(void)given;
 	unsigned exact = s->bidirectional ? s->buckets / 4 : s->buckets / 2;
-	if (s->bidirectional && s->buckets % 2) {
-		*err = pe_scheme_errf("key 'buckets': %u must be even when bidirectional",
-		                      s->buckets);
-		return PE_ERANGE;
-	}
+	/* An odd count when bidirectional: the reference halves it with integer
+	 * division (33 -> 16 per direction, the last bucket unused) and so do we. */
 	if (exact < 1) {
 		*err = pe_scheme_errf("key 'buckets': %u leaves no exact buckets", s->buckets);
 		return PE_ERANGE;

@@ -34,7 +34,7 @@ def safetensors(tensors, metadata=None):
 
 def main():
     out = sys.argv[1]
-    for kind in ("npy", "safetensors", "csv", "spec", "json", "list"):
+    for kind in ("npy", "safetensors", "csv", "spec", "json", "list", "hf", "gguf"):
         os.makedirs(os.path.join(out, kind), exist_ok=True)
 
     def write(kind, name, data):
@@ -83,6 +83,31 @@ def main():
         write("json", "doc%02d" % i, doc)
     for i, text in enumerate(["1/2/3", "1 2 3\n", "[1.0, 1.5, 2.0]", "1,2,3,", "1e0\t2e-1"]):
         write("list", "list%02d" % i, text)
+
+    configs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                           "configs")
+    for name in sorted(os.listdir(configs)):
+        with open(os.path.join(configs, name), "rb") as f:
+            write("hf", name, f.read())
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
+    from gguf_write import FLOAT32, STRING, UINT32, gguf
+    write("gguf", "llama", gguf([
+        ("general.architecture", STRING, "llama"), ("llama.context_length", UINT32, 8192),
+        ("llama.embedding_length", UINT32, 64), ("llama.attention.head_count", UINT32, 4),
+        ("llama.rope.freq_base", FLOAT32, 500000.0)],
+        [("rope_freqs.weight", [8], [1.0, 1.0, 2.0, 4.0, 8.0, 8.0, 8.0, 8.0])]))
+    write("gguf", "qwen-yarn", gguf([
+        ("general.architecture", STRING, "qwen2"), ("qwen2.context_length", UINT32, 32768),
+        ("qwen2.embedding_length", UINT32, 64), ("qwen2.attention.head_count", UINT32, 2),
+        ("qwen2.rope.scaling.type", STRING, "yarn"), ("qwen2.rope.scaling.factor", FLOAT32, 4.0),
+        ("qwen2.rope.scaling.original_context_length", UINT32, 8192)]))
+    write("gguf", "phi3", gguf([
+        ("general.architecture", STRING, "phi3"), ("phi3.context_length", UINT32, 16384),
+        ("phi3.embedding_length", UINT32, 32), ("phi3.attention.head_count", UINT32, 2),
+        ("phi3.rope.scaling.original_context_length", UINT32, 4096)],
+        [("rope_factors_long.weight", [8], [2.0] * 8),
+         ("rope_factors_short.weight", [8], [1.0] * 8)]))
 
     try:
         import numpy as np

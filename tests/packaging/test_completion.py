@@ -98,7 +98,7 @@ def case(line, want, cwd=None, exact=True):
 
 
 COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect check "
-            "precision help"
+            "precision model help"
             .split())
 # Every scheme of the registry, as 'posenc help schemes' lists them.
 SCHEMES = re.findall(r"^  ([a-z0-9]+) ", subprocess.run([EXE, "help", "schemes"], capture_output=True,
@@ -109,10 +109,10 @@ CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split()
 case("posenc ", COMMANDS)
 case("posenc d", ["decay", "distance"])
 case("posenc --", ["--help", "--version"])
-case("posenc help ", COMMANDS + ["schemes"])
+case("posenc help ", COMMANDS + ["schemes", "models"])
 case("posenc encode --v", ["--view", "--vmin", "--vmax"])
 case("posenc decay --b", ["--base", "--bound"])
-case("posenc freqs --l", ["--length"])
+case("posenc freqs --l", ["--layer", "--length"])
 case("posenc distance --metric c", ["cosine"])
 case("posenc encode -s ", SCHEMES)
 case("posenc encode -s ro", ["rope"])

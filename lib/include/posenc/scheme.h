@@ -146,6 +146,13 @@ struct pe_scheme {
 	unsigned buckets;      /* 32 */
 	unsigned max_distance; /* 128 */
 	int bidirectional;     /* 1 */
+
+	/* mrope (Qwen2-VL M-RoPE): pairs per axis (temporal, height, width), the
+	 * patch grid that positions run over (0: text, every axis = position),
+	 * and the interleaved assignment of pairs to axes (Qwen3-VL). */
+	unsigned mrope_pairs[3]; /* 16, 24, 24 */
+	unsigned mrope_grid[3];  /* 0, 0, 0 */
+	int mrope_interleaved;   /* 0 */
 };
 
 /*

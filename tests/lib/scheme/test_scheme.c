@@ -244,7 +244,7 @@ static void errors_name_the_key(void **state)
 	parse_bad("alibi:heads=-3", PE_EINVAL, "key 'heads'");
 	parse_bad("alibi:heads=2.5", PE_EINVAL, "key 'heads'");
 	parse_bad("t5:buckets=1", PE_ERANGE, "key 'buckets'");
-	parse_bad("t5:buckets=33", PE_ERANGE, "key 'buckets'");
+	parse_bad("t5:buckets=3", PE_ERANGE, "key 'buckets'");
 	parse_bad("t5:max-distance=4", PE_ERANGE, "key 'max-distance'");
 	parse_bad("t5:bidirectional=maybe", PE_EINVAL, "key 'bidirectional'");
 	/* Enumerations list their choices. */
@@ -261,8 +261,7 @@ static void errors_name_the_key(void **state)
 	          "key 'beta-fast' needs scaling=yarn");
 	parse_bad("rope:scaling=yarn,low=2", PE_EINVAL, "key 'low' needs scaling=llama3");
 	parse_bad("rope:scaling=llama3,low=4,high=2", PE_ERANGE, "key 'high'");
-	parse_bad("rope:scaling=yarn,beta-fast=1,beta-slow=2", PE_ERANGE, "key 'beta-fast'");
-	parse_bad("rope:scaling=linear,factor=0.5", PE_ERANGE, "key 'factor'");
+	parse_bad("rope:scaling=linear,factor=0", PE_ERANGE, "key 'factor'");
 	parse_bad("rope:scaling=longrope", PE_EINVAL, "long-factor");
 	parse_bad("rope:scaling=longrope,long-factor=1/x,short-factor=1", PE_EINVAL, "'x'");
 	parse_bad("rope:scaling=longrope,long-factor=1/-2,short-factor=1", PE_ERANGE,

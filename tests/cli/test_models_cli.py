@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""Real models: -s hf:config.json, -s model:NAME and posenc model, checked against an
+independent reference written here from Hugging Face transformers' modeling_rope_utils.py
+(the revision with rope_parameters): every inverse frequency, attention factor and derived
+number to 1e-15 relative. The fixtures are the position-related keys of the models'
+public config.json files (tests/fixtures/configs, each citing its source in "_source")."""
+import csv
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import done, error_case, ok, run, workdir  # noqa: E402
+
+EXE = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CONFIGS = os.path.join(ROOT, "tests", "fixtures", "configs")
+TMP = workdir()
+REL = 1e-15
+
+
+# ---- the reference, from the formulas of modeling_rope_utils.py ----------------------
+
+def get_mscale(scale, m=1.0):
+    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+
+def reference(cfg_root, group):
+    """(unscaled inv_freq, scaled inv_freq, attention factor, extras) of a layer group."""
+    cfg = cfg_root.get("text_config") or cfg_root
+    head = cfg.get("qk_rope_head_dim") or cfg.get("head_dim") or \
+        cfg["hidden_size"] // cfg["num_attention_heads"]
+    partial = cfg.get("partial_rotary_factor", cfg.get("rotary_pct", 1.0))
+    dim = int(head * partial)
+    max_pos = cfg.get("max_position_embeddings")
+    block = dict(cfg.get("rope_scaling") or cfg.get("rope_parameters") or {})
+    theta = block.get("rope_theta", cfg.get("rope_theta", cfg.get("rotary_emb_base", 10000.0)))
+    if group == "local":  # Gemma 3: local layers at rope_local_base_freq, unscaled
+        theta, block = cfg["rope_local_base_freq"], {}
+    rtype = block.get("rope_type", block.get("type", "default"))
+    rtype = {"su": "longrope", "mrope": "default"}.get(rtype, rtype)
+    if rtype in ("llama3", "yarn", "longrope"):
+        if "original_max_position_embeddings" in cfg:
+            block["original_max_position_embeddings"] = cfg["original_max_position_embeddings"]
+        else:
+            block.setdefault("original_max_position_embeddings", max_pos)
+    pos = [theta ** (i / dim) for i in range(0, dim, 2)]
+    base = [1.0 / p for p in pos]
+    att, extra = 1.0, {"rotary_dim": dim}
+    if rtype == "default":
+        return base, list(base), att, extra
+    factor = block.get("factor")
+    if rtype == "linear":
+        return base, [f / factor for f in base], att, extra
+    orig = block["original_max_position_embeddings"]
+    if rtype == "yarn":
+        if factor is None:
+            factor = max_pos / orig
+        att = block.get("attention_factor")
+        if att is None:
+            ms, msa = block.get("mscale"), block.get("mscale_all_dim")
+            att = get_mscale(factor, ms) / get_mscale(factor, msa) if ms and msa \
+                else get_mscale(factor)
+        fast, slow = block.get("beta_fast") or 32, block.get("beta_slow") or 1
+
+        def corr(r):
+            return dim * math.log(orig / (r * 2 * math.pi)) / (2 * math.log(theta))
+        low, high = corr(fast), corr(slow)
+        if block.get("truncate", True):
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, dim - 1)
+        extra.update(yarn_low=low, yarn_high=high)
+        if low == high:
+            high += 0.001
+        out = []
+        for i, p in enumerate(pos):
+            ramp = min(max((i - low) / (high - low), 0.0), 1.0)
+            ext = 1 - ramp
+            out.append(1.0 / (factor * p) * (1 - ext) + 1.0 / p * ext)
+        return base, out, att, extra
+    if rtype == "llama3":
+        low_f, high_f = block["low_freq_factor"], block["high_freq_factor"]
+        low_wl, high_wl = orig / low_f, orig / high_f
+        extra.update(low_freq_wavelength=low_wl, high_freq_wavelength=high_wl)
+        out = []
+        for f in base:
+            wl = 2 * math.pi / f
+            g = f / factor if wl > low_wl else f
+            if not wl < high_wl and not wl > low_wl:
+                s = (orig / wl - low_f) / (high_f - low_f)
+                g = (1 - s) * g / factor + s * g
+            out.append(g)
+        return base, out, att, extra
+    if rtype == "longrope":
+        if factor is None:
+            factor = max_pos / orig
+        att = block.get("attention_factor")
+        if att is None:
+            att = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(orig))
+        short = [1.0 / (e * p) for e, p in zip(block["short_factor"], pos)]
+        long_ = [1.0 / (e * p) for e, p in zip(block["long_factor"], pos)]
+        extra.update(switch_length=orig, long=long_)
+        return base, short, att, extra
+    raise ValueError(rtype)
+
+
+def rel_ok(a, b):
+    return all(abs(x - y) <= REL * abs(y) for x, y in zip(a, b)) and len(a) == len(b)
+
+
+def worst(a, b):
+    return max((abs(x - y) / abs(y) for x, y in zip(a, b)), default=0.0)
+
+
+def freqs(spec, *extra):
+    r = run(EXE, "freqs", "-q", "-s", spec, "-o", "-", *extra)
+    rows = list(csv.reader(io.StringIO(r.text)))
+    if r.rc or not rows:
+        return r, None, None
+    head = rows[0]
+    cols = {h: [float(x[i]) for x in rows[1:]] for i, h in enumerate(head)}
+    scaled = [h for h in head if h.endswith("_theta") and h != "theta"]
+    return r, cols["theta"], cols[scaled[0]] if len(scaled) == 1 else None
+
+
+def summary(spec, *extra):
+    r = run(EXE, "model", "-q", spec, "-o", "-", *extra)
+    out = {}
+    for row in list(csv.reader(io.StringIO(r.text)))[1:]:
+        out.setdefault(row[0], {})[row[1]] = row[2]
+    return r, out
+
+
+GROUPS = {"gemma-3-27b": ["local", "global"], "t5-base": ["encoder", "decoder"]}
+ROPE = ["llama-2-7b", "llama-3-8b", "llama-3.1-8b", "llama-3.2-1b", "codellama-7b",
+        "mistral-7b-v0.1", "mistral-7b-v0.2", "qwen2.5-7b", "qwen2.5-7b-yarn", "qwen2.5-vl-7b",
+        "phi-3-mini-128k", "deepseek-v3", "gemma-3-27b", "gpt-oss-120b", "gpt-neox-20b"]
+
+for name in ROPE:
+    path = os.path.join(CONFIGS, name + ".json")
+    with open(path) as f:
+        cfg = json.load(f)
+    for group in GROUPS.get(name, ["all"]):
+        base, scaled, att, extra = reference(cfg, group)
+        layer = ["--layer", group] if group != "all" else []
+        r, theta, got = freqs("hf:" + path, *layer)
+        ok(r.rc == 0 and rel_ok(theta, base), f"{name} {group}: unscaled inverse frequencies",
+           f"rc={r.rc} {r.err} worst={worst(theta or [], base)}")
+        if got is not None or scaled != base:
+            ok(got is not None and rel_ok(got, scaled),
+               f"{name} {group}: scaled inverse frequencies to 1e-15",
+               f"worst={worst(got or [], scaled)}")
+        if "long" in extra:
+            r2, _, glong = freqs("hf:" + path, "--length", str(extra["switch_length"] + 1))
+            ok(glong is not None and rel_ok(glong, extra["long"]),
+               f"{name}: long factors past the switch length", f"worst={worst(glong or [], extra['long'])}")
+        r3, s = summary("hf:" + path, *layer)
+        g = s.get(group, {})
+        ok(r3.rc == 0 and abs(float(g.get("attention_factor", "nan")) - att) <= REL * att,
+           f"{name} {group}: attention factor {att!r}", f"{r3.err} {g.get('attention_factor')}")
+        ok(int(g.get("rotary_dim", -1)) == extra["rotary_dim"], f"{name} {group}: rotary width",
+           g.get("rotary_dim"))
+        for key in ("yarn_low", "yarn_high", "low_freq_wavelength", "high_freq_wavelength",
+                    "switch_length"):
+            if key in extra:
+                ok(float(g.get(key, "nan")) == extra[key], f"{name} {group}: {key} {extra[key]}",
+                   g.get(key))
+        # model:NAME is the same config through the same reader
+        rp, sp = summary("model:" + name, *layer)
+        ok(rp.rc == 0 and sp == s, f"model:{name} {group} equals hf: of its fixture",
+           rp.err)
+
+# ---- derived numbers by hand --------------------------------------------------------
+r, s = summary("model:llama-2-7b")
+ok(s.get("all", {}).get("critical_dim") == "92", "llama-2-7b: critical dimension 92 (Liu et al.)",
+   s)
+r, s = summary("model:qwen2.5-7b-yarn")
+g = s.get("all", {})
+# YaRN, d 128, base 1e6, original 32768: low 23, high 40 (formulas: cd(32), cd(1))
+ok(g.get("yarn_low") == "23" and g.get("yarn_high") == "40", "qwen2.5 yarn ramp 23..40", g)
+ok(float(g["attention_factor"]) == 0.1 * math.log(4.0) + 1.0, "qwen2.5 yarn: 0.1 ln 4 + 1")
+r, s = summary("model:phi-3-mini-128k")
+g = s.get("all", {})
+ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.log(4096.0)),
+   "phi-3 longrope: attention factor from 131072/4096 = 32 (1.1902381)", g)
+ok(g.get("rotary_dim") == "96" and g.get("factors") == "long",
+   "phi-3: 96 rotated, long factors at its 131072 context", g)
+r, s = summary("model:deepseek-v3")
+g = s.get("all", {})
+ok(g.get("rotary_dim") == "64" and g.get("layout") == "interleaved" and
+   float(g["attention_factor"]) == 1.0, "deepseek-v3: qk_rope_head_dim 64, interleaved, "
+   "mscale = mscale_all_dim gives attention factor 1", g)
+r, s = summary("model:gpt-neox-20b")
+ok(s.get("all", {}).get("rotary_dim") == "24", "gpt-neox-20b: rotary_pct 0.25 of 96 = 24")
+r, s = summary("model:gemma-3-27b")
+ok(s.get("local", {}).get("layers") == "0-4,6-10,12-16,18-22,24-28,30-34,36-40,42-46,48-52,54-58,60-61"
+   and s.get("global", {}).get("layers") == "5,11,17,23,29,35,41,47,53,59",
+   "gemma-3-27b: every 6th layer global (sliding_window_pattern 6)", s)
+r, s = summary("model:gpt-oss-120b")
+ok(list(s) == ["model", "all"] and s["all"]["layers"] == "0-35",
+   "gpt-oss-120b: sliding and full layers share one RoPE: one group", list(s))
+r, s = summary("model:t5-base")
+ok(s.get("encoder", {}).get("bidirectional") == "1" and s.get("decoder", {}).get("bidirectional") == "0",
+   "t5-base: bidirectional encoder, causal decoder", s)
+r, s = summary("model:bloom")
+ok(s.get("all", {}).get("heads") == "112", "bloom: 112 ALiBi heads", s)
+r = run(EXE, "model", "model:gpt2")
+ok(r.rc == 0 and "1024 positions x 768" in r.text and "wpe.weight" in r.text,
+   "gpt2: the table shape, its values from the weights", r.text)
+
+# ---- the length semantics -----------------------------------------------------------
+dyn = os.path.join(TMP, "dyn.json")
+with open(dyn, "w") as f:
+    json.dump({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+               "max_position_embeddings": 4096, "rope_theta": 10000.0,
+               "rope_scaling": {"type": "dynamic", "factor": 2.0}}, f)
+r, s = summary("hf:" + dyn, "--length", "8192")
+# formulas.md [3b]: base 1e4, d 128, factor 2, max_pos 4096: L = 8192 -> 30527.7367
+want = 10000.0 * ((2.0 * 8192 / 4096) - 1.0) ** (128 / 126)
+ok(abs(float(s["all"]["dynamic_base"]) - want) <= REL * want, "dynamic base at 8192", s)
+r = run(EXE, "encode", "-s", "rope:scaling=dynamic,factor=2", "-n", "16384", "-d", "128",
+        "--view", "angle", "-o", os.path.join(TMP, "dyn.npy"))
+r0 = run(EXE, "encode", "-s", "rope", "-n", "16384", "-d", "128", "--view", "angle",
+         "-o", os.path.join(TMP, "plain.npy"))
+with open(os.path.join(TMP, "dyn.npy"), "rb") as a, open(os.path.join(TMP, "plain.npy"), "rb") as b:
+    differ = a.read() != b.read()
+ok(r.rc == 0 and r0.rc == 0 and differ and "sequence length 16384" in r.err,
+   "encode: dynamic evaluated at the largest position + 1, and says so", r.err)
+
+# ---- strictness ---------------------------------------------------------------------
+def bad(name, doc, needle, rc=1):
+    path = os.path.join(TMP, name + ".json")
+    with open(path, "w") as f:
+        f.write(doc if isinstance(doc, str) else json.dumps(doc))
+    error_case(EXE, name, ["freqs", "-s", "hf:" + path, "-o", "-"], rc, needle)
+
+
+llama = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+         "max_position_embeddings": 4096}
+bad("unknown-key", dict(llama, rope_scaling={"type": "linear", "factor": 2.0, "fcator": 1}),
+    "unknown key 'fcator'")
+bad("unknown-type", dict(llama, rope_scaling={"rope_type": "magic"}), "'magic' is not one of")
+bad("llama3-missing", dict(llama, rope_scaling={"rope_type": "llama3", "factor": 8.0}),
+    "needs 'low_freq_factor'")
+bad("unknown-arch", {"model_type": "transformer9000"}, "model_type: 'transformer9000'")
+bad("no-model-type", {"hidden_size": 8}, "model_type: missing")
+bad("not-json", "{\"model_type\": ", "not JSON")
+bad("theta-string", dict(llama, rope_theta="1e4"), "rope_theta: is not a finite number")
+bad("short-list", dict(llama, rope_scaling={"type": "longrope", "long_factor": [1.0],
+                                            "short_factor": [1.0]},
+                       original_max_position_embeddings=2048), "long_factor: has 1 numbers")
+error_case(EXE, "missing file", ["freqs", "-s", "hf:/nonexistent/config.json"], 1, "cannot open")
+error_case(EXE, "unknown preset", ["freqs", "-s", "model:llama-9"], 2, "unknown model 'llama-9'")
+error_case(EXE, "bad layer", ["freqs", "-s", "model:gemma-3-27b", "--layer", "middle"], 2,
+           "'middle'")
+r = run(EXE, "freqs", "-q", "-s", "model:gemma-3-27b", "--layer", "5", "-o", "-")
+r2 = run(EXE, "freqs", "-q", "-s", "model:gemma-3-27b", "--layer", "global", "-o", "-")
+ok(r.rc == 0 and r.out == r2.out, "--layer 5 is Gemma 3's first global layer")
+r, s = summary("model:llama-3.1-8b,scaling=none")
+ok(r.rc == 0 and s["all"]["scaling"] == "none" and s["all"]["base"] == "500000",
+   "spec keys override a model's (scaling=none drops its scaling keys)", r.err)
+r, s = summary("model:llama-3.1-8b,base=10000")
+ok(r.rc == 0 and s["all"]["base"] == "10000" and s["all"]["scaling"] == "llama3",
+   "spec keys override a model's (base=10000)", r.err)
+r = run(EXE, "compare", "-q", "-s", "model:llama-3.1-8b", "--base", "10000,500000", "-o",
+        os.path.join(TMP, "bases.csv"))
+with open(os.path.join(TMP, "bases.csv")) as f:
+    labels = [line.split(",")[0] for line in f.readlines()[1:]]
+ok(r.rc == 0 and labels == ["llama-3.1-8b base=10000", "llama-3.1-8b base=500000"],
+   "--base crosses a model spec, labels name the base", labels)
+r = run(EXE, "compare", "-s", "model:llama-3.1-8b", "-s", "model:qwen2.5-7b", "-o",
+        os.path.join(TMP, "cmp.png"))
+ok(r.rc == 0, "compare two models", r.err)
+r = run(EXE, "help", "models")
+ok(r.rc == 0 and all(n in r.text for n in ROPE + ["bloom", "t5-base", "gpt2"]),
+   "help models lists every preset")
+
+
+# ---- both config layouts and the other keys -----------------------------------------
+def write(name, doc):
+    path = os.path.join(TMP, name + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return "hf:" + path
+
+
+with open(os.path.join(CONFIGS, "llama-3.1-8b.json")) as f:
+    l31 = json.load(f)
+new = {k: v for k, v in l31.items() if k not in ("rope_scaling", "rope_theta")}
+new["rope_parameters"] = dict(l31["rope_scaling"], rope_theta=500000.0)
+r1, s1 = summary("model:llama-3.1-8b")
+r2, s2 = summary(write("l31-new", new))
+ok(r2.rc == 0 and s1["all"] == s2["all"],
+   "rope_parameters with rope_theta inside equals the older rope_theta + rope_scaling", r2.err)
+no_theta = {k: v for k, v in new.items()}
+no_theta["rope_parameters"] = dict(l31["rope_scaling"])
+r3, s3 = summary(write("l31-no-theta", no_theta))
+ok(r3.rc == 0 and s3["all"]["base"] == "10000", "no rope_theta anywhere: the reference's 10000")
+
+with open(os.path.join(CONFIGS, "gemma-3-27b.json")) as f:
+    g3 = json.load(f)
+tc = dict(g3["text_config"])
+tc["layer_types"] = ["full_attention" if (i + 1) % 6 == 0 else "sliding_attention"
+                     for i in range(62)]
+tc["rope_parameters"] = {"full_attention": {"rope_type": "linear", "factor": 8.0,
+                                            "rope_theta": 1000000.0},
+                         "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}
+for k in ("rope_scaling", "rope_theta", "rope_local_base_freq", "sliding_window_pattern"):
+    tc.pop(k)
+r4, s4 = summary(write("gemma3-new", dict(g3, text_config=tc)))
+r5, s5 = summary("model:gemma-3-27b")
+ok(r4.rc == 0 and s4.get("local") == s5.get("local") and s4.get("global") == s5.get("global"),
+   "Gemma 3 rope_parameters keyed per layer type equals rope_local_base_freq + pattern", r4.err)
+
+smol = {"model_type": "smollm3", "hidden_size": 2048, "num_attention_heads": 16,
+        "num_hidden_layers": 8, "max_position_embeddings": 65536, "rope_theta": 5000000.0,
+        "no_rope_layer_interval": 4}
+r6, s6 = summary(write("smollm3", smol))
+ok(r6.rc == 0 and s6.get("nope", {}).get("layers") == "3,7" and
+   s6.get("rope", {}).get("layers") == "0-2,4-6",
+   "SmolLM3: every 4th layer without RoPE (no_rope_layer_interval)", s6)
+smol2 = dict(smol, no_rope_layers=[1, 1, 0, 1, 1, 1, 1, 0])
+smol2.pop("no_rope_layer_interval")
+r7, s7 = summary(write("smollm3-list", smol2))
+ok(s7.get("nope", {}).get("layers") == "2,7", "no_rope_layers: 0 marks a layer without RoPE", s7)
+r = run(EXE, "encode", "-q", "-s", write("smollm3b", smol), "--layer", "nope", "-n", "4", "-o", "-")
+ok(r.rc == 0 and all(float(x) == 0 for line in r.text.splitlines()[1:] for x in line.split(",")[1:])
+   and len(r.text.splitlines()) == 5, "SmolLM3 --layer nope: the nope scheme, all zeros", r.err)
+r = run(EXE, "compare", "-q", "-s", write("smollm3c", smol), "-o", os.path.join(TMP, "smol.csv"))
+with open(os.path.join(TMP, "smol.csv")) as f:
+    labels = [line.split(",")[0] for line in f.readlines()[1:]]
+ok(r.rc == 0 and labels == ["smollm3c rope", "smollm3c nope"],
+   "compare of a model with NoPE layers shows both groups", (labels, r.err))
+
+phi2 = {"model_type": "phi", "hidden_size": 2560, "num_attention_heads": 32,
+        "partial_rotary_factor": 0.4, "rope_theta": 10000.0, "max_position_embeddings": 2048}
+r8, s8 = summary(write("phi2", phi2))
+ok(s8["all"]["rotary_dim"] == "32", "partial_rotary_factor 0.4 of 80 = 32 (int())", s8)
+gptj = {"model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64,
+        "n_positions": 2048}
+r9, s9 = summary(write("gptj", gptj))
+ok(s9["all"]["rotary_dim"] == "64" and s9["all"]["layout"] == "interleaved",
+   "GPT-J: rotary_dim 64 of 256, interleaved pairs", s9)
+mpt = {"model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+       "attn_config": {"alibi": True, "alibi_bias_max": 8}}
+r10, s10 = summary(write("mpt", mpt))
+ok(s10.get("all", {}).get("heads") == "32", "MPT: attn_config.alibi with 32 heads", s10)
+falcon = {"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71,
+          "alibi": False, "max_position_embeddings": 2048, "rope_theta": 10000.0}
+r11, s11 = summary(write("falcon", falcon))
+ok(s11.get("all", {}).get("rotary_dim") == "64", "Falcon 7B: RoPE on 4544/71 = 64", s11)
+bad("mpt-bias-max", dict(mpt, attn_config={"alibi": True, "alibi_bias_max": 16}),
+    "alibi_bias_max")
+r12 = run(EXE, "model", write("fac", dict(llama, rope_scaling={"type": "linear", "factor": 0.5})))
+ok(r12.rc == 0 and "warning" in r12.err and "below 1" in r12.err,
+   "factor below 1: accepted with the reference's warning", r12.err)
+r13, s13 = summary(write("beta", dict(llama, rope_scaling={"type": "yarn", "factor": 4.0,
+                                                            "beta_fast": 8, "beta_slow": 8})))
+ok(r13.rc == 0 and "yarn_low" in s13.get("all", {}), "yarn beta_fast == beta_slow is computed",
+   r13.err)
+
+# T5 with an odd bucket count: the reference halves it with integer division
+# (33 -> 16 per direction, 8 exact); offsets -1, 7, 8, 200 fall in buckets 1, 16+7, 16+8, 31.
+def t5_bucket(rel, buckets=33, max_distance=128):
+    n = buckets // 2
+    base = n if rel > 0 else 0
+    a = abs(rel)
+    exact = n // 2
+    if a < exact:
+        return base + a
+    import struct as _s
+    f = lambda x: _s.unpack("<f", _s.pack("<f", x))[0]  # torch computes in float32
+    v = f(f(math.log(f(a / exact))) / f(math.log(max_distance / exact)))
+    v = f(v * (n - exact))
+    return base + min(exact + int(v), n - 1)
+
+
+r = run(EXE, "bias", "-q", "-s", "t5:buckets=33", "-n", "12", "-o", os.path.join(TMP, "t5.csv"))
+with open(os.path.join(TMP, "t5.csv")) as f:
+    rows = [[float(x) for x in line.split(",")[1:]] for line in f.readlines()[1:]]
+ok(r.rc == 0 and all(rows[i][j] == t5_bucket(j - i) for i in range(12) for j in range(12)),
+   "t5 with 33 buckets (odd, bidirectional) is computed as the reference does", r.err)
+
+# ---- M-RoPE -------------------------------------------------------------------------
+def mrope_ref(n, d, base, sections, grid=None, interleaved=False):
+    """Qwen2-VL: cos/sin of each axis' positions, pair i taking the axis of its section
+    (apply_multimodal_rotary_pos_emb), rotate_half pairing; the all-ones vector rotated."""
+    h = d // 2
+    theta = [1.0 / base ** (k / d) for k in range(0, d, 2)]
+    t, hh, w = sections
+    rows = []
+    for q in range(n):
+        pos = (q, q, q) if grid is None else (q // (grid[1] * grid[2]), q // grid[2] % grid[1],
+                                              q % grid[2])
+        row = [0.0] * d
+        for i in range(h):
+            if interleaved:
+                ax = 1 if i % 3 == 1 and i < 3 * hh else 2 if i % 3 == 2 and i < 3 * w else 0
+            else:
+                ax = 0 if i < t else 1 if i < t + hh else 2
+            a = pos[ax] * theta[i]
+            row[i], row[i + h] = math.cos(a) - math.sin(a), math.sin(a) + math.cos(a)
+        rows.append(row)
+    return rows
+
+
+def encode_rows(spec, n, d):
+    r = run(EXE, "encode", "-q", "-s", spec, "-n", str(n), "-d", str(d), "-o", "-")
+    return r, [[float(x) for x in line.split(",")[1:]] for line in r.text.splitlines()[1:]]
+
+
+for grid, inter in ((None, False), ((2, 3, 4), False), ((2, 3, 4), True)):
+    spec = "mrope:base=1000000,t=16,h=24,w=24"
+    if grid:
+        spec += ",frames=%d,height=%d,width=%d" % grid
+    if inter:
+        spec += ",interleaved=1"
+    r, got = encode_rows(spec, 24, 128)
+    want = mrope_ref(24, 128, 1e6, (16, 24, 24), grid, inter)
+    worst_abs = max((abs(a - b) for ga, wa in zip(got, want) for a, b in zip(ga, wa)), default=1)
+    ok(r.rc == 0 and len(got) == 24 and worst_abs <= 1e-14,
+       f"mrope {spec}: per-axis rotations as Qwen2-VL applies them", f"{r.err} {worst_abs}")
+r1, a = encode_rows("mrope:base=1000000", 40, 128)
+r2, b = encode_rows("rope:base=1000000,layout=half", 40, 128)
+ok(a == b and r1.rc == 0, "mrope on text positions is exactly plain RoPE (half pairing)")
+error_case(EXE, "mrope sections must fill d/2", ["encode", "-s", "mrope:t=8", "-d", "128"], 2,
+           "t + h + w")
+error_case(EXE, "mrope grid needs all three", ["encode", "-s", "mrope:height=4", "-d", "128"], 2,
+           "frames")
+
+r = run(EXE, "model", "model:phi-3-mini-128k", "--config", "c.json", cwd=TMP)
+with open(os.path.join(CONFIGS, "phi-3-mini-128k.json")) as f, open(os.path.join(TMP, "c.json")) as g:
+    ok(r.rc == 0 and f.read() == g.read(), "model --config writes the preset's fixture config", r.err)
+error_case(EXE, "--config of a non-preset", ["model", "rope", "--config", "x.json"], 2, "--config")
+
+# ---- the preset table is generated from these fixtures -------------------------------
+gen = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_model_presets.py"), ROOT],
+                     capture_output=True, text=True)
+with open(os.path.join(ROOT, "lib", "model", "presets.h")) as f:
+    ok(gen.returncode == 0 and gen.stdout == f.read(),
+       "lib/model/presets.h is tools/gen_model_presets.py of the fixtures")
+done()
