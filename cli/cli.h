@@ -28,6 +28,16 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * cli_escape() - text made safe for a terminal
+ *
+ * Backslash, newline, tab and CR become \\ \n \t \r; other control bytes
+ * and bytes that are not UTF-8 \xHH; C1 controls and bidirectional
+ * controls \uHHHH. Everything else (printable UTF-8) is kept.
+ * @return newly allocated (free()), or NULL when out of memory.
+ */
+char *cli_escape(const char *text);
+
+/*
  * cli_note() - one line of information on stderr, "posenc: <text>"
  *
  * Every non-error message goes through here: nothing with @quiet (-q), and

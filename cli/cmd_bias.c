@@ -49,12 +49,8 @@ static int write_long_csv(const struct cli_common *o, const char *path, const st
 				pe_csv_format(m->data[(h * n + i) * n + j], num);
 				bad = fprintf(file.f, "%zu,%zu,%zu,%s\n", h, i, j, num) < 0;
 			}
-	if (bad) {
-		int e = errno;
-		cli_file_abort(&file);
-		return cli_error("writing '%s' failed: %s",
-		                 strcmp(path, "-") == 0 ? "standard output" : path, strerror(e));
-	}
+	if (bad)
+		return cli_file_fail(&file, PE_EIO, errno);
 	if ((rc = cli_file_commit(&file)))
 		return rc;
 	char what[96];
@@ -72,12 +68,8 @@ static int write_npy3(const struct cli_common *o, const char *path, const struct
 		return rc;
 	size_t shape[3] = {heads, n, n};
 	enum pe_status st = pe_npy_write(file.f, m->data, shape, 3, o->dtype);
-	if (st != PE_OK) {
-		int e = errno;
-		cli_file_abort(&file);
-		return cli_error("writing '%s' failed: %s", path,
-		                 st == PE_EIO ? strerror(e) : pe_status_str(st));
-	}
+	if (st != PE_OK)
+		return cli_file_fail(&file, st, errno);
 	if ((rc = cli_file_commit(&file)))
 		return rc;
 	char what[96];
@@ -242,8 +234,13 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 		g = n;
 	char what[160];
 	snprintf(what, sizeof(what), "the %u x %zu x %zu grid of the bias figure", heads, g, g);
-	double bytes = ((double)heads * (double)g * (double)g + (g < n ? 4.0 * (double)n : 0)) * 8;
-	int rc = cli_check_memory(o, bytes, what, "ask for fewer positions (-n)");
+	/* The grid, and the canvas at 4 bytes a pixel (a panel per head). */
+	double bytes = ((double)heads * (double)g * (double)g + (g < n ? 4.0 * (double)n : 0)) * 8 +
+	               w * h * 4.0;
+	int rc = cli_check_memory(o, bytes, what,
+	                          heads > 1 ? "ask for fewer heads or positions, or a smaller "
+	                                      "figure (--width, --height)"
+	                                    : "ask for fewer positions (-n)");
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;

@@ -74,7 +74,9 @@ static int compute(struct run *r, size_t i, int figure)
 	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric,
 	                            figure ? (n < cells ? n : cells) : n,
 	                            figure ? COMPARE_SCATTER_POINTS : 0,
-	                            "lower -n, or draw the comparison as a figure", sd);
+	                            figure ? "lower -n or draw a smaller figure"
+	                                   : "lower -n, or draw the comparison as a figure",
+	                            sd);
 }
 
 static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
@@ -308,6 +310,7 @@ static int write_summary(struct run *r)
 	for (size_t i = 0; i < r->count; i++) {
 		labels[i] = r->schemes[i]->label;
 		compare_summary_row(&r->data[i], pe_matrix_row(t, i));
+		compare_summary_missing(&r->o, labels[i], &r->data[i], pe_matrix_row(t, i));
 	}
 	struct pe_axis rows = {"scheme", 0, 0, labels};
 	struct pe_axis cols = {NULL, 0, 0, compare_summary_columns};

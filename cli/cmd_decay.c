@@ -245,7 +245,10 @@ int cmd_decay(int argc, char **argv)
 	if (!rc && cli_format_is_figure(format))
 		rc = check_figure(&o);
 	if (!rc) {
-		/* The table, one column of work, and each scheme's frequencies. */
+		/*
+		 * The table, one column of work, each scheme's frequencies, and the
+		 * closed forms' cos/sin tables of 64 offsets per pair (lib/analysis/decay.c).
+		 */
 		size_t dmax = 0;
 		for (size_t i = 0; i < count; i++)
 			dmax = vs[i].vec.d > dmax ? vs[i].vec.d : dmax;
@@ -254,7 +257,7 @@ int cmd_decay(int argc, char **argv)
 		         (unsigned long long)d.max_offset + 1);
 		rc = cli_check_memory(&o,
 		                      ((double)d.max_offset + 1.0) * (double)(count + 1) * 8.0 +
-		                              (double)(dmax + 1) * 8.0,
+		                              (double)(dmax + 1) * 8.0 * 66.0,
 		                      what, "lower --max-offset (or -d)");
 	}
 	struct pe_matrix *m = NULL;

@@ -1,4 +1,5 @@
 /* posenc inspect: what a .npy, .safetensors or .csv file holds, to find tensor names. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "output.h"
 
 static const char help[] =
         "Usage: posenc inspect FILE...\n"
@@ -33,14 +35,26 @@ static void shape_text(const struct pe_tensor_info *t, char *buf, size_t cap)
 		snprintf(buf + used, cap - used, "%s", t->ndim == 1 ? ",)" : ")");
 }
 
+/* Names, keys and values come from the file: printed escaped (cli_escape). */
+static const char *esc(char **slot, const char *text)
+{
+	free(*slot);
+	*slot = cli_escape(text);
+	return *slot ? *slot : "?";
+}
+
 static void print_safetensors(const char *path, const struct pe_file_info *info)
 {
-	printf("%s: safetensors, %zu tensor%s\n", path, info->count, info->count == 1 ? "" : "s");
-	for (size_t i = 0; i < info->n_metadata; i++)
-		printf("  metadata %s = %s\n", info->metadata_keys[i], info->metadata_values[i]);
+	char *a = NULL, *b = NULL;
+	printf("%s: safetensors, %zu tensor%s\n", esc(&a, path), info->count,
+	       info->count == 1 ? "" : "s");
+	for (size_t i = 0; i < info->n_metadata; i++) {
+		printf("  metadata %s = ", esc(&a, info->metadata_keys[i]));
+		printf("%s\n", esc(&b, info->metadata_values[i]));
+	}
 	int width = 4;
 	for (size_t i = 0; i < info->count; i++) {
-		size_t len = strlen(info->tensors[i].name);
+		size_t len = strlen(esc(&a, info->tensors[i].name));
 		if (len > (size_t)width)
 			width = len > 60 ? 60 : (int)len;
 	}
@@ -50,11 +64,16 @@ static void print_safetensors(const char *path, const struct pe_file_info *info)
 		const struct pe_tensor_info *t = &info->tensors[i];
 		char shape[256];
 		shape_text(t, shape, sizeof(shape));
+		esc(&a, t->name);
+		esc(&b, t->dtype);
 		if (t->readable)
-			printf("  %-*s  %-7s  %-16s  table\n", width, t->name, t->dtype, shape);
+			printf("  %-*s  %-7s  %-16s  table\n", width, a ? a : "?", b ? b : "?",
+			       shape);
 		else
-			printf("  %-*s  %-7s  %s\n", width, t->name, t->dtype, shape);
+			printf("  %-*s  %-7s  %s\n", width, a ? a : "?", b ? b : "?", shape);
 	}
+	free(a);
+	free(b);
 }
 
 static int inspect(const char *path)
@@ -71,17 +90,18 @@ static int inspect(const char *path)
 	char shape[256] = "";
 	if (t)
 		shape_text(t, shape, sizeof(shape));
+	char *a = NULL, *b = NULL;
 	switch (info->format) {
 	case PE_FORMAT_SAFETENSORS:
 		print_safetensors(path, info);
 		break;
 	case PE_FORMAT_NPY:
-		printf("%s: npy %d.%d, dtype %s, shape %s, %s order%s\n", path, info->npy_major,
-		       info->npy_minor, t->dtype, shape, info->fortran_order ? "Fortran" : "C",
-		       t->readable ? ", table" : "");
+		printf("%s: npy %d.%d, dtype %s, shape %s, %s order%s\n", esc(&a, path),
+		       info->npy_major, info->npy_minor, esc(&b, t->dtype), shape,
+		       info->fortran_order ? "Fortran" : "C", t->readable ? ", table" : "");
 		break;
 	case PE_FORMAT_CSV:
-		printf("%s: csv, %llu rows x %llu columns, %s, %s, table\n", path,
+		printf("%s: csv, %llu rows x %llu columns, %s, %s, table\n", esc(&a, path),
 		       (unsigned long long)t->shape[0], (unsigned long long)t->shape[1],
 		       info->csv_header ? "header row" : "no header row",
 		       info->csv_index ? "index column (skipped)" : "no index column");
@@ -89,6 +109,8 @@ static int inspect(const char *path)
 	case PE_FORMAT_UNKNOWN:
 		break;
 	}
+	free(a);
+	free(b);
 	pe_file_info_destroy(info);
 	return CLI_OK;
 }
@@ -118,7 +140,8 @@ int cmd_inspect(int argc, char **argv)
 		if (r)
 			rc = r;
 	}
+	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout))
-		return cli_error("writing to stdout failed");
+		return cli_stdout_failed(errno);
 	return rc;
 }

@@ -109,9 +109,8 @@ static int compute(struct report *r, size_t i)
 	const struct pe_scheme *s = r->schemes[i];
 	const struct pe_vectors *v = &sd->v.vec;
 	/* The summary needs the full matrices (one scheme at a time). */
-	int rc = compare_data_compute(
-	        &r->o, s->label, r->metric, v->n, REPORT_SCATTER_POINTS,
-	        "the summary table needs them: lower -n or raise --max-memory", sd);
+	int rc = compare_data_compute(&r->o, s->label, r->metric, v->n, REPORT_SCATTER_POINTS,
+	                              "the summary table needs them: lower -n", sd);
 	if (rc)
 		return rc;
 	compare_summary_row(sd, rs->summary);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "compare_data.h"
+#include "pairwise_cli.h"
 
 static int status_error(enum pe_status st, const char *what, const char *label)
 {
@@ -21,13 +22,25 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
                          size_t cells, size_t scatter, const char *hint, struct compare_data *sd)
 {
 	const struct pe_vectors *v = &sd->v.vec;
-	if (cells == v->n) {
-		char what[96];
-		snprintf(what, sizeof(what), "the two %zu x %zu matrices", v->n, v->n);
-		int rc = cli_check_memory(o, 2.0 * (double)v->n * (double)v->n * 8.0, what, hint);
-		if (rc)
-			return rc;
-	}
+	/*
+	 * Everything this scheme's analyses hold, checked before any of it is
+	 * made: the two grids, the rows the pairwise engine works on, the
+	 * decay curve and its offsets, the scatter points.
+	 */
+	double grids = 2.0 * (double)cells * (double)cells * 8.0;
+	double rows = (double)v->n < 128.0 ? (double)v->n : 128.0;
+	double bytes = grids + pw_work_bytes(v, rows, (double)v->n) + 2.0 * (double)v->n * 8.0 +
+	               (double)scatter * 48.0;
+	char what[128];
+	if (cells == v->n)
+		snprintf(what, sizeof(what), "the two %zu x %zu matrices of '%s'", v->n, v->n,
+		         label);
+	else
+		snprintf(what, sizeof(what), "the analyses of '%s' (%zu positions, d=%zu)", label,
+		         v->n, v->d);
+	int rc = cli_check_memory(o, bytes, what, hint);
+	if (rc)
+		return rc;
 	enum pe_status st =
 	        pe_pairwise_grid_info(v, metric, cells, cells, &sd->dist_info, &sd->dist);
 	if (st != PE_OK)
@@ -75,5 +88,45 @@ void compare_data_free(struct compare_data *sd)
 
 void compare_summary_row(const struct compare_data *sd, double row[COMPARE_SUMMARY_COLS])
 {
-	pe_summary_row(&sd->v.vec, sd->dist, sd->corr, sd->decay, row);
+	const struct pe_vectors *v = &sd->v.vec;
+	pe_summary_row(v, sd->dist, sd->corr, sd->decay, row);
+	const size_t at[] = {0, 1, 10, 100};
+	/*
+	 * Sinusoidal and RoPE dot products depend on the offset alone, so the
+	 * decay at offsets past the last position is still defined: computed
+	 * from 101 positions. A table has no pairs that far apart: NaN, which
+	 * compare_summary_missing() explains.
+	 */
+	double far[101];
+	int have_far = 0;
+	if (v->n <= at[3] && !v->table && v->scheme) {
+		struct pe_vectors w = *v;
+		w.n = 101;
+		have_far = pe_decay_curve(&w, PE_DECAY_DOT, 100, far) == PE_OK;
+	}
+	for (size_t k = 0; k < 4; k++)
+		if (at[k] >= v->n && have_far)
+			row[7 + k] = far[at[k]];
+}
+
+void compare_summary_missing(const struct cli_common *o, const char *label,
+                             const struct compare_data *sd, const double row[COMPARE_SUMMARY_COLS])
+{
+	if (o->quiet)
+		return;
+	const struct pe_vectors *v = &sd->v.vec;
+	char cols[256] = "";
+	size_t len = 0;
+	for (size_t c = 0; c < COMPARE_SUMMARY_COLS; c++)
+		if (isnan(row[c]) && len < sizeof(cols))
+			len += (size_t)snprintf(cols + len, sizeof(cols) - len, "%s%s",
+			                        len ? ", " : "", compare_summary_columns[c]);
+	if (!len)
+		return;
+	char *safe = cli_escape(label);
+	fprintf(stderr, "posenc: %s: %s left empty (nan): %s\n", safe ? safe : "?", cols,
+	        v->table || !v->scheme
+	                ? "a table has no frequencies, and no pairs farther apart than its rows"
+	                : "not defined for this scheme");
+	free(safe);
 }

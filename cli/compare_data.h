@@ -51,4 +51,11 @@ void compare_data_free(struct compare_data *sd);
 /* One scheme's summary from its full n x n matrices: pe_summary_row(). */
 void compare_summary_row(const struct compare_data *sd, double row[COMPARE_SUMMARY_COLS]);
 
+/*
+ * compare_summary_missing() - say on stderr (unless -q) which of a row's
+ * values are NaN and why, so that no notebook finds a NaN unexplained
+ */
+void compare_summary_missing(const struct cli_common *o, const char *label,
+                             const struct compare_data *sd, const double row[COMPARE_SUMMARY_COLS]);
+
 #endif

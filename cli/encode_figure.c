@@ -26,7 +26,8 @@ struct row_source {
 	int sampled;  /* rows are SAMPLES-position means of their blocks */
 	int windowed; /* rows are exact block means */
 	struct pe_window window;
-	double *chunk; /* CHUNK rows of d, rows [chunk_first, chunk_first + CHUNK) */
+	double *chunk; /* chunk_rows rows of d, rows [chunk_first, chunk_first + chunk_rows) */
+	size_t chunk_rows;
 	size_t chunk_first;
 	int chunk_valid;
 	double *sample; /* one row of d, for sampling */
@@ -35,9 +36,10 @@ struct row_source {
 static enum pe_status exact_row(struct row_source *src, size_t row, double *buf)
 {
 	const struct pe_vectors *v = src->v;
-	if (!src->chunk_valid || row < src->chunk_first || row >= src->chunk_first + CHUNK) {
-		size_t first = row - row % CHUNK;
-		size_t count = v->n - first < CHUNK ? v->n - first : CHUNK;
+	size_t cr = src->chunk_rows;
+	if (!src->chunk_valid || row < src->chunk_first || row >= src->chunk_first + cr) {
+		size_t first = row - row % cr;
+		size_t count = v->n - first < cr ? v->n - first : cr;
 		enum pe_status st = pe_vectors_rows(v, first, count, src->chunk);
 		if (st != PE_OK)
 			return st;
@@ -116,23 +118,48 @@ static size_t figure_rows(const struct cli_common *o)
 
 /*
  * Rows of equal blocks that still outnumber the pixel rows: the largest
- * block length L dividing n with n / L >= @pixels, as rows n / L; 0 when
+ * block length L dividing n with L <= n / @pixels, as rows m = n / L; 0 when
  * only L = 1 qualifies. Equal blocks average every frequency alike, so the
  * exact block means lose nothing the pixels could show, at 1/L the cost.
+ *
+ * The search runs over the row counts m (the smallest divisor of n at or
+ * above n / floor(n / pixels)), not over L: m is bounded by the pixels,
+ * L by n, and a trial division up to n / pixels never ends for n = 1e14
+ * (or a prime near 2^53). Up to EQUAL_SEARCH * pixels rows are tried;
+ * beyond that the nearly equal blocks serve as well.
  */
+#define EQUAL_SEARCH 16
 static size_t equal_blocks(size_t n, size_t pixels)
 {
 	if (pixels == 0 || n / pixels < 2)
 		return 0;
-	for (size_t len = n / pixels; len >= 2; len--)
-		if (n % len == 0)
-			return n / len;
+	size_t len_max = n / pixels;
+	size_t m = n / len_max + (n % len_max != 0);
+	size_t last = pixels * EQUAL_SEARCH;
+	for (; m <= last && m <= n / 2; m++)
+		if (n % m == 0)
+			return m;
 	return 0;
 }
 
-int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_format format,
-                      const struct pe_vectors *v)
+struct cli_encode_rows {
+	struct row_source src;
+	char cbar[96];
+};
+
+void cli_encode_rows_destroy(struct cli_encode_rows *er)
 {
+	if (!er)
+		return;
+	free(er->src.chunk);
+	free(er->src.sample);
+	free(er);
+}
+
+int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *v, size_t pixels,
+                           struct pe_heatmap_spec *spec, struct cli_encode_rows **out)
+{
+	*out = NULL;
 	size_t cells = cli_figure_grid_cells(o, v->n);
 	struct row_source src = {.v = v, .rows = v->n};
 	int closed_form = !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW);
@@ -141,7 +168,7 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	 * frequencies unequally; with thousands of positions per figure row the
 	 * difference vanishes, so exact rows are drawn up to EXACT_ROWS.
 	 */
-	size_t equal = closed_form ? equal_blocks(v->n, figure_rows(o)) : 0;
+	size_t equal = closed_form ? equal_blocks(v->n, pixels) : 0;
 	if (equal) {
 		src.rows = equal;
 		src.windowed = 1;
@@ -154,45 +181,69 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 		src.rows = cells;
 		src.sampled = 1;
 	}
-	/* The row chunk, and the picture at up to 4 bytes a pixel. */
+	/* Rows computed CHUNK at a time, fewer when they are wide (a few MiB at most). */
+	src.chunk_rows = CHUNK;
+	while (src.chunk_rows > 1 && (double)src.chunk_rows * (double)v->d * 8.0 > 4194304.0)
+		src.chunk_rows /= 2;
+	/* The row chunk, the rows the engine keeps, and the picture at 4 bytes a pixel. */
 	double w, h;
 	cli_figure_pixels(o, &w, &h);
 	char fig_what[96];
 	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
-	int rc0 = cli_check_memory(o, (CHUNK + 1.0) * (double)v->d * 8.0 + w * h * 4.0, fig_what,
-	                           "choose a smaller width (-d) or figure (--width, --height)");
-	if (rc0)
-		return rc0;
-	src.chunk = malloc(CHUNK * v->d * sizeof(double));
-	src.sample = malloc(v->d * sizeof(double));
-	struct pe_figure *fig = pe_figure_create(1, 1);
-	int rc = 0;
-	if (!src.chunk || !src.sample || !fig) {
-		rc = cli_error("out of memory");
-		goto done;
+	int rc = cli_check_memory(
+	        o, ((double)src.chunk_rows + 2.0) * (double)v->d * 8.0 + w * h * 4.0, fig_what,
+	        "choose a smaller width (-d) or figure (--width, --height)");
+	if (rc)
+		return rc;
+	struct cli_encode_rows *er = calloc(1, sizeof(*er));
+	if (!er)
+		return cli_error("out of memory");
+	er->src = src;
+	er->src.chunk = malloc(src.chunk_rows * v->d * sizeof(double));
+	er->src.sample = malloc(v->d * sizeof(double));
+	if (!er->src.chunk || !er->src.sample) {
+		cli_encode_rows_destroy(er);
+		return cli_error("%s: out of memory", fig_what);
 	}
-	struct pe_heatmap_spec spec;
-	pe_heatmap_spec_init(&spec, src.rows, v->d, NULL);
-	spec.row_fn = next_row;
-	spec.row_ctx = &src;
-	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, 0.0, v->d);
+	pe_heatmap_spec_init(spec, er->src.rows, v->d, NULL);
+	spec->row_fn = next_row;
+	spec->row_ctx = &er->src;
+	pe_heatmap_spec_set_positions(spec, (double)v->first, v->n, 0.0, v->d);
 	double lo, hi;
 	bool is_signed;
 	known_limits(v, &lo, &hi, &is_signed);
-	spec.vmin = lo;
-	spec.vmax = hi;
-	spec.is_signed = is_signed;
-	char cbar[96];
+	spec->vmin = lo;
+	spec->vmax = hi;
+	spec->is_signed = is_signed;
 	const struct pe_scheme *s = v->scheme;
 	const char *what = s && pe_scheme_has(s, PE_CAP_VIEWS) ? view_name(v->view) : "value";
-	if (src.sampled)
-		snprintf(cbar, sizeof(cbar), "%s (mean of %d positions per row)", what, SAMPLES);
+	if (er->src.sampled)
+		snprintf(er->cbar, sizeof(er->cbar), "%s (mean of %d positions per row)", what,
+		         SAMPLES);
 	else
-		snprintf(cbar, sizeof(cbar), "%s", what);
-	spec.colorbar_label = cbar;
+		snprintf(er->cbar, sizeof(er->cbar), "%s", what);
+	spec->colorbar_label = er->cbar;
+	*out = er;
+	return 0;
+}
+
+int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_format format,
+                      const struct pe_vectors *v)
+{
+	struct pe_heatmap_spec spec;
+	struct cli_encode_rows *er = NULL;
+	int rc = cli_encode_rows_create(o, v, figure_rows(o), &spec, &er);
+	if (rc)
+		return rc;
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	if (!fig) {
+		rc = cli_error("out of memory");
+		goto done;
+	}
 	cli_heatmap_apply(o, &spec);
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	char title[512];
+	const struct pe_scheme *s = v->scheme;
 	cli_scheme_title(s ? s->label : "table", v->d, (unsigned long long)v->first, v->n, title,
 	                 sizeof(title));
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
@@ -211,7 +262,6 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	rc = cli_figure_write(o, path, format, fig, report);
 done:
 	pe_figure_destroy(fig);
-	free(src.chunk);
-	free(src.sample);
+	cli_encode_rows_destroy(er);
 	return rc;
 }

@@ -262,11 +262,9 @@ int cli_figure_write(const struct cli_common *o, const char *path, enum cli_form
 	errno = 0;
 	enum pe_status st = pe_figure_write(fig, ff, w, h, file.f);
 	if (st != PE_OK) {
-		int e = errno;
-		cli_file_abort(&file);
 		if (st == PE_EIO)
-			return cli_error("writing '%s' failed: %s", path,
-			                 e ? strerror(e) : "input/output error");
+			return cli_file_fail(&file, st, errno);
+		cli_file_abort(&file);
 		return cli_figure_error(st);
 	}
 	rc = cli_file_commit(&file);

@@ -3,7 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <posenc/colormap.h>
 
@@ -41,55 +46,153 @@ const char cli_common_help[] =
         "  -q, --quiet            say nothing on stderr but errors\n"
         "  -h, --help             show this help\n";
 
-/* The defaults (max_memory: half the machine's memory). */
+/*
+ * What the process itself needs besides the budget: code, libraries, stacks,
+ * fonts. (The budget is not set as RLIMIT_DATA: OpenBLAS's threads retry a
+ * failed allocation of their buffers for ever.)
+ */
+#define BUDGET_SLACK ((uint64_t)64 << 20)
+
+static uint64_t physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page > 0)
+		return (uint64_t)pages * (uint64_t)page;
+	return 0;
+}
+
+/*
+ * The part of a process limit left for the budget: RLIMIT_DATA (ulimit -d)
+ * less the slack, RLIMIT_AS (ulimit -v) less what libraries, stacks and
+ * malloc's reserved arenas take of the address space.
+ */
+static uint64_t limit_budget(int resource, uint64_t overhead)
+{
+	struct rlimit rl;
+	if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	uint64_t lim = (uint64_t)rl.rlim_cur;
+	return lim > 2 * overhead ? lim - overhead : lim / 2;
+}
+
+/* The defaults (max_memory: half the machine's memory, within ulimit -v and -d). */
 static void cli_common_init(struct cli_common *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->vmin = NAN;
 	o->vmax = NAN;
 	o->dtype = PE_DTYPE_F64;
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-	if (pages > 0 && page > 0)
-		o->max_memory = (uint64_t)pages * (uint64_t)page / 2;
-	else
-		o->max_memory = (uint64_t)4 << 30;
+	uint64_t ram = physical_memory();
+	o->max_memory = ram ? ram / 2 : (uint64_t)4 << 30;
+	/* Under ulimit -v or -d the default fits the limit: a refusal, not ENOMEM. */
+	uint64_t as = limit_budget(RLIMIT_AS, (uint64_t)384 << 20);
+	uint64_t data = limit_budget(RLIMIT_DATA, BUDGET_SLACK);
+	if (as < o->max_memory)
+		o->max_memory = as;
+	if (data < o->max_memory)
+		o->max_memory = data;
+	cli_budget = o->max_memory;
+}
+
+uint64_t cli_budget;
+
+uint64_t cli_memory_in_use(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * The exact value of a decimal text DIGITS[.DIGITS][(e|E)[+-]DIGITS] if it
+ * is a whole number that fits in 64 bits. Done on the digits, not through
+ * strtod: 1.0000000000000001 and 4503599627370497.5 round to whole doubles
+ * but are not whole numbers, and a double beyond 2^64 has no integer value.
+ * @return 0 (whole, *out set), -1 (not a whole number), -2 (too large).
+ */
+static int parse_whole(const char *arg, uint64_t *out)
+{
+	const char *c = arg;
+	const char *int_digits = c;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	size_t nint = (size_t)(c - int_digits);
+	const char *frac_digits = c;
+	size_t nfrac = 0;
+	if (*c == '.') {
+		frac_digits = ++c;
+		while (*c >= '0' && *c <= '9')
+			c++;
+		nfrac = (size_t)(c - frac_digits);
+	}
+	if (nint + nfrac == 0)
+		return -1;
+	long long exp = 0;
+	if (*c == 'e' || *c == 'E') {
+		c++;
+		int neg = 0;
+		if (*c == '+' || *c == '-')
+			neg = *c++ == '-';
+		if (!(*c >= '0' && *c <= '9'))
+			return -1;
+		while (*c >= '0' && *c <= '9') {
+			if (exp < 100000)
+				exp = exp * 10 + (*c - '0');
+			c++;
+		}
+		if (neg)
+			exp = -exp;
+	}
+	if (*c)
+		return -1;
+	/* The digits d_1..d_k (integer then fraction part) times 10^(exp - nfrac). */
+	long long shift = exp - (long long)nfrac;
+	size_t ndig = nint + nfrac;
+	uint64_t v = 0;
+	int big = 0;
+	for (size_t i = 0; i < ndig; i++) {
+		int dig = i < nint ? int_digits[i] - '0' : frac_digits[i - nint] - '0';
+		/* Digits that fall after the decimal point once shifted must be zero. */
+		if (shift < 0 && (long long)(ndig - i) <= -shift) {
+			if (dig != 0)
+				return -1;
+			continue;
+		}
+		if (big) {
+			continue;
+		}
+		if (v > (UINT64_MAX - (uint64_t)dig) / 10)
+			big = 1;
+		else
+			v = v * 10 + (uint64_t)dig;
+	}
+	for (long long i = 0; i < shift && !big && v; i++) {
+		if (v > UINT64_MAX / 10)
+			big = 1;
+		else
+			v *= 10;
+	}
+	if (big)
+		return -2;
+	*out = v;
+	return 0;
 }
 
 int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
 {
-	char *end;
-	uint64_t v;
-	errno = 0;
-	if (*arg >= '0' && *arg <= '9') {
-		unsigned long long u = strtoull(arg, &end, 10);
-		if (*end == '\0') {
-			if (errno == ERANGE)
-				return cli_usage_error(
-				        "option '%s': %s is too large (at most %llu)", name, arg,
-				        (unsigned long long)max);
-			v = u;
-			goto range;
-		}
-		/* An exact value in exponent form, such as 1e6 (not hex: strtod reads 0x10). */
-		int plain = arg[strspn(arg, "0123456789.eE+-")] == '\0';
-		double x = plain ? strtod(arg, &end) : NAN;
-		if (plain && *end == '\0' && isfinite(x) && x == floor(x)) {
-			if (x > (double)max)
-				return cli_usage_error(
-				        "option '%s': %s is too large (at most %llu)", name, arg,
-				        (unsigned long long)max);
-			v = (uint64_t)x;
-			goto range;
-		}
-	}
-	return cli_usage_error("option '%s': '%s' is not a whole number", name, arg);
-range:
+	uint64_t v = 0;
+	int rc = parse_whole(arg, &v);
+	if (rc == -1)
+		return cli_usage_error("option '%s': '%s' is not a whole number", name, arg);
+	if (rc == -2 || v > max)
+		return cli_usage_error("option '%s': %s is too large (at most %llu)", name, arg,
+		                       (unsigned long long)max);
 	if (v < min)
 		return cli_usage_error("option '%s': %s is too small (at least %llu)", name, arg,
 		                       (unsigned long long)min);
-	if (v > max)
-		return cli_usage_error("option '%s': %s is too large (at most %llu)", name, arg,
-		                       (unsigned long long)max);
 	*out = v;
 	return 0;
 }
@@ -401,10 +504,11 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 		o->layer = arg;
 		return 0;
 	case CLI_OPT_MAX_MEMORY:
-		if (parse_bytes(arg, &o->max_memory) != 0)
+		if (parse_bytes(arg, &o->max_memory) != 0 || o->max_memory == 0)
 			return cli_usage_error("option '--max-memory': '%s' is not a size like "
 			                       "512M or 4G",
 			                       arg);
+		cli_budget = o->max_memory;
 		return 0;
 	case ':':
 		if (optopt && optopt < 256)
@@ -700,10 +804,38 @@ const char *cli_format_bytes(double bytes, char *buf)
 
 int cli_check_memory(const struct cli_common *o, double bytes, const char *what, const char *hint)
 {
-	if (bytes <= (double)o->max_memory)
+	/* What is allocated already counts: the budget holds for the whole run. */
+	double held = (double)cli_memory_in_use();
+	if (bytes + held <= (double)o->max_memory)
 		return 0;
-	char need[32], have[32];
-	return cli_error("%s needs %s, more than the memory budget of %s: %s", what,
+	char need[32], have[32], raise[48];
+	cli_budget_advice(bytes + held, raise, sizeof(raise));
+	if (held >= 1048576.0 && bytes <= (double)o->max_memory) {
+		char in_use[32];
+		return cli_error("%s needs %s more, with %s in use already over the memory "
+		                 "budget of %s: %s%s",
+		                 what, cli_format_bytes(bytes, need),
+		                 cli_format_bytes(held, in_use),
+		                 cli_format_bytes((double)o->max_memory, have), hint, raise);
+	}
+	return cli_error("%s needs %s, more than the memory budget of %s: %s%s", what,
 	                 cli_format_bytes(bytes, need),
-	                 cli_format_bytes((double)o->max_memory, have), hint);
+	                 cli_format_bytes((double)o->max_memory, have), hint, raise);
+}
+
+void cli_budget_advice(double bytes, char *buf, size_t cap)
+{
+	/* Advice that works: a budget that covers the need, if the machine has it. */
+	double ram = (double)physical_memory();
+	double want = bytes + 64.0 * 1048576.0;
+	if (ram > 0 && want > ram * 0.9) {
+		buf[0] = '\0'; /* more than the machine has: raising the budget would not help */
+		return;
+	}
+	if (want < 1073741824.0)
+		snprintf(buf, cap, ", or raise the budget (--max-memory %.0fM)",
+		         ceil(want / 1048576.0));
+	else
+		snprintf(buf, cap, ", or raise the budget (--max-memory %.0fG)",
+		         ceil(want / 1073741824.0));
 }

@@ -149,6 +149,18 @@ void cli_schemes_free(struct pe_scheme **schemes, size_t count);
  */
 int cli_check_memory(const struct cli_common *o, double bytes, const char *what, const char *hint);
 
+/* The memory budget in force (--max-memory or its default), for messages. */
+extern uint64_t cli_budget;
+
+/* Bytes the heap holds now (glibc's mallinfo2; 0 where unknown). */
+uint64_t cli_memory_in_use(void);
+
+/*
+ * cli_budget_advice() - ", or raise the budget (--max-memory 40M)" for a
+ * need of @bytes, or a note that the machine lacks the memory, into @buf
+ */
+void cli_budget_advice(double bytes, char *buf, size_t cap);
+
 /* Human-readable bytes ("7.3 GiB") into buf (at least 32 bytes). */
 const char *cli_format_bytes(double bytes, char *buf);
 

@@ -3,9 +3,12 @@
  *
  * A file is written to a temporary name in its own folder and renamed over
  * the target only once complete, so a failed or interrupted run leaves the
- * previous file untouched and no stray file behind (SIGINT, SIGTERM and
- * SIGHUP remove the temporary files). Targets that are not regular files
- * (/dev/null, /dev/stdout, FIFOs) are written directly.
+ * previous file untouched and no stray file behind (every fatal signal
+ * that can be caught removes the temporary files). The replacement keeps
+ * the mode (and, where allowed, the owner and group) of the file it
+ * replaces; a symbolic link is followed and the file it points to is
+ * replaced; a file with several hard links is refused. Targets that are
+ * not regular files (/dev/null, /dev/stdout, FIFOs) are written directly.
  */
 #ifndef POSENC_CLI_OUTPUT_H
 #define POSENC_CLI_OUTPUT_H
@@ -47,7 +50,9 @@ struct cli_file {
 	FILE *f;
 	char *path; /* the target */
 	char *tmp;  /* the temporary file, NULL when writing directly */
+	char *name; /* the path as given, for messages */
 	int is_stdout;
+	int direct; /* a device or FIFO, written in place */
 };
 
 /*
@@ -63,6 +68,22 @@ int cli_file_commit(struct cli_file *file);
 
 /* Give up: close and remove the temporary file. Safe to call twice. */
 void cli_file_abort(struct cli_file *file);
+
+/*
+ * cli_file_fail() - give up after a failed write and report it
+ *
+ * @st: the writer's status; PE_EIO takes its reason from @e (errno). A
+ * reader of standard output or of a FIFO that went away (EPIPE) ends the
+ * run quietly by SIGPIPE, as GNU tools do. @return CLI_FAILURE.
+ */
+int cli_file_fail(struct cli_file *file, enum pe_status st, int e);
+
+/*
+ * cli_stdout_failed() - report a failed write to standard output (errno @e)
+ *
+ * EPIPE ends the run quietly by SIGPIPE. @return CLI_FAILURE.
+ */
+int cli_stdout_failed(int e);
 
 /* Installs the signal handlers that remove temporary files. */
 void cli_output_install_signals(void);

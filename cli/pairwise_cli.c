@@ -215,13 +215,12 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 	pe_pairwise_rows_destroy(src);
 	if (st != PE_OK) {
 		int e = errno;
-		const char *name = file.is_stdout ? "standard output" : r->path;
-		cli_file_abort(&file);
-		if (compute_failed)
+		if (compute_failed) {
+			cli_file_abort(&file);
 			return pw_status_error(st, "computing the matrix");
-		if (st == PE_EIO)
-			return cli_error("writing '%s' failed: %s", name, strerror(e));
-		return cli_error("writing '%s' failed: %s", name, pe_status_str(st));
+		}
+		/* Reports, or ends quietly by SIGPIPE when the reader went away. */
+		return cli_file_fail(&file, st, e);
 	}
 	rc = cli_file_commit(&file);
 	if (rc)

@@ -102,13 +102,8 @@ static int stream(const struct cli_common *o, const char *path, const struct raw
 		return rc;
 	enum pe_status st =
 	        pe_rawpng_write(file.f, s->rows, s->cols, next_row, &ch, cm, norm, &opt);
-	if (st != PE_OK) {
-		int e = errno;
-		cli_file_abort(&file);
-		if (st == PE_EIO)
-			return cli_error("writing '%s' failed: %s", path, strerror(e));
-		return cli_error("writing '%s' failed: %s", path, pe_status_str(st));
-	}
+	if (st != PE_OK)
+		return cli_file_fail(&file, st, errno);
 	if ((rc = cli_file_commit(&file)))
 		return rc;
 	char what[160];
@@ -151,6 +146,12 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 	const struct pe_colormap *cm = pick_colormap(o, is_signed);
 	/* Holding the vectors beats producing them again for every chunk of
 	 * rows (learned: 5x), within a quarter of --max-memory. */
+	char what[96];
+	snprintf(what, sizeof(what), "the raw %zu x %zu heatmap", v->n, v->n);
+	rc = cli_check_memory(o, (double)RAW_CHUNK_ROWS * (double)v->n * 8.0 + (double)v->n * 12.0,
+	                      what, "ask for fewer positions (-n), or draw a figure (no --raw)");
+	if (rc)
+		return rc;
 	struct pe_pairwise_rows *src = NULL;
 	size_t budget = o->max_memory / 4 > SIZE_MAX ? SIZE_MAX : (size_t)(o->max_memory / 4);
 	enum pe_status st = pe_pairwise_rows_create(v, m, budget, &src);
@@ -203,6 +204,13 @@ int write_raw_encode(const struct cli_common *o, const char *path, const struct 
 	if (rc)
 		return rc;
 	struct raw_source s = {v->n, v->d, fill_encode, (void *)v};
+	/* A chunk of rows, a PNG row (RGBA at most) and libpng's own row buffers. */
+	char what[96];
+	snprintf(what, sizeof(what), "the raw heatmap of %zu x %zu", v->n, v->d);
+	rc = cli_check_memory(o, (double)RAW_CHUNK_ROWS * (double)v->d * 8.0 + (double)v->d * 12.0,
+	                      what, "choose a smaller width (-d), or draw a figure (no --raw)");
+	if (rc)
+		return rc;
 	double *buf = chunk_buffer(v->d);
 	if (!buf)
 		return cli_error("writing '%s' failed: %s", path, pe_status_str(PE_ENOMEM));

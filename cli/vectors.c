@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,42 @@ static int load_file(const struct cli_common *o, const struct pe_scheme *s, stru
 	return rc;
 }
 
+/*
+ * Distances, correlations and dot products square the values: beyond
+ * 1e150 the squares overflow to inf, and when every value is below 1e-150
+ * they underflow to 0 (and correlations become 0/0). Such a table gives no
+ * finite answer, so it is refused, with the value that breaks it, instead
+ * of handing inf or nan to a notebook.
+ */
+#define MAGNITUDE_MAX 1e150
+#define MAGNITUDE_MIN 1e-150
+
+static int check_magnitude(const struct pe_scheme *s, const struct pe_matrix *t)
+{
+	size_t count = t->rows * t->cols, at_max = 0;
+	double biggest = 0.0;
+	for (size_t i = 0; i < count; i++) {
+		double a = fabs(t->data[i]);
+		if (a > biggest) {
+			biggest = a;
+			at_max = i;
+		}
+	}
+	if (biggest > MAGNITUDE_MAX)
+		return cli_error(
+		        "'%s': value %g at row %zu, column %zu is too large: distances and "
+		        "dot products square the values, and squares past 1.8e308 "
+		        "overflow (|values| up to %g; scale the table down)",
+		        s->path, t->data[at_max], at_max / t->cols + (size_t)s->row_first,
+		        at_max % t->cols, MAGNITUDE_MAX);
+	if (biggest > 0.0 && biggest < MAGNITUDE_MIN)
+		return cli_error("'%s': every value is below %g in size (the largest is %g): their "
+		                 "squares underflow to 0, so distances and correlations would be "
+		                 "meaningless (scale the table up)",
+		                 s->path, MAGNITUDE_MIN, biggest);
+	return 0;
+}
+
 int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, enum pe_view view,
                         size_t default_n, size_t default_d, struct cli_vectors *out)
 {
@@ -52,6 +89,12 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 			return rc;
 		v->table = out->table;
 		v->d = out->table->cols;
+		/* encode only converts the table; every other analysis squares it. */
+		int squares = !cli_command_name || strcmp(cli_command_name, "encode") != 0;
+		if (squares && (rc = check_magnitude(s, out->table))) {
+			cli_vectors_finish(out);
+			return rc;
+		}
 		if (o->d && o->d != v->d) {
 			cli_vectors_finish(out);
 			return cli_usage_error(

@@ -43,7 +43,9 @@ void pe_ticks_linear(double lo, double hi, size_t max_ticks, bool integer, struc
 		return;
 	}
 	static const int mult[3] = {1, 2, 5};
-	int k = (int)floor(log10((hi - lo) / (double)max_ticks)) - 1;
+	/* hi - lo overflows for limits near +-DBL_MAX: the span from its halves. */
+	double span_log = log10(hi * 0.5 - lo * 0.5) + log10(2.0);
+	int k = (int)floor(span_log - log10((double)max_ticks)) - 1;
 	if (integer && k < 0)
 		k = 0;
 	int prev_m = 0, prev_k = 0;

@@ -1,8 +1,11 @@
 /*
- * Format dispatch, file mapping and the file scheme's loader.
+ * Format dispatch, file reading and the file scheme's loader.
  */
+/* MAP_ANONYMOUS (POSIX.1-2024; every Unix has it) beside _POSIX_C_SOURCE. */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -13,11 +16,18 @@
 
 #include "io/read_internal.h"
 
-/* A file's bytes: mapped when it is a regular file, read otherwise. */
+/*
+ * A file's bytes. A regular file is read (not mapped: a file truncated
+ * while mapped kills the reader with SIGBUS) into an anonymous mapping of
+ * its size, of which only the parts the reader needs are filled: the
+ * header, and for a safetensors file the selected tensor alone, so that a
+ * table from a large checkpoint costs its own bytes, not the checkpoint's.
+ * Pages never filled stay zero and cost no memory. Streams are read whole.
+ */
 struct contents {
 	const unsigned char *p;
 	size_t len;
-	void *map;
+	void *map; /* anonymous, len bytes */
 	unsigned char *heap;
 };
 
@@ -68,7 +78,95 @@ static enum pe_status read_stream(int fd, size_t limit, struct contents *c, char
 	return PE_OK;
 }
 
-static enum pe_status contents_open(const char *path, size_t limit, struct contents *c, char **err)
+/* Bytes [off, off + n) of the file into the buffer; a short read means it shrank. */
+static enum pe_status fill(int fd, struct contents *c, uint64_t off, uint64_t n, char **err)
+{
+	if (off >= c->len)
+		return PE_OK;
+	if (n > c->len - off)
+		n = c->len - off;
+	unsigned char *dst = (unsigned char *)c->map + off;
+	/* Writable from the page that holds the first byte to the one past the last. */
+	long page = sysconf(_SC_PAGESIZE);
+	size_t ps = page > 0 ? (size_t)page : 4096;
+	size_t lo = (size_t)off / ps * ps;
+	if (mprotect((unsigned char *)c->map + lo, (size_t)(off + n) - lo,
+	             PROT_READ | PROT_WRITE) != 0)
+		return rd_fail(err, PE_ENOMEM, "out of memory (%llu bytes)", (unsigned long long)n);
+	while (n) {
+		size_t want = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+		ssize_t got = pread(fd, dst, want, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return rd_fail(err, PE_EIO, "%s", strerror(errno));
+		if (got == 0)
+			return rd_fail(err, PE_EIO,
+			               "the file shrank while it was being read (%zu bytes at the "
+			               "start, %llu now)",
+			               c->len, (unsigned long long)off);
+		dst += got;
+		off += (uint64_t)got;
+		n -= (uint64_t)got;
+	}
+	return PE_OK;
+}
+
+static uint64_t le_u64(const unsigned char *b, size_t n)
+{
+	uint64_t v = 0;
+	for (size_t i = n; i-- > 0;)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/*
+ * The parts of a regular file a reader needs. @tensor: the safetensors
+ * tensor wanted (NULL: the single one, if there is one); @header_only:
+ * inspect, which reads headers only (and CSV whole).
+ */
+static enum pe_status fill_needed(int fd, struct contents *c, const char *path, size_t limit,
+                                  const char *tensor, int header_only, char **err)
+{
+	size_t head = c->len < 4096 ? c->len : 4096;
+	enum pe_status st = fill(fd, c, 0, head, err);
+	if (st != PE_OK)
+		return st;
+	enum pe_file_format f = pe_file_format_detect(c->p, c->len, path);
+	if (f == PE_FORMAT_NPY && c->len >= 10) {
+		const unsigned char *b = c->p;
+		uint64_t hl = b[6] == 1 ? 10 + le_u64(b + 8, 2) : 12 + le_u64(b + 8, 4);
+		return fill(fd, c, head, header_only ? (hl > head ? hl - head : 0) : c->len, err);
+	}
+	if (f != PE_FORMAT_SAFETENSORS || c->len < 8)
+		return fill(fd, c, head, c->len, err);
+	uint64_t hl = le_u64(c->p, 8);
+	if (hl > PE_SAFETENSORS_HEADER_MAX)
+		return PE_OK; /* the reader says what is wrong */
+	/* The JSON header is parsed into names and shapes: about twice its size. */
+	if (limit && 2.0 * (double)hl > (double)limit)
+		return rd_fail(err, PE_ETOOBIG,
+		               "the safetensors header of %.1f MiB needs about %.1f MiB to parse, "
+		               "more than the limit of %.1f MiB",
+		               (double)hl / 1048576.0, 2.0 * (double)hl / 1048576.0,
+		               (double)limit / 1048576.0);
+	if ((st = fill(fd, c, head, 8 + hl, err)) != PE_OK || header_only)
+		return st;
+	struct pe_file_info *info = NULL;
+	if (pe_file_inspect_buffer(c->p, c->len, path, &info, NULL) != PE_OK)
+		return PE_OK; /* the reader reports what is wrong */
+	for (size_t i = 0; i < info->count && st == PE_OK; i++) {
+		const struct pe_tensor_info *t = &info->tensors[i];
+		int wanted = tensor ? t->name && strcmp(t->name, tensor) == 0 : info->count == 1;
+		if (wanted)
+			st = fill(fd, c, t->offset, t->nbytes, err);
+	}
+	pe_file_info_destroy(info);
+	return st;
+}
+
+static enum pe_status contents_open(const char *path, size_t limit, const char *tensor,
+                                    int header_only, struct contents *c, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	c->p = (const unsigned char *)""; /* an empty file: a valid pointer, length 0 */
@@ -89,21 +187,51 @@ static enum pe_status contents_open(const char *path, size_t limit, struct conte
 	if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
 		if ((uint64_t)sb.st_size > SIZE_MAX) {
 			close(fd);
-			return rd_fail(err, PE_ETOOBIG, "the file is too large to map");
+			return rd_fail(err, PE_ETOOBIG, "the file is too large");
 		}
-		void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		/*
+		 * A read-only anonymous mapping of the file's size: zero pages that
+		 * cost nothing until a range is made writable and filled, and that a
+		 * process limit on data (RLIMIT_DATA, --max-memory) does not count.
+		 */
+		void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		                 -1, 0);
 		if (map == MAP_FAILED) {
-			st = read_stream(fd, limit, c, err);
-		} else {
-			c->map = map;
-			c->p = map;
-			c->len = (size_t)sb.st_size;
-			posix_madvise(map, c->len, POSIX_MADV_SEQUENTIAL);
+			close(fd);
+			return rd_fail(err, PE_ENOMEM, "out of memory (%llu bytes)",
+			               (unsigned long long)sb.st_size);
+		}
+		c->map = map;
+		c->p = map;
+		c->len = (size_t)sb.st_size;
+		st = fill_needed(fd, c, path, limit, tensor, header_only, err);
+		/* A file that changed while it was read is not one file: refused. */
+		struct stat after;
+		if (st == PE_OK && fstat(fd, &after) == 0) {
+			if (after.st_nlink == 0)
+				st = rd_fail(err, PE_EIO,
+				             "the file was removed while it was being read");
+			else if (after.st_size != sb.st_size)
+				st = rd_fail(
+				        err, PE_EIO,
+				        "the file changed size while it was being read (%lld bytes "
+				        "at the start, %lld at the end)",
+				        (long long)sb.st_size, (long long)after.st_size);
+			else if (after.st_mtim.tv_sec != sb.st_mtim.tv_sec ||
+			         after.st_mtim.tv_nsec != sb.st_mtim.tv_nsec)
+				st = rd_fail(err, PE_EIO,
+				             "the file changed while it was being read");
 		}
 	} else if (!S_ISREG(sb.st_mode)) {
 		st = read_stream(fd, limit, c, err);
 	}
 	close(fd);
+	if (st != PE_OK) {
+		if (c->map)
+			munmap(c->map, c->len);
+		free(c->heap);
+		memset(c, 0, sizeof(*c));
+	}
 	return st;
 }
 
@@ -144,7 +272,7 @@ enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
 	if (err)
 		*err = NULL;
 	struct contents c;
-	enum pe_status st = contents_open(path, 0, &c, err);
+	enum pe_status st = contents_open(path, 0, req ? req->tensor : NULL, 0, &c, err);
 	if (st != PE_OK)
 		return st;
 	st = pe_read_buffer(c.p, c.len, path, req, out, err);
@@ -190,7 +318,7 @@ enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char
 	if (err)
 		*err = NULL;
 	struct contents c;
-	enum pe_status st = contents_open(path, PE_READ_INSPECT_STREAM_MAX, &c, err);
+	enum pe_status st = contents_open(path, PE_READ_INSPECT_STREAM_MAX, NULL, 1, &c, err);
 	if (st != PE_OK)
 		return st;
 	st = pe_file_inspect_buffer(c.p, c.len, path, out, err);
@@ -248,7 +376,7 @@ enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
 	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set};
 	struct pe_matrix *m;
 	struct contents c;
-	enum pe_status st = contents_open(s->path, max_bytes, &c, err);
+	enum pe_status st = contents_open(s->path, max_bytes, s->tensor, 0, &c, err);
 	if (st != PE_OK)
 		return st;
 	if (max_bytes)

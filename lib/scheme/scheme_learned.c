@@ -11,8 +11,9 @@
 
 static const struct pe_scheme_key keys[] = {
         {"seed", PE_KEY_U64, OFF(seed), 0, NULL, 0, 0, 0, "0", "the generator's seed (0..2^64-1)"},
-        {"std", PE_KEY_DOUBLE, OFF(std), 0, NULL, 0.0, 1e150, 1, "0.02",
-         "the standard deviation (> 0)"},
+        /* Squares of values (distances, dot products) stay finite and normal. */
+        {"std", PE_KEY_DOUBLE, OFF(std), 0, NULL, 1e-100, 1e100, 0, "0.02",
+         "the standard deviation (1e-100..1e100)"},
 };
 
 static enum pe_status rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,

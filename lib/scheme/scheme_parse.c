@@ -153,9 +153,13 @@ static enum pe_status parse_list(struct parser *p, const char *key, const char *
 	struct strbuf text = {0};
 	char chunk[4096];
 	size_t got;
-	int ok = 1;
+	int ok = 1, too_long = 0;
 	while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (text.len + got > (1u << 24) || strbuf_add(&text, chunk, got) != 0) {
+		if (text.len + got > (1u << 24)) {
+			too_long = 1;
+			break;
+		}
+		if (strbuf_add(&text, chunk, got) != 0) {
 			ok = 0;
 			break;
 		}
@@ -167,11 +171,63 @@ static enum pe_status parse_list(struct parser *p, const char *key, const char *
 		return fail(p, read_error ? PE_EIO : PE_ENOMEM, "key '%s': cannot read '%s'", key,
 		            value + 1);
 	}
+	if (ok && too_long) {
+		free(text.buf);
+		return fail(p, PE_EINVAL, "key '%s': '%s' is longer than 16 MiB", key, value + 1);
+	}
+	/* A list is text: a NUL byte would end it early and silently. */
+	const char *nul = text.buf ? memchr(text.buf, '\0', text.len) : NULL;
+	if (nul) {
+		size_t at = (size_t)(nul - text.buf);
+		free(text.buf);
+		return fail(p, PE_EINVAL,
+		            "key '%s': '%s' holds a NUL byte at offset %zu (not a text list)", key,
+		            value + 1, at);
+	}
 	/* White space, commas and JSON brackets separate the numbers. */
 	enum pe_status st =
 	        parse_list_text(p, key, text.buf ? text.buf : "", " \t\r\n,[]", out, count);
 	free(text.buf);
 	return st;
+}
+
+/*
+ * Whether decimal text DIGITS[.DIGITS][e[+-]DIGITS] is exactly a whole
+ * number ("2.0" and "1e1" are; "4503599627370497.5" is not, though it
+ * rounds to a whole double): every digit the exponent leaves after the
+ * point is 0.
+ */
+static int text_is_whole(const char *t)
+{
+	const char *digits = t;
+	size_t nint = strspn(t, "0123456789"), nfrac = 0;
+	const char *frac = t + nint;
+	if (*frac == '.') {
+		frac++;
+		nfrac = strspn(frac, "0123456789");
+	}
+	const char *c = frac + nfrac;
+	long exp = 0;
+	if (*c == 'e' || *c == 'E') {
+		c++;
+		int neg = *c == '-';
+		if (*c == '+' || *c == '-')
+			c++;
+		for (; *c >= '0' && *c <= '9'; c++)
+			if (exp < 100000)
+				exp = exp * 10 + (*c - '0');
+		exp = neg ? -exp : exp;
+	}
+	/* Digits of the fraction part, and the last -exp of the integer part, are after the point.
+	 */
+	long after = (long)nfrac - exp;
+	for (long i = 0; i < after && i < (long)(nint + nfrac); i++) {
+		size_t at = nint + nfrac - 1 - (size_t)i;
+		char dig = at < nint ? digits[at] : frac[at - nint];
+		if (dig != '0')
+			return 0;
+	}
+	return 1;
 }
 
 static int find_choice(const char *const *choices, const char *value)
@@ -216,7 +272,8 @@ static enum pe_status set_value(struct parser *p, const struct pe_scheme_key *k,
 			return fail(p, PE_ERANGE, "key '%s': %s must be %s %g", k->name, value,
 			            k->min_open ? ">" : ">=", k->min);
 		}
-		if (k->type == PE_KEY_WHOLE && d != floor(d))
+		/* Digits only: 4503599627370497.5 would round to a whole double. */
+		if (k->type == PE_KEY_WHOLE && (d != floor(d) || !text_is_whole(value)))
 			return fail(p, PE_EINVAL, "key '%s': '%s' is not a whole number", k->name,
 			            value);
 		*(double *)field = d;

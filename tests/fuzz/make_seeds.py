@@ -34,7 +34,7 @@ def safetensors(tensors, metadata=None):
 
 def main():
     out = sys.argv[1]
-    for kind in ("npy", "safetensors", "csv", "spec", "hf", "gguf"):
+    for kind in ("npy", "safetensors", "csv", "spec", "json", "list", "hf", "gguf"):
         os.makedirs(os.path.join(out, kind), exist_ok=True)
 
     def write(kind, name, data):
@@ -75,6 +75,14 @@ def main():
             "file:path=gpt2.safetensors,tensor=wpe.weight,rows=2:10", "model.safetensors#wpe.weight",
             "x.npy"]):
         write("spec", "spec%02d" % i, spec)
+
+    for i, doc in enumerate([
+            '{"a":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]},"__metadata__":{"k":"v"}}',
+            '[1,-2.5e-3,true,false,null,"\\u00e9\\ud83d\\ude00",{"":[]}]', '"\\"\\\\\\/\\b\\f\\n\\r\\t"',
+            '18446744073709551615', ' {"nested":[[[[{"x":1}]]]]} ']):
+        write("json", "doc%02d" % i, doc)
+    for i, text in enumerate(["1/2/3", "1 2 3\n", "[1.0, 1.5, 2.0]", "1,2,3,", "1e0\t2e-1"]):
+        write("list", "list%02d" % i, text)
 
     configs = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
                            "configs")

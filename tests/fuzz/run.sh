@@ -12,7 +12,7 @@ src=$1
 out=$2
 seconds=${3:-5}
 shift 3 2>/dev/null || shift $#
-targets=${*:-npy safetensors csv spec hf gguf}
+targets=${*:-npy safetensors csv spec json list hf gguf}
 CLANG=${CLANG:-clang}
 PYTHON=${PYTHON:-python3}
 

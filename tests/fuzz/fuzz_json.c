@@ -1,0 +1,49 @@
+/* libFuzzer target: the JSON parser of safetensors headers (json_parse). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/read_json.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * Of a document that is valid UTF-8 (the safetensors reader checks that
+ * first), every decoded string and key is valid UTF-8 too: escapes decode
+ * to whole code points, no lone surrogates.
+ */
+static void walk(const struct json *j, int depth)
+{
+	if (depth > JSON_MAX_DEPTH + 1)
+		abort();
+	if (j->type == JSON_STRING &&
+	    (!j->string || !json_utf8_valid((const unsigned char *)j->string, strlen(j->string))))
+		abort();
+	if (j->type != JSON_ARRAY && j->type != JSON_OBJECT)
+		return;
+	if (j->n && !j->items)
+		abort();
+	for (size_t i = 0; i < j->n; i++) {
+		if (j->type == JSON_OBJECT &&
+		    (!j->keys || !j->keys[i] ||
+		     !json_utf8_valid((const unsigned char *)j->keys[i], strlen(j->keys[i]))))
+			abort();
+		walk(&j->items[i], depth + 1);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *err = NULL;
+	struct json *j = json_parse((const char *)data, size, &err);
+	if (j) {
+		if (err)
+			abort();
+		if (json_utf8_valid(data, size))
+			walk(j, 0);
+		json_free(j);
+	} else {
+		free(err); /* NULL only when out of memory */
+	}
+	return 0;
+}
