@@ -50,8 +50,8 @@ struct gguf_source {
 struct gguf_kv {
 	char *key;
 	enum gguf_type type;
-	double num;     /* numeric and bool scalars */
-	char *str;      /* strings up to 4 KiB; NULL otherwise */
+	double num; /* numeric and bool scalars */
+	char *str;  /* strings up to 4 KiB; NULL otherwise */
 	enum gguf_type arr_type;
 	uint64_t arr_n; /* arrays: element count */
 	double *arr;    /* numeric arrays up to 4096 elements; NULL otherwise */
@@ -61,7 +61,7 @@ struct gguf_tensor {
 	char *name;
 	uint32_t n_dims;
 	uint64_t dims[4];
-	uint32_t type; /* ggml type: 0 F32, 1 F16 */
+	uint32_t type;   /* ggml type: 0 F32, 1 F16 */
 	uint64_t offset; /* absolute, in the file */
 };
 
