@@ -286,11 +286,11 @@ static const struct preset presets[] = {
 	        "}\n",
 	},
 	{
-		{"phi-3-mini-128k", "Phi-3 mini 128k Instruct (LongRoPE)", "https://huggingface.co/microsoft/Phi-3-mini-128k-instruct/blob/main/config.json"},
+		{"phi-3-mini-128k", "Phi-3 mini 128k Instruct, first release (LongRoPE, type su)", "https://huggingface.co/microsoft/Phi-3-mini-128k-instruct/blob/main/config.json"},
 	        "{\n"
-	        "  \"_title\": \"Phi-3 mini 128k Instruct (LongRoPE)\",\n"
+	        "  \"_title\": \"Phi-3 mini 128k Instruct, first release (LongRoPE, type su)\",\n"
 	        "  \"_source\": \"https://huggingface.co/microsoft/Phi-3-mini-128k-instruct/blob/main/config.json\",\n"
-	        "  \"_note\": \"position-related keys; the long_factor/short_factor lists were read from the Phi-3 128k LongRoPE config as published with microsoft/Phi-3-vision-128k-instruct (same lists as the first Phi-3-mini-128k-instruct release, type 'su')\",\n"
+	        "  \"_note\": \"position-related keys of the first release (April 2024, rope_scaling type 'su'); its long_factor/short_factor lists are the ones published with microsoft/Phi-3-vision-128k-instruct. The July 2024 update of Phi-3-mini-128k-instruct changed the type to 'longrope' and the lists; load that config with -s hf:PATH\",\n"
 	        "  \"model_type\": \"phi3\",\n"
 	        "  \"hidden_size\": 3072,\n"
 	        "  \"num_attention_heads\": 32,\n"
