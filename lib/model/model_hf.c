@@ -278,6 +278,26 @@ struct rope_ctx {
  * Spec text (without label) of one rope block; @block may be NULL (no
  * scaling). Sets *train to the pretraining context it implies.
  */
+/*
+ * The scaling factor into the spec: it must be positive; below 1 the
+ * reference warns (linear, dynamic, yarn) and goes on.
+ */
+static enum pe_status put_factor(struct hf *h, struct strbuf *b, const char *where, double factor,
+                                 int warn_below_one)
+{
+	if (!(factor > 0.0))
+		return fail(h, PE_EFORMAT, "%sfactor: %.17g must be > 0", where, factor);
+	if (warn_below_one && factor < 1.0) {
+		enum pe_status st =
+		        warn(h, "%sfactor %.17g is below 1 (the reference warns and goes on)",
+		             where, factor);
+		if (st != PE_OK)
+			return st;
+	}
+	put_key(b, "factor", factor);
+	return PE_OK;
+}
+
 static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const char *where,
                                 const struct json *block, struct strbuf *b, double *train)
 {
@@ -361,13 +381,8 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		if (isnan(factor))
 			return fail(h, PE_EFORMAT, "%s: rope_type '%s' needs 'factor'", where,
 			            rope_types[ti]);
-		if (!(factor > 0.0))
-			return fail(h, PE_EFORMAT, "%sfactor: %.17g must be > 0", where, factor);
-		if (factor < 1.0 &&
-		    (st = warn(h, "%sfactor %.17g is below 1 (the reference warns and goes on)",
-		               where, factor)) != PE_OK)
+		if ((st = put_factor(h, b, where, factor, 1)) != PE_OK)
 			return st;
-		put_key(b, "factor", factor);
 		if (ti == 2) {
 			/* Dynamic NTK compares with max_position_embeddings itself. */
 			if (!(c->max_pos > 0))
@@ -387,13 +402,8 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 				return fail(h, PE_EFORMAT, "%s: yarn needs 'factor'", where);
 			factor = c->max_pos / original;
 		}
-		if (!(factor > 0.0))
-			return fail(h, PE_EFORMAT, "%sfactor: %.17g must be > 0", where, factor);
-		if (factor < 1.0 &&
-		    (st = warn(h, "%sfactor %.17g is below 1 (the reference warns and goes on)",
-		               where, factor)) != PE_OK)
+		if ((st = put_factor(h, b, where, factor, 1)) != PE_OK)
 			return st;
-		put_key(b, "factor", factor);
 		put_key(b, "original", original);
 		double v, fast = 32.0, slow = 1.0;
 		/* "x or 32": 0 and null take the default, as in the reference */
@@ -475,9 +485,8 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 				return fail(h, PE_EFORMAT, "%s: longrope needs 'factor'", where);
 			factor = c->max_pos / original;
 		}
-		if (!(factor > 0))
-			return fail(h, PE_EFORMAT, "%sfactor: %.17g must be > 0", where, factor);
-		put_key(b, "factor", factor);
+		if ((st = put_factor(h, b, where, factor, 0)) != PE_OK)
+			return st;
 		put_key(b, "original", original);
 		double att;
 		if ((rc = number(h, where, block, "attention_factor", &att)) < 0)
