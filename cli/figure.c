@@ -111,6 +111,12 @@ size_t cli_figure_grid_cells(const struct cli_common *o, size_t n)
 	return n < cells ? n : cells;
 }
 
+enum pe_status cli_pairwise_grid_fn(void *ctx, size_t rows, size_t cols, struct pe_matrix **out)
+{
+	const struct cli_pairwise_grid *g = ctx;
+	return pe_pairwise_grid(g->v, g->m, rows, cols, out);
+}
+
 const char *cli_short_label(const struct pe_scheme *s)
 {
 	static char buf[4][256];

@@ -100,6 +100,17 @@ bool cli_decay_relative(enum cli_scale scale, const double *const *curves, size_
 size_t cli_figure_grid_cells(const struct cli_common *o, size_t n);
 
 /*
+ * A heatmap of a pairwise metric computed when the figure knows its pixels
+ * (pe_grid_fn: pe_pairwise_grid() at the size asked for), for sets whose
+ * grid is exact at any size (pe_pairwise_grid_exact()).
+ */
+struct cli_pairwise_grid {
+	const struct pe_vectors *v;
+	enum pe_metric m;
+};
+enum pe_status cli_pairwise_grid_fn(void *ctx, size_t rows, size_t cols, struct pe_matrix **out);
+
+/*
  * cli_figure_write() - write @fig to @path (PNG, SVG or PDF), with the
  * title from --title when given, and report "wrote PATH (@what)".
  * @return an exit code.

@@ -94,9 +94,12 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	                           "draw a smaller figure (--width, --height)");
 	if (rc0)
 		return rc0;
+	/* An exact grid is computed at the heatmap's own pixels, when the layout knows them. */
+	struct cli_pairwise_grid lazy = {v, m};
+	int exact = pe_pairwise_grid_exact(v, m);
 	struct pe_matrix *grid = NULL;
-	struct pe_grid_info info;
-	enum pe_status st = pe_pairwise_grid_info(v, m, cells, cells, &info, &grid);
+	struct pe_grid_info info = {1, 0};
+	enum pe_status st = exact ? PE_OK : pe_pairwise_grid_info(v, m, cells, cells, &info, &grid);
 	if (st != PE_OK)
 		return pw_status_error(st, "computing the figure's grid");
 	struct pe_figure *fig = pe_figure_create(1, 1);
@@ -106,16 +109,22 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	}
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	struct pe_heatmap_spec spec;
-	pe_heatmap_spec_init(&spec, grid->rows, grid->cols, grid->data);
+	if (grid) {
+		pe_heatmap_spec_init(&spec, grid->rows, grid->cols, grid->data);
+	} else {
+		pe_heatmap_spec_init(&spec, v->n, v->n, NULL);
+		spec.grid_fn = cli_pairwise_grid_fn;
+		spec.grid_ctx = &lazy;
+	}
 	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, (double)v->first, v->n);
 	spec.is_signed = m == PE_METRIC_CORR;
 	spec.equal_aspect = true;
 	char cbar[96];
 	/* Say when a cell is the mean of a block of pairs, not one pair, and when of a sample. */
 	snprintf(cbar, sizeof(cbar), "%s%s", pw_metric_label(m),
-	         !info.exact         ? " (sampled)"
-	         : grid->rows < v->n ? " (mean per cell)"
-	                             : "");
+	         !info.exact    ? " (sampled)"
+	         : cells < v->n ? " (mean per cell)"
+	                        : "");
 	char note[160];
 	if (!info.exact && pe_figure_set_note(fig, cli_sampled_note(&info, note, sizeof(note))))
 		st = PE_ENOMEM;

@@ -46,7 +46,8 @@ static void snap_to_ticks(struct pe_norm *n)
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax)
 {
 	struct pe_norm n = pe_norm_empty();
-	if (isnan(hm->vmin) || isnan(hm->vmax)) {
+	/* A grid not asked for yet has no limits: the layout's first guess. */
+	if ((isnan(hm->vmin) || isnan(hm->vmax)) && (hm->data || hm->row_fn)) {
 		double *buf = hm->data ? NULL : malloc(hm->cols * sizeof(double));
 		if (!hm->data && !buf)
 			return PE_ENOMEM;
@@ -72,6 +73,8 @@ enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, do
 			snap_to_ticks(&n);
 		}
 	}
+	if (!hm->data && !hm->row_fn)
+		n.vmin = n.vmax = 0;
 	const double *lo = isnan(hm->vmin) ? NULL : &hm->vmin;
 	const double *hi = isnan(hm->vmax) ? NULL : &hm->vmax;
 	/* A single given limit beyond the data leaves an empty range: widen it. */
@@ -119,6 +122,18 @@ static enum pe_status resample(const struct pe_heatmap_spec *hm, size_t gw, size
 	return s;
 }
 
+struct pe_heatmap_spec heatmap_view(const struct pe_panel *p)
+{
+	struct pe_heatmap_spec v = p->hm;
+	if (v.grid_fn) {
+		v.grid_fn = NULL;
+		v.data = p->grid ? p->grid->data : NULL;
+		v.rows = p->grid ? p->grid->rows : v.rows;
+		v.cols = p->grid ? p->grid->cols : v.cols;
+	}
+	return v;
+}
+
 static cairo_surface_t *colour_image(const double *grid, size_t gw, size_t gh,
                                      const uint8_t lut[256][3], double vmin, double vmax)
 {
@@ -147,6 +162,56 @@ static cairo_surface_t *colour_image(const double *grid, size_t gw, size_t gh,
 }
 
 /*
+ * A rows x cols matrix coloured onto gw x gh >= its size pixels, each
+ * pixel the cell the resampler's nearest rule gives it (cell o of out shows
+ * input floor((o + 0.5) in / out)): the same picture, without resampling.
+ * NULL when memory runs out.
+ */
+static cairo_surface_t *colour_cells(const double *data, size_t rows, size_t cols, size_t gw,
+                                     size_t gh, const uint8_t lut[256][3], double vmin, double vmax)
+{
+	uint32_t *colour = malloc(cols * sizeof(uint32_t));
+	size_t *xi = malloc(gw * sizeof(size_t));
+	cairo_surface_t *img = NULL;
+	if (colour && xi)
+		img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)gw, (int)gh);
+	if (!img || cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		if (img)
+			cairo_surface_destroy(img);
+		free(colour);
+		free(xi);
+		return NULL;
+	}
+	for (size_t x = 0; x < gw; x++)
+		xi[x] = (size_t)(((uint64_t)2 * x + 1) * cols / ((uint64_t)2 * gw));
+	cairo_surface_flush(img);
+	unsigned char *px = cairo_image_surface_get_data(img);
+	int stride = cairo_image_surface_get_stride(img);
+	uint32_t bad = (uint32_t)(BAD_GREY * 255) * 0x010101u;
+	struct pe_norm norm = {vmin, vmax};
+	size_t done = SIZE_MAX;
+	for (size_t y = 0; y < gh; y++) {
+		size_t r = (size_t)(((uint64_t)2 * y + 1) * rows / ((uint64_t)2 * gh));
+		if (r != done) {
+			for (size_t c = 0; c < cols; c++) {
+				int i = pe_colormap_index(pe_norm_apply(&norm, data[r * cols + c]));
+				colour[c] = i < 0 ? bad
+				                  : (uint32_t)lut[i][0] << 16 |
+				                            (uint32_t)lut[i][1] << 8 | lut[i][2];
+			}
+			done = r;
+		}
+		uint32_t *row = (uint32_t *)(void *)(px + (size_t)stride * y);
+		for (size_t x = 0; x < gw; x++)
+			row[x] = colour[xi[x]];
+	}
+	cairo_surface_mark_dirty(img);
+	free(colour);
+	free(xi);
+	return img;
+}
+
+/*
  * Raster size for the target rect: one cell per device pixel in PNG; in
  * PDF the matrix itself when it is not much finer than the page (drawn with
  * /Interpolate false); in SVG a nearest-upscaled image at twice the output
@@ -166,6 +231,38 @@ static size_t raster_size(const struct fig_style *st, size_t n, double len)
 		return n * (size_t)ceil(2.0 * (double)px / (double)n);
 	}
 	return px;
+}
+
+/* The cells a grid callback is asked for: the raster's, but never more than the matrix has. */
+static size_t grid_request(const struct fig_style *st, size_t n, double len)
+{
+	size_t k = raster_size(st, n, len);
+	return k < n ? k : n;
+}
+
+enum pe_status heatmap_grid_update(const struct fig_style *st, struct pe_panel *p, struct rect r,
+                                   bool *changed)
+{
+	*changed = false;
+	if (p->kind != PANEL_HEATMAP || !p->hm.grid_fn)
+		return PE_OK;
+	size_t gh = grid_request(st, p->hm.rows, r.h), gw = grid_request(st, p->hm.cols, r.w);
+	if (p->grid && p->grid_rows == gh && p->grid_cols == gw)
+		return PE_OK;
+	struct pe_matrix *m = NULL;
+	enum pe_status s = p->hm.grid_fn(p->hm.grid_ctx, gh, gw, &m);
+	if (s == PE_OK && (!m || m->rows == 0 || m->cols == 0 || m->rows > gh || m->cols > gw))
+		s = PE_EINVAL;
+	if (s != PE_OK) {
+		pe_matrix_destroy(m);
+		return s;
+	}
+	pe_matrix_destroy(p->grid);
+	p->grid = m;
+	p->grid_rows = gh;
+	p->grid_cols = gw;
+	*changed = true;
+	return PE_OK;
 }
 
 static void paint_image(cairo_t *cr, cairo_surface_t *img, size_t gw, size_t gh, struct rect r)
@@ -192,12 +289,22 @@ enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
 	size_t gw = raster_size(st, hm->cols, r.w), gh = raster_size(st, hm->rows, r.h);
 	if (gw > 32767 || gh > 32767)
 		return PE_ERANGE;
-	struct pe_matrix *grid;
-	enum pe_status s = resample(hm, gw, gh, &grid);
-	if (s != PE_OK)
-		return s;
-	cairo_surface_t *img = colour_image(grid->data, gw, gh, lut, vmin, vmax);
-	pe_matrix_destroy(grid);
+	if (!hm->data && !hm->row_fn)
+		return PE_EINVAL;
+	cairo_surface_t *img;
+	if (hm->data && gw >= hm->cols && gh >= hm->rows) {
+		/* The raster's size or larger: each pixel shows its cell, no resampling. */
+		img = colour_cells(hm->data, hm->rows, hm->cols, gw, gh, lut, vmin, vmax);
+	} else {
+		struct pe_matrix *grid;
+		enum pe_status s = resample(hm, gw, gh, &grid);
+		if (s != PE_OK)
+			return s;
+		img = colour_image(grid->data, gw, gh, lut, vmin, vmax);
+		pe_matrix_destroy(grid);
+	}
+	if (!img)
+		return PE_ENOMEM;
 	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
 		cairo_surface_destroy(img);
 		return PE_ENOMEM;

@@ -41,6 +41,9 @@ struct pe_panel {
 	char *title, *xlabel, *ylabel;
 
 	struct pe_heatmap_spec hm; /* strings in it are owned copies */
+	/* hm.grid_fn's answer, owned, for a request of grid_rows x grid_cols; or NULL */
+	struct pe_matrix *grid;
+	size_t grid_rows, grid_cols;
 
 	struct series *series;
 	size_t n_series;
@@ -163,6 +166,18 @@ struct colour_scale {
 	bool used;
 };
 
+/*
+ * The heatmap as drawn: its spec, or for a grid callback the spec of the
+ * grid it last answered (data NULL, and no callback, before the first).
+ */
+struct pe_heatmap_spec heatmap_view(const struct pe_panel *p);
+/*
+ * Ask a grid callback for the grid the heatmap needs at axes r, unless the
+ * panel holds it already; *changed says whether it asked. PE_OK for other
+ * panels.
+ */
+enum pe_status heatmap_grid_update(const struct fig_style *st, struct pe_panel *p, struct rect r,
+                                   bool *changed);
 /* Colour limits of a heatmap (data pass if automatic); PE status from a row callback. */
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax);
 /* Draw the matrix into r with colormap cmap and limits [vmin, vmax]. */

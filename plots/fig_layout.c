@@ -229,7 +229,8 @@ static enum pe_status scales(struct layout *L)
 		struct slot *sl = &L->s[i];
 		if (sl->p->kind != PANEL_HEATMAP)
 			continue;
-		const struct pe_heatmap_spec *hm = &sl->p->hm;
+		struct pe_heatmap_spec view = heatmap_view(sl->p);
+		const struct pe_heatmap_spec *hm = &view;
 		enum pe_status s = heatmap_limits(hm, &sl->own.vmin, &sl->own.vmax);
 		if (s != PE_OK)
 			return s;
@@ -581,7 +582,8 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		return PE_OK;
 	if (p->kind == PANEL_HEATMAP) {
 		/* A shared scale is one colormap too: the bar must describe every panel. */
-		enum pe_status s = heatmap_draw(cr, st, &p->hm, a, sl->scale->cmap, sl->scale->vmin,
+		struct pe_heatmap_spec view = heatmap_view(p);
+		enum pe_status s = heatmap_draw(cr, st, &view, a, sl->scale->cmap, sl->scale->vmin,
 		                                sl->scale->vmax);
 		if (s != PE_OK)
 			return s;
@@ -725,6 +727,8 @@ static void layout(struct layout *L)
 	layout_rounds(L);
 }
 
+#define GRID_PASSES 3
+
 enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fig_style *style,
                              double width, double height)
 {
@@ -735,57 +739,86 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	L.s = calloc(L.n, sizeof(*L.s));
 	if (!L.s)
 		return PE_ENOMEM;
-	for (size_t i = 0; i < L.n; i++) {
-		struct slot *sl = &L.s[i];
-		sl->p = i < grid ? &fig->panels[i] : fig->bottom;
-		sl->title = sl->p->title;
-		if (!sl->title && i < fig->cols && fig->col_titles[i])
-			sl->title = fig->col_titles[i];
-		init_axes(sl);
-	}
-	enum pe_status s = scales(&L);
-	for (size_t i = 0; s == PE_OK && i < L.n; i++)
-		if (L.s[i].p->kind == PANEL_XY)
-			s = xy_ranges(L.s[i].p, &L.s[i].x, &L.s[i].y);
-	if (s != PE_OK) {
-		free(L.s);
-		return s;
-	}
-	/* Too little room for the text: smaller text, down to a limit, then an honest error. */
-	L.row_lines = 1;
-	L.sup_lines = 1;
-	if (fig->title) {
-		text_font(cr, &st, TEXT_SUPTITLE);
-		L.sup_lines = lines_needed(cr, fig->title, width - 1.2 * st.font, 2);
-	}
-	for (;;) {
-		layout(&L);
-		int need = row_label_lines(&L);
-		if (need > L.row_lines) {
-			L.row_lines = need;
-			layout(&L);
+	enum pe_status s = PE_OK;
+	/*
+	 * Grid callbacks answer for the axes a layout gives; their grid's
+	 * automatic limits (and NaN swatch) may move the layout, so it is
+	 * done again until the grids hold still (twice, as a rule). The last
+	 * pass asks for nothing: a grid of another size is resampled.
+	 */
+	for (int pass = 0;; pass++) {
+		st = *style;
+		memset(L.col_scale, 0, sizeof(L.col_scale));
+		memset(&L.all_scale, 0, sizeof(L.all_scale));
+		L.cramped = L.cramped_w = false;
+		L.bottom_extra = 0;
+		for (size_t i = 0; i < L.n; i++) {
+			struct slot *sl = &L.s[i];
+			memset(sl, 0, sizeof(*sl));
+			sl->p = i < grid ? &fig->panels[i] : fig->bottom;
+			sl->title = sl->p->title;
+			if (!sl->title && i < fig->cols && fig->col_titles[i])
+				sl->title = fig->col_titles[i];
+			init_axes(sl);
 		}
-		double slack = fig->bottom ? row_slack(&L) : 0;
-		if (!L.cramped && slack > st.font) {
-			/* Rows of square heatmaps left height unused: give it to the bottom panel.
-			 */
-			L.bottom_extra = slack;
-			layout(&L);
-			L.bottom_extra = 0;
-		}
-		if (!L.cramped)
-			break;
-		if (st.fit_only || st.font <= st.min_font * 1.0001) {
+		s = scales(&L);
+		for (size_t i = 0; s == PE_OK && i < L.n; i++)
+			if (L.s[i].p->kind == PANEL_XY)
+				s = xy_ranges(L.s[i].p, &L.s[i].x, &L.s[i].y);
+		if (s != PE_OK) {
 			free(L.s);
-			/* fit_only: PE_ERANGE says a taller canvas would help. */
-			return st.fit_only && L.cramped_w ? PE_OK : PE_ERANGE;
+			return s;
 		}
-		double k = fmax(0.9, st.min_font / st.font);
-		st.font *= k;
-		st.tick_len *= k;
-		st.pad *= k;
-		if (st.vector)
-			st.line *= k;
+		/* Too little room for the text: smaller text, down to a limit, then an honest
+		 * error. */
+		L.row_lines = 1;
+		L.sup_lines = 1;
+		if (fig->title) {
+			text_font(cr, &st, TEXT_SUPTITLE);
+			L.sup_lines = lines_needed(cr, fig->title, width - 1.2 * st.font, 2);
+		}
+		for (;;) {
+			layout(&L);
+			int need = row_label_lines(&L);
+			if (need > L.row_lines) {
+				L.row_lines = need;
+				layout(&L);
+			}
+			double slack = fig->bottom ? row_slack(&L) : 0;
+			if (!L.cramped && slack > st.font) {
+				/* Rows of square heatmaps left height unused: give it to the bottom
+				 * panel.
+				 */
+				L.bottom_extra = slack;
+				layout(&L);
+				L.bottom_extra = 0;
+			}
+			if (!L.cramped)
+				break;
+			if (st.fit_only || st.font <= st.min_font * 1.0001) {
+				free(L.s);
+				/* fit_only: PE_ERANGE says a taller canvas would help. */
+				return st.fit_only && L.cramped_w ? PE_OK : PE_ERANGE;
+			}
+			double k = fmax(0.9, st.min_font / st.font);
+			st.font *= k;
+			st.tick_len *= k;
+			st.pad *= k;
+			if (st.vector)
+				st.line *= k;
+		}
+		bool again = false;
+		for (size_t i = 0; s == PE_OK && pass < GRID_PASSES && i < L.n; i++) {
+			bool changed;
+			s = heatmap_grid_update(&st, L.s[i].p, L.s[i].axes, &changed);
+			again = again || changed;
+		}
+		if (s != PE_OK) {
+			free(L.s);
+			return s;
+		}
+		if (!again)
+			break;
 	}
 	if (st.fit_only) {
 		free(L.s);

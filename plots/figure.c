@@ -61,6 +61,7 @@ static void panel_finish(struct pe_panel *p)
 	free(p->ylabel);
 	free((char *)p->hm.colormap);
 	free((char *)p->hm.colorbar_label);
+	pe_matrix_destroy(p->grid);
 	for (size_t i = 0; i < p->n_series; i++)
 		free(p->series[i].name);
 	free(p->series);
@@ -217,7 +218,7 @@ enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_
 {
 	uint8_t lut[256][3];
 	if (p->kind == PANEL_XY || spec->rows == 0 || spec->cols == 0 ||
-	    (!spec->data && !spec->row_fn))
+	    (!spec->data && !spec->row_fn && !spec->grid_fn))
 		return PE_EINVAL;
 	if (!isfinite(spec->x_lo) || !isfinite(spec->x_hi) || !isfinite(spec->y_top) ||
 	    !isfinite(spec->y_bottom) || spec->x_lo == spec->x_hi || spec->y_top == spec->y_bottom)
@@ -235,6 +236,8 @@ enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_
 	}
 	free((char *)p->hm.colormap);
 	free((char *)p->hm.colorbar_label);
+	pe_matrix_destroy(p->grid);
+	p->grid = NULL;
 	p->hm = *spec;
 	p->hm.colormap = cmap;
 	p->hm.colorbar_label = label;

@@ -298,6 +298,106 @@ static enum pe_status all_rows(void *ctx, size_t begin, size_t end)
 	return st;
 }
 
+/*
+ * Correlation of a structured set over every pair: corr(p, q) =
+ * (T(q - p) + e_p e_q - d m_p m_q) r_p r_q with T(D) = total - 2 w S(|D|)
+ * (pe_toeplitz_metric()'s formula, with 1 / |x - m| as factors r). For each
+ * position p of a row of cells the values are added into one sum per
+ * column position q (a loop the compiler vectorises: no reduction, no
+ * branch), then summed over each cell's columns. A square grid is
+ * symmetric: cells left of the diagonal are mirrored, so half the pairs
+ * are formed. Constant vectors (|x - m| = 0, no correlation) get r = 0 and
+ * are not counted.
+ */
+struct corr_job {
+	size_t n, d, R, C;
+	const double *T; /* T(D) at T[n - 1 + D], D = -(n-1) .. n-1 */
+	const double *e, *mean, *r;
+	const size_t *valid; /* valid[k]: positions with r > 0 among 0 .. k-1 */
+	int mirror;
+	double *out;
+};
+
+static enum pe_status corr_rows(void *ctx, size_t begin, size_t end)
+{
+	const struct corr_job *j = ctx;
+	size_t n = j->n;
+	double *colsum = malloc(n * sizeof(double));
+	if (!colsum)
+		return PE_ENOMEM;
+	for (size_t a = begin; a < end; a++) {
+		size_t r0 = range_start(a, n, j->R), r1 = range_start(a + 1, n, j->R);
+		size_t b0 = j->mirror ? a : 0, q0 = range_start(b0, n, j->C);
+		for (size_t q = q0; q < n; q++)
+			colsum[q] = 0.0;
+		for (size_t p = r0; p < r1; p++) {
+			double rp = j->r[p];
+			if (rp == 0.0)
+				continue;
+			double ep = j->e[p], dm = (double)j->d * j->mean[p];
+			const double *T = j->T + (n - 1) - p;
+			const double *e = j->e, *mean = j->mean, *r = j->r;
+			for (size_t q = q0; q < n; q++) {
+				double x = (T[q] + ep * e[q] - dm * mean[q]) * (rp * r[q]);
+				x = x < -1.0 ? -1.0 : x;
+				x = x > 1.0 ? 1.0 : x;
+				colsum[q] += x;
+			}
+			/* A vector with itself: exactly 1, as pe_toeplitz_metric() says. */
+			if (p >= q0) {
+				double x = (T[p] + ep * e[p] - dm * mean[p]) * (rp * r[p]);
+				colsum[p] += 1.0 - (x < -1.0 ? -1.0 : x > 1.0 ? 1.0 : x);
+			}
+		}
+		size_t vr = j->valid[r1] - j->valid[r0];
+		for (size_t b = b0; b < j->C; b++) {
+			size_t c0 = range_start(b, n, j->C), c1 = range_start(b + 1, n, j->C);
+			double acc = 0.0;
+			for (size_t q = c0; q < c1; q++)
+				acc += colsum[q];
+			size_t cnt = vr * (j->valid[c1] - j->valid[c0]);
+			j->out[a * j->C + b] = cnt ? acc / (double)cnt : NAN;
+		}
+	}
+	free(colsum);
+	return PE_OK;
+}
+
+static enum pe_status grid_corr(const struct pe_vectors *v, const struct pe_toeplitz *tz,
+                                const struct pe_posterm *t, const double *S, struct pe_matrix *r)
+{
+	size_t n = v->n, R = r->rows, C = r->cols;
+	double *T = malloc((2 * n - 1) * sizeof(double));
+	double *e = malloc(n * sizeof(double)), *mean = malloc(n * sizeof(double));
+	double *rr = malloc(n * sizeof(double));
+	size_t *valid = malloc((n + 1) * sizeof(size_t));
+	enum pe_status st = PE_ENOMEM;
+	if (!T || !e || !mean || !rr || !valid)
+		goto done;
+	for (size_t D = 0; D < n; D++)
+		T[n - 1 + D] = T[n - 1 - D] = tz->total - 2.0 * tz->w * S[D];
+	valid[0] = 0;
+	for (size_t p = 0; p < n; p++) {
+		e[p] = t[p].e;
+		mean[p] = t[p].mean;
+		rr[p] = t[p].cnorm == 0.0 ? 0.0 : 1.0 / t[p].cnorm;
+		valid[p + 1] = valid[p] + (rr[p] != 0.0);
+	}
+	struct corr_job job = {n, v->d, R, C, T, e, mean, rr, valid, R == C, r->data};
+	st = pe_parallel_for(R, 1, corr_rows, &job);
+	if (st == PE_OK && job.mirror)
+		for (size_t a = 1; a < R; a++)
+			for (size_t b = 0; b < a; b++)
+				r->data[a * C + b] = r->data[b * C + a];
+done:
+	free(T);
+	free(e);
+	free(mean);
+	free(rr);
+	free(valid);
+	return st;
+}
+
 static enum pe_status grid_all(const struct pe_vectors *v, const struct pe_toeplitz *tz,
                                enum pe_metric m, struct pe_matrix *r)
 {
@@ -325,7 +425,9 @@ static enum pe_status grid_all(const struct pe_vectors *v, const struct pe_toepl
 	}
 	if (st == PE_OK && !tz)
 		st = pe_rowsrc_init(&src, v, 64u << 20);
-	if (st == PE_OK) {
+	if (st == PE_OK && tz && m == PE_METRIC_CORR) {
+		st = grid_corr(v, tz, t, S, r);
+	} else if (st == PE_OK) {
 		struct all_job job = {v, tz,      &src,    m,
 		                      n, r->rows, r->cols, pe_block_rows(v->d),
 		                      S, t,       colcell, r->data};
@@ -607,6 +709,40 @@ done:
 	return st;
 }
 
+static int offset_usable(const struct pe_vectors *v, const struct pe_toeplitz *tz, enum pe_metric m)
+{
+	return tz && !tz->has_lone && m != PE_METRIC_CORR && v->n <= OFFSET_MAX;
+}
+
+/* The mode of PE_GRID_AUTO; tz NULL when the set has no offset structure. */
+static enum pe_grid_mode auto_mode(const struct pe_vectors *v, const struct pe_toeplitz *tz,
+                                   enum pe_metric m)
+{
+	size_t n = v->n;
+	if (offset_usable(v, tz, m))
+		return PE_GRID_OFFSET;
+	if (tz ? n <= ALL_STRUCTURED_MAX
+	       : (double)n * (double)n * (double)v->d <=
+	                    (pe_gram_usable(m, v->d) ? ALL_GRAM_WORK : ALL_GENERAL_WORK))
+		return PE_GRID_ALL;
+	return PE_GRID_SAMPLED;
+}
+
+int pe_pairwise_grid_exact(const struct pe_vectors *v, enum pe_metric m)
+{
+	if (pe_pairwise_check(v, m) != PE_OK)
+		return 0;
+	struct pe_toeplitz tz;
+	int found = 0;
+	if ((m == PE_METRIC_L2 || m == PE_METRIC_COSINE || m == PE_METRIC_CORR) &&
+	    pe_toeplitz_init(v, &tz, &found) != PE_OK)
+		return 0;
+	int exact = auto_mode(v, found ? &tz : NULL, m) != PE_GRID_SAMPLED;
+	if (found)
+		pe_toeplitz_release(&tz);
+	return exact;
+}
+
 static enum pe_status grid(const struct pe_vectors *v, enum pe_metric m, size_t R, size_t C,
                            enum pe_grid_mode mode, struct pe_grid_info *info,
                            struct pe_matrix **out)
@@ -625,18 +761,9 @@ static enum pe_status grid(const struct pe_vectors *v, enum pe_metric m, size_t 
 		st = pe_toeplitz_init(v, &tz, &found);
 	if (st != PE_OK)
 		return st;
-	int offset_ok = found && !tz.has_lone && m != PE_METRIC_CORR && n <= OFFSET_MAX;
-	if (mode == PE_GRID_AUTO) {
-		if (offset_ok)
-			mode = PE_GRID_OFFSET;
-		else if (found ? n <= ALL_STRUCTURED_MAX
-		               : (double)n * (double)n * (double)v->d <=
-		                         (pe_gram_usable(m, v->d) ? ALL_GRAM_WORK
-		                                                  : ALL_GENERAL_WORK))
-			mode = PE_GRID_ALL;
-		else
-			mode = PE_GRID_SAMPLED;
-	}
+	int offset_ok = offset_usable(v, found ? &tz : NULL, m);
+	if (mode == PE_GRID_AUTO)
+		mode = auto_mode(v, found ? &tz : NULL, m);
 	struct pe_matrix *r = NULL;
 	if (mode == PE_GRID_OFFSET && !offset_ok)
 		st = PE_EINVAL;

@@ -173,6 +173,17 @@ PE_API enum pe_status pe_pairwise_grid_info(const struct pe_vectors *v, enum pe_
                                             struct pe_matrix **out);
 
 /*
+ * pe_pairwise_grid_exact() - whether pe_pairwise_grid() forms every cell
+ * from all the pairs it covers at any grid size (its offset or every-pair
+ * mode), so a figure can ask for its grid at its own pixel size without
+ * a note about sampling
+ *
+ * @return 1 or 0; 0 also when the set cannot be compared
+ * (pe_pairwise_check()) or its structure cannot be set up.
+ */
+PE_API int pe_pairwise_grid_exact(const struct pe_vectors *v, enum pe_metric m);
+
+/*
  * pe_profile() - the metric from chosen positions to every position
  *
  * @at: k absolute positions (they need not lie in first..first+n-1; a

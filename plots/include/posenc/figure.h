@@ -44,6 +44,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <posenc/matrix.h>
 #include <posenc/rows.h>
 #include <posenc/status.h>
 
@@ -219,6 +220,20 @@ PE_API enum pe_status pe_panel_set_title(struct pe_panel *p, const char *title);
 PE_API enum pe_status pe_panel_set_xlabel(struct pe_panel *p, const char *label);
 PE_API enum pe_status pe_panel_set_ylabel(struct pe_panel *p, const char *label);
 
+/*
+ * pe_grid_fn - the matrix averaged onto a grid of at most @rows x @cols cells
+ *
+ * Fill *out with a new matrix (the engine frees it with
+ * pe_matrix_destroy()) of r <= @rows rows and c <= @cols columns, each cell
+ * the mean of the block of the full matrix it covers (r and c may be the
+ * full matrix's own sides when it is smaller). The engine draws it as it
+ * is when it has the raster's size, and area-averages (or repeats cells)
+ * otherwise.
+ *
+ * @return PE_OK, or any other status, which pe_figure_write() returns.
+ */
+typedef enum pe_status (*pe_grid_fn)(void *ctx, size_t rows, size_t cols, struct pe_matrix **out);
+
 struct pe_heatmap_spec {
 	size_t rows, cols;
 	const double *data; /* rows * cols, row-major, borrowed; or NULL and: */
@@ -229,6 +244,16 @@ struct pe_heatmap_spec {
 	 */
 	pe_row_fn row_fn;
 	void *row_ctx;
+	/*
+	 * Or, with data and row_fn NULL: asked for the grid the heatmap is
+	 * drawn at (one cell per pixel of a PNG), once its layout is known, so
+	 * a matrix of 10^6 positions is computed at the figure's own
+	 * resolution, not finer. Asked again, at most a few times, only if the
+	 * automatic colour limits of the grid change the layout (wider tick
+	 * labels on the colorbar). rows and cols are the full matrix's.
+	 */
+	pe_grid_fn grid_fn;
+	void *grid_ctx;
 	/*
 	 * Data coordinates of the matrix edges: x_lo is the left edge of
 	 * column 0, x_hi the right edge of the last column; y_top the top edge
@@ -298,8 +323,8 @@ PE_API void pe_heatmap_spec_set_positions(struct pe_heatmap_spec *spec, double r
  *
  * The spec is copied (its strings too); the data it points to is borrowed.
  *
- * @return PE_OK; PE_EINVAL if rows or cols is 0, neither data nor row_fn
- * is set, an edge pair is equal or not finite, vmin >= vmax, or the
+ * @return PE_OK; PE_EINVAL if rows or cols is 0, none of data, row_fn and
+ * grid_fn is set, an edge pair is equal or not finite, vmin >= vmax, or the
  * colormap is unknown; PE_ENOMEM.
  */
 PE_API enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_spec *spec);

@@ -578,6 +578,7 @@ static void grid_equals_block_means(void **state)
 	check_grid_block_means(&v, PE_METRIC_COSINE, 6, 4, PE_GRID_OFFSET, "offset cosine");
 	check_grid_block_means(&v, PE_METRIC_L2, 5, 7, PE_GRID_AUTO, "auto l2");
 	check_grid_block_means(&v, PE_METRIC_CORR, 5, 7, PE_GRID_AUTO, "auto corr");
+	check_grid_block_means(&v, PE_METRIC_CORR, 6, 6, PE_GRID_AUTO, "auto corr, square");
 	check_grid_block_means(&v, PE_METRIC_L1, 3, 8, PE_GRID_AUTO, "auto l1");
 	check_grid_block_means(&v, PE_METRIC_L2, 100, 100, PE_GRID_AUTO, "n <= R");
 	check_grid_block_means(&v, PE_METRIC_L2, 1, 1, PE_GRID_OFFSET, "one cell");
@@ -586,9 +587,13 @@ static void grid_equals_block_means(void **state)
 	check_grid_block_means(&v, PE_METRIC_COSINE, 7, 9, PE_GRID_OFFSET, "rope cosine");
 	check_grid_block_means(&v, PE_METRIC_CORR, 7, 9, PE_GRID_ALL, "rope corr");
 	check_grid_block_means(&v, PE_METRIC_CORR, 50, 50, PE_GRID_ALL, "rope corr, nan");
+	/* square grids: the upper triangle of cells formed, the rest mirrored */
+	check_grid_block_means(&v, PE_METRIC_CORR, 7, 7, PE_GRID_ALL, "rope corr, square");
+	check_grid_block_means(&v, PE_METRIC_CORR, 1, 1, PE_GRID_ALL, "rope corr, one cell");
 	v = vec(odd, 9, 0, 41);
 	check_grid_block_means(&v, PE_METRIC_L2, 6, 5, PE_GRID_AUTO, "odd d");
 	check_grid_block_means(&v, PE_METRIC_COSINE, 6, 5, PE_GRID_ALL, "odd d cosine");
+	check_grid_block_means(&v, PE_METRIC_CORR, 6, 6, PE_GRID_ALL, "odd d corr");
 	v = vec(lrn, 10, 0, 45);
 	check_grid_block_means(&v, PE_METRIC_CORR, 4, 6, PE_GRID_AUTO, "learned corr");
 	check_grid_block_means(&v, PE_METRIC_LINF, 45, 45, PE_GRID_AUTO, "learned full");
