@@ -170,6 +170,7 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		pe_figure_destroy(fig);
 		return cli_error("the decay figure: out of memory");
 	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
 	double *y = x + K + 1, lo = 0, hi = 0;
 	for (size_t k = 0; k <= K; k++)
 		x[k] = (double)k;

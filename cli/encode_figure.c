@@ -240,6 +240,7 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 		rc = cli_error("out of memory");
 		goto done;
 	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_ENCODE);
 	cli_heatmap_apply(o, &spec);
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	char title[512];

@@ -100,6 +100,15 @@ bool cli_decay_relative(enum cli_scale scale, const double *const *curves, size_
 size_t cli_figure_grid_cells(const struct cli_common *o, size_t n);
 
 /*
+ * zlib levels of PNG figures, by what they show (doc/conventions.md,
+ * "PNG deflate level"): the lowest level whose file stays within about a
+ * tenth of level 6's, where it saves a quarter of the time or more.
+ */
+#define CLI_PNG_LEVEL_ENCODE   2
+#define CLI_PNG_LEVEL_PAIRWISE 5
+#define CLI_PNG_LEVEL_CURVES   4
+
+/*
  * A heatmap of a pairwise metric computed when the figure knows its pixels
  * (pe_grid_fn: pe_pairwise_grid() at the size asked for), for sets whose
  * grid is exact at any size (pe_pairwise_grid_exact()).

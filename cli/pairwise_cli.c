@@ -107,6 +107,7 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 		pe_matrix_destroy(grid);
 		return cli_error("out of memory");
 	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_PAIRWISE);
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	struct pe_heatmap_spec spec;
 	if (grid) {

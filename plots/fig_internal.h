@@ -63,6 +63,7 @@ struct pe_figure {
 	enum pe_color_share share;
 	double font_size; /* points; 0: automatic */
 	double dpi;       /* PNG pixels per inch */
+	int png_level;    /* zlib level of PNG output; -1: the writer's default */
 	char *note;       /* a line of small text under the figure; NULL: none */
 };
 

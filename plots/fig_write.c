@@ -166,6 +166,7 @@ enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format form
 	if (s == PE_OK && format == PE_FIGURE_PNG) {
 		struct pe_png_options po = pe_png_options_default();
 		po.dpi = fig->dpi;
+		po.level = fig->png_level;
 		s = pe_png_write_surface(out, surf, &po);
 	}
 	cairo_surface_finish(surf);

@@ -80,6 +80,7 @@ struct pe_figure *pe_figure_create(unsigned rows, unsigned cols)
 	fig->rows = rows;
 	fig->cols = cols;
 	fig->dpi = PE_FIGURE_DEFAULT_DPI;
+	fig->png_level = -1;
 	fig->panels = calloc((size_t)rows * cols, sizeof(*fig->panels));
 	fig->row_labels = calloc(rows, sizeof(char *));
 	fig->col_titles = calloc(cols, sizeof(char *));
@@ -153,6 +154,14 @@ enum pe_status pe_figure_set_dpi(struct pe_figure *fig, double dpi)
 	if (!(dpi >= 10 && dpi <= 2400))
 		return PE_ERANGE;
 	fig->dpi = dpi;
+	return PE_OK;
+}
+
+enum pe_status pe_figure_set_png_level(struct pe_figure *fig, int level)
+{
+	if (level < -1 || level > 9)
+		return PE_ERANGE;
+	fig->png_level = level;
 	return PE_OK;
 }
 

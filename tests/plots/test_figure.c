@@ -509,6 +509,92 @@ static void palette_run(const struct decoded *d, const unsigned char pal[256][3]
 	*bottom = y;
 }
 
+/* A grid callback: rows alternate 0 and 1 (of at most max x max cells); counts its calls. */
+struct grid_probe {
+	size_t calls, rows, cols, max;
+	enum pe_status fail;
+};
+
+static enum pe_status stripes(void *ctx, size_t rows, size_t cols, struct pe_matrix **out)
+{
+	struct grid_probe *g = ctx;
+	g->calls++;
+	g->rows = rows;
+	g->cols = cols;
+	if (g->fail != PE_OK)
+		return g->fail;
+	size_t r = rows < g->max ? rows : g->max, c = cols < g->max ? cols : g->max;
+	*out = pe_matrix_create(r, c);
+	for (size_t a = 0; a < r; a++)
+		for (size_t b = 0; b < c; b++)
+			(*out)->data[a * c + b] = (double)(a % 2);
+	return PE_OK;
+}
+
+/*
+ * A grid callback is asked for the heatmap's own pixels, once or twice
+ * (the second layout with the grid's limits), and its grid is drawn as it
+ * is: alternating rows stay pure 0 and 1, pixel by pixel, as no
+ * resampling mixes them. A smaller grid is repeated, nearest cell.
+ */
+static void grid_callback_gets_the_pixels(void **state)
+{
+	(void)state;
+	unsigned char pal[256][3];
+	pe_colormap_palette(pe_colormap_find("viridis"), pal);
+	for (int small = 0; small < 2; small++) {
+		struct grid_probe g = {0, 0, 0, small ? 5 : SIZE_MAX, PE_OK};
+		struct pe_figure *fig = pe_figure_create(1, 1);
+		struct pe_heatmap_spec spec;
+		pe_heatmap_spec_init(&spec, 100000, 100000, NULL);
+		spec.grid_fn = stripes;
+		spec.grid_ctx = &g;
+		spec.equal_aspect = true;
+		assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 0), &spec), PE_OK);
+		FILE *f = write_figure(fig, PE_FIGURE_PNG, 640, 480);
+		assert_true(g.calls >= 1 && g.calls <= 2);
+		struct decoded d;
+		assert_int_equal(decode_png(f, &d), 0);
+		unsigned x = d.width * 2 / 5, top, bottom;
+		palette_run(&d, pal, x, &top, &bottom);
+		assert_int_equal(bottom - top, g.rows);
+		size_t band = small ? 0 : 1, start = top;
+		for (unsigned y = top; y < bottom; y++) {
+			int e = nearest_entry(pal, decoded_px(&d, x, y));
+			assert_true(e == 0 || e == 255);
+			if (!small)
+				assert_int_equal(e, (y - top) % 2 ? 255 : 0);
+			else if (y > top && e != nearest_entry(pal, decoded_px(&d, x, y - 1))) {
+				/* five cells over the rows: bands as the nearest rule gives them */
+				band++;
+				assert_true(y - start >= g.rows / 5 - 1 &&
+				            y - start <= g.rows / 5 + 1);
+				start = y;
+			}
+		}
+		if (small)
+			assert_int_equal(band, 4);
+		decoded_free(&d);
+		fclose(f);
+		pe_figure_destroy(fig);
+	}
+	/* The callback's error is pe_figure_write()'s; the PNG level is checked. */
+	struct grid_probe g = {0, 0, 0, 4, PE_ENOMEM};
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, 10, 10, NULL);
+	spec.grid_fn = stripes;
+	spec.grid_ctx = &g;
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 0), &spec), PE_OK);
+	assert_int_equal(pe_figure_set_png_level(fig, 10), PE_ERANGE);
+	assert_int_equal(pe_figure_set_png_level(fig, -2), PE_ERANGE);
+	assert_int_equal(pe_figure_set_png_level(fig, 1), PE_OK);
+	FILE *f = tmpfile();
+	assert_int_equal(pe_figure_write(fig, PE_FIGURE_PNG, 0, 0, f), PE_ENOMEM);
+	fclose(f);
+	pe_figure_destroy(fig);
+}
+
 static void colorbar_is_as_tall_as_the_heatmap(void **state)
 {
 	(void)state;
@@ -778,6 +864,7 @@ int main(void)
 	        cmocka_unit_test(legend_avoids_data),
 	        cmocka_unit_test(colour_limits),
 	        cmocka_unit_test(degenerate_data_draws),
+	        cmocka_unit_test(grid_callback_gets_the_pixels),
 	        cmocka_unit_test(errors_are_reported),
 	        cmocka_unit_test(write_errors_are_eio),
 	};

@@ -156,6 +156,18 @@ PE_API enum pe_status pe_figure_set_font_size(struct pe_figure *fig, double size
 PE_API enum pe_status pe_figure_set_dpi(struct pe_figure *fig, double dpi);
 
 /*
+ * pe_figure_set_png_level() - zlib level of PNG output, 0 .. 9 (-1: the
+ * writer's default, 6)
+ *
+ * Lower levels write a little larger files much faster; which level pays
+ * depends on the picture (doc/conventions.md, "PNG deflate level"). SVG
+ * and PDF ignore it.
+ *
+ * @return PE_OK, or PE_ERANGE outside -1 .. 9.
+ */
+PE_API enum pe_status pe_figure_set_png_level(struct pe_figure *fig, int level);
+
+/*
  * pe_figure_set_note() - a line of small text under the figure (NULL: none),
  * such as "colour scales shared by column" or "sampled: 16 pairs per cell"
  *
