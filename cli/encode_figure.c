@@ -1,16 +1,22 @@
 /*
  * The encode heatmap: positions down, dimensions across. Sinusoidal and
- * RoPE rows are exact block means (pe_encode_window) of equal blocks when n
- * has a divisor that keeps more rows than pixels, of nearly equal blocks
- * beyond EXACT_ROWS positions. Otherwise, up to EXACT_ROWS positions every
- * row is computed and the engine area-averages them onto the pixels, and
- * beyond that other schemes draw the mean of SAMPLES evenly spaced
- * positions of each block (said in the colorbar label).
+ * RoPE rows are computed when the engine knows the heatmap's pixel rows
+ * (a grid callback): each pixel row is the exact mean of the encoding over
+ * the span of positions it covers, n / rows of them, the positions at its
+ * two ends weighted by the part inside (the area mean the resampler would
+ * form from every row), from one closed-form block mean
+ * (pe_encode_window) and at most two rows: O(rows d) for any n, prime or
+ * not. Other schemes stream rows: every row up to EXACT_ROWS positions
+ * (the engine area-averages them onto the pixels), beyond that the mean of
+ * SAMPLES evenly spaced positions of each block (said in the colorbar
+ * label).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <posenc/resample.h>
 
 #include "cli.h"
 #include "encode_figure.h"
@@ -72,6 +78,88 @@ static enum pe_status sampled_row(struct row_source *src, size_t row, double *bu
 			buf[j] += src->sample[j] / SAMPLES;
 	}
 	return PE_OK;
+}
+
+/*
+ * Pixel row y of R covers positions [y n / R, (y + 1) n / R): in units of
+ * 1 / R of a position, [y n, (y + 1) n), and position p covers
+ * [p R, (p + 1) R). Its whole positions are summed in closed form, the two
+ * cut at its ends weighted by their overlap; *last caches the row of
+ * position last_pos (the end of one pixel row starts the next).
+ */
+struct area_row {
+	const struct pe_vectors *v;
+	double *part; /* d: a cut position's row */
+	size_t last_pos;
+	int have_last;
+};
+
+static enum pe_status cut_row(struct area_row *a, size_t p)
+{
+	if (a->have_last && a->last_pos == p)
+		return PE_OK;
+	a->have_last = 0;
+	enum pe_status st = pe_vectors_rows(a->v, p, 1, a->part);
+	if (st == PE_OK) {
+		a->last_pos = p;
+		a->have_last = 1;
+	}
+	return st;
+}
+
+static enum pe_status area_row(struct area_row *a, size_t y, size_t R, double *buf)
+{
+	const struct pe_vectors *v = a->v;
+	size_t d = v->d;
+	uint64_t n = v->n, lo = (uint64_t)y * n, hi = lo + n;
+	uint64_t pa = (lo + R - 1) / R, pb = hi / R; /* whole positions [pa, pb) */
+	double whole = pb > pa ? (double)(pb - pa) * (double)R : 0.0;
+	enum pe_status st = PE_OK;
+	if (pb > pa) {
+		struct pe_window w = {v->first + pa, (size_t)(pb - pa), 1};
+		st = pe_encode_window(v->scheme, d, &w, 0, 1, v->view, buf);
+		for (size_t j = 0; st == PE_OK && j < d; j++)
+			buf[j] *= whole;
+	} else {
+		memset(buf, 0, d * sizeof(double));
+	}
+	if (st == PE_OK && lo % R) {
+		double w0 = (double)((lo / R + 1) * R - lo);
+		st = cut_row(a, (size_t)(lo / R));
+		for (size_t j = 0; st == PE_OK && j < d; j++)
+			buf[j] += w0 * a->part[j];
+	}
+	if (st == PE_OK && hi % R && hi / R < n) {
+		double w1 = (double)(hi - (hi / R) * R);
+		st = cut_row(a, (size_t)(hi / R));
+		for (size_t j = 0; st == PE_OK && j < d; j++)
+			buf[j] += w1 * a->part[j];
+	}
+	for (size_t j = 0; st == PE_OK && j < d; j++)
+		buf[j] /= (double)n;
+	return st;
+}
+
+/* The grid callback: area-mean rows (every row when n <= rows), columns area-averaged. */
+static enum pe_status area_grid(void *ctx, size_t rows, size_t cols, struct pe_matrix **out)
+{
+	const struct pe_vectors *v = ((const struct row_source *)ctx)->v;
+	size_t R = rows < v->n ? rows : v->n, C = cols < v->d ? cols : v->d;
+	struct area_row a = {v, malloc(v->d * sizeof(double)), 0, 0};
+	double *buf = malloc(v->d * sizeof(double));
+	struct pe_resampler *rs = NULL;
+	enum pe_status st = a.part && buf ? pe_resampler_create(R, v->d, R, C, &rs) : PE_ENOMEM;
+	for (size_t y = 0; st == PE_OK && y < R; y++) {
+		st = R == v->n ? pe_vectors_rows(v, y, 1, buf) : area_row(&a, y, R, buf);
+		if (st == PE_OK)
+			st = pe_resampler_push(rs, buf);
+	}
+	if (st == PE_OK)
+		st = pe_resampler_finish(rs, out);
+	pe_resampler_destroy(rs);
+	free(a.part);
+	free(buf);
+	return st;
 }
 
 static enum pe_status next_row(void *ctx, size_t row, double *buf)
@@ -205,9 +293,15 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 		cli_encode_rows_destroy(er);
 		return cli_error("%s: out of memory", fig_what);
 	}
-	pe_heatmap_spec_init(spec, er->src.rows, v->d, NULL);
-	spec->row_fn = next_row;
-	spec->row_ctx = &er->src;
+	if (closed_form) {
+		pe_heatmap_spec_init(spec, v->n, v->d, NULL);
+		spec->grid_fn = area_grid;
+		spec->grid_ctx = &er->src;
+	} else {
+		pe_heatmap_spec_init(spec, er->src.rows, v->d, NULL);
+		spec->row_fn = next_row;
+		spec->row_ctx = &er->src;
+	}
 	pe_heatmap_spec_set_positions(spec, (double)v->first, v->n, 0.0, v->d);
 	double lo, hi;
 	bool is_signed;
