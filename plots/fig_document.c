@@ -109,8 +109,7 @@ enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure 
 		cairo_rectangle(cr, 0, fig_h, doc->width, notes_h);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-		cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-		                       CAIRO_FONT_WEIGHT_NORMAL);
+		text_face(cr, false);
 		for (size_t i = 0; i < n_notes; i++) {
 			if (!notes[i])
 				continue;
@@ -129,8 +128,7 @@ enum pe_status pe_document_add_figure(struct pe_document *doc, struct pe_figure 
 
 static void font(cairo_t *cr, double size, bool bold)
 {
-	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-	                       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+	text_face(cr, bold);
 	cairo_set_font_size(cr, size);
 }
 

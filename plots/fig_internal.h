@@ -91,6 +91,13 @@ struct fig_style {
 
 double text_size(const struct fig_style *st, enum text_role role);
 void text_font(cairo_t *cr, const struct fig_style *st, enum text_role role);
+/* DejaVu Sans, or DejaVu Sans Bold, as the current font face. */
+void text_face(cairo_t *cr, bool bold);
+/*
+ * For leak checks (tests): drop the font faces text_face() keeps for the
+ * process, before cairo_debug_reset_static_data(); no text may follow.
+ */
+void text_faces_release(void);
 /* Advance width of s in the current font. */
 double text_width(cairo_t *cr, const char *s);
 /* Height of a digit/capital ("0") in the current font: what tick labels occupy. */

@@ -672,7 +672,7 @@ static int row_label_lines(struct layout *L)
 {
 	cairo_t *cr = L->cr;
 	text_font(cr, L->st, TEXT_TITLE);
-	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+	text_face(cr, true);
 	int most = 1;
 	for (unsigned r = 0; r < L->fig->rows; r++) {
 		const char *t = L->fig->row_labels[r];
@@ -842,8 +842,7 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 				continue;
 			struct rect a = L.s[(size_t)r * fig->cols].axes;
 			text_font(cr, &st, TEXT_TITLE);
-			cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-			                       CAIRO_FONT_WEIGHT_BOLD);
+			text_face(cr, true);
 			/* Centred on the axes, moved within the row's cell if it must. */
 			struct rect c = L.s[(size_t)r * fig->cols].cell;
 			double step = 1.15 * text_size(&st, TEXT_TITLE);

@@ -3,7 +3,79 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef PE_FONT_FILE
+#include <pthread.h>
+
+#include <cairo-ft.h>
+#include <ft2build.h>
+#include FT_FREETYPE_H
+#endif
+
 #include "fig_internal.h"
+
+/*
+ * DejaVu Sans from its files, found by fc-match when posenc was configured
+ * (PE_FONT_FILE, PE_FONT_FILE_BOLD): cairo's toy API asks fontconfig,
+ * whose set-up (reading and parsing its configuration) cost 2.5 ms of CPU
+ * in every process, more than a small figure's drawing. Hinting is
+ * fontconfig's Debian default, hintslight, so the text is the same to the
+ * pixel; when a file cannot be opened, the toy API serves.
+ */
+#ifdef PE_FONT_FILE
+static cairo_font_face_t *faces[2];
+static pthread_once_t faces_once = PTHREAD_ONCE_INIT;
+static FT_Library lib;
+static FT_Face ft[2];
+
+static void faces_load(void)
+{
+	const char *const files[2] = {PE_FONT_FILE, PE_FONT_FILE_BOLD};
+	if (FT_Init_FreeType(&lib) != 0)
+		return;
+	for (int i = 0; i < 2; i++)
+		if (FT_New_Face(lib, files[i], 0, &ft[i]) != 0)
+			return;
+	for (int i = 0; i < 2; i++) {
+		faces[i] = cairo_ft_font_face_create_for_ft_face(ft[i], 0);
+		if (cairo_font_face_status(faces[i]) != CAIRO_STATUS_SUCCESS) {
+			faces[0] = faces[1] = NULL;
+			return;
+		}
+	}
+}
+#endif
+
+void text_faces_release(void)
+{
+#ifdef PE_FONT_FILE
+	for (int i = 0; i < 2; i++) {
+		cairo_font_face_destroy(faces[i]);
+		faces[i] = NULL;
+	}
+	/* cairo_debug_reset_static_data() drops the scaled fonts that still use the faces. */
+#endif
+}
+
+void text_face(cairo_t *cr, bool bold)
+{
+#ifdef PE_FONT_FILE
+	pthread_once(&faces_once, faces_load);
+	if (faces[0]) {
+		cairo_set_font_face(cr, faces[bold]);
+		/* Vector surfaces keep their unhinted outlines, as with fontconfig. */
+		if (cairo_surface_get_type(cairo_get_target(cr)) != CAIRO_SURFACE_TYPE_IMAGE)
+			return;
+		cairo_font_options_t *fo = cairo_font_options_create();
+		cairo_get_font_options(cr, fo);
+		cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_SLIGHT);
+		cairo_set_font_options(cr, fo);
+		cairo_font_options_destroy(fo);
+		return;
+	}
+#endif
+	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
+	                       bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+}
 
 static void log_box(cairo_t *cr, const char *s, double x0, double y0, double x1, double y1);
 
@@ -26,9 +98,7 @@ double text_size(const struct fig_style *st, enum text_role role)
 
 void text_font(cairo_t *cr, const struct fig_style *st, enum text_role role)
 {
-	cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL,
-	                       role == TEXT_SUPTITLE ? CAIRO_FONT_WEIGHT_BOLD
-	                                             : CAIRO_FONT_WEIGHT_NORMAL);
+	text_face(cr, role == TEXT_SUPTITLE);
 	cairo_set_font_size(cr, text_size(st, role));
 }
 

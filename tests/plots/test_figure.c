@@ -870,6 +870,7 @@ int main(void)
 	};
 	int failed = cmocka_run_group_tests_name("figure", tests, NULL, NULL);
 	/* Let LeakSanitizer see only our own allocations, not cairo's font caches. */
+	text_faces_release();
 	cairo_debug_reset_static_data();
 	return failed;
 }
