@@ -161,6 +161,36 @@ static void closed_forms_equal_brute_force(void **state)
 	}
 }
 
+/*
+ * Long curves: offsets past many blocks, where most anchors are turned
+ * from an exact one (decay.c), against the sum of cos(k w_i) in long
+ * double from the scheme's own frequencies (dot product of sinusoidal
+ * rows at offset k, any position).
+ */
+static void long_curves_stay_exact(void **state)
+{
+	(void)state;
+	const char *specs[] = {"sinusoidal", "sinusoidal:base=10", "rope"};
+	const size_t K = 5000, d = 64;
+	for (int c = 0; c < 3; c++) {
+		struct pe_scheme *s = parse(specs[c]);
+		double w[64];
+		size_t count;
+		assert_int_equal(pe_scheme_frequencies(s, d, w, &count), PE_OK);
+		double *out = curve(specs[c], d, 0, K + 1, PE_VIEW_DEFAULT, PE_DECAY_DOT, K);
+		/* rope: the all-ones vector rotated, 2 sum cos (attention factor 1) */
+		long double scale = c == 2 ? 2.0L : 1.0L;
+		for (size_t k = 0; k <= K; k++) {
+			long double sum = 0.0L;
+			for (size_t i = 0; i < count; i++)
+				sum += cosl((long double)k * (long double)w[i]);
+			assert_near(out[k], (double)(scale * sum), 1e-12 * (double)d);
+		}
+		free(out);
+		pe_scheme_destroy(s);
+	}
+}
+
 static void lone_sine_depends_on_the_range(void **state)
 {
 	(void)state;
@@ -248,6 +278,7 @@ int main(void)
 	        cmocka_unit_test(rope_all_ones_matches_6c_and_is_twice_sinusoidal),
 	        cmocka_unit_test(roformer_bound_matches_6a),
 	        cmocka_unit_test(closed_forms_equal_brute_force),
+	        cmocka_unit_test(long_curves_stay_exact),
 	        cmocka_unit_test(lone_sine_depends_on_the_range),
 	        cmocka_unit_test(general_mean_over_pairs),
 	        cmocka_unit_test(refusals),
