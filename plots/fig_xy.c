@@ -195,6 +195,10 @@ static size_t covered(const struct pe_panel *p, const struct axis *x, const stru
 			double py = axis_map(y, se->y[i], r.y + r.h, -r.h);
 			if (se->points || isnan(px0)) {
 				hits += in_rect(b, px, py);
+			} else if (fmax(px, px0) < b.x || fmin(px, px0) > b.x + b.w ||
+			           fmax(py, py0) < b.y || fmin(py, py0) > b.y + b.h) {
+				/* The segment's samples lie in its bounding box, clear of b: no
+				 * hits. */
 			} else {
 				double len = hypot(px - px0, py - py0);
 				size_t k = (size_t)fmin(1e4, ceil(len / step));
