@@ -118,10 +118,12 @@ static enum pe_status grid_offset(const struct pe_vectors *v, const struct pe_to
 {
 	size_t n = v->n, R = r->rows, C = r->cols, w = C + 1, E = (R + 1) * (C + 1);
 	size_t chunks = (n + 1) / OFFSET_CHUNK + 1; /* m = 0 .. n + 1 */
+	/* A short set needs one chunk, of its own length: no larger buffers to fault in. */
+	size_t chunk_len = n + 2 < OFFSET_CHUNK ? n + 2 : OFFSET_CHUNK;
 	size_t *rb = malloc((R + 1) * sizeof(size_t)), *cb = malloc(w * sizeof(size_t));
 	size_t *start = calloc(chunks + 1, sizeof(size_t)), *order = malloc(E * sizeof(size_t));
-	struct dd *Q = malloc(E * sizeof(*Q)), *Cm = malloc(OFFSET_CHUNK * sizeof(*Cm));
-	double *g = malloc(OFFSET_CHUNK * sizeof(double));
+	struct dd *Q = malloc(E * sizeof(*Q)), *Cm = malloc(chunk_len * sizeof(*Cm));
+	double *g = malloc(chunk_len * sizeof(double));
 	enum pe_status st = PE_ENOMEM;
 	if (!rb || !cb || !start || !order || !Q || !Cm || !g)
 		goto done;
