@@ -121,25 +121,27 @@ static enum pe_status grid_offset(const struct pe_vectors *v, const struct pe_to
 	/* A short set needs one chunk, of its own length: no larger buffers to fault in. */
 	size_t chunk_len = n + 2 < OFFSET_CHUNK ? n + 2 : OFFSET_CHUNK;
 	size_t *rb = malloc((R + 1) * sizeof(size_t)), *cb = malloc(w * sizeof(size_t));
-	size_t *start = calloc(chunks + 1, sizeof(size_t)), *order = malloc(E * sizeof(size_t));
+	size_t *start = calloc(chunks + 1, sizeof(size_t));
+	size_t *order = chunks > 1 ? malloc(E * sizeof(size_t)) : NULL;
 	struct dd *Q = malloc(E * sizeof(*Q)), *Cm = malloc(chunk_len * sizeof(*Cm));
 	double *g = malloc(chunk_len * sizeof(double));
 	enum pe_status st = PE_ENOMEM;
-	if (!rb || !cb || !start || !order || !Q || !Cm || !g)
+	if (!rb || !cb || !start || (chunks > 1 && !order) || !Q || !Cm || !g)
 		goto done;
 	for (size_t i = 0; i <= R; i++)
 		rb[i] = range_start(i, n, R);
 	for (size_t j = 0; j <= C; j++)
 		cb[j] = range_start(j, n, C);
-	/* The bound pairs by the chunk of their m = |r - c| + 1 (counting sort). */
-	for (size_t i = 0; i <= R; i++)
+	/* The bound pairs by the chunk of their m = |r - c| + 1 (counting sort; one chunk: none).
+	 */
+	for (size_t i = 0; chunks > 1 && i <= R; i++)
 		for (size_t j = 0; j <= C; j++) {
 			size_t mm = (rb[i] > cb[j] ? rb[i] - cb[j] : cb[j] - rb[i]) + 1;
 			start[mm / OFFSET_CHUNK + 1]++;
 		}
 	for (size_t k = 0; k < chunks; k++)
 		start[k + 1] += start[k];
-	for (size_t i = 0; i <= R; i++)
+	for (size_t i = 0; chunks > 1 && i <= R; i++)
 		for (size_t j = 0; j <= C; j++) {
 			size_t mm = (rb[i] > cb[j] ? rb[i] - cb[j] : cb[j] - rb[i]) + 1;
 			order[start[mm / OFFSET_CHUNK]++] = i * w + j;
@@ -177,11 +179,16 @@ static enum pe_status grid_offset(const struct pe_vectors *v, const struct pe_to
 				A = dd_add(A, gm);
 			}
 		}
-		for (size_t e = start[k]; e < start[k + 1]; e++) {
+		for (size_t e = start[k]; chunks > 1 && e < start[k + 1]; e++) {
 			size_t i = order[e] / w, j = order[e] % w;
 			size_t mm = (rb[i] > cb[j] ? rb[i] - cb[j] : cb[j] - rb[i]) + 1;
 			Q[order[e]] = Cm[mm - m0];
 		}
+		for (size_t i = 0; chunks == 1 && i <= R; i++)
+			for (size_t j = 0; j <= C; j++) {
+				size_t mm = (rb[i] > cb[j] ? rb[i] - cb[j] : cb[j] - rb[i]) + 1;
+				Q[i * w + j] = Cm[mm];
+			}
 	}
 	if (st != PE_OK)
 		goto done;
