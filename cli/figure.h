@@ -101,12 +101,13 @@ size_t cli_figure_grid_cells(const struct cli_common *o, size_t n);
 
 /*
  * zlib levels of PNG figures, by what they show (doc/conventions.md,
- * "PNG deflate level"): the lowest level whose file stays within about a
- * tenth of level 6's, where it saves a quarter of the time or more.
+ * "PNG deflate level"): for heatmaps the lowest level whose file stays
+ * within about a tenth of level 6's; for line figures, small files mostly
+ * white, a fast level (lazy matching spends most of its time on the white).
  */
 #define CLI_PNG_LEVEL_ENCODE   2
 #define CLI_PNG_LEVEL_PAIRWISE 5
-#define CLI_PNG_LEVEL_CURVES   4
+#define CLI_PNG_LEVEL_CURVES   2
 
 /*
  * A heatmap of a pairwise metric computed when the figure knows its pixels
