@@ -89,6 +89,7 @@ static struct dd dd_mul_int(struct dd a, double k)
 
 struct offset_job {
 	size_t n, R, C;
+	int mirror;            /* a square grid: cells below the diagonal are those above it */
 	const size_t *rb, *cb; /* cell bounds, R + 1 and C + 1 */
 	const struct dd *Q;    /* Q at (row bound i, col bound j): [i * (C + 1) + j] */
 	double *out;
@@ -101,7 +102,7 @@ static enum pe_status offset_rows(void *ctx, size_t begin, size_t end)
 	for (size_t a = begin; a < end; a++) {
 		size_t r0 = j->rb[a], r1 = j->rb[a + 1];
 		const struct dd *q0 = j->Q + a * w, *q1 = j->Q + (a + 1) * w;
-		for (size_t b = 0; b < j->C; b++) {
+		for (size_t b = j->mirror ? a : 0; b < j->C; b++) {
 			size_t c0 = j->cb[b], c1 = j->cb[b + 1];
 			struct dd s = dd_add(q1[b], dd_neg(q0[b]));
 			s = dd_add(s, dd_neg(q1[b + 1]));
@@ -208,8 +209,13 @@ static enum pe_status grid_offset(const struct pe_vectors *v, const struct pe_to
 				*q = dd_add(dd_mul_int(T, y + (double)(n - 1)), dd_neg(rest));
 			}
 		}
-	struct offset_job job = {n, R, C, rb, cb, Q, r->data};
+	/* g is even: the sum over cell (a, b) is the sum over (b, a) when both axes are cut alike.
+	 */
+	struct offset_job job = {n, R, C, R == C, rb, cb, Q, r->data};
 	st = pe_parallel_for(R, 8, offset_rows, &job);
+	for (size_t a = 1; st == PE_OK && job.mirror && a < R; a++)
+		for (size_t b = 0; b < a; b++)
+			r->data[a * C + b] = r->data[b * C + a];
 done:
 	free(rb);
 	free(cb);

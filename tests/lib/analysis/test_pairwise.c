@@ -576,6 +576,9 @@ static void grid_equals_block_means(void **state)
 	struct pe_vectors v = vec(sin, 16, 4, 37);
 	check_grid_block_means(&v, PE_METRIC_L2, 5, 7, PE_GRID_OFFSET, "offset l2");
 	check_grid_block_means(&v, PE_METRIC_COSINE, 6, 4, PE_GRID_OFFSET, "offset cosine");
+	/* square: the cells above the diagonal formed, mirrored below */
+	check_grid_block_means(&v, PE_METRIC_L2, 6, 6, PE_GRID_OFFSET, "offset l2, square");
+	check_grid_block_means(&v, PE_METRIC_COSINE, 5, 5, PE_GRID_OFFSET, "offset cosine, square");
 	check_grid_block_means(&v, PE_METRIC_L2, 5, 7, PE_GRID_AUTO, "auto l2");
 	check_grid_block_means(&v, PE_METRIC_CORR, 5, 7, PE_GRID_AUTO, "auto corr");
 	check_grid_block_means(&v, PE_METRIC_CORR, 6, 6, PE_GRID_AUTO, "auto corr, square");
