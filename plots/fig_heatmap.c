@@ -43,24 +43,11 @@ static void snap_to_ticks(struct pe_norm *n)
 		n->vmin = lo;
 }
 
-enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax)
+/* Limits from the data's finite range @n (a pass over the data when automatic). */
+static enum pe_status limits_from(const struct pe_heatmap_spec *hm, struct pe_norm n, bool scanned,
+                                  double *vmin, double *vmax)
 {
-	struct pe_norm n = pe_norm_empty();
-	/* A grid not asked for yet has no limits: the layout's first guess. */
-	if ((isnan(hm->vmin) || isnan(hm->vmax)) && (hm->data || hm->row_fn)) {
-		double *buf = hm->data ? NULL : malloc(hm->cols * sizeof(double));
-		if (!hm->data && !buf)
-			return PE_ENOMEM;
-		for (size_t r = 0; r < hm->rows; r++) {
-			const double *row;
-			enum pe_status s = get_row(hm, r, buf, &row);
-			if (s != PE_OK) {
-				free(buf);
-				return s;
-			}
-			pe_norm_add(&n, row, hm->cols);
-		}
-		free(buf);
+	if (scanned) {
 		if (pe_norm_is_empty(&n)) /* nothing finite: an all-NaN matrix */
 			n.vmin = n.vmax = 0;
 		if (hm->is_signed)
@@ -72,8 +59,10 @@ enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, do
 		} else {
 			snap_to_ticks(&n);
 		}
+	} else {
+		n = pe_norm_empty();
 	}
-	if (!hm->data && !hm->row_fn)
+	if (!hm->data && !hm->row_fn && !scanned)
 		n.vmin = n.vmax = 0;
 	const double *lo = isnan(hm->vmin) ? NULL : &hm->vmin;
 	const double *hi = isnan(hm->vmax) ? NULL : &hm->vmax;
@@ -94,6 +83,46 @@ enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, do
 	*vmin = n.vmin;
 	*vmax = n.vmax;
 	return PE_OK;
+}
+
+enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax)
+{
+	struct pe_norm n = pe_norm_empty();
+	/* A grid not asked for yet has no limits: the layout's first guess. */
+	bool scan = (isnan(hm->vmin) || isnan(hm->vmax)) && (hm->data || hm->row_fn);
+	if (scan) {
+		double *buf = hm->data ? NULL : malloc(hm->cols * sizeof(double));
+		if (!hm->data && !buf)
+			return PE_ENOMEM;
+		for (size_t r = 0; r < hm->rows; r++) {
+			const double *row;
+			enum pe_status s = get_row(hm, r, buf, &row);
+			if (s != PE_OK) {
+				free(buf);
+				return s;
+			}
+			pe_norm_add(&n, row, hm->cols);
+		}
+		free(buf);
+	}
+	return limits_from(hm, n, scan, vmin, vmax);
+}
+
+enum pe_status heatmap_panel_limits(const struct pe_panel *p, double *vmin, double *vmax)
+{
+	struct pe_heatmap_spec v = heatmap_view(p);
+	if (!p->grid || !(isnan(v.vmin) || isnan(v.vmax)))
+		return heatmap_limits(&v, vmin, vmax);
+	/* The range found when the grid came: no second pass over it. */
+	return limits_from(&v, p->grid_range, true, vmin, vmax);
+}
+
+bool heatmap_panel_has_nan(const struct pe_panel *p)
+{
+	if (p->grid)
+		return p->grid_nan;
+	struct pe_heatmap_spec v = heatmap_view(p);
+	return heatmap_has_nan(&v);
 }
 
 /* The matrix resampled to gw x gh cells, streamed row by row (plots/resample.c). */
@@ -261,6 +290,12 @@ enum pe_status heatmap_grid_update(const struct fig_style *st, struct pe_panel *
 	p->grid = m;
 	p->grid_rows = gh;
 	p->grid_cols = gw;
+	/* Its range and NaNs in one pass, for the layouts to come. */
+	p->grid_range = pe_norm_empty();
+	pe_norm_add(&p->grid_range, m->data, m->rows * m->cols);
+	p->grid_nan = false;
+	for (size_t i = 0; i < m->rows * m->cols && !p->grid_nan; i++)
+		p->grid_nan = isnan(m->data[i]);
 	*changed = true;
 	return PE_OK;
 }

@@ -12,6 +12,7 @@
 #include <cairo.h>
 
 #include <posenc/figure.h>
+#include <posenc/norm.h>
 #include <posenc/ticks.h>
 
 #define FIG_MAX_GRID 64
@@ -44,6 +45,8 @@ struct pe_panel {
 	/* hm.grid_fn's answer, owned, for a request of grid_rows x grid_cols; or NULL */
 	struct pe_matrix *grid;
 	size_t grid_rows, grid_cols;
+	struct pe_norm grid_range; /* the grid's finite range */
+	bool grid_nan;             /* the grid holds a NaN */
 
 	struct series *series;
 	size_t n_series;
@@ -186,6 +189,9 @@ struct pe_heatmap_spec heatmap_view(const struct pe_panel *p);
  */
 enum pe_status heatmap_grid_update(const struct fig_style *st, struct pe_panel *p, struct rect r,
                                    bool *changed);
+/* heatmap_limits() and heatmap_has_nan() of a heatmap panel, from what its grid answer found. */
+enum pe_status heatmap_panel_limits(const struct pe_panel *p, double *vmin, double *vmax);
+bool heatmap_panel_has_nan(const struct pe_panel *p);
 /* Colour limits of a heatmap (data pass if automatic); PE status from a row callback. */
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax);
 /* Draw the matrix into r with colormap cmap and limits [vmin, vmax]. */

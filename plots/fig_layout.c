@@ -231,15 +231,15 @@ static enum pe_status scales(struct layout *L)
 			continue;
 		struct pe_heatmap_spec view = heatmap_view(sl->p);
 		const struct pe_heatmap_spec *hm = &view;
-		enum pe_status s = heatmap_limits(hm, &sl->own.vmin, &sl->own.vmax);
+		enum pe_status s = heatmap_panel_limits(sl->p, &sl->own.vmin, &sl->own.vmax);
 		if (s != PE_OK)
 			return s;
 		sl->own.cmap = hm->colormap ? hm->colormap : colormap_default(hm->is_signed);
 		sl->own.label = hm->colorbar_label;
 		sl->own.discrete = hm->discrete;
-		sl->own.nan_label = hm->nan_label         ? hm->nan_label
-		                    : heatmap_has_nan(hm) ? "no value"
-		                                          : NULL;
+		sl->own.nan_label = hm->nan_label                  ? hm->nan_label
+		                    : heatmap_panel_has_nan(sl->p) ? "no value"
+		                                                   : NULL;
 		sl->own.used = true;
 		bool in_grid = i < (size_t)fig->rows * fig->cols;
 		struct colour_scale *sh = NULL;
