@@ -7,6 +7,7 @@
 #include <posenc/read.h>
 
 #include "cli.h"
+#include "position_ids.h"
 #include "vectors.h"
 
 /* A file's table; its problems are reported as "'FILE': <what is wrong>". */
@@ -80,6 +81,24 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	v->scheme = s;
 	v->view = view;
 	v->first = o->start;
+	size_t ids = 0;
+	if (o->position_ids) {
+		/* The scheme is the command's own heap object (as for length= below). */
+		int rc = cli_position_ids_apply(o, (struct pe_scheme *)s, &ids);
+		if (rc)
+			return rc;
+		if (o->start >= ids)
+			return cli_usage_error("option '--start': %llu is past the %zu tokens of "
+			                       "'%s'",
+			                       (unsigned long long)o->start, ids, o->position_ids);
+		if (o->n && o->n > ids - (size_t)o->start)
+			return cli_usage_error("option '-n': tokens %llu..%llu are past the %zu "
+			                       "tokens of '%s'",
+			                       (unsigned long long)o->start,
+			                       (unsigned long long)(o->start + o->n - 1), ids,
+			                       o->position_ids);
+		default_n = ids - (size_t)o->start;
+	}
 	if (pe_scheme_has(s, PE_CAP_TABLE)) {
 		if (view != PE_VIEW_DEFAULT)
 			return cli_usage_error("option '--view' applies to rope, not '%s'",
@@ -131,6 +150,8 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
 		                       (unsigned long long)o->start,
 		                       (unsigned long long)o->start + (unsigned long long)v->n - 1);
+	if (!pe_scheme_has(s, PE_CAP_TABLE))
+		cli_position_ids_note(o, s, o->start, v->n);
 	if (pe_scheme_has(s, PE_CAP_SCALING) && s->scaling.length == 0.0 &&
 	    (s->scaling.type == PE_ROPE_SCALING_DYNAMIC ||
 	     s->scaling.type == PE_ROPE_SCALING_LONGROPE)) {
