@@ -66,8 +66,10 @@ static enum pe_status finish(struct pe_scheme *s, const unsigned char *given, ch
 		                      "three above 0 (or none, for text positions)");
 		return PE_EINVAL;
 	}
+	/* Their defaults (text=0, tstep=1) change nothing without a grid. */
+	int set[2] = {s->mrope_text != 0, s->mrope_tstep != 1.0};
 	for (int k = KEY_TEXT; k <= KEY_TSTEP; k++) {
-		if (given[k] && !any) {
+		if (given[k] && set[k - KEY_TEXT] && !any) {
 			*err = pe_scheme_errf("key '%s' places a patch grid: it needs frames, "
 			                      "height and width",
 			                      keys[k].name);
