@@ -285,4 +285,34 @@ error_case(EXE, "tstep= without a grid", ["encode", "-s", QWEN + ",tstep=2"] + o
 error_case(EXE, "mrope has no precision view", ["encode", "-q", "-s", QWEN, "-d", "128", "--precision", "f32"] + out,
            2, "precision", cwd=E)
 
+# ---- 5. hf:/model: of Qwen2-VL / Qwen2.5-VL ------------------------------------------
+r = run(EXE, "model", "model:qwen2.5-vl-7b")
+ok(r.rc == 0 and "-s mrope:base=1000000,t=16,h=24,w=24 with text=N,frames=F,height=H,width=W"
+   in r.text and "--position-ids FILE" in r.text,
+   "model:qwen2.5-vl-7b: the note gives the mrope spec of its sections and theta", r.text)
+# text positions of the model spec are the mrope spec's text positions, bit for bit
+r1 = run(EXE, "encode", "-q", "-s", "model:qwen2.5-vl-7b", "-n", "64", "-o", "-")
+r2 = run(EXE, "encode", "-q", "-s", QWEN, "-d", "128", "-n", "64", "-o", "-")
+ok(r1.rc == 0 and r1.out.split(b"\n")[1:] == r2.out.split(b"\n")[1:],
+   "model:qwen2.5-vl-7b on text equals mrope on text", r1.err + r2.err)
+import json  # noqa: E402
+qcfg = {"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,
+        "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        "vision_config": {"tokens_per_second": 2},
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}
+qpath = os.path.join(TMP, "qwen.json")
+with open(qpath, "w") as f:
+    json.dump(qcfg, f)
+r = run(EXE, "model", "hf:" + qpath)
+ok(r.rc == 0 and "tstep=2 x second_per_grid_t" in r.text,
+   "hf: with vision_config.tokens_per_second: the note says tstep", r.text)
+for name, sec, needle in (("sections not filling d/2", [16, 24, 23], "16 + 24 + 23 pairs"),
+                          ("two sections", [32, 32], "not a list of 3"),
+                          ("a fraction", [16, 24.5, 23.5], "mrope_section[1]")):
+    bad = dict(qcfg, rope_scaling={"type": "mrope", "mrope_section": sec})
+    bpath = os.path.join(TMP, "bad-mrope.json")
+    with open(bpath, "w") as f:
+        json.dump(bad, f)
+    error_case(EXE, "hf: mrope_section " + name, ["model", "hf:" + bpath], 1, needle)
+
 done()

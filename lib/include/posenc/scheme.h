@@ -91,7 +91,8 @@ enum pe_alibi_form {
  * (llama3 low_freq_factor/high_freq_factor), beta-fast, beta-slow,
  * mscale, mscale-all-dim, attention-factor, truncate (yarn),
  * long-factor and short-factor (longrope: numbers separated by '/', or
- * @FILE with numbers separated by white space or commas).
+ * @FILE with numbers separated by white space or commas), short-mscale
+ * and long-mscale (longrope as PhiMoE applies it).
  */
 struct pe_rope_scaling_params {
 	enum pe_rope_scaling type;
@@ -110,6 +111,11 @@ struct pe_rope_scaling_params {
 	size_t n_long_factor;
 	double *short_factor; /* longrope, owned; NULL if not given */
 	size_t n_short_factor;
+	/* longrope as PhiMoE applies it: the attention factor of the short
+	 * (length <= original) and long regimes, instead of the derived one;
+	 * NaN or 0 = unset. */
+	double short_mscale;
+	double long_mscale;
 };
 
 struct pe_scheme {
