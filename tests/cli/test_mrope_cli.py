@@ -315,4 +315,17 @@ for name, sec, needle in (("sections not filling d/2", [16, 24, 23], "16 + 24 + 
         json.dump(bad, f)
     error_case(EXE, "hf: mrope_section " + name, ["model", "hf:" + bpath], 1, needle)
 
+# GGUF (llama.cpp's qwen2vl: {arch}.rope.dimension_sections, four entries)
+from gguf_write import ARRAY, FLOAT32, INT32, STRING, UINT32, gguf  # noqa: E402
+kv = [("general.architecture", STRING, "qwen2vl"), ("qwen2vl.rope.freq_base", FLOAT32, 1e6),
+      ("qwen2vl.attention.head_count", UINT32, 28), ("qwen2vl.embedding_length", UINT32, 3584),
+      ("qwen2vl.context_length", UINT32, 32768), ("qwen2vl.block_count", UINT32, 28),
+      ("qwen2vl.rope.dimension_sections", ARRAY, (INT32, [16, 24, 24, 0]))]
+gpath = os.path.join(TMP, "qwen2vl.gguf")
+with open(gpath, "wb") as f:
+    f.write(gguf(kv))
+r = run(EXE, "model", "gguf:" + gpath)
+ok(r.rc == 0 and "-s mrope:base=1000000,t=16,h=24,w=24 with text=N" in r.text,
+   "gguf: qwen2vl: the note gives the mrope spec of its sections", r.text + r.err)
+
 done()
