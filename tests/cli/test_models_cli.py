@@ -334,6 +334,14 @@ for name, cfg, needle in (
 error_case(EXE, "short-mscale needs longrope", ["freqs", "-s", "rope:short-mscale=1.2"], 2,
            "needs scaling=longrope")
 
+# ---- a bare config.json or GGUF path ---------------------------------------------------
+cfgp = os.path.join(CONFIGS, "llama-3.1-8b.json")
+ra, rb = run(EXE, "model", cfgp), run(EXE, "model", "hf:" + cfgp)
+ok(ra.rc == 0 and ra.text == rb.text, "posenc model config.json reads it as hf:config.json", ra.err)
+r = run(EXE, "inspect", cfgp)
+ok(r.rc == 1 and f"'posenc model {cfgp}' reads a model's positional encoding" in r.err,
+   "inspect config.json: the error says posenc model reads it", r.err)
+
 # ---- strictness ---------------------------------------------------------------------
 def bad(name, doc, needle, rc=1):
     path = os.path.join(TMP, name + ".json")

@@ -327,5 +327,7 @@ with open(gpath, "wb") as f:
 r = run(EXE, "model", "gguf:" + gpath)
 ok(r.rc == 0 and "-s mrope:base=1000000,t=16,h=24,w=24 with text=N" in r.text,
    "gguf: qwen2vl: the note gives the mrope spec of its sections", r.text + r.err)
+r2 = run(EXE, "model", gpath)
+ok(r2.rc == 0 and r2.text == r.text, "posenc model FILE.gguf reads it as gguf:FILE.gguf", r2.err)
 
 done()
