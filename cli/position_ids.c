@@ -217,12 +217,20 @@ static void say_ids(const struct pe_scheme *s, const char *what, uint64_t q)
 		fprintf(stderr, "%s (%.17g,%.17g,%.17g)", what, p[0], p[1], p[2]);
 }
 
-void cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s, uint64_t first,
-                           size_t n)
+int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s, uint64_t first,
+                          size_t n)
 {
-	if (o->quiet || !is_mrope(s) || n == 0)
-		return;
+	if (!is_mrope(s) || n == 0)
+		return 0;
 	uint64_t last = first + n - 1;
+	double top[3];
+	/* The ids grow with the token past the grid: the last token has the largest. */
+	if (pe_mrope_position(s, last, top) == PE_ERANGE)
+		return cli_usage_error("scheme '%s': the position ids of tokens up to %llu pass "
+		                       "2^53, the last exact position",
+		                       s->canonical, (unsigned long long)last);
+	if (o->quiet)
+		return 0;
 	fprintf(stderr, "posenc: %s: M-RoPE position ids (t,h,w) of tokens %llu..%llu: ", s->label,
 	        (unsigned long long)first, (unsigned long long)last);
 	const unsigned *g = s->mrope_grid;
@@ -231,7 +239,7 @@ void cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s
 		        (unsigned long long)last, o->position_ids);
 	} else if (!g[0]) {
 		fprintf(stderr, "text, t = h = w = token (plain RoPE)\n");
-		return;
+		return 0;
 	} else {
 		unsigned long long t0 = s->mrope_text,
 		                   g0 = t0 + (unsigned long long)g[0] * g[1] * g[2];
@@ -247,4 +255,5 @@ void cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s
 	say_ids(s, "; first", first);
 	say_ids(s, ", last", last);
 	fputc('\n', stderr);
+	return 0;
 }

@@ -23,8 +23,10 @@ int cli_position_ids_apply(const struct cli_common *o, struct pe_scheme *s, size
 /*
  * cli_position_ids_note() - say on stderr (unless -q) which position ids
  * tokens first..first+n-1 of mrope scheme @s get; nothing for other schemes.
+ *
+ * @return 0, or an exit code after reporting ids past 2^53.
  */
-void cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s, uint64_t first,
-                           size_t n);
+int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s, uint64_t first,
+                          size_t n);
 
 #endif

@@ -150,8 +150,9 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
 		                       (unsigned long long)o->start,
 		                       (unsigned long long)o->start + (unsigned long long)v->n - 1);
-	if (!pe_scheme_has(s, PE_CAP_TABLE))
-		cli_position_ids_note(o, s, o->start, v->n);
+	int rc = cli_position_ids_note(o, s, o->start, v->n);
+	if (rc)
+		return rc;
 	if (pe_scheme_has(s, PE_CAP_SCALING) && s->scaling.length == 0.0 &&
 	    (s->scaling.type == PE_ROPE_SCALING_DYNAMIC ||
 	     s->scaling.type == PE_ROPE_SCALING_LONGROPE)) {

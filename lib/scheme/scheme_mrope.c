@@ -66,6 +66,13 @@ static enum pe_status finish(struct pe_scheme *s, const unsigned char *given, ch
 		                      "three above 0 (or none, for text positions)");
 		return PE_EINVAL;
 	}
+	/* Every patch is a token: the grid must fit the exact positions. */
+	if (any && (double)g[0] * (double)g[1] * (double)g[2] > PE_POSITION_MAX) {
+		*err = pe_scheme_errf("keys 'frames', 'height', 'width': %u x %u x %u patches "
+		                      "pass 2^53, the last exact position",
+		                      g[0], g[1], g[2]);
+		return PE_ERANGE;
+	}
 	/* Their defaults (text=0, tstep=1) change nothing without a grid. */
 	int set[2] = {s->mrope_text != 0, s->mrope_tstep != 1.0};
 	for (int k = KEY_TEXT; k <= KEY_TSTEP; k++) {

@@ -282,6 +282,11 @@ error_case(EXE, "text= without a grid", ["encode", "-s", QWEN + ",text=3"] + out
            "key 'text' places a patch grid", cwd=E)
 error_case(EXE, "tstep= without a grid", ["encode", "-s", QWEN + ",tstep=2"] + out, 2,
            "key 'tstep'", cwd=E)
+error_case(EXE, "ids past 2^53", ["encode", "-s", QWEN + ",frames=2,height=1,width=1,tstep=1000000",
+                                   "--start", "9007199254740000", "-n", "3"] + out, 2,
+           "pass 2^53", cwd=E)
+error_case(EXE, "a grid past 2^53", ["encode", "-s", QWEN + ",frames=1073741824,height=1073741824,"
+                                     "width=1073741824"] + out, 2, "patches pass 2^53", cwd=E)
 error_case(EXE, "mrope has no precision view", ["encode", "-q", "-s", QWEN, "-d", "128", "--precision", "f32"] + out,
            2, "precision", cwd=E)
 
