@@ -231,6 +231,10 @@ w = float(np.max(np.abs(got - ref))) if got is not None and got.shape == ref.sha
 ok(r.rc == 0 and w <= 1e-12, "distance --position-ids: L2 of the rotated vectors (1e-12)",
    f"{r.err} {w}")
 
+r = run(EXE, "encode", "-q", "-s", "mrope:t=2,h=3,w=3", "-n", "2", "-o", "-")
+ok(r.rc == 0 and r.text.splitlines()[0].count(",") == 16,
+   "mrope without -d: the width its sections fix, 2 (t + h + w) = 16", r.err)
+
 # ---- 4. errors -----------------------------------------------------------------------
 def write(name, text, mode="w"):
     p = os.path.join(TMP, name)
