@@ -235,7 +235,7 @@ int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s,
 	        (unsigned long long)first, (unsigned long long)last);
 	const unsigned *g = s->mrope_grid;
 	if (s->mrope_positions) {
-		fprintf(stderr, "rows %llu..%llu of %s,", (unsigned long long)first,
+		fprintf(stderr, "rows %llu..%llu of %s", (unsigned long long)first,
 		        (unsigned long long)last, o->position_ids);
 	} else if (!g[0]) {
 		fprintf(stderr, "text, t = h = w = token (plain RoPE)\n");

@@ -603,21 +603,32 @@ static enum pe_status mrope_note(struct hf *h, const struct rope_ctx *c, const s
 	            "text positions are equal on every axis, which is plain RoPE (what this "
 	            "spec is); image and video tokens: -s mrope:",
 	            sec[0], sec[1], sec[2]);
-	if (!isnan(c->top_theta))
-		strbuf_addf(&nb, "base=%.17g,", c->top_theta);
-	strbuf_addf(&nb, "t=%.17g,h=%.17g,w=%.17g%s with text=N,frames=F,height=H,width=W", sec[0],
-	            sec[1], sec[2], interleaved ? ",interleaved=1" : "");
+	/* rope_theta as rope_spec reads it: the block's, else the top level's */
+	double theta = isnan(c->top_theta) ? 10000.0 : c->top_theta;
+	if (number(h, "", block, "rope_theta", &theta) < 0)
+		return PE_EFORMAT;
+	char *spec = pe_asprintf("mrope:base=%.17g,t=%.17g,h=%.17g,w=%.17g%s", theta, sec[0],
+	                         sec[1], sec[2], interleaved ? ",interleaved=1" : "");
+	if (!spec)
+		return PE_ENOMEM;
+	strbuf_addf(&nb, "%s with text=N,frames=F,height=H,width=W", spec + strlen("mrope:"));
 	const struct json *vc = present(h->root, "vision_config");
 	const struct json *tps =
 	        vc && vc->type == JSON_OBJECT ? present(vc, "tokens_per_second") : NULL;
 	if (tps && tps->type == JSON_NUMBER)
 		strbuf_addf(&nb, " (a video: tstep=%.17g x second_per_grid_t)", tps->number);
-	strbuf_addf(&nb, " or with --position-ids FILE (any sequence)");
-	if (nb.failed) {
+	strbuf_addf(&nb, " or with --position-ids FILE (any sequence); either, given with this "
+	                 "model spec, selects that mrope spec");
+	char *labelled = pe_asprintf("%s,label=%s", spec, h->label);
+	free(spec);
+	if (nb.failed || !labelled) {
 		free(nb.buf);
+		free(labelled);
 		return PE_ENOMEM;
 	}
 	h->m->note = nb.buf;
+	free(h->m->mrope_spec);
+	h->m->mrope_spec = labelled;
 	return PE_OK;
 }
 

@@ -304,6 +304,18 @@ r1 = run(EXE, "encode", "-q", "-s", "model:qwen2.5-vl-7b", "-n", "64", "-o", "-"
 r2 = run(EXE, "encode", "-q", "-s", QWEN, "-d", "128", "-n", "64", "-o", "-")
 ok(r1.rc == 0 and r1.out.split(b"\n")[1:] == r2.out.split(b"\n")[1:],
    "model:qwen2.5-vl-7b on text equals mrope on text", r1.err + r2.err)
+# with --position-ids or a grid, the model spec is its mrope spec (same ids, same tables)
+r1, a = encode("model:qwen2.5-vl-7b", 128, "angle", "--position-ids", csv_path)
+r2, b = encode(QWEN, 128, "angle", "--position-ids", csv_path)
+ok(r1.rc == 0 and a is not None and b is not None and np.array_equal(a, b),
+   "model:qwen2.5-vl-7b --position-ids: the model's mrope spec", r1.err)
+r1, a = encode("model:qwen2.5-vl-7b" + cases[0][2], 128, "angle", "-n", "33")
+want = tables(get_rope_index(cases[0][1]), 128, 1e6, (16, 24, 24))["angle"]
+ok(r1.rc == 0 and a is not None and np.array_equal(a, want),
+   "model:qwen2.5-vl-7b,text=5,frames=1,height=4,width=6: the model's mrope spec with a grid",
+   r1.err)
+error_case(EXE, "grid keys on a model without M-RoPE", ["encode", "-s", "model:llama-3.1-8b,text=5",
+                                                        "-o", "x.csv"], 2, "unknown key 'text'", cwd=E)
 import json  # noqa: E402
 qcfg = {"model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,
         "max_position_embeddings": 32768, "rope_theta": 1000000.0,
@@ -338,5 +350,9 @@ ok(r.rc == 0 and "-s mrope:base=1000000,t=16,h=24,w=24 with text=N" in r.text,
    "gguf: qwen2vl: the note gives the mrope spec of its sections", r.text + r.err)
 r2 = run(EXE, "model", gpath)
 ok(r2.rc == 0 and r2.text == r.text, "posenc model FILE.gguf reads it as gguf:FILE.gguf", r2.err)
+r1, a = encode("gguf:" + gpath, 128, "angle", "--position-ids", npy_path)
+r2, b = encode(QWEN, 128, "angle", "--position-ids", npy_path)
+ok(r1.rc == 0 and a is not None and b is not None and np.array_equal(a, b),
+   "gguf: qwen2vl with --position-ids: its mrope spec", r1.err)
 
 done()
