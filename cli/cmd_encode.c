@@ -144,16 +144,25 @@ int cmd_encode(int argc, char **argv)
 			rc = cli_encode_figure(&o, path, format, &v.vec);
 	}
 	struct pe_matrix *m = NULL;
+	/* A file's rows are written from the loaded table itself, not a copy of it. */
+	struct pe_matrix rows_of_table = {0, 0, NULL};
+	const struct pe_matrix *out = NULL;
 	if (!rc && !figure && simulated) {
 		m = simulated;
 		simulated = NULL;
+	} else if (!rc && !figure && v.table) {
+		rows_of_table =
+		        (struct pe_matrix){v.vec.n, v.vec.d, v.table->data + v.vec.first * v.vec.d};
+		out = &rows_of_table;
 	} else if (!rc && !figure) {
 		rc = cli_vectors_matrix(&o, &v, &m);
 	}
+	if (!out)
+		out = m;
 	if (!rc && !figure) {
 		struct pe_axis rows = {"position", (double)v.vec.first, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
-		rc = cli_write_matrix(&o, path, format, m, &rows, &cols);
+		rc = cli_write_matrix(&o, path, format, out, &rows, &cols);
 	}
 	pe_matrix_destroy(m);
 	pe_matrix_destroy(simulated);
