@@ -341,7 +341,10 @@ enum pe_status rd_csv_feed(struct rd_csv *c, const char *buf, size_t len, int eo
 {
 	*used = 0;
 	const char *p = buf, *end = buf + len;
-	if (!c->fed && (len > 0 || eof)) {
+	if (!c->fed) {
+		/* The first 4096 bytes decide (binary or text, a BOM): nothing before them. */
+		if (len < 4096 && !eof)
+			return PE_OK;
 		/* NPY and safetensors are told apart before; other binary files end here. */
 		if (len && memchr(buf, '\0', len < 4096 ? len : 4096))
 			return rd_fail(err, PE_EFORMAT,

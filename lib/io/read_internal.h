@@ -106,7 +106,12 @@ void rd_table_convert(const unsigned char *file, const struct rd_table_loc *loc,
 struct rd_csv;
 enum pe_status rd_csv_begin(const struct pe_read_request *req, size_t limit, struct rd_csv **out,
                             char **err);
-/* Parses the complete lines of buf[0, len) (all of it when @eof); *used: bytes consumed. */
+/*
+ * Parses the complete lines of buf[0, len) (all of it when @eof); *used:
+ * bytes consumed, the rest to be fed again with what follows. Nothing is
+ * consumed before the text's first 4096 bytes (or all of it) are there:
+ * they tell a binary file and hold the BOM.
+ */
 enum pe_status rd_csv_feed(struct rd_csv *c, const char *buf, size_t len, int eof, size_t *used,
                            char **err);
 /* The table (ownership to the caller); frees @c whatever the result. */
