@@ -86,7 +86,7 @@ void pe_offset_rows_destroy(struct pe_offset_rows *w)
  * or file system without it (a pipe, tmpfs) is written as it is, and a
  * full disk is reported by the write.
  */
-static void reserve(int fd, size_t bytes)
+void wr_reserve(int fd, size_t bytes)
 {
 #if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
 	off_t at = lseek(fd, 0, SEEK_CUR);
@@ -162,7 +162,7 @@ enum pe_status pe_offset_rows_npy(struct pe_offset_rows *w, FILE *f, size_t r0, 
 	}
 	struct iovec iov[IOV_BATCH];
 	int fd = fileno(f);
-	reserve(fd, count * n * size);
+	wr_reserve(fd, count * n * size);
 	for (size_t a = r0; a < r0 + count && st == PE_OK;) {
 		int cnt = 0;
 		for (; cnt < IOV_BATCH && a < r0 + count; cnt++, a++) {
@@ -241,7 +241,7 @@ enum pe_status pe_offset_rows_csv(struct pe_offset_rows *w, FILE *f, size_t r0, 
 			iov[cnt++].iov_len = 1;
 			bytes += len + iov[cnt - 2].iov_len + 1;
 		}
-		reserve(fd, bytes);
+		wr_reserve(fd, bytes);
 		st = write_all(fd, iov, cnt);
 	}
 	int saved = errno;
