@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""File tables cost their own size once, not twice (issues 16 and 17).
+"""File tables cost their own size once, not twice, and exports stream (issues 16, 17).
 
 A learned table read from a file is converted straight into the float64
 matrix the analyses use: the file's bytes are never held whole beside it
@@ -145,6 +145,32 @@ for name, spec, cells, which in CASES:
 run_rss(["encode", "-s", "file:path=t64.npy", "-o", "again.npy", "-q"])
 r = subprocess.run(["cmp", "t64.npy", "again.npy"], cwd=wd, capture_output=True, text=True)
 ok(r.returncode == 0, "np.save's 96 MiB NPY read and written back byte for byte", r.stdout)
+
+# Exports of computed schemes stream blocks of rows: an n x d matrix of 98 MiB
+# costs about one 16 MiB block; the values are the sinusoidal formula's
+# (Vaswani et al. 2017, 3.5), computed here by numpy.
+rc, err, rss = run_rss(["encode", "-s", "sinusoidal", "-n", "200000", "-d", "64", "-o", "enc.npy", "-q"])
+ok(rc == 0, "encode -n 200000 -d 64 -o enc.npy", err)
+if SANITIZED:
+    skip("encode export: peak RSS one block, not the matrix", "sanitized build")
+else:
+    ok(rss - base <= 40 * MiB, "encode export of a 97.7 MiB matrix: peak RSS %.1f MiB above the process's own"
+       % ((rss - base) / MiB))
+formula = r'''
+import numpy as np
+got = np.load("enc.npy")
+p = np.arange(200000, dtype=np.float64)[:, None]
+w = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64.0)
+want = np.empty((200000, 64))
+want[:, 0::2] = np.sin(p * w)
+want[:, 1::2] = np.cos(p * w)
+# numpy's sin(p * w) rounds p * w first: up to 2e5 * 2^-53 in the angle.
+err = np.abs(got - want).max()
+print("close" if got.shape == want.shape and err < 1e-10 else "differ %g" % err)
+'''
+r = subprocess.run([py, "-c", formula], cwd=wd, capture_output=True, text=True)
+ok(r.stdout.strip() == "close", "encode export streamed: the sinusoidal formula's values (numpy)",
+   r.stdout + r.stderr)
 
 # The budget holds before the table is allocated: a CSV is parsed as it
 # arrives, and past --max-memory its rows are counted, not kept.

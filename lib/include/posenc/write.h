@@ -14,7 +14,11 @@
  * padded to 64 bytes exactly as numpy's np.save pads it, so the files are
  * byte-identical to np.save's.
  *
- * Writers take a FILE* the caller opened; they never close it.
+ * Writers take a FILE* the caller opened; they never close it. On Linux,
+ * NPY data of 1 MiB and more, and the offset rows below, first reserve
+ * their disk blocks in one call (fallocate, keeping the file's size), which
+ * spares ext4 its per-page allocation work; elsewhere, or where the file
+ * system cannot, they are written as they are.
  */
 #ifndef POSENC_WRITE_H
 #define POSENC_WRITE_H
@@ -104,6 +108,9 @@ PE_API enum pe_status pe_npy_write_header(FILE *f, const size_t *shape, size_t n
 PE_API enum pe_status pe_npy_write_data(FILE *f, const double *data, size_t count,
                                         enum pe_dtype dtype);
 
+/* A writer of the rows of an offset-only matrix (below). */
+struct pe_offset_rows;
+
 /*
  * Rows of an n x n matrix that depends on the offset alone, M[a][b] =
  * F[|a - b|] (pe_pairwise_rows_offsets()), written without forming them:
@@ -124,8 +131,6 @@ PE_API enum pe_status pe_npy_write_data(FILE *f, const double *data, size_t coun
  * stream with one. Return PE_OK, PE_ERANGE if the rows pass n or count is
  * 0, PE_EIO (errno tells why), PE_ENOMEM.
  */
-struct pe_offset_rows;
-
 PE_API enum pe_status pe_offset_rows_create(const double *F, size_t n, struct pe_offset_rows **out);
 PE_API enum pe_status pe_offset_rows_npy(struct pe_offset_rows *w, FILE *f, size_t r0, size_t count,
                                          enum pe_dtype dtype);
