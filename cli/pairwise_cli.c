@@ -185,6 +185,7 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 	int rc = cli_file_open(&file, r->path);
 	if (rc) {
 		pe_matrix_destroy(block);
+		pe_offset_rows_destroy(slices);
 		pe_pairwise_rows_destroy(src);
 		return rc;
 	}
