@@ -434,7 +434,16 @@ static enum pe_status read_csv_fd(int fd, size_t len, const struct pe_read_reque
 	}
 	for (size_t off = 0; off < len && st == PE_OK;) {
 		if (have == cap) {
-			/* A line longer than the buffer: the buffer grows to hold it. */
+			/* A line longer than the buffer: the buffer grows to hold it, within the
+			 * budget. */
+			if (limit && cap * 2 > limit) {
+				st = rd_fail(err, PE_ETOOBIG,
+				             "a line of more than %.1f MiB of text, more than the "
+				             "limit of "
+				             "%.1f MiB",
+				             (double)cap / 1048576.0, (double)limit / 1048576.0);
+				break;
+			}
 			char *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
 			if (!grown) {
 				st = rd_fail(err, PE_ENOMEM, "out of memory (a line of %zu bytes)",

@@ -80,6 +80,7 @@ text = json.dumps(header).encode()
 text += b" " * ((8 - len(text) %% 8) %% 8)
 with open("t32.safetensors", "wb") as f:
     f.write(struct.pack("<Q", len(text)) + text + head.tobytes() + b.tobytes() + tail.tobytes())
+np.savetxt("wide.csv", a[:3, :].repeat(130, axis=1), delimiter=",", fmt="%%.17g")
 np.save("fortran.npy", np.asfortranarray(a[:6000, :300].astype(">f4")))
 np.savetxt("t.csv", np.hstack([np.arange(3000)[:, None], a[:3000]]), delimiter=",", fmt="%%.17g", header="pos," + ",".join("c%%d" %% j for j in range(%d)),
            comments="")
@@ -101,6 +102,8 @@ elif which == "safetensors":
     want = (a[:, :512] * 3).astype(np.float32).astype(np.float64)[100:9000]
 elif which == "fortran":
     want = a[:6000, :300].astype(">f4").astype(np.float64)[7:5999]
+elif which == "wide":
+    want = a[:3, :].repeat(130, axis=1)
 else:
     want = np.loadtxt("t.csv", delimiter=",", skiprows=1)[:, 1:]
 ok = got.dtype == np.float64 and got.shape == want.shape and np.array_equal(got, want)
@@ -145,6 +148,15 @@ for name, spec, cells, which in CASES:
 run_rss(["encode", "-s", "file:path=t64.npy", "-o", "again.npy", "-q"])
 r = subprocess.run(["cmp", "t64.npy", "again.npy"], cwd=wd, capture_output=True, text=True)
 ok(r.returncode == 0, "np.save's 96 MiB NPY read and written back byte for byte", r.stdout)
+
+# Lines longer than the reader's 1 MiB buffer (3 rows of 99840 values,
+# about 2 MiB of text each) are read whole, and refused past the budget.
+rc, err, rss = run_rss(["encode", "-s", "file:path=wide.csv", "-o", "wide.npy", "-q"])
+good, detail = values_exact("wide", os.path.join(wd, "wide.npy")) if rc == 0 else (False, err)
+ok(good, "CSV lines of 2 MiB: every value exactly numpy's", detail)
+rc, err, rss = run_rss(["encode", "-s", "file:path=wide.csv", "--max-memory", "1M", "-o", "no.npy"])
+ok(rc == 1 and "a line of more than" in err and "--max-memory" in err,
+   "CSV lines of 2 MiB at --max-memory 1M: refused", err)
 
 # Exports of computed schemes stream blocks of rows: an n x d matrix of 98 MiB
 # costs about one 16 MiB block; the values are the sinusoidal formula's
