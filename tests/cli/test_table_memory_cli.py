@@ -184,6 +184,26 @@ r = subprocess.run([py, "-c", formula], cwd=wd, capture_output=True, text=True)
 ok(r.stdout.strip() == "close", "encode export streamed: the sinusoidal formula's values (numpy)",
    r.stdout + r.stderr)
 
+# The ALiBi tensor streams too: 4 heads x 2048 x 2048 (128 MiB), against
+# Press et al. 2022's bias -m_h (i - j) for keys j <= i (masked, -inf,
+# after), m_h = 2^(-8 (h + 1) / heads): powers of two, so exact.
+rc, err, rss = run_rss(["bias", "-s", "alibi:heads=4", "-n", "2048", "-o", "alibi.npy", "-q"])
+ok(rc == 0, "bias -s alibi:heads=4 -n 2048 -o alibi.npy", err)
+if not SANITIZED:
+    ok(rss - base <= 40 * MiB, "ALiBi export of a 128 MiB tensor: peak RSS %.1f MiB above the process's own"
+       % ((rss - base) / MiB))
+alibi = r'''
+import numpy as np
+got = np.load("alibi.npy")
+i = np.arange(2048)[:, None]
+j = np.arange(2048)[None, :]
+m = 2.0 ** (-8.0 * (np.arange(4) + 1) / 4)
+want = np.where(j <= i, -m[:, None, None] * (i - j), -np.inf)
+print("exact" if got.shape == want.shape and np.array_equal(got, want) else "differ")
+'''
+r = subprocess.run([py, "-c", alibi], cwd=wd, capture_output=True, text=True)
+ok(r.stdout.strip() == "exact", "ALiBi export streamed: the paper's biases exactly (numpy)", r.stdout + r.stderr)
+
 # The budget holds before the table is allocated: a CSV is parsed as it
 # arrives, and past --max-memory its rows are counted, not kept.
 for spec, need in (("file:path=t.csv", "the 3000 x 768 table needs 17.6 MiB"),
