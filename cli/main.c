@@ -2,9 +2,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "cli.h"
 #include "commands.h"
@@ -105,16 +102,6 @@ int main(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	cli_output_install_signals();
-#ifdef __GLIBC__
-	/*
-	 * Blocks up to 64 MiB from the heap, and freed memory kept for the
-	 * next: glibc maps each block over 128 KiB afresh and unmaps it on
-	 * free, so a figure's grids, surfaces and buffers each paid their page
-	 * faults again (0.5-1 ms CPU of a 12 ms figure).
-	 */
-	mallopt(M_MMAP_THRESHOLD, 64 << 20);
-	mallopt(M_TRIM_THRESHOLD, 128 << 20);
-#endif
 	opterr = 0;
 	int opt;
 	/* '+': stop at the command name; its options are the command's. */
