@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <posenc/decay.h>
@@ -85,13 +86,13 @@ static double lone_sine_mean(double w, double k, double n, double x_first)
 }
 
 /*
- * out[k] = sum_i cos(k w_i) for k = 0..K. Offsets k0 + r of a block share
+ * out[k] = sum_i cos((lo + k) w_i) for k = 0..K. Offsets k0 + r of a block share
  * an exact cos/sin(k0 w_i) and a table of cos/sin(r w_i), so each term is
  * two products and a sum (a few ulps, no drift) in a loop that vectorises.
  */
 #define COS_BLOCK 64
 
-static enum pe_status cos_sums(const double *w, size_t count, size_t K, double *out)
+static enum pe_status cos_sums(const double *w, size_t count, size_t lo, size_t K, double *out)
 {
 	size_t B = K + 1 < COS_BLOCK ? K + 1 : COS_BLOCK;
 	double *cr = malloc((2 * count * B + 1) * sizeof(double));
@@ -110,7 +111,8 @@ static enum pe_status cos_sums(const double *w, size_t count, size_t K, double *
 		for (size_t r = 0; r < len; r++)
 			acc[r] = 0.0;
 		for (size_t i = 0; i < count; i++) {
-			double c0 = cos((double)k0 * w[i]), s0 = sin((double)k0 * w[i]);
+			double at = (double)(lo + k0);
+			double c0 = cos(at * w[i]), s0 = sin(at * w[i]);
 			const double *c = cr + i * B, *sn = sr + i * B;
 			for (size_t r = 0; r < len; r++)
 				acc[r] += c0 * c[r] - s0 * sn[r];
@@ -120,7 +122,7 @@ static enum pe_status cos_sums(const double *w, size_t count, size_t K, double *
 	return PE_OK;
 }
 
-static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t K, double *out)
+static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t lo, size_t K, double *out)
 {
 	const struct pe_scheme *s = v->scheme;
 	double *w = malloc((v->d + 1) * sizeof(*w));
@@ -132,16 +134,16 @@ static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t K, dou
 		int lone = s->freq == PE_FREQ_PAPER && v->d % 2 == 1;
 		size_t full = lone ? count - 1 : count;
 		double x_first = (double)v->first + s->start;
-		st = cos_sums(w, full, K, out);
+		st = cos_sums(w, full, lo, K, out);
 		for (size_t k = 0; lone && st == PE_OK && k <= K; k++)
-			out[k] += lone_sine_mean(w[full], (double)k, (double)v->n, x_first);
+			out[k] += lone_sine_mean(w[full], (double)(lo + k), (double)v->n, x_first);
 	}
 	free(w);
 	return st;
 }
 
-static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind kind, size_t K,
-                                 double *out)
+static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind kind, size_t lo,
+                                 size_t K, double *out)
 {
 	const struct pe_scheme *s = v->scheme;
 	size_t d_rot = pe_rope_rotary_width(s, v->d), h = d_rot / 2;
@@ -155,7 +157,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 	if (st == PE_OK) {
 		double a2 = info.attention_factor * info.attention_factor;
 		if (kind == PE_DECAY_DOT) {
-			st = cos_sums(theta, h, K, out);
+			st = cos_sums(theta, h, lo, K, out);
 			for (size_t k = 0; st == PE_OK && k <= K; k++)
 				out[k] = 2.0 * a2 * out[k] + (double)(v->d - d_rot);
 			free(theta);
@@ -164,7 +166,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 		for (size_t k = 0; k <= K; k++) {
 			double re = 0.0, im = 0.0, bound = 0.0;
 			for (size_t i = 0; i < h; i++) {
-				double angle = (double)k * theta[i];
+				double angle = (double)(lo + k) * theta[i];
 				re += cos(angle);
 				im += sin(angle);
 				bound += hypot(re, im); /* |S_{i+1}| */
@@ -179,7 +181,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 
 struct worker {
 	const double *rows;
-	size_t n, d, K, index;
+	size_t n, d, lo, K, index;
 	double *out;
 };
 
@@ -187,7 +189,7 @@ static void *general_worker(void *arg)
 {
 	const struct worker *w = arg;
 	/* Interleaved offsets balance the work: offset k has n - k pairs. */
-	for (size_t k = w->index; k <= w->K; k += DECAY_THREADS) {
+	for (size_t k = w->lo + w->index; k <= w->K; k += DECAY_THREADS) {
 		double sum = 0.0;
 		for (size_t m = 0; m + k < w->n; m++) {
 			const double *a = w->rows + m * w->d, *b = w->rows + (m + k) * w->d;
@@ -196,12 +198,12 @@ static void *general_worker(void *arg)
 				dot += a[j] * b[j];
 			sum += dot;
 		}
-		w->out[k] = sum / (double)(w->n - k);
+		w->out[k - w->lo] = sum / (double)(w->n - k);
 	}
 	return NULL;
 }
 
-static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double *out)
+static enum pe_status general_curve(const struct pe_vectors *v, size_t lo, size_t K, double *out)
 {
 	size_t count;
 	if (pe_size_mul(v->n, v->d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
@@ -218,7 +220,7 @@ static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double
 	pthread_t tid[DECAY_THREADS];
 	int started[DECAY_THREADS] = {0};
 	for (size_t t = 0; t < DECAY_THREADS; t++) {
-		w[t] = (struct worker){rows, v->n, v->d, K, t, out};
+		w[t] = (struct worker){rows, v->n, v->d, lo, K, t, out};
 		/* Thread 0 runs on the caller's thread; the others are helpers. */
 		if (t > 0)
 			started[t] = pthread_create(&tid[t], NULL, general_worker, &w[t]) == 0;
@@ -237,15 +239,29 @@ static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double
 enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
                               size_t max_offset, double *out)
 {
+	return pe_decay_curve_range(v, kind, 0, max_offset + 1, out);
+}
+
+enum pe_status pe_decay_curve_range(const struct pe_vectors *v, enum pe_decay_kind kind,
+                                    size_t first_offset, size_t count, double *out)
+{
+	if (count == 0 || first_offset > SIZE_MAX - count)
+		return PE_ERANGE;
+	size_t max_offset = first_offset + count - 1;
 	enum pe_status st = pe_decay_check(v, kind, max_offset, NULL);
 	if (st != PE_OK)
 		return st;
 	switch (path_of(v)) {
 	case PATH_SINUSOIDAL:
-		return sinusoidal_curve(v, max_offset, out);
+		return sinusoidal_curve(v, first_offset, count - 1, out);
 	case PATH_ROPE:
-		return rope_curve(v, kind, max_offset, out);
+		return rope_curve(v, kind, first_offset, count - 1, out);
 	default:
-		return general_curve(v, max_offset, out);
+		return general_curve(v, first_offset, max_offset, out);
 	}
+}
+
+int pe_decay_closed_form(const struct pe_vectors *v)
+{
+	return path_of(v) != PATH_GENERAL;
 }
