@@ -1,15 +1,27 @@
-/* The per-scheme analyses shared by compare and report, and the summary row. */
+/*
+ * The per-scheme analyses shared by compare and report: figure data whose
+ * size follows the pixels, and the summary row streamed from the rows of the
+ * full matrices.
+ */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <posenc/decay.h>
 #include <posenc/encode.h>
+#include <posenc/scheme.h>
 #include <posenc/summary.h>
 
 #include "cli.h"
 #include "compare_data.h"
 #include "pairwise_cli.h"
+
+/* Offsets of a closed-form decay curve computed at a time. */
+#define DECAY_PIECE 65536
+/* Bytes of rows (or matrix rows) worked on at a time. */
+#define ROW_CHUNK_BYTES 4194304.0
 
 static int status_error(enum pe_status st, const char *what, const char *label)
 {
@@ -18,45 +30,164 @@ static int status_error(enum pe_status st, const char *what, const char *label)
 	return cli_error("scheme '%s': %s failed: %s", label, what, pe_status_str(st));
 }
 
+/* First index of part a of n items cut into parts nearly equal parts. */
+static size_t part_start(size_t a, size_t n, size_t parts)
+{
+	size_t q = n / parts, r = n % parts;
+	return a * q + (a < r ? a : r);
+}
+
+/* A d-wide row averaged onto cols nearly equal column blocks. */
+static void reduce_cols(const double *row, size_t d, double *out, size_t cols)
+{
+	if (cols == d) {
+		memcpy(out, row, d * sizeof(double));
+		return;
+	}
+	for (size_t c = 0; c < cols; c++) {
+		size_t lo = part_start(c, d, cols), hi = part_start(c + 1, d, cols);
+		double s = 0;
+		for (size_t j = lo; j < hi; j++)
+			s += row[j];
+		out[c] = s / (double)(hi - lo);
+	}
+}
+
+static size_t chunk_rows(size_t d)
+{
+	size_t rows = (size_t)(ROW_CHUNK_BYTES / (8.0 * (double)d));
+	return rows < 1 ? 1 : rows > 256 ? 256 : rows;
+}
+
+/*
+ * The encoding as block means of min(n, cells) nearly equal runs of
+ * positions (and of dimensions past cells): exact block means in O(d) a row
+ * from the closed form where the scheme has one (pe_encode_window), else
+ * the rows themselves summed a chunk at a time.
+ */
+static enum pe_status encoding_grid(const struct pe_vectors *v, size_t cells,
+                                    struct pe_matrix **out)
+{
+	size_t n = v->n, d = v->d;
+	size_t R = n < cells ? n : cells, C = d < cells ? d : cells;
+	size_t ch = chunk_rows(d);
+	struct pe_matrix *m = pe_matrix_create(R, C);
+	double *chunk = malloc(ch * d * sizeof(double));
+	double *acc = calloc(d, sizeof(double));
+	enum pe_status st = PE_ENOMEM;
+	if (!m || !chunk || !acc)
+		goto done;
+	st = PE_OK;
+	int window = R < n && !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW);
+	if (window) {
+		struct pe_window w = {v->first, n, R};
+		for (size_t a = 0; a < R && st == PE_OK; a += ch) {
+			size_t cnt = R - a < ch ? R - a : ch;
+			st = pe_encode_window(v->scheme, d, &w, a, cnt, v->view, chunk);
+			for (size_t k = 0; k < cnt && st == PE_OK; k++)
+				reduce_cols(chunk + k * d, d, pe_matrix_row(m, a + k), C);
+		}
+		goto done;
+	}
+	size_t a = 0, end = part_start(1, n, R), len = end;
+	for (size_t p0 = 0; p0 < n && st == PE_OK; p0 += ch) {
+		size_t cnt = n - p0 < ch ? n - p0 : ch;
+		st = pe_vectors_rows(v, p0, cnt, chunk);
+		for (size_t k = 0; k < cnt && st == PE_OK; k++) {
+			const double *row = chunk + k * d;
+			for (size_t j = 0; j < d; j++)
+				acc[j] += row[j];
+			if (p0 + k + 1 < end)
+				continue;
+			for (size_t j = 0; j < d; j++)
+				acc[j] /= (double)len;
+			reduce_cols(acc, d, pe_matrix_row(m, a), C);
+			memset(acc, 0, d * sizeof(double));
+			if (++a < R) {
+				size_t next = part_start(a + 1, n, R);
+				len = next - end;
+				end = next;
+			}
+		}
+	}
+done:
+	free(chunk);
+	free(acc);
+	if (st != PE_OK) {
+		pe_matrix_destroy(m);
+		return st;
+	}
+	*out = m;
+	return PE_OK;
+}
+
+/* The curve of @kind at offsets 0..n-1, reduced as it is made. */
+static enum pe_status decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
+                                  struct cli_curve *c)
+{
+	size_t n = v->n;
+	if (cli_curve_init(c, n))
+		return PE_ENOMEM;
+	/* The mean over pairs holds every row anyway: one piece. */
+	size_t piece = pe_decay_closed_form(v) ? DECAY_PIECE : n;
+	piece = piece < n ? piece : n;
+	double *buf = malloc(piece * sizeof(double));
+	if (!buf)
+		return PE_ENOMEM;
+	enum pe_status st = PE_OK;
+	for (size_t k0 = 0; k0 < n && st == PE_OK; k0 += piece) {
+		size_t cnt = n - k0 < piece ? n - k0 : piece;
+		st = pe_decay_curve_range(v, kind, k0, cnt, buf);
+		for (size_t k = 0; k < cnt && st == PE_OK; k++)
+			if (cli_curve_push(c, k0 + k, (double)(k0 + k), buf[k]))
+				st = PE_ENOMEM;
+	}
+	if (st == PE_OK && cli_curve_finish(c))
+		st = PE_ENOMEM;
+	free(buf);
+	return st;
+}
+
 int compare_data_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
-                         size_t cells, size_t scatter, const char *hint, struct compare_data *sd)
+                         size_t cells, size_t scatter, int bound, struct compare_data *sd)
 {
 	const struct pe_vectors *v = &sd->v.vec;
+	size_t n = v->n, d = v->d;
+	size_t R = n < cells ? n : cells, C = d < cells ? d : cells;
 	/*
-	 * Everything this scheme's analyses hold, checked before any of it is
-	 * made: the two grids, the rows the pairwise engine works on, the
-	 * decay curve and its offsets, the scatter points.
+	 * Everything this scheme's figure data holds, checked before any of it
+	 * is made: the encoding block means and a chunk of rows, the two grids
+	 * and what the pairwise engine works with, the decay curves (or, for a
+	 * table, its rows and whole curve), the scatter points.
 	 */
-	double grids = 2.0 * (double)cells * (double)cells * 8.0;
-	double rows = (double)v->n < 128.0 ? (double)v->n : 128.0;
-	double bytes = grids + pw_work_bytes(v, rows, (double)v->n) + 2.0 * (double)v->n * 8.0 +
-	               (double)scatter * 48.0;
+	double grids = 2.0 * (double)R * (double)R * 8.0;
+	double enc = (double)R * (double)C * 8.0 + ROW_CHUNK_BYTES + (double)d * 8.0;
+	double rows = (double)n < 128.0 ? (double)n : 128.0;
+	int closed = pe_decay_closed_form(v);
+	double curve = (bound ? 2.0 : 1.0) * cli_curve_bytes(n) +
+	               (closed ? (double)DECAY_PIECE * 8.0
+	                       : (double)n * 8.0 + (v->table ? 0.0 : (double)n * (double)d * 8.0));
+	double bytes =
+	        grids + enc + pw_work_bytes(v, rows, (double)n) + curve + (double)scatter * 48.0;
 	char what[128];
-	if (cells == v->n)
-		snprintf(what, sizeof(what), "the two %zu x %zu matrices of '%s'", v->n, v->n,
-		         label);
-	else
-		snprintf(what, sizeof(what), "the analyses of '%s' (%zu positions, d=%zu)", label,
-		         v->n, v->d);
-	int rc = cli_check_memory(o, bytes, what, hint);
+	snprintf(what, sizeof(what), "the figure data of '%s' (%zu positions, d=%zu)", label, n, d);
+	int rc = cli_check_memory(o, bytes, what, "lower -n or -d, or draw a smaller figure");
 	if (rc)
 		return rc;
-	enum pe_status st =
-	        pe_pairwise_grid_info(v, metric, cells, cells, &sd->dist_info, &sd->dist);
+	enum pe_status st = encoding_grid(v, cells, &sd->enc);
+	if (st != PE_OK)
+		return status_error(st, "the encoding", label);
+	st = pe_pairwise_grid_info(v, metric, cells, cells, &sd->dist_info, &sd->dist);
 	if (st != PE_OK)
 		return status_error(st, "the distance matrix", label);
 	st = pe_pairwise_grid_info(v, PE_METRIC_CORR, cells, cells, &sd->corr_info, &sd->corr);
 	if (st != PE_OK)
 		return status_error(st, "the correlation matrix", label);
-	sd->decay = malloc(v->n * sizeof(double));
-	sd->offsets = malloc(v->n * sizeof(double));
-	if (!sd->decay || !sd->offsets)
-		return cli_error("out of memory");
-	for (size_t k = 0; k < v->n; k++)
-		sd->offsets[k] = (double)k;
-	st = pe_decay_curve(v, PE_DECAY_DOT, v->n - 1, sd->decay);
+	st = decay_curve(v, PE_DECAY_DOT, &sd->decay);
 	if (st != PE_OK)
 		return status_error(st, "the decay curve", label);
+	if (bound && (st = decay_curve(v, PE_DECAY_BOUND, &sd->bound)) != PE_OK)
+		return status_error(st, "the RoFormer bound", label);
 	if (!scatter)
 		return 0;
 	st = pe_scatter(v, metric, scatter, NULL, &sd->points);
@@ -77,56 +208,180 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 void compare_data_free(struct compare_data *sd)
 {
 	cli_vectors_finish(&sd->v);
+	pe_matrix_destroy(sd->enc);
 	pe_matrix_destroy(sd->dist);
 	pe_matrix_destroy(sd->corr);
 	pe_matrix_destroy(sd->points);
 	free(sd->px);
 	free(sd->py);
-	free(sd->decay);
-	free(sd->offsets);
+	cli_curve_free(&sd->decay);
+	cli_curve_free(&sd->bound);
 }
 
-void compare_summary_row(const struct compare_data *sd, double row[COMPARE_SUMMARY_COLS])
+/* ---- the summary row ---- */
+
+/* Cell evaluations of one full matrix of @m: n^2, d each for general rows. */
+static double pair_work(const struct pe_vectors *v, enum pe_metric m)
 {
-	const struct pe_vectors *v = &sd->v.vec;
-	pe_summary_row(v, sd->dist, sd->corr, sd->decay, row);
-	const size_t at[] = {0, 1, 10, 100};
+	double cells = (double)v->n * (double)v->n;
+	return pe_pairwise_has_structure(v, m) ? cells : cells * (double)v->d;
+}
+
+int compare_summary_has_pairs(const struct pe_vectors *v, enum pe_metric metric)
+{
+	return pair_work(v, metric) + pair_work(v, PE_METRIC_CORR) <= COMPARE_SUMMARY_WORK;
+}
+
+static void wavelengths(const struct pe_vectors *v, double theta[], double *shortest,
+                        double *longest)
+{
+	*shortest = *longest = NAN;
+	size_t count = 0;
+	if (v->table || !v->scheme ||
+	    pe_scheme_frequencies(v->scheme, v->d, theta, &count) != PE_OK)
+		return;
+	for (size_t i = 0; i < count; i++) {
+		double wl = 2.0 * 3.14159265358979323846 / theta[i];
+		*shortest = i == 0 || wl < *shortest ? wl : *shortest;
+		*longest = i == 0 || wl > *longest ? wl : *longest;
+	}
+}
+
+/*
+ * The off-diagonal range of the full matrix of @m (and, with @neighbour,
+ * the mean of its cells (p, p+1)), from blocks of its rows.
+ */
+static enum pe_status pair_range(const struct cli_common *o, const struct pe_vectors *v,
+                                 enum pe_metric m, double *lo, double *hi, double *neighbour)
+{
+	size_t n = v->n;
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	size_t block = (size_t)(ROW_CHUNK_BYTES / (8.0 * (double)n));
+	block = block < 1 ? 1 : block > n ? n : block;
+	size_t budget = o->max_memory / 4 > SIZE_MAX ? SIZE_MAX : (size_t)(o->max_memory / 4);
+	struct pe_pairwise_rows *src = NULL;
+	double *rows = malloc(block * n * sizeof(double));
+	enum pe_status st = rows ? pe_pairwise_rows_create(v, m, budget, &src) : PE_ENOMEM;
+	double sum = 0;
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += block) {
+		size_t cnt = n - r0 < block ? n - r0 : block;
+		st = pe_pairwise_rows_fill(src, r0, cnt, rows);
+		for (size_t k = 0; k < cnt && st == PE_OK; k++) {
+			size_t i = r0 + k;
+			const double *row = rows + k * n;
+			/* Symmetric: the cells right of the diagonal are every pair once. */
+			for (size_t j = i + 1; j < n; j++) {
+				double x = row[j];
+				if (isnan(x))
+					continue;
+				*lo = x < *lo ? x : *lo;
+				*hi = x > *hi ? x : *hi;
+			}
+			if (i + 1 < n)
+				sum += row[i + 1];
+		}
+	}
+	pe_pairwise_rows_destroy(src);
+	free(rows);
+	if (*lo > *hi)
+		*lo = *hi = NAN;
+	if (neighbour)
+		*neighbour = n > 1 ? sum / (double)(n - 1) : NAN;
+	return st;
+}
+
+int compare_summary_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
+                            const struct cli_vectors *cv, double row[COMPARE_SUMMARY_COLS])
+{
+	const struct pe_vectors *v = &cv->vec;
+	size_t n = v->n;
+	for (size_t c = 0; c < COMPARE_SUMMARY_COLS; c++)
+		row[c] = NAN;
+	int pairs = compare_summary_has_pairs(v, metric);
 	/*
-	 * Sinusoidal and RoPE dot products depend on the offset alone, so the
-	 * decay at offsets past the last position is still defined: computed
-	 * from 101 positions. A table has no pairs that far apart: NaN, which
-	 * compare_summary_missing() explains.
+	 * What is held: the frequencies, a block of matrix rows and the row
+	 * source's per-position terms (and a general set's rows), and for a
+	 * table's decay its rows.
 	 */
+	double bytes = (double)v->d * 8.0 + 101.0 * 8.0 +
+	               (pairs ? ROW_CHUNK_BYTES + (double)n * 8.0 + pw_work_bytes(v, 128, (double)n)
+	                      : 0.0) +
+	               (pe_decay_closed_form(v) || v->table ? 0.0 : (double)n * (double)v->d * 8.0);
+	char what[128];
+	snprintf(what, sizeof(what), "the summary of '%s' (%zu positions, d=%zu)", label, n, v->d);
+	int rc = cli_check_memory(o, bytes, what, "lower -n or -d");
+	if (rc)
+		return rc;
+	double *theta = malloc((v->d + 1) * sizeof(double));
+	if (!theta)
+		return cli_error("out of memory");
+	wavelengths(v, theta, &row[0], &row[1]);
+	free(theta);
+	enum pe_status st = PE_OK;
+	if (pairs) {
+		st = pair_range(o, v, metric, &row[2], &row[3], &row[6]);
+		if (st != PE_OK)
+			return status_error(st, "the distance matrix", label);
+		st = pair_range(o, v, PE_METRIC_CORR, &row[4], &row[5], NULL);
+		if (st != PE_OK)
+			return status_error(st, "the correlation matrix", label);
+	}
+	/*
+	 * Offsets 0, 1, 10, 100. Sinusoidal and RoPE dot products depend on
+	 * the offset alone, so the decay at offsets past the last position is
+	 * still defined: computed from 101 positions. A table has no pairs that
+	 * far apart: NaN, which compare_summary_missing() explains.
+	 */
+	const size_t at[] = {0, 1, 10, 100};
+	double dec[101];
+	size_t K = n - 1 < 100 ? n - 1 : 100;
+	st = pe_decay_curve(v, PE_DECAY_DOT, K, dec);
+	if (st != PE_OK)
+		return status_error(st, "the decay curve", label);
 	double far[101];
 	int have_far = 0;
-	if (v->n <= at[3] && !v->table && v->scheme) {
+	if (n <= at[3] && !v->table && v->scheme) {
 		struct pe_vectors w = *v;
 		w.n = 101;
 		have_far = pe_decay_curve(&w, PE_DECAY_DOT, 100, far) == PE_OK;
 	}
 	for (size_t k = 0; k < 4; k++)
-		if (at[k] >= v->n && have_far)
-			row[7 + k] = far[at[k]];
+		row[7 + k] = at[k] < n ? dec[at[k]] : have_far ? far[at[k]] : NAN;
+	return 0;
 }
 
 void compare_summary_missing(const struct cli_common *o, const char *label,
-                             const struct compare_data *sd, const double row[COMPARE_SUMMARY_COLS])
+                             const struct cli_vectors *cv, enum pe_metric metric,
+                             const double row[COMPARE_SUMMARY_COLS])
 {
 	if (o->quiet)
 		return;
-	const struct pe_vectors *v = &sd->v.vec;
-	char cols[256] = "";
-	size_t len = 0;
-	for (size_t c = 0; c < COMPARE_SUMMARY_COLS; c++)
-		if (isnan(row[c]) && len < sizeof(cols))
-			len += (size_t)snprintf(cols + len, sizeof(cols) - len, "%s%s",
-			                        len ? ", " : "", compare_summary_columns[c]);
-	if (!len)
-		return;
+	const struct pe_vectors *v = &cv->vec;
+	int pairs = compare_summary_has_pairs(v, metric);
 	char *safe = cli_escape(label);
-	fprintf(stderr, "posenc: %s: %s left empty (nan): %s\n", safe ? safe : "?", cols,
-	        v->table || !v->scheme
-	                ? "a table has no frequencies, and no pairs farther apart than its rows"
-	                : "not defined for this scheme");
+	for (int pass = 0; pass < 2; pass++) {
+		/* pass 0: the pair columns left out for their cost; 1: the rest */
+		char cols[256] = "";
+		size_t len = 0;
+		for (size_t c = 0; c < COMPARE_SUMMARY_COLS; c++) {
+			int pair_col = c >= 2 && c <= 6;
+			if (isnan(row[c]) && (pass == 0) == (pair_col && !pairs) &&
+			    len < sizeof(cols))
+				len += (size_t)snprintf(cols + len, sizeof(cols) - len, "%s%s",
+				                        len ? ", " : "",
+				                        compare_summary_columns[c]);
+		}
+		if (!len)
+			continue;
+		const char *why =
+		        pass == 0 ? "they take every pair of positions, more work than the summary "
+		                    "does (ask for fewer positions, -n)"
+		        : v->table || !v->scheme ? "a table has no frequencies, and no pairs "
+		                                   "farther apart than its rows"
+		                                 : "not defined for this scheme";
+		fprintf(stderr, "posenc: %s: %s left empty (nan): %s\n", safe ? safe : "?", cols,
+		        why);
+	}
 	free(safe);
 }

@@ -255,7 +255,7 @@ CASES = [
     ("compare to NPY", ["compare", "-o", "out.npy"], USAGE, "'out.npy'", {"setup": files(out_npy=SENTINEL)}),
     ("compare one position", ["compare", "-n", "1", "-o", "out.csv"], USAGE, "at least 2 positions", K),
     ("compare a bias", ["compare", "-s", "alibi", "-s", "t5", "-o", "out.csv"], USAGE, "attention bias", K),
-    ("compare over the budget", ["compare", "-n", "100000", "--max-memory", "1M", "-o", "out.csv"],
+    ("compare over the budget", ["compare", "-n", "20000", "--max-memory", "1M", "-o", "out.csv"],
      RUNTIME, "needs", K),
     ("figure grid over the budget", ["distance", "-n", "100000", "--width", "32767", "--height", "32767",
                                      "-o", "out.png"], RUNTIME, "grid of the figure needs",
