@@ -93,12 +93,9 @@ static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
 }
 
 static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common *o,
-                                     const struct pe_matrix *enc, const struct pe_vectors *v)
+                                     const struct compare_data *sd)
 {
-	struct pe_heatmap_spec spec;
-	pe_heatmap_spec_init(&spec, enc->rows, enc->cols, enc->data);
-	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, 0.0, v->d);
-	spec.is_signed = true;
+	struct pe_heatmap_spec spec = sd->enc_spec;
 	spec.colorbar_label = NULL; /* the column title says "encoding" */
 	cli_heatmap_apply(o, &spec);
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
@@ -173,9 +170,9 @@ static int draw(struct run *r)
 		const struct pe_vectors *v = &sd->v.vec;
 		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i),
 		                             cli_short_label(r->schemes[i]));
-		/* The encoding as block means at the grids' resolution. */
+		/* The encoding's rows streamed to the engine, which averages them. */
 		if (st == PE_OK)
-			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, sd->enc, v);
+			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, sd);
 		/*
 		 * The column titles name the quantities: a colorbar says only what
 		 * they do not, that its cells are sampled means.
@@ -204,7 +201,7 @@ static int draw(struct run *r)
 	if (!rc && st == PE_OK) {
 		const struct pe_matrix *m[3][MAX_SCHEMES] = {{0}};
 		for (size_t i = 0; i < r->count; i++) {
-			m[0][i] = r->data[i].enc;
+			m[0][i] = r->data[i].enc_range;
 			m[1][i] = r->data[i].dist;
 			m[2][i] = r->data[i].corr;
 		}

@@ -16,11 +16,12 @@
 
 #include "cli.h"
 #include "compare_data.h"
+#include "encode_figure.h"
 #include "pairwise_cli.h"
 
 /* Offsets of a closed-form decay curve computed at a time. */
 #define DECAY_PIECE 65536
-/* Bytes of rows (or matrix rows) worked on at a time. */
+/* Bytes of matrix rows worked on at a time. */
 #define ROW_CHUNK_BYTES 4194304.0
 
 static int status_error(enum pe_status st, const char *what, const char *label)
@@ -30,95 +31,47 @@ static int status_error(enum pe_status st, const char *what, const char *label)
 	return cli_error("scheme '%s': %s failed: %s", label, what, pe_status_str(st));
 }
 
-/* First index of part a of n items cut into parts nearly equal parts. */
-static size_t part_start(size_t a, size_t n, size_t parts)
-{
-	size_t q = n / parts, r = n % parts;
-	return a * q + (a < r ? a : r);
-}
-
-/* A d-wide row averaged onto cols nearly equal column blocks. */
-static void reduce_cols(const double *row, size_t d, double *out, size_t cols)
-{
-	if (cols == d) {
-		memcpy(out, row, d * sizeof(double));
-		return;
-	}
-	for (size_t c = 0; c < cols; c++) {
-		size_t lo = part_start(c, d, cols), hi = part_start(c + 1, d, cols);
-		double s = 0;
-		for (size_t j = lo; j < hi; j++)
-			s += row[j];
-		out[c] = s / (double)(hi - lo);
-	}
-}
-
-static size_t chunk_rows(size_t d)
-{
-	size_t rows = (size_t)(ROW_CHUNK_BYTES / (8.0 * (double)d));
-	return rows < 1 ? 1 : rows > 256 ? 256 : rows;
-}
-
 /*
- * The encoding as block means of min(n, cells) nearly equal runs of
- * positions (and of dimensions past cells): exact block means in O(d) a row
- * from the closed form where the scheme has one (pe_encode_window), else
- * the rows themselves summed a chunk at a time.
+ * The encoding panel's rows, streamed to the figure engine as the encode
+ * figure streams them (cli/encode_figure.c: exact rows, or exact block
+ * means from the closed form), and the range of its values, which decides
+ * whether the column shares a colour scale: known up front for sinusoidal
+ * and RoPE, else one pass over the rows the engine will see.
  */
-static enum pe_status encoding_grid(const struct pe_vectors *v, size_t cells,
-                                    struct pe_matrix **out)
+static int encoding(const struct cli_common *o, const char *label, size_t cells,
+                    struct compare_data *sd)
 {
-	size_t n = v->n, d = v->d;
-	size_t R = n < cells ? n : cells, C = d < cells ? d : cells;
-	size_t ch = chunk_rows(d);
-	struct pe_matrix *m = pe_matrix_create(R, C);
-	double *chunk = malloc(ch * d * sizeof(double));
-	double *acc = calloc(d, sizeof(double));
-	enum pe_status st = PE_ENOMEM;
-	if (!m || !chunk || !acc)
-		goto done;
-	st = PE_OK;
-	int window = R < n && !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW);
-	if (window) {
-		struct pe_window w = {v->first, n, R};
-		for (size_t a = 0; a < R && st == PE_OK; a += ch) {
-			size_t cnt = R - a < ch ? R - a : ch;
-			st = pe_encode_window(v->scheme, d, &w, a, cnt, v->view, chunk);
-			for (size_t k = 0; k < cnt && st == PE_OK; k++)
-				reduce_cols(chunk + k * d, d, pe_matrix_row(m, a + k), C);
-		}
-		goto done;
+	const struct pe_vectors *v = &sd->v.vec;
+	int rc = cli_encode_rows_create(o, v, cells, &sd->enc_spec, &sd->enc_rows);
+	if (rc)
+		return rc;
+	sd->enc_range = pe_matrix_create(1, 2);
+	double *buf = malloc(v->d * sizeof(double));
+	if (!sd->enc_range || !buf) {
+		free(buf);
+		return cli_error("out of memory");
 	}
-	size_t a = 0, end = part_start(1, n, R), len = end;
-	for (size_t p0 = 0; p0 < n && st == PE_OK; p0 += ch) {
-		size_t cnt = n - p0 < ch ? n - p0 : ch;
-		st = pe_vectors_rows(v, p0, cnt, chunk);
-		for (size_t k = 0; k < cnt && st == PE_OK; k++) {
-			const double *row = chunk + k * d;
-			for (size_t j = 0; j < d; j++)
-				acc[j] += row[j];
-			if (p0 + k + 1 < end)
-				continue;
-			for (size_t j = 0; j < d; j++)
-				acc[j] /= (double)len;
-			reduce_cols(acc, d, pe_matrix_row(m, a), C);
-			memset(acc, 0, d * sizeof(double));
-			if (++a < R) {
-				size_t next = part_start(a + 1, n, R);
-				len = next - end;
-				end = next;
+	double lo = sd->enc_spec.vmin, hi = sd->enc_spec.vmax;
+	if (isnan(lo) || isnan(hi)) {
+		lo = INFINITY;
+		hi = -INFINITY;
+		for (size_t r = 0; r < sd->enc_spec.rows; r++) {
+			enum pe_status st = sd->enc_spec.row_fn(sd->enc_spec.row_ctx, r, buf);
+			if (st != PE_OK) {
+				free(buf);
+				return status_error(st, "the encoding", label);
 			}
+			for (size_t j = 0; j < v->d; j++)
+				if (isfinite(buf[j])) {
+					lo = buf[j] < lo ? buf[j] : lo;
+					hi = buf[j] > hi ? buf[j] : hi;
+				}
 		}
 	}
-done:
-	free(chunk);
-	free(acc);
-	if (st != PE_OK) {
-		pe_matrix_destroy(m);
-		return st;
-	}
-	*out = m;
-	return PE_OK;
+	free(buf);
+	sd->enc_range->data[0] = lo;
+	sd->enc_range->data[1] = hi;
+	return 0;
 }
 
 /* The curve of @kind at offsets 0..n-1, reduced as it is made. */
@@ -153,31 +106,29 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 {
 	const struct pe_vectors *v = &sd->v.vec;
 	size_t n = v->n, d = v->d;
-	size_t R = n < cells ? n : cells, C = d < cells ? d : cells;
+	size_t R = n < cells ? n : cells;
 	/*
 	 * Everything this scheme's figure data holds, checked before any of it
-	 * is made: the encoding block means and a chunk of rows, the two grids
-	 * and what the pairwise engine works with, the decay curves (or, for a
+	 * is made (the encoding's row source checks its own): the two grids and
+	 * what the pairwise engine works with, the decay curves (or, for a
 	 * table, its rows and whole curve), the scatter points.
 	 */
 	double grids = 2.0 * (double)R * (double)R * 8.0;
-	double enc = (double)R * (double)C * 8.0 + ROW_CHUNK_BYTES + (double)d * 8.0;
 	double rows = (double)n < 128.0 ? (double)n : 128.0;
 	int closed = pe_decay_closed_form(v);
 	double curve = (bound ? 2.0 : 1.0) * cli_curve_bytes(n) +
 	               (closed ? (double)DECAY_PIECE * 8.0
 	                       : (double)n * 8.0 + (v->table ? 0.0 : (double)n * (double)d * 8.0));
-	double bytes =
-	        grids + enc + pw_work_bytes(v, rows, (double)n) + curve + (double)scatter * 48.0;
+	double bytes = grids + pw_work_bytes(v, rows, (double)n) + curve + (double)scatter * 48.0;
 	char what[128];
 	snprintf(what, sizeof(what), "the figure data of '%s' (%zu positions, d=%zu)", label, n, d);
 	int rc = cli_check_memory(o, bytes, what, "lower -n or -d, or draw a smaller figure");
 	if (rc)
 		return rc;
-	enum pe_status st = encoding_grid(v, cells, &sd->enc);
-	if (st != PE_OK)
-		return status_error(st, "the encoding", label);
-	st = pe_pairwise_grid_info(v, metric, cells, cells, &sd->dist_info, &sd->dist);
+	if ((rc = encoding(o, label, cells, sd)))
+		return rc;
+	enum pe_status st =
+	        pe_pairwise_grid_info(v, metric, cells, cells, &sd->dist_info, &sd->dist);
 	if (st != PE_OK)
 		return status_error(st, "the distance matrix", label);
 	st = pe_pairwise_grid_info(v, PE_METRIC_CORR, cells, cells, &sd->corr_info, &sd->corr);
@@ -208,7 +159,8 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 void compare_data_free(struct compare_data *sd)
 {
 	cli_vectors_finish(&sd->v);
-	pe_matrix_destroy(sd->enc);
+	cli_encode_rows_destroy(sd->enc_rows);
+	pe_matrix_destroy(sd->enc_range);
 	pe_matrix_destroy(sd->dist);
 	pe_matrix_destroy(sd->corr);
 	pe_matrix_destroy(sd->points);

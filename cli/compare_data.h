@@ -15,14 +15,19 @@
 #include <posenc/summary.h>
 
 #include "curve.h"
+#include "encode_figure.h"
 #include "options.h"
 #include "vectors.h"
 
 /* Everything a figure shows of one scheme; figures borrow these arrays. */
 struct compare_data {
-	struct cli_vectors v;   /* prepared by the caller */
-	struct pe_matrix *enc;  /* encoding block means: min(n, cells) x min(d, cells) */
-	struct pe_matrix *dist; /* cells x cells grids */
+	struct cli_vectors v; /* prepared by the caller */
+	/* The encoding's rows, streamed to the engine (cli/encode_figure.h): a
+	 * spec for the panel, what it points to, and [min, max] of its values. */
+	struct pe_heatmap_spec enc_spec;
+	struct cli_encode_rows *enc_rows;
+	struct pe_matrix *enc_range; /* 1 x 2 */
+	struct pe_matrix *dist;      /* cells x cells grids */
 	struct pe_matrix *corr;
 	struct pe_grid_info dist_info, corr_info; /* exact or sampled grids */
 	struct pe_matrix *points;                 /* k x 2: distance, correlation */

@@ -328,18 +328,12 @@ static int summary(const struct report *r, struct report_section *sec)
 
 static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common *o,
                                     const struct pe_matrix *m, const struct report *r,
-                                    bool is_signed, const char *cbar, const char *title,
-                                    bool encoding)
+                                    bool is_signed, const char *cbar, const char *title)
 {
 	struct pe_heatmap_spec spec;
 	pe_heatmap_spec_init(&spec, m->rows, m->cols, m->data);
-	if (encoding) {
-		pe_heatmap_spec_set_positions(&spec, (double)r->first, r->n, 0.0, r->d);
-	} else {
-		pe_heatmap_spec_set_positions(&spec, (double)r->first, r->n, (double)r->first,
-		                              r->n);
-		spec.equal_aspect = true;
-	}
+	pe_heatmap_spec_set_positions(&spec, (double)r->first, r->n, (double)r->first, r->n);
+	spec.equal_aspect = true;
 	spec.is_signed = is_signed;
 	spec.colorbar_label = cbar;
 	cli_heatmap_apply(o, &spec);
@@ -347,7 +341,7 @@ static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common 
 	if (st == PE_OK)
 		st = pe_panel_set_title(p, title);
 	if (st == PE_OK)
-		st = pe_panel_set_xlabel(p, encoding ? "dimension" : "position");
+		st = pe_panel_set_xlabel(p, "position");
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(p, "position");
 	return st;
@@ -373,10 +367,20 @@ static int encodings(const struct report *r, struct report_section *sec)
 	enum pe_status st = PE_OK;
 	const struct pe_matrix *all[REPORT_MAX_SCHEMES] = {0};
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
-		const struct pe_matrix *enc = r->s[i].data.enc;
-		all[i] = enc;
-		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, enc, r, true,
-		                   "value", cli_short_label(r->schemes[i]), true);
+		const struct compare_data *sd = &r->s[i].data;
+		all[i] = sd->enc_range;
+		/* The rows streamed to the engine, as compare draws them. */
+		struct pe_heatmap_spec spec = sd->enc_spec;
+		spec.colorbar_label = "value";
+		cli_heatmap_apply(&r->o, &spec);
+		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
+		st = pe_panel_set_heatmap(p, &spec);
+		if (st == PE_OK)
+			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
+		if (st == PE_OK)
+			st = pe_panel_set_xlabel(p, "dimension");
+		if (st == PE_OK)
+			st = pe_panel_set_ylabel(p, "position");
 	}
 	bool shared = cli_scale_shared(r->scale, all, r->count);
 	pe_figure_set_color_share(sec->fig, shared ? PE_SHARE_ALL : PE_SHARE_NONE);
@@ -400,8 +404,7 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 	enum pe_status st = PE_OK;
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
 		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, all[i], r, corr,
-		                   corr ? "correlation" : what, cli_short_label(r->schemes[i]),
-		                   false);
+		                   corr ? "correlation" : what, cli_short_label(r->schemes[i]));
 	if (st != PE_OK)
 		return figure_status(st);
 	int rc = line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
