@@ -74,11 +74,23 @@ static int encoding(const struct cli_common *o, const char *label, size_t cells,
 	return 0;
 }
 
-/* The curve of @kind at offsets 0..n-1, reduced as it is made. */
+size_t compare_decay_step(const struct pe_vectors *v)
+{
+	if (pe_decay_closed_form(v))
+		return 1;
+	/* Every k-th offset: about (n / k) (n / 2) d multiply-adds. */
+	double work = (double)v->n * (double)v->n * (double)v->d / 2.0;
+	double step = ceil(work / COMPARE_DECAY_WORK);
+	return step < 1 ? 1 : step > (double)v->n ? v->n : (size_t)step;
+}
+
+/* The curve of @kind at offsets 0, s, 2s, .. < n (s = compare_decay_step()), reduced as it is made.
+ */
 static enum pe_status decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
                                   struct cli_curve *c)
 {
-	size_t n = v->n;
+	size_t step = compare_decay_step(v);
+	size_t n = (v->n - 1) / step + 1; /* offsets on the curve */
 	if (cli_curve_init(c, n))
 		return PE_ENOMEM;
 	/* The mean over pairs holds every row anyway: one piece. */
@@ -90,9 +102,9 @@ static enum pe_status decay_curve(const struct pe_vectors *v, enum pe_decay_kind
 	enum pe_status st = PE_OK;
 	for (size_t k0 = 0; k0 < n && st == PE_OK; k0 += piece) {
 		size_t cnt = n - k0 < piece ? n - k0 : piece;
-		st = pe_decay_curve_range(v, kind, k0, cnt, buf);
+		st = pe_decay_curve_range(v, kind, k0 * step, step, cnt, buf);
 		for (size_t k = 0; k < cnt && st == PE_OK; k++)
-			if (cli_curve_push(c, k0 + k, (double)(k0 + k), buf[k]))
+			if (cli_curve_push(c, k0 + k, (double)((k0 + k) * step), buf[k]))
 				st = PE_ENOMEM;
 	}
 	if (st == PE_OK && cli_curve_finish(c))

@@ -641,6 +641,15 @@ static int decay(const struct report *r, struct report_section *sec)
 	                           "the positions (closed form for sinusoidal and RoPE)."
 	                         : "The mean of <v_m, v_m+k> over all pairs k apart within the "
 	                           "positions (closed form for sinusoidal and RoPE).");
+	for (size_t i = 0; !rc && i < r->count; i++) {
+		size_t step = compare_decay_step(&r->s[i].data.v.vec);
+		if (step > 1)
+			rc = line(sec,
+			          report_strf(sec,
+			                      "%s: every %zuth offset (the mean over every pair "
+			                      "at every offset would take too long).",
+			                      cli_short_label(r->schemes[i]), step));
+	}
 	if (!rc && relative)
 		rc = line(sec,
 		          "Each curve is divided by its value at k = 0: their sizes differ more "

@@ -86,13 +86,14 @@ static double lone_sine_mean(double w, double k, double n, double x_first)
 }
 
 /*
- * out[k] = sum_i cos((lo + k) w_i) for k = 0..K. Offsets k0 + r of a block share
- * an exact cos/sin(k0 w_i) and a table of cos/sin(r w_i), so each term is
+ * out[k] = sum_i cos((lo + k step) w_i) for k = 0..K. Offsets k0 + r of a block
+ * share an exact cos/sin at offset k0 and a table of cos/sin(r step w_i), so each term is
  * two products and a sum (a few ulps, no drift) in a loop that vectorises.
  */
 #define COS_BLOCK 64
 
-static enum pe_status cos_sums(const double *w, size_t count, size_t lo, size_t K, double *out)
+static enum pe_status cos_sums(const double *w, size_t count, size_t lo, size_t step, size_t K,
+                               double *out)
 {
 	size_t B = K + 1 < COS_BLOCK ? K + 1 : COS_BLOCK;
 	double *cr = malloc((2 * count * B + 1) * sizeof(double));
@@ -101,7 +102,7 @@ static enum pe_status cos_sums(const double *w, size_t count, size_t lo, size_t 
 	double *sr = cr + count * B;
 	for (size_t i = 0; i < count; i++)
 		for (size_t r = 0; r < B; r++) {
-			double angle = (double)r * w[i];
+			double angle = (double)(r * step) * w[i];
 			cr[i * B + r] = cos(angle);
 			sr[i * B + r] = sin(angle);
 		}
@@ -111,7 +112,7 @@ static enum pe_status cos_sums(const double *w, size_t count, size_t lo, size_t 
 		for (size_t r = 0; r < len; r++)
 			acc[r] = 0.0;
 		for (size_t i = 0; i < count; i++) {
-			double at = (double)(lo + k0);
+			double at = (double)(lo + k0 * step);
 			double c0 = cos(at * w[i]), s0 = sin(at * w[i]);
 			const double *c = cr + i * B, *sn = sr + i * B;
 			for (size_t r = 0; r < len; r++)
@@ -122,7 +123,8 @@ static enum pe_status cos_sums(const double *w, size_t count, size_t lo, size_t 
 	return PE_OK;
 }
 
-static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t lo, size_t K, double *out)
+static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t lo, size_t step, size_t K,
+                                       double *out)
 {
 	const struct pe_scheme *s = v->scheme;
 	double *w = malloc((v->d + 1) * sizeof(*w));
@@ -134,16 +136,17 @@ static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t lo, si
 		int lone = s->freq == PE_FREQ_PAPER && v->d % 2 == 1;
 		size_t full = lone ? count - 1 : count;
 		double x_first = (double)v->first + s->start;
-		st = cos_sums(w, full, lo, K, out);
+		st = cos_sums(w, full, lo, step, K, out);
 		for (size_t k = 0; lone && st == PE_OK && k <= K; k++)
-			out[k] += lone_sine_mean(w[full], (double)(lo + k), (double)v->n, x_first);
+			out[k] += lone_sine_mean(w[full], (double)(lo + k * step), (double)v->n,
+			                         x_first);
 	}
 	free(w);
 	return st;
 }
 
 static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind kind, size_t lo,
-                                 size_t K, double *out)
+                                 size_t step, size_t K, double *out)
 {
 	const struct pe_scheme *s = v->scheme;
 	size_t d_rot = pe_rope_rotary_width(s, v->d), h = d_rot / 2;
@@ -157,7 +160,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 	if (st == PE_OK) {
 		double a2 = info.attention_factor * info.attention_factor;
 		if (kind == PE_DECAY_DOT) {
-			st = cos_sums(theta, h, lo, K, out);
+			st = cos_sums(theta, h, lo, step, K, out);
 			for (size_t k = 0; st == PE_OK && k <= K; k++)
 				out[k] = 2.0 * a2 * out[k] + (double)(v->d - d_rot);
 			free(theta);
@@ -166,7 +169,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 		for (size_t k = 0; k <= K; k++) {
 			double re = 0.0, im = 0.0, bound = 0.0;
 			for (size_t i = 0; i < h; i++) {
-				double angle = (double)(lo + k) * theta[i];
+				double angle = (double)(lo + k * step) * theta[i];
 				re += cos(angle);
 				im += sin(angle);
 				bound += hypot(re, im); /* |S_{i+1}| */
@@ -181,7 +184,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 
 struct worker {
 	const double *rows;
-	size_t n, d, lo, K, index;
+	size_t n, d, lo, step, K, index; /* offsets lo + t step, t <= K */
 	double *out;
 };
 
@@ -189,7 +192,8 @@ static void *general_worker(void *arg)
 {
 	const struct worker *w = arg;
 	/* Interleaved offsets balance the work: offset k has n - k pairs. */
-	for (size_t k = w->lo + w->index; k <= w->K; k += DECAY_THREADS) {
+	for (size_t t = w->index; t <= w->K; t += DECAY_THREADS) {
+		size_t k = w->lo + t * w->step;
 		double sum = 0.0;
 		for (size_t m = 0; m + k < w->n; m++) {
 			const double *a = w->rows + m * w->d, *b = w->rows + (m + k) * w->d;
@@ -198,12 +202,13 @@ static void *general_worker(void *arg)
 				dot += a[j] * b[j];
 			sum += dot;
 		}
-		w->out[k - w->lo] = sum / (double)(w->n - k);
+		w->out[t] = sum / (double)(w->n - k);
 	}
 	return NULL;
 }
 
-static enum pe_status general_curve(const struct pe_vectors *v, size_t lo, size_t K, double *out)
+static enum pe_status general_curve(const struct pe_vectors *v, size_t lo, size_t step, size_t K,
+                                    double *out)
 {
 	size_t count;
 	if (pe_size_mul(v->n, v->d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
@@ -220,7 +225,7 @@ static enum pe_status general_curve(const struct pe_vectors *v, size_t lo, size_
 	pthread_t tid[DECAY_THREADS];
 	int started[DECAY_THREADS] = {0};
 	for (size_t t = 0; t < DECAY_THREADS; t++) {
-		w[t] = (struct worker){rows, v->n, v->d, lo, K, t, out};
+		w[t] = (struct worker){rows, v->n, v->d, lo, step, K, t, out};
 		/* Thread 0 runs on the caller's thread; the others are helpers. */
 		if (t > 0)
 			started[t] = pthread_create(&tid[t], NULL, general_worker, &w[t]) == 0;
@@ -239,25 +244,25 @@ static enum pe_status general_curve(const struct pe_vectors *v, size_t lo, size_
 enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
                               size_t max_offset, double *out)
 {
-	return pe_decay_curve_range(v, kind, 0, max_offset + 1, out);
+	return pe_decay_curve_range(v, kind, 0, 1, max_offset + 1, out);
 }
 
 enum pe_status pe_decay_curve_range(const struct pe_vectors *v, enum pe_decay_kind kind,
-                                    size_t first_offset, size_t count, double *out)
+                                    size_t first_offset, size_t step, size_t count, double *out)
 {
-	if (count == 0 || first_offset > SIZE_MAX - count)
+	if (count == 0 || step == 0 || (count - 1) > (SIZE_MAX - first_offset) / step)
 		return PE_ERANGE;
-	size_t max_offset = first_offset + count - 1;
+	size_t max_offset = first_offset + (count - 1) * step;
 	enum pe_status st = pe_decay_check(v, kind, max_offset, NULL);
 	if (st != PE_OK)
 		return st;
 	switch (path_of(v)) {
 	case PATH_SINUSOIDAL:
-		return sinusoidal_curve(v, first_offset, count - 1, out);
+		return sinusoidal_curve(v, first_offset, step, count - 1, out);
 	case PATH_ROPE:
-		return rope_curve(v, kind, first_offset, count - 1, out);
+		return rope_curve(v, kind, first_offset, step, count - 1, out);
 	default:
-		return general_curve(v, first_offset, max_offset, out);
+		return general_curve(v, first_offset, step, count - 1, out);
 	}
 }
 
