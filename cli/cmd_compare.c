@@ -253,18 +253,19 @@ static int draw(struct run *r)
 		}
 		st = pe_panel_add_line(bottom, cli_short_label(r->schemes[i]), c->x, c->y, c->len);
 	}
-	/* A table's mean over pairs at every offset may cost too much: every s-th, said. */
+	/* A curve at every offset may cost too much (a table's mean over pairs, or
+	 * beyond 10^7 offsets): every s-th, said. */
 	size_t step = 1;
 	for (size_t i = 0; i < r->count; i++) {
 		size_t s = compare_decay_step(&r->data[i].v.vec);
 		step = s > step ? s : step;
 	}
 	char btitle[160];
-	snprintf(btitle, sizeof(btitle), "decay: mean dot product of positions k apart%s%s",
-	         relative ? ", relative to k = 0" : "", step > 1 ? " (tables: every " : "");
+	snprintf(btitle, sizeof(btitle), "decay: mean dot product of positions k apart%s",
+	         relative ? ", relative to k = 0" : "");
 	if (step > 1)
-		snprintf(btitle + strlen(btitle), sizeof(btitle) - strlen(btitle), "%zuth offset)",
-		         step);
+		snprintf(btitle + strlen(btitle), sizeof(btitle) - strlen(btitle),
+		         " (k = 0, %zu, %zu, ...)", step, 2 * step);
 	if (bottom && st == PE_OK)
 		st = pe_panel_set_title(bottom, btitle);
 	if (bottom && st == PE_OK)

@@ -308,6 +308,15 @@ int cmd_report(int argc, char **argv)
 			        r.schemes[0]->label, r.schemes[i]->label, r.s[0].data.v.vec.n,
 			        r.s[0].data.v.vec.d, r.s[i].data.v.vec.n, r.s[i].data.v.vec.d);
 	}
+	/*
+	 * The distance profiles visit every position (O(d) each), so their work
+	 * grows with n where every other page's follows the pixels: refused at
+	 * once past the length whose curves keep every offset.
+	 */
+	if (!rc && r.s[0].data.v.vec.n > COMPARE_CURVE_OFFSETS)
+		rc = cli_error("report draws at most %zu positions (its distance profiles visit "
+		               "every one): lower -n, or draw 'posenc compare', which takes any n",
+		               COMPARE_CURVE_OFFSETS);
 	if (!rc) {
 		r.n = r.s[0].data.v.vec.n;
 		r.d = r.s[0].data.v.vec.d;

@@ -76,12 +76,14 @@ static int encoding(const struct cli_common *o, const char *label, size_t cells,
 
 size_t compare_decay_step(const struct pe_vectors *v)
 {
+	size_t n = v->n;
+	/* A closed form costs O(d) an offset: every offset up to COMPARE_CURVE_OFFSETS. */
 	if (pe_decay_closed_form(v))
-		return 1;
+		return n <= COMPARE_CURVE_OFFSETS ? 1 : (n - 1) / COMPARE_CURVE_OFFSETS + 1;
 	/* Every k-th offset: about (n / k) (n / 2) d multiply-adds. */
-	double work = (double)v->n * (double)v->n * (double)v->d / 2.0;
+	double work = (double)n * (double)n * (double)v->d / 2.0;
 	double step = ceil(work / COMPARE_DECAY_WORK);
-	return step < 1 ? 1 : step > (double)v->n ? v->n : (size_t)step;
+	return step < 1 ? 1 : step > (double)n ? n : (size_t)step;
 }
 
 /* The curve of @kind at offsets 0, s, 2s, .. < n (s = compare_decay_step()), reduced as it is made.
@@ -131,7 +133,11 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 	double curve = (bound ? 2.0 : 1.0) * cli_curve_bytes(n) +
 	               (closed ? (double)DECAY_PIECE * 8.0
 	                       : (double)n * 8.0 + (v->table ? 0.0 : (double)n * (double)d * 8.0));
-	double bytes = grids + pw_work_bytes(v, rows, (double)n) + curve + (double)scatter * 48.0;
+	/* The pairwise engine's grids hold at most an offset table of n values
+	 * (sampled mode, up to 2^24 positions) and its per-position terms. */
+	double kernel = 16.0 * (double)(n < ((size_t)1 << 24) ? n : ((size_t)1 << 24));
+	double bytes =
+	        grids + pw_work_bytes(v, rows, 0.0) + kernel + curve + (double)scatter * 48.0;
 	char what[128];
 	snprintf(what, sizeof(what), "the figure data of '%s' (%zu positions, d=%zu)", label, n, d);
 	int rc = cli_check_memory(o, bytes, what, "lower -n or -d, or draw a smaller figure");

@@ -52,12 +52,14 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 
 /*
  * compare_decay_step() - the curves' spacing of offsets: 1 (every offset)
- * for closed forms and when the mean over pairs of every offset costs at
- * most COMPARE_DECAY_WORK multiply-adds, else the k that brings it there;
- * figures say so when it is not 1
+ * up to COMPARE_CURVE_OFFSETS offsets of a closed form, and while a
+ * table's mean over pairs of every offset costs at most COMPARE_DECAY_WORK
+ * multiply-adds; else the k that brings it there. Figures say so when it is
+ * not 1.
  */
 size_t compare_decay_step(const struct pe_vectors *v);
-#define COMPARE_DECAY_WORK 4e9
+#define COMPARE_DECAY_WORK    4e9
+#define COMPARE_CURVE_OFFSETS ((size_t)1 << 24)
 
 /* Frees what compute allocated and the vectors; safe on a zeroed struct. */
 void compare_data_free(struct compare_data *sd);

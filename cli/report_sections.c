@@ -644,11 +644,12 @@ static int decay(const struct report *r, struct report_section *sec)
 	for (size_t i = 0; !rc && i < r->count; i++) {
 		size_t step = compare_decay_step(&r->s[i].data.v.vec);
 		if (step > 1)
-			rc = line(sec,
-			          report_strf(sec,
-			                      "%s: every %zuth offset (the mean over every pair "
-			                      "at every offset would take too long).",
-			                      cli_short_label(r->schemes[i]), step));
+			rc = line(
+			        sec,
+			        report_strf(sec,
+			                    "%s: offsets k = 0, %zu, %zu, ... only (the mean "
+			                    "over every pair at every offset would take too long).",
+			                    cli_short_label(r->schemes[i]), step, 2 * step));
 	}
 	if (!rc && relative)
 		rc = line(sec,
