@@ -41,7 +41,7 @@ static const char help[] =
         "bound for RoPE), the wavelength of each pair with the critical dimension and\n"
         "the context length marked, a frequency table, and for RoPE scalings the\n"
         "scaled frequencies against the unscaled ones. Progress goes to stderr when\n"
-        "it is a terminal.\n"
+        "it is a terminal. The distance profiles visit every position: at most 2^24.\n"
         "\n"
         "Options:\n"
         "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
