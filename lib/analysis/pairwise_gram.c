@@ -15,6 +15,13 @@
  * (up to d of about 4500; above, the direct kernel is used). Built without a BLAS
  * (-Dblas=disabled or none found) pe_gram_usable() is false and callers keep
  * the direct kernels: the same values, slower.
+ *
+ * The BLAS is opened (dlopen) when a Gram product is first wanted, not linked:
+ * OpenBLAS starts its thread pool as it loads, and the idle threads spin for
+ * 50-90 ms of CPU, which would otherwise be paid by every process, including
+ * the many (figures of analytic schemes, exports) that never multiply a
+ * matrix. If the library the build found cannot be opened at run time, the
+ * direct kernels are used, as without a BLAS.
  */
 #include <limits.h>
 #include <math.h>
@@ -24,8 +31,42 @@
 
 #include "analysis/pairwise_internal.h"
 
-#ifdef PE_HAVE_CBLAS
+#ifdef PE_CBLAS_LIBRARY
 #include <cblas.h>
+#include <dlfcn.h>
+#include <pthread.h>
+
+typedef void (*gemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int,
+                        double, const double *, int, const double *, int, double, double *, int);
+/* The pointer's type must be cblas_dgemm's (blasint = int: not an ILP64
+ * build); _Generic does not evaluate its operand, so this does not link. */
+_Static_assert(_Generic(&cblas_dgemm, gemm_fn : 1, default : 0),
+               "cblas_dgemm's prototype differs from gemm_fn (an ILP64 BLAS?)");
+
+static gemm_fn gemm;
+static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
+
+static void gemm_open(void)
+{
+	/* The soname first, as the dynamic linker would resolve a linked
+	 * library (Debian's alternatives pick the variant); then the file the
+	 * build linked against. */
+	const char *path = PE_CBLAS_LIBRARY;
+	const char *base = strrchr(path, '/');
+	void *h = dlopen(base ? base + 1 : path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *sym = h ? dlsym(h, "cblas_dgemm") : NULL;
+	/* POSIX guarantees that a function's address round-trips through the
+	 * void * that dlsym returns; memcpy avoids the cast ISO C lacks. */
+	if (sym)
+		memcpy(&gemm, &sym, sizeof(gemm));
+}
+
+static int gemm_ready(void)
+{
+	return pthread_once(&gemm_once, gemm_open) == 0 && gemm != NULL;
+}
 #endif
 
 /* A recompute threshold above this means most pairs would be recomputed:
@@ -42,12 +83,13 @@ static double l2_tau(size_t d)
 
 int pe_gram_usable(enum pe_metric m, size_t d)
 {
-#ifdef PE_HAVE_CBLAS
+#ifdef PE_CBLAS_LIBRARY
+	int fits = 0;
 	if (m == PE_METRIC_COSINE || m == PE_METRIC_CORR)
-		return d >= 8;
-	if (m == PE_METRIC_L2)
-		return d >= 8 && l2_tau(d) <= TAU_MAX;
-	return 0;
+		fits = d >= 8;
+	else if (m == PE_METRIC_L2)
+		fits = d >= 8 && l2_tau(d) <= TAU_MAX;
+	return fits && gemm_ready();
 #else
 	(void)m;
 	(void)d;
@@ -178,12 +220,14 @@ enum pe_status pe_gram_block(const struct pe_gram *g, size_t r0, size_t nr, size
 {
 	if (nr == 0 || nc == 0)
 		return PE_OK;
-#ifdef PE_HAVE_CBLAS
+#ifdef PE_CBLAS_LIBRARY
 	size_t d = g->d;
+	if (!gemm_ready())
+		return PE_EUNSUPPORTED;
 	/* One product for the whole rectangle: the BLAS spreads it over the
 	 * cores itself. */
-	cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, 1.0,
-	            g->X + r0 * d, (int)d, g->X + c0 * d, (int)d, 0.0, out, (int)ldo);
+	gemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, 1.0, g->X + r0 * d,
+	     (int)d, g->X + c0 * d, (int)d, 0.0, out, (int)ldo);
 #else
 	return PE_EUNSUPPORTED;
 #endif

@@ -10,6 +10,7 @@ cosine and a constant row an undefined correlation: NaN, as the direct path give
 import math
 import os
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -104,4 +105,37 @@ if flat:
        flat[9 * N + 10])
 check("cosine", ["distance", "--metric", "cosine"], cosine, False)
 check("corr", ["corr"], corr, False)
+
+
+def libraries_opened(args):
+    """The shared libraries the dynamic loader opened while posenc ran (glibc's LD_DEBUG=files)."""
+    env = dict(os.environ, LD_DEBUG="files", LD_DEBUG_OUTPUT=os.path.join(wd, "ld"))
+    for f in os.listdir(wd):
+        if f.startswith("ld."):
+            os.unlink(os.path.join(wd, f))
+    r = subprocess.run([EXE] + args + ["-q"], env=env, capture_output=True, timeout=120)
+    names = set()
+    for f in os.listdir(wd):
+        if f.startswith("ld."):
+            for line in open(os.path.join(wd, f), errors="replace"):
+                if "file=" in line:
+                    names.add(line.split("file=", 1)[1].split()[0])
+    return r, names
+
+
+# The BLAS is opened at the first Gram product, not at start: OpenBLAS's thread pool would
+# otherwise cost every process tens of milliseconds of spinning CPU.
+BUILT_WITH = sys.argv[2] if len(sys.argv) > 2 else ""
+r, names = libraries_opened(["distance", "-s", "sinusoidal", "-n", "256", "-d", "64",
+                             "-o", os.path.join(wd, "s.png")])
+ok(r.returncode == 0 and names and not [n for n in names if "blas" in n],
+   "an analytic figure opens no BLAS library", sorted(names))
+r, names = libraries_opened(["distance", "-s", "file:path=" + os.path.join(wd, "table.npy"),
+                             "-n", str(N), "-o", os.path.join(wd, "t.npy")])
+blas = [n for n in names if "blas" in n]
+if BUILT_WITH == "with-blas":
+    ok(r.returncode == 0 and blas, "a file table's matrix opens the BLAS when it is first needed",
+       sorted(names))
+elif BUILT_WITH == "without-blas":
+    ok(r.returncode == 0 and not blas, "built without a BLAS, nothing opens one", sorted(names))
 done()
