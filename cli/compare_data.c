@@ -88,12 +88,20 @@ size_t compare_decay_step(const struct pe_vectors *v)
 	return step < 1 ? 1 : step > (double)n ? n : (size_t)step;
 }
 
+size_t compare_bound_step(const struct pe_vectors *v)
+{
+	/* d / 2 sines, cosines and hypotenuses an offset (no table rotation). */
+	double work = (double)v->n * (double)(v->d / 2 ? v->d / 2 : 1);
+	double step = ceil(work / COMPARE_BOUND_WORK);
+	return step < 1 ? 1 : step > (double)v->n ? v->n : (size_t)step;
+}
+
 /* The curve of @kind at offsets 0, s, 2s, .. < n (s = compare_decay_step()), reduced as it is made.
  */
 static enum pe_status decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
                                   struct cli_curve *c)
 {
-	size_t step = compare_decay_step(v);
+	size_t step = kind == PE_DECAY_BOUND ? compare_bound_step(v) : compare_decay_step(v);
 	size_t n = (v->n - 1) / step + 1; /* offsets on the curve */
 	if (cli_curve_init(c, n))
 		return PE_ENOMEM;
@@ -134,7 +142,7 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 	int closed = pe_decay_closed_form(v);
 	double curve = (bound ? 2.0 : 1.0) * cli_curve_bytes(n) +
 	               (closed ? (double)DECAY_PIECE * 8.0
-	                       : (double)n * 8.0 + (v->table ? 0.0 : (double)n * (double)d * 8.0));
+	                       : (double)n * 8.0 + (double)n * (double)d * 8.0);
 	/* The pairwise engine's grids hold at most an offset table of n values
 	 * (sampled mode, up to 2^24 positions) and its per-position terms. */
 	double kernel = 16.0 * (double)(n < ((size_t)1 << 24) ? n : ((size_t)1 << 24));
@@ -279,7 +287,7 @@ int compare_summary_compute(const struct cli_common *o, const char *label, enum 
 	double bytes = (double)v->d * 8.0 + 101.0 * 8.0 +
 	               (pairs ? ROW_CHUNK_BYTES + (double)n * 8.0 + pw_work_bytes(v, 128, (double)n)
 	                      : 0.0) +
-	               (pe_decay_closed_form(v) || v->table ? 0.0 : (double)n * (double)v->d * 8.0);
+	               (pe_decay_closed_form(v) ? 0.0 : (double)n * (double)v->d * 8.0);
 	char what[128];
 	snprintf(what, sizeof(what), "the summary of '%s' (%zu positions, d=%zu)", label, n, v->d);
 	int rc = cli_check_memory(o, bytes, what, "lower -n or -d");

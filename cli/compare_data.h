@@ -58,7 +58,12 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
  * not 1.
  */
 size_t compare_decay_step(const struct pe_vectors *v);
-#define COMPARE_DECAY_WORK    4e9
+#define COMPARE_DECAY_WORK 4e9
+
+/* The same for RoFormer's bound, which costs d / 2 sines, cosines and
+ * hypotenuses an offset: every offset up to COMPARE_BOUND_WORK of them. */
+size_t compare_bound_step(const struct pe_vectors *v);
+#define COMPARE_BOUND_WORK    1e8
 #define COMPARE_CURVE_OFFSETS ((size_t)1 << 24)
 
 /* Frees what compute allocated and the vectors; safe on a zeroed struct. */

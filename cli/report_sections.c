@@ -658,6 +658,13 @@ static int decay(const struct report *r, struct report_section *sec)
 	if (!rc && ropes)
 		rc = line(sec, "Right: RoFormer's relative upper bound (section 3.4.3): "
 		               "(2/d) sum_j |sum_{i<j} exp(i k theta_i)|, (d/2+1)/2 at k = 0.");
+	for (size_t i = 0; !rc && ropes && i < r->count; i++) {
+		size_t step = compare_bound_step(&r->s[i].data.v.vec);
+		if (r->s[i].data.bound.len && step > 1)
+			rc = line(sec,
+			          report_strf(sec, "%s: the bound at k = 0, %zu, %zu, ... only.",
+			                      cli_short_label(r->schemes[i]), step, 2 * step));
+	}
 	return rc;
 }
 
