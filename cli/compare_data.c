@@ -207,9 +207,28 @@ static double pair_work(const struct pe_vectors *v, enum pe_metric m)
 	return pe_pairwise_has_structure(v, m) ? cells : cells * (double)v->d;
 }
 
-int compare_summary_has_pairs(const struct pe_vectors *v, enum pe_metric metric)
+/*
+ * Whether the general matrix of @m is formed whole (pe_pairwise_matrix():
+ * the Gram product on a BLAS, far faster than rows one block at a time):
+ * when it takes at most a quarter of the budget and n^2 d stays within the
+ * work the engine's own every-pair grids allow (2^37, about 2 s on a BLAS).
+ */
+static int whole(const struct cli_common *o, const struct pe_vectors *v, enum pe_metric m)
 {
-	return pair_work(v, metric) + pair_work(v, PE_METRIC_CORR) <= COMPARE_SUMMARY_WORK;
+	double n = (double)v->n;
+	return !pe_pairwise_has_structure(v, m) && n * n * 8.0 <= (double)o->max_memory / 4.0 &&
+	       n * n * (double)v->d <= 137438953472.0;
+}
+
+static int pairs_ok(const struct cli_common *o, const struct pe_vectors *v, enum pe_metric m)
+{
+	return whole(o, v, m) || pair_work(v, m) <= COMPARE_SUMMARY_WORK / 2;
+}
+
+int compare_summary_has_pairs(const struct cli_common *o, const struct pe_vectors *v,
+                              enum pe_metric metric)
+{
+	return pairs_ok(o, v, metric) && pairs_ok(o, v, PE_METRIC_CORR);
 }
 
 static void wavelengths(const struct pe_vectors *v, double theta[], double *shortest,
@@ -237,9 +256,32 @@ static enum pe_status pair_range(const struct cli_common *o, const struct pe_vec
 	size_t n = v->n;
 	*lo = INFINITY;
 	*hi = -INFINITY;
+	size_t budget = o->max_memory / 4 > SIZE_MAX ? SIZE_MAX : (size_t)(o->max_memory / 4);
+	if (whole(o, v, m)) {
+		struct pe_matrix *M = NULL;
+		enum pe_status st = pe_pairwise_matrix(v, m, budget, &M);
+		if (st != PE_OK)
+			return st;
+		double sum = 0;
+		for (size_t i = 0; i < n; i++) {
+			const double *row = pe_matrix_row(M, i);
+			for (size_t j = i + 1; j < n; j++)
+				if (!isnan(row[j])) {
+					*lo = row[j] < *lo ? row[j] : *lo;
+					*hi = row[j] > *hi ? row[j] : *hi;
+				}
+			if (i + 1 < n)
+				sum += row[i + 1];
+		}
+		pe_matrix_destroy(M);
+		if (*lo > *hi)
+			*lo = *hi = NAN;
+		if (neighbour)
+			*neighbour = n > 1 ? sum / (double)(n - 1) : NAN;
+		return PE_OK;
+	}
 	size_t block = (size_t)(ROW_CHUNK_BYTES / (8.0 * (double)n));
 	block = block < 1 ? 1 : block > n ? n : block;
-	size_t budget = o->max_memory / 4 > SIZE_MAX ? SIZE_MAX : (size_t)(o->max_memory / 4);
 	struct pe_pairwise_rows *src = NULL;
 	double *rows = malloc(block * n * sizeof(double));
 	enum pe_status st = rows ? pe_pairwise_rows_create(v, m, budget, &src) : PE_ENOMEM;
@@ -278,15 +320,18 @@ int compare_summary_compute(const struct cli_common *o, const char *label, enum 
 	size_t n = v->n;
 	for (size_t c = 0; c < COMPARE_SUMMARY_COLS; c++)
 		row[c] = NAN;
-	int pairs = compare_summary_has_pairs(v, metric);
+	int pairs = compare_summary_has_pairs(o, v, metric);
 	/*
-	 * What is held: the frequencies, a block of matrix rows and the row
-	 * source's per-position terms (and a general set's rows), and for a
-	 * table's decay its rows.
+	 * What is held: the frequencies, a general matrix formed whole or a
+	 * block of matrix rows and the row source's per-position terms (and a
+	 * general set's rows), and for a table's decay its rows.
 	 */
-	double bytes = (double)v->d * 8.0 + 101.0 * 8.0 +
-	               (pairs ? ROW_CHUNK_BYTES + (double)n * 8.0 + pw_work_bytes(v, 128, (double)n)
-	                      : 0.0) +
+	double nn = (double)n * (double)n * 8.0;
+	double held =
+	        whole(o, v, metric) || whole(o, v, PE_METRIC_CORR)
+	                ? nn + pw_work_bytes(v, 128, (double)n)
+	                : ROW_CHUNK_BYTES + (double)n * 8.0 + pw_work_bytes(v, 128, (double)n);
+	double bytes = (double)v->d * 8.0 + 101.0 * 8.0 + (pairs ? held : 0.0) +
 	               (pe_decay_closed_form(v) ? 0.0 : (double)n * (double)v->d * 8.0);
 	char what[128];
 	snprintf(what, sizeof(what), "the summary of '%s' (%zu positions, d=%zu)", label, n, v->d);
@@ -338,7 +383,7 @@ void compare_summary_missing(const struct cli_common *o, const char *label,
 	if (o->quiet)
 		return;
 	const struct pe_vectors *v = &cv->vec;
-	int pairs = compare_summary_has_pairs(v, metric);
+	int pairs = compare_summary_has_pairs(o, v, metric);
 	char *safe = cli_escape(label);
 	for (int pass = 0; pass < 2; pass++) {
 		/* pass 0: the pair columns left out for their cost; 1: the rest */

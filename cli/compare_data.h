@@ -97,6 +97,7 @@ void compare_summary_missing(const struct cli_common *o, const char *label,
                              const double row[COMPARE_SUMMARY_COLS]);
 
 /* Whether the summary of @v takes its pairs (else it is past COMPARE_SUMMARY_WORK). */
-int compare_summary_has_pairs(const struct pe_vectors *v, enum pe_metric metric);
+int compare_summary_has_pairs(const struct cli_common *o, const struct pe_vectors *v,
+                              enum pe_metric metric);
 
 #endif

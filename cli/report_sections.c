@@ -316,7 +316,7 @@ static int summary(const struct report *r, struct report_section *sec)
 	int rc2 = line(sec, "Distances and correlations are over all pairs of distinct positions; "
 	                    "the mean dot product at offset k is over all pairs k apart.");
 	for (size_t i = 0; !rc2 && i < r->count; i++)
-		if (!compare_summary_has_pairs(&r->s[i].data.v.vec, r->metric))
+		if (!compare_summary_has_pairs(&r->o, &r->s[i].data.v.vec, r->metric))
 			rc2 = line(sec,
 			           report_strf(sec,
 			                       "%s: the distance and correlation ranges and the "
