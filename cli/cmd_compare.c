@@ -42,8 +42,8 @@ static const char help[] =
         "wavelength, distance and correlation ranges between distinct positions, mean\n"
         "distance between neighbours, and the decay curve at offsets 0, 1, 10 and 100.\n"
         "The ranges and the neighbour distance take every pair: past 4e9 evaluations\n"
-        "they are left empty (nan) and said so. Figures of any -n stay within the\n"
-        "memory of their pixels.\n"
+        "they are left empty (nan) and said so. A figure's memory follows its pixels,\n"
+        "not -n (at most 2^24 positions).\n"
         "\n"
         "Options:\n"
         "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
@@ -374,6 +374,17 @@ int cmd_compare(int argc, char **argv)
 		if (!rc && r.data[i].v.vec.n < 2)
 			rc = cli_usage_error("compare needs at least 2 positions (-n)");
 	}
+	/*
+	 * Past 2^24 positions the engine's sampled grids lose their offset table
+	 * (each sampled pair costs d / 2 exact sines: seconds a panel) and the
+	 * curves keep every k-th offset: refused at once instead.
+	 */
+	for (size_t i = 0; i < r.count && !rc && figure; i++)
+		if (r.data[i].v.vec.n > COMPARE_CURVE_OFFSETS)
+			rc = cli_error("a compare figure takes at most %zu positions (its grids would "
+			               "take seconds a panel): lower -n (-o x.csv, the summary, takes "
+			               "any n)",
+			               COMPARE_CURVE_OFFSETS);
 	for (size_t i = 0; i < r.count && !rc && figure; i++)
 		rc = compute(&r, i);
 	if (!rc)

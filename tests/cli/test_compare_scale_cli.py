@@ -79,9 +79,12 @@ def rope(base):
 rng = np.random.default_rng(7)
 table = rng.normal(0, 0.5, (n, d))
 np.save('t.npy', table)
+big = rng.normal(0, 0.5, (1000, d))
+np.save('t2.npy', big)
 out = {}
 for name, E in (('sin', sinusoidal(10000.0)), ('sin10', sinusoidal(10.0)), ('rope', rope(10000.0)),
-                ('table', table)):
+                ('table', table), ('big', big)):
+    n = len(E)
     sq = (E * E).sum(1)
     D = np.sqrt(np.maximum(sq[:, None] + sq[None, :] - 2 * E @ E.T, 0))
     iu = np.triu_indices(n, 1)
@@ -101,6 +104,12 @@ print(json.dumps(out))
             "-s", "file:path=t.npy", "-n", "300", "-d", "24", "-o", "s.csv", cwd=wd)
     got = summary(open(os.path.join(wd, "s.csv")).read()) if r.rc == 0 else {}
     labels = dict(zip(("sin", "sin10", "rope", "table"), list(got)))
+    # 1000 rows at --max-memory 16M: too big to form whole in a quarter of it, so
+    # the rows of the general path a block at a time
+    r2 = run(EXE, "compare", "-s", "file:path=t2.npy", "--max-memory", "16M", "-o", "s2.csv", cwd=wd)
+    got.update({"big": summary(open(os.path.join(wd, "s2.csv")).read()).popitem()[1]}
+               if r2.rc == 0 else {})
+    labels["big"] = "big"
     for key, label in labels.items():
         bad = {c: (got[label].get(c), v) for c, v in want.get(key, {}).items()
                if not abs(got[label].get(c, math.nan) - v) <= 1e-9 * max(1.0, abs(v))}
@@ -172,7 +181,8 @@ else:
 
 # ---- a table's decay over every offset would take n^2 d / 2: thinned, and said ----
 t0 = time.time()
-r = run(EXE, "report", "-s", "learned", "-n", "12000", "-d", "64", "-o", "l.html", cwd=wd)
+r = run(EXE, "report", "-s", "learned", "-n", "12000", "-d", "64", "--max-memory", "1G", "-o", "l.html",
+        cwd=wd)
 secs = time.time() - t0
 html = open(os.path.join(wd, "l.html"), encoding="utf-8").read() if r.rc == 0 else ""
 ok(r.rc == 0 and secs < 60 and "offsets k = 0, 2, 4, ... only" in html and "are n/a" in html,
