@@ -22,7 +22,7 @@ static const char help[] =
         "The encoding matrix: one row per position, one column per dimension.\n"
         "\n"
         "Options:\n"
-        "      --view VIEW        rope only: angle, cos, sin or rotated (the all-ones\n"
+        "      --view VIEW        rope, mrope: angle, cos, sin or rotated (the all-ones\n"
         "                         vector rotated to each position) [default: rotated]\n"
         "      --precision P      rope only: the table as an implementation computing in P\n"
         "                         makes it: f64, f32, bf16, f16 or COMPUTE/STORE (f32/bf16:\n"

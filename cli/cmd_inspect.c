@@ -82,7 +82,12 @@ static int inspect(const char *path)
 	char *err = NULL;
 	enum pe_status st = pe_file_inspect(path, &info, &err);
 	if (st != PE_OK) {
-		int rc = cli_error("'%s': %s", path, err ? err : pe_status_str(st));
+		size_t len = strlen(path);
+		int model = (len > 5 && strcmp(path + len - 5, ".gguf") == 0) ||
+		            (len > 5 && strcmp(path + len - 5, ".json") == 0);
+		int rc = cli_error("'%s': %s%s%s%s", path, err ? err : pe_status_str(st),
+		                   model ? " ('posenc model " : "", model ? path : "",
+		                   model ? "' reads a model's positional encoding from it)" : "");
 		free(err);
 		return rc;
 	}

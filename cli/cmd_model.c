@@ -30,7 +30,8 @@ static const char help[] =
         "and scaled; Liu et al.'s critical dimension for the training context; and how\n"
         "many pairs never complete a rotation within the training (unscaled) or the\n"
         "extended (scaled) context. SPEC (or -s SPEC): hf:config.json, gguf:FILE,\n"
-        "model:NAME ('posenc help models') or any rope spec. Text on stdout; -o FILE.csv\n"
+        "model:NAME ('posenc help models'; a bare FILE.json or FILE.gguf is read as\n"
+        "hf: or gguf:) or any rope spec. Text on stdout; -o FILE.csv\n"
         "(or -o -) writes the same as CSV rows group,quantity,value; -o FILE.png (.svg,\n"
         ".pdf) draws the wavelength per pair of each layer group, unscaled and scaled,\n"
         "with the training and the extended context marked.\n"
@@ -483,6 +484,34 @@ static int is_operand(char **argv, int i)
 	return 1;
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+	return ls > lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/*
+ * "posenc model config.json" and "posenc model x.gguf" (what "inspect on a
+ * config or GGUF file" means): a bare path to a .json or .gguf file is read
+ * as hf:PATH or gguf:PATH. The text lives until the process ends.
+ */
+static char *file_operand(char *a)
+{
+	static char *converted;
+	if (cli_is_model_spec(a) || strchr(a, ':') ||
+	    (!ends_with(a, ".json") && !ends_with(a, ".gguf")))
+		return a;
+	const char *prefix = ends_with(a, ".gguf") ? "gguf:" : "hf:";
+	size_t len = strlen(prefix) + strlen(a) + 1;
+	char *s = malloc(len);
+	if (!s)
+		return a;
+	snprintf(s, len, "%s%s", prefix, a);
+	free(converted);
+	converted = s;
+	return s;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -496,8 +525,11 @@ int cmd_model(int argc, char **argv)
 		return cli_error("out of memory");
 	int n = 0, operands = 0;
 	for (int i = 0; i < argc; i++) {
-		if (i > 0 && is_operand(argv, i) && operands++ == 0)
+		if (i > 0 && is_operand(argv, i) && operands++ == 0) {
 			args[n++] = (char *)"-s";
+			args[n++] = file_operand(argv[i]);
+			continue;
+		}
 		args[n++] = argv[i];
 	}
 	args[n] = NULL;

@@ -186,9 +186,30 @@ void cli_layer_ranges(const size_t *layers, size_t n, char *buf, size_t cap)
 	}
 }
 
-static int group_spec(const char *spec, const struct pe_model *m, const struct pe_model_group *g,
-                      const char *overrides, char **out)
+/* Whether the overrides name a key only M-RoPE has (text=, frames=, ...). */
+static int names_mrope_key(const char *overrides)
 {
+	static const char *const keys[] = {"t",      "h",     "w",    "interleaved", "frames",
+	                                   "height", "width", "text", "tstep"};
+	for (const char *p = overrides; p && *p;) {
+		size_t len = strcspn(p, ","), klen = strcspn(p, "=,");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (klen == strlen(keys[k]) && strncmp(p, keys[k], klen) == 0)
+				return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+static int group_spec(const struct cli_common *o, const char *spec, const struct pe_model *m,
+                      const struct pe_model_group *g, const char *overrides, char **out)
+{
+	/* An M-RoPE model (Qwen2-VL) is plain RoPE on text; per-axis positions
+	 * (--position-ids, or a grid in the overrides) need its mrope spec. */
+	if (m->mrope_spec && g->spec && (o->position_ids || names_mrope_key(overrides))) {
+		*out = pe_spec_override(m->mrope_spec, overrides);
+		return *out ? 0 : cli_error("out of memory");
+	}
 	if (!g->spec)
 		return cli_usage_error("scheme '%s': layer group '%s' has no positional encoding "
 		                       "(NoPE), and the nope scheme is not available yet",
@@ -254,7 +275,7 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 		return cli_error("out of memory");
 	}
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = group_spec(spec, m, pick[i], overrides, &list[i]);
+		rc = group_spec(o, spec, m, pick[i], overrides, &list[i]);
 	pe_model_destroy(m);
 	if (rc) {
 		for (size_t i = 0; i < n; i++)

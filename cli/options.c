@@ -24,6 +24,8 @@ const char cli_common_help[] =
         "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
         "  -n, --positions N      number of positions\n"
         "      --start P          first position [default: 0]\n"
+        "      --position-ids FILE  M-RoPE (t,h,w) position ids per token: CSV t,h,w or\n"
+        "                         NPY (n, 3) or (3, n); mrope specs only\n"
         "  -d, --dim D            encoding width\n"
         "  -o, --output FILE      .png .svg .pdf figure, .csv table, .npy array, - for CSV on "
         "stdout\n"
@@ -503,6 +505,11 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 			return cli_usage_error("option '--layer': the value is empty");
 		o->layer = arg;
 		return 0;
+	case CLI_OPT_POSITION_IDS:
+		if (!*arg)
+			return cli_usage_error("option '--position-ids': the file name is empty");
+		o->position_ids = arg;
+		return 0;
 	case CLI_OPT_MAX_MEMORY:
 		if (parse_bytes(arg, &o->max_memory) != 0 || o->max_memory == 0)
 			return cli_usage_error("option '--max-memory': '%s' is not a size like "
@@ -521,6 +528,21 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 	default:
 		return cli_error("internal: option code %d has no parser", opt);
 	}
+}
+
+/* --position-ids feeds the commands that encode positions, and no other. */
+static int check_position_ids(const struct cli_common *o)
+{
+	static const char *const takers[] = {"encode",  "distance", "corr",    "profile",
+	                                     "scatter", "decay",    "compare", "report"};
+	if (!o->position_ids || !cli_command_name)
+		return 0;
+	for (size_t i = 0; i < sizeof(takers) / sizeof(takers[0]); i++)
+		if (strcmp(cli_command_name, takers[i]) == 0)
+			return 0;
+	return cli_usage_error("option '--position-ids': '%s' does not encode positions (encode, "
+	                       "distance, corr, profile, scatter, decay, compare and report do)",
+	                       cli_command_name);
 }
 
 /* The leading ':' makes getopt report a missing argument as ':'. */
@@ -549,6 +571,7 @@ static const struct option common_long[] = {
         {"style", required_argument, NULL, CLI_OPT_STYLE},
         {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY},
         {"layer", required_argument, NULL, CLI_OPT_LAYER},
+        {"position-ids", required_argument, NULL, CLI_OPT_POSITION_IDS},
 };
 #define NCOMMON (sizeof(common_long) / sizeof(common_long[0]))
 #define MAX_OWN 16
@@ -589,7 +612,7 @@ int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
-	return 0;
+	return check_position_ids(o);
 }
 
 void cli_schemes_free(struct pe_scheme **schemes, size_t count)

@@ -35,6 +35,7 @@ enum {
 	CLI_OPT_FONT_SIZE,
 	CLI_OPT_STYLE,
 	CLI_OPT_LAYER,
+	CLI_OPT_POSITION_IDS,
 	CLI_OPT_COMMAND = 2000,
 };
 
@@ -75,11 +76,12 @@ struct cli_common {
 	int raw;
 	int quiet;
 	int help;
-	uint64_t max_memory; /* bytes */
-	const char *layer;   /* --layer: a model's layer group or layer index */
-	int d_given;         /* -d was given (a model's head width is the default) */
-	size_t model_d;      /* the head width of the first model spec; 0 if none */
-	double model_train;  /* its training context; 0 if none */
+	uint64_t max_memory;      /* bytes */
+	const char *layer;        /* --layer: a model's layer group or layer index */
+	const char *position_ids; /* --position-ids FILE: mrope (t, h, w) ids per token */
+	int d_given;              /* -d was given (a model's head width is the default) */
+	size_t model_d;           /* the head width of the first model spec; 0 if none */
+	double model_train;       /* its training context; 0 if none */
 };
 
 /* A command's own options: their getopt_long entries and what parses them. */

@@ -7,6 +7,7 @@
 #include <posenc/read.h>
 
 #include "cli.h"
+#include "position_ids.h"
 #include "vectors.h"
 
 /* A file's table; its problems are reported as "'FILE': <what is wrong>". */
@@ -80,6 +81,24 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	v->scheme = s;
 	v->view = view;
 	v->first = o->start;
+	size_t ids = 0;
+	if (o->position_ids) {
+		/* The scheme is the command's own heap object (as for length= below). */
+		int rc = cli_position_ids_apply(o, (struct pe_scheme *)s, &ids);
+		if (rc)
+			return rc;
+		if (o->start >= ids)
+			return cli_usage_error("option '--start': %llu is past the %zu tokens of "
+			                       "'%s'",
+			                       (unsigned long long)o->start, ids, o->position_ids);
+		if (o->n && o->n > ids - (size_t)o->start)
+			return cli_usage_error("option '-n': tokens %llu..%llu are past the %zu "
+			                       "tokens of '%s'",
+			                       (unsigned long long)o->start,
+			                       (unsigned long long)(o->start + o->n - 1), ids,
+			                       o->position_ids);
+		default_n = ids - (size_t)o->start;
+	}
 	if (pe_scheme_has(s, PE_CAP_TABLE)) {
 		if (view != PE_VIEW_DEFAULT)
 			return cli_usage_error("option '--view' applies to rope, not '%s'",
@@ -120,6 +139,9 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		return 0;
 	}
 	v->n = o->n ? o->n : default_n;
+	if (strcmp(pe_scheme_name(s), "mrope") == 0)
+		/* M-RoPE's sections fix its width: 2 (t + h + w). */
+		default_d = 2 * ((size_t)s->mrope_pairs[0] + s->mrope_pairs[1] + s->mrope_pairs[2]);
 	v->d = o->d ? o->d : default_d;
 	const char *why = NULL;
 	enum pe_status st = pe_encode_check(s, v->d, view, &why);
@@ -131,6 +153,9 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		return cli_usage_error("positions %llu..%llu go past 2^53, the last exact position",
 		                       (unsigned long long)o->start,
 		                       (unsigned long long)o->start + (unsigned long long)v->n - 1);
+	int rc = cli_position_ids_note(o, s, o->start, v->n);
+	if (rc)
+		return rc;
 	if (pe_scheme_has(s, PE_CAP_SCALING) && s->scaling.length == 0.0 &&
 	    (s->scaling.type == PE_ROPE_SCALING_DYNAMIC ||
 	     s->scaling.type == PE_ROPE_SCALING_LONGROPE)) {

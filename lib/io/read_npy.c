@@ -58,7 +58,8 @@ static enum pe_status parse_string(struct cursor *c, char *out, size_t cap, cons
 	size_t n = (size_t)(c->p - start);
 	c->p++;
 	if (n >= cap)
-		return rd_fail(err, PE_EFORMAT, "NPY header: %s too long (%.20s...)", what, start);
+		return rd_fail(err, PE_EFORMAT, "NPY header: %s too long (%.*s...)", what,
+		               (int)(n < 20 ? n : 20), start); /* never past the closing quote */
 	memcpy(out, start, n);
 	out[n] = '\0';
 	return PE_OK;

@@ -27,6 +27,7 @@ void pe_model_destroy(struct pe_model *m)
 	free(m->name);
 	free(m->model_type);
 	free(m->note);
+	free(m->mrope_spec);
 	free(m);
 }
 

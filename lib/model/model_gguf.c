@@ -441,10 +441,26 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 			strbuf_addf(&nb, "M-RoPE sections");
 			for (uint64_t i = 0; i < sec->arr_n; i++)
 				strbuf_addf(&nb, "%s%.0f", i ? "/" : " ", sec->arr[i]);
-			strbuf_addf(
-			        &nb,
-			        " (pairs per axis): text positions are equal on every axis, "
-			        "which is plain RoPE; per-axis positions are not supported yet");
+			strbuf_addf(&nb, " (pairs per axis): text positions are equal on every "
+			                 "axis, which is plain RoPE (this spec)");
+			double base = 10000.0;
+			num(&h, "rope.freq_base", &base);
+			if (sec->arr_n >= 3) {
+				strbuf_addf(
+				        &nb,
+				        "; image and video tokens: -s mrope:base=%.17g,t=%.0f,"
+				        "h=%.0f,w=%.0f with text=N,frames=F,height=H,width=W or "
+				        "with --position-ids FILE; either, given with this model "
+				        "spec, selects that mrope spec",
+				        base, sec->arr[0], sec->arr[1], sec->arr[2]);
+				free(m->mrope_spec);
+				m->mrope_spec = pe_asprintf("mrope:base=%.17g,t=%.0f,h=%.0f,w=%.0f,"
+				                            "label=%s",
+				                            base, sec->arr[0], sec->arr[1],
+				                            sec->arr[2], m->name);
+				if (!m->mrope_spec)
+					st = PE_ENOMEM;
+			}
 			free(m->note);
 			m->note = nb.buf;
 			if (nb.failed)

@@ -49,6 +49,7 @@ static const struct arch archs[] = {
         {"gemma3_text", ENC_ROPE, "half"},
         {"phi", ENC_ROPE, "half"},
         {"phi3", ENC_ROPE, "half"},
+        {"phimoe", ENC_ROPE, "half"},
         {"gpt_neox", ENC_ROPE, "half"},
         {"gpt_oss", ENC_ROPE, "half"},
         {"falcon", ENC_ROPE, "half"},
@@ -298,6 +299,9 @@ static enum pe_status put_factor(struct hf *h, struct strbuf *b, const char *whe
 	return PE_OK;
 }
 
+static enum pe_status put_mscales(struct hf *h, struct strbuf *b, const char *where,
+                                  const struct json *block, double original, int block_original);
+
 static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const char *where,
                                 const struct json *block, struct strbuf *b, double *train)
 {
@@ -496,16 +500,135 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		if ((st = put_list(h, b, where, block, "long_factor", "long-factor", d_rot / 2)) ||
 		    (st = put_list(h, b, where, block, "short_factor", "short-factor", d_rot / 2)))
 			return st;
-		if ((present(block, "short_mscale") || present(block, "long_mscale")) &&
-		    (st = warn(h,
-		               "%sshort_mscale/long_mscale are not read by the reference's "
-		               "longrope (only PhiMoE uses them); ignored",
-		               where)) != PE_OK)
+		if ((st = put_mscales(h, b, where, block, original, orig_rc)) != PE_OK)
 			return st;
 		*train = original;
 		return PE_OK;
 	}
 	}
+	return PE_OK;
+}
+
+/*
+ * short_mscale/long_mscale: transformers' PhiMoE (modeling_phimoe.py,
+ * PhimoeRotaryEmbedding) multiplies cos and sin by long_mscale when the
+ * sequence length exceeds rope_scaling["original_max_position_embeddings"],
+ * else by short_mscale, in place of longrope's attention factor (a missing
+ * one keeps it). Other architectures' modeling does not read them.
+ */
+static enum pe_status put_mscales(struct hf *h, struct strbuf *b, const char *where,
+                                  const struct json *block, double original, int block_original)
+{
+	int phimoe = strcmp(h->arch->model_type, "phimoe") == 0;
+	static const char *const keys[] = {"short_mscale", "long_mscale"};
+	static const char *const spec_keys[] = {"short-mscale", "long-mscale"};
+	for (int k = 0; k < 2; k++) {
+		const struct json *v = present(block, keys[k]);
+		if (!v || v->type == JSON_NULL)
+			continue;
+		if (!phimoe)
+			return warn(
+			        h,
+			        "%sshort_mscale/long_mscale: the %s modeling does not read them "
+			        "(only PhiMoE's does); ignored",
+			        where, h->arch->model_type);
+		double ms;
+		if (number(h, where, block, keys[k], &ms) < 0)
+			return PE_EFORMAT;
+		if (!(ms > 0.0))
+			return fail(h, PE_EFORMAT, "%s%s: %.17g is not a number > 0", where,
+			            keys[k], ms);
+		/* PhiMoE switches its mscale at the block's own original length;
+		 * posenc has one switch length for frequencies and mscale. */
+		double own;
+		if (!block_original ||
+		    number(h, where, block, "original_max_position_embeddings", &own) <= 0)
+			return fail(h, PE_EFORMAT,
+			            "%soriginal_max_position_embeddings: PhiMoE compares the "
+			            "sequence length with the rope_scaling block's own value to "
+			            "pick %s; the block has none",
+			            where, keys[k]);
+		if (own != original)
+			return fail(
+			        h, PE_EFORMAT,
+			        "%soriginal_max_position_embeddings: %.17g differs from the "
+			        "top-level %.17g: PhiMoE would pick the mscale at one length and "
+			        "the factors at the other, which posenc cannot express",
+			        where, own, original);
+		put_key(b, spec_keys[k], ms);
+	}
+	return PE_OK;
+}
+
+/*
+ * Qwen2-VL/2.5-VL (mrope_section, rope_type "mrope" or "default"): the text
+ * positions are plain RoPE, which is the model's spec; the note gives the
+ * mrope spec for image and video tokens. The sections must be three whole
+ * numbers adding up to the rotary pairs, as apply_multimodal_rotary_pos_emb
+ * splits the cos/sin tables by them.
+ */
+static enum pe_status mrope_note(struct hf *h, const struct rope_ctx *c, const struct json *block)
+{
+	const struct json *ms = present(block, "mrope_section");
+	double sec[3] = {0, 0, 0};
+	if (ms->type != JSON_ARRAY || ms->n != 3)
+		return fail(h, PE_EFORMAT,
+		            "mrope_section: is not a list of 3 numbers (pairs per temporal, height "
+		            "and width axis)");
+	for (size_t i = 0; i < 3; i++) {
+		const struct json *x = &ms->items[i];
+		if (x->type != JSON_NUMBER || !(x->number >= 0.0 && x->number <= 1e6) ||
+		    x->number != floor(x->number))
+			return fail(h, PE_EFORMAT, "mrope_section[%zu]: is not a whole number >= 0",
+			            i);
+		sec[i] = x->number;
+	}
+	double partial = isnan(c->top_partial) ? 1.0 : c->top_partial;
+	double pairs = floor((double)c->head_dim * partial) / 2.0;
+	if (sec[0] + sec[1] + sec[2] != pairs)
+		return fail(h, PE_EFORMAT,
+		            "mrope_section: %.17g + %.17g + %.17g pairs is not the %.17g rotary "
+		            "pairs",
+		            sec[0], sec[1], sec[2], pairs);
+	int interleaved = 0;
+	const struct json *il = present(block, "mrope_interleaved");
+	if (il && il->type != JSON_NULL) {
+		if (il->type != JSON_BOOL)
+			return fail(h, PE_EFORMAT, "mrope_interleaved: is not true or false");
+		interleaved = il->boolean;
+	}
+	struct strbuf nb = {0};
+	strbuf_addf(&nb,
+	            "M-RoPE sections %.17g/%.17g/%.17g (pairs per temporal/height/width axis): "
+	            "text positions are equal on every axis, which is plain RoPE (what this "
+	            "spec is); image and video tokens: -s mrope:",
+	            sec[0], sec[1], sec[2]);
+	/* rope_theta as rope_spec reads it: the block's, else the top level's */
+	double theta = isnan(c->top_theta) ? 10000.0 : c->top_theta;
+	if (number(h, "", block, "rope_theta", &theta) < 0)
+		return PE_EFORMAT;
+	char *spec = pe_asprintf("mrope:base=%.17g,t=%.17g,h=%.17g,w=%.17g%s", theta, sec[0],
+	                         sec[1], sec[2], interleaved ? ",interleaved=1" : "");
+	if (!spec)
+		return PE_ENOMEM;
+	strbuf_addf(&nb, "%s with text=N,frames=F,height=H,width=W", spec + strlen("mrope:"));
+	const struct json *vc = present(h->root, "vision_config");
+	const struct json *tps =
+	        vc && vc->type == JSON_OBJECT ? present(vc, "tokens_per_second") : NULL;
+	if (tps && tps->type == JSON_NUMBER)
+		strbuf_addf(&nb, " (a video: tstep=%.17g x second_per_grid_t)", tps->number);
+	strbuf_addf(&nb, " or with --position-ids FILE (any sequence); either, given with this "
+	                 "model spec, selects that mrope spec");
+	char *labelled = pe_asprintf("%s,label=%s", spec, h->label);
+	free(spec);
+	if (nb.failed || !labelled) {
+		free(nb.buf);
+		free(labelled);
+		return PE_ENOMEM;
+	}
+	h->m->note = nb.buf;
+	free(h->m->mrope_spec);
+	h->m->mrope_spec = labelled;
 	return PE_OK;
 }
 
@@ -817,30 +940,8 @@ static enum pe_status read_rope(struct hf *h)
 		ls[i].spec = sb.buf;
 	}
 	m->train_context = train > 0 ? train : c.max_pos;
-	if (present(block, "mrope_section")) {
-		const struct json *ms = present(block, "mrope_section");
-		struct strbuf nb = {0};
-		strbuf_addf(&nb, "M-RoPE sections");
-		for (size_t i = 0; ms->type == JSON_ARRAY && i < ms->n; i++)
-			strbuf_addf(&nb, "%s%.17g", i ? "/" : " ", ms->items[i].number);
-		strbuf_addf(&nb, " (pairs per temporal/height/width axis): text positions are "
-		                 "equal on every axis, which is plain RoPE (what this spec is); "
-		                 "image patches: -s mrope:");
-		if (!isnan(c.top_theta))
-			strbuf_addf(&nb, "base=%.17g,", c.top_theta);
-		for (size_t i = 0; ms->type == JSON_ARRAY && i < ms->n && i < 3; i++)
-			strbuf_addf(&nb, "%s=%.17g,",
-			            i == 0   ? "t"
-			            : i == 1 ? "h"
-			                     : "w",
-			            ms->items[i].number);
-		strbuf_addf(&nb, "frames=F,height=H,width=W");
-		m->note = nb.buf;
-		if (nb.failed) {
-			st = PE_ENOMEM;
-			goto done;
-		}
-	}
+	if (present(block, "mrope_section") && (st = mrope_note(h, &c, block)) != PE_OK)
+		goto done;
 	st = group_layers(h, ls, n);
 done:
 	for (size_t i = 0; ls && i < n; i++)

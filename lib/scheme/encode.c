@@ -23,7 +23,7 @@ enum pe_status pe_encode_check(const struct pe_scheme *s, size_t d, enum pe_view
 		return PE_ERANGE;
 	}
 	if (view != PE_VIEW_DEFAULT && !pe_scheme_has(s, PE_CAP_VIEWS)) {
-		*why = "views (angle, cos, sin, rotated) exist only for rope";
+		*why = "views (angle, cos, sin, rotated) exist only for rope and mrope";
 		return PE_EUNSUPPORTED;
 	}
 	return s->type->check ? s->type->check(s, d, view, why) : PE_OK;

@@ -147,7 +147,11 @@ static enum pe_status scale_longrope(const struct pe_rope_scaling_params *p, dou
 	}
 	for (size_t i = 0; i < half; i++)
 		theta[i] = 1.0 / (ext[i] * pow(base, (double)(2 * i) / (double)d_rot));
-	if (!isnan(p->attention_factor))
+	/* PhiMoE: the regime's mscale, when given, replaces the attention factor. */
+	double mscale = p->length > p->original ? p->long_mscale : p->short_mscale;
+	if (mscale > 0.0) /* NaN or 0: unset */
+		info->attention_factor = mscale;
+	else if (!isnan(p->attention_factor))
 		info->attention_factor = p->attention_factor;
 	else if (p->factor <= 1.0)
 		info->attention_factor = 1.0;
@@ -185,8 +189,9 @@ const struct pe_rope_scaling_type pe_rope_scalings[] = {
         {"llama3", "llama3_theta", "llama3_ratio", "factor original low high", 8.0, 8192.0,
          scale_llama3},
         {"longrope", "longrope_theta", "longrope_ratio",
-         "factor original length attention-factor long-factor short-factor", 1.0, 4096.0,
-         scale_longrope},
+         "factor original length attention-factor long-factor short-factor short-mscale "
+         "long-mscale",
+         1.0, 4096.0, scale_longrope},
 };
 _Static_assert(sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]) ==
                        PE_ROPE_SCALING_LONGROPE + 1,

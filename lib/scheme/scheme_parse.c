@@ -674,6 +674,7 @@ enum pe_status pe_scheme_copy(const struct pe_scheme *s, struct pe_scheme **out)
 	*c = *s;
 	c->label = c->canonical = c->path = c->tensor = NULL;
 	c->scaling.long_factor = c->scaling.short_factor = NULL;
+	c->mrope_positions = NULL;
 	int bad = 0;
 	bad |= s->label && !(c->label = pe_strdup(s->label));
 	bad |= s->canonical && !(c->canonical = pe_strdup(s->canonical));
@@ -682,6 +683,7 @@ enum pe_status pe_scheme_copy(const struct pe_scheme *s, struct pe_scheme **out)
 	bad |= dup_list(&c->scaling.long_factor, s->scaling.long_factor, s->scaling.n_long_factor);
 	bad |= dup_list(&c->scaling.short_factor, s->scaling.short_factor,
 	                s->scaling.n_short_factor);
+	bad |= dup_list(&c->mrope_positions, s->mrope_positions, 3 * s->mrope_n_positions);
 	if (bad) {
 		pe_scheme_destroy(c);
 		return PE_ENOMEM;
@@ -710,5 +712,6 @@ void pe_scheme_destroy(struct pe_scheme *s)
 	free(s->tensor);
 	free(s->scaling.long_factor);
 	free(s->scaling.short_factor);
+	free(s->mrope_positions);
 	free(s);
 }

@@ -61,6 +61,10 @@ static const struct pe_scheme_key keys[] = {
          "longrope long_factor: d_rot/2 numbers a/b/c or @FILE"},
         {"short-factor", PE_KEY_LIST, ROFF(short_factor), ROFF(n_short_factor), NULL, 0, 0, 0, NULL,
          "longrope short_factor: d_rot/2 numbers a/b/c or @FILE"},
+        {"short-mscale", PE_KEY_DOUBLE, ROFF(short_mscale), 0, NULL, 0.0, 1e6, 1, NULL,
+         "longrope (PhiMoE): attention factor at lengths <= original"},
+        {"long-mscale", PE_KEY_DOUBLE, ROFF(long_mscale), 0, NULL, 0.0, 1e6, 1, NULL,
+         "longrope (PhiMoE): attention factor at lengths > original"},
 };
 #define NKEYS             (sizeof(keys) / sizeof(keys[0]))
 #define FIRST_SCALING_KEY 4 /* "factor" */
@@ -68,6 +72,8 @@ static const struct pe_scheme_key keys[] = {
 static void init(struct pe_scheme *s)
 {
 	s->scaling.attention_factor = NAN;
+	s->scaling.short_mscale = NAN;
+	s->scaling.long_mscale = NAN;
 }
 
 /* A scaling key given with a scaling that does not take it. */

@@ -231,6 +231,117 @@ with open(os.path.join(TMP, "dyn.npy"), "rb") as a, open(os.path.join(TMP, "plai
 ok(r.rc == 0 and r0.rc == 0 and differ and "sequence length 16384" in r.err,
    "encode: dynamic evaluated at the largest position + 1, and says so", r.err)
 
+# ---- PhiMoE: short_mscale / long_mscale -----------------------------------------------
+# transformers' modeling_phimoe.py (PhimoeRotaryEmbedding): mscale = long_mscale if
+# seq_len > rope_scaling["original_max_position_embeddings"] else short_mscale; a missing
+# one (None) keeps longrope's attention factor; cos and sin are multiplied by it. The
+# configs below are SYNTHETIC, shaped like microsoft/Phi-3.5-MoE-instruct's config.json
+# (hidden 4096, 32 heads, max_position_embeddings 131072, original 4096, rope_theta 1e4,
+# short_mscale = long_mscale = 1.243163121016122 as that config gives them); the factor
+# lists are made up (that config's own lists are not reproduced here).
+def phimoe_cfg(short_ms, long_ms, model_type="phimoe", block_orig=4096, top_orig=4096):
+    block = {"type": "longrope",
+             "short_factor": [1.0 + 0.01 * i for i in range(64)],
+             "long_factor": [1.0 + 0.5 * i for i in range(64)]}
+    if block_orig is not None:
+        block["original_max_position_embeddings"] = block_orig
+    if short_ms is not None:
+        block["short_mscale"] = short_ms
+    if long_ms is not None:
+        block["long_mscale"] = long_ms
+    cfg = {"_note": "SYNTHETIC test config shaped like Phi-3.5-MoE-instruct",
+           "model_type": model_type, "hidden_size": 4096, "num_attention_heads": 32,
+           "max_position_embeddings": 131072, "rope_theta": 10000.0, "rope_scaling": block}
+    if top_orig is not None:
+        cfg["original_max_position_embeddings"] = top_orig
+    return cfg
+
+
+def phimoe_ref(cfg, length):
+    """(inverse frequencies, attention factor) at a sequence length."""
+    block = cfg["rope_scaling"]
+    orig = cfg.get("original_max_position_embeddings", block.get("original_max_position_embeddings"))
+    factor = cfg["max_position_embeddings"] / orig
+    att = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(orig))
+    ext = block["long_factor"] if length > orig else block["short_factor"]
+    inv = [1.0 / (e * 10000.0 ** (i / 128)) for e, i in zip(ext, range(0, 128, 2))]
+    if cfg["model_type"] == "phimoe":
+        ms = block.get("long_mscale") if length > block["original_max_position_embeddings"] \
+            else block.get("short_mscale")
+        att = att if ms is None else ms
+    return inv, att
+
+
+def cos_rows(spec, n, rows):
+    r = run(EXE, "encode", "-s", spec, "-n", str(n), "-d", "128", "--view", "cos", "-o", "-")
+    lines = r.text.splitlines()
+    return r, [[float(x) for x in lines[1 + q].split(",")[1:]] for q in rows] if r.rc == 0 else []
+
+
+def cos_exact(q, t):
+    """cos of the real product q * t: the double product plus its rounding error."""
+    from fractions import Fraction
+    hi = q * t
+    lo = float(Fraction(q) * Fraction(t) - Fraction(hi))
+    return math.cos(hi) - math.sin(hi) * lo
+
+
+PHI35_MS = 1.243163121016122
+for label, short_ms, long_ms in (("Phi-3.5-MoE values", PHI35_MS, PHI35_MS),
+                                 ("distinct", 1.1, 1.3), ("long only", None, 1.3)):
+    cfg = phimoe_cfg(short_ms, long_ms)
+    path = os.path.join(TMP, "phimoe-%s.json" % label.split()[0].lower())
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    for length in (4096, 4097, 131072):
+        inv, att = phimoe_ref(cfg, length)
+        r, s = summary("hf:" + path, "--length", str(length))
+        g = s.get("all", {})
+        ok(r.rc == 0 and float(g.get("attention_factor", "nan")) == att,
+           f"phimoe ({label}): attention factor {att!r} at length {length}", f"{r.err} {g}")
+    for n in (100, 5000):
+        inv, att = phimoe_ref(cfg, n)
+        r, got = cos_rows("hf:" + path, n, (0, n - 1))
+        want0 = [att] * 128
+        q = n - 1
+        want = [att * cos_exact(q, t) for t in inv] * 2
+        good = len(got) == 2 and got[0] == want0 and \
+            all(abs(a - b) <= 1e-15 * max(abs(b), 1.0) for a, b in zip(got[1], want))
+        ok(r.rc == 0 and good, f"phimoe ({label}): encode -n {n} --view cos is mscale x cos "
+           f"(the {'long' if n > 4096 else 'short'} regime)", r.err)
+# phi3 does not read them: a warning, and the derived attention factor
+p3 = os.path.join(TMP, "phi3-mscale.json")
+with open(p3, "w") as f:
+    json.dump(phimoe_cfg(1.1, 1.3, model_type="phi3"), f)
+r, s = summary("hf:" + p3, "--length", "5000")
+r_loud = run(EXE, "model", "hf:" + p3)
+ok(float(s["all"]["attention_factor"]) == math.sqrt(1 + math.log(32.0) / math.log(4096.0))
+   and "only PhiMoE's does" in r_loud.err,
+   "phi3 with short/long_mscale: ignored as its modeling does, with a warning", r_loud.err)
+r = run(EXE, "model", "-q", "hf:" + os.path.join(TMP, "phimoe-distinct.json"))
+ok(r.rc == 0 and "short-mscale=1.1" in r.text and "long-mscale=1.3" in r.text,
+   "phimoe: the spec carries short-mscale and long-mscale", r.text)
+for name, cfg, needle in (
+        ("phimoe-no-block-original", phimoe_cfg(1.1, 1.3, block_orig=None),
+         "rope_scaling block's own value"),
+        ("phimoe-two-originals", phimoe_cfg(1.1, 1.3, block_orig=8192),
+         "8192 differs from the top-level 4096"),
+        ("phimoe-zero-mscale", phimoe_cfg(0.0, 1.3), "short_mscale: 0 is not a number > 0")):
+    path = os.path.join(TMP, name + ".json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    error_case(EXE, name, ["freqs", "-s", "hf:" + path, "-o", "-"], 1, needle)
+error_case(EXE, "short-mscale needs longrope", ["freqs", "-s", "rope:short-mscale=1.2"], 2,
+           "needs scaling=longrope")
+
+# ---- a bare config.json or GGUF path ---------------------------------------------------
+cfgp = os.path.join(CONFIGS, "llama-3.1-8b.json")
+ra, rb = run(EXE, "model", cfgp), run(EXE, "model", "hf:" + cfgp)
+ok(ra.rc == 0 and ra.text == rb.text, "posenc model config.json reads it as hf:config.json", ra.err)
+r = run(EXE, "inspect", cfgp)
+ok(r.rc == 1 and f"'posenc model {cfgp}' reads a model's positional encoding" in r.err,
+   "inspect config.json: the error says posenc model reads it", r.err)
+
 # ---- strictness ---------------------------------------------------------------------
 def bad(name, doc, needle, rc=1):
     path = os.path.join(TMP, name + ".json")

@@ -249,7 +249,8 @@ for name in SCHEMES:
     offered = {g[len(spec):].rstrip("=") for g in got or []}
     if name == "rope":
         # The scaling keys are offered once a scaling is chosen; yarn has most of them.
-        real -= {"low", "high", "length", "long-factor", "short-factor"}
+        real -= {"low", "high", "length", "long-factor", "short-factor",
+                 "long-mscale", "short-mscale"}
         offered -= {"scaling"}
         real -= {"scaling"}
     ok(real == offered, f"keys of {name} match 'posenc help schemes'",

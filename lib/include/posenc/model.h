@@ -43,6 +43,9 @@ struct pe_model {
 	                         context */
 	char *note;           /* owned, may be NULL: what the encoding needs besides the config
 	                         (a learned table's weights) */
+	char *mrope_spec;     /* owned, may be NULL: M-RoPE models (Qwen2-VL's mrope_section):
+	                         the mrope spec of image and video tokens, whose text
+	                         positions are the groups' plain RoPE */
 	int learned;       /* 1: a learned absolute table (GPT-2, BERT): no spec can compute it */
 	size_t table_rows; /* learned: rows of the table (n_positions) */
 	size_t table_cols; /* learned: columns (the hidden size) */

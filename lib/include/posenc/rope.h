@@ -10,6 +10,7 @@
 #define POSENC_ROPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <posenc/scheme.h>
 #include <posenc/status.h>
@@ -85,6 +86,37 @@ PE_API enum pe_status pe_rope_critical_dim(double base, size_t d, double train_l
  * @return a static string ("unknown" outside the enum).
  */
 PE_API const char *pe_rope_scaling_name(enum pe_rope_scaling type);
+
+/*
+ * pe_mrope_position() - the (t, h, w) position ids of token @q of an mrope scheme
+ *
+ * As Qwen2-VL's get_rope_index (Hugging Face transformers) numbers them:
+ * the mrope_text text tokens before the patch grid have t = h = w = q; the
+ * grid's patches, in row-major (frame, row, column) order, have
+ * t = text + floor(frame * tstep), h = text + row, w = text + column; the
+ * text after the grid resumes at the largest position id so far + 1, on
+ * every axis. Without a grid every token is text (t = h = w = q); with
+ * explicit positions (pe_mrope_set_positions()) token q has the q-th triple.
+ *
+ * @return PE_OK and pos[0..2], PE_EINVAL if @s is not an mrope scheme,
+ * PE_ERANGE if q is past the explicit positions or a position id would
+ * pass PE_POSITION_MAX.
+ */
+PE_API enum pe_status pe_mrope_position(const struct pe_scheme *s, uint64_t q, double pos[3]);
+
+/*
+ * pe_mrope_set_positions() - give an mrope scheme explicit position ids
+ *
+ * @thw:   @count triples (t, h, w), token by token; copied.
+ * @err:   on failure, if not NULL, a message naming the bad value; free().
+ *
+ * @return PE_OK; PE_EINVAL if @s is not mrope or its spec already lays out
+ * positions (text=, frames=, ...); PE_ERANGE for an empty list or a value
+ * that is not a whole number in 0..PE_POSITION_MAX (position ids are
+ * integers); PE_ENOMEM.
+ */
+PE_API enum pe_status pe_mrope_set_positions(struct pe_scheme *s, const double *thw, size_t count,
+                                             char **err);
 
 #ifdef __cplusplus
 }

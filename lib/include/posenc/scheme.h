@@ -91,7 +91,8 @@ enum pe_alibi_form {
  * (llama3 low_freq_factor/high_freq_factor), beta-fast, beta-slow,
  * mscale, mscale-all-dim, attention-factor, truncate (yarn),
  * long-factor and short-factor (longrope: numbers separated by '/', or
- * @FILE with numbers separated by white space or commas).
+ * @FILE with numbers separated by white space or commas), short-mscale
+ * and long-mscale (longrope as PhiMoE applies it).
  */
 struct pe_rope_scaling_params {
 	enum pe_rope_scaling type;
@@ -110,6 +111,11 @@ struct pe_rope_scaling_params {
 	size_t n_long_factor;
 	double *short_factor; /* longrope, owned; NULL if not given */
 	size_t n_short_factor;
+	/* longrope as PhiMoE applies it: the attention factor of the short
+	 * (length <= original) and long regimes, instead of the derived one;
+	 * NaN or 0 = unset. */
+	double short_mscale;
+	double long_mscale;
 };
 
 struct pe_scheme {
@@ -148,11 +154,18 @@ struct pe_scheme {
 	int bidirectional;     /* 1 */
 
 	/* mrope (Qwen2-VL M-RoPE): pairs per axis (temporal, height, width), the
-	 * patch grid that positions run over (0: text, every axis = position),
-	 * and the interleaved assignment of pairs to axes (Qwen3-VL). */
-	unsigned mrope_pairs[3]; /* 16, 24, 24 */
-	unsigned mrope_grid[3];  /* 0, 0, 0 */
-	int mrope_interleaved;   /* 0 */
+	 * interleaved assignment of pairs to axes (Qwen3-VL), and the positions:
+	 * mrope_text text tokens, then a patch grid (frames x height x width;
+	 * 0: none, text only), then text again, as Qwen2-VL's get_rope_index
+	 * numbers them (pe_mrope_position() in posenc/rope.h); or explicit
+	 * (t, h, w) triples per token (pe_mrope_set_positions()). */
+	unsigned mrope_pairs[3];  /* 16, 24, 24 */
+	unsigned mrope_grid[3];   /* 0, 0, 0 */
+	int mrope_interleaved;    /* 0 */
+	unsigned mrope_text;      /* 0: text tokens before the grid */
+	double mrope_tstep;       /* 1: temporal position step per frame */
+	double *mrope_positions;  /* owned; NULL: from the keys; else 3 per token */
+	size_t mrope_n_positions; /* tokens in mrope_positions */
 };
 
 /*
