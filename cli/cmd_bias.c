@@ -34,48 +34,96 @@ static const char help[] =
         "Example: posenc bias -s alibi:heads=12 -n 64 -o alibi.npy\n";
 
 /* The long CSV of a heads x n x n tensor stored as (heads * n) x n. */
-static int write_long_csv(const struct cli_common *o, const char *path, const struct pe_matrix *m,
-                          size_t heads, size_t n)
+/* About this many bytes of rows per block of the streamed tensor. */
+#define STREAM_BLOCK_BYTES (16u << 20)
+
+/* One block of rows as ALiBi's long CSV: one line per (head, query, key). */
+static int put_long_rows(FILE *f, const double *rows, size_t r0, size_t count, size_t n)
 {
-	struct cli_file file;
-	int rc = cli_file_open(&file, path);
-	if (rc)
-		return rc;
-	int bad = fputs("head,query,key,bias\n", file.f) < 0;
 	char num[32];
-	for (size_t h = 0; h < heads && !bad; h++)
-		for (size_t i = 0; i < n && !bad; i++)
-			for (size_t j = 0; j < n && !bad; j++) {
-				pe_csv_format(m->data[(h * n + i) * n + j], num);
-				bad = fprintf(file.f, "%zu,%zu,%zu,%s\n", h, i, j, num) < 0;
-			}
-	if (bad)
-		return cli_file_fail(&file, PE_EIO, errno);
-	if ((rc = cli_file_commit(&file)))
-		return rc;
-	char what[96];
-	snprintf(what, sizeof(what), "%zu x %zu x %zu long table", heads, n, n);
-	cli_report_written(o, path, what);
+	for (size_t r = r0; r < r0 + count; r++)
+		for (size_t j = 0; j < n; j++) {
+			pe_csv_format(rows[(r - r0) * n + j], num);
+			if (fprintf(f, "%zu,%zu,%zu,%s\n", r / n, r % n, j, num) < 0)
+				return -1;
+		}
 	return 0;
 }
 
-static int write_npy3(const struct cli_common *o, const char *path, const struct pe_matrix *m,
-                      size_t heads, size_t n)
+/*
+ * The tensor a block of rows at a time (memory: one block, not heads x n x
+ * n): ALiBi as a heads x n x n NPY or a long CSV (head,query,key,bias), the
+ * T5 map as an n x n NPY or CSV. The first block is computed before the
+ * file is opened, so a bad scheme leaves no file.
+ */
+static int write_streamed(const struct cli_common *o, const struct pe_scheme *s, size_t heads,
+                          size_t n, const char *path, enum cli_format format, const char *what)
 {
+	int t5 = pe_scheme_has(s, PE_CAP_BUCKETS);
+	size_t total = heads * n, rows = STREAM_BLOCK_BYTES / 8 / n;
+	rows = rows < 1 ? 1 : rows > total ? total : rows;
+	struct pe_matrix *block = pe_matrix_create(rows, n);
+	if (!block)
+		return cli_error("%s: out of memory", what);
+	enum pe_status st = pe_bias_rows(s, n, 0, rows, block->data);
+	if (st != PE_OK) {
+		pe_matrix_destroy(block);
+		if (st == PE_ENOMEM || st == PE_ETOOBIG)
+			return cli_error("%s: %s", what, pe_status_str(st));
+		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
+	}
 	struct cli_file file;
 	int rc = cli_file_open(&file, path);
-	if (rc)
+	if (rc) {
+		pe_matrix_destroy(block);
 		return rc;
+	}
+	struct pe_axis ra = {"query", 0.0, 1.0, NULL}, ca = {NULL, 0.0, 1.0, NULL};
 	size_t shape[3] = {heads, n, n};
-	enum pe_status st = pe_npy_write(file.f, m->data, shape, 3, o->dtype);
+	if (format == CLI_FORMAT_NPY)
+		st = t5 ? pe_npy_write_header(file.f, shape + 1, 2, o->dtype)
+		        : pe_npy_write_header(file.f, shape, 3, o->dtype);
+	else if (t5)
+		st = pe_csv_write_header(file.f, n, &ra, &ca);
+	else
+		st = fputs("head,query,key,bias\n", file.f) < 0 ? PE_EIO : PE_OK;
+	int compute_failed = 0;
+	for (size_t r0 = 0; r0 < total && st == PE_OK; r0 += rows) {
+		size_t count = total - r0 < rows ? total - r0 : rows;
+		if (r0 > 0 && (st = pe_bias_rows(s, n, r0, count, block->data)) != PE_OK) {
+			compute_failed = 1;
+			break;
+		}
+		block->rows = count;
+		struct pe_axis br = {"query", (double)r0, 1.0, NULL};
+		if (format == CLI_FORMAT_NPY)
+			st = pe_npy_write_data(file.f, block->data, count * n, o->dtype);
+		else if (t5)
+			st = pe_csv_write_rows(file.f, block, &br);
+		else
+			st = put_long_rows(file.f, block->data, r0, count, n) ? PE_EIO : PE_OK;
+	}
+	int e = errno;
+	block->rows = rows;
+	pe_matrix_destroy(block);
+	if (compute_failed) {
+		cli_file_abort(&file);
+		return cli_error("%s: %s", what, pe_status_str(st));
+	}
 	if (st != PE_OK)
-		return cli_file_fail(&file, st, errno);
+		return cli_file_fail(&file, st, e);
 	if ((rc = cli_file_commit(&file)))
 		return rc;
-	char what[96];
-	snprintf(what, sizeof(what), "%zu x %zu x %zu %s array", heads, n, n,
-	         o->dtype == PE_DTYPE_F32 ? "float32" : "float64");
-	cli_report_written(o, path, what);
+	char wrote[96];
+	const char *type = o->dtype == PE_DTYPE_F32 ? "float32 array" : "float64 array";
+	if (t5)
+		snprintf(wrote, sizeof(wrote), "%zu x %zu %s", n, n,
+		         format == CLI_FORMAT_NPY ? type : "table");
+	else if (format == CLI_FORMAT_NPY)
+		snprintf(wrote, sizeof(wrote), "%zu x %zu x %zu %s", heads, n, n, type);
+	else
+		snprintf(wrote, sizeof(wrote), "%zu x %zu x %zu long table", heads, n, n);
+	cli_report_written(o, path, wrote);
 	return 0;
 }
 
@@ -268,24 +316,7 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 	                          "ask for fewer positions (-n)");
 	if (rc)
 		return rc;
-	struct pe_matrix *m = NULL;
-	enum pe_status st = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? pe_alibi_bias(s, n, &m)
-	                                                        : pe_t5_bucket_map(s, n, &m);
-	if (st == PE_ENOMEM || st == PE_ETOOBIG)
-		return cli_error("%s: %s", what, pe_status_str(st));
-	if (st != PE_OK)
-		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
-	if (pe_scheme_has(s, PE_CAP_BUCKETS)) {
-		struct pe_axis rows = {"query", 0.0, 1.0, NULL};
-		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
-		rc = cli_write_matrix(o, path, format, m, &rows, &cols);
-	} else if (format == CLI_FORMAT_NPY) {
-		rc = write_npy3(o, path, m, heads, n);
-	} else {
-		rc = write_long_csv(o, path, m, heads, n);
-	}
-	pe_matrix_destroy(m);
-	return rc;
+	return write_streamed(o, s, heads, n, path, format, what);
 }
 
 int cmd_bias(int argc, char **argv)

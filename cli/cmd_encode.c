@@ -1,4 +1,5 @@
 /* posenc encode: the encoding matrix of one scheme. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "encode_figure.h"
 #include "figure.h"
 #include "output.h"
+#include "progress.h"
 #include "raw.h"
 #include "vectors.h"
 
@@ -101,6 +103,81 @@ static int encode_precision(const struct cli_common *o, const struct pe_scheme *
 	return 0;
 }
 
+/* About this many bytes of rows per block of a streamed export. */
+#define STREAM_BLOCK_BYTES (16u << 20)
+
+/*
+ * A computed scheme's matrix as CSV or NPY a block of rows at a time:
+ * memory is one block, not n x d (the rows are computed independently, so
+ * the bytes are those of the whole matrix). Still refused beyond the
+ * budget as a whole matrix, as every export is (the budget's contract, and
+ * a guard against asking for terabytes of output).
+ */
+static int write_rows_streamed(const struct cli_common *o, const char *path, enum cli_format format,
+                               const struct pe_vectors *vec)
+{
+	size_t n = vec->n, d = vec->d;
+	char what[128];
+	snprintf(what, sizeof(what), "the %zu x %zu matrix", n, d);
+	int rc = cli_check_memory(o, (double)n * (double)d * 8.0, what,
+	                          "ask for fewer positions (-n) or a smaller width (-d)");
+	if (rc)
+		return rc;
+	size_t rows = STREAM_BLOCK_BYTES / 8 / d;
+	rows = rows < 1 ? 1 : rows > n ? n : rows;
+	struct pe_matrix *block = pe_matrix_create(rows, d);
+	if (!block)
+		return cli_error("%s: out of memory", what);
+	struct cli_file file;
+	if ((rc = cli_file_open(&file, path))) {
+		pe_matrix_destroy(block);
+		return rc;
+	}
+	struct pe_axis ra = {"position", (double)vec->first, 1.0, NULL};
+	struct pe_axis ca = {NULL, 0.0, 1.0, NULL};
+	size_t shape[2] = {n, d};
+	enum pe_status st = format == CLI_FORMAT_NPY
+	                            ? pe_npy_write_header(file.f, shape, 2, o->dtype)
+	                            : pe_csv_write_header(file.f, d, &ra, &ca);
+	int compute_failed = 0;
+	char doing[300];
+	snprintf(doing, sizeof(doing), "writing %s", file.is_stdout ? "standard output" : path);
+	struct cli_progress prog;
+	cli_progress_start(&prog, o, doing, n);
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += rows) {
+		cli_progress_update(&prog, r0);
+		size_t count = n - r0 < rows ? n - r0 : rows;
+		if ((st = pe_vectors_rows(vec, r0, count, block->data)) != PE_OK) {
+			compute_failed = 1;
+			break;
+		}
+		block->rows = count;
+		struct pe_axis br = {"position", (double)vec->first + (double)r0, 1.0, NULL};
+		st = format == CLI_FORMAT_NPY
+		             ? pe_npy_write_data(file.f, block->data, count * d, o->dtype)
+		             : pe_csv_write_rows(file.f, block, &br);
+	}
+	cli_progress_end(&prog);
+	int e = errno;
+	block->rows = rows;
+	pe_matrix_destroy(block);
+	if (compute_failed) {
+		cli_file_abort(&file);
+		return st == PE_ENOMEM ? cli_error("%s: out of memory", what)
+		                       : cli_usage_error("%s: %s", what, pe_status_str(st));
+	}
+	if (st != PE_OK)
+		return cli_file_fail(&file, st, e);
+	if ((rc = cli_file_commit(&file)))
+		return rc;
+	snprintf(what, sizeof(what), "%zu x %zu %s", n, d,
+	         format == CLI_FORMAT_NPY
+	                 ? (o->dtype == PE_DTYPE_F32 ? "float32 array" : "float64 array")
+	                 : "table");
+	cli_report_written(o, path, what);
+	return 0;
+}
+
 int cmd_encode(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -144,16 +221,25 @@ int cmd_encode(int argc, char **argv)
 			rc = cli_encode_figure(&o, path, format, &v.vec);
 	}
 	struct pe_matrix *m = NULL;
+	/* A file's rows are written from the loaded table itself, not a copy of it. */
+	struct pe_matrix rows_of_table = {0, 0, NULL};
+	const struct pe_matrix *out = NULL;
 	if (!rc && !figure && simulated) {
 		m = simulated;
 		simulated = NULL;
+	} else if (!rc && !figure && v.table) {
+		rows_of_table =
+		        (struct pe_matrix){v.vec.n, v.vec.d, v.table->data + v.vec.first * v.vec.d};
+		out = &rows_of_table;
 	} else if (!rc && !figure) {
-		rc = cli_vectors_matrix(&o, &v, &m);
+		rc = write_rows_streamed(&o, path, format, &v.vec);
 	}
-	if (!rc && !figure) {
+	if (!out)
+		out = m;
+	if (!rc && out) {
 		struct pe_axis rows = {"position", (double)v.vec.first, 1.0, NULL};
 		struct pe_axis cols = {NULL, 0.0, 1.0, NULL};
-		rc = cli_write_matrix(&o, path, format, m, &rows, &cols);
+		rc = cli_write_matrix(&o, path, format, out, &rows, &cols);
 	}
 	pe_matrix_destroy(m);
 	pe_matrix_destroy(simulated);

@@ -169,8 +169,15 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 	}
 	size_t n = v->n, rows = STREAM_BLOCK_BYTES / 8 / n;
 	rows = rows < 1 ? 1 : rows > n ? n : rows;
-	struct pe_matrix *block = pe_matrix_create(rows, n);
-	if (!block) {
+	/* A function of the offset alone: rows are slices of one array, never formed. */
+	const double *F = pe_pairwise_rows_offsets(src);
+	struct pe_offset_rows *slices = NULL;
+	struct pe_matrix *block = NULL;
+	if (F)
+		st = pe_offset_rows_create(F, n, &slices);
+	else
+		st = (block = pe_matrix_create(rows, n)) ? PE_OK : PE_ENOMEM;
+	if (st != PE_OK) {
 		pe_pairwise_rows_destroy(src);
 		return cli_error("out of memory");
 	}
@@ -178,6 +185,7 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 	int rc = cli_file_open(&file, r->path);
 	if (rc) {
 		pe_matrix_destroy(block);
+		pe_offset_rows_destroy(slices);
 		pe_pairwise_rows_destroy(src);
 		return rc;
 	}
@@ -196,6 +204,13 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += rows) {
 		cli_progress_update(&prog, r0);
 		size_t count = n - r0 < rows ? n - r0 : rows;
+		struct pe_axis br = {"position", (double)v->first + (double)r0, 1.0, NULL};
+		if (slices) {
+			st = r->format == CLI_FORMAT_NPY
+			             ? pe_offset_rows_npy(slices, file.f, r0, count, r->o.dtype)
+			             : pe_offset_rows_csv(slices, file.f, r0, count, &br);
+			continue;
+		}
 		st = pe_pairwise_rows_fill(src, r0, count, block->data);
 		if (st != PE_OK) {
 			compute_failed = 1;
@@ -205,13 +220,14 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 			st = pe_npy_write_data(file.f, block->data, count * n, r->o.dtype);
 		} else {
 			block->rows = count;
-			struct pe_axis br = {"position", (double)v->first + (double)r0, 1.0, NULL};
 			st = pe_csv_write_rows(file.f, block, &br);
 		}
 	}
 	cli_progress_end(&prog);
-	block->rows = rows;
+	if (block)
+		block->rows = rows;
 	pe_matrix_destroy(block);
+	pe_offset_rows_destroy(slices);
 	pe_pairwise_rows_destroy(src);
 	if (st != PE_OK) {
 		int e = errno;

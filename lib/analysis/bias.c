@@ -64,6 +64,24 @@ enum pe_status pe_alibi_slopes(unsigned heads, double *slopes)
 	return PE_OK;
 }
 
+/* Rows [r0, r0 + count) of the (heads * n) x n ALiBi tensor, from its slopes. */
+static void alibi_rows(const struct pe_scheme *s, const double *slopes, size_t n, size_t r0,
+                       size_t count, double *dst)
+{
+	for (size_t r = r0; r < r0 + count; r++) {
+		size_t h = r / n, i = r % n;
+		double *row = dst + (r - r0) * n;
+		for (size_t j = 0; j < n; j++) {
+			if (j > i)
+				row[j] = -INFINITY;
+			else if (s->form == PE_ALIBI_OFFICIAL)
+				row[j] = slopes[h] * (double)j;
+			else /* (j - i) <= 0, so the diagonal is +0, not -0 */
+				row[j] = slopes[h] * ((double)j - (double)i);
+		}
+	}
+}
+
 enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matrix **out)
 {
 	*out = NULL;
@@ -84,19 +102,7 @@ enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matr
 		return PE_ENOMEM;
 	}
 	pe_alibi_slopes(s->heads, slopes);
-	for (size_t h = 0; h < s->heads; h++) {
-		for (size_t i = 0; i < n; i++) {
-			double *row = m->data + (h * n + i) * n;
-			for (size_t j = 0; j < n; j++) {
-				if (j > i)
-					row[j] = -INFINITY;
-				else if (s->form == PE_ALIBI_OFFICIAL)
-					row[j] = slopes[h] * (double)j;
-				else /* (j - i) <= 0, so the diagonal is +0, not -0 */
-					row[j] = slopes[h] * ((double)j - (double)i);
-			}
-		}
-	}
+	alibi_rows(s, slopes, n, 0, rows, m->data);
 	free(slopes);
 	*out = m;
 	return PE_OK;
@@ -133,6 +139,25 @@ enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance
 	return PE_OK;
 }
 
+/* The bucket of every offset j - i, k = j - i + n - 1 in 0 .. 2n - 2. */
+static unsigned *t5_by_offset(const struct pe_scheme *s, size_t n)
+{
+	unsigned *by_offset = malloc((2 * n + 1) * sizeof(*by_offset));
+	if (by_offset)
+		for (size_t k = 0; k + 1 < 2 * n; k++)
+			pe_t5_bucket((int64_t)k - (int64_t)n + 1, s->buckets, s->max_distance,
+			             s->bidirectional, &by_offset[k]);
+	return by_offset;
+}
+
+/* Rows [r0, r0 + count) of the map: it is Toeplitz, one bucket per offset. */
+static void t5_rows(const unsigned *by_offset, size_t n, size_t r0, size_t count, double *dst)
+{
+	for (size_t i = r0; i < r0 + count; i++)
+		for (size_t j = 0; j < n; j++)
+			dst[(i - r0) * n + j] = (double)by_offset[j + n - 1 - i];
+}
+
 enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_matrix **out)
 {
 	*out = NULL;
@@ -146,20 +171,46 @@ enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_m
 	    n > (size_t)INT64_MAX)
 		return PE_ETOOBIG;
 	struct pe_matrix *m = pe_matrix_create(n, n);
-	unsigned *by_offset = malloc((2 * n + 1) * sizeof(*by_offset));
+	unsigned *by_offset = t5_by_offset(s, n);
 	if (!m || !by_offset) {
 		pe_matrix_destroy(m);
 		free(by_offset);
 		return PE_ENOMEM;
 	}
-	/* The map is Toeplitz: one bucket per offset j - i, 2n - 1 of them. */
-	for (size_t k = 0; k + 1 < 2 * n; k++)
-		pe_t5_bucket((int64_t)k - (int64_t)n + 1, s->buckets, s->max_distance,
-		             s->bidirectional, &by_offset[k]);
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < n; j++)
-			m->data[i * n + j] = (double)by_offset[j + n - 1 - i];
+	t5_rows(by_offset, n, 0, n, m->data);
 	free(by_offset);
 	*out = m;
+	return PE_OK;
+}
+
+enum pe_status pe_bias_rows(const struct pe_scheme *s, size_t n, size_t r0, size_t count,
+                            double *dst)
+{
+	int alibi = pe_scheme_has(s, PE_CAP_BIAS_HEADS);
+	if (!alibi && !pe_scheme_has(s, PE_CAP_BUCKETS))
+		return PE_EUNSUPPORTED;
+	enum pe_status st = pe_bias_check(s, NULL);
+	if (st != PE_OK)
+		return st;
+	size_t rows;
+	if (pe_size_mul(alibi ? s->heads : 1, n, &rows) != PE_OK || n > (size_t)INT64_MAX ||
+	    n > SIZE_MAX / 2 - 1)
+		return PE_ETOOBIG;
+	if (count == 0 || r0 >= rows || count > rows - r0)
+		return PE_ERANGE;
+	if (alibi) {
+		double *slopes = malloc(s->heads * sizeof(*slopes));
+		if (!slopes)
+			return PE_ENOMEM;
+		pe_alibi_slopes(s->heads, slopes);
+		alibi_rows(s, slopes, n, r0, count, dst);
+		free(slopes);
+		return PE_OK;
+	}
+	unsigned *by_offset = t5_by_offset(s, n);
+	if (!by_offset)
+		return PE_ENOMEM;
+	t5_rows(by_offset, n, r0, count, dst);
+	free(by_offset);
 	return PE_OK;
 }

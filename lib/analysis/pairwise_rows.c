@@ -118,6 +118,11 @@ int pe_pairwise_rows_structured(const struct pe_pairwise_rows *r)
 	return r->structured;
 }
 
+const double *pe_pairwise_rows_offsets(const struct pe_pairwise_rows *r)
+{
+	return r->structured ? r->F : NULL;
+}
+
 int pe_pairwise_has_structure(const struct pe_vectors *v, enum pe_metric m)
 {
 	if (pe_pairwise_check(v, m) != PE_OK || !structurable(m))

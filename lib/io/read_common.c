@@ -111,6 +111,20 @@ void rd_convert(const unsigned char *src, enum rd_elem e, int big_endian, size_t
 	}
 }
 
+void rd_table_convert(const unsigned char *file, const struct rd_table_loc *loc, double *dst)
+{
+	size_t size = rd_elem_size(loc->elem), cols = loc->cols;
+	const unsigned char *data = file + loc->offset;
+	if (!loc->fortran) {
+		rd_convert(data + loc->r0 * cols * size, loc->elem, loc->big_endian,
+		           (loc->r1 - loc->r0) * cols, 1, dst);
+		return;
+	}
+	for (size_t i = loc->r0; i < loc->r1; i++)
+		rd_convert(data + i * size, loc->elem, loc->big_endian, cols, loc->rows,
+		           dst + (i - loc->r0) * cols);
+}
+
 void rd_shape_str(char *buf, size_t cap, const uint64_t *shape, size_t ndim)
 {
 	size_t used = 0;

@@ -19,39 +19,9 @@ struct line {
 	size_t number; /* 1-based line number in the file */
 };
 
-struct lines {
-	const char *p, *end;
-	size_t number;
-};
-
 static int is_space(char c)
 {
 	return c == ' ' || c == '\t';
-}
-
-/* The next line holding data (not blank, not a '#' comment); 0 at the end. */
-static int next_line(struct lines *it, struct line *out)
-{
-	while (it->p < it->end) {
-		const char *start = it->p;
-		const char *nl = memchr(start, '\n', (size_t)(it->end - start));
-		const char *stop = nl ? nl : it->end;
-		it->p = nl ? nl + 1 : it->end;
-		it->number++;
-		const char *e = stop;
-		if (e > start && e[-1] == '\r')
-			e--;
-		const char *q = start;
-		while (q < e && is_space(*q))
-			q++;
-		if (q == e || *q == '#')
-			continue;
-		out->p = start;
-		out->end = e;
-		out->number = it->number;
-		return 1;
-	}
-	return 0;
 }
 
 enum cell_result {
@@ -178,34 +148,61 @@ struct csv_shape {
 	int index_by_header; /* the header alone says the first column is an index */
 	size_t cells;        /* cells per row, index included */
 	size_t rows;         /* data rows */
-	size_t first_data_line;
 };
 
-/* First pass: header, cells per row, data rows. */
-static enum pe_status csv_scan(const char *buf, size_t len, struct csv_shape *sh, char **err)
+struct rd_csv {
+	size_t r0, r1; /* rows kept: r0..r1-1 (r1 = SIZE_MAX: to the end) */
+	int r1_set;
+	size_t limit; /* bytes of float64; 0: none */
+	int fed;      /* some text seen: the BOM and binary checks are done */
+	int started;  /* the first data line was seen */
+	struct csv_shape sh;
+	size_t line; /* lines so far (1-based numbers) */
+	double previous;
+	int consecutive;
+	double *data; /* kept rows, sh.cells values each */
+	size_t kept, cap;
+	int over; /* past the limit: rows are counted, no longer kept */
+};
+
+enum pe_status rd_csv_begin(const struct pe_read_request *req, size_t limit, struct rd_csv **out,
+                            char **err)
 {
-	memset(sh, 0, sizeof(*sh));
-	/* NPY and safetensors are told apart before; other binary files end here. */
-	if (memchr(buf, '\0', len < 4096 ? len : 4096))
-		return rd_fail(err, PE_EFORMAT,
-		               "not a text table (binary data; posenc reads .npy, .safetensors and "
-		               ".csv)");
-	struct lines it = {buf, buf + len, 0};
-	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
-		it.p += 3;
-	struct line ln;
-	if (!next_line(&it, &ln))
-		return rd_fail(err, PE_EFORMAT, "no data rows (the file is empty)");
+	*out = NULL;
+	struct rd_csv *c = calloc(1, sizeof(*c));
+	if (!c)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	c->r0 = req ? req->row_first : 0;
+	c->r1_set = req && req->row_end_set;
+	c->r1 = c->r1_set ? req->row_end : SIZE_MAX;
+	c->limit = limit;
+	c->consecutive = 1;
+	*out = c;
+	return PE_OK;
+}
+
+void rd_csv_abort(struct rd_csv *c)
+{
+	if (!c)
+		return;
+	free(c->data);
+	free(c);
+}
+
+/* The first data line: header or not, cells per row, index by header. */
+static enum pe_status csv_first(struct rd_csv *c, const struct line *ln, char **err)
+{
+	struct csv_shape *sh = &c->sh;
 	char cell[CELL_MAX + 1];
 	size_t n;
 	int last = 0, numeric_rest = 1;
-	const char *p = ln.p;
+	const char *p = ln->p;
 	int first_index_name = 0, first_numeric = 1;
 	while (!last) {
-		enum cell_result r = next_cell(&p, ln.end, cell, &n, &last);
+		enum cell_result r = next_cell(&p, ln->end, cell, &n, &last);
 		if (r == CELL_BAD_QUOTE)
 			return rd_fail(err, PE_EFORMAT, "line %zu, column %zu: unbalanced quotes",
-			               ln.number, sh->cells + 1);
+			               ln->number, sh->cells + 1);
 		double v;
 		int integer;
 		int numeric = r == CELL_OK && parse_number(cell, &v, &integer);
@@ -220,118 +217,231 @@ static enum pe_status csv_scan(const char *buf, size_t len, struct csv_shape *sh
 	sh->header = !first_numeric || !numeric_rest;
 	sh->index_by_header = sh->header && sh->cells >= 2 &&
 	                      (first_index_name || (!first_numeric && numeric_rest));
-	if (!sh->header) {
-		sh->rows = 1;
-		sh->first_data_line = ln.number;
-	}
-	while (next_line(&it, &ln)) {
-		if (sh->rows == 0)
-			sh->first_data_line = ln.number;
-		sh->rows++;
-	}
-	if (sh->rows == 0)
-		return rd_fail(err, PE_EFORMAT, "no data rows (only a header)");
+	return PE_OK;
+}
+
+/* Room for one more kept row: doubling (large blocks move by remapping, not copying). */
+static enum pe_status csv_room(struct rd_csv *c, char **err)
+{
+	if (c->kept < c->cap)
+		return PE_OK;
+	size_t cells = c->sh.cells;
+	size_t want = c->cap ? c->cap * 2 : 64;
+	if (c->r1_set && want > c->r1 - c->r0)
+		want = c->r1 - c->r0;
+	if (want <= c->kept)
+		want = c->kept + 1;
+	if (want > SIZE_MAX / sizeof(double) / cells)
+		return rd_fail(err, PE_ETOOBIG, "the table is too large");
+	double *grown = realloc(c->data, want * cells * sizeof(double));
+	if (!grown)
+		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table", want, cells);
+	c->data = grown;
+	c->cap = want;
 	return PE_OK;
 }
 
 /*
- * Second pass: parses every data row (all are validated), keeping rows
- * r0..r1-1 with all their cells in dst. Sets *consecutive when the first
- * column holds integer text k, k+1, ... over every row.
+ * One data row: every cell validated, kept when its row is wanted. The
+ * first column's integer text is followed for the index rule.
  */
-static enum pe_status csv_parse(const char *buf, size_t len, const struct csv_shape *sh, size_t r0,
-                                size_t r1, double *dst, int *consecutive, char **err)
+static enum pe_status csv_row(struct rd_csv *c, const struct line *ln, char **err)
 {
-	struct lines it = {buf, buf + len, 0};
-	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
-		it.p += 3;
-	struct line ln;
-	if (sh->header)
-		next_line(&it, &ln);
-	char cell[CELL_MAX + 1];
-	double previous = 0;
-	*consecutive = 1;
-	for (size_t row = 0; next_line(&it, &ln); row++) {
-		const char *p = ln.p;
-		size_t n, col = 0;
-		int last = 0, extra = 0;
-		while (!last) {
-			enum cell_result r = next_cell(&p, ln.end, cell, &n, &last);
-			if (col == sh->cells) {
-				extra = 1;
-				break;
-			}
-			if (r == CELL_BAD_QUOTE)
-				return rd_fail(err, PE_EFORMAT,
-				               "line %zu, column %zu: unbalanced quotes", ln.number,
-				               col + 1);
-			double v;
-			int integer;
-			if (r == CELL_TOO_LONG || !parse_number(cell, &v, &integer)) {
-				if (n == 0)
-					return rd_fail(err, PE_EFORMAT,
-					               "line %zu, column %zu: empty cell",
-					               ln.number, col + 1);
-				return rd_fail(err, PE_EFORMAT,
-				               "line %zu, column %zu: '%.40s%s' is not a number",
-				               ln.number, col + 1, cell,
-				               r == CELL_TOO_LONG ? "..." : "");
-			}
-			if (col == 0) {
-				if (!integer || (row > 0 && v != previous + 1))
-					*consecutive = 0;
-				previous = v;
-			}
-			if (row >= r0 && row < r1)
-				dst[(row - r0) * sh->cells + col] = v;
-			col++;
-		}
-		if (col != sh->cells || extra) {
-			size_t found = col + extra;
-			while (!last) {
-				next_cell(&p, ln.end, cell, &n, &last);
-				found++;
-			}
-			return rd_fail(err, PE_EFORMAT, "line %zu has %zu cells, expected %zu",
-			               ln.number, found, sh->cells);
+	const struct csv_shape *sh = &c->sh;
+	size_t row = sh->rows;
+	double *dst = NULL;
+	if (row >= c->r0 && row < c->r1 && !c->over) {
+		/* Never more than the limit: cells without an index column are a lower bound. */
+		size_t cols = sh->cells >= 2 && (sh->index_by_header || c->consecutive)
+		                      ? sh->cells - 1
+		                      : sh->cells;
+		if (c->limit && ((double)c->kept + 1.0) * (double)cols * 8.0 > (double)c->limit) {
+			c->over = 1;
+			free(c->data);
+			c->data = NULL;
+			c->cap = 0;
+		} else {
+			enum pe_status st = csv_room(c, err);
+			if (st != PE_OK)
+				return st;
+			dst = c->data + c->kept * sh->cells;
 		}
 	}
-	if (sh->rows < 2)
-		*consecutive = 0;
+	char cell[CELL_MAX + 1];
+	const char *p = ln->p;
+	size_t n, col = 0;
+	int last = 0, extra = 0;
+	while (!last) {
+		enum cell_result r = next_cell(&p, ln->end, cell, &n, &last);
+		if (col == sh->cells) {
+			extra = 1;
+			break;
+		}
+		if (r == CELL_BAD_QUOTE)
+			return rd_fail(err, PE_EFORMAT, "line %zu, column %zu: unbalanced quotes",
+			               ln->number, col + 1);
+		double v;
+		int integer;
+		if (r == CELL_TOO_LONG || !parse_number(cell, &v, &integer)) {
+			if (n == 0)
+				return rd_fail(err, PE_EFORMAT, "line %zu, column %zu: empty cell",
+				               ln->number, col + 1);
+			return rd_fail(err, PE_EFORMAT,
+			               "line %zu, column %zu: '%.40s%s' is not a number",
+			               ln->number, col + 1, cell, r == CELL_TOO_LONG ? "..." : "");
+		}
+		if (col == 0) {
+			if (!integer || (row > 0 && v != c->previous + 1))
+				c->consecutive = 0;
+			c->previous = v;
+		}
+		if (dst)
+			dst[col] = v;
+		col++;
+	}
+	if (col != sh->cells || extra) {
+		size_t found = col + extra;
+		while (!last) {
+			next_cell(&p, ln->end, cell, &n, &last);
+			found++;
+		}
+		return rd_fail(err, PE_EFORMAT, "line %zu has %zu cells, expected %zu", ln->number,
+		               found, sh->cells);
+	}
+	if (dst)
+		c->kept++;
+	c->sh.rows++;
 	return PE_OK;
 }
 
-/* Parses the file; the result keeps rows r0..r1-1 (r1 = 0: decided here). */
+/* One line of text, without its newline. */
+static enum pe_status csv_line(struct rd_csv *c, const char *start, const char *stop, char **err)
+{
+	c->line++;
+	const char *e = stop;
+	if (e > start && e[-1] == '\r')
+		e--;
+	const char *q = start;
+	while (q < e && is_space(*q))
+		q++;
+	if (q == e || *q == '#')
+		return PE_OK; /* blank, or a comment */
+	struct line ln = {start, e, c->line};
+	if (!c->started) {
+		c->started = 1;
+		enum pe_status st = csv_first(c, &ln, err);
+		if (st != PE_OK || c->sh.header)
+			return st;
+	}
+	return csv_row(c, &ln, err);
+}
+
+enum pe_status rd_csv_feed(struct rd_csv *c, const char *buf, size_t len, int eof, size_t *used,
+                           char **err)
+{
+	*used = 0;
+	const char *p = buf, *end = buf + len;
+	if (!c->fed) {
+		/* The first 4096 bytes decide (binary or text, a BOM): nothing before them. */
+		if (len < 4096 && !eof)
+			return PE_OK;
+		/* NPY and safetensors are told apart before; other binary files end here. */
+		if (len && memchr(buf, '\0', len < 4096 ? len : 4096))
+			return rd_fail(err, PE_EFORMAT,
+			               "not a text table (binary data; posenc reads .npy, "
+			               ".safetensors and .csv)");
+		if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+			p += 3;
+		c->fed = 1;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl && !eof)
+			break;
+		const char *stop = nl ? nl : end;
+		enum pe_status st = csv_line(c, p, stop, err);
+		if (st != PE_OK)
+			return st;
+		p = nl ? nl + 1 : end;
+	}
+	*used = (size_t)(p - buf);
+	return PE_OK;
+}
+
+enum pe_status rd_csv_finish(struct rd_csv *c, struct pe_matrix **out, char **err)
+{
+	*out = NULL;
+	const struct csv_shape *sh = &c->sh;
+	enum pe_status st = PE_OK;
+	size_t r0, r1;
+	if (!c->started)
+		st = rd_fail(err, PE_EFORMAT, "no data rows (the file is empty)");
+	else if (sh->rows == 0)
+		st = rd_fail(err, PE_EFORMAT, "no data rows (only a header)");
+	else
+		st = rd_row_range(
+		        &(struct pe_read_request){NULL, c->r0, c->r1_set ? c->r1 : 0, c->r1_set},
+		        sh->rows, &r0, &r1, err);
+	if (st != PE_OK) {
+		rd_csv_abort(c);
+		return st;
+	}
+	int consecutive = c->consecutive && sh->rows >= 2;
+	int index = sh->cells >= 2 && (sh->index_by_header || consecutive);
+	size_t cols = index ? sh->cells - 1 : sh->cells;
+	if (c->over) {
+		double bytes = (double)(r1 - r0) * (double)cols * 8.0;
+		st = rd_fail(err, PE_ETOOBIG,
+		             "the %zu x %zu table needs %.1f MiB as float64, more than the limit "
+		             "of %.1f MiB",
+		             r1 - r0, cols, bytes / 1048576.0, (double)c->limit / 1048576.0);
+		rd_csv_abort(c);
+		return st;
+	}
+	struct pe_matrix *m = malloc(sizeof(*m));
+	if (!m) {
+		rd_csv_abort(c);
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	}
+	if (index) {
+		/* Drop the index column in place. */
+		for (size_t i = 0; i < c->kept; i++)
+			memmove(c->data + i * cols, c->data + i * sh->cells + 1,
+			        cols * sizeof(double));
+	}
+	m->rows = c->kept;
+	m->cols = cols;
+	m->data = c->data;
+	/* Give back what doubling reserved beyond the table (shrinking does not move it). */
+	if (c->cap > c->kept) {
+		double *fit = realloc(c->data, c->kept * cols * sizeof(double));
+		if (fit)
+			m->data = fit;
+	}
+	c->data = NULL;
+	rd_csv_abort(c);
+	*out = m;
+	return PE_OK;
+}
+
+/* Parses the file whole; the result keeps the requested rows. */
 static enum pe_status csv_read(const char *buf, size_t len, const struct pe_read_request *req,
                                struct pe_matrix **out, struct csv_shape *sh, int *index, char **err)
 {
-	enum pe_status st = csv_scan(buf, len, sh, err);
+	struct rd_csv *c;
+	enum pe_status st = rd_csv_begin(req, 0, &c, err);
 	if (st != PE_OK)
 		return st;
-	size_t r0, r1;
-	if ((st = rd_row_range(req, sh->rows, &r0, &r1, err)) != PE_OK)
-		return st;
-	struct pe_matrix *m = pe_matrix_create(r1 - r0, sh->cells);
-	if (!m)
-		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table", r1 - r0,
-		               sh->cells);
-	int consecutive;
-	st = csv_parse(buf, len, sh, r0, r1, m->data, &consecutive, err);
-	if (st != PE_OK) {
-		pe_matrix_destroy(m);
+	size_t used;
+	if ((st = rd_csv_feed(c, buf, len, 1, &used, err)) != PE_OK) {
+		rd_csv_abort(c);
 		return st;
 	}
-	*index = sh->cells >= 2 && (sh->index_by_header || consecutive);
-	if (*index) {
-		/* Drop the index column in place. */
-		size_t cols = sh->cells - 1;
-		for (size_t i = 0; i < m->rows; i++)
-			memmove(m->data + i * cols, m->data + i * sh->cells + 1,
-			        cols * sizeof(double));
-		m->cols = cols;
-	}
-	*out = m;
-	return PE_OK;
+	*sh = c->sh;
+	size_t cells = c->sh.cells;
+	st = rd_csv_finish(c, out, err);
+	*index = st == PE_OK && (*out)->cols < cells;
+	return st;
 }
 
 enum pe_status pe_csv_read(const void *buf, size_t len, const struct pe_read_request *req,

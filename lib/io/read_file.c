@@ -78,6 +78,29 @@ static enum pe_status read_stream(int fd, size_t limit, struct contents *c, char
 	return PE_OK;
 }
 
+/* Bytes [off, off + n) of a file of @len bytes into dst; a short read means it shrank. */
+static enum pe_status pread_range(int fd, void *dst, uint64_t off, size_t n, size_t len, char **err)
+{
+	unsigned char *p = dst;
+	while (n) {
+		size_t want = n > ((size_t)1 << 30) ? (size_t)1 << 30 : n;
+		ssize_t got = pread(fd, p, want, (off_t)off);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return rd_fail(err, PE_EIO, "%s", strerror(errno));
+		if (got == 0)
+			return rd_fail(err, PE_EIO,
+			               "the file shrank while it was being read (%zu bytes at the "
+			               "start, %llu now)",
+			               len, (unsigned long long)off);
+		p += got;
+		off += (uint64_t)got;
+		n -= (size_t)got;
+	}
+	return PE_OK;
+}
+
 /* Bytes [off, off + n) of the file into the buffer; a short read means it shrank. */
 static enum pe_status fill(int fd, struct contents *c, uint64_t off, uint64_t n, char **err)
 {
@@ -93,23 +116,7 @@ static enum pe_status fill(int fd, struct contents *c, uint64_t off, uint64_t n,
 	if (mprotect((unsigned char *)c->map + lo, (size_t)(off + n) - lo,
 	             PROT_READ | PROT_WRITE) != 0)
 		return rd_fail(err, PE_ENOMEM, "out of memory (%llu bytes)", (unsigned long long)n);
-	while (n) {
-		size_t want = n > ((size_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
-		ssize_t got = pread(fd, dst, want, (off_t)off);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return rd_fail(err, PE_EIO, "%s", strerror(errno));
-		if (got == 0)
-			return rd_fail(err, PE_EIO,
-			               "the file shrank while it was being read (%zu bytes at the "
-			               "start, %llu now)",
-			               c->len, (unsigned long long)off);
-		dst += got;
-		off += (uint64_t)got;
-		n -= (uint64_t)got;
-	}
-	return PE_OK;
+	return pread_range(fd, dst, off, (size_t)n, c->len, err);
 }
 
 static uint64_t le_u64(const unsigned char *b, size_t n)
@@ -165,6 +172,25 @@ static enum pe_status fill_needed(int fd, struct contents *c, const char *path, 
 	return st;
 }
 
+/* A file that changed while it was read is not one file: refused. */
+static enum pe_status unchanged(int fd, const struct stat *sb, char **err)
+{
+	struct stat after;
+	if (fstat(fd, &after) != 0)
+		return PE_OK;
+	if (after.st_nlink == 0)
+		return rd_fail(err, PE_EIO, "the file was removed while it was being read");
+	if (after.st_size != sb->st_size)
+		return rd_fail(err, PE_EIO,
+		               "the file changed size while it was being read (%lld bytes at the "
+		               "start, %lld at the end)",
+		               (long long)sb->st_size, (long long)after.st_size);
+	if (after.st_mtim.tv_sec != sb->st_mtim.tv_sec ||
+	    after.st_mtim.tv_nsec != sb->st_mtim.tv_nsec)
+		return rd_fail(err, PE_EIO, "the file changed while it was being read");
+	return PE_OK;
+}
+
 static enum pe_status contents_open(const char *path, size_t limit, const char *tensor,
                                     int header_only, struct contents *c, char **err)
 {
@@ -205,23 +231,8 @@ static enum pe_status contents_open(const char *path, size_t limit, const char *
 		c->p = map;
 		c->len = (size_t)sb.st_size;
 		st = fill_needed(fd, c, path, limit, tensor, header_only, err);
-		/* A file that changed while it was read is not one file: refused. */
-		struct stat after;
-		if (st == PE_OK && fstat(fd, &after) == 0) {
-			if (after.st_nlink == 0)
-				st = rd_fail(err, PE_EIO,
-				             "the file was removed while it was being read");
-			else if (after.st_size != sb.st_size)
-				st = rd_fail(
-				        err, PE_EIO,
-				        "the file changed size while it was being read (%lld bytes "
-				        "at the start, %lld at the end)",
-				        (long long)sb.st_size, (long long)after.st_size);
-			else if (after.st_mtim.tv_sec != sb.st_mtim.tv_sec ||
-			         after.st_mtim.tv_nsec != sb.st_mtim.tv_nsec)
-				st = rd_fail(err, PE_EIO,
-				             "the file changed while it was being read");
-		}
+		if (st == PE_OK)
+			st = unchanged(fd, &sb, err);
 	} else if (!S_ISREG(sb.st_mode)) {
 		st = read_stream(fd, limit, c, err);
 	}
@@ -263,21 +274,6 @@ enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
 		break;
 	}
 	return rd_fail(err, PE_EFORMAT, "the file is empty");
-}
-
-enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
-                            struct pe_matrix **out, char **err)
-{
-	*out = NULL;
-	if (err)
-		*err = NULL;
-	struct contents c;
-	enum pe_status st = contents_open(path, 0, req ? req->tensor : NULL, 0, &c, err);
-	if (st != PE_OK)
-		return st;
-	st = pe_read_buffer(c.p, c.len, path, req, out, err);
-	contents_close(&c);
-	return st;
 }
 
 enum pe_status pe_file_inspect_buffer(const void *buf, size_t len, const char *name,
@@ -327,28 +323,29 @@ enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char
 }
 
 /*
- * The float64 table a file scheme selects, against @max_bytes, from the
- * file's header (a CSV is scanned, not parsed) before anything is
- * allocated for it. Anything the header cannot tell is left to the reader.
+ * The float64 table a request selects, against @max_bytes, from the file's
+ * header before anything is allocated for it. Anything the header cannot
+ * tell is left to the reader.
  */
-static enum pe_status table_fits(const struct contents *c, const struct pe_scheme *s,
-                                 size_t max_bytes, char **err)
+static enum pe_status table_fits(const struct contents *c, const char *path,
+                                 const struct pe_read_request *req, size_t max_bytes, char **err)
 {
 	struct pe_file_info *info = NULL;
-	if (pe_file_inspect_buffer(c->p, c->len, s->path, &info, NULL) != PE_OK)
+	if (pe_file_inspect_buffer(c->p, c->len, path, &info, NULL) != PE_OK)
 		return PE_OK; /* the reader reports what is wrong */
+	const char *tensor = req ? req->tensor : NULL;
 	const struct pe_tensor_info *t = NULL;
 	for (size_t i = 0; i < info->count; i++) {
 		const char *name = info->tensors[i].name;
-		if (s->tensor ? name && strcmp(name, s->tensor) == 0 : info->count == 1)
+		if (tensor ? name && strcmp(name, tensor) == 0 : info->count == 1)
 			t = &info->tensors[i];
 	}
 	enum pe_status st = PE_OK;
 	if (t && t->readable && t->ndim >= 1) {
 		double rows = (double)t->shape[0], cols = t->ndim == 2 ? (double)t->shape[1] : 1.0;
-		if (s->row_end_set && (double)s->row_end < rows)
-			rows = (double)s->row_end;
-		rows -= (double)s->row_first;
+		if (req && req->row_end_set && (double)req->row_end < rows)
+			rows = (double)req->row_end;
+		rows -= req ? (double)req->row_first : 0.0;
 		double bytes = rows * cols * 8.0;
 		if (rows > 0 && bytes > (double)max_bytes)
 			st = rd_fail(err, PE_ETOOBIG,
@@ -358,6 +355,216 @@ static enum pe_status table_fits(const struct contents *c, const struct pe_schem
 	}
 	pe_file_info_destroy(info);
 	return st;
+}
+
+/* Read buffer of the direct readers: bounded, whatever the file's size. */
+#define CHUNK_BYTES ((size_t)1 << 20)
+
+static int host_is_little_endian(void)
+{
+	const uint16_t one = 1;
+	unsigned char first;
+	memcpy(&first, &one, 1);
+	return first == 1;
+}
+
+/*
+ * The located rows straight from the file into @dst: float64 in the host's
+ * order is read in place, anything else through a bounded buffer, so the
+ * file's bytes are never held whole beside the table.
+ */
+static enum pe_status read_located(int fd, size_t len, const struct rd_table_loc *loc, double *dst,
+                                   char **err)
+{
+	size_t size = rd_elem_size(loc->elem), cols = loc->cols, rows = loc->r1 - loc->r0;
+	int in_place = loc->elem == RD_F64 && !loc->big_endian && host_is_little_endian();
+	if (!loc->fortran && in_place)
+		return pread_range(fd, dst, loc->offset + (uint64_t)loc->r0 * cols * size,
+		                   rows * cols * size, len, err);
+	size_t per = CHUNK_BYTES / size;
+	unsigned char *buf = malloc(per * size);
+	double *tmp = loc->fortran ? malloc(per * sizeof(double)) : NULL;
+	if (!buf || (loc->fortran && !tmp)) {
+		free(buf);
+		free(tmp);
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	}
+	enum pe_status st = PE_OK;
+	/* Runs of consecutive elements: the rows (C order) or each column's rows. */
+	size_t runs = loc->fortran ? cols : 1, run = loc->fortran ? rows : rows * cols;
+	for (size_t j = 0; j < runs && st == PE_OK; j++) {
+		uint64_t first =
+		        loc->fortran ? (uint64_t)j * loc->rows + loc->r0 : (uint64_t)loc->r0 * cols;
+		for (size_t k = 0; k < run && st == PE_OK; k += per) {
+			size_t count = run - k < per ? run - k : per;
+			st = pread_range(fd, buf, loc->offset + (first + k) * size, count * size,
+			                 len, err);
+			if (st != PE_OK)
+				break;
+			if (!loc->fortran) {
+				rd_convert(buf, loc->elem, loc->big_endian, count, 1, dst + k);
+				continue;
+			}
+			rd_convert(buf, loc->elem, loc->big_endian, count, 1, tmp);
+			for (size_t i = 0; i < count; i++)
+				dst[(k + i) * cols + j] = tmp[i];
+		}
+	}
+	free(buf);
+	free(tmp);
+	return st;
+}
+
+/* A CSV file parsed as it is read: memory is the table and one buffer of text. */
+static enum pe_status read_csv_fd(int fd, size_t len, const struct pe_read_request *req,
+                                  size_t limit, struct pe_matrix **out, char **err)
+{
+	if (req && req->tensor)
+		return rd_fail(err, PE_ENOTFOUND, "a CSV file has no tensor names (tensor=%s)",
+		               req->tensor);
+	struct rd_csv *c;
+	enum pe_status st = rd_csv_begin(req, limit, &c, err);
+	if (st != PE_OK)
+		return st;
+	size_t cap = CHUNK_BYTES, have = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		rd_csv_abort(c);
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	}
+	for (size_t off = 0; off < len && st == PE_OK;) {
+		if (have == cap) {
+			/* A line longer than the buffer: the buffer grows to hold it, within the
+			 * budget. */
+			if (limit && cap * 2 > limit) {
+				st = rd_fail(err, PE_ETOOBIG,
+				             "a line of more than %.1f MiB of text, more than the "
+				             "limit of "
+				             "%.1f MiB",
+				             (double)cap / 1048576.0, (double)limit / 1048576.0);
+				break;
+			}
+			char *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+			if (!grown) {
+				st = rd_fail(err, PE_ENOMEM, "out of memory (a line of %zu bytes)",
+				             cap);
+				break;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		size_t want = cap - have < len - off ? cap - have : len - off;
+		if ((st = pread_range(fd, buf + have, off, want, len, err)) != PE_OK)
+			break;
+		off += want;
+		have += want;
+		size_t used;
+		if ((st = rd_csv_feed(c, buf, have, off == len, &used, err)) != PE_OK)
+			break;
+		memmove(buf, buf + used, have - used);
+		have -= used;
+	}
+	free(buf);
+	if (st != PE_OK) {
+		rd_csv_abort(c);
+		return st;
+	}
+	return rd_csv_finish(c, out, err);
+}
+
+/*
+ * The table of a regular, non-empty file, read without a second copy:
+ * NPY and safetensors from their headers straight into the matrix, CSV
+ * parsed chunk by chunk. Then the file must be the one it was at the start.
+ */
+static enum pe_status read_regular(int fd, const struct stat *sb, const char *path,
+                                   const struct pe_read_request *req, size_t limit,
+                                   struct pe_matrix **out, char **err)
+{
+	if ((uint64_t)sb->st_size > SIZE_MAX)
+		return rd_fail(err, PE_ETOOBIG, "the file is too large");
+	size_t len = (size_t)sb->st_size;
+	unsigned char head[16];
+	size_t hn = len < sizeof(head) ? len : sizeof(head);
+	enum pe_status st = pread_range(fd, head, 0, hn, len, err);
+	if (st != PE_OK)
+		return st;
+	enum pe_file_format f = pe_file_format_detect(head, hn, path);
+	struct pe_matrix *m = NULL;
+	if (f == PE_FORMAT_CSV) {
+		st = read_csv_fd(fd, len, req, limit, &m, err);
+	} else {
+		if (f == PE_FORMAT_NPY && req && req->tensor)
+			return rd_fail(err, PE_ENOTFOUND,
+			               "an NPY file holds one unnamed array (tensor=%s)",
+			               req->tensor);
+		/* The headers alone, in a zero mapping of the file's size (see contents). */
+		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (map == MAP_FAILED)
+			return rd_fail(err, PE_ENOMEM, "out of memory (%zu bytes)", len);
+		struct contents c = {map, len, map, NULL};
+		st = fill_needed(fd, &c, path, limit, req ? req->tensor : NULL, 1, err);
+		if (st == PE_OK && limit)
+			st = table_fits(&c, path, req, limit, err);
+		struct rd_table_loc loc;
+		if (st == PE_OK)
+			st = f == PE_FORMAT_NPY ? rd_npy_locate(c.p, len, req, &loc, err)
+			                        : rd_safetensors_locate(c.p, len, req, &loc, err);
+		munmap(map, len);
+		if (st == PE_OK && !(m = pe_matrix_create(loc.r1 - loc.r0, loc.cols)))
+			st = rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table",
+			             loc.r1 - loc.r0, loc.cols);
+		if (st == PE_OK)
+			st = read_located(fd, len, &loc, m->data, err);
+	}
+	if (st == PE_OK)
+		st = unchanged(fd, sb, err);
+	if (st != PE_OK) {
+		pe_matrix_destroy(m);
+		return st;
+	}
+	*out = m;
+	return PE_OK;
+}
+
+/* Any file's table: regular files read directly, streams (pipes, devices) whole first. */
+static enum pe_status read_table(const char *path, const struct pe_read_request *req, size_t limit,
+                                 struct pe_matrix **out, char **err)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return rd_fail(err, PE_EIO, "%s", strerror(errno));
+	struct stat sb;
+	if (fstat(fd, &sb) != 0) {
+		int e = errno;
+		close(fd);
+		return rd_fail(err, PE_EIO, "%s", strerror(e));
+	}
+	if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		enum pe_status st = read_regular(fd, &sb, path, req, limit, out, err);
+		close(fd);
+		return st;
+	}
+	close(fd);
+	struct contents c;
+	enum pe_status st = contents_open(path, limit, req ? req->tensor : NULL, 0, &c, err);
+	if (st != PE_OK)
+		return st;
+	if (limit)
+		st = table_fits(&c, path, req, limit, err);
+	if (st == PE_OK)
+		st = pe_read_buffer(c.p, c.len, path, req, out, err);
+	contents_close(&c);
+	return st;
+}
+
+enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
+                            struct pe_matrix **out, char **err)
+{
+	*out = NULL;
+	if (err)
+		*err = NULL;
+	return read_table(path, req, 0, out, err);
 }
 
 enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, char **err)
@@ -375,15 +582,7 @@ enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
 		return rd_fail(err, PE_EINVAL, "not a file scheme");
 	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set};
 	struct pe_matrix *m;
-	struct contents c;
-	enum pe_status st = contents_open(s->path, max_bytes, s->tensor, 0, &c, err);
-	if (st != PE_OK)
-		return st;
-	if (max_bytes)
-		st = table_fits(&c, s, max_bytes, err);
-	if (st == PE_OK)
-		st = pe_read_buffer(c.p, c.len, s->path, &req, &m, err);
-	contents_close(&c);
+	enum pe_status st = read_table(s->path, &req, max_bytes, &m, err);
 	if (st != PE_OK)
 		return st;
 	size_t row, col;

@@ -68,6 +68,56 @@ char *rd_names_in_order(char *const *names, size_t n, size_t limit);
 /* Levenshtein distance of two strings (bytes). */
 size_t rd_edit_distance(const char *a, const char *b);
 
+/*
+ * Where a table's values lie in a binary file (NPY, safetensors): what a
+ * reader converts, from a buffer or straight from the file into the
+ * result, without the file's bytes held whole first.
+ */
+struct rd_table_loc {
+	uint64_t offset; /* of element (0, 0) of the whole array, from the file's start */
+	enum rd_elem elem;
+	int big_endian;
+	int fortran;       /* column-major: element (i, j) at j * rows + i */
+	size_t rows, cols; /* the whole array */
+	size_t r0, r1;     /* the rows wanted */
+};
+
+/*
+ * The table a request selects in an NPY or safetensors file of @len bytes
+ * whose header @buf holds (the data need not be there: only headers are
+ * read). Same errors as pe_npy_read() and pe_safetensors_read().
+ */
+enum pe_status rd_npy_locate(const unsigned char *buf, size_t len,
+                             const struct pe_read_request *req, struct rd_table_loc *loc,
+                             char **err);
+enum pe_status rd_safetensors_locate(const unsigned char *buf, size_t len,
+                                     const struct pe_read_request *req, struct rd_table_loc *loc,
+                                     char **err);
+
+/* Rows r0..r1-1 of the located table, from the whole file in memory, into dst. */
+void rd_table_convert(const unsigned char *file, const struct rd_table_loc *loc, double *dst);
+
+/*
+ * A CSV table parsed as its text arrives: feed the text in pieces (any
+ * cut), then finish. Memory is the rows kept, not the text; past
+ * @limit bytes of float64 (0: none) rows are only counted, and finishing
+ * says how much the table needs.
+ */
+struct rd_csv;
+enum pe_status rd_csv_begin(const struct pe_read_request *req, size_t limit, struct rd_csv **out,
+                            char **err);
+/*
+ * Parses the complete lines of buf[0, len) (all of it when @eof); *used:
+ * bytes consumed, the rest to be fed again with what follows. Nothing is
+ * consumed before the text's first 4096 bytes (or all of it) are there:
+ * they tell a binary file and hold the BOM.
+ */
+enum pe_status rd_csv_feed(struct rd_csv *c, const char *buf, size_t len, int eof, size_t *used,
+                           char **err);
+/* The table (ownership to the caller); frees @c whatever the result. */
+enum pe_status rd_csv_finish(struct rd_csv *c, struct pe_matrix **out, char **err);
+void rd_csv_abort(struct rd_csv *c);
+
 /* Per-format inspectors, filling a zeroed info (the caller frees on failure). */
 enum pe_status rd_npy_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,
                               char **err);

@@ -312,12 +312,10 @@ static enum pe_status npy_parse(const unsigned char *buf, size_t len, struct npy
 	return PE_OK;
 }
 
-enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_request *req,
-                           struct pe_matrix **out, char **err)
+enum pe_status rd_npy_locate(const unsigned char *buf, size_t len,
+                             const struct pe_read_request *req, struct rd_table_loc *loc,
+                             char **err)
 {
-	*out = NULL;
-	if (err)
-		*err = NULL;
 	struct npy_header h;
 	enum pe_status st = npy_parse(buf, len, &h, err);
 	if (st != PE_OK)
@@ -327,26 +325,33 @@ enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_req
 		               "unsupported dtype '%s' (readable: <f8, <f4, <f2 and big-endian "
 		               ">f8, >f4, >f2)",
 		               h.descr);
-	size_t rows, cols, r0, r1;
-	if ((st = rd_table_shape(h.shape, h.ndim, "array", &rows, &cols, err)) != PE_OK)
+	memset(loc, 0, sizeof(*loc));
+	if ((st = rd_table_shape(h.shape, h.ndim, "array", &loc->rows, &loc->cols, err)) != PE_OK)
 		return st;
-	if ((st = rd_row_range(req, rows, &r0, &r1, err)) != PE_OK)
+	if ((st = rd_row_range(req, loc->rows, &loc->r0, &loc->r1, err)) != PE_OK)
 		return st;
-	struct pe_matrix *m = pe_matrix_create(r1 - r0, cols);
+	loc->offset = h.data_offset;
+	loc->elem = h.elem;
+	loc->big_endian = h.big_endian;
+	loc->fortran = h.fortran_order && loc->cols > 1;
+	return PE_OK;
+}
+
+enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_request *req,
+                           struct pe_matrix **out, char **err)
+{
+	*out = NULL;
+	if (err)
+		*err = NULL;
+	struct rd_table_loc loc;
+	enum pe_status st = rd_npy_locate(buf, len, req, &loc, err);
+	if (st != PE_OK)
+		return st;
+	struct pe_matrix *m = pe_matrix_create(loc.r1 - loc.r0, loc.cols);
 	if (!m)
-		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table", r1 - r0,
-		               cols);
-	const unsigned char *data = (const unsigned char *)buf + h.data_offset;
-	size_t size = rd_elem_size(h.elem);
-	if (!h.fortran_order || cols == 1) {
-		rd_convert(data + r0 * cols * size, h.elem, h.big_endian, (r1 - r0) * cols, 1,
-		           m->data);
-	} else {
-		/* Column-major: element (i, j) is at j * rows + i. */
-		for (size_t i = r0; i < r1; i++)
-			rd_convert(data + i * size, h.elem, h.big_endian, cols, rows,
-			           pe_matrix_row(m, i - r0));
-	}
+		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table",
+		               loc.r1 - loc.r0, loc.cols);
+	rd_table_convert(buf, &loc, m->data);
 	*out = m;
 	return PE_OK;
 }

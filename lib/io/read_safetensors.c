@@ -364,12 +364,10 @@ static enum pe_status no_tensor_named(const struct pe_file_info *info, const cha
 	return st;
 }
 
-enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_read_request *req,
-                                   struct pe_matrix **out, char **err)
+enum pe_status rd_safetensors_locate(const unsigned char *buf, size_t len,
+                                     const struct pe_read_request *req, struct rd_table_loc *loc,
+                                     char **err)
 {
-	*out = NULL;
-	if (err)
-		*err = NULL;
 	struct pe_file_info *info = calloc(1, sizeof(*info));
 	if (!info)
 		return rd_fail(err, PE_ENOMEM, "out of memory");
@@ -405,23 +403,35 @@ enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_
 		goto done;
 	}
 	snprintf(what, what_len, "tensor '%s'", t->name);
-	size_t rows, cols, r0, r1;
-	st = rd_table_shape(t->shape, t->ndim, what, &rows, &cols, err);
+	memset(loc, 0, sizeof(*loc));
+	st = rd_table_shape(t->shape, t->ndim, what, &loc->rows, &loc->cols, err);
 	free(what);
 	if (st != PE_OK)
 		goto done;
-	if ((st = rd_row_range(req, rows, &r0, &r1, err)) != PE_OK)
+	if ((st = rd_row_range(req, loc->rows, &loc->r0, &loc->r1, err)) != PE_OK)
 		goto done;
-	struct pe_matrix *m = pe_matrix_create(r1 - r0, cols);
-	if (!m) {
-		st = rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table", r1 - r0, cols);
-		goto done;
-	}
-	size_t size = rd_elem_size(def->elem);
-	rd_convert((const unsigned char *)buf + t->offset + r0 * cols * size, def->elem, 0,
-	           (r1 - r0) * cols, 1, m->data);
-	*out = m;
+	loc->offset = t->offset;
+	loc->elem = def->elem;
 done:
 	pe_file_info_destroy(info);
 	return st;
+}
+
+enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_read_request *req,
+                                   struct pe_matrix **out, char **err)
+{
+	*out = NULL;
+	if (err)
+		*err = NULL;
+	struct rd_table_loc loc;
+	enum pe_status st = rd_safetensors_locate(buf, len, req, &loc, err);
+	if (st != PE_OK)
+		return st;
+	struct pe_matrix *m = pe_matrix_create(loc.r1 - loc.r0, loc.cols);
+	if (!m)
+		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table",
+		               loc.r1 - loc.r0, loc.cols);
+	rd_table_convert(buf, &loc, m->data);
+	*out = m;
+	return PE_OK;
 }

@@ -20,6 +20,8 @@
 
 #include <posenc/write.h>
 
+#include "io/write_internal.h"
+
 /* pe_csv_format()'s longest text plus its comma. */
 #define CELL_MAX 25
 /* Rows are handed out in blocks of about this many bytes of text. */
@@ -55,7 +57,7 @@ static int put_cell(FILE *f, const char *text)
 }
 
 /* The row coordinate cell into out (room for row_cell_max() bytes). */
-static size_t row_cell(const struct pe_axis *a, size_t i, char *out)
+size_t wr_row_cell(const struct pe_axis *a, size_t i, char *out)
 {
 	if (!a->labels)
 		return pe_csv_format(a->first + (double)i * a->step, out);
@@ -76,7 +78,7 @@ static size_t row_cell(const struct pe_axis *a, size_t i, char *out)
 	return (size_t)(p - out);
 }
 
-static size_t row_cell_max(const struct pe_axis *a, size_t i)
+size_t wr_row_cell_max(const struct pe_axis *a, size_t i)
 {
 	return a->labels ? 2 * strlen(a->labels[i]) + 2 : 32;
 }
@@ -131,8 +133,8 @@ static enum pe_status format_cells(struct text *t, const struct pe_matrix *m,
 	for (size_t k = k0; k < k1;) {
 		size_t jend = cols - j < k1 - k ? cols : j + (k1 - k);
 		/* +2: the newline, and the NUL pe_csv_format writes after its text. */
-		size_t need =
-		        t->len + (j == 0 ? row_cell_max(rows, i) : 0) + (jend - j) * CELL_MAX + 2;
+		size_t need = t->len + (j == 0 ? wr_row_cell_max(rows, i) : 0) +
+		              (jend - j) * CELL_MAX + 2;
 		if (need > t->cap) {
 			size_t cap = t->cap * 2 > need ? t->cap * 2 : need;
 			char *buf = realloc(t->buf, cap);
@@ -143,7 +145,7 @@ static enum pe_status format_cells(struct text *t, const struct pe_matrix *m,
 		}
 		char *p = t->buf + t->len;
 		if (j == 0)
-			p += row_cell(rows, i, p);
+			p += wr_row_cell(rows, i, p);
 		const double *r = m->data + i * cols;
 		k += jend - j;
 		if (!t->cache &&

@@ -11,6 +11,8 @@
 
 #include <posenc/write.h>
 
+#include "io/write_internal.h"
+
 #define GROWTH_AXIS_MAX_DIGITS 21
 
 static void put_u16le(unsigned char *p, size_t v)
@@ -32,6 +34,9 @@ static int host_is_little_endian(void)
 	memcpy(&first, &one, 1);
 	return first == 1;
 }
+
+/* Below this a reservation costs more than it saves. */
+#define RESERVE_MIN ((size_t)1 << 20)
 
 static int write_le64(FILE *f, const double *data, size_t count)
 {
@@ -117,6 +122,10 @@ enum pe_status pe_npy_write_header(FILE *f, const size_t *shape, size_t ndim, en
 
 enum pe_status pe_npy_write_data(FILE *f, const double *data, size_t count, enum pe_dtype dtype)
 {
+	size_t bytes = count * (dtype == PE_DTYPE_F32 ? 4 : 8);
+	/* The reservation starts where the buffered bytes end: flushed first. */
+	if (bytes >= RESERVE_MIN && fileno(f) >= 0 && fflush(f) == 0)
+		wr_reserve(fileno(f), bytes);
 	int rc = dtype == PE_DTYPE_F32 ? write_le32(f, data, count) : write_le64(f, data, count);
 	return rc == 0 && !ferror(f) ? PE_OK : PE_EIO;
 }

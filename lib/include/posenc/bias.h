@@ -84,6 +84,21 @@ PE_API enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_d
 PE_API enum pe_status pe_t5_bucket_map(const struct pe_scheme *s, size_t n, struct pe_matrix **out);
 
 /*
+ * pe_bias_rows() - rows r0..r0+count-1 of pe_alibi_bias() (a (heads * n) x
+ * n matrix: row h * n + i is head h, query i) or of pe_t5_bucket_map(),
+ * the same values, for writers that stream the tensor a block of rows at a
+ * time in O(n) memory beyond @dst.
+ *
+ * @dst: count * n values.
+ *
+ * @return PE_OK, PE_EUNSUPPORTED if s is neither alibi nor t5, the errors
+ * of pe_bias_check(), PE_ERANGE if the rows pass the end or count is 0,
+ * PE_ETOOBIG, PE_ENOMEM.
+ */
+PE_API enum pe_status pe_bias_rows(const struct pe_scheme *s, size_t n, size_t r0, size_t count,
+                                   double *dst);
+
+/*
  * pe_bias_grid() - the (heads * g) x g block means of an alibi or t5 scheme
  * (heads = 1 for t5), head h in rows h * g .. h * g + g - 1
  *

@@ -275,6 +275,17 @@ PE_API enum pe_status pe_pairwise_rows_range(struct pe_pairwise_rows *src, doubl
  */
 PE_API int pe_pairwise_rows_structured(const struct pe_pairwise_rows *src);
 
+/*
+ * pe_pairwise_rows_offsets() - the metric by offset, when every cell is a
+ * function of the offset alone: cell (a, b) of pe_pairwise_rows_fill() is
+ * then exactly F[|a - b|] (l2 and cosine of sinusoidal sets without a lone
+ * column, and of RoPE sets).
+ *
+ * @return F, n values borrowed from @src (valid until it is destroyed), or
+ * NULL when the cells depend on more than the offset.
+ */
+PE_API const double *pe_pairwise_rows_offsets(const struct pe_pairwise_rows *src);
+
 /* pe_pairwise_has_structure() - whether a row source of metric @m of @v
  * would be structured (cheap: no rows are computed) */
 PE_API int pe_pairwise_has_structure(const struct pe_vectors *v, enum pe_metric m);

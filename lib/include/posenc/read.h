@@ -2,9 +2,11 @@
  * posenc/read.h - position tables read from .npy, .safetensors and .csv
  *
  * Every reader works on a memory buffer (so fuzzers and tests need no
- * files) and, through pe_read_file(), on a path: regular files are mapped
- * with mmap and converted straight into the result, so a large checkpoint
- * is never copied twice. Values are converted to float64 exactly (f16,
+ * files) and, through pe_read_file(), on a path: a regular file is read
+ * (never mapped: a file truncated meanwhile is an error, not SIGBUS)
+ * straight into the result, NPY and safetensors from their headers, CSV
+ * parsed as its text arrives, so a table costs its own size once, not the
+ * file's beside it. Values are converted to float64 exactly (f16,
  * bf16 and f32 all widen without rounding).
  *
  * Errors: a malformed file gives PE_EFORMAT, a missing tensor
@@ -164,7 +166,10 @@ PE_API enum pe_status pe_read_buffer(const void *buf, size_t len, const char *na
 /*
  * pe_read_file() - read a table from a file, any format
  *
- * Regular files are mapped, other files (pipes) read into memory.
+ * A regular file is read straight into the result (memory: the table and
+ * a bounded buffer); other files (pipes, devices) are read into memory
+ * whole first. A file that shrinks, grows, changes or is removed while it
+ * is read gives PE_EIO.
  *
  * @return as pe_npy_read(), plus PE_EIO if the file cannot be opened or
  * read (*err is then strerror's text, e.g. "No such file or directory").
@@ -222,7 +227,8 @@ PE_API enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix *
  * @max_bytes: 0 for no limit; else a stream (pipe, device) longer than
  * this, or a selected table whose float64 copy is larger, is refused with
  * PE_ETOOBIG (and a message saying how much it needs) before the table is
- * allocated.
+ * allocated (a CSV file's size is known only once parsed: past the limit
+ * its rows are counted, no longer kept).
  */
 PE_API enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
                                            struct pe_matrix **out, char **err);

@@ -14,7 +14,11 @@
  * padded to 64 bytes exactly as numpy's np.save pads it, so the files are
  * byte-identical to np.save's.
  *
- * Writers take a FILE* the caller opened; they never close it.
+ * Writers take a FILE* the caller opened; they never close it. On Linux,
+ * NPY data of 1 MiB and more, and the offset rows below, first reserve
+ * their disk blocks in one call (fallocate, keeping the file's size), which
+ * spares ext4 its per-page allocation work; elsewhere, or where the file
+ * system cannot, they are written as they are.
  */
 #ifndef POSENC_WRITE_H
 #define POSENC_WRITE_H
@@ -103,6 +107,36 @@ PE_API enum pe_status pe_npy_write_header(FILE *f, const size_t *shape, size_t n
                                           enum pe_dtype dtype);
 PE_API enum pe_status pe_npy_write_data(FILE *f, const double *data, size_t count,
                                         enum pe_dtype dtype);
+
+/* A writer of the rows of an offset-only matrix (below). */
+struct pe_offset_rows;
+
+/*
+ * Rows of an n x n matrix that depends on the offset alone, M[a][b] =
+ * F[|a - b|] (pe_pairwise_rows_offsets()), written without forming them:
+ * each row is a slice of F mirrored, so NPY rows go to the file straight
+ * from one array of 2n - 1 values, and CSV rows are a slice of the text of
+ * those values, each formatted once. The bytes are those of
+ * pe_npy_write_data() and pe_csv_write_rows() of the same rows.
+ *
+ * pe_offset_rows_create() copies @F (n values, n >= 1) into a new writer
+ * (O(n) memory; the CSV text, about 50 bytes a value, is made on first
+ * use); free it with pe_offset_rows_destroy() (NULL is allowed). Returns
+ * PE_OK, PE_EINVAL for n = 0, PE_ETOOBIG, PE_ENOMEM.
+ *
+ * pe_offset_rows_npy() writes rows r0..r0+count-1 as NPY data (after
+ * pe_npy_write_header() of the n x n shape); pe_offset_rows_csv() as CSV
+ * rows, @rows numbering the block's first row as pe_csv_write_rows() does.
+ * They flush @f and write to its descriptor (fileno), so @f must be a
+ * stream with one. Return PE_OK, PE_ERANGE if the rows pass n or count is
+ * 0, PE_EIO (errno tells why), PE_ENOMEM.
+ */
+PE_API enum pe_status pe_offset_rows_create(const double *F, size_t n, struct pe_offset_rows **out);
+PE_API enum pe_status pe_offset_rows_npy(struct pe_offset_rows *w, FILE *f, size_t r0, size_t count,
+                                         enum pe_dtype dtype);
+PE_API enum pe_status pe_offset_rows_csv(struct pe_offset_rows *w, FILE *f, size_t r0, size_t count,
+                                         const struct pe_axis *rows);
+PE_API void pe_offset_rows_destroy(struct pe_offset_rows *w);
 
 #ifdef __cplusplus
 }

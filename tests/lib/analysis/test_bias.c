@@ -247,10 +247,50 @@ static void refusals(void **state)
 	assert_int_equal(pe_t5_bucket(5, 32, 9, 1, &b), PE_OK);
 }
 
+/*
+ * Rows on demand are the tensor's rows bit for bit, in blocks that cross
+ * heads; rows past the end and non-bias schemes are refused. (The tensors
+ * themselves are checked against hand-worked values above.)
+ */
+static void rows_are_the_tensor(void **state)
+{
+	(void)state;
+	const char *specs[] = {"alibi:heads=3", "alibi:heads=5,form=official", "t5",
+	                       "t5:bidirectional=0,buckets=8,max-distance=20"};
+	const size_t n = 37;
+	for (size_t k = 0; k < sizeof(specs) / sizeof(specs[0]); k++) {
+		struct pe_scheme *s = parse(specs[k]);
+		struct pe_matrix *m = NULL;
+		int alibi = k < 2;
+		assert_int_equal(alibi ? pe_alibi_bias(s, n, &m) : pe_t5_bucket_map(s, n, &m),
+		                 PE_OK);
+		double *rows = malloc(m->rows * n * sizeof(double));
+		assert_non_null(rows);
+		for (size_t block = 1; block <= 50; block += 7) {
+			for (size_t r0 = 0; r0 < m->rows; r0 += block) {
+				size_t count = m->rows - r0 < block ? m->rows - r0 : block;
+				assert_int_equal(pe_bias_rows(s, n, r0, count, rows), PE_OK);
+				assert_memory_equal(rows, m->data + r0 * n,
+				                    count * n * sizeof(double));
+			}
+		}
+		assert_int_equal(pe_bias_rows(s, n, m->rows - 1, 2, rows), PE_ERANGE);
+		assert_int_equal(pe_bias_rows(s, n, 0, 0, rows), PE_ERANGE);
+		free(rows);
+		pe_matrix_destroy(m);
+		pe_scheme_destroy(s);
+	}
+	struct pe_scheme *s = parse("sinusoidal");
+	double one[4];
+	assert_int_equal(pe_bias_rows(s, 2, 0, 1, one), PE_EUNSUPPORTED);
+	pe_scheme_destroy(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(slopes_match_4a),
+	        cmocka_unit_test(rows_are_the_tensor),
 	        cmocka_unit_test(slopes_closed_form_and_mpt),
 	        cmocka_unit_test(bias_tensors_match_4b),
 	        cmocka_unit_test(t5_table_5),

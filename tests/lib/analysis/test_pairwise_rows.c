@@ -298,6 +298,47 @@ static void streamed_equals_whole(void **state)
 	}
 }
 
+/*
+ * The metric by offset: offered exactly when the cells depend on the offset
+ * alone, and then every filled cell (a, b) is F[|a - b|] bit for bit (the
+ * offset writer's promise); NULL for corr, l1 and tables.
+ */
+static void offsets_are_the_rows(void **state)
+{
+	(void)state;
+	const struct {
+		const char *spec;
+		size_t d;
+		enum pe_metric m;
+		int has;
+	} cases[] = {
+	        {"sinusoidal", 64, PE_METRIC_L2, 1},       {"rope", 32, PE_METRIC_COSINE, 1},
+	        {"rope:base=500000", 16, PE_METRIC_L2, 1}, {"sinusoidal", 64, PE_METRIC_CORR, 0},
+	        {"sinusoidal", 64, PE_METRIC_L1, 0},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct pe_scheme *s = parse(cases[k].spec);
+		struct pe_vectors v = {s, NULL, cases[k].d, PE_VIEW_DEFAULT, 9, 203};
+		struct pe_pairwise_rows *src;
+		assert_int_equal(pe_pairwise_rows_create(&v, cases[k].m, 0, &src), PE_OK);
+		const double *F = pe_pairwise_rows_offsets(src);
+		assert_int_equal(F != NULL, cases[k].has);
+		if (F) {
+			double *rows = malloc(v.n * v.n * sizeof(double));
+			assert_non_null(rows);
+			assert_int_equal(pe_pairwise_rows_fill(src, 0, v.n, rows), PE_OK);
+			for (size_t a = 0; a < v.n; a++)
+				for (size_t b = 0; b < v.n; b++)
+					assert_memory_equal(&rows[a * v.n + b],
+					                    &F[a > b ? a - b : b - a],
+					                    sizeof(double));
+			free(rows);
+		}
+		pe_pairwise_rows_destroy(src);
+		pe_scheme_destroy(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +347,7 @@ int main(void)
 	        cmocka_unit_test(general_rows_equal_matrix),
 	        cmocka_unit_test(table_hand_worked),
 	        cmocka_unit_test(offset_range_closed_form),
+	        cmocka_unit_test(offsets_are_the_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

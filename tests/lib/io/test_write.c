@@ -504,6 +504,127 @@ static void npy_header_matches_numpy(void **state)
 	free(hdr);
 }
 
+/* The bytes a stream with a descriptor received: rewound and read whole (free them). */
+static char *slurp(FILE *f, size_t *len)
+{
+	assert_int_equal(fflush(f), 0);
+	long end = ftell(f);
+	assert_true(end >= 0);
+	char *buf = malloc((size_t)end + 1);
+	assert_non_null(buf);
+	rewind(f);
+	assert_int_equal(fread(buf, 1, (size_t)end, f), (size_t)end);
+	*len = (size_t)end;
+	return buf;
+}
+
+/*
+ * Rows of M[a][b] = F[|a - b|] from the offset writer against the same rows
+ * formed cell by cell and written by pe_npy_write_data()/pe_csv_write_rows():
+ * the same bytes, in blocks that end inside the matrix, after a header
+ * left in the stream's buffer, with values that need every CSV form.
+ */
+static void offset_rows_match_formed_rows(void **state)
+{
+	(void)state;
+	const size_t sizes[] = {1, 2, 7, 1000, 1501};
+	const size_t blocks[] = {1, 3, 64, 5000};
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+		double *F = malloc(n * sizeof(double));
+		struct pe_matrix *m = pe_matrix_create(n, n);
+		assert_non_null(F);
+		assert_non_null(m);
+		for (size_t k = 0; k < n; k++)
+			F[k] = k % 11 == 5   ? -0.0
+			       : k % 13 == 7 ? 1e-300 * (double)k
+			                     : sqrt((double)k) / 3.0;
+		if (n > 3) {
+			F[3] = NAN;
+			F[2] = -INFINITY;
+		}
+		for (size_t a = 0; a < n; a++)
+			for (size_t b = 0; b < n; b++)
+				m->data[a * n + b] = F[a > b ? a - b : b - a];
+		struct pe_offset_rows *w;
+		assert_int_equal(pe_offset_rows_create(F, n, &w), PE_OK);
+		for (size_t bi = 0; bi < sizeof(blocks) / sizeof(blocks[0]); bi++) {
+			size_t rows = blocks[bi] < n ? blocks[bi] : n;
+			for (int fmt = 0; fmt < 3; fmt++) {
+				FILE *want = tmpfile(), *got = tmpfile();
+				assert_non_null(want);
+				assert_non_null(got);
+				const char *head = "a header the stream still buffers\n";
+				fputs(head, want);
+				fputs(head, got);
+				for (size_t r0 = 0; r0 < n; r0 += rows) {
+					size_t count = n - r0 < rows ? n - r0 : rows;
+					struct pe_axis br = {"position", 17.0 + (double)r0, 1.0,
+					                     NULL};
+					struct pe_matrix blk = {count, n, m->data + r0 * n};
+					if (fmt == 2) {
+						assert_int_equal(pe_csv_write_rows(want, &blk, &br),
+						                 PE_OK);
+						assert_int_equal(
+						        pe_offset_rows_csv(w, got, r0, count, &br),
+						        PE_OK);
+					} else {
+						enum pe_dtype dt =
+						        fmt ? PE_DTYPE_F32 : PE_DTYPE_F64;
+						assert_int_equal(pe_npy_write_data(want, blk.data,
+						                                   count * n, dt),
+						                 PE_OK);
+						assert_int_equal(
+						        pe_offset_rows_npy(w, got, r0, count, dt),
+						        PE_OK);
+					}
+				}
+				size_t lw, lg;
+				char *bw = slurp(want, &lw), *bg = slurp(got, &lg);
+				assert_int_equal(lw, lg);
+				assert_memory_equal(bw, bg, lw);
+				free(bw);
+				free(bg);
+				fclose(want);
+				fclose(got);
+			}
+		}
+		/* Rows past the matrix, and none. */
+		FILE *f = tmpfile();
+		assert_int_equal(pe_offset_rows_npy(w, f, n - 1, 2, PE_DTYPE_F64), PE_ERANGE);
+		assert_int_equal(pe_offset_rows_npy(w, f, 0, 0, PE_DTYPE_F64), PE_ERANGE);
+		fclose(f);
+		pe_offset_rows_destroy(w);
+		pe_matrix_destroy(m);
+		free(F);
+	}
+	struct pe_offset_rows *w = NULL;
+	assert_int_equal(pe_offset_rows_create(NULL, 0, &w), PE_EINVAL);
+	assert_null(w);
+	pe_offset_rows_destroy(NULL);
+}
+
+/* A full disk: PE_EIO and ENOSPC, as the other writers. */
+static void offset_rows_write_failure(void **state)
+{
+	(void)state;
+	FILE *f = fopen("/dev/full", "w");
+	if (!f)
+		skip();
+	double F[3] = {0, 1, 2};
+	struct pe_offset_rows *w;
+	assert_int_equal(pe_offset_rows_create(F, 3, &w), PE_OK);
+	struct pe_axis r = {"position", 0, 1, NULL};
+	errno = 0;
+	assert_int_equal(pe_offset_rows_npy(w, f, 0, 3, PE_DTYPE_F64), PE_EIO);
+	assert_int_equal(errno, ENOSPC);
+	errno = 0;
+	assert_int_equal(pe_offset_rows_csv(w, f, 0, 3, &r), PE_EIO);
+	assert_int_equal(errno, ENOSPC);
+	fclose(f);
+	pe_offset_rows_destroy(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +635,8 @@ int main(void)
 	        cmocka_unit_test(csv_parallel_reads_back),
 	        cmocka_unit_test(csv_write_failure),
 	        cmocka_unit_test(npy_header_matches_numpy),
+	        cmocka_unit_test(offset_rows_match_formed_rows),
+	        cmocka_unit_test(offset_rows_write_failure),
 	};
 	return cmocka_run_group_tests_name("write", tests, NULL, NULL);
 }
