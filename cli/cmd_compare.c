@@ -381,10 +381,11 @@ int cmd_compare(int argc, char **argv)
 	 */
 	for (size_t i = 0; i < r.count && !rc && figure; i++)
 		if (r.data[i].v.vec.n > COMPARE_CURVE_OFFSETS)
-			rc = cli_error("a compare figure takes at most %zu positions (its grids would "
-			               "take seconds a panel): lower -n (-o x.csv, the summary, takes "
-			               "any n)",
-			               COMPARE_CURVE_OFFSETS);
+			rc = cli_error(
+			        "a compare figure takes at most %zu positions (its grids would "
+			        "take seconds a panel): lower -n (-o x.csv, the summary, takes "
+			        "any n)",
+			        COMPARE_CURVE_OFFSETS);
 	for (size_t i = 0; i < r.count && !rc && figure; i++)
 		rc = compute(&r, i);
 	if (!rc)
