@@ -41,6 +41,9 @@ static const char help[] =
         "-o FILE.csv writes a summary instead, one row per scheme: shortest and longest\n"
         "wavelength, distance and correlation ranges between distinct positions, mean\n"
         "distance between neighbours, and the decay curve at offsets 0, 1, 10 and 100.\n"
+        "The ranges and the neighbour distance take every pair: past 4e9 evaluations\n"
+        "they are left empty (nan) and said so. A figure's memory follows its pixels,\n"
+        "not -n (at most 2^24 positions).\n"
         "\n"
         "Options:\n"
         "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
@@ -64,19 +67,13 @@ struct run {
 	enum cli_format format;
 };
 
-static int compute(struct run *r, size_t i, int figure)
+static int compute(struct run *r, size_t i)
 {
-	struct compare_data *sd = &r->data[i];
-	size_t n = sd->v.vec.n;
 	/* A panel is at most half the canvas's larger side: grids that size
 	 * are still only averaged down, never stretched. */
 	size_t cells = (cli_figure_grid_cells(&r->o, SIZE_MAX) + 1) / 2;
-	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric,
-	                            figure ? (n < cells ? n : cells) : n,
-	                            figure ? COMPARE_SCATTER_POINTS : 0,
-	                            figure ? "lower -n or draw a smaller figure"
-	                                   : "lower -n, or draw the comparison as a figure",
-	                            sd);
+	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric, cells,
+	                            COMPARE_SCATTER_POINTS, 0, &r->data[i]);
 }
 
 static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
@@ -99,12 +96,9 @@ static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
 }
 
 static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common *o,
-                                     struct pe_matrix *enc, const struct pe_vectors *v)
+                                     const struct compare_data *sd)
 {
-	struct pe_heatmap_spec spec;
-	pe_heatmap_spec_init(&spec, enc->rows, enc->cols, enc->data);
-	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, 0.0, v->d);
-	spec.is_signed = true;
+	struct pe_heatmap_spec spec = sd->enc_spec;
 	spec.colorbar_label = NULL; /* the column title says "encoding" */
 	cli_heatmap_apply(o, &spec);
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
@@ -167,7 +161,6 @@ static int draw(struct run *r)
 	if (!fig)
 		return cli_error("out of memory");
 	pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
-	struct pe_matrix *encodings[MAX_SCHEMES] = {0};
 	const char *titles[] = {"encoding", pw_metric_label(r->metric),
 	                        narrow ? "correlation" : "Pearson correlation",
 	                        "distance vs correlation"};
@@ -180,13 +173,9 @@ static int draw(struct run *r)
 		const struct pe_vectors *v = &sd->v.vec;
 		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i),
 		                             cli_short_label(r->schemes[i]));
-		/* The encoding at the figure's resolution: rows averaged by the engine. */
-		if (st == PE_OK) {
-			rc = cli_vectors_matrix(&r->o, &sd->v, &encodings[i]);
-			if (rc)
-				break;
-			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, encodings[i], v);
-		}
+		/* The encoding's rows streamed to the engine, which averages them. */
+		if (st == PE_OK)
+			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, sd);
 		/*
 		 * The column titles name the quantities: a colorbar says only what
 		 * they do not, that its cells are sampled means.
@@ -215,7 +204,7 @@ static int draw(struct run *r)
 	if (!rc && st == PE_OK) {
 		const struct pe_matrix *m[3][MAX_SCHEMES] = {{0}};
 		for (size_t i = 0; i < r->count; i++) {
-			m[0][i] = encodings[i];
+			m[0][i] = r->data[i].enc_range;
 			m[1][i] = r->data[i].dist;
 			m[2][i] = r->data[i].corr;
 		}
@@ -256,23 +245,32 @@ static int draw(struct run *r)
 	 */
 	const double *curves[MAX_SCHEMES];
 	for (size_t i = 0; i < r->count; i++)
-		curves[i] = r->data[i].decay;
+		curves[i] = r->data[i].decay.y;
 	bool relative = bottom && cli_decay_relative(r->scale, curves, r->count);
 	for (size_t i = 0; bottom && i < r->count && st == PE_OK; i++) {
-		struct compare_data *sd = &r->data[i];
+		struct cli_curve *c = &r->data[i].decay;
 		if (relative) {
-			double d0 = sd->decay[0];
-			for (size_t k = 0; k < sd->v.vec.n; k++)
-				sd->decay[k] /= d0;
+			double d0 = c->y[0];
+			for (size_t k = 0; k < c->len; k++)
+				c->y[k] /= d0;
 		}
-		st = pe_panel_add_line(bottom, cli_short_label(r->schemes[i]), sd->offsets,
-		                       sd->decay, sd->v.vec.n);
+		st = pe_panel_add_line(bottom, cli_short_label(r->schemes[i]), c->x, c->y, c->len);
 	}
+	/* A curve at every offset may cost too much (a table's mean over pairs, or
+	 * beyond 10^7 offsets): every s-th, said. */
+	size_t step = 1;
+	for (size_t i = 0; i < r->count; i++) {
+		size_t s = compare_decay_step(&r->data[i].v.vec);
+		step = s > step ? s : step;
+	}
+	char btitle[160];
+	snprintf(btitle, sizeof(btitle), "decay: mean dot product of positions k apart%s",
+	         relative ? ", relative to k = 0" : "");
+	if (step > 1)
+		snprintf(btitle + strlen(btitle), sizeof(btitle) - strlen(btitle),
+		         " (k = 0, %zu, %zu, ...)", step, 2 * step);
 	if (bottom && st == PE_OK)
-		st = pe_panel_set_title(bottom, relative ? "decay: mean dot product of positions k "
-		                                           "apart, relative to k = 0"
-		                                         : "decay: mean dot product of positions k "
-		                                           "apart");
+		st = pe_panel_set_title(bottom, btitle);
 	if (bottom && st == PE_OK)
 		st = pe_panel_set_xlabel(bottom, "offset k");
 	if (bottom && st == PE_OK)
@@ -292,8 +290,6 @@ static int draw(struct run *r)
 		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
 	}
 	pe_figure_destroy(fig);
-	for (size_t i = 0; i < r->count; i++)
-		pe_matrix_destroy(encodings[i]);
 	return rc;
 }
 
@@ -307,14 +303,23 @@ static int write_summary(struct run *r)
 		free(labels);
 		return cli_error("out of memory");
 	}
-	for (size_t i = 0; i < r->count; i++) {
+	int rc = 0;
+	for (size_t i = 0; i < r->count && !rc; i++) {
 		labels[i] = r->schemes[i]->label;
-		compare_summary_row(&r->data[i], pe_matrix_row(t, i));
-		compare_summary_missing(&r->o, labels[i], &r->data[i], pe_matrix_row(t, i));
+		rc = compare_summary_compute(&r->o, labels[i], r->metric, &r->data[i].v,
+		                             pe_matrix_row(t, i));
+		if (!rc)
+			compare_summary_missing(&r->o, labels[i], &r->data[i].v, r->metric,
+			                        pe_matrix_row(t, i));
+	}
+	if (rc) {
+		pe_matrix_destroy(t);
+		free(labels);
+		return rc;
 	}
 	struct pe_axis rows = {"scheme", 0, 0, labels};
 	struct pe_axis cols = {NULL, 0, 0, compare_summary_columns};
-	int rc = cli_write_matrix(&r->o, r->path, r->format, t, &rows, &cols);
+	rc = cli_write_matrix(&r->o, r->path, r->format, t, &rows, &cols);
 	pe_matrix_destroy(t);
 	free(labels);
 	return rc;
@@ -369,8 +374,20 @@ int cmd_compare(int argc, char **argv)
 		if (!rc && r.data[i].v.vec.n < 2)
 			rc = cli_usage_error("compare needs at least 2 positions (-n)");
 	}
-	for (size_t i = 0; i < r.count && !rc; i++)
-		rc = compute(&r, i, figure);
+	/*
+	 * Past 2^24 positions the engine's sampled grids lose their offset table
+	 * (each sampled pair costs d / 2 exact sines: seconds a panel) and the
+	 * curves keep every k-th offset: refused at once instead.
+	 */
+	for (size_t i = 0; i < r.count && !rc && figure; i++)
+		if (r.data[i].v.vec.n > COMPARE_CURVE_OFFSETS)
+			rc = cli_error(
+			        "a compare figure takes at most %zu positions (its grids would "
+			        "take seconds a panel): lower -n (-o x.csv, the summary, takes "
+			        "any n)",
+			        COMPARE_CURVE_OFFSETS);
+	for (size_t i = 0; i < r.count && !rc && figure; i++)
+		rc = compute(&r, i);
 	if (!rc)
 		rc = figure ? draw(&r) : write_summary(&r);
 	for (size_t i = 0; i < r.count; i++)

@@ -41,7 +41,7 @@ static const char help[] =
         "bound for RoPE), the wavelength of each pair with the critical dimension and\n"
         "the context length marked, a frequency table, and for RoPE scalings the\n"
         "scaled frequencies against the unscaled ones. Progress goes to stderr when\n"
-        "it is a terminal.\n"
+        "it is a terminal. The distance profiles visit every position: at most 2^24.\n"
         "\n"
         "Options:\n"
         "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
@@ -101,41 +101,23 @@ static int frequencies(struct report *r, size_t i)
 	return 0;
 }
 
-/* Everything else one scheme contributes: full matrices for the summary, then grids. */
+/*
+ * Everything else one scheme contributes: the summary row (streamed from the
+ * rows of the full matrices), then the figure data at the pages' resolution.
+ */
 static int compute(struct report *r, size_t i)
 {
 	struct report_scheme *rs = &r->s[i];
 	struct compare_data *sd = &rs->data;
 	const struct pe_scheme *s = r->schemes[i];
 	const struct pe_vectors *v = &sd->v.vec;
-	/* The summary needs the full matrices (one scheme at a time). */
-	int rc = compare_data_compute(&r->o, s->label, r->metric, v->n, REPORT_SCATTER_POINTS,
-	                              "the summary table needs them: lower -n", sd);
+	int rc = compare_summary_compute(&r->o, s->label, r->metric, &sd->v, rs->summary);
 	if (rc)
 		return rc;
-	compare_summary_row(sd, rs->summary);
-	/* Figures need no more cells than the engine can show; the full matrices can go. */
-	size_t cells = cli_figure_grid_cells(&r->o, v->n);
-	if (cells < v->n) {
-		pe_matrix_destroy(sd->dist);
-		pe_matrix_destroy(sd->corr);
-		sd->dist = sd->corr = NULL;
-		enum pe_status st = pe_pairwise_grid(v, r->metric, cells, cells, &sd->dist);
-		if (st == PE_OK)
-			st = pe_pairwise_grid(v, PE_METRIC_CORR, cells, cells, &sd->corr);
-		if (st != PE_OK)
-			return status_error(st, "the distance and correlation grids", s->label);
-	}
-	if (pe_scheme_has(s, PE_CAP_BOUND) &&
-	    pe_decay_check(v, PE_DECAY_BOUND, v->n - 1, NULL) == PE_OK) {
-		rs->bound = malloc(v->n * sizeof(double));
-		if (!rs->bound)
-			return cli_error("out of memory");
-		enum pe_status st = pe_decay_curve(v, PE_DECAY_BOUND, v->n - 1, rs->bound);
-		if (st != PE_OK)
-			return status_error(st, "the RoFormer bound", s->label);
-	}
-	return 0;
+	int bound = pe_scheme_has(s, PE_CAP_BOUND) &&
+	            pe_decay_check(v, PE_DECAY_BOUND, v->n - 1, NULL) == PE_OK;
+	return compare_data_compute(&r->o, s->label, r->metric, cli_figure_grid_cells(&r->o, v->n),
+	                            REPORT_SCATTER_POINTS, bound, sd);
 }
 
 static int build_error(enum pe_status st, const char *path)
@@ -326,6 +308,15 @@ int cmd_report(int argc, char **argv)
 			        r.schemes[0]->label, r.schemes[i]->label, r.s[0].data.v.vec.n,
 			        r.s[0].data.v.vec.d, r.s[i].data.v.vec.n, r.s[i].data.v.vec.d);
 	}
+	/*
+	 * The distance profiles visit every position (O(d) each), so their work
+	 * grows with n where every other page's follows the pixels: refused at
+	 * once past the length whose curves keep every offset.
+	 */
+	if (!rc && r.s[0].data.v.vec.n > COMPARE_CURVE_OFFSETS)
+		rc = cli_error("report draws at most %zu positions (its distance profiles visit "
+		               "every one): lower -n, or draw 'posenc compare', which takes any n",
+		               COMPARE_CURVE_OFFSETS);
 	if (!rc) {
 		r.n = r.s[0].data.v.vec.n;
 		r.d = r.s[0].data.v.vec.d;
@@ -338,7 +329,6 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < r.count; i++) {
 		compare_data_free(&r.s[i].data);
 		pe_freq_table_destroy(r.s[i].freqs);
-		free(r.s[i].bound);
 	}
 	cli_schemes_free(r.schemes, r.count);
 	return rc;

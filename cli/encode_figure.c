@@ -293,15 +293,9 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 		cli_encode_rows_destroy(er);
 		return cli_error("%s: out of memory", fig_what);
 	}
-	if (closed_form) {
-		pe_heatmap_spec_init(spec, v->n, v->d, NULL);
-		spec->grid_fn = area_grid;
-		spec->grid_ctx = &er->src;
-	} else {
-		pe_heatmap_spec_init(spec, er->src.rows, v->d, NULL);
-		spec->row_fn = next_row;
-		spec->row_ctx = &er->src;
-	}
+	pe_heatmap_spec_init(spec, er->src.rows, v->d, NULL);
+	spec->row_fn = next_row;
+	spec->row_ctx = &er->src;
 	pe_heatmap_spec_set_positions(spec, (double)v->first, v->n, 0.0, v->d);
 	double lo, hi;
 	bool is_signed;
@@ -329,6 +323,14 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	int rc = cli_encode_rows_create(o, v, figure_rows(o), &spec, &er);
 	if (rc)
 		return rc;
+	if (!v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW)) {
+		/* Closed forms: the rows of the heatmap's own pixels, asked for by the engine. */
+		spec.rows = v->n;
+		spec.row_fn = NULL;
+		spec.row_ctx = NULL;
+		spec.grid_fn = area_grid;
+		spec.grid_ctx = &er->src;
+	}
 	struct pe_figure *fig = pe_figure_create(1, 1);
 	if (!fig) {
 		rc = cli_error("out of memory");

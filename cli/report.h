@@ -44,18 +44,21 @@ struct report_section {
 	struct pe_table tables[REPORT_MAX_TABLES];
 	size_t n_tables;
 	struct report_strings strings;
-	double *arrays[REPORT_MAX_SCHEMES * 4 + 4]; /* data the figure borrows, owned */
+	double *arrays[REPORT_MAX_SCHEMES * 6 + 4]; /* data the figure borrows, owned */
 	size_t n_arrays;
 	struct pe_matrix *matrices[REPORT_MAX_SCHEMES * 2];
 	size_t n_matrices;
 };
 
-/* One scheme's analyses: the summary row from the full matrices, grids for figures. */
+/*
+ * One scheme's analyses: the summary row (streamed from the full matrices'
+ * rows), grids and reduced curves for figures (data.bound: RoFormer's bound,
+ * rope only, else empty).
+ */
 struct report_scheme {
-	struct compare_data data; /* dist/corr: grids of grid_cells a side */
+	struct compare_data data; /* enc/dist/corr: grids of grid_cells a side */
 	double summary[COMPARE_SUMMARY_COLS];
 	struct pe_freq_table *freqs; /* NULL: no frequencies (learned, binary, file) */
-	double *bound;               /* RoFormer bound at offsets 0..n-1; rope only */
 };
 
 struct report {

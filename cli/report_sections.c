@@ -14,6 +14,7 @@
 #include <posenc/rope.h>
 
 #include "cli.h"
+#include "curve.h"
 #include "pairwise_cli.h"
 #include "figure.h"
 #include "report.h"
@@ -312,24 +313,27 @@ static int summary(const struct report *r, struct report_section *sec)
 			if (!(cells[q * cols + 2 + i] = num(sec, r->s[i].summary[q])))
 				return oom();
 	}
-	return line(sec, "Distances and correlations are over all pairs of distinct positions; "
-	                 "the mean dot product at offset k is over all pairs k apart.");
+	int rc2 = line(sec, "Distances and correlations are over all pairs of distinct positions; "
+	                    "the mean dot product at offset k is over all pairs k apart.");
+	for (size_t i = 0; !rc2 && i < r->count; i++)
+		if (!compare_summary_has_pairs(&r->o, &r->s[i].data.v.vec, r->metric))
+			rc2 = line(sec,
+			           report_strf(sec,
+			                       "%s: the distance and correlation ranges and the "
+			                       "neighbour distance are n/a: they take every pair "
+			                       "of %zu positions, more work than the summary does.",
+			                       cli_short_label(r->schemes[i]), r->n));
+	return rc2;
 }
 
 static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common *o,
                                     const struct pe_matrix *m, const struct report *r,
-                                    bool is_signed, const char *cbar, const char *title,
-                                    bool encoding)
+                                    bool is_signed, const char *cbar, const char *title)
 {
 	struct pe_heatmap_spec spec;
 	pe_heatmap_spec_init(&spec, m->rows, m->cols, m->data);
-	if (encoding) {
-		pe_heatmap_spec_set_positions(&spec, (double)r->first, r->n, 0.0, r->d);
-	} else {
-		pe_heatmap_spec_set_positions(&spec, (double)r->first, r->n, (double)r->first,
-		                              r->n);
-		spec.equal_aspect = true;
-	}
+	pe_heatmap_spec_set_positions(&spec, (double)r->first, r->n, (double)r->first, r->n);
+	spec.equal_aspect = true;
 	spec.is_signed = is_signed;
 	spec.colorbar_label = cbar;
 	cli_heatmap_apply(o, &spec);
@@ -337,7 +341,7 @@ static enum pe_status heatmap_panel(struct pe_panel *p, const struct cli_common 
 	if (st == PE_OK)
 		st = pe_panel_set_title(p, title);
 	if (st == PE_OK)
-		st = pe_panel_set_xlabel(p, encoding ? "dimension" : "position");
+		st = pe_panel_set_xlabel(p, "position");
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(p, "position");
 	return st;
@@ -363,14 +367,20 @@ static int encodings(const struct report *r, struct report_section *sec)
 	enum pe_status st = PE_OK;
 	const struct pe_matrix *all[REPORT_MAX_SCHEMES] = {0};
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
-		struct pe_matrix *enc = NULL;
-		int rc = cli_vectors_matrix(&r->o, &r->s[i].data.v, &enc);
-		if (rc)
-			return rc;
-		sec->matrices[sec->n_matrices++] = enc;
-		all[i] = enc;
-		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, enc, r, true,
-		                   "value", cli_short_label(r->schemes[i]), true);
+		const struct compare_data *sd = &r->s[i].data;
+		all[i] = sd->enc_range;
+		/* The rows streamed to the engine, as compare draws them. */
+		struct pe_heatmap_spec spec = sd->enc_spec;
+		spec.colorbar_label = "value";
+		cli_heatmap_apply(&r->o, &spec);
+		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
+		st = pe_panel_set_heatmap(p, &spec);
+		if (st == PE_OK)
+			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
+		if (st == PE_OK)
+			st = pe_panel_set_xlabel(p, "dimension");
+		if (st == PE_OK)
+			st = pe_panel_set_ylabel(p, "position");
 	}
 	bool shared = cli_scale_shared(r->scale, all, r->count);
 	pe_figure_set_color_share(sec->fig, shared ? PE_SHARE_ALL : PE_SHARE_NONE);
@@ -394,8 +404,7 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 	enum pe_status st = PE_OK;
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
 		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, all[i], r, corr,
-		                   corr ? "correlation" : what, cli_short_label(r->schemes[i]),
-		                   false);
+		                   corr ? "correlation" : what, cli_short_label(r->schemes[i]));
 	if (st != PE_OK)
 		return figure_status(st);
 	int rc = line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
@@ -504,32 +513,55 @@ static int profiles(const struct report *r, struct report_section *sec)
 	        r->count, report_strf(sec, "%s from positions %s to every position", metric, list));
 	if (!sec->fig)
 		return oom();
-	double *x = array(sec, r->n);
-	if (!x)
-		return oom();
-	for (size_t i = 0; i < r->n; i++)
-		x[i] = (double)(r->first + i);
 	double ylo = INFINITY, yhi = -INFINITY;
 	enum pe_status st = PE_OK;
+	/* Pieces of positions, each curve reduced as it is made (cli/curve.h). */
+	size_t piece = (size_t)(4194304.0 / (8.0 * (double)(k + r->d)));
+	piece = piece < 1 ? 1 : piece < r->n ? piece : r->n;
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
-		struct pe_matrix *m = NULL;
-		st = pe_profile(&r->s[i].data.v.vec, r->metric, at, k, &m);
+		const struct pe_vectors *v = &r->s[i].data.v.vec;
+		struct cli_curve c[3];
+		memset(c, 0, sizeof(c));
+		for (size_t j = 0; j < k && st == PE_OK; j++)
+			if (cli_curve_init(&c[j], r->n))
+				st = PE_ENOMEM;
+		for (size_t p0 = 0; p0 < r->n && st == PE_OK; p0 += piece) {
+			struct pe_vectors w = *v;
+			w.first = v->first + p0;
+			w.n = r->n - p0 < piece ? r->n - p0 : piece;
+			struct pe_matrix *m = NULL;
+			st = pe_profile(&w, r->metric, at, k, &m);
+			for (size_t q = 0; q < w.n && st == PE_OK; q++)
+				for (size_t j = 0; j < k && st == PE_OK; j++)
+					if (cli_curve_push(&c[j], p0 + q, (double)(w.first + q),
+					                   m->data[q * k + j]))
+						st = PE_ENOMEM;
+			pe_matrix_destroy(m);
+		}
+		for (size_t j = 0; j < k && st == PE_OK; j++)
+			if (cli_curve_finish(&c[j]))
+				st = PE_ENOMEM;
+		/* The section owns the points the figure borrows. */
+		for (size_t j = 0; j < k; j++) {
+			if (sec->n_arrays + 2 > sizeof(sec->arrays) / sizeof(sec->arrays[0])) {
+				cli_curve_free(&c[j]);
+				st = st == PE_OK ? PE_ENOMEM : st;
+				continue;
+			}
+			sec->arrays[sec->n_arrays++] = c[j].x;
+			sec->arrays[sec->n_arrays++] = c[j].y;
+		}
+		if (st == PE_ENOMEM)
+			return oom();
 		if (st != PE_OK)
 			return cli_error("scheme '%s': the distance profiles failed: %s",
 			                 r->schemes[i]->label, pe_status_str(st));
-		sec->matrices[sec->n_matrices++] = m;
-		/* Columns to curves: the figure wants contiguous y arrays. */
 		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
 		for (size_t j = 0; j < k && st == PE_OK; j++) {
-			double *y = array(sec, r->n);
-			if (!y)
-				return oom();
-			for (size_t q = 0; q < r->n; q++)
-				y[q] = m->data[q * k + j];
-			range_of(y, r->n, &ylo, &yhi);
+			range_of(c[j].y, c[j].len, &ylo, &yhi);
 			st = pe_panel_add_line(
-			        p, report_strf(sec, "from %llu", (unsigned long long)at[j]), x, y,
-			        r->n);
+			        p, report_strf(sec, "from %llu", (unsigned long long)at[j]), c[j].x,
+			        c[j].y, c[j].len);
 		}
 		if (st == PE_OK)
 			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
@@ -551,23 +583,27 @@ static int decay(const struct report *r, struct report_section *sec)
 {
 	size_t ropes = 0;
 	for (size_t i = 0; i < r->count; i++)
-		ropes += r->s[i].bound ? 1 : 0;
+		ropes += r->s[i].data.bound.len ? 1 : 0;
 	sec->fig = pe_figure_create(1, ropes ? 2 : 1);
 	if (!sec->fig)
 		return oom();
 	/* Curves of very different sizes relative to offset 0, as compare draws them. */
 	const double *curves[REPORT_MAX_SCHEMES];
 	for (size_t i = 0; i < r->count; i++)
-		curves[i] = r->s[i].data.decay;
+		curves[i] = r->s[i].data.decay.y;
 	bool relative = cli_decay_relative(r->scale, curves, r->count);
-	struct pe_matrix *rel = relative ? pe_matrix_create(r->count, r->n) : NULL;
-	if (relative && !rel)
-		return oom();
-	if (rel) {
-		sec->matrices[sec->n_matrices++] = rel;
-		for (size_t i = 0; i < r->count; i++)
-			for (size_t k = 0; k < r->n; k++)
-				rel->data[i * r->n + k] = curves[i][k] / curves[i][0];
+	const double *ys[REPORT_MAX_SCHEMES];
+	for (size_t i = 0; i < r->count; i++) {
+		const struct cli_curve *c = &r->s[i].data.decay;
+		ys[i] = c->y;
+		if (!relative)
+			continue;
+		double *y = array(sec, c->len);
+		if (!y)
+			return oom();
+		for (size_t k = 0; k < c->len; k++)
+			y[k] = c->y[k] / c->y[0];
+		ys[i] = y;
 	}
 	enum pe_status st = pe_figure_set_title(
 	        sec->fig, relative ? "Decay: mean dot product of positions k apart, relative to "
@@ -575,8 +611,8 @@ static int decay(const struct report *r, struct report_section *sec)
 	                           : "Decay: mean dot product of positions k apart");
 	struct pe_panel *p = pe_figure_panel(sec->fig, 0, 0);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
-		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), r->s[i].data.offsets,
-		                       rel ? rel->data + i * r->n : curves[i], r->n);
+		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), r->s[i].data.decay.x,
+		                       ys[i], r->s[i].data.decay.len);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "offset k");
 	if (st == PE_OK)
@@ -587,9 +623,10 @@ static int decay(const struct report *r, struct report_section *sec)
 	if (ropes) {
 		struct pe_panel *b = pe_figure_panel(sec->fig, 0, 1);
 		for (size_t i = 0; i < r->count && st == PE_OK; i++)
-			if (r->s[i].bound)
+			if (r->s[i].data.bound.len)
 				st = pe_panel_add_line(b, cli_short_label(r->schemes[i]),
-				                       r->s[i].data.offsets, r->s[i].bound, r->n);
+				                       r->s[i].data.bound.x, r->s[i].data.bound.y,
+				                       r->s[i].data.bound.len);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(b, "offset k");
 		if (st == PE_OK)
@@ -604,6 +641,16 @@ static int decay(const struct report *r, struct report_section *sec)
 	                           "the positions (closed form for sinusoidal and RoPE)."
 	                         : "The mean of <v_m, v_m+k> over all pairs k apart within the "
 	                           "positions (closed form for sinusoidal and RoPE).");
+	for (size_t i = 0; !rc && i < r->count; i++) {
+		size_t step = compare_decay_step(&r->s[i].data.v.vec);
+		if (step > 1)
+			rc = line(
+			        sec,
+			        report_strf(sec,
+			                    "%s: offsets k = 0, %zu, %zu, ... only (the mean "
+			                    "over every pair at every offset would take too long).",
+			                    cli_short_label(r->schemes[i]), step, 2 * step));
+	}
 	if (!rc && relative)
 		rc = line(sec,
 		          "Each curve is divided by its value at k = 0: their sizes differ more "
@@ -611,6 +658,13 @@ static int decay(const struct report *r, struct report_section *sec)
 	if (!rc && ropes)
 		rc = line(sec, "Right: RoFormer's relative upper bound (section 3.4.3): "
 		               "(2/d) sum_j |sum_{i<j} exp(i k theta_i)|, (d/2+1)/2 at k = 0.");
+	for (size_t i = 0; !rc && ropes && i < r->count; i++) {
+		size_t step = compare_bound_step(&r->s[i].data.v.vec);
+		if (r->s[i].data.bound.len && step > 1)
+			rc = line(sec,
+			          report_strf(sec, "%s: the bound at k = 0, %zu, %zu, ... only.",
+			                      cli_short_label(r->schemes[i]), step, 2 * step));
+	}
 	return rc;
 }
 

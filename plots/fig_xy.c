@@ -440,14 +440,18 @@ bool xy_splat_points(cairo_t *cr, const struct fig_style *st, const struct serie
 	for (size_t k = 0; k < (size_t)w * (size_t)h; k++)
 		T[k] = 1.0f;
 	double R = marker_radius(st, se->n) * sx, a = marker_alpha(se->n);
+	/* Device = user * (sx, ty) + (dx, dy): one affine map, not a call per point. */
+	double dx0 = 0, dy0 = 0;
+	cairo_user_to_device(cr, &dx0, &dy0);
+	/* Pixels nearer than R - 1/2 are fully covered, those past R + 1/2 not at
+	 * all: only the ring between needs the square root. */
+	double inner = R > 0.5 ? (R - 0.5) * (R - 0.5) : -1, outer = (R + 0.5) * (R + 0.5);
+	float full = (float)(1 - a);
 	for (size_t i = 0; i < se->n; i++) {
 		if (!usable(x, se->x[i]) || !usable(y, se->y[i]))
 			continue;
-		double px = axis_map(x, se->x[i], r.x, r.w),
-		       py = axis_map(y, se->y[i], r.y + r.h, -r.h);
-		cairo_user_to_device(cr, &px, &py);
-		px -= ox;
-		py -= oy;
+		double px = axis_map(x, se->x[i], r.x, r.w) * sx + dx0 - ox,
+		       py = axis_map(y, se->y[i], r.y + r.h, -r.h) * ty + dy0 - oy;
 		int x0 = (int)floor(px - R - 1), x1 = (int)ceil(px + R + 1);
 		int y0 = (int)floor(py - R - 1), y1 = (int)ceil(py + R + 1);
 		x0 = x0 < 0 ? 0 : x0;
@@ -456,12 +460,18 @@ bool xy_splat_points(cairo_t *cr, const struct fig_style *st, const struct serie
 		y1 = y1 > h ? h : y1;
 		for (int j = y0; j < y1; j++) {
 			double dy = j + 0.5 - py;
+			float *row = T + (size_t)j * (size_t)w;
 			for (int k = x0; k < x1; k++) {
-				double dx = k + 0.5 - px, cov = R + 0.5 - sqrt(dx * dx + dy * dy);
-				if (cov <= 0)
+				double dx = k + 0.5 - px, d2 = dx * dx + dy * dy;
+				if (d2 >= outer)
 					continue;
-				T[(size_t)j * (size_t)w + (size_t)k] *=
-				        (float)(1 - a * (cov < 1 ? cov : 1));
+				if (d2 <= inner) {
+					row[k] *= full;
+					continue;
+				}
+				double cov = R + 0.5 - sqrt(d2);
+				if (cov > 0)
+					row[k] *= (float)(1 - a * (cov < 1 ? cov : 1));
 			}
 		}
 	}
@@ -478,11 +488,17 @@ bool xy_splat_points(cairo_t *cr, const struct fig_style *st, const struct serie
 	for (int j = 0; j < h; j++) {
 		uint32_t *row = (uint32_t *)(void *)(px + (size_t)stride * (size_t)j);
 		for (int k = 0; k < w; k++) {
-			double al = 1.0 - T[(size_t)j * (size_t)w + (size_t)k];
-			uint32_t A = (uint32_t)lround(al * 255);
-			uint32_t cr8 = (uint32_t)lround(c.r * al * 255),
-			         cg8 = (uint32_t)lround(c.g * al * 255);
-			uint32_t cb8 = (uint32_t)lround(c.b * al * 255);
+			float t = T[(size_t)j * (size_t)w + (size_t)k];
+			if (t == 1.0f) {
+				row[k] = 0; /* untouched: transparent */
+				continue;
+			}
+			/* Rounded half up: lround() for these non-negative values. */
+			double al = 1.0 - t;
+			uint32_t A = (uint32_t)(al * 255 + 0.5);
+			uint32_t cr8 = (uint32_t)(c.r * al * 255 + 0.5),
+			         cg8 = (uint32_t)(c.g * al * 255 + 0.5);
+			uint32_t cb8 = (uint32_t)(c.b * al * 255 + 0.5);
 			row[k] = A << 24 | cr8 << 16 | cg8 << 8 | cb8;
 		}
 	}

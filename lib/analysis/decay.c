@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <posenc/decay.h>
@@ -85,15 +86,16 @@ static double lone_sine_mean(double w, double k, double n, double x_first)
 }
 
 /*
- * out[k] = sum_i cos(k w_i) for k = 0..K. Offsets k0 + r of a block share
- * an anchor cos/sin(k0 w_i) and a table of cos/sin(r w_i), so each term is
- * two products and a sum in a loop that vectorises. Every COS_GROUP-th
- * anchor is an exact libm cos/sin; the ones between are that anchor turned
- * by a table of cos/sin(q COS_BLOCK w_i), q < COS_GROUP. The table of r w_i
- * is itself exact values of (r - r % 8) w_i turned by those of (r % 8) w_i.
- * Each value is thus at most three rotations from exactly rounded ones (a
- * few ulps, no drift), for a sixth of the libm calls of an exact anchor
- * per block and an exact table at 10^4 offsets.
+ * out[k] = sum_i cos((lo + k step) w_i) for k = 0..K. Offsets k0 + r of a
+ * block share an anchor cos/sin((lo + k0 step) w_i) and a table of
+ * cos/sin(r step w_i), so each term is two products and a sum in a loop
+ * that vectorises. Every COS_GROUP-th anchor is an exact libm cos/sin; the
+ * ones between are that anchor turned by a table of cos/sin(q COS_BLOCK
+ * step w_i), q < COS_GROUP. The table of r step w_i is itself exact values
+ * of (r - r % 8) step w_i turned by those of (r % 8) step w_i. Each value is
+ * thus at most three rotations from exactly rounded ones (a few ulps, no
+ * drift), for a sixth of the libm calls of an exact anchor per block and an
+ * exact table at 10^4 offsets.
  */
 #define COS_BLOCK 64
 #define COS_GROUP 16
@@ -127,7 +129,8 @@ WIDE_CLONES static void add_block(double *restrict acc, const double *restrict c
 	}
 }
 
-static enum pe_status cos_sums(const double *w, size_t count, size_t K, double *out)
+static enum pe_status cos_sums(const double *w, size_t count, size_t lo, size_t step, size_t K,
+                               double *out)
 {
 	size_t B = K + 1 < COS_BLOCK ? K + 1 : COS_BLOCK, G = COS_GROUP;
 	/* cr/sr: cos/sin(r w_i), r < B; cg/sg: cos/sin(q B w_i), q < G; ca/sa: exact anchors */
@@ -139,18 +142,19 @@ static enum pe_status cos_sums(const double *w, size_t count, size_t K, double *
 	for (size_t i = 0; i < count; i++) {
 		double *c = cr + i * B, *s = sr + i * B;
 		for (size_t r = 0; r < B && r < 8; r++) {
-			c[r] = cos((double)r * w[i]);
-			s[r] = sin((double)r * w[i]);
+			c[r] = cos((double)(r * step) * w[i]);
+			s[r] = sin((double)(r * step) * w[i]);
 		}
 		for (size_t r8 = 8; r8 < B; r8 += 8) {
-			double c8 = cos((double)r8 * w[i]), s8 = sin((double)r8 * w[i]);
+			double c8 = cos((double)(r8 * step) * w[i]),
+			       s8 = sin((double)(r8 * step) * w[i]);
 			for (size_t r = r8; r < B && r < r8 + 8; r++) {
 				c[r] = c8 * c[r - r8] - s8 * s[r - r8];
 				s[r] = s8 * c[r - r8] + c8 * s[r - r8];
 			}
 		}
 		for (size_t q = 0; q < G; q++) {
-			double angle = (double)(q * B) * w[i];
+			double angle = (double)(q * B * step) * w[i];
 			cg[i * G + q] = cos(angle);
 			sg[i * G + q] = sin(angle);
 		}
@@ -159,8 +163,9 @@ static enum pe_status cos_sums(const double *w, size_t count, size_t K, double *
 		size_t len = K + 1 - k0 < B ? K + 1 - k0 : B, g = q % G;
 		for (size_t i = 0; i < count; i++) {
 			if (g == 0) {
-				ca[i] = cos((double)k0 * w[i]);
-				sa[i] = sin((double)k0 * w[i]);
+				double at = (double)(lo + k0 * step);
+				ca[i] = cos(at * w[i]);
+				sa[i] = sin(at * w[i]);
 			}
 			double cq = cg[i * G + g], sq = sg[i * G + g];
 			c0[i] = ca[i] * cq - sa[i] * sq;
@@ -172,7 +177,8 @@ static enum pe_status cos_sums(const double *w, size_t count, size_t K, double *
 	return PE_OK;
 }
 
-static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t K, double *out)
+static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t lo, size_t step, size_t K,
+                                       double *out)
 {
 	const struct pe_scheme *s = v->scheme;
 	double *w = malloc((v->d + 1) * sizeof(*w));
@@ -184,16 +190,17 @@ static enum pe_status sinusoidal_curve(const struct pe_vectors *v, size_t K, dou
 		int lone = s->freq == PE_FREQ_PAPER && v->d % 2 == 1;
 		size_t full = lone ? count - 1 : count;
 		double x_first = (double)v->first + s->start;
-		st = cos_sums(w, full, K, out);
+		st = cos_sums(w, full, lo, step, K, out);
 		for (size_t k = 0; lone && st == PE_OK && k <= K; k++)
-			out[k] += lone_sine_mean(w[full], (double)k, (double)v->n, x_first);
+			out[k] += lone_sine_mean(w[full], (double)(lo + k * step), (double)v->n,
+			                         x_first);
 	}
 	free(w);
 	return st;
 }
 
-static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind kind, size_t K,
-                                 double *out)
+static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind kind, size_t lo,
+                                 size_t step, size_t K, double *out)
 {
 	const struct pe_scheme *s = v->scheme;
 	size_t d_rot = pe_rope_rotary_width(s, v->d), h = d_rot / 2;
@@ -207,7 +214,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 	if (st == PE_OK) {
 		double a2 = info.attention_factor * info.attention_factor;
 		if (kind == PE_DECAY_DOT) {
-			st = cos_sums(theta, h, K, out);
+			st = cos_sums(theta, h, lo, step, K, out);
 			for (size_t k = 0; st == PE_OK && k <= K; k++)
 				out[k] = 2.0 * a2 * out[k] + (double)(v->d - d_rot);
 			free(theta);
@@ -216,7 +223,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 		for (size_t k = 0; k <= K; k++) {
 			double re = 0.0, im = 0.0, bound = 0.0;
 			for (size_t i = 0; i < h; i++) {
-				double angle = (double)k * theta[i];
+				double angle = (double)(lo + k * step) * theta[i];
 				re += cos(angle);
 				im += sin(angle);
 				bound += hypot(re, im); /* |S_{i+1}| */
@@ -231,7 +238,7 @@ static enum pe_status rope_curve(const struct pe_vectors *v, enum pe_decay_kind 
 
 struct worker {
 	const double *rows;
-	size_t n, d, K, index;
+	size_t n, d, lo, step, K, index; /* offsets lo + t step, t <= K */
 	double *out;
 };
 
@@ -239,7 +246,8 @@ static void *general_worker(void *arg)
 {
 	const struct worker *w = arg;
 	/* Interleaved offsets balance the work: offset k has n - k pairs. */
-	for (size_t k = w->index; k <= w->K; k += DECAY_THREADS) {
+	for (size_t t = w->index; t <= w->K; t += DECAY_THREADS) {
+		size_t k = w->lo + t * w->step;
 		double sum = 0.0;
 		for (size_t m = 0; m + k < w->n; m++) {
 			const double *a = w->rows + m * w->d, *b = w->rows + (m + k) * w->d;
@@ -248,12 +256,13 @@ static void *general_worker(void *arg)
 				dot += a[j] * b[j];
 			sum += dot;
 		}
-		w->out[k] = sum / (double)(w->n - k);
+		w->out[t] = sum / (double)(w->n - k);
 	}
 	return NULL;
 }
 
-static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double *out)
+static enum pe_status general_curve(const struct pe_vectors *v, size_t lo, size_t step, size_t K,
+                                    double *out)
 {
 	size_t count;
 	if (pe_size_mul(v->n, v->d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
@@ -270,7 +279,7 @@ static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double
 	pthread_t tid[DECAY_THREADS];
 	int started[DECAY_THREADS] = {0};
 	for (size_t t = 0; t < DECAY_THREADS; t++) {
-		w[t] = (struct worker){rows, v->n, v->d, K, t, out};
+		w[t] = (struct worker){rows, v->n, v->d, lo, step, K, t, out};
 		/* Thread 0 runs on the caller's thread; the others are helpers. */
 		if (t > 0)
 			started[t] = pthread_create(&tid[t], NULL, general_worker, &w[t]) == 0;
@@ -289,15 +298,29 @@ static enum pe_status general_curve(const struct pe_vectors *v, size_t K, double
 enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
                               size_t max_offset, double *out)
 {
+	return pe_decay_curve_range(v, kind, 0, 1, max_offset + 1, out);
+}
+
+enum pe_status pe_decay_curve_range(const struct pe_vectors *v, enum pe_decay_kind kind,
+                                    size_t first_offset, size_t step, size_t count, double *out)
+{
+	if (count == 0 || step == 0 || (count - 1) > (SIZE_MAX - first_offset) / step)
+		return PE_ERANGE;
+	size_t max_offset = first_offset + (count - 1) * step;
 	enum pe_status st = pe_decay_check(v, kind, max_offset, NULL);
 	if (st != PE_OK)
 		return st;
 	switch (path_of(v)) {
 	case PATH_SINUSOIDAL:
-		return sinusoidal_curve(v, max_offset, out);
+		return sinusoidal_curve(v, first_offset, step, count - 1, out);
 	case PATH_ROPE:
-		return rope_curve(v, kind, max_offset, out);
+		return rope_curve(v, kind, first_offset, step, count - 1, out);
 	default:
-		return general_curve(v, max_offset, out);
+		return general_curve(v, first_offset, step, count - 1, out);
 	}
+}
+
+int pe_decay_closed_form(const struct pe_vectors *v)
+{
+	return path_of(v) != PATH_GENERAL;
 }

@@ -73,6 +73,29 @@ PE_API enum pe_status pe_decay_check(const struct pe_vectors *v, enum pe_decay_k
 PE_API enum pe_status pe_decay_curve(const struct pe_vectors *v, enum pe_decay_kind kind,
                                      size_t max_offset, double *out);
 
+/*
+ * pe_decay_curve_range() - the decay curve at offsets first_offset +
+ * t step, t = 0..count-1, into out[t]: the same values as pe_decay_curve()
+ * gives there, for callers that walk a long curve in pieces (a figure of
+ * 10^7 offsets in the memory of its pixels) or, with step > 1, thin a curve
+ * whose every offset would cost too much (the mean over pairs costs
+ * (n - k) d at offset k). Closed forms cost O(count d); the mean over pairs
+ * holds the n x d rows during a call.
+ *
+ * @return PE_OK, PE_ERANGE for count or step 0 or offsets past n - 1, the
+ * errors of pe_decay_curve().
+ */
+PE_API enum pe_status pe_decay_curve_range(const struct pe_vectors *v, enum pe_decay_kind kind,
+                                           size_t first_offset, size_t step, size_t count,
+                                           double *out);
+
+/*
+ * pe_decay_closed_form() - whether @v's decay curve comes from a closed
+ * form (sinusoidal, rope: O(d) an offset, no rows held) rather than the
+ * mean over pairs of its rows
+ */
+PE_API int pe_decay_closed_form(const struct pe_vectors *v);
+
 #ifdef __cplusplus
 }
 #endif

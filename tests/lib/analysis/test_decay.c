@@ -4,6 +4,7 @@
  * sinusoidal), hand-worked tables, and the brute-force mean over pairs of
  * the encoders' own rows.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -246,6 +247,62 @@ static void general_mean_over_pairs(void **state)
 	}
 }
 
+/*
+ * A piece of the curve far out: sum_i cos(k w_i), w_i = 10000^(-2i/d)
+ * (doc/conventions.md [6b]), recomputed here in long double; RoPE is twice
+ * it; a table's piece equals the brute-force mean over its pairs.
+ */
+static void range_matches_closed_form_far_out(void **state)
+{
+	(void)state;
+	const size_t d = 64, lo = 9999000, count = 1000;
+	struct pe_scheme *s = parse("sinusoidal");
+	struct pe_vectors v = {s, NULL, d, PE_VIEW_DEFAULT, 0, 10000000};
+	double *out = malloc(count * sizeof(*out));
+	assert_non_null(out);
+	assert_true(pe_decay_closed_form(&v));
+	assert_int_equal(pe_decay_curve_range(&v, PE_DECAY_DOT, lo, 1, count, out), PE_OK);
+	double strided[10];
+	assert_int_equal(pe_decay_curve_range(&v, PE_DECAY_DOT, lo, 111, 10, strided), PE_OK);
+	for (size_t t = 0; t < 10; t++)
+		assert_near(strided[t], out[111 * t], 1e-9);
+	for (size_t k = 0; k < count; k += 37) {
+		long double sum = 0;
+		for (size_t i = 0; i < d / 2; i++) {
+			long double w = powl(10000.0L, -2.0L * (long double)i / (long double)d);
+			sum += cosl((long double)(lo + k) * w);
+		}
+		assert_near(out[k], (double)sum, 1e-9);
+	}
+	assert_int_equal(pe_decay_curve_range(&v, PE_DECAY_DOT, lo, 1, 1001, out), PE_ERANGE);
+	assert_int_equal(pe_decay_curve_range(&v, PE_DECAY_DOT, lo, 1, 0, out), PE_ERANGE);
+	assert_int_equal(pe_decay_curve_range(&v, PE_DECAY_DOT, lo, 0, 1, out), PE_ERANGE);
+	pe_scheme_destroy(s);
+	s = parse("rope");
+	v.scheme = s;
+	double one;
+	assert_int_equal(pe_decay_curve_range(&v, PE_DECAY_DOT, lo + 37, 1, 1, &one), PE_OK);
+	assert_near(one, 2.0 * out[37], 1e-9);
+	pe_scheme_destroy(s);
+	free(out);
+	s = parse("learned:seed=5");
+	struct pe_matrix *e = NULL;
+	assert_int_equal(pe_encode(s, 6, 0, 40, PE_VIEW_DEFAULT, &e), PE_OK);
+	struct pe_vectors lv = {s, NULL, 6, PE_VIEW_DEFAULT, 0, 40};
+	assert_false(pe_decay_closed_form(&lv));
+	double piece[6];
+	assert_int_equal(pe_decay_curve_range(&lv, PE_DECAY_DOT, 33, 1, 5, piece), PE_OK);
+	for (size_t k = 0; k < 5; k++)
+		assert_near(piece[k], brute(e, 33 + k), 1e-13);
+	/* every 7th offset from 3: 3, 10, .., 38 */
+	assert_int_equal(pe_decay_curve_range(&lv, PE_DECAY_DOT, 3, 7, 6, piece), PE_OK);
+	for (size_t t = 0; t < 5; t++)
+		assert_near(piece[t], brute(e, 3 + 7 * t), 1e-13);
+	assert_int_equal(pe_decay_curve_range(&lv, PE_DECAY_DOT, 3, 7, 7, piece), PE_ERANGE);
+	pe_matrix_destroy(e);
+	pe_scheme_destroy(s);
+}
+
 static void refusals(void **state)
 {
 	(void)state;
@@ -281,6 +338,7 @@ int main(void)
 	        cmocka_unit_test(long_curves_stay_exact),
 	        cmocka_unit_test(lone_sine_depends_on_the_range),
 	        cmocka_unit_test(general_mean_over_pairs),
+	        cmocka_unit_test(range_matches_closed_form_far_out),
 	        cmocka_unit_test(refusals),
 	};
 	return cmocka_run_group_tests_name("decay", tests, NULL, NULL);
