@@ -334,6 +334,7 @@ static int draw(const struct cli_common *o, const char *path, enum cli_format fo
 		free(buf);
 		return cli_error("the error figure: out of memory");
 	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	double *x = buf, *y = buf + bins, *x2 = buf + 2 * bins, *y2 = buf + 3 * bins;
 	if (n <= bins) {

@@ -67,11 +67,26 @@ struct run {
 	enum cli_format format;
 };
 
+/* Whether the figure stacks each scheme's four panels in two rows of two. */
+static bool narrow_layout(const struct cli_common *o)
+{
+	double fw, fh;
+	cli_figure_size_pt(o, true, &fw, &fh);
+	return fw > 0 && fw < 432;
+}
+
 static int compute(struct run *r, size_t i)
 {
-	/* A panel is at most half the canvas's larger side: grids that size
-	 * are still only averaged down, never stretched. */
-	size_t cells = (cli_figure_grid_cells(&r->o, SIZE_MAX) + 1) / 2;
+	/* A heatmap is square (equal aspect) inside its slot of the grid of
+	 * panels, so its side in pixels is at most the smaller side of a slot:
+	 * a grid that size is only ever averaged down, never stretched, and
+	 * holds no cells that the picture cannot show. */
+	double w, h;
+	cli_figure_pixels(&r->o, &w, &h);
+	bool narrow = narrow_layout(&r->o);
+	double cols = narrow ? 2.0 : 4.0, rows = (double)r->count * (narrow ? 2.0 : 1.0);
+	double side = ceil(fmin(w / cols, h / rows));
+	size_t cells = side < 1.0 ? 1 : (size_t)side;
 	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric, cells,
 	                            COMPARE_SCATTER_POINTS, 0, &r->data[i]);
 }
@@ -153,14 +168,13 @@ static int draw(struct run *r)
 	 * Narrower than 6 in (a column of a paper), four panels a row leave no
 	 * room for the data: each scheme takes two rows of two panels instead.
 	 */
-	double fw, fh;
-	cli_figure_size_pt(&r->o, true, &fw, &fh);
-	bool narrow = fw > 0 && fw < 432;
+	bool narrow = narrow_layout(&r->o);
 	struct pe_figure *fig = narrow ? pe_figure_create((unsigned)(2 * r->count), 2)
 	                               : pe_figure_create((unsigned)r->count, 4);
 	if (!fig)
 		return cli_error("out of memory");
 	pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_COMPARE);
 	const char *titles[] = {"encoding", pw_metric_label(r->metric),
 	                        narrow ? "correlation" : "Pearson correlation",
 	                        "distance vs correlation"};

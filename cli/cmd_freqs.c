@@ -119,6 +119,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 		free(names);
 		return cli_error("the frequency figure: out of memory");
 	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
 	double *x = buf;
 	for (size_t i = 0; i < pairs; i++)
 		x[i] = (double)i;

@@ -359,6 +359,8 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 	char(*names)[96] = calloc(2 * (ng ? ng : 1), sizeof(*names));
 	enum pe_status st = fig && bufs && names ? PE_OK : PE_ENOMEM;
 	struct pe_panel *panel = fig ? pe_figure_panel(fig, 0, 0) : NULL;
+	if (fig)
+		pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
 	size_t drawn = 0;
 	for (size_t g = 0; g < ng && st == PE_OK; g++) {
 		const struct pe_model_group *grp = &m->groups[g];

@@ -105,6 +105,7 @@ static int draw(const struct cli_common *o, const char *path, enum cli_format fo
 		free(buf);
 		return cli_error("the precision figure: out of memory");
 	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	double *x = buf;
 	for (size_t b = 0; b < nb; b++) {

@@ -45,6 +45,7 @@ static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, siz
 	}
 	for (size_t i = 0; i < n; i++)
 		x[i] = (double)(v->first + i);
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	enum pe_status st = PE_OK;
 	char name[48];

@@ -64,6 +64,7 @@ static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix 
 			hi = fmax(hi, y[i]);
 		}
 	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_SCATTER);
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	enum pe_status st = pe_panel_add_scatter(p, NULL, x, y, np);
 	if (st == PE_OK && lo < 0 && hi > 0)

@@ -108,6 +108,8 @@ size_t cli_figure_grid_cells(const struct cli_common *o, size_t n);
 #define CLI_PNG_LEVEL_ENCODE   2
 #define CLI_PNG_LEVEL_PAIRWISE 5
 #define CLI_PNG_LEVEL_CURVES   2
+#define CLI_PNG_LEVEL_SCATTER  2
+#define CLI_PNG_LEVEL_COMPARE  3
 
 /*
  * A heatmap of a pairwise metric computed when the figure knows its pixels
