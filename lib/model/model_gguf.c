@@ -233,7 +233,10 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	    num(h, "rope.scaling.original_context_length", &orig) < 0 ||
 	    num(h, "rope.scaling.attn_factor", &attn) < 0)
 		return PE_EFORMAT;
-	if (factor == 0 && num(h, "rope.scale_linear", &v) > 0) {
+	int linear = factor == 0 ? num(h, "rope.scale_linear", &v) : 0;
+	if (linear < 0)
+		return PE_EFORMAT;
+	if (linear > 0) {
 		factor = v; /* the older key */
 		if (!type)
 			t = "linear";

@@ -168,6 +168,15 @@ static int count(struct hf *h, const char *where, const struct json *obj, const 
 	return 1;
 }
 
+/* count() of @key, else of @alias when @key is absent: -1 (reported) as soon
+ * as either is present but not a whole number > 0. */
+static int count_either(struct hf *h, const struct json *obj, const char *key, const char *alias,
+                        size_t *out)
+{
+	int rc = count(h, "", obj, key, out);
+	return rc != 0 ? rc : count(h, "", obj, alias, out);
+}
+
 /* The shortest text that reads back as the same double. */
 static void put_number(struct strbuf *b, double v)
 {
@@ -809,13 +818,14 @@ static enum pe_status read_rope(struct hf *h)
 	if (!rc && (rc = count(h, "", cfg, "head_dim", &hd)) < 0)
 		return PE_EFORMAT;
 	if (!rc) {
-		if (count(h, "", cfg, "hidden_size", &hidden) <= 0 &&
-		    count(h, "", cfg, "n_embd", &hidden) <= 0)
-			return fail(h, PE_EFORMAT, "hidden_size: missing (and no head_dim)");
-		if (count(h, "", cfg, "num_attention_heads", &heads) <= 0 &&
-		    count(h, "", cfg, "n_head", &heads) <= 0)
-			return fail(h, PE_EFORMAT,
-			            "num_attention_heads: missing (and no head_dim)");
+		if ((rc = count_either(h, cfg, "hidden_size", "n_embd", &hidden)) <= 0)
+			return rc < 0 ? PE_EFORMAT
+			              : fail(h, PE_EFORMAT,
+			                     "hidden_size: missing (and no head_dim)");
+		if ((rc = count_either(h, cfg, "num_attention_heads", "n_head", &heads)) <= 0)
+			return rc < 0 ? PE_EFORMAT
+			              : fail(h, PE_EFORMAT,
+			                     "num_attention_heads: missing (and no head_dim)");
 		hd = hidden / heads; /* integer division, as the reference */
 	}
 	c.head_dim = hd;
@@ -983,9 +993,10 @@ static enum pe_status read_alibi(struct hf *h)
 			            "count (got %.17g, %zu heads)",
 			            max, heads);
 		form = "paper"; /* MPT's bias is -m (i - j) up to a per-row constant */
-	} else if (count(h, "", cfg, "n_head", &heads) <= 0 &&
-	           count(h, "", cfg, "num_attention_heads", &heads) <= 0) {
-		return fail(h, PE_EFORMAT, "n_head: missing");
+	} else {
+		int rc = count_either(h, cfg, "n_head", "num_attention_heads", &heads);
+		if (rc <= 0)
+			return rc < 0 ? PE_EFORMAT : fail(h, PE_EFORMAT, "n_head: missing");
 	}
 	size_t layers = 0;
 	if (count(h, "", cfg, "n_layer", &layers) < 0 || count(h, "", cfg, "n_layers", &layers) < 0)

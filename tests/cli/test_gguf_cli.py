@@ -194,6 +194,13 @@ cases = [
     ("wrong type", gguf([("general.architecture", STRING, "llama"),
                          ("llama.rope.freq_base", STRING, "big")]), "freq_base: is not a number"),
     ("bool alignment", gguf([("general.alignment", BOOL, True)]), "general.alignment"),
+    # the older linear-scaling key, when it is not a number, is an error (it was skipped, and
+    # the model built with the error message left behind: found by fuzz_gguf)
+    ("scale_linear string", gguf([("general.architecture", STRING, "qwen2"),
+                                  ("qwen2.attention.head_count", UINT32, 4),
+                                  ("qwen2.embedding_length", UINT32, 128),
+                                  ("qwen2.rope.scale_linear", STRING, "2")]),
+     "qwen2.rope.scale_linear: is not a number"),
 ]
 for name, data, needle in cases:
     path = write(name.replace(" ", "-"), data)

@@ -361,6 +361,15 @@ bad("unknown-arch", {"model_type": "transformer9000"}, "model_type: 'transformer
 bad("no-model-type", {"hidden_size": 8}, "model_type: missing")
 bad("not-json", "{\"model_type\": ", "not JSON")
 bad("theta-string", dict(llama, rope_theta="1e4"), "rope_theta: is not a finite number")
+# A key that is present but wrong is an error even when its alias is fine (the alias must not
+# hide it, and the model must not be built with the error left behind).
+bad("hidden-string-alias-ok", {"model_type": "llama", "hidden_size": "4096", "n_embd": 4096,
+                               "num_attention_heads": 32}, "hidden_size: is not a finite number")
+bad("heads-fraction-alias-ok", {"model_type": "llama", "hidden_size": 4096,
+                                "num_attention_heads": 31.5, "n_head": 32},
+    "num_attention_heads: 31.5 is not a whole number")
+bad("bloom-n-head-string", {"model_type": "bloom", "n_head": "112", "num_attention_heads": 112,
+                            "hidden_size": 14336}, "n_head: is not a finite number")
 bad("short-list", dict(llama, rope_scaling={"type": "longrope", "long_factor": [1.0],
                                             "short_factor": [1.0]},
                        original_max_position_embeddings=2048), "long_factor: has 1 numbers")
