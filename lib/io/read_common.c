@@ -329,3 +329,25 @@ char *rd_names_in_order(char *const *names, size_t n, size_t limit)
 {
 	return rd_names_closest(NULL, names, n, limit);
 }
+
+enum pe_status rd_table_read(const void *buf, size_t len, const struct pe_read_request *req,
+                             enum pe_status (*locate)(const unsigned char *, size_t,
+                                                      const struct pe_read_request *,
+                                                      struct rd_table_loc *, char **),
+                             struct pe_matrix **out, char **err)
+{
+	*out = NULL;
+	if (err)
+		*err = NULL;
+	struct rd_table_loc loc;
+	enum pe_status st = locate(buf, len, req, &loc, err);
+	if (st != PE_OK)
+		return st;
+	struct pe_matrix *m = pe_matrix_create(loc.r1 - loc.r0, loc.cols);
+	if (!m)
+		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table",
+		               loc.r1 - loc.r0, loc.cols);
+	rd_table_convert(buf, &loc, m->data);
+	*out = m;
+	return PE_OK;
+}

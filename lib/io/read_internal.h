@@ -98,6 +98,17 @@ enum pe_status rd_safetensors_locate(const unsigned char *buf, size_t len,
 void rd_table_convert(const unsigned char *file, const struct rd_table_loc *loc, double *dst);
 
 /*
+ * A whole file in memory read as a table: @locate (rd_npy_locate or
+ * rd_safetensors_locate) finds it, and its rows are converted into a new
+ * matrix (*out, the caller's). The in-memory pe_*_read() of both formats.
+ */
+enum pe_status rd_table_read(const void *buf, size_t len, const struct pe_read_request *req,
+                             enum pe_status (*locate)(const unsigned char *, size_t,
+                                                      const struct pe_read_request *,
+                                                      struct rd_table_loc *, char **),
+                             struct pe_matrix **out, char **err);
+
+/*
  * A CSV table parsed as its text arrives: feed the text in pieces (any
  * cut), then finish. Memory is the rows kept, not the text; past
  * @limit bytes of float64 (0: none) rows are only counted, and finishing

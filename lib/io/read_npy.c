@@ -340,20 +340,7 @@ enum pe_status rd_npy_locate(const unsigned char *buf, size_t len,
 enum pe_status pe_npy_read(const void *buf, size_t len, const struct pe_read_request *req,
                            struct pe_matrix **out, char **err)
 {
-	*out = NULL;
-	if (err)
-		*err = NULL;
-	struct rd_table_loc loc;
-	enum pe_status st = rd_npy_locate(buf, len, req, &loc, err);
-	if (st != PE_OK)
-		return st;
-	struct pe_matrix *m = pe_matrix_create(loc.r1 - loc.r0, loc.cols);
-	if (!m)
-		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table",
-		               loc.r1 - loc.r0, loc.cols);
-	rd_table_convert(buf, &loc, m->data);
-	*out = m;
-	return PE_OK;
+	return rd_table_read(buf, len, req, rd_npy_locate, out, err);
 }
 
 enum pe_status rd_npy_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,

@@ -420,18 +420,5 @@ done:
 enum pe_status pe_safetensors_read(const void *buf, size_t len, const struct pe_read_request *req,
                                    struct pe_matrix **out, char **err)
 {
-	*out = NULL;
-	if (err)
-		*err = NULL;
-	struct rd_table_loc loc;
-	enum pe_status st = rd_safetensors_locate(buf, len, req, &loc, err);
-	if (st != PE_OK)
-		return st;
-	struct pe_matrix *m = pe_matrix_create(loc.r1 - loc.r0, loc.cols);
-	if (!m)
-		return rd_fail(err, PE_ENOMEM, "out of memory for a %zu x %zu table",
-		               loc.r1 - loc.r0, loc.cols);
-	rd_table_convert(buf, &loc, m->data);
-	*out = m;
-	return PE_OK;
+	return rd_table_read(buf, len, req, rd_safetensors_locate, out, err);
 }
