@@ -160,6 +160,37 @@ static enum pe_status scale_longrope(const struct pe_rope_scaling_params *p, dou
 	return PE_OK;
 }
 
+/*
+ * Proportional RoPE (Gemma 4's global layers): the first int(proportion *
+ * d_rot // 2) pairs keep base^(-2i/d_rot), where d_rot is the whole head
+ * width, and the rest do not turn at all; then HF divides every frequency by
+ * factor. Zero frequencies are written, not dropped, so that the pairs stay
+ * where the reference's rotate_half puts them (i, i + d_rot/2).
+ */
+static enum pe_status scale_proportional(const struct pe_rope_scaling_params *p, double base,
+                                         size_t d_rot, double *theta,
+                                         struct pe_rope_scaling_info *info)
+{
+	(void)base;
+	(void)info;
+	if (!(p->proportion >= 0.0 && p->proportion <= 1.0))
+		return PE_ERANGE;
+	/* Python's int(proportion * head_dim // 2): x // 2 is floor(x / 2), and x / 2 is exact. */
+	size_t turning = (size_t)floor(p->proportion * (double)d_rot / 2.0);
+	for (size_t i = 0; i < d_rot / 2; i++)
+		theta[i] = i < turning ? theta[i] / p->factor : 0.0;
+	return PE_OK;
+}
+
+size_t pe_rope_turning_pairs(const struct pe_rope_scaling_params *p, size_t d_rot)
+{
+	if (p->type != PE_ROPE_SCALING_PROPORTIONAL)
+		return d_rot / 2;
+	if (!(p->proportion >= 0.0 && p->proportion <= 1.0))
+		return 0;
+	return (size_t)floor(p->proportion * (double)d_rot / 2.0);
+}
+
 static enum pe_status scale_linear(const struct pe_rope_scaling_params *p, double base,
                                    size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
 {
@@ -192,9 +223,11 @@ const struct pe_rope_scaling_type pe_rope_scalings[] = {
          "factor original length attention-factor long-factor short-factor short-mscale "
          "long-mscale",
          1.0, 4096.0, scale_longrope},
+        {"proportional", "proportional_theta", "proportional_ratio", "factor proportion", 1.0,
+         4096.0, scale_proportional},
 };
 _Static_assert(sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]) ==
-                       PE_ROPE_SCALING_LONGROPE + 1,
+                       PE_ROPE_SCALING_PROPORTIONAL + 1,
                "one row per enum pe_rope_scaling value");
 const size_t pe_rope_scaling_count = sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]);
 

@@ -21,9 +21,9 @@ static const char *const layouts[] = {"interleaved", "", "half", NULL};
 _Static_assert(sizeof(layouts) / sizeof(layouts[0]) == PE_LAYOUT_HALF + 2,
                "one name per enum pe_layout value");
 /* Index = enum pe_rope_scaling; the same names as pe_rope_scalings[]. */
-static const char *const scalings[] = {"none",   "linear",   "dynamic", "yarn",
-                                       "llama3", "longrope", NULL};
-_Static_assert(sizeof(scalings) / sizeof(scalings[0]) == PE_ROPE_SCALING_LONGROPE + 2,
+static const char *const scalings[] = {"none",   "linear",   "dynamic",      "yarn",
+                                       "llama3", "longrope", "proportional", NULL};
+_Static_assert(sizeof(scalings) / sizeof(scalings[0]) == PE_ROPE_SCALING_PROPORTIONAL + 2,
                "one name per enum pe_rope_scaling value");
 
 /* Keys from "factor" on belong to scalings (pe_rope_scalings[].keys). */
@@ -34,6 +34,8 @@ static const struct pe_scheme_key keys[] = {
          "pairs (2i, 2i+1) (RoFormer, GPT-J, Meta) or half: (i, i+d_rot/2) (NeoX, HF)"},
         {"rotary", PE_KEY_DOUBLE, OFF(rotary), 0, NULL, 0.0, 1.0, 1, "1",
          "fraction of d rotated: d_rot = int(d * rotary)"},
+        {"head", PE_KEY_COUNT, OFF(head), 0, NULL, 2, 1u << 24, 0, NULL,
+         "the head width this spec is for: the width when no -d is given (0: none)"},
         {"scaling", PE_KEY_ENUM, ROFF(type), 0, scalings, 0, 0, 0, "none",
          "long-context scaling of the frequencies (HF rope_type)"},
         {"factor", PE_KEY_DOUBLE, ROFF(factor), 0, NULL, 0.0, 1e12, 1, NULL,
@@ -65,15 +67,18 @@ static const struct pe_scheme_key keys[] = {
          "longrope (PhiMoE): attention factor at lengths <= original"},
         {"long-mscale", PE_KEY_DOUBLE, ROFF(long_mscale), 0, NULL, 0.0, 1e6, 1, NULL,
          "longrope (PhiMoE): attention factor at lengths > original"},
+        {"proportion", PE_KEY_DOUBLE, ROFF(proportion), 0, NULL, 0.0, 1.0, 0, "1",
+         "proportional: fraction of the pairs that turn (HF partial_rotary_factor)"},
 };
 #define NKEYS             (sizeof(keys) / sizeof(keys[0]))
-#define FIRST_SCALING_KEY 4 /* "factor" */
+#define FIRST_SCALING_KEY 5 /* "factor" */
 
 static void init(struct pe_scheme *s)
 {
 	s->scaling.attention_factor = NAN;
 	s->scaling.short_mscale = NAN;
 	s->scaling.long_mscale = NAN;
+	s->scaling.proportion = 1.0;
 }
 
 /* A scaling key given with a scaling that does not take it. */

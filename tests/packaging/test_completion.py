@@ -117,7 +117,7 @@ case("posenc distance --metric c", ["cosine"])
 case("posenc encode -s ", SCHEMES)
 case("posenc encode -s ro", ["rope"])
 case("posenc encode -s rope:", ["rope:" + k + "=" for k in
-                                ("base", "layout", "rotary", "scaling", "label")])
+                                ("base", "layout", "rotary", "head", "scaling", "label")])
 case("posenc encode --scheme sinusoidal:layout=", ["sinusoidal:layout=interleaved",
                                                    "sinusoidal:layout=blocks"])
 case("posenc encode -s rope:layout=", ["rope:layout=interleaved", "rope:layout=half"])
@@ -129,7 +129,10 @@ case("posenc freqs -s rope:scaling=yarn,beta-", ["rope:scaling=yarn,beta-fast=",
                                                  "rope:scaling=yarn,beta-slow="])
 case("posenc freqs -s rope:scaling=llama3,factor=8,", [
     "rope:scaling=llama3,factor=8," + k + "=" for k in
-    ("base", "layout", "rotary", "label", "original", "low", "high")])
+    ("base", "layout", "rotary", "head", "label", "original", "low", "high")])
+case("posenc freqs -s rope:scaling=proportional,", [
+    "rope:scaling=proportional," + k + "=" for k in
+    ("base", "layout", "rotary", "head", "label", "factor", "proportion")])
 case("posenc bias -s alibi:form=o", ["alibi:form=official"])
 case("posenc bias -s t5:", ["t5:" + k + "=" for k in
                             ("buckets", "max-distance", "bidirectional", "label")])
@@ -250,7 +253,7 @@ for name in SCHEMES:
     if name == "rope":
         # The scaling keys are offered once a scaling is chosen; yarn has most of them.
         real -= {"low", "high", "length", "long-factor", "short-factor",
-                 "long-mscale", "short-mscale"}
+                 "long-mscale", "short-mscale", "proportion"}
         offered -= {"scaling"}
         real -= {"scaling"}
     ok(real == offered, f"keys of {name} match 'posenc help schemes'",

@@ -2,7 +2,8 @@
  * posenc/rope.h - RoPE frequencies and their long-context scalings
  *
  * The scalings are those of Hugging Face modeling_rope_utils
- * (ROPE_INIT_FUNCTIONS): linear, dynamic (NTK), yarn, llama3, longrope.
+ * (ROPE_INIT_FUNCTIONS): linear, dynamic (NTK), yarn, llama3, longrope,
+ * proportional (Gemma 4's p-RoPE).
  * Each returns per-pair inverse frequencies and an attention factor that
  * multiplies both cos and sin (so q.k logits scale by its square).
  */
@@ -47,14 +48,27 @@ struct pe_rope_scaling_info {
  * clamping (pairs <= low keep theta, pairs >= high are divided by factor).
  * yarn and longrope take p->attention_factor when it is not NaN.
  *
+ * proportional zeroes the frequencies of the pairs past
+ * pe_rope_turning_pairs() and divides the others by p->factor.
+ *
  * @return PE_OK, PE_ERANGE for parameters the scaling cannot use (factor,
  * original or base not finite and > 0, llama3 with low == high, longrope
- * factor lists whose length is not d_rot/2, d_rot odd or zero),
+ * factor lists whose length is not d_rot/2, d_rot odd or zero, a
+ * proportion outside 0..1),
  * PE_EINVAL when longrope lacks the list it needs.
  */
 PE_API enum pe_status pe_rope_scale_frequencies(const struct pe_rope_scaling_params *p, double base,
                                                 size_t d_rot, double *theta,
                                                 struct pe_rope_scaling_info *info);
+
+/*
+ * pe_rope_turning_pairs() - how many of the d_rot/2 pairs turn at all
+ *
+ * d_rot/2, except for proportional: int(proportion * d_rot // 2), as HF's
+ * _compute_proportional_rope_parameters counts its rope_angles; the pairs
+ * after those have frequency 0.
+ */
+PE_API size_t pe_rope_turning_pairs(const struct pe_rope_scaling_params *p, size_t d_rot);
 
 /*
  * pe_rope_base_frequencies() - the unscaled inverse frequencies base^(-2i/d_rot)
@@ -81,7 +95,8 @@ PE_API enum pe_status pe_rope_base_frequencies(double base, size_t d_rot, double
 PE_API enum pe_status pe_rope_critical_dim(double base, size_t d, double train_length, size_t *out);
 
 /*
- * pe_rope_scaling_name() - "none", "linear", "dynamic", "yarn", "llama3", "longrope"
+ * pe_rope_scaling_name() - "none", "linear", "dynamic", "yarn", "llama3", "longrope",
+ *                          "proportional"
  *
  * @return a static string ("unknown" outside the enum).
  */

@@ -14,8 +14,8 @@
  *   rope        theta_i = base^(-2i/d_rot), d_rot = int(d * rotary), pairs
  *               (2i, 2i+1) for layout=interleaved (RoFormer, GPT-J, Meta) or
  *               (i, i + d_rot/2) for layout=half (GPT-NeoX, HF LLaMA);
- *               scaling=none|linear|dynamic|yarn|llama3|longrope as in HF
- *               modeling_rope_utils.
+ *               scaling=none|linear|dynamic|yarn|llama3|longrope|proportional
+ *               as in HF modeling_rope_utils.
  *   learned     an untrained N(0, std^2) table from a portable seeded
  *               generator (see posenc/encode.h).
  *   binary      column j is bit j of the position.
@@ -76,7 +76,8 @@ enum pe_rope_scaling {
 	PE_ROPE_SCALING_YARN,
 	PE_ROPE_SCALING_LLAMA3,
 	PE_ROPE_SCALING_LONGROPE,
-	/* Keep LONGROPE last: the scaling tables assert their length against it. */
+	PE_ROPE_SCALING_PROPORTIONAL,
+	/* Keep PROPORTIONAL last: the scaling tables assert their length against it. */
 };
 
 enum pe_alibi_form {
@@ -92,7 +93,9 @@ enum pe_alibi_form {
  * mscale, mscale-all-dim, attention-factor, truncate (yarn),
  * long-factor and short-factor (longrope: numbers separated by '/', or
  * @FILE with numbers separated by white space or commas), short-mscale
- * and long-mscale (longrope as PhiMoE applies it).
+ * and long-mscale (longrope as PhiMoE applies it), proportion
+ * (proportional: the first int(proportion * d_rot // 2) pairs keep
+ * base^(-2i/d_rot), the others get frequency 0; all are divided by factor).
  */
 struct pe_rope_scaling_params {
 	enum pe_rope_scaling type;
@@ -116,6 +119,9 @@ struct pe_rope_scaling_params {
 	 * NaN or 0 = unset. */
 	double short_mscale;
 	double long_mscale;
+	/* proportional (Gemma 4's p-RoPE): the fraction of the pairs that turn,
+	 * HF's partial_rotary_factor of that rope type; 1. */
+	double proportion;
 };
 
 struct pe_scheme {
@@ -131,6 +137,8 @@ struct pe_scheme {
 	double start;      /* 0: argument offset added to every position */
 	/* rope */
 	double rotary; /* 1.0: fraction of d that is rotated */
+	unsigned head; /* 0; else the head width the spec is for (a model's layer
+	                  group): the width when the command is given no -d */
 	struct pe_rope_scaling_params scaling;
 
 	/* learned */

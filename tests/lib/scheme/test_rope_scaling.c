@@ -318,6 +318,31 @@ static void longrope_matches_3e(void **state)
 	assert_int_equal(pe_rope_scale_frequencies(&p, 1e4, 8, t, NULL), PE_EINVAL);
 }
 
+/*
+ * Proportional, by hand: d 8, base 10000, proportion 0.5: int(0.5 * 8 // 2) = 2
+ * pairs turn at 1 and 10000^(-2/8) = 0.1, halved by factor 2; pairs 2 and 3 are 0.
+ * proportion 0.3 of d 10: 3.0000000000000004 // 2 = 1 pair.
+ */
+static void proportional_by_hand(void **state)
+{
+	(void)state;
+	struct pe_rope_scaling_params p = params(PE_ROPE_SCALING_PROPORTIONAL, 2.0, 4096);
+	p.proportion = 0.5;
+	double theta[5];
+	struct pe_rope_scaling_info info;
+	scaled(&p, 10000.0, 8, theta, &info);
+	assert_true(theta[0] == 0.5 && theta[1] == 0.05 && theta[2] == 0.0 && theta[3] == 0.0);
+	assert_true(info.attention_factor == 1.0);
+	assert_int_equal(pe_rope_turning_pairs(&p, 8), 2);
+	p.proportion = 0.3;
+	assert_int_equal(pe_rope_turning_pairs(&p, 10), 1);
+	p.proportion = 1.5;
+	assert_int_equal(pe_rope_scale_frequencies(&p, 10000.0, 8, theta, NULL), PE_ERANGE);
+	struct pe_rope_scaling_params none = params(PE_ROPE_SCALING_NONE, 1, 4096);
+	assert_int_equal(pe_rope_turning_pairs(&none, 8), 4);
+	assert_string_equal(pe_rope_scaling_name(PE_ROPE_SCALING_PROPORTIONAL), "proportional");
+}
+
 static void names(void **state)
 {
 	(void)state;
@@ -339,6 +364,7 @@ int main(void)
 	        cmocka_unit_test(yarn_equal_boundaries_are_widened),
 	        cmocka_unit_test(llama3_matches_3d),
 	        cmocka_unit_test(longrope_matches_3e),
+	        cmocka_unit_test(proportional_by_hand),
 	        cmocka_unit_test(names),
 	};
 	return cmocka_run_group_tests_name("rope_scaling", tests, NULL, NULL);
