@@ -10,6 +10,7 @@
 #include <posenc/read.h>
 
 #include "cli.h"
+#include "vectors.h"
 #include "commands.h"
 #include "figure.h"
 #include "output.h"
@@ -472,7 +473,7 @@ int cmd_check(int argc, char **argv)
 	double tol = isnan(a.tol) ? default_tol(&a) : a.tol;
 	struct pe_check_options co = {a.kind,
 	                              a.packing,
-	                              o.d,
+	                              cli_scheme_width(&o, s, 0),
 	                              o.start,
 	                              vec ? vec->data : NULL,
 	                              vec ? vec->rows * vec->cols : 0,

@@ -9,6 +9,7 @@
 #include <posenc/freqs.h>
 
 #include "cli.h"
+#include "vectors.h"
 #include "commands.h"
 #include "figure.h"
 #include "output.h"
@@ -233,7 +234,7 @@ int cmd_freqs(int argc, char **argv)
 	if ((rc = cli_schemes(&o, "rope", 1, &schemes, &count)))
 		return rc;
 	const struct pe_scheme *s = schemes[0];
-	size_t d = o.d ? o.d : 128;
+	size_t d = cli_scheme_width(&o, s, 128);
 	char buf[64];
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;

@@ -14,6 +14,7 @@
 #include "figure.h"
 #include "model_spec.h"
 #include "output.h"
+#include "vectors.h"
 
 #define TWO_PI 6.283185307179586476925
 
@@ -128,7 +129,7 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	str(o, "scaling", pe_rope_scaling_name(p.type), "scaling");
 	if (p.type != PE_ROPE_SCALING_NONE) {
 		num(o, "factor", p.factor, "factor");
-		if (p.type != PE_ROPE_SCALING_LINEAR)
+		if (p.type != PE_ROPE_SCALING_LINEAR && p.type != PE_ROPE_SCALING_PROPORTIONAL)
 			num(o, "original", p.original,
 			    p.type == PE_ROPE_SCALING_DYNAMIC ? "original (max_position_embeddings)"
 			                                      : "original context");
@@ -157,6 +158,13 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 		num(o, "length", p.length, "evaluated at length");
 		str(o, "factors", p.length > p.original ? "long" : "short", "factors used");
 		break;
+	case PE_ROPE_SCALING_PROPORTIONAL:
+		num(o, "proportion", p.proportion, "proportion (partial_rotary_factor)");
+		num(o, "turning_pairs", (double)pe_rope_turning_pairs(&p, d_rot),
+		    "pairs that turn (the first ones)");
+		num(o, "static_pairs", (double)(h - pe_rope_turning_pairs(&p, d_rot)),
+		    "pairs at frequency 0 (never turn)");
+		break;
 	case PE_ROPE_SCALING_DYNAMIC:
 		num(o, "length", p.length, "evaluated at length");
 		num(o, "dynamic_base", info.base, "dynamic base at that length");
@@ -170,12 +178,14 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	for (size_t i = 0; i < h; i++) {
 		wl_min = fmin(wl_min, TWO_PI / base[i]);
 		wl_max = fmax(wl_max, TWO_PI / base[i]);
-		sw_min = fmin(sw_min, TWO_PI / scaled[i]);
-		sw_max = fmax(sw_max, TWO_PI / scaled[i]);
+		if (scaled[i] > 0.0) { /* proportional's static pairs have no wavelength */
+			sw_min = fmin(sw_min, TWO_PI / scaled[i]);
+			sw_max = fmax(sw_max, TWO_PI / scaled[i]);
+		}
 	}
 	num(o, "wavelength_min", wl_min, "shortest wavelength (unscaled)");
 	num(o, "wavelength_max", wl_max, "longest wavelength (unscaled)");
-	if (p.type != PE_ROPE_SCALING_NONE) {
+	if (p.type != PE_ROPE_SCALING_NONE && sw_max > 0.0) {
 		num(o, "scaled_wavelength_min", sw_min, "shortest wavelength (scaled)");
 		num(o, "scaled_wavelength_max", sw_max, "longest wavelength (scaled)");
 	}
@@ -211,7 +221,7 @@ static int describe_group(struct out *o, const struct cli_common *co, const stru
 	str(o, "spec", s->canonical, "spec");
 	int rc = 0;
 	if (pe_scheme_has(s, PE_CAP_SCALING)) {
-		rc = describe_rope(o, m, s, co->d ? co->d : d, length);
+		rc = describe_rope(o, m, s, cli_scheme_width(co, s, d), length);
 	} else if (pe_scheme_has(s, PE_CAP_BIAS_HEADS)) {
 		num(o, "heads", s->heads, "ALiBi heads");
 		/* Press et al.: slopes 2^(-8k/n) for n a power of two */
@@ -299,8 +309,9 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 }
 
 /* Unscaled and scaled inverse frequencies of a rope group, as describe_rope computes them. */
-static int group_thetas(const struct pe_model *m, const char *spec_text, const char *overrides,
-                        size_t d, double length, double **base, double **scaled, size_t *h)
+static int group_thetas(const struct cli_common *co, const struct pe_model *m,
+                        const char *spec_text, const char *overrides, double length, double **base,
+                        double **scaled, size_t *h)
 {
 	char *text = overrides ? pe_spec_override(spec_text, overrides) : NULL;
 	struct pe_scheme *s = NULL;
@@ -312,7 +323,7 @@ static int group_thetas(const struct pe_model *m, const char *spec_text, const c
 		pe_scheme_destroy(s);
 		return -1;
 	}
-	size_t d_rot = (size_t)((double)d * s->rotary);
+	size_t d_rot = (size_t)((double)cli_scheme_width(co, s, m->head_dim) * s->rotary);
 	*h = d_rot / 2;
 	*base = malloc((*h ? *h : 1) * sizeof(double));
 	*scaled = malloc((*h ? *h : 1) * sizeof(double));
@@ -367,8 +378,8 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 		if ((only && grp != only) || !grp->spec)
 			continue;
 		size_t h = 0;
-		if (group_thetas(m, grp->spec, overrides, co->d ? co->d : m->head_dim, length,
-		                 &bufs[3 * g], &bufs[3 * g + 1], &h) != 0 ||
+		if (group_thetas(co, m, grp->spec, overrides, length, &bufs[3 * g],
+		                 &bufs[3 * g + 1], &h) != 0 ||
 		    h == 0)
 			continue;
 		bufs[3 * g + 2] = malloc(h * sizeof(double));

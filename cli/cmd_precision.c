@@ -8,6 +8,7 @@
 #include <posenc/precision.h>
 
 #include "cli.h"
+#include "vectors.h"
 #include "commands.h"
 #include "figure.h"
 #include "output.h"
@@ -217,7 +218,7 @@ int cmd_precision(int argc, char **argv)
 	if ((rc = cli_schemes(&o, "rope", 1, &schemes, &count)))
 		return rc;
 	const struct pe_scheme *s = schemes[0];
-	size_t d = o.d ? o.d : 128;
+	size_t d = cli_scheme_width(&o, s, 128);
 	uint64_t n = o.n ? o.n : 1000000;
 	if (!block)
 		block = (n + 999) / 1000;

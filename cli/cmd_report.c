@@ -299,14 +299,22 @@ int cmd_report(int argc, char **argv)
 		                         &r.s[i].data.v);
 		if (!rc && r.s[i].data.v.vec.n < 2)
 			rc = cli_usage_error("report needs at least 2 positions (-n)");
-		if (!rc && i > 0 &&
-		    (r.s[i].data.v.vec.n != r.s[0].data.v.vec.n ||
-		     r.s[i].data.v.vec.d != r.s[0].data.v.vec.d))
+		/* Widths may differ (a model's layer groups, Gemma 4): every page is per
+		 * scheme. The positions must agree, as the pages share their axes. */
+		if (!rc && i > 0 && r.s[i].data.v.vec.n != r.s[0].data.v.vec.n)
 			rc = cli_usage_error(
-			        "schemes '%s' and '%s' have different sizes (%zu x %zu "
-			        "and %zu x %zu): give -n and -d",
+			        "schemes '%s' and '%s' have different lengths (%zu and "
+			        "%zu positions): give -n",
 			        r.schemes[0]->label, r.schemes[i]->label, r.s[0].data.v.vec.n,
-			        r.s[0].data.v.vec.d, r.s[i].data.v.vec.n, r.s[i].data.v.vec.d);
+			        r.s[i].data.v.vec.n);
+		size_t d = rc ? 0 : r.s[i].data.v.vec.d, seen = 0, len = strlen(r.widths);
+		for (size_t j = 0; j < i; j++)
+			seen |= r.s[j].data.v.vec.d == d;
+		if (!rc && !seen && len + 24 < sizeof(r.widths))
+			snprintf(r.widths + len, sizeof(r.widths) - len, "%s%zu", len ? "/" : "",
+			         d);
+		if (!rc && d > r.d)
+			r.d = d;
 	}
 	/*
 	 * The distance profiles visit every position (O(d) each), so their work
@@ -319,7 +327,6 @@ int cmd_report(int argc, char **argv)
 		               COMPARE_CURVE_OFFSETS);
 	if (!rc) {
 		r.n = r.s[0].data.v.vec.n;
-		r.d = r.s[0].data.v.vec.d;
 		r.first = (unsigned long long)r.s[0].data.v.vec.first;
 		char date[64];
 		format_date(date, sizeof(date));

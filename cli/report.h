@@ -70,7 +70,8 @@ struct report {
 	struct pe_scheme **schemes;
 	size_t count;
 	struct report_scheme s[REPORT_MAX_SCHEMES];
-	size_t n, d;
+	size_t n, d;     /* d: the widest scheme */
+	char widths[64]; /* each distinct width, "256/512" */
 	unsigned long long first;
 	const char *date; /* "2026-11-21 08:40 UTC" */
 };

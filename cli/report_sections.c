@@ -237,8 +237,8 @@ static int figure_status(enum pe_status st)
 
 static const char *positions_text(const struct report *r, struct report_section *sec)
 {
-	return report_strf(sec, "positions %llu..%llu (n = %zu), d = %zu", r->first,
-	                   r->first + (unsigned long long)r->n - 1, r->n, r->d);
+	return report_strf(sec, "positions %llu..%llu (n = %zu), d = %s", r->first,
+	                   r->first + (unsigned long long)r->n - 1, r->n, r->widths);
 }
 
 /* ---- sections ---- */

@@ -142,7 +142,7 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 	if (strcmp(pe_scheme_name(s), "mrope") == 0)
 		/* M-RoPE's sections fix its width: 2 (t + h + w). */
 		default_d = 2 * ((size_t)s->mrope_pairs[0] + s->mrope_pairs[1] + s->mrope_pairs[2]);
-	v->d = o->d ? o->d : default_d;
+	v->d = cli_scheme_width(o, s, default_d);
 	const char *why = NULL;
 	enum pe_status st = pe_encode_check(s, v->d, view, &why);
 	if (st != PE_OK)
@@ -172,6 +172,15 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 			        w->scaling.length);
 	}
 	return 0;
+}
+
+size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, size_t fallback)
+{
+	if (o->d_given)
+		return o->d;
+	if (s && s->head)
+		return s->head;
+	return o->d ? o->d : fallback;
 }
 
 int cli_vectors_matrix(const struct cli_common *o, const struct cli_vectors *v,

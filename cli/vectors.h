@@ -18,6 +18,15 @@ struct cli_vectors {
 };
 
 /*
+ * cli_scheme_width() - the head width a command uses for @s
+ *
+ * -d when the user gave it; else the spec's head= (a model's layer group
+ * that is wider than the model's other layers, Gemma 4's global layers);
+ * else -d's default from a model spec; else @fallback.
+ */
+size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, size_t fallback);
+
+/*
  * cli_vectors_prepare() - positions --start .. --start+n-1 of a scheme
  *
  * -n and -d default to @default_n and @default_d (for files: the table's
