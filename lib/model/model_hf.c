@@ -47,6 +47,8 @@ static const struct arch archs[] = {
         {"gemma2", ENC_ROPE, "half"},
         {"gemma3", ENC_ROPE, "half"},
         {"gemma3_text", ENC_ROPE, "half"},
+        {"gemma4", ENC_ROPE, "half"},
+        {"gemma4_text", ENC_ROPE, "half"},
         {"phi", ENC_ROPE, "half"},
         {"phi3", ENC_ROPE, "half"},
         {"phimoe", ENC_ROPE, "half"},
@@ -225,8 +227,8 @@ static const char *const block_keys[] = {
         NULL,
 };
 
-static const char *const rope_types[] = {"default", "linear",   "dynamic", "yarn",
-                                         "llama3",  "longrope", NULL};
+static const char *const rope_types[] = {"default", "linear",   "dynamic",      "yarn",
+                                         "llama3",  "longrope", "proportional", NULL};
 
 static enum pe_status check_block_keys(struct hf *h, const char *where, const struct json *b)
 {
@@ -311,6 +313,51 @@ static enum pe_status put_factor(struct hf *h, struct strbuf *b, const char *whe
 static enum pe_status put_mscales(struct hf *h, struct strbuf *b, const char *where,
                                   const struct json *block, double original, int block_original);
 
+/* "rope:base=..,layout=..": head= too when the layers are wider than the model's head_dim. */
+static void put_rope_start(struct hf *h, const struct rope_ctx *c, double theta, struct strbuf *b)
+{
+	strbuf_addf(b, "rope:base=");
+	put_number(b, theta);
+	strbuf_addf(b, ",layout=%s", c->layout);
+	if (c->head_dim != h->m->head_dim)
+		strbuf_addf(b, ",head=%zu", c->head_dim);
+}
+
+/*
+ * Proportional RoPE (transformers' _compute_proportional_rope_parameters,
+ * Gemma 4's full-attention layers): int(partial_rotary_factor * head_dim // 2)
+ * pairs at base^(-2i/head_dim), the others at frequency 0, all divided by
+ * the block's factor (default 1). The reference warns when the block has no
+ * partial_rotary_factor (then it is linear scaling).
+ */
+static enum pe_status proportional_spec(struct hf *h, const struct rope_ctx *c, const char *where,
+                                        const struct json *block, double theta, double partial,
+                                        int partial_given, struct strbuf *b, double *train)
+{
+	enum pe_status st;
+	if (c->head_dim < 2 || c->head_dim % 2)
+		return fail(h, PE_EFORMAT,
+		            "%s: proportional RoPE needs an even head width, not %zu", where,
+		            c->head_dim);
+	if (!partial_given && isnan(c->top_partial) &&
+	    (st = warn(h,
+	               "%spartial_rotary_factor: missing, so every pair turns and proportional "
+	               "is linear scaling (the reference warns)",
+	               where)) != PE_OK)
+		return st;
+	put_rope_start(h, c, theta, b);
+	strbuf_addf(b, ",scaling=proportional");
+	double factor = NAN;
+	if (number(h, where, block, "factor", &factor) < 0)
+		return PE_EFORMAT;
+	if (!isnan(factor) && (st = put_factor(h, b, where, factor, 0)) != PE_OK)
+		return st;
+	if (partial != 1.0)
+		put_key(b, "proportion", partial);
+	*train = c->max_pos;
+	return PE_OK;
+}
+
 static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const char *where,
                                 const struct json *block, struct strbuf *b, double *train)
 {
@@ -338,9 +385,16 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 	if (ti < 0)
 		return fail(h, PE_EFORMAT,
 		            "%srope_type: '%s' is not one of default, linear, dynamic, yarn, "
-		            "llama3, longrope (or the aliases su, mrope)",
+		            "llama3, longrope, proportional (or the aliases su, mrope)",
 		            where, type);
 
+	if (c->head_dim != h->m->head_dim && ti != 6)
+		return fail(
+		        h, PE_EFORMAT,
+		        "%srope_type '%s': these layers' heads are global_head_dim %zu wide, but "
+		        "the reference computes this type's frequencies for head_dim %zu (only "
+		        "proportional reads global_head_dim)",
+		        where, rope_types[ti], c->head_dim, h->m->head_dim);
 	double theta = 10000.0, partial = 1.0;
 	int rc = number(h, where, block, "rope_theta", &theta);
 	if (rc < 0)
@@ -354,6 +408,19 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		return PE_EFORMAT;
 	if (!isnan(c->top_partial))
 		partial = c->top_partial; /* the top-level value overwrites the block's */
+	/* Gemma 4's own default RoPE (Gemma4TextRotaryEmbedding.compute_default_rope_parameters)
+	 * rotates the whole head_dim and never reads partial_rotary_factor. */
+	if (ti == 0 && strncmp(h->arch->model_type, "gemma4", 6) == 0)
+		partial = 1.0;
+	if (ti == 6) {
+		/* proportional: the factor says which pairs turn; the frequencies span the
+		 * whole head (0 is allowed: no pair turns). */
+		if (!(partial >= 0.0 && partial <= 1.0))
+			return fail(h, PE_EFORMAT,
+			            "%spartial_rotary_factor: %.17g is not in [0, 1]", where,
+			            partial);
+		return proportional_spec(h, c, where, block, theta, partial, rc > 0, b, train);
+	}
 	if (!(partial > 0.0 && partial <= 1.0))
 		return fail(h, PE_EFORMAT, "%spartial_rotary_factor: %.17g is not in (0, 1]", where,
 		            partial);
@@ -364,9 +431,7 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		            "dimensions, not an even number >= 2",
 		            where, partial, c->head_dim, d_rot);
 
-	strbuf_addf(b, "rope:base=");
-	put_number(b, theta);
-	strbuf_addf(b, ",layout=%s", c->layout);
+	put_rope_start(h, c, theta, b);
 	if (partial != 1.0)
 		put_key(b, "rotary", partial);
 	*train = c->max_pos;
@@ -830,6 +895,31 @@ static enum pe_status read_rope(struct hf *h)
 	}
 	c.head_dim = hd;
 	m->head_dim = hd;
+	/* Gemma 4: full-attention layers have heads of global_head_dim (its
+	 * Gemma4TextAttention), and their proportional RoPE reads that key (else
+	 * hidden_size // num_attention_heads, which must then agree). */
+	int gemma4 = strncmp(h->arch->model_type, "gemma4", 6) == 0;
+	size_t global_hd = hd;
+	if (gemma4) {
+		size_t g = 0;
+		if ((rc = count(h, "", cfg, "global_head_dim", &g)) < 0)
+			return PE_EFORMAT;
+		if (rc && g)
+			global_hd = g;
+		if (!present(cfg, "layer_types"))
+			return fail(h, PE_EFORMAT,
+			            "layer_types: missing; Gemma 4 configs list which layers are "
+			            "sliding and which full, and posenc will not guess");
+		if (!(rc && g) && count_either(h, cfg, "hidden_size", "n_embd", &hidden) > 0 &&
+		    count_either(h, cfg, "num_attention_heads", "n_head", &heads) > 0 &&
+		    hidden / heads != hd)
+			return fail(
+			        h, PE_EFORMAT,
+			        "global_head_dim: missing, so the reference's proportional RoPE "
+			        "would use hidden_size // num_attention_heads = %zu, not the "
+			        "head_dim %zu of the attention",
+			        hidden / heads, hd);
+	}
 	c.layout = h->arch->layout;
 	/* DeepSeek-V3 in transformers: rope_interleave (default true) picks the pairing. */
 	const struct json *ri = present(cfg, "rope_interleave");
@@ -936,6 +1026,12 @@ static enum pe_status read_rope(struct hf *h)
 			struct rope_ctx lc = c;
 			lc.top_theta = local_base;
 			st = rope_spec(h, &lc, "rope_local_base_freq: ", NULL, &sb, &t);
+		} else if (gemma4 && strcmp(types[i], "full_attention") == 0) {
+			struct rope_ctx gc = c;
+			gc.head_dim = global_hd;
+			st = rope_spec(h, &gc, where, b, &sb, &t);
+			if (t > 0 && (!(train > 0) || t < train))
+				train = t;
 		} else {
 			st = rope_spec(h, &c, where, b, &sb, &t);
 			if (t > 0 && (!(train > 0) || t < train))
