@@ -293,6 +293,22 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "base^(-2i/%zu)",
 			         widths[i], widths[i], d_rot);
 	}
+	/* Proportional RoPE ported as ordinary partial rotation (rotary=proportion): the
+	 * first int(d * p) columns turn at base^(-2i/(d p)), paired within them. */
+	if (rope && positional && s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL &&
+	    s->scaling.proportion > 0 && s->scaling.proportion < 1) {
+		struct check_hyp h = ref;
+		h.scaling.type = PE_ROPE_SCALING_NONE;
+		h.rotary = s->rotary * s->scaling.proportion;
+		size_t w = (size_t)((double)f->d * h.rotary);
+		if (w >= 2 && w % 2 == 0 && s->scaling.factor == 1.0 &&
+		    (x = add(list, n, &h, PE_MISTAKE_ROTARY, (double)w)))
+			snprintf(x->text, sizeof(x->text),
+			         "proportional RoPE computed as partial rotation (rotary=%g): the "
+			         "first %zu columns turn at base^(-2i/%zu) instead of %zu pairs at "
+			         "base^(-2i/%zu) spread over the head",
+			         h.rotary, w, w, pe_rope_turning_pairs(&s->scaling, d_rot), d_rot);
+	}
 	c->idx = fit_idx;
 	c->nidx = nfit;
 	/* another scaling factor, fitted */

@@ -64,8 +64,12 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return PE_OK;
 	m->is_rope = 1;
-	enum pe_status st = pe_rope_model_init(&m->rope, s, d, h->prec, h->base, h->exponent_width,
-	                                       &h->scaling);
+	/* Another rotary fraction: a shallow copy, which the model does not keep. */
+	struct pe_scheme other = *s;
+	if (h->rotary > 0)
+		other.rotary = h->rotary;
+	enum pe_status st = pe_rope_model_init(&m->rope, &other, d, h->prec, h->base,
+	                                       h->exponent_width, &h->scaling);
 	if (st != PE_OK)
 		return st;
 	m->rope.layout = h->layout;

@@ -30,6 +30,7 @@ struct check_hyp {
 	double att; /* NaN: the model's */
 	double offset;
 	int swap_cs;
+	double rotary; /* 0: the scheme's rotary fraction */
 };
 
 /* The hypothesis that changes nothing (the reference of @opt). */

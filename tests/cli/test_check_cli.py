@@ -394,4 +394,27 @@ r = run(EXE, "precision", "-s", "rope:layout=half,base=10000", "-n", "100000", "
 tab2 = np.loadtxt(path("p2.csv"), delimiter=",", skiprows=1)
 ok(r.rc == 0 and tab2.shape == (100, 4) and tab2[0, 0] == 0 and tab2[1, 0] == 1000,
    "precision --block 1000: one row per block", tab2[:2])
+# ---- Gemma 4's proportional RoPE: HF's cos cache, and the partial-rotation port ----------------
+# transformers' _compute_proportional_rope_parameters with global_head_dim 512, base 1e6,
+# partial_rotary_factor 0.25: 64 frequencies base^(-2i/512), then 192 zeros; cos =
+# cat(freqs, freqs).cos() over the whole head.
+hd, ra = 512, int(0.25 * 512 // 2)
+g4_inv = np.concatenate([1.0 / (1e6 ** (np.arange(0, 2 * ra, 2) / hd)), np.zeros(hd // 2 - ra)])
+pos = np.arange(300.0)
+fr = np.outer(pos, g4_inv)
+np.save(path("g4cos.npy"), np.cos(np.concatenate([fr, fr], axis=1)))
+r = run(EXE, "check", "-s", "model:gemma-4-31b", "--layer", "global", "--against",
+        path("g4cos.npy"), "--what", "cos")
+ok(r.rc == 0 and "agree" in r.text, "gemma 4 global: HF's proportional cos cache agrees", r.text)
+# The port that treats the factor as ordinary partial rotation: 128 columns at base^(-2i/128).
+inv2 = 1.0 / (1e6 ** (np.arange(0, 128, 2) / 128))
+fr2 = np.outer(pos, inv2)
+wrong = np.ones((300, 512))
+wrong[:, :128] = np.cos(np.concatenate([fr2, fr2], axis=1))
+np.save(path("g4wrong.npy"), wrong)
+r = run(EXE, "check", "-s", "model:gemma-4-31b", "--layer", "global", "--against",
+        path("g4wrong.npy"), "--what", "cos")
+ok(r.rc == 3 and "proportional RoPE computed as partial rotation (rotary=0.25)" in r.text,
+   "gemma 4 global: the partial-rotation port is diagnosed", r.text)
+
 done()
