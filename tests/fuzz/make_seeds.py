@@ -72,6 +72,7 @@ def main():
             "rope:scaling=llama3,factor=8,low=1,high=4", "rope:scaling=longrope,long-factor=1/2/3",
             "learned:seed=3,std=0.02", "binary", "alibi:heads=12,form=official",
             "t5:buckets=32,max-distance=128,bidirectional=0",
+            "rope:base=1000000,layout=half,head=512,scaling=proportional,proportion=0.25",
             "file:path=gpt2.safetensors,tensor=wpe.weight,rows=2:10", "model.safetensors#wpe.weight",
             "x.npy"]):
         write("spec", "spec%02d" % i, spec)
