@@ -11,6 +11,7 @@
 #include <posenc/rope.h>
 
 #include "scheme/scheme_type.h"
+#include "core/wide_clones.h"
 
 #define DECAY_THREADS 2
 
@@ -99,21 +100,6 @@ static double lone_sine_mean(double w, double k, double n, double x_first)
  */
 #define COS_BLOCK 64
 #define COS_GROUP 16
-
-/*
- * The per-offset loop vectorises to the widest vectors the machine has when
- * the compiler can build clones for them (picked once at load time); the
- * arithmetic is the same in every clone (no contraction: -ffp-contract=off),
- * so are the results.
- */
-#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef WIDE_CLONES
-#define WIDE_CLONES
-#endif
 
 /* acc[r] = sum_i c0[i] c[i B + r] - s0[i] sn[i B + r], in i order: one block of offsets. */
 WIDE_CLONES static void add_block(double *restrict acc, const double *restrict c,

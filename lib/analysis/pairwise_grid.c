@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "analysis/pairwise_internal.h"
+#include "core/wide_clones.h"
 
 #define ALL_STRUCTURED_MAX 4096       /* n for the every-pair mode */
 #define ALL_GENERAL_WORK   (1u << 31) /* n^2 d for the every-pair mode */
@@ -332,21 +333,6 @@ struct corr_job {
 	int mirror;
 	double *out;
 };
-
-/*
- * The per-offset loop vectorises to the widest vectors the machine has when
- * the compiler can build clones for them (picked once at load time); the
- * arithmetic is the same in every clone (no contraction: -ffp-contract=off),
- * so are the results.
- */
-#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef WIDE_CLONES
-#define WIDE_CLONES
-#endif
 
 /* colsum[q] += corr(p, q) for q in [q0, n), T already shifted by -p. */
 WIDE_CLONES static void corr_add(double *restrict colsum, const double *restrict T,

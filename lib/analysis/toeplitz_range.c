@@ -15,20 +15,7 @@
 #include <string.h>
 
 #include "analysis/pairwise_internal.h"
-
-/*
- * The per-offset loops vectorise to the widest vectors the machine has when
- * the compiler can build clones for them (picked once at load time); the
- * arithmetic per offset is the same in every clone, so are the results.
- */
-#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef WIDE_CLONES
-#define WIDE_CLONES
-#endif
+#include "core/wide_clones.h"
 
 #define INNER 32
 #define OUTER 64

@@ -13,15 +13,7 @@
 #include <stdlib.h>
 
 #include "analysis/pairwise_internal.h"
-
-#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define WIDE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef WIDE_CLONES
-#define WIDE_CLONES
-#endif
+#include "core/wide_clones.h"
 
 #define STEP  64
 #define SPAN  (STEP * STEP)
