@@ -10,10 +10,10 @@
 #include <posenc/read.h>
 
 #include "cli.h"
-#include "vectors.h"
 #include "commands.h"
 #include "figure.h"
 #include "output.h"
+#include "vectors.h"
 
 enum { OPT_AGAINST = CLI_OPT_COMMAND, OPT_WHAT, OPT_TOL, OPT_PRECISION, OPT_VECTOR };
 

@@ -294,15 +294,8 @@ static int draw(struct run *r)
 		char title[160], widths[64] = "";
 		/* Widths differ across rows for a model whose layer groups differ (Gemma 4)
 		 * or tables of different columns: each distinct one, in row order. */
-		for (size_t i = 0; i < r->count; i++) {
-			size_t d = r->data[i].v.vec.d, seen = 0;
-			for (size_t j = 0; j < i; j++)
-				seen |= r->data[j].v.vec.d == d;
-			size_t len = strlen(widths);
-			if (!seen && len + 24 < sizeof(widths))
-				snprintf(widths + len, sizeof(widths) - len, "%s%zu",
-				         len ? "/" : "", d);
-		}
+		for (size_t i = 0; i < r->count; i++)
+			cli_width_list_add(widths, sizeof(widths), r->data[i].v.vec.d);
 		snprintf(title, sizeof(title), "d=%s, positions %llu..%llu", widths,
 		         (unsigned long long)v->first, (unsigned long long)(v->first + v->n - 1));
 		st = pe_figure_set_title(fig, title);

@@ -9,10 +9,10 @@
 #include <posenc/freqs.h>
 
 #include "cli.h"
-#include "vectors.h"
 #include "commands.h"
 #include "figure.h"
 #include "output.h"
+#include "vectors.h"
 
 enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_TRAIN_LENGTH };
 

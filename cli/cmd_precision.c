@@ -8,10 +8,10 @@
 #include <posenc/precision.h>
 
 #include "cli.h"
-#include "vectors.h"
 #include "commands.h"
 #include "figure.h"
 #include "output.h"
+#include "vectors.h"
 
 enum { OPT_PRECISION = CLI_OPT_COMMAND, OPT_THRESHOLD, OPT_BLOCK };
 

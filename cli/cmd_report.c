@@ -23,6 +23,7 @@
 #include "output.h"
 #include "pairwise_cli.h"
 #include "report.h"
+#include "vectors.h"
 
 enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_SCALE };
 
@@ -307,14 +308,11 @@ int cmd_report(int argc, char **argv)
 			        "%zu positions): give -n",
 			        r.schemes[0]->label, r.schemes[i]->label, r.s[0].data.v.vec.n,
 			        r.s[i].data.v.vec.n);
-		size_t d = rc ? 0 : r.s[i].data.v.vec.d, seen = 0, len = strlen(r.widths);
-		for (size_t j = 0; j < i; j++)
-			seen |= r.s[j].data.v.vec.d == d;
-		if (!rc && !seen && len + 24 < sizeof(r.widths))
-			snprintf(r.widths + len, sizeof(r.widths) - len, "%s%zu", len ? "/" : "",
-			         d);
-		if (!rc && d > r.d)
-			r.d = d;
+		if (!rc) {
+			cli_width_list_add(r.widths, sizeof(r.widths), r.s[i].data.v.vec.d);
+			if (r.s[i].data.v.vec.d > r.d)
+				r.d = r.s[i].data.v.vec.d;
+		}
 	}
 	/*
 	 * The distance profiles visit every position (O(d) each), so their work

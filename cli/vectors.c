@@ -183,6 +183,19 @@ size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, s
 	return o->d ? o->d : fallback;
 }
 
+void cli_width_list_add(char *list, size_t cap, size_t d)
+{
+	for (const char *p = list; *p;) {
+		char *end;
+		if (strtoull(p, &end, 10) == d)
+			return;
+		p = *end == '/' ? end + 1 : end;
+	}
+	size_t len = strlen(list);
+	if (len + 24 < cap)
+		snprintf(list + len, cap - len, "%s%zu", len ? "/" : "", d);
+}
+
 int cli_vectors_matrix(const struct cli_common *o, const struct cli_vectors *v,
                        struct pe_matrix **out)
 {

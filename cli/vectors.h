@@ -27,6 +27,14 @@ struct cli_vectors {
 size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, size_t fallback);
 
 /*
+ * cli_width_list_add() - add @d to a list of widths like "256/512" unless it is there
+ *
+ * @list: NUL-terminated text in a buffer of @cap bytes (start with ""); a width
+ *        that would not fit is left out.
+ */
+void cli_width_list_add(char *list, size_t cap, size_t d);
+
+/*
  * cli_vectors_prepare() - positions --start .. --start+n-1 of a scheme
  *
  * -n and -d default to @default_n and @default_d (for files: the table's

@@ -1026,14 +1026,11 @@ static enum pe_status read_rope(struct hf *h)
 			struct rope_ctx lc = c;
 			lc.top_theta = local_base;
 			st = rope_spec(h, &lc, "rope_local_base_freq: ", NULL, &sb, &t);
-		} else if (gemma4 && strcmp(types[i], "full_attention") == 0) {
-			struct rope_ctx gc = c;
-			gc.head_dim = global_hd;
-			st = rope_spec(h, &gc, where, b, &sb, &t);
-			if (t > 0 && (!(train > 0) || t < train))
-				train = t;
 		} else {
-			st = rope_spec(h, &c, where, b, &sb, &t);
+			struct rope_ctx lc = c;
+			if (gemma4 && strcmp(types[i], "full_attention") == 0)
+				lc.head_dim = global_hd;
+			st = rope_spec(h, &lc, where, b, &sb, &t);
 			if (t > 0 && (!(train > 0) || t < train))
 				train = t;
 		}

@@ -175,8 +175,7 @@ static enum pe_status scale_proportional(const struct pe_rope_scaling_params *p,
 	(void)info;
 	if (!(p->proportion >= 0.0 && p->proportion <= 1.0))
 		return PE_ERANGE;
-	/* Python's int(proportion * head_dim // 2): x // 2 is floor(x / 2), and x / 2 is exact. */
-	size_t turning = (size_t)floor(p->proportion * (double)d_rot / 2.0);
+	size_t turning = pe_rope_turning_pairs(p, d_rot);
 	for (size_t i = 0; i < d_rot / 2; i++)
 		theta[i] = i < turning ? theta[i] / p->factor : 0.0;
 	return PE_OK;
@@ -188,6 +187,7 @@ size_t pe_rope_turning_pairs(const struct pe_rope_scaling_params *p, size_t d_ro
 		return d_rot / 2;
 	if (!(p->proportion >= 0.0 && p->proportion <= 1.0))
 		return 0;
+	/* Python's int(proportion * head_dim // 2): x // 2 is floor(x / 2), and x / 2 is exact. */
 	return (size_t)floor(p->proportion * (double)d_rot / 2.0);
 }
 
