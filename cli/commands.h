@@ -3,11 +3,11 @@
  *
  * To add a command NAME, these files change (the packaging tests fail
  * until the help, the man page and the completion agree):
- *   1. cli/cmd_NAME.c (new): int cmd_NAME(int argc, char **argv), argv[0]
+ *   1. cli/commands/NAME.c (new): int cmd_NAME(int argc, char **argv), argv[0]
  *      the command name. Its --help text is one string with "%s" where the
  *      common options go; its own options are long options coded from
  *      CLI_OPT_COMMAND with one parse function (struct cli_own_options);
- *      one call to cli_parse_args() (cli/options.h) reads everything.
+ *      one call to cli_parse_args() (cli/shared/options.h) reads everything.
  *      Errors go through cli_error()/cli_usage_error(), other messages
  *      through cli_note(), files through cli_write_matrix() or
  *      cli_figure_write(); it returns an exit code (enum cli_exit).

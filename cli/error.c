@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "options.h"
+#include "shared/options.h"
 
 const char *cli_command_name;
 int cli_progress_line;

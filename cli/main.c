@@ -6,9 +6,9 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "help_schemes.h"
-#include "model_spec.h"
-#include "output.h"
+#include "shared/help_schemes.h"
+#include "shared/model_spec.h"
+#include "shared/output.h"
 
 #ifndef POSENC_VERSION
 #define POSENC_VERSION "unknown"

@@ -1,0 +1,513 @@
+/* posenc check: another implementation's dump against the exact table, with a diagnosis. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <posenc/check.h>
+#include <posenc/read.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "figures/figure.h"
+#include "shared/output.h"
+#include "shared/vectors.h"
+
+enum { OPT_AGAINST = CLI_OPT_COMMAND, OPT_WHAT, OPT_TOL, OPT_PRECISION, OPT_VECTOR };
+
+/* Exit status of a dump that disagrees: distinct from runtime (1) and usage (2) failures. */
+#define CHECK_DISAGREE 3
+
+/* The default tolerance on |error| / max(1, |value|) against the exact table. */
+#define CHECK_TOL_EXACT 1e-9
+
+static const char help[] =
+        "Usage: posenc check -s SPEC --against FILE[#TENSOR] [--what KIND] [--start P] [-d D]\n"
+        "                    [--tol T] [--precision P] [--vector FILE] [-o FILE]\n"
+        "\n"
+        "Compares what another implementation computed (a .npy, .safetensors or .csv dump)\n"
+        "with posenc's exact table of SPEC, row r being position P + r. Prints what the dump\n"
+        "was read as, the largest absolute and relative errors and where, the verdict, and,\n"
+        "when they disagree, the known mistake that explains the dump best: the other pair\n"
+        "layout, the scaling left out or with another factor, another base (fitted), the\n"
+        "attention factor missing or applied twice, positions off by k, cos and sin\n"
+        "swapped, frequencies of another rotary width, or a reduced precision (and which).\n"
+        "\n"
+        "Kinds (--what KIND[:full|pairs|alternate]; recognised from the shape and values when\n"
+        "not given):\n"
+        "  inv-freq   the d_rot/2 inverse frequencies\n"
+        "  angle      m theta_i: full (d or d_rot columns in the spec's layout) or pairs (one\n"
+        "             column per pair, HF's freqs)\n"
+        "  cos, sin   full (posenc encode --view cos; HF's cat(freqs, freqs).cos() for the\n"
+        "             half layout) or pairs (one column per pair, Meta's freqs_cis.real)\n"
+        "  cos-sin    [cos | sin] side by side: full (2 x d or 2 x d_rot columns), pairs\n"
+        "             (vLLM's cos_sin_cache) or alternate (cos_0, sin_0, cos_1, ...: Meta's\n"
+        "             view_as_real(freqs_cis))\n"
+        "  rotated    a vector rotated to each position: all ones (posenc encode --view\n"
+        "             rotated; apply_rotary_pos_emb on a tensor of ones) or --vector FILE\n"
+        "  table      the encoding itself, for schemes other than rope\n"
+        "cos and sin carry the scaling's attention factor, as Hugging Face's caches do.\n"
+        "\n"
+        "Options:\n"
+        "      --against FILE     the dump; FILE#TENSOR picks a tensor of a .safetensors file\n"
+        "      --what KIND        what the dump holds (see above)\n"
+        "      --tol T            agreement when every |error| <= T * max(1, |value|)\n"
+        "                         [default: 1e-9 against exact values: a float64 implementation\n"
+        "                         is within it up to position 10^6 (one rounding of m * theta is\n"
+        "                         1.1e-10 there), a float32 one is not (6e-8 at position 1);\n"
+        "                         with --precision P: 4 units in the last place of 1 in P's\n"
+        "                         storage precision]\n"
+        "      --precision P      compare with the table computed in precision P (f64, f32,\n"
+        "                         bf16, f16, or COMPUTE/STORE such as f32/bf16: float32 angles,\n"
+        "                         cos and sin stored as bfloat16) instead of exact values\n"
+        "      --vector FILE      rotated: the vector x (d values) that was rotated\n"
+        "  -o FILE                the error per position: .csv/.npy (columns abs_error,\n"
+        "                         rel_error, column, and diagnosis_error when diagnosed) or\n"
+        "                         .png/.svg/.pdf (the curves on a log scale) [default: none]\n"
+        "%s"
+        "\n"
+        "Exit status: 0 the dump agrees within the tolerance; 3 it disagrees; 1 a runtime\n"
+        "failure (unreadable file); 2 a usage error. The report goes to standard output.\n"
+        "\n"
+        "Example: posenc check -s rope:layout=half,base=500000 --against cos.npy --what cos\n";
+
+struct check_args {
+	const char *against;
+	const char *vector;
+	enum pe_check_kind kind;
+	enum pe_check_packing packing;
+	double tol; /* NaN: the default */
+	struct pe_precision prec;
+	int have_prec;
+};
+
+/* FILE, or FILE#TENSOR when FILE itself does not exist. */
+static int split_tensor(const char *arg, char **path, char **tensor)
+{
+	struct stat sb;
+	const char *hash = strrchr(arg, '#');
+	*tensor = NULL;
+	if (hash && stat(arg, &sb) != 0) {
+		*path = strndup(arg, (size_t)(hash - arg));
+		*tensor = strdup(hash + 1);
+		if (!*path || !*tensor) {
+			free(*path);
+			free(*tensor);
+			return cli_error("out of memory");
+		}
+		return 0;
+	}
+	*path = strdup(arg);
+	return *path ? 0 : cli_error("out of memory");
+}
+
+static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t cap)
+{
+	char *path, *tensor, *err = NULL;
+	int rc = split_tensor(arg, &path, &tensor);
+	if (rc)
+		return rc;
+	struct pe_read_request req = {tensor, 0, 0, 0};
+	enum pe_status st = pe_read_file(path, &req, out, &err);
+	if (st != PE_OK) {
+		rc = cli_error("'%s': %s", arg, err ? err : pe_status_str(st));
+		free(err);
+	} else {
+		/* what the file says of itself: its dtype and shape */
+		struct pe_file_info *info = NULL;
+		snprintf(desc, cap, "%zu x %zu", (*out)->rows, (*out)->cols);
+		if (pe_file_inspect(path, &info, NULL) == PE_OK) {
+			for (size_t i = 0; i < info->count; i++) {
+				const struct pe_tensor_info *t = &info->tensors[i];
+				if (tensor && (!t->name || strcmp(t->name, tensor) != 0))
+					continue;
+				size_t len = 0;
+				len += (size_t)snprintf(desc, cap, "%s %s, shape (",
+				                        pe_file_format_name(info->format),
+				                        t->dtype);
+				for (size_t k = 0; k < t->ndim && len < cap; k++)
+					len += (size_t)snprintf(desc + len, cap - len, "%s%llu",
+					                        k ? ", " : "",
+					                        (unsigned long long)t->shape[k]);
+				if (len < cap)
+					snprintf(desc + len, cap - len, "%s)",
+					         t->ndim == 1 ? "," : "");
+				break;
+			}
+		}
+		pe_file_info_destroy(info);
+	}
+	free(path);
+	free(tensor);
+	return rc;
+}
+
+static int read_vector(const char *path, struct pe_matrix **out)
+{
+	char *err = NULL;
+	enum pe_status st = pe_read_file(path, NULL, out, &err);
+	if (st != PE_OK) {
+		int rc = cli_error("'%s': %s", path, err ? err : pe_status_str(st));
+		free(err);
+		return rc;
+	}
+	struct pe_matrix *m = *out;
+	if (m->rows != 1 && m->cols != 1) {
+		pe_matrix_destroy(m);
+		*out = NULL;
+		return cli_error("'%s': expected one vector, found a %zu x %zu table", path,
+		                 m->rows, m->cols);
+	}
+	return 0;
+}
+
+/* The default tolerance: exact values 1e-9; a precision: 4 ulp of 1 in its storage format. */
+static double store_tol(enum pe_float store)
+{
+	switch (store) {
+	case PE_FLOAT_F32:
+		return 4 * ldexp(1, -23);
+	case PE_FLOAT_BF16:
+		return 4 * ldexp(1, -7);
+	case PE_FLOAT_F16:
+		return 4 * ldexp(1, -10);
+	default:
+		return CHECK_TOL_EXACT;
+	}
+}
+
+static double default_tol(const struct check_args *a)
+{
+	return a->have_prec ? store_tol(a->prec.store) : CHECK_TOL_EXACT;
+}
+
+static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, size_t cap)
+{
+	char p[16];
+	switch (d->mistake) {
+	case PE_MISTAKE_LAYOUT:
+		snprintf(buf, cap, "the other layout");
+		break;
+	case PE_MISTAKE_NO_SCALING:
+		snprintf(buf, cap, "no scaling");
+		break;
+	case PE_MISTAKE_FACTOR:
+		snprintf(buf, cap, "factor %.4g", d->value);
+		break;
+	case PE_MISTAKE_BASE:
+		snprintf(buf, cap, "base %.6g", d->value);
+		break;
+	case PE_MISTAKE_ATTENTION:
+		snprintf(buf, cap, "amplitude %.6g", d->value);
+		break;
+	case PE_MISTAKE_OFFSET:
+		snprintf(buf, cap, "positions %+g", d->value);
+		break;
+	case PE_MISTAKE_SWAPPED:
+		snprintf(buf, cap, "cos and sin swapped");
+		break;
+	case PE_MISTAKE_ROTARY:
+		snprintf(buf, cap, "rotary width %g", d->value);
+		break;
+	default:
+		snprintf(buf, cap, "precision %s", pe_precision_name(d->prec, p, sizeof(p)));
+		return buf;
+	}
+	if (d->with_prec) {
+		size_t len = strlen(buf);
+		snprintf(buf + len, cap - len, ", %s", pe_precision_name(d->prec, p, sizeof(p)));
+	}
+	return buf;
+}
+
+static void where_text(const struct pe_check_result *r, const struct pe_scheme *s,
+                       const struct pe_check_where *w, uint64_t start, char *buf, size_t cap)
+{
+	char col[96];
+	pe_check_column_name(&r->form, s, w->col, col, sizeof(col));
+	if (r->form.kind == PE_CHECK_INV_FREQ)
+		snprintf(buf, cap, "%s", col);
+	else
+		snprintf(buf, cap, "position %llu, %s", (unsigned long long)(start + w->row), col);
+}
+
+static void report(FILE *out, const struct pe_check_result *r, const struct pe_scheme *s,
+                   const struct check_args *a, const char *desc, uint64_t start, double tol)
+{
+	char buf[320], where[160], p[16];
+	fprintf(out, "against:        %s (%s)\n", a->against, desc);
+	pe_check_form_describe(&r->form, s, buf, sizeof(buf));
+	fprintf(out, "read as:        %s%s\n", buf,
+	        r->form_recognised ? " (recognised from its shape and values)" : "");
+	if (r->form.kind != PE_CHECK_INV_FREQ)
+		fprintf(out, "positions:      %llu..%llu\n", (unsigned long long)start,
+		        (unsigned long long)(start + r->rows - 1));
+	fprintf(out, "reference:      %s, d=%zu, %s\n", s->canonical, r->form.d,
+	        a->have_prec ? pe_precision_name(a->prec, p, sizeof(p)) : "exact");
+	where_text(r, s, &r->stats.abs, start, where, sizeof(where));
+	fprintf(out, "max abs error:  %.3g at %s\n", r->stats.abs.value, where);
+	where_text(r, s, &r->stats.rel, start, where, sizeof(where));
+	fprintf(out, "max rel error:  %.3g at %s\n", r->stats.rel.value, where);
+	if (r->agree)
+		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|))\n",
+		        tol);
+	else
+		fprintf(out,
+		        "verdict:        disagree (|error| / max(1, |value|) reaches %.3g > %g)\n",
+		        r->stats.mixed.value, tol);
+	if (r->diagnosed) {
+		fprintf(out, "diagnosis:      %s\n", r->diag.text);
+		where_text(r, s, &r->diag.stats.abs, start, where, sizeof(where));
+		/* an explanation in a reduced precision holds to that precision's tolerance */
+		double dtol = fmax(tol, store_tol(r->diag.prec.store));
+		if (r->diag.stats.mixed.value > dtol)
+			fprintf(out,
+			        "                (that explains part of it: the dump is still %.3g "
+			        "from it, at %s)\n",
+			        r->diag.stats.abs.value, where);
+		else if (r->diag.stats.abs.value == 0)
+			fprintf(out, "                (the dump matches that exactly)\n");
+		else
+			fprintf(out, "                (the dump is within %.3g of that, at %s)\n",
+			        r->diag.stats.abs.value, where);
+	} else if (!r->agree) {
+		fprintf(out, "diagnosis:      none of the known mistakes explains it better\n");
+	}
+}
+
+static int write_table(const struct cli_common *o, const char *path, enum cli_format format,
+                       const struct pe_check_result *r, uint64_t start)
+{
+	size_t cols = r->diagnosed ? 4 : 3;
+	struct pe_matrix *m = pe_matrix_create(r->rows, cols);
+	if (!m)
+		return cli_error("the error table: out of memory");
+	for (size_t i = 0; i < r->rows; i++) {
+		double *row = m->data + i * cols;
+		row[0] = r->row_abs[i];
+		row[1] = r->row_rel[i];
+		row[2] = (double)r->row_col[i];
+		if (r->diagnosed)
+			row[3] = r->row_diag[i];
+	}
+	static const char *const names[] = {"abs_error", "rel_error", "column", "diagnosis_error"};
+	int inv = r->form.kind == PE_CHECK_INV_FREQ;
+	struct pe_axis rows = {inv ? "row" : "position", inv ? 0.0 : (double)start, 1.0, NULL};
+	struct pe_axis cax = {NULL, 0.0, 1.0, names};
+	int rc = cli_write_matrix(o, path, format, m, &rows, &cax);
+	pe_matrix_destroy(m);
+	return rc;
+}
+
+/* The largest value of each block of rows: the envelope a figure can show. */
+static size_t envelope(const double *v, size_t n, size_t bins, uint64_t start, double *x, double *y)
+{
+	if (n <= bins) {
+		for (size_t i = 0; i < n; i++) {
+			x[i] = (double)(start + i);
+			y[i] = v[i];
+		}
+		return n;
+	}
+	for (size_t b = 0; b < bins; b++) {
+		size_t i0 = n * b / bins, i1 = n * (b + 1) / bins;
+		double m = 0;
+		for (size_t i = i0; i < i1; i++)
+			if (v[i] > m || isnan(v[i]))
+				m = v[i];
+		x[b] = (double)start + (double)(i0 + i1 - 1) / 2.0;
+		y[b] = m;
+	}
+	return bins;
+}
+
+static int draw(const struct cli_common *o, const char *path, enum cli_format format,
+                const struct pe_check_result *r, const struct pe_scheme *s,
+                const struct check_args *a, uint64_t start, double tol)
+{
+	size_t bins = 2000, n = r->rows;
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	double *buf = malloc(4 * (n < bins ? n : bins) * sizeof(*buf));
+	if (!fig || !buf) {
+		pe_figure_destroy(fig);
+		free(buf);
+		return cli_error("the error figure: out of memory");
+	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	double *x = buf, *y = buf + bins, *x2 = buf + 2 * bins, *y2 = buf + 3 * bins;
+	if (n <= bins) {
+		x = buf;
+		y = buf + n;
+		x2 = buf + 2 * n;
+		y2 = buf + 3 * n;
+	}
+	size_t k = envelope(r->row_abs, n, bins, start, x, y);
+	enum pe_status st = pe_panel_add_line(p, "against the spec", x, y, k);
+	char label[192], sh[96];
+	if (st == PE_OK && r->diagnosed) {
+		size_t k2 = envelope(r->row_diag, n, bins, start, x2, y2);
+		snprintf(label, sizeof(label), "against the diagnosis (%s)",
+		         short_mistake(&r->diag, sh, sizeof(sh)));
+		st = pe_panel_add_line(p, label, x2, y2, k2);
+	}
+	snprintf(label, sizeof(label), "tolerance %g", tol);
+	if (st == PE_OK)
+		st = pe_panel_add_hline(p, tol, label);
+	pe_panel_set_log(p, false, true);
+	pe_panel_set_integer_ticks(p, true, false);
+	if (st == PE_OK)
+		st = pe_panel_set_xlabel(p, "position");
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(p, n > bins ? "largest |error| per block of positions"
+		                                     : "largest |error| over the row");
+	char title[320], what[160];
+	pe_check_form_describe(&r->form, s, what, sizeof(what));
+	const char *base = strrchr(a->against, '/');
+	snprintf(title, sizeof(title), "%s (%s) against the exact table",
+	         base ? base + 1 : a->against, pe_check_kind_name(r->form.kind));
+	if (st == PE_OK)
+		st = pe_figure_set_title(fig, title);
+	/* the spec under the title: it can be long, the panel title has the width */
+	if (st == PE_OK)
+		st = pe_panel_set_title(p, s->label);
+	int rc;
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+	} else {
+		snprintf(what, sizeof(what), "error of %zu positions", n);
+		rc = cli_figure_write(o, path, format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	free(buf);
+	return rc;
+}
+
+static int parse_check_option(void *ctx, int opt, const char *arg)
+{
+	struct check_args *a = ctx;
+	switch (opt) {
+	case OPT_AGAINST:
+		a->against = arg;
+		return 0;
+	case OPT_VECTOR:
+		a->vector = arg;
+		return 0;
+	case OPT_WHAT:
+		if (pe_check_kind_parse(arg, &a->kind, &a->packing) != PE_OK)
+			return cli_usage_error("option '--what': '%s' is not inv-freq, angle, cos, "
+			                       "sin, cos-sin, rotated or table (with :full, :pairs "
+			                       "or :alternate)",
+			                       arg);
+		return 0;
+	case OPT_TOL: {
+		int rc = cli_parse_double("--tol", arg, &a->tol);
+		if (!rc && !(a->tol >= 0))
+			rc = cli_usage_error("option '--tol': %s must be >= 0", arg);
+		return rc;
+	}
+	default: /* OPT_PRECISION */
+		if (pe_precision_parse(arg, &a->prec) != PE_OK)
+			return cli_usage_error("option '--precision': '%s' is not f64, f32, bf16, "
+			                       "f16 or COMPUTE/STORE (f32/bf16)",
+			                       arg);
+		a->have_prec = a->prec.compute != PE_FLOAT_EXACT;
+		return 0;
+	}
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct cli_common o;
+	struct check_args a = {
+	        NULL, NULL, PE_CHECK_AUTO, PE_PACK_AUTO, NAN, {PE_FLOAT_EXACT, PE_FLOAT_EXACT}, 0};
+	static const struct option opts[] = {
+	        {"against", required_argument, NULL, OPT_AGAINST},
+	        {"what", required_argument, NULL, OPT_WHAT},
+	        {"tol", required_argument, NULL, OPT_TOL},
+	        {"precision", required_argument, NULL, OPT_PRECISION},
+	        {"vector", required_argument, NULL, OPT_VECTOR},
+	        {NULL, 0, NULL, 0},
+	};
+	int rc = cli_parse_args(argc, argv, help,
+	                        &(struct cli_own_options){opts, parse_check_option, &a}, &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
+	if (!o.nspecs)
+		return cli_usage_error("check needs the spec to check against (-s SPEC)");
+	if (!a.against)
+		return cli_usage_error("check needs the dump to check (--against FILE)");
+	if (o.n)
+		return cli_usage_error("option '-n' does not apply: the dump's rows are the "
+		                       "positions");
+	if (a.vector && a.kind != PE_CHECK_AUTO && a.kind != PE_CHECK_ROTATED)
+		return cli_usage_error("option '--vector' goes with --what rotated");
+	enum cli_format format = CLI_FORMAT_CSV;
+	if (o.output) {
+		if ((rc = cli_output_format(&o, o.output, &format)))
+			return rc;
+		if (cli_format_is_figure(format) && (rc = cli_figure_check_options(&o)))
+			return rc;
+		if (format == CLI_FORMAT_HTML)
+			return cli_usage_error(
+			        "option '-o': check writes .csv, .npy, .png, .svg or "
+			        ".pdf");
+	}
+	struct pe_scheme **schemes;
+	size_t count;
+	if ((rc = cli_schemes(&o, NULL, 1, &schemes, &count)))
+		return rc;
+	const struct pe_scheme *s = schemes[0];
+	struct pe_matrix *dump = NULL, *vec = NULL;
+	char desc[160];
+	rc = read_dump(a.against, &dump, desc, sizeof(desc));
+	if (!rc && a.vector)
+		rc = read_vector(a.vector, &vec);
+	if (rc) {
+		pe_matrix_destroy(dump);
+		cli_schemes_free(schemes, count);
+		return rc;
+	}
+	double tol = isnan(a.tol) ? default_tol(&a) : a.tol;
+	struct pe_check_options co = {a.kind,
+	                              a.packing,
+	                              cli_scheme_width(&o, s, 0),
+	                              o.start,
+	                              vec ? vec->data : NULL,
+	                              vec ? vec->rows * vec->cols : 0,
+	                              a.prec,
+	                              tol,
+	                              1};
+	if (a.vector)
+		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
+	struct pe_check_result *r = NULL;
+	char *err = NULL;
+	enum pe_status st = pe_check_run(s, dump, &co, &r, &err);
+	if (st == PE_ENOMEM)
+		rc = cli_error("checking '%s': out of memory", a.against);
+	else if (st == PE_EINVAL || st == PE_EUNSUPPORTED)
+		rc = cli_usage_error("'%s': %s", a.against, err ? err : pe_status_str(st));
+	else if (st != PE_OK)
+		rc = cli_error("'%s': %s", a.against, err ? err : pe_status_str(st));
+	free(err);
+	/* CSV on standard output (-o -) keeps stdout to itself: the report moves to stderr */
+	int csv_stdout = o.output && strcmp(o.output, "-") == 0;
+	if (!rc)
+		report(csv_stdout ? stderr : stdout, r, s, &a, desc, o.start, tol);
+	if (!rc && o.output) {
+		fflush(stdout);
+		if (cli_format_is_figure(format))
+			rc = draw(&o, o.output, format, r, s, &a, o.start, tol);
+		else
+			rc = write_table(&o, o.output, format, r, o.start);
+	}
+	if (!rc && !r->agree)
+		rc = CHECK_DISAGREE;
+	pe_check_result_destroy(r);
+	pe_matrix_destroy(dump);
+	pe_matrix_destroy(vec);
+	cli_schemes_free(schemes, count);
+	return rc;
+}

@@ -1,0 +1,415 @@
+/*
+ * posenc compare: several schemes side by side. One figure row per scheme
+ * (encoding, distance, correlation, distance-vs-correlation scatter; each
+ * column on one colour scale) and the decay curves of all of them below;
+ * or, for -o x.csv, a summary table with one row per scheme.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/decay.h>
+#include <posenc/pairwise.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "figures/compare_data.h"
+#include "figures/encode_figure.h"
+#include "figures/figure.h"
+#include "shared/output.h"
+#include "shared/pairwise_cli.h"
+#include "shared/vectors.h"
+
+enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_SCALE };
+
+#define MAX_SCHEMES 8
+#define DEFAULT_N   256
+#define DEFAULT_D   128
+
+static const char help[] =
+        "Usage: posenc compare [-s SPEC]... [--base LIST] [-n N] [-d D] [--metric M] [-o FILE]\n"
+        "\n"
+        "Several schemes side by side (at most 8). A figure has one row per scheme:\n"
+        "the encoding, the distance matrix, the correlation matrix and the distance vs\n"
+        "correlation scatter, and below them the decay curves (mean dot product vs\n"
+        "offset) of every scheme. Narrower than 6 in (--width), each scheme takes two\n"
+        "rows of two panels.\n"
+        "\n"
+        "-o FILE.csv writes a summary instead, one row per scheme: shortest and longest\n"
+        "wavelength, distance and correlation ranges between distinct positions, mean\n"
+        "distance between neighbours, and the decay curve at offsets 0, 1, 10 and 100.\n"
+        "The ranges and the neighbour distance take every pair: past 4e9 evaluations\n"
+        "they are left empty (nan) and said so. A figure's memory follows its pixels,\n"
+        "not -n (at most 2^24 positions).\n"
+        "\n"
+        "Options:\n"
+        "      --metric M         l2, cosine, l1 or linf [default: l2]\n"
+        "      --scale S          colour scales of the heatmaps (and scatter axes):\n"
+        "                         shared (one per quantity), panel (one per panel), or\n"
+        "                         auto: shared unless a scheme's range is under 1/4 of\n"
+        "                         another's [default: auto]; a note says which\n"
+        "%s"
+        "\n"
+        "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o compare.png\n"
+        "Example: posenc compare -s rope --base 10000,500000 -n 512 -o rope-bases.pdf\n";
+
+struct run {
+	struct cli_common o;
+	enum pe_metric metric;
+	enum cli_scale scale;
+	struct pe_scheme **schemes;
+	size_t count;
+	struct compare_data data[MAX_SCHEMES];
+	const char *path;
+	enum cli_format format;
+};
+
+/* Whether the figure stacks each scheme's four panels in two rows of two. */
+static bool narrow_layout(const struct cli_common *o)
+{
+	double fw, fh;
+	cli_figure_size_pt(o, true, &fw, &fh);
+	return fw > 0 && fw < 432;
+}
+
+static int compute(struct run *r, size_t i)
+{
+	/* A heatmap is square (equal aspect) inside its slot of the grid of
+	 * panels, so its side in pixels is at most the smaller side of a slot:
+	 * a grid that size is only ever averaged down, never stretched, and
+	 * holds no cells that the picture cannot show. */
+	double w, h;
+	cli_figure_pixels(&r->o, &w, &h);
+	bool narrow = narrow_layout(&r->o);
+	double cols = narrow ? 2.0 : 4.0, rows = (double)r->count * (narrow ? 2.0 : 1.0);
+	double side = ceil(fmin(w / cols, h / rows));
+	size_t cells = side < 1.0 ? 1 : (size_t)side;
+	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric, cells,
+	                            COMPARE_SCATTER_POINTS, 0, &r->data[i]);
+}
+
+static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
+                              const struct pe_matrix *m, const struct pe_vectors *v, bool is_signed,
+                              const char *cbar)
+{
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, m->rows, m->cols, m->data);
+	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, (double)v->first, v->n);
+	spec.is_signed = is_signed;
+	spec.equal_aspect = true;
+	spec.colorbar_label = cbar;
+	cli_heatmap_apply(o, &spec);
+	enum pe_status st = pe_panel_set_heatmap(p, &spec);
+	if (st == PE_OK)
+		st = pe_panel_set_xlabel(p, "position");
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(p, "position");
+	return st;
+}
+
+static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common *o,
+                                     const struct compare_data *sd)
+{
+	struct pe_heatmap_spec spec = sd->enc_spec;
+	spec.colorbar_label = NULL; /* the column title says "encoding" */
+	cli_heatmap_apply(o, &spec);
+	enum pe_status st = pe_panel_set_heatmap(p, &spec);
+	if (st == PE_OK)
+		st = pe_panel_set_xlabel(p, "dimension");
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(p, "position");
+	return st;
+}
+
+/* Where panel c (0 encoding .. 3 scatter) of scheme i goes: a row per scheme, or two when narrow.
+ */
+static struct pe_panel *slot(struct pe_figure *fig, bool narrow, size_t i, unsigned c)
+{
+	if (narrow)
+		return pe_figure_panel(fig, (unsigned)(2 * i + c / 2), c % 2);
+	return pe_figure_panel(fig, (unsigned)i, c);
+}
+
+/* Each heatmap of column c keeps its own scale unless the column shares one. */
+static void own_scales(struct pe_figure *fig, bool narrow, size_t count, unsigned c)
+{
+	for (size_t i = 0; i < count; i++)
+		pe_panel_heatmap_own_scale(slot(fig, narrow, i, c), true);
+}
+
+/* Scatter panels share their axes (like a shared colour scale) when the distances do. */
+static void common_axes(struct run *r, struct pe_figure *fig, bool narrow)
+{
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	for (size_t i = 0; i < r->count; i++) {
+		const struct compare_data *sd = &r->data[i];
+		for (size_t k = 0; k < sd->points->rows; k++) {
+			if (isfinite(sd->px[k]))
+				xlo = fmin(xlo, sd->px[k]), xhi = fmax(xhi, sd->px[k]);
+			if (isfinite(sd->py[k]))
+				ylo = fmin(ylo, sd->py[k]), yhi = fmax(yhi, sd->py[k]);
+		}
+	}
+	for (size_t i = 0; i < r->count; i++) {
+		struct pe_panel *p = slot(fig, narrow, i, 3);
+		if (xlo < xhi)
+			pe_panel_set_xlim(p, xlo - 0.05 * (xhi - xlo), xhi + 0.05 * (xhi - xlo));
+		if (ylo < yhi)
+			pe_panel_set_ylim(p, ylo - 0.05 * (yhi - ylo), yhi + 0.05 * (yhi - ylo));
+	}
+}
+
+static int draw(struct run *r)
+{
+	/*
+	 * Narrower than 6 in (a column of a paper), four panels a row leave no
+	 * room for the data: each scheme takes two rows of two panels instead.
+	 */
+	bool narrow = narrow_layout(&r->o);
+	struct pe_figure *fig = narrow ? pe_figure_create((unsigned)(2 * r->count), 2)
+	                               : pe_figure_create((unsigned)r->count, 4);
+	if (!fig)
+		return cli_error("out of memory");
+	pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_COMPARE);
+	const char *titles[] = {"encoding", pw_metric_label(r->metric),
+	                        narrow ? "correlation" : "Pearson correlation",
+	                        "distance vs correlation"};
+	enum pe_status st = PE_OK;
+	int rc = 0;
+	for (unsigned c = 0; c < 4 && st == PE_OK && !narrow; c++)
+		st = pe_figure_set_col_title(fig, c, titles[c]);
+	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
+		struct compare_data *sd = &r->data[i];
+		const struct pe_vectors *v = &sd->v.vec;
+		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i),
+		                             cli_short_label(r->schemes[i]));
+		/* The encoding's rows streamed to the engine, which averages them. */
+		if (st == PE_OK)
+			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, sd);
+		/*
+		 * The column titles name the quantities: a colorbar says only what
+		 * they do not, that its cells are sampled means.
+		 */
+		const char *dl = sd->dist_info.exact ? NULL : "sampled cell means";
+		const char *cl = sd->corr_info.exact ? NULL : "sampled cell means";
+		if (st == PE_OK)
+			st = heatmap(slot(fig, narrow, i, 1), &r->o, sd->dist, v, false, dl);
+		if (st == PE_OK)
+			st = heatmap(slot(fig, narrow, i, 2), &r->o, sd->corr, v, true, cl);
+		struct pe_panel *sp = slot(fig, narrow, i, 3);
+		if (st == PE_OK)
+			st = pe_panel_add_scatter(sp, NULL, sd->px, sd->py, sd->points->rows);
+		if (st == PE_OK)
+			st = pe_panel_set_xlabel(sp, pw_metric_label(r->metric));
+		if (st == PE_OK)
+			st = pe_panel_set_ylabel(sp, "correlation");
+		for (unsigned c = 0; narrow && c < 4 && st == PE_OK; c++)
+			st = pe_panel_set_title(slot(fig, narrow, i, c), titles[c]);
+	}
+	/*
+	 * One scale per quantity where it shows every scheme; a narrow column
+	 * mixes two quantities, so there every panel has its own.
+	 */
+	bool shared[3] = {false, false, false};
+	if (!rc && st == PE_OK) {
+		const struct pe_matrix *m[3][MAX_SCHEMES] = {{0}};
+		for (size_t i = 0; i < r->count; i++) {
+			m[0][i] = r->data[i].enc_range;
+			m[1][i] = r->data[i].dist;
+			m[2][i] = r->data[i].corr;
+		}
+		for (unsigned c = 0; c < 3; c++) {
+			shared[c] = !narrow && cli_scale_shared(r->scale, m[c], r->count);
+			if (!shared[c])
+				own_scales(fig, narrow, r->count, c);
+		}
+		if (r->scale == CLI_SCALE_SHARED || (r->scale == CLI_SCALE_AUTO && shared[1]))
+			common_axes(r, fig, narrow);
+		char note[512];
+		cli_scale_note(shared, titles, r->count > 1, note, sizeof(note));
+		/* The sparsest sampling of any grid drawn, where the reader looks. */
+		struct pe_grid_info worst = {1, 0};
+		for (size_t i = 0; i < r->count; i++)
+			for (int k = 0; k < 2; k++) {
+				const struct pe_grid_info *g =
+				        k ? &r->data[i].corr_info : &r->data[i].dist_info;
+				if (!g->exact && (worst.exact || g->samples < worst.samples))
+					worst = *g;
+			}
+		if (!worst.exact) {
+			size_t len = strlen(note);
+			cli_sampled_note(&worst, note + len + (len > 0), sizeof(note) - len - 1);
+			if (len)
+				note[len] = ' ';
+		}
+		if (*note)
+			st = pe_figure_set_note(fig, note);
+	}
+	struct pe_panel *bottom = rc || st != PE_OK ? NULL : pe_figure_bottom_panel(fig);
+	if (!rc && st == PE_OK && !bottom)
+		st = PE_ENOMEM;
+	/*
+	 * Decay curves whose sizes differ more than the colour scales may (a
+	 * learned table's d std^2 = 0.03 beside sinusoidal's d / 2 = 32) are
+	 * drawn relative to their value at offset 0, or one would be a flat line.
+	 */
+	const double *curves[MAX_SCHEMES];
+	for (size_t i = 0; i < r->count; i++)
+		curves[i] = r->data[i].decay.y;
+	bool relative = bottom && cli_decay_relative(r->scale, curves, r->count);
+	for (size_t i = 0; bottom && i < r->count && st == PE_OK; i++) {
+		struct cli_curve *c = &r->data[i].decay;
+		if (relative) {
+			double d0 = c->y[0];
+			for (size_t k = 0; k < c->len; k++)
+				c->y[k] /= d0;
+		}
+		st = pe_panel_add_line(bottom, cli_short_label(r->schemes[i]), c->x, c->y, c->len);
+	}
+	/* A curve at every offset may cost too much (a table's mean over pairs, or
+	 * beyond 10^7 offsets): every s-th, said. */
+	size_t step = 1;
+	for (size_t i = 0; i < r->count; i++) {
+		size_t s = compare_decay_step(&r->data[i].v.vec);
+		step = s > step ? s : step;
+	}
+	char btitle[160];
+	snprintf(btitle, sizeof(btitle), "decay: mean dot product of positions k apart%s",
+	         relative ? ", relative to k = 0" : "");
+	if (step > 1)
+		snprintf(btitle + strlen(btitle), sizeof(btitle) - strlen(btitle),
+		         " (k = 0, %zu, %zu, ...)", step, 2 * step);
+	if (bottom && st == PE_OK)
+		st = pe_panel_set_title(bottom, btitle);
+	if (bottom && st == PE_OK)
+		st = pe_panel_set_xlabel(bottom, "offset k");
+	if (bottom && st == PE_OK)
+		st = pe_panel_set_ylabel(bottom, relative ? "relative" : "dot product");
+	if (!rc && st == PE_OK) {
+		const struct pe_vectors *v = &r->data[0].v.vec;
+		char title[160], widths[64] = "";
+		/* Widths differ across rows for a model whose layer groups differ (Gemma 4)
+		 * or tables of different columns: each distinct one, in row order. */
+		for (size_t i = 0; i < r->count; i++)
+			cli_width_list_add(widths, sizeof(widths), r->data[i].v.vec.d);
+		snprintf(title, sizeof(title), "d=%s, positions %llu..%llu", widths,
+		         (unsigned long long)v->first, (unsigned long long)(v->first + v->n - 1));
+		st = pe_figure_set_title(fig, title);
+	}
+	if (!rc && st != PE_OK)
+		rc = cli_figure_error(st);
+	if (!rc) {
+		char what[64];
+		snprintf(what, sizeof(what), "comparison of %zu schemes", r->count);
+		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	return rc;
+}
+
+static int write_summary(struct run *r)
+{
+	const size_t ncols = COMPARE_SUMMARY_COLS;
+	struct pe_matrix *t = pe_matrix_create(r->count, ncols);
+	const char **labels = calloc(r->count, sizeof(*labels));
+	if (!t || !labels) {
+		pe_matrix_destroy(t);
+		free(labels);
+		return cli_error("out of memory");
+	}
+	int rc = 0;
+	for (size_t i = 0; i < r->count && !rc; i++) {
+		labels[i] = r->schemes[i]->label;
+		rc = compare_summary_compute(&r->o, labels[i], r->metric, &r->data[i].v,
+		                             pe_matrix_row(t, i));
+		if (!rc)
+			compare_summary_missing(&r->o, labels[i], &r->data[i].v, r->metric,
+			                        pe_matrix_row(t, i));
+	}
+	if (rc) {
+		pe_matrix_destroy(t);
+		free(labels);
+		return rc;
+	}
+	struct pe_axis rows = {"scheme", 0, 0, labels};
+	struct pe_axis cols = {NULL, 0, 0, compare_summary_columns};
+	rc = cli_write_matrix(&r->o, r->path, r->format, t, &rows, &cols);
+	pe_matrix_destroy(t);
+	free(labels);
+	return rc;
+}
+
+/* --metric and --scale. */
+static int own_option(void *ctx, int opt, const char *arg)
+{
+	struct run *r = ctx;
+	return opt == OPT_SCALE ? cli_parse_scale(arg, &r->scale)
+	                        : pw_parse_metric(arg, &r->metric);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	        {"metric", required_argument, NULL, OPT_METRIC},
+	        {"scale", required_argument, NULL, OPT_SCALE},
+	        {NULL, 0, NULL, 0},
+	};
+	struct run r;
+	memset(&r, 0, sizeof(r));
+	r.metric = PE_METRIC_L2;
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, own_option, &r},
+	                        &r.o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
+	if (r.o.raw)
+		return cli_usage_error(
+		        "option '--raw' does not apply to compare (a grid of panels)");
+	/* The comparison people ask for first: the paper's base against base 10. */
+	if (!r.o.nspecs && !r.o.nbases) {
+		r.o.specs[r.o.nspecs++] = "sinusoidal:base=10000";
+		r.o.specs[r.o.nspecs++] = "sinusoidal:base=10";
+	}
+	char buf[64];
+	r.path = cli_output_path(&r.o, buf, sizeof(buf));
+	if ((rc = cli_output_format(&r.o, r.path, &r.format)))
+		return rc;
+	int figure = cli_format_is_figure(r.format);
+	if (!figure && r.format != CLI_FORMAT_CSV)
+		return cli_usage_error("compare writes a figure (.png, .svg, .pdf) or a summary "
+		                       "(.csv), not '%s'",
+		                       r.path);
+	if (figure && (rc = cli_figure_check_options(&r.o)))
+		return rc;
+	if ((rc = cli_schemes(&r.o, "sinusoidal", MAX_SCHEMES, &r.schemes, &r.count)))
+		return rc;
+	for (size_t i = 0; i < r.count && !rc; i++) {
+		rc = cli_vectors_prepare(&r.o, r.schemes[i], PE_VIEW_DEFAULT, DEFAULT_N, DEFAULT_D,
+		                         &r.data[i].v);
+		if (!rc && r.data[i].v.vec.n < 2)
+			rc = cli_usage_error("compare needs at least 2 positions (-n)");
+	}
+	/*
+	 * Past 2^24 positions the engine's sampled grids lose their offset table
+	 * (each sampled pair costs d / 2 exact sines: seconds a panel) and the
+	 * curves keep every k-th offset: refused at once instead.
+	 */
+	for (size_t i = 0; i < r.count && !rc && figure; i++)
+		if (r.data[i].v.vec.n > COMPARE_CURVE_OFFSETS)
+			rc = cli_error(
+			        "a compare figure takes at most %zu positions (its grids would "
+			        "take seconds a panel): lower -n (-o x.csv, the summary, takes "
+			        "any n)",
+			        COMPARE_CURVE_OFFSETS);
+	for (size_t i = 0; i < r.count && !rc && figure; i++)
+		rc = compute(&r, i);
+	if (!rc)
+		rc = figure ? draw(&r) : write_summary(&r);
+	for (size_t i = 0; i < r.count; i++)
+		compare_data_free(&r.data[i]);
+	cli_schemes_free(r.schemes, r.count);
+	return rc;
+}

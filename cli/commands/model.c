@@ -1,0 +1,597 @@
+/* posenc model: what a real model's positional encoding is, with every derived number. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/model.h>
+#include <posenc/rope.h>
+#include <posenc/scheme.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "figures/figure.h"
+#include "shared/model_spec.h"
+#include "shared/output.h"
+#include "shared/vectors.h"
+
+#define TWO_PI 6.283185307179586476925
+
+enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_CONFIG };
+
+static const char help[] =
+        "Usage: posenc model SPEC [--layer L] [--length L] [-o FILE.csv|FILE.png]\n"
+        "\n"
+        "What a model's positional encoding is, per layer group: head and rotary width,\n"
+        "pairing layout, base, scaling and every derived number: the attention factor\n"
+        "(cos and sin are multiplied by it, logits by its square), YaRN's ramp bounds,\n"
+        "llama3's wavelength thresholds, LongRoPE's switch length, the dynamic NTK base\n"
+        "at a length; the training and extended context; the wavelength range unscaled\n"
+        "and scaled; Liu et al.'s critical dimension for the training context; and how\n"
+        "many pairs never complete a rotation within the training (unscaled) or the\n"
+        "extended (scaled) context. SPEC (or -s SPEC): hf:config.json, gguf:FILE,\n"
+        "model:NAME ('posenc help models'; a bare FILE.json or FILE.gguf is read as\n"
+        "hf: or gguf:) or any rope spec. Text on stdout; -o FILE.csv\n"
+        "(or -o -) writes the same as CSV rows group,quantity,value; -o FILE.png (.svg,\n"
+        ".pdf) draws the wavelength per pair of each layer group, unscaled and scaled,\n"
+        "with the training and the extended context marked.\n"
+        "\n"
+        "Options:\n"
+        "      --length L         sequence length for dynamic and longrope [default: the\n"
+        "                         extended context, max_position_embeddings]\n"
+        "      --config FILE      write the config.json of a model:NAME preset to FILE\n"
+        "%s"
+        "\n"
+        "Example: posenc model model:llama-3.1-8b\n";
+
+struct out {
+	FILE *f;
+	int csv;
+	const char *group;
+};
+
+static void num(struct out *o, const char *key, double v, const char *what)
+{
+	if (o->csv)
+		fprintf(o->f, "%s,%s,%.17g\n", o->group, key, v);
+	else {
+		fprintf(o->f, "  %-36s ", what);
+		fprintf(o->f, "%.10g", v);
+		fputc('\n', o->f);
+	}
+}
+
+static void str(struct out *o, const char *key, const char *v, const char *what)
+{
+	if (o->csv) {
+		/* quote when needed: labels and specs may hold spaces, never quotes or commas
+		 * except list separators we do not print */
+		if (strpbrk(v, ",\"\n"))
+			fprintf(o->f, "%s,%s,\"%s\"\n", o->group, key, v);
+		else
+			fprintf(o->f, "%s,%s,%s\n", o->group, key, v);
+	} else {
+		fprintf(o->f, "  %-36s %s\n", what, v);
+	}
+}
+
+/* Pairs whose wavelength exceeds @len: they never complete a turn within it. */
+static size_t slow_pairs(const double *theta, size_t h, double len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < h; i++)
+		n += TWO_PI / theta[i] > len;
+	return n;
+}
+
+static int describe_rope(struct out *o, const struct pe_model *m, struct pe_scheme *s, size_t d,
+                         double length)
+{
+	size_t d_rot = (size_t)((double)d * s->rotary), h = d_rot / 2;
+	if (d_rot < 2 || d_rot % 2)
+		return cli_usage_error("scheme '%s' with d=%zu: the rotary width %zu is not even",
+		                       s->canonical, d, d_rot);
+	double *base = malloc(h * sizeof(double)), *scaled = malloc(h * sizeof(double));
+	if (!base || !scaled) {
+		free(base);
+		free(scaled);
+		return cli_error("out of memory");
+	}
+	struct pe_rope_scaling_params p = s->scaling;
+	double ctx = m && m->context > 0 ? m->context : p.original;
+	double train = m && m->train_context > 0 ? m->train_context : p.original;
+	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
+		ctx = train = 4096;
+	if (p.length == 0.0)
+		p.length = length > 0 ? length : ctx;
+	struct pe_rope_scaling_info info;
+	enum pe_status st = pe_rope_base_frequencies(s->base, d_rot, base);
+	if (st == PE_OK) {
+		memcpy(scaled, base, h * sizeof(double));
+		st = pe_rope_scale_frequencies(&p, s->base, d_rot, scaled, &info);
+	}
+	if (st != PE_OK) {
+		free(base);
+		free(scaled);
+		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
+	}
+	static const char *const layouts[] = {"interleaved (pairs 2i, 2i+1)", "blocks",
+	                                      "half (pairs i, i + d_rot/2)"};
+	num(o, "head_dim", (double)d, "head width");
+	num(o, "rotary_dim", (double)d_rot, "rotary width");
+	num(o, "pairs", (double)h, "pairs");
+	if (o->csv)
+		str(o, "layout", s->layout == PE_LAYOUT_HALF ? "half" : "interleaved", "layout");
+	else
+		str(o, "layout", layouts[s->layout], "layout");
+	num(o, "base", s->base, "base (rope_theta)");
+	str(o, "scaling", pe_rope_scaling_name(p.type), "scaling");
+	if (p.type != PE_ROPE_SCALING_NONE) {
+		num(o, "factor", p.factor, "factor");
+		if (p.type != PE_ROPE_SCALING_LINEAR && p.type != PE_ROPE_SCALING_PROPORTIONAL)
+			num(o, "original", p.original,
+			    p.type == PE_ROPE_SCALING_DYNAMIC ? "original (max_position_embeddings)"
+			                                      : "original context");
+	}
+	num(o, "attention_factor", info.attention_factor, "attention factor (cos, sin x)");
+	num(o, "logit_scale", info.attention_factor * info.attention_factor,
+	    "logit scale (factor squared)");
+	switch (p.type) {
+	case PE_ROPE_SCALING_YARN:
+		num(o, "beta_fast", p.beta_fast, "beta_fast");
+		num(o, "beta_slow", p.beta_slow, "beta_slow");
+		num(o, "truncate", p.truncate, "truncate");
+		num(o, "yarn_low", info.yarn_low, "ramp low (pairs <= keep theta)");
+		num(o, "yarn_high", info.yarn_high, "ramp high (pairs >= theta/factor)");
+		break;
+	case PE_ROPE_SCALING_LLAMA3:
+		num(o, "low_freq_factor", p.low_freq_factor, "low_freq_factor");
+		num(o, "high_freq_factor", p.high_freq_factor, "high_freq_factor");
+		num(o, "low_freq_wavelength", p.original / p.low_freq_factor,
+		    "wavelengths above: theta/factor");
+		num(o, "high_freq_wavelength", p.original / p.high_freq_factor,
+		    "wavelengths below: unchanged");
+		break;
+	case PE_ROPE_SCALING_LONGROPE:
+		num(o, "switch_length", p.original, "long factors once length exceeds");
+		num(o, "length", p.length, "evaluated at length");
+		str(o, "factors", p.length > p.original ? "long" : "short", "factors used");
+		break;
+	case PE_ROPE_SCALING_PROPORTIONAL:
+		num(o, "proportion", p.proportion, "proportion (partial_rotary_factor)");
+		num(o, "turning_pairs", (double)pe_rope_turning_pairs(&p, d_rot),
+		    "pairs that turn (the first ones)");
+		num(o, "static_pairs", (double)(h - pe_rope_turning_pairs(&p, d_rot)),
+		    "pairs at frequency 0 (never turn)");
+		break;
+	case PE_ROPE_SCALING_DYNAMIC:
+		num(o, "length", p.length, "evaluated at length");
+		num(o, "dynamic_base", info.base, "dynamic base at that length");
+		break;
+	default:
+		break;
+	}
+	num(o, "context", ctx, "extended context");
+	num(o, "train_context", train, "training context");
+	double wl_min = INFINITY, wl_max = 0, sw_min = INFINITY, sw_max = 0;
+	for (size_t i = 0; i < h; i++) {
+		wl_min = fmin(wl_min, TWO_PI / base[i]);
+		wl_max = fmax(wl_max, TWO_PI / base[i]);
+		if (scaled[i] > 0.0) { /* proportional's static pairs have no wavelength */
+			sw_min = fmin(sw_min, TWO_PI / scaled[i]);
+			sw_max = fmax(sw_max, TWO_PI / scaled[i]);
+		}
+	}
+	num(o, "wavelength_min", wl_min, "shortest wavelength (unscaled)");
+	num(o, "wavelength_max", wl_max, "longest wavelength (unscaled)");
+	if (p.type != PE_ROPE_SCALING_NONE && sw_max > 0.0) {
+		num(o, "scaled_wavelength_min", sw_min, "shortest wavelength (scaled)");
+		num(o, "scaled_wavelength_max", sw_max, "longest wavelength (scaled)");
+	}
+	size_t crit;
+	if (s->base > 1.0 && pe_rope_critical_dim(s->base, d_rot, train, &crit) == PE_OK)
+		num(o, "critical_dim", (double)crit, "critical dimension (training)");
+	num(o, "pairs_unrotated_train", (double)slow_pairs(base, h, train),
+	    "pairs never turning in training ctx");
+	if (p.type != PE_ROPE_SCALING_NONE)
+		num(o, "pairs_unrotated_context", (double)slow_pairs(scaled, h, ctx),
+		    "scaled pairs never turning in ctx");
+	free(base);
+	free(scaled);
+	return 0;
+}
+
+static int describe_group(struct out *o, const struct cli_common *co, const struct pe_model *m,
+                          const char *spec_text, const char *overrides, size_t d, double length)
+{
+	char *text = overrides ? pe_spec_override(spec_text, overrides) : NULL;
+	if (overrides && !text)
+		return cli_error("out of memory");
+	struct pe_scheme *s = NULL;
+	char *err = NULL;
+	enum pe_status st = pe_scheme_parse(text ? text : spec_text, &s, &err);
+	free(text);
+	if (st != PE_OK) {
+		int rc = cli_usage_error("scheme '%s': %s", spec_text,
+		                         err ? err : pe_status_str(st));
+		free(err);
+		return rc;
+	}
+	str(o, "spec", s->canonical, "spec");
+	int rc = 0;
+	if (pe_scheme_has(s, PE_CAP_SCALING)) {
+		rc = describe_rope(o, m, s, cli_scheme_width(co, s, d), length);
+	} else if (pe_scheme_has(s, PE_CAP_BIAS_HEADS)) {
+		num(o, "heads", s->heads, "ALiBi heads");
+		/* Press et al.: slopes 2^(-8k/n) for n a power of two */
+		if (!(s->heads & (s->heads - 1))) {
+			num(o, "slope_first", pow(2.0, -8.0 / s->heads), "first slope");
+			num(o, "slope_last", pow(2.0, -8.0), "last slope");
+		}
+	} else if (pe_scheme_has(s, PE_CAP_BUCKETS)) {
+		num(o, "buckets", s->buckets, "buckets");
+		num(o, "max_distance", s->max_distance, "max distance");
+		num(o, "bidirectional", s->bidirectional, "bidirectional");
+	}
+	pe_scheme_destroy(s);
+	return rc;
+}
+
+static int run_model(const struct cli_common *co, const char *spec, double length, FILE *f, int csv)
+{
+	struct out o = {f, csv, "all"};
+	if (!cli_is_model_spec(spec)) {
+		if (csv)
+			fputs("group,quantity,value\n", f);
+		return describe_group(&o, co, NULL, spec, NULL, 128, length);
+	}
+	struct pe_model *m = NULL;
+	const char *overrides = NULL;
+	int rc = cli_model_load(co, spec, &m, &overrides);
+	if (rc)
+		return rc;
+	const struct pe_model_group *only = NULL;
+	if (co->layer && !(only = pe_model_group_find(m, co->layer))) {
+		rc = cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
+		                     co->layer, spec);
+		pe_model_destroy(m);
+		return rc;
+	}
+	if (csv) {
+		fputs("group,quantity,value\n", f);
+		o.group = "model";
+		str(&o, "model_type", m->model_type, "");
+		if (m->n_layers)
+			num(&o, "layers", (double)m->n_layers, "");
+		if (m->context > 0)
+			num(&o, "context", m->context, "");
+		if (m->train_context > 0)
+			num(&o, "train_context", m->train_context, "");
+		num(&o, "groups", (double)m->n_groups, "");
+	} else {
+		fprintf(f, "%s: model_type %s", spec, m->model_type);
+		if (m->n_layers)
+			fprintf(f, ", %zu layers", m->n_layers);
+		if (m->context > 0)
+			fprintf(f, ", context %.17g", m->context);
+		if (m->train_context > 0 && m->train_context != m->context)
+			fprintf(f, " (training %.17g)", m->train_context);
+		fputc('\n', f);
+		if (m->note)
+			fprintf(f, "note: %s\n", m->note);
+	}
+	if (m->learned && csv) {
+		o.group = "model";
+		num(&o, "table_rows", (double)m->table_rows, "");
+		num(&o, "table_cols", (double)m->table_cols, "");
+	}
+	for (size_t i = 0; i < m->n_groups && !rc; i++) {
+		const struct pe_model_group *g = &m->groups[i];
+		if (only && g != only)
+			continue;
+		char layers[512];
+		cli_layer_ranges(g->layers, g->n_layers, layers, sizeof(layers));
+		o.group = g->name;
+		if (!csv)
+			fprintf(f, "\ngroup %s%s%s%s\n", g->name, g->n_layers ? " (layers " : "",
+			        layers, g->n_layers ? ")" : "");
+		else if (g->n_layers)
+			str(&o, "layers", layers, "");
+		if (!g->spec) {
+			str(&o, "spec", "none (NoPE: no positional encoding)", "spec");
+			continue;
+		}
+		rc = describe_group(&o, co, m, g->spec, overrides, m->head_dim, length);
+	}
+	pe_model_destroy(m);
+	return rc;
+}
+
+/* Unscaled and scaled inverse frequencies of a rope group, as describe_rope computes them. */
+static int group_thetas(const struct cli_common *co, const struct pe_model *m,
+                        const char *spec_text, const char *overrides, double length, double **base,
+                        double **scaled, size_t *h)
+{
+	char *text = overrides ? pe_spec_override(spec_text, overrides) : NULL;
+	struct pe_scheme *s = NULL;
+	char *err = NULL;
+	enum pe_status st = pe_scheme_parse(text ? text : spec_text, &s, &err);
+	free(text);
+	free(err);
+	if (st != PE_OK || !pe_scheme_has(s, PE_CAP_SCALING)) {
+		pe_scheme_destroy(s);
+		return -1;
+	}
+	size_t d_rot = (size_t)((double)cli_scheme_width(co, s, m->head_dim) * s->rotary);
+	*h = d_rot / 2;
+	*base = malloc((*h ? *h : 1) * sizeof(double));
+	*scaled = malloc((*h ? *h : 1) * sizeof(double));
+	struct pe_rope_scaling_params p = s->scaling;
+	if (p.length == 0.0)
+		p.length = length > 0 ? length : m->context;
+	st = *base && *scaled ? pe_rope_base_frequencies(s->base, d_rot, *base) : PE_ENOMEM;
+	if (st == PE_OK) {
+		memcpy(*scaled, *base, *h * sizeof(double));
+		st = pe_rope_scale_frequencies(&p, s->base, d_rot, *scaled, NULL);
+	}
+	pe_scheme_destroy(s);
+	if (st != PE_OK) {
+		free(*base);
+		free(*scaled);
+		*base = *scaled = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < *h; i++) {
+		(*base)[i] = TWO_PI / (*base)[i];
+		(*scaled)[i] = TWO_PI / (*scaled)[i];
+	}
+	return 0;
+}
+
+/* Wavelength per pair, unscaled and scaled, per rope group; context lengths marked. */
+static int draw_model(const struct cli_common *co, const char *spec, double length,
+                      const char *path, enum cli_format format)
+{
+	struct pe_model *m = NULL;
+	const char *overrides = NULL;
+	int rc = cli_model_load(co, spec, &m, &overrides);
+	if (rc)
+		return rc;
+	const struct pe_model_group *only = co->layer ? pe_model_group_find(m, co->layer) : NULL;
+	if (co->layer && !only) {
+		pe_model_destroy(m);
+		return cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
+		                       co->layer, spec);
+	}
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	size_t ng = m->n_groups;
+	double **bufs = calloc(3 * (ng ? ng : 1), sizeof(double *));
+	char(*names)[96] = calloc(2 * (ng ? ng : 1), sizeof(*names));
+	enum pe_status st = fig && bufs && names ? PE_OK : PE_ENOMEM;
+	struct pe_panel *panel = fig ? pe_figure_panel(fig, 0, 0) : NULL;
+	if (fig)
+		pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
+	size_t drawn = 0;
+	for (size_t g = 0; g < ng && st == PE_OK; g++) {
+		const struct pe_model_group *grp = &m->groups[g];
+		if ((only && grp != only) || !grp->spec)
+			continue;
+		size_t h = 0;
+		if (group_thetas(co, m, grp->spec, overrides, length, &bufs[3 * g],
+		                 &bufs[3 * g + 1], &h) != 0 ||
+		    h == 0)
+			continue;
+		bufs[3 * g + 2] = malloc(h * sizeof(double));
+		if (!bufs[3 * g + 2]) {
+			st = PE_ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < h; i++)
+			bufs[3 * g + 2][i] = (double)i;
+		const char *gn = ng > 1 ? grp->name : "";
+		snprintf(names[2 * g], sizeof(names[0]), "%s%sunscaled", gn, *gn ? " " : "");
+		snprintf(names[2 * g + 1], sizeof(names[0]), "%s%sscaled", gn, *gn ? " " : "");
+		int same = memcmp(bufs[3 * g], bufs[3 * g + 1], h * sizeof(double)) == 0;
+		if (same) /* an unscaled group: one line */
+			snprintf(names[2 * g], sizeof(names[0]), "%s%s(no scaling)", gn,
+			         *gn ? " " : "");
+		st = pe_panel_add_line(panel, names[2 * g], bufs[3 * g + 2], bufs[3 * g], h);
+		if (st == PE_OK && !same)
+			st = pe_panel_add_line(panel, names[2 * g + 1], bufs[3 * g + 2],
+			                       bufs[3 * g + 1], h);
+		drawn++;
+	}
+	char text[96];
+	if (st == PE_OK && !drawn)
+		rc = cli_usage_error("'%s' has no rotary layer group to draw", spec);
+	if (!rc && st == PE_OK && m->train_context > 0) {
+		snprintf(text, sizeof(text), "%s %.17g",
+		         m->context == m->train_context ? "context" : "training context",
+		         m->train_context);
+		st = pe_panel_add_hline(panel, m->train_context, text);
+	}
+	if (!rc && st == PE_OK && m->context > 0 && m->context != m->train_context) {
+		snprintf(text, sizeof(text), "extended context %.17g", m->context);
+		st = pe_panel_add_hline(panel, m->context, text);
+	}
+	if (!rc && st == PE_OK) {
+		pe_panel_set_log(panel, false, true);
+		pe_panel_set_integer_ticks(panel, true, false);
+		st = pe_panel_set_ylabel(panel, "wavelength 2\xcf\x80/\xce\xb8 (positions)");
+	}
+	if (!rc && st == PE_OK)
+		st = pe_panel_set_xlabel(panel, "pair index i");
+	char title[192];
+	snprintf(title, sizeof(title), "%s: wavelength per pair", m->name);
+	if (!rc && st == PE_OK)
+		st = pe_figure_set_title(fig, title);
+	if (!rc)
+		rc = st != PE_OK ? cli_figure_error(st)
+		                 : cli_figure_write(co, path, format, fig, "wavelength per pair");
+	pe_figure_destroy(fig);
+	for (size_t i = 0; bufs && i < 3 * ng; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(names);
+	pe_model_destroy(m);
+	return rc;
+}
+
+struct own {
+	double length;
+	const char *config; /* --config FILE */
+};
+
+static int parse_own(void *ctx, int opt, const char *arg)
+{
+	struct own *w = ctx;
+	if (opt == OPT_CONFIG) {
+		if (!*arg)
+			return cli_usage_error("option '--config': the file name is empty");
+		w->config = arg;
+		return 0;
+	}
+	int rc = cli_parse_double("--length", arg, &w->length);
+	if (!rc && w->length <= 0)
+		rc = cli_usage_error("option '--length': %s must be > 0", arg);
+	return rc;
+}
+
+/* --config FILE: a preset's config.json, to read with hf: or to edit. */
+static int write_config(const struct cli_common *o, const char *spec, const char *path)
+{
+	if (strncmp(spec, "model:", 6) != 0)
+		return cli_usage_error("option '--config': writes the config.json of a model:NAME "
+		                       "preset, not of '%s'",
+		                       spec);
+	char name[128];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(spec + 6, ","), spec + 6);
+	const char *text = pe_model_preset_config(name);
+	if (!text)
+		return cli_usage_error("scheme '%s': unknown model '%s' ('posenc help models')",
+		                       spec, name);
+	struct cli_file file;
+	int rc = cli_file_open(&file, path);
+	if (rc)
+		return rc;
+	fputs(text, file.f);
+	rc = cli_file_commit(&file);
+	if (!rc) {
+		char what[160];
+		snprintf(what, sizeof(what), "config.json of model:%s", name);
+		cli_report_written(o, path, what);
+	}
+	return rc;
+}
+
+/* An operand that names a model or a spec ("posenc model model:x"), not an option value. */
+static int is_operand(char **argv, int i)
+{
+	const char *a = argv[i], *prev = argv[i - 1];
+	if (a[0] == '-' ||
+	    (prev[0] == '-' && prev[1] && !strchr(prev, '=') && strcmp(prev, "-q") != 0 &&
+	     strcmp(prev, "--quiet") != 0 && strcmp(prev, "-h") != 0 &&
+	     strcmp(prev, "--help") != 0 && strcmp(prev, "--raw") != 0))
+		return 0;
+	return 1;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+	return ls > lx && strcmp(s + ls - lx, suffix) == 0;
+}
+
+/*
+ * "posenc model config.json" and "posenc model x.gguf" (what "inspect on a
+ * config or GGUF file" means): a bare path to a .json or .gguf file is read
+ * as hf:PATH or gguf:PATH. The text lives until the process ends.
+ */
+static char *file_operand(char *a)
+{
+	static char *converted;
+	if (cli_is_model_spec(a) || strchr(a, ':') ||
+	    (!ends_with(a, ".json") && !ends_with(a, ".gguf")))
+		return a;
+	const char *prefix = ends_with(a, ".gguf") ? "gguf:" : "hf:";
+	size_t len = strlen(prefix) + strlen(a) + 1;
+	char *s = malloc(len);
+	if (!s)
+		return a;
+	snprintf(s, len, "%s%s", prefix, a);
+	free(converted);
+	converted = s;
+	return s;
+}
+
+int cmd_model(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	        {"length", required_argument, NULL, OPT_LENGTH},
+	        {"config", required_argument, NULL, OPT_CONFIG},
+	        {NULL, 0, NULL, 0},
+	};
+	/* The model may be given as the operand: hand it on as -s. */
+	char **args = malloc(((size_t)argc + 2) * sizeof(*args));
+	if (!args)
+		return cli_error("out of memory");
+	int n = 0, operands = 0;
+	for (int i = 0; i < argc; i++) {
+		if (i > 0 && is_operand(argv, i) && operands++ == 0) {
+			args[n++] = (char *)"-s";
+			args[n++] = file_operand(argv[i]);
+			continue;
+		}
+		args[n++] = argv[i];
+	}
+	args[n] = NULL;
+	struct cli_common o;
+	struct own own = {0, NULL};
+	int rc =
+	        cli_parse_args(n, args, help, &(struct cli_own_options){opts, parse_own, &own}, &o);
+	double length = own.length;
+	free(args);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
+	const char *spec = o.nspecs ? o.specs[0] : NULL;
+	if (!spec)
+		return cli_usage_error("which model? e.g. posenc model model:llama-3.1-8b");
+	if (o.nspecs > 1)
+		return cli_usage_error("model describes one model, %zu given", o.nspecs);
+	if (o.n || o.start || o.nbases)
+		return cli_usage_error(
+		        "options '-n', '--start' and '--base' do not apply to model");
+	if (!o.d_given)
+		o.d = 0;
+	if (own.config)
+		return write_config(&o, spec, own.config);
+	if (!o.output)
+		return run_model(&o, spec, length, stdout, 0);
+	enum cli_format format;
+	if ((rc = cli_output_format(&o, o.output, &format)))
+		return rc;
+	if (cli_format_is_figure(format)) {
+		if (!cli_is_model_spec(spec))
+			return cli_usage_error("the figure needs a model (hf:, model:); for '%s' "
+			                       "use posenc freqs",
+			                       spec);
+		if ((rc = cli_figure_check_options(&o)))
+			return rc;
+		return draw_model(&o, spec, length, o.output, format);
+	}
+	if (format != CLI_FORMAT_CSV)
+		return cli_usage_error("option '-o': model writes .csv, .png, .svg or .pdf");
+	struct cli_file file;
+	if ((rc = cli_file_open(&file, o.output)))
+		return rc;
+	rc = run_model(&o, spec, length, file.f, 1);
+	if (rc) {
+		cli_file_abort(&file);
+		return rc;
+	}
+	rc = cli_file_commit(&file);
+	if (!rc)
+		cli_report_written(&o, o.output, "model summary");
+	return rc;
+}

@@ -1,0 +1,364 @@
+/*
+ * The encode heatmap: positions down, dimensions across. Sinusoidal and
+ * RoPE rows are computed when the engine knows the heatmap's pixel rows
+ * (a grid callback): each pixel row is the exact mean of the encoding over
+ * the span of positions it covers, n / rows of them, the positions at its
+ * two ends weighted by the part inside (the area mean the resampler would
+ * form from every row), from one closed-form block mean
+ * (pe_encode_window) and at most two rows: O(rows d) for any n, prime or
+ * not. Other schemes stream rows: every row up to EXACT_ROWS positions
+ * (the engine area-averages them onto the pixels), beyond that the mean of
+ * SAMPLES evenly spaced positions of each block (said in the colorbar
+ * label).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/resample.h>
+
+#include "cli.h"
+#include "figures/encode_figure.h"
+#include "figures/figure.h"
+
+#define EXACT_ROWS 8192
+#define SAMPLES    8
+#define CHUNK      256
+
+struct row_source {
+	const struct pe_vectors *v;
+	size_t rows;  /* rows the engine sees */
+	int sampled;  /* rows are SAMPLES-position means of their blocks */
+	int windowed; /* rows are exact block means */
+	struct pe_window window;
+	double *chunk; /* chunk_rows rows of d, rows [chunk_first, chunk_first + chunk_rows) */
+	size_t chunk_rows;
+	size_t chunk_first;
+	int chunk_valid;
+	double *sample; /* one row of d, for sampling */
+};
+
+static enum pe_status exact_row(struct row_source *src, size_t row, double *buf)
+{
+	const struct pe_vectors *v = src->v;
+	size_t cr = src->chunk_rows;
+	if (!src->chunk_valid || row < src->chunk_first || row >= src->chunk_first + cr) {
+		size_t first = row - row % cr;
+		size_t count = v->n - first < cr ? v->n - first : cr;
+		enum pe_status st = pe_vectors_rows(v, first, count, src->chunk);
+		if (st != PE_OK)
+			return st;
+		src->chunk_first = first;
+		src->chunk_valid = 1;
+	}
+	memcpy(buf, src->chunk + (row - src->chunk_first) * v->d, v->d * sizeof(double));
+	return PE_OK;
+}
+
+static enum pe_status window_row(struct row_source *src, size_t row, double *buf)
+{
+	return pe_encode_window(src->v->scheme, src->v->d, &src->window, row, 1, src->v->view, buf);
+}
+
+static enum pe_status sampled_row(struct row_source *src, size_t row, double *buf)
+{
+	const struct pe_vectors *v = src->v;
+	/* The block of row a: positions [a*q + min(a, r), (a+1)*q + min(a+1, r)). */
+	size_t q = v->n / src->rows, r = v->n % src->rows;
+	size_t lo = row * q + (row < r ? row : r);
+	size_t len = q + (row < r ? 1 : 0);
+	memset(buf, 0, v->d * sizeof(double));
+	for (size_t s = 0; s < SAMPLES; s++) {
+		size_t at = lo + (size_t)(((double)s + 0.5) * (double)len / SAMPLES);
+		enum pe_status st = pe_vectors_rows(v, at, 1, src->sample);
+		if (st != PE_OK)
+			return st;
+		for (size_t j = 0; j < v->d; j++)
+			buf[j] += src->sample[j] / SAMPLES;
+	}
+	return PE_OK;
+}
+
+/*
+ * Pixel row y of R covers positions [y n / R, (y + 1) n / R): in units of
+ * 1 / R of a position, [y n, (y + 1) n), and position p covers
+ * [p R, (p + 1) R). Its whole positions are summed in closed form, the two
+ * cut at its ends weighted by their overlap; *last caches the row of
+ * position last_pos (the end of one pixel row starts the next).
+ */
+struct area_row {
+	const struct pe_vectors *v;
+	double *part; /* d: a cut position's row */
+	size_t last_pos;
+	int have_last;
+};
+
+static enum pe_status cut_row(struct area_row *a, size_t p)
+{
+	if (a->have_last && a->last_pos == p)
+		return PE_OK;
+	a->have_last = 0;
+	enum pe_status st = pe_vectors_rows(a->v, p, 1, a->part);
+	if (st == PE_OK) {
+		a->last_pos = p;
+		a->have_last = 1;
+	}
+	return st;
+}
+
+static enum pe_status area_row(struct area_row *a, size_t y, size_t R, double *buf)
+{
+	const struct pe_vectors *v = a->v;
+	size_t d = v->d;
+	uint64_t n = v->n, lo = (uint64_t)y * n, hi = lo + n;
+	uint64_t pa = (lo + R - 1) / R, pb = hi / R; /* whole positions [pa, pb) */
+	double whole = pb > pa ? (double)(pb - pa) * (double)R : 0.0;
+	enum pe_status st = PE_OK;
+	if (pb > pa) {
+		struct pe_window w = {v->first + pa, (size_t)(pb - pa), 1};
+		st = pe_encode_window(v->scheme, d, &w, 0, 1, v->view, buf);
+		for (size_t j = 0; st == PE_OK && j < d; j++)
+			buf[j] *= whole;
+	} else {
+		memset(buf, 0, d * sizeof(double));
+	}
+	if (st == PE_OK && lo % R) {
+		double w0 = (double)((lo / R + 1) * R - lo);
+		st = cut_row(a, (size_t)(lo / R));
+		for (size_t j = 0; st == PE_OK && j < d; j++)
+			buf[j] += w0 * a->part[j];
+	}
+	if (st == PE_OK && hi % R && hi / R < n) {
+		double w1 = (double)(hi - (hi / R) * R);
+		st = cut_row(a, (size_t)(hi / R));
+		for (size_t j = 0; st == PE_OK && j < d; j++)
+			buf[j] += w1 * a->part[j];
+	}
+	for (size_t j = 0; st == PE_OK && j < d; j++)
+		buf[j] /= (double)n;
+	return st;
+}
+
+/* The grid callback: area-mean rows (every row when n <= rows), columns area-averaged. */
+static enum pe_status area_grid(void *ctx, size_t rows, size_t cols, struct pe_matrix **out)
+{
+	const struct pe_vectors *v = ((const struct row_source *)ctx)->v;
+	size_t R = rows < v->n ? rows : v->n, C = cols < v->d ? cols : v->d;
+	struct area_row a = {v, malloc(v->d * sizeof(double)), 0, 0};
+	double *buf = malloc(v->d * sizeof(double));
+	struct pe_resampler *rs = NULL;
+	enum pe_status st = a.part && buf ? pe_resampler_create(R, v->d, R, C, &rs) : PE_ENOMEM;
+	for (size_t y = 0; st == PE_OK && y < R; y++) {
+		st = R == v->n ? pe_vectors_rows(v, y, 1, buf) : area_row(&a, y, R, buf);
+		if (st == PE_OK)
+			st = pe_resampler_push(rs, buf);
+	}
+	if (st == PE_OK)
+		st = pe_resampler_finish(rs, out);
+	pe_resampler_destroy(rs);
+	free(a.part);
+	free(buf);
+	return st;
+}
+
+static enum pe_status next_row(void *ctx, size_t row, double *buf)
+{
+	struct row_source *src = ctx;
+	if (src->windowed)
+		return window_row(src, row, buf);
+	return src->sampled ? sampled_row(src, row, buf) : exact_row(src, row, buf);
+}
+
+/* Colour limits known without a pass over the data, or NaN for automatic. */
+static void known_limits(const struct pe_vectors *v, double *lo, double *hi, bool *is_signed)
+{
+	*lo = *hi = NAN;
+	*is_signed = true;
+	if (v->table)
+		return;
+	int sign;
+	pe_scheme_value_range(v->scheme, v->view, lo, hi, &sign);
+	*is_signed = sign != 0;
+}
+
+static const char *view_name(enum pe_view view)
+{
+	switch (view) {
+	case PE_VIEW_ANGLE:
+		return "angle (rad)";
+	case PE_VIEW_COS:
+		return "cos";
+	case PE_VIEW_SIN:
+		return "sin";
+	default:
+		return "all-ones vector rotated";
+	}
+}
+
+/* About how many pixel rows the heatmap gets: the figure's height. */
+static size_t figure_rows(const struct cli_common *o)
+{
+	double w, h;
+	cli_figure_pixels(o, &w, &h);
+	return (size_t)h;
+}
+
+/*
+ * Rows of equal blocks that still outnumber the pixel rows: the largest
+ * block length L dividing n with L <= n / @pixels, as rows m = n / L; 0 when
+ * only L = 1 qualifies. Equal blocks average every frequency alike, so the
+ * exact block means lose nothing the pixels could show, at 1/L the cost.
+ *
+ * The search runs over the row counts m (the smallest divisor of n at or
+ * above n / floor(n / pixels)), not over L: m is bounded by the pixels,
+ * L by n, and a trial division up to n / pixels never ends for n = 1e14
+ * (or a prime near 2^53). Up to EQUAL_SEARCH * pixels rows are tried;
+ * beyond that the nearly equal blocks serve as well.
+ */
+#define EQUAL_SEARCH 16
+static size_t equal_blocks(size_t n, size_t pixels)
+{
+	if (pixels == 0 || n / pixels < 2)
+		return 0;
+	size_t len_max = n / pixels;
+	size_t m = n / len_max + (n % len_max != 0);
+	size_t last = pixels * EQUAL_SEARCH;
+	for (; m <= last && m <= n / 2; m++)
+		if (n % m == 0)
+			return m;
+	return 0;
+}
+
+struct cli_encode_rows {
+	struct row_source src;
+	char cbar[96];
+};
+
+void cli_encode_rows_destroy(struct cli_encode_rows *er)
+{
+	if (!er)
+		return;
+	free(er->src.chunk);
+	free(er->src.sample);
+	free(er);
+}
+
+int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *v, size_t pixels,
+                           struct pe_heatmap_spec *spec, struct cli_encode_rows **out)
+{
+	*out = NULL;
+	size_t cells = cli_figure_grid_cells(o, v->n);
+	struct row_source src = {.v = v, .rows = v->n};
+	int closed_form = !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW);
+	/*
+	 * Blocks of unequal length (n not a multiple of the rows) damp high
+	 * frequencies unequally; with thousands of positions per figure row the
+	 * difference vanishes, so exact rows are drawn up to EXACT_ROWS.
+	 */
+	size_t equal = closed_form ? equal_blocks(v->n, pixels) : 0;
+	if (equal) {
+		src.rows = equal;
+		src.windowed = 1;
+		src.window = (struct pe_window){v->first, v->n, equal};
+	} else if (v->n > EXACT_ROWS && closed_form) {
+		src.rows = cells;
+		src.windowed = 1;
+		src.window = (struct pe_window){v->first, v->n, cells};
+	} else if (v->n > EXACT_ROWS) {
+		src.rows = cells;
+		src.sampled = 1;
+	}
+	/* Rows computed CHUNK at a time, fewer when they are wide (a few MiB at most). */
+	src.chunk_rows = CHUNK;
+	while (src.chunk_rows > 1 && (double)src.chunk_rows * (double)v->d * 8.0 > 4194304.0)
+		src.chunk_rows /= 2;
+	/* The row chunk, the rows the engine keeps, and the picture at 4 bytes a pixel. */
+	double w, h;
+	cli_figure_pixels(o, &w, &h);
+	char fig_what[96];
+	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
+	int rc = cli_check_memory(
+	        o, ((double)src.chunk_rows + 2.0) * (double)v->d * 8.0 + w * h * 4.0, fig_what,
+	        "choose a smaller width (-d) or figure (--width, --height)");
+	if (rc)
+		return rc;
+	struct cli_encode_rows *er = calloc(1, sizeof(*er));
+	if (!er)
+		return cli_error("out of memory");
+	er->src = src;
+	er->src.chunk = malloc(src.chunk_rows * v->d * sizeof(double));
+	er->src.sample = malloc(v->d * sizeof(double));
+	if (!er->src.chunk || !er->src.sample) {
+		cli_encode_rows_destroy(er);
+		return cli_error("%s: out of memory", fig_what);
+	}
+	pe_heatmap_spec_init(spec, er->src.rows, v->d, NULL);
+	spec->row_fn = next_row;
+	spec->row_ctx = &er->src;
+	pe_heatmap_spec_set_positions(spec, (double)v->first, v->n, 0.0, v->d);
+	double lo, hi;
+	bool is_signed;
+	known_limits(v, &lo, &hi, &is_signed);
+	spec->vmin = lo;
+	spec->vmax = hi;
+	spec->is_signed = is_signed;
+	const struct pe_scheme *s = v->scheme;
+	const char *what = s && pe_scheme_has(s, PE_CAP_VIEWS) ? view_name(v->view) : "value";
+	if (er->src.sampled)
+		snprintf(er->cbar, sizeof(er->cbar), "%s (mean of %d positions per row)", what,
+		         SAMPLES);
+	else
+		snprintf(er->cbar, sizeof(er->cbar), "%s", what);
+	spec->colorbar_label = er->cbar;
+	*out = er;
+	return 0;
+}
+
+int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_format format,
+                      const struct pe_vectors *v)
+{
+	struct pe_heatmap_spec spec;
+	struct cli_encode_rows *er = NULL;
+	int rc = cli_encode_rows_create(o, v, figure_rows(o), &spec, &er);
+	if (rc)
+		return rc;
+	if (!v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW)) {
+		/* Closed forms: the rows of the heatmap's own pixels, asked for by the engine. */
+		spec.rows = v->n;
+		spec.row_fn = NULL;
+		spec.row_ctx = NULL;
+		spec.grid_fn = area_grid;
+		spec.grid_ctx = &er->src;
+	}
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	if (!fig) {
+		rc = cli_error("out of memory");
+		goto done;
+	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_ENCODE);
+	cli_heatmap_apply(o, &spec);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	char title[512];
+	const struct pe_scheme *s = v->scheme;
+	cli_scheme_title(s ? s->label : "table", v->d, (unsigned long long)v->first, v->n, title,
+	                 sizeof(title));
+	enum pe_status st = pe_panel_set_heatmap(p, &spec);
+	if (st == PE_OK)
+		st = pe_panel_set_title(p, title);
+	if (st == PE_OK)
+		st = pe_panel_set_xlabel(p, "dimension");
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(p, "position");
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+		goto done;
+	}
+	char report[96];
+	snprintf(report, sizeof(report), "%zu x %zu encoding heatmap", v->n, v->d);
+	rc = cli_figure_write(o, path, format, fig, report);
+done:
+	pe_figure_destroy(fig);
+	cli_encode_rows_destroy(er);
+	return rc;
+}

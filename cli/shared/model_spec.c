@@ -1,0 +1,301 @@
+/* -s hf:PATH and -s model:NAME: load the model, pick layer groups, expand to specs. */
+#include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "shared/model_spec.h"
+
+/* A config.json is a few kilobytes; refuse anything absurd before reading it. */
+#define MAX_CONFIG_BYTES (64u << 20)
+
+int cli_is_model_spec(const char *spec)
+{
+	return strncmp(spec, "hf:", 3) == 0 || strncmp(spec, "model:", 6) == 0 ||
+	       strncmp(spec, "gguf:", 5) == 0;
+}
+
+static int file_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	FILE *f = ctx;
+	if (off > (uint64_t)INT64_MAX || fseeko(f, (off_t)off, SEEK_SET) != 0)
+		return -1;
+	return fread(buf, 1, len, f) == len ? 0 : -1;
+}
+
+static int load_gguf(const struct cli_common *o, const char *path, struct pe_model **out)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return cli_error("gguf:%s: cannot open: %s", path, strerror(errno));
+	struct stat sb;
+	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		fclose(f);
+		return cli_error("gguf:%s: not a regular file", path);
+	}
+	struct pe_model_source src = {file_read, f, (uint64_t)sb.st_size};
+	char *err = NULL;
+	enum pe_status st = pe_model_from_gguf(&src, o->max_memory, NULL, out, &err);
+	fclose(f);
+	int rc = 0;
+	if (st == PE_ENOMEM)
+		rc = cli_error("gguf:%s: out of memory", path);
+	else if (st != PE_OK)
+		rc = cli_error("gguf:%s: %s", path, err ? err : pe_status_str(st));
+	free(err);
+	return rc;
+}
+
+static int read_config(const struct cli_common *o, const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return cli_error("hf:%s: cannot open: %s", path, strerror(errno));
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	int rc = 0;
+	while (buf) {
+		if (n == cap) {
+			if (cap >= MAX_CONFIG_BYTES || (double)cap * 2 > (double)o->max_memory) {
+				rc = cli_error("hf:%s: larger than %u MiB, not a config.json", path,
+				               MAX_CONFIG_BYTES >> 20);
+				break;
+			}
+			char *grown = realloc(buf, cap * 2);
+			if (!grown)
+				break;
+			buf = grown;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (!rc && buf && ferror(f))
+		rc = cli_error("hf:%s: cannot read: %s", path, strerror(errno));
+	fclose(f);
+	if (!buf)
+		return cli_error("hf:%s: out of memory", path);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model **out,
+                   const char **overrides)
+{
+	*out = NULL;
+	int hf = strncmp(spec, "hf:", 3) == 0, gguf = strncmp(spec, "gguf:", 5) == 0;
+	const char *what = spec + (hf ? 3 : gguf ? 5 : 6);
+	const char *comma = strchr(what, ',');
+	*overrides = comma ? comma + 1 : NULL;
+	size_t wl = comma ? (size_t)(comma - what) : strlen(what);
+	char *name = malloc(wl + 1);
+	if (!name)
+		return cli_error("out of memory");
+	memcpy(name, what, wl);
+	name[wl] = '\0';
+	if (!*name) {
+		free(name);
+		return cli_usage_error("scheme '%s': %s needs a %s", spec,
+		                       hf     ? "hf:"
+		                       : gguf ? "gguf:"
+		                              : "model:",
+		                       hf     ? "path to a config.json"
+		                       : gguf ? "path to a .gguf file"
+		                              : "model name");
+	}
+	char *err = NULL;
+	enum pe_status st;
+	int rc = 0;
+	if (gguf) {
+		rc = load_gguf(o, name, out);
+		st = rc ? PE_EFORMAT : PE_OK;
+	} else if (hf) {
+		char *text = NULL;
+		size_t len = 0;
+		rc = read_config(o, name, &text, &len);
+		if (rc) {
+			free(name);
+			return rc;
+		}
+		/* The label: the model's folder for .../NAME/config.json, else the file name. */
+		char label[128];
+		const char *slash = strrchr(name, '/');
+		const char *base = slash ? slash + 1 : name;
+		if (strcmp(base, "config.json") == 0 && slash) {
+			const char *p = slash;
+			while (p > name && p[-1] != '/')
+				p--;
+			snprintf(label, sizeof(label), "%.*s", (int)(slash - p), p);
+		} else {
+			size_t bl = strlen(base);
+			if (bl > 5 && strcmp(base + bl - 5, ".json") == 0)
+				bl -= 5;
+			snprintf(label, sizeof(label), "%.*s", (int)bl, base);
+		}
+		/* a label is free text up to the next ','; keep the spec grammar intact */
+		for (char *c = label; *c; c++)
+			if (*c == ',' || *c == '=' || *c == ':')
+				*c = '_';
+		st = pe_model_from_hf_json(text, len, *label ? label : NULL, out, &err);
+		free(text);
+		if (st != PE_OK)
+			rc = st == PE_ENOMEM
+			             ? cli_error("hf:%s: out of memory", name)
+			             : cli_error("hf:%s: %s", name, err ? err : pe_status_str(st));
+	} else {
+		st = pe_model_preset(name, out, &err);
+		if (st != PE_OK)
+			rc = st == PE_ENOMEM ? cli_error("out of memory")
+			                     : cli_usage_error("scheme '%s': %s", spec,
+			                                       err ? err : pe_status_str(st));
+	}
+	free(err);
+	free(name);
+	if (!rc && !o->quiet)
+		for (size_t i = 0; i < (*out)->n_warnings; i++)
+			fprintf(stderr, "posenc: warning: %s: %s\n", spec, (*out)->warnings[i]);
+	return rc;
+}
+
+void cli_layer_ranges(const size_t *layers, size_t n, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len < cap; i++) {
+		size_t j = i;
+		while (j + 1 < n && layers[j + 1] == layers[j] + 1)
+			j++;
+		int w = j > i ? snprintf(buf + len, cap - len, "%s%zu-%zu", i ? "," : "", layers[i],
+		                         layers[j])
+		              : snprintf(buf + len, cap - len, "%s%zu", i ? "," : "", layers[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+		i = j;
+	}
+}
+
+/* Whether the overrides name a key only M-RoPE has (text=, frames=, ...). */
+static int names_mrope_key(const char *overrides)
+{
+	static const char *const keys[] = {"t",      "h",     "w",    "interleaved", "frames",
+	                                   "height", "width", "text", "tstep"};
+	for (const char *p = overrides; p && *p;) {
+		size_t len = strcspn(p, ","), klen = strcspn(p, "=,");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (klen == strlen(keys[k]) && strncmp(p, keys[k], klen) == 0)
+				return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+static int group_spec(const struct cli_common *o, const char *spec, const struct pe_model *m,
+                      const struct pe_model_group *g, const char *overrides, char **out)
+{
+	/* An M-RoPE model (Qwen2-VL) is plain RoPE on text; per-axis positions
+	 * (--position-ids, or a grid in the overrides) need its mrope spec. */
+	if (m->mrope_spec && g->spec && (o->position_ids || names_mrope_key(overrides))) {
+		*out = pe_spec_override(m->mrope_spec, overrides);
+		return *out ? 0 : cli_error("out of memory");
+	}
+	if (!g->spec)
+		return cli_usage_error("scheme '%s': layer group '%s' has no positional encoding "
+		                       "(NoPE), and the nope scheme is not available yet",
+		                       spec, g->name);
+	*out = pe_spec_override(g->spec, overrides);
+	return *out ? 0 : cli_error("out of memory");
+}
+
+int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, char ***out,
+                    size_t *count)
+{
+	struct pe_model *m = NULL;
+	const char *overrides = NULL;
+	int rc = cli_model_load(o, spec, &m, &overrides);
+	if (rc)
+		return rc;
+	*out = NULL;
+	*count = 0;
+	if (m->learned || m->n_groups == 0) {
+		rc = cli_usage_error("scheme '%s': %s", spec,
+		                     m->note ? m->note : "the model has no computable encoding");
+		pe_model_destroy(m);
+		return rc;
+	}
+	const struct pe_model_group *pick[64];
+	size_t n = 0;
+	if (o->layer) {
+		const struct pe_model_group *g = pe_model_group_find(m, o->layer);
+		if (!g) {
+			char names[256] = "";
+			for (size_t i = 0; i < m->n_groups; i++) {
+				size_t len = strlen(names);
+				snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+				         m->groups[i].name);
+			}
+			rc = cli_usage_error("option '--layer': '%s' is neither a group (%s) nor a "
+			                     "layer index below %zu of '%s'",
+			                     o->layer, names, m->n_layers, spec);
+			pe_model_destroy(m);
+			return rc;
+		}
+		pick[n++] = g;
+	} else {
+		for (size_t i = 0; i < m->n_groups && n < max && n < 64; i++)
+			if (m->groups[i].spec)
+				pick[n++] = &m->groups[i];
+		if (n == 0)
+			pick[n++] = &m->groups[0];
+		if (n < m->n_groups && !o->quiet) {
+			char layers[128];
+			cli_layer_ranges(pick[0]->layers, pick[0]->n_layers, layers,
+			                 sizeof(layers));
+			fprintf(stderr,
+			        "posenc: %s: %zu layer groups; showing '%s'%s%s%s; --layer "
+			        "picks another\n",
+			        spec, m->n_groups, pick[0]->name, *layers ? " (layers " : "",
+			        layers, *layers ? ")" : "");
+		}
+	}
+	char **list = calloc(n, sizeof(*list));
+	if (!list) {
+		pe_model_destroy(m);
+		return cli_error("out of memory");
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = group_spec(o, spec, m, pick[i], overrides, &list[i]);
+	pe_model_destroy(m);
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			free(list[i]);
+		free(list);
+		return rc;
+	}
+	*out = list;
+	*count = n;
+	return 0;
+}
+
+int cli_help_models(void)
+{
+	const struct pe_model_preset_info *p = pe_model_presets();
+	puts("Model presets for -s model:NAME (each is the position-related part of the\n"
+	     "model's public config.json; 'posenc model model:NAME' shows what it means):\n");
+	for (; p->name; p++)
+		printf("  %-18s %s\n  %-18s %s\n", p->name, p->title, "", p->source);
+	puts("\nAny Hugging Face config.json: -s hf:PATH. Keys after a comma override the\n"
+	     "model's spec (model:llama-3.1-8b,scaling=none); --layer picks a layer group.");
+	return CLI_OK;
+}

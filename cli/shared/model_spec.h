@@ -1,0 +1,49 @@
+/*
+ * cli/shared/model_spec.h - -s hf:PATH, -s model:NAME: a real model as scheme specs
+ *
+ * A model spec is hf:PATH (a Hugging Face config.json) or model:NAME (a
+ * preset), optionally followed by ",key=value,..." that override the
+ * model's own spec keys (model:llama-3.1-8b,scaling=none). --layer picks a
+ * layer group; without it, commands that take several schemes get every
+ * distinct group and the others the first one (said on stderr).
+ */
+#ifndef POSENC_CLI_MODEL_SPEC_H
+#define POSENC_CLI_MODEL_SPEC_H
+
+#include <stddef.h>
+
+#include <posenc/model.h>
+
+#include "shared/options.h"
+
+/* Whether @spec names a model (hf:, model:). */
+int cli_is_model_spec(const char *spec);
+
+/*
+ * cli_model_load() - the model a model spec names
+ *
+ * @overrides: set to the text after the first ',' (NULL if none).
+ * @return 0 and *out (free with pe_model_destroy()), or an exit code
+ * after reporting.
+ */
+int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model **out,
+                   const char **overrides);
+
+/*
+ * cli_model_specs() - the plain spec texts of a model spec's layer groups
+ *
+ * @max: how many the command takes; with one and no --layer, the first
+ *       group (with a note on stderr when there are several).
+ * @out: newly allocated strings (each free(), then the array); *count set.
+ * @return 0 or an exit code after reporting.
+ */
+int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, char ***out,
+                    size_t *count);
+
+/* 'posenc help models': the preset table on stdout. @return 0. */
+int cli_help_models(void);
+
+/* "0-3,5,7" for a list of layer indices, into buf. */
+void cli_layer_ranges(const size_t *layers, size_t n, char *buf, size_t cap);
+
+#endif

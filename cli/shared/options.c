@@ -1,0 +1,864 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include <posenc/colormap.h>
+
+#include "cli.h"
+#include "shared/model_spec.h"
+#include "shared/options.h"
+
+const char cli_common_help[] =
+        "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
+        "schemes'),\n"
+        "                         or a model: hf:config.json, gguf:FILE, model:NAME\n"
+        "      --layer L          a model's layer group (local, global, ...) or layer index\n"
+        "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
+        "  -n, --positions N      number of positions\n"
+        "      --start P          first position [default: 0]\n"
+        "      --position-ids FILE  M-RoPE (t,h,w) position ids per token: CSV t,h,w or\n"
+        "                         NPY (n, 3) or (3, n); mrope specs only\n"
+        "  -d, --dim D            encoding width\n"
+        "  -o, --output FILE      .png .svg .pdf figure, .csv table, .npy array, - for CSV on "
+        "stdout\n"
+        "      --dtype f64|f32    NPY element type [default: f64]\n"
+        "      --cmap NAME        colormap (viridis, magma, inferno, plasma, cividis, RdBu_r, "
+        "gray;\n"
+        "                         NAME_r reverses)\n"
+        "      --vmin X, --vmax X colour scale limits [default: from the data]\n"
+        "      --title TEXT       figure title\n"
+        "      --width W, --height H  figure size: a number with in, cm, mm, pt or px\n"
+        "                         (a bare number is px; px are 1/DPI in, also in SVG and PDF)\n"
+        "      --size WxH         both at once, e.g. 3.5inx2.5in or 1200x800\n"
+        "      --dpi N            PNG pixels per inch [default: 100]\n"
+        "      --font-size PT     axis label size in points; ticks 0.9x, titles 1.1x\n"
+        "                         [default: 10, 9 for grids of panels]\n"
+        "      --style NAME       paper (3.5 in wide, 7 in for grids; 9 pt; 300 dpi) or\n"
+        "                         slides (10 in wide; 14 pt; 150 dpi)\n"
+        "      --raw              bare heatmap PNG, one pixel per cell\n"
+        "      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of RAM]\n"
+        "  -q, --quiet            say nothing on stderr but errors\n"
+        "  -h, --help             show this help\n";
+
+/*
+ * What the process itself needs besides the budget: code, libraries, stacks,
+ * fonts. (The budget is not set as RLIMIT_DATA: OpenBLAS's threads retry a
+ * failed allocation of their buffers for ever.)
+ */
+#define BUDGET_SLACK ((uint64_t)64 << 20)
+
+static uint64_t physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && page > 0)
+		return (uint64_t)pages * (uint64_t)page;
+	return 0;
+}
+
+/*
+ * The part of a process limit left for the budget: RLIMIT_DATA (ulimit -d)
+ * less the slack, RLIMIT_AS (ulimit -v) less what libraries, stacks and
+ * malloc's reserved arenas take of the address space.
+ */
+static uint64_t limit_budget(int resource, uint64_t overhead)
+{
+	struct rlimit rl;
+	if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	uint64_t lim = (uint64_t)rl.rlim_cur;
+	return lim > 2 * overhead ? lim - overhead : lim / 2;
+}
+
+/* The defaults (max_memory: half the machine's memory, within ulimit -v and -d). */
+static void cli_common_init(struct cli_common *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->vmin = NAN;
+	o->vmax = NAN;
+	o->dtype = PE_DTYPE_F64;
+	uint64_t ram = physical_memory();
+	o->max_memory = ram ? ram / 2 : (uint64_t)4 << 30;
+	/* Under ulimit -v or -d the default fits the limit: a refusal, not ENOMEM. */
+	uint64_t as = limit_budget(RLIMIT_AS, (uint64_t)384 << 20);
+	uint64_t data = limit_budget(RLIMIT_DATA, BUDGET_SLACK);
+	if (as < o->max_memory)
+		o->max_memory = as;
+	if (data < o->max_memory)
+		o->max_memory = data;
+	cli_budget = o->max_memory;
+}
+
+uint64_t cli_budget;
+
+uint64_t cli_memory_in_use(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * The exact value of a decimal text DIGITS[.DIGITS][(e|E)[+-]DIGITS] if it
+ * is a whole number that fits in 64 bits. Done on the digits, not through
+ * strtod: 1.0000000000000001 and 4503599627370497.5 round to whole doubles
+ * but are not whole numbers, and a double beyond 2^64 has no integer value.
+ * @return 0 (whole, *out set), -1 (not a whole number), -2 (too large).
+ */
+static int parse_whole(const char *arg, uint64_t *out)
+{
+	const char *c = arg;
+	const char *int_digits = c;
+	while (*c >= '0' && *c <= '9')
+		c++;
+	size_t nint = (size_t)(c - int_digits);
+	const char *frac_digits = c;
+	size_t nfrac = 0;
+	if (*c == '.') {
+		frac_digits = ++c;
+		while (*c >= '0' && *c <= '9')
+			c++;
+		nfrac = (size_t)(c - frac_digits);
+	}
+	if (nint + nfrac == 0)
+		return -1;
+	long long exp = 0;
+	if (*c == 'e' || *c == 'E') {
+		c++;
+		int neg = 0;
+		if (*c == '+' || *c == '-')
+			neg = *c++ == '-';
+		if (!(*c >= '0' && *c <= '9'))
+			return -1;
+		while (*c >= '0' && *c <= '9') {
+			if (exp < 100000)
+				exp = exp * 10 + (*c - '0');
+			c++;
+		}
+		if (neg)
+			exp = -exp;
+	}
+	if (*c)
+		return -1;
+	/* The digits d_1..d_k (integer then fraction part) times 10^(exp - nfrac). */
+	long long shift = exp - (long long)nfrac;
+	size_t ndig = nint + nfrac;
+	uint64_t v = 0;
+	int big = 0;
+	for (size_t i = 0; i < ndig; i++) {
+		int dig = i < nint ? int_digits[i] - '0' : frac_digits[i - nint] - '0';
+		/* Digits that fall after the decimal point once shifted must be zero. */
+		if (shift < 0 && (long long)(ndig - i) <= -shift) {
+			if (dig != 0)
+				return -1;
+			continue;
+		}
+		if (big) {
+			continue;
+		}
+		if (v > (UINT64_MAX - (uint64_t)dig) / 10)
+			big = 1;
+		else
+			v = v * 10 + (uint64_t)dig;
+	}
+	for (long long i = 0; i < shift && !big && v; i++) {
+		if (v > UINT64_MAX / 10)
+			big = 1;
+		else
+			v *= 10;
+	}
+	if (big)
+		return -2;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	int rc = parse_whole(arg, &v);
+	if (rc == -1)
+		return cli_usage_error("option '%s': '%s' is not a whole number", name, arg);
+	if (rc == -2 || v > max)
+		return cli_usage_error("option '%s': %s is too large (at most %llu)", name, arg,
+		                       (unsigned long long)max);
+	if (v < min)
+		return cli_usage_error("option '%s': %s is too small (at least %llu)", name, arg,
+		                       (unsigned long long)min);
+	*out = v;
+	return 0;
+}
+
+int cli_parse_double(const char *name, const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (!*arg || *end || end == arg)
+		return cli_usage_error("option '%s': '%s' is not a number", name, arg);
+	if (!isfinite(v))
+		return cli_usage_error("option '%s': '%s' is not finite", name, arg);
+	*out = v;
+	return 0;
+}
+
+int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_t *count)
+{
+	size_t n = 1;
+	for (const char *c = arg; *c; c++)
+		n += *c == ',';
+	uint64_t *v = malloc(n * sizeof(*v));
+	char *copy = strdup(arg);
+	if (!v || !copy) {
+		free(v);
+		free(copy);
+		return cli_error("out of memory");
+	}
+	size_t i = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int rc = cli_parse_count(name, tok, 0, (uint64_t)PE_POSITION_MAX, &v[i]);
+		if (rc) {
+			free(v);
+			free(copy);
+			return rc;
+		}
+		i++;
+	}
+	free(copy);
+	if (i != n || i == 0) {
+		free(v);
+		return cli_usage_error("option '%s': '%s' is not a list like 0,64,128", name, arg);
+	}
+	*out = v;
+	*count = n;
+	return 0;
+}
+
+static int parse_bytes(const char *arg, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end == arg || !isfinite(v) || v <= 0)
+		return -1;
+	double mult = 1;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		mult = 1024.0;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1048576.0;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1073741824.0;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mult = 1099511627776.0;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end == 'i' && end[-1] != *arg)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end || v * mult > 1.8e19)
+		return -1;
+	*out = (uint64_t)(v * mult);
+	return 0;
+}
+
+static int parse_bases(struct cli_common *o, const char *arg)
+{
+	const char *c = arg;
+	for (;;) {
+		size_t len = strcspn(c, ",");
+		char tok[64];
+		if (len == 0 || len >= sizeof(tok))
+			return cli_usage_error("option '--base': '%s' is not a list like 10000,10",
+			                       arg);
+		if (o->nbases == sizeof(o->bases) / sizeof(o->bases[0]))
+			return cli_usage_error("option '--base': more than 64 bases");
+		memcpy(tok, c, len);
+		tok[len] = '\0';
+		double b = 0.0;
+		int rc = cli_parse_double("--base", tok, &b);
+		if (rc)
+			return rc;
+		if (b <= 1.0)
+			return cli_usage_error("option '--base': %s must be > 1", tok);
+		/* Keep the user's text: it becomes part of each label. */
+		o->base_texts[o->nbases] = c;
+		o->bases[o->nbases++] = b;
+		if (!c[len])
+			return 0;
+		c += len + 1;
+	}
+}
+
+/* A model's head width becomes the default -d. */
+static int model_width(struct cli_common *o, const char *spec)
+{
+	struct pe_model *m = NULL;
+	const char *overrides;
+	struct cli_common quiet = *o;
+	quiet.quiet = 1; /* its warnings are said once, when the schemes are built */
+	int rc = cli_model_load(&quiet, spec, &m, &overrides);
+	if (rc)
+		return rc;
+	/* Biases (ALiBi, T5) have no width; RoPE has its head's, a table its columns. */
+	int rope = m->n_groups && m->groups[0].spec && strncmp(m->groups[0].spec, "rope:", 5) == 0;
+	size_t hd = m->learned ? m->table_cols : rope ? m->head_dim : 0;
+	if (!o->model_train)
+		o->model_train = m->train_context;
+	pe_model_destroy(m);
+	if (!hd)
+		return 0;
+	if (o->model_d && o->model_d != hd && !o->d_given)
+		return cli_usage_error("the models have different head widths (%zu and %zu): give "
+		                       "-d",
+		                       o->model_d, hd);
+	if (!o->model_d)
+		o->model_d = hd;
+	if (!o->d_given)
+		o->d = o->model_d;
+	return 0;
+}
+
+/*
+ * A length: a positive number and a unit, in, cm, mm, pt or px (none: px).
+ * Points and pixels are kept apart because pixels depend on --dpi, which may
+ * come later on the command line.
+ */
+static int parse_length(const char *name, const char *arg, size_t len, struct cli_length *out)
+{
+	static const struct {
+		const char *unit;
+		double pt; /* points per unit; 0: pixels */
+	} units[] = {{"in", 72}, {"cm", 72 / 2.54}, {"mm", 72 / 25.4},
+	             {"pt", 1},  {"px", 0},         {"", 0}};
+	char text[64];
+	if (len == 0 || len >= sizeof(text))
+		goto bad;
+	memcpy(text, arg, len);
+	text[len] = '\0';
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (end == text || !isfinite(v) || ((*text < '0' || *text > '9') && *text != '.'))
+		goto bad;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) != 0)
+			continue;
+		struct cli_length l = {units[i].pt ? v * units[i].pt : v, units[i].pt == 0};
+		/* cairo's surfaces: 16 .. 32767 pixels or points a side (checked again in px). */
+		if (!(l.value >= 16 && l.value <= 32767))
+			return cli_usage_error("option '%s': %.*s is outside 16..32767 %s", name,
+			                       (int)len, arg, l.px ? "pixels" : "points");
+		*out = l;
+		return 0;
+	}
+bad:
+	return cli_usage_error("option '%s': '%.*s' is not a length like 640, 640px, 3.5in, 9cm, "
+	                       "80mm or 252pt",
+	                       name, (int)len, arg);
+}
+
+static int parse_size(struct cli_common *o, const char *arg)
+{
+	/* The separator is the x after a digit or a unit: "3.5inx2in", "640x480". */
+	const char *x = NULL;
+	for (const char *c = arg + 1; *c; c++)
+		if ((*c == 'x' || *c == 'X') && c[-1] != 'p' && c[1] != 0 &&
+		    ((c[1] >= '0' && c[1] <= '9') || c[1] == '.'))
+			x = c;
+	if (!x)
+		return cli_usage_error("option '--size': '%s' is not a size like 640x480 or "
+		                       "3.5inx2.5in",
+		                       arg);
+	int rc = parse_length("--size", arg, (size_t)(x - arg), &o->width);
+	if (!rc)
+		rc = parse_length("--size", x + 1, strlen(x + 1), &o->height);
+	return rc;
+}
+
+static int common_option(struct cli_common *o, int opt, const char *arg, char **argv)
+{
+	uint64_t v;
+	int rc;
+	switch (opt) {
+	case 'h':
+		o->help = 1;
+		return 0;
+	case 'q':
+		o->quiet = 1;
+		return 0;
+	case 's':
+		if (o->nspecs == sizeof(o->specs) / sizeof(o->specs[0]))
+			return cli_usage_error("option '--scheme': more than 64 schemes");
+		o->specs[o->nspecs++] = arg;
+		return cli_is_model_spec(arg) ? model_width(o, arg) : 0;
+	case 'n':
+		rc = cli_parse_count("-n", arg, 1, (uint64_t)PE_POSITION_MAX, &v);
+		if (!rc)
+			o->n = (size_t)v;
+		return rc;
+	case 'd':
+		rc = cli_parse_count("-d", arg, 1, (uint64_t)1 << 24, &v);
+		if (!rc) {
+			o->d = (size_t)v;
+			o->d_given = 1;
+		}
+		return rc;
+	case 'o':
+		if (!*arg)
+			return cli_usage_error("option '-o': the file name is empty");
+		o->output = arg;
+		return 0;
+	case CLI_OPT_BASE:
+		return parse_bases(o, arg);
+	case CLI_OPT_START:
+		return cli_parse_count("--start", arg, 0, (uint64_t)PE_POSITION_MAX, &o->start);
+	case CLI_OPT_DTYPE:
+		if (strcmp(arg, "f64") == 0 || strcmp(arg, "float64") == 0)
+			o->dtype = PE_DTYPE_F64;
+		else if (strcmp(arg, "f32") == 0 || strcmp(arg, "float32") == 0)
+			o->dtype = PE_DTYPE_F32;
+		else
+			return cli_usage_error("option '--dtype': '%s' is not f64 or f32", arg);
+		return 0;
+	case CLI_OPT_CMAP:
+		/* Checked whatever the output: a typo is an error even for a CSV
+		 * (cli_figure_check_options() words it the same way). */
+		o->cmap = arg;
+		if (!pe_colormap_find(arg)) {
+			char names[256] = "";
+			for (const char *const *nm = pe_colormap_names(); *nm; nm++) {
+				size_t len = strlen(names);
+				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+				         *nm);
+			}
+			return cli_usage_error("option '--cmap': unknown colormap '%s' (known: %s)",
+			                       arg, names);
+		}
+		return 0;
+	case CLI_OPT_VMIN:
+		return cli_parse_double("--vmin", arg, &o->vmin);
+	case CLI_OPT_VMAX:
+		return cli_parse_double("--vmax", arg, &o->vmax);
+	case CLI_OPT_TITLE:
+		o->title = arg;
+		return 0;
+	case CLI_OPT_WIDTH:
+		return parse_length("--width", arg, strlen(arg), &o->width);
+	case CLI_OPT_HEIGHT:
+		return parse_length("--height", arg, strlen(arg), &o->height);
+	case CLI_OPT_SIZE:
+		return parse_size(o, arg);
+	case CLI_OPT_DPI:
+		rc = cli_parse_double("--dpi", arg, &o->dpi);
+		if (!rc && !(o->dpi >= 10 && o->dpi <= 2400))
+			rc = cli_usage_error("option '--dpi': %s is outside 10..2400", arg);
+		return rc;
+	case CLI_OPT_FONT_SIZE:
+		rc = cli_parse_double("--font-size", arg, &o->font_size);
+		if (!rc && !(o->font_size >= 2 && o->font_size <= 200))
+			rc = cli_usage_error("option '--font-size': %s is outside 2..200 (points)",
+			                     arg);
+		return rc;
+	case CLI_OPT_STYLE:
+		if (strcmp(arg, "paper") == 0)
+			o->style = CLI_STYLE_PAPER;
+		else if (strcmp(arg, "slides") == 0)
+			o->style = CLI_STYLE_SLIDES;
+		else if (strcmp(arg, "default") == 0)
+			o->style = CLI_STYLE_DEFAULT;
+		else
+			return cli_usage_error("option '--style': '%s' is not paper, slides or "
+			                       "default",
+			                       arg);
+		return 0;
+	case CLI_OPT_RAW:
+		o->raw = 1;
+		return 0;
+	case CLI_OPT_LAYER:
+		if (!*arg)
+			return cli_usage_error("option '--layer': the value is empty");
+		o->layer = arg;
+		return 0;
+	case CLI_OPT_POSITION_IDS:
+		if (!*arg)
+			return cli_usage_error("option '--position-ids': the file name is empty");
+		o->position_ids = arg;
+		return 0;
+	case CLI_OPT_MAX_MEMORY:
+		if (parse_bytes(arg, &o->max_memory) != 0 || o->max_memory == 0)
+			return cli_usage_error("option '--max-memory': '%s' is not a size like "
+			                       "512M or 4G",
+			                       arg);
+		cli_budget = o->max_memory;
+		return 0;
+	case ':':
+		if (optopt && optopt < 256)
+			return cli_usage_error("option '-%c' needs a value", optopt);
+		return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+	case '?':
+		if (optopt && optopt < 256)
+			return cli_usage_error("unknown option '-%c'", optopt);
+		return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+	default:
+		return cli_error("internal: option code %d has no parser", opt);
+	}
+}
+
+/* --position-ids feeds the commands that encode positions, and no other. */
+static int check_position_ids(const struct cli_common *o)
+{
+	static const char *const takers[] = {"encode",  "distance", "corr",    "profile",
+	                                     "scatter", "decay",    "compare", "report"};
+	if (!o->position_ids || !cli_command_name)
+		return 0;
+	for (size_t i = 0; i < sizeof(takers) / sizeof(takers[0]); i++)
+		if (strcmp(cli_command_name, takers[i]) == 0)
+			return 0;
+	return cli_usage_error("option '--position-ids': '%s' does not encode positions (encode, "
+	                       "distance, corr, profile, scatter, decay, compare and report do)",
+	                       cli_command_name);
+}
+
+/* The leading ':' makes getopt report a missing argument as ':'. */
+#define COMMON_SHORT ":hqs:n:d:o:"
+
+static const struct option common_long[] = {
+        {"help", no_argument, NULL, 'h'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"scheme", required_argument, NULL, 's'},
+        {"positions", required_argument, NULL, 'n'},
+        {"dim", required_argument, NULL, 'd'},
+        {"output", required_argument, NULL, 'o'},
+        {"base", required_argument, NULL, CLI_OPT_BASE},
+        {"start", required_argument, NULL, CLI_OPT_START},
+        {"dtype", required_argument, NULL, CLI_OPT_DTYPE},
+        {"cmap", required_argument, NULL, CLI_OPT_CMAP},
+        {"vmin", required_argument, NULL, CLI_OPT_VMIN},
+        {"vmax", required_argument, NULL, CLI_OPT_VMAX},
+        {"title", required_argument, NULL, CLI_OPT_TITLE},
+        {"width", required_argument, NULL, CLI_OPT_WIDTH},
+        {"height", required_argument, NULL, CLI_OPT_HEIGHT},
+        {"raw", no_argument, NULL, CLI_OPT_RAW},
+        {"size", required_argument, NULL, CLI_OPT_SIZE},
+        {"dpi", required_argument, NULL, CLI_OPT_DPI},
+        {"font-size", required_argument, NULL, CLI_OPT_FONT_SIZE},
+        {"style", required_argument, NULL, CLI_OPT_STYLE},
+        {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY},
+        {"layer", required_argument, NULL, CLI_OPT_LAYER},
+        {"position-ids", required_argument, NULL, CLI_OPT_POSITION_IDS},
+};
+#define NCOMMON (sizeof(common_long) / sizeof(common_long[0]))
+#define MAX_OWN 16
+
+int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
+                   struct cli_common *o)
+{
+	cli_common_init(o);
+	struct option all[NCOMMON + MAX_OWN + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < NCOMMON; i++)
+		all[n++] = common_long[i];
+	for (size_t i = 0; own && own->opts && own->opts[i].name; i++) {
+		if (i == MAX_OWN)
+			return cli_error("internal: more than %d options of its own", MAX_OWN);
+		all[n++] = own->opts[i];
+	}
+	memset(&all[n], 0, sizeof(all[n]));
+	int opt;
+	while ((opt = getopt_long(argc, argv, COMMON_SHORT, all, NULL)) != -1) {
+		int rc = opt >= CLI_OPT_COMMAND && own && own->parse
+		                 ? own->parse(own->ctx, opt, optarg)
+		                 : common_option(o, opt, optarg, argv);
+		if (rc)
+			return rc;
+	}
+	if (o->help) {
+		/* The common options' lines go where the help says %s. */
+		const char *at = strstr(help, "%s");
+		if (at) {
+			fwrite(help, 1, (size_t)(at - help), stdout);
+			fputs(cli_common_help, stdout);
+			fputs(at + 2, stdout);
+		} else {
+			fputs(help, stdout);
+		}
+		return CLI_DONE;
+	}
+	if (optind < argc)
+		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	return check_position_ids(o);
+}
+
+void cli_schemes_free(struct pe_scheme **schemes, size_t count)
+{
+	if (!schemes)
+		return;
+	for (size_t i = 0; i < count; i++)
+		pe_scheme_destroy(schemes[i]);
+	free(schemes);
+}
+
+static int parse_one(const char *spec, struct pe_scheme **out)
+{
+	char *err = NULL;
+	enum pe_status st = pe_scheme_parse(spec, out, &err);
+	if (st == PE_OK)
+		return 0;
+	int rc;
+	if (st == PE_ENOMEM)
+		rc = cli_error("scheme '%s': out of memory", spec);
+	else if (st == PE_EIO)
+		rc = cli_error("scheme '%s': %s", spec, err ? err : pe_status_str(st));
+	else
+		rc = cli_usage_error("scheme '%s': %s", spec, err ? err : pe_status_str(st));
+	free(err);
+	return rc;
+}
+
+static int takes_base(const struct pe_scheme *s)
+{
+	return pe_scheme_takes_key(s, "base");
+}
+
+static char *pe_strdup_cli(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *c = malloc(len);
+	if (c)
+		memcpy(c, s, len);
+	return c;
+}
+
+static int parse_with_base(const char *spec, int from_model, const char *base_text,
+                           struct pe_scheme **out)
+{
+	size_t blen = strcspn(base_text, ",");
+	size_t len = strlen(spec) + 2 * blen + 24;
+	char *with = malloc(len);
+	if (!with)
+		return cli_error("out of memory");
+	if (from_model) {
+		/* A model's spec has its own base and label: replace both. */
+		const char *label = strstr(spec, ",label=");
+		char *ov = malloc(len + (label ? strlen(label) : 0));
+		if (!ov) {
+			free(with);
+			return cli_error("out of memory");
+		}
+		snprintf(ov, len, "base=%.*s", (int)blen, base_text);
+		if (label) {
+			size_t ol = strlen(ov);
+			sprintf(ov + ol, ",label=%.*s base=%.*s", (int)strcspn(label + 7, ","),
+			        label + 7, (int)blen, base_text);
+		}
+		char *replaced = pe_spec_override(spec, ov);
+		free(ov);
+		free(with);
+		if (!replaced)
+			return cli_error("out of memory");
+		int rc = parse_one(replaced, out);
+		free(replaced);
+		return rc;
+	}
+	snprintf(with, len, "%s%sbase=%.*s", spec, strchr(spec, ':') ? "," : ":", (int)blen,
+	         base_text);
+	int rc = parse_one(with, out);
+	free(with);
+	return rc;
+}
+
+/* Every -s, with model specs expanded to their groups' plain specs. */
+static int expand_specs(const struct cli_common *o, const char *default_spec, size_t max,
+                        char ***out, unsigned char **from_model, size_t *count)
+{
+	size_t nspecs = o->nspecs ? o->nspecs : 1, n = 0, cap = nspecs;
+	char **list = calloc(cap, sizeof(*list));
+	unsigned char *model = calloc(cap, 1);
+	int rc = list && model ? 0 : cli_error("out of memory");
+	for (size_t i = 0; i < nspecs && !rc; i++) {
+		const char *spec = o->nspecs ? o->specs[i] : default_spec;
+		char **groups = NULL;
+		size_t ng = 1;
+		int is_model = cli_is_model_spec(spec);
+		if (is_model)
+			rc = cli_model_specs(o, spec, max, &groups, &ng);
+		if (rc)
+			break;
+		if (n + ng > cap) {
+			size_t ncap = n + ng + cap;
+			char **gl = realloc(list, ncap * sizeof(*gl));
+			unsigned char *gm = gl ? realloc(model, ncap) : NULL;
+			if (gl)
+				list = gl;
+			if (gm)
+				model = gm;
+			if (!gl || !gm) {
+				for (size_t k = 0; is_model && k < ng; k++)
+					free(groups[k]);
+				free(groups);
+				rc = cli_error("out of memory");
+				break;
+			}
+			cap = ncap;
+		}
+		for (size_t k = 0; k < ng; k++) {
+			list[n] = is_model ? groups[k] : pe_strdup_cli(spec);
+			model[n] = (unsigned char)is_model;
+			if (!list[n])
+				rc = cli_error("out of memory");
+			n++;
+		}
+		free(groups);
+	}
+	if (rc) {
+		for (size_t i = 0; list && i < n; i++)
+			free(list[i]);
+		free(list);
+		free(model);
+		return rc;
+	}
+	*out = list;
+	*from_model = model;
+	*count = n;
+	return 0;
+}
+
+int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
+                struct pe_scheme ***out, size_t *count)
+{
+	char **specs = NULL;
+	unsigned char *from_model = NULL;
+	size_t nspecs = 0;
+	*out = NULL;
+	*count = 0;
+	int rc = expand_specs(o, default_spec, max, &specs, &from_model, &nspecs);
+	if (rc)
+		return rc;
+	size_t nbases = o->nbases ? o->nbases : 1;
+	/* Room for every spec crossed with every base; schemes without a base stay single. */
+	struct pe_scheme **list = calloc(nspecs * nbases, sizeof(*list));
+	if (!list)
+		rc = cli_error("out of memory");
+	size_t total = 0;
+	int any_base = 0;
+	for (size_t i = 0; i < nspecs && !rc; i++) {
+		const char *spec = specs[i];
+		struct pe_scheme *plain = NULL;
+		rc = parse_one(spec, &plain);
+		if (!rc && o->nbases && takes_base(plain)) {
+			any_base = 1;
+			pe_scheme_destroy(plain);
+			for (size_t j = 0; j < nbases && !rc; j++)
+				if (!(rc = parse_with_base(spec, from_model[i], o->base_texts[j],
+				                           &list[total])))
+					total++;
+		} else if (!rc) {
+			list[total++] = plain;
+		}
+	}
+	for (size_t i = 0; i < nspecs; i++)
+		free(specs[i]);
+	free(specs);
+	free(from_model);
+	if (rc) {
+		cli_schemes_free(list, total);
+		return rc;
+	}
+	if (o->nbases && !any_base) {
+		cli_schemes_free(list, total);
+		return cli_usage_error(
+		        "option '--base' applies to sinusoidal and rope schemes only");
+	}
+	if (total > max) {
+		cli_schemes_free(list, total);
+		if (max == 1)
+			return cli_usage_error(
+			        "%s takes one scheme, %zu given (use 'posenc compare' "
+			        "for several)",
+			        cli_command_name, total);
+		return cli_usage_error("%s takes at most %zu schemes, %zu given", cli_command_name,
+		                       max, total);
+	}
+	*out = list;
+	*count = total;
+	return 0;
+}
+
+const char *cli_format_bytes(double bytes, char *buf)
+{
+	static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	int u = 0;
+	while (bytes >= 1024.0 && u < 6) {
+		bytes /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, 32, "%.0f bytes", bytes);
+	else
+		snprintf(buf, 32, "%.1f %s", bytes, units[u]);
+	return buf;
+}
+
+int cli_check_memory(const struct cli_common *o, double bytes, const char *what, const char *hint)
+{
+	/* What is allocated already counts: the budget holds for the whole run. */
+	double held = (double)cli_memory_in_use();
+	if (bytes + held <= (double)o->max_memory)
+		return 0;
+	char need[32], have[32], raise[48];
+	cli_budget_advice(bytes + held, raise, sizeof(raise));
+	if (held >= 1048576.0 && bytes <= (double)o->max_memory) {
+		char in_use[32];
+		return cli_error("%s needs %s more, with %s in use already over the memory "
+		                 "budget of %s: %s%s",
+		                 what, cli_format_bytes(bytes, need),
+		                 cli_format_bytes(held, in_use),
+		                 cli_format_bytes((double)o->max_memory, have), hint, raise);
+	}
+	return cli_error("%s needs %s, more than the memory budget of %s: %s%s", what,
+	                 cli_format_bytes(bytes, need),
+	                 cli_format_bytes((double)o->max_memory, have), hint, raise);
+}
+
+void cli_budget_advice(double bytes, char *buf, size_t cap)
+{
+	/* Advice that works: a budget that covers the need, if the machine has it. */
+	double ram = (double)physical_memory();
+	double want = bytes + 64.0 * 1048576.0;
+	if (ram > 0 && want > ram * 0.9) {
+		buf[0] = '\0'; /* more than the machine has: raising the budget would not help */
+		return;
+	}
+	if (want < 1073741824.0)
+		snprintf(buf, cap, ", or raise the budget (--max-memory %.0fM)",
+		         ceil(want / 1048576.0));
+	else
+		snprintf(buf, cap, ", or raise the budget (--max-memory %.0fG)",
+		         ceil(want / 1073741824.0));
+}

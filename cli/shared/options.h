@@ -1,0 +1,169 @@
+/*
+ * cli/shared/options.h - the options every command shares, parsed strictly
+ *
+ * Every command parses its arguments with one call to cli_parse_args():
+ * the common options into struct cli_common, its own (long options coded
+ * from CLI_OPT_COMMAND) through the function it gives. Numbers are checked
+ * whole: "-n 12x" and "-d -4" are usage errors, never 12 or garbage.
+ */
+#ifndef POSENC_CLI_OPTIONS_H
+#define POSENC_CLI_OPTIONS_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <posenc/encode.h>
+#include <posenc/scheme.h>
+#include <posenc/write.h>
+
+/* Codes of long-only options; commands number their own from CLI_OPT_COMMAND. */
+enum {
+	CLI_OPT_BASE = 1000,
+	CLI_OPT_START,
+	CLI_OPT_DTYPE,
+	CLI_OPT_CMAP,
+	CLI_OPT_VMIN,
+	CLI_OPT_VMAX,
+	CLI_OPT_TITLE,
+	CLI_OPT_WIDTH,
+	CLI_OPT_HEIGHT,
+	CLI_OPT_RAW,
+	CLI_OPT_MAX_MEMORY,
+	CLI_OPT_SIZE,
+	CLI_OPT_DPI,
+	CLI_OPT_FONT_SIZE,
+	CLI_OPT_STYLE,
+	CLI_OPT_LAYER,
+	CLI_OPT_POSITION_IDS,
+	CLI_OPT_COMMAND = 2000,
+};
+
+/* The help lines of the common options, for each command's --help. */
+extern const char cli_common_help[];
+
+/* A figure side as given: a number and its unit (px: pixels at --dpi; pt: 1/72 in). */
+struct cli_length {
+	double value; /* 0 = not given */
+	int px;       /* 1: value in pixels; 0: in points (in, cm and mm converted) */
+};
+
+/* --style presets: sizes, text and dpi for a use. */
+enum cli_style {
+	CLI_STYLE_DEFAULT,
+	CLI_STYLE_PAPER,  /* a 3.5 in column (7 in for grids), 9 pt text, 300 dpi */
+	CLI_STYLE_SLIDES, /* 10 in wide, 14 pt text, 150 dpi */
+};
+
+struct cli_common {
+	const char *specs[64]; /* -s, in order */
+	size_t nspecs;
+	double bases[64]; /* --base */
+	const char *base_texts[64];
+	size_t nbases;
+	size_t n; /* -n; 0 = the command's default */
+	size_t d; /* -d; 0 = the command's default */
+	uint64_t start;
+	const char *output; /* -o; NULL = <command>.png */
+	enum pe_dtype dtype;
+	const char *cmap;
+	double vmin, vmax; /* NaN = automatic */
+	const char *title;
+	struct cli_length width, height; /* --width, --height, --size */
+	double dpi;                      /* 0 = the style's (100 by default) */
+	double font_size;                /* points; 0 = the style's */
+	enum cli_style style;
+	int raw;
+	int quiet;
+	int help;
+	uint64_t max_memory;      /* bytes */
+	const char *layer;        /* --layer: a model's layer group or layer index */
+	const char *position_ids; /* --position-ids FILE: mrope (t, h, w) ids per token */
+	int d_given;              /* -d was given (a model's head width is the default) */
+	size_t model_d;           /* the head width of the first model spec; 0 if none */
+	double model_train;       /* its training context; 0 if none */
+};
+
+/* A command's own options: their getopt_long entries and what parses them. */
+struct cli_own_options {
+	const struct option *opts; /* codes from CLI_OPT_COMMAND, {NULL} ended; NULL: none */
+	/* Stores option @opt's value @arg (NULL for a flag) into @ctx;
+	 * @return 0 or an exit code after reporting. */
+	int (*parse)(void *ctx, int opt, const char *arg);
+	void *ctx;
+};
+
+/* cli_parse_args() returns it after --help: the command stops with CLI_OK. */
+#define CLI_DONE (-1)
+
+/*
+ * cli_parse_args() - the option loop of every command
+ *
+ * Parses @argv (argv[0] the command): the common options into @o (first
+ * set to their defaults, cli_common_init()), the
+ * command's own through @own (may be NULL); refuses operands. With -h it
+ * prints @help with cli_common_help in place of its one "%s", once every
+ * option was read (a bad option is reported first).
+ *
+ * @return 0 to run the command, CLI_DONE after the help, or an exit code
+ * after reporting a usage error.
+ */
+int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
+                   struct cli_common *o);
+
+/*
+ * cli_parse_count() - a whole number in [min, max], strictly
+ *
+ * Accepts 123 and an exact 1e6; reports "option '<name>': ..." itself.
+ * @return 0, or CLI_USAGE after reporting.
+ */
+int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t max, uint64_t *out);
+
+/* A finite double; @return 0 or CLI_USAGE after reporting. */
+int cli_parse_double(const char *name, const char *arg, double *out);
+
+/*
+ * cli_parse_positions() - a comma-separated list of whole numbers
+ *
+ * @out: newly allocated (free()); @count set. @return 0 or an exit code.
+ */
+int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_t *count);
+
+/*
+ * cli_schemes() - the schemes named by -s and --base
+ *
+ * No -s means @default_spec. Each sinusoidal or rope spec is crossed with
+ * each --base value (spec + ",base=B"); other schemes appear once. @max is
+ * how many schemes the command accepts.
+ *
+ * @out: newly allocated array of schemes; free with cli_schemes_free().
+ * @return 0 or an exit code after reporting.
+ */
+int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
+                struct pe_scheme ***out, size_t *count);
+void cli_schemes_free(struct pe_scheme **schemes, size_t count);
+
+/*
+ * cli_check_memory() - refuse an allocation over the --max-memory budget
+ *
+ * @what: "the 1000000 x 1000000 distance matrix"; @hint: what to do instead.
+ * @return 0, or CLI_FAILURE after "needs X, more than the budget of Y".
+ */
+int cli_check_memory(const struct cli_common *o, double bytes, const char *what, const char *hint);
+
+/* The memory budget in force (--max-memory or its default), for messages. */
+extern uint64_t cli_budget;
+
+/* Bytes the heap holds now (glibc's mallinfo2; 0 where unknown). */
+uint64_t cli_memory_in_use(void);
+
+/*
+ * cli_budget_advice() - ", or raise the budget (--max-memory 40M)" for a
+ * need of @bytes, or a note that the machine lacks the memory, into @buf
+ */
+void cli_budget_advice(double bytes, char *buf, size_t cap);
+
+/* Human-readable bytes ("7.3 GiB") into buf (at least 32 bytes). */
+const char *cli_format_bytes(double bytes, char *buf);
+
+#endif

@@ -1,0 +1,300 @@
+/* The steps distance, corr, scatter and profile share. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "figures/figure.h"
+#include "shared/pairwise_cli.h"
+#include "shared/progress.h"
+
+int pw_parse_metric(const char *arg, enum pe_metric *m)
+{
+	if (pe_metric_parse(arg, m) != PE_OK || *m == PE_METRIC_CORR)
+		return cli_usage_error("option '--metric': '%s' is not l2, cosine, l1 or linf",
+		                       arg);
+	return 0;
+}
+
+int pw_metric_option(void *ctx, int opt, const char *arg)
+{
+	(void)opt;
+	return pw_parse_metric(arg, ctx);
+}
+
+int pw_prepare(struct pw_run *r)
+{
+	int rc = cli_schemes(&r->o, "sinusoidal", 1, &r->schemes, &r->count);
+	if (rc)
+		return rc;
+	rc = cli_vectors_prepare(&r->o, r->schemes[0], PE_VIEW_DEFAULT, PW_DEFAULT_N, PW_DEFAULT_D,
+	                         &r->v);
+	if (rc)
+		return rc;
+	r->path = cli_output_path(&r->o, r->buf, sizeof(r->buf));
+	rc = cli_output_format(&r->o, r->path, &r->format);
+	if (!rc && cli_format_is_figure(r->format))
+		rc = cli_figure_check_options(&r->o);
+	return rc;
+}
+
+double pw_work_bytes(const struct pe_vectors *v, double rows_held, double positions)
+{
+	return (rows_held + 48.0) * (double)v->d * 8.0 + positions * 64.0;
+}
+
+const char *pw_metric_label(enum pe_metric m)
+{
+	switch (m) {
+	case PE_METRIC_L2:
+		return "L2 distance";
+	case PE_METRIC_COSINE:
+		return "cosine distance (1 \xe2\x88\x92 cos)";
+	case PE_METRIC_L1:
+		return "L1 distance";
+	case PE_METRIC_LINF:
+		return "L\xe2\x88\x9e distance";
+	default:
+		return "Pearson correlation";
+	}
+}
+
+int pw_status_error(enum pe_status st, const char *what)
+{
+	if (cli_exit_for(st) == CLI_USAGE)
+		return cli_usage_error("%s: %s", what, pe_status_str(st));
+	return cli_error("%s failed: %s", what, pe_status_str(st));
+}
+
+void pw_finish(struct pw_run *r)
+{
+	cli_vectors_finish(&r->v);
+	if (r->schemes)
+		cli_schemes_free(r->schemes, r->count);
+	r->schemes = NULL;
+	r->count = 0;
+}
+
+/*
+ * The figure needs the matrix only at its own resolution: the grid holds
+ * the mean of every cell, so 10^6 positions cost what 1000 do.
+ */
+static int write_figure(struct pw_run *r, enum pe_metric m)
+{
+	const struct pe_vectors *v = &r->v.vec;
+	size_t cells = cli_figure_grid_cells(&r->o, v->n);
+	/* The grid, and the picture: at most 4 bytes a pixel of --width x --height. */
+	double w, h;
+	cli_figure_pixels(&r->o, &w, &h);
+	double bytes = (double)cells * (double)cells * 8.0 + w * h * 4.0 +
+	               pw_work_bytes(v, 128, (double)v->n);
+	char grid_what[96];
+	snprintf(grid_what, sizeof(grid_what), "the %zu x %zu grid of the figure", cells, cells);
+	int rc0 = cli_check_memory(&r->o, bytes, grid_what,
+	                           "draw a smaller figure (--width, --height)");
+	if (rc0)
+		return rc0;
+	/* An exact grid is computed at the heatmap's own pixels, when the layout knows them. */
+	struct cli_pairwise_grid lazy = {v, m};
+	int exact = pe_pairwise_grid_exact(v, m);
+	struct pe_matrix *grid = NULL;
+	struct pe_grid_info info = {1, 0};
+	enum pe_status st = exact ? PE_OK : pe_pairwise_grid_info(v, m, cells, cells, &info, &grid);
+	if (st != PE_OK)
+		return pw_status_error(st, "computing the figure's grid");
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	if (!fig) {
+		pe_matrix_destroy(grid);
+		return cli_error("out of memory");
+	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_PAIRWISE);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	struct pe_heatmap_spec spec;
+	if (grid) {
+		pe_heatmap_spec_init(&spec, grid->rows, grid->cols, grid->data);
+	} else {
+		pe_heatmap_spec_init(&spec, v->n, v->n, NULL);
+		spec.grid_fn = cli_pairwise_grid_fn;
+		spec.grid_ctx = &lazy;
+	}
+	pe_heatmap_spec_set_positions(&spec, (double)v->first, v->n, (double)v->first, v->n);
+	spec.is_signed = m == PE_METRIC_CORR;
+	spec.equal_aspect = true;
+	char cbar[96];
+	/* Say when a cell is the mean of a block of pairs, not one pair, and when of a sample. */
+	snprintf(cbar, sizeof(cbar), "%s%s", pw_metric_label(m),
+	         !info.exact    ? " (sampled)"
+	         : cells < v->n ? " (mean per cell)"
+	                        : "");
+	char note[160];
+	if (!info.exact && pe_figure_set_note(fig, cli_sampled_note(&info, note, sizeof(note))))
+		st = PE_ENOMEM;
+	spec.colorbar_label = cbar;
+	cli_heatmap_apply(&r->o, &spec);
+	char title[512], label[600];
+	const struct pe_scheme *s = r->schemes[0];
+	cli_scheme_title(s->label, v->d, (unsigned long long)v->first, v->n, title, sizeof(title));
+	snprintf(label, sizeof(label), "%s: %s", pw_metric_label(m), title);
+	st = pe_panel_set_heatmap(p, &spec);
+	if (st == PE_OK)
+		st = pe_panel_set_title(p, label);
+	if (st == PE_OK)
+		st = pe_panel_set_xlabel(p, "position");
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(p, "position");
+	int rc;
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+	} else {
+		char what[96];
+		snprintf(what, sizeof(what), "%zu x %zu %s heatmap", v->n, v->n,
+		         m == PE_METRIC_CORR ? "correlation" : "distance");
+		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	pe_matrix_destroy(grid);
+	return rc;
+}
+
+/* About this many bytes of rows per block of a streamed matrix. */
+#define STREAM_BLOCK_BYTES (16u << 20)
+
+/*
+ * The matrix of a sinusoidal or RoPE set, a block of rows at a time: memory
+ * O(n) instead of n^2, the same bytes as writing the whole matrix (the
+ * writers' pieces are what pe_csv_write() and pe_npy_write() are made of).
+ * @return -1 when the set has no offset structure (the caller writes the
+ * whole matrix), else an exit code.
+ */
+static int write_streamed(struct pw_run *r, enum pe_metric m)
+{
+	const struct pe_vectors *v = &r->v.vec;
+	struct pe_pairwise_rows *src = NULL;
+	if (!pe_pairwise_has_structure(v, m))
+		return -1;
+	enum pe_status st = pe_pairwise_rows_create(v, m, (size_t)r->o.max_memory, &src);
+	if (st != PE_OK || !pe_pairwise_rows_structured(src)) {
+		pe_pairwise_rows_destroy(src);
+		return -1;
+	}
+	size_t n = v->n, rows = STREAM_BLOCK_BYTES / 8 / n;
+	rows = rows < 1 ? 1 : rows > n ? n : rows;
+	/* A function of the offset alone: rows are slices of one array, never formed. */
+	const double *F = pe_pairwise_rows_offsets(src);
+	struct pe_offset_rows *slices = NULL;
+	struct pe_matrix *block = NULL;
+	if (F)
+		st = pe_offset_rows_create(F, n, &slices);
+	else
+		st = (block = pe_matrix_create(rows, n)) ? PE_OK : PE_ENOMEM;
+	if (st != PE_OK) {
+		pe_pairwise_rows_destroy(src);
+		return cli_error("out of memory");
+	}
+	struct cli_file file;
+	int rc = cli_file_open(&file, r->path);
+	if (rc) {
+		pe_matrix_destroy(block);
+		pe_offset_rows_destroy(slices);
+		pe_pairwise_rows_destroy(src);
+		return rc;
+	}
+	struct pe_axis ra = {"position", (double)v->first, 1.0, NULL};
+	struct pe_axis ca = {NULL, (double)v->first, 1.0, NULL};
+	size_t shape[2] = {n, n};
+	if (r->format == CLI_FORMAT_NPY)
+		st = pe_npy_write_header(file.f, shape, 2, r->o.dtype);
+	else
+		st = pe_csv_write_header(file.f, n, &ra, &ca);
+	int compute_failed = 0;
+	char doing[300];
+	snprintf(doing, sizeof(doing), "writing %s", file.is_stdout ? "standard output" : r->path);
+	struct cli_progress prog;
+	cli_progress_start(&prog, &r->o, doing, n);
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += rows) {
+		cli_progress_update(&prog, r0);
+		size_t count = n - r0 < rows ? n - r0 : rows;
+		struct pe_axis br = {"position", (double)v->first + (double)r0, 1.0, NULL};
+		if (slices) {
+			st = r->format == CLI_FORMAT_NPY
+			             ? pe_offset_rows_npy(slices, file.f, r0, count, r->o.dtype)
+			             : pe_offset_rows_csv(slices, file.f, r0, count, &br);
+			continue;
+		}
+		st = pe_pairwise_rows_fill(src, r0, count, block->data);
+		if (st != PE_OK) {
+			compute_failed = 1;
+			break;
+		}
+		if (r->format == CLI_FORMAT_NPY) {
+			st = pe_npy_write_data(file.f, block->data, count * n, r->o.dtype);
+		} else {
+			block->rows = count;
+			st = pe_csv_write_rows(file.f, block, &br);
+		}
+	}
+	cli_progress_end(&prog);
+	if (block)
+		block->rows = rows;
+	pe_matrix_destroy(block);
+	pe_offset_rows_destroy(slices);
+	pe_pairwise_rows_destroy(src);
+	if (st != PE_OK) {
+		int e = errno;
+		if (compute_failed) {
+			cli_file_abort(&file);
+			return pw_status_error(st, "computing the matrix");
+		}
+		/* Reports, or ends quietly by SIGPIPE when the reader went away. */
+		return cli_file_fail(&file, st, e);
+	}
+	rc = cli_file_commit(&file);
+	if (rc)
+		return rc;
+	char what[96];
+	snprintf(what, sizeof(what), "%zu x %zu %s", n, n,
+	         r->format == CLI_FORMAT_NPY
+	                 ? (r->o.dtype == PE_DTYPE_F32 ? "float32 array" : "float64 array")
+	                 : "table");
+	cli_report_written(&r->o, r->path, what);
+	return 0;
+}
+
+int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun)
+{
+	if (cli_format_is_figure(r->format))
+		return write_figure(r, m);
+	const struct pe_vectors *v = &r->v.vec;
+	double bytes = 0;
+	char what[128], hint[160];
+	snprintf(what, sizeof(what), "the %zu x %zu %s matrix", v->n, v->n, noun);
+	snprintf(hint, sizeof(hint),
+	         "draw it as a figure instead (-o %s.png averages it onto the pixels) or "
+	         "lower -n or -d",
+	         cli_command_name ? cli_command_name : "distance");
+	/* bytes is set also when n * n overflows */
+	enum pe_status st = pe_pairwise_fits(v->n, v->n, 0, &bytes);
+	/* The general path keeps up to a quarter of the result's size of rows. */
+	double n = (double)v->n, all = n * (double)v->d * 8.0;
+	double held = all < bytes / 4 ? all : bytes / 4;
+	double work = pw_work_bytes(v, n < 128 ? n : 128, n);
+	int rc = cli_check_memory(&r->o, bytes + held + work, what, hint);
+	if (rc)
+		return rc;
+	/* Still refused above as a whole matrix (the budget's contract, and a
+	 * guard against asking for terabytes of output); written in O(n)
+	 * memory when the set allows. */
+	int streamed = write_streamed(r, m);
+	if (streamed >= 0)
+		return streamed;
+	struct pe_matrix *mat = NULL;
+	snprintf(what, sizeof(what), "computing the %s matrix", noun);
+	st = pe_pairwise_matrix(v, m, (size_t)r->o.max_memory, &mat);
+	if (st != PE_OK)
+		return pw_status_error(st, what);
+	struct pe_axis rows = {"position", (double)v->first, 1.0, NULL};
+	struct pe_axis cols = {NULL, (double)v->first, 1.0, NULL};
+	rc = cli_write_matrix(&r->o, r->path, r->format, mat, &rows, &cols);
+	pe_matrix_destroy(mat);
+	return rc;
+}
