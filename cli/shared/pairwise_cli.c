@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "figures/figure.h"
+#include "shared/npy_panels.h"
 #include "shared/pairwise_cli.h"
 #include "shared/progress.h"
 
@@ -156,27 +158,75 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	return rc;
 }
 
+/* A learned or file table's matrix into an NPY file, a panel at a time;
+ * takes @src. @return -1 when the output is not a regular file. */
+static int write_panels(struct pw_run *r, struct pe_pairwise_rows *src)
+{
+	size_t n = r->v.vec.n;
+	struct stat sb;
+	/* a FIFO or device is written in row order (opening it twice would end its reader) */
+	if (stat(r->path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		pe_pairwise_rows_destroy(src);
+		return -1;
+	}
+	struct cli_file file;
+	int rc = cli_file_open(&file, r->path);
+	if (rc || file.direct || file.is_stdout) {
+		if (!rc)
+			cli_file_abort(&file);
+		pe_pairwise_rows_destroy(src);
+		return rc ? rc : -1;
+	}
+	int compute_failed;
+	enum pe_status st = npy_panels_write(&file, src, n, r->o.dtype, &r->o, &compute_failed);
+	int e = errno;
+	pe_pairwise_rows_destroy(src);
+	if (st != PE_OK) {
+		if (compute_failed) {
+			cli_file_abort(&file);
+			return pw_status_error(st, "computing the matrix");
+		}
+		return cli_file_fail(&file, st, e);
+	}
+	if ((rc = cli_file_commit(&file)))
+		return rc;
+	char what[96];
+	snprintf(what, sizeof(what), "%zu x %zu %s", n, n,
+	         r->o.dtype == PE_DTYPE_F32 ? "float32 array" : "float64 array");
+	cli_report_written(&r->o, r->path, what);
+	return 0;
+}
+
 /* About this many bytes of rows per block of a streamed matrix. */
 #define STREAM_BLOCK_BYTES (16u << 20)
 
 /*
- * The matrix of a sinusoidal or RoPE set, a block of rows at a time: memory
- * O(n) instead of n^2, the same bytes as writing the whole matrix (the
- * writers' pieces are what pe_csv_write() and pe_npy_write() are made of).
- * @return -1 when the set has no offset structure (the caller writes the
- * whole matrix), else an exit code.
+ * The matrix of a sinusoidal or RoPE set, or of a large general set on the
+ * BLAS, a block of rows at a time: memory O(n) (plus the vectors) instead of
+ * n^2, the same bytes as writing the whole matrix (the writers' pieces are
+ * what pe_csv_write() and pe_npy_write() are made of).
+ * @return -1 when rows of the set cannot be streamed at about the whole
+ * matrix's cost (the caller writes the whole matrix), else an exit code.
  */
 static int write_streamed(struct pw_run *r, enum pe_metric m)
 {
 	const struct pe_vectors *v = &r->v.vec;
 	struct pe_pairwise_rows *src = NULL;
-	if (!pe_pairwise_has_structure(v, m))
+	int structured = pe_pairwise_has_structure(v, m);
+	/* General rows (learned, file tables) on the BLAS: NPY files only,
+	 * written from upper-triangle panels as they come (npy_panels.c). Text
+	 * and pipes are written in row order, and rows from other products than
+	 * the whole matrix's could differ from it in the last bit. */
+	if (!structured && !(r->format == CLI_FORMAT_NPY && strcmp(r->path, "-") != 0 &&
+	                     npy_panels_host_ok() && pe_pairwise_rows_streamable(v, m)))
 		return -1;
 	enum pe_status st = pe_pairwise_rows_create(v, m, (size_t)r->o.max_memory, &src);
-	if (st != PE_OK || !pe_pairwise_rows_structured(src)) {
+	if (st != PE_OK || !pe_pairwise_rows_streams(src)) {
 		pe_pairwise_rows_destroy(src);
 		return -1;
 	}
+	if (!structured)
+		return write_panels(r, src);
 	size_t n = v->n, rows = STREAM_BLOCK_BYTES / 8 / n;
 	rows = rows < 1 ? 1 : rows > n ? n : rows;
 	/* A function of the offset alone: rows are slices of one array, never formed. */

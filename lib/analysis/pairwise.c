@@ -103,7 +103,7 @@ enum pe_status pe_rowsrc_init(struct pe_rowsrc *src, const struct pe_vectors *v,
 	bytes *= sizeof(double);
 	if (bytes > SMALL_SET_BYTES && bytes > limit)
 		return PE_OK;
-	src->owned = malloc(bytes);
+	src->owned = pe_buffer_alloc(bytes);
 	if (!src->owned)
 		return PE_OK; /* fall back to blocks on demand */
 	/* On every core: a learned table of 8192 x 768 is 6 M normal variates. */
@@ -111,7 +111,7 @@ enum pe_status pe_rowsrc_init(struct pe_rowsrc *src, const struct pe_vectors *v,
 	enum pe_status st =
 	        pe_parallel_for((v->n + ROWS_GRAIN - 1) / ROWS_GRAIN, 1, rows_chunk, &job);
 	if (st != PE_OK) {
-		free(src->owned);
+		pe_buffer_free(src->owned);
 		src->owned = NULL;
 		return st;
 	}
@@ -132,7 +132,7 @@ enum pe_status pe_rowsrc_get(const struct pe_rowsrc *src, size_t r0, size_t coun
 
 void pe_rowsrc_release(struct pe_rowsrc *src)
 {
-	free(src->owned);
+	pe_buffer_free(src->owned);
 	src->owned = NULL;
 	src->all = NULL;
 }

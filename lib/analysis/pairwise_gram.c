@@ -126,7 +126,7 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 		size_t count;
 		if (pe_size_mul(n, d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
 			return PE_ETOOBIG;
-		double *c = malloc(count * sizeof(double));
+		double *c = pe_buffer_alloc(count * sizeof(double));
 		if (!c)
 			return PE_ENOMEM;
 		for (size_t a = 0; a < n; a++)
@@ -153,7 +153,7 @@ enum pe_status pe_gram_terms(const double *rows, size_t n, size_t d, struct pe_p
 
 void pe_gram_release(struct pe_gram *g)
 {
-	free(g->owned);
+	pe_buffer_free(g->owned);
 	free(g->sq);
 	g->owned = NULL;
 	g->sq = NULL;

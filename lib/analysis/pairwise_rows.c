@@ -26,7 +26,31 @@ struct pe_pairwise_rows {
 	struct pe_rowsrc src; /* general */
 	int has_src;
 	size_t bs; /* general: rows per block */
+	/* general rows on the BLAS (pairwise_gram.c): whole rows a panel at a time */
+	int gram;
+	struct pe_gram g;
+	struct pe_posterm *gt; /* the rows' terms as the Gram path takes them */
+	double *panel;         /* GRAM_PANEL full rows, from row panel_r0 on */
+	size_t panel_r0;       /* SIZE_MAX: none yet */
+	double *T;             /* GRAM_TRANS x GRAM_PANEL products of earlier rows */
 };
+
+/*
+ * The Gram path's panels: rows [p0, p0 + GRAM_PANEL) against the columns
+ * from p0 on, as pe_pairwise_matrix() forms its upper triangle (the same
+ * products, so the same bits); the cells left of the diagonal come from the
+ * earlier rows' products, GRAM_TRANS rows at a time. Only for sets large
+ * enough that every product is a big one (n >= GRAM_STREAM_MIN_N, d >=
+ * GRAM_STREAM_MIN_D): an optimised BLAS sums each cell in the same order
+ * whatever the shape of a large product, but may take other kernels for
+ * small ones. Smaller sets take the direct kernels here.
+ */
+#define GRAM_PANEL        PE_PAIRWISE_PANEL
+#define GRAM_TRANS        2048
+#define GRAM_STREAM_MIN_N 1024
+#define GRAM_STREAM_MIN_D 16
+
+static void extremes(const double *x, size_t count, double *lo, double *hi);
 
 static int structurable(enum pe_metric m)
 {
@@ -78,6 +102,106 @@ static enum pe_status build_general(struct pe_pairwise_rows *r, size_t budget)
 		st = pe_rowsrc_init(&r->src, &r->v, budget);
 	r->has_src = st == PE_OK;
 	r->bs = pe_block_rows(r->v.d);
+	size_t n = r->v.n, d = r->v.d;
+	if (st != PE_OK || !r->src.all || n < GRAM_STREAM_MIN_N || d < GRAM_STREAM_MIN_D ||
+	    !pe_gram_usable(r->m, d))
+		return st;
+	/* The terms as pe_pairwise_matrix()'s Gram path takes them. */
+	if (r->m != PE_METRIC_L2 && (st = pe_gram_terms(r->src.all, n, d, &r->gt)) != PE_OK)
+		return st;
+	st = pe_gram_init(&r->g, r->m, r->src.all, n, d, r->gt);
+	if (st == PE_EUNSUPPORTED) {
+		pe_gram_release(&r->g);
+		return PE_OK; /* the direct kernels then */
+	}
+	r->gram = 1;
+	if (st != PE_OK)
+		return st;
+	r->panel = pe_buffer_alloc(GRAM_PANEL * n * sizeof(double));
+	r->T = pe_buffer_alloc((size_t)GRAM_TRANS * GRAM_PANEL * sizeof(double));
+	r->panel_r0 = SIZE_MAX;
+	return r->panel && r->T ? PE_OK : PE_ENOMEM;
+}
+
+/* Rows [p0, p0 + GRAM_PANEL) whole into r->panel. */
+static enum pe_status gram_panel(struct pe_pairwise_rows *r, size_t p0)
+{
+	size_t n = r->v.n, np = n - p0 < GRAM_PANEL ? n - p0 : GRAM_PANEL;
+	double *P = r->panel;
+	r->panel_r0 = SIZE_MAX;
+	/* the upper part: pe_pairwise_matrix()'s product for these rows */
+	enum pe_status st = pe_gram_block(&r->g, p0, np, p0, n - p0, P + p0, n);
+	/* left of the diagonal within the panel: the mirror, as there */
+	for (size_t a = 1; a < np && st == PE_OK; a++)
+		for (size_t b = 0; b < a; b++)
+			P[a * n + p0 + b] = P[b * n + p0 + a];
+	/* left of the panel: the earlier rows' products with these columns */
+	for (size_t q0 = 0; q0 < p0 && st == PE_OK; q0 += GRAM_TRANS) {
+		size_t m = p0 - q0 < GRAM_TRANS ? p0 - q0 : GRAM_TRANS;
+		st = pe_gram_block(&r->g, q0, m, p0, np, r->T, np);
+		for (size_t b = 0; b < m && st == PE_OK; b++) {
+			const double *t = r->T + b * np;
+			for (size_t a = 0; a < np; a++)
+				P[a * n + q0 + b] = t[a];
+		}
+	}
+	if (st == PE_OK)
+		r->panel_r0 = p0;
+	return st;
+}
+
+static enum pe_status gram_fill(struct pe_pairwise_rows *r, size_t r0, size_t count, double *dst)
+{
+	size_t n = r->v.n;
+	enum pe_status st = PE_OK;
+	for (size_t a = r0; a < r0 + count && st == PE_OK;) {
+		size_t p0 = a / GRAM_PANEL * GRAM_PANEL;
+		if (r->panel_r0 != p0)
+			st = gram_panel(r, p0);
+		size_t end = p0 + GRAM_PANEL < r0 + count ? p0 + GRAM_PANEL : r0 + count;
+		if (st == PE_OK)
+			memcpy(dst + (a - r0) * n, r->panel + (a - p0) * n,
+			       (end - a) * n * sizeof(double));
+		a = end;
+	}
+	return st;
+}
+
+enum pe_status pe_pairwise_rows_upper(struct pe_pairwise_rows *r, size_t r0, size_t count,
+                                      double *dst, size_t ldd)
+{
+	size_t n = r->v.n;
+	if (!r->gram)
+		return PE_EUNSUPPORTED;
+	if (count == 0 || r0 >= n || count > n - r0 || r0 % PE_PAIRWISE_PANEL != 0 ||
+	    (count % PE_PAIRWISE_PANEL != 0 && r0 + count != n) || ldd < n - r0)
+		return PE_ERANGE;
+	enum pe_status st = PE_OK;
+	r->panel_r0 = SIZE_MAX;
+	for (size_t p0 = r0; p0 < r0 + count && st == PE_OK; p0 += PE_PAIRWISE_PANEL) {
+		size_t np = n - p0 < PE_PAIRWISE_PANEL ? n - p0 : PE_PAIRWISE_PANEL;
+		double *P = dst + (p0 - r0) * ldd + (p0 - r0);
+		st = pe_gram_block(&r->g, p0, np, p0, n - p0, P, ldd);
+	}
+	/* below the diagonal within the rows: the mirror, as pe_pairwise_matrix() */
+	for (size_t a = 1; a < count && st == PE_OK; a++)
+		for (size_t b = 0; b < a; b++)
+			dst[a * ldd + b] = dst[b * ldd + a];
+	return st;
+}
+
+/* The extremes of the upper triangle (the matrix is symmetric bit for bit). */
+static enum pe_status gram_range(struct pe_pairwise_rows *r, double *lo, double *hi)
+{
+	size_t n = r->v.n;
+	enum pe_status st = PE_OK;
+	r->panel_r0 = SIZE_MAX;
+	for (size_t p0 = 0; p0 < n && st == PE_OK; p0 += GRAM_PANEL) {
+		size_t np = n - p0 < GRAM_PANEL ? n - p0 : GRAM_PANEL;
+		st = pe_gram_block(&r->g, p0, np, p0, n - p0, r->panel + p0, n);
+		for (size_t a = 0; a < np && st == PE_OK; a++)
+			extremes(r->panel + a * n + p0 + a, n - p0 - a, lo, hi);
+	}
 	return st;
 }
 
@@ -118,9 +242,22 @@ int pe_pairwise_rows_structured(const struct pe_pairwise_rows *r)
 	return r->structured;
 }
 
+int pe_pairwise_rows_streams(const struct pe_pairwise_rows *r)
+{
+	return r->structured || r->gram;
+}
+
 const double *pe_pairwise_rows_offsets(const struct pe_pairwise_rows *r)
 {
 	return r->structured ? r->F : NULL;
+}
+
+int pe_pairwise_rows_streamable(const struct pe_vectors *v, enum pe_metric m)
+{
+	if (pe_pairwise_has_structure(v, m))
+		return 1;
+	return pe_pairwise_check(v, m) == PE_OK && structurable(m) && v->n >= GRAM_STREAM_MIN_N &&
+	       v->d >= GRAM_STREAM_MIN_D && pe_gram_usable(m, v->d);
 }
 
 int pe_pairwise_has_structure(const struct pe_vectors *v, enum pe_metric m)
@@ -142,6 +279,11 @@ void pe_pairwise_rows_destroy(struct pe_pairwise_rows *r)
 		return;
 	if (r->structured)
 		pe_toeplitz_release(&r->tz);
+	if (r->gram)
+		pe_gram_release(&r->g);
+	free(r->gt);
+	pe_buffer_free(r->panel);
+	pe_buffer_free(r->T);
 	if (r->has_src)
 		pe_rowsrc_release(&r->src);
 	free(r->S);
@@ -311,6 +453,8 @@ enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *r, size_t r0, size
 	size_t n = r->v.n;
 	if (count == 0 || r0 >= n || count > n - r0)
 		return PE_ERANGE;
+	if (r->gram)
+		return gram_fill(r, r0, count, dst);
 	struct fill_job job = {r, r0, count, NULL, dst};
 	if (r->structured) {
 		/* about 64 Ki cells a chunk: enough to pay for a thread */
@@ -322,7 +466,7 @@ enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *r, size_t r0, size
 	double *A = NULL;
 	enum pe_status st = PE_OK;
 	if (!r->src.all) {
-		A = malloc(count * r->v.d * sizeof(double));
+		A = pe_buffer_alloc(count * r->v.d * sizeof(double));
 		st = A ? pe_vectors_rows(&r->v, r0, count, A) : PE_ENOMEM;
 		job.A = A;
 	} else {
@@ -331,7 +475,7 @@ enum pe_status pe_pairwise_rows_fill(struct pe_pairwise_rows *r, size_t r0, size
 	size_t blocks = (n + r->bs - 1) / r->bs;
 	if (st == PE_OK)
 		st = pe_parallel_for(blocks, 4, fill_cols_chunk, &job);
-	free(A);
+	pe_buffer_free(A);
 	return st;
 }
 
@@ -384,6 +528,8 @@ enum pe_status pe_pairwise_rows_range(struct pe_pairwise_rows *r, double *lo, do
 	enum pe_status st = PE_OK;
 	if (r->F) {
 		extremes(r->F, n, &l, &h);
+	} else if (r->gram) {
+		st = gram_range(r, &l, &h);
 	} else {
 		/* Rows produced on demand cost a pass over all n per chunk: fewer,
 		 * larger chunks then. */

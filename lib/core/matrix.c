@@ -23,7 +23,7 @@ struct pe_matrix *pe_matrix_create(size_t rows, size_t cols)
 	m->cols = cols;
 	m->data = NULL;
 	if (count > 0) {
-		m->data = calloc(count, sizeof(double));
+		m->data = pe_buffer_calloc(count, sizeof(double));
 		if (!m->data) {
 			free(m);
 			return NULL;
@@ -36,6 +36,6 @@ void pe_matrix_destroy(struct pe_matrix *m)
 {
 	if (!m)
 		return;
-	free(m->data);
+	pe_buffer_free(m->data);
 	free(m);
 }

@@ -107,6 +107,85 @@ check("cosine", ["distance", "--metric", "cosine"], cosine, False)
 check("corr", ["corr"], corr, False)
 
 
+# A large table (n >= 1024, d >= 16) is written to an NPY file from upper-triangle panels of the
+# same BLAS products as the whole matrix (cli/shared/npy_panels.c), each panel's columns going to the
+# later rows' places: the same bytes as the whole matrix (the CSV is that one, written from memory), in
+# the memory of a few panels. numpy here computes the reference directly (differences, no Gram form).
+import numpy as np  # noqa: E402
+
+NB, DB = 1100, 24
+rng = np.random.default_rng(28)
+big = rng.standard_normal((NB, DB)) * (1.0 + np.arange(NB)[:, None] % 5)
+big[700] = big[699] * (1.0 + 1e-9)  # a pair the Gram form cancels: recomputed from rows
+big[701] = 0.0  # cosine undefined
+big[702] = 3.0  # correlation undefined
+npy("big.npy", big.tolist())
+
+
+def reference(kind):
+    out = np.empty((NB, NB))
+    for i0 in range(0, NB, 100):
+        a = big[i0:i0 + 100]
+        if kind == "l2":
+            out[i0:i0 + 100] = np.sqrt(((a[:, None, :] - big[None, :, :]) ** 2).sum(-1))
+            continue
+        x, y = (a, big) if kind == "cosine" else (a - a.mean(1, keepdims=True), big - big.mean(1, keepdims=True))
+        nx, ny = np.linalg.norm(x, axis=1), np.linalg.norm(y, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = (x @ y.T) / (nx[:, None] * ny[None, :])
+        out[i0:i0 + 100] = np.clip(1.0 - c, 0.0, 2.0) if kind == "cosine" else np.clip(c, -1.0, 1.0)
+    return out
+
+
+# Linux starts a process's peak (ru_maxrss) at the peak of the process it was exec'ed from: this
+# test's own, with its arrays. So a small fresh interpreter forks and execs posenc and reports.
+MEASURE = """
+import os, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024)
+"""
+
+
+def run_rss(args):
+    """Exit status and peak resident memory (bytes) of one posenc run."""
+    r = subprocess.run([sys.executable, "-c", MEASURE, EXE] + args, capture_output=True, cwd=wd,
+                       timeout=120)
+    rc, rss = r.stdout.split()
+    return int(rc), int(rss)
+
+
+for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "cosine"]), ("corr", ["corr"])):
+    base = args + ["-s", "file:path=big.npy", "-n", str(NB), "-q"]
+    r1 = run(EXE, *base, "-o", kind + "_big.npy", cwd=wd)
+    r2 = run(EXE, *base, "-o", kind + "_big.csv", cwd=wd)
+    r3 = run(EXE, *base, "--dtype", "f32", "-o", kind + "_big32.npy", cwd=wd)
+    if not ok(r1.rc == 0 and r2.rc == 0 and r3.rc == 0, kind + " 1100 x 1100: runs", r1.err + r2.err + r3.err):
+        continue
+    got = np.load(os.path.join(wd, kind + "_big.npy"))
+    want = reference(kind)
+    nan_same = np.array_equal(np.isnan(got), np.isnan(want))
+    fin = ~np.isnan(want)
+    scale = np.abs(want[fin]) if kind == "l2" else 1.0
+    err = np.abs(got[fin] - want[fin]) / np.where(scale == 0, 1.0, scale)
+    ok(nan_same and err.max() <= 1e-12, kind + " 1100 x 1100 (panels): within 1e-12 of numpy's direct values",
+       "worst %.3g, NaN %s" % (err.max(), nan_same))
+    csv = np.loadtxt(os.path.join(wd, kind + "_big.csv"), delimiter=",", skiprows=1)[:, 1:]
+    ok(np.array_equal(got, csv, equal_nan=True), kind + " 1100 x 1100: NPY panels == the whole matrix (CSV) bit for bit")
+    ok(np.array_equal(got, got.T, equal_nan=True), kind + " 1100 x 1100: symmetric bit for bit")
+    g32 = np.load(os.path.join(wd, kind + "_big32.npy"))
+    ok(g32.dtype == np.float32 and np.array_equal(g32, got.astype(np.float32), equal_nan=True),
+       kind + " 1100 x 1100 --dtype f32: the f64 cells rounded to float32")
+
+# Memory: a 4096 x 4096 matrix is 128 MiB; written from panels it takes a few panels of 32 MiB.
+npy("wide.npy", rng.standard_normal((4096, 16)).tolist())
+rc, rss = run_rss(["distance", "-s", "file:path=wide.npy", "-n", "4096", "-o", "wide_l2.npy", "-q"])
+ok(rc == 0 and rss < 96 << 20, "a 4096 x 4096 NPY from panels in under 96 MiB (the matrix is 128 MiB)",
+   "rc %d, peak %.1f MiB" % (rc, rss / 2**20))
+
+
 def libraries_opened(args):
     """The shared libraries the dynamic loader opened while posenc ran (glibc's LD_DEBUG=files)."""
     env = dict(os.environ, LD_DEBUG="files", LD_DEBUG_OUTPUT=os.path.join(wd, "ld"))

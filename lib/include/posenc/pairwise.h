@@ -297,6 +297,48 @@ PE_API int pe_pairwise_rows_structured(const struct pe_pairwise_rows *src);
  */
 PE_API const double *pe_pairwise_rows_offsets(const struct pe_pairwise_rows *src);
 
+/*
+ * pe_pairwise_rows_streams() - whether filling every row of @src costs
+ * about what pe_pairwise_matrix() costs, so a writer can stream the matrix
+ * in O(n) memory beyond the vectors without paying for it: the offset
+ * structure (see pe_pairwise_rows_structured()), or the general rows of a
+ * large set (n >= 1024, d >= 16) on the BLAS (l2, cosine, corr), whose
+ * panels give the same bits as the whole matrix; about twice its products
+ * (the matrix computes one triangle and mirrors it), in O(256 n) memory.
+ */
+PE_API int pe_pairwise_rows_streams(const struct pe_pairwise_rows *src);
+
+/* Rows per panel of pe_pairwise_rows_upper(). */
+#define PE_PAIRWISE_PANEL 256
+
+/*
+ * pe_pairwise_rows_upper() - the upper triangle of rows r0..r0+count-1,
+ * with the same products as pe_pairwise_matrix() (so the same bits: an
+ * optimised BLAS may round a cell differently in a product of another
+ * shape), for a source that streams on the BLAS (pe_pairwise_rows_streams()
+ * and not pe_pairwise_rows_structured()).
+ *
+ * dst[(a - r0) * ldd + (b - r0)] = cell (a, b) for r0 <= a < r0 + count and
+ * b >= r0 (below the diagonal within the rows, the cell mirrored, as in the
+ * whole matrix); the cells left of column r0 are those of the earlier rows'
+ * columns a (the matrix is symmetric), so a writer that can place cells at
+ * any offset writes the whole matrix from these panels with half the
+ * products of pe_pairwise_rows_fill().
+ *
+ * @r0: a multiple of PE_PAIRWISE_PANEL; @count a multiple of it or up to n;
+ * @ldd >= n - r0.
+ *
+ * @return PE_OK, PE_EUNSUPPORTED for another kind of source, PE_ERANGE for
+ * rows outside these rules, PE_ENOMEM.
+ */
+PE_API enum pe_status pe_pairwise_rows_upper(struct pe_pairwise_rows *src, size_t r0, size_t count,
+                                             double *dst, size_t ldd);
+
+/* pe_pairwise_rows_streamable() - whether a row source of metric @m of @v
+ * would stream (pe_pairwise_rows_streams()) when its vectors can be held;
+ * cheap: no rows are computed */
+PE_API int pe_pairwise_rows_streamable(const struct pe_vectors *v, enum pe_metric m);
+
 /* pe_pairwise_has_structure() - whether a row source of metric @m of @v
  * would be structured (cheap: no rows are computed) */
 PE_API int pe_pairwise_has_structure(const struct pe_vectors *v, enum pe_metric m);

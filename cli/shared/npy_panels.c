@@ -1,0 +1,141 @@
+/*
+ * The matrix of a large learned or file table, in the memory of a few
+ * panels and with half the products of filling every row (see
+ * npy_panels.h). NPY cells have a fixed size, so a cell can be written
+ * where it belongs as soon as it is known: a panel of rows [r0, r0 + S)
+ * carries the upper triangle's cells of its rows, and its columns c >= r0 +
+ * S are rows c's cells [r0, r0 + S) (the matrix is symmetric), written now
+ * as one segment each. The bytes are those of pe_npy_write() of the whole
+ * matrix: the cells come from the same products.
+ */
+/* fallocate (Linux) and pwrite beside C11 */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shared/npy_panels.h"
+#include "shared/progress.h"
+
+/* Bytes of a panel: S rows of up to n doubles. */
+#define PANEL_BYTES ((size_t)32 << 20)
+/* Columns turned into segments at a time (a tile read row by row). */
+#define TILE_COLS 64
+
+int npy_panels_host_ok(void)
+{
+	const uint16_t one = 1;
+	unsigned char first;
+	memcpy(&first, &one, 1);
+	return first == 1 && sizeof(float) == 4 && sizeof(double) == 8;
+}
+
+/* All of buf at @at; errno kept on failure. */
+static int put(int fd, const void *buf, size_t len, off_t at)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t got = pwrite(fd, p, len, at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			if (got == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += got;
+		len -= (size_t)got;
+		at += got;
+	}
+	return 0;
+}
+
+/* @count cells as the file's bytes: doubles as they are, or rounded to float32. */
+static const void *cells(const double *x, size_t count, enum pe_dtype dtype, float *f32)
+{
+	if (dtype != PE_DTYPE_F32)
+		return x;
+	for (size_t i = 0; i < count; i++)
+		f32[i] = (float)x[i];
+	return f32;
+}
+
+enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *src, size_t n,
+                                enum pe_dtype dtype, const struct cli_common *o, int *compute_failed)
+{
+	*compute_failed = 0;
+	size_t es = dtype == PE_DTYPE_F32 ? 4 : 8;
+	size_t S = PANEL_BYTES / sizeof(double) / n / PE_PAIRWISE_PANEL * PE_PAIRWISE_PANEL;
+	S = S < PE_PAIRWISE_PANEL ? PE_PAIRWISE_PANEL : S;
+	size_t shape[2] = {n, n};
+	enum pe_status st = pe_npy_write_header(file->f, shape, 2, dtype);
+	if (st != PE_OK)
+		return st;
+	if (fflush(file->f) != 0)
+		return PE_EIO;
+	int fd = fileno(file->f);
+	off_t hdr = ftello(file->f);
+	if (hdr < 0)
+		return PE_EIO;
+	double total = (double)n * (double)n * (double)es;
+#ifdef FALLOC_FL_KEEP_SIZE
+	/* the disk blocks at once (ext4: less work per page); a full disk shows in the writes */
+	(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, hdr, (off_t)total);
+#endif
+	double *panel = pe_buffer_alloc(S * n * sizeof(double));
+	double *tile = malloc(TILE_COLS * S * sizeof(double));
+	float *f32 = malloc((n > TILE_COLS * S ? n : TILE_COLS * S) * sizeof(float));
+	if (!panel || !tile || !f32) {
+		pe_buffer_free(panel);
+		free(tile);
+		free(f32);
+		*compute_failed = 1;
+		return PE_ENOMEM;
+	}
+	char doing[300];
+	snprintf(doing, sizeof(doing), "writing %s", file->name);
+	struct cli_progress prog;
+	cli_progress_start(&prog, o, doing, n);
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += S) {
+		cli_progress_update(&prog, r0);
+		size_t count = n - r0 < S ? n - r0 : S, ld = n - r0;
+		st = pe_pairwise_rows_upper(src, r0, count, panel, ld);
+		if (st != PE_OK) {
+			*compute_failed = 1;
+			break;
+		}
+		/* the rows from column r0 on */
+		for (size_t a = 0; a < count && st == PE_OK; a++) {
+			off_t at = hdr + (off_t)(((r0 + a) * n + r0) * es);
+			if (put(fd, cells(panel + a * ld, ld, dtype, f32), ld * es, at) != 0)
+				st = PE_EIO;
+		}
+		/* the columns past the rows, as segments of the later rows */
+		for (size_t c0 = count; c0 < ld && st == PE_OK; c0 += TILE_COLS) {
+			size_t nc = ld - c0 < TILE_COLS ? ld - c0 : TILE_COLS;
+			for (size_t a = 0; a < count; a++)
+				for (size_t k = 0; k < nc; k++)
+					tile[k * count + a] = panel[a * ld + c0 + k];
+			const void *b = cells(tile, nc * count, dtype, f32);
+			for (size_t k = 0; k < nc && st == PE_OK; k++) {
+				off_t at = hdr + (off_t)(((r0 + c0 + k) * n + r0) * es);
+				if (put(fd, (const char *)b + k * count * es, count * es, at) != 0)
+					st = PE_EIO;
+			}
+		}
+	}
+	cli_progress_end(&prog);
+	int e = errno;
+	pe_buffer_free(panel);
+	free(tile);
+	free(f32);
+	/* the stream's position past the data, for whatever closes it */
+	if (st == PE_OK && fseeko(file->f, hdr + (off_t)total, SEEK_SET) != 0)
+		st = PE_EIO;
+	errno = e;
+	return st;
+}
