@@ -115,18 +115,19 @@ static enum pe_status build_general(struct pe_pairwise_rows *r, size_t budget)
 		return PE_OK; /* the direct kernels then */
 	}
 	r->gram = 1;
-	if (st != PE_OK)
-		return st;
-	r->panel = pe_buffer_alloc(GRAM_PANEL * n * sizeof(double));
-	r->T = pe_buffer_alloc((size_t)GRAM_TRANS * GRAM_PANEL * sizeof(double));
 	r->panel_r0 = SIZE_MAX;
-	return r->panel && r->T ? PE_OK : PE_ENOMEM;
+	return st;
 }
 
 /* Rows [p0, p0 + GRAM_PANEL) whole into r->panel. */
 static enum pe_status gram_panel(struct pe_pairwise_rows *r, size_t p0)
 {
 	size_t n = r->v.n, np = n - p0 < GRAM_PANEL ? n - p0 : GRAM_PANEL;
+	/* made on first use: a writer of upper panels never needs them */
+	if (!r->panel && !(r->panel = pe_buffer_alloc(GRAM_PANEL * n * sizeof(double))))
+		return PE_ENOMEM;
+	if (!r->T && !(r->T = pe_buffer_alloc((size_t)GRAM_TRANS * GRAM_PANEL * sizeof(double))))
+		return PE_ENOMEM;
 	double *P = r->panel;
 	r->panel_r0 = SIZE_MAX;
 	/* the upper part: pe_pairwise_matrix()'s product for these rows */
@@ -196,6 +197,8 @@ static enum pe_status gram_range(struct pe_pairwise_rows *r, double *lo, double 
 	size_t n = r->v.n;
 	enum pe_status st = PE_OK;
 	r->panel_r0 = SIZE_MAX;
+	if (!r->panel && !(r->panel = pe_buffer_alloc(GRAM_PANEL * n * sizeof(double))))
+		return PE_ENOMEM;
 	for (size_t p0 = 0; p0 < n && st == PE_OK; p0 += GRAM_PANEL) {
 		size_t np = n - p0 < GRAM_PANEL ? n - p0 : GRAM_PANEL;
 		st = pe_gram_block(&r->g, p0, np, p0, n - p0, r->panel + p0, n);

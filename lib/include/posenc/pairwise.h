@@ -300,11 +300,14 @@ PE_API const double *pe_pairwise_rows_offsets(const struct pe_pairwise_rows *src
 /*
  * pe_pairwise_rows_streams() - whether filling every row of @src costs
  * about what pe_pairwise_matrix() costs, so a writer can stream the matrix
- * in O(n) memory beyond the vectors without paying for it: the offset
- * structure (see pe_pairwise_rows_structured()), or the general rows of a
- * large set (n >= 1024, d >= 16) on the BLAS (l2, cosine, corr), whose
- * panels give the same bits as the whole matrix; about twice its products
- * (the matrix computes one triangle and mirrors it), in O(256 n) memory.
+ * in O(n) memory beyond the vectors: the offset structure (see
+ * pe_pairwise_rows_structured()), or the general rows of a large set
+ * (n >= 1024, d >= 16; l2, cosine, corr) on the BLAS, filled a panel of 256
+ * rows at a time (O(256 n) memory, about twice the matrix's products, which
+ * are one triangle mirrored). Such rows are within 1e-12 of the matrix's
+ * and their cells right of the diagonal are its bits; left of it a
+ * multi-threaded BLAS may round a product of another shape differently in
+ * the last bit. pe_pairwise_rows_upper() gives the matrix's bits.
  */
 PE_API int pe_pairwise_rows_streams(const struct pe_pairwise_rows *src);
 
