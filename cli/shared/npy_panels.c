@@ -65,7 +65,8 @@ static const void *cells(const double *x, size_t count, enum pe_dtype dtype, flo
 }
 
 enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *src, size_t n,
-                                enum pe_dtype dtype, const struct cli_common *o, int *compute_failed)
+                                enum pe_dtype dtype, const struct cli_common *o,
+                                int *compute_failed)
 {
 	*compute_failed = 0;
 	size_t es = dtype == PE_DTYPE_F32 ? 4 : 8;

@@ -22,7 +22,8 @@
  * the computation (not the file) failed, errno is kept for a failed write.
  */
 enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *src, size_t n,
-                                enum pe_dtype dtype, const struct cli_common *o, int *compute_failed);
+                                enum pe_dtype dtype, const struct cli_common *o,
+                                int *compute_failed);
 
 /* Whether this host's doubles and floats are the NPY file's little-endian bytes. */
 int npy_panels_host_ok(void);

@@ -23,7 +23,7 @@
 
 #include <posenc/matrix.h>
 
-#define HUGE_SIZE ((size_t)2 << 20)
+#define HUGE_SIZE   ((size_t)2 << 20)
 #define MAX_REGIONS 64
 
 struct region {
