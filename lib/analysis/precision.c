@@ -93,17 +93,33 @@ static inline double round_bf16(double x)
 	return (double)f;
 }
 
+/* 2^k as a double, for -1022 <= k <= 1023 (built from its bits: no libm call). */
+static inline double pow2i(int k)
+{
+	uint64_t b = (uint64_t)(k + 1023) << 52;
+	double d;
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
 static inline double round_f16(double x)
 {
 	if (!isfinite(x) || x == 0.0)
 		return x;
 	double a = fabs(x);
-	int e;
-	frexp(a, &e); /* a = f * 2^e, 0.5 <= f < 1: the leading bit has weight 2^(e-1) */
-	/* 11 significant bits from 2^(e-1) down; subnormals keep a fixed step of 2^-24 */
-	int step = e - 11 < -24 ? -24 : e - 11;
-	double q = nearbyint(ldexp(a, -step)); /* exact scaling, then ties to even */
-	double r = ldexp(q, step);
+	/* a = f * 2^e, 0.5 <= f < 1: the leading bit has weight 2^(e-1); 11 significant bits
+	 * from there down, and subnormals (a < 2^-14) a fixed step of 2^-24 */
+	int step = -24;
+	if (a >= 0x1p-14) {
+		uint64_t b;
+		memcpy(&b, &a, sizeof(b));
+		step = (int)((b >> 52) & 0x7ff) - 1022 - 11;
+	}
+	/* exact scalings by powers of two; y < 2^11, so adding and taking away 2^52 rounds it to a
+	 * whole number, ties to even (as nearbyint in the default mode, without a libm call) */
+	double y = a * pow2i(-step);
+	double q = (y + 0x1p52) - 0x1p52;
+	double r = q * pow2i(step);
 	if (r > 65504.0)
 		r = INFINITY;
 	return x < 0 ? -r : r;
@@ -318,17 +334,55 @@ void pe_rope_model_pairs(const struct pe_rope_model *m, double pos, double *angl
 		return;
 	}
 	if (R == PE_FLOAT_F64) {
-		for (size_t i = 0; i < h; i++) {
-			double a = pos * m->theta[i];
-			sincos_fast(a, &s[i], &c[i]);
-			c[i] *= m->att;
-			s[i] *= m->att;
-			if (angle)
-				angle[i] = a;
+		unsigned char bad[PE_PREC_LANES];
+		for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
+			size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
+			if (!pe_prec_f64_row(m->theta + i0, w, pos, m->att, c + i0, s + i0, bad))
+				continue;
+			for (size_t i = i0; i < i0 + w; i++) {
+				if (!bad[i - i0])
+					continue;
+				sincos_fast(pos * m->theta[i], &s[i], &c[i]);
+				c[i] *= m->att;
+				s[i] *= m->att;
+			}
 		}
+		for (size_t i = 0; angle && i < h; i++)
+			angle[i] = pos * m->theta[i];
 		return;
 	}
 	double mr = round_to(R, pos), att = round_f32(m->att);
+	if (R == PE_FLOAT_F32) {
+		/* the vectorised row, then the storage's rounding */
+		unsigned char bad[PE_PREC_LANES];
+		for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
+			size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
+			if (!pe_prec_f32_row(m->theta + i0, w, mr, att, m->att != 1.0, c + i0,
+			                     s + i0, bad))
+				continue;
+			for (size_t i = i0; i < i0 + w; i++) {
+				if (!bad[i - i0])
+					continue;
+				double a = round_f32(mr * m->theta[i]), sv, cv;
+				sincos_fast(a, &sv, &cv);
+				cv = op_round(R, cv);
+				sv = op_round(R, sv);
+				if (m->att != 1.0) {
+					cv = op_round(R, cv * att);
+					sv = op_round(R, sv * att);
+				}
+				c[i] = cv;
+				s[i] = sv;
+			}
+		}
+		for (size_t i = 0; S != PE_FLOAT_F32 && i < h; i++) {
+			c[i] = round_to(S, c[i]);
+			s[i] = round_to(S, s[i]);
+		}
+		for (size_t i = 0; angle && i < h; i++)
+			angle[i] = round_f32(mr * m->theta[i]);
+		return;
+	}
 	for (size_t i = 0; i < h; i++) {
 		/* both factors hold at most 24 bits: their double product is exact */
 		double a = round_to(R, mr * m->theta[i]), sv, cv;
@@ -393,19 +447,32 @@ enum pe_status pe_precision_encode(const struct pe_scheme *s, size_t d, uint64_t
 	return PE_OK;
 }
 
+/* One pair of pe_rope_model_exact_fast(), scalar: lanes the row kernel leaves out. */
+static void exact_fast_pair(const struct pe_rope_model *m, double pos, size_t i, double *c,
+                            double *s)
+{
+	double hi = pos * m->theta[i], lo = fma(pos, m->theta[i], -hi), sh, ch;
+	sincos_fast(hi, &sh, &ch);
+	if (fabs(lo) < 1e-4) {
+		double sl = lo - lo * lo * lo / 6.0, cl = 1.0 - lo * lo / 2.0;
+		s[i] = (sh * cl + ch * sl) * m->att;
+		c[i] = (ch * cl - sh * sl) * m->att;
+	} else {
+		s[i] = (sh * cos(lo) + ch * sin(lo)) * m->att;
+		c[i] = (ch * cos(lo) - sh * sin(lo)) * m->att;
+	}
+}
+
 void pe_rope_model_exact_fast(const struct pe_rope_model *m, double pos, double *c, double *s)
 {
 	size_t h = m->d_rot / 2;
-	for (size_t i = 0; i < h; i++) {
-		double hi = pos * m->theta[i], lo = fma(pos, m->theta[i], -hi), sh, ch;
-		sincos_fast(hi, &sh, &ch);
-		if (fabs(lo) < 1e-4) {
-			double sl = lo - lo * lo * lo / 6.0, cl = 1.0 - lo * lo / 2.0;
-			s[i] = (sh * cl + ch * sl) * m->att;
-			c[i] = (ch * cl - sh * sl) * m->att;
-		} else {
-			s[i] = (sh * cos(lo) + ch * sin(lo)) * m->att;
-			c[i] = (ch * cos(lo) - sh * sin(lo)) * m->att;
-		}
+	unsigned char bad[PE_PREC_LANES];
+	for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
+		size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
+		if (!pe_prec_exact_row(m->theta + i0, w, pos, m->att, c + i0, s + i0, bad))
+			continue;
+		for (size_t i = i0; i < i0 + w; i++)
+			if (bad[i - i0])
+				exact_fast_pair(m, pos, i, c, s);
 	}
 }

@@ -78,16 +78,8 @@ static void *curve_run(void *arg)
 					}
 					last[k] = key;
 				}
-				double e = 0;
-				for (size_t i = 0; i < h; i++) {
-					double dc = fabs(pc[i] - ec[i]), ds = fabs(ps[i] - es[i]);
-					/* NaN (an overflowed position) counts as an infinite error
-					 */
-					if (!(dc <= e))
-						e = isnan(dc) ? INFINITY : dc;
-					if (!(ds <= e))
-						e = isnan(ds) ? INFINITY : ds;
-				}
+				/* NaN (an overflowed position) counts as an infinite error */
+				double e = pe_prec_max_err(h, pc, ps, ec, es);
 				if (e > row[k])
 					row[k] = e;
 				if (e > j->threshold && j->exceed[k] == UINT64_MAX)

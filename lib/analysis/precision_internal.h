@@ -2,6 +2,8 @@
 #ifndef POSENC_PRECISION_INTERNAL_H
 #define POSENC_PRECISION_INTERNAL_H
 
+#include <stddef.h>
+
 #include <posenc/precision.h>
 
 /*
@@ -10,5 +12,30 @@
  * its rounding error (within 1e-15 of the real values).
  */
 void pe_rope_model_exact_fast(const struct pe_rope_model *m, double pos, double *c, double *s);
+
+/*
+ * Row kernels (precision_kernels.c): pairs 0..h-1 at once, vectorised,
+ * the same bits as the scalar steps of precision.c. A lane outside their
+ * fast path is flagged in bad[i] (nonzero) with its values unspecified,
+ * to be done again by the scalar step; each returns whether any lane is.
+ *   exact: c, s = cos, sin of the real product pos * theta_i, times att
+ *          (pe_rope_model_exact_fast());
+ *   f64:   of the double product, times att;
+ *   f32:   of float32(mr * theta_i) rounded to float32, then times the
+ *          float32 @att and rounded again when @scaled (compute f32).
+ */
+int pe_prec_exact_row(const double *theta, size_t h, double pos, double att, double *c, double *s,
+                      unsigned char *bad);
+int pe_prec_f64_row(const double *theta, size_t h, double pos, double att, double *c, double *s,
+                    unsigned char *bad);
+int pe_prec_f32_row(const double *theta, size_t h, double mr, double att, int scaled, double *c,
+                    double *s, unsigned char *bad);
+
+/* max_i max(|pc_i - ec_i|, |ps_i - es_i|), infinite when one is NaN. */
+double pe_prec_max_err(size_t h, const double *pc, const double *ps, const double *ec,
+                       const double *es);
+
+/* Lanes per call of a row kernel (the flags live on the stack). */
+#define PE_PREC_LANES 256
 
 #endif

@@ -15,6 +15,9 @@
 
 #include <posenc/precision.h>
 #include <posenc/scheme.h>
+#include <string.h>
+
+#include "analysis/precision_internal.h"
 
 static void f16_rounding(void **state)
 {
@@ -135,12 +138,158 @@ static void float16_row_by_hand(void **state)
 	pe_scheme_destroy(s);
 }
 
+/* binary16 rounding as the formats define it, with libm's frexp, ldexp and nearbyint (the
+ * library's own builds the powers of two from bits). */
+static double f16_by_libm(double x)
+{
+	if (!isfinite(x) || x == 0.0)
+		return x;
+	double a = fabs(x);
+	int e;
+	frexp(a, &e);
+	int step = e - 11 < -24 ? -24 : e - 11;
+	double r = ldexp(nearbyint(ldexp(a, -step)), step);
+	if (r > 65504.0)
+		r = INFINITY;
+	return x < 0 ? -r : r;
+}
+
+static int same_bits(double a, double b)
+{
+	return memcmp(&a, &b, sizeof(a)) == 0;
+}
+
+static void f16_rounding_matches_libm(void **state)
+{
+	(void)state;
+	uint64_t z = 0x9e3779b97f4a7c15u;
+	for (int i = 0; i < 200000; i++) {
+		z ^= z << 13, z ^= z >> 7, z ^= z << 17;
+		double x;
+		/* every exponent and sign: bit patterns, and integers near f16's steps */
+		if (i % 2) {
+			memcpy(&x, &z, sizeof(x));
+		} else {
+			x = (double)(z % 200000) + (double)(z >> 60) * 0.25;
+		}
+		if (!same_bits(pe_round_f16(x), f16_by_libm(x)))
+			fail_msg("pe_round_f16(%a) = %a, by libm %a", x, pe_round_f16(x),
+			         f16_by_libm(x));
+	}
+}
+
+/*
+ * The row kernels (precision_kernels.c, vectorised) against the recipe of
+ * posenc/precision.h done one pair at a time here: the exact cos and sin from
+ * the fast sine-cosine of the double product corrected by fma's rounding
+ * error, and float32 with every operation rounded. Bit for bit, over
+ * positions from 0 to beyond 2^25 pi/2 (where the kernels hand lanes back to
+ * the scalar code), pair counts that are not a multiple of the vector width,
+ * and an attention factor (yarn) besides 1.
+ */
+static void recipe_exact(const struct pe_rope_model *m, double pos, size_t i, double *c, double *s)
+{
+	double hi = pos * m->theta[i], lo = fma(pos, m->theta[i], -hi), sh, ch;
+	pe_sincos_fast(hi, &sh, &ch);
+	double sl = fabs(lo) < 1e-4 ? lo - lo * lo * lo / 6.0 : sin(lo);
+	double cl = fabs(lo) < 1e-4 ? 1.0 - lo * lo / 2.0 : cos(lo);
+	*s = (sh * cl + ch * sl) * m->att;
+	*c = (ch * cl - sh * sl) * m->att;
+}
+
+static void recipe_f32(const struct pe_rope_model *m, double pos, size_t i, double *c, double *s)
+{
+	double mr = (double)(float)pos, att = (double)(float)m->att, sv, cv;
+	double a = (double)(float)(mr * m->theta[i]);
+	pe_sincos_fast(a, &sv, &cv);
+	cv = (double)(float)cv;
+	sv = (double)(float)sv;
+	if (m->att != 1.0) {
+		cv = (double)(float)(cv * att);
+		sv = (double)(float)(sv * att);
+	}
+	*c = cv;
+	*s = sv;
+}
+
+static void kernels_match_recipe(void **state)
+{
+	(void)state;
+	const char *specs[] = {"rope", "rope:scaling=yarn,factor=4", "rope:base=500000"};
+	const size_t dims[] = {2, 6, 22, 128, 600};
+	const double positions[] = {
+	        0,       1,        2,        3,        1000,    65519,   65520,
+	        1e6 + 7, 16777217, 52707177, 52707179, 1e8 + 3, 4e9 + 1, 9.007199254740991e15};
+	for (size_t q = 0; q < sizeof(specs) / sizeof(specs[0]); q++) {
+		struct pe_scheme *sc = NULL;
+		assert_int_equal(pe_scheme_parse(specs[q], &sc, NULL), PE_OK);
+		for (size_t di = 0; di < sizeof(dims) / sizeof(dims[0]); di++) {
+			struct pe_precision ex = {PE_FLOAT_EXACT, PE_FLOAT_EXACT};
+			struct pe_precision f32 = {PE_FLOAT_F32, PE_FLOAT_F32};
+			struct pe_rope_model me, mf;
+			assert_int_equal(pe_rope_model_init(&me, sc, dims[di], ex, 0, 0, NULL),
+			                 PE_OK);
+			assert_int_equal(pe_rope_model_init(&mf, sc, dims[di], f32, 0, 0, NULL),
+			                 PE_OK);
+			size_t h = me.d_rot / 2;
+			double c[300], s[300], rc, rs;
+			for (size_t k = 0; k < sizeof(positions) / sizeof(positions[0]); k++) {
+				double pos = positions[k];
+				pe_rope_model_exact_fast(&me, pos, c, s);
+				for (size_t i = 0; i < h; i++) {
+					recipe_exact(&me, pos, i, &rc, &rs);
+					if (!same_bits(c[i], rc) || !same_bits(s[i], rs))
+						fail_msg("%s d=%zu exact pos %.17g pair %zu: %a "
+						         "%a, recipe %a %a",
+						         specs[q], dims[di], pos, i, c[i], s[i], rc,
+						         rs);
+				}
+				pe_rope_model_pairs(&mf, pos, NULL, c, s);
+				for (size_t i = 0; i < h; i++) {
+					recipe_f32(&mf, pos, i, &rc, &rs);
+					if (!same_bits(c[i], rc) || !same_bits(s[i], rs))
+						fail_msg("%s d=%zu f32 pos %.17g pair %zu: %a %a, "
+						         "recipe %a %a",
+						         specs[q], dims[di], pos, i, c[i], s[i], rc,
+						         rs);
+				}
+			}
+			pe_rope_model_free(&me);
+			pe_rope_model_free(&mf);
+		}
+		pe_scheme_destroy(sc);
+	}
+}
+
+/* The largest error of a row: a NaN anywhere is an infinite error, as the scalar loop had it. */
+static void max_err_by_hand(void **state)
+{
+	(void)state;
+	double pc[11] = {0}, ps[11] = {0}, ec[11] = {0}, es[11] = {0};
+	ec[3] = 0.25;
+	es[10] = -0.5; /* the last lane, past the vectors' width */
+	assert_true(pe_prec_max_err(11, pc, ps, ec, es) == 0.5);
+	ps[10] = -0.5;
+	assert_true(pe_prec_max_err(11, pc, ps, ec, es) == 0.25);
+	pc[9] = NAN;
+	assert_true(isinf(pe_prec_max_err(11, pc, ps, ec, es)));
+	pc[9] = INFINITY;
+	assert_true(isinf(pe_prec_max_err(11, pc, ps, ec, es)));
+	assert_true(pe_prec_max_err(0, pc, ps, ec, es) == 0.0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	        cmocka_unit_test(f16_rounding),    cmocka_unit_test(bf16_rounding),
-	        cmocka_unit_test(f32_rounding),    cmocka_unit_test(sincos_fast_matches_libm),
-	        cmocka_unit_test(precision_names), cmocka_unit_test(float16_row_by_hand),
+	        cmocka_unit_test(f16_rounding),
+	        cmocka_unit_test(bf16_rounding),
+	        cmocka_unit_test(f32_rounding),
+	        cmocka_unit_test(sincos_fast_matches_libm),
+	        cmocka_unit_test(precision_names),
+	        cmocka_unit_test(float16_row_by_hand),
+	        cmocka_unit_test(f16_rounding_matches_libm),
+	        cmocka_unit_test(kernels_match_recipe),
+	        cmocka_unit_test(max_err_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
