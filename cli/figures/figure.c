@@ -164,11 +164,17 @@ void cli_scale_note(const bool shared[3], const char *const names[3], bool sever
 
 const char *cli_sampled_note(const struct pe_grid_info *info, char *buf, size_t cap)
 {
-	snprintf(
-	        buf, cap,
-	        "Sampled: each cell is the mean of %zu of its pairs (%zu positions a side), not of "
-	        "all.",
-	        info->samples * info->samples, info->samples);
+	if (info->samples == 1)
+		snprintf(buf, cap,
+		         "Sampled: each cell is one of its pairs (the centres of its two ranges), "
+		         "not "
+		         "the mean of all.");
+	else
+		snprintf(buf, cap,
+		         "Sampled: each cell is the mean of %zu of its pairs (%zu positions a "
+		         "side), "
+		         "not of all.",
+		         info->samples * info->samples, info->samples);
 	return buf;
 }
 

@@ -27,10 +27,11 @@ typedef double vd __attribute__((vector_size(8 * VL)));
 typedef int64_t vl __attribute__((vector_size(8 * VL)));
 typedef float vf __attribute__((vector_size(4 * VL)));
 
-#define SPLAT(x) ((vd){x, x, x, x, x, x, x, x})
+#define SPLAT(x)     ((vd){x, x, x, x, x, x, x, x})
 #define SEL(m, a, b) ((vd)(((vl)(a) & (m)) | ((vl)(b) & ~(m))))
-#define VABS(x) ((vd)((vl)(x) & (vl){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, \
-                                     INT64_MAX, INT64_MAX, INT64_MAX}))
+#define VABS(x)                                                                                    \
+	((vd)((vl)(x) & (vl){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,     \
+	                     INT64_MAX, INT64_MAX}))
 /*
  * Comparisons as integer arithmetic on the bits: for doubles without their
  * sign the bit patterns order as the values (NaN above infinity), and the
@@ -39,8 +40,8 @@ typedef float vf __attribute__((vector_size(4 * VL)));
  * AVX-512 DQ to become lanes again (GCC does them one at a time with
  * AVX-512F alone).
  */
-#define BITS(x) ((vl)(x))
-#define LT(a, b) (((a) - (b)) >> 63)
+#define BITS(x)      ((vl)(x))
+#define LT(a, b)     (((a) - (b)) >> 63)
 #define ROUND_F32(x) __builtin_convertvector(__builtin_convertvector((x), vf), vd)
 
 /*
@@ -148,7 +149,8 @@ WIDE_CLONES static void exact_lanes(const double *theta, size_t h, double pos, d
 		two_product8(&p, &th, &hi, &lo);
 		sincos8(&hi, &sh, &ch, &ok);
 		/* Dekker's product is exact away from overflow and underflow */
-		const vl big = BITS(SPLAT(0x1p900)), tiny = BITS(SPLAT(0x1p-800)), one = ok - ok + 1;
+		const vl big = BITS(SPLAT(0x1p900)), tiny = BITS(SPLAT(0x1p-800)),
+		         one = ok - ok + 1;
 		vl ah = BITS(VABS(hi)), ap = BITS(VABS(p)), at8 = BITS(VABS(th));
 		ok &= LT(BITS(VABS(lo)), BITS(SPLAT(1e-4)));
 		ok &= LT(ah, big) & LT(ap, big) & LT(at8, big);
@@ -162,7 +164,8 @@ WIDE_CLONES static void exact_lanes(const double *theta, size_t h, double pos, d
 		 * and lo^3 / 6 is below a quarter ulp of lo however it is rounded (same
 		 * sign, zero with lo): lo - it is lo in both forms, bit for bit.
 		 */
-		vd sl = lo - lo * lo * lo * SPLAT(1.0 / 6.0), cl = SPLAT(1.0) - lo * lo * SPLAT(0.5);
+		vd sl = lo - lo * lo * lo * SPLAT(1.0 / 6.0),
+		   cl = SPLAT(1.0) - lo * lo * SPLAT(0.5);
 		vd sv = (sh * cl + ch * sl) * at, cv = (ch * cl - sh * sl) * at;
 		store8(s, i, h, &sv);
 		store8(c, i, h, &cv);

@@ -185,6 +185,12 @@ t = [x for s, x in texts]
 ok(rc == 0 and "Pearson correlation (sampled)" in t and any(
     x.startswith("Sampled: each cell is the mean of") for x in t),
    "corr -n 1e6: colorbar '(sampled)' and a note", str(t[-3:]))
+# one pair a cell (wide learned rows, l1: no BLAS): said in words that fit one pair
+rc, err, path, texts = draw("distance", "-s", "learned", "--metric", "l1", "-n", "1200", "-d", "4096")
+t = [x for s, x in texts]
+ok(rc == 0 and "L1 distance (sampled)" in t and any(
+    x.startswith("Sampled: each cell is one of its pairs") for x in t),
+   "learned l1 d=4096: one pair a cell, said so (not 'the mean of 1 of its pairs')", str(t[-3:]))
 rc, err, path, texts = draw("corr", "-n", "2000", "-d", "64")
 t = [x for s, x in texts]
 ok(rc == 0 and not any("ampled" in x for x in t) and "Pearson correlation (mean per cell)" in t,

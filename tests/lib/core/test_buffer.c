@@ -70,7 +70,8 @@ static int thp_eligible(const void *p)
 	int in = 0, got = -1;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' '))
 			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
 		else if (in && strncmp(line, "THPeligible:", 12) == 0)
 			got = atoi(line + 12);
