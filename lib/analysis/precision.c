@@ -317,6 +317,22 @@ void pe_rope_model_free(struct pe_rope_model *m)
 	m->theta = NULL;
 }
 
+/* One pair of a float32 model, scalar: lanes the row kernel leaves out. */
+static void f32_pair(const struct pe_rope_model *m, double mr, double att, size_t i, double *c,
+                     double *s)
+{
+	double a = round_f32(mr * m->theta[i]), sv, cv;
+	sincos_fast(a, &sv, &cv);
+	cv = op_round(PE_FLOAT_F32, cv);
+	sv = op_round(PE_FLOAT_F32, sv);
+	if (m->att != 1.0) {
+		cv = op_round(PE_FLOAT_F32, cv * att);
+		sv = op_round(PE_FLOAT_F32, sv * att);
+	}
+	c[i] = cv;
+	s[i] = sv;
+}
+
 void pe_rope_model_pairs(const struct pe_rope_model *m, double pos, double *angle, double *c,
                          double *s)
 {
@@ -360,20 +376,9 @@ void pe_rope_model_pairs(const struct pe_rope_model *m, double pos, double *angl
 			if (!pe_prec_f32_row(m->theta + i0, w, mr, att, m->att != 1.0, c + i0,
 			                     s + i0, bad))
 				continue;
-			for (size_t i = i0; i < i0 + w; i++) {
-				if (!bad[i - i0])
-					continue;
-				double a = round_f32(mr * m->theta[i]), sv, cv;
-				sincos_fast(a, &sv, &cv);
-				cv = op_round(R, cv);
-				sv = op_round(R, sv);
-				if (m->att != 1.0) {
-					cv = op_round(R, cv * att);
-					sv = op_round(R, sv * att);
-				}
-				c[i] = cv;
-				s[i] = sv;
-			}
+			for (size_t i = i0; i < i0 + w; i++)
+				if (bad[i - i0])
+					f32_pair(m, mr, att, i, c, s);
 		}
 		for (size_t i = 0; S != PE_FLOAT_F32 && i < h; i++) {
 			c[i] = round_to(S, c[i]);
@@ -474,5 +479,29 @@ void pe_rope_model_exact_fast(const struct pe_rope_model *m, double pos, double 
 		for (size_t i = i0; i < i0 + w; i++)
 			if (bad[i - i0])
 				exact_fast_pair(m, pos, i, c, s);
+	}
+}
+
+void pe_rope_model_exact_f32(const struct pe_rope_model *ex, const struct pe_rope_model *m,
+                             double pos, double *ec, double *es, double *c, double *s)
+{
+	size_t h = ex->d_rot / 2;
+	double mr = round_f32(pos), att = round_f32(m->att);
+	unsigned char bad[PE_PREC_LANES], bad32[PE_PREC_LANES];
+	for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
+		size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
+		int any = pe_prec_exact_f32_row(ex->theta + i0, m->theta + i0, w, pos, ex->att, mr,
+		                                att, m->att != 1.0, ec + i0, es + i0, c + i0,
+		                                s + i0, bad, bad32);
+		for (size_t i = i0; any && i < i0 + w; i++) {
+			if (bad[i - i0])
+				exact_fast_pair(ex, pos, i, ec, es);
+			if (bad32[i - i0])
+				f32_pair(m, mr, att, i, c, s);
+		}
+	}
+	for (size_t i = 0; m->prec.store != PE_FLOAT_F32 && i < h; i++) {
+		c[i] = round_to(m->prec.store, c[i]);
+		s[i] = round_to(m->prec.store, s[i]);
 	}
 }

@@ -18,6 +18,7 @@ struct curve_job {
 	const struct pe_rope_model *models; /* nprec */
 	size_t nprec;
 	const size_t *src; /* per precision: an earlier one computing alike and storing unrounded */
+	size_t f32;        /* the first precision computing in float32 on its own, or nprec */
 	struct pe_precision_curve *c;
 	double threshold;
 	size_t b0, b1; /* blocks of this job */
@@ -52,7 +53,18 @@ static void *curve_run(void *arg)
 			row[k] = 0;
 		for (uint64_t p = p0; p < p1; p++) {
 			double pos = (double)p;
-			pe_rope_model_exact_fast(j->exact, pos, ec, es);
+			/* the first float32 model with a new rounded position: with the exact row
+			 */
+			size_t fused = np;
+			if (j->f32 < np && !(pe_round(PE_FLOAT_F32, pos) == last[j->f32])) {
+				fused = j->f32;
+				double *fc = buf + 2 * h * (fused + 1);
+				pe_rope_model_exact_f32(j->exact, &j->models[fused], pos, ec, es,
+				                        fc, fc + h);
+				last[fused] = pe_round(PE_FLOAT_F32, pos);
+			} else {
+				pe_rope_model_exact_fast(j->exact, pos, ec, es);
+			}
 			for (size_t k = 0; k < np; k++) {
 				const struct pe_rope_model *m = &j->models[k];
 				double *pc = buf + 2 * h * (k + 1), *ps = pc + h;
@@ -62,7 +74,7 @@ static void *curve_run(void *arg)
 				        R == PE_FLOAT_F32 || R == PE_FLOAT_BF16 || R == PE_FLOAT_F16
 				                ? pe_round(R, pos)
 				                : pos;
-				if (!(key == last[k])) {
+				if (k != fused && !(key == last[k])) {
 					size_t src = j->src[k];
 					if (src < k) {
 						/* same arithmetic as an earlier precision: only the
@@ -169,6 +181,11 @@ enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size_t d, u
 		j->models = models;
 		j->nprec = nprec;
 		j->src = src;
+		j->f32 = nprec;
+		for (size_t k = nprec; k-- > 0;)
+			if (models[k].prec.compute == PE_FLOAT_F32 && src[k] == k &&
+			    models[k].d_rot == exact.d_rot)
+				j->f32 = k;
 		j->c = c;
 		j->threshold = threshold;
 		j->b0 = (size_t)(nblocks * i / t);

@@ -120,69 +120,180 @@ static inline __attribute__((always_inline)) void store8(double *dst, size_t i, 
 		memcpy(dst + i, v, (h - i) * sizeof(double));
 }
 
-static inline __attribute__((always_inline)) void flags8(unsigned char *bad, size_t i, size_t h,
+/*
+ * The lanes' flags: the masks are kept as vectors (turning each into bytes
+ * costs more than a lane's arithmetic) and made into bytes only when one is
+ * bad, which the callers look at only then.
+ */
+struct lane_flags {
+	vl all; /* the AND of every mask */
+	vl mask[PE_PREC_LANES / VL];
+};
+
+static inline __attribute__((always_inline)) void flags_start(struct lane_flags *f)
+{
+	f->all = BITS(SPLAT(0.0)) - 1;
+}
+
+static inline __attribute__((always_inline)) void flags8(struct lane_flags *f, size_t i, size_t h,
                                                          const vl *ok)
 {
-	unsigned char b[VL];
+	vl m = *ok;
+	/* lanes past the row's end are padding: fine */
+	if (h - i < VL)
+		for (size_t k = h - i; k < VL; k++)
+			m[k] = -1;
+	f->mask[i / VL] = m;
+	f->all &= m;
+}
+
+/* @return 1 and bad[] filled when a lane is bad, else 0 (bad[] untouched). */
+static inline __attribute__((always_inline)) int flags_end(const struct lane_flags *f, size_t h,
+                                                           unsigned char *bad)
+{
+	int fine = 1;
 	for (size_t k = 0; k < VL; k++)
-		b[k] = (unsigned char)((*ok)[k] + 1); /* -1 (inside): 0 */
-	memcpy(bad + i, b, h - i < VL ? h - i : VL);
-}
-
-static inline int any_bad(const unsigned char *bad, size_t h)
-{
-	int any = 0;
+		fine &= f->all[k] != 0;
+	if (fine)
+		return 0;
 	for (size_t i = 0; i < h; i++)
-		any |= bad[i];
-	return any;
+		bad[i] = f->mask[i / VL][i % VL] == 0;
+	return 1;
 }
 
-WIDE_CLONES static void exact_lanes(const double *theta, size_t h, double pos, double att,
-                                    double *c, double *s, unsigned char *bad)
+/*
+ * Eight exact pairs: Dekker's product is exact away from overflow and
+ * underflow. With the position 0 (every product 0, exact) or in [1, 2^60]
+ * (checked once by the caller: @tiny is then 2^-800) and |hi| in
+ * [2^-800, 2^26) (the sine-cosine's range), theta lies in [2^-860, 2^26]
+ * and no partial product leaves the normal range. A position 0 passes
+ * @tiny = -1: every lane.
+ */
+static inline __attribute__((always_inline)) void exact8(const double *theta, size_t i, size_t h,
+                                                         const vd *p, const vd *at, vl tiny, vd *c,
+                                                         vd *s, vl *ok)
 {
+	vd th, sh, ch, lo;
+	load8(theta, i, h, &th);
+	vd hi = *p * th;
+	two_product8(p, &th, &hi, &lo);
+	sincos8(&hi, &sh, &ch, ok);
+	*ok &= LT(BITS(VABS(lo)), BITS(SPLAT(1e-4))) & LT(tiny, BITS(VABS(hi)));
+	/*
+	 * The scalar step divides, lo^3 / 6 and lo^2 / 2; here the factors 1/6
+	 * and 1/2 multiply (a divide is 10x a multiply). Halving is exact either
+	 * way. In the lanes kept, |hi| < 2^26 so |lo| <= ulp(hi) / 2 <= 2^-27,
+	 * and lo^3 / 6 is below a quarter ulp of lo however it is rounded (same
+	 * sign, zero with lo): lo - it is lo in both forms, bit for bit.
+	 */
+	vd sl = lo - lo * lo * lo * SPLAT(1.0 / 6.0), cl = SPLAT(1.0) - lo * lo * SPLAT(0.5);
+	*s = (sh * cl + ch * sl) * *at;
+	*c = (ch * cl - sh * sl) * *at;
+}
+
+/* Eight float32 pairs: the angle, its sine-cosine and the factor, each rounded to float32. */
+static inline __attribute__((always_inline)) void f32x8(const double *theta, size_t i, size_t h,
+                                                        const vd *m, const vd *at, int scaled,
+                                                        vd *c, vd *s, vl *ok)
+{
+	vd th, sv, cv;
+	load8(theta, i, h, &th);
+	vd a = ROUND_F32(*m * th);
+	sincos8(&a, &sv, &cv, ok);
+	cv = ROUND_F32(cv);
+	sv = ROUND_F32(sv);
+	if (scaled) {
+		/* op_round(f32, x * att): its two roundings to float32 are one */
+		cv = ROUND_F32(cv * *at);
+		sv = ROUND_F32(sv * *at);
+	}
+	*c = cv;
+	*s = sv;
+}
+
+/* -1 (every lane) for a position 0, else 2^-800: see exact8(). 0 when the
+ * position is outside both (the scalar code then takes every pair). */
+static int exact_position(double pos, vl *tiny)
+{
+	if (pos == 0.0) {
+		*tiny = BITS(SPLAT(0.0)) - 1;
+		return 1;
+	}
+	*tiny = BITS(SPLAT(0x1p-800));
+	return pos >= 1.0 && pos <= 0x1p60;
+}
+
+WIDE_CLONES static int exact_lanes(const double *theta, size_t h, double pos, double att, double *c,
+                                   double *s, unsigned char *bad)
+{
+	struct lane_flags f;
+	flags_start(&f);
 	const vd p = SPLAT(pos), at = SPLAT(att);
+	vl tiny;
+	int fine = exact_position(pos, &tiny);
 	for (size_t i = 0; i < h; i += VL) {
-		vd th, sh, ch, lo;
+		vd cv, sv;
 		vl ok;
-		load8(theta, i, h, &th);
-		vd hi = p * th;
-		two_product8(&p, &th, &hi, &lo);
-		sincos8(&hi, &sh, &ch, &ok);
-		/* Dekker's product is exact away from overflow and underflow */
-		const vl big = BITS(SPLAT(0x1p900)), tiny = BITS(SPLAT(0x1p-800)),
-		         one = ok - ok + 1;
-		vl ah = BITS(VABS(hi)), ap = BITS(VABS(p)), at8 = BITS(VABS(th));
-		ok &= LT(BITS(VABS(lo)), BITS(SPLAT(1e-4)));
-		ok &= LT(ah, big) & LT(ap, big) & LT(at8, big);
-		ok &= LT(ah, one) | LT(tiny, ah);
-		ok &= LT(at8, one) | LT(tiny, at8);
-		ok &= LT(ap, one) | LT(tiny, ap);
-		/*
-		 * The scalar step divides, lo^3 / 6 and lo^2 / 2; here the factors 1/6
-		 * and 1/2 multiply (a divide is 10x a multiply). Halving is exact either
-		 * way. In the lanes kept, |hi| < 2^26 so |lo| <= ulp(hi) / 2 <= 2^-27,
-		 * and lo^3 / 6 is below a quarter ulp of lo however it is rounded (same
-		 * sign, zero with lo): lo - it is lo in both forms, bit for bit.
-		 */
-		vd sl = lo - lo * lo * lo * SPLAT(1.0 / 6.0),
-		   cl = SPLAT(1.0) - lo * lo * SPLAT(0.5);
-		vd sv = (sh * cl + ch * sl) * at, cv = (ch * cl - sh * sl) * at;
+		exact8(theta, i, h, &p, &at, tiny, &cv, &sv, &ok);
+		ok &= -(vl){fine, fine, fine, fine, fine, fine, fine, fine};
 		store8(s, i, h, &sv);
 		store8(c, i, h, &cv);
-		flags8(bad, i, h, &ok);
+		flags8(&f, i, h, &ok);
 	}
+	return flags_end(&f, h, bad);
+}
+
+/*
+ * The exact row and a float32 model's row together: two independent
+ * chains of the same polynomials in one loop, so that one fills the other's
+ * latency (each alone waits on its own multiply-add chain).
+ */
+WIDE_CLONES static int exact_f32_lanes(const double *theta, const double *theta32, size_t h,
+                                       double pos, double att, double mr, double att32, int scaled,
+                                       double *c, double *s, double *c32, double *s32,
+                                       unsigned char *bad, unsigned char *bad32)
+{
+	struct lane_flags f, f32;
+	flags_start(&f);
+	flags_start(&f32);
+	const vd p = SPLAT(pos), at = SPLAT(att), m = SPLAT(mr), at32 = SPLAT(att32);
+	vl tiny;
+	int fine = exact_position(pos, &tiny);
+	for (size_t i = 0; i < h; i += VL) {
+		vd cv, sv, cf, sf;
+		vl ok, ok32;
+		exact8(theta, i, h, &p, &at, tiny, &cv, &sv, &ok);
+		f32x8(theta32, i, h, &m, &at32, scaled, &cf, &sf, &ok32);
+		ok &= -(vl){fine, fine, fine, fine, fine, fine, fine, fine};
+		store8(s, i, h, &sv);
+		store8(c, i, h, &cv);
+		store8(s32, i, h, &sf);
+		store8(c32, i, h, &cf);
+		flags8(&f, i, h, &ok);
+		flags8(&f32, i, h, &ok32);
+	}
+	return flags_end(&f, h, bad) | flags_end(&f32, h, bad32) << 1;
+}
+
+int pe_prec_exact_f32_row(const double *theta, const double *theta32, size_t h, double pos,
+                          double att, double mr, double att32, int scaled, double *c, double *s,
+                          double *c32, double *s32, unsigned char *bad, unsigned char *bad32)
+{
+	return exact_f32_lanes(theta, theta32, h, pos, att, mr, att32, scaled, c, s, c32, s32, bad,
+	                       bad32);
 }
 
 int pe_prec_exact_row(const double *theta, size_t h, double pos, double att, double *c, double *s,
                       unsigned char *bad)
 {
-	exact_lanes(theta, h, pos, att, c, s, bad);
-	return any_bad(bad, h);
+	return exact_lanes(theta, h, pos, att, c, s, bad);
 }
 
-WIDE_CLONES static void f64_lanes(const double *theta, size_t h, double pos, double att, double *c,
-                                  double *s, unsigned char *bad)
+WIDE_CLONES static int f64_lanes(const double *theta, size_t h, double pos, double att, double *c,
+                                 double *s, unsigned char *bad)
 {
+	struct lane_flags f;
+	flags_start(&f);
 	const vd p = SPLAT(pos), at = SPLAT(att);
 	for (size_t i = 0; i < h; i += VL) {
 		vd th, sv, cv;
@@ -194,45 +305,38 @@ WIDE_CLONES static void f64_lanes(const double *theta, size_t h, double pos, dou
 		sv = sv * at;
 		store8(c, i, h, &cv);
 		store8(s, i, h, &sv);
-		flags8(bad, i, h, &ok);
+		flags8(&f, i, h, &ok);
 	}
+	return flags_end(&f, h, bad);
 }
 
 int pe_prec_f64_row(const double *theta, size_t h, double pos, double att, double *c, double *s,
                     unsigned char *bad)
 {
-	f64_lanes(theta, h, pos, att, c, s, bad);
-	return any_bad(bad, h);
+	return f64_lanes(theta, h, pos, att, c, s, bad);
 }
 
-WIDE_CLONES static void f32_lanes(const double *theta, size_t h, double mr, double att, int scaled,
-                                  double *c, double *s, unsigned char *bad)
+WIDE_CLONES static int f32_lanes(const double *theta, size_t h, double mr, double att, int scaled,
+                                 double *c, double *s, unsigned char *bad)
 {
+	struct lane_flags f;
+	flags_start(&f);
 	const vd m = SPLAT(mr), at = SPLAT(att);
 	for (size_t i = 0; i < h; i += VL) {
-		vd th, sv, cv;
+		vd cv, sv;
 		vl ok;
-		load8(theta, i, h, &th);
-		vd a = ROUND_F32(m * th);
-		sincos8(&a, &sv, &cv, &ok);
-		cv = ROUND_F32(cv);
-		sv = ROUND_F32(sv);
-		if (scaled) {
-			/* op_round(f32, x * att): its two roundings to float32 are one */
-			cv = ROUND_F32(cv * at);
-			sv = ROUND_F32(sv * at);
-		}
+		f32x8(theta, i, h, &m, &at, scaled, &cv, &sv, &ok);
 		store8(c, i, h, &cv);
 		store8(s, i, h, &sv);
-		flags8(bad, i, h, &ok);
+		flags8(&f, i, h, &ok);
 	}
+	return flags_end(&f, h, bad);
 }
 
 int pe_prec_f32_row(const double *theta, size_t h, double mr, double att, int scaled, double *c,
                     double *s, unsigned char *bad)
 {
-	f32_lanes(theta, h, mr, att, scaled, c, s, bad);
-	return any_bad(bad, h);
+	return f32_lanes(theta, h, mr, att, scaled, c, s, bad);
 }
 
 WIDE_CLONES static void err_lanes(size_t h, const double *pc, const double *ps, const double *ec,
