@@ -226,7 +226,10 @@ static void kernels_match_recipe(void **state)
 		for (size_t di = 0; di < sizeof(dims) / sizeof(dims[0]); di++) {
 			struct pe_precision ex = {PE_FLOAT_EXACT, PE_FLOAT_EXACT};
 			struct pe_precision f32 = {PE_FLOAT_F32, PE_FLOAT_F32};
-			struct pe_rope_model me, mf;
+			struct pe_precision f32b = {PE_FLOAT_F32, PE_FLOAT_BF16};
+			struct pe_rope_model me, mf, mb;
+			assert_int_equal(pe_rope_model_init(&mb, sc, dims[di], f32b, 0, 0, NULL),
+			                 PE_OK);
 			assert_int_equal(pe_rope_model_init(&me, sc, dims[di], ex, 0, 0, NULL),
 			                 PE_OK);
 			assert_int_equal(pe_rope_model_init(&mf, sc, dims[di], f32, 0, 0, NULL),
@@ -253,9 +256,25 @@ static void kernels_match_recipe(void **state)
 						         specs[q], dims[di], pos, i, c[i], s[i], rc,
 						         rs);
 				}
+				/* both rows at once (the error curves' way), stored as bfloat16 */
+				double ec[300], es[300];
+				pe_rope_model_exact_f32(&me, &mb, pos, ec, es, c, s);
+				for (size_t i = 0; i < h; i++) {
+					double xc, xs;
+					recipe_exact(&me, pos, i, &xc, &xs);
+					recipe_f32(&mb, pos, i, &rc, &rs);
+					rc = pe_round_bf16(rc);
+					rs = pe_round_bf16(rs);
+					if (!same_bits(ec[i], xc) || !same_bits(es[i], xs) ||
+					    !same_bits(c[i], rc) || !same_bits(s[i], rs))
+						fail_msg("%s d=%zu exact+f32/bf16 pos %.17g pair "
+						         "%zu",
+						         specs[q], dims[di], pos, i);
+				}
 			}
 			pe_rope_model_free(&me);
 			pe_rope_model_free(&mf);
+			pe_rope_model_free(&mb);
 		}
 		pe_scheme_destroy(sc);
 	}
