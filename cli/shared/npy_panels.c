@@ -140,3 +140,103 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 	errno = e;
 	return st;
 }
+
+/*
+ * In row order (text, pipes): the cells left of a panel's rows are earlier
+ * panels' columns, so those columns go to a scratch file as they come (the
+ * lower triangle, row-major: the page cache holds it, not this process)
+ * and are read back when their row is written.
+ */
+enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_rows *src,
+                                    const struct pe_axis *first, size_t n, int csv,
+                                    enum pe_dtype dtype, const struct cli_common *o,
+                                    int *compute_failed)
+{
+	*compute_failed = 0;
+	size_t S = PANEL_BYTES / sizeof(double) / n / PE_PAIRWISE_PANEL * PE_PAIRWISE_PANEL;
+	S = S < PE_PAIRWISE_PANEL ? PE_PAIRWISE_PANEL : S;
+	FILE *scratch = tmpfile();
+	if (!scratch) {
+		*compute_failed = 1;
+		return PE_EIO;
+	}
+	int sfd = fileno(scratch);
+	struct pe_matrix *block = pe_matrix_create(S, n);
+	double *panel = pe_buffer_alloc(S * n * sizeof(double));
+	double *tile = malloc(TILE_COLS * S * sizeof(double));
+	enum pe_status st = block && panel && tile ? PE_OK : PE_ENOMEM;
+	if (st != PE_OK)
+		*compute_failed = 1;
+	struct pe_axis ca = {NULL, first->first, 1.0, NULL};
+	size_t shape[2] = {n, n};
+	if (st == PE_OK)
+		st = csv ? pe_csv_write_header(file->f, n, first, &ca)
+		         : pe_npy_write_header(file->f, shape, 2, dtype);
+	char doing[300];
+	snprintf(doing, sizeof(doing), "writing %s",
+	         file->is_stdout ? "standard output" : file->name);
+	struct cli_progress prog;
+	cli_progress_start(&prog, o, doing, n);
+	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += S) {
+		cli_progress_update(&prog, r0);
+		size_t count = n - r0 < S ? n - r0 : S, ld = n - r0;
+		st = pe_pairwise_rows_upper(src, r0, count, panel, ld);
+		if (st != PE_OK) {
+			*compute_failed = 1;
+			break;
+		}
+		/* the columns past the rows, for the later rows */
+		for (size_t c0 = count; c0 < ld && st == PE_OK; c0 += TILE_COLS) {
+			size_t nc = ld - c0 < TILE_COLS ? ld - c0 : TILE_COLS;
+			for (size_t a = 0; a < count; a++)
+				for (size_t k = 0; k < nc; k++)
+					tile[k * count + a] = panel[a * ld + c0 + k];
+			for (size_t k = 0; k < nc && st == PE_OK; k++) {
+				off_t at = (off_t)(((r0 + c0 + k) * n + r0) * sizeof(double));
+				if (put(sfd, tile + k * count, count * sizeof(double), at) != 0) {
+					st = PE_EIO;
+					*compute_failed = 1; /* the scratch file, not the output */
+				}
+			}
+		}
+		/* the rows: left of r0 from the scratch file, the rest from the panel */
+		for (size_t a = 0; a < count && st == PE_OK; a++) {
+			double *row = block->data + a * n;
+			size_t want = r0 * sizeof(double);
+			char *p = (char *)row;
+			off_t at = (off_t)((r0 + a) * n * sizeof(double));
+			while (want > 0) {
+				ssize_t got = pread(sfd, p, want, at);
+				if (got < 0 && errno == EINTR)
+					continue;
+				if (got <= 0) {
+					st = PE_EIO;
+					*compute_failed = 1;
+					break;
+				}
+				p += got;
+				want -= (size_t)got;
+				at += got;
+			}
+			memcpy(row + r0, panel + a * ld, ld * sizeof(double));
+		}
+		if (st != PE_OK)
+			break;
+		if (csv) {
+			struct pe_axis br = {first->name, first->first + (double)r0, 1.0, NULL};
+			block->rows = count;
+			st = pe_csv_write_rows(file->f, block, &br);
+			block->rows = S;
+		} else {
+			st = pe_npy_write_data(file->f, block->data, count * n, dtype);
+		}
+	}
+	cli_progress_end(&prog);
+	int e = errno;
+	fclose(scratch);
+	pe_matrix_destroy(block);
+	pe_buffer_free(panel);
+	free(tile);
+	errno = e;
+	return st;
+}

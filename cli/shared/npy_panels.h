@@ -25,6 +25,18 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
                                 enum pe_dtype dtype, const struct cli_common *o,
                                 int *compute_failed);
 
+/*
+ * panels_write_ordered() - the same matrix in row order, as CSV (@csv) or
+ * NPY of @dtype, to any stream (a pipe, standard output): the panels'
+ * columns wait in an unnamed scratch file (tmpfile(): the page cache, not
+ * this process's memory) until their rows are written. @first: the axis of
+ * the rows (label and first position). Returns as npy_panels_write().
+ */
+enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_rows *src,
+                                    const struct pe_axis *first, size_t n, int csv,
+                                    enum pe_dtype dtype, const struct cli_common *o,
+                                    int *compute_failed);
+
 /* Whether this host's doubles and floats are the NPY file's little-endian bytes. */
 int npy_panels_host_ok(void);
 

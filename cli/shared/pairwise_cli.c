@@ -158,27 +158,29 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	return rc;
 }
 
-/* A learned or file table's matrix into an NPY file, a panel at a time;
- * takes @src. @return -1 when the output is not a regular file. */
+/* A learned or file table's matrix, a panel at a time (npy_panels.c): into
+ * an NPY file in place, or in row order (text, pipes). Takes @src. */
 static int write_panels(struct pw_run *r, struct pe_pairwise_rows *src)
 {
 	size_t n = r->v.vec.n;
 	struct stat sb;
-	/* a FIFO or device is written in row order (opening it twice would end its reader) */
-	if (stat(r->path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		pe_pairwise_rows_destroy(src);
-		return -1;
-	}
+	/* a FIFO or device, like a pipe, is written in row order */
+	int in_place = r->format == CLI_FORMAT_NPY && strcmp(r->path, "-") != 0 &&
+	               !(stat(r->path, &sb) == 0 && !S_ISREG(sb.st_mode));
 	struct cli_file file;
 	int rc = cli_file_open(&file, r->path);
-	if (rc || file.direct || file.is_stdout) {
-		if (!rc)
-			cli_file_abort(&file);
+	if (rc) {
 		pe_pairwise_rows_destroy(src);
-		return rc ? rc : -1;
+		return rc;
 	}
 	int compute_failed;
-	enum pe_status st = npy_panels_write(&file, src, n, r->o.dtype, &r->o, &compute_failed);
+	enum pe_status st;
+	struct pe_axis first = {"position", (double)r->v.vec.first, 1.0, NULL};
+	if (in_place && !file.direct && !file.is_stdout)
+		st = npy_panels_write(&file, src, n, r->o.dtype, &r->o, &compute_failed);
+	else
+		st = panels_write_ordered(&file, src, &first, n, r->format == CLI_FORMAT_CSV,
+		                          r->o.dtype, &r->o, &compute_failed);
 	int e = errno;
 	pe_pairwise_rows_destroy(src);
 	if (st != PE_OK) {
@@ -192,7 +194,9 @@ static int write_panels(struct pw_run *r, struct pe_pairwise_rows *src)
 		return rc;
 	char what[96];
 	snprintf(what, sizeof(what), "%zu x %zu %s", n, n,
-	         r->o.dtype == PE_DTYPE_F32 ? "float32 array" : "float64 array");
+	         r->format == CLI_FORMAT_NPY
+	                 ? (r->o.dtype == PE_DTYPE_F32 ? "float32 array" : "float64 array")
+	                 : "table");
 	cli_report_written(&r->o, r->path, what);
 	return 0;
 }
@@ -217,7 +221,7 @@ static int write_streamed(struct pw_run *r, enum pe_metric m)
 	 * written from upper-triangle panels as they come (npy_panels.c). Text
 	 * and pipes are written in row order, and rows from other products than
 	 * the whole matrix's could differ from it in the last bit. */
-	if (!structured && !(r->format == CLI_FORMAT_NPY && strcmp(r->path, "-") != 0 &&
+	if (!structured && !((r->format == CLI_FORMAT_NPY || r->format == CLI_FORMAT_CSV) &&
 	                     npy_panels_host_ok() && pe_pairwise_rows_streamable(v, m)))
 		return -1;
 	enum pe_status st = pe_pairwise_rows_create(v, m, (size_t)r->o.max_memory, &src);

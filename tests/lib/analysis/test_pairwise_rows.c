@@ -339,6 +339,79 @@ static void offsets_are_the_rows(void **state)
 	}
 }
 
+/*
+ * A large table on the BLAS (n >= 1024, d >= 16): pe_pairwise_rows_upper()
+ * gives the whole matrix's upper triangle bit for bit (the same products;
+ * an NPY file written from it is the matrix's bytes), and the rows of
+ * pe_pairwise_rows_fill() (other products left of the diagonal) are the
+ * matrix within 1e-12, and its cells right of the diagonal bit for bit.
+ * Without a BLAS the source does not stream and the upper panels are
+ * refused.
+ */
+static void gram_panels_are_the_matrix(void **state)
+{
+	(void)state;
+	size_t n = 1100, d = 24;
+	struct pe_matrix *t = pe_matrix_create(n + 3, d);
+	assert_non_null(t);
+	for (size_t i = 0; i < (n + 3) * d; i++)
+		t->data[i] = sin(0.37 * (double)(i * i % 1009) + 0.1 * (double)i) *
+		             (1.0 + (double)(i % 7));
+	struct pe_vectors v = {NULL, t, d, PE_VIEW_DEFAULT, 2, n};
+	const enum pe_metric ms[] = {PE_METRIC_L2, PE_METRIC_COSINE, PE_METRIC_CORR};
+	for (size_t k = 0; k < 3; k++) {
+		struct pe_matrix *whole = NULL;
+		assert_int_equal(pe_pairwise_matrix(&v, ms[k], 0, &whole), PE_OK);
+		struct pe_pairwise_rows *src = NULL;
+		assert_int_equal(pe_pairwise_rows_create(&v, ms[k], 0, &src), PE_OK);
+		double *panel = malloc(512 * n * sizeof(double));
+		assert_non_null(panel);
+		if (!pe_pairwise_rows_streams(src)) {
+			assert_int_equal(pe_pairwise_rows_upper(src, 0, 256, panel, n),
+			                 PE_EUNSUPPORTED);
+		} else {
+			assert_true(pe_pairwise_rows_streamable(&v, ms[k]));
+			assert_int_equal(pe_pairwise_rows_upper(src, 100, 256, panel, n),
+			                 PE_ERANGE);
+			for (size_t r0 = 0; r0 < n; r0 += 512) {
+				size_t count = n - r0 < 512 ? n - r0 : 512, ld = n - r0;
+				assert_int_equal(pe_pairwise_rows_upper(src, r0, count, panel, ld),
+				                 PE_OK);
+				for (size_t a = 0; a < count; a++)
+					for (size_t b = r0; b < n; b++) {
+						double x = panel[a * ld + b - r0],
+						       y = whole->data[(r0 + a) * n + b];
+						if (memcmp(&x, &y, sizeof(x)) != 0)
+							fail_msg("%s upper (%zu, %zu): %a, matrix "
+							         "%a",
+							         pe_metric_name(ms[k]), r0 + a, b,
+							         x, y);
+					}
+			}
+			/* rows out of order: a panel before the one held */
+			size_t r0s[] = {900, 60, 1000, 0};
+			for (size_t q = 0; q < 4; q++) {
+				size_t r0 = r0s[q], count = n - r0 < 100 ? n - r0 : 100;
+				assert_int_equal(pe_pairwise_rows_fill(src, r0, count, panel),
+				                 PE_OK);
+				for (size_t a = 0; a < count; a++)
+					for (size_t b = 0; b < n; b++) {
+						double x = panel[a * n + b],
+						       y = whole->data[(r0 + a) * n + b];
+						if (b >= r0 + a)
+							assert_memory_equal(&x, &y, sizeof(x));
+						else
+							assert_cell(x, y, "gram rows", r0 + a, b);
+					}
+			}
+		}
+		free(panel);
+		pe_pairwise_rows_destroy(src);
+		pe_matrix_destroy(whole);
+	}
+	pe_matrix_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +421,7 @@ int main(void)
 	        cmocka_unit_test(table_hand_worked),
 	        cmocka_unit_test(offset_range_closed_form),
 	        cmocka_unit_test(offsets_are_the_rows),
+	        cmocka_unit_test(gram_panels_are_the_matrix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
