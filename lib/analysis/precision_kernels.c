@@ -170,15 +170,15 @@ static inline __attribute__((always_inline)) int flags_end(const struct lane_fla
  * @tiny = -1: every lane.
  */
 static inline __attribute__((always_inline)) void exact8(const double *theta, size_t i, size_t h,
-                                                         const vd *p, const vd *at, vl tiny, vd *c,
-                                                         vd *s, vl *ok)
+                                                         const vd *p, const vd *at, const vl *tiny,
+                                                         vd *c, vd *s, vl *ok)
 {
 	vd th, sh, ch, lo;
 	load8(theta, i, h, &th);
 	vd hi = *p * th;
 	two_product8(p, &th, &hi, &lo);
 	sincos8(&hi, &sh, &ch, ok);
-	*ok &= LT(BITS(VABS(lo)), BITS(SPLAT(1e-4))) & LT(tiny, BITS(VABS(hi)));
+	*ok &= LT(BITS(VABS(lo)), BITS(SPLAT(1e-4))) & LT(*tiny, BITS(VABS(hi)));
 	/*
 	 * The scalar step divides, lo^3 / 6 and lo^2 / 2; here the factors 1/6
 	 * and 1/2 multiply (a divide is 10x a multiply). Halving is exact either
@@ -234,7 +234,7 @@ WIDE_CLONES static int exact_lanes(const double *theta, size_t h, double pos, do
 	for (size_t i = 0; i < h; i += VL) {
 		vd cv, sv;
 		vl ok;
-		exact8(theta, i, h, &p, &at, tiny, &cv, &sv, &ok);
+		exact8(theta, i, h, &p, &at, &tiny, &cv, &sv, &ok);
 		ok &= -(vl){fine, fine, fine, fine, fine, fine, fine, fine};
 		store8(s, i, h, &sv);
 		store8(c, i, h, &cv);
@@ -262,7 +262,7 @@ WIDE_CLONES static int exact_f32_lanes(const double *theta, const double *theta3
 	for (size_t i = 0; i < h; i += VL) {
 		vd cv, sv, cf, sf;
 		vl ok, ok32;
-		exact8(theta, i, h, &p, &at, tiny, &cv, &sv, &ok);
+		exact8(theta, i, h, &p, &at, &tiny, &cv, &sv, &ok);
 		f32x8(theta32, i, h, &m, &at32, scaled, &cf, &sf, &ok32);
 		ok &= -(vl){fine, fine, fine, fine, fine, fine, fine, fine};
 		store8(s, i, h, &sv);
