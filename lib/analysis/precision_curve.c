@@ -29,20 +29,33 @@ struct curve_job {
 	enum pe_status st;
 };
 
+static int has_nan(const double *x, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (isnan(x[i]))
+			return 1;
+	return 0;
+}
+
 static void *curve_run(void *arg)
 {
 	struct curve_job *j = arg;
 	struct pe_precision_curve *cv = j->c;
 	size_t h = j->exact->d_rot / 2, np = j->nprec;
 	/* exact c, s; per precision c, s and the rounded position they belong to */
-	double *buf = malloc((2 * h * (np + 1) + np) * sizeof(*buf));
+	double *buf = malloc((2 * h * (np + 1) + 2 * np) * sizeof(*buf));
 	if (!buf) {
 		j->st = PE_ENOMEM;
 		return NULL;
 	}
 	double *ec = buf, *es = buf + h, *last = buf + 2 * h * (np + 1);
-	for (size_t k = 0; k < np; k++)
+	/* per precision: 1 when its row holds a NaN (an overflowed position, float16 past 65519):
+	 * every error is then infinite, without a pass over the row */
+	double *nanrow = last + np;
+	for (size_t k = 0; k < np; k++) {
 		last[k] = NAN;
+		nanrow[k] = 0;
+	}
 	for (size_t b = j->b0; b < j->b1; b++) {
 		uint64_t p0 = cv->first + b * cv->block;
 		uint64_t p1 = p0 + cv->block;
@@ -62,6 +75,8 @@ static void *curve_run(void *arg)
 				pe_rope_model_exact_f32(j->exact, &j->models[fused], pos, ec, es,
 				                        fc, fc + h);
 				last[fused] = pe_round(PE_FLOAT_F32, pos);
+				nanrow[fused] =
+				        0; /* every position: the error pass sees a NaN anyway */
 			} else {
 				pe_rope_model_exact_fast(j->exact, pos, ec, es);
 			}
@@ -89,9 +104,11 @@ static void *curve_run(void *arg)
 						pe_rope_model_pairs(m, pos, NULL, pc, ps);
 					}
 					last[k] = key;
+					nanrow[k] = has_nan(pc, 2 * h);
 				}
 				/* NaN (an overflowed position) counts as an infinite error */
-				double e = pe_prec_max_err(h, pc, ps, ec, es);
+				double e =
+				        nanrow[k] ? INFINITY : pe_prec_max_err(h, pc, ps, ec, es);
 				if (e > row[k])
 					row[k] = e;
 				if (e > j->threshold && j->exceed[k] == UINT64_MAX)
