@@ -147,6 +147,27 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
  * lower triangle, row-major: the page cache holds it, not this process)
  * and are read back when their row is written.
  */
+/* An unnamed file in $TMPDIR (or /tmp): tmpfile() would not look at TMPDIR. */
+static FILE *scratch_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	size_t len = strlen(dir) + sizeof("/posenc-scratch-XXXXXX");
+	char *path = malloc(len);
+	if (!path)
+		return NULL;
+	snprintf(path, len, "%s/posenc-scratch-XXXXXX", dir);
+	int fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_rows *src,
                                     const struct pe_axis *first, size_t n, int csv,
                                     enum pe_dtype dtype, const struct cli_common *o,
@@ -155,7 +176,7 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
 	*compute_failed = 0;
 	size_t S = PANEL_BYTES / sizeof(double) / n / PE_PAIRWISE_PANEL * PE_PAIRWISE_PANEL;
 	S = S < PE_PAIRWISE_PANEL ? PE_PAIRWISE_PANEL : S;
-	FILE *scratch = tmpfile();
+	FILE *scratch = scratch_open();
 	if (!scratch) {
 		*compute_failed = 1;
 		return PE_EIO;

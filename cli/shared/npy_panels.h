@@ -28,8 +28,8 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 /*
  * panels_write_ordered() - the same matrix in row order, as CSV (@csv) or
  * NPY of @dtype, to any stream (a pipe, standard output): the panels'
- * columns wait in an unnamed scratch file (tmpfile(): the page cache, not
- * this process's memory) until their rows are written. @first: the axis of
+ * columns wait in an unnamed scratch file in $TMPDIR or /tmp (the page
+ * cache, not this process's memory) until their rows are written. @first: the axis of
  * the rows (label and first position). Returns as npy_panels_write().
  */
 enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_rows *src,
