@@ -295,8 +295,19 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 	}
 	/* What the attention does besides cos/sin, and the reference followed. */
 	o.group = "model";
-	for (size_t i = 0; i < m->n_facts; i++)
-		str(&o, m->facts[i].key, m->facts[i].value, m->facts[i].what);
+	int heading = 0;
+	for (size_t i = 0; i < m->n_facts; i++) {
+		const struct pe_model_fact *ft = &m->facts[i];
+		if (csv) {
+			str(&o, ft->key, ft->value, "");
+		} else if (strcmp(ft->key, "reference") == 0) {
+			fprintf(f, "reference: %s\n", ft->value);
+		} else {
+			if (!heading++)
+				fputs("\nattention and positions\n", f);
+			fprintf(f, "  %-36s %s  %s\n", ft->key, ft->value, ft->what);
+		}
+	}
 	for (size_t i = 0; i < m->n_groups && !rc; i++) {
 		const struct pe_model_group *g = &m->groups[i];
 		if (only && g != only)

@@ -108,8 +108,7 @@ const struct json *hf_present(const struct json *obj, const char *key);
 int hf_number(struct hf *h, const char *where, const struct json *obj, const char *key,
               double *out);
 /* Like hf_number(), for a whole number > 0. */
-int hf_count(struct hf *h, const char *where, const struct json *obj, const char *key,
-             size_t *out);
+int hf_count(struct hf *h, const char *where, const struct json *obj, const char *key, size_t *out);
 
 /*
  * A top-level key of the config as its configuration class has it: the key,

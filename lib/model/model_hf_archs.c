@@ -17,12 +17,26 @@
 
 #define H "half"
 #define I "interleaved"
-#define ROPE(t, layout, defaults, flags) {t, HF_ROPE, layout, defaults, flags, NULL, NULL, NULL, NULL, NULL}
-#define LEARNED(t, defaults, flags, tensor)                                                  \
-	{t, HF_LEARNED, NULL, defaults, flags, NULL, NULL, NULL, NULL, tensor}
-#define NONE(t, why) {t, HF_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL, why}
-#define RELATIVE(t, why) {t, HF_RELATIVE, NULL, NULL, 0, NULL, NULL, NULL, NULL, why}
-#define WRAPPER(t, text) {t, HF_WRAPPER, NULL, NULL, 0, NULL, NULL, NULL, text, NULL}
+#define ROPE(t, layout, defaults, flags)                                                           \
+	{                                                                                          \
+		t, HF_ROPE, layout, defaults, flags, NULL, NULL, NULL, NULL, NULL                  \
+	}
+#define LEARNED(t, defaults, flags, tensor)                                                        \
+	{                                                                                          \
+		t, HF_LEARNED, NULL, defaults, flags, NULL, NULL, NULL, NULL, tensor               \
+	}
+#define NONE(t, why)                                                                               \
+	{                                                                                          \
+		t, HF_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL, why                             \
+	}
+#define RELATIVE(t, why)                                                                           \
+	{                                                                                          \
+		t, HF_RELATIVE, NULL, NULL, 0, NULL, NULL, NULL, NULL, why                         \
+	}
+#define WRAPPER(t, text)                                                                           \
+	{                                                                                          \
+		t, HF_WRAPPER, NULL, NULL, 0, NULL, NULL, NULL, text, NULL                         \
+	}
 
 /* Defaults shared by Llama-like classes (LlamaConfig). */
 #define LLAMA_D "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32"
@@ -39,8 +53,7 @@ static const struct hf_arch archs[] = {
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=24,"
              "max_position_embeddings=32768,rope_theta=10000",
              0),
-        ROPE("qwen3", H, LLAMA_D ",head_dim=128,max_position_embeddings=32768,rope_theta=10000",
-             0),
+        ROPE("qwen3", H, LLAMA_D ",head_dim=128,max_position_embeddings=32768,rope_theta=10000", 0),
         ROPE("qwen3_moe", H,
              "hidden_size=2048,num_attention_heads=32,num_hidden_layers=24,"
              "max_position_embeddings=32768,rope_theta=10000",
@@ -90,10 +103,10 @@ static const struct hf_arch archs[] = {
          "max_position_embeddings=131072,rope_theta=1000000,rope_local_base_freq=10000,"
          "sliding_window=4096,sliding_window_pattern=6,query_pre_attn_scalar=256",
          HF_PATTERN | HF_QUERY_SCALAR, NULL, "rope_local_base_freq", NULL, NULL, NULL},
-        {"gemma4_text", HF_ROPE, H, "sliding_window=512,query_pre_attn_scalar=1", HF_GEMMA4,
-         NULL, NULL, NULL, NULL, NULL},
-        {"gemma4", HF_ROPE, H, "sliding_window=512,query_pre_attn_scalar=1", HF_GEMMA4, NULL,
+        {"gemma4_text", HF_ROPE, H, "sliding_window=512,query_pre_attn_scalar=1", HF_GEMMA4, NULL,
          NULL, NULL, NULL, NULL},
+        {"gemma4", HF_ROPE, H, "sliding_window=512,query_pre_attn_scalar=1", HF_GEMMA4, NULL, NULL,
+         NULL, NULL, NULL},
         ROPE("phi", H,
              "hidden_size=2048,num_attention_heads=32,num_hidden_layers=24,"
              "max_position_embeddings=2048,rope_theta=10000,partial_rotary_factor=0.5",
@@ -140,8 +153,7 @@ static const struct hf_arch archs[] = {
              0),
         ROPE("granite", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
         ROPE("granitemoe", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
-        ROPE("granitemoeshared", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
-             0),
+        ROPE("granitemoeshared", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
         ROPE("nemotron", H,
              "hidden_size=6144,num_attention_heads=48,num_hidden_layers=32,"
              "max_position_embeddings=4096,rope_theta=10000,partial_rotary_factor=0.5",
@@ -175,10 +187,8 @@ static const struct hf_arch archs[] = {
              "hidden_size=4096,num_attention_heads=96,num_hidden_layers=46,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=10000,partial_rotary_factor=0.5",
              0),
-        ROPE("hunyuan_v1_dense", H, "max_position_embeddings=2048,rope_theta=10000",
-             HF_NTK_ALPHA),
-        ROPE("hunyuan_v1_moe", H, "max_position_embeddings=2048,rope_theta=10000",
-             HF_NTK_ALPHA),
+        ROPE("hunyuan_v1_dense", H, "max_position_embeddings=2048,rope_theta=10000", HF_NTK_ALPHA),
+        ROPE("hunyuan_v1_moe", H, "max_position_embeddings=2048,rope_theta=10000", HF_NTK_ALPHA),
         ROPE("gpt_oss", H,
              "hidden_size=2880,num_attention_heads=64,num_hidden_layers=36,head_dim=64,"
              "max_position_embeddings=131072,rope_theta=150000,sliding_window=128,"
@@ -261,9 +271,8 @@ static const struct hf_arch archs[] = {
                 HF_PAD_OFFSET, "roberta.embeddings.position_embeddings.weight"),
         LEARNED("xlm-roberta", "max_position_embeddings=512,hidden_size=768,pad_token_id=1",
                 HF_PAD_OFFSET, "roberta.embeddings.position_embeddings.weight"),
-        LEARNED("xlm-roberta-xl",
-                "max_position_embeddings=514,hidden_size=2560,pad_token_id=1", HF_PAD_OFFSET,
-                "roberta.embeddings.position_embeddings.weight"),
+        LEARNED("xlm-roberta-xl", "max_position_embeddings=514,hidden_size=2560,pad_token_id=1",
+                HF_PAD_OFFSET, "roberta.embeddings.position_embeddings.weight"),
         LEARNED("camembert", "max_position_embeddings=512,hidden_size=768,pad_token_id=1",
                 HF_PAD_OFFSET, "roberta.embeddings.position_embeddings.weight"),
         LEARNED("roberta-prelayernorm",
@@ -271,9 +280,8 @@ static const struct hf_arch archs[] = {
                 "roberta_prelayernorm.embeddings.position_embeddings.weight"),
         LEARNED("longformer", "max_position_embeddings=512,hidden_size=768,pad_token_id=1",
                 HF_PAD_OFFSET, "longformer.embeddings.position_embeddings.weight"),
-        LEARNED("data2vec-text",
-                "max_position_embeddings=512,hidden_size=768,pad_token_id=1", HF_PAD_OFFSET,
-                "data2vec_text.embeddings.position_embeddings.weight"),
+        LEARNED("data2vec-text", "max_position_embeddings=512,hidden_size=768,pad_token_id=1",
+                HF_PAD_OFFSET, "data2vec_text.embeddings.position_embeddings.weight"),
         LEARNED("electra", "max_position_embeddings=512,embedding_size=128", 0,
                 "electra.embeddings.position_embeddings.weight"),
         LEARNED("albert", "max_position_embeddings=512,embedding_size=128", 0,

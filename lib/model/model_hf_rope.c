@@ -85,13 +85,13 @@ static enum pe_status put_list(struct hf *h, struct strbuf *b, const char *where
 		return hf_fail(h, PE_EFORMAT, "%s%s: is not a list of numbers", where, key);
 	if (v->n != want)
 		return hf_fail(h, PE_EFORMAT, "%s%s: has %zu numbers, the rotary width needs %zu",
-		            where, key, v->n, want);
+		               where, key, v->n, want);
 	strbuf_addf(b, ",%s=", spec_key);
 	for (size_t i = 0; i < v->n; i++) {
 		const struct json *x = &v->items[i];
 		if (x->type != JSON_NUMBER || !isfinite(x->number) || x->number <= 0.0)
 			return hf_fail(h, PE_EFORMAT, "%s%s[%zu]: is not a positive number", where,
-			            key, i);
+			               key, i);
 		if (i)
 			strbuf_add(b, "/", 1);
 		hf_put_number(b, x->number);
@@ -104,11 +104,11 @@ struct rope_ctx {
 	double max_pos;       /* max_position_embeddings; 0 if absent */
 	int top_original_set; /* Phi-3: original_max_position_embeddings at top level */
 	double top_original;
-	double top_theta;   /* rope_theta (or rotary_emb_base) at top level; NaN if absent */
-	double top_partial; /* partial_rotary_factor at top level; NaN if absent */
+	double top_theta;     /* rope_theta (or rotary_emb_base) at top level; NaN if absent */
+	double top_partial;   /* partial_rotary_factor at top level; NaN if absent */
 	double class_partial; /* the configuration class's default; NaN if none */
-	int per_layer;      /* the block is one of several keyed by layer type */
-	const char *layout; /* "half" or "interleaved" */
+	int per_layer;        /* the block is one of several keyed by layer type */
+	const char *layout;   /* "half" or "interleaved" */
 };
 
 /*
@@ -127,7 +127,7 @@ static enum pe_status put_factor(struct hf *h, struct strbuf *b, const char *whe
 	if (warn_below_one && factor < 1.0) {
 		enum pe_status st =
 		        hf_warn(h, "%sfactor %.17g is below 1 (the reference warns and goes on)",
-		             where, factor);
+		                where, factor);
 		if (st != PE_OK)
 			return st;
 	}
@@ -162,13 +162,13 @@ static enum pe_status proportional_spec(struct hf *h, const struct rope_ctx *c, 
 	enum pe_status st;
 	if (c->head_dim < 2 || c->head_dim % 2)
 		return hf_fail(h, PE_EFORMAT,
-		            "%.*s: proportional RoPE needs an even head width, not %zu", PATH(where),
-		            c->head_dim);
+		               "%.*s: proportional RoPE needs an even head width, not %zu",
+		               PATH(where), c->head_dim);
 	if (!partial_given && isnan(c->top_partial) &&
 	    (st = hf_warn(h,
-	               "%spartial_rotary_factor: missing, so every pair turns and proportional "
-	               "is linear scaling (the reference warns)",
-	               where)) != PE_OK)
+	                  "%spartial_rotary_factor: missing, so every pair turns and proportional "
+	                  "is linear scaling (the reference warns)",
+	                  where)) != PE_OK)
 		return st;
 	put_rope_start(h, c, theta, b);
 	strbuf_addf(b, ",scaling=proportional");
@@ -209,9 +209,9 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 			ti = i;
 	if (ti < 0)
 		return hf_fail(h, PE_EFORMAT,
-		            "%srope_type: '%s' is not one of default, linear, dynamic, yarn, "
-		            "llama3, longrope, proportional (or the aliases su, mrope)",
-		            where, type);
+		               "%srope_type: '%s' is not one of default, linear, dynamic, yarn, "
+		               "llama3, longrope, proportional (or the aliases su, mrope)",
+		               where, type);
 
 	if (c->head_dim != h->m->head_dim && ti != 6)
 		return hf_fail(
@@ -244,19 +244,19 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		 * whole head (0 is allowed: no pair turns). */
 		if (!(partial >= 0.0 && partial <= 1.0))
 			return hf_fail(h, PE_EFORMAT,
-			            "%spartial_rotary_factor: %.17g is not in [0, 1]", where,
-			            partial);
+			               "%spartial_rotary_factor: %.17g is not in [0, 1]", where,
+			               partial);
 		return proportional_spec(h, c, where, block, theta, partial, rc > 0, b, train);
 	}
 	if (!(partial > 0.0 && partial <= 1.0))
-		return hf_fail(h, PE_EFORMAT, "%spartial_rotary_factor: %.17g is not in (0, 1]", where,
-		            partial);
+		return hf_fail(h, PE_EFORMAT, "%spartial_rotary_factor: %.17g is not in (0, 1]",
+		               where, partial);
 	size_t d_rot = (size_t)((double)c->head_dim * partial);
 	if (d_rot < 2 || d_rot % 2)
 		return hf_fail(h, PE_EFORMAT,
-		            "%spartial_rotary_factor: %.17g of head_dim %zu gives %zu rotated "
-		            "dimensions, not an even number >= 2",
-		            where, partial, c->head_dim, d_rot);
+		               "%spartial_rotary_factor: %.17g of head_dim %zu gives %zu rotated "
+		               "dimensions, not an even number >= 2",
+		               where, partial, c->head_dim, d_rot);
 
 	/* HunYuan (HunYuanDenseV1RotaryEmbedding): "dynamic" with alpha is a fixed
 	 * NTK base, theta * alpha^(d/(d-2)), with no other scaling. */
@@ -310,27 +310,28 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 	case 1: /* linear */
 	case 2: /* dynamic */
 		if (isnan(factor))
-			return hf_fail(h, PE_EFORMAT, "%.*s: rope_type '%s' needs 'factor'", PATH(where),
-			            rope_types[ti]);
+			return hf_fail(h, PE_EFORMAT, "%.*s: rope_type '%s' needs 'factor'",
+			               PATH(where), rope_types[ti]);
 		if ((st = put_factor(h, b, where, factor, 1)) != PE_OK)
 			return st;
 		if (ti == 2) {
 			/* Dynamic NTK compares with max_position_embeddings itself. */
 			if (!(c->max_pos > 0))
 				return hf_fail(h, PE_EFORMAT,
-				            "max_position_embeddings: dynamic scaling needs it");
+				               "max_position_embeddings: dynamic scaling needs it");
 			hf_put_key(b, "original", c->max_pos);
 		}
 		return PE_OK;
 	case 3: { /* yarn */
 		if (!(original > 0))
 			return hf_fail(h, PE_EFORMAT,
-			            "%soriginal_max_position_embeddings: yarn needs it (or "
-			            "max_position_embeddings)",
-			            where);
+			               "%soriginal_max_position_embeddings: yarn needs it (or "
+			               "max_position_embeddings)",
+			               where);
 		if (isnan(factor)) {
 			if (!(c->max_pos > 0))
-				return hf_fail(h, PE_EFORMAT, "%.*s: yarn needs 'factor'", PATH(where));
+				return hf_fail(h, PE_EFORMAT, "%.*s: yarn needs 'factor'",
+				               PATH(where));
 			factor = c->max_pos / original;
 		}
 		if ((st = put_factor(h, b, where, factor, 1)) != PE_OK)
@@ -349,9 +350,9 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		if (!(fast > 0) || !(slow > 0))
 			return hf_fail(h, PE_EFORMAT, "%sbeta_fast, beta_slow: must be > 0", where);
 		if (fast < slow &&
-		    (st = hf_warn(h,
-		               "%sbeta_fast %.17g is below beta_slow %.17g (the reference warns)",
-		               where, fast, slow)) != PE_OK)
+		    (st = hf_warn(
+		             h, "%sbeta_fast %.17g is below beta_slow %.17g (the reference warns)",
+		             where, fast, slow)) != PE_OK)
 			return st;
 		hf_put_key(b, "beta-fast", fast);
 		hf_put_key(b, "beta-slow", slow);
@@ -384,29 +385,29 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		double implicit = c->max_pos / original;
 		int given = hf_present(block, "factor") != NULL;
 		if (given && orig_rc > 0 && c->max_pos > 0 && implicit != factor) {
-			if ((st = hf_warn(h,
-			                  "%sfactor: %.17g, as the current transformers release "
-			                  "reads it (effective context %.17g x %.17g = %.17g); the "
-			                  "4.x releases of the rope_scaling line took "
-			                  "max_position_embeddings / original_max_position_embeddings "
-			                  "= %.17g instead (effective context %.17g)%s",
-			                  where, factor, original, factor, original * factor,
-			                  implicit, c->max_pos,
-			                  implicit == 1.0 ? ", which is no scaling at all" : "")) !=
+			if ((st = hf_warn(
+			             h,
+			             "%sfactor: %.17g, as the current transformers release "
+			             "reads it (effective context %.17g x %.17g = %.17g); the "
+			             "4.x releases of the rope_scaling line took "
+			             "max_position_embeddings / original_max_position_embeddings "
+			             "= %.17g instead (effective context %.17g)%s",
+			             where, factor, original, factor, original * factor, implicit,
+			             c->max_pos,
+			             implicit == 1.0 ? ", which is no scaling at all" : "")) !=
 			    PE_OK)
 				return st;
 			if ((st = hf_fact(h, "yarn_factor_older_releases",
-			                  "yarn factor of the 4.x rope_scaling releases "
-			                  "(max_position_embeddings / original)",
+			                  "yarn factor of the 4.x rope_scaling releases: "
+			                  "max_position_embeddings / original",
 			                  "%.17g", implicit)) != PE_OK ||
 			    (st = hf_fact(h, "effective_context",
-			                  "context the yarn frequencies are stretched to "
-			                  "(original x factor, current release)",
+			                  "context the yarn frequencies are stretched to: "
+			                  "original x factor, current release",
 			                  "%.17g", original * factor)) != PE_OK ||
 			    (st = hf_fact(h, "effective_context_older_releases",
-			                  "context of the 4.x rope_scaling releases (original x "
-			                  "their factor)",
-			                  "%.17g", c->max_pos)) != PE_OK)
+			                  "the same in the 4.x rope_scaling releases", "%.17g",
+			                  c->max_pos)) != PE_OK)
 				return st;
 		} else if (given && c->max_pos > 0 && implicit != factor && implicit != 1.0 &&
 		           (st = hf_warn(h,
@@ -419,8 +420,8 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		if (msa != 0.0 && (h->arch->flags & HF_MSCALE_SOFTMAX)) {
 			double mscale = factor <= 1.0 ? 1.0 : 0.1 * msa * log(factor) + 1.0;
 			if ((st = hf_fact(h, "softmax_scale_factor",
-			                  "the softmax scale is multiplied by yarn's "
-			                  "mscale(factor, mscale_all_dim)^2 (DeepseekV3Attention)",
+			                  "the softmax scale times yarn's mscale(factor, "
+			                  "mscale_all_dim)^2, as DeepseekV3Attention sets it",
 			                  "%.17g", mscale * mscale)) != PE_OK)
 				return st;
 		}
@@ -433,16 +434,16 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		for (size_t i = 0; i < 4; i++)
 			if (!hf_present(block, need[i]) && !(i == 3 && c->top_original_set))
 				return hf_fail(h, PE_EFORMAT, "%.*s: rope_type 'llama3' needs '%s'",
-				            PATH(where), need[i]);
+				               PATH(where), need[i]);
 		double low = NAN, high = NAN;
 		if (hf_number(h, where, block, "low_freq_factor", &low) < 0 ||
 		    hf_number(h, where, block, "high_freq_factor", &high) < 0)
 			return PE_EFORMAT;
 		if (!(factor > 0) || !(low > 0) || !(high > low))
 			return hf_fail(h, PE_EFORMAT,
-			            "%.*s: llama3 needs factor > 0 and high_freq_factor > "
-			            "low_freq_factor > 0",
-			            PATH(where));
+			               "%.*s: llama3 needs factor > 0 and high_freq_factor > "
+			               "low_freq_factor > 0",
+			               PATH(where));
 		hf_put_key(b, "factor", factor);
 		hf_put_key(b, "original", original);
 		hf_put_key(b, "low", low);
@@ -453,10 +454,12 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 	case 5: { /* longrope */
 		if (!(original > 0))
 			return hf_fail(h, PE_EFORMAT,
-			            "%soriginal_max_position_embeddings: longrope needs it", where);
+			               "%soriginal_max_position_embeddings: longrope needs it",
+			               where);
 		if (isnan(factor)) {
 			if (!(c->max_pos > 0))
-				return hf_fail(h, PE_EFORMAT, "%.*s: longrope needs 'factor'", PATH(where));
+				return hf_fail(h, PE_EFORMAT, "%.*s: longrope needs 'factor'",
+				               PATH(where));
 			factor = c->max_pos / original;
 		}
 		if ((st = put_factor(h, b, where, factor, 0)) != PE_OK)
@@ -507,17 +510,17 @@ static enum pe_status put_mscales(struct hf *h, struct strbuf *b, const char *wh
 			return PE_EFORMAT;
 		if (!(ms > 0.0))
 			return hf_fail(h, PE_EFORMAT, "%s%s: %.17g is not a number > 0", where,
-			            keys[k], ms);
+			               keys[k], ms);
 		/* PhiMoE switches its mscale at the block's own original length;
 		 * posenc has one switch length for frequencies and mscale. */
 		double own;
 		if (!block_original ||
 		    hf_number(h, where, block, "original_max_position_embeddings", &own) <= 0)
 			return hf_fail(h, PE_EFORMAT,
-			            "%soriginal_max_position_embeddings: PhiMoE compares the "
-			            "sequence length with the rope_scaling block's own value to "
-			            "pick %s; the block has none",
-			            where, keys[k]);
+			               "%soriginal_max_position_embeddings: PhiMoE compares the "
+			               "sequence length with the rope_scaling block's own value to "
+			               "pick %s; the block has none",
+			               where, keys[k]);
 		if (own != original)
 			return hf_fail(
 			        h, PE_EFORMAT,
@@ -542,24 +545,25 @@ static enum pe_status mrope_note(struct hf *h, const struct rope_ctx *c, const s
 	const struct json *ms = hf_present(block, "mrope_section");
 	double sec[3] = {0, 0, 0};
 	if (ms->type != JSON_ARRAY || ms->n != 3)
-		return hf_fail(h, PE_EFORMAT,
-		            "mrope_section: is not a list of 3 numbers (pairs per temporal, height "
-		            "and width axis)");
+		return hf_fail(
+		        h, PE_EFORMAT,
+		        "mrope_section: is not a list of 3 numbers (pairs per temporal, height "
+		        "and width axis)");
 	for (size_t i = 0; i < 3; i++) {
 		const struct json *x = &ms->items[i];
 		if (x->type != JSON_NUMBER || !(x->number >= 0.0 && x->number <= 1e6) ||
 		    x->number != floor(x->number))
-			return hf_fail(h, PE_EFORMAT, "mrope_section[%zu]: is not a whole number >= 0",
-			            i);
+			return hf_fail(h, PE_EFORMAT,
+			               "mrope_section[%zu]: is not a whole number >= 0", i);
 		sec[i] = x->number;
 	}
 	double partial = isnan(c->top_partial) ? 1.0 : c->top_partial;
 	double pairs = floor((double)c->head_dim * partial) / 2.0;
 	if (sec[0] + sec[1] + sec[2] != pairs)
 		return hf_fail(h, PE_EFORMAT,
-		            "mrope_section: %.17g + %.17g + %.17g pairs is not the %.17g rotary "
-		            "pairs",
-		            sec[0], sec[1], sec[2], pairs);
+		               "mrope_section: %.17g + %.17g + %.17g pairs is not the %.17g rotary "
+		               "pairs",
+		               sec[0], sec[1], sec[2], pairs);
 	int interleaved = 0;
 	const struct json *il = hf_present(block, "mrope_interleaved");
 	if (il && il->type != JSON_NULL) {
@@ -747,23 +751,23 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 		types[i] = "full_attention";
 	if (lt) {
 		if (lt->type != JSON_ARRAY || lt->n != n)
-			return hf_fail(h, PE_EFORMAT,
-			               "layer_types: is not a list of %zu names (num_hidden_layers)",
-			               n);
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "layer_types: is not a list of %zu names (num_hidden_layers)", n);
 		for (size_t i = 0; i < n; i++) {
 			if (lt->items[i].type != JSON_STRING)
-				return hf_fail(h, PE_EFORMAT, "layer_types[%zu]: is not a string", i);
+				return hf_fail(h, PE_EFORMAT, "layer_types[%zu]: is not a string",
+				               i);
 			types[i] = lt->items[i].string;
 		}
 		return PE_OK;
 	}
 	unsigned fl = h->arch->flags;
 	size_t every = 0, pattern = 0;
-	if ((fl & HF_EVERY_N) &&
-	    hf_cfg_count(h, "global_attn_every_n_layers", &every, NULL) < 0)
+	if ((fl & HF_EVERY_N) && hf_cfg_count(h, "global_attn_every_n_layers", &every, NULL) < 0)
 		return PE_EFORMAT;
-	if ((fl & HF_PATTERN) && !((fl & HF_PATTERN_IF_WINDOW) &&
-	                           !hf_present(h->cfg, "sliding_window")) &&
+	if ((fl & HF_PATTERN) &&
+	    !((fl & HF_PATTERN_IF_WINDOW) && !hf_present(h->cfg, "sliding_window")) &&
 	    hf_cfg_count(h, "sliding_window_pattern", &pattern, NULL) < 0)
 		return PE_EFORMAT;
 	for (size_t i = 0; every && i < n; i++)
@@ -829,14 +833,15 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 		char *list = layer_list(flag, n);
 		st = list ? hf_fact(h, "sliding_window",
 		                    (h->arch->flags & HF_EVERY_N)
-		                            ? "local_attention: keys within window/2 positions on "
-		                              "each side (ModernBERT)"
-		                            : "sliding_window: keys within this many positions "
-		                              "back (the sliding layers)",
+		                            ? "a sliding layer sees window/2 positions on each "
+		                              "side (ModernBERT's local_attention)"
+		                            : "a sliding layer sees this many positions back "
+		                              "(sliding_window)",
 		                    "%.17g", window)
 		          : PE_ENOMEM;
 		if (st == PE_OK)
-			st = hf_fact(h, "sliding_layers", "layers with the window", "%s", list);
+			st = hf_fact(h, "sliding_layers", "the layers with that window", "%s",
+			             list);
 		free(list);
 		(void)wkey;
 		if (st != PE_OK)
@@ -863,8 +868,8 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	if ((h->arch->flags & HF_QUERY_SCALAR) &&
 	    hf_cfg_number(h, "query_pre_attn_scalar", &qs, NULL) > 0 && qs > 0 &&
 	    (st = hf_fact(h, "softmax_scale",
-	                  "query_pre_attn_scalar^-0.5 replaces head_dim^-0.5 as the softmax "
-	                  "scale (Gemma)",
+	                  "softmax scale query_pre_attn_scalar^-0.5, in place of "
+	                  "head_dim^-0.5 (Gemma)",
 	                  "%.17g", 1.0 / sqrt(qs))) != PE_OK)
 		goto done;
 	const struct json *tt = hf_present(h->cfg, "attn_temperature_tuning");
@@ -927,11 +932,13 @@ enum pe_status hf_read_rope(struct hf *h)
 		if (rc && g)
 			global_hd = g;
 		if (!hf_present(cfg, "layer_types"))
-			return hf_fail(h, PE_EFORMAT,
-			               "layer_types: missing; Gemma 4 configs list which layers are "
-			               "sliding and which full, and posenc will not guess");
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "layer_types: missing; Gemma 4 configs list which layers are "
+			        "sliding and which full, and posenc will not guess");
 		if (!(rc && g) && hf_cfg_count(h, "hidden_size", &hidden, NULL) > 0 &&
-		    hf_cfg_count(h, "num_attention_heads", &heads, NULL) > 0 && hidden / heads != hd)
+		    hf_cfg_count(h, "num_attention_heads", &heads, NULL) > 0 &&
+		    hidden / heads != hd)
 			return hf_fail(
 			        h, PE_EFORMAT,
 			        "global_head_dim: missing, so the reference's proportional RoPE "
@@ -1044,8 +1051,8 @@ enum pe_status hf_read_rope(struct hf *h)
 		if (per_type) {
 			b = hf_present(block, types[i]);
 			if (!b || b->type != JSON_OBJECT) {
-				st = hf_fail(h, PE_EFORMAT, "%s.%s: missing or not an object", bname,
-				             types[i]);
+				st = hf_fail(h, PE_EFORMAT, "%s.%s: missing or not an object",
+				             bname, types[i]);
 				goto done;
 			}
 			snprintf(where, sizeof(where), "%s.%s.", bname, types[i]);

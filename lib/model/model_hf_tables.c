@@ -37,8 +37,8 @@ enum pe_status hf_read_alibi(struct hf *h)
 		if (hf_number(h, "attn_config.", ac, "alibi_bias_max", &max) < 0)
 			return PE_EFORMAT;
 		if (!(max > 0.0 && max <= 1e6))
-			return hf_fail(h, PE_EFORMAT, "attn_config.alibi_bias_max: %.17g is not in (0, 1e6]",
-			               max);
+			return hf_fail(h, PE_EFORMAT,
+			               "attn_config.alibi_bias_max: %.17g is not in (0, 1e6]", max);
 		if ((rc = hf_cfg_count(h, "num_attention_heads", &heads, NULL)) <= 0)
 			return rc < 0 ? PE_EFORMAT : hf_fail(h, PE_EFORMAT, "n_heads: missing");
 		strbuf_addf(&b, "alibi:heads=%zu,form=paper,slopes=mpt", heads);

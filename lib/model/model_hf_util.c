@@ -60,8 +60,7 @@ const struct json *hf_present(const struct json *obj, const char *key)
 	return v && v->type != JSON_NULL ? v : NULL;
 }
 
-int hf_number(struct hf *h, const char *where, const struct json *obj, const char *key,
-              double *out)
+int hf_number(struct hf *h, const char *where, const struct json *obj, const char *key, double *out)
 {
 	const struct json *v = hf_present(obj, key);
 	if (!v)
@@ -84,8 +83,7 @@ static int whole(struct hf *h, const char *key, double v, size_t *out)
 	return 1;
 }
 
-int hf_count(struct hf *h, const char *where, const struct json *obj, const char *key,
-             size_t *out)
+int hf_count(struct hf *h, const char *where, const struct json *obj, const char *key, size_t *out)
 {
 	double v;
 	int rc = hf_number(h, where, obj, key, &v);
@@ -132,14 +130,22 @@ int hf_cfg_number(struct hf *h, const char *key, double *out, const char **name)
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (strcmp(aliases[i][0], key) == 0)
 			memcpy(names, aliases[i], sizeof(names));
+	/* Every spelling present must be valid: an alias must not hide a bad value. */
+	int found = 0;
 	for (size_t i = 0; i < 5 && names[i]; i++) {
-		int rc = hf_number(h, "", h->cfg, names[i], out);
-		if (rc) {
+		double v;
+		int rc = hf_number(h, "", h->cfg, names[i], &v);
+		if (rc < 0)
+			return rc;
+		if (rc && !found) {
+			found = 1;
+			*out = v;
 			if (name)
 				*name = names[i];
-			return rc;
 		}
 	}
+	if (found)
+		return 1;
 	if (hf_arch_default(h->arch, key, out)) {
 		if (name)
 			*name = key;
@@ -201,17 +207,27 @@ enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec)
 enum pe_status hf_fact(struct hf *h, const char *key, const char *what, const char *fmt, ...)
 {
 	struct pe_model *m = h->m;
-	struct pe_model_fact *f = realloc(m->facts, (m->n_facts + 1) * sizeof(*f));
-	if (!f)
-		return PE_ENOMEM;
-	m->facts = f;
-	f = &m->facts[m->n_facts];
 	va_list ap;
 	va_start(ap, fmt);
-	f->value = pe_vasprintf(fmt, ap);
+	char *value = pe_vasprintf(fmt, ap);
 	va_end(ap);
+	if (!value)
+		return PE_ENOMEM;
+	/* once, though every layer of a group reads the same block */
+	for (size_t i = 0; i < m->n_facts; i++)
+		if (strcmp(m->facts[i].key, key) == 0 && strcmp(m->facts[i].value, value) == 0) {
+			free(value);
+			return PE_OK;
+		}
+	struct pe_model_fact *f = realloc(m->facts, (m->n_facts + 1) * sizeof(*f));
+	if (!f) {
+		free(value);
+		return PE_ENOMEM;
+	}
+	m->facts = f;
+	f = &m->facts[m->n_facts++];
+	f->value = value;
 	f->key = pe_strdup(key);
 	f->what = pe_strdup(what);
-	m->n_facts++;
-	return f->value && f->key && f->what ? PE_OK : PE_ENOMEM;
+	return f->key && f->what ? PE_OK : PE_ENOMEM;
 }
