@@ -288,7 +288,7 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 		if (m->note)
 			fprintf(f, "note: %s\n", m->note);
 	}
-	if (m->learned && csv) {
+	if (m->table_rows && csv) {
 		o.group = "model";
 		num(&o, "table_rows", (double)m->table_rows, "");
 		num(&o, "table_cols", (double)m->table_cols, "");

@@ -54,6 +54,8 @@ enum {
 	HF_TEMP_TUNING = 1u << 10,
 	/* PhiMoE reads short_mscale/long_mscale */
 	HF_PHIMOE_MSCALE = 1u << 11,
+	/* the layers of cross_attention_layers attend to the image without RoPE (Mllama) */
+	HF_CROSS_NOPE = 1u << 12,
 };
 
 /*

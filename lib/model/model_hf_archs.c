@@ -240,6 +240,9 @@ static const struct hf_arch archs[] = {
              "hidden_size=7168,num_attention_heads=128,num_hidden_layers=61,"
              "qk_rope_head_dim=64,max_position_embeddings=4096,rope_theta=10000",
              HF_MSCALE_SOFTMAX),
+        ROPE("mllama_text_model", H,
+             LLAMA_D ",num_hidden_layers=40,max_position_embeddings=131072,rope_theta=500000",
+             HF_CROSS_NOPE),
         ROPE("llama4_text", I,
              "hidden_size=5120,num_attention_heads=40,num_hidden_layers=48,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=500000,no_rope_layer_interval=4,"
@@ -335,6 +338,7 @@ static const struct hf_arch archs[] = {
         WRAPPER("qwen3_vl", "qwen3_vl_text"),
         WRAPPER("qwen3_vl_moe", "qwen3_vl_moe_text"),
         WRAPPER("llama4", "llama4_text"),
+        WRAPPER("mllama", "mllama_text_model"),
         WRAPPER("llava_llama", "llama"),
         WRAPPER("pixtral", "mistral"),
 };

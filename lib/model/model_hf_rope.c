@@ -725,6 +725,21 @@ static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, uns
 		for (size_t i = 0; i < n; i++)
 			nope[i] = (i + 1) % interval == 0;
 	}
+	const struct json *cross = hf_present(h->cfg, "cross_attention_layers");
+	if (cross && (h->arch->flags & HF_CROSS_NOPE)) {
+		if (cross->type != JSON_ARRAY)
+			return hf_fail(h, PE_EFORMAT, "cross_attention_layers: is not a list");
+		for (size_t k = 0; k < cross->n; k++) {
+			const struct json *x = &cross->items[k];
+			if (x->type != JSON_NUMBER || x->number < 0 || x->number >= (double)n ||
+			    x->number != floor(x->number))
+				return hf_fail(h, PE_EFORMAT,
+				               "cross_attention_layers[%zu]: is not a layer index below "
+				               "%zu",
+				               k, n);
+			nope[(size_t)x->number] = 1; /* MllamaTextCrossAttention: no RoPE */
+		}
+	}
 	int sliding = 0;
 	for (size_t i = 0; i < n; i++)
 		sliding |= strcmp(types[i], "sliding_attention") == 0;
@@ -811,9 +826,11 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	if (!flag)
 		return PE_ENOMEM;
 	size_t sliding = 0, chunked = 0, nopes = 0;
+	/* Llama 4 without layer_types: its RoPE layers attend in chunks */
+	int chunk_rope = (h->arch->flags & HF_TEMP_TUNING) && !hf_present(h->cfg, "layer_types");
 	for (size_t i = 0; i < n; i++) {
 		sliding += strcmp(types[i], "sliding_attention") == 0;
-		chunked += strcmp(types[i], "chunked_attention") == 0;
+		chunked += strcmp(types[i], "chunked_attention") == 0 || (chunk_rope && !nope[i]);
 		nopes += nope[i];
 	}
 	double window = 0;

@@ -193,7 +193,7 @@ enum pe_status hf_read_whisper(struct hf *h)
 		               "max_source_positions, max_target_positions, d_model: missing");
 	if (d % 2 || d < 4)
 		return hf_fail(h, PE_EFORMAT, "d_model: %zu is not an even number >= 4", d);
-	m->learned = 1;
+	/* not learned = 1: the encoder group is computable; the table is the decoder's */
 	m->table_rows = tgt;
 	m->table_cols = d;
 	m->context = (double)tgt;

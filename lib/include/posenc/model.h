@@ -58,8 +58,8 @@ struct pe_model {
 	                         the mrope spec of image and video tokens, whose text
 	                         positions are the groups' plain RoPE */
 	int learned;       /* 1: a learned absolute table (GPT-2, BERT): no spec can compute it */
-	size_t table_rows; /* learned: rows of the table (n_positions) */
-	size_t table_cols; /* learned: columns (the hidden size) */
+	size_t table_rows; /* learned (or Whisper's decoder): rows of the table */
+	size_t table_cols; /* learned (or Whisper's decoder): columns (the hidden size) */
 	size_t n_groups;
 	struct pe_model_group *groups; /* owned */
 	char **warnings;               /* owned: what the reference would warn about */
