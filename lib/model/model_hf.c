@@ -46,12 +46,13 @@ static enum pe_status guess_unknown(struct hf *h, const char *model_type, enum h
 		if (!hf_present(cfg, "head_dim") &&
 		    (hf_cfg_number(h, "hidden_size", &v, NULL) <= 0 ||
 		     hf_cfg_number(h, "num_attention_heads", &v, NULL) <= 0))
-			return hf_fail(h, PE_EUNSUPPORTED,
-			               "model_type: %s%s%s, and the config has neither head_dim nor "
-			               "hidden_size with num_attention_heads to read it as "
-			               "transformers' default rotary code would",
-			               named ? "'" : "", named ? model_type : "missing",
-			               named ? "' is not an architecture posenc knows" : "");
+			return hf_fail(
+			        h, PE_EUNSUPPORTED,
+			        "model_type: %s%s%s, and the config has neither head_dim nor "
+			        "hidden_size with num_attention_heads to read it as "
+			        "transformers' default rotary code would",
+			        named ? "'" : "", named ? model_type : "missing",
+			        named ? "' is not an architecture posenc knows" : "");
 		*enc = HF_ROPE;
 		what = "transformers' default rotary embedding (rotate_half pairing, head_dim or "
 		       "hidden_size // num_attention_heads, partial_rotary_factor, the rope "

@@ -375,21 +375,23 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 		if (tr && !tr->boolean)
 			strbuf_addf(b, ",truncate=0");
 		/*
-		 * Releases differ here. The current one (rope_parameters,
-		 * _compute_yarn_parameters) uses the block's factor and derives it
-		 * only when missing; the 4.x releases of the rope_scaling line took
-		 * max_position_embeddings / original_max_position_embeddings
-		 * whenever the block had original_max_position_embeddings. posenc
-		 * follows the current release and says what the other computes.
+		 * Releases differ here. The current code (_compute_yarn_parameters,
+		 * "if factor is None") uses the block's factor and derives it only
+		 * when missing; the revisions from DeepSeek-V3's port (4.x) into the
+		 * first rope_parameters ones took max_position_embeddings /
+		 * original_max_position_embeddings whenever the block had
+		 * original_max_position_embeddings. posenc follows the current code
+		 * and says what the others compute.
 		 */
 		double implicit = c->max_pos / original;
 		int given = hf_present(block, "factor") != NULL;
 		if (given && orig_rc > 0 && c->max_pos > 0 && implicit != factor) {
 			if ((st = hf_warn(
 			             h,
-			             "%sfactor: %.17g, as the current transformers release "
+			             "%sfactor: %.17g, as the current transformers code "
 			             "reads it (effective context %.17g x %.17g = %.17g); the "
-			             "4.x releases of the rope_scaling line took "
+			             "releases from DeepSeek-V3's port (4.x) to the first "
+			             "rope_parameters ones took "
 			             "max_position_embeddings / original_max_position_embeddings "
 			             "= %.17g instead (effective context %.17g)%s",
 			             where, factor, original, factor, original * factor, implicit,
@@ -398,7 +400,8 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 			    PE_OK)
 				return st;
 			if ((st = hf_fact(h, "yarn_factor_older_releases",
-			                  "yarn factor of the 4.x rope_scaling releases: "
+			                  "yarn factor of the revisions from DeepSeek-V3's "
+			                  "port to the first rope_parameters ones: "
 			                  "max_position_embeddings / original",
 			                  "%.17g", implicit)) != PE_OK ||
 			    (st = hf_fact(h, "effective_context",
@@ -406,8 +409,8 @@ static enum pe_status rope_spec(struct hf *h, const struct rope_ctx *c, const ch
 			                  "original x factor, current release",
 			                  "%.17g", original * factor)) != PE_OK ||
 			    (st = hf_fact(h, "effective_context_older_releases",
-			                  "the same in the 4.x rope_scaling releases", "%.17g",
-			                  c->max_pos)) != PE_OK)
+			                  "the same in those revisions", "%.17g", c->max_pos)) !=
+			            PE_OK)
 				return st;
 		} else if (given && c->max_pos > 0 && implicit != factor && implicit != 1.0 &&
 		           (st = hf_warn(h,
@@ -733,10 +736,11 @@ static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, uns
 			const struct json *x = &cross->items[k];
 			if (x->type != JSON_NUMBER || x->number < 0 || x->number >= (double)n ||
 			    x->number != floor(x->number))
-				return hf_fail(h, PE_EFORMAT,
-				               "cross_attention_layers[%zu]: is not a layer index below "
-				               "%zu",
-				               k, n);
+				return hf_fail(
+				        h, PE_EFORMAT,
+				        "cross_attention_layers[%zu]: is not a layer index below "
+				        "%zu",
+				        k, n);
 			nope[(size_t)x->number] = 1; /* MllamaTextCrossAttention: no RoPE */
 		}
 	}
