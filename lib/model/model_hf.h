@@ -56,6 +56,8 @@ enum {
 	HF_PHIMOE_MSCALE = 1u << 11,
 	/* the layers of cross_attention_layers attend to the image without RoPE (Mllama) */
 	HF_CROSS_NOPE = 1u << 12,
+	/* attention_multiplier is the softmax scale (GraniteAttention) */
+	HF_ATTN_MULT = 1u << 13,
 };
 
 /*

@@ -151,9 +151,11 @@ static const struct hf_arch archs[] = {
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=36,"
              "max_position_embeddings=32768,rope_theta=2000000,no_rope_layer_interval=4",
              0),
-        ROPE("granite", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
-        ROPE("granitemoe", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
-        ROPE("granitemoeshared", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
+        ROPE("granite", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", HF_ATTN_MULT),
+        ROPE("granitemoe", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+             HF_ATTN_MULT),
+        ROPE("granitemoeshared", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+             HF_ATTN_MULT),
         ROPE("nemotron", H,
              "hidden_size=6144,num_attention_heads=48,num_hidden_layers=32,"
              "max_position_embeddings=4096,rope_theta=10000,partial_rotary_factor=0.5",
@@ -182,7 +184,7 @@ static const struct hf_arch archs[] = {
         ROPE("emu3", H, LLAMA_D ",max_position_embeddings=9216,rope_theta=1000000", 0),
         ROPE("falcon_h1", H, "max_position_embeddings=8192,rope_theta=100000000000", 0),
         ROPE("bamba", H, "max_position_embeddings=262144,rope_theta=10000", 0),
-        ROPE("granitemoehybrid", H, "max_position_embeddings=2048,rope_theta=10000", 0),
+        ROPE("granitemoehybrid", H, "max_position_embeddings=2048,rope_theta=10000", HF_ATTN_MULT),
         ROPE("glm4_moe", H,
              "hidden_size=4096,num_attention_heads=96,num_hidden_layers=46,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=10000,partial_rotary_factor=0.5",

@@ -893,6 +893,14 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	                  "head_dim^-0.5 (Gemma)",
 	                  "%.17g", 1.0 / sqrt(qs))) != PE_OK)
 		goto done;
+	double mult = 0;
+	if ((h->arch->flags & HF_ATTN_MULT) &&
+	    hf_cfg_number(h, "attention_multiplier", &mult, NULL) > 0 &&
+	    (st = hf_fact(h, "softmax_scale",
+	                  "softmax scale attention_multiplier, in place of head_dim^-0.5 "
+	                  "(Granite)",
+	                  "%.17g", mult)) != PE_OK)
+		goto done;
 	const struct json *tt = hf_present(h->cfg, "attn_temperature_tuning");
 	int tuning = (h->arch->flags & HF_TEMP_TUNING) &&
 	             (!tt || (tt->type == JSON_BOOL && tt->boolean) ||

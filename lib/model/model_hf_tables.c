@@ -128,12 +128,10 @@ enum pe_status hf_read_learned(struct hf *h)
 		               "position_embedding_type: '%s' is a relative scheme (Shaw et al. / "
 		               "Huang et al. relative_key embeddings) that posenc does not have",
 		               pet->string);
+	/* DistilBERT's sinusoidal_pos_embds fills the same table with fixed sinusoids
+	 * (create_sinusoidal_embeddings: sin at even, cos at odd columns, 10000^(2i/d)). */
 	const struct json *sin = hf_present(cfg, "sinusoidal_pos_embds");
-	if (sin && sin->type == JSON_BOOL && sin->boolean)
-		return hf_fail(h, PE_EUNSUPPORTED,
-		               "sinusoidal_pos_embds: true, so DistilBERT's table is fixed "
-		               "sinusoids: -s sinusoidal -d %zu",
-		               cols);
+	int sinusoidal = sin && sin->type == JSON_BOOL && sin->boolean;
 	if (hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0)
 		return PE_EFORMAT;
 	size_t offset = 0;
@@ -149,7 +147,7 @@ enum pe_status hf_read_learned(struct hf *h)
 			offset = (size_t)pad + 1;
 	}
 	m->n_layers = layers;
-	m->learned = 1;
+	m->learned = !sinusoidal;
 	m->table_rows = rows;
 	m->table_cols = cols;
 	m->context = (double)(rows - offset);
@@ -166,6 +164,20 @@ enum pe_status hf_read_learned(struct hf *h)
 		             "%zu", offset);
 	if (st != PE_OK)
 		return st;
+	if (sinusoidal) {
+		char *spec = pe_asprintf("sinusoidal:label=%s", h->label);
+		if (!spec)
+			return PE_ENOMEM;
+		st = hf_add_group(h, "all", spec);
+		free(spec);
+		if (st != PE_OK)
+			return st;
+		m->note = pe_asprintf("sinusoidal_pos_embds: the %zu x %zu table holds fixed "
+		                      "sinusoids (create_sinusoidal_embeddings), the sinusoidal "
+		                      "scheme",
+		                      rows, cols);
+		return m->note ? PE_OK : PE_ENOMEM;
+	}
 	m->note = pe_asprintf("a learned absolute table of %zu positions x %zu dimensions: its "
 	                      "values are in the weights, not the config; use "
 	                      "-s file:model.safetensors#%s",

@@ -146,6 +146,10 @@ int hf_cfg_number(struct hf *h, const char *key, double *out, const char **name)
 	}
 	if (found)
 		return 1;
+	/* An explicit null is None in the reference: no class default then. */
+	for (size_t i = 0; i < 5 && names[i]; i++)
+		if (hf_get(h->cfg, names[i]))
+			return 0;
 	if (hf_arch_default(h->arch, key, out)) {
 		if (name)
 			*name = key;
