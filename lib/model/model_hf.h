@@ -136,7 +136,33 @@ enum pe_status hf_fact(struct hf *h, const char *key, const char *what, const ch
 /* A new group (its layers added later); @spec may be NULL (NoPE). */
 enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec);
 
-/* The readers of each encoding (model_hf_rope.c, model_hf_tables.c). */
+/* What a rope block is read against: the config's top-level values. */
+struct hf_rope_ctx {
+	size_t head_dim;
+	double max_pos;       /* max_position_embeddings; 0 if absent */
+	int top_original_set; /* Phi-3: original_max_position_embeddings at top level */
+	double top_original;
+	double top_theta;     /* rope_theta (or rotary_emb_base) at top level; NaN if absent */
+	double top_partial;   /* partial_rotary_factor at top level; NaN if absent */
+	double class_partial; /* the configuration class's default; NaN if none */
+	int per_layer;        /* the block is one of several keyed by layer type */
+	const char *layout;   /* "half" or "interleaved" */
+};
+
+/*
+ * hf_rope_spec() - spec text (without label) of one rope block
+ *
+ * @where: the key path prefix for messages ("rope_scaling.",
+ *         "rope_parameters.full_attention."); @block may be NULL (no
+ *         scaling). Sets *train to the pretraining context it implies.
+ */
+enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const char *where,
+                            const struct json *block, struct strbuf *b, double *train);
+
+/* Qwen2-VL's mrope_section: the model's note and mrope spec. */
+enum pe_status hf_mrope_note(struct hf *h, const struct hf_rope_ctx *c, const struct json *block);
+
+/* The readers of each encoding (model_hf_layers.c, model_hf_tables.c). */
 enum pe_status hf_read_rope(struct hf *h);
 enum pe_status hf_read_alibi(struct hf *h);
 enum pe_status hf_read_t5(struct hf *h);
