@@ -147,6 +147,10 @@ static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, uns
 			nope[(size_t)x->number] = 1; /* MllamaTextCrossAttention: no RoPE */
 		}
 	}
+	/* GraniteMoeHybrid: position_embedding_type "nope" (Granite 4.0) */
+	const struct json *pet = hf_present(h->cfg, "position_embedding_type");
+	if (pet && pet->type == JSON_STRING && strcmp(pet->string, "nope") == 0)
+		memset(nope, 1, n);
 	int sliding = 0;
 	for (size_t i = 0; i < n; i++)
 		sliding |= strcmp(types[i], "sliding_attention") == 0;
@@ -322,6 +326,19 @@ done:
 	return st;
 }
 
+/*
+ * The rotary fraction of a width (rotary_dim of head_dim): the smallest
+ * double p with int(head_dim * p) == width, since the spec's rotary= is a
+ * fraction and (w / h) * h can round just below w (26 of 45).
+ */
+static double width_fraction(size_t width, size_t head_dim)
+{
+	double p = (double)width / (double)head_dim;
+	while ((size_t)((double)head_dim * p) < width)
+		p = nextafter(p, 2.0);
+	return p;
+}
+
 enum pe_status hf_read_rope(struct hf *h)
 {
 	const struct json *cfg = h->cfg;
@@ -392,7 +409,7 @@ enum pe_status hf_read_rope(struct hf *h)
 	if ((rc = hf_count(h, "", cfg, "rotary_dim", &rotary_dim)) < 0)
 		return PE_EFORMAT;
 	if (rc)
-		c.top_partial = (double)rotary_dim / (double)hd;
+		c.top_partial = width_fraction(rotary_dim, hd);
 	static const char *const partial_keys[] = {"partial_rotary_factor", "rotary_pct",
 	                                           "rope_percent"};
 	for (size_t k = 0; k < 3 && isnan(c.top_partial); k++) {
@@ -403,7 +420,7 @@ enum pe_status hf_read_rope(struct hf *h)
 	}
 	if (isnan(c.top_partial)) {
 		if (hf_arch_default(h->arch, "rotary_dim", &v))
-			c.class_partial = v / (double)hd;
+			c.class_partial = width_fraction((size_t)v, hd);
 		else if (hf_arch_default(h->arch, "partial_rotary_factor", &v) ||
 		         hf_arch_default(h->arch, "rotary_pct", &v))
 			c.class_partial = v;
@@ -452,6 +469,16 @@ enum pe_status hf_read_rope(struct hf *h)
 	if ((st = layer_types(h, n, types)) != PE_OK ||
 	    (st = nope_flags(h, n, types, nope)) != PE_OK)
 		goto done;
+	size_t rotating = 0;
+	for (size_t i = 0; i < n; i++)
+		rotating += !nope[i];
+	if (!rotating) {
+		st = hf_fail(h, PE_EUNSUPPORTED,
+		             "model_type '%s': no layer has a positional encoding (every layer is "
+		             "NoPE or not attention), so there is none to show",
+		             h->m->model_type ? h->m->model_type : h->arch->model_type);
+		goto done;
+	}
 	/* Keyed per layer type when every key names a layer type. */
 	int per_type = 0;
 	if (block && block->n) {

@@ -103,6 +103,14 @@ r, s = summary(fix("falcon-7b-sharded-legacy-names"))
 ok(r.rc == 0 and s.get("model", {}).get("layers") == "32" and s.get("all", {}).get("head_dim", "") == "64",
    "Falcon with n_head / n_layer: 32 layers, heads 4544 // 71 = 64", s)
 
+# rotary_dim is a width: 26 of a 45-wide head is 26 pairs' worth, though 26 / 45 * 45 < 26
+r, s = summary(write("codegen", {"model_type": "codegen", "n_embd": 720, "n_head": 16,
+                                 "rotary_dim": 26, "n_layer": 2, "n_positions": 2048}))
+ok(r.rc == 0 and s.get("all", {}).get("rotary_dim", "") == "26" and
+   close(freqs(write("codegen2", {"model_type": "codegen", "n_embd": 720, "n_head": 16,
+                                  "rotary_dim": 26}), "all", "theta"), inv_freq(10000.0, 26)),
+   "rotary_dim 26 of head_dim 45: exactly 26 rotated dimensions", r.err + r.text)
+
 # ---- GPT-NeoX: rotary_emb_base is the base, rope_theta is not read ------------------------
 with open(os.path.join(FIX, "dolly-v2-12b.json")) as f:
     dolly = json.load(f)
@@ -142,6 +150,17 @@ ok(r.rc == 1 and "no positional encoding" in r.err and "state-space" in r.err,
 r = run(EXE, "model", fix("mdeberta-v3-base-qa-case2"))
 ok(r.rc == 1 and "relative scheme posenc does not have" in r.err and "DeBERTa" in r.err,
    "DeBERTa: refused as a relative scheme posenc lacks", r.err)
+
+g4 = {"model_type": "granitemoehybrid", "hidden_size": 1536, "num_attention_heads": 12,
+      "num_hidden_layers": 4, "layer_types": ["mamba", "attention", "mamba", "mamba"],
+      "position_embedding_type": "nope"}
+r = run(EXE, "model", write("granite4", g4))
+ok(r.rc == 1 and "no layer has a positional encoding" in r.err,
+   "Granite 4 (position_embedding_type nope): refused, no layer rotates", r.err)
+r, s = summary(write("granite4r", dict(g4, position_embedding_type="rope")))
+ok(r.rc == 0 and s.get("rope", {}).get("layers", "") == "1" and
+   s.get("nope", {}).get("layers", "") == "0,2-3",
+   "a hybrid's mamba layers carry no positional encoding", r.err + r.text)
 
 # ---- learned tables with their offsets -----------------------------------------------------
 r, s = summary(fix("opt-350m-chat"))
