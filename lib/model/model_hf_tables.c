@@ -181,7 +181,9 @@ enum pe_status hf_read_learned(struct hf *h)
 	m->note = pe_asprintf("a learned absolute table of %zu positions x %zu dimensions: its "
 	                      "values are in the weights, not the config; use "
 	                      "-s file:model.safetensors#%s",
-	                      rows, cols, h->arch->what);
+	                      rows, cols,
+	                      h->arch->what ? h->arch->what
+	                                    : "TENSOR (posenc inspect lists the tensors)");
 	return m->note ? PE_OK : PE_ENOMEM;
 }
 

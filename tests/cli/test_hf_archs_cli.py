@@ -143,6 +143,12 @@ ok(r.rc == 0 and r.err.count("warning") == 1 and "'brandnew'" in r.err and
 ok(close(freqs(write("unknown2", unk), "all", "theta"), inv_freq(50000.0, 64)),
    "unknown model_type: every frequency as _compute_default_rope_parameters")
 
+r, s = summary(write("newbert", {"model_type": "newbert", "position_embedding_type": "absolute",
+                                 "max_position_embeddings": 512, "hidden_size": 256}))
+ok(r.rc == 0 and s.get("model", {}).get("table_rows", "") == "512" and "warning" in r.err and
+   "(null)" not in r.text, "unknown model_type with an absolute table: its shape, a warning",
+   r.err + r.text)
+
 # ---- refusals that say why -----------------------------------------------------------------
 r = run(EXE, "model", fix("mamba-130m-base-voidful"))
 ok(r.rc == 1 and "no positional encoding" in r.err and "state-space" in r.err,
