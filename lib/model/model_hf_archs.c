@@ -103,6 +103,11 @@ static const struct hf_arch archs[] = {
          "max_position_embeddings=131072,rope_theta=1000000,rope_local_base_freq=10000,"
          "sliding_window=4096,sliding_window_pattern=6,query_pre_attn_scalar=256",
          HF_PATTERN | HF_QUERY_SCALAR, NULL, "rope_local_base_freq", NULL, NULL, NULL},
+        {"gemma3n_text", HF_ROPE, H,
+         "hidden_size=2048,num_attention_heads=8,num_hidden_layers=35,head_dim=256,"
+         "max_position_embeddings=32768,rope_theta=1000000,rope_local_base_freq=10000,"
+         "sliding_window=512",
+         0, NULL, "rope_local_base_freq", NULL, NULL, NULL},
         {"gemma4_text", HF_ROPE, H, "sliding_window=512,query_pre_attn_scalar=1", HF_GEMMA4, NULL,
          NULL, NULL, NULL, NULL},
         {"gemma4", HF_ROPE, H, "sliding_window=512,query_pre_attn_scalar=1", HF_GEMMA4, NULL, NULL,
@@ -143,6 +148,12 @@ static const struct hf_arch archs[] = {
              0),
         ROPE("olmo", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
         ROPE("olmo2", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
+        /* Olmo 3: sliding layers take the default RoPE at rope_theta, full layers the
+         * rope block (one rotary embedding per layer type in modeling_olmo3.py) */
+        {"olmo3", HF_ROPE, H,
+         LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
+                 "sliding_window_pattern=4",
+         HF_PATTERN, NULL, "rope_theta", NULL, NULL, NULL},
         ROPE("olmoe", H,
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=16,"
              "max_position_embeddings=4096,rope_theta=10000",
@@ -337,6 +348,7 @@ static const struct hf_arch archs[] = {
         WRAPPER("internvl", "qwen2"),
         WRAPPER("aya_vision", "cohere2"),
         WRAPPER("gemma3", "gemma3_text"),
+        WRAPPER("gemma3n", "gemma3n_text"),
         WRAPPER("qwen3_vl", "qwen3_vl_text"),
         WRAPPER("qwen3_vl_moe", "qwen3_vl_moe_text"),
         WRAPPER("llama4", "llama4_text"),

@@ -188,6 +188,18 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 		}
 		return PE_OK;
 	}
+	/* MiniMax's attn_type_list: 1 softmax attention, 0 lightning (linear) attention */
+	const struct json *atl = hf_present(h->cfg, "attn_type_list");
+	if (atl && atl->type == JSON_ARRAY && atl->n == n) {
+		for (size_t i = 0; i < n; i++) {
+			const struct json *x = &atl->items[i];
+			if (x->type != JSON_NUMBER || (x->number != 0 && x->number != 1))
+				return hf_fail(h, PE_EFORMAT, "attn_type_list[%zu]: is not 0 or 1",
+				               i);
+			types[i] = x->number == 1 ? "full_attention" : "linear_attention";
+		}
+		return PE_OK;
+	}
 	unsigned fl = h->arch->flags;
 	size_t every = 0, pattern = 0;
 	if ((fl & HF_EVERY_N) && hf_cfg_count(h, "global_attn_every_n_layers", &every, NULL) < 0)
