@@ -123,6 +123,11 @@ enum pe_status hf_read_learned(struct hf *h)
 	const struct json *pet = hf_present(cfg, "position_embedding_type");
 	if (pet && pet->type != JSON_STRING)
 		return hf_fail(h, PE_EFORMAT, "position_embedding_type: is not a string");
+	if (pet && strcmp(pet->string, "rotary") == 0) {
+		/* ESM-2, RoFormer-like configs: rotary on every layer, rotate_half */
+		h->arch = hf_arch_generic();
+		return hf_read_rope(h);
+	}
 	if (pet && strcmp(pet->string, "absolute") != 0)
 		return hf_fail(h, PE_EUNSUPPORTED,
 		               "position_embedding_type: '%s' is a relative scheme (Shaw et al. / "

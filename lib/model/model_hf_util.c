@@ -102,11 +102,12 @@ int hf_count(struct hf *h, const char *where, const struct json *obj, const char
  * classes (GPT-2, GPT-J, CodeGen, BLOOM, MPT, GPT-Neo, T5, Falcon's legacy
  * n_embed, DistilBERT, Whisper): the canonical name first.
  */
-static const char *const aliases[][5] = {
-        {"num_hidden_layers", "n_layer", "n_layers", "num_layers", NULL},
-        {"num_attention_heads", "n_head", "n_heads", "num_heads", NULL},
-        {"hidden_size", "n_embd", "n_embed", "d_model", "dim"},
-        {"max_position_embeddings", "n_positions", "max_seq_len", NULL, NULL},
+#define NAMES 6
+static const char *const aliases[][NAMES] = {
+        {"num_hidden_layers", "n_layer", "n_layers", "num_layers", NULL, NULL},
+        {"num_attention_heads", "n_head", "n_heads", "num_heads", NULL, NULL},
+        {"hidden_size", "n_embd", "n_embed", "d_model", "dim", "emb_dim"},
+        {"max_position_embeddings", "n_positions", "max_seq_len", NULL, NULL, NULL},
 };
 
 int hf_arch_default(const struct hf_arch *a, const char *key, double *out)
@@ -126,13 +127,13 @@ int hf_arch_default(const struct hf_arch *a, const char *key, double *out)
 
 int hf_cfg_number(struct hf *h, const char *key, double *out, const char **name)
 {
-	const char *names[5] = {key, NULL, NULL, NULL, NULL};
+	const char *names[NAMES] = {key, NULL, NULL, NULL, NULL, NULL};
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (strcmp(aliases[i][0], key) == 0)
 			memcpy(names, aliases[i], sizeof(names));
 	/* Every spelling present must be valid: an alias must not hide a bad value. */
 	int found = 0;
-	for (size_t i = 0; i < 5 && names[i]; i++) {
+	for (size_t i = 0; i < NAMES && names[i]; i++) {
 		double v;
 		int rc = hf_number(h, "", h->cfg, names[i], &v);
 		if (rc < 0)
@@ -147,7 +148,7 @@ int hf_cfg_number(struct hf *h, const char *key, double *out, const char **name)
 	if (found)
 		return 1;
 	/* An explicit null is None in the reference: no class default then. */
-	for (size_t i = 0; i < 5 && names[i]; i++)
+	for (size_t i = 0; i < NAMES && names[i]; i++)
 		if (hf_get(h->cfg, names[i]))
 			return 0;
 	if (hf_arch_default(h->arch, key, out)) {
