@@ -286,4 +286,37 @@ ok(r.rc == 0 and s.get("nope", {}).get("layers") == "3,7" and
    s.get("model", {}).get("attention_chunk_size") == "8192",
    "Llama 4: every 4th layer NoPE, temperature tuning and chunks from the class defaults", s)
 
+# DistilBERT's sinusoidal_pos_embds: create_sinusoidal_embeddings, sin at even and cos at odd
+# columns of pos / 10000^(2 (j // 2) / d)
+db = {"model_type": "distilbert", "max_position_embeddings": 512, "dim": 8,
+      "sinusoidal_pos_embds": True}
+r = run(EXE, "encode", "-q", "-s", write("distil", db), "-n", "3", "-o", "-")
+want = [[math.sin(p / 10000 ** (2 * (j // 2) / 8)) if j % 2 == 0 else
+         math.cos(p / 10000 ** (2 * (j // 2) / 8)) for j in range(8)] for p in range(3)]
+got = [[float(x) for x in line.split(",")[1:]] for line in r.text.splitlines()[1:]]
+ok(r.rc == 0 and np.allclose(got, want, rtol=0, atol=1e-15),
+   "DistilBERT with sinusoidal_pos_embds: its fixed sinusoids", (r.err, got))
+esm = {"model_type": "esm", "hidden_size": 320, "num_attention_heads": 20,
+       "num_hidden_layers": 6, "position_embedding_type": "rotary"}
+ok(close(freqs(write("esm", esm), "all", "theta"), inv_freq(10000.0, 16)),
+   "ESM-2: position_embedding_type rotary is the default rotary code")
+r, s = summary(write("xlm", {"model_type": "xlm", "emb_dim": 1024,
+                             "max_position_embeddings": 512}))
+ok(s.get("model", {}).get("table_cols", "") == "1024", "XLM: the table is emb_dim wide", s)
+olmo3 = {"model_type": "olmo3", "hidden_size": 1024, "num_attention_heads": 8,
+         "num_hidden_layers": 8, "rope_theta": 500000.0, "max_position_embeddings": 65536,
+         "sliding_window": 4096,
+         "rope_scaling": {"rope_type": "linear", "factor": 8.0}}
+r, s = summary(write("olmo3", olmo3))
+ok(r.rc == 0 and s.get("global", {}).get("layers", "") == "3,7" and
+   s.get("local", {}).get("scaling", "") == "none" and
+   close(freqs(write("olmo3b", olmo3), "global", "linear_theta"), inv_freq(5e5, 128) / 8),
+   "Olmo 3: every 4th layer full with the rope block, sliding layers unscaled", s)
+mm = {"model_type": "minimax", "hidden_size": 1024, "num_attention_heads": 8, "head_dim": 128,
+      "rotary_dim": 64, "num_hidden_layers": 4, "attn_type_list": [0, 1, 0, 1]}
+r, s = summary(write("minimax", mm))
+ok(r.rc == 0 and s.get("rope", {}).get("layers", "") == "1,3" and
+   s.get("rope", {}).get("rotary_dim", "") == "64",
+   "MiniMax: lightning-attention layers without RoPE, rotary_dim 64 of 128", s)
+
 done()
