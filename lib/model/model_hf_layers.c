@@ -257,12 +257,9 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 		nopes += nope[i];
 	}
 	double window = 0;
-	const char *wkey = "sliding_window";
-	int rc = hf_cfg_number(h, "sliding_window", &window, NULL);
-	if (h->arch->flags & HF_EVERY_N) {
-		wkey = "local_attention";
-		rc = hf_cfg_number(h, "local_attention", &window, NULL);
-	}
+	int rc = hf_cfg_number(h,
+	                       (h->arch->flags & HF_EVERY_N) ? "local_attention" : "sliding_window",
+	                       &window, NULL);
 	if (rc < 0) {
 		st = PE_EFORMAT;
 		goto done;
@@ -283,7 +280,6 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 			st = hf_fact(h, "sliding_layers", "the layers with that window", "%s",
 			             list);
 		free(list);
-		(void)wkey;
 		if (st != PE_OK)
 			goto done;
 	}
