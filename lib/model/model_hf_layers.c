@@ -111,6 +111,9 @@ static enum pe_status group_layers(struct hf *h, struct layer *ls, size_t n)
 static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, unsigned char *nope)
 {
 	const struct json *list = hf_present(h->cfg, "no_rope_layers");
+	/* Llama4TextConfig: an empty list means the default schedule */
+	if (list && list->type == JSON_ARRAY && list->n == 0)
+		list = NULL;
 	size_t interval = 0;
 	int rc = hf_cfg_count(h, "no_rope_layer_interval", &interval, NULL);
 	if (rc < 0)

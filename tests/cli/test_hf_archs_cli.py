@@ -285,6 +285,10 @@ ok(r.rc == 0 and s.get("nope", {}).get("layers") == "3,7" and
    "attn_scale=0.1" in s.get("model", {}).get("attn_temperature_tuning", "") and
    s.get("model", {}).get("attention_chunk_size") == "8192",
    "Llama 4: every 4th layer NoPE, temperature tuning and chunks from the class defaults", s)
+l4["text_config"]["no_rope_layers"] = []  # as Llama-4-Scout's config.json has it
+r, s = summary(write("llama4-empty", l4))
+ok(r.rc == 0 and s.get("nope", {}).get("layers", "") == "3,7",
+   "Llama 4: an empty no_rope_layers is the default schedule", r.err)
 
 # DistilBERT's sinusoidal_pos_embds: create_sinusoidal_embeddings, sin at even and cos at odd
 # columns of pos / 10000^(2 (j // 2) / d)
