@@ -58,10 +58,18 @@ static enum pe_status guess_unknown(struct hf *h, const char *model_type, enum h
 		       "hidden_size // num_attention_heads, partial_rotary_factor, the rope "
 		       "block, rope_theta default 10000)";
 	}
-	return hf_warn(h,
-	               "model_type '%s' is not in posenc's table of transformers "
-	               "architectures: read as %s; its modeling file may differ",
-	               model_type, what);
+	/* auto_map: the modeling is the repository's own code (trust_remote_code) */
+	int remote = hf_present(h->root, "auto_map") != NULL;
+	int named = strcmp(model_type, "(none)") != 0;
+	return hf_warn(h, "model_type %s%s%s: read as %s; %s", named ? "'" : "",
+	               named ? model_type : "missing",
+	               named ? "' is not in posenc's table of "
+	                       "transformers architectures"
+	                     : "",
+	               what,
+	               remote ? "its modeling is the repository's own code (auto_map), which "
+	                        "may encode positions otherwise"
+	                      : "its modeling file may differ");
 }
 
 /* Picks the text model (text_config of a wrapper) and its architecture. */
