@@ -53,21 +53,60 @@ static const char *const rope_types[] = {"default", "linear",   "dynamic",      
                                          "llama3",  "longrope", "proportional", NULL};
 
 /*
- * Keys no rope type reads: transformers (rope_config_validation) warns
- * "Unrecognized keys" and computes without them; so does posenc.
+ * The keys each rope type reads besides rope_type/type, rope_theta,
+ * partial_rotary_factor and the M-RoPE keys (rope_config_validation's
+ * required and optional keys); index as rope_types[].
  */
-static enum pe_status check_block_keys(struct hf *h, const char *where, const struct json *b)
+static const char *const type_keys[] = {
+        "",
+        "factor",
+        "factor original_max_position_embeddings alpha",
+        "factor original_max_position_embeddings attention_factor beta_fast beta_slow mscale "
+        "mscale_all_dim truncate",
+        "factor original_max_position_embeddings low_freq_factor high_freq_factor",
+        "factor original_max_position_embeddings attention_factor short_factor long_factor "
+        "short_mscale long_mscale",
+        "factor",
+};
+
+static int in_words(const char *words, const char *key)
 {
+	size_t kl = strlen(key);
+	for (const char *p = words; *p;) {
+		size_t l = strcspn(p, " ");
+		if (l == kl && strncmp(p, key, kl) == 0)
+			return 1;
+		p += l + (p[l] == ' ');
+	}
+	return 0;
+}
+
+/*
+ * Keys the rope type does not read: transformers (rope_config_validation)
+ * warns "Unrecognized keys" and computes without them; so does posenc.
+ */
+static enum pe_status check_block_keys(struct hf *h, const char *where, const struct json *b,
+                                       int ti)
+{
+	static const char *const common =
+	        "rope_type type rope_theta partial_rotary_factor mrope_section mrope_interleaved";
 	for (size_t i = 0; i < b->n; i++) {
+		const char *key = b->keys[i];
+		if (in_words(common, key) || in_words(type_keys[ti], key))
+			continue;
 		int known = 0;
 		for (size_t k = 0; block_keys[k]; k++)
-			known |= strcmp(b->keys[i], block_keys[k]) == 0;
-		if (known)
-			continue;
-		enum pe_status st = hf_warn(h,
-		                            "%.*s.%s: unknown key, ignored (the reference warns "
-		                            "about unrecognized rope keys and goes on)",
-		                            PATH(where), b->keys[i]);
+			known |= strcmp(key, block_keys[k]) == 0;
+		enum pe_status st =
+		        known ? hf_warn(h,
+		                        "%.*s.%s: not read by rope_type '%s', ignored (the "
+		                        "reference "
+		                        "warns about unrecognized rope keys and goes on)",
+		                        PATH(where), key, rope_types[ti])
+		              : hf_warn(h,
+		                        "%.*s.%s: unknown key, ignored (the reference warns about "
+		                        "unrecognized rope keys and goes on)",
+		                        PATH(where), key);
 		if (st != PE_OK)
 			return st;
 	}
@@ -173,8 +212,6 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
                             const struct json *block, struct strbuf *b, double *train)
 {
 	enum pe_status st;
-	if (block && (st = check_block_keys(h, where, block)) != PE_OK)
-		return st;
 	const char *type = "default";
 	const struct json *t = hf_present(block, "rope_type");
 	if (!t)
@@ -198,6 +235,8 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 		               "%srope_type: '%s' is not one of default, linear, dynamic, yarn, "
 		               "llama3, longrope, proportional (or the aliases su, mrope)",
 		               where, type);
+	if (block && (st = check_block_keys(h, where, block, ti)) != PE_OK)
+		return st;
 
 	if (c->head_dim != h->m->head_dim && ti != 6)
 		return hf_fail(

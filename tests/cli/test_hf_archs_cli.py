@@ -122,6 +122,12 @@ ok(close(freqs(spec, "all", "theta"), inv_freq(10000.0, 32)),
 r = run(EXE, "model", fix("chinese-alpaca-2-7b-64k"))
 ok(r.rc == 0 and "rope_scaling.finetuned: unknown key" in r.err and r.err.count("finetuned") == 1,
    "an unknown rope key warns once with its full path, as the reference warns", r.err)
+r = run(EXE, "model", write("linear-orig", {"model_type": "llama", "hidden_size": 256,
+                                           "num_attention_heads": 4, "rope_scaling": {
+                                               "type": "linear", "factor": 2.0,
+                                               "low_freq_factor": 1.0}}))
+ok(r.rc == 0 and "rope_scaling.low_freq_factor: not read by rope_type 'linear'" in r.err,
+   "a key another rope type reads warns, as the reference's validation does", r.err)
 llama = {"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
          "num_hidden_layers": 2, "max_position_embeddings": 4096,
          "layer_types": ["full_attention", "sliding_attention"],
