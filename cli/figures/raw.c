@@ -126,7 +126,7 @@ static double *chunk_buffer(size_t cols)
 {
 	return cols > SIZE_MAX / sizeof(double) / RAW_CHUNK_ROWS
 	               ? NULL
-	               : malloc(RAW_CHUNK_ROWS * cols * sizeof(double));
+	               : pe_buffer_alloc(RAW_CHUNK_ROWS * cols * sizeof(double));
 }
 
 /* ---- pairwise matrices ---- */
@@ -186,7 +186,7 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 	if (!rc)
 		rc = stream(o, path, &s, buf, cm, &norm);
 done:
-	free(buf);
+	pe_buffer_free(buf);
 	pe_pairwise_rows_destroy(src);
 	return rc;
 }
@@ -222,7 +222,7 @@ int write_raw_encode(const struct cli_common *o, const char *path, const struct 
 	if (isnan(o->vmin) || isnan(o->vmax)) {
 		enum pe_status st = source_range(&s, buf, &data);
 		if (st != PE_OK) {
-			free(buf);
+			pe_buffer_free(buf);
 			return cli_error("computing the encoding failed: %s", pe_status_str(st));
 		}
 		is_signed = !pe_norm_is_empty(&data) && data.vmin < 0.0;
@@ -231,6 +231,6 @@ int write_raw_encode(const struct cli_common *o, const char *path, const struct 
 	rc = pick_norm(o, is_signed, data, &norm);
 	if (!rc)
 		rc = stream(o, path, &s, buf, cm, &norm);
-	free(buf);
+	pe_buffer_free(buf);
 	return rc;
 }
