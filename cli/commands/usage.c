@@ -268,11 +268,27 @@ static enum pe_status heat_panel(struct pe_panel *p, const struct pe_usage *u, c
 	struct pe_heatmap_spec spec;
 	pe_heatmap_spec_init(&spec, u->layers, u->pairs, g);
 	spec.colorbar_label = cbar;
-	spec.nan_label = "no pair";
+	for (size_t i = 0; i < u->layers * u->pairs; i++)
+		if (isnan(g[i])) {
+			spec.nan_label = "no pair (NoPE layer or narrower head)";
+			break;
+		}
 	cli_heatmap_apply(o, &spec);
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
-		st = pe_panel_set_xlabel(p, "RoPE pair i (high \xe2\x86\x92 low frequency)");
+	{
+		char xl[128] = "RoPE pair i (high \xe2\x86\x92 low frequency)";
+		for (size_t l = 0; l < u->layers; l++)
+			if (u->layer[l].rope) {
+				if (u->layer[l].has_critical)
+					snprintf(xl, sizeof(xl),
+					         "RoPE pair i (high \xe2\x86\x92 low frequency; critical "
+					         "pair %zu)",
+					         u->layer[l].critical);
+				break;
+			}
+		st = pe_panel_set_xlabel(p, xl);
+	}
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(p, "layer");
 	return st;
@@ -386,40 +402,76 @@ static enum pe_status wavelength_panel(struct pe_panel *p, const struct pe_usage
 	}
 	if (!first)
 		return PE_EINVAL;
-	char *nm;
-	if (st == PE_OK && u->train_context > 0) {
-		nm = name_slot(b);
-		snprintf(nm, 128, "%s %.17g",
-		         u->context > u->train_context ? "training context" : "context",
+	/* Reference lines; labels at the same wavelength are joined into one. */
+	struct {
+		double at;
+		char label[128];
+	} lines[6];
+	size_t nl = 0;
+	double at[6];
+	const char *text[6];
+	size_t nt = 0;
+	char crit[64], from[64], train[64], ext[64];
+	if (u->train_context > 0) {
+		snprintf(train, sizeof(train), "%s %.17g",
+		         u->context > u->train_context ? "train" : "context",
 		         u->train_context);
-		st = pe_panel_add_vline(p, u->train_context, nm);
+		at[nt] = u->train_context;
+		text[nt++] = train;
 	}
-	if (st == PE_OK && u->context > u->train_context && u->train_context > 0) {
-		nm = name_slot(b);
-		snprintf(nm, 128, "extended context %.17g", u->context);
-		st = pe_panel_add_vline(p, u->context, nm);
+	if (u->context > u->train_context && u->train_context > 0) {
+		snprintf(ext, sizeof(ext), "ext. %.17g", u->context);
+		at[nt] = u->context;
+		text[nt++] = ext;
 	}
-	if (st == PE_OK && first->has_critical && first->critical < first->pairs) {
-		nm = name_slot(b);
-		snprintf(nm, 128, "critical pair %zu", first->critical);
-		st = pe_panel_add_vline(p, TWO_PI / first->theta[first->critical], nm);
-	}
-	if (st == PE_OK && isfinite(first->band_lo) && isfinite(first->band_hi)) {
-		nm = name_slot(b);
-		snprintf(nm, 128, "scaled band from %.4g", first->band_lo);
-		st = pe_panel_add_vline(p, first->band_lo, nm);
-		if (st == PE_OK) {
-			nm = name_slot(b);
-			snprintf(nm, 128, "to %.4g", first->band_hi);
-			st = pe_panel_add_vline(p, first->band_hi, nm);
+	if (first->has_critical && first->critical < first->pairs) {
+		/* The critical pair turns about once in the training context (Liu et al.):
+		 * near that line it is named on it, not drawn as a second line beside it. */
+		double wl = TWO_PI / first->theta[first->critical];
+		int near = u->train_context > 0 && wl < 2.0 * u->train_context &&
+		           wl > 0.5 * u->train_context;
+		if (near && nt > 0 && at[0] == u->train_context) {
+			size_t len = strlen(train);
+			snprintf(train + len, sizeof(train) - len, " (crit. %zu)", first->critical);
+		} else {
+			snprintf(crit, sizeof(crit), "crit. pair %zu", first->critical);
+			at[nt] = wl;
+			text[nt++] = crit;
 		}
+	}
+	if (isfinite(first->band_lo) && isfinite(first->band_hi)) {
+		/* one label for the band, on its first line */
+		snprintf(from, sizeof(from), "scaled %.4g\xe2\x80\x93%.4g", first->band_lo,
+		         first->band_hi);
+		at[nt] = first->band_lo;
+		text[nt++] = from;
+		at[nt] = first->band_hi;
+		text[nt++] = "";
+	}
+	for (size_t i = 0; i < nt; i++) {
+		size_t j = 0;
+		while (j < nl && fabs(lines[j].at - at[i]) > 1e-9 * at[i])
+			j++;
+		if (j == nl) {
+			lines[nl].at = at[i];
+			snprintf(lines[nl++].label, sizeof(lines[0].label), "%s", text[i]);
+		} else if (*text[i]) {
+			size_t len = strlen(lines[j].label);
+			snprintf(lines[j].label + len, sizeof(lines[0].label) - len, "%s%s",
+			         len ? ", " : "", text[i]);
+		}
+	}
+	for (size_t i = 0; i < nl && st == PE_OK; i++) {
+		char *nm = name_slot(b);
+		snprintf(nm, 128, "%s", lines[i].label);
+		st = pe_panel_add_vline(p, lines[i].at, *nm ? nm : NULL);
 	}
 	if (st == PE_OK) {
 		pe_panel_set_log(p, true, false);
 		st = pe_panel_set_xlabel(p, "wavelength 2\xcf\x80/\xce\xb8 of the pair (positions)");
 	}
 	if (st == PE_OK)
-		st = pe_panel_set_ylabel(p, "pair norm / head's mean pair norm");
+		st = pe_panel_set_ylabel(p, "pair norm / head mean");
 	return st;
 }
 
@@ -464,13 +516,13 @@ static int draw(const struct cli_common *o, const struct own *w, const struct pe
 		st = wavelength_panel(pe_figure_panel(fig, 0, 0), u, m, w, act, b, &dropped);
 	}
 	char title[256];
-	snprintf(title, sizeof(title), "%s: RoPE frequency usage from weights (%s, %s)", m->name,
+	snprintf(title, sizeof(title), "%s: frequency usage (%s, %s)", m->name,
 	         quantity_name(w->quantity), head_text);
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
 	char note[256];
 	snprintf(note, sizeof(note),
-	         "Weight norms of each pair's rows: a proxy for usage, not activations.%s",
+	         "Weight norms: a proxy for usage.%s",
 	         u->norm != PE_USAGE_NORM_NONE ? " q_norm/k_norm folded in." : "");
 	if (st == PE_OK)
 		st = pe_figure_set_note(fig, note);
