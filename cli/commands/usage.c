@@ -131,9 +131,10 @@ static const char *quantity_name(enum quantity q)
 
 static const char *quantity_label(enum quantity q)
 {
-	return q == Q_Q   ? "query pair norm \xe2\x80\x96W_q\xe2\x80\x96"
-	       : q == Q_K ? "key pair norm \xe2\x80\x96W_k\xe2\x80\x96"
-	                  : "\xe2\x80\x96W_q\xe2\x80\x96\xc2\xb7\xe2\x80\x96W_k\xe2\x80\x96 per pair";
+	return q == Q_Q ? "query pair norm \xe2\x80\x96W_q\xe2\x80\x96"
+	       : q == Q_K
+	               ? "key pair norm \xe2\x80\x96W_k\xe2\x80\x96"
+	               : "\xe2\x80\x96W_q\xe2\x80\x96\xc2\xb7\xe2\x80\x96W_k\xe2\x80\x96 per pair";
 }
 
 static const double *quantity_data(const struct pe_usage *u, enum quantity q)
@@ -176,20 +177,23 @@ static void report(const struct cli_common *o, const struct own *w, const struct
 			         "head (half, rotate_half)",
 			         L0->rotary / 2, L0->rotary, L0->head_dim);
 		if (L0->kv_heads < L0->heads)
-			cli_note(0, "usage: %zu query heads on %zu key heads: query head h uses key "
-			            "head h/%zu",
+			cli_note(0,
+			         "usage: %zu query heads on %zu key heads: query head h uses key "
+			         "head h/%zu",
 			         L0->heads, L0->kv_heads, L0->heads / L0->kv_heads);
 	}
 	if (nope)
 		cli_note(0, "usage: %zu layers without RoPE (NoPE): no pairs, NaN", nope);
 	const char *norm = u->norm == PE_USAGE_NORM_ONE_PLUS ? "q_norm/k_norm weights (as 1 + w, "
-	                                                       "Gemma's RMSNorm)"
+	                                                       "Gemma 3's RMSNorm)"
 	                   : u->norm == PE_USAGE_NORM_WEIGHT ? "q_norm/k_norm weights"
 	                                                     : NULL;
+	if (u->layernorm_skipped)
+		cli_note(0, "usage: q_layernorm/k_layernorm (LayerNorms, which centre q and k) "
+		            "present and not folded in");
 	cli_note(0, "usage: folded in: %s%s%s", norm ? norm : "nothing (no q_norm/k_norm)",
 	         u->bias_folded ? "; q/k biases as a constant column" : "",
-	         u->has_bias && !u->bias_folded ? "; biases present, left out (--fold-bias)"
-	                                        : "");
+	         u->has_bias && !u->bias_folded ? "; biases present, left out (--fold-bias)" : "");
 	cli_note(0, "usage: a proxy: weight norms bound what a pair can carry; not folded: the "
 	            "input RMSNorm weight, each token's RMS normalisation of q and k, the "
 	            "statistics of real inputs (--activations draws those)");
@@ -248,7 +252,9 @@ static double *layer_grid(const struct pe_usage *u, const double *data, long hea
 			if (L->rope && i < L->pairs) {
 				if (head >= 0) {
 					v = (size_t)head < L->heads
-					            ? data[(l * u->heads + (size_t)head) * u->pairs + i]
+					            ? data[(l * u->heads + (size_t)head) *
+					                           u->pairs +
+					                   i]
 					            : NAN;
 				} else {
 					double s = 0;
@@ -270,23 +276,28 @@ static enum pe_status heat_panel(struct pe_panel *p, const struct pe_usage *u, c
 	spec.colorbar_label = cbar;
 	for (size_t i = 0; i < u->layers * u->pairs; i++)
 		if (isnan(g[i])) {
-			spec.nan_label = "no pair (NoPE layer or narrower head)";
+			spec.nan_label = "no pair";
 			break;
 		}
 	cli_heatmap_apply(o, &spec);
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
-	if (st == PE_OK)
-	{
+	if (st == PE_OK) {
 		char xl[128] = "RoPE pair i (high \xe2\x86\x92 low frequency)";
-		for (size_t l = 0; l < u->layers; l++)
-			if (u->layer[l].rope) {
-				if (u->layer[l].has_critical)
-					snprintf(xl, sizeof(xl),
-					         "RoPE pair i (high \xe2\x86\x92 low frequency; critical "
-					         "pair %zu)",
-					         u->layer[l].critical);
-				break;
-			}
+		/* The critical pair, when every RoPE layer has the same one. */
+		size_t crit = SIZE_MAX;
+		int same = 1;
+		for (size_t l = 0; l < u->layers; l++) {
+			const struct pe_usage_layer *L = &u->layer[l];
+			if (!L->rope)
+				continue;
+			size_t c = L->has_critical ? L->critical : SIZE_MAX - 1;
+			same &= crit == SIZE_MAX || crit == c;
+			crit = c;
+		}
+		if (same && crit < SIZE_MAX - 1)
+			snprintf(xl, sizeof(xl),
+			         "RoPE pair i (high \xe2\x86\x92 low frequency; critical pair %zu)",
+			         crit);
 		st = pe_panel_set_xlabel(p, xl);
 	}
 	if (st == PE_OK)
@@ -295,8 +306,8 @@ static enum pe_status heat_panel(struct pe_panel *p, const struct pe_usage *u, c
 }
 
 /* Each pair over its head's mean pair, averaged over the heads and layers of a group. */
-static double *relative_curve(const struct pe_usage *u, const double *data, size_t group,
-                              long head, size_t *pairs)
+static double *relative_curve(const struct pe_usage *u, const double *data, size_t group, long head,
+                              size_t *pairs)
 {
 	size_t np = 0;
 	for (size_t l = 0; l < u->layers; l++)
@@ -394,8 +405,8 @@ static enum pe_status wavelength_panel(struct pe_panel *p, const struct pe_usage
 			double *ya = keep(b, relative_curve(u, act, g, w->head, &np));
 			if (ya) {
 				nm = name_slot(b);
-				snprintf(nm, 128, "%s%sactivations", several ? m->groups[g].name : "",
-				         several ? " " : "");
+				snprintf(nm, 128, "%s%sactivations",
+				         several ? m->groups[g].name : "", several ? " " : "");
 				st = pe_panel_add_line(p, nm, x, ya, np);
 			}
 		}
@@ -414,8 +425,7 @@ static enum pe_status wavelength_panel(struct pe_panel *p, const struct pe_usage
 	char crit[64], from[64], train[64], ext[64];
 	if (u->train_context > 0) {
 		snprintf(train, sizeof(train), "%s %.17g",
-		         u->context > u->train_context ? "train" : "context",
-		         u->train_context);
+		         u->context > u->train_context ? "train" : "context", u->train_context);
 		at[nt] = u->train_context;
 		text[nt++] = train;
 	}
@@ -468,7 +478,8 @@ static enum pe_status wavelength_panel(struct pe_panel *p, const struct pe_usage
 	}
 	if (st == PE_OK) {
 		pe_panel_set_log(p, true, false);
-		st = pe_panel_set_xlabel(p, "wavelength 2\xcf\x80/\xce\xb8 of the pair (positions)");
+		st = pe_panel_set_xlabel(p,
+		                         "wavelength 2\xcf\x80/\xce\xb8 of the pair (positions)");
 	}
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(p, "pair norm / head mean");
@@ -500,7 +511,8 @@ static int draw(const struct cli_common *o, const struct own *w, const struct pe
 		snprintf(head_text, sizeof(head_text), "mean over heads");
 	if (heat) {
 		double *g = keep(b, layer_grid(u, quantity_data(u, w->quantity), w->head));
-		st = g ? heat_panel(pe_figure_panel(fig, 0, 0), u, g, quantity_label(w->quantity), o)
+		st = g ? heat_panel(pe_figure_panel(fig, 0, 0), u, g, quantity_label(w->quantity),
+		                    o)
 		       : PE_ENOMEM;
 		if (st == PE_OK && act) {
 			double *ga = keep(b, layer_grid(u, act, w->head));
@@ -521,8 +533,7 @@ static int draw(const struct cli_common *o, const struct own *w, const struct pe
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
 	char note[256];
-	snprintf(note, sizeof(note),
-	         "Weight norms: a proxy for usage.%s",
+	snprintf(note, sizeof(note), "Weight norms: a proxy for usage.%s",
 	         u->norm != PE_USAGE_NORM_NONE ? " q_norm/k_norm folded in." : "");
 	if (st == PE_OK)
 		st = pe_figure_set_note(fig, note);
@@ -548,8 +559,8 @@ static int draw(const struct cli_common *o, const struct own *w, const struct pe
 
 /* ---- inputs ---- */
 
-static int load_activations(const struct cli_common *o, const char *path,
-                            const struct pe_usage *u, double **out)
+static int load_activations(const struct cli_common *o, const char *path, const struct pe_usage *u,
+                            double **out)
 {
 	struct pe_tensor_store *s = NULL;
 	char *err = NULL;
@@ -560,8 +571,7 @@ static int load_activations(const struct cli_common *o, const char *path,
 	const struct pe_tensor_info *t = NULL;
 	if (st != PE_OK)
 		rc = cli_error("'%s': %s", ep ? ep : "", err ? err : pe_status_str(st));
-	else if (pe_tensor_store_count(s) != 1 || !(t = pe_tensor_store_info(s, 0)) ||
-	         t->ndim != 3)
+	else if (pe_tensor_store_count(s) != 1 || !(t = pe_tensor_store_info(s, 0)) || t->ndim != 3)
 		rc = cli_error("'%s': expected one 3-D array [layers, heads, head_dim or pairs]",
 		               ep ? ep : "");
 	double *in = NULL, *folded = NULL;
@@ -676,14 +686,15 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 		struct cli_file file;
 		size_t shape[3] = {u->layers, u->heads, u->pairs};
 		if ((rc = cli_file_open(&file, path)) == 0) {
-			enum pe_status st = pe_npy_write(file.f, quantity_data(u, w->quantity), shape,
-			                                 3, o->dtype);
+			enum pe_status st = pe_npy_write(file.f, quantity_data(u, w->quantity),
+			                                 shape, 3, o->dtype);
 			if (st != PE_OK)
 				rc = cli_file_fail(&file, st, 0);
 			else if ((rc = cli_file_commit(&file)) == 0) {
 				char what[128];
-				snprintf(what, sizeof(what), "%zu x %zu x %zu %s array, layers x heads x "
-				                             "pairs",
+				snprintf(what, sizeof(what),
+				         "%zu x %zu x %zu %s array, layers x heads x "
+				         "pairs",
 				         u->layers, u->heads, u->pairs, quantity_name(w->quantity));
 				cli_report_written(o, path, what);
 			}

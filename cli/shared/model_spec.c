@@ -190,8 +190,9 @@ int cli_model_config_text(const struct cli_common *o, const char *spec, char **t
 	} else {
 		const char *t = pe_model_preset_config(name);
 		if (!t)
-			rc = cli_usage_error("scheme '%s': unknown model '%s' ('posenc help models')",
-			                     spec, name);
+			rc = cli_usage_error(
+			        "scheme '%s': unknown model '%s' ('posenc help models')", spec,
+			        name);
 		else if (!(*text = malloc(strlen(t) + 1)))
 			rc = cli_error("out of memory");
 		else {

@@ -29,13 +29,14 @@
 
 #define TWO_PI 6.283185307179586476925
 
-void pe_usage_pair_norms(const double *row_sq, const double *scale, size_t rotary,
-                         int interleaved, double *out)
+void pe_usage_pair_norms(const double *row_sq, const double *scale, size_t rotary, int interleaved,
+                         double *out)
 {
 	size_t h = rotary / 2;
 	for (size_t i = 0; i < h; i++) {
 		size_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + h;
-		double sa = scale ? scale[a] * scale[a] : 1.0, sb = scale ? scale[b] * scale[b] : 1.0;
+		double sa = scale ? scale[a] * scale[a] : 1.0,
+		       sb = scale ? scale[b] * scale[b] : 1.0;
 		out[i] = sqrt(sa * row_sq[a] + sb * row_sq[b]);
 	}
 }
@@ -77,12 +78,12 @@ void pe_usage_destroy(struct pe_usage *u)
 
 struct cfg {
 	size_t heads, kv_heads;
-	size_t nope, rope;       /* DeepSeek qk_nope_head_dim, qk_rope_head_dim */
-	size_t kv_lora;          /* kv_lora_rank */
-	int gemma;               /* model_type gemma*: norms scale by 1 + weight */
-	int falcon_grouped;      /* falcon: new_decoder_architecture, or neither multi_query */
-	int neox;                /* gpt_neox: query_key_value per head */
-	const char *model_type;  /* borrowed from the JSON */
+	size_t nope, rope;      /* DeepSeek qk_nope_head_dim, qk_rope_head_dim */
+	size_t kv_lora;         /* kv_lora_rank */
+	int gemma;              /* model_type gemma*: norms scale by 1 + weight */
+	int falcon_grouped;     /* falcon: new_decoder_architecture, or neither multi_query */
+	int neox;               /* gpt_neox: query_key_value per head */
+	const char *model_type; /* borrowed from the JSON */
 };
 
 static const struct json *key(const struct json *o, const char *k)
@@ -138,7 +139,7 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 		              : strcmp(names[i][1], "kv") == 0   ? &c->kv_heads
 		              : strcmp(names[i][1], "nope") == 0 ? &c->nope
 		              : strcmp(names[i][1], "rope") == 0 ? &c->rope
-		                                                  : &c->kv_lora;
+		                                                 : &c->kv_lora;
 		if (!*dst)
 			*dst = v;
 	}
@@ -146,7 +147,11 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	const struct json *tmt = key(key(root, "text_config"), "model_type");
 	c->model_type = mt && mt->type == JSON_STRING ? mt->string : "";
 	const char *text_type = tmt && tmt->type == JSON_STRING ? tmt->string : c->model_type;
-	c->gemma = strncmp(text_type, "gemma", 5) == 0 || strncmp(c->model_type, "gemma", 5) == 0;
+	/* Gemma, Gemma 2 and Gemma 3's RMSNorm scale by 1 + weight (Gemma3RMSNorm);
+	 * Gemma 3n's and Gemma 4's by the weight itself (Gemma4RMSNorm, with_scale). */
+	static const char *const one_plus[] = {"gemma", "gemma2", "gemma3", "gemma3_text"};
+	for (size_t i = 0; i < sizeof(one_plus) / sizeof(one_plus[0]); i++)
+		c->gemma |= strcmp(text_type, one_plus[i]) == 0;
 	c->neox = strcmp(c->model_type, "gpt_neox") == 0;
 	if (strcmp(c->model_type, "falcon") == 0) {
 		int multi = flag_of(root, "multi_query");
@@ -206,10 +211,11 @@ static enum pe_status rows_sq(struct reader *rd, const struct pe_tensor_info *t,
 			for (size_t j = 0; j < run; j++)
 				acc += rd->buf[i + j] * rd->buf[i + j];
 			if (!isfinite(acc))
-				return rd_fail(err, PE_EFORMAT,
-				               "tensor '%s': row %zu holds a NaN or infinity, or its "
-				               "squares overflow",
-				               t->name, row);
+				return rd_fail(
+				        err, PE_EFORMAT,
+				        "tensor '%s': row %zu holds a NaN or infinity, or its "
+				        "squares overflow",
+				        t->name, row);
 			sq[row - r0] += acc;
 			i += run;
 		}
@@ -232,8 +238,8 @@ static enum pe_status vector(struct reader *rd, const struct pe_tensor_info *t, 
 	enum pe_status st = pe_tensor_store_read(rd->s, t, 0, n, out, err);
 	for (size_t i = 0; st == PE_OK && i < n; i++)
 		if (!isfinite(out[i]))
-			st = rd_fail(err, PE_EFORMAT, "tensor '%s': value %zu is not finite", t->name,
-			             i);
+			st = rd_fail(err, PE_EFORMAT, "tensor '%s': value %zu is not finite",
+			             t->name, i);
 	return st;
 }
 
@@ -256,6 +262,12 @@ static enum pe_status layer_freqs(const struct pe_model *m, size_t gi, size_t he
 		st = rd_fail(err, st, "layer group '%s': %s", g->name, e ? e : pe_status_str(st));
 		free(e);
 		return st;
+	}
+	if (strcmp(pe_scheme_name(s), "nope") == 0) { /* Llama 4, SmolLM3: no RoPE here */
+		pe_scheme_destroy(s);
+		L->rope = 0;
+		L->head_dim = head_dim;
+		return PE_OK;
 	}
 	if (!pe_scheme_has(s, PE_CAP_SCALING)) {
 		pe_scheme_destroy(s);
@@ -339,10 +351,10 @@ struct ctx {
 struct rowmap {
 	size_t q_base, q_stride; /* q row of (h, j): q_base + h * q_stride + j (SEPARATE, MLA) */
 	size_t k_base, k_stride;
-	size_t group_rows;       /* GROUPED: rows per key head block */
-	size_t rep;              /* query heads per key head */
+	size_t group_rows; /* GROUPED: rows per key head block */
+	size_t rep;        /* query heads per key head */
 	enum pe_usage_arch arch;
-	size_t hd;               /* head width (position part) */
+	size_t hd; /* head width (position part) */
 };
 
 static size_t q_row(const struct rowmap *r, size_t h, size_t j)
@@ -363,9 +375,8 @@ static size_t k_row(const struct rowmap *r, size_t g, size_t j)
  * Squared norms of the rows @want marks (rows of tensor t), runs of marked
  * rows read together; unmarked rows are never read (V, DeepSeek's nope part).
  */
-static enum pe_status marked_rows_sq(struct reader *rd, const struct pe_tensor_info *t,
-                                     size_t rows, size_t cols, const unsigned char *want,
-                                     double *sq, char **err)
+static enum pe_status marked_rows_sq(struct reader *rd, const struct pe_tensor_info *t, size_t rows,
+                                     size_t cols, const unsigned char *want, double *sq, char **err)
 {
 	for (size_t r = 0; r < rows;) {
 		if (!want[r]) {
@@ -411,8 +422,7 @@ static enum pe_status norm_scale(struct ctx *c, const struct pe_tensor_info *t, 
 	return PE_OK;
 }
 
-static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, size_t l,
-                                    char **err)
+static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, size_t l, char **err)
 {
 	struct pe_usage *u = c->u;
 	struct pe_usage_layer *L = &u->layer[l];
@@ -431,9 +441,8 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 	r.hd = hd;
 	r.arch = u->arch;
 	size_t q_rows, q_cols, k_rows = 0, k_cols = 0;
-	const struct pe_tensor_info *qt = u->arch == PE_USAGE_SEPARATE || u->arch == PE_USAGE_MLA
-	                                          ? T->t[US_Q]
-	                                          : T->t[US_QKV];
+	const struct pe_tensor_info *qt =
+	        u->arch == PE_USAGE_SEPARATE || u->arch == PE_USAGE_MLA ? T->t[US_Q] : T->t[US_QKV];
 	const struct pe_tensor_info *kt = qt == T->t[US_QKV] ? NULL : T->t[US_K];
 	if ((st = tensor_2d(qt, &q_rows, &q_cols, err)) != PE_OK)
 		return st;
@@ -445,10 +454,11 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 	case PE_USAGE_SEPARATE:
 		/* Counts from the shapes: Gemma 4's global layers have their own. */
 		if (q_rows % hd || k_rows % hd)
-			return rd_fail(err, PE_EFORMAT,
-			               "layer %zu: '%s' has %zu rows and '%s' %zu, not whole heads of "
-			               "%zu",
-			               l, qt->name, q_rows, kt->name, k_rows, hd);
+			return rd_fail(
+			        err, PE_EFORMAT,
+			        "layer %zu: '%s' has %zu rows and '%s' %zu, not whole heads of "
+			        "%zu",
+			        l, qt->name, q_rows, kt->name, k_rows, hd);
 		L->heads = q_rows / hd;
 		L->kv_heads = k_rows / hd;
 		if (heads && L->heads != heads)
@@ -464,13 +474,14 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 			               "config: DeepSeek's MLA tensors need num_attention_heads, "
 			               "qk_rope_head_dim and kv_lora_rank");
 		if (cf->rope != hd)
-			return rd_fail(err, PE_EFORMAT,
-			               "config: qk_rope_head_dim %zu, but the rotary head width is %zu",
-			               cf->rope, hd);
+			return rd_fail(
+			        err, PE_EFORMAT,
+			        "config: qk_rope_head_dim %zu, but the rotary head width is %zu",
+			        cf->rope, hd);
 		if (q_rows != heads * (cf->nope + cf->rope))
 			return rd_fail(err, PE_EFORMAT,
-			               "layer %zu: '%s' has %zu rows, not %zu heads x (%zu + %zu)", l,
-			               qt->name, q_rows, heads, cf->nope, cf->rope);
+			               "layer %zu: '%s' has %zu rows, not %zu heads x (%zu + %zu)",
+			               l, qt->name, q_rows, heads, cf->nope, cf->rope);
 		if (k_rows != cf->kv_lora + cf->rope)
 			return rd_fail(err, PE_EFORMAT,
 			               "layer %zu: '%s' has %zu rows, not kv_lora_rank %zu + "
@@ -517,7 +528,8 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 		return PE_OK;
 	/* Which rows hold pairs; only those are read. */
 	unsigned char *qwant = calloc(q_rows, 1), *kwant = kt ? calloc(k_rows, 1) : NULL;
-	double *qsq = calloc(q_rows, sizeof(double)), *ksq = kt ? calloc(k_rows, sizeof(double)) : NULL;
+	double *qsq = calloc(q_rows, sizeof(double)),
+	       *ksq = kt ? calloc(k_rows, sizeof(double)) : NULL;
 	double *qn = NULL, *kn = NULL, *bias = NULL, *hq = malloc(2 * hd * sizeof(double)),
 	       *pq = malloc(L->pairs * sizeof(double)), *pk = malloc(L->pairs * sizeof(double));
 	size_t qn_row = 0, kn_row = 0;
@@ -567,6 +579,8 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 		goto done;
 	if (qn || kn)
 		u->norm = c->cfg.gemma ? PE_USAGE_NORM_ONE_PLUS : PE_USAGE_NORM_WEIGHT;
+	if (T->t[US_QLN] || T->t[US_KLN])
+		u->layernorm_skipped = 1;
 	for (size_t h = 0; h < L->heads; h++) {
 		size_t g = h / r.rep;
 		for (size_t j = 0; j < L->rotary; j++) {
@@ -605,8 +619,8 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 	for (size_t l = 0; l < u->layers; l++) {
 		size_t gi = group_of(m, l);
 		if (gi == SIZE_MAX)
-			return rd_fail(err, PE_EFORMAT, "layer %zu is in no layer group of the config",
-			               l);
+			return rd_fail(err, PE_EFORMAT,
+			               "layer %zu is in no layer group of the config", l);
 		struct pe_usage_layer tmp = {0};
 		enum pe_status st = layer_freqs(m, gi, m->head_dim, &tmp, err);
 		free(tmp.theta);
@@ -644,7 +658,8 @@ enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char *confi
 	char *jerr = NULL;
 	struct json *root = json_parse(config, config_len, &jerr);
 	if (!root) {
-		enum pe_status st = rd_fail(err, PE_EFORMAT, "config: %s", jerr ? jerr : "malformed");
+		enum pe_status st =
+		        rd_fail(err, PE_EFORMAT, "config: %s", jerr ? jerr : "malformed");
 		free(jerr);
 		return st;
 	}
@@ -664,13 +679,13 @@ enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char *confi
 		u->train_context = m->train_context;
 		u->prefix = pe_asprintf("%sN%s%s", c.found.prefix, *c.found.module ? "." : "",
 		                        c.found.module);
-		u->arch = c.found.mla     ? PE_USAGE_MLA
-		          : !c.found.fused ? PE_USAGE_SEPARATE
-		          : (c.cfg.neox || c.cfg.falcon_grouped) &&
-		                          c.found.layer[0].t[US_QKV] &&
-		                          strstr(c.found.layer[0].t[US_QKV]->name, "query_key_value")
-		                  ? PE_USAGE_GROUPED
-		                  : PE_USAGE_CONCAT;
+		u->arch =
+		        c.found.mla      ? PE_USAGE_MLA
+		        : !c.found.fused ? PE_USAGE_SEPARATE
+		        : (c.cfg.neox || c.cfg.falcon_grouped) && c.found.layer[0].t[US_QKV] &&
+		                        strstr(c.found.layer[0].t[US_QKV]->name, "query_key_value")
+		                ? PE_USAGE_GROUPED
+		                : PE_USAGE_CONCAT;
 		if (c.found.fused && c.found.layer[0].t[US_Q])
 			u->arch = PE_USAGE_SEPARATE; /* both kinds: q_proj and k_proj win */
 		u->layer = calloc(u->layers, sizeof(*u->layer));
@@ -719,10 +734,11 @@ enum pe_status pe_usage_fold_activations(const struct pe_usage *u, const double 
 	for (size_t l = 0; l < layers; l++) {
 		const struct pe_usage_layer *L = &u->layer[l];
 		if (L->rope && width != L->head_dim && width != L->pairs && width != L->rotary)
-			return rd_fail(err, PE_ERANGE,
-			               "width %zu is neither layer %zu's head width %zu, its rotary "
-			               "width %zu nor its %zu pairs",
-			               width, l, L->head_dim, L->rotary, L->pairs);
+			return rd_fail(
+			        err, PE_ERANGE,
+			        "width %zu is neither layer %zu's head width %zu, its rotary "
+			        "width %zu nor its %zu pairs",
+			        width, l, L->head_dim, L->rotary, L->pairs);
 	}
 	size_t n = u->layers * u->heads * u->pairs;
 	double *o = malloc((n ? n : 1) * sizeof(double));

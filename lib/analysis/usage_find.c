@@ -41,8 +41,8 @@ static const struct role_name roles[] = {
         {"Wqkv", 1, US_QKVB, 0, 1},
         {"q_norm", 0, US_QNORM, 0, 0},
         {"k_norm", 0, US_KNORM, 0, 0},
-        {"q_layernorm", 0, US_QNORM, 0, 0},
-        {"k_layernorm", 0, US_KNORM, 0, 0},
+        {"q_layernorm", 0, US_QLN, 0, 0},
+        {"k_layernorm", 0, US_KLN, 0, 0},
 };
 
 /* One name cut as PREFIX<layer>.MODULE.ROLE.(weight|bias). */
@@ -89,7 +89,8 @@ static int cut_name(const char *name, struct cut *c)
 		if (digits) {
 			c->layer = (size_t)strtoul(st, NULL, 10);
 			c->prefix_len = (size_t)(st - name);
-			/* MODULE lies between the '.' after the layer and the one before the role. */
+			/* MODULE lies between the '.' after the layer and the one before the role.
+			 */
 			c->module = end + 1;
 			c->module_len = rs - 1 > end ? (size_t)(rs - 1 - (end + 1)) : 0;
 			return c->layer < MAX_LAYERS;
@@ -108,8 +109,8 @@ static int has_main(const struct us_layer *l)
 
 static int is_side_part(const char *prefix)
 {
-	static const char *const words[] = {"vision", "visual", "audio", "image", "mm_",
-	                                    "encoder", "vit", "siglip"};
+	static const char *const words[] = {"vision", "visual",  "audio", "image",
+	                                    "mm_",    "encoder", "vit",   "siglip"};
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strstr(prefix, words[i]))
 			return 1;

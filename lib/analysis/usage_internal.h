@@ -11,14 +11,16 @@
 
 /* What a tensor is to the attention of its layer. */
 enum us_role {
-	US_Q,      /* q_proj, q_b_proj */
-	US_K,      /* k_proj, kv_a_proj_with_mqa */
-	US_QB,     /* their biases */
+	US_Q,  /* q_proj, q_b_proj */
+	US_K,  /* k_proj, kv_a_proj_with_mqa */
+	US_QB, /* their biases */
 	US_KB,
-	US_QKV,    /* fused qkv weight */
-	US_QKVB,   /* its bias */
-	US_QNORM,  /* q_norm / q_layernorm weight */
+	US_QKV,   /* fused qkv weight */
+	US_QKVB,  /* its bias */
+	US_QNORM, /* q_norm / q_layernorm weight */
 	US_KNORM,
+	US_QLN, /* q_layernorm / k_layernorm: LayerNorms (mean-centred), not folded */
+	US_KLN,
 	US_NROLES,
 };
 

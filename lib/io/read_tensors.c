@@ -86,11 +86,12 @@ static enum pe_status shard_open(struct shard *sh, uint64_t *budget_left, char *
 		/* The parsed header holds about twice its text. */
 		if (*budget_left != UINT64_MAX && hl <= PE_SAFETENSORS_HEADER_MAX) {
 			if (2 * hl > *budget_left)
-				return rd_fail(err, PE_ETOOBIG,
-				               "the safetensors header of %.1f MiB needs about %.1f "
-				               "MiB to parse, more than the memory left (%.1f MiB)",
-				               (double)hl / 1048576.0, 2.0 * (double)hl / 1048576.0,
-				               (double)*budget_left / 1048576.0);
+				return rd_fail(
+				        err, PE_ETOOBIG,
+				        "the safetensors header of %.1f MiB needs about %.1f "
+				        "MiB to parse, more than the memory left (%.1f MiB)",
+				        (double)hl / 1048576.0, 2.0 * (double)hl / 1048576.0,
+				        (double)*budget_left / 1048576.0);
 			*budget_left -= 2 * hl;
 		}
 	}
@@ -159,8 +160,8 @@ static enum pe_status index_shards(const char *path, struct pe_tensor_store *s, 
 	for (size_t i = 0; i < map->n; i++) {
 		const struct json *v = &map->items[i];
 		if (v->type != JSON_STRING)
-			return rd_fail(err, PE_EFORMAT, "index: weight_map['%s'] is not a file name",
-			               map->keys[i]);
+			return rd_fail(err, PE_EFORMAT,
+			               "index: weight_map['%s'] is not a file name", map->keys[i]);
 		if (!*v->string || strchr(v->string, '/') || strcmp(v->string, "..") == 0 ||
 		    strcmp(v->string, ".") == 0)
 			return rd_fail(err, PE_EFORMAT,
@@ -190,7 +191,8 @@ static enum pe_status index_check(const struct pe_tensor_store *s, const struct 
 	for (size_t i = 1; i < s->count; i++)
 		if (s->by_name[i].name && s->by_name[i - 1].name &&
 		    strcmp(s->by_name[i].name, s->by_name[i - 1].name) == 0)
-			return rd_fail(err, PE_EFORMAT, "tensor '%s' is in two shards, '%s' and '%s'",
+			return rd_fail(err, PE_EFORMAT,
+			               "tensor '%s' is in two shards, '%s' and '%s'",
 			               s->by_name[i].name, s->shards[s->by_name[i - 1].shard].path,
 			               s->shards[s->by_name[i].shard].path);
 	const struct json *map = NULL;
@@ -204,9 +206,8 @@ static enum pe_status index_check(const struct pe_tensor_store *s, const struct 
 			               "index: tensor '%s' is not in its shard '%s'", map->keys[i],
 			               map->items[i].string);
 		for (size_t k = 0; k < s->count; k++)
-			if (s->refs[k].t == t &&
-			    strcmp(s->shards[s->refs[k].shard].path + dir_len,
-			           map->items[i].string) != 0)
+			if (s->refs[k].t == t && strcmp(s->shards[s->refs[k].shard].path + dir_len,
+			                                map->items[i].string) != 0)
 				return rd_fail(err, PE_EFORMAT,
 				               "index: tensor '%s' is in '%s', the index says '%s'",
 				               map->keys[i], s->shards[s->refs[k].shard].path,
@@ -215,8 +216,8 @@ static enum pe_status index_check(const struct pe_tensor_store *s, const struct 
 	return PE_OK;
 }
 
-enum pe_status pe_tensor_store_open(const char *path, uint64_t budget,
-                                    struct pe_tensor_store **out, char **err)
+enum pe_status pe_tensor_store_open(const char *path, uint64_t budget, struct pe_tensor_store **out,
+                                    char **err)
 {
 	if (err)
 		*err = NULL;
@@ -251,7 +252,8 @@ enum pe_status pe_tensor_store_open(const char *path, uint64_t budget,
 		}
 		if (st == PE_OK) {
 			if (is_index && s->shards[i].info->format != PE_FORMAT_SAFETENSORS)
-				st = rd_fail(err, PE_EFORMAT, "shard '%s' is not a safetensors file",
+				st = rd_fail(err, PE_EFORMAT,
+				             "shard '%s' is not a safetensors file",
 				             s->shards[i].path);
 			else
 				s->count += s->shards[i].info->count;
@@ -296,8 +298,7 @@ const struct pe_tensor_info *pe_tensor_store_info(const struct pe_tensor_store *
 	return s && i < s->count ? s->refs[i].t : NULL;
 }
 
-const struct pe_tensor_info *pe_tensor_store_find(const struct pe_tensor_store *s,
-                                                  const char *name)
+const struct pe_tensor_info *pe_tensor_store_find(const struct pe_tensor_store *s, const char *name)
 {
 	if (!s || !name)
 		return NULL;
@@ -374,9 +375,10 @@ enum pe_status pe_tensor_store_read(struct pe_tensor_store *s, const struct pe_t
 		return rd_fail(err, PE_EFORMAT, "a Fortran-order array is not read by slices");
 	uint64_t n = nelem(t);
 	if (first > n || count > n - first)
-		return rd_fail(err, PE_ERANGE, "elements %llu..%llu are past the end of '%s' (%llu)",
-		               (unsigned long long)first,
-		               (unsigned long long)(first + count), name, (unsigned long long)n);
+		return rd_fail(err, PE_ERANGE,
+		               "elements %llu..%llu are past the end of '%s' (%llu)",
+		               (unsigned long long)first, (unsigned long long)(first + count), name,
+		               (unsigned long long)n);
 	size_t size = rd_elem_size(e);
 	unsigned char *buf = malloc(PIECE);
 	if (!buf)

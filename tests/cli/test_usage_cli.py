@@ -240,6 +240,59 @@ ok("1 + w" in r.err, "gemma3: says the norms are folded in as 1 + w", r.err)
 ok(rows and rows[(0, 0, 1)]["wavelength"] != rows[(1, 0, 1)]["wavelength"],
    "gemma3: local and global layers have their own frequencies")
 
+# ---- Gemma 4: local heads of 16, global heads of 32 with proportional RoPE, q_norm as w -------
+cfg_g4 = config("gemma4", {"model_type": "gemma4", "text_config": {
+    "model_type": "gemma4_text", "head_dim": 16, "global_head_dim": 32, "hidden_size": hidden,
+    "num_attention_heads": H, "num_key_value_heads": 2, "num_global_key_value_heads": 1,
+    "num_hidden_layers": 2, "max_position_embeddings": 8192,
+    "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 1024,
+    "rope_parameters": {"full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1e6,
+                                           "rope_type": "proportional"},
+                        "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}}}})
+tensors, ref_q, ref_k = {}, [], []
+for l, (w, kvh) in enumerate(((16, 2), (32, 1))):
+    q = rng.standard_normal((H * w, hidden)).astype(np.float32)
+    k = rng.standard_normal((kvh * w, hidden)).astype(np.float32)
+    qn = rng.standard_normal(w).astype(np.float32)
+    p = f"model.language_model.layers.{l}.self_attn."
+    tensors.update({p + "q_proj.weight": q, p + "k_proj.weight": k, p + "q_norm.weight": qn})
+    hp = pairs_of(w, False)
+    ref_q.append([pair_norms(q.astype(np.float64).reshape(H, w, hidden)[h], hp,
+                             qn.astype(np.float64)) for h in range(H)])
+    ref_k.append([pair_norms(k.astype(np.float64).reshape(kvh, w, hidden)[h // (H // kvh)], hp)
+                  for h in range(H)])
+st_write.write(path("gemma4.safetensors"), tensors, "F32")
+r, rows = table(cfg_g4, path("gemma4.safetensors"))
+compare("gemma4 (heads of 16 and 32, 2 and 1 key heads, q_norm as w)", rows, ref_q, ref_k)
+ok(rows and rows[(1, 0, 3)]["scaled_wavelength"] != "inf" and rows[(1, 0, 4)]["scaled_wavelength"] == "inf"
+   and int(rows[(1, 0, 4)]["dim_b"]) == 20,
+   "gemma4: proportional pairs past the turning 4 have frequency 0 but stay pairs (4, 20)")
+r = run(EXE, "usage", "-s", "hf:" + cfg_g4, "--weights", path("gemma4.safetensors"), "-o",
+        path("g4.npy"))
+a = np.load(path("g4.npy")) if r.rc == 0 else None
+ok(a is not None and a.shape == (2, H, 16) and np.isnan(a[0, :, 8:]).all()
+   and not np.isnan(a[1]).any(), "gemma4: NPY pads the narrower layer with NaN", r.err)
+r = run(EXE, "usage", "-s", "hf:" + cfg_g4, "--weights", path("gemma4.safetensors"),
+        "--view", "wavelength", "-o", path("g4.png"))
+ok(r.rc == 0 and "12 pairs of frequency 0" in r.err, "gemma4: the wavelength figure says what it "
+   "leaves out", r.err)
+
+# ---- SmolLM3: a layer without RoPE -------------------------------------------------------
+cfg_smol = config("smol", {"model_type": "smollm3", "hidden_size": hidden, "num_attention_heads": H,
+                           "num_key_value_heads": KV, "num_hidden_layers": 4,
+                           "max_position_embeddings": 4096, "rope_theta": 10000.0,
+                           "no_rope_layers": [1, 1, 1, 0]})
+tensors = {}
+for l in range(4):
+    tensors[f"model.layers.{l}.self_attn.q_proj.weight"] = np.ones((H * hd, hidden), np.float32)
+    tensors[f"model.layers.{l}.self_attn.k_proj.weight"] = np.ones((KV * hd, hidden), np.float32)
+st_write.write(path("smol.safetensors"), tensors, "F32")
+r, rows = table(cfg_smol, path("smol.safetensors"))
+ok(r.rc == 0 and len(rows) == 3 * H * 8 and all(l < 3 for l, _, _ in rows)
+   and float(rows[(0, 0, 0)]["q"]) == np.sqrt(2 * hidden), "smollm3: the NoPE layer has no pairs",
+   r.err)
+ok("1 layers without RoPE" in r.err, "smollm3: says so", r.err)
+
 # ---- DeepSeek-V3: MLA rope part, interleaved ------------------------------------------------
 nope, rope, kvl, ql = 16, 8, 12, 10
 cfg_ds = config("ds", {"model_type": "deepseek_v3", "hidden_size": hidden, "num_attention_heads": H,

@@ -56,8 +56,7 @@ PE_API size_t pe_tensor_store_count(const struct pe_tensor_store *s);
  * @return a description owned by the store (its name is NULL for an .npy
  * array), or NULL when @i is out of range.
  */
-PE_API const struct pe_tensor_info *pe_tensor_store_info(const struct pe_tensor_store *s,
-                                                         size_t i);
+PE_API const struct pe_tensor_info *pe_tensor_store_info(const struct pe_tensor_store *s, size_t i);
 
 /*
  * pe_tensor_store_find() - the tensor named @name

@@ -27,9 +27,10 @@
  * qkv_proj/c_attn (rows [q | k | v]) or query_key_value (GPT-NeoX and
  * Falcon: per key head, rows [its query heads | k | v]), DeepSeek's
  * q_b_proj (or q_proj) and kv_a_proj_with_mqa. What is folded in:
- *   q_norm / k_norm weights (Qwen3, OLMo 2, Gemma 3: RMS norms of q and k
- *   applied before RoPE): each row is scaled by its coordinate's weight
- *   (Gemma: 1 + weight, as Gemma's RMSNorm applies it). The division by
+ *   q_norm / k_norm weights (Qwen3, OLMo 2, Gemma 3, Gemma 4: RMS norms of
+ *   q and k applied before RoPE): each row is scaled by its coordinate's
+ *   weight (Gemma, Gemma 2 and Gemma 3: 1 + weight, as Gemma3RMSNorm
+ *   applies it; Gemma 3n and 4 scale by the weight itself). The division by
  *   the RMS of each token's q or k is data-dependent and not folded: it
  *   scales a whole head alike, so pairs compare within a head, not across.
  *   Biases (Qwen 2): with fold_bias, as one more column (an input
@@ -80,36 +81,40 @@ struct pe_usage_options {
 
 /* One layer: its pairing and the tensors it was read from. */
 struct pe_usage_layer {
-	size_t group;     /* index into the model's groups */
-	int rope;         /* 0: the layer has no RoPE (NoPE): no pairs */
-	int interleaved;  /* 1: pairs (2i, 2i+1); 0: (i, i + d_rot/2) */
-	size_t head_dim;  /* rows of one query head's position part */
-	size_t rotary;    /* d_rot: coordinates that form pairs */
-	size_t pairs;     /* d_rot / 2 */
-	size_t heads;     /* query heads */
-	size_t kv_heads;  /* key heads */
-	double *theta;    /* owned: pairs unscaled inverse frequencies */
-	double *scaled;   /* owned: pairs scaled inverse frequencies (0: never turns) */
-	size_t critical;  /* Liu et al.'s critical dimension / 2 (pairs), training context */
-	int has_critical; /* 0 when it does not apply */
+	size_t group;            /* index into the model's groups */
+	int rope;                /* 0: the layer has no RoPE (NoPE): no pairs */
+	int interleaved;         /* 1: pairs (2i, 2i+1); 0: (i, i + d_rot/2) */
+	size_t head_dim;         /* rows of one query head's position part */
+	size_t rotary;           /* d_rot: coordinates that form pairs */
+	size_t pairs;            /* d_rot / 2 */
+	size_t heads;            /* query heads */
+	size_t kv_heads;         /* key heads */
+	double *theta;           /* owned: pairs unscaled inverse frequencies */
+	double *scaled;          /* owned: pairs scaled inverse frequencies (0: never turns) */
+	size_t critical;         /* Liu et al.'s critical dimension / 2 (pairs), training context */
+	int has_critical;        /* 0 when it does not apply */
 	double band_lo, band_hi; /* scaled band: wavelengths between these are changed
 	                            by the scaling in varying degree (llama3, yarn); NaN */
 	char *q_name, *k_name;   /* owned: the tensors read */
 };
 
 struct pe_usage {
-	size_t layers;   /* layers found in the checkpoint */
-	size_t heads;    /* query heads (the largest of any layer) */
-	size_t pairs;    /* the largest number of pairs of any layer */
-	double *q;       /* owned: layers x heads x pairs, NaN where a layer has none */
-	double *k;       /* owned: same shape, the key head of each query head */
-	double *qk;      /* owned: q * k */
+	size_t layers; /* layers found in the checkpoint */
+	size_t heads;  /* query heads (the largest of any layer) */
+	size_t pairs;  /* the largest number of pairs of any layer */
+	double *q;     /* owned: layers x heads x pairs, NaN where a layer has none */
+	double *k;     /* owned: same shape, the key head of each query head */
+	double *qk;    /* owned: q * k */
 	struct pe_usage_layer *layer; /* owned: layers entries */
 	enum pe_usage_arch arch;
 	enum pe_usage_norm norm;
 	int has_bias;    /* the checkpoint has q/k biases */
 	int bias_folded; /* and they were folded in */
-	char *prefix;    /* owned: the name prefix of the layers, "model.layers." */
+	/* q_layernorm/k_layernorm tensors (Persimmon, StableLM, Phi with qk_layernorm):
+	 * LayerNorms, which centre each head's q before scaling it, so no scaling
+	 * of the rows reproduces them: present and not folded in. */
+	int layernorm_skipped;
+	char *prefix;                  /* owned: the name prefix of the layers, "model.layers." */
 	double context, train_context; /* from the model */
 };
 
@@ -133,8 +138,8 @@ struct pe_usage {
  */
 PE_API enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char *config,
                                        size_t config_len, const struct pe_model *m,
-                                       const struct pe_usage_options *opt,
-                                       struct pe_usage **out, char **err);
+                                       const struct pe_usage_options *opt, struct pe_usage **out,
+                                       char **err);
 
 /*
  * pe_usage_pair_norms() - the pair norms of one head from its rows' squared norms
