@@ -432,6 +432,36 @@ error_case(EXE, "truncated checkpoint",
                                                    "num_hidden_layers": 1}),
             "--weights", path("i8.safetensors"), "-o", "-"], 1, "truncated")
 
+# ---- hostile files: one line, exit 1, nothing written ----------------------------------------
+hostile = workdir()
+one = config("onel", {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+                      "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 1})
+st_write.write(path("f8.safetensors"), {
+    "model.layers.0.self_attn.q_proj.weight": (np.zeros((64, 64)), "F32"),
+    "model.layers.0.self_attn.k_proj.weight": (np.zeros((32, 64)), "F32")})
+raw = open(path("f8.safetensors"), "rb").read()
+raw = raw.replace(b'"F32", "shape": [32, 64]', b'"U32", "shape": [32, 64]')
+open(path("f8.safetensors"), "wb").write(raw)
+st_write.write(path("esc2.safetensors"), {
+    "x\x1b.layers.0.self_attn.q_proj.weight": (np.zeros((64,)), "F32"),
+    "x\x1b.layers.0.self_attn.k_proj.weight": (np.zeros((32, 64)), "F32")})
+with open(path("notjson.index.json"), "w") as f:
+    f.write("{\"weight_map\": [1, 2")
+with open(path("num.index.json"), "w") as f:
+    f.write('{"weight_map": {"a": 3}}')
+for name, weights, needle in (
+        ("a folder", TMP, "not a regular file"),
+        ("a device", "/dev/zero", "not a regular file"),
+        ("an integer dtype", path("f8.safetensors"), "dtype U32"),
+        ("a 1-D q_proj, its name escaped", path("esc2.safetensors"), "\\x1b"),
+        ("an index that is not JSON", path("notjson.index.json"), "index:"),
+        ("an index value that is not a file name", path("num.index.json"), "not a file name")):
+    error_case(EXE, f"hostile: {name}",
+               ["usage", "-s", "hf:" + one, "--weights", weights, "-o", "out.csv"], 1, needle,
+               cwd=hostile)
+r = run(EXE, "usage", "-s", "hf:" + one, "--weights", path("esc2.safetensors"), "-o", "-")
+ok("\x1b" not in r.err, "hostile: no raw escape byte reaches the terminal", r.err)
+
 # ---- bounded memory: a 3 GiB sparse checkpoint within --max-memory 64M ---------------------
 hidden_b, H_b, KV_b, hd_b = 8192, 32, 8, 128
 cfg_big = config("big", {"model_type": "llama", "hidden_size": hidden_b, "num_attention_heads": H_b,
