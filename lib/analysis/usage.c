@@ -727,18 +727,33 @@ enum pe_status pe_usage_fold_activations(const struct pe_usage *u, const double 
 	if (err)
 		*err = NULL;
 	*out = NULL;
-	if (layers != u->layers || heads != u->heads)
-		return rd_fail(err, PE_ERANGE,
-		               "%zu layers x %zu heads, the checkpoint has %zu x %zu query heads",
-		               layers, heads, u->layers, u->heads);
-	for (size_t l = 0; l < layers; l++) {
+	/* Query heads, or the key heads of every RoPE layer (a statistic of k). */
+	size_t max_hd = 0, kv = SIZE_MAX;
+	int all_rotary = 1;
+	for (size_t l = 0; l < u->layers; l++) {
 		const struct pe_usage_layer *L = &u->layer[l];
-		if (L->rope && width != L->head_dim && width != L->pairs && width != L->rotary)
-			return rd_fail(
-			        err, PE_ERANGE,
-			        "width %zu is neither layer %zu's head width %zu, its rotary "
-			        "width %zu nor its %zu pairs",
-			        width, l, L->head_dim, L->rotary, L->pairs);
+		if (!L->rope)
+			continue;
+		max_hd = L->head_dim > max_hd ? L->head_dim : max_hd;
+		kv = kv == SIZE_MAX || kv == L->kv_heads ? L->kv_heads : 0;
+		all_rotary &= L->rotary == width;
+	}
+	int key_side = heads != u->heads && heads == kv;
+	if (layers != u->layers || (heads != u->heads && !key_side))
+		return rd_fail(err, PE_ERANGE,
+		               "%zu layers x %zu heads, the checkpoint has %zu layers of %zu query "
+		               "heads%s",
+		               layers, heads, u->layers, u->heads,
+		               kv && kv != SIZE_MAX && kv != u->heads ? " (or key heads)" : "");
+	/* Per coordinate: the widest head (narrower layers use their first coordinates),
+	 * or every layer's rotary width; else per pair. */
+	int per_pair = 0;
+	if (width != max_hd && !all_rotary) {
+		if (width != u->pairs)
+			return rd_fail(err, PE_ERANGE,
+			               "width %zu is neither the head width %zu nor the %zu pairs",
+			               width, max_hd, u->pairs);
+		per_pair = 1;
 	}
 	size_t n = u->layers * u->heads * u->pairs;
 	double *o = malloc((n ? n : 1) * sizeof(double));
@@ -755,9 +770,10 @@ enum pe_status pe_usage_fold_activations(const struct pe_usage *u, const double 
 		if (!L->rope)
 			continue;
 		for (size_t h = 0; h < L->heads; h++) {
-			const double *row = in + (l * heads + h) * width;
+			size_t src = key_side ? h / (L->heads / L->kv_heads) : h;
+			const double *row = in + (l * heads + src) * width;
 			double *dst = o + (l * u->heads + h) * u->pairs;
-			if (width == L->pairs && width != L->rotary) {
+			if (per_pair) {
 				memcpy(dst, row, L->pairs * sizeof(double));
 				continue;
 			}

@@ -379,6 +379,15 @@ np.save(path("act-pairs.npy"), act[:, :, :8])
 r, rows = table(cfg_llama, path("llama.safetensors"), "--activations", path("act-pairs.npy"))
 ok(rows and float(rows[(1, 3, 7)]["activation"]) == act[1, 3, 7],
    "activations: per pair, taken as they are", r.err)
+kact = rng.random((L, KV, hd))
+np.save(path("act-k.npy"), kact)
+r, rows = table(cfg_llama, path("llama.safetensors"), "--activations", path("act-k.npy"))
+want = np.sqrt(np.array([[[kact[l, h // 2, a] ** 2 + kact[l, h // 2, b] ** 2 for a, b in half]
+                          for h in range(H)] for l in range(L)]))
+got = np.array([[[float(rows[(l, h, i)]["activation"]) for i in range(8)] for h in range(H)]
+                for l in range(L)]) if rows else None
+ok(got is not None and np.allclose(got, want, rtol=1e-14, atol=0),
+   "activations of the key heads: query head h gets key head h/2", r.err)
 np.save(path("act-bad.npy"), act[:, :3])
 error_case(EXE, "activations of another head count",
            ["usage", "-s", "hf:" + cfg_llama, "--weights", path("llama.safetensors"),

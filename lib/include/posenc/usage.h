@@ -156,17 +156,21 @@ PE_API void pe_usage_pair_norms(const double *row_sq, const double *scale, size_
 /*
  * pe_usage_fold_activations() - per-pair values of an activation statistic
  *
- * @in:   layers x heads x width values of some statistic per coordinate
- *        (an L2 norm over tokens, a mean |q|), width = the layer's head_dim
- *        (per coordinate: the pair gets sqrt(a^2 + b^2), which is the pair's
- *        own L2 norm when a and b are L2 norms) or the layer's pairs (taken
- *        as they are).
+ * @in:   layers x heads x width values of some statistic computed elsewhere
+ *        (an L2 norm over tokens, a mean |q|). heads: the query heads, or
+ *        the key heads when every RoPE layer has that many (then query head
+ *        h gets key head h / (heads / kv_heads)). width: per coordinate,
+ *        the widest layer's head_dim (narrower layers use their first
+ *        coordinates) or every layer's rotary width; each pair gets
+ *        sqrt(a^2 + b^2) of its two coordinates (the pair's own L2 norm
+ *        when a and b are L2 norms); or per pair, u->pairs values taken as
+ *        they are (each layer its first pairs).
  * @u:    the usage whose pairing applies (layer by layer).
- * @out:  on success a new array layers x heads x u->pairs (free()), NaN
+ * @out:  on success a new array layers x u->heads x u->pairs (free()), NaN
  *        where a layer has no pairs.
  *
- * @return PE_OK, PE_ERANGE (layers or heads differ from @u's, a width that
- * is neither head_dim nor pairs of a layer: *err says which), PE_ENOMEM.
+ * @return PE_OK, PE_ERANGE (layers or heads differ from @u's, or a width
+ * that fits neither reading: *err says which), PE_ENOMEM.
  */
 PE_API enum pe_status pe_usage_fold_activations(const struct pe_usage *u, const double *in,
                                                 size_t layers, size_t heads, size_t width,

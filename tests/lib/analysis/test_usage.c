@@ -72,8 +72,8 @@ static void store_reads_slices_by_name(void **state)
 {
 	(void)state;
 	/* "b": BF16 (2, 2) = [[1, -3], [0.5, 2]]; "a": F16 (3,) = [1, -5, 0] */
-	const unsigned char data[] = {0x80, 0x3f, 0x40, 0xc0, 0x00, 0x3f, 0x00, 0x40,
-	                              0x00, 0x3c, 0x00, 0xc5, 0x00, 0x00};
+	const unsigned char data[] = {0x80, 0x3f, 0x40, 0xc0, 0x00, 0x3f, 0x00,
+	                              0x40, 0x00, 0x3c, 0x00, 0xc5, 0x00, 0x00};
 	write_st("m.safetensors",
 	         "{\"b\":{\"dtype\":\"BF16\",\"shape\":[2,2],\"data_offsets\":[0,8]},"
 	         "\"a\":{\"dtype\":\"F16\",\"shape\":[3],\"data_offsets\":[8,14]}}",
@@ -107,10 +107,12 @@ static void store_reads_a_sharded_index(void **state)
 {
 	(void)state;
 	const float one[2] = {1.5f, -2.0f}, two[1] = {4.0f};
-	write_st("s1.safetensors", "{\"x\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
-	         one, sizeof(one));
-	write_st("s2.safetensors", "{\"y\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
-	         two, sizeof(two));
+	write_st("s1.safetensors",
+	         "{\"x\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", one,
+	         sizeof(one));
+	write_st("s2.safetensors",
+	         "{\"y\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}", two,
+	         sizeof(two));
 	const char *index = "{\"metadata\":{},\"weight_map\":{\"x\":\"s1.safetensors\","
 	                    "\"y\":\"s2.safetensors\"}}";
 	write_file("i.json", index, strlen(index));
