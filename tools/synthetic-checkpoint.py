@@ -5,10 +5,10 @@
 
 Writes FOLDER/config.json (a Llama 3.1 config cut down to 16 layers, 8 query heads on
 2 key heads of width 64, rope_theta 500000, llama3 scaling) and FOLDER/model.safetensors
-(BF16 q_proj and k_proj only) whose usage is planted: in layer l the pairs near
-i = 31 l / 15 carry the most weight (a Gaussian bump over a floor of 0.3), so the figure
-shows a diagonal from high frequencies in the first layer to low ones in the last. It is
-NOT a trained model: it shows what the figure draws, not what real models do.
+(BF16 q_proj and k_proj only) whose usage is planted: in layer l a bump of weight over
+the pairs near i = l (high frequencies move to middle ones with depth), and in every layer
+large norms on the last pairs (the lowest frequencies), over a floor of 0.4. It is NOT a
+trained model: it shows what the figures draw, not what real models do.
 Deterministic (numpy's PCG64, seed 1). The safetensors layout is the format's own: an
 8-byte little-endian header length, the JSON header, the raw data."""
 import json
@@ -34,7 +34,7 @@ pairs = hd // 2
 tensors = {}
 for l in range(L):
     i = np.arange(pairs)
-    bump = 0.3 + np.exp(-((i - (pairs - 1) * l / (L - 1)) ** 2) / 40.0)
+    bump = 0.4 + 1.2 * np.exp(-((i - l) ** 2) / 8.0) + 2.0 * (i / (pairs - 1)) ** 8
     per_row = np.concatenate([bump, bump])  # half layout: pair i is rows i and i + 32
     for name, heads in (("q_proj", H), ("k_proj", KV)):
         w = rng.standard_normal((heads * hd, hidden)) * np.tile(per_row, heads)[:, None] / 16

@@ -452,7 +452,8 @@ static enum pe_status wavelength_panel(struct pe_panel *p, const struct pe_usage
 	}
 	if (isfinite(first->band_lo) && isfinite(first->band_hi)) {
 		/* one label for the band, on its first line */
-		snprintf(from, sizeof(from), "scaled %.4g\xe2\x80\x93%.4g", first->band_lo,
+		/* whole positions: "scaled 199-35330", not "198.7-3.533e+04" */
+		snprintf(from, sizeof(from), "scaled %.0f\xe2\x80\x93%.0f", first->band_lo,
 		         first->band_hi);
 		at[nt] = first->band_lo;
 		text[nt++] = from;
