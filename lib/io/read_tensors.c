@@ -66,7 +66,11 @@ static enum pe_status pread_all(int fd, void *dst, uint64_t off, size_t n, char 
 	return PE_OK;
 }
 
-/* Opens one file and lists its tensors (its header only is read). */
+/*
+ * Opens one file and lists its tensors. Only the header is read, into a
+ * buffer of its own size: nothing of the size of the file is allocated or
+ * mapped, so a checkpoint of any size opens under ulimit -v.
+ */
 static enum pe_status shard_open(struct shard *sh, uint64_t *budget_left, char **err)
 {
 	sh->fd = open(sh->path, O_RDONLY | O_CLOEXEC);
@@ -78,30 +82,48 @@ static enum pe_status shard_open(struct shard *sh, uint64_t *budget_left, char *
 	if (!S_ISREG(sb.st_mode))
 		return rd_fail(err, PE_EFORMAT, "not a regular file");
 	sh->size = (uint64_t)sb.st_size;
-	unsigned char head[8];
-	if (sh->size >= 8 && pread_all(sh->fd, head, 0, 8, err) == PE_OK && head[0] != 0x93) {
-		uint64_t hl = 0;
-		for (int i = 7; i >= 0; i--)
-			hl = hl << 8 | head[i];
-		/* The parsed header holds about twice its text. */
-		if (*budget_left != UINT64_MAX && hl <= PE_SAFETENSORS_HEADER_MAX) {
-			if (2 * hl > *budget_left)
-				return rd_fail(
-				        err, PE_ETOOBIG,
-				        "the safetensors header of %.1f MiB needs about %.1f "
-				        "MiB to parse, more than the memory left (%.1f MiB)",
-				        (double)hl / 1048576.0, 2.0 * (double)hl / 1048576.0,
-				        (double)*budget_left / 1048576.0);
-			*budget_left -= 2 * hl;
-		}
-	}
-	enum pe_status st = pe_file_inspect(sh->path, &sh->info, err);
+	unsigned char head[8] = {0};
+	size_t got = sh->size < 8 ? (size_t)sh->size : 8;
+	enum pe_status st = pread_all(sh->fd, head, 0, got, err);
 	if (st != PE_OK)
 		return st;
-	if (sh->info->format != PE_FORMAT_SAFETENSORS && sh->info->format != PE_FORMAT_NPY)
-		return rd_fail(err, PE_EFORMAT, "a %s file holds no tensors by name",
-		               pe_file_format_name(sh->info->format));
-	return PE_OK;
+	if (pe_file_format_detect(head, got, sh->path) != PE_FORMAT_SAFETENSORS) {
+		/* .npy and the rest: their own inspector, which reads the header only */
+		if ((st = pe_file_inspect(sh->path, &sh->info, err)) != PE_OK)
+			return st;
+		if (sh->info->format != PE_FORMAT_NPY)
+			return rd_fail(err, PE_EFORMAT, "a %s file holds no tensors by name",
+			               pe_file_format_name(sh->info->format));
+		return PE_OK;
+	}
+	sh->info = calloc(1, sizeof(*sh->info));
+	if (!sh->info)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	uint64_t hl = 0;
+	for (int i = 7; i >= 0; i--)
+		hl = hl << 8 | head[i];
+	/* Past the limit or the file's end: the parser says so from the 8 bytes. */
+	if (got < 8 || hl > PE_SAFETENSORS_HEADER_MAX || hl > sh->size - 8)
+		return rd_safetensors_inspect_header(head, got, sh->size, sh->info, err);
+	/* The parsed header holds about twice its text. */
+	if (*budget_left != UINT64_MAX) {
+		if (3 * hl > *budget_left)
+			return rd_fail(err, PE_ETOOBIG,
+			               "the safetensors header of %.1f MiB needs about %.1f MiB to "
+			               "read and parse, more than the memory left (%.1f MiB)",
+			               (double)hl / 1048576.0, 3.0 * (double)hl / 1048576.0,
+			               (double)*budget_left / 1048576.0);
+		*budget_left -= 3 * hl;
+	}
+	unsigned char *buf = malloc(8 + (size_t)hl);
+	if (!buf)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	memcpy(buf, head, 8);
+	st = pread_all(sh->fd, buf + 8, 8, (size_t)hl, err);
+	if (st == PE_OK)
+		st = rd_safetensors_inspect_header(buf, 8 + (size_t)hl, sh->size, sh->info, err);
+	free(buf);
+	return st;
 }
 
 static int ref_cmp(const void *pa, const void *pb)

@@ -497,6 +497,17 @@ else:
     ok(size > 3 << 30 and peak < 64 << 20,
        f"bounded memory: a {size / 2**30:.1f} GiB checkpoint (128 MiB q_proj) read in "
        f"{peak / 2**20:.1f} MiB peak RSS, budget 64 MiB", err)
+# Under an address-space limit smaller than the file: nothing of the file's size is mapped.
+if SANITIZED:
+    skip("bounded memory: under ulimit -v 1 GiB", "sanitizers reserve shadow address space")
+else:
+    def limit_as():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    p2 = subprocess.run([EXE, "usage", "-s", "hf:" + cfg_big, "--weights", path("big.safetensors"),
+                         "-o", path("big-ulimit.csv")], capture_output=True, preexec_fn=limit_as,
+                        timeout=120)
+    ok(p2.returncode == 0 and open(path("big-ulimit.csv")).read() == open(path("big.csv")).read(),
+       "bounded memory: a 3.2 GiB checkpoint under ulimit -v 1 GiB", p2.stderr.decode())
 rows = {}
 if os.path.exists(path("big.csv")):
     with open(path("big.csv")) as f:

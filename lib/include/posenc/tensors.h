@@ -4,7 +4,9 @@
  * A tensor store is a safetensors file, a sharded checkpoint (the
  * model.safetensors.index.json that maps each tensor name to its shard
  * file, as transformers writes it) or an .npy file (one unnamed array).
- * Opening reads the headers only; pe_tensor_store_read() then reads any
+ * Opening reads the headers only (a safetensors header into a buffer of
+ * its own size: nothing of the file's size is allocated or mapped, so a
+ * checkpoint larger than the address-space limit opens); pe_tensor_store_read() then reads any
  * run of elements of one tensor from its file by offset (pread), converted
  * to float64 exactly, so a caller holds as much of a checkpoint as it asks
  * for at a time, never the whole file. Files are read, not mapped: a file
