@@ -352,6 +352,33 @@ ref_k = [[pair_norms(v[h, hd:2 * hd], hp) for h in range(H)]]
 r, rows = table(cfg_neox, path("neox.safetensors"))
 compare("gpt-neox (fused per head, rotary 8 of 16, half)", rows, ref_q, ref_k)
 
+# ---- Falcon: query_key_value per key head [its query heads | k | v], and multi-query --------
+cfg_falcon = config("falcon", {"model_type": "falcon", "hidden_size": hidden, "num_attention_heads": H,
+                               "num_kv_heads": KV, "new_decoder_architecture": True,
+                               "num_hidden_layers": 1, "max_position_embeddings": 2048,
+                               "rope_theta": 10000.0, "alibi": False})
+w = rng.standard_normal(((H + 2 * KV) * hd, hidden)).astype(np.float32)
+st_write.write(path("falcon.safetensors"),
+               {"transformer.h.0.self_attention.query_key_value.weight": w}, "F32")
+# FalconAttention._split_heads: view(..., -1, heads // kv + 2, head_dim); q = [:, :-2], k = [-2]
+v = w.astype(np.float64).reshape(KV, H // KV + 2, hd, hidden)
+ref_q = [[pair_norms(v[h // 2, h % 2], half) for h in range(H)]]
+ref_k = [[pair_norms(v[h // 2, -2], half) for h in range(H)]]
+r, rows = table(cfg_falcon, path("falcon.safetensors"))
+compare("falcon new_decoder_architecture (per key head [q, q, k, v])", rows, ref_q, ref_k)
+cfg_falcon7 = config("falcon7", {"model_type": "falcon", "hidden_size": hidden,
+                                 "num_attention_heads": H, "multi_query": True,
+                                 "num_hidden_layers": 1, "max_position_embeddings": 2048,
+                                 "rope_theta": 10000.0, "alibi": False})
+w = rng.standard_normal(((H + 2) * hd, hidden)).astype(np.float32)
+st_write.write(path("falcon7.safetensors"),
+               {"transformer.h.0.self_attention.query_key_value.weight": w}, "F32")
+v = w.astype(np.float64).reshape(H + 2, hd, hidden)  # view(..., heads + 2, head_dim)
+ref_q = [[pair_norms(v[h], half) for h in range(H)]]
+ref_k = [[pair_norms(v[-2], half) for h in range(H)]]
+r, rows = table(cfg_falcon7, path("falcon7.safetensors"))
+compare("falcon multi_query ([q heads | k | v])", rows, ref_q, ref_k)
+
 # ---- Phi-3: fused qkv_proj [q | k | v] with GQA ---------------------------------------------
 cfg_phi = config("phi3", {"model_type": "phi3", "hidden_size": hidden, "num_attention_heads": H,
                           "num_key_value_heads": KV, "num_hidden_layers": 1,
