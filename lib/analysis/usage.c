@@ -444,6 +444,12 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 	const struct pe_tensor_info *qt =
 	        u->arch == PE_USAGE_SEPARATE || u->arch == PE_USAGE_MLA ? T->t[US_Q] : T->t[US_QKV];
 	const struct pe_tensor_info *kt = qt == T->t[US_QKV] ? NULL : T->t[US_K];
+	/* Every layer as layer 0: a checkpoint mixing fused and separate projections is not one
+	 * layout. */
+	if (!qt || (qt != T->t[US_QKV] && !kt))
+		return rd_fail(err, PE_EFORMAT,
+		               "layer %zu has not the tensors of layer 0 (%s): a mixed checkpoint",
+		               l, pe_usage_arch_name(u->arch));
 	if ((st = tensor_2d(qt, &q_rows, &q_cols, err)) != PE_OK)
 		return st;
 	if (kt && (st = tensor_2d(kt, &k_rows, &k_cols, err)) != PE_OK)
@@ -632,7 +638,8 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 		/* heads: from layer 0's shape, or the config's for fused tensors */
 		const struct us_layer *T = &c->found.layer[l];
 		size_t heads = c->opt->heads ? c->opt->heads : c->cfg.heads;
-		if (u->arch == PE_USAGE_SEPARATE && T->t[US_Q]->ndim == 2 && tmp.head_dim)
+		if (u->arch == PE_USAGE_SEPARATE && T->t[US_Q] && T->t[US_Q]->ndim == 2 &&
+		    tmp.head_dim)
 			heads = (size_t)(T->t[US_Q]->shape[0] / tmp.head_dim);
 		if (heads > u->heads)
 			u->heads = heads;

@@ -495,6 +495,15 @@ for name, weights, needle in (
     error_case(EXE, f"hostile: {name}",
                ["usage", "-s", "hf:" + one, "--weights", weights, "-o", "out.csv"], 1, needle,
                cwd=hostile)
+st_write.write(path("mixed.safetensors"), {
+    "model.layers.0.self_attn.q_proj.weight": (np.ones((64, 64)), "F32"),
+    "model.layers.0.self_attn.k_proj.weight": (np.ones((32, 64)), "F32"),
+    "model.layers.1.self_attn.qkv_proj.weight": (np.ones((128, 64)), "F32")})
+two = config("twol", {"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4,
+                      "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 2})
+error_case(EXE, "hostile: separate and fused projections mixed",
+           ["usage", "-s", "hf:" + two, "--weights", path("mixed.safetensors"), "-o", "out.csv"],
+           1, "mixed checkpoint", cwd=hostile)
 r = run(EXE, "usage", "-s", "hf:" + one, "--weights", path("esc2.safetensors"), "-o", "-")
 ok("\x1b" not in r.err, "hostile: no raw escape byte reaches the terminal", r.err)
 
