@@ -644,7 +644,12 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 		if (heads > u->heads)
 			u->heads = heads;
 	}
-	if (!u->heads || !u->pairs)
+	if (!u->heads)
+		return rd_fail(err, PE_EFORMAT,
+		               "config: num_attention_heads is missing, which the %s layout needs "
+		               "(its rows do not say how many heads they hold)",
+		               u->arch == PE_USAGE_MLA ? "DeepSeek MLA" : "fused qkv");
+	if (!u->pairs)
 		return rd_fail(err, PE_EUNSUPPORTED, "no layer has RoPE pairs");
 	return PE_OK;
 }

@@ -392,6 +392,12 @@ ref_k = [[pair_norms(kpart[h // 2], half) for h in range(H)]]
 r, rows = table(cfg_phi, path("phi3.safetensors"))
 compare("phi-3 (fused qkv_proj [q | k | v], GQA)", rows, ref_q, ref_k)
 
+cfg_noheads = config("noheads", {"model_type": "phi3", "hidden_size": hidden, "head_dim": hd,
+                                 "num_hidden_layers": 1, "max_position_embeddings": 4096})
+error_case(EXE, "a fused tensor without num_attention_heads in the config",
+           ["usage", "-s", "hf:" + cfg_noheads, "--weights", path("phi3.safetensors"), "-o", "-"],
+           1, "num_attention_heads is missing")
+
 # ---- activations: [layers, heads, head_dim] drawn with the same pairing ---------------------
 act = rng.random((L, H, hd))
 np.save(path("act.npy"), act)
