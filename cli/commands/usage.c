@@ -62,6 +62,8 @@ static const char help[] =
         "                         query or key heads, paired the same way and drawn\n"
         "                         beside the weights\n"
         "      --fold-bias        add q/k biases (Qwen 2) as one more input column\n"
+        "      --layer N|GROUP    the wavelength view of one layer or layer group [default:\n"
+        "                         every layer]\n"
         "%s"
         "\n"
         "Example: posenc usage -s hf:config.json --weights model.safetensors -o usage.png\n";
@@ -70,6 +72,7 @@ enum quantity { Q_Q, Q_K, Q_QK };
 enum view { VIEW_HEATMAP, VIEW_WAVELENGTH };
 
 struct own {
+	long layer, group; /* --layer: one layer, or one layer group, of the wavelength view; -1 */
 	const char *weights;
 	const char *activations;
 	enum quantity quantity;
@@ -308,11 +311,11 @@ static enum pe_status heat_panel(struct pe_panel *p, const struct pe_usage *u, c
 
 /* Each pair over its head's mean pair, averaged over the heads and layers of a group. */
 static double *relative_curve(const struct pe_usage *u, const double *data, size_t group, long head,
-                              size_t *pairs)
+                              long layer, size_t *pairs)
 {
 	size_t np = 0;
 	for (size_t l = 0; l < u->layers; l++)
-		if (u->layer[l].rope && u->layer[l].group == group)
+		if (u->layer[l].rope && u->layer[l].group == group && (layer < 0 || (size_t)layer == l))
 			np = u->layer[l].pairs;
 	*pairs = np;
 	if (!np)
@@ -326,7 +329,7 @@ static double *relative_curve(const struct pe_usage *u, const double *data, size
 	}
 	for (size_t l = 0; l < u->layers; l++) {
 		const struct pe_usage_layer *L = &u->layer[l];
-		if (!L->rope || L->group != group || L->pairs != np)
+		if (!L->rope || L->group != group || L->pairs != np || (layer >= 0 && (size_t)layer != l))
 			continue;
 		for (size_t h = 0; h < L->heads; h++) {
 			if (head >= 0 && (size_t)head != h)
@@ -380,7 +383,9 @@ static enum pe_status wavelength_panel(struct pe_panel *p, const struct pe_usage
 	const struct pe_usage_layer *first = NULL;
 	for (size_t g = 0; g < m->n_groups && st == PE_OK; g++) {
 		size_t np = 0;
-		double *y = keep(b, relative_curve(u, data, g, w->head, &np));
+		if (w->group >= 0 && (size_t)w->group != g)
+			continue;
+		double *y = keep(b, relative_curve(u, data, g, w->head, w->layer, &np));
 		if (!y)
 			continue;
 		const struct pe_usage_layer *L = NULL;
@@ -403,7 +408,7 @@ static enum pe_status wavelength_panel(struct pe_panel *p, const struct pe_usage
 		         several ? " " : "", quantity_name(w->quantity));
 		st = pe_panel_add_line(p, nm, x, y, np);
 		if (st == PE_OK && act) {
-			double *ya = keep(b, relative_curve(u, act, g, w->head, &np));
+			double *ya = keep(b, relative_curve(u, act, g, w->head, w->layer, &np));
 			if (ya) {
 				nm = name_slot(b);
 				snprintf(nm, 128, "%s%sactivations",
@@ -506,11 +511,19 @@ static int draw(const struct cli_common *o, const struct own *w, const struct pe
 	pe_figure_set_png_level(fig, heat ? CLI_PNG_LEVEL_PAIRWISE : CLI_PNG_LEVEL_CURVES);
 	enum pe_status st = PE_OK;
 	size_t dropped = 0;
-	char head_text[48];
+	char head_text[96];
 	if (w->head >= 0)
 		snprintf(head_text, sizeof(head_text), "head %ld", w->head);
 	else
 		snprintf(head_text, sizeof(head_text), "mean over heads");
+	if (w->layer >= 0 || w->group >= 0) {
+		size_t len = strlen(head_text);
+		if (w->layer >= 0)
+			snprintf(head_text + len, sizeof(head_text) - len, ", layer %ld", w->layer);
+		else
+			snprintf(head_text + len, sizeof(head_text) - len, ", %.24s layers",
+			         m->groups[w->group].name);
+	}
 	if (heat) {
 		double *g = keep(b, layer_grid(u, quantity_data(u, w->quantity), w->head));
 		st = g ? heat_panel(pe_figure_panel(fig, 0, 0), u, g, quantity_label(w->quantity),
@@ -607,6 +620,30 @@ static int load_activations(const struct cli_common *o, const char *path, const 
 	return rc;
 }
 
+/* --layer N (one layer) or --layer NAME (one layer group) of the wavelength view. */
+static int select_layer(const char *arg, const struct pe_model *m, const struct pe_usage *u,
+                        struct own *w)
+{
+	if (*arg && strspn(arg, "0123456789") == strlen(arg)) {
+		uint64_t v;
+		int rc = cli_parse_count("--layer", arg, 0, u->layers ? u->layers - 1 : 0, &v);
+		if (rc)
+			return rc;
+		if (!u->layer[v].rope)
+			return cli_usage_error("option '--layer': layer %s has no RoPE", arg);
+		w->layer = (long)v;
+		return 0;
+	}
+	for (size_t g = 0; g < m->n_groups; g++)
+		if (strcmp(m->groups[g].name, arg) == 0) {
+			w->group = (long)g;
+			return 0;
+		}
+	return cli_usage_error("option '--layer': '%s' is no layer index or layer group of the "
+	                       "model",
+	                       arg);
+}
+
 /* Applies ",key=value" overrides of the spec to every group's spec text. */
 static int apply_overrides(struct pe_model *m, const char *overrides)
 {
@@ -671,6 +708,10 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 			free(ee);
 		}
 	}
+	struct own sel = *w;
+	if (!rc && o->layer)
+		rc = select_layer(o->layer, m, u, &sel);
+	w = &sel;
 	double *act = NULL;
 	if (!rc && w->activations)
 		rc = load_activations(o, w->activations, u, &act);
@@ -726,7 +767,7 @@ int cmd_usage(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
-	struct own w = {NULL, NULL, Q_QK, -1, VIEW_HEATMAP, 0};
+	struct own w = {-1, -1, NULL, NULL, Q_QK, -1, VIEW_HEATMAP, 0};
 	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &w},
 	                        &o);
 	if (rc)
@@ -740,8 +781,11 @@ int cmd_usage(int argc, char **argv)
 	if (!w.weights)
 		return cli_usage_error("which weights? --weights model.safetensors (or "
 		                       "model.safetensors.index.json)");
-	if (o.n || o.start || o.nbases || o.d_given || o.layer || o.position_ids)
-		return cli_usage_error("options '-n', '--start', '--base', '-d', '--layer' and "
+	if (o.n || o.start || o.nbases || o.d_given || o.position_ids)
+		return cli_usage_error("options '-n', '--start', '--base', '-d' and "
 		                       "'--position-ids' do not apply to usage");
+	if (o.layer && w.view != VIEW_WAVELENGTH)
+		return cli_usage_error("option '--layer': picks the layers of --view wavelength (the "
+		                       "heatmap shows every layer)");
 	return run(&o, &w, o.specs[0]);
 }

@@ -438,6 +438,22 @@ for args, what in ((["-o", "u.png"], "frequency usage heatmap"),
     ok(r.rc == 0 and f"({what})" in r.err and os.path.getsize(path(args[-1])) > 1000,
        f"figure {' '.join(args)}", r.err)
 
+r = run(EXE, "usage", "-s", "hf:" + cfg_gemma, "--weights", path("gemma.safetensors"), "--view",
+        "wavelength", "--layer", "global", "-o", path("gl.png"))
+ok(r.rc == 0 and os.path.getsize(path("gl.png")) > 1000, "figure --layer global (one group)", r.err)
+r = run(EXE, "usage", "-s", "hf:" + cfg_llama, "--weights", path("llama.safetensors"), "--view",
+        "wavelength", "--layer", "1", "--head", "2", "-o", path("l1.png"))
+ok(r.rc == 0 and os.path.getsize(path("l1.png")) > 1000, "figure --layer 1 --head 2", r.err)
+error_case(EXE, "--layer past the last layer",
+           ["usage", "-s", "hf:" + cfg_llama, "--weights", path("llama.safetensors"), "--view",
+            "wavelength", "--layer", "2", "-o", path("x.png")], 2, "--layer")
+error_case(EXE, "--layer naming no group",
+           ["usage", "-s", "hf:" + cfg_llama, "--weights", path("llama.safetensors"), "--view",
+            "wavelength", "--layer", "local", "-o", path("x.png")], 2, "no layer index or layer group")
+error_case(EXE, "--layer with the heatmap",
+           ["usage", "-s", "hf:" + cfg_llama, "--weights", path("llama.safetensors"), "--layer", "1"],
+           2, "--view wavelength")
+
 # ---- errors ------------------------------------------------------------------------------
 error_case(EXE, "no --weights", ["usage", "-s", "hf:" + cfg_llama], 2, "--weights")
 error_case(EXE, "no model", ["usage", "--weights", path("llama.safetensors")], 2, "which model")
