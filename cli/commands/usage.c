@@ -315,7 +315,8 @@ static double *relative_curve(const struct pe_usage *u, const double *data, size
 {
 	size_t np = 0;
 	for (size_t l = 0; l < u->layers; l++)
-		if (u->layer[l].rope && u->layer[l].group == group && (layer < 0 || (size_t)layer == l))
+		if (u->layer[l].rope && u->layer[l].group == group &&
+		    (layer < 0 || (size_t)layer == l))
 			np = u->layer[l].pairs;
 	*pairs = np;
 	if (!np)
@@ -329,7 +330,8 @@ static double *relative_curve(const struct pe_usage *u, const double *data, size
 	}
 	for (size_t l = 0; l < u->layers; l++) {
 		const struct pe_usage_layer *L = &u->layer[l];
-		if (!L->rope || L->group != group || L->pairs != np || (layer >= 0 && (size_t)layer != l))
+		if (!L->rope || L->group != group || L->pairs != np ||
+		    (layer >= 0 && (size_t)layer != l))
 			continue;
 		for (size_t h = 0; h < L->heads; h++) {
 			if (head >= 0 && (size_t)head != h)
@@ -785,7 +787,8 @@ int cmd_usage(int argc, char **argv)
 		return cli_usage_error("options '-n', '--start', '--base', '-d' and "
 		                       "'--position-ids' do not apply to usage");
 	if (o.layer && w.view != VIEW_WAVELENGTH)
-		return cli_usage_error("option '--layer': picks the layers of --view wavelength (the "
-		                       "heatmap shows every layer)");
+		return cli_usage_error(
+		        "option '--layer': picks the layers of --view wavelength (the "
+		        "heatmap shows every layer)");
 	return run(&o, &w, o.specs[0]);
 }
