@@ -4,7 +4,9 @@
  * Keys follow ggml's GGUF specification and llama.cpp's names
  * ({arch}.rope.freq_base, .rope.dimension_count, .rope.scaling.*, ...).
  * GGUF does not say how rotary pairs are laid out; llama.cpp decides by
- * architecture (llama_model_rope_type), and so does the table below: "norm"
+ * architecture (llama_model_rope_type in llama-model.cpp), and so does the
+ * table below (SmolLM3 is NORM there: its converter permutes q/k as for
+ * LLaMA), with the NoPE layer step its loader hard-codes: "norm"
  * there is our interleaved (pairs 2i, 2i+1; llama.cpp's converter permutes
  * HF LLaMA weights back to Meta's order), "neox" our half. doc/models.md
  * states the mapping.
@@ -25,49 +27,52 @@ struct gguf_arch {
 	const char *name;
 	const char *layout;   /* NULL: ALiBi */
 	unsigned swa_pattern; /* every swa_pattern-th layer global; 0: none */
+	/* llama.cpp's hparams.n_no_rope_layer_step, hard-coded per architecture in its loader
+	 * (no GGUF key): layer il rotates only if (il + 1) % step != 0; 0: every layer rotates */
+	unsigned nope_step;
 };
 
 static const struct gguf_arch gguf_archs[] = {
-        {"llama", "interleaved", 0},
-        {"llama4", "interleaved", 0},
-        {"deci", "interleaved", 0},
-        {"baichuan", "interleaved", 0},
-        {"internlm2", "interleaved", 0},
-        {"minicpm", "interleaved", 0},
-        {"command-r", "interleaved", 0},
-        {"cohere2", "interleaved", 4},
-        {"olmo", "interleaved", 0},
-        {"deepseek", "interleaved", 0},
-        {"deepseek2", "interleaved", 0},
-        {"granite", "interleaved", 0},
-        {"granitemoe", "interleaved", 0},
-        {"chatglm", "interleaved", 0},
-        {"falcon", "half", 0},
-        {"grok", "half", 0},
-        {"dbrx", "half", 0},
-        {"stablelm", "half", 0},
-        {"qwen", "half", 0},
-        {"qwen2", "half", 0},
-        {"qwen2moe", "half", 0},
-        {"qwen3", "half", 0},
-        {"qwen3moe", "half", 0},
-        {"qwen2vl", "half", 0},
-        {"phi2", "half", 0},
-        {"phi3", "half", 0},
-        {"phimoe", "half", 0},
-        {"gemma", "half", 0},
-        {"gemma2", "half", 2},
-        {"gemma3", "half", 6},
-        {"starcoder2", "half", 0},
-        {"gptneox", "half", 0},
-        {"olmo2", "half", 0},
-        {"nemotron", "half", 0},
-        {"exaone", "half", 0},
-        {"minicpm3", "half", 0},
-        {"gpt-oss", "half", 2},
-        {"smollm3", "half", 0},
-        {"bloom", NULL, 0},
-        {"mpt", NULL, 0},
+        {"llama", "interleaved", 0, 0},
+        {"llama4", "interleaved", 0, 4},
+        {"deci", "interleaved", 0, 0},
+        {"baichuan", "interleaved", 0, 0},
+        {"internlm2", "interleaved", 0, 0},
+        {"minicpm", "interleaved", 0, 0},
+        {"command-r", "interleaved", 0, 0},
+        {"cohere2", "interleaved", 4, 0},
+        {"olmo", "interleaved", 0, 0},
+        {"deepseek", "interleaved", 0, 0},
+        {"deepseek2", "interleaved", 0, 0},
+        {"granite", "interleaved", 0, 0},
+        {"granitemoe", "interleaved", 0, 0},
+        {"chatglm", "interleaved", 0, 0},
+        {"falcon", "half", 0, 0},
+        {"grok", "half", 0, 0},
+        {"dbrx", "half", 0, 0},
+        {"stablelm", "half", 0, 0},
+        {"qwen", "half", 0, 0},
+        {"qwen2", "half", 0, 0},
+        {"qwen2moe", "half", 0, 0},
+        {"qwen3", "half", 0, 0},
+        {"qwen3moe", "half", 0, 0},
+        {"qwen2vl", "half", 0, 0},
+        {"phi2", "half", 0, 0},
+        {"phi3", "half", 0, 0},
+        {"phimoe", "half", 0, 0},
+        {"gemma", "half", 0, 0},
+        {"gemma2", "half", 2, 0},
+        {"gemma3", "half", 6, 0},
+        {"starcoder2", "half", 0, 0},
+        {"gptneox", "half", 0, 0},
+        {"olmo2", "half", 0, 0},
+        {"nemotron", "half", 0, 0},
+        {"exaone", "half", 0, 0},
+        {"minicpm3", "half", 0, 0},
+        {"gpt-oss", "half", 2, 0},
+        {"smollm3", "interleaved", 0, 4},
+        {"bloom", NULL, 0, 0},
+        {"mpt", NULL, 0, 0},
 };
 
 struct gg {
@@ -323,6 +328,31 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	if (strcmp(a->name, "gemma3") == 0 && !has_swa)
 		swa_base = 10000.0; /* llama.cpp's Gemma 3 local base */
 	int split = pattern && !isnan(swa_base) && m->n_layers;
+	unsigned nope = a->nope_step;
+	double swa = -1;
+	if (num(h, "attention.sliding_window", &swa) < 0)
+		return PE_EFORMAT;
+	/* llama.cpp's Llama 4 loader: a sliding_window of 0 means every layer rotates */
+	if (strcmp(a->name, "llama4") == 0 && swa == 0)
+		nope = 0;
+	if (!split && nope && m->n_layers) {
+		char *spec = pe_asprintf("%s,label=%s rope", bp->buf, label);
+		char *nspec = pe_asprintf("nope:label=%s nope", label);
+		if (!spec || !nspec) {
+			free(spec);
+			free(nspec);
+			return PE_ENOMEM;
+		}
+		if ((st = add_group(m, "rope", spec)) != PE_OK) {
+			free(nspec);
+			return st;
+		}
+		if ((st = add_group(m, "nope", nspec)) != PE_OK)
+			return st;
+		if ((st = layers_of(&m->groups[0], m->n_layers, nope, 0)) != PE_OK)
+			return st;
+		return layers_of(&m->groups[1], m->n_layers, nope, 1);
+	}
 	if (!split) {
 		char *spec = pe_asprintf("%s,label=%s", bp->buf, label);
 		if (!spec || (st = add_group(m, "all", spec)) != PE_OK)
