@@ -15,7 +15,7 @@
 #include "shared/output.h"
 #include "shared/vectors.h"
 
-enum { OPT_AGAINST = CLI_OPT_COMMAND, OPT_WHAT, OPT_TOL, OPT_PRECISION, OPT_VECTOR };
+enum { OPT_AGAINST = CLI_OPT_COMMAND, OPT_WHAT, OPT_TOL, OPT_PRECISION, OPT_VECTOR, OPT_ENGINE };
 
 /* Exit status of a dump that disagrees: distinct from runtime (1) and usage (2) failures. */
 #define CHECK_DISAGREE 3
@@ -23,9 +23,17 @@ enum { OPT_AGAINST = CLI_OPT_COMMAND, OPT_WHAT, OPT_TOL, OPT_PRECISION, OPT_VECT
 /* The default tolerance on |error| / max(1, |value|) against the exact table. */
 #define CHECK_TOL_EXACT 1e-9
 
+/*
+ * A reduced-precision dump checked with the default flags: float32's own
+ * rounding is accepted while it stays within this of the exact values (more
+ * than bfloat16 storage alone costs, 2^-7; a float32 table at position 10^6
+ * is 0.03 to 0.1 off, which is a real loss and disagrees).
+ */
+#define CHECK_ROUNDING_LIMIT 1e-2
+
 static const char help[] =
         "Usage: posenc check -s SPEC --against FILE[#TENSOR] [--what KIND] [--start P] [-d D]\n"
-        "                    [--tol T] [--precision P] [--vector FILE] [-o FILE]\n"
+        "                    [--engine E] [--tol T] [--precision P] [--vector FILE] [-o FILE]\n"
         "\n"
         "Compares what another implementation computed (a .npy, .safetensors or .csv dump)\n"
         "with posenc's exact table of SPEC, row r being position P + r. Prints what the dump\n"
@@ -49,16 +57,28 @@ static const char help[] =
         "             rotated; apply_rotary_pos_emb on a tensor of ones) or --vector FILE\n"
         "  table      the encoding itself, for schemes other than rope\n"
         "cos and sin carry the scaling's attention factor, as Hugging Face's caches do.\n"
+        "Dynamic NTK and LongRoPE are evaluated at the dump's sequence length (its largest\n"
+        "position + 1), as encode does, unless the spec gives length= or --engine says\n"
+        "otherwise.\n"
         "\n"
         "Options:\n"
         "      --against FILE     the dump; FILE#TENSOR picks a tensor of a .safetensors file\n"
         "      --what KIND        what the dump holds (see above)\n"
+        "      --engine E         the conventions of an engine: hf (transformers: the\n"
+        "                         default semantics), vllm (dynamic NTK at max_position x\n"
+        "                         factor, LongRoPE's long factors when max_model_len > original)\n"
+        "                         or llama.cpp (no dynamic NTK, YaRN always truncated,\n"
+        "                         LongRoPE factors by context size; ggml's float32 path)\n"
+        "                         [default: transformers' semantics, either float32 path]\n"
         "      --tol T            agreement when every |error| <= T * max(1, |value|)\n"
         "                         [default: 1e-9 against exact values: a float64 implementation\n"
         "                         is within it up to position 10^6 (one rounding of m * theta is\n"
         "                         1.1e-10 there), a float32 one is not (6e-8 at position 1);\n"
         "                         with --precision P: 4 units in the last place of 1 in P's\n"
-        "                         storage precision]\n"
+        "                         storage precision; a float32 or bfloat16 dump that\n"
+        "                         disagrees with the exact table but matches a float32\n"
+        "                         computation of the spec to 4 units in its last place, whose\n"
+        "                         own error stays <= 0.01, agrees \"up to float32 rounding\"]\n"
         "      --precision P      compare with the table computed in precision P (f64, f32,\n"
         "                         bf16, f16, or COMPUTE/STORE such as f32/bf16: float32 angles,\n"
         "                         cos and sin stored as bfloat16) instead of exact values\n"
@@ -75,6 +95,7 @@ static const char help[] =
 
 struct check_args {
 	const char *against;
+	enum pe_engine engine;
 	const char *vector;
 	enum pe_check_kind kind;
 	enum pe_check_packing packing;
@@ -103,8 +124,38 @@ static int split_tensor(const char *arg, char **path, char **tensor)
 	return *path ? 0 : cli_error("out of memory");
 }
 
-static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t cap)
+/* The precision a file stores its values in, from its dtype ("<f4", "F32", "BF16"). */
+static enum pe_float dtype_float(const char *dtype)
 {
+	if (strstr(dtype, "BF16") || strstr(dtype, "bf16"))
+		return PE_FLOAT_BF16;
+	if (strstr(dtype, "f4") || strstr(dtype, "F32"))
+		return PE_FLOAT_F32;
+	if (strstr(dtype, "f2") || strstr(dtype, "F16"))
+		return PE_FLOAT_F16;
+	return PE_FLOAT_EXACT;
+}
+
+/* A float32 dump of bfloat16 numbers (a bfloat16 model's cache saved as float32). */
+static enum pe_float values_float(const struct pe_matrix *m, enum pe_float store)
+{
+	if (store != PE_FLOAT_F32)
+		return store;
+	size_t n = m->rows * m->cols, inexact = 0;
+	for (size_t i = 0; i < n; i++) {
+		double v = m->data[i];
+		if (isfinite(v) && pe_round(PE_FLOAT_BF16, v) != v)
+			return store;
+		/* at least some values that float32 would not hold in 8 bits by chance */
+		inexact += v != 0 && v != 1 && v != -1;
+	}
+	return inexact > 8 ? PE_FLOAT_BF16 : store;
+}
+
+static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t cap,
+                     enum pe_float *store)
+{
+	*store = PE_FLOAT_EXACT;
 	char *path, *tensor, *err = NULL;
 	int rc = split_tensor(arg, &path, &tensor);
 	if (rc)
@@ -123,6 +174,7 @@ static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t
 				const struct pe_tensor_info *t = &info->tensors[i];
 				if (tensor && (!t->name || strcmp(t->name, tensor) != 0))
 					continue;
+				*store = values_float(*out, dtype_float(t->dtype));
 				size_t len = 0;
 				len += (size_t)snprintf(desc, cap, "%s %s, shape (",
 				                        pe_file_format_name(info->format),
@@ -233,8 +285,18 @@ static void where_text(const struct pe_check_result *r, const struct pe_scheme *
 		snprintf(buf, cap, "position %llu, %s", (unsigned long long)(start + w->row), col);
 }
 
+/* What the report says besides the result: the conventions and precision it was judged by. */
+struct check_notes {
+	const char *engine; /* what --engine changed, or NULL */
+	double length;      /* >0: the length the command chose for dynamic/longrope */
+	int rounded;        /* agreed with a float32 computation, not the exact values */
+	double exact_err;   /* rounded: the largest error against the exact values */
+	enum pe_float store; /* the dump's storage precision (EXACT: not known) */
+};
+
 static void report(FILE *out, const struct pe_check_result *r, const struct pe_scheme *s,
-                   const struct check_args *a, const char *desc, uint64_t start, double tol)
+                   const struct check_args *a, const char *desc, uint64_t start, double tol,
+                   const struct check_notes *n)
 {
 	char buf[320], where[160], p[16];
 	fprintf(out, "against:        %s (%s)\n", a->against, desc);
@@ -246,11 +308,28 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        (unsigned long long)(start + r->rows - 1));
 	fprintf(out, "reference:      %s, d=%zu, %s\n", s->canonical, r->form.d,
 	        a->have_prec ? pe_precision_name(a->prec, p, sizeof(p)) : "exact");
+	if (r->path)
+		fprintf(out, "                %s\n", r->path);
+	if (a->engine != PE_ENGINE_ANY)
+		fprintf(out, "engine:         %s%s%s\n", pe_engine_name(a->engine),
+		        n->engine ? ": " : "", n->engine ? n->engine + strcspn(n->engine, ":") + 2 : "");
+	if (n->length > 0 && !(a->engine != PE_ENGINE_ANY && n->engine))
+		fprintf(out,
+		        "length:         %s evaluated at sequence length %.17g (the dump's largest "
+		        "position + 1, as encode does; length= sets another)\n",
+		        s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic NTK" : "LongRoPE",
+		        n->length);
 	where_text(r, s, &r->stats.abs, start, where, sizeof(where));
 	fprintf(out, "max abs error:  %.3g at %s\n", r->stats.abs.value, where);
 	where_text(r, s, &r->stats.rel, start, where, sizeof(where));
 	fprintf(out, "max rel error:  %.3g at %s\n", r->stats.rel.value, where);
-	if (r->agree)
+	if (r->agree && n->rounded)
+		fprintf(out,
+		        "verdict:        agree up to float32 rounding: no mistake found (every "
+		        "|error| <= %g * max(1, |value|) against the spec computed in %s; "
+		        "%.3g at most against the exact values)\n",
+		        tol, pe_precision_name(a->prec, p, sizeof(p)), n->exact_err);
+	else if (r->agree)
 		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|))\n",
 		        tol);
 	else
@@ -395,6 +474,11 @@ static int parse_check_option(void *ctx, int opt, const char *arg)
 	case OPT_VECTOR:
 		a->vector = arg;
 		return 0;
+	case OPT_ENGINE:
+		if (pe_engine_parse(arg, &a->engine) != PE_OK || a->engine == PE_ENGINE_ANY)
+			return cli_usage_error("option '--engine': '%s' is not hf, vllm or llama.cpp",
+			                       arg);
+		return 0;
 	case OPT_WHAT:
 		if (pe_check_kind_parse(arg, &a->kind, &a->packing) != PE_OK)
 			return cli_usage_error("option '--what': '%s' is not inv-freq, angle, cos, "
@@ -421,14 +505,21 @@ static int parse_check_option(void *ctx, int opt, const char *arg)
 int cmd_check(int argc, char **argv)
 {
 	struct cli_common o;
-	struct check_args a = {
-	        NULL, NULL, PE_CHECK_AUTO, PE_PACK_AUTO, NAN, {PE_FLOAT_EXACT, PE_FLOAT_EXACT}, 0};
+	struct check_args a = {NULL,
+	                       PE_ENGINE_ANY,
+	                       NULL,
+	                       PE_CHECK_AUTO,
+	                       PE_PACK_AUTO,
+	                       NAN,
+	                       {PE_FLOAT_EXACT, PE_FLOAT_EXACT},
+	                       0};
 	static const struct option opts[] = {
 	        {"against", required_argument, NULL, OPT_AGAINST},
 	        {"what", required_argument, NULL, OPT_WHAT},
 	        {"tol", required_argument, NULL, OPT_TOL},
 	        {"precision", required_argument, NULL, OPT_PRECISION},
 	        {"vector", required_argument, NULL, OPT_VECTOR},
+	        {"engine", required_argument, NULL, OPT_ENGINE},
 	        {NULL, 0, NULL, 0},
 	};
 	int rc = cli_parse_args(argc, argv, help,
@@ -462,7 +553,8 @@ int cmd_check(int argc, char **argv)
 	const struct pe_scheme *s = schemes[0];
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
-	rc = read_dump(a.against, &dump, desc, sizeof(desc));
+	enum pe_float store;
+	rc = read_dump(a.against, &dump, desc, sizeof(desc), &store);
 	if (!rc && a.vector)
 		rc = read_vector(a.vector, &vec);
 	if (rc) {
@@ -471,6 +563,15 @@ int cmd_check(int argc, char **argv)
 		return rc;
 	}
 	double tol = isnan(a.tol) ? default_tol(&a) : a.tol;
+	const char *engine_note = NULL;
+	double length0 = s->scaling.length;
+	if (pe_scheme_has(s, PE_CAP_SCALING)) {
+		/* the scheme is this command's own heap object (as encode's) */
+		struct pe_scheme *w = (struct pe_scheme *)s;
+		int vector = dump->rows == 1 || dump->cols == 1;
+		pe_engine_apply(a.engine, &w->scaling,
+		                vector ? 0.0 : (double)o.start + (double)dump->rows, &engine_note);
+	}
 	struct pe_check_options co = {a.kind,
 	                              a.packing,
 	                              cli_scheme_width(&o, s, 0),
@@ -479,7 +580,8 @@ int cmd_check(int argc, char **argv)
 	                              vec ? vec->rows * vec->cols : 0,
 	                              a.prec,
 	                              tol,
-	                              1};
+	                              1,
+	                              a.engine};
 	if (a.vector)
 		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
 	struct pe_check_result *r = NULL;
@@ -492,10 +594,39 @@ int cmd_check(int argc, char **argv)
 	else if (st != PE_OK)
 		rc = cli_error("'%s': %s", a.against, err ? err : pe_status_str(st));
 	free(err);
+	err = NULL;
+	struct check_notes notes = {engine_note, length0 == 0 ? s->scaling.length : 0, 0, NAN,
+	                            store};
+	/*
+	 * The default for a float32/bfloat16 dump: judged at its own precision. If it
+	 * disagrees with the exact values but matches a float32 computation of the spec,
+	 * and float32's own error is small, it agrees up to float32 rounding.
+	 */
+	if (!rc && !r->agree && !a.have_prec && isnan(a.tol) &&
+	    (store == PE_FLOAT_F32 || store == PE_FLOAT_BF16 || store == PE_FLOAT_F16) &&
+	    pe_scheme_has(s, PE_CAP_SCALING)) {
+		struct pe_check_options c2 = co;
+		struct pe_check_result *r2 = NULL;
+		c2.prec = (struct pe_precision){PE_FLOAT_F32, store};
+		c2.tol = store_tol(store);
+		c2.diagnose = 0;
+		if (pe_check_run(s, dump, &c2, &r2, NULL) == PE_OK && r2->agree &&
+		    r->stats.mixed.value <= CHECK_ROUNDING_LIMIT) {
+			notes.exact_err = r->stats.abs.value;
+			notes.rounded = 1;
+			pe_check_result_destroy(r);
+			r = r2;
+			tol = c2.tol;
+			a.prec = c2.prec;
+			a.have_prec = 1;
+		} else {
+			pe_check_result_destroy(r2);
+		}
+	}
 	/* CSV on standard output (-o -) keeps stdout to itself: the report moves to stderr */
 	int csv_stdout = o.output && strcmp(o.output, "-") == 0;
 	if (!rc)
-		report(csv_stdout ? stderr : stdout, r, s, &a, desc, o.start, tol);
+		report(csv_stdout ? stderr : stdout, r, s, &a, desc, o.start, tol, &notes);
 	if (!rc && o.output) {
 		fflush(stdout);
 		if (cli_format_is_figure(format))

@@ -224,6 +224,14 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			precision_text(h.prec, t, sizeof(t));
 			snprintf(x->text, sizeof(x->text), "computed in reduced precision: %s", t);
 		}
+		/* float32 as ggml computes it: its own rounding, far from torch's at large m */
+		h.path = CHECK_PATH_GGML;
+		if (h.prec.compute == PE_FLOAT_F32 && (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "computed in reduced precision: float32 as ggml computes it "
+			         "(llama.cpp: theta_scale = powf(base, -2/n_dims) multiplied pair by "
+			         "pair, cosf/sinf)%s",
+			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
 	}
 	/* the other pairing */
 	if (check_form_has_layout(f, d_rot)) {
@@ -260,9 +268,62 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		h.scaling.type = PE_ROPE_SCALING_NONE;
 		if ((x = add(list, n, &h, PE_MISTAKE_NO_SCALING, 0)))
 			snprintf(x->text, sizeof(x->text),
-			         "the %s scaling left out (unscaled frequencies%s)",
+			         "the %s scaling left out (unscaled frequencies%s)%s",
 			         pe_rope_scaling_name(s->scaling.type),
-			         att != 1.0 ? ", attention factor 1" : "");
+			         att != 1.0 ? ", attention factor 1" : "",
+			         s->scaling.type == PE_ROPE_SCALING_DYNAMIC
+			                 ? ": llama.cpp has no dynamic NTK"
+			                 : "");
+	}
+	/* YaRN's correction range rounded to whole pairs, or not */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_YARN) {
+		struct check_hyp h = ref;
+		h.scaling.truncate = !ref.scaling.truncate;
+		if ((x = add(list, n, &h, PE_MISTAKE_TRUNCATE, h.scaling.truncate)))
+			snprintf(x->text, sizeof(x->text), "%s",
+			         h.scaling.truncate
+			                 ? "YaRN's correction range truncated to whole pairs "
+			                   "(floor/ceil of the ramp ends) where the spec says "
+			                   "truncate=false: llama.cpp always truncates "
+			                   "(ggml_rope_yarn_corr_dims), and so do YaRN ports without "
+			                   "the truncate key"
+			                 : "YaRN's correction range not truncated (the ramp ends "
+			                   "kept fractional: truncate=false) where the spec "
+			                   "truncates");
+	}
+	/* LongRoPE's other factor list */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_LONGROPE && s->scaling.long_factor &&
+	    s->scaling.short_factor) {
+		struct check_hyp h = ref;
+		int is_long = ref.scaling.length > ref.scaling.original;
+		double o = ref.scaling.original;
+		h.scaling.length = is_long ? o : fmax(o + 1, ref.scaling.factor * o);
+		double len = ref.scaling.length > 0 ? ref.scaling.length : o;
+		if ((x = add(list, n, &h, PE_MISTAKE_REGIME, h.scaling.length)))
+			snprintf(x->text, sizeof(x->text),
+			         "LongRoPE's %s factors where the reference at sequence length %.10g "
+			         "uses the %s ones%s",
+			         is_long ? "short" : "long", len, is_long ? "long" : "short",
+			         is_long ? ""
+			                 : ": llama.cpp chooses them by context size (n_ctx > "
+			                   "original) for every position, vLLM when max_model_len > "
+			                   "original");
+	}
+	/* dynamic NTK at the longest length */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_DYNAMIC &&
+	    ref.scaling.length < s->scaling.factor * s->scaling.original) {
+		struct check_hyp h = ref;
+		h.scaling.length = s->scaling.factor * s->scaling.original;
+		double d = (double)d_rot;
+		double b = s->base * pow(s->scaling.factor * h.scaling.length / s->scaling.original -
+		                                 (s->scaling.factor - 1.0),
+		                         d / (d - 2.0));
+		if ((x = add(list, n, &h, PE_MISTAKE_LENGTH, h.scaling.length)))
+			snprintf(x->text, sizeof(x->text),
+			         "dynamic NTK fixed at length factor x original = %.10g (base %.7g) "
+			         "for every position: vLLM's dynamic cache is built once so, where "
+			         "the reference grows the base with the sequence",
+			         h.scaling.length, b);
 	}
 	/* the attention factor missing or applied twice */
 	if (rope && amplitude && att != 1.0) {

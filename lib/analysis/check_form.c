@@ -75,13 +75,23 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	m->rope.layout = h->layout;
 	if (!isnan(h->att))
 		m->rope.att = h->att;
-	return PE_OK;
+	if (h->path == CHECK_PATH_GGML && h->prec.compute == PE_FLOAT_F32) {
+		st = check_ggml_init(m, &other, h);
+		if (st == PE_EUNSUPPORTED)
+			st = PE_OK; /* no ggml form of this scaling: torch's path stands */
+		if (st != PE_OK)
+			pe_rope_model_free(&m->rope);
+	}
+	return st;
 }
 
 void check_model_free(struct check_model *m)
 {
 	if (m->is_rope)
 		pe_rope_model_free(&m->rope);
+	free(m->g.ff);
+	m->g.ff = NULL;
+	m->ggml = 0;
 	m->is_rope = 0;
 }
 
@@ -134,7 +144,10 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		return PE_OK;
 	}
 	double *ang = work, *c = work + h, *s = work + 2 * h;
-	pe_rope_model_pairs(m, pos, ang, c, s);
+	if (cm->ggml)
+		check_ggml_pairs(cm, pos, ang, c, s);
+	else
+		pe_rope_model_pairs(m, pos, ang, c, s);
 	switch (f->kind) {
 	case PE_CHECK_ANGLE:
 		if (f->packing == PE_PACK_PAIRS)
@@ -516,6 +529,41 @@ static double ulp_step(enum pe_float f, double theta, int k)
 	return pe_round(f, theta + k * ldexp(1.0, e - bits));
 }
 
+/*
+ * ggml: powf(base, -2/n_dims) may be an ulp or two from the correctly rounded
+ * value on some libm; every pair depends on it, so it is fitted as a whole.
+ */
+static enum pe_status fit_theta_scale(struct check_model *cm, const struct pe_check_form *f,
+                                      const struct pe_matrix *dump,
+                                      const struct pe_check_options *opt, const size_t *idx,
+                                      size_t nidx)
+{
+	double *col_ss = malloc(f->cols * sizeof(*col_ss));
+	if (!col_ss)
+		return PE_ENOMEM;
+	float ts0 = cm->g.theta_scale, best = ts0;
+	double best_ss = INFINITY;
+	enum pe_status rc = PE_OK;
+	static const int steps[] = {0, -1, 1, -2, 2};
+	for (int k = 0; k < 5 && rc == PE_OK; k++) {
+		float t = ts0;
+		for (int i = 0; i < abs(steps[k]); i++)
+			t = nextafterf(t, steps[k] > 0 ? INFINITY : 0.0f);
+		cm->g.theta_scale = t;
+		rc = check_column_errors(cm, f, dump, opt, idx, nidx, col_ss);
+		double ss = 0;
+		for (size_t j = 0; j < f->cols; j++)
+			ss += col_ss[j];
+		if (rc == PE_OK && ss < best_ss) {
+			best_ss = ss;
+			best = t;
+		}
+	}
+	cm->g.theta_scale = best;
+	free(col_ss);
+	return rc;
+}
+
 enum pe_status check_fit_last_bits(struct check_model *cm, const struct pe_check_form *f,
                                    const struct pe_matrix *dump, const struct pe_check_options *opt,
                                    const size_t *idx, size_t nidx)
@@ -526,6 +574,8 @@ enum pe_status check_fit_last_bits(struct check_model *cm, const struct pe_check
 	enum pe_float R = m->prec.compute;
 	if (R != PE_FLOAT_F32 && R != PE_FLOAT_BF16 && R != PE_FLOAT_F16)
 		return PE_OK;
+	if (cm->ggml)
+		return fit_theta_scale(cm, f, dump, opt, idx, nidx);
 	size_t h = m->d_rot / 2;
 	double *buf = malloc((3 * h + f->cols) * sizeof(*buf));
 	if (!buf)

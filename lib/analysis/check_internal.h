@@ -11,6 +11,29 @@
 #include <posenc/check.h>
 #include <posenc/precision.h>
 
+/*
+ * How a float32 table is computed (check_ggml.c has the second):
+ * TORCH: inv_freq = 1 / base^(arange / d) once, angle = position x inv_freq
+ * (transformers, vLLM, Meta); GGML: theta_scale = powf(base, -2/n_dims), the
+ * angle of pair i the position times theta_scale multiplied i times in
+ * float32, divided by the pair's freq_factor, YaRN mixed in float32
+ * (ggml-cpu ops.cpp: ggml_rope_cache_init, rope_yarn).
+ */
+enum check_path {
+	CHECK_PATH_TORCH,
+	CHECK_PATH_GGML,
+};
+
+/* ggml's per-call parameters, as llama.cpp passes them to ggml_rope_ext. */
+struct check_ggml {
+	float theta_scale;
+	float *ff;        /* d_rot/2 freq_factors, or NULL */
+	float freq_scale; /* 1 / factor (linear, yarn) */
+	float ext_factor; /* yarn: 1 */
+	float corr[2];    /* yarn: the correction range */
+	float mscale;     /* the amplitude of cos and sin */
+};
+
 /* What a dump is compared with: a rope model, or the scheme's own table. */
 struct check_model {
 	const struct pe_scheme *s;
@@ -18,6 +41,8 @@ struct check_model {
 	struct pe_rope_model rope; /* is_rope */
 	double offset;             /* added to every position (a position-offset hypothesis) */
 	int swap_cs;               /* cos-sin: sin where cos belongs and back */
+	int ggml;                  /* the GGML path: rope.theta unused for positions */
+	struct check_ggml g;
 };
 
 /* A hypothesis: the spec's model with some parameters changed. */
@@ -31,7 +56,21 @@ struct check_hyp {
 	double offset;
 	int swap_cs;
 	double rotary; /* 0: the scheme's rotary fraction */
+	enum check_path path; /* TORCH unless prec.compute is float32 and GGML asked for */
 };
+
+/* The GGML path of a model already built for @h (float32 compute): fills m->g. */
+enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
+                               const struct check_hyp *h);
+
+/* Angle, cos and sin of every pair at @pos as ggml computes them (check_ggml.c). */
+void check_ggml_pairs(const struct check_model *m, double pos, double *ang, double *c, double *s);
+
+/* The paths an engine's float32 tables take (bit 1 << enum check_path). */
+unsigned check_engine_paths(enum pe_engine e);
+
+/* The name of a path for reports ("ggml's theta_scale product (llama.cpp)"). */
+const char *check_path_text(enum check_path p);
 
 /* The hypothesis that changes nothing (the reference of @opt). */
 void check_hyp_reference(const struct pe_scheme *s, const struct pe_check_options *opt,

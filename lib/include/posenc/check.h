@@ -68,6 +68,55 @@ struct pe_check_form {
 	size_t cols; /* the dump's columns (inv-freq: h) */
 };
 
+/*
+ * Inference engines whose conventions check knows (registry: check_engine.c).
+ * Each has semantics (pe_engine_apply()) and a float32 numeric path:
+ * HF and vLLM build inv_freq once and multiply by the position (torch);
+ * llama.cpp multiplies theta_scale = powf(base, -2/n_dims) pair by pair
+ * (ggml). PE_ENGINE_ANY: Hugging Face semantics, either numeric path.
+ */
+enum pe_engine {
+	PE_ENGINE_ANY,
+	PE_ENGINE_HF,
+	PE_ENGINE_VLLM,
+	PE_ENGINE_LLAMACPP,
+};
+
+/*
+ * pe_engine_parse() - "hf" (or "transformers"), "vllm", "llama.cpp" (or
+ * "ggml", "llamacpp")
+ *
+ * @return PE_OK or PE_EINVAL.
+ */
+PE_API enum pe_status pe_engine_parse(const char *text, enum pe_engine *out);
+
+/* pe_engine_name() - the name pe_engine_parse() reads ("llama.cpp"); "any" for ANY */
+PE_API const char *pe_engine_name(enum pe_engine e);
+
+/*
+ * pe_engine_apply() - a scaling as an engine evaluates it
+ *
+ * @p:          changed in place (long-factor lists are kept, not copied).
+ * @seq_length: the sequence length of the table (largest position + 1).
+ * @note:       if not NULL, a static sentence saying what changed, or NULL.
+ *
+ * One rule for the length at which length-dependent scalings (dynamic NTK,
+ * LongRoPE) are evaluated when p->length is 0: Hugging Face (and ANY) at
+ * the sequence length, as transformers' dynamic update and LongRoPE's
+ * seq_len > original test do (modeling_rope_utils, dynamic_rope_update);
+ * vLLM at its max_model_len, taken as factor x original (its dynamic NTK
+ * cache is built once at max_position x factor; its LongRoPE uses the long
+ * factors when max_model_len > original); llama.cpp at its context size
+ * n_ctx, taken as factor x original (LongRoPE factors chosen by n_ctx), with
+ * no dynamic NTK at all (unscaled) and the YaRN correction range always
+ * floored/ceiled (ggml_rope_yarn_corr_dims). An attention factor is kept:
+ * a gguf: spec already holds the one llama.cpp computes.
+ *
+ * @return PE_OK, PE_EINVAL for an engine outside the enum.
+ */
+PE_API enum pe_status pe_engine_apply(enum pe_engine e, struct pe_rope_scaling_params *p,
+                                      double seq_length, const char **note);
+
 struct pe_check_options {
 	enum pe_check_kind kind;       /* PE_CHECK_AUTO: recognise */
 	enum pe_check_packing packing; /* PE_PACK_AUTO: from the width and values */
@@ -78,6 +127,7 @@ struct pe_check_options {
 	struct pe_precision prec; /* the reference; {EXACT, EXACT} by default */
 	double tol;               /* agreement: |err| <= tol * max(1, |reference|) */
 	int diagnose;             /* look for known mistakes when they disagree */
+	enum pe_engine engine;    /* the numeric paths a reduced precision may take */
 };
 
 /* Where an error is: the dump's row and column. */
@@ -105,6 +155,9 @@ enum pe_check_mistake {
 	PE_MISTAKE_PRECISION,  /* computed in a reduced precision */
 	PE_MISTAKE_SWAPPED, /* cos and sin swapped in a cos-sin cache ([sin | cos], GPT-J's order)
 	                     */
+	PE_MISTAKE_TRUNCATE, /* YaRN's correction range rounded to whole pairs, or not */
+	PE_MISTAKE_REGIME,   /* LongRoPE's other factor list (long for short, or back) */
+	PE_MISTAKE_LENGTH,   /* dynamic NTK evaluated at another length */
 };
 
 struct pe_check_diagnosis {
@@ -122,6 +175,7 @@ struct pe_check_result {
 	int form_recognised; /* 1 when the form was recognised, not given */
 	struct pe_check_stats stats;
 	int agree;       /* stats.mixed.value <= tol */
+	const char *path; /* reduced precision: the numeric path compared with (static) */
 	size_t rows;     /* rows of the dump (inv-freq: 1) */
 	double *row_abs; /* rows: largest abs error of each row */
 	double *row_rel; /* rows: largest relative error of each row */
