@@ -581,7 +581,8 @@ int cmd_check(int argc, char **argv)
 	                              a.prec,
 	                              tol,
 	                              1,
-	                              a.engine};
+	                              a.engine,
+	                              store};
 	if (a.vector)
 		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
 	struct pe_check_result *r = NULL;

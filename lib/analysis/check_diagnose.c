@@ -91,6 +91,38 @@ static enum pe_status eval(const struct ctx *c, const struct check_hyp *h, const
 	return rc;
 }
 
+/*
+ * A hypothesis at the dump's own precision: when the dump is known to be
+ * stored in float32 (or bfloat16, float16) and the reference is exact, the
+ * hypothesis is also computed in float32 along each engine's path, and the
+ * closest is kept in @h (so a float32 table with the scaling left out is
+ * that, not a base fitted to its rounding).
+ */
+static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const size_t *idx,
+                               size_t nidx, struct pe_check_stats *st, double *ss)
+{
+	enum pe_status rc = eval(c, h, idx, nidx, st, ss);
+	enum pe_float S = c->opt->dump_store;
+	if (rc != PE_OK || !pe_scheme_has(c->s, PE_CAP_SCALING) ||
+	    (h->prec.compute != PE_FLOAT_EXACT && h->prec.compute != PE_FLOAT_F64) ||
+	    (S != PE_FLOAT_F32 && S != PE_FLOAT_BF16 && S != PE_FLOAT_F16))
+		return rc;
+	for (int p = 0; p < 2 && rc == PE_OK; p++) {
+		struct check_hyp v = *h;
+		struct pe_check_stats st2;
+		double ss2;
+		v.prec = (struct pe_precision){PE_FLOAT_F32, S};
+		v.path = (enum check_path)p;
+		rc = eval(c, &v, idx, nidx, &st2, &ss2);
+		if (rc == PE_OK && ss2 < 0.25 * *ss) {
+			*h = v;
+			*st = st2;
+			*ss = ss2;
+		}
+	}
+	return rc;
+}
+
 /* The objective of a fit: mean squared error at log-parameter x on the fit rows. */
 static double fit_objective(struct ctx *c, double x)
 {
@@ -476,7 +508,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	if (rc == PE_OK)
 		e0 = sqrt(ss / cells);
 	for (size_t i = 0; i < n && rc == PE_OK; i++) {
-		rc = eval(&c, &list[i].h, score_idx, nscore, &st, &ss);
+		rc = eval_own(&c, &list[i].h, score_idx, nscore, &st, &ss);
 		list[i].err = sqrt(ss / cells);
 		if (rc == PE_OK && list[i].err < emin)
 			emin = list[i].err;
@@ -516,7 +548,17 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			dg->second = second->mistake;
 		}
 		/* a mistake made in reduced precision: try each precision on top of it */
-		if (win->mistake != PE_MISTAKE_PRECISION && pe_scheme_has(s, PE_CAP_SCALING)) {
+		if (win->mistake != PE_MISTAKE_PRECISION &&
+		    (win->h.prec.compute != ref.prec.compute || win->h.prec.store != ref.prec.store)) {
+			/* found at the dump's own precision already */
+			char t[160];
+			size_t len = strlen(dg->text);
+			precision_text(win->h.prec, t, sizeof(t));
+			snprintf(dg->text + len, sizeof(dg->text) - len, "; %s%s", t,
+			         win->h.path == CHECK_PATH_GGML ? ", along ggml's path" : "");
+			dg->with_prec = 1;
+			dg->prec = win->h.prec;
+		} else if (win->mistake != PE_MISTAKE_PRECISION && pe_scheme_has(s, PE_CAP_SCALING)) {
 			static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16",
 			                                    "f16"};
 			struct check_hyp base_h = best;

@@ -531,7 +531,8 @@ static double ulp_step(enum pe_float f, double theta, int k)
 
 /*
  * ggml: powf(base, -2/n_dims) may be an ulp or two from the correctly rounded
- * value on some libm; every pair depends on it, so it is fitted as a whole.
+ * value on some libm; every pair depends on it, so it is fitted as a whole,
+ * with YaRN's mix fused or not as the engine's build did it.
  */
 static enum pe_status fit_theta_scale(struct check_model *cm, const struct pe_check_form *f,
                                       const struct pe_matrix *dump,
@@ -542,24 +543,29 @@ static enum pe_status fit_theta_scale(struct check_model *cm, const struct pe_ch
 	if (!col_ss)
 		return PE_ENOMEM;
 	float ts0 = cm->g.theta_scale, best = ts0;
+	int best_fma = 0;
 	double best_ss = INFINITY;
 	enum pe_status rc = PE_OK;
 	static const int steps[] = {0, -1, 1, -2, 2};
-	for (int k = 0; k < 5 && rc == PE_OK; k++) {
-		float t = ts0;
-		for (int i = 0; i < abs(steps[k]); i++)
-			t = nextafterf(t, steps[k] > 0 ? INFINITY : 0.0f);
-		cm->g.theta_scale = t;
-		rc = check_column_errors(cm, f, dump, opt, idx, nidx, col_ss);
-		double ss = 0;
-		for (size_t j = 0; j < f->cols; j++)
-			ss += col_ss[j];
-		if (rc == PE_OK && ss < best_ss) {
-			best_ss = ss;
-			best = t;
+	for (int fused = 0; fused < (cm->g.ext_factor != 0.0f ? 2 : 1); fused++)
+		for (int k = 0; k < 5 && rc == PE_OK; k++) {
+			float t = ts0;
+			for (int i = 0; i < abs(steps[k]); i++)
+				t = nextafterf(t, steps[k] > 0 ? INFINITY : 0.0f);
+			cm->g.theta_scale = t;
+			cm->g.fma = fused;
+			rc = check_column_errors(cm, f, dump, opt, idx, nidx, col_ss);
+			double ss = 0;
+			for (size_t j = 0; j < f->cols; j++)
+				ss += col_ss[j];
+			if (rc == PE_OK && ss < best_ss) {
+				best_ss = ss;
+				best = t;
+				best_fma = fused;
+			}
 		}
-	}
 	cm->g.theta_scale = best;
+	cm->g.fma = best_fma;
 	free(col_ss);
 	return rc;
 }

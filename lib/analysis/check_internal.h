@@ -32,6 +32,7 @@ struct check_ggml {
 	float ext_factor; /* yarn: 1 */
 	float corr[2];    /* yarn: the correction range */
 	float mscale;     /* the amplitude of cos and sin */
+	int fma;          /* yarn's mix as ggml built with FMA contraction computes it */
 };
 
 /* What a dump is compared with: a rope model, or the scheme's own table. */

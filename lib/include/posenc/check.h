@@ -128,6 +128,8 @@ struct pe_check_options {
 	double tol;               /* agreement: |err| <= tol * max(1, |reference|) */
 	int diagnose;             /* look for known mistakes when they disagree */
 	enum pe_engine engine;    /* the numeric paths a reduced precision may take */
+	enum pe_float dump_store; /* the dump's storage precision; EXACT: not known. A
+	                             diagnosis then weighs each mistake in float32 too */
 };
 
 /* Where an error is: the dump's row and column. */
