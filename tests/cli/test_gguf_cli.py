@@ -205,6 +205,38 @@ cases = [
 for name, data, needle in cases:
     path = write(name.replace(" ", "-"), data)
     error_case(EXE, "gguf " + name, ["freqs", "-s", "gguf:" + path, "-o", "-"], 1, needle)
+# SmolLM3 as llama.cpp reads it: llama_model_rope_type says NORM (pairs 2i, 2i+1: the
+# converter permutes q/k as for LLaMA), and its loader hard-codes n_no_rope_layer_step = 4,
+# so layer il rotates only if (il + 1) % 4 != 0. Independent: the layer lists from that rule.
+smol = write("smollm3", gguf([
+    ("general.architecture", STRING, "smollm3"),
+    ("smollm3.context_length", UINT32, 65536),
+    ("smollm3.embedding_length", UINT32, 2048),
+    ("smollm3.block_count", UINT32, 8),
+    ("smollm3.attention.head_count", UINT32, 16),
+    ("smollm3.rope.freq_base", FLOAT32, 5000000.0),
+]))
+r, s = summary("gguf:" + smol)
+rope_layers = [i for i in range(8) if (i + 1) % 4 != 0]
+nope_layers = [i for i in range(8) if (i + 1) % 4 == 0]
+ok(r.rc == 0 and s.get("rope", {}).get("layout") == "interleaved" and
+   s["rope"].get("layers") == "0-2,4-6" and s.get("nope", {}).get("layers") == "3,7" and
+   rope_layers == [0, 1, 2, 4, 5, 6] and nope_layers == [3, 7],
+   "smollm3 gguf: NORM layout (interleaved), NoPE on every 4th layer (3, 7)", (s, r.err))
+# Llama 4 with attention.sliding_window = 0: llama.cpp rotates every layer
+l4 = write("llama4-noswa", gguf([
+    ("general.architecture", STRING, "llama4"),
+    ("llama4.context_length", UINT32, 8192),
+    ("llama4.embedding_length", UINT32, 1024),
+    ("llama4.block_count", UINT32, 4),
+    ("llama4.attention.head_count", UINT32, 8),
+    ("llama4.attention.sliding_window", UINT32, 0),
+    ("llama4.rope.freq_base", FLOAT32, 500000.0),
+]))
+r, s = summary("gguf:" + l4)
+ok(r.rc == 0 and "nope" not in s and s.get("all", {}).get("layers") == "0-3",
+   "llama4 gguf with sliding_window 0: every layer rotates", (s, r.err))
+
 error_case(EXE, "gguf over --max-memory", ["freqs", "-s", "gguf:" + llama, "--max-memory", "1K"],
            1, "memory budget")
 error_case(EXE, "gguf missing", ["freqs", "-s", "gguf:" + os.path.join(TMP, "none.gguf")], 1,
