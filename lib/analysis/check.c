@@ -221,9 +221,8 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 				memcpy(r->row_abs, ra, r->rows * sizeof(*ra));
 				memcpy(r->row_rel, ra + r->rows, r->rows * sizeof(*ra));
 				memcpy(r->row_col, rcol, r->rows * sizeof(*rcol));
-				r->path = opt->prec.compute == PE_FLOAT_F32
-				                  ? check_path_text((enum check_path)p)
-				                  : NULL;
+				/* torch's path is what --precision describes; ggml's is said */
+				r->path = p == CHECK_PATH_GGML ? check_path_text(CHECK_PATH_GGML) : NULL;
 			}
 		}
 		free(ra);

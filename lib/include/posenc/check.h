@@ -177,7 +177,7 @@ struct pe_check_result {
 	int form_recognised; /* 1 when the form was recognised, not given */
 	struct pe_check_stats stats;
 	int agree;       /* stats.mixed.value <= tol */
-	const char *path; /* reduced precision: the numeric path compared with (static) */
+	const char *path; /* float32: ggml's path when it was the closer one (static); else NULL */
 	size_t rows;     /* rows of the dump (inv-freq: 1) */
 	double *row_abs; /* rows: largest abs error of each row */
 	double *row_rel; /* rows: largest relative error of each row */

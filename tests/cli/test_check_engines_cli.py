@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""posenc check against tables computed here, in numpy, the way inference engines compute
+them: ggml's float32 path (llama.cpp, ggml-cpu ops.cpp ggml_rope_cache_init / rope_yarn:
+theta_scale = powf(base, -2/n_dims) multiplied pair by pair, freq_factors, YaRN's ramp),
+vLLM's caches (one cache for every position: dynamic NTK at max_position x factor,
+Phi-3's LongRoPE with float32 factors), and transformers' reference. Correct tables agree at
+their own precision without a hand-picked --tol; engine differences are named."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import done, numpy_python, ok, run, skip, workdir  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:
+    py = numpy_python()
+    if py and os.path.realpath(py) != os.path.realpath(sys.executable):
+        os.execv(py, [py, *sys.argv])
+    skip("posenc check against engine-style numpy dumps", "numpy is not installed")
+    done()
+
+EXE = os.path.abspath(sys.argv[1])
+TMP = workdir()
+f32 = np.float32
+
+
+def save(name, arr):
+    p = os.path.join(TMP, name)
+    np.save(p, arr)
+    return p
+
+
+def check(*args):
+    return run(EXE, "check", *args)
+
+
+def field(r, name):
+    for line in r.text.splitlines():
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def ggml_cache(base, n_dims, pos, freq_scale=1.0, ff=None):
+    """ggml_rope_cache_init in float32: per position theta = p, then theta *= theta_scale
+    after each pair; rope_yarn without YaRN: cos(freq_scale * theta / ff). Returns the
+    [cos_0..cos_h | sin_0..sin_h] cache (vLLM's packing, one column per pair)."""
+    h = n_dims // 2
+    ts = f32(base) ** (f32(-2.0) / f32(n_dims))
+    theta = np.asarray(pos, dtype=np.float64).astype(f32)
+    ang = np.empty((len(pos), h), dtype=f32)
+    for i in range(h):
+        t = theta if ff is None else (theta / f32(ff[i])).astype(f32)
+        ang[:, i] = (f32(freq_scale) * t).astype(f32)
+        theta = (theta * ts).astype(f32)
+    return np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32)
+
+
+def torch_cache(inv, pos, att=1.0):
+    """transformers / vLLM in float32: freqs = outer(t.float(), inv_freq), cos, sin."""
+    a = np.outer(np.asarray(pos, dtype=np.float64).astype(f32), inv.astype(f32)).astype(f32)
+    c, s = np.cos(a), np.sin(a)
+    if att != 1.0:
+        c, s = (c * f32(att)).astype(f32), (s * f32(att)).astype(f32)
+    return np.concatenate([c, s], axis=1).astype(f32)
+
+
+def exact_cache(inv, pos, att=1.0):
+    a = np.outer(np.asarray(pos, dtype=np.float64), inv)
+    return np.concatenate([np.cos(a) * att, np.sin(a) * att], axis=1)
+
+
+def inv_f32(base, d):
+    e = (np.arange(0, d, 2).astype(f32) / f32(d)).astype(f32)
+    return (f32(1) / (f32(base) ** e)).astype(f32)
+
+
+def inv_f64(base, d):
+    return 1.0 / base ** (np.arange(0, d, 2) / d)
+
+
+D = 128
+P512 = np.arange(512)
+PAIRS = ["--what", "cos-sin:pairs", "-d", str(D)]
+
+# ---- ggml's float32 path ------------------------------------------------------------------
+g = save("ggml_b10k.npy", ggml_cache(10000.0, D, P512))
+r = check("-s", "rope:layout=half,base=10000", "--against", g, *PAIRS)
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding") and
+   "ggml" in r.text, "ggml float32 cache agrees up to float32 rounding by default", r.text)
+r = check("-s", "rope:layout=half,base=10000", "--against", g, *PAIRS, "--precision", "f32")
+ok(r.rc == 0, "ggml float32 cache agrees at --precision f32 (ggml's path)", r.text)
+r = check("-s", "rope:layout=half,base=10000", "--against", g, *PAIRS, "--precision", "f32",
+          "--engine", "hf")
+ok(r.rc == 3, "--engine hf --precision f32: torch's path only, the ggml cache is off", r.text)
+r = check("-s", "rope:layout=half,base=10000", "--against", g, *PAIRS, "--precision", "f32",
+          "--engine", "llama.cpp")
+ok(r.rc == 0, "--engine llama.cpp --precision f32: ggml's path agrees", r.text)
+
+# far positions: float32 itself loses the table (0.1 rad at 10^6): disagree, named
+far = np.arange(1000000, 1000512)
+g = save("ggml_far.npy", ggml_cache(500000.0, D, far))
+r = check("-s", "rope:layout=half,base=500000", "--against", g, *PAIRS, "--start", "1000000")
+ok(r.rc == 3 and "float32 as ggml computes it" in field(r, "diagnosis"),
+   "ggml float32 at position 1e6: disagree, diagnosed as ggml's float32 path", r.text)
+r = check("-s", "rope:layout=half,base=500000", "--against", g, *PAIRS, "--start", "1000000",
+          "--precision", "f32")
+ok(r.rc == 0, "ggml float32 at position 1e6 agrees with --precision f32", r.text)
+
+# llama.cpp's Llama 3.1: the llama3 scaling as float32 freq_factors (the converter's rope_freqs)
+base, factor, low, high, orig = 500000.0, 8.0, 1.0, 4.0, 8192.0
+ff = []
+for i in range(0, D, 2):
+    wl = 2 * np.pi / (1.0 / base ** (i / D))
+    if wl < orig / high:
+        ff.append(1.0)
+    elif wl > orig / low:
+        ff.append(factor)
+    else:
+        sm = (orig / wl - low) / (high - low)
+        ff.append(1.0 / ((1 - sm) / factor + sm))
+g = save("ggml_llama31.npy", ggml_cache(base, D, P512, ff=ff))
+r = check("-s", "model:llama-3.1-8b", "--against", g, *PAIRS)
+ok(r.rc == 0, "ggml Llama 3.1 with freq_factors agrees by default", r.text)
+
+# ---- one length rule: dynamic NTK at the dump's own sequence length -----------------------
+DYN = "rope:layout=half,base=10000,scaling=dynamic,factor=4,original=4096"
+late = np.arange(5632, 6144)
+g = save("ggml_late.npy", ggml_cache(10000.0, D, late))
+r = check("-s", DYN, "--against", g, *PAIRS, "--start", "5632")
+ok(r.rc == 3 and "dynamic scaling left out" in field(r, "diagnosis") and
+   "6144" in field(r, "length"),
+   "unscaled table vs dynamic NTK at length 6144: disagree, scaling left out", r.text)
+r = check("-s", DYN, "--against", g, *PAIRS, "--start", "5632", "--engine", "llama.cpp")
+ok(r.rc == 0 and "no dynamic NTK" in field(r, "engine"),
+   "--engine llama.cpp: no dynamic NTK, the unscaled ggml table agrees", r.text)
+# HF's dynamic NTK at 6144, computed here: encode and check use the same length
+grow = 4 * 6144 / 4096 - 3
+hf = save("hf_dyn.npy", exact_cache(inv_f64(10000.0 * grow ** (D / (D - 2)), D), late))
+r = check("-s", DYN, "--against", hf, *PAIRS, "--start", "5632")
+ok(r.rc == 0, "HF dynamic NTK at sequence length 6144 agrees", r.text)
+enc = os.path.join(TMP, "enc.npy")
+e = run(EXE, "encode", "-q", "-s", DYN, "--start", "5632", "-n", "512", "-d", str(D), "--view",
+        "cos", "-o", enc)
+r = check("-s", DYN, "--against", enc, "--what", "cos", "--start", "5632")
+ok(e.rc == 0 and r.rc == 0, "check agrees with encode's own dynamic table (same length)",
+   r.text + e.err)
+
+# vLLM: one dynamic cache at max_position x factor = 16384 for every position
+bv = 10000.0 * (4 * 16384 / 4096 - 3) ** (D / (D - 2))
+v = save("vllm_dyn.npy", torch_cache(inv_f32(bv, D), P512))
+r = check("-s", DYN, "--against", v, *PAIRS)
+ok(r.rc == 3 and "dynamic NTK fixed at length" in field(r, "diagnosis") and
+   "base 135402" in field(r, "diagnosis"),
+   "vLLM's dynamic cache vs HF at length 512: named (base 135402 at 16384)", r.text)
+r = check("-s", DYN, "--against", v, *PAIRS, "--engine", "vllm")
+ok(r.rc == 0, "--engine vllm: its dynamic cache agrees", r.text)
+
+# ---- YaRN truncation ---------------------------------------------------------------------
+def yarn_inv(base, d, factor, orig, truncate, bf=32.0, bs=1.0):
+    def cd(rot):
+        return d * np.log(orig / (rot * 2 * np.pi)) / (2 * np.log(base))
+    lo, hi = cd(bf), cd(bs)
+    if truncate:
+        lo, hi = np.floor(lo), np.ceil(hi)
+    lo, hi = max(lo, 0), min(hi, d - 1)
+    ramp = np.clip((np.arange(d // 2) - lo) / (hi - lo), 0, 1)
+    inv = inv_f64(base, d)
+    return inv / factor * ramp + inv * (1 - ramp)
+
+
+YARN = "rope:layout=half,base=150000,scaling=yarn,factor=32,original=4096,truncate=0"
+att = 0.1 * np.log(32) + 1
+y = save("yarn_trunc.npy", exact_cache(yarn_inv(150000.0, 64, 32.0, 4096.0, True), P512, att))
+r = check("-s", YARN, "--against", y, "--what", "cos-sin:pairs", "-d", "64")
+ok(r.rc == 3 and "truncated" in field(r, "diagnosis"),
+   "YaRN truncated where the spec says truncate=false: named", r.text)
+r = check("-s", YARN, "--against", y, "--what", "cos-sin:pairs", "-d", "64", "--engine",
+          "llama.cpp")
+ok(r.rc == 0, "--engine llama.cpp: YaRN always truncated, agrees", r.text)
+
+# ---- LongRoPE: the factors chosen by length, and float32 factors --------------------------
+d96 = 96
+short = [1.0 + 0.0137 * i for i in range(d96 // 2)]
+long_ = [1.0 + 0.731 * i for i in range(d96 // 2)]
+LR = ("rope:layout=half,base=10000,scaling=longrope,factor=32,original=4096,"
+      "short-factor=" + "/".join(repr(x) for x in short) +
+      ",long-factor=" + "/".join(repr(x) for x in long_))
+lr_att = np.sqrt(1 + np.log(32) / np.log(4096))
+inv_long = 1.0 / (np.array(long_) * 10000.0 ** (np.arange(0, d96, 2) / d96))
+lg = save("lr_long.npy", exact_cache(inv_long, P512, lr_att))
+r = check("-s", LR, "--against", lg, "--what", "cos-sin:pairs", "-d", str(d96))
+ok(r.rc == 3 and "long factors" in field(r, "diagnosis"),
+   "LongRoPE long factors at length 512 (HF: short): named", r.text)
+r = check("-s", LR, "--against", lg, "--what", "cos-sin:pairs", "-d", str(d96), "--engine",
+          "llama.cpp")
+ok(r.rc == 0, "--engine llama.cpp: long factors by context size, agrees", r.text)
+# vLLM / HF in float32: 1 / (float32(ext) * base ** (arange / d)) with float32 factors
+e = (np.arange(0, d96, 2).astype(f32) / f32(d96)).astype(f32)
+inv_s = (f32(1) / (np.array(short, dtype=f32) * (f32(10000.0) ** e)).astype(f32)).astype(f32)
+pos = np.arange(2560, 3072)
+sh = save("lr_short_f32.npy", torch_cache(inv_s, pos, lr_att))
+r = check("-s", LR, "--against", sh, "--what", "cos-sin:pairs", "-d", str(d96), "--start",
+          "2560", "--precision", "f32")
+ok(r.rc == 0, "LongRoPE short factors as float32 numbers: agrees at --precision f32", r.text)
+
+done()
