@@ -287,10 +287,10 @@ static void where_text(const struct pe_check_result *r, const struct pe_scheme *
 
 /* What the report says besides the result: the conventions and precision it was judged by. */
 struct check_notes {
-	const char *engine; /* what --engine changed, or NULL */
-	double length;      /* >0: the length the command chose for dynamic/longrope */
-	int rounded;        /* agreed with a float32 computation, not the exact values */
-	double exact_err;   /* rounded: the largest error against the exact values */
+	const char *engine;  /* what --engine changed, or NULL */
+	double length;       /* >0: the length the command chose for dynamic/longrope */
+	int rounded;         /* agreed with a float32 computation, not the exact values */
+	double exact_err;    /* rounded: the largest error against the exact values */
 	enum pe_float store; /* the dump's storage precision (EXACT: not known) */
 };
 
@@ -312,7 +312,8 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		fprintf(out, "                %s\n", r->path);
 	if (a->engine != PE_ENGINE_ANY)
 		fprintf(out, "engine:         %s%s%s\n", pe_engine_name(a->engine),
-		        n->engine ? ": " : "", n->engine ? n->engine + strcspn(n->engine, ":") + 2 : "");
+		        n->engine ? ": " : "",
+		        n->engine ? n->engine + strcspn(n->engine, ":") + 2 : "");
 	if (n->length > 0 && !(a->engine != PE_ENGINE_ANY && n->engine))
 		fprintf(out,
 		        "length:         %s evaluated at sequence length %.17g (the dump's largest "
@@ -476,8 +477,8 @@ static int parse_check_option(void *ctx, int opt, const char *arg)
 		return 0;
 	case OPT_ENGINE:
 		if (pe_engine_parse(arg, &a->engine) != PE_OK || a->engine == PE_ENGINE_ANY)
-			return cli_usage_error("option '--engine': '%s' is not hf, vllm or llama.cpp",
-			                       arg);
+			return cli_usage_error(
+			        "option '--engine': '%s' is not hf, vllm or llama.cpp", arg);
 		return 0;
 	case OPT_WHAT:
 		if (pe_check_kind_parse(arg, &a->kind, &a->packing) != PE_OK)

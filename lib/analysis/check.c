@@ -185,7 +185,8 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 			st = PE_ENOMEM;
 	}
 	if (st == PE_OK) {
-		/* float32: each numeric path the engine may take; the closer one is the reference */
+		/* float32: each numeric path the engine may take; the closer one is the reference
+		 */
 		unsigned paths = opt->prec.compute == PE_FLOAT_F32 ? check_engine_paths(opt->engine)
 		                                                   : 1u << CHECK_PATH_TORCH;
 		size_t fit_idx[CHECK_FIT_FIRST + CHECK_FIT_SPREAD + 1];
@@ -212,8 +213,8 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 			}
 			st = check_fit_last_bits(&m, &r->form, dm, opt, fit_idx, nfit);
 			if (st == PE_OK)
-				st = check_compare(&m, &r->form, dm, opt, NULL, dm->rows, &stats, ra,
-				                   ra + r->rows, rcol, NULL);
+				st = check_compare(&m, &r->form, dm, opt, NULL, dm->rows, &stats,
+				                   ra, ra + r->rows, rcol, NULL);
 			check_model_free(&m);
 			if (st == PE_OK && (first || stats.mixed.value < r->stats.mixed.value)) {
 				first = 0;
@@ -222,7 +223,8 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 				memcpy(r->row_rel, ra + r->rows, r->rows * sizeof(*ra));
 				memcpy(r->row_col, rcol, r->rows * sizeof(*rcol));
 				/* torch's path is what --precision describes; ggml's is said */
-				r->path = p == CHECK_PATH_GGML ? check_path_text(CHECK_PATH_GGML) : NULL;
+				r->path = p == CHECK_PATH_GGML ? check_path_text(CHECK_PATH_GGML)
+				                               : NULL;
 			}
 		}
 		free(ra);

@@ -258,10 +258,12 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		}
 		/* float32 as ggml computes it: its own rounding, far from torch's at large m */
 		h.path = CHECK_PATH_GGML;
-		if (h.prec.compute == PE_FLOAT_F32 && (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
+		if (h.prec.compute == PE_FLOAT_F32 &&
+		    (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
 			snprintf(x->text, sizeof(x->text),
 			         "computed in reduced precision: float32 as ggml computes it "
-			         "(llama.cpp: theta_scale = powf(base, -2/n_dims) multiplied pair by "
+			         "(llama.cpp: theta_scale = powf(base, -2/n_dims) multiplied pair "
+			         "by "
 			         "pair, cosf/sinf)%s",
 			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
 	}
@@ -317,7 +319,8 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			                 ? "YaRN's correction range truncated to whole pairs "
 			                   "(floor/ceil of the ramp ends) where the spec says "
 			                   "truncate=false: llama.cpp always truncates "
-			                   "(ggml_rope_yarn_corr_dims), and so do YaRN ports without "
+			                   "(ggml_rope_yarn_corr_dims), and so do YaRN ports "
+			                   "without "
 			                   "the truncate key"
 			                 : "YaRN's correction range not truncated (the ramp ends "
 			                   "kept fractional: truncate=false) where the spec "
@@ -332,14 +335,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		h.scaling.length = is_long ? o : fmax(o + 1, ref.scaling.factor * o);
 		double len = ref.scaling.length > 0 ? ref.scaling.length : o;
 		if ((x = add(list, n, &h, PE_MISTAKE_REGIME, h.scaling.length)))
-			snprintf(x->text, sizeof(x->text),
-			         "LongRoPE's %s factors where the reference at sequence length %.10g "
-			         "uses the %s ones%s",
-			         is_long ? "short" : "long", len, is_long ? "long" : "short",
-			         is_long ? ""
-			                 : ": llama.cpp chooses them by context size (n_ctx > "
-			                   "original) for every position, vLLM when max_model_len > "
-			                   "original");
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "LongRoPE's %s factors where the reference at sequence length "
+			        "%.10g "
+			        "uses the %s ones%s",
+			        is_long ? "short" : "long", len, is_long ? "long" : "short",
+			        is_long ? ""
+			                : ": llama.cpp chooses them by context size (n_ctx > "
+			                  "original) for every position, vLLM when max_model_len > "
+			                  "original");
 	}
 	/* dynamic NTK at the longest length */
 	if (rope && s->scaling.type == PE_ROPE_SCALING_DYNAMIC &&
@@ -347,15 +352,17 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		struct check_hyp h = ref;
 		h.scaling.length = s->scaling.factor * s->scaling.original;
 		double d = (double)d_rot;
-		double b = s->base * pow(s->scaling.factor * h.scaling.length / s->scaling.original -
-		                                 (s->scaling.factor - 1.0),
-		                         d / (d - 2.0));
+		double b =
+		        s->base * pow(s->scaling.factor * h.scaling.length / s->scaling.original -
+		                              (s->scaling.factor - 1.0),
+		                      d / (d - 2.0));
 		if ((x = add(list, n, &h, PE_MISTAKE_LENGTH, h.scaling.length)))
-			snprintf(x->text, sizeof(x->text),
-			         "dynamic NTK fixed at length factor x original = %.10g (base %.7g) "
-			         "for every position: vLLM's dynamic cache is built once so, where "
-			         "the reference grows the base with the sequence",
-			         h.scaling.length, b);
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "dynamic NTK fixed at length factor x original = %.10g (base %.7g) "
+			        "for every position: vLLM's dynamic cache is built once so, where "
+			        "the reference grows the base with the sequence",
+			        h.scaling.length, b);
 	}
 	/* the attention factor missing or applied twice */
 	if (rope && amplitude && att != 1.0) {
@@ -549,7 +556,8 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 		}
 		/* a mistake made in reduced precision: try each precision on top of it */
 		if (win->mistake != PE_MISTAKE_PRECISION &&
-		    (win->h.prec.compute != ref.prec.compute || win->h.prec.store != ref.prec.store)) {
+		    (win->h.prec.compute != ref.prec.compute ||
+		     win->h.prec.store != ref.prec.store)) {
 			/* found at the dump's own precision already */
 			char t[160];
 			size_t len = strlen(dg->text);
@@ -558,7 +566,8 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			         win->h.path == CHECK_PATH_GGML ? ", along ggml's path" : "");
 			dg->with_prec = 1;
 			dg->prec = win->h.prec;
-		} else if (win->mistake != PE_MISTAKE_PRECISION && pe_scheme_has(s, PE_CAP_SCALING)) {
+		} else if (win->mistake != PE_MISTAKE_PRECISION &&
+		           pe_scheme_has(s, PE_CAP_SCALING)) {
 			static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16",
 			                                    "f16"};
 			struct check_hyp base_h = best;

@@ -25,7 +25,8 @@
 /* ggml_rope_yarn_corr_dim: the pair that turns n_rot times in the original context. */
 static float corr_dim(float n_dims, float n_ctx_orig, float n_rot, float base)
 {
-	return n_dims * logf(n_ctx_orig / (n_rot * 2 * (float)3.14159265358979323846)) / (2 * logf(base));
+	return n_dims * logf(n_ctx_orig / (n_rot * 2 * (float)3.14159265358979323846)) /
+	       (2 * logf(base));
 }
 
 enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
@@ -68,8 +69,10 @@ enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
 	case PE_ROPE_SCALING_YARN: {
 		g->freq_scale = 1.0f / (float)p->factor;
 		g->ext_factor = 1.0f;
-		float lo = corr_dim((float)d_rot, (float)p->original, (float)p->beta_fast, (float)b);
-		float hi = corr_dim((float)d_rot, (float)p->original, (float)p->beta_slow, (float)b);
+		float lo =
+		        corr_dim((float)d_rot, (float)p->original, (float)p->beta_fast, (float)b);
+		float hi =
+		        corr_dim((float)d_rot, (float)p->original, (float)p->beta_slow, (float)b);
 		if (p->truncate) {
 			lo = floorf(lo);
 			hi = ceilf(hi);
@@ -114,7 +117,8 @@ void check_ggml_pairs(const struct check_model *m, double pos, double *ang, doub
 		float t = g->freq_scale * extrap;
 		if (g->ext_factor != 0.0f) {
 			float mix = ramp(g->corr, 2 * i) * g->ext_factor;
-			/* a build with FMA contraction (x86-64 -march=native) fuses the first product */
+			/* a build with FMA contraction (x86-64 -march=native) fuses the first
+			 * product */
 			t = g->fma ? fmaf(t, 1 - mix, extrap * mix) : t * (1 - mix) + extrap * mix;
 		}
 		double sv, cv;

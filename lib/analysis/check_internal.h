@@ -56,7 +56,7 @@ struct check_hyp {
 	double att; /* NaN: the model's */
 	double offset;
 	int swap_cs;
-	double rotary; /* 0: the scheme's rotary fraction */
+	double rotary;        /* 0: the scheme's rotary fraction */
 	enum check_path path; /* TORCH unless prec.compute is float32 and GGML asked for */
 };
 

@@ -286,7 +286,8 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 			                            ? scaling->long_factor
 			                            : scaling->short_factor;
 			for (size_t i = 0; i < h; i++) {
-				double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
+				double e =
+				        op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
 				double p = op_round(R, pow(round_f32(base), e));
 				theta[i] = op_round(R, 1.0 / op_round(R, round_to(R, ext[i]) * p));
 			}

@@ -155,8 +155,8 @@ enum pe_check_mistake {
 	PE_MISTAKE_OFFSET,     /* positions off by k */
 	PE_MISTAKE_ROTARY,     /* frequencies for another rotary width */
 	PE_MISTAKE_PRECISION,  /* computed in a reduced precision */
-	PE_MISTAKE_SWAPPED, /* cos and sin swapped in a cos-sin cache ([sin | cos], GPT-J's order)
-	                     */
+	PE_MISTAKE_SWAPPED,  /* cos and sin swapped in a cos-sin cache ([sin | cos], GPT-J's order)
+	                      */
 	PE_MISTAKE_TRUNCATE, /* YaRN's correction range rounded to whole pairs, or not */
 	PE_MISTAKE_REGIME,   /* LongRoPE's other factor list (long for short, or back) */
 	PE_MISTAKE_LENGTH,   /* dynamic NTK evaluated at another length */
@@ -176,13 +176,13 @@ struct pe_check_result {
 	struct pe_check_form form;
 	int form_recognised; /* 1 when the form was recognised, not given */
 	struct pe_check_stats stats;
-	int agree;       /* stats.mixed.value <= tol */
+	int agree;        /* stats.mixed.value <= tol */
 	const char *path; /* float32: ggml's path when it was the closer one (static); else NULL */
-	size_t rows;     /* rows of the dump (inv-freq: 1) */
-	double *row_abs; /* rows: largest abs error of each row */
-	double *row_rel; /* rows: largest relative error of each row */
-	size_t *row_col; /* rows: the column of row_abs */
-	int diagnosed;   /* 1 when a known mistake explains the dump better */
+	size_t rows;      /* rows of the dump (inv-freq: 1) */
+	double *row_abs;  /* rows: largest abs error of each row */
+	double *row_rel;  /* rows: largest relative error of each row */
+	size_t *row_col;  /* rows: the column of row_abs */
+	int diagnosed;    /* 1 when a known mistake explains the dump better */
 	struct pe_check_diagnosis diag;
 	double *row_diag; /* rows: largest abs error against the diagnosis; NULL if none */
 };
