@@ -263,6 +263,30 @@ static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, 
 	case PE_MISTAKE_ROTARY:
 		snprintf(buf, cap, "rotary width %g", d->value);
 		break;
+	case PE_MISTAKE_TRUNCATE:
+		snprintf(buf, cap, "YaRN truncate=%g", d->value);
+		break;
+	case PE_MISTAKE_REGIME:
+		snprintf(buf, cap, "LongRoPE's other factors");
+		break;
+	case PE_MISTAKE_LENGTH:
+		snprintf(buf, cap, "dynamic at length %g", d->value);
+		break;
+	case PE_MISTAKE_DOUBLE:
+		snprintf(buf, cap, "rotated twice");
+		break;
+	case PE_MISTAKE_BF16_POSITIONS:
+		snprintf(buf, cap, "bf16 positions");
+		break;
+	case PE_MISTAKE_BF16_INV_FREQ:
+		snprintf(buf, cap, "bf16 inv_freq");
+		break;
+	case PE_MISTAKE_CHUNK:
+		snprintf(buf, cap, "restart every %g", d->value);
+		break;
+	case PE_MISTAKE_ZERO_FREQ:
+		snprintf(buf, cap, "%g pairs still", d->value);
+		break;
 	default:
 		snprintf(buf, cap, "precision %s", pe_precision_name(d->prec, p, sizeof(p)));
 		return buf;

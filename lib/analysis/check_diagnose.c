@@ -22,7 +22,7 @@
 
 #include "analysis/check_internal.h"
 
-#define MAX_HYP    64
+#define MAX_HYP    128
 #define SCORE_MAX  2048
 #define FIT_FIRST  32
 #define FIT_SPREAD 16
@@ -46,6 +46,7 @@ struct ctx {
 	int param;             /* 0: base, 1: factor */
 	const size_t *fit_idx; /* rows for check_fit_last_bits() */
 	size_t nfit;
+	unsigned char *zero; /* pairs that do not turn in the dump (owned) */
 };
 
 static const char *long_name(enum pe_float f)
@@ -108,6 +109,8 @@ static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const s
 	    (S != PE_FLOAT_F32 && S != PE_FLOAT_BF16 && S != PE_FLOAT_F16))
 		return rc;
 	for (int p = 0; p < 2 && rc == PE_OK; p++) {
+		if (p == CHECK_PATH_GGML && (h->theta_bf16 || h->zero))
+			continue; /* ggml has no inv_freq buffer */
 		struct check_hyp v = *h;
 		struct pe_check_stats st2;
 		double ss2;
@@ -221,6 +224,56 @@ static const char *layout_text(enum pe_layout l)
 {
 	return l == PE_LAYOUT_HALF ? "half layout, pairs (i, i+d_rot/2), rotate_half"
 	                           : "interleaved layout, pairs (2i, 2i+1)";
+}
+
+/*
+ * The pairs whose columns in the dump do not turn (cos = the amplitude, sin
+ * = 0, as a frequency of 0 gives) where the reference's do: a frequency
+ * buffer left uninitialised (zeros) or cut short. @return how many.
+ */
+static enum pe_status still_pairs(struct ctx *c, const struct check_hyp *ref, size_t h,
+                                  const size_t *idx, size_t nidx, size_t *count)
+{
+	*count = 0;
+	struct check_hyp z = *ref;
+	unsigned char *all = malloc(h);
+	double *col = malloc(2 * c->f->cols * sizeof(*col));
+	double *pair = calloc(2 * h, sizeof(*pair));
+	enum pe_status rc = all && col && pair ? PE_OK : PE_ENOMEM;
+	struct check_model m0, m1;
+	if (rc == PE_OK) {
+		memset(all, 1, h);
+		z.zero = all;
+		rc = check_model_build(c->s, c->f->d, ref, &m0);
+	}
+	if (rc == PE_OK) {
+		rc = check_model_build(c->s, c->f->d, &z, &m1);
+		if (rc == PE_OK) {
+			rc = check_column_errors(&m0, c->f, c->dump, c->opt, idx, nidx, col);
+			if (rc == PE_OK)
+				rc = check_column_errors(&m1, c->f, c->dump, c->opt, idx, nidx,
+				                         col + c->f->cols);
+			for (size_t j = 0; j < c->f->cols && rc == PE_OK; j++) {
+				size_t p = check_column_pair(c->f, &m0, j);
+				if (p < h) {
+					pair[p] += col[j];
+					pair[h + p] += col[c->f->cols + j];
+				}
+			}
+			check_model_free(&m1);
+		}
+		check_model_free(&m0);
+	}
+	for (size_t i = 0; i < h && rc == PE_OK; i++) {
+		/* still in the dump (within float32 noise), turning in the reference */
+		int still = pair[h + i] <= 1e-10 * (double)nidx && pair[i] > 1e-6 * (double)nidx;
+		c->zero[i] = (unsigned char)still;
+		*count += (size_t)still;
+	}
+	free(all);
+	free(col);
+	free(pair);
+	return rc;
 }
 
 /* Builds the hypotheses; fits happen here. */
@@ -409,6 +462,90 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "base^(-2i/%zu) spread over the head",
 			         h.rotary, w, w, pe_rope_turning_pairs(&s->scaling, d_rot), d_rot);
 	}
+	/* the same angles twice: RoPE applied two times (or cos/sin of 2 m theta) */
+	if (rope && positional) {
+		struct check_hyp h = ref;
+		h.pos_scale = 2.0;
+		if ((x = add(list, n, &h, PE_MISTAKE_DOUBLE, 2.0)))
+			snprintf(x->text, sizeof(x->text),
+			         "rotated twice: every angle doubled (RoPE applied to q and k two "
+			         "times, or the cache built from 2 m theta)");
+	}
+	uint64_t last = c->opt->start + c->dump->rows - 1;
+	/* position_ids cast to bfloat16 before the product (exact only up to 256) */
+	if (rope && positional && last > 256) {
+		struct check_hyp h = ref;
+		h.pos_bf16 = 1;
+		if ((x = add(list, n, &h, PE_MISTAKE_BF16_POSITIONS, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "positions in bfloat16 (position_ids cast to the model's dtype "
+			         "before the product): past 256 they round to every 2nd, 4th, ... "
+			         "position");
+	}
+	/* inv_freq cast to bfloat16 with the model's weights */
+	if (rope) {
+		struct check_hyp h = ref;
+		h.theta_bf16 = 1;
+		if ((x = add(list, n, &h, PE_MISTAKE_BF16_INV_FREQ, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "inv_freq in bfloat16 (the buffer cast with the model, e.g. "
+			         "model.to(bfloat16) on a persistent buffer): each frequency off "
+			         "by up "
+			         "to 0.4%%");
+	}
+	/* positions restarting at 0 every chunk (chunked prefill without an offset) */
+	for (double chunk = 64; rope && positional && chunk < (double)last + 1 && chunk <= 1048576;
+	     chunk *= 2) {
+		if (chunk <= (double)c->opt->start)
+			continue; /* every row shifted alike: positions off, found above */
+		struct check_hyp h = ref;
+		h.chunk = chunk;
+		if ((x = add(list, n, &h, PE_MISTAKE_CHUNK, chunk)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "positions restart at 0 every %.0f tokens (chunks numbered from 0, "
+			        "without the chunk's offset)",
+			        chunk);
+	}
+	/* pairs whose frequency is 0 in the dump: an uninitialised or short buffer */
+	size_t nstill = 0;
+	if (rope && positional) {
+		rc = still_pairs(c, &ref, d_rot / 2, fit_idx, nfit, &nstill);
+		if (rc != PE_OK)
+			return rc;
+	}
+	if (nstill) {
+		struct check_hyp h = ref;
+		h.zero = c->zero;
+		size_t first = 0;
+		while (!c->zero[first])
+			first++;
+		if ((x = add(list, n, &h, PE_MISTAKE_ZERO_FREQ, (double)nstill)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "%zu pair%s (the first: pair %zu) never turn: frequency 0, as from "
+			        "an uninitialised (zeroed) or too short inv_freq buffer",
+			        nstill, nstill > 1 ? "s" : "", first);
+	}
+	/* the attention factor derived where the config gives one */
+	if (rope && amplitude &&
+	    (s->scaling.type == PE_ROPE_SCALING_YARN ||
+	     s->scaling.type == PE_ROPE_SCALING_LONGROPE) &&
+	    !isnan(s->scaling.attention_factor)) {
+		struct check_hyp h = ref;
+		h.scaling.attention_factor = NAN;
+		struct check_model m;
+		rc = check_model_build(s, f->d, &h, &m);
+		if (rc != PE_OK)
+			return rc;
+		double derived = m.rope.att;
+		check_model_free(&m);
+		if (derived != att && (x = add(list, n, &h, PE_MISTAKE_ATTENTION, derived)))
+			snprintf(x->text, sizeof(x->text),
+			         "the attention factor derived from the factor (%.8g) where the "
+			         "config gives attention_factor=%.8g",
+			         derived, att);
+	}
 	c->idx = fit_idx;
 	c->nidx = nfit;
 	/* another scaling factor, fitted */
@@ -466,8 +603,24 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 	if (other->exponent_width != ref->exponent_width)
 		h->exponent_width = other->exponent_width;
 	if (other->scaling.type != ref->scaling.type ||
-	    other->scaling.factor != ref->scaling.factor)
+	    other->scaling.factor != ref->scaling.factor ||
+	    other->scaling.length != ref->scaling.length ||
+	    other->scaling.truncate != ref->scaling.truncate ||
+	    !(other->scaling.attention_factor == ref->scaling.attention_factor ||
+	      (isnan(other->scaling.attention_factor) && isnan(ref->scaling.attention_factor))))
 		h->scaling = other->scaling;
+	if (other->pos_scale != ref->pos_scale)
+		h->pos_scale = other->pos_scale;
+	if (other->pos_bf16 != ref->pos_bf16)
+		h->pos_bf16 = other->pos_bf16;
+	if (other->chunk != ref->chunk)
+		h->chunk = other->chunk;
+	if (other->theta_bf16 != ref->theta_bf16)
+		h->theta_bf16 = other->theta_bf16;
+	if (other->zero != ref->zero)
+		h->zero = other->zero;
+	if (other->rotary != ref->rotary)
+		h->rotary = other->rotary;
 	if (other->layout != ref->layout)
 		h->layout = other->layout;
 	if (!isnan(other->att))
@@ -504,7 +657,8 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	c.fit_idx = fit_idx;
 	c.nfit = nfit;
 	size_t n = 0;
-	enum pe_status rc = build(&c, fit_idx, nfit, list, &n);
+	c.zero = calloc(dump->cols + 1, 1);
+	enum pe_status rc = c.zero ? build(&c, fit_idx, nfit, list, &n) : PE_ENOMEM;
 	struct check_hyp ref;
 	check_hyp_reference(s, opt, &ref);
 	struct pe_check_stats st;
@@ -606,6 +760,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 		if (rc == PE_OK)
 			r->diagnosed = 1;
 	}
+	free(c.zero);
 	free(list);
 	free(score_idx);
 	return rc;

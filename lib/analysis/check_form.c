@@ -61,6 +61,9 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	m->s = s;
 	m->offset = h->offset;
 	m->swap_cs = h->swap_cs;
+	m->pos_scale = h->pos_scale;
+	m->pos_bf16 = h->pos_bf16;
+	m->chunk = h->chunk;
 	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return PE_OK;
 	m->is_rope = 1;
@@ -75,7 +78,15 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	m->rope.layout = h->layout;
 	if (!isnan(h->att))
 		m->rope.att = h->att;
-	if (h->path == CHECK_PATH_GGML && h->prec.compute == PE_FLOAT_F32) {
+	for (size_t i = 0; i < m->rope.d_rot / 2; i++) {
+		if (h->theta_bf16)
+			m->rope.theta[i] = pe_round(PE_FLOAT_BF16, m->rope.theta[i]);
+		if (h->zero && h->zero[i])
+			m->rope.theta[i] = 0.0;
+	}
+	/* ggml has no inv_freq buffer: those mistakes are torch's */
+	if (h->path == CHECK_PATH_GGML && h->prec.compute == PE_FLOAT_F32 && !h->theta_bf16 &&
+	    !h->zero) {
 		st = check_ggml_init(m, &other, h);
 		if (st == PE_EUNSUPPORTED)
 			st = PE_OK; /* no ggml form of this scaling: torch's path stands */
@@ -127,6 +138,12 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
                                   double *row)
 {
 	double pos = (double)start + (double)r + cm->offset;
+	if (cm->chunk > 0)
+		pos = fmod(pos, cm->chunk);
+	if (cm->pos_scale > 0)
+		pos *= cm->pos_scale;
+	if (cm->pos_bf16)
+		pos = pe_round(PE_FLOAT_BF16, pos);
 	if (!cm->is_rope) {
 		if (pos < 0 || pos > PE_POSITION_MAX) {
 			for (size_t j = 0; j < f->cols; j++)

@@ -44,6 +44,9 @@ struct check_model {
 	int swap_cs;               /* cos-sin: sin where cos belongs and back */
 	int ggml;                  /* the GGML path: rope.theta unused for positions */
 	struct check_ggml g;
+	double pos_scale; /* positions times this (2: rotated twice); 0 or 1: as they are */
+	int pos_bf16;     /* positions rounded to bfloat16 before the product */
+	double chunk;     /* > 0: positions restart at 0 every chunk rows */
 };
 
 /* A hypothesis: the spec's model with some parameters changed. */
@@ -58,6 +61,12 @@ struct check_hyp {
 	int swap_cs;
 	double rotary;        /* 0: the scheme's rotary fraction */
 	enum check_path path; /* TORCH unless prec.compute is float32 and GGML asked for */
+	/* porting mistakes that change the positions or the frequency buffer */
+	double pos_scale;          /* 0: 1 */
+	int pos_bf16;              /* position_ids in bfloat16 */
+	double chunk;              /* > 0: positions restart at 0 every chunk */
+	int theta_bf16;            /* inv_freq rounded to bfloat16 */
+	const unsigned char *zero; /* d_rot/2 flags: pairs whose frequency is 0; NULL: none */
 };
 
 /* The GGML path of a model already built for @h (float32 compute): fills m->g. */

@@ -205,4 +205,34 @@ r = check("-s", LR, "--against", sh, "--what", "cos-sin:pairs", "-d", str(d96), 
           "2560", "--precision", "f32")
 ok(r.rc == 0, "LongRoPE short factors as float32 numbers: agrees at --precision f32", r.text)
 
+# ---- porting mistakes of 2025-26, each from a float32 numpy cache made with that mistake -----
+PLAIN = "rope:layout=half,base=10000"
+P1024 = np.arange(1024)
+inv = inv_f32(10000.0, D)
+
+
+def mistake(name, table, needle, *extra):
+    r = check("-s", extra[0] if extra else PLAIN, "--against", save(name + ".npy", table),
+              *PAIRS)
+    ok(r.rc == 3 and needle in field(r, "diagnosis"), name + ": diagnosed as " + needle,
+       r.text)
+
+
+mistake("double", torch_cache(inv, 2 * P1024), "rotated twice")
+bf_pos = (np.asarray(P1024, dtype=f32).view(np.uint32).astype(np.uint64) + 0x7FFF +
+          ((np.asarray(P1024, dtype=f32).view(np.uint32) >> 16) & 1)) & 0xFFFF0000
+bf_pos = bf_pos.astype(np.uint32).view(f32)
+mistake("bf16_positions", torch_cache(inv, bf_pos), "positions in bfloat16")
+u = inv.view(np.uint32).astype(np.uint64)
+inv_bf = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(f32)
+mistake("bf16_inv_freq", torch_cache(inv_bf, P1024), "inv_freq in bfloat16")
+mistake("chunks", torch_cache(inv, P1024 % 256), "restart at 0 every 256")
+inv0 = inv.copy()
+inv0[40:] = 0
+mistake("zero_freq", torch_cache(inv0, P1024), "24 pairs (the first: pair 40) never turn")
+thy = yarn_inv(10000.0, D, 4.0, 4096.0, True)
+mistake("yarn_att_derived", torch_cache(thy.astype(f32), P1024, 0.1 * np.log(4) + 1),
+        "attention factor derived from the factor",
+        "rope:layout=half,base=10000,scaling=yarn,factor=4,original=4096,attention-factor=1")
+
 done()

@@ -160,6 +160,11 @@ enum pe_check_mistake {
 	PE_MISTAKE_TRUNCATE, /* YaRN's correction range rounded to whole pairs, or not */
 	PE_MISTAKE_REGIME,   /* LongRoPE's other factor list (long for short, or back) */
 	PE_MISTAKE_LENGTH,   /* dynamic NTK evaluated at another length */
+	PE_MISTAKE_DOUBLE,   /* rotated twice: every angle doubled */
+	PE_MISTAKE_BF16_POSITIONS, /* position_ids in bfloat16 before the product */
+	PE_MISTAKE_BF16_INV_FREQ,  /* inv_freq stored in bfloat16 */
+	PE_MISTAKE_CHUNK,          /* positions restarting at 0 every chunk */
+	PE_MISTAKE_ZERO_FREQ,      /* pairs with frequency 0 (uninitialised buffer) */
 };
 
 struct pe_check_diagnosis {
