@@ -326,7 +326,11 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	fprintf(out, "against:        %s (%s)\n", a->against, desc);
 	pe_check_form_describe(&r->form, s, buf, sizeof(buf));
 	fprintf(out, "read as:        %s%s\n", buf,
-	        r->form_recognised ? " (recognised from its shape and values)" : "");
+	        !r->form_recognised ? ""
+	        : r->form.kind == PE_CHECK_SIN
+	                ? " (recognised from its shape and values: it holds sin; if it is meant "
+	                  "to hold cos, cos and sin are swapped)"
+	                : " (recognised from its shape and values)");
 	if (r->form.kind != PE_CHECK_INV_FREQ)
 		fprintf(out, "positions:      %llu..%llu\n", (unsigned long long)start,
 		        (unsigned long long)(start + r->rows - 1));

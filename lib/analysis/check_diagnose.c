@@ -31,7 +31,7 @@ struct hyp {
 	struct check_hyp h;
 	enum pe_check_mistake mistake;
 	double value;
-	char text[256];
+	char text[512];
 	double err; /* root mean square error on the score rows */
 };
 
@@ -338,6 +338,17 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "create_sinusoidal_positions "
 			         "order) instead of [cos | sin]");
 	}
+	/* a sin table given for cos, or back */
+	if (rope && (f->kind == PE_CHECK_COS || f->kind == PE_CHECK_SIN)) {
+		struct check_hyp h = ref;
+		h.swap_cs = 1;
+		int cos = f->kind == PE_CHECK_COS;
+		if ((x = add(list, n, &h, PE_MISTAKE_SWAPPED, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "the file holds %s, not %s: cos and sin swapped (or the other "
+			         "table saved)",
+			         cos ? "sin" : "cos", cos ? "cos" : "sin");
+	}
 	/* positions off by k */
 	for (int k = -16; positional && k <= 16; k++) {
 		if (k == 0)
@@ -595,6 +606,17 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	return PE_OK;
 }
 
+/* "A; and B" in @cap bytes (cut short if need be). */
+static void join(char *dst, size_t cap, const char *a, const char *b)
+{
+	size_t n = 0;
+	const char *parts[3] = {a, "; and ", b};
+	for (int k = 0; k < 3; k++)
+		for (const char *p = parts[k]; *p && n + 1 < cap; p++)
+			dst[n++] = *p;
+	dst[n] = 0;
+}
+
 /* @h with what @other changed from @ref changed too. */
 static void compose(struct check_hyp *h, const struct check_hyp *other, const struct check_hyp *ref)
 {
@@ -678,19 +700,86 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	for (size_t i = 0; i < n && rc == PE_OK && !win; i++)
 		if (list[i].err <= 1.5 * emin && list[i].err < 0.5 * e0)
 			win = &list[i];
+	/*
+	 * No single mistake halves the error: two at once (the layout and the scaling, a
+	 * base and the scaling), among the eight singles that came closest; failing
+	 * that, the single one that explains most, reported as a partial explanation.
+	 */
+	int partial = 0;
+	struct hyp pair_hyp;
+	if (rc == PE_OK && !win && n > 1) {
+		size_t top[16], nt = 0;
+		/* the structural mistakes always, then the closest others */
+		for (size_t i = 0; i < n && nt < 8; i++) {
+			enum pe_check_mistake k = list[i].mistake;
+			if ((k == PE_MISTAKE_LAYOUT || k == PE_MISTAKE_SWAPPED ||
+			     k == PE_MISTAKE_NO_SCALING || k == PE_MISTAKE_DOUBLE ||
+			     k == PE_MISTAKE_TRUNCATE || k == PE_MISTAKE_REGIME) &&
+			    isfinite(list[i].err))
+				top[nt++] = i;
+		}
+		for (size_t k = nt; k < 16 && k < n; k++) {
+			size_t bi = n;
+			for (size_t i = 0; i < n; i++) {
+				int used = 0;
+				for (size_t t = 0; t < nt; t++)
+					used |= top[t] == i;
+				if (!used && isfinite(list[i].err) &&
+				    (bi == n || list[i].err < list[bi].err))
+					bi = i;
+			}
+			if (bi < n)
+				top[nt++] = bi;
+		}
+		double best = 0.5 * e0;
+		for (size_t a = 0; a < nt && rc == PE_OK; a++)
+			for (size_t b = a + 1; b < nt && rc == PE_OK; b++) {
+				struct hyp *A = &list[top[a]], *B = &list[top[b]];
+				if (A->mistake == B->mistake)
+					continue;
+				struct check_hyp h = A->h;
+				compose(&h, &B->h, &ref);
+				rc = eval_own(&c, &h, score_idx, nscore, &st, &ss);
+				double e = sqrt(ss / cells);
+				if (rc == PE_OK && e < best) {
+					best = e;
+					pair_hyp = *A;
+					pair_hyp.h = h;
+					pair_hyp.err = e;
+					join(pair_hyp.text, sizeof(pair_hyp.text), A->text,
+					     B->text);
+					win = &pair_hyp;
+				}
+			}
+		/* a fitted amplitude shrinks any error: it is no explanation on its own */
+		for (size_t t = 0; t < nt && !win; t++) {
+			size_t bi = top[t];
+			double e = list[bi].err;
+			int least = 1;
+			for (size_t u = 0; u < nt; u++)
+				least &= list[top[u]].mistake == PE_MISTAKE_ATTENTION ||
+				         list[top[u]].err >= e;
+			if (least && list[bi].mistake != PE_MISTAKE_ATTENTION && e < 0.8 * e0) {
+				win = &list[bi];
+				partial = 1;
+			}
+		}
+	}
 	if (rc == PE_OK && win) {
 		struct pe_check_diagnosis *dg = &r->diag;
 		memset(dg, 0, sizeof(*dg));
 		dg->mistake = win->mistake;
 		dg->value = win->value;
 		dg->prec = win->h.prec;
-		snprintf(dg->text, sizeof(dg->text), "%s", win->text);
+		snprintf(dg->text, sizeof(dg->text), "%s%s", partial ? "partly explained by " : "",
+		         win->text);
+		dg->partial = partial;
 		dg->text[sizeof(dg->text) - 1] = 0;
 		struct check_hyp best = win->h;
 		double be = win->err;
 		/* a second mistake on top of the first (the other layout and no scaling, say) */
 		struct hyp *second = NULL;
-		for (size_t i = 0; i < n && rc == PE_OK; i++) {
+		for (size_t i = 0; i < n && rc == PE_OK && win != &pair_hyp; i++) {
 			if (&list[i] == win || list[i].mistake == win->mistake ||
 			    list[i].mistake == PE_MISTAKE_PRECISION)
 				continue;
@@ -707,6 +796,13 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			size_t len = strlen(dg->text);
 			snprintf(dg->text + len, sizeof(dg->text) - len, "; and %s", second->text);
 			dg->second = second->mistake;
+			if (partial && be < 0.5 * e0) {
+				/* the two together explain it: not partial any more */
+				static const char pre[] = "partly explained by ";
+				memmove(dg->text, dg->text + sizeof(pre) - 1,
+				        strlen(dg->text) - (sizeof(pre) - 1) + 1);
+				dg->partial = 0;
+			}
 		}
 		/* a mistake made in reduced precision: try each precision on top of it */
 		if (win->mistake != PE_MISTAKE_PRECISION &&

@@ -174,11 +174,13 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		break;
 	case PE_CHECK_COS:
 	case PE_CHECK_SIN: {
-		const double *v = f->kind == PE_CHECK_COS ? c : s;
+		/* swap_cs: the other of the two (a sin table where cos belongs) */
+		int cos = (f->kind == PE_CHECK_COS) != (cm->swap_cs != 0);
+		const double *v = cos ? c : s;
 		if (f->packing == PE_PACK_PAIRS)
 			memcpy(row, v, h * sizeof(*row));
 		else
-			full_row(m, v, f->kind == PE_CHECK_COS ? 1.0 : 0.0, f->cols, row);
+			full_row(m, v, cos ? 1.0 : 0.0, f->cols, row);
 		break;
 	}
 	case PE_CHECK_COS_SIN:

@@ -235,4 +235,20 @@ mistake("yarn_att_derived", torch_cache(thy.astype(f32), P1024, 0.1 * np.log(4) 
         "attention factor derived from the factor",
         "rope:layout=half,base=10000,scaling=yarn,factor=4,original=4096,attention-factor=1")
 
+# ---- two mistakes at once, found as a pair; a sin table given as cos ----------------------
+a = np.outer(2 * P1024, inv_f64(10000.0, D))
+r = check("-s", PLAIN, "--against", save("layout_double.npy", np.repeat(np.cos(a), 2, axis=1)),
+          "--what", "cos")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "interleaved layout" in diag and "rotated twice" in diag,
+   "layout and double rotation at once: both named", r.text)
+a = np.outer(P1024, inv_f64(10000.0, D))
+sn = save("sin.npy", np.sin(a))
+r = check("-s", PLAIN, "--against", sn, "--what", "cos", "-d", str(D))
+ok(r.rc == 3 and "holds sin, not cos" in field(r, "diagnosis"),
+   "a sin table given as cos: cos and sin swapped", r.text)
+r = check("-s", PLAIN, "--against", sn, "-d", str(D))
+ok("if it is meant to hold cos, cos and sin are swapped" in field(r, "read as"),
+   "recognised as sin: the report says it could be a swapped cos", r.text)
+
 done()

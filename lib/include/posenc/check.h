@@ -174,6 +174,7 @@ struct pe_check_diagnosis {
 	int with_prec;               /* 1 when prec is part of the explanation */
 	struct pe_check_stats stats; /* the dump against this explanation */
 	enum pe_check_mistake second; /* a second mistake on top of the first, or NONE */
+	int partial;    /* 1: the best single mistake, though it does not halve the error */
 	char text[640]; /* "the interleaved layout, pairs (2i, 2i+1) instead of ..." */
 };
 
