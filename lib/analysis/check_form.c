@@ -239,6 +239,10 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 		return PE_ENOMEM;
 	double *want = buf, *work = buf + f->cols, ss = 0;
 	enum pe_status rc = PE_OK;
+	/* cos and sin pass through 0: relative to a value near 0 an error means nothing */
+	int unit = f->kind == PE_CHECK_COS || f->kind == PE_CHECK_SIN ||
+	           f->kind == PE_CHECK_COS_SIN || f->kind == PE_CHECK_ROTATED;
+	double floor_rel = unit ? CHECK_REL_FLOOR : 0.0;
 	for (size_t k = 0; k < nidx && rc == PE_OK; k++) {
 		size_t r = idx ? idx[k] : k;
 		rc = check_expected_row(m, f, opt->start, r, opt->vector, work, want);
@@ -250,7 +254,11 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 			/* a NaN anywhere is as far off as can be */
 			if (isnan(e))
 				e = INFINITY;
-			double rel = want[j] != 0 ? e / fabs(want[j]) : (e == 0 ? 0 : INFINITY);
+			double rel = 0;
+			if (fabs(want[j]) > floor_rel)
+				rel = e / fabs(want[j]);
+			else if (!unit && e != 0)
+				rel = INFINITY; /* an exact 0 expected, something else found */
 			double mixed = e / fmax(1.0, fabs(want[j]));
 			where_update(&st->abs, e, r, j);
 			where_update(&st->rel, rel, r, j);

@@ -124,7 +124,9 @@ size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *
 /* Whether a form's columns depend on the layout (a swapped pairing can show). */
 int check_form_has_layout(const struct pe_check_form *f, size_t d_rot);
 
-#define CHECK_NO_PAIR    ((size_t)-1)
+#define CHECK_NO_PAIR ((size_t)-1)
+/* cos, sin, rotated: relative errors only where |value| > this (posenc/check.h) */
+#define CHECK_REL_FLOOR  0.1
 #define CHECK_FIT_FIRST  32
 #define CHECK_FIT_SPREAD 16
 

@@ -251,4 +251,12 @@ r = check("-s", PLAIN, "--against", sn, "-d", str(D))
 ok("if it is meant to hold cos, cos and sin are swapped" in field(r, "read as"),
    "recognised as sin: the report says it could be a swapped cos", r.text)
 
+# relative errors only where the value is not near 0 (cos and sin pass through it)
+r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
+          ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")
+ab = float(field(r, "max abs error").split()[0])
+rel = float(field(r, "max rel error").split()[0])
+ok(r.rc == 3 and rel <= 10 * ab + 1e-12,
+   "max rel error over |value| > 0.1 only: at most 10 x the abs error", r.text)
+
 done()

@@ -140,7 +140,9 @@ struct pe_check_where {
 
 struct pe_check_stats {
 	struct pe_check_where abs;   /* largest |dump - reference| */
-	struct pe_check_where rel;   /* largest |dump - reference| / |reference| (reference != 0) */
+	struct pe_check_where rel;   /* largest |dump - reference| / |reference| where it means
+	                                something: |reference| > 0.1 for cos, sin and rotated
+	                                values (which pass through 0), != 0 otherwise */
 	struct pe_check_where mixed; /* largest |dump - reference| / max(1, |reference|) */
 };
 
