@@ -300,6 +300,20 @@ r, s = summary("gguf:" + yarn_file("grok", "grok-betas"))
 ok(r.rc == 0 and "beta-fast=8" in s["all"]["spec"] and "beta-slow=0.5" in s["all"]["spec"],
    "grok gguf: yarn_beta keys read", s.get("all"))
 
+# posenc model A B: one model from two sources, the differing position fields listed
+r = run(EXE, "model", "model:llama-3.1-8b", "gguf:" + llama)
+lines = {ln.split()[0]: ln for ln in r.text.splitlines() if ln.startswith("  ")}
+fr = [ln for ln in r.text.splitlines() if "inverse frequencies" in ln]
+worst = float(fr[0].split("difference")[1].split()[0]) if fr else 1.0
+ok(r.rc == 0 and "half | interleaved" in lines.get("layout", "") and
+   "llama3 | longrope" in lines.get("scaling", "") and 0 < worst < 2.5e-7 and
+   "8192 | 131072" in r.text,
+   "model config vs gguf: layout, scaling type, training context differ; frequencies "
+   "within float32", r.text + r.err)
+r = run(EXE, "model", "gguf:" + smol, "gguf:" + smol)
+ok(r.rc == 0 and "no position-related field differs" in r.text and "group nope" in r.text,
+   "model A A: nothing differs", r.text + r.err)
+
 error_case(EXE, "gguf over --max-memory", ["freqs", "-s", "gguf:" + llama, "--max-memory", "1K"],
            1, "memory budget")
 error_case(EXE, "gguf missing", ["freqs", "-s", "gguf:" + os.path.join(TMP, "none.gguf")], 1,
