@@ -91,8 +91,7 @@ static int freqs_at(const struct side *x, double length, double **theta, size_t 
 	return 0;
 }
 
-static void compare_rope(FILE *f, const struct side *a, const struct side *b, double length,
-                         int *n)
+static void compare_rope(FILE *f, const struct side *a, const struct side *b, double length, int *n)
 {
 	const struct pe_scheme *s = a->s, *t = b->s;
 	const struct pe_rope_scaling_params *p = &s->scaling, *q = &t->scaling;
@@ -146,7 +145,8 @@ static void compare_rope(FILE *f, const struct side *a, const struct side *b, do
 		double worst = 0;
 		size_t at = 0;
 		for (size_t i = 0; i < ha; i++) {
-			double d = fabs(ta[i] - tb[i]) / fmax(fmax(fabs(ta[i]), fabs(tb[i])), 1e-300);
+			double d =
+			        fabs(ta[i] - tb[i]) / fmax(fmax(fabs(ta[i]), fabs(tb[i])), 1e-300);
 			if (d > worst) {
 				worst = d;
 				at = i;
@@ -154,7 +154,9 @@ static void compare_rope(FILE *f, const struct side *a, const struct side *b, do
 		}
 		row(f, "attention factor", aa, ab, n);
 		if (worst > 1e-12) {
-			fprintf(f, "  %-28s largest relative difference %.3g (pair %zu) at length %.10g%s\n",
+			fprintf(f,
+			        "  %-28s largest relative difference %.3g (pair %zu) at length "
+			        "%.10g%s\n",
 			        "inverse frequencies", worst, at, length,
 			        worst < 1.2e-7 ? " (float32 storage)" : "");
 			(*n)++;
@@ -247,9 +249,10 @@ int cli_model_diff(const struct cli_common *o, const char *spec_a, const char *s
 	if (n == 0)
 		fprintf(f, "no position-related field differs\n");
 	else
-		fprintf(f, "%d field%s differ (LongRoPE and dynamic NTK compared at length %.10g; "
-		           "llama.cpp picks LongRoPE's factors by its context size, transformers by "
-		           "the sequence length)\n",
+		fprintf(f,
+		        "%d field%s differ (LongRoPE and dynamic NTK compared at length %.10g; "
+		        "llama.cpp picks LongRoPE's factors by its context size, transformers by "
+		        "the sequence length)\n",
 		        n, n > 1 ? "s" : "", length);
 	pe_model_destroy(ma);
 	pe_model_destroy(mb);
