@@ -251,6 +251,22 @@ r = check("-s", PLAIN, "--against", sn, "-d", str(D))
 ok("if it is meant to hold cos, cos and sin are swapped" in field(r, "read as"),
    "recognised as sin: the report says it could be a swapped cos", r.text)
 
+# bfloat16 dumps: judged at their own precision, but a 2% amplitude is no rounding
+def bf16(x):
+    u = np.asarray(x, dtype=f32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(f32)
+
+
+cb = bf16(torch_cache(inv, P1024))
+r = check("-s", PLAIN, "--against", save("bf16_ok.npy", cb), *PAIRS)
+ok(r.rc == 0 and field(r, "reference").endswith("f32/bf16"),
+   "bf16 cache (saved as float32) agrees at its own precision by default", r.text)
+r = check("-s", PLAIN, "--against", save("bf16_amp.npy", bf16(torch_cache(inv, P1024, 1.02))),
+          *PAIRS)
+ok(r.rc == 3 and "1.02" in field(r, "diagnosis"),
+   "bf16 cache with cos and sin 2% too large: not taken for rounding, amplitude fitted",
+   r.text)
+
 # relative errors only where the value is not near 0 (cos and sin pass through it)
 r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
           ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")
