@@ -557,6 +557,20 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "config gives attention_factor=%.8g",
 			         derived, att);
 	}
+	/* proportional RoPE with the rotated width as the exponent's denominator */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL && s->scaling.proportion > 0 &&
+	    s->scaling.proportion < 1) {
+		struct check_hyp h = ref;
+		h.exponent_width = 2.0 * (double)pe_rope_turning_pairs(&s->scaling, d_rot);
+		if (h.exponent_width >= 2 &&
+		    (x = add(list, n, &h, PE_MISTAKE_ROTARY, h.exponent_width)))
+			snprintf(x->text, sizeof(x->text),
+			         "the proportional denominator: the %zu turning pairs at "
+			         "base^(-2i/%g) (the rotated width) instead of base^(-2i/%zu) (the "
+			         "head width)",
+			         pe_rope_turning_pairs(&s->scaling, d_rot), h.exponent_width,
+			         d_rot);
+	}
 	c->idx = fit_idx;
 	c->nidx = nfit;
 	/* another scaling factor, fitted */

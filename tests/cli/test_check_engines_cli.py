@@ -267,6 +267,28 @@ ok(r.rc == 3 and "1.02" in field(r, "diagnosis"),
    "bf16 cache with cos and sin 2% too large: not taken for rounding, amplitude fitted",
    r.text)
 
+# proportional RoPE (Gemma 4): HF's denominator is the head width; a port that divides by the
+# rotated width (proportion x head) turns its pairs too slowly
+PROP = "rope:layout=half,base=1000000,scaling=proportional,proportion=0.25"
+h512 = 512
+turning = int(0.25 * h512 // 2)
+th_bad = np.zeros(h512 // 2)
+th_bad[:turning] = 1.0 / 1000000.0 ** (np.arange(0, 2 * turning, 2) / (2 * turning))
+a = np.outer(P512, th_bad)
+r = check("-s", PROP, "--against", save("prop_denom.npy", np.concatenate(
+    [np.cos(a), np.cos(a)], axis=1)), "--what", "cos", "-d", str(h512))
+ok(r.rc == 3 and "proportional denominator" in field(r, "diagnosis"),
+   "proportional RoPE with the rotated width as denominator: named", r.text)
+
+# the length rule: check agrees with encode's own LongRoPE table (issue: 2.38 before)
+enc = os.path.join(TMP, "phi.npy")
+e = run(EXE, "encode", "-q", "-s", "model:phi-3-mini-128k", "-n", "8192", "--view", "cos",
+        "-o", enc)
+r = check("-s", "model:phi-3-mini-128k", "--against", enc, "--what", "cos")
+ok(e.rc == 0 and r.rc == 0 and "8192" in field(r, "length"),
+   "check agrees with encode -s model:phi-3-mini-128k -n 8192 (long factors at 8192)",
+   r.text + e.err)
+
 # relative errors only where the value is not near 0 (cos and sin pass through it)
 r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
           ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")
