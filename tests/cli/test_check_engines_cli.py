@@ -289,6 +289,21 @@ ok(e.rc == 0 and r.rc == 0 and "8192" in field(r, "length"),
    "check agrees with encode -s model:phi-3-mini-128k -n 8192 (long factors at 8192)",
    r.text + e.err)
 
+# a float32 table of a scheme without a float32 model (sinusoidal, as Vaswani et al.'s
+# PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)): rounding of its angles
+# bounded by the largest position; a mistake is still found
+d64 = 64
+w = (f32(1) / (f32(10000.0) ** (np.arange(0, d64, 2).astype(f32) / f32(d64)))).astype(f32)
+ang = np.outer(P1024.astype(f32), w).astype(f32)
+pe = np.empty((1024, d64), dtype=f32)
+pe[:, 0::2], pe[:, 1::2] = np.sin(ang), np.cos(ang)
+r = check("-s", "sinusoidal", "--against", save("sin_f32.npy", pe), "--what", "table")
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+   "float32 sinusoidal table agrees up to float32 rounding by default", r.text)
+r = check("-s", "sinusoidal", "--against", save("sin_f32_off.npy", pe), "--what", "table",
+          "--start", "1")
+ok(r.rc == 3, "float32 sinusoidal table one position off still disagrees", r.text)
+
 # relative errors only where the value is not near 0 (cos and sin pass through it)
 r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
           ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")
