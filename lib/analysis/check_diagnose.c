@@ -109,7 +109,7 @@ static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const s
 	    (S != PE_FLOAT_F32 && S != PE_FLOAT_BF16 && S != PE_FLOAT_F16))
 		return rc;
 	for (int p = 0; p < 2 && rc == PE_OK; p++) {
-		if (p == CHECK_PATH_GGML && (h->theta_bf16 || h->zero))
+		if (p == CHECK_PATH_GGML && h->theta_bf16)
 			continue; /* ggml has no inv_freq buffer */
 		struct check_hyp v = *h;
 		struct pe_check_stats st2;
@@ -532,11 +532,14 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		while (!c->zero[first])
 			first++;
 		if ((x = add(list, n, &h, PE_MISTAKE_ZERO_FREQ, (double)nstill)))
-			snprintf(
-			        x->text, sizeof(x->text),
-			        "%zu pair%s (the first: pair %zu) never turn: frequency 0, as from "
-			        "an uninitialised (zeroed) or too short inv_freq buffer",
-			        nstill, nstill > 1 ? "s" : "", first);
+			snprintf(x->text, sizeof(x->text),
+			         "%zu pair%s (the first: pair %zu) never turn%s: frequency or "
+			         "position 0 there, as from an uninitialised (zeroed) or too short "
+			         "inv_freq buffer, or llama.cpp's interleaved M-RoPE, which leaves "
+			         "text "
+			         "tokens at position 0 on the pairs outside its t/h/w sections "
+			         "(Qwen3-VL's 61-62)",
+			         nstill, nstill > 1 ? "s" : "", first, nstill > 1 ? "" : "s");
 	}
 	/* the attention factor derived where the config gives one */
 	if (rope && amplitude &&
@@ -657,6 +660,11 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 		h->zero = other->zero;
 	if (other->rotary != ref->rotary)
 		h->rotary = other->rotary;
+	if (other->prec.compute != ref->prec.compute || other->prec.store != ref->prec.store ||
+	    other->path != ref->path) {
+		h->prec = other->prec;
+		h->path = other->path;
+	}
 	if (other->layout != ref->layout)
 		h->layout = other->layout;
 	if (!isnan(other->att))
@@ -728,7 +736,8 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			enum pe_check_mistake k = list[i].mistake;
 			if ((k == PE_MISTAKE_LAYOUT || k == PE_MISTAKE_SWAPPED ||
 			     k == PE_MISTAKE_NO_SCALING || k == PE_MISTAKE_DOUBLE ||
-			     k == PE_MISTAKE_TRUNCATE || k == PE_MISTAKE_REGIME) &&
+			     k == PE_MISTAKE_TRUNCATE || k == PE_MISTAKE_REGIME ||
+			     k == PE_MISTAKE_ZERO_FREQ) &&
 			    isfinite(list[i].err))
 				top[nt++] = i;
 		}

@@ -85,8 +85,7 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 			m->rope.theta[i] = 0.0;
 	}
 	/* ggml has no inv_freq buffer: those mistakes are torch's */
-	if (h->path == CHECK_PATH_GGML && h->prec.compute == PE_FLOAT_F32 && !h->theta_bf16 &&
-	    !h->zero) {
+	if (h->path == CHECK_PATH_GGML && h->prec.compute == PE_FLOAT_F32 && !h->theta_bf16) {
 		st = check_ggml_init(m, &other, h);
 		if (st == PE_EUNSUPPORTED)
 			st = PE_OK; /* no ggml form of this scaling: torch's path stands */

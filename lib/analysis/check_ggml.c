@@ -94,6 +94,19 @@ enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
 	}
 	}
 	free(theta);
+	/* pairs that never turn: a divisor of infinity gives ggml's angle 0 */
+	if (h->zero) {
+		if (!g->ff) {
+			g->ff = malloc(half * sizeof(*g->ff));
+			if (!g->ff)
+				return PE_ENOMEM;
+			for (size_t i = 0; i < half; i++)
+				g->ff[i] = 1.0f;
+		}
+		for (size_t i = 0; i < half; i++)
+			if (h->zero[i])
+				g->ff[i] = INFINITY;
+	}
 	m->ggml = 1;
 	return PE_OK;
 }

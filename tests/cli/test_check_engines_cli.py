@@ -304,6 +304,22 @@ r = check("-s", "sinusoidal", "--against", save("sin_f32_off.npy", pe), "--what"
           "--start", "1")
 ok(r.rc == 3, "float32 sinusoidal table one position off still disagrees", r.text)
 
+# llama.cpp's interleaved M-RoPE (Qwen3-VL, sections 24/20/20): text tokens get position 0
+# on pairs 61-62, which fall outside 3 x its h and w sections (the 4th, e, axis)
+pos = np.arange(100000, 100512)
+ts = f32(5e6) ** (f32(-2.0) / f32(D))
+theta = pos.astype(f32)
+ang = np.empty((len(pos), D // 2), dtype=f32)
+for i in range(D // 2):
+    ang[:, i] = 0 if i in (61, 62) else theta
+    theta = (theta * ts).astype(f32)
+q3 = save("q3vl.npy", np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32))
+r = check("-s", "rope:layout=half,base=5000000", "--against", q3, *PAIRS, "--start", "100000")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag and "ggml" in diag,
+   "Qwen3-VL text in llama.cpp: pairs 61-62 at position 0 named, on ggml's float32 path",
+   r.text)
+
 # relative errors only where the value is not near 0 (cos and sin pass through it)
 r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
           ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")
