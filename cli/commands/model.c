@@ -103,7 +103,10 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 		return cli_error("out of memory");
 	}
 	struct pe_rope_scaling_params p = s->scaling;
-	double ctx = m && m->context > 0 ? m->context : p.original;
+	/* a bare spec: the context its scaling extends to, as freqs takes it */
+	double ctx = m && m->context > 0                              ? m->context
+	             : p.factor > 1 && p.type != PE_ROPE_SCALING_NONE ? p.factor * p.original
+	                                                              : p.original;
 	double train = m && m->train_context > 0 ? m->train_context : p.original;
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
 		ctx = train = 4096;

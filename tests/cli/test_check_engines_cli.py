@@ -320,6 +320,16 @@ ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag and "ggml" in
    "Qwen3-VL text in llama.cpp: pairs 61-62 at position 0 named, on ggml's float32 path",
    r.text)
 
+# one length for the same spec in model and freqs (no positions: the extended context)
+for spec, want in (("model:phi-3-mini-128k", 131072), (DYN, 16384)):
+    m = run(EXE, "model", "-q", spec, "-o", "-")
+    mlen = [ln.split(",")[2] for ln in m.text.splitlines() if ",length," in ln]
+    fr = run(EXE, "freqs", "-s", spec, "-o", os.path.join(TMP, "fr.csv"))
+    ok(m.rc == 0 and fr.rc == 0 and mlen and float(mlen[0]) == want and
+       ("at length %d" % want) in fr.err,
+       "model and freqs evaluate %s at the same length %d" % (spec.split(",")[0], want),
+       m.text + fr.err)
+
 # relative errors only where the value is not near 0 (cos and sin pass through it)
 r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
           ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")

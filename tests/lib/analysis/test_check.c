@@ -132,9 +132,9 @@ static void longrope_float32_factors(void **state)
 	                            "short-factor=1.0137/1.0271/1.0409/1.0551,"
 	                            "long-factor=1.5/2.5/3.5/4.5");
 	struct pe_rope_model m;
-	assert_int_equal(pe_rope_model_init(&m, s, 8, (struct pe_precision){PE_FLOAT_F32,
-	                                                                     PE_FLOAT_F32},
-	                                    0, 0, NULL),
+	assert_int_equal(pe_rope_model_init(&m, s, 8,
+	                                    (struct pe_precision){PE_FLOAT_F32, PE_FLOAT_F32}, 0, 0,
+	                                    NULL),
 	                 PE_OK);
 	static const double ext[] = {1.0137, 1.0271, 1.0409, 1.0551};
 	for (size_t i = 0; i < 4; i++) {
