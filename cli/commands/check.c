@@ -358,8 +358,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		fprintf(out, "                %s\n", r->path);
 	if (a->engine != PE_ENGINE_ANY)
 		fprintf(out, "engine:         %s%s%s\n", pe_engine_name(a->engine),
-		        n->engine ? ": " : "",
-		        n->engine ? n->engine + strcspn(n->engine, ":") + 2 : "");
+		        n->engine ? ": " : "", n->engine ? n->engine : "");
 	if (n->length > 0 && !(a->engine != PE_ENGINE_ANY && n->engine))
 		fprintf(out,
 		        "length:         %s evaluated at sequence length %.17g (the dump's largest "

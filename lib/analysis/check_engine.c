@@ -97,22 +97,22 @@ enum pe_status pe_engine_apply(enum pe_engine e, struct pe_rope_scaling_params *
 		if (by_length && p->length == 0) {
 			p->length = trained_length(p);
 			n = p->type == PE_ROPE_SCALING_DYNAMIC
-			            ? "vLLM: dynamic NTK fixed at max_position x factor for every "
+			            ? "dynamic NTK fixed at max_position x factor for every "
 			              "position"
-			            : "vLLM: LongRoPE's long factors when max_model_len (factor x "
+			            : "LongRoPE's long factors when max_model_len (factor x "
 			              "original) exceeds the original context";
 		}
 		break;
 	case PE_ENGINE_LLAMACPP:
 		if (p->type == PE_ROPE_SCALING_DYNAMIC) {
 			p->type = PE_ROPE_SCALING_NONE;
-			n = "llama.cpp: no dynamic NTK (unscaled frequencies)";
+			n = "no dynamic NTK (unscaled frequencies)";
 		} else if (p->type == PE_ROPE_SCALING_LONGROPE && p->length == 0) {
 			p->length = trained_length(p);
-			n = "llama.cpp: LongRoPE factors chosen by the context size n_ctx (taken "
+			n = "LongRoPE factors chosen by the context size n_ctx (taken "
 			    "as factor x original; length= sets it)";
 		} else if (p->type == PE_ROPE_SCALING_YARN && !p->truncate) {
-			n = "llama.cpp: YaRN's correction range always floored/ceiled "
+			n = "YaRN's correction range always floored/ceiled "
 			    "(ggml_rope_yarn_corr_dims)";
 			p->truncate = 1;
 		} else if (by_length && p->length == 0) {
