@@ -622,7 +622,9 @@ int cmd_check(int argc, char **argv)
 		struct pe_scheme *w = (struct pe_scheme *)s;
 		int vector = dump->rows == 1 || dump->cols == 1;
 		pe_engine_apply(a.engine, &w->scaling,
-		                vector ? 0.0 : (double)o.start + (double)dump->rows, &engine_note);
+		                vector ? 0.0 : (double)o.start + (double)dump->rows,
+		                strncmp(o.specs[0], "gguf:", 5) == 0 || strstr(o.specs[0], ".gguf"),
+		                &engine_note);
 	}
 	struct pe_check_options co = {a.kind,
 	                              a.packing,

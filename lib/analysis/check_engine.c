@@ -9,6 +9,7 @@
  * llama-context.cpp (n_ctx_orig_yarn, LongRoPE factors chosen by n_ctx, no
  * dynamic scaling type) and ggml.c ggml_rope_yarn_corr_dims (floor/ceil).
  */
+#include <math.h>
 #include <string.h>
 
 #include "analysis/check_internal.h"
@@ -83,7 +84,7 @@ static double trained_length(const struct pe_rope_scaling_params *p)
 }
 
 enum pe_status pe_engine_apply(enum pe_engine e, struct pe_rope_scaling_params *p,
-                               double seq_length, const char **note)
+                               double seq_length, int from_gguf, const char **note)
 {
 	const char *n = NULL;
 	int by_length = p->type == PE_ROPE_SCALING_DYNAMIC || p->type == PE_ROPE_SCALING_LONGROPE;
@@ -111,10 +112,18 @@ enum pe_status pe_engine_apply(enum pe_engine e, struct pe_rope_scaling_params *
 			p->length = trained_length(p);
 			n = "LongRoPE factors chosen by the context size n_ctx (taken "
 			    "as factor x original; length= sets it)";
-		} else if (p->type == PE_ROPE_SCALING_YARN && !p->truncate) {
-			n = "YaRN's correction range always floored/ceiled "
-			    "(ggml_rope_yarn_corr_dims)";
+		} else if (p->type == PE_ROPE_SCALING_YARN) {
+			int att = !from_gguf && !isnan(p->attention_factor);
+			if (!p->truncate || att)
+				n = att ? "YaRN's correction range always floored/ceiled "
+				          "(ggml_rope_yarn_corr_dims), and the config's "
+				          "attention_factor "
+				          "ignored (ggml's 0.1 ln(factor) + 1)"
+				        : "YaRN's correction range always floored/ceiled "
+				          "(ggml_rope_yarn_corr_dims)";
 			p->truncate = 1;
+			if (att)
+				p->attention_factor = NAN;
 		} else if (by_length && p->length == 0) {
 			p->length = seq_length;
 		}

@@ -98,6 +98,7 @@ PE_API const char *pe_engine_name(enum pe_engine e);
  *
  * @p:          changed in place (long-factor lists are kept, not copied).
  * @seq_length: the sequence length of the table (largest position + 1).
+ * @from_gguf:  1 when @p was read from a GGUF file (llama.cpp's own parameters).
  * @note:       if not NULL, a static sentence saying what changed, or NULL.
  *
  * One rule for the length at which length-dependent scalings (dynamic NTK,
@@ -109,13 +110,15 @@ PE_API const char *pe_engine_name(enum pe_engine e);
  * factors when max_model_len > original); llama.cpp at its context size
  * n_ctx, taken as factor x original (LongRoPE factors chosen by n_ctx), with
  * no dynamic NTK at all (unscaled) and the YaRN correction range always
- * floored/ceiled (ggml_rope_yarn_corr_dims). An attention factor is kept:
- * a gguf: spec already holds the one llama.cpp computes.
+ * floored/ceiled (ggml_rope_yarn_corr_dims). llama.cpp computes YaRN's
+ * attention factor itself (ggml's 1 + 0.1 ln(1/freq_scale) times the GGUF's
+ * attn_factor): an explicit attention_factor of a config is ignored, one read
+ * from a GGUF (@from_gguf) is what llama.cpp uses and is kept.
  *
  * @return PE_OK, PE_EINVAL for an engine outside the enum.
  */
 PE_API enum pe_status pe_engine_apply(enum pe_engine e, struct pe_rope_scaling_params *p,
-                                      double seq_length, const char **note);
+                                      double seq_length, int from_gguf, const char **note);
 
 struct pe_check_options {
 	enum pe_check_kind kind;       /* PE_CHECK_AUTO: recognise */

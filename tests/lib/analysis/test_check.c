@@ -50,31 +50,41 @@ static void engine_semantics(void **state)
 	struct pe_rope_scaling_params p = s->scaling;
 	const char *note = NULL;
 	/* transformers: the sequence length */
-	assert_int_equal(pe_engine_apply(PE_ENGINE_HF, &p, 6144, &note), PE_OK);
+	assert_int_equal(pe_engine_apply(PE_ENGINE_HF, &p, 6144, 0, &note), PE_OK);
 	assert_true(p.length == 6144 && note == NULL);
 	/* vLLM: max_position x factor */
 	p = s->scaling;
-	assert_int_equal(pe_engine_apply(PE_ENGINE_VLLM, &p, 512, &note), PE_OK);
+	assert_int_equal(pe_engine_apply(PE_ENGINE_VLLM, &p, 512, 0, &note), PE_OK);
 	assert_true(p.length == 16384 && note != NULL);
 	/* llama.cpp: no dynamic NTK */
 	p = s->scaling;
-	assert_int_equal(pe_engine_apply(PE_ENGINE_LLAMACPP, &p, 512, &note), PE_OK);
+	assert_int_equal(pe_engine_apply(PE_ENGINE_LLAMACPP, &p, 512, 0, &note), PE_OK);
 	assert_int_equal(p.type, PE_ROPE_SCALING_NONE);
 	pe_scheme_destroy(s);
 
 	s = parse("rope:scaling=yarn,factor=32,original=4096,truncate=0");
 	p = s->scaling;
-	assert_int_equal(pe_engine_apply(PE_ENGINE_LLAMACPP, &p, 512, &note), PE_OK);
+	assert_int_equal(pe_engine_apply(PE_ENGINE_LLAMACPP, &p, 512, 0, &note), PE_OK);
 	assert_true(p.truncate == 1 && note != NULL);
 	p = s->scaling;
-	assert_int_equal(pe_engine_apply(PE_ENGINE_HF, &p, 512, &note), PE_OK);
+	assert_int_equal(pe_engine_apply(PE_ENGINE_HF, &p, 512, 0, &note), PE_OK);
 	assert_true(p.truncate == 0);
+	pe_scheme_destroy(s);
+
+	/* llama.cpp computes YaRN's attention factor itself, unless the GGUF gives it */
+	s = parse("rope:scaling=yarn,factor=32,original=4096,attention-factor=1");
+	p = s->scaling;
+	assert_int_equal(pe_engine_apply(PE_ENGINE_LLAMACPP, &p, 512, 0, &note), PE_OK);
+	assert_true(isnan(p.attention_factor));
+	p = s->scaling;
+	assert_int_equal(pe_engine_apply(PE_ENGINE_LLAMACPP, &p, 512, 1, &note), PE_OK);
+	assert_true(p.attention_factor == 1);
 	pe_scheme_destroy(s);
 
 	/* an explicit length stays */
 	s = parse("rope:scaling=dynamic,factor=4,original=4096,length=8192");
 	p = s->scaling;
-	assert_int_equal(pe_engine_apply(PE_ENGINE_VLLM, &p, 512, &note), PE_OK);
+	assert_int_equal(pe_engine_apply(PE_ENGINE_VLLM, &p, 512, 0, &note), PE_OK);
 	assert_true(p.length == 8192);
 	pe_scheme_destroy(s);
 }
