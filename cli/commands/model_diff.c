@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <posenc/check.h>
 #include <posenc/encode.h>
 #include <posenc/model.h>
 #include <posenc/rope.h>
@@ -136,6 +137,21 @@ static void compare_rope(FILE *f, const struct side *a, const struct side *b, do
 				fprintf(f, "  %-28s %.3g\n", "  largest relative difference", ds);
 			(*n)++;
 		}
+	}
+	/* the length each engine evaluates a length-dependent scaling at (check.h) */
+	int by_len = p->type == PE_ROPE_SCALING_DYNAMIC || p->type == PE_ROPE_SCALING_LONGROPE ||
+	             q->type == PE_ROPE_SCALING_DYNAMIC || q->type == PE_ROPE_SCALING_LONGROPE;
+	for (int e = PE_ENGINE_VLLM; by_len && e <= PE_ENGINE_LLAMACPP; e++) {
+		struct pe_rope_scaling_params pa = *p, pb = *q;
+		pe_engine_apply((enum pe_engine)e, &pa, 0, 0, NULL);
+		pe_engine_apply((enum pe_engine)e, &pb, 0, 1, NULL);
+		char what[64], ta[64], tb[64];
+		snprintf(what, sizeof(what), "length in %s", pe_engine_name((enum pe_engine)e));
+		snprintf(ta, sizeof(ta), "%s at %.10g", pe_rope_scaling_name(pa.type), pa.length);
+		snprintf(tb, sizeof(tb), "%s at %.10g", pe_rope_scaling_name(pb.type), pb.length);
+		fprintf(f, "  %-28s %s | %s\n", what,
+		        pa.type == PE_ROPE_SCALING_NONE ? "unscaled" : ta,
+		        pb.type == PE_ROPE_SCALING_NONE ? "unscaled" : tb);
 	}
 	/* what the two compute: inverse frequencies and attention factor at one length */
 	double *ta = NULL, *tb = NULL, aa = 1, ab = 1;
