@@ -65,16 +65,38 @@ static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matr
 	if (!col_ss)
 		return PE_ENOMEM;
 	enum pe_status st = PE_OK;
-	/* the spec's layout, the other, and for cos-sin caches also sin before cos */
-	for (int swap = 0; swap < 4 && st == PE_OK; swap++) {
+	/*
+	 * The spec's layout, the other, and for cos-sin caches also sin before cos; each
+	 * with the spec's scaling, without it, and (LongRoPE) with the other factor list, so
+	 * that a dump with one of those mistakes is still read as what it is.
+	 */
+	int variants = s->scaling.type == PE_ROPE_SCALING_NONE       ? 1
+	               : s->scaling.type == PE_ROPE_SCALING_LONGROPE ? 3
+	                                                             : 2;
+	struct pe_rope_scaling_params spec_scaling = h.scaling;
+	for (int k = 0; k < 4 * variants && st == PE_OK; k++) {
+		int swap = k % 4, variant = k / 4;
 		struct check_model m;
 		if (swap >= 2 && f->kind != PE_CHECK_COS_SIN)
-			break;
+			continue;
+		h.scaling = spec_scaling;
+		if (variant == 1)
+			h.scaling.type = PE_ROPE_SCALING_NONE;
+		else if (variant == 2)
+			h.scaling.length =
+			        spec_scaling.length > spec_scaling.original
+			                ? spec_scaling.original
+			                : fmax(spec_scaling.original + 1,
+			                       spec_scaling.factor * spec_scaling.original);
 		enum pe_layout other =
 		        s->layout == PE_LAYOUT_HALF ? PE_LAYOUT_INTERLEAVED : PE_LAYOUT_HALF;
 		h.layout = (swap & 1) ? other : s->layout;
 		h.swap_cs = swap >= 2;
 		st = check_model_build(s, f->d, &h, &m);
+		if (st != PE_OK && variant > 0 && st != PE_ENOMEM) {
+			st = PE_OK; /* that variant cannot be built (one factor list only) */
+			continue;
+		}
 		if (st != PE_OK)
 			break;
 		st = check_column_errors(&m, f, dump, opt, idx, nidx, col_ss);

@@ -132,6 +132,11 @@ r = check("-s", DYN, "--against", g, *PAIRS, "--start", "5632")
 ok(r.rc == 3 and "dynamic scaling left out" in field(r, "diagnosis") and
    "6144" in field(r, "length"),
    "unscaled table vs dynamic NTK at length 6144: disagree, scaling left out", r.text)
+r = check("-s", DYN, "--against", g, "--start", "5632")
+ok(r.rc == 3 and field(r, "read as").startswith(
+   "cos/sin cache [cos | sin], one column per pair (2 x 64, d=128)") and
+   "dynamic scaling left out" in field(r, "diagnosis"),
+   "recognised as vLLM's cos_sin_cache although the scaling is left out", r.text)
 r = check("-s", DYN, "--against", g, *PAIRS, "--start", "5632", "--engine", "llama.cpp")
 ok(r.rc == 0 and "no dynamic NTK" in field(r, "engine"),
    "--engine llama.cpp: no dynamic NTK, the unscaled ggml table agrees", r.text)
