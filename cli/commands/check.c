@@ -136,20 +136,28 @@ static enum pe_float dtype_float(const char *dtype)
 	return PE_FLOAT_EXACT;
 }
 
-/* A float32 dump of bfloat16 numbers (a bfloat16 model's cache saved as float32). */
+/*
+ * A float32 dump of bfloat16 or float16 numbers (a bfloat16 or float16 model's cache
+ * saved as float32): every value held by the narrower format, and enough of them other
+ * than 0 and +-1 that it is no chance.
+ */
 static enum pe_float values_float(const struct pe_matrix *m, enum pe_float store)
 {
 	if (store != PE_FLOAT_F32)
 		return store;
-	size_t n = m->rows * m->cols, inexact = 0;
-	for (size_t i = 0; i < n; i++) {
+	size_t n = m->rows * m->cols, other = 0;
+	int bf16 = 1, f16 = 1;
+	for (size_t i = 0; i < n && (bf16 || f16); i++) {
 		double v = m->data[i];
-		if (isfinite(v) && pe_round(PE_FLOAT_BF16, v) != v)
-			return store;
-		/* at least some values that float32 would not hold in 8 bits by chance */
-		inexact += v != 0 && v != 1 && v != -1;
+		if (!isfinite(v))
+			continue;
+		bf16 &= pe_round(PE_FLOAT_BF16, v) == v;
+		f16 &= pe_round(PE_FLOAT_F16, v) == v;
+		other += v != 0 && v != 1 && v != -1;
 	}
-	return inexact > 8 ? PE_FLOAT_BF16 : store;
+	if (other <= 8)
+		return store;
+	return bf16 ? PE_FLOAT_BF16 : f16 ? PE_FLOAT_F16 : store;
 }
 
 static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t cap,

@@ -335,6 +335,12 @@ for spec, want in (("model:phi-3-mini-128k", 131072), (DYN, 16384)):
        "model and freqs evaluate %s at the same length %d" % (spec.split(",")[0], want),
        m.text + fr.err)
 
+# a float16 model's cache saved as float32: judged as float32 angles stored in float16
+c16 = torch_cache(inv, P1024).astype(np.float16).astype(f32)
+r = check("-s", PLAIN, "--against", save("f16_cache.npy", c16), *PAIRS)
+ok(r.rc == 0 and field(r, "reference").endswith("f32/f16"),
+   "float16 cache saved as float32 agrees at its own precision (f32/f16)", r.text)
+
 # relative errors only where the value is not near 0 (cos and sin pass through it)
 r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
           ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")
