@@ -310,6 +310,9 @@ static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, 
 	case PE_MISTAKE_CHUNK:
 		snprintf(buf, cap, "restart every %g", d->value);
 		break;
+	case PE_MISTAKE_FAST_SINCOS:
+		snprintf(buf, cap, "sin/cos past %.3g rad", d->value);
+		break;
 	case PE_MISTAKE_ZERO_FREQ:
 		snprintf(buf, cap, "%g pairs still", d->value);
 		break;
@@ -401,7 +404,9 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		where_text(r, s, &r->diag.stats.abs, start, where, sizeof(where));
 		/* an explanation in a reduced precision holds to that precision's tolerance */
 		double dtol = fmax(tol, store_tol(r->diag.prec.store));
-		if (r->diag.stats.mixed.value > dtol)
+		if (r->diag.mistake == PE_MISTAKE_FAST_SINCOS)
+			; /* a pattern of the errors, no table to compare with */
+		else if (r->diag.stats.mixed.value > dtol)
 			fprintf(out,
 			        "                (that explains part of it: the dump is still %.3g "
 			        "from it, at %s)\n",

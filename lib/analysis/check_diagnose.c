@@ -675,6 +675,75 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 		h->swap_cs = other->swap_cs;
 }
 
+/*
+ * sin and cos right for small angles only: a fast approximation (an intrinsic, a
+ * polynomial) used past its range without reduction. @return the largest angle up to
+ * which every value is right (0: not that pattern) and the share of the values past it
+ * that are wrong.
+ */
+static enum pe_status fast_sincos_range(const struct ctx *c, const struct check_hyp *ref,
+                                        const size_t *idx, size_t nidx, double *range,
+                                        double *share)
+{
+	*range = 0;
+	*share = 0;
+	const struct pe_check_form *f = c->f;
+	if (f->kind != PE_CHECK_COS && f->kind != PE_CHECK_SIN && f->kind != PE_CHECK_COS_SIN)
+		return PE_OK;
+	struct check_model m;
+	enum pe_status rc = check_model_build(c->s, f->d, ref, &m);
+	if (rc != PE_OK)
+		return rc;
+	size_t h = m.rope.d_rot / 2;
+	double *want = malloc((f->cols + check_work_size(f) + 3 * h) * sizeof(*want));
+	if (!want) {
+		check_model_free(&m);
+		return PE_ENOMEM;
+	}
+	double *work = want + f->cols, *ang = work + check_work_size(f), *cs = ang + h,
+	       *sn = cs + h;
+	/* the smallest angle of a wrong value, then how the values below and past it fare */
+	double bad_min = INFINITY;
+	for (int pass = 0; pass < 2 && rc == PE_OK; pass++) {
+		size_t past = 0, wrong = 0;
+		double good_max = 0;
+		for (size_t k = 0; k < nidx && rc == PE_OK; k++) {
+			size_t r = idx[k];
+			double pos = (double)c->opt->start + (double)r;
+			rc = check_expected_row(&m, f, c->opt->start, r, c->opt->vector, work,
+			                        want);
+			pe_rope_model_pairs(&m.rope, pos, ang, cs, sn);
+			const double *got = c->dump->data + r * c->dump->cols;
+			for (size_t j = 0; j < f->cols; j++) {
+				size_t pr = check_column_pair(f, &m, j);
+				if (pr >= h)
+					continue;
+				double a = fabs(ang[pr]), e = fabs(got[j] - want[j]);
+				if (!isfinite(e))
+					e = INFINITY;
+				if (pass == 0) {
+					if (e > 1e-3 && a < bad_min)
+						bad_min = a;
+				} else if (a >= bad_min) {
+					past++;
+					wrong += e > 1e-3;
+				} else if (a < 0.5 * bad_min && e > good_max) {
+					/* well inside the range: right to float32 (the edge
+					 * degrades) */
+					good_max = e;
+				}
+			}
+		}
+		if (pass == 1 && past && good_max < 1e-4 && bad_min >= 1.0 && isfinite(bad_min)) {
+			*range = bad_min;
+			*share = (double)wrong / (double)past;
+		}
+	}
+	free(want);
+	check_model_free(&m);
+	return rc;
+}
+
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
                               const struct pe_check_options *opt, struct pe_check_result *r)
 {
@@ -786,6 +855,35 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 				win = &list[bi];
 				partial = 1;
 			}
+		}
+	}
+	/* nothing explains it: sin and cos wrong past some angle only? */
+	if (rc == PE_OK && (!win || partial) && pe_scheme_has(s, PE_CAP_SCALING)) {
+		double range, share;
+		rc = fast_sincos_range(&c, &ref, score_idx, nscore, &range, &share);
+		if (rc == PE_OK && range > 0 && share >= 0.25) {
+			struct pe_check_diagnosis *dg = &r->diag;
+			memset(dg, 0, sizeof(*dg));
+			dg->mistake = PE_MISTAKE_FAST_SINCOS;
+			dg->value = range;
+			dg->partial = 1;
+			snprintf(dg->text, sizeof(dg->text),
+			         "sin and cos right only for angles below %.4g rad (%.0f%% of the "
+			         "values past it off by more than 1e-3): a fast sin/cos (an "
+			         "intrinsic "
+			         "such as __sinf/__cosf, or a polynomial) used past its range "
+			         "without "
+			         "reduction",
+			         range, 100 * share);
+			/* no model of the approximation: the dump against the reference */
+			dg->stats = r->stats;
+			r->row_diag = malloc((r->rows ? r->rows : 1) * sizeof(*r->row_diag));
+			if (!r->row_diag)
+				rc = PE_ENOMEM;
+			else
+				memcpy(r->row_diag, r->row_abs, r->rows * sizeof(*r->row_diag));
+			r->diagnosed = rc == PE_OK;
+			win = NULL;
 		}
 	}
 	if (rc == PE_OK && win) {

@@ -341,6 +341,14 @@ r = check("-s", PLAIN, "--against", save("f16_cache.npy", c16), *PAIRS)
 ok(r.rc == 0 and field(r, "reference").endswith("f32/f16"),
    "float16 cache saved as float32 agrees at its own precision (f32/f16)", r.text)
 
+# a fast sin/cos without range reduction (degree-9 Taylor series): right for small angles only
+a = np.outer(P1024.astype(f32), inv).astype(f32).astype(np.float64)
+fast = np.concatenate([1 - a**2 / 2 + a**4 / 24 - a**6 / 720 + a**8 / 40320,
+                       a - a**3 / 6 + a**5 / 120 - a**7 / 5040 + a**9 / 362880], axis=1)
+r = check("-s", PLAIN, "--against", save("fast_sincos.npy", fast.astype(f32)), *PAIRS)
+ok(r.rc == 3 and "fast sin/cos" in field(r, "diagnosis"),
+   "sin/cos right only below some angle: a fast sin/cos past its range", r.text)
+
 # relative errors only where the value is not near 0 (cos and sin pass through it)
 r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
           ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")

@@ -170,6 +170,7 @@ enum pe_check_mistake {
 	PE_MISTAKE_BF16_INV_FREQ,  /* inv_freq stored in bfloat16 */
 	PE_MISTAKE_CHUNK,          /* positions restarting at 0 every chunk */
 	PE_MISTAKE_ZERO_FREQ,      /* pairs with frequency 0 (uninitialised buffer) */
+	PE_MISTAKE_FAST_SINCOS,    /* sin/cos right only below some angle (value: it) */
 };
 
 struct pe_check_diagnosis {
