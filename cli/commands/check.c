@@ -371,9 +371,15 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	        a->have_prec ? pe_precision_name(a->prec, p, sizeof(p)) : "exact");
 	if (r->path)
 		fprintf(out, "                %s\n", r->path);
-	if (a->engine != PE_ENGINE_ANY)
-		fprintf(out, "engine:         %s%s%s\n", pe_engine_name(a->engine),
+	if (a->engine != PE_ENGINE_ANY) {
+		fprintf(out, "engine:         %s%s%s", pe_engine_name(a->engine),
 		        n->engine ? ": " : "", n->engine ? n->engine : "");
+		if ((s->scaling.type == PE_ROPE_SCALING_DYNAMIC ||
+		     s->scaling.type == PE_ROPE_SCALING_LONGROPE) &&
+		    s->scaling.length > 0)
+			fprintf(out, " (length %.10g)", s->scaling.length);
+		fputc('\n', out);
+	}
 	if (n->length > 0 && !(a->engine != PE_ENGINE_ANY && n->engine))
 		fprintf(out,
 		        "length:         %s evaluated at sequence length %.17g (the dump's largest "
