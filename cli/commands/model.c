@@ -104,15 +104,19 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 		return cli_error("out of memory");
 	}
 	struct pe_rope_scaling_params p = s->scaling;
-	/* a bare spec: the context its scaling extends to, as freqs takes it */
+	/* a bare spec: the context its scaling extends to */
 	double ctx = m && m->context > 0                              ? m->context
 	             : p.factor > 1 && p.type != PE_ROPE_SCALING_NONE ? p.factor * p.original
 	                                                              : p.original;
 	double train = m && m->train_context > 0 ? m->train_context : p.original;
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
 		ctx = train = 4096;
+	/* One rule with freqs: without positions, length-dependent scalings at --length,
+	 * else at the original context, the state the reference builds at load time
+	 * (transformers' inv_freq before a longer sequence comes); commands with
+	 * positions (encode, check) take the sequence length. */
 	if (p.length == 0.0)
-		p.length = length > 0 ? length : ctx;
+		p.length = length > 0 ? length : p.original;
 	struct pe_rope_scaling_info info;
 	enum pe_status st = pe_rope_base_frequencies(s->base, d_rot, base);
 	if (st == PE_OK) {
