@@ -127,7 +127,8 @@ static int write_u64(int fd, uint64_t v)
 	return write_all(fd, &v, sizeof(v));
 }
 
-/* A block: its length, then its bytes starting at a multiple of 64 (so arrays read in place are aligned). */
+/* A block: its length, then its bytes starting at a multiple of 64 (so arrays read in place are
+ * aligned). */
 static int write_block(int fd, uint64_t *at, const char *data, size_t len)
 {
 	static const char zeros[64];

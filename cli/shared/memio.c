@@ -151,11 +151,11 @@ enum pe_status cli_memtable_read(const struct cli_memtable *t, const struct pe_r
 	size_t first = req ? req->row_first : 0;
 	size_t end = req && req->row_end_set ? req->row_end : t->rows;
 	if (end > t->rows)
-		return fail(err, PE_ERANGE, "rows=%zu:%zu is outside the table's %zu rows", first, end,
-		            t->rows);
-	if (first >= end)
-		return fail(err, PE_ERANGE, "rows=%zu:%zu selects no rows (the table has %zu)", first,
+		return fail(err, PE_ERANGE, "rows=%zu:%zu is outside the table's %zu rows", first,
 		            end, t->rows);
+	if (first >= end)
+		return fail(err, PE_ERANGE, "rows=%zu:%zu selects no rows (the table has %zu)",
+		            first, end, t->rows);
 	size_t rows = end - first;
 	double bytes = (double)rows * (double)t->cols * 8.0;
 	if (max_bytes && bytes > (double)max_bytes)
@@ -182,10 +182,11 @@ enum pe_status cli_memtable_read(const struct cli_memtable *t, const struct pe_r
 		double v = m->data[r * m->cols + c];
 		const char *what = v != v ? "nan" : v > 0 ? "inf" : "-inf";
 		pe_matrix_destroy(m);
-		return fail(err, PE_EFORMAT,
-		            "value %s at row %zu, column %zu (counting from 0); analyses need finite "
-		            "numbers",
-		            what, r + first, c);
+		return fail(
+		        err, PE_EFORMAT,
+		        "value %s at row %zu, column %zu (counting from 0); analyses need finite "
+		        "numbers",
+		        what, r + first, c);
 	}
 	*out = m;
 	return PE_OK;

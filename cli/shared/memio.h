@@ -81,8 +81,7 @@ const struct cli_memtable *cli_memtable_find(const char *path);
  * @return as pe_file_load_limited(), *err a message to free().
  */
 enum pe_status cli_memtable_read(const struct cli_memtable *t, const struct pe_read_request *req,
-                                 size_t max_bytes, int finite, struct pe_matrix **out,
-                                 char **err);
+                                 size_t max_bytes, int finite, struct pe_matrix **out, char **err);
 
 /*
  * cli_read_file() - pe_read_file(), or the registered table of that name
