@@ -221,6 +221,8 @@ def _forked(args, tables):
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
                 res = _call(args, tables)
                 code = 0 if _lib.posenc_result_write(res, fd) == 0 else 125
+            except MemoryError:
+                code = 124
             finally:
                 os._exit(code)
         try:
@@ -235,10 +237,12 @@ def _forked(args, tables):
                 raise KeyboardInterrupt
             raise RuntimeError("posenc: the run ended by signal %d (%s)" % (sig, signal.Signals(sig).name))
         code = os.waitstatus_to_exitcode(wstatus)
-        if code == 125:
-            raise OSError("posenc: the run could not hand its result back (out of memory?)")
-        if code != 0:
+        if code == 124:
             raise MemoryError("posenc: out of memory")
+        if code == 125:
+            raise OSError("posenc: the run could not hand its result back (no space for it in memory?)")
+        if code != 0:
+            raise RuntimeError("posenc: the run failed without a result (exit status %d)" % code)
         size = os.lseek(fd, 0, os.SEEK_END)
         # A private writable mapping: arrays made on it are writable and not copied.
         mm = mmap.mmap(fd, size, flags=mmap.MAP_PRIVATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)

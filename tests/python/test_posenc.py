@@ -218,13 +218,14 @@ def test_errors():
 
 
 def test_in_process_runs_agree():
+    before = posenc._native._fork
     posenc.set_fork(False)
     try:
         a = posenc.corr("learned", n=30, d=8)
         with pytest.raises(ValueError):
             posenc.encode("nosuch")
     finally:
-        posenc.set_fork(True)
+        posenc.set_fork(before)
     assert npy_bytes(a) == npy_bytes(posenc.corr("learned", n=30, d=8))
 
 
