@@ -180,7 +180,10 @@ def _in_process(args, tables):
         files = {}
         for i in range(r.nfiles):
             f = r.files[i]
-            files[f.name.decode("utf-8", "surrogateescape")] = memoryview(ctypes.string_at(f.data, f.len) if f.len else b"")
+            data = bytearray(f.len)  # writable, so that arrays made on it are too
+            if f.len:
+                ctypes.memmove((ctypes.c_char * f.len).from_buffer(data), f.data, f.len)
+            files[f.name.decode("utf-8", "surrogateescape")] = memoryview(data)
         return Result(r.status, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), files)
     finally:
         _lib.posenc_result_free(res)

@@ -34,7 +34,10 @@ def npy_bytes(a):
 
 
 def test_done_means_shape():
-    assert posenc.encode("rope:scaling=llama3,base=500000", n=4, d=8).shape == (4, 8)
+    a = posenc.encode("rope:scaling=llama3,base=500000", n=4, d=8)
+    assert a.shape == (4, 8) and a.dtype == np.float64
+    a[0, 0] = 2.0  # an ordinary, writable array
+    assert a.flags.writeable and a.flags.aligned and a.flags.c_contiguous
 
 
 @pytest.mark.parametrize("call, args", [
@@ -293,3 +296,24 @@ def test_run_any_command_line(tmp_path):
     assert r.stdout.splitlines()[2] == "1,3,4,5"
     r = posenc.run("encode", "-s", "nosuch")
     assert r.status == 2 and r.stderr.startswith("posenc: error: ")
+
+
+def test_tables_count_against_the_budget():
+    table = np.zeros((1000, 1000), dtype=np.float32)
+    with pytest.raises(MemoryError, match=r"'array': the 1000 x 1000 table needs 7.6 MiB as float64, "
+                                          r"more than the limit of 1.0 MiB"):
+        posenc.encode(table, max_memory="1M")
+
+
+@pytest.mark.skipif(not FORKED, reason="in-process runs convert the table in this process")
+def test_a_table_is_not_copied_by_python():
+    import tracemalloc
+    table = np.ones((2000, 2000), dtype=np.float32)[::2, ::-1]  # a strided view of 8 MB
+    tracemalloc.start()
+    try:
+        out = posenc.encode(table)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.shape == (1000, 2000) and out[0, 0] == 1.0
+    assert peak < 1 << 20, peak  # neither a contiguous copy nor the float64 table: read in place
