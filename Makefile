@@ -141,7 +141,7 @@ check-clang: test-deps
 	@$(call QUIET_NINJA,$(BUILD)-clang) && echo "clang: build clean"
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BENCH_BUILD) out
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BENCH_BUILD) out build-python python/posenc.egg-info
 
 bench:
 	@sh tools/install-deps.sh $(BUILD_DEPS) $(BENCH_DEPS)
