@@ -27,7 +27,7 @@ OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread libopenblas-dev
 
-.PHONY: all deps test-deps tests-on build python demo gallery test check-sanitize check-valgrind check-clang check-format format bench clean
+.PHONY: all deps test-deps tests-on build python demo gallery test check-sanitize check-valgrind check-python-leaks check-clang check-format format bench clean
 
 all: build
 
@@ -123,6 +123,11 @@ check-valgrind: tests-on
 	@$(call QUIET_NINJA,$(BUILD))
 	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
+
+# The Python package's tests in-process under valgrind: no block lost by posenc's code (a few minutes).
+check-python-leaks: tests-on
+	@$(call QUIET_NINJA,$(BUILD))
+	@sh tests/python/leaks.sh $(BUILD)
 
 # Every tracked file follows .clang-format (C) and .editorconfig (all text files).
 check-format:

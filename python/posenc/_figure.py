@@ -1,7 +1,22 @@
 """Figures: what the program draws, drawn by the same code, shown inline in Jupyter."""
 import os
+import tempfile
 
 from . import _native
+
+def _umask():
+    """The process's umask, read without setting it (os.umask would, for every thread)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
 
 _FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
@@ -52,8 +67,17 @@ class Figure:
         if ext not in _FORMATS:
             raise ValueError("output '%s': unknown figure format (use .png, .svg or .pdf)" % path)
         data = self._draw(_FORMATS[ext])
-        with open(path, "wb") as f:
-            f.write(data)
+        # As the program writes files: complete or not at all (a temporary file renamed).
+        folder = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.chmod(tmp, 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
         return path
 
     def __repr__(self):
