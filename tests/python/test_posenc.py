@@ -317,3 +317,26 @@ def test_a_table_is_not_copied_by_python():
         tracemalloc.stop()
     assert out.shape == (1000, 2000) and out[0, 0] == 1.0
     assert peak < 1 << 20, peak  # neither a contiguous copy nor the float64 table: read in place
+
+
+@pytest.mark.parametrize("command, spec, kw, args", [
+    ("encode", "rope", dict(n=64, d=16, view="cos"), ["-s", "rope", "-n", "64", "-d", "16", "--view", "cos"]),
+    ("corr", "sinusoidal:base=10", dict(n=32, d=8, cmap="magma"),
+     ["-s", "sinusoidal:base=10", "-n", "32", "-d", "8", "--cmap", "magma"]),
+    ("scatter", "sinusoidal", dict(n=24, d=8, style="slides"), ["-n", "24", "-d", "8", "--style", "slides"]),
+    ("profile", "sinusoidal", dict(n=64, d=8, at=[0, 32], size="4inx3in", dpi=80),
+     ["-n", "64", "-d", "8", "--at", "0,32", "--size", "4inx3in", "--dpi", "80"]),
+    ("decay", "rope", dict(base=[10000, 500000], d=32, max_offset=64, bound=True, title="Decay"),
+     ["-s", "rope", "--base", "10000,500000", "-d", "32", "--max-offset", "64", "--bound", "--title", "Decay"]),
+    ("freqs", "rope:scaling=yarn,factor=4,original=4096", dict(d=64, font_size=12),
+     ["-s", "rope:scaling=yarn,factor=4,original=4096", "-d", "64", "--font-size", "12"]),
+    ("bias", "alibi:heads=4", dict(n=16, width=500), ["-s", "alibi:heads=4", "-n", "16", "--width", "500"]),
+    ("compare", ["sinusoidal", "rope"], dict(n=32, d=16, style="paper"),
+     ["-s", "sinusoidal", "-s", "rope", "-n", "32", "-d", "16", "--style", "paper"]),
+    ("precision", "rope", dict(n=2000, d=16, precision=["f32", "bf16"]),
+     ["-s", "rope", "-n", "2000", "-d", "16", "--precision", "f32,bf16"]),
+    ("model", "model:llama-3.1-8b", {}, ["-s", "model:llama-3.1-8b"]),
+    ("encode", "sinusoidal", dict(n=40, d=16, raw=True), ["-n", "40", "-d", "16", "--raw"]),
+])
+def test_every_figure_is_the_program_s(tmp_path, command, spec, kw, args):
+    assert posenc.plot(command, spec, **kw).png() == cli(tmp_path, command, *args, "f.png")
