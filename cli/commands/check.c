@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "shared/memio.h"
 #include "shared/output.h"
 #include "shared/vectors.h"
 
@@ -173,7 +174,7 @@ static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t
 	if (rc)
 		return rc;
 	struct pe_read_request req = {tensor, 0, 0, 0};
-	enum pe_status st = pe_read_file(path, &req, out, &err);
+	enum pe_status st = cli_read_file(path, &req, out, &err);
 	if (st != PE_OK) {
 		rc = cli_error("'%s': %s", arg, err ? err : pe_status_str(st));
 		free(err);
@@ -211,7 +212,7 @@ static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t
 static int read_vector(const char *path, struct pe_matrix **out)
 {
 	char *err = NULL;
-	enum pe_status st = pe_read_file(path, NULL, out, &err);
+	enum pe_status st = cli_read_file(path, NULL, out, &err);
 	if (st != PE_OK) {
 		int rc = cli_error("'%s': %s", path, err ? err : pe_status_str(st));
 		free(err);
