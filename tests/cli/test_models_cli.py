@@ -187,8 +187,11 @@ r, s = summary("model:phi-3-mini-128k")
 g = s.get("all", {})
 ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.log(4096.0)),
    "phi-3 longrope: attention factor from 131072/4096 = 32 (1.1902381)", g)
-ok(g.get("rotary_dim") == "96" and g.get("factors") == "long",
-   "phi-3: 96 rotated, long factors at its 131072 context", g)
+# no positions: the original context, as transformers loads it (short factors), as freqs
+ok(g.get("rotary_dim") == "96" and g.get("factors") == "short" and g.get("length") == "4096",
+   "phi-3: 96 rotated, short factors at the original context, as the reference loads it", g)
+r, s = summary("model:phi-3-mini-128k", "--length", "131072")
+ok(s.get("all", {}).get("factors") == "long", "phi-3: long factors at --length 131072", s)
 r, s = summary("model:deepseek-v3")
 g = s.get("all", {})
 ok(g.get("rotary_dim") == "64" and g.get("layout") == "interleaved" and
