@@ -213,9 +213,11 @@ enum pe_status xy_ranges(const struct pe_panel *p, struct axis *x, struct axis *
 /* Legend box size (0 x 0 when no series is named). */
 void xy_legend_size(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p, double *w,
                     double *h);
-/* Draw the data, reference lines and legend. legend_outside: right of r. */
+/* Draw the data, reference lines and legend: at *legend_at when given (outside r: right of it
+ * or below), else inside r where it hides the least. */
 void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-             const struct axis *x, const struct axis *y, struct rect r, bool legend_outside);
+             const struct axis *x, const struct axis *y, struct rect r,
+             const struct rect *legend_at);
 /* Whether the legend fits inside r without covering data. */
 bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
                       const struct axis *x, const struct axis *y, struct rect r);

@@ -25,7 +25,9 @@ struct slot {
 	bool own_bar;     /* a colorbar right of this panel */
 	int title_lines;  /* lines of the title: 1 or 2 */
 	int ylabel_lines; /* lines of the y label: 1 or 2 */
-	bool legend_out;
+	/* Where the legend goes when it would hide data inside: right of the axes, or (when
+	 * that takes more than a third of the cell's width) below the x label. */
+	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
 	double ml, mr, mt, mb;
 	struct rect cell, axes;
 };
@@ -328,10 +330,13 @@ static void measure(struct layout *L, struct slot *sl)
 		sl->mr = fmax(sl->mr, L->bar_pad + colorbar_width(st, h) +
 		                              colorbar_extra(cr, st, h, sl->scale) + st->pad);
 	}
-	if (p->kind == PANEL_XY && sl->legend_out) {
+	if (p->kind == PANEL_XY && sl->legend != LEGEND_IN) {
 		double w, h;
 		xy_legend_size(cr, st, p, &w, &h);
-		sl->mr = fmax(sl->mr, st->font + w + st->pad);
+		if (sl->legend == LEGEND_RIGHT)
+			sl->mr = fmax(sl->mr, st->font + w + st->pad);
+		else
+			sl->mb += st->pad + h;
 	}
 	/* Air between neighbouring columns, so a colorbar label never touches a y label. */
 	if (L->fig->cols > 1) {
@@ -533,22 +538,27 @@ static void layout_rounds(struct layout *L)
 		place_axes(L);
 	}
 	/*
-	 * A legend that would cover data moves outside, right of the axes,
+	 * A legend that would cover data moves outside: right of the axes,
 	 * unless that would take more than a third of the panel's width; then
-	 * it stays inside where it hides the least.
+	 * below them (a small figure), unless that would take more than a third
+	 * of its height; only then it stays inside where it hides the least.
 	 */
 	bool moved = false;
 	for (size_t i = 0; i < L->n; i++) {
 		struct slot *sl = &L->s[i];
 		double w, h;
-		if (sl->p->kind != PANEL_XY)
+		if (sl->p->kind != PANEL_XY || sl->legend != LEGEND_IN)
 			continue;
 		xy_legend_size(L->cr, L->st, sl->p, &w, &h);
-		if (!sl->legend_out && w + L->st->font < sl->cell.w / 3 &&
-		    !xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes)) {
-			sl->legend_out = true;
-			moved = true;
-		}
+		if (w == 0 || xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes))
+			continue;
+		if (w + L->st->font < sl->cell.w / 3)
+			sl->legend = LEGEND_RIGHT;
+		else if (w < sl->cell.w && h + L->st->pad < sl->cell.h / 3)
+			sl->legend = LEGEND_BELOW;
+		else
+			continue;
+		moved = true;
 	}
 	if (moved)
 		for (int round = 0; round < 3; round++) {
@@ -588,7 +598,15 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		if (s != PE_OK)
 			return s;
 	} else {
-		xy_draw(cr, st, p, &sl->x, &sl->y, a, sl->legend_out);
+		double w, h;
+		xy_legend_size(cr, st, p, &w, &h);
+		/* Below: under the x tick labels and x label, centred on the panel's cell. */
+		struct rect right = {a.x + a.w + st->font, a.y, w, h};
+		struct rect below = {sl->cell.x + (sl->cell.w - w) / 2, a.y + a.h + sl->mb - h, w, h};
+		xy_draw(cr, st, p, &sl->x, &sl->y, a,
+		        sl->legend == LEGEND_RIGHT   ? &right
+		        : sl->legend == LEGEND_BELOW ? &below
+		                                     : NULL);
 	}
 	draw_frame(cr, st, a);
 	axis_draw_x(cr, st, &sl->x, a);
@@ -693,7 +711,7 @@ static void layout(struct layout *L)
 	L->cramped_w = false;
 	L->bar_pad = 0.8 * st->font;
 	for (size_t i = 0; i < L->n; i++)
-		L->s[i].legend_out = false;
+		L->s[i].legend = LEGEND_IN;
 	double outer = 0.6 * st->font;
 	double top = outer;
 	if (fig->title)

@@ -736,7 +736,8 @@ static void draw_scatter_raster(cairo_t *cr, const struct fig_style *st, const s
 }
 
 void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-             const struct axis *x, const struct axis *y, struct rect r, bool legend_outside)
+             const struct axis *x, const struct axis *y, struct rect r,
+             const struct rect *legend_at)
 {
 	cairo_save(cr);
 	cairo_rectangle(cr, r.x, r.y, r.w, r.h);
@@ -755,8 +756,8 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 
 	double w, h;
 	xy_legend_size(cr, st, p, &w, &h);
-	struct rect b = {r.x + r.w + st->font, r.y, w, h};
-	if (w > 0 && !legend_outside) {
+	struct rect b = legend_at ? *legend_at : (struct rect){r.x + r.w + st->font, r.y, w, h};
+	if (w > 0 && !legend_at) {
 		/*
 		 * Where it hides nothing, or failing that, the least; a legend
 		 * larger than the axes (a cramped grid cell) still goes in

@@ -148,7 +148,7 @@ static const char *figure_title(struct pe_scheme **schemes, size_t count,
 		same_d &= vs[i].vec.d == vs[0].vec.d;
 	for (size_t i = 0; i < count && len < cap; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
-		                        schemes[i]->label);
+		                        cli_short_label(schemes[i]));
 	if (len > 70 || count > 4)
 		len = (size_t)snprintf(buf, cap, "decay of %zu schemes%s", count,
 		                       count > LEGEND_MAX ? ", too many to label" : "");

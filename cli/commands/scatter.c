@@ -75,10 +75,10 @@ static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix 
 		st = pe_panel_set_ylabel(p, "Pearson correlation");
 	char title[224], label[160];
 	if (stride > 1)
-		snprintf(label, sizeof(label), "%s, every %zu%s position", r->schemes[0]->label,
+		snprintf(label, sizeof(label), "%s, every %zu%s position", cli_short_label(r->schemes[0]),
 		         stride, ordinal(stride));
 	else
-		snprintf(label, sizeof(label), "%s", r->schemes[0]->label);
+		snprintf(label, sizeof(label), "%s", cli_short_label(r->schemes[0]));
 	if (st == PE_OK)
 		st = pe_figure_set_title(
 		        fig, cli_scheme_title(label, v->d, v->first, v->n, title, sizeof(title)));
