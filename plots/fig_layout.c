@@ -602,7 +602,8 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		xy_legend_size(cr, st, p, &w, &h);
 		/* Below: under the x tick labels and x label, centred on the panel's cell. */
 		struct rect right = {a.x + a.w + st->font, a.y, w, h};
-		struct rect below = {sl->cell.x + (sl->cell.w - w) / 2, a.y + a.h + sl->mb - h, w, h};
+		struct rect below = {sl->cell.x + (sl->cell.w - w) / 2, a.y + a.h + sl->mb - h, w,
+		                     h};
 		xy_draw(cr, st, p, &sl->x, &sl->y, a,
 		        sl->legend == LEGEND_RIGHT   ? &right
 		        : sl->legend == LEGEND_BELOW ? &below

@@ -262,9 +262,8 @@ static int draw(struct run *r)
 		}
 		if (r->scale == CLI_SCALE_SHARED ||
 		    (r->scale == CLI_SCALE_AUTO &&
-		     (dist_shared ||
-		      (l->index[COMPARE_DISTANCE] < 0 &&
-		       cli_scale_shared(r->scale, m[COMPARE_DISTANCE], r->count)))))
+		     (dist_shared || (l->index[COMPARE_DISTANCE] < 0 &&
+		                      cli_scale_shared(r->scale, m[COMPARE_DISTANCE], r->count)))))
 			common_axes(r, fig);
 		char note[512];
 		cli_scale_note(shared, names, nq, r->count > 1, note, sizeof(note));
@@ -346,7 +345,8 @@ static int draw(struct run *r)
 		rc = cli_figure_error(st);
 	if (!rc) {
 		char what[64];
-		snprintf(what, sizeof(what), "comparison of %zu scheme%s", r->count, r->count == 1 ? "" : "s");
+		snprintf(what, sizeof(what), "comparison of %zu scheme%s", r->count,
+		         r->count == 1 ? "" : "s");
 		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
 	}
 	pe_figure_destroy(fig);
@@ -438,8 +438,9 @@ int cmd_compare(int argc, char **argv)
 	if (figure && (rc = cli_figure_check_options(&r.o)))
 		return rc;
 	if (!figure && (r.layout.given || r.layout.panels_given))
-		return cli_usage_error("--panels and --layout choose a figure's panels; the summary "
-		                       "(.csv) has none");
+		return cli_usage_error(
+		        "--panels and --layout choose a figure's panels; the summary "
+		        "(.csv) has none");
 	if (figure && (rc = compare_layout_fit(&r.layout, narrow_layout(&r.o))))
 		return rc;
 	if ((rc = cli_schemes(&r.o, "sinusoidal", MAX_SCHEMES, &r.schemes, &r.count)))

@@ -67,8 +67,8 @@ static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, siz
 		st = pe_panel_set_ylabel(p, pw_metric_label(metric));
 	char title[192], label[160];
 	if (k == 1)
-		snprintf(label, sizeof(label), "%s, from position %s", cli_short_label(r->schemes[0]),
-		         labels[0]);
+		snprintf(label, sizeof(label), "%s, from position %s",
+		         cli_short_label(r->schemes[0]), labels[0]);
 	else
 		snprintf(label, sizeof(label), "%s", cli_short_label(r->schemes[0]));
 	if (st == PE_OK)

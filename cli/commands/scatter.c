@@ -75,8 +75,8 @@ static int draw(struct pw_run *r, enum pe_metric metric, const struct pe_matrix 
 		st = pe_panel_set_ylabel(p, "Pearson correlation");
 	char title[224], label[160];
 	if (stride > 1)
-		snprintf(label, sizeof(label), "%s, every %zu%s position", cli_short_label(r->schemes[0]),
-		         stride, ordinal(stride));
+		snprintf(label, sizeof(label), "%s, every %zu%s position",
+		         cli_short_label(r->schemes[0]), stride, ordinal(stride));
 	else
 		snprintf(label, sizeof(label), "%s", cli_short_label(r->schemes[0]));
 	if (st == PE_OK)

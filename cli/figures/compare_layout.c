@@ -8,8 +8,8 @@
 #include "cli.h"
 #include "figures/compare_layout.h"
 
-static const char *const names[COMPARE_NPANELS] = {"encoding", "distance", "correlation",
-                                                   "scatter", "decay"};
+static const char *const names[COMPARE_NPANELS] = {"encoding", "distance", "correlation", "scatter",
+                                                   "decay"};
 
 const char *compare_panel_name(enum compare_panel q)
 {
@@ -50,9 +50,10 @@ int compare_layout_parse_panels(const char *arg, struct compare_layout *l)
 			if (strlen(names[k]) == len && strncmp(p, names[k], len) == 0)
 				q = k;
 		if (q < 0)
-			return cli_usage_error("--panels: '%.*s' is not a panel (encoding, distance, "
-			                       "correlation, scatter, decay)",
-			                       (int)(len > 40 ? 40 : len), p);
+			return cli_usage_error(
+			        "--panels: '%.*s' is not a panel (encoding, distance, "
+			        "correlation, scatter, decay)",
+			        (int)(len > 40 ? 40 : len), p);
 		if (seen[q])
 			return cli_usage_error("--panels: '%s' is given twice", names[q]);
 		seen[q] = true;
@@ -95,9 +96,10 @@ int compare_layout_fit(struct compare_layout *l, bool narrow)
 			return cli_usage_error("--layout arranges the heatmap and scatter panels: "
 			                       "--panels chose none");
 		if (l->rows * l->cols < l->count)
-			return cli_usage_error("--layout %ux%u has room for %u panels, not the %u of "
-			                       "--panels",
-			                       l->rows, l->cols, l->rows * l->cols, l->count);
+			return cli_usage_error(
+			        "--layout %ux%u has room for %u panels, not the %u of "
+			        "--panels",
+			        l->rows, l->cols, l->rows * l->cols, l->count);
 		if ((l->rows - 1) * l->cols >= l->count)
 			return cli_usage_error("--layout %ux%u leaves a row empty for %u panels",
 			                       l->rows, l->cols, l->count);

@@ -23,7 +23,8 @@ enum compare_panel {
 };
 
 struct compare_layout {
-	/* Grid panels in the order drawn, and where each quantity is in that order (-1: not drawn). */
+	/* Grid panels in the order drawn, and where each quantity is in that order (-1: not drawn).
+	 */
 	enum compare_panel order[COMPARE_SCATTER + 1];
 	unsigned count;
 	int index[COMPARE_SCATTER + 1];

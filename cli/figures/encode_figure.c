@@ -341,8 +341,8 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	char title[512];
 	const struct pe_scheme *s = v->scheme;
-	cli_scheme_title(s ? cli_short_label(s) : "table", v->d, (unsigned long long)v->first, v->n, title,
-	                 sizeof(title));
+	cli_scheme_title(s ? cli_short_label(s) : "table", v->d, (unsigned long long)v->first, v->n,
+	                 title, sizeof(title));
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
 		st = pe_panel_set_title(p, title);
