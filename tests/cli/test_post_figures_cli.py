@@ -158,4 +158,24 @@ for name, args, needle in [
          "4950 pairs exceed --max-points 100")]:
     error_case(EXE, "scatter " + name, ["scatter"] + args, 2, needle, cwd=workdir())
 
+# ---- the binary counter: digits in the cells, a two-colour key ------------------------------
+
+binpdf = os.path.join(TMP, "binary.pdf")
+r = run(EXE, "encode", "-s", "binary", "-n", "16", "-d", "4", "-o", binpdf)
+words = [x[0] for x in pdf_words(binpdf)]
+# Bit j of position p (the counter), 32 ones and 32 zeros in the cells; besides them the ticks
+# (position 0..15 in fives, dimensions 0..3, the key's 0 and 1).
+ones = sum(((p >> j) & 1) for p in range(16) for j in range(4))
+ok(r.rc == 0 and words.count("1") >= ones and words.count("0") >= 64 - ones,
+   "encode -s binary -n 16 -d 4: a digit in every cell", words)
+ok("bit" in words and not any(w in words for w in ("0.2", "0.4", "0.5", "0.6", "0.8")),
+   "binary: a key of two colours (0 and 1), no 0..1 colour bar", words)
+r = run(EXE, "encode", "-s", "binary", "-n", "16", "-d", "4", "-o", os.path.join(TMP, "b.png"))
+ok(r.rc == 0, "binary as PNG", r.err)
+# Too many cells for digits: the key stays two colours, no digits.
+bigpdf = os.path.join(TMP, "binary-big.pdf")
+r = run(EXE, "encode", "-s", "binary", "-n", "256", "-d", "8", "-q", "-o", bigpdf)
+words = [x[0] for x in pdf_words(bigpdf)]
+ok(r.rc == 0 and words.count("1") < 5, "binary n=256: no digits where they have no room", words)
+
 done()

@@ -309,6 +309,13 @@ struct pe_heatmap_spec {
 	 * holds a NaN, else no swatch.
 	 */
 	const char *nan_label;
+	/*
+	 * Write each cell's value in it (as %g: the digits of a binary table),
+	 * black or white against the cell's colour, when every cell has room
+	 * for its text at the tick size; else no values at all (never some).
+	 * Only for data given as an array.
+	 */
+	bool cell_values;
 };
 
 /*
