@@ -43,7 +43,9 @@
 	X(alibi)                                                                                   \
 	X(t5)                                                                                      \
 	X(nope)                                                                                    \
-	X(mrope)
+	X(mrope)                                                                                   \
+	X(xl)                                                                                      \
+	X(shaw)
 
 #define DECLARE(name) extern const struct pe_scheme_type pe_scheme_##name;
 PE_SCHEMES(DECLARE)
@@ -151,6 +153,11 @@ int pe_scheme_is_vector(const struct pe_scheme *s)
 int pe_scheme_is_untrained(const struct pe_scheme *s)
 {
 	return pe_scheme_has(s, PE_CAP_UNTRAINED);
+}
+
+enum pe_status pe_scheme_bucket(const struct pe_scheme *s, int64_t rel, unsigned *out)
+{
+	return s->type->bucket ? s->type->bucket(s, rel, out) : PE_EUNSUPPORTED;
 }
 
 enum pe_kernel_form pe_scheme_kernel(const struct pe_scheme *s, enum pe_view view)
