@@ -368,7 +368,7 @@ enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
 	if (!hm->data && !hm->row_fn)
 		return PE_EINVAL;
 	cairo_surface_t *img;
-	if (hm->data && gw >= hm->cols && gh >= hm->rows) {
+	if (hm->data && (hm->nearest || (gw >= hm->cols && gh >= hm->rows))) {
 		/* The raster's size or larger: each pixel shows its cell, no resampling. */
 		img = colour_cells(hm->data, hm->rows, hm->cols, gw, gh, lut, vmin, vmax);
 	} else {

@@ -28,7 +28,8 @@ struct series {
 	char *name;
 	const double *x, *y;
 	size_t n;
-	bool points; /* scatter; otherwise a line */
+	bool points;               /* scatter; otherwise a line */
+	const char *const *labels; /* borrowed: text beside each point (NULL entries: none) */
 };
 
 struct refline {
@@ -55,6 +56,7 @@ struct pe_panel {
 	bool log_x, log_y;
 	bool int_x, int_y;
 	double xlim[2], ylim[2]; /* NaN: automatic */
+	bool equal_aspect;       /* x-y panel with both limits: one data unit as long both ways */
 };
 
 struct pe_figure {

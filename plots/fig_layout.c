@@ -46,6 +46,7 @@ struct layout {
 	bool cramped_w;      /* ... in width (a taller canvas would not help) */
 	int row_lines;       /* lines of the row labels: 1 .. MAX_LINES */
 	int sup_lines;       /* lines of the figure title: 1 or 2 */
+	int note_lines;      /* lines of the note: 1 .. MAX_LINES (wrapped, not cut) */
 	double bottom_extra; /* grid height handed to the bottom panel */
 };
 
@@ -392,10 +393,13 @@ static double snapv(const struct fig_style *st, double v)
 	return st->vector ? v : round(v);
 }
 
-/* Width / height of one data unit square for an equal-aspect heatmap; 0 for other panels. */
+/* Width / height of one data unit square for an equal-aspect panel; 0 for other panels. */
 static double aspect_ratio(const struct slot *sl)
 {
 	const struct pe_heatmap_spec *hm = &sl->p->hm;
+	const struct pe_panel *p = sl->p;
+	if (p->kind == PANEL_XY && p->equal_aspect && isfinite(p->xlim[0]) && isfinite(p->ylim[0]))
+		return (p->xlim[1] - p->xlim[0]) / (p->ylim[1] - p->ylim[0]);
 	if (sl->p->kind != PANEL_HEATMAP || !hm->equal_aspect)
 		return 0;
 	return fabs(hm->x_hi - hm->x_lo) / fabs(hm->y_bottom - hm->y_top);
@@ -727,7 +731,8 @@ static void layout(struct layout *L)
 	L->grid_w = L->width - left - outer;
 	L->grid_h = L->height - top - outer;
 	if (fig->note)
-		L->grid_h -= line_h(st, TEXT_TICK) + st->pad;
+		L->grid_h -= line_h(st, TEXT_TICK) + st->pad +
+		             (L->note_lines - 1) * 1.15 * text_size(st, TEXT_TICK);
 	if (fig->bottom) {
 		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
 		double gap = st->font;
@@ -795,6 +800,13 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		if (fig->title) {
 			text_font(cr, &st, TEXT_SUPTITLE);
 			L.sup_lines = lines_needed(cr, fig->title, width - 1.2 * st.font, 2);
+		}
+		/* A note says how to read the figure: wrapped onto more lines, not cut. */
+		L.note_lines = 1;
+		if (fig->note) {
+			text_font(cr, &st, TEXT_TICK);
+			L.note_lines =
+			        lines_needed(cr, fig->note, width - 1.2 * st.font, MAX_LINES);
 		}
 		for (;;) {
 			layout(&L);
@@ -872,11 +884,16 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			              c.y + c.h);
 		}
 	if (s == PE_OK && fig->note) {
-		char buf[512];
-		const char *t = font_fitting(cr, &st, TEXT_TICK, fig->note, width - 2 * outer, buf,
-		                             sizeof(buf));
+		char lines[MAX_LINES][LINE_CAP];
+		text_font(cr, &st, TEXT_TICK);
+		int n = wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
+		double step = 1.15 * text_size(&st, TEXT_TICK);
 		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-		text_draw(cr, t, outer, height - outer - descent(&st, TEXT_TICK), 0, 1, 0);
+		for (int k = 0; k < n; k++)
+			text_draw(cr, lines[k], outer,
+			          height - outer - descent(&st, TEXT_TICK) -
+			                  (double)(n - 1 - k) * step,
+			          0, 1, 0);
 		cairo_set_source_rgb(cr, 0, 0, 0);
 	}
 	if (s == PE_OK && fig->title) {

@@ -735,6 +735,40 @@ static void draw_scatter_raster(cairo_t *cr, const struct fig_style *st, const s
 	cairo_surface_destroy(img);
 }
 
+/* Each labelled point's text, on the side away from the centre of the series' points. */
+static void draw_point_labels(cairo_t *cr, const struct fig_style *st, const struct series *se,
+                              const struct axis *x, const struct axis *y, struct rect r)
+{
+	double cx = 0, cy = 0, m = 0;
+	for (size_t i = 0; i < se->n; i++)
+		if (usable(x, se->x[i]) && usable(y, se->y[i])) {
+			cx += axis_map(x, se->x[i], r.x, r.w);
+			cy += axis_map(y, se->y[i], r.y + r.h, -r.h);
+			m++;
+		}
+	if (m == 0)
+		return;
+	cx /= m;
+	cy /= m;
+	text_font(cr, st, TEXT_TICK);
+	cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+	double gap = marker_radius(st, se->n) + 0.3 * st->font;
+	for (size_t i = 0; i < se->n; i++) {
+		if (!se->labels[i] || !usable(x, se->x[i]) || !usable(y, se->y[i]))
+			continue;
+		double px = axis_map(x, se->x[i], r.x, r.w);
+		double py = axis_map(y, se->y[i], r.y + r.h, -r.h);
+		double dx = px - cx, dy = py - cy, len = hypot(dx, dy);
+		if (len == 0)
+			dx = 1, dy = -1, len = sqrt(2.0);
+		dx /= len, dy /= len;
+		/* The anchor on the text's near side: left of it when the point is left of the
+		 * text. */
+		text_draw(cr, se->labels[i], px + gap * dx, py + gap * dy, 0.5 - 0.5 * dx,
+		          0.5 - 0.5 * dy, 0);
+	}
+}
+
 void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
              const struct axis *x, const struct axis *y, struct rect r,
              const struct rect *legend_at)
@@ -753,6 +787,9 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 			draw_scatter(cr, st, se, s, x, y, r);
 	}
 	cairo_restore(cr);
+	for (size_t s = 0; s < p->n_series; s++)
+		if (p->series[s].labels)
+			draw_point_labels(cr, st, &p->series[s], x, y, r);
 
 	double w, h;
 	xy_legend_size(cr, st, p, &w, &h);

@@ -178,4 +178,52 @@ r = run(EXE, "encode", "-s", "binary", "-n", "256", "-d", "8", "-q", "-o", bigpd
 words = [x[0] for x in pdf_words(bigpdf)]
 ok(r.rc == 0 and words.count("1") < 5, "binary n=256: no digits where they have no room", words)
 
+# ---- teaching views: chosen dimensions, a pair turning, the angle mod 2 pi ------------------
+
+if np is not None:
+    r = run(EXE, "encode", "-s", "sinusoidal", "-n", "20", "-d", "16", "--dims", "0,5,15",
+            "-o", "-")
+    rows = list(csv.reader(io.StringIO(r.text)))
+    got = np.array([[float(x) for x in row[1:]] for row in rows[1:]])
+    ok(r.rc == 0 and rows[0] == ["position", "0", "5", "15"]
+       and np.abs(got - sinusoidal(20, 16)[:, [0, 5, 15]]).max() < 1e-15,
+       "encode --dims 0,5,15: those columns, headed by their numbers", rows[:2])
+    # RoPE's angle m theta_i mod 2 pi, theta_i = base^(-2i/d), each pair's two columns alike.
+    n, d = 300, 8
+    r = run(EXE, "encode", "-s", "rope", "-n", str(n), "-d", str(d), "--view", "phase", "-o", "-")
+    rows = list(csv.reader(io.StringIO(r.text)))
+    got = np.array([[float(x) for x in row[1:]] for row in rows[1:]])
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    want = np.repeat(np.mod(np.arange(n)[:, None] * theta[None, :], 2 * np.pi), 2, axis=1)
+    err = np.abs(got - want)
+    err = np.minimum(err, 2 * np.pi - err)  # 2 pi - 1e-16 and 0 are the same angle
+    ok(r.rc == 0 and got.min() >= 0 and got.max() < 2 * np.pi and err.max() < 1e-12,
+       "encode --view phase: m theta mod 2 pi, in [0, 2 pi)", err.max())
+
+pdf = os.path.join(TMP, "pair.pdf")
+r = run(EXE, "encode", "-s", "sinusoidal", "-n", "16", "-d", "64", "--pair", "2,3", "-o", pdf)
+t = " ".join(pdf_text(pdf).split())
+w1 = 1 / 10000 ** (2 / 64)
+ok(r.rc == 0 and f"turns the pair by {w1:.6g} rad" in t and "PE(t+k) = T_k PE(t)" in t,
+   "encode --pair 2,3: each step turns by w_1 = 10000^(-2/64), said", t)
+words = [x[0] for x in pdf_words(pdf)]
+ok(all(str(p) in words for p in range(16)), "--pair: every position numbered", words)
+pdf = os.path.join(TMP, "pair-learned.pdf")
+r = run(EXE, "encode", "-s", "learned", "-n", "16", "-d", "8", "--pair", "0,1", "-o", pdf)
+ok(r.rc == 0 and "do not turn by one angle" in " ".join(pdf_text(pdf).split()),
+   "--pair of an untrained learned table: no rotation, said")
+for name, args, needle in [
+        ("a pair as CSV", ["--pair", "0,1", "-o", "x.csv"], "'--dims 0,1 -o FILE.csv'"),
+        ("a dimension past d", ["-d", "8", "--dims", "8"], "dimension 8 is past the width d=8"),
+        ("nine dimensions", ["--dims", "0,1,2,3,4,5,6,7,8"], "1 to 8 dimensions"),
+        ("three for a pair", ["--pair", "0,1,2"], "not two dimensions"),
+        ("dims and pair", ["--dims", "0", "--pair", "0,1"], "choose one"),
+        ("phase with dims", ["-s", "rope", "--view", "phase", "--dims", "0"], "every dimension"),
+        ("phase of sinusoidal", ["--view", "phase"], "views"),
+        ("phase as raw", ["-s", "rope", "--view", "phase", "--raw"], "'--raw'")]:
+    error_case(EXE, "encode " + name, ["encode"] + args, 2, needle, cwd=workdir())
+r = run(EXE, "encode", "-s", "rope", "-n", "5000", "-d", "64", "--view", "phase", "-q", "-o",
+        os.path.join(TMP, "phase.png"))
+ok(r.rc == 0, "--view phase of more positions than pixels (each pixel one cell)", r.err)
+
 done()
