@@ -535,6 +535,35 @@ static void heatmap_nearest_never_averages(void **state)
 	pe_figure_destroy(fig);
 }
 
+/*
+ * An ellipsis never cuts a number: "sinusoidal base=10000" with room for
+ * "sinusoidal base=100" must not read "base=100..." (another base).
+ */
+static void ellipsis_never_cuts_a_number(void **state)
+{
+	(void)state;
+	cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+	cairo_t *cr = cairo_create(surf);
+	text_face(cr, false);
+	cairo_set_font_size(cr, 10);
+	char buf[64];
+	const char *s = "sinusoidal base=10000";
+	const char *t = text_fit(cr, s, text_width(cr, "sinusoidal base=100\xe2\x80\xa6") + 0.1,
+	                         buf, sizeof(buf));
+	assert_string_equal(t, "sinusoidal base=\xe2\x80\xa6");
+	/* A cut between words or after a whole number stays where it is. */
+	t = text_fit(cr, "rope base=500000 scaling=llama3",
+	             text_width(cr, "rope base=500000 scal\xe2\x80\xa6") + 0.1, buf, sizeof(buf));
+	assert_string_equal(t, "rope base=500000 scal\xe2\x80\xa6");
+	t = text_fit(cr, "decay of 0.25 and more", text_width(cr, "decay of 0.2\xe2\x80\xa6") + 0.1,
+	             buf, sizeof(buf));
+	assert_string_equal(t, "decay of\xe2\x80\xa6");
+	/* What fits is left alone. */
+	assert_ptr_equal(text_fit(cr, s, 1e9, buf, sizeof(buf)), s);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surf);
+}
+
 /* Vertical run of viridis-coloured pixels through column x, as [top, bottom). */
 static void palette_run(const struct decoded *d, const unsigned char pal[256][3], unsigned x,
                         unsigned *top, unsigned *bottom)
@@ -900,6 +929,7 @@ int main(void)
 	        cmocka_unit_test(svg_and_pdf_are_well_formed),
 	        cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
 	        cmocka_unit_test(heatmap_nearest_never_averages),
+	        cmocka_unit_test(ellipsis_never_cuts_a_number),
 	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
 	        cmocka_unit_test(legend_avoids_data),
 	        cmocka_unit_test(colour_limits),
