@@ -45,15 +45,14 @@ int cli_parse_dims(const char *opt, const char *arg, size_t *dims, size_t *count
 		p = end + 1;
 	}
 	if (want)
-		return cli_usage_error("option '%s': '%s' is not two dimensions A,B (0 is the first)",
-		                       opt, arg);
+		return cli_usage_error(
+		        "option '%s': '%s' is not two dimensions A,B (0 is the first)", opt, arg);
 	return cli_usage_error("option '%s': '%s' is not a list of 1 to %d dimensions (0,1,10)",
 	                       opt, arg, CLI_MAX_DIMS);
 }
 
 /* The dimensions must exist and the positions be few enough to draw each. */
-static int check_view(const struct pe_vectors *v, const char *opt, const size_t *dims,
-                      size_t count)
+static int check_view(const struct pe_vectors *v, const char *opt, const size_t *dims, size_t count)
 {
 	for (size_t k = 0; k < count; k++)
 		if (dims[k] >= v->d)
@@ -179,8 +178,7 @@ int cli_dims_write(const struct cli_common *o, const char *path, enum cli_format
  * What the points say about the rotation: the same radius and the same turn
  * between every two neighbours (within 1e-9), and which. 0: not one rotation.
  */
-static int one_rotation(const double *x, const double *y, size_t n, double *radius,
-                        double *step)
+static int one_rotation(const double *x, const double *y, size_t n, double *radius, double *step)
 {
 	if (n < 2)
 		return 0;
@@ -188,7 +186,8 @@ static int one_rotation(const double *x, const double *y, size_t n, double *radi
 	double a0 = atan2(x[0] * y[1] - y[0] * x[1], x[0] * x[1] + y[0] * y[1]);
 	for (size_t t = 0; t + 1 < n; t++) {
 		double r = hypot(x[t + 1], y[t + 1]);
-		double a = atan2(x[t] * y[t + 1] - y[t] * x[t + 1], x[t] * x[t + 1] + y[t] * y[t + 1]);
+		double a =
+		        atan2(x[t] * y[t + 1] - y[t] * x[t + 1], x[t] * x[t + 1] + y[t] * y[t + 1]);
 		if (!(fabs(r - r0) <= 1e-9 * fmax(1, r0)) || !(fabs(a - a0) <= 1e-9))
 			return 0;
 	}
@@ -260,13 +259,15 @@ int cli_pair_figure(const struct cli_common *o, const char *path, enum cli_forma
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
 	if (rot)
-		snprintf(note, sizeof(note),
-		         "Each position turns the pair by %.6g rad (%.4g deg) on a circle of radius "
-		         "%.4g: PE(t+k) = T_k PE(t), T_k the turn by k x %.6g rad.",
-		         fabs(step), fabs(step) * 360 / TWO_PI, radius, fabs(step));
+		snprintf(
+		        note, sizeof(note),
+		        "Each position turns the pair by %.6g rad (%.4g deg) on a circle of radius "
+		        "%.4g: PE(t+k) = T_k PE(t), T_k the turn by k x %.6g rad.",
+		        fabs(step), fabs(step) * 360 / TWO_PI, radius, fabs(step));
 	else
-		snprintf(note, sizeof(note), "These two dimensions do not turn by one angle per "
-		                             "position: no rotation T_k maps PE(t) to PE(t+k).");
+		snprintf(note, sizeof(note),
+		         "These two dimensions do not turn by one angle per "
+		         "position: no rotation T_k maps PE(t) to PE(t+k).");
 	if (st == PE_OK)
 		st = pe_figure_set_note(fig, note);
 	if (st != PE_OK) {
