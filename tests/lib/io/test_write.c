@@ -222,14 +222,14 @@ static int significant_digits(const char *text)
 	return n;
 }
 
-/* Every finite double must come back bit for bit: 4 million random ones on two threads (with
+/* Every finite double must come back bit for bit: a million random ones on two threads (with
  * every exponent below). 20 million took 26 s of the 30 s limit on a busy 2-core machine. */
 static void csv_round_trips(void **state)
 {
 	(void)state;
 	/* Fewer under valgrind (its test setup sets POSENC_TEST_QUICK) and the sanitizers. */
 	const char *quick = getenv("POSENC_TEST_QUICK");
-	size_t count = quick && *quick ? 200000 : SANITIZED ? 500000 : 2000000;
+	size_t count = quick && *quick ? 200000 : SANITIZED ? 250000 : 500000;
 	struct round_trip_run runs[2] = {
 	        {0x9e3779b97f4a7c15ull, count, 0, 0},
 	        {0xd1b54a32d192ed03ull, count, 0, 0},
@@ -303,7 +303,7 @@ static void csv_format_is_shortest(void **state)
 {
 	(void)state;
 	const char *quick = getenv("POSENC_TEST_QUICK");
-	size_t count = quick && *quick ? 20000 : 60000;
+	size_t count = quick && *quick ? 20000 : 25000;
 	uint64_t s = 2024;
 	char buf[32], shorter[512];
 	for (size_t i = 0; i < count; i++) {
@@ -552,6 +552,10 @@ static void offset_rows_match_formed_rows(void **state)
 		struct pe_offset_rows *w;
 		assert_int_equal(pe_offset_rows_create(F, n, &w), PE_OK);
 		for (size_t bi = 0; bi < sizeof(blocks) / sizeof(blocks[0]); bi++) {
+			/* Blocks of 1 and 3 rows are for the small sizes; past 64 rows a size is
+			 * there for the writev batches, which only the largest block crosses. */
+			if (n > 64 && blocks[bi] < 64)
+				continue;
 			size_t rows = blocks[bi] < n ? blocks[bi] : n;
 			for (int fmt = 0; fmt < 3; fmt++) {
 				FILE *want = tmpfile(), *got = tmpfile();
