@@ -275,7 +275,17 @@ int cli_pair_figure(const struct cli_common *o, const char *path, enum cli_forma
 	} else {
 		char what[96];
 		snprintf(what, sizeof(what), "dimensions %zu and %zu of %zu positions", a, b, n);
-		rc = cli_figure_write(o, path, format, fig, what);
+		/* A round panel: without a height, the figure is a little taller than wide (its
+		 * title and note), not the default 4:3 that leaves the circle a third of it. */
+		struct cli_common sized = *o;
+		double fw, fh;
+		cli_figure_size_pt(o, false, &fw, &fh);
+		if (fh == 0) {
+			fw = fw > 0 ? fw : 360;
+			sized.width = (struct cli_length){fw, 0};
+			sized.height = (struct cli_length){1.2 * fw, 0};
+		}
+		rc = cli_figure_write(&sized, path, format, fig, what);
 	}
 	pe_figure_destroy(fig);
 	free(text);

@@ -226,4 +226,17 @@ r = run(EXE, "encode", "-s", "rope", "-n", "5000", "-d", "64", "--view", "phase"
         os.path.join(TMP, "phase.png"))
 ok(r.rc == 0, "--view phase of more positions than pixels (each pixel one cell)", r.err)
 
+# Curves that differ only in their base: the title names it once, no ellipsis at 252 pt.
+pdf = os.path.join(TMP, "decay-bases.pdf")
+r = run(EXE, "decay", "-s", "rope", "--base", "10000,500000,1000000", "-d", "128", "--style",
+        "paper", "-q", "-o", pdf)
+t = " ".join(pdf_text(pdf).split())
+ok(r.rc == 0 and "rope base=10000, 500000, 1000000 (d=128)" in t and "\u2026" not in t,
+   "decay of three bases: 'rope base=10000, 500000, 1000000' in the title", t[:200])
+# A pair figure without a size is about square, so the circle is round and large.
+sq = os.path.join(TMP, "pair-square.png")
+r = run(EXE, "encode", "-n", "16", "-d", "32", "--pair", "0,1", "--width", "252pt", "-q", "-o", sq)
+w, h = png_size(sq)
+ok(r.rc == 0 and 1.1 < h / w < 1.3, "--pair: a figure a little taller than wide", (w, h))
+
 done()
