@@ -51,6 +51,17 @@ if np is None:
     done()
 
 # ---- xl ---------------------------------------------------------------------------------
+# doc/conventions.md [12]: R_1 of d = 8 is the sines then the cosines of 1, 0.1, 0.01, 0.001,
+# correctly rounded (posenc forms the exact product k * inv_freq).
+r = run(EXE, "encode", "-s", "xl", "-n", "2", "-d", "8", "-o", "-")
+ok(r.text.splitlines()[-1] == "1,0.8414709848078965,0.09983341664682815,0.009999833334166664,"
+   "0.0009999998333333417,0.5403023058681398,0.9950041652780258,0.9999500004166653,"
+   "0.9999995000000417", "[12] xl R_1, d=8, to the last digit", r.text)
+# doc/conventions.md [13]: shaw k = 2, n = 6.
+r = run(EXE, "bias", "-s", "shaw:k=2", "-n", "6", "-o", "-")
+ok([l.split(",", 1)[1] for l in r.text.splitlines()[1:]] ==
+   ["2,3,4,4,4,4", "1,2,3,4,4,4", "0,1,2,3,4,4", "0,0,1,2,3,4", "0,0,0,1,2,3", "0,0,0,0,1,2"],
+   "[13] shaw k=2, n=6 by hand", r.text)
 for d, base, start, n in [(8, 10000.0, 0, 40), (16, 10.0, 5, 30), (2, 10000.0, 0, 5)]:
     r = run(EXE, "encode", "-s", f"xl:base={base:g}", "-d", str(d), "-n", str(n), "--start",
             str(start), "-o", "-")
