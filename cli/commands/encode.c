@@ -156,7 +156,8 @@ static int write_rows_streamed(const struct cli_common *o, const char *path, enu
 		pe_matrix_destroy(block);
 		return rc;
 	}
-	struct pe_axis ra = {"position", (double)vec->first, 1.0, NULL};
+	const char *row = pe_scheme_row_name(vec->scheme);
+	struct pe_axis ra = {row, (double)vec->first, 1.0, NULL};
 	struct pe_axis ca = {NULL, 0.0, 1.0, NULL};
 	size_t shape[2] = {n, d};
 	enum pe_status st = format == CLI_FORMAT_NPY
@@ -177,7 +178,7 @@ static int write_rows_streamed(const struct cli_common *o, const char *path, enu
 		for (size_t i = 0; phase && i < count * d; i++)
 			block->data[i] = cli_phase(block->data[i]);
 		block->rows = count;
-		struct pe_axis br = {"position", (double)vec->first + (double)r0, 1.0, NULL};
+		struct pe_axis br = {row, (double)vec->first + (double)r0, 1.0, NULL};
 		st = format == CLI_FORMAT_NPY
 		             ? pe_npy_write_data(file.f, block->data, count * d, o->dtype)
 		             : pe_csv_write_rows(file.f, block, &br);

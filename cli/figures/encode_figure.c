@@ -379,7 +379,7 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "dimension");
 	if (st == PE_OK)
-		st = pe_panel_set_ylabel(p, "position");
+		st = pe_panel_set_ylabel(p, pe_scheme_row_name(v->scheme));
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
 		goto done;

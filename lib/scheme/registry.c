@@ -135,6 +135,11 @@ int pe_scheme_has(const struct pe_scheme *s, unsigned caps)
 	return (s->type->caps & caps) == caps;
 }
 
+const char *pe_scheme_row_name(const struct pe_scheme *s)
+{
+	return s && s->type->row_name ? s->type->row_name : "position";
+}
+
 int pe_scheme_takes_key(const struct pe_scheme *s, const char *key)
 {
 	if (strcmp(key, "label") == 0)

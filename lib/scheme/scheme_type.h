@@ -92,6 +92,8 @@ struct pe_scheme_type {
 	                    int *is_signed);
 	/* Added to every position before encoding (sinusoidal start=); NULL: 0. */
 	uint64_t (*position_offset)(const struct pe_scheme *s);
+	/* What a row is: "position" when NULL; xl's rows are distances i - j. */
+	const char *row_name;
 	/* PE_CAP_BUCKETS: the index of relative position rel = key - query;
 	 * NULL: T5's buckets (lib/analysis/bias.c, pe_t5_bucket()). */
 	enum pe_status (*bucket)(const struct pe_scheme *s, int64_t rel, unsigned *out);

@@ -104,4 +104,5 @@ const struct pe_scheme_type pe_scheme_xl = {
         .frequencies = frequencies,
         .kernel = kernel,
         .value_range = value_range,
+        .row_name = "distance",
 };
