@@ -543,7 +543,7 @@ static void layout_rounds(struct layout *L)
 	}
 	/*
 	 * A legend that would cover data moves outside: right of the axes,
-	 * unless that would take more than a third of the panel's width; then
+	 * unless that would take more than 40% of the panel's width; then
 	 * below them (a small figure), unless that would take more than a third
 	 * of its height; only then it stays inside where it hides the least.
 	 */
@@ -556,7 +556,7 @@ static void layout_rounds(struct layout *L)
 		xy_legend_size(L->cr, L->st, sl->p, &w, &h);
 		if (w == 0 || xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes))
 			continue;
-		if (w + L->st->font < sl->cell.w / 3)
+		if (w + L->st->font < 0.4 * sl->cell.w)
 			sl->legend = LEGEND_RIGHT;
 		else if (w < sl->cell.w && h + L->st->pad < sl->cell.h / 3)
 			sl->legend = LEGEND_BELOW;
