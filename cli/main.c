@@ -31,7 +31,7 @@ static const struct command commands[] = {
         {"encode", cmd_encode, "the encoding matrix (positions x dims)"},
         {"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
         {"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
-        {"model", cmd_model, "a real model's encoding: hf:config.json or model:NAME, per layer"},
+        {"model", cmd_model, "a real model's encoding: hf:config.json, gguf:FILE or model:NAME"},
         {"precision", cmd_precision,
          "error of f32/bf16/f16 RoPE tables against exact, by position"},
         {"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
@@ -57,7 +57,8 @@ static void usage(FILE *out)
 	      "  -V, --version  show the version\n"
 	      "\n"
 	      "'posenc help <command>' describes a command; 'posenc help schemes' the scheme "
-	      "specs;\n'posenc help models' the model presets.\n",
+	      "specs;\n'posenc help models' the model presets. A real model's encoding is the "
+	      "spec\nhf:config.json, gguf:FILE.gguf or model:NAME (-s gguf:llama.gguf).\n",
 	      out);
 }
 

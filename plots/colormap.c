@@ -18,19 +18,20 @@ struct pe_colormap {
 
 /* Each base map followed by its reversal, in the order of base_names. */
 static const struct pe_colormap maps[] = {
-        {"viridis", pe_cmap_viridis, false, false}, {"viridis_r", pe_cmap_viridis, true, false},
-        {"magma", pe_cmap_magma, false, false},     {"magma_r", pe_cmap_magma, true, false},
-        {"inferno", pe_cmap_inferno, false, false}, {"inferno_r", pe_cmap_inferno, true, false},
-        {"plasma", pe_cmap_plasma, false, false},   {"plasma_r", pe_cmap_plasma, true, false},
-        {"cividis", pe_cmap_cividis, false, false}, {"cividis_r", pe_cmap_cividis, true, false},
-        {"RdBu", pe_cmap_rdbu, false, true},        {"RdBu_r", pe_cmap_rdbu, true, true},
-        {"gray", pe_cmap_gray, false, false},       {"gray_r", pe_cmap_gray, true, false},
+        {"viridis", pe_cmap_viridis, false, false},   {"viridis_r", pe_cmap_viridis, true, false},
+        {"magma", pe_cmap_magma, false, false},       {"magma_r", pe_cmap_magma, true, false},
+        {"inferno", pe_cmap_inferno, false, false},   {"inferno_r", pe_cmap_inferno, true, false},
+        {"plasma", pe_cmap_plasma, false, false},     {"plasma_r", pe_cmap_plasma, true, false},
+        {"cividis", pe_cmap_cividis, false, false},   {"cividis_r", pe_cmap_cividis, true, false},
+        {"RdBu", pe_cmap_rdbu, false, true},          {"RdBu_r", pe_cmap_rdbu, true, true},
+        {"gray", pe_cmap_gray, false, false},         {"gray_r", pe_cmap_gray, true, false},
+        {"twilight", pe_cmap_twilight, false, false}, {"twilight_r", pe_cmap_twilight, true, false},
 };
 
 #define NMAPS (sizeof(maps) / sizeof(maps[0]))
 
 static const char *const base_names[] = {
-        "viridis", "magma", "inferno", "plasma", "cividis", "RdBu", "gray", NULL,
+        "viridis", "magma", "inferno", "plasma", "cividis", "RdBu", "gray", "twilight", NULL,
 };
 _Static_assert(sizeof(base_names) / sizeof(base_names[0]) == NMAPS / 2 + 1,
                "every base map named once, then NULL");

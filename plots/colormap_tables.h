@@ -13,5 +13,6 @@ extern const double pe_cmap_plasma[256][3];
 extern const double pe_cmap_cividis[256][3];
 extern const double pe_cmap_rdbu[256][3];
 extern const double pe_cmap_gray[256][3];
+extern const double pe_cmap_twilight[256][3];
 
 #endif

@@ -314,6 +314,47 @@ static void paint_image(cairo_t *cr, cairo_surface_t *img, size_t gw, size_t gh,
 	cairo_restore(cr);
 }
 
+/* The values of a small heatmap's cells written in them (pe_heatmap_spec.cell_values). */
+static void cell_values(cairo_t *cr, const struct fig_style *st, const struct pe_heatmap_spec *hm,
+                        struct rect r, const uint8_t lut[256][3], double vmin, double vmax)
+{
+	double cw = r.w / (double)hm->cols, ch = r.h / (double)hm->rows;
+	cairo_save(cr);
+	text_font(cr, st, TEXT_TICK);
+	double cap = text_cap(cr), widest = 0;
+	char buf[32];
+	for (size_t i = 0; i < hm->rows * hm->cols; i++) {
+		snprintf(buf, sizeof(buf), "%g", hm->data[i]);
+		widest = fmax(widest, text_width(cr, buf));
+	}
+	/* The tick size, or smaller down to 6 pt, so that every value fits with air around
+	 * it; or no values at all. */
+	double shrink = fmin(1.0, fmin(ch / (1.6 * cap), widest > 0 ? 0.8 * cw / widest : 1.0));
+	double size = text_size(st, TEXT_TICK) * shrink;
+	if (size < 6 * st->unit)
+		goto out;
+	cairo_set_font_size(cr, size);
+	struct pe_norm norm = {vmin, vmax};
+	for (size_t y = 0; y < hm->rows; y++)
+		for (size_t x = 0; x < hm->cols; x++) {
+			double v = hm->data[y * hm->cols + x];
+			int k = pe_colormap_index(pe_norm_apply(&norm, v));
+			/* Relative luminance (ITU-R BT.709) of the cell: dark text on light cells.
+			 */
+			double lum = k < 0 ? BAD_GREY
+			                   : (0.2126 * lut[k][0] + 0.7152 * lut[k][1] +
+			                      0.0722 * lut[k][2]) /
+			                             255.0;
+			double ink = lum > 0.45 ? 0.0 : 1.0;
+			cairo_set_source_rgb(cr, ink, ink, ink);
+			snprintf(buf, sizeof(buf), "%g", v);
+			text_draw(cr, buf, r.x + ((double)x + 0.5) * cw,
+			          r.y + ((double)y + 0.5) * ch, 0.5, 0.5, 0);
+		}
+out:
+	cairo_restore(cr);
+}
+
 enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
                             const struct pe_heatmap_spec *hm, struct rect r, const char *cmap,
                             double vmin, double vmax)
@@ -327,7 +368,7 @@ enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
 	if (!hm->data && !hm->row_fn)
 		return PE_EINVAL;
 	cairo_surface_t *img;
-	if (hm->data && gw >= hm->cols && gh >= hm->rows) {
+	if (hm->data && (hm->nearest || (gw >= hm->cols && gh >= hm->rows))) {
 		/* The raster's size or larger: each pixel shows its cell, no resampling. */
 		img = colour_cells(hm->data, hm->rows, hm->cols, gw, gh, lut, vmin, vmax);
 	} else {
@@ -346,6 +387,8 @@ enum pe_status heatmap_draw(cairo_t *cr, const struct fig_style *st,
 	}
 	paint_image(cr, img, gw, gh, r);
 	cairo_surface_destroy(img);
+	if (hm->cell_values && hm->data)
+		cell_values(cr, st, hm, r, lut, vmin, vmax);
 	return PE_OK;
 }
 

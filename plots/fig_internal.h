@@ -28,7 +28,8 @@ struct series {
 	char *name;
 	const double *x, *y;
 	size_t n;
-	bool points; /* scatter; otherwise a line */
+	bool points;               /* scatter; otherwise a line */
+	const char *const *labels; /* borrowed: text beside each point (NULL entries: none) */
 };
 
 struct refline {
@@ -55,6 +56,7 @@ struct pe_panel {
 	bool log_x, log_y;
 	bool int_x, int_y;
 	double xlim[2], ylim[2]; /* NaN: automatic */
+	bool equal_aspect;       /* x-y panel with both limits: one data unit as long both ways */
 };
 
 struct pe_figure {
@@ -213,9 +215,11 @@ enum pe_status xy_ranges(const struct pe_panel *p, struct axis *x, struct axis *
 /* Legend box size (0 x 0 when no series is named). */
 void xy_legend_size(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p, double *w,
                     double *h);
-/* Draw the data, reference lines and legend. legend_outside: right of r. */
+/* Draw the data, reference lines and legend: at *legend_at when given (outside r: right of it
+ * or below), else inside r where it hides the least. */
 void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-             const struct axis *x, const struct axis *y, struct rect r, bool legend_outside);
+             const struct axis *x, const struct axis *y, struct rect r,
+             const struct rect *legend_at);
 /* Whether the legend fits inside r without covering data. */
 bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
                       const struct axis *x, const struct axis *y, struct rect r);

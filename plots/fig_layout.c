@@ -25,7 +25,9 @@ struct slot {
 	bool own_bar;     /* a colorbar right of this panel */
 	int title_lines;  /* lines of the title: 1 or 2 */
 	int ylabel_lines; /* lines of the y label: 1 or 2 */
-	bool legend_out;
+	/* Where the legend goes when it would hide data inside: right of the axes, or (when
+	 * that takes more than a third of the cell's width) below the x label. */
+	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
 	double ml, mr, mt, mb;
 	struct rect cell, axes;
 };
@@ -44,6 +46,7 @@ struct layout {
 	bool cramped_w;      /* ... in width (a taller canvas would not help) */
 	int row_lines;       /* lines of the row labels: 1 .. MAX_LINES */
 	int sup_lines;       /* lines of the figure title: 1 or 2 */
+	int note_lines;      /* lines of the note: 1 .. MAX_LINES (wrapped, not cut) */
 	double bottom_extra; /* grid height handed to the bottom panel */
 };
 
@@ -328,10 +331,13 @@ static void measure(struct layout *L, struct slot *sl)
 		sl->mr = fmax(sl->mr, L->bar_pad + colorbar_width(st, h) +
 		                              colorbar_extra(cr, st, h, sl->scale) + st->pad);
 	}
-	if (p->kind == PANEL_XY && sl->legend_out) {
+	if (p->kind == PANEL_XY && sl->legend != LEGEND_IN) {
 		double w, h;
 		xy_legend_size(cr, st, p, &w, &h);
-		sl->mr = fmax(sl->mr, st->font + w + st->pad);
+		if (sl->legend == LEGEND_RIGHT)
+			sl->mr = fmax(sl->mr, st->font + w + st->pad);
+		else
+			sl->mb += st->pad + h;
 	}
 	/* Air between neighbouring columns, so a colorbar label never touches a y label. */
 	if (L->fig->cols > 1) {
@@ -387,10 +393,13 @@ static double snapv(const struct fig_style *st, double v)
 	return st->vector ? v : round(v);
 }
 
-/* Width / height of one data unit square for an equal-aspect heatmap; 0 for other panels. */
+/* Width / height of one data unit square for an equal-aspect panel; 0 for other panels. */
 static double aspect_ratio(const struct slot *sl)
 {
 	const struct pe_heatmap_spec *hm = &sl->p->hm;
+	const struct pe_panel *p = sl->p;
+	if (p->kind == PANEL_XY && p->equal_aspect && isfinite(p->xlim[0]) && isfinite(p->ylim[0]))
+		return (p->xlim[1] - p->xlim[0]) / (p->ylim[1] - p->ylim[0]);
 	if (sl->p->kind != PANEL_HEATMAP || !hm->equal_aspect)
 		return 0;
 	return fabs(hm->x_hi - hm->x_lo) / fabs(hm->y_bottom - hm->y_top);
@@ -533,22 +542,27 @@ static void layout_rounds(struct layout *L)
 		place_axes(L);
 	}
 	/*
-	 * A legend that would cover data moves outside, right of the axes,
-	 * unless that would take more than a third of the panel's width; then
-	 * it stays inside where it hides the least.
+	 * A legend that would cover data moves outside: right of the axes,
+	 * unless that would take more than 40% of the panel's width; then
+	 * below them (a small figure), unless that would take more than a third
+	 * of its height; only then it stays inside where it hides the least.
 	 */
 	bool moved = false;
 	for (size_t i = 0; i < L->n; i++) {
 		struct slot *sl = &L->s[i];
 		double w, h;
-		if (sl->p->kind != PANEL_XY)
+		if (sl->p->kind != PANEL_XY || sl->legend != LEGEND_IN)
 			continue;
 		xy_legend_size(L->cr, L->st, sl->p, &w, &h);
-		if (!sl->legend_out && w + L->st->font < sl->cell.w / 3 &&
-		    !xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes)) {
-			sl->legend_out = true;
-			moved = true;
-		}
+		if (w == 0 || xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes))
+			continue;
+		if (w + L->st->font < 0.4 * sl->cell.w)
+			sl->legend = LEGEND_RIGHT;
+		else if (w < sl->cell.w && h + L->st->pad < sl->cell.h / 3)
+			sl->legend = LEGEND_BELOW;
+		else
+			continue;
+		moved = true;
 	}
 	if (moved)
 		for (int round = 0; round < 3; round++) {
@@ -588,7 +602,16 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		if (s != PE_OK)
 			return s;
 	} else {
-		xy_draw(cr, st, p, &sl->x, &sl->y, a, sl->legend_out);
+		double w, h;
+		xy_legend_size(cr, st, p, &w, &h);
+		/* Below: under the x tick labels and x label, centred on the panel's cell. */
+		struct rect right = {a.x + a.w + st->font, a.y, w, h};
+		struct rect below = {sl->cell.x + (sl->cell.w - w) / 2, a.y + a.h + sl->mb - h, w,
+		                     h};
+		xy_draw(cr, st, p, &sl->x, &sl->y, a,
+		        sl->legend == LEGEND_RIGHT   ? &right
+		        : sl->legend == LEGEND_BELOW ? &below
+		                                     : NULL);
 	}
 	draw_frame(cr, st, a);
 	axis_draw_x(cr, st, &sl->x, a);
@@ -693,7 +716,7 @@ static void layout(struct layout *L)
 	L->cramped_w = false;
 	L->bar_pad = 0.8 * st->font;
 	for (size_t i = 0; i < L->n; i++)
-		L->s[i].legend_out = false;
+		L->s[i].legend = LEGEND_IN;
 	double outer = 0.6 * st->font;
 	double top = outer;
 	if (fig->title)
@@ -708,7 +731,8 @@ static void layout(struct layout *L)
 	L->grid_w = L->width - left - outer;
 	L->grid_h = L->height - top - outer;
 	if (fig->note)
-		L->grid_h -= line_h(st, TEXT_TICK) + st->pad;
+		L->grid_h -= line_h(st, TEXT_TICK) + st->pad +
+		             (L->note_lines - 1) * 1.15 * text_size(st, TEXT_TICK);
 	if (fig->bottom) {
 		/* The bottom panel weighs one grid row, and stands a line apart from the grid. */
 		double gap = st->font;
@@ -776,6 +800,13 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		if (fig->title) {
 			text_font(cr, &st, TEXT_SUPTITLE);
 			L.sup_lines = lines_needed(cr, fig->title, width - 1.2 * st.font, 2);
+		}
+		/* A note says how to read the figure: wrapped onto more lines, not cut. */
+		L.note_lines = 1;
+		if (fig->note) {
+			text_font(cr, &st, TEXT_TICK);
+			L.note_lines =
+			        lines_needed(cr, fig->note, width - 1.2 * st.font, MAX_LINES);
 		}
 		for (;;) {
 			layout(&L);
@@ -853,11 +884,16 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			              c.y + c.h);
 		}
 	if (s == PE_OK && fig->note) {
-		char buf[512];
-		const char *t = font_fitting(cr, &st, TEXT_TICK, fig->note, width - 2 * outer, buf,
-		                             sizeof(buf));
+		char lines[MAX_LINES][LINE_CAP];
+		text_font(cr, &st, TEXT_TICK);
+		int n = wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
+		double step = 1.15 * text_size(&st, TEXT_TICK);
 		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-		text_draw(cr, t, outer, height - outer - descent(&st, TEXT_TICK), 0, 1, 0);
+		for (int k = 0; k < n; k++)
+			text_draw(cr, lines[k], outer,
+			          height - outer - descent(&st, TEXT_TICK) -
+			                  (double)(n - 1 - k) * step,
+			          0, 1, 0);
 		cairo_set_source_rgb(cr, 0, 0, 0);
 	}
 	if (s == PE_OK && fig->title) {

@@ -1,6 +1,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #ifdef PE_FONT_FILE
@@ -132,6 +133,15 @@ void text_draw(cairo_t *cr, const char *s, double x, double y, double ha, double
 	cairo_restore(cr);
 }
 
+/* Whether s[i] belongs to a number: a digit, or a point or comma between digits. */
+static bool number_char(const char *s, size_t i)
+{
+	if (s[i] >= '0' && s[i] <= '9')
+		return true;
+	return (s[i] == '.' || s[i] == ',') && i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9' &&
+	       s[i + 1] >= '0' && s[i + 1] <= '9';
+}
+
 const char *text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t cap)
 {
 	if (text_width(cr, s) <= max_w)
@@ -150,9 +160,23 @@ const char *text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t
 		memcpy(buf, s, len);
 		memcpy(buf + len, ell, sizeof(ell));
 		if (len == 0 || text_width(cr, buf) <= max_w)
-			return buf;
+			break;
 		len--;
 	}
+	/*
+	 * Never inside a number: "base=10000" cut to "base=100..." reads as
+	 * another base. The whole number goes ("base=..."), which cannot be
+	 * mistaken for a value.
+	 */
+	if (len > 0 && s[len] && number_char(s, len) && number_char(s, len - 1)) {
+		while (len > 0 && number_char(s, len - 1))
+			len--;
+		while (len > 0 && s[len - 1] == ' ')
+			len--;
+		memcpy(buf, s, len);
+		memcpy(buf + len, ell, sizeof(ell));
+	}
+	return buf;
 }
 
 static FILE *box_log(void)

@@ -65,7 +65,12 @@ void pe_figure_default_size(const struct pe_figure *fig, double *width, double *
 	/* About 245 x 200 pt per grid panel (a heatmap, its colorbar and labels), 175 pt for the
 	 * bottom row. */
 	*width = fmax(*width, 245.0 * fig->cols + 58);
-	*height = fmax(*height, 200.0 * fig->rows + (fig->bottom ? 175 : 0) + 43);
+	/* A single row of panels wider than the default is as tall as its panels, not the default:
+	 * a table beside its distance matrix would otherwise stand in a third of empty page. */
+	double panels = 200.0 * fig->rows + (fig->bottom ? 175 : 0) + 43;
+	*height = fig->rows == 1 && !fig->bottom && *width > PE_FIGURE_DEFAULT_WIDTH
+	                  ? panels
+	                  : fmax(*height, panels);
 }
 
 void figure_pdf_dates(cairo_surface_t *surf)

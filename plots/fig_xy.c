@@ -735,8 +735,75 @@ static void draw_scatter_raster(cairo_t *cr, const struct fig_style *st, const s
 	cairo_surface_destroy(img);
 }
 
+/* Whether two boxes overlap. */
+static bool boxes_meet(struct rect a, struct rect b)
+{
+	return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/*
+ * Each labelled point's text beside it, on the side away from the centre of
+ * the series' points, or failing that towards it; kept inside the axes, and
+ * left out rather than drawn over another label.
+ */
+static void draw_point_labels(cairo_t *cr, const struct fig_style *st, const struct series *se,
+                              const struct axis *x, const struct axis *y, struct rect r)
+{
+	double cx = 0, cy = 0, m = 0;
+	for (size_t i = 0; i < se->n; i++)
+		if (usable(x, se->x[i]) && usable(y, se->y[i])) {
+			cx += axis_map(x, se->x[i], r.x, r.w);
+			cy += axis_map(y, se->y[i], r.y + r.h, -r.h);
+			m++;
+		}
+	if (m == 0)
+		return;
+	cx /= m;
+	cy /= m;
+	text_font(cr, st, TEXT_TICK);
+	double cap = text_cap(cr), gap = marker_radius(st, se->n) + 0.3 * st->font;
+	double desc = 0.24 * text_size(st, TEXT_TICK); /* DejaVu's descent, below the digits */
+	struct rect *drawn = malloc(se->n * sizeof(*drawn));
+	if (!drawn)
+		return;
+	size_t nd = 0;
+	cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+	for (size_t i = 0; i < se->n; i++) {
+		if (!se->labels[i] || !usable(x, se->x[i]) || !usable(y, se->y[i]))
+			continue;
+		double px = axis_map(x, se->x[i], r.x, r.w);
+		double py = axis_map(y, se->y[i], r.y + r.h, -r.h);
+		double dx = px - cx, dy = py - cy, len = hypot(dx, dy);
+		if (len == 0)
+			dx = 1, dy = -1, len = sqrt(2.0);
+		dx /= len, dy /= len;
+		double w = text_width(cr, se->labels[i]);
+		for (int side = 1; side >= -1; side -= 2) {
+			/* The text's centre, a gap from the point along +-(dx, dy). */
+			double tx = px + side * (gap * dx + 0.5 * w * dx);
+			double ty = py + side * (gap * dy + 0.5 * cap * dy);
+			tx = fmin(fmax(tx, r.x + 0.5 * w), r.x + r.w - 0.5 * w);
+			ty = fmin(fmax(ty, r.y + 0.5 * cap), r.y + r.h - 0.5 * cap - desc);
+			struct rect b = {tx - 0.5 * w, ty - 0.5 * cap, w, cap + desc};
+			/* A little air between labels, as between tick labels. */
+			struct rect g = {b.x - 0.15 * cap, b.y - 0.15 * cap, b.w + 0.3 * cap,
+			                 b.h + 0.3 * cap};
+			bool clear = true;
+			for (size_t k = 0; k < nd && clear; k++)
+				clear = !boxes_meet(g, drawn[k]);
+			if (!clear)
+				continue;
+			text_draw(cr, se->labels[i], tx, ty, 0.5, 0.5, 0);
+			drawn[nd++] = b;
+			break;
+		}
+	}
+	free(drawn);
+}
+
 void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
-             const struct axis *x, const struct axis *y, struct rect r, bool legend_outside)
+             const struct axis *x, const struct axis *y, struct rect r,
+             const struct rect *legend_at)
 {
 	cairo_save(cr);
 	cairo_rectangle(cr, r.x, r.y, r.w, r.h);
@@ -752,11 +819,14 @@ void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
 			draw_scatter(cr, st, se, s, x, y, r);
 	}
 	cairo_restore(cr);
+	for (size_t s = 0; s < p->n_series; s++)
+		if (p->series[s].labels)
+			draw_point_labels(cr, st, &p->series[s], x, y, r);
 
 	double w, h;
 	xy_legend_size(cr, st, p, &w, &h);
-	struct rect b = {r.x + r.w + st->font, r.y, w, h};
-	if (w > 0 && !legend_outside) {
+	struct rect b = legend_at ? *legend_at : (struct rect){r.x + r.w + st->font, r.y, w, h};
+	if (w > 0 && !legend_at) {
 		/*
 		 * Where it hides nothing, or failing that, the least; a legend
 		 * larger than the axes (a cramped grid cell) still goes in

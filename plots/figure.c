@@ -272,7 +272,7 @@ static enum pe_status add_series(struct pe_panel *p, const char *name, const dou
 	char *copy = name && *name ? dup_or_null(name) : NULL;
 	if (name && *name && !copy)
 		return PE_ENOMEM;
-	s[p->n_series++] = (struct series){copy, x, y, n, points};
+	s[p->n_series++] = (struct series){copy, x, y, n, points, NULL};
 	p->kind = PANEL_XY;
 	return PE_OK;
 }
@@ -322,6 +322,19 @@ enum pe_status pe_panel_set_xlim(struct pe_panel *p, double lo, double hi)
 enum pe_status pe_panel_set_ylim(struct pe_panel *p, double lo, double hi)
 {
 	return set_lim(p->ylim, lo, hi);
+}
+
+enum pe_status pe_panel_set_point_labels(struct pe_panel *p, const char *const *labels)
+{
+	if (p->kind != PANEL_XY || !p->n_series || !p->series[p->n_series - 1].points)
+		return PE_EINVAL;
+	p->series[p->n_series - 1].labels = labels;
+	return PE_OK;
+}
+
+void pe_panel_set_equal_aspect(struct pe_panel *p, bool equal)
+{
+	p->equal_aspect = equal;
 }
 
 static enum pe_status add_ref(struct pe_panel *p, bool vertical, double value, const char *label)

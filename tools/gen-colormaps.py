@@ -82,6 +82,11 @@ def main():
  * linearly to 256 entries the way matplotlib builds its RdBu map.
  *
  * gray: the linear ramp k/255, as matplotlib's gray.
+ *
+ * twilight: Bastian Bechtold, https://github.com/bastibe/twilight (MIT
+ * licence), matplotlib's 510 entries sampled at k/255 as its
+ * ListedColormap looks them up (entry min(2k, 509)): a cyclic map, equal
+ * at both ends, for angles mod 2 pi.
  */
 #include "colormap_tables.h"
 
@@ -98,6 +103,11 @@ def main():
         sys.exit("gen-colormaps: RdBu must have 11 anchors")
     emit("rdbu", interpolate(rdbu, 256), 9)
     emit("gray", [(k / 255,) * 3 for k in range(256)], 9)
+    twilight = read_assign(listed, "_twilight_data")
+    if len(twilight) != 510:
+        sys.exit(f"gen-colormaps: twilight has {len(twilight)} rows")
+    # ListedColormap(N=510)(x): index int(x * 510), the top end clipped to 509.
+    emit("twilight", [twilight[min(int(k / 255 * 510), 509)] for k in range(256)], 9)
 
 
 main()

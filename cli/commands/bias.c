@@ -213,6 +213,8 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		if (!alibi) {
 			/* every bucket keeps its colour, whichever a range or block mean shows */
 			spec.discrete = true;
+			/* the ids in the cells while they have room (a small map: -n 16) */
+			spec.cell_values = true;
 			spec.vmin = isnan(o->vmin) ? -0.5 : o->vmin;
 			spec.vmax = isnan(o->vmax) ? (double)s->buckets - 0.5 : o->vmax;
 			if (spec.vmin >= spec.vmax) /* one limit given past the other default */
@@ -338,7 +340,7 @@ int cmd_bias(int argc, char **argv)
 	enum pe_status st = pe_bias_check(s, &why);
 	if (st == PE_EUNSUPPORTED)
 		rc = cli_usage_error("scheme '%s' gives position vectors, not an attention bias: "
-		                     "bias covers alibi and t5",
+		                     "bias covers alibi, t5 and shaw",
 		                     s->canonical);
 	else if (st != PE_OK)
 		rc = cli_usage_error("scheme '%s': %s", s->canonical,

@@ -17,20 +17,22 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/compare_data.h"
+#include "figures/compare_layout.h"
 #include "figures/encode_figure.h"
 #include "figures/figure.h"
 #include "shared/output.h"
 #include "shared/pairwise_cli.h"
 #include "shared/vectors.h"
 
-enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_SCALE };
+enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_SCALE, OPT_PANELS, OPT_LAYOUT };
 
 #define MAX_SCHEMES 8
 #define DEFAULT_N   256
 #define DEFAULT_D   128
 
 static const char help[] =
-        "Usage: posenc compare [-s SPEC]... [--base LIST] [-n N] [-d D] [--metric M] [-o FILE]\n"
+        "Usage: posenc compare [-s SPEC]... [--base LIST] [-n N] [-d D] [--metric M]\n"
+        "                      [--panels LIST] [--layout RxC] [-o FILE]\n"
         "\n"
         "Several schemes side by side (at most 8). A figure has one row per scheme:\n"
         "the encoding, the distance matrix, the correlation matrix and the distance vs\n"
@@ -51,6 +53,12 @@ static const char help[] =
         "                         shared (one per quantity), panel (one per panel), or\n"
         "                         auto: shared unless a scheme's range is under 1/4 of\n"
         "                         another's [default: auto]; a note says which\n"
+        "      --panels LIST      the panels, in this order: encoding, distance,\n"
+        "                         correlation, scatter, decay [default: all]\n"
+        "                         (--panels encoding,distance: a table and its\n"
+        "                         distance matrix side by side)\n"
+        "      --layout RxC       each scheme's panels in R rows of C (1x2, 2x2)\n"
+        "                         [default: one row; rows of two below 6 in]\n"
         "%s"
         "\n"
         "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o compare.png\n"
@@ -60,6 +68,7 @@ struct run {
 	struct cli_common o;
 	enum pe_metric metric;
 	enum cli_scale scale;
+	struct compare_layout layout;
 	struct pe_scheme **schemes;
 	size_t count;
 	struct compare_data data[MAX_SCHEMES];
@@ -83,8 +92,9 @@ static int compute(struct run *r, size_t i)
 	 * holds no cells that the picture cannot show. */
 	double w, h;
 	cli_figure_pixels(&r->o, &w, &h);
-	bool narrow = narrow_layout(&r->o);
-	double cols = narrow ? 2.0 : 4.0, rows = (double)r->count * (narrow ? 2.0 : 1.0);
+	const struct compare_layout *l = &r->layout;
+	double cols = l->count ? (double)l->cols : 1.0;
+	double rows = (double)r->count * (l->count ? (double)l->rows : 1.0);
 	double side = ceil(fmin(w / cols, h / rows));
 	size_t cells = side < 1.0 ? 1 : (size_t)side;
 	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric, cells,
@@ -124,24 +134,29 @@ static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common
 	return st;
 }
 
-/* Where panel c (0 encoding .. 3 scatter) of scheme i goes: a row per scheme, or two when narrow.
- */
-static struct pe_panel *slot(struct pe_figure *fig, bool narrow, size_t i, unsigned c)
+/* Where quantity c of scheme i goes (compare_layout.h); NULL when it is not drawn. */
+static struct pe_panel *slot(struct pe_figure *fig, const struct compare_layout *l, size_t i,
+                             enum compare_panel c)
 {
-	if (narrow)
-		return pe_figure_panel(fig, (unsigned)(2 * i + c / 2), c % 2);
-	return pe_figure_panel(fig, (unsigned)i, c);
+	unsigned row, col;
+	if (!compare_layout_slot(l, i, c, &row, &col))
+		return NULL;
+	return pe_figure_panel(fig, row, col);
 }
 
-/* Each heatmap of column c keeps its own scale unless the column shares one. */
-static void own_scales(struct pe_figure *fig, bool narrow, size_t count, unsigned c)
+/* Each heatmap of quantity c keeps its own scale unless its column shares one. */
+static void own_scales(struct pe_figure *fig, const struct compare_layout *l, size_t count,
+                       enum compare_panel c)
 {
-	for (size_t i = 0; i < count; i++)
-		pe_panel_heatmap_own_scale(slot(fig, narrow, i, c), true);
+	for (size_t i = 0; i < count; i++) {
+		struct pe_panel *p = slot(fig, l, i, c);
+		if (p)
+			pe_panel_heatmap_own_scale(p, true);
+	}
 }
 
 /* Scatter panels share their axes (like a shared colour scale) when the distances do. */
-static void common_axes(struct run *r, struct pe_figure *fig, bool narrow)
+static void common_axes(struct run *r, struct pe_figure *fig)
 {
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
 	for (size_t i = 0; i < r->count; i++) {
@@ -154,7 +169,9 @@ static void common_axes(struct run *r, struct pe_figure *fig, bool narrow)
 		}
 	}
 	for (size_t i = 0; i < r->count; i++) {
-		struct pe_panel *p = slot(fig, narrow, i, 3);
+		struct pe_panel *p = slot(fig, &r->layout, i, COMPARE_SCATTER);
+		if (!p)
+			continue;
 		if (xlo < xhi)
 			pe_panel_set_xlim(p, xlo - 0.05 * (xhi - xlo), xhi + 0.05 * (xhi - xlo));
 		if (ylo < yhi)
@@ -165,56 +182,61 @@ static void common_axes(struct run *r, struct pe_figure *fig, bool narrow)
 static int draw(struct run *r)
 {
 	/*
-	 * Narrower than 6 in (a column of a paper), four panels a row leave no
-	 * room for the data: each scheme takes two rows of two panels instead.
+	 * One figure row per scheme, its panels side by side; narrower than
+	 * 6 in (a column of a paper) four panels a row leave no room for the
+	 * data, so there a scheme takes rows of two (compare_layout_fit()).
 	 */
-	bool narrow = narrow_layout(&r->o);
-	struct pe_figure *fig = narrow ? pe_figure_create((unsigned)(2 * r->count), 2)
-	                               : pe_figure_create((unsigned)r->count, 4);
+	const struct compare_layout *l = &r->layout;
+	bool one_row = l->rows == 1;
+	struct pe_figure *fig =
+	        pe_figure_create(compare_layout_fig_rows(l, r->count), compare_layout_fig_cols(l));
 	if (!fig)
 		return cli_error("out of memory");
 	pe_figure_set_color_share(fig, PE_SHARE_COLUMN);
 	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_COMPARE);
 	const char *titles[] = {"encoding", pw_metric_label(r->metric),
-	                        narrow ? "correlation" : "Pearson correlation",
+	                        one_row ? "Pearson correlation" : "correlation",
 	                        "distance vs correlation"};
 	enum pe_status st = PE_OK;
 	int rc = 0;
-	for (unsigned c = 0; c < 4 && st == PE_OK && !narrow; c++)
-		st = pe_figure_set_col_title(fig, c, titles[c]);
-	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
+	for (unsigned k = 0; k < l->count && st == PE_OK && one_row; k++)
+		st = pe_figure_set_col_title(fig, k, titles[l->order[k]]);
+	for (size_t i = 0; i < r->count && st == PE_OK && l->count; i++) {
 		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
-		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i),
+		st = pe_figure_set_row_label(fig, (unsigned)(i * l->rows),
 		                             cli_short_label(r->schemes[i]));
 		/* The encoding's rows streamed to the engine, which averages them. */
-		if (st == PE_OK)
-			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, sd);
+		struct pe_panel *ep = slot(fig, l, i, COMPARE_ENCODING);
+		if (st == PE_OK && ep)
+			st = encoding_panel(ep, &r->o, sd);
 		/*
 		 * The column titles name the quantities: a colorbar says only what
 		 * they do not, that its cells are sampled means.
 		 */
 		const char *dl = sd->dist_info.exact ? NULL : "sampled cell means";
 		const char *cl = sd->corr_info.exact ? NULL : "sampled cell means";
-		if (st == PE_OK)
-			st = heatmap(slot(fig, narrow, i, 1), &r->o, sd->dist, v, false, dl);
-		if (st == PE_OK)
-			st = heatmap(slot(fig, narrow, i, 2), &r->o, sd->corr, v, true, cl);
-		struct pe_panel *sp = slot(fig, narrow, i, 3);
-		if (st == PE_OK)
+		struct pe_panel *dp = slot(fig, l, i, COMPARE_DISTANCE);
+		if (st == PE_OK && dp)
+			st = heatmap(dp, &r->o, sd->dist, v, false, dl);
+		struct pe_panel *cp = slot(fig, l, i, COMPARE_CORRELATION);
+		if (st == PE_OK && cp)
+			st = heatmap(cp, &r->o, sd->corr, v, true, cl);
+		struct pe_panel *sp = slot(fig, l, i, COMPARE_SCATTER);
+		if (st == PE_OK && sp)
 			st = pe_panel_add_scatter(sp, NULL, sd->px, sd->py, sd->points->rows);
-		if (st == PE_OK)
+		if (st == PE_OK && sp)
 			st = pe_panel_set_xlabel(sp, pw_metric_label(r->metric));
-		if (st == PE_OK)
+		if (st == PE_OK && sp)
 			st = pe_panel_set_ylabel(sp, "correlation");
-		for (unsigned c = 0; narrow && c < 4 && st == PE_OK; c++)
-			st = pe_panel_set_title(slot(fig, narrow, i, c), titles[c]);
+		for (unsigned k = 0; !one_row && k < l->count && st == PE_OK; k++)
+			st = pe_panel_set_title(slot(fig, l, i, l->order[k]), titles[l->order[k]]);
 	}
 	/*
-	 * One scale per quantity where it shows every scheme; a narrow column
-	 * mixes two quantities, so there every panel has its own.
+	 * One scale per quantity where a column shows it for every scheme; a
+	 * scheme on several rows mixes quantities in a column, so there every
+	 * panel has its own.
 	 */
-	bool shared[3] = {false, false, false};
 	if (!rc && st == PE_OK) {
 		const struct pe_matrix *m[3][MAX_SCHEMES] = {{0}};
 		for (size_t i = 0; i < r->count; i++) {
@@ -222,19 +244,35 @@ static int draw(struct run *r)
 			m[1][i] = r->data[i].dist;
 			m[2][i] = r->data[i].corr;
 		}
-		for (unsigned c = 0; c < 3; c++) {
-			shared[c] = !narrow && cli_scale_shared(r->scale, m[c], r->count);
-			if (!shared[c])
-				own_scales(fig, narrow, r->count, c);
+		/* The heatmaps drawn, in the order drawn, for the note. */
+		bool shared[3] = {false, false, false}, dist_shared = false;
+		const char *names[3];
+		size_t nq = 0;
+		for (unsigned k = 0; k < l->count; k++) {
+			enum compare_panel c = l->order[k];
+			if (c > COMPARE_CORRELATION)
+				continue;
+			bool sh = one_row && cli_scale_shared(r->scale, m[c], r->count);
+			if (!sh)
+				own_scales(fig, l, r->count, c);
+			if (c == COMPARE_DISTANCE)
+				dist_shared = sh;
+			shared[nq] = sh;
+			names[nq++] = titles[c];
 		}
-		if (r->scale == CLI_SCALE_SHARED || (r->scale == CLI_SCALE_AUTO && shared[1]))
-			common_axes(r, fig, narrow);
+		if (r->scale == CLI_SCALE_SHARED ||
+		    (r->scale == CLI_SCALE_AUTO &&
+		     (dist_shared || (l->index[COMPARE_DISTANCE] < 0 &&
+		                      cli_scale_shared(r->scale, m[COMPARE_DISTANCE], r->count)))))
+			common_axes(r, fig);
 		char note[512];
-		cli_scale_note(shared, titles, r->count > 1, note, sizeof(note));
+		cli_scale_note(shared, names, nq, r->count > 1, note, sizeof(note));
 		/* The sparsest sampling of any grid drawn, where the reader looks. */
 		struct pe_grid_info worst = {1, 0};
 		for (size_t i = 0; i < r->count; i++)
 			for (int k = 0; k < 2; k++) {
+				if (l->index[k ? COMPARE_CORRELATION : COMPARE_DISTANCE] < 0)
+					continue;
 				const struct pe_grid_info *g =
 				        k ? &r->data[i].corr_info : &r->data[i].dist_info;
 				if (!g->exact && (worst.exact || g->samples < worst.samples))
@@ -249,8 +287,11 @@ static int draw(struct run *r)
 		if (*note)
 			st = pe_figure_set_note(fig, note);
 	}
-	struct pe_panel *bottom = rc || st != PE_OK ? NULL : pe_figure_bottom_panel(fig);
-	if (!rc && st == PE_OK && !bottom)
+	/* The decay curves: under the grid, or the whole figure when they are the only panel. */
+	struct pe_panel *bottom = rc || st != PE_OK || !l->decay ? NULL
+	                          : l->count                     ? pe_figure_bottom_panel(fig)
+	                                                         : pe_figure_panel(fig, 0, 0);
+	if (!rc && st == PE_OK && l->decay && !bottom)
 		st = PE_ENOMEM;
 	/*
 	 * Decay curves whose sizes differ more than the colour scales may (a
@@ -304,7 +345,8 @@ static int draw(struct run *r)
 		rc = cli_figure_error(st);
 	if (!rc) {
 		char what[64];
-		snprintf(what, sizeof(what), "comparison of %zu schemes", r->count);
+		snprintf(what, sizeof(what), "comparison of %zu scheme%s", r->count,
+		         r->count == 1 ? "" : "s");
 		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
 	}
 	pe_figure_destroy(fig);
@@ -343,12 +385,20 @@ static int write_summary(struct run *r)
 	return rc;
 }
 
-/* --metric and --scale. */
+/* --metric, --scale, --panels and --layout. */
 static int own_option(void *ctx, int opt, const char *arg)
 {
 	struct run *r = ctx;
-	return opt == OPT_SCALE ? cli_parse_scale(arg, &r->scale)
-	                        : pw_parse_metric(arg, &r->metric);
+	switch (opt) {
+	case OPT_SCALE:
+		return cli_parse_scale(arg, &r->scale);
+	case OPT_PANELS:
+		return compare_layout_parse_panels(arg, &r->layout);
+	case OPT_LAYOUT:
+		return compare_layout_parse_grid(arg, &r->layout);
+	default:
+		return pw_parse_metric(arg, &r->metric);
+	}
 }
 
 int cmd_compare(int argc, char **argv)
@@ -356,11 +406,14 @@ int cmd_compare(int argc, char **argv)
 	static const struct option opts[] = {
 	        {"metric", required_argument, NULL, OPT_METRIC},
 	        {"scale", required_argument, NULL, OPT_SCALE},
+	        {"panels", required_argument, NULL, OPT_PANELS},
+	        {"layout", required_argument, NULL, OPT_LAYOUT},
 	        {NULL, 0, NULL, 0},
 	};
 	struct run r;
 	memset(&r, 0, sizeof(r));
 	r.metric = PE_METRIC_L2;
+	compare_layout_init(&r.layout);
 	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, own_option, &r},
 	                        &r.o);
 	if (rc)
@@ -383,6 +436,12 @@ int cmd_compare(int argc, char **argv)
 		                       "(.csv), not '%s'",
 		                       r.path);
 	if (figure && (rc = cli_figure_check_options(&r.o)))
+		return rc;
+	if (!figure && (r.layout.given || r.layout.panels_given))
+		return cli_usage_error(
+		        "--panels and --layout choose a figure's panels; the summary "
+		        "(.csv) has none");
+	if (figure && (rc = compare_layout_fit(&r.layout, narrow_layout(&r.o))))
 		return rc;
 	if ((rc = cli_schemes(&r.o, "sinusoidal", MAX_SCHEMES, &r.schemes, &r.count)))
 		return rc;

@@ -146,9 +146,17 @@ static const char *figure_title(struct pe_scheme **schemes, size_t count,
 	int same_d = 1;
 	for (size_t i = 1; i < count; i++)
 		same_d &= vs[i].vec.d == vs[0].vec.d;
+	/* Schemes that differ only in their base name it once: "rope base=10000, 500000". */
+	const char *first = cli_short_label(schemes[0]), *eq = strstr(first, "base=");
+	size_t head = eq ? (size_t)(eq - first) + 5 : 0;
+	bool bases = eq && count > 1 && !strchr(eq, ' ');
+	for (size_t i = 1; bases && i < count; i++) {
+		const char *l = cli_short_label(schemes[i]);
+		bases = strncmp(l, first, head) == 0 && !strchr(l + head, ' ');
+	}
 	for (size_t i = 0; i < count && len < cap; i++)
 		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "",
-		                        schemes[i]->label);
+		                        cli_short_label(schemes[i]) + (bases && i ? head : 0));
 	if (len > 70 || count > 4)
 		len = (size_t)snprintf(buf, cap, "decay of %zu schemes%s", count,
 		                       count > LEGEND_MAX ? ", too many to label" : "");

@@ -10,22 +10,30 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/encode_figure.h"
+#include "figures/encode_views.h"
 #include "figures/figure.h"
 #include "shared/output.h"
 #include "shared/progress.h"
 #include "figures/raw.h"
 #include "shared/vectors.h"
 
-enum { OPT_VIEW = CLI_OPT_COMMAND, OPT_PRECISION };
+enum { OPT_VIEW = CLI_OPT_COMMAND, OPT_PRECISION, OPT_DIMS, OPT_PAIR };
 
 static const char help[] =
-        "Usage: posenc encode [-s SPEC] [-n N] [-d D] [--start P] [--view VIEW] [-o FILE]\n"
+        "Usage: posenc encode [-s SPEC] [-n N] [-d D] [--start P] [--view VIEW]\n"
+        "                     [--dims LIST | --pair A,B] [-o FILE]\n"
         "\n"
         "The encoding matrix: one row per position, one column per dimension.\n"
         "\n"
         "Options:\n"
         "      --view VIEW        rope, mrope: angle, cos, sin or rotated (the all-ones\n"
-        "                         vector rotated to each position) [default: rotated]\n"
+        "                         vector rotated to each position) [default: rotated];\n"
+        "                         phase: the angle mod 2 pi (a cyclic colour scale)\n"
+        "      --dims LIST        only these dimensions (0,1,10; at most 8): a figure\n"
+        "                         draws each against position\n"
+        "      --pair A,B         figure: dimension A across, B up, one point per\n"
+        "                         position: a sin/cos pair turning with position,\n"
+        "                         PE(t+k) = T_k PE(t) (the note gives the angle)\n"
         "      --precision P      rope only: the table as an implementation computing in P\n"
         "                         makes it: f64, f32, bf16, f16 or COMPUTE/STORE (f32/bf16:\n"
         "                         float32 angles, cos and sin stored as bfloat16); see man\n"
@@ -35,31 +43,46 @@ static const char help[] =
         "Defaults: -s sinusoidal -n 128 -d 64 -o encode.png\n"
         "Example: posenc encode -s rope:layout=half --view cos -n 512 -d 128 -o cos.csv\n";
 
-static int parse_view(void *ctx, int opt, const char *arg)
-{
-	(void)opt;
-	enum pe_view *view = ctx;
-	static const char *const names[] = {"default", "angle", "cos", "sin", "rotated"};
-	_Static_assert(sizeof(names) / sizeof(names[0]) == PE_VIEW_ROTATED + 1,
-	               "one name per enum pe_view value");
-	for (int i = 1; i <= PE_VIEW_ROTATED; i++)
-		if (strcmp(arg, names[i]) == 0) {
-			*view = (enum pe_view)i;
-			return 0;
-		}
-	return cli_usage_error("option '--view': '%s' is not angle, cos, sin or rotated", arg);
-}
-
 struct encode_options {
 	enum pe_view *view;
 	struct pe_precision *prec;
+	bool phase; /* --view phase: the angle view mod 2 pi */
+	size_t dims[CLI_MAX_DIMS], ndims;
+	bool pair;
 };
+
+static int parse_view(struct encode_options *eo, const char *arg)
+{
+	static const char *const names[] = {"default", "angle", "cos", "sin", "rotated"};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == PE_VIEW_ROTATED + 1,
+	               "one name per enum pe_view value");
+	eo->phase = strcmp(arg, "phase") == 0;
+	if (eo->phase) {
+		*eo->view = PE_VIEW_ANGLE;
+		return 0;
+	}
+	for (int i = 1; i <= PE_VIEW_ROTATED; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*eo->view = (enum pe_view)i;
+			return 0;
+		}
+	return cli_usage_error("option '--view': '%s' is not angle, phase, cos, sin or rotated",
+	                       arg);
+}
 
 static int parse_encode_option(void *ctx, int opt, const char *arg)
 {
 	struct encode_options *eo = ctx;
 	if (opt == OPT_VIEW)
-		return parse_view(eo->view, opt, arg);
+		return parse_view(eo, arg);
+	if (opt == OPT_DIMS || opt == OPT_PAIR) {
+		if (eo->ndims)
+			return cli_usage_error("options '--dims' and '--pair' are given together "
+			                       "or twice: choose one");
+		eo->pair = opt == OPT_PAIR;
+		return cli_parse_dims(eo->pair ? "--pair" : "--dims", arg, eo->dims, &eo->ndims,
+		                      eo->pair ? 2 : 0);
+	}
 	if (pe_precision_parse(arg, eo->prec) == PE_OK)
 		return 0;
 	return cli_usage_error("option '--precision': '%s' is not f64, f32, bf16, f16 or "
@@ -114,7 +137,7 @@ static int encode_precision(const struct cli_common *o, const struct pe_scheme *
  * a guard against asking for terabytes of output).
  */
 static int write_rows_streamed(const struct cli_common *o, const char *path, enum cli_format format,
-                               const struct pe_vectors *vec)
+                               const struct pe_vectors *vec, bool phase)
 {
 	size_t n = vec->n, d = vec->d;
 	char what[128];
@@ -133,7 +156,8 @@ static int write_rows_streamed(const struct cli_common *o, const char *path, enu
 		pe_matrix_destroy(block);
 		return rc;
 	}
-	struct pe_axis ra = {"position", (double)vec->first, 1.0, NULL};
+	const char *row = pe_scheme_row_name(vec->scheme);
+	struct pe_axis ra = {row, (double)vec->first, 1.0, NULL};
 	struct pe_axis ca = {NULL, 0.0, 1.0, NULL};
 	size_t shape[2] = {n, d};
 	enum pe_status st = format == CLI_FORMAT_NPY
@@ -151,8 +175,10 @@ static int write_rows_streamed(const struct cli_common *o, const char *path, enu
 			compute_failed = 1;
 			break;
 		}
+		for (size_t i = 0; phase && i < count * d; i++)
+			block->data[i] = cli_phase(block->data[i]);
 		block->rows = count;
-		struct pe_axis br = {"position", (double)vec->first + (double)r0, 1.0, NULL};
+		struct pe_axis br = {row, (double)vec->first + (double)r0, 1.0, NULL};
 		st = format == CLI_FORMAT_NPY
 		             ? pe_npy_write_data(file.f, block->data, count * d, o->dtype)
 		             : pe_csv_write_rows(file.f, block, &br);
@@ -183,12 +209,14 @@ int cmd_encode(int argc, char **argv)
 	static const struct option opts[] = {
 	        {"view", required_argument, NULL, OPT_VIEW},
 	        {"precision", required_argument, NULL, OPT_PRECISION},
+	        {"dims", required_argument, NULL, OPT_DIMS},
+	        {"pair", required_argument, NULL, OPT_PAIR},
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
 	enum pe_view view = PE_VIEW_DEFAULT;
 	struct pe_precision prec = {PE_FLOAT_EXACT, PE_FLOAT_EXACT};
-	struct encode_options eo = {&view, &prec};
+	struct encode_options eo = {&view, &prec, false, {0}, 0, false};
 	int rc = cli_parse_args(argc, argv, help,
 	                        &(struct cli_own_options){opts, parse_encode_option, &eo}, &o);
 	if (rc)
@@ -212,6 +240,39 @@ int cmd_encode(int argc, char **argv)
 	if (!rc && prec.compute != PE_FLOAT_EXACT)
 		rc = encode_precision(&o, schemes[0], &v, prec, cli_format_is_figure(format),
 		                      &simulated);
+	/* The teaching views: one job each, none combined with the others. */
+	if (!rc && (eo.ndims || eo.phase)) {
+		if (o.raw)
+			rc = cli_usage_error(
+			        "option '--raw' draws the whole matrix: not with '--dims', "
+			        "'--pair' or '--view phase'");
+		else if (prec.compute != PE_FLOAT_EXACT)
+			rc = cli_usage_error(
+			        "option '--precision' is not for '--dims', '--pair' or "
+			        "'--view phase'");
+		else if (eo.phase && eo.ndims)
+			rc = cli_usage_error(
+			        "'--view phase' is a heatmap of every dimension: not with "
+			        "'--dims' or '--pair'");
+		else if (eo.pair && !cli_format_is_figure(format))
+			rc = cli_usage_error(
+			        "option '--pair' draws a figure (.png, .svg, .pdf); the "
+			        "numbers are '--dims %zu,%zu -o FILE.csv'",
+			        eo.dims[0], eo.dims[1]);
+		if (!rc && cli_format_is_figure(format))
+			rc = cli_figure_check_options(&o);
+		if (!rc && eo.pair)
+			rc = cli_pair_figure(&o, path, format, &v.vec, eo.dims[0], eo.dims[1]);
+		else if (!rc && eo.ndims)
+			rc = cli_dims_write(&o, path, format, &v.vec, eo.dims, eo.ndims);
+		else if (!rc && cli_format_is_figure(format))
+			rc = cli_phase_figure(&o, path, format, &v.vec);
+		else if (!rc)
+			rc = write_rows_streamed(&o, path, format, &v.vec, true);
+		cli_vectors_finish(&v);
+		cli_schemes_free(schemes, count);
+		return rc;
+	}
 	int figure = !rc && cli_format_is_figure(format);
 	if (figure) {
 		rc = cli_figure_check_options(&o);
@@ -232,7 +293,7 @@ int cmd_encode(int argc, char **argv)
 		        (struct pe_matrix){v.vec.n, v.vec.d, v.table->data + v.vec.first * v.vec.d};
 		out = &rows_of_table;
 	} else if (!rc && !figure) {
-		rc = write_rows_streamed(&o, path, format, &v.vec);
+		rc = write_rows_streamed(&o, path, format, &v.vec, false);
 	}
 	if (!out)
 		out = m;

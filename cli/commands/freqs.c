@@ -184,7 +184,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 			st = pe_panel_set_xlabel(low, "pair index i");
 	}
 	char title[192];
-	snprintf(title, sizeof(title), "%s (d=%zu): wavelength per pair", s->label, d);
+	snprintf(title, sizeof(title), "%s (d=%zu): wavelength per pair", cli_short_label(s), d);
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
 	int rc;

@@ -158,7 +158,7 @@ static int draw(const struct cli_common *o, const char *path, enum cli_format fo
 		st = pe_figure_set_title(fig, title);
 	/* the spec can be long: the panel's title has the width */
 	if (st == PE_OK)
-		st = pe_panel_set_title(p, s->label);
+		st = pe_panel_set_title(p, cli_short_label(s));
 	int rc;
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);

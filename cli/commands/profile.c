@@ -67,10 +67,10 @@ static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, siz
 		st = pe_panel_set_ylabel(p, pw_metric_label(metric));
 	char title[192], label[160];
 	if (k == 1)
-		snprintf(label, sizeof(label), "%s, from position %s", r->schemes[0]->label,
-		         labels[0]);
+		snprintf(label, sizeof(label), "%s, from position %s",
+		         cli_short_label(r->schemes[0]), labels[0]);
 	else
-		snprintf(label, sizeof(label), "%s", r->schemes[0]->label);
+		snprintf(label, sizeof(label), "%s", cli_short_label(r->schemes[0]));
 	if (st == PE_OK)
 		st = pe_figure_set_title(
 		        fig, cli_scheme_title(label, v->d, v->first, n, title, sizeof(title)));

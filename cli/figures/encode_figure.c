@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <posenc/resample.h>
+#include <posenc/scheme.h>
 
 #include "cli.h"
 #include "figures/encode_figure.h"
@@ -315,6 +316,9 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 	return 0;
 }
 
+/* The binary tables drawn from an array (8 MiB): anything larger has no room for digits anyway. */
+#define BINARY_CELLS (1 << 20)
+
 int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_format format,
                       const struct pe_vectors *v)
 {
@@ -331,7 +335,33 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 		spec.grid_fn = area_grid;
 		spec.grid_ctx = &er->src;
 	}
-	struct pe_figure *fig = pe_figure_create(1, 1);
+	/*
+	 * The binary counter's bits are categories, 0 or 1: a two-colour key, not a
+	 * 0..1 colour bar, and its digits in the cells while they have room for them
+	 * (the engine leaves them out otherwise). Its table is small enough to hold.
+	 */
+	struct pe_matrix *bits = NULL;
+	struct pe_figure *fig = NULL;
+	if (!v->table && v->scheme && strcmp(pe_scheme_type_name(v->scheme->type), "binary") == 0 &&
+	    (double)v->n * (double)v->d <= BINARY_CELLS) {
+		bits = pe_matrix_create(v->n, v->d);
+		enum pe_status bst = bits ? pe_vectors_rows(v, 0, v->n, bits->data) : PE_ENOMEM;
+		if (bst != PE_OK) {
+			rc = cli_error("the binary table: %s", pe_status_str(bst));
+			goto done;
+		}
+		spec.rows = v->n;
+		spec.data = bits->data;
+		spec.row_fn = NULL;
+		spec.row_ctx = NULL;
+		spec.grid_fn = NULL;
+		spec.discrete = true;
+		spec.cell_values = true;
+		spec.is_signed = false;
+		spec.vmin = spec.vmax = NAN;
+		spec.colorbar_label = "bit";
+	}
+	fig = pe_figure_create(1, 1);
 	if (!fig) {
 		rc = cli_error("out of memory");
 		goto done;
@@ -341,15 +371,15 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	char title[512];
 	const struct pe_scheme *s = v->scheme;
-	cli_scheme_title(s ? s->label : "table", v->d, (unsigned long long)v->first, v->n, title,
-	                 sizeof(title));
+	cli_scheme_title(s ? cli_short_label(s) : "table", v->d, (unsigned long long)v->first, v->n,
+	                 title, sizeof(title));
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
 		st = pe_panel_set_title(p, title);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "dimension");
 	if (st == PE_OK)
-		st = pe_panel_set_ylabel(p, "position");
+		st = pe_panel_set_ylabel(p, pe_scheme_row_name(v->scheme));
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
 		goto done;
@@ -359,6 +389,7 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 	rc = cli_figure_write(o, path, format, fig, report);
 done:
 	pe_figure_destroy(fig);
+	pe_matrix_destroy(bits);
 	cli_encode_rows_destroy(er);
 	return rc;
 }

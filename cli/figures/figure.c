@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <posenc/colormap.h>
+#include <posenc/write.h>
 
 #include "cli.h"
 #include "figures/figure.h"
@@ -124,6 +125,21 @@ const char *cli_short_label(const struct pe_scheme *s)
 {
 	static char buf[4][256];
 	static unsigned next;
+	if (strcmp(s->label, s->canonical) == 0 && pe_scheme_takes_key(s, "base") &&
+	    !strstr(s->canonical, "base=")) {
+		/* The canonical spec leaves the default base out; a figure beside "sinusoidal
+		 * base=10" must still say which base it drew (the default's title said nothing). */
+		const char *name = pe_scheme_type_name(s->type);
+		size_t len = strlen(name);
+		if (strncmp(s->canonical, name, len) == 0 &&
+		    (s->canonical[len] == '\0' || s->canonical[len] == ' ')) {
+			char num[32];
+			pe_csv_format(s->base, num);
+			char *b = buf[next++ % 4];
+			snprintf(b, sizeof(buf[0]), "%s base=%s%s", name, num, s->canonical + len);
+			return b;
+		}
+	}
 	if (!pe_scheme_has(s, PE_CAP_TABLE) || !s->path || strcmp(s->label, s->canonical) != 0)
 		return s->label;
 	const char *base = strrchr(s->path, '/');
@@ -133,13 +149,15 @@ const char *cli_short_label(const struct pe_scheme *s)
 	return b;
 }
 
-void cli_scale_note(const bool shared[3], const char *const names[3], bool several, char *buf,
-                    size_t cap)
+void cli_scale_note(const bool *shared, const char *const *names, size_t count, bool several,
+                    char *buf, size_t cap)
 {
-	size_t n_shared = (size_t)shared[0] + shared[1] + shared[2];
-	if (!several) {
+	size_t n_shared = 0;
+	for (size_t c = 0; c < count; c++)
+		n_shared += shared[c];
+	if (!several || count == 0) {
 		snprintf(buf, cap, "%s", "");
-	} else if (n_shared == 3) {
+	} else if (n_shared == count) {
 		snprintf(buf, cap, "Colour scales shared by all schemes (one per quantity).");
 	} else if (n_shared == 0) {
 		snprintf(buf, cap, "Each panel has its own colour scale.");
@@ -150,7 +168,7 @@ void cli_scale_note(const bool shared[3], const char *const names[3], bool sever
 			if (pass == 1 && len < cap)
 				len += (size_t)snprintf(buf + len, cap - len,
 				                        ". Own scale per panel:");
-			for (int c = 0; c < 3 && len < cap; c++)
+			for (size_t c = 0; c < count && len < cap; c++)
 				if (shared[c] == (pass == 0)) {
 					len += (size_t)snprintf(buf + len, cap - len, "%s%s", sep,
 					                        names[c]);

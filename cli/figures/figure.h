@@ -73,11 +73,11 @@ const char *cli_short_label(const struct pe_scheme *s);
 
 /*
  * cli_scale_note() - the figure note saying how colour scales are shared:
- * @shared[c] for the quantities @names[c] (c < 3); "" when only one scheme
- * is drawn (@several false) and nothing is shared.
+ * @shared[c] for the quantities @names[c] (c < @count); "" when only one
+ * scheme is drawn (@several false) or no quantity has a colour scale.
  */
-void cli_scale_note(const bool shared[3], const char *const names[3], bool several, char *buf,
-                    size_t cap);
+void cli_scale_note(const bool *shared, const char *const *names, size_t count, bool several,
+                    char *buf, size_t cap);
 
 /*
  * cli_sampled_note() - "Sampled: each cell is the mean of 16 of its pairs

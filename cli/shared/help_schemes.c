@@ -78,4 +78,12 @@ void cli_help_schemes(FILE *out)
 		for (size_t j = 0; pe_scheme_type_key(t, j, &k, buf, sizeof(buf)); j++)
 			print_key(out, &k);
 	}
+	/* Model specs are not scheme types (they become one), so the registry does not list them.
+	 */
+	fputs("\nA model's own encoding, read from its files or a preset (the spec it becomes is\n"
+	      "printed by 'posenc model SPEC'):\n"
+	      "  hf:config.json      a Hugging Face config.json\n"
+	      "  gguf:FILE.gguf      a GGUF file's metadata (llama.cpp)\n"
+	      "  model:NAME          a preset ('posenc help models')\n",
+	      out);
 }

@@ -135,7 +135,8 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	cli_heatmap_apply(&r->o, &spec);
 	char title[512], label[600];
 	const struct pe_scheme *s = r->schemes[0];
-	cli_scheme_title(s->label, v->d, (unsigned long long)v->first, v->n, title, sizeof(title));
+	cli_scheme_title(cli_short_label(s), v->d, (unsigned long long)v->first, v->n, title,
+	                 sizeof(title));
 	snprintf(label, sizeof(label), "%s: %s", pw_metric_label(m), title);
 	st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)

@@ -5,6 +5,8 @@
 
 #include <posenc/bias.h>
 
+#include "scheme/scheme_type.h"
+
 static enum pe_status t5_check(unsigned buckets, unsigned max_distance, int bidirectional)
 {
 	unsigned n = bidirectional ? buckets / 2 : buckets;
@@ -28,6 +30,9 @@ enum pe_status pe_bias_check(const struct pe_scheme *s, const char **why)
 		return PE_OK;
 	}
 	if (pe_scheme_has(s, PE_CAP_BUCKETS)) {
+		unsigned b;
+		if (pe_scheme_bucket(s, 0, &b) == PE_OK) /* a rule of its own (shaw) */
+			return PE_OK;
 		if (t5_check(s->buckets, s->max_distance, s->bidirectional) != PE_OK) {
 			*why = "t5 needs at least 4 buckets (2 when causal) and max-distance "
 			       "above the exact range (a quarter of the buckets, half when causal)";
@@ -35,7 +40,7 @@ enum pe_status pe_bias_check(const struct pe_scheme *s, const char **why)
 		}
 		return PE_OK;
 	}
-	*why = "only alibi and t5 are attention biases; this scheme gives position vectors";
+	*why = "only alibi, t5 and shaw are attention biases; this scheme gives position vectors";
 	return PE_EUNSUPPORTED;
 }
 
@@ -168,14 +173,22 @@ enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_distance
 	return PE_OK;
 }
 
+enum pe_status pe_relative_bucket(const struct pe_scheme *s, int64_t rel, unsigned *bucket)
+{
+	if (!pe_scheme_has(s, PE_CAP_BUCKETS))
+		return PE_EUNSUPPORTED;
+	if (pe_scheme_bucket(s, rel, bucket) == PE_OK)
+		return PE_OK;
+	return pe_t5_bucket(rel, s->buckets, s->max_distance, s->bidirectional, bucket);
+}
+
 /* The bucket of every offset j - i, k = j - i + n - 1 in 0 .. 2n - 2. */
 static unsigned *t5_by_offset(const struct pe_scheme *s, size_t n)
 {
 	unsigned *by_offset = malloc((2 * n + 1) * sizeof(*by_offset));
 	if (by_offset)
 		for (size_t k = 0; k + 1 < 2 * n; k++)
-			pe_t5_bucket((int64_t)k - (int64_t)n + 1, s->buckets, s->max_distance,
-			             s->bidirectional, &by_offset[k]);
+			pe_relative_bucket(s, (int64_t)k - (int64_t)n + 1, &by_offset[k]);
 	return by_offset;
 }
 

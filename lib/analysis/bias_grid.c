@@ -74,8 +74,7 @@ static enum pe_status t5_grid(const struct pe_scheme *s, size_t n, size_t g, dou
 	enum pe_status st = PE_OK;
 	for (size_t k = 1; k < 2 * n && st == PE_OK; k++) {
 		unsigned bucket = 0;
-		st = pe_t5_bucket((int64_t)k - (int64_t)n, s->buckets, s->max_distance,
-		                  s->bidirectional, &bucket);
+		st = pe_relative_bucket(s, (int64_t)k - (int64_t)n, &bucket);
 		S[k] = S[k - 1] + bucket;
 	}
 	T[0] = 0;

@@ -43,7 +43,9 @@
 	X(alibi)                                                                                   \
 	X(t5)                                                                                      \
 	X(nope)                                                                                    \
-	X(mrope)
+	X(mrope)                                                                                   \
+	X(xl)                                                                                      \
+	X(shaw)
 
 #define DECLARE(name) extern const struct pe_scheme_type pe_scheme_##name;
 PE_SCHEMES(DECLARE)
@@ -133,6 +135,11 @@ int pe_scheme_has(const struct pe_scheme *s, unsigned caps)
 	return (s->type->caps & caps) == caps;
 }
 
+const char *pe_scheme_row_name(const struct pe_scheme *s)
+{
+	return s && s->type->row_name ? s->type->row_name : "position";
+}
+
 int pe_scheme_takes_key(const struct pe_scheme *s, const char *key)
 {
 	if (strcmp(key, "label") == 0)
@@ -151,6 +158,11 @@ int pe_scheme_is_vector(const struct pe_scheme *s)
 int pe_scheme_is_untrained(const struct pe_scheme *s)
 {
 	return pe_scheme_has(s, PE_CAP_UNTRAINED);
+}
+
+enum pe_status pe_scheme_bucket(const struct pe_scheme *s, int64_t rel, unsigned *out)
+{
+	return s->type->bucket ? s->type->bucket(s, rel, out) : PE_EUNSUPPORTED;
 }
 
 enum pe_kernel_form pe_scheme_kernel(const struct pe_scheme *s, enum pe_view view)

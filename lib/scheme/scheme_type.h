@@ -92,11 +92,20 @@ struct pe_scheme_type {
 	                    int *is_signed);
 	/* Added to every position before encoding (sinusoidal start=); NULL: 0. */
 	uint64_t (*position_offset)(const struct pe_scheme *s);
+	/* What a row is: "position" when NULL; xl's rows are distances i - j. */
+	const char *row_name;
+	/* PE_CAP_BUCKETS: the index of relative position rel = key - query;
+	 * NULL: T5's buckets (lib/analysis/bias.c, pe_t5_bucket()). */
+	enum pe_status (*bucket)(const struct pe_scheme *s, int64_t rel, unsigned *out);
 };
 
 /* The registry (registry.c). */
 extern const struct pe_scheme_type *const pe_scheme_registry[];
 extern const size_t pe_scheme_registry_count;
+
+/* The bucket of rel by the scheme's own rule: PE_OK, or PE_EUNSUPPORTED when it has
+ * none (T5's rule then applies). */
+enum pe_status pe_scheme_bucket(const struct pe_scheme *s, int64_t rel, unsigned *out);
 
 /* The kernel form of @s in @view (PE_KERNEL_NONE when it has none). */
 enum pe_kernel_form pe_scheme_kernel(const struct pe_scheme *s, enum pe_view view);

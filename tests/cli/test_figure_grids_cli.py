@@ -46,18 +46,18 @@ def read_rgb(path):
 
 def heatmap_rect(img):
     """(top, bottom, left, right) of the pixels inside the black frame, found along the middle
-    row and column of the heatmap: the first black run from the left edge, then the next."""
+    row and column of the heatmap: the widest gap between black pixels (the frame's sides; text
+    such as a title that reaches the middle column is black too, but lies outside)."""
     black = (img == 0).all(axis=2)
     h, w = black.shape
-    # a row through the heatmap: the one with the longest non-black, non-white run
-    y = h // 2
-    xs = np.nonzero(black[y])[0]
-    left = xs[0] + 1
-    right = xs[xs > left][0]
-    x = (left + right) // 2
-    ys = np.nonzero(black[:, x])[0]
-    top = ys[0] + 1
-    bottom = ys[ys > top][0]
+
+    def widest_gap(line):
+        at = np.nonzero(line)[0]
+        k = int(np.argmax(np.diff(at)))
+        return at[k] + 1, at[k + 1]
+
+    left, right = widest_gap(black[h // 2])
+    top, bottom = widest_gap(black[:, (left + right) // 2])
     return top, bottom, left, right
 
 

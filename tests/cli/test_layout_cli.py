@@ -41,6 +41,15 @@ FIGURES = [
     ("compare", ["compare", "-n", "64", "-d", "32"]),
     ("compare learned", ["compare", "-s", "sinusoidal", "-s", "learned:seed=1,std=0.02",
                          "-n", "64", "-d", "32"]),
+    # The figures of the posts (doc/posts.md).
+    ("compare panels", ["compare", "--panels", "encoding,distance", "-n", "64", "-d", "32"]),
+    ("scatter triangles", ["scatter", "-n", "32", "-d", "16", "--axes", "corr,distance",
+                           "--triangles"]),
+    ("encode pair", ["encode", "-n", "16", "-d", "32", "--pair", "0,1"]),
+    ("encode dims", ["encode", "-n", "64", "-d", "32", "--dims", "0,4,8,12"]),
+    ("encode phase", ["encode", "-s", "rope", "-n", "64", "-d", "32", "--view", "phase"]),
+    ("encode binary", ["encode", "-s", "binary", "-n", "16", "-d", "4"]),
+    ("bias shaw", ["bias", "-s", "shaw:k=2", "-n", "12"]),
 ]
 SIZES = [("252pt", ["--width", "252pt"]), ("504pt", ["--width", "504pt"]),
          ("default", []), ("2560px", ["--width", "2560px"])]

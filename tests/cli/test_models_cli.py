@@ -562,4 +562,9 @@ gen = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gen_model_pre
 with open(os.path.join(ROOT, "lib", "model", "presets.h")) as f:
     ok(gen.returncode == 0 and gen.stdout == f.read(),
        "lib/model/presets.h is tools/gen_model_presets.py of the fixtures")
+# A newcomer finds model specs from the help alone: hf:, gguf: and model: are named there.
+for args in (["help"], ["help", "schemes"]):
+    r = run(EXE, *args)
+    ok(r.rc == 0 and all(k in r.text for k in ("hf:config.json", "gguf:FILE", "model:NAME")),
+       "posenc %s names hf:, gguf: and model: specs" % " ".join(args), r.text[-400:])
 done()

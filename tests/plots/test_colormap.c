@@ -132,8 +132,19 @@ static void names_and_lookup_by_name(void **state)
 	size_t n = 0;
 	for (const char *const *p = pe_colormap_names(); *p; p++)
 		n++;
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 8);
 	assert_string_equal(pe_colormap_names()[0], PE_COLORMAP_DEFAULT);
+	/* twilight, cyclic: matplotlib 3.6's colormaps['twilight'](x) at x = 0, 128/255 and 1
+	 * (its 510-entry list looked up at int(510 x), clipped). */
+	const struct pe_colormap *tw = pe_colormap_find("twilight");
+	assert_non_null(tw);
+	assert_false(pe_colormap_is_diverging(tw));
+	assert_rgb(pe_colormap_entry(tw, 0), 0.8857501584075443, 0.8500092494306783,
+	           0.8879736506427196, 1e-9);
+	assert_rgb(pe_colormap_entry(tw, 128), 0.18774482037046955, 0.07725158846803931,
+	           0.21387448578597812, 1e-9);
+	assert_rgb(pe_colormap_entry(tw, 255), 0.8857115512284565, 0.8500218611585632,
+	           0.8857253899008712, 1e-9);
 	assert_ptr_equal(pe_colormap_find("rdbu_r"), pe_colormap_find("RdBu_r"));
 	assert_string_equal(pe_colormap_name(pe_colormap_find("VIRIDIS")), "viridis");
 	assert_null(pe_colormap_find("jet"));

@@ -496,6 +496,74 @@ static void heatmap_pixels_row0_on_top_and_area_averaged(void **state)
 	pe_figure_destroy(fig);
 }
 
+/*
+ * nearest: cells that must not be averaged (angles mod 2 pi) stay pure where
+ * the cells outnumber the pixels: 1000 columns alternating 0 and 1 drawn in
+ * about 500 pixels show entries 0 and 255 only, never the mean 0.5.
+ */
+static void heatmap_nearest_never_averages(void **state)
+{
+	(void)state;
+	unsigned char pal[256][3];
+	pe_colormap_palette(pe_colormap_find("viridis"), pal);
+	enum { R = 2, C = 1000 };
+	static double m[R * C];
+	for (size_t j = 0; j < R * C; j++)
+		m[j] = (double)(j % 2);
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct pe_heatmap_spec spec;
+	pe_heatmap_spec_init(&spec, R, C, m);
+	spec.nearest = true;
+	assert_int_equal(pe_panel_set_heatmap(pe_figure_panel(fig, 0, 0), &spec), PE_OK);
+	FILE *f = write_figure(fig, PE_FIGURE_PNG, 640, 480);
+	struct decoded d;
+	assert_int_equal(decode_png(f, &d), 0);
+	unsigned y = d.height / 2, seen = 0, ends = 0;
+	for (unsigned x = 0; x < d.width; x++) {
+		int e = nearest_entry(pal, decoded_px(&d, x, y));
+		if (e < 0)
+			continue;
+		seen++;
+		ends += e == 0 || e == 255;
+	}
+	/* Every heatmap pixel of the row (the colorbar's ramp lies in another column range,
+	 * right of the frame: allow its width). */
+	assert_true(seen > 300);
+	assert_true(ends + 40 >= seen);
+	decoded_free(&d);
+	fclose(f);
+	pe_figure_destroy(fig);
+}
+
+/*
+ * An ellipsis never cuts a number: "sinusoidal base=10000" with room for
+ * "sinusoidal base=100" must not read "base=100..." (another base).
+ */
+static void ellipsis_never_cuts_a_number(void **state)
+{
+	(void)state;
+	cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+	cairo_t *cr = cairo_create(surf);
+	text_face(cr, false);
+	cairo_set_font_size(cr, 10);
+	char buf[64];
+	const char *s = "sinusoidal base=10000";
+	const char *t = text_fit(cr, s, text_width(cr, "sinusoidal base=100\xe2\x80\xa6") + 0.1,
+	                         buf, sizeof(buf));
+	assert_string_equal(t, "sinusoidal base=\xe2\x80\xa6");
+	/* A cut between words or after a whole number stays where it is. */
+	t = text_fit(cr, "rope base=500000 scaling=llama3",
+	             text_width(cr, "rope base=500000 scal\xe2\x80\xa6") + 0.1, buf, sizeof(buf));
+	assert_string_equal(t, "rope base=500000 scal\xe2\x80\xa6");
+	t = text_fit(cr, "decay of 0.25 and more", text_width(cr, "decay of 0.2\xe2\x80\xa6") + 0.1,
+	             buf, sizeof(buf));
+	assert_string_equal(t, "decay of\xe2\x80\xa6");
+	/* What fits is left alone. */
+	assert_ptr_equal(text_fit(cr, s, 1e9, buf, sizeof(buf)), s);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surf);
+}
+
 /* Vertical run of viridis-coloured pixels through column x, as [top, bottom). */
 static void palette_run(const struct decoded *d, const unsigned char pal[256][3], unsigned x,
                         unsigned *top, unsigned *bottom)
@@ -675,7 +743,7 @@ static void splatted_points_match_paths(void **state)
 		px[i] = sin(0.37 * (double)i) * (1 + 0.001 * (double)i);
 		py[i] = cos(0.11 * (double)i * (double)i);
 	}
-	struct series se = {NULL, px, py, N, true};
+	struct series se = {NULL, px, py, N, true, NULL};
 	struct axis ax = {.lo = -3, .hi = 3}, ay = {.lo = -1.2, .hi = 1.2};
 	struct fig_style st;
 	struct pe_figure *fig = pe_figure_create(1, 1);
@@ -860,6 +928,8 @@ int main(void)
 	        cmocka_unit_test(png_has_the_asked_size),
 	        cmocka_unit_test(svg_and_pdf_are_well_formed),
 	        cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
+	        cmocka_unit_test(heatmap_nearest_never_averages),
+	        cmocka_unit_test(ellipsis_never_cuts_a_number),
 	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
 	        cmocka_unit_test(legend_avoids_data),
 	        cmocka_unit_test(colour_limits),

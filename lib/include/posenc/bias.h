@@ -91,7 +91,17 @@ PE_API enum pe_status pe_t5_bucket(int64_t rel, unsigned buckets, unsigned max_d
                                    int bidirectional, unsigned *bucket);
 
 /*
- * pe_t5_bucket_map() - the n x n bucket map of a t5 scheme
+ * pe_relative_bucket() - the bucket of rel = key - query for a scheme with a
+ * bucket map (PE_CAP_BUCKETS): T5's pe_t5_bucket(), or Shaw's index
+ * clip(rel, k) + k of the relative vector the pair uses
+ *
+ * @return PE_OK and *bucket, PE_EUNSUPPORTED for other schemes, PE_ERANGE
+ * (see pe_t5_bucket()).
+ */
+PE_API enum pe_status pe_relative_bucket(const struct pe_scheme *s, int64_t rel, unsigned *bucket);
+
+/*
+ * pe_t5_bucket_map() - the n x n bucket map of a t5 (or shaw) scheme
  *
  * @out: on success a new n x n matrix, row i the query, column j the key,
  *       entry the bucket of j - i. Free it with pe_matrix_destroy().

@@ -236,6 +236,13 @@ PE_API const char *pe_scheme_name(const struct pe_scheme *s);
 PE_API int pe_scheme_has(const struct pe_scheme *s, unsigned caps);
 
 /*
+ * pe_scheme_row_name() - what row r of the scheme's table stands for:
+ * "position", or "distance" for xl (row k is R_k, k = i - j). Static; NULL
+ * @s gives "position".
+ */
+PE_API const char *pe_scheme_row_name(const struct pe_scheme *s);
+
+/*
  * pe_scheme_takes_key() - whether specs of this scheme accept key @key
  *
  * E.g. "base" for sinusoidal and rope; "label" for every scheme.

@@ -309,6 +309,19 @@ struct pe_heatmap_spec {
 	 * holds a NaN, else no swatch.
 	 */
 	const char *nan_label;
+	/*
+	 * Write each cell's value in it (as %g: the digits of a binary table),
+	 * black or white against the cell's colour, when every cell has room
+	 * for its text at the tick size; else no values at all (never some).
+	 * Only for data given as an array.
+	 */
+	bool cell_values;
+	/*
+	 * Cells that must not be averaged (angles mod 2 pi, categories): a
+	 * pixel shows the cell at its centre even when the cells outnumber the
+	 * pixels. Only for data given as an array.
+	 */
+	bool nearest;
 };
 
 /*
@@ -385,6 +398,23 @@ PE_API void pe_panel_set_integer_ticks(struct pe_panel *p, bool x, bool y);
  */
 PE_API enum pe_status pe_panel_set_xlim(struct pe_panel *p, double lo, double hi);
 PE_API enum pe_status pe_panel_set_ylim(struct pe_panel *p, double lo, double hi);
+
+/*
+ * pe_panel_set_point_labels() - text beside each point of the scatter added
+ * last, placed away from the centre of its points (the numbers of positions
+ * on a circle); @labels has one entry per point, NULL for none, and is
+ * borrowed like the coordinates.
+ *
+ * @return PE_OK, or PE_EINVAL if the last series is not a scatter.
+ */
+PE_API enum pe_status pe_panel_set_point_labels(struct pe_panel *p, const char *const *labels);
+
+/*
+ * pe_panel_set_equal_aspect() - an x-y panel whose limits are both set
+ * (pe_panel_set_xlim/ylim) draws one data unit as long across as up, as
+ * matplotlib's set_aspect("equal"): a circle stays round.
+ */
+PE_API void pe_panel_set_equal_aspect(struct pe_panel *p, bool equal);
 
 /*
  * pe_panel_add_vline(), pe_panel_add_hline() - a labelled reference line at
