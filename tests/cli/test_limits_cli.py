@@ -168,4 +168,62 @@ closed_midway(["encode", "-n", "1000000", "-d", "64"])
 closed_midway(["bias", "-n", "3000"])
 closed_midway(["distance", "-n", "3000"])
 
+# ---- ulimit -v: never a path that cannot finish ----
+# OpenBLAS takes a 128 MiB buffer per thread and, when the address-space limit
+# refuses it, retries forever at full CPU. posenc sizes OpenBLAS to the room
+# under the limit (or does without it), so a learned table's distance under
+# ulimit -v finishes, with the same numbers as without the limit. The OpenBLAS
+# is Debian's (libopenblas0-pthread) or the directory POSENC_TEST_OPENBLAS
+# names; OPENBLAS_NUM_THREADS=2 stands for a machine with more cores.
+def openblas_dir():
+    for d in (os.environ.get("POSENC_TEST_OPENBLAS", ""),
+              "/usr/lib/x86_64-linux-gnu/openblas-pthread", "/usr/lib/aarch64-linux-gnu/openblas-pthread"):
+        if d and os.path.exists(os.path.join(d, "libblas.so.3")):
+            return d
+    return None
+
+
+def limited(args, cwd, kib, env, kind="-v"):
+    script = f'ulimit {kind} {kib}; exec "$@"'
+    try:
+        p = subprocess.run(["sh", "-c", script, "sh", EXE, *args], cwd=cwd, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+        return p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        return None, "timed out after 20 s"
+
+
+def close_tables(a, b):
+    """Same shape, every cell within 1e-12 relative (the Gram path's promise)."""
+    ra = [line.split(",") for line in open(a).read().splitlines()]
+    rb = [line.split(",") for line in open(b).read().splitlines()]
+    if len(ra) != len(rb) or ra[0] != rb[0]:
+        return False
+    for x, y in zip(ra[1:], rb[1:]):
+        if len(x) != len(y):
+            return False
+        for u, v in zip(x, y):
+            u, v = float(u), float(v)
+            if abs(u - v) > 1e-12 * max(abs(u), abs(v)) + 1e-300:
+                return False
+    return True
+
+
+BLAS_DIR = openblas_dir()
+if BLAS_DIR is None:
+    skip("ulimit -v with OpenBLAS: the learned distance finishes", "no OpenBLAS installed")
+else:
+    wd = tempfile.mkdtemp(prefix="posenc-limits-")
+    env = dict(os.environ, LD_LIBRARY_PATH=BLAS_DIR, OPENBLAS_NUM_THREADS="2")
+    ARGS = ["distance", "-s", "learned", "-n", "600", "-d", "64", "-q"]
+    ref = subprocess.run([EXE, *ARGS, "-o", "ref.csv"], cwd=wd, env=env)
+    for kind, kib in (("-v", 300000), ("-v", 250000), ("-d", 200000)):
+        t0 = time.time()
+        rc, err = limited(ARGS + ["-o", "d.csv"], wd, kib, env, kind)
+        same = rc == 0 and close_tables(os.path.join(wd, "d.csv"), os.path.join(wd, "ref.csv"))
+        ok(ref.returncode == 0 and same and time.time() - t0 < 20,
+           f"ulimit {kind} {kib} with OpenBLAS (2 threads): the learned distance finishes, same table to 1e-12",
+           f"rc={rc} err={err!r}")
+
+
 done()
