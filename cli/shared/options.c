@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +46,8 @@ const char cli_common_help[] =
         "                         slides (10 in wide; 14 pt; 150 dpi)\n"
         "      --raw              bare heatmap PNG, one pixel per cell\n"
         "      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of RAM]\n"
+        "      --max-time T       refuse work estimated to take longer than T seconds (or\n"
+        "                         30s, 10m, 2h) [default: 30s]\n"
         "  -q, --quiet            say nothing on stderr but errors\n"
         "  -h, --help             show this help\n";
 
@@ -84,6 +87,7 @@ static void cli_common_init(struct cli_common *o)
 	o->vmin = NAN;
 	o->vmax = NAN;
 	o->dtype = PE_DTYPE_F64;
+	o->max_time = CLI_DEFAULT_MAX_TIME;
 	uint64_t ram = physical_memory();
 	o->max_memory = ram ? ram / 2 : (uint64_t)4 << 30;
 	/* Under ulimit -v or -d the default fits the limit: a refusal, not ENOMEM. */
@@ -242,6 +246,27 @@ int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_
 	}
 	*out = v;
 	*count = n;
+	return 0;
+}
+
+/* Seconds > 0 from "90", "90s", "10m", "2h" (a decimal number, then a unit). */
+static int parse_duration(const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end == arg || errno || !(v > 0) || !isfinite(v) || *arg == '-' || *arg == '+' ||
+	    isspace((unsigned char)*arg))
+		return -1;
+	if (strcmp(end, "h") == 0)
+		v *= 3600;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		v *= 60;
+	else if (*end && strcmp(end, "s") != 0)
+		return -1;
+	if (!isfinite(v))
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -517,6 +542,12 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 			                       arg);
 		cli_budget = o->max_memory;
 		return 0;
+	case CLI_OPT_MAX_TIME:
+		if (parse_duration(arg, &o->max_time) != 0)
+			return cli_usage_error("option '--max-time': '%s' is not a duration like "
+			                       "90, 90s, 10m or 2h",
+			                       arg);
+		return 0;
 	case ':':
 		if (optopt && optopt < 256)
 			return cli_usage_error("option '-%c' needs a value", optopt);
@@ -570,6 +601,7 @@ static const struct option common_long[] = {
         {"font-size", required_argument, NULL, CLI_OPT_FONT_SIZE},
         {"style", required_argument, NULL, CLI_OPT_STYLE},
         {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY},
+        {"max-time", required_argument, NULL, CLI_OPT_MAX_TIME},
         {"layer", required_argument, NULL, CLI_OPT_LAYER},
         {"position-ids", required_argument, NULL, CLI_OPT_POSITION_IDS},
 };
@@ -844,6 +876,45 @@ int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
 	return cli_error("%s needs %s, more than the memory budget of %s: %s%s", what,
 	                 cli_format_bytes(bytes, need),
 	                 cli_format_bytes((double)o->max_memory, have), hint, raise);
+}
+
+/* "45 s", "12 min", "19.2 h", "3.1 days": a duration to read at a glance. */
+static void format_duration(double s, char *buf, size_t cap)
+{
+	if (s < 90)
+		snprintf(buf, cap, "%.0f s", ceil(s));
+	else if (s < 5400)
+		snprintf(buf, cap, "%.0f min", ceil(s / 60));
+	else if (s < 172800)
+		snprintf(buf, cap, "%.1f h", s / 3600);
+	else if (s < 1e9)
+		snprintf(buf, cap, "%.0f days", s / 86400);
+	else
+		snprintf(buf, cap, "%.2g years", s / (365.25 * 86400));
+}
+
+int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint)
+{
+	if (seconds <= o->max_time)
+		return 0;
+	char need[32], have[32], raise[64] = "";
+	format_duration(seconds, need, sizeof(need));
+	format_duration(o->max_time, have, sizeof(have));
+	/* A budget that lets it through, when waiting for it is conceivable (a week). */
+	if (seconds < 7 * 86400.0) {
+		double want = ceil(seconds * 1.5);
+		if (want < 90)
+			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fs)",
+			         want);
+		else if (want < 5400)
+			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fm)",
+			         ceil(want / 60));
+		else
+			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fh)",
+			         ceil(want / 3600));
+	}
+	return cli_error("%s would take about %s, more than the time budget of %s: %s%s", what,
+	                 need, have, hint, raise);
 }
 
 void cli_budget_advice(double bytes, char *buf, size_t cap)

@@ -168,6 +168,49 @@ closed_midway(["encode", "-n", "1000000", "-d", "64"])
 closed_midway(["bias", "-n", "3000"])
 closed_midway(["distance", "-n", "3000"])
 
+# ---- unbounded work: estimated before it starts, refused over --max-time ----
+# The red team's cases took 19 h (precision -n 1e10) and minutes (encode figures
+# whose cost grows with -d). Each is now refused at once, with the estimate and
+# the --max-time that lets it through; the ones under the budget still run.
+TIME_CASES = [
+    (["precision", "-s", "rope", "-n", "1e10", "-o", "p.png"], "the error curves of 10000000000 positions", " h,"),
+    (["precision", "-n", "1e12", "-o", "p.csv"], "the error curves of 1000000000000 positions", "days"),
+    (["encode", "-n", str(2**53), "-d", str(2**24), "-o", "e.png"], "the figure of 9007199254740992 x 16777216", "min"),
+    (["encode", "-n", "1000", "-d", str(2**20), "-o", "e.png"], "the figure of 1000 x 1048576", " s,"),
+    (["precision", "-n", "1e6", "--max-time", "1", "-o", "p.csv"], "the error curves of 1000000 positions", " s,"),
+]
+for args, what, unit in TIME_CASES:
+    wd = tempfile.mkdtemp(prefix="posenc-limits-")
+    t0 = time.time()
+    try:
+        p = subprocess.run([EXE, *args], cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "timed out"
+    lines = err.splitlines()
+    ok(rc == 1 and len(lines) == 1 and lines[0].startswith(f"posenc: error: {what} ")
+       and "would take about" in lines[0] and unit in lines[0] and "time budget of 30 s" in err
+       or (rc == 1 and "--max-time" in args and "time budget of 1 s" in err),
+       f"unbounded work refused at once with its estimate: posenc {' '.join(args)}", f"rc={rc} {err!r}")
+    ok(time.time() - t0 < 10 and not os.listdir(wd), f"... in under 10 s, no file: {' '.join(args[:1])}")
+# the advice works: the budget it names lets the same run through
+wd = tempfile.mkdtemp(prefix="posenc-limits-")
+p = subprocess.run([EXE, "precision", "-n", "1e5", "--max-time", "0.05", "-o", "p.csv"], cwd=wd,
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+err = p.stderr.decode()
+import re  # noqa: E402
+m = re.search(r"--max-time (\w+)\)", err)
+p2 = subprocess.run([EXE, "precision", "-q", "-n", "1e5", "--max-time", m.group(1) if m else "x", "-o", "p.csv"],
+                    cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+ok(p.returncode == 1 and m and p2.returncode == 0 and os.path.exists(os.path.join(wd, "p.csv")),
+   "the --max-time a refusal names lets the run through", err + p2.stderr.decode())
+for bad in ("0", "-5", "1x", "", "nan", "inf", " 5"):
+    p = subprocess.run([EXE, "precision", "-n", "10", "--max-time", bad, "-o", "p.csv"], cwd=wd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ok(p.returncode == 2 and "option '--max-time'" in p.stderr.decode(), f"--max-time {bad!r}: usage error",
+       p.stderr.decode())
+
+
 # ---- ulimit -v: never a path that cannot finish ----
 # OpenBLAS takes a 128 MiB buffer per thread and, when the address-space limit
 # refuses it, retries forever at full CPU. posenc sizes OpenBLAS to the room
