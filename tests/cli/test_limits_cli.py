@@ -211,6 +211,37 @@ for bad in ("0", "-5", "1x", "", "nan", "inf", " 5"):
        p.stderr.decode())
 
 
+# ---- config.json read in linear time ----
+# A rope block of many duplicate keys shared by 4096 layers was re-read for every
+# layer (280 KB: 36 s, 2.8 MB: hours): each block is now read once.
+def config_case(name, text):
+    wd = tempfile.mkdtemp(prefix="posenc-limits-")
+    with open(os.path.join(wd, "config.json"), "w") as f:
+        f.write(text)
+    t0 = time.time()
+    try:
+        p = subprocess.run([EXE, "freqs", "-q", "-s", "hf:config.json", "-o", "f.csv"], cwd=wd,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "timed out after 20 s"
+    ok(rc == 0 and time.time() - t0 < 10, f"{name} ({len(text) >> 10} KB): read in under 10 s",
+       f"rc={rc} {err!r}")
+
+
+dup = ", ".join(['"factor": 2.0'] * 19000)
+config_case("4096 layers sharing a rope_scaling of 19000 duplicate keys",
+            '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, '
+            '"num_hidden_layers": 4096, "max_position_embeddings": 4096, '
+            '"rope_scaling": {"rope_type": "linear", ' + dup + '}}')
+inner = '{"rope_type": "default", ' + ", ".join(['"rope_theta": 10000.0'] * 30) + "}"
+config_case("4096 typed layers, rope_parameters of 600 duplicate per-type blocks",
+            '{"model_type": "gemma3_text", "head_dim": 128, "num_hidden_layers": 4096, '
+            '"max_position_embeddings": 4096, "layer_types": ['
+            + ", ".join(['"sliding_attention"', '"full_attention"'] * 2048) + '], "rope_parameters": {'
+            + ", ".join(['"sliding_attention": ' + inner, '"full_attention": ' + inner] * 300) + "}}")
+
+
 # ---- ulimit -v: never a path that cannot finish ----
 # OpenBLAS takes a 128 MiB buffer per thread and, when the address-space limit
 # refuses it, retries forever at full CPU. posenc sizes OpenBLAS to the room
