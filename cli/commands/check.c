@@ -103,22 +103,30 @@ static int split_tensor(const char *arg, char **path, char **tensor)
 	return *path ? 0 : cli_error("out of memory");
 }
 
-static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t cap)
+static int read_dump(const struct cli_common *o, const char *arg, struct pe_matrix **out,
+                     char *desc, size_t cap)
 {
 	char *path, *tensor, *err = NULL;
 	int rc = split_tensor(arg, &path, &tensor);
 	if (rc)
 		return rc;
 	struct pe_read_request req = {tensor, 0, 0, 0};
-	enum pe_status st = pe_read_file(path, &req, out, &err);
+	struct pe_file_info *info = NULL;
+	/* One opening: the table and its description from the same bytes, within
+	 * the memory budget (a stream such as /dev/zero stops at it). */
+	size_t budget = o->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
+	enum pe_status st = pe_read_file_described(path, &req, budget, out, &info, &err);
 	if (st != PE_OK) {
-		rc = cli_error("'%s': %s", arg, err ? err : pe_status_str(st));
+		char *a = cli_escape(arg), *e = cli_escape(err ? err : pe_status_str(st));
+		rc = cli_error("'%s': %s%s", a ? a : "?", e ? e : "?",
+		               st == PE_ETOOBIG ? " (--max-memory)" : "");
+		free(a);
+		free(e);
 		free(err);
 	} else {
 		/* what the file says of itself: its dtype and shape */
-		struct pe_file_info *info = NULL;
 		snprintf(desc, cap, "%zu x %zu", (*out)->rows, (*out)->cols);
-		if (pe_file_inspect(path, &info, NULL) == PE_OK) {
+		if (info) {
 			for (size_t i = 0; i < info->count; i++) {
 				const struct pe_tensor_info *t = &info->tensors[i];
 				if (tensor && (!t->name || strcmp(t->name, tensor) != 0))
@@ -462,7 +470,7 @@ int cmd_check(int argc, char **argv)
 	const struct pe_scheme *s = schemes[0];
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
-	rc = read_dump(a.against, &dump, desc, sizeof(desc));
+	rc = read_dump(&o, a.against, &dump, desc, sizeof(desc));
 	if (!rc && a.vector)
 		rc = read_vector(a.vector, &vec);
 	if (rc) {

@@ -255,7 +255,6 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 	if (co->layer && !(only = pe_model_group_find(m, co->layer))) {
 		rc = cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
 		                     co->layer, spec);
-		pe_model_destroy(m);
 		return rc;
 	}
 	if (csv) {
@@ -304,7 +303,6 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 		}
 		rc = describe_group(&o, co, m, g->spec, overrides, m->head_dim, length);
 	}
-	pe_model_destroy(m);
 	return rc;
 }
 
@@ -360,7 +358,6 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 		return rc;
 	const struct pe_model_group *only = co->layer ? pe_model_group_find(m, co->layer) : NULL;
 	if (co->layer && !only) {
-		pe_model_destroy(m);
 		return cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
 		                       co->layer, spec);
 	}
@@ -434,7 +431,6 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 		free(bufs[i]);
 	free(bufs);
 	free(names);
-	pe_model_destroy(m);
 	return rc;
 }
 

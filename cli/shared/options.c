@@ -88,16 +88,22 @@ static void cli_common_init(struct cli_common *o)
 	o->vmax = NAN;
 	o->dtype = PE_DTYPE_F64;
 	o->max_time = CLI_DEFAULT_MAX_TIME;
+	o->max_memory = cli_default_budget();
+	cli_budget = o->max_memory;
+}
+
+uint64_t cli_default_budget(void)
+{
 	uint64_t ram = physical_memory();
-	o->max_memory = ram ? ram / 2 : (uint64_t)4 << 30;
+	uint64_t budget = ram ? ram / 2 : (uint64_t)4 << 30;
 	/* Under ulimit -v or -d the default fits the limit: a refusal, not ENOMEM. */
 	uint64_t as = limit_budget(RLIMIT_AS, (uint64_t)384 << 20);
 	uint64_t data = limit_budget(RLIMIT_DATA, BUDGET_SLACK);
-	if (as < o->max_memory)
-		o->max_memory = as;
-	if (data < o->max_memory)
-		o->max_memory = data;
-	cli_budget = o->max_memory;
+	if (as < budget)
+		budget = as;
+	if (data < budget)
+		budget = data;
+	return budget;
 }
 
 uint64_t cli_budget;
@@ -355,7 +361,6 @@ static int model_width(struct cli_common *o, const char *spec)
 	size_t hd = m->learned ? m->table_cols : rope ? m->head_dim : 0;
 	if (!o->model_train)
 		o->model_train = m->train_context;
-	pe_model_destroy(m);
 	if (!hd)
 		return 0;
 	if (o->model_d && o->model_d != hd && !o->d_given)
@@ -441,7 +446,7 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 		if (o->nspecs == sizeof(o->specs) / sizeof(o->specs[0]))
 			return cli_usage_error("option '--scheme': more than 64 schemes");
 		o->specs[o->nspecs++] = arg;
-		return cli_is_model_spec(arg) ? model_width(o, arg) : 0;
+		return 0;
 	case 'n':
 		rc = cli_parse_count("-n", arg, 1, (uint64_t)PE_POSITION_MAX, &v);
 		if (!rc)
@@ -644,6 +649,12 @@ int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	/* Models are read once every option is known (--max-memory, -d, -q). */
+	for (size_t i = 0; i < o->nspecs; i++) {
+		int rc = cli_is_model_spec(o->specs[i]) ? model_width(o, o->specs[i]) : 0;
+		if (rc)
+			return rc;
+	}
 	return check_position_ids(o);
 }
 

@@ -167,6 +167,9 @@ int cli_check_time(const struct cli_common *o, double seconds, const char *what,
 /* The default of --max-time, in seconds. */
 #define CLI_DEFAULT_MAX_TIME 30.0
 
+/* The default of --max-memory: half of RAM, within ulimit -v and -d. */
+uint64_t cli_default_budget(void);
+
 /* The memory budget in force (--max-memory or its default), for messages. */
 extern uint64_t cli_budget;
 

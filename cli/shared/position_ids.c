@@ -25,6 +25,50 @@ static int has_npy_magic(const char *buf, size_t len)
 	return len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0;
 }
 
+/*
+ * Whether the decimal text s[0..len) (strtod's syntax) is a whole number,
+ * judged on its digits: strtod rounds 4503599627370496.5 to a whole double.
+ * Texts strtod reads otherwise (hex, inf, nan) are left to the value test.
+ */
+static int text_is_whole(const char *s, size_t len)
+{
+	size_t i = 0;
+	if (i < len && (s[i] == '+' || s[i] == '-'))
+		i++;
+	const char *digits = s + i;
+	size_t nd = 0, point = (size_t)-1;
+	for (; i < len && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); i++) {
+		if (s[i] == '.')
+			point = nd;
+		else
+			nd++;
+	}
+	if (nd == 0)
+		return 1;
+	if (point == (size_t)-1)
+		point = nd;
+	long exp10 = 0;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		char *end;
+		exp10 = strtol(s + i + 1, &end, 10);
+		if (exp10 > 1000000 || exp10 < -1000000)
+			exp10 = exp10 > 0 ? 1000000 : -1000000;
+	} else if (i < len) {
+		return 1; /* hex, inf, nan: the value decides */
+	}
+	/* Digits at or after index point + exp10 are the fraction: all zeros. */
+	long whole = (long)point + exp10;
+	size_t k = 0;
+	for (const char *d = digits; k < nd; d++) {
+		if (*d == '.')
+			continue;
+		if ((long)k >= whole && *d != '0')
+			return 0;
+		k++;
+	}
+	return 1;
+}
+
 /* CSV: lines of three numbers t,h,w; a first line that is not numbers is a header. */
 static int parse_csv(const char *path, const char *buf, size_t len, double **out, size_t *count)
 {
@@ -44,16 +88,16 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 		p = eol + 1;
 		if (l >= sizeof(text)) {
 			free(v);
-			return cli_usage_error(
-			        "option '--position-ids': '%s', line %zu: too long for "
-			        "three numbers t,h,w",
-			        path, line);
+			return cli_error("option '--position-ids': '%s', line %zu: too long for "
+			                 "three numbers t,h,w",
+			                 path, line);
 		}
 		memcpy(text, at, l);
 		text[l] = '\0';
 		if (strspn(text, " \t") == l)
 			continue;
 		double cell[3];
+		int cell_whole[3] = {1, 1, 1};
 		int cells = 0, bad = 0;
 		for (char *c = text;;) {
 			char *stop;
@@ -63,11 +107,16 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 			double x = strtod(c, &stop);
 			if (stop == c || errno == ERANGE)
 				bad = 1;
+			char *cell_text = c;
 			c = stop;
 			while (*c == ' ' || *c == '\t')
 				c++;
-			if (cells < 3)
+			if (cells < 3) {
 				cell[cells] = x;
+				cell_whole[cells] =
+				        stop == cell_text ||
+				        text_is_whole(cell_text, (size_t)(stop - cell_text));
+			}
 			cells++;
 			if (*c == ',') {
 				c++;
@@ -81,11 +130,19 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 			continue; /* a header such as t,h,w */
 		if (bad || cells != 3) {
 			free(v);
-			return cli_usage_error("option '--position-ids': '%s', line %zu: is not "
-			                       "three numbers t,h,w%s",
-			                       path, line,
-			                       bad ? "" : " (a CSV of position ids has 3 columns)");
+			return cli_error("option '--position-ids': '%s', line %zu: is not "
+			                 "three numbers t,h,w%s",
+			                 path, line,
+			                 bad ? "" : " (a CSV of position ids has 3 columns)");
 		}
+		for (int a = 0; a < 3; a++)
+			if (!cell_whole[a]) {
+				free(v);
+				return cli_error(
+				        "option '--position-ids': '%s', line %zu: cell %d is "
+				        "not a whole number (position ids are whole)",
+				        path, line, a + 1);
+			}
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
 			double *grown = realloc(v, 3 * cap * sizeof(double));
@@ -109,20 +166,19 @@ static int parse_npy(const char *path, const char *buf, size_t len, double **out
 	char *err = NULL;
 	enum pe_status st = pe_npy_read(buf, len, NULL, &m, &err);
 	if (st != PE_OK) {
-		int rc = cli_usage_error(
-		        "option '--position-ids': '%s': %s%s", path, err ? err : pe_status_str(st),
-		        err && strstr(err, "dtype")
-		                ? " (save position ids as floats: ids.astype(float))"
-		                : "");
+		int rc = cli_error("option '--position-ids': '%s': %s%s", path,
+		                   err ? err : pe_status_str(st),
+		                   err && strstr(err, "dtype")
+		                           ? " (save position ids as floats: ids.astype(float))"
+		                           : "");
 		free(err);
 		return rc;
 	}
 	int transpose = m->cols != 3 && m->rows == 3;
 	if (m->cols != 3 && !transpose) {
-		int rc = cli_usage_error(
-		        "option '--position-ids': '%s': a %zu x %zu array; position "
-		        "ids are n x 3 (t, h, w per token) or 3 x n",
-		        path, m->rows, m->cols);
+		int rc = cli_error("option '--position-ids': '%s': a %zu x %zu array; position "
+		                   "ids are n x 3 (t, h, w per token) or 3 x n",
+		                   path, m->rows, m->cols);
 		pe_matrix_destroy(m);
 		return rc;
 	}
@@ -141,7 +197,40 @@ static int parse_npy(const char *path, const char *buf, size_t len, double **out
 	return 0;
 }
 
+/* The ids read this run: the file is read once, however many schemes use it
+ * (standard input and FIFOs cannot be read twice, a file may change). */
+static double *kept;
+static size_t n_kept;
+
+static void kept_free(void)
+{
+	free(kept);
+	kept = NULL;
+}
+
+static int load_file(const struct cli_common *o, double **out, size_t *count);
+
 static int load(const struct cli_common *o, double **out, size_t *count)
+{
+	if (!kept) {
+		double *v = NULL;
+		size_t n = 0;
+		int rc = load_file(o, &v, &n);
+		if (rc)
+			return rc;
+		kept = v;
+		n_kept = n;
+		atexit(kept_free);
+	}
+	*out = malloc(3 * n_kept * sizeof(double));
+	if (!*out)
+		return cli_error("option '--position-ids': out of memory");
+	memcpy(*out, kept, 3 * n_kept * sizeof(double));
+	*count = n_kept;
+	return 0;
+}
+
+static int load_file(const struct cli_common *o, double **out, size_t *count)
 {
 	const char *path = o->position_ids;
 	FILE *f = fopen(path, "rb");
@@ -183,7 +272,7 @@ static int load(const struct cli_common *o, double **out, size_t *count)
 	free(buf);
 	if (!rc && *count == 0) {
 		free(*out);
-		rc = cli_usage_error("option '--position-ids': '%s' has no position ids", path);
+		rc = cli_error("option '--position-ids': '%s' has no position ids", path);
 	}
 	return rc;
 }
@@ -204,8 +293,8 @@ int cli_position_ids_apply(const struct cli_common *o, struct pe_scheme *s, size
 	if (st == PE_ENOMEM)
 		rc = cli_error("option '--position-ids': out of memory");
 	else if (st != PE_OK)
-		rc = cli_usage_error("option '--position-ids': '%s': %s", o->position_ids,
-		                     err ? err : pe_status_str(st));
+		rc = cli_error("option '--position-ids': '%s': %s", o->position_ids,
+		               err ? err : pe_status_str(st));
 	free(err);
 	return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "core/strutil.h"
 #include "model/model_internal.h"
+#include "io/read_json.h"
 
 void pe_model_destroy(struct pe_model *m)
 {
@@ -167,4 +168,10 @@ enum pe_status pe_model_check_specs(const struct pe_model *m, char **err)
 		free(why);
 	}
 	return PE_OK;
+}
+
+double pe_model_hf_json_cost(const char *text, size_t len)
+{
+	/* the tree, and the model's texts (small beside it) */
+	return json_cost_bound(text, len) + 65536.0;
 }

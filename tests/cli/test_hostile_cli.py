@@ -476,4 +476,116 @@ try:
 finally:
     shutil.rmtree(wd, ignore_errors=True)
 
+
+# ==== issue 29: budgets that count everything, each input read once ====
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "configs")
+LLAMA = os.path.join(FIXTURES, "llama-3.1-8b.json")
+
+
+def run_time_rss(args, wd):
+    """(exit status, stderr, seconds, peak RSS) measured by /usr/bin/time: wait4 from this
+    (large) Python process would count its own pages, inherited at fork."""
+    if not os.path.exists("/usr/bin/time"):
+        rc, err, secs, _ = run_rss(args, wd)
+        return rc, err, secs, 0
+    t0 = time.time()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", EXE, *args], cwd=wd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+    lines = p.stderr.decode("utf-8", "replace").splitlines()
+    rss = int(lines[-1]) * 1024 if lines and lines[-1].isdigit() else 0
+    lines = [l for l in lines[:-1] if not l.startswith("Command exited")]
+    return p.returncode, "\n".join(lines) + "\n", time.time() - t0, rss
+
+
+def quick_refusal(name, args, wd, needle, seconds=10, rss_max=None):
+    rc, err, secs, rss = run_time_rss(args, wd)
+    ok(rc == 1 and one_error(err) and needle in err and secs < seconds
+       and (rss_max is None or SANITIZED or rss < rss_max),
+       f"{name}: refused at once within the budget", f"rc={rc} {secs:.1f}s rss={rss >> 20} MiB {err!r}")
+
+
+# 4. memory: the JSON tree of a config, a safetensors header's parse, streams
+# (check --against, inspect) and every figure's canvas count against the budget.
+wd = folder()
+try:
+    with open(os.path.join(wd, "big.json"), "w") as f:
+        f.write('{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "x": ['
+                + ",".join(["1"] * 4000000) + "]}")
+    quick_refusal("an 8 MB config.json of numbers at --max-memory 64M",
+                  ["freqs", "-s", "hf:big.json", "--max-memory", "64M", "-o", "f.csv"], wd,
+                  "parsing this config.json", rss_max=100 * MiB)
+    hdr = b'{"a":{"dtype":"F64","shape":[1,1],"data_offsets":[0,8]},"z":[' + b",".join([b"1"] * 4000000) + b"]}"
+    with open(os.path.join(wd, "big.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(hdr)) + hdr + bytes(8))
+    quick_refusal("an 8 MB safetensors header at --max-memory 64M",
+                  ["encode", "-s", "file:path=big.safetensors,tensor=a", "--max-memory", "64M", "-o", "e.csv"],
+                  wd, "safetensors header", rss_max=100 * MiB)
+    quick_refusal("check --against /dev/zero at --max-memory 16M",
+                  ["check", "-s", "rope", "-d", "64", "--against", "/dev/zero", "--max-memory", "16M"], wd,
+                  "/dev/zero", rss_max=64 * MiB)
+    quick_refusal("inspect /dev/zero", ["inspect", "/dev/zero"], wd, "/dev/zero", rss_max=64 * MiB)
+    quick_refusal("scatter --size 20000x20000 at --max-memory 1G",
+                  ["scatter", "--size", "20000x20000", "--max-memory", "1G", "-o", "s.png"], wd,
+                  "pixel figure needs", rss_max=200 * MiB)
+    quick_refusal("decay (curves) --size 12000x12000 at --max-memory 256M",
+                  ["decay", "--size", "12000x12000", "--max-memory", "256M", "-o", "d.png"], wd,
+                  "pixel figure needs", rss_max=200 * MiB)
+    ok(not [n for n in os.listdir(wd) if n.endswith((".png", ".csv"))], "... and no output file",
+       os.listdir(wd))
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
+
+# 5. each input read once: standard input, a FIFO, a dump's table and its description.
+def piped(args, wd, data):
+    """Runs posenc with @data on a pipe as standard input: (status, stdout, stderr)."""
+    try:
+        p = subprocess.run([EXE, *args], cwd=wd, input=data, capture_output=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        return "timeout", b"", ""
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def fifo_feed(path, data):
+    """A writer for the FIFO (in a child process): opens it, writes, exits."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(0)
+    return pid
+
+
+wd = folder()
+try:
+    cfg = open(LLAMA, "rb").read()
+    with open(os.path.join(wd, "cfg.json"), "wb") as f:
+        f.write(cfg)
+    for cmd in (["freqs", "-o", "f.csv"], ["compare", "-o", "c.csv"], ["model", "-o", "m.csv"]):
+        rc, _, err = piped([cmd[0], "-s", "hf:/dev/stdin", *cmd[1:]], wd, cfg)
+        ok(rc == 0 and "error" not in err, f"cat config.json | posenc {cmd[0]} -s hf:/dev/stdin", (rc, err))
+    fifo = os.path.join(wd, "fifo")
+    os.mkfifo(fifo)
+    pid = fifo_feed(fifo, cfg)
+    rc, _, err, secs, _ = run(["freqs", "-s", "hf:fifo", "-o", "f.csv"], wd, timeout=20)
+    os.kill(pid, signal.SIGKILL) if rc == "timeout" else None
+    os.waitpid(pid, 0)
+    ok(rc == 0, "-s hf:FIFO: read once, no hang", (rc, err))
+    # position ids through a pipe, for two schemes
+    ids = b"t,h,w\n0,0,0\n1,1,1\n2,2,3\n"
+    with open(os.path.join(wd, "ids.csv"), "wb") as f:
+        f.write(ids)
+    rc, _, err = piped(["compare", "-s", "mrope", "-s", "mrope:base=500", "-d", "128",
+                        "--position-ids", "/dev/stdin", "-o", "c.csv"], wd, ids)
+    ok(rc == 0 and err.count("rows 0..2 of /dev/stdin") == 2, "--position-ids /dev/stdin for two schemes", (rc, err))
+    # a dump through a pipe: its description from the same bytes
+    rc, _, err, _, _ = run(["encode", "-s", "rope", "-n", "8", "-d", "16", "--view", "cos", "-q", "-o", "cos.npy"], wd)
+    rc, out, err = piped(["check", "-s", "rope", "-d", "16", "--what", "cos", "--against", "/dev/stdin"],
+                         wd, open(os.path.join(wd, "cos.npy"), "rb").read())
+    ok(rc == 0 and b"(npy <f8, shape (8, 16))" in out, "check --against /dev/stdin: table and description", (rc, out, err))
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
 done()
