@@ -81,6 +81,9 @@ struct check_args {
 	double tol; /* NaN: the default */
 	struct pe_precision prec;
 	int have_prec;
+	/* The dump's first NaN (its errors are NaN, not inf): row, column. */
+	int has_nan;
+	size_t nan_row, nan_col;
 };
 
 /* FILE, or FILE#TENSOR when FILE itself does not exist. */
@@ -245,7 +248,10 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
                    const struct check_args *a, const char *desc, uint64_t start, double tol)
 {
 	char buf[320], where[160], p[16];
-	fprintf(out, "against:        %s (%s)\n", a->against, desc);
+	char *shown = cli_escape(a->against), *said = cli_escape(desc);
+	fprintf(out, "against:        %s (%s)\n", shown ? shown : "?", said ? said : "?");
+	free(shown);
+	free(said);
 	pe_check_form_describe(&r->form, s, buf, sizeof(buf));
 	fprintf(out, "read as:        %s%s\n", buf,
 	        r->form_recognised ? " (recognised from its shape and values)" : "");
@@ -255,10 +261,23 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	fprintf(out, "reference:      %s, d=%zu, %s\n", s->canonical, r->form.d,
 	        a->have_prec ? pe_precision_name(a->prec, p, sizeof(p)) : "exact");
 	where_text(r, s, &r->stats.abs, start, where, sizeof(where));
-	fprintf(out, "max abs error:  %.3g at %s\n", r->stats.abs.value, where);
-	where_text(r, s, &r->stats.rel, start, where, sizeof(where));
-	fprintf(out, "max rel error:  %.3g at %s\n", r->stats.rel.value, where);
-	if (r->agree)
+	if (a->has_nan) {
+		/* A NaN has no size: said as such, where it first is. */
+		struct pe_check_where w = r->stats.abs;
+		w.row = a->nan_row;
+		w.col = a->nan_col;
+		where_text(r, s, &w, start, where, sizeof(where));
+		fprintf(out, "max abs error:  nan (the dump holds NaN) at %s\n", where);
+		fprintf(out, "max rel error:  nan at %s\n", where);
+		fprintf(out, "verdict:        disagree (the dump holds NaN, first at %s)\n", where);
+	} else {
+		fprintf(out, "max abs error:  %.3g at %s\n", r->stats.abs.value, where);
+		where_text(r, s, &r->stats.rel, start, where, sizeof(where));
+		fprintf(out, "max rel error:  %.3g at %s\n", r->stats.rel.value, where);
+	}
+	if (a->has_nan)
+		;
+	else if (r->agree)
 		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|))\n",
 		        tol);
 	else
@@ -430,7 +449,7 @@ int cmd_check(int argc, char **argv)
 {
 	struct cli_common o;
 	struct check_args a = {
-	        NULL, NULL, PE_CHECK_AUTO, PE_PACK_AUTO, NAN, {PE_FLOAT_EXACT, PE_FLOAT_EXACT}, 0};
+	        NULL, NULL, PE_CHECK_AUTO, PE_PACK_AUTO, NAN, {PE_FLOAT_EXACT, PE_FLOAT_EXACT}, 0, 0, 0, 0};
 	static const struct option opts[] = {
 	        {"against", required_argument, NULL, OPT_AGAINST},
 	        {"what", required_argument, NULL, OPT_WHAT},
@@ -471,6 +490,16 @@ int cmd_check(int argc, char **argv)
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
 	rc = read_dump(&o, a.against, &dump, desc, sizeof(desc));
+	if (!rc) {
+		size_t row, col;
+		for (row = 0; row < dump->rows && !a.has_nan; row++)
+			for (col = 0; col < dump->cols && !a.has_nan; col++)
+				if (isnan(dump->data[row * dump->cols + col])) {
+					a.has_nan = 1;
+					a.nan_row = row;
+					a.nan_col = col;
+				}
+	}
 	if (!rc && a.vector)
 		rc = read_vector(a.vector, &vec);
 	if (rc) {

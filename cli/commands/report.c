@@ -66,7 +66,8 @@ void report_progress_step(struct report_progress *pr, size_t i, const char *titl
 		return;
 	pr->step++;
 	/* One line, rewritten in place: \r and erase to the end of the line. */
-	fprintf(stderr, "\r\033[Kposenc: report: [%zu/%zu] %s", pr->step, pr->total, title);
+	fputs("\r\033[K", stderr);
+	cli_eprintf("posenc: report: [%zu/%zu] %s", pr->step, pr->total, title);
 	fflush(stderr);
 	cli_progress_line = 1;
 }

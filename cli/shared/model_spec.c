@@ -349,9 +349,9 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 			char layers[128];
 			cli_layer_ranges(pick[0]->layers, pick[0]->n_layers, layers,
 			                 sizeof(layers));
-			fprintf(stderr,
-			        "posenc: %s: %zu layer groups; showing '%s'%s%s%s; --layer "
-			        "picks another\n",
+			cli_note(0,
+			        "%s: %zu layer groups; showing '%s'%s%s%s; --layer "
+			        "picks another",
 			        spec, m->n_groups, pick[0]->name, *layers ? " (layers " : "",
 			        layers, *layers ? ")" : "");
 		}

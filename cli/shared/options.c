@@ -496,6 +496,8 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 	case CLI_OPT_VMAX:
 		return cli_parse_double("--vmax", arg, &o->vmax);
 	case CLI_OPT_TITLE:
+		if (!cli_utf8_valid(arg))
+			return cli_usage_error("option '--title': the text is not valid UTF-8");
 		o->title = arg;
 		return 0;
 	case CLI_OPT_WIDTH:
@@ -833,6 +835,13 @@ int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max
 		cli_schemes_free(list, total);
 		return rc;
 	}
+	for (size_t i = 0; i < total; i++)
+		if (list[i]->label && !cli_utf8_valid(list[i]->label)) {
+			rc = cli_usage_error("scheme '%s': its label is not valid UTF-8",
+			                     list[i]->canonical);
+			cli_schemes_free(list, total);
+			return rc;
+		}
 	if (o->nbases && !any_base) {
 		cli_schemes_free(list, total);
 		return cli_usage_error(

@@ -303,7 +303,7 @@ static void say_ids(const struct pe_scheme *s, const char *what, uint64_t q)
 {
 	double p[3];
 	if (pe_mrope_position(s, q, p) == PE_OK)
-		fprintf(stderr, "%s (%.17g,%.17g,%.17g)", what, p[0], p[1], p[2]);
+		cli_eprintf("%s (%.17g,%.17g,%.17g)", what, p[0], p[1], p[2]);
 }
 
 int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s, uint64_t first,
@@ -320,23 +320,23 @@ int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s,
 		                       s->canonical, (unsigned long long)last);
 	if (o->quiet)
 		return 0;
-	fprintf(stderr, "posenc: %s: M-RoPE position ids (t,h,w) of tokens %llu..%llu: ", s->label,
+	cli_eprintf("posenc: %s: M-RoPE position ids (t,h,w) of tokens %llu..%llu: ", s->label,
 	        (unsigned long long)first, (unsigned long long)last);
 	const unsigned *g = s->mrope_grid;
 	if (s->mrope_positions) {
-		fprintf(stderr, "rows %llu..%llu of %s", (unsigned long long)first,
+		cli_eprintf("rows %llu..%llu of %s", (unsigned long long)first,
 		        (unsigned long long)last, o->position_ids);
 	} else if (!g[0]) {
-		fprintf(stderr, "text, t = h = w = token (plain RoPE)\n");
+		cli_eprintf("text, t = h = w = token (plain RoPE)\n");
 		return 0;
 	} else {
 		unsigned long long t0 = s->mrope_text,
 		                   g0 = t0 + (unsigned long long)g[0] * g[1] * g[2];
 		if (t0)
-			fprintf(stderr, "text 0..%llu at t = h = w = token; ", t0 - 1);
+			cli_eprintf("text 0..%llu at t = h = w = token; ", t0 - 1);
 		double after[3] = {0, 0, 0};
 		pe_mrope_position(s, g0, after);
-		fprintf(stderr,
+		cli_eprintf(
 		        "a %ux%ux%u grid %llu..%llu at t = %llu + floor(frame x %.17g), h = %llu + "
 		        "row, w = %llu + column; text from %llu on at t = h = w = %.17g + ...",
 		        g[0], g[1], g[2], t0, g0 - 1, t0, s->mrope_tstep, t0, t0, g0, after[0]);

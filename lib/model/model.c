@@ -52,12 +52,15 @@ const struct pe_model_group *pe_model_group_find(const struct pe_model *m, const
 		return NULL;
 	if (!which)
 		return &m->groups[0];
-	for (size_t i = 0; i < m->n_groups; i++)
-		if (strcmp(m->groups[i].name, which) == 0)
-			return &m->groups[i];
+	/* A number is a layer index, always: a group a config named "0" (its
+	 * layer type) cannot capture --layer 0. */
 	size_t layer;
-	if (parse_index(which, &layer) != 0)
+	if (parse_index(which, &layer) != 0) {
+		for (size_t i = 0; i < m->n_groups; i++)
+			if (strcmp(m->groups[i].name, which) == 0)
+				return &m->groups[i];
 		return NULL;
+	}
 	for (size_t i = 0; i < m->n_groups; i++)
 		for (size_t k = 0; k < m->groups[i].n_layers; k++)
 			if (m->groups[i].layers[k] == layer)
