@@ -448,8 +448,16 @@ static int parse_check_option(void *ctx, int opt, const char *arg)
 int cmd_check(int argc, char **argv)
 {
 	struct cli_common o;
-	struct check_args a = {
-	        NULL, NULL, PE_CHECK_AUTO, PE_PACK_AUTO, NAN, {PE_FLOAT_EXACT, PE_FLOAT_EXACT}, 0, 0, 0, 0};
+	struct check_args a = {NULL,
+	                       NULL,
+	                       PE_CHECK_AUTO,
+	                       PE_PACK_AUTO,
+	                       NAN,
+	                       {PE_FLOAT_EXACT, PE_FLOAT_EXACT},
+	                       0,
+	                       0,
+	                       0,
+	                       0};
 	static const struct option opts[] = {
 	        {"against", required_argument, NULL, OPT_AGAINST},
 	        {"what", required_argument, NULL, OPT_WHAT},
@@ -502,6 +510,14 @@ int cmd_check(int argc, char **argv)
 	}
 	if (!rc && a.vector)
 		rc = read_vector(a.vector, &vec);
+	/* As in encode: positions are exact up to 2^53, and the dump's rows are
+	 * positions --start.. (the rows of an inv_freq dump are not). */
+	if (!rc && dump->rows && (double)o.start + (double)(dump->rows - 1) > PE_POSITION_MAX)
+		rc = cli_usage_error(
+		        "option '--start': positions %llu..%.0f of the dump's %zu rows "
+		        "pass 2^53 (%.0f), the last exact position",
+		        (unsigned long long)o.start, (double)o.start + (double)(dump->rows - 1),
+		        dump->rows, PE_POSITION_MAX);
 	if (rc) {
 		pe_matrix_destroy(dump);
 		cli_schemes_free(schemes, count);

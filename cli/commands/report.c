@@ -290,8 +290,8 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report writes a PDF (.pdf) or an HTML file (.html), not "
 		                       "'%s'",
 		                       path);
-	if (r.o.dtype != PE_DTYPE_F64)
-		return cli_usage_error("option '--dtype' applies to .npy output only");
+	if ((rc = cli_options_apply_to(&r.o, path, format)))
+		return rc;
 	if ((rc = cli_figure_check_options(&r.o)))
 		return rc;
 	if ((rc = cli_schemes(&r.o, "sinusoidal", REPORT_MAX_SCHEMES, &r.schemes, &r.count)))

@@ -165,6 +165,13 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 	const char *what = spec + (hf ? 3 : gguf ? 5 : 6);
 	const char *comma = strchr(what, ',');
 	*overrides = comma ? comma + 1 : NULL;
+	/* Overrides are KEY=VALUE items: none empty (hf:c.json, or hf:c.json,,). */
+	if (comma) {
+		const char *ov = comma + 1;
+		size_t ol = strlen(ov);
+		if (!ol || ov[0] == ',' || ov[ol - 1] == ',' || strstr(ov, ",,"))
+			return cli_usage_error("scheme '%s': an empty key after ','", spec);
+	}
 	size_t wl = comma ? (size_t)(comma - what) : strlen(what);
 	char *name = malloc(wl + 1);
 	if (!name)
@@ -350,10 +357,10 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 			cli_layer_ranges(pick[0]->layers, pick[0]->n_layers, layers,
 			                 sizeof(layers));
 			cli_note(0,
-			        "%s: %zu layer groups; showing '%s'%s%s%s; --layer "
-			        "picks another",
-			        spec, m->n_groups, pick[0]->name, *layers ? " (layers " : "",
-			        layers, *layers ? ")" : "");
+			         "%s: %zu layer groups; showing '%s'%s%s%s; --layer "
+			         "picks another",
+			         spec, m->n_groups, pick[0]->name, *layers ? " (layers " : "",
+			         layers, *layers ? ")" : "");
 		}
 	}
 	char **list = calloc(n, sizeof(*list));

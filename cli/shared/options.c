@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "shared/model_spec.h"
 #include "shared/options.h"
+#include "shared/output.h"
 
 const char cli_common_help[] =
         "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
@@ -835,6 +836,15 @@ int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max
 		cli_schemes_free(list, total);
 		return rc;
 	}
+	int any_model = 0;
+	for (size_t i = 0; i < o->nspecs; i++)
+		any_model |= cli_is_model_spec(o->specs[i]);
+	if (o->layer && !any_model) {
+		cli_schemes_free(list, total);
+		return cli_usage_error(
+		        "option '--layer' picks a layer of a model spec (hf:, gguf:, "
+		        "model:), and no -s is one");
+	}
 	for (size_t i = 0; i < total; i++)
 		if (list[i]->label && !cli_utf8_valid(list[i]->label)) {
 			rc = cli_usage_error("scheme '%s': its label is not valid UTF-8",
@@ -911,6 +921,37 @@ static void format_duration(double s, char *buf, size_t cap)
 		snprintf(buf, cap, "%.0f days", s / 86400);
 	else
 		snprintf(buf, cap, "%.2g years", s / (365.25 * 86400));
+}
+
+/*
+ * Which output an option is for: one rule for every command (the man page's
+ * COMMON OPTIONS: an option that does not apply is a usage error).
+ */
+int cli_options_apply_to(const struct cli_common *o, const char *path, enum cli_format format)
+{
+	int figure = format == CLI_FORMAT_PNG || format == CLI_FORMAT_SVG ||
+	             format == CLI_FORMAT_PDF || format == CLI_FORMAT_HTML;
+	if (o->dtype == PE_DTYPE_F32 && format != CLI_FORMAT_NPY)
+		return cli_usage_error("option '--dtype' applies to .npy output, not '%s'", path);
+	if (o->raw && format != CLI_FORMAT_PNG)
+		return cli_usage_error("option '--raw' writes a PNG, not '%s'", path);
+	if (figure)
+		return 0;
+	const char *given = o->dpi > 0                      ? "--dpi"
+	                    : o->style != CLI_STYLE_DEFAULT ? "--style"
+	                    : o->width.value > 0            ? "--width"
+	                    : o->height.value > 0           ? "--height"
+	                    : o->font_size > 0              ? "--font-size"
+	                    : o->cmap                       ? "--cmap"
+	                    : o->title                      ? "--title"
+	                    : !isnan(o->vmin)               ? "--vmin"
+	                    : !isnan(o->vmax)               ? "--vmax"
+	                                                    : NULL;
+	if (given)
+		return cli_usage_error("option '%s' applies to figures (.png, .svg, .pdf), not to "
+		                       "'%s'",
+		                       given, path);
+	return 0;
 }
 
 int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint)

@@ -321,11 +321,11 @@ int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s,
 	if (o->quiet)
 		return 0;
 	cli_eprintf("posenc: %s: M-RoPE position ids (t,h,w) of tokens %llu..%llu: ", s->label,
-	        (unsigned long long)first, (unsigned long long)last);
+	            (unsigned long long)first, (unsigned long long)last);
 	const unsigned *g = s->mrope_grid;
 	if (s->mrope_positions) {
 		cli_eprintf("rows %llu..%llu of %s", (unsigned long long)first,
-		        (unsigned long long)last, o->position_ids);
+		            (unsigned long long)last, o->position_ids);
 	} else if (!g[0]) {
 		cli_eprintf("text, t = h = w = token (plain RoPE)\n");
 		return 0;

@@ -167,8 +167,8 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		         "%s: %s scaling evaluated at sequence length %.17g (the "
 		         "largest position + 1; length= sets another)",
 		         s->label,
-			        s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic" : "longrope",
-			        w->scaling.length);
+		         s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic" : "longrope",
+		         w->scaling.length);
 	}
 	return 0;
 }

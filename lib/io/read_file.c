@@ -187,7 +187,7 @@ static enum pe_status fill_needed(int fd, struct contents *c, const char *path, 
 	 * their size for arrays of numbers), against the limit. */
 	if (limit && (double)hl > (double)limit)
 		return rd_fail(err, PE_ETOOBIG,
-		               "the safetensors header of %.1f MiB is larger than the limit of "
+		               "the safetensors header of %.1f MiB needs more than the limit of "
 		               "%.1f MiB",
 		               (double)hl / 1048576.0, (double)limit / 1048576.0);
 	if ((st = fill(fd, c, head, 8 + hl, err)) != PE_OK)
