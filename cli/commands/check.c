@@ -512,12 +512,13 @@ int cmd_check(int argc, char **argv)
 		rc = read_vector(a.vector, &vec);
 	/* As in encode: positions are exact up to 2^53, and the dump's rows are
 	 * positions --start.. (the rows of an inv_freq dump are not). */
-	if (!rc && dump->rows && (double)o.start + (double)(dump->rows - 1) > PE_POSITION_MAX)
+	if (!rc && dump->rows &&
+	    (o.start > ((uint64_t)1 << 53) ||
+	     (uint64_t)(dump->rows - 1) > ((uint64_t)1 << 53) - o.start))
 		rc = cli_usage_error(
-		        "option '--start': positions %llu..%.0f of the dump's %zu rows "
+		        "option '--start': positions from %llu over the dump's %zu rows "
 		        "pass 2^53 (%.0f), the last exact position",
-		        (unsigned long long)o.start, (double)o.start + (double)(dump->rows - 1),
-		        dump->rows, PE_POSITION_MAX);
+		        (unsigned long long)o.start, dump->rows, PE_POSITION_MAX);
 	if (rc) {
 		pe_matrix_destroy(dump);
 		cli_schemes_free(schemes, count);

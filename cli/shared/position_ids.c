@@ -98,6 +98,8 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 			continue;
 		double cell[3];
 		int cell_whole[3] = {1, 1, 1};
+		const char *cell_at[3] = {"", "", ""};
+		int cell_len[3] = {0, 0, 0};
 		int cells = 0, bad = 0;
 		for (char *c = text;;) {
 			char *stop;
@@ -116,6 +118,8 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 				cell_whole[cells] =
 				        stop == cell_text ||
 				        text_is_whole(cell_text, (size_t)(stop - cell_text));
+				cell_at[cells] = cell_text;
+				cell_len[cells] = (int)(stop - cell_text);
 			}
 			cells++;
 			if (*c == ',') {
@@ -139,9 +143,10 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 			if (!cell_whole[a]) {
 				free(v);
 				return cli_error(
-				        "option '--position-ids': '%s', line %zu: cell %d is "
-				        "not a whole number (position ids are whole)",
-				        path, line, a + 1);
+				        "option '--position-ids': '%s', line %zu: token %zu, "
+				        "%c: %.*s is not a whole number (position ids are "
+				        "integers; judged on the digits, before rounding)",
+				        path, line, n, "thw"[a], cell_len[a], cell_at[a]);
 			}
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
@@ -293,8 +298,12 @@ int cli_position_ids_apply(const struct cli_common *o, struct pe_scheme *s, size
 	if (st == PE_ENOMEM)
 		rc = cli_error("option '--position-ids': out of memory");
 	else if (st != PE_OK)
-		rc = cli_error("option '--position-ids': '%s': %s", o->position_ids,
-		               err ? err : pe_status_str(st));
+		rc = st == PE_EINVAL /* the spec and the option disagree: usage */
+		             ? cli_usage_error("option '--position-ids': '%s': %s", o->position_ids,
+		                               err ? err : pe_status_str(st))
+		             /* the file's values: a malformed input file */
+		             : cli_error("option '--position-ids': '%s': %s", o->position_ids,
+		                         err ? err : pe_status_str(st));
 	free(err);
 	return rc;
 }
