@@ -588,4 +588,66 @@ try:
 finally:
     shutil.rmtree(wd, ignore_errors=True)
 
+
+# 6. text from configs and dump names reaches the terminal escaped; 7. it cannot
+# inject spec keys or capture --layer; 8. a warning is said once, a NaN as NaN.
+EVIL_TYPE = "x\x1b]0;pwned\x07\nposenc: error: forged"
+wd = folder()
+try:
+    cfg = {"model_type": "gemma3_text", "head_dim": 128, "num_hidden_layers": 80,
+           "max_position_embeddings": 4096,
+           "layer_types": [EVIL_TYPE, "full_attention"] * 40,
+           "rope_parameters": {EVIL_TYPE: {"rope_type": "linear", "factor": 0.5, "rope_theta": 10000.0},
+                               "full_attention": {"rope_type": "default", "rope_theta": 1e6}}}
+    with open(os.path.join(wd, "evil.json"), "w") as f:
+        json.dump(cfg, f)
+    rc, out, err, _, _ = run(["freqs", "-s", "hf:evil.json", "-o", "f.csv"], wd)
+    ok(rc == 0 and "\x1b" not in err and "\x07" not in err
+       and not any(l.startswith("posenc: error:") for l in err.splitlines()),
+       "layer-type names and warnings from a config: escaped, no forged error line", err)
+    ok(err.count("warning:") == 1, "a config warning is said once, not once per layer (80 layers)", err)
+    rc, out, err, _, _ = run(["compare", "-s", "hf:evil.json", "-o", "c.csv"], wd)
+    ok(rc == 0 and "\x1b" not in err and "\x1b" not in open(os.path.join(wd, "c.csv"), errors="replace").read(),
+       "compare: labels from layer types escaped in notes and free of control bytes in the table", err)
+    # 7. a layer type that looks like spec keys, or like a layer index
+    inj = {"model_type": "gemma3_text", "head_dim": 128, "num_hidden_layers": 4, "max_position_embeddings": 4096,
+           "layer_types": ["g,rotary=0.5", "0", "g,rotary=0.5", "0"],
+           "rope_parameters": {"g,rotary=0.5": {"rope_type": "default", "rope_theta": 10000.0},
+                               "0": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e6}}}
+    with open(os.path.join(wd, "inj.json"), "w") as f:
+        json.dump(inj, f)
+    rc, out, err, _, _ = run(["freqs", "-s", "hf:inj.json", "--layer", "0", "-q", "-o", "-"], wd)
+    rows = out.decode().splitlines()
+    # layer 0 is a 'g,rotary=0.5' layer: base 10000, every one of the 64 pairs turns
+    # theta_1 = 10000^(-2/128), no scaling column (the '0' type is linear, base 1e6)
+    ok(rc == 0 and len(rows) == 65 and rows[0] == "pair,theta,wavelength"
+       and abs(float(rows[2].split(",")[1]) - 10000.0 ** (-2 / 128)) < 1e-15,
+       "--layer 0 is layer 0 (a 'g,rotary=0.5' layer at base 1e4, 64 turning pairs), not the group named '0'",
+       (rc, err, rows[:3]))
+    rc, out, err, _, _ = run(["model", "-s", "hf:inj.json", "-o", "-"], wd)
+    text = out.decode()
+    ok(rc == 0 and "rotary=0.5" not in text and "rotary_dim,128" in text,
+       "a layer type 'g,rotary=0.5' adds no key to the spec", text)
+    # 6. check's against: line, FILE#TENSOR from the command line
+    hdr = {"t\x1b[2J": {"dtype": "F64", "shape": [4, 4], "data_offsets": [0, 128]}}
+    with open(os.path.join(wd, "d.safetensors"), "wb") as f:
+        f.write(safetensors(hdr, bytes(128)))
+    rc, out, err, _, _ = run(["check", "-s", "rope", "-d", "4", "--what", "cos",
+                              "--against", "d.safetensors#t\x1b[2J"], wd)
+    ok(rc in (0, 3) and b"\x1b" not in out and b"t\\x1b[2J" in out, "check's against: line escaped",
+       (rc, out, err))
+    # 8. a NaN in a dump is said as NaN, not inf
+    nan = struct.pack("<d", float("nan"))
+    raw = b"\x93NUMPY\x01\x00"
+    head = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 4), }"
+    head += b" " * (64 - 10 - len(head) - 1) + b"\n"
+    with open(os.path.join(wd, "nan.npy"), "wb") as f:
+        f.write(raw + len(head).to_bytes(2, "little") + head + struct.pack("<d", 1.0) + nan + bytes(48))
+    rc, out, err, _, _ = run(["check", "-s", "rope", "-d", "4", "--what", "cos", "--against", "nan.npy"], wd)
+    text = out.decode()
+    ok(rc == 3 and "max abs error:  nan" in text and "inf" not in text,
+       "check: a NaN dump's error is said as nan", (rc, text, err))
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
 done()
