@@ -650,4 +650,41 @@ try:
 finally:
     shutil.rmtree(wd, ignore_errors=True)
 
+
+# 6. progress lines (on a terminal only): report's steps name the labels, the CSV
+# progress names the -o path; both escaped.
+def on_tty(args, wd):
+    import pty
+    import select
+    m, sl = pty.openpty()
+    p = subprocess.Popen([EXE, *args], stdout=subprocess.DEVNULL, stderr=sl, cwd=wd)
+    os.close(sl)
+    out = b""
+    while True:
+        r, _, _ = select.select([m], [], [], 60)
+        if not r:
+            break
+        try:
+            d = os.read(m, 65536)
+        except OSError:
+            break
+        if not d:
+            break
+        out += d
+    p.wait()
+    os.close(m)
+    return p.returncode, out
+
+
+wd = folder()
+try:
+    rc, out = on_tty(["report", "-s", "sinusoidal:label=a\x1b]0;T\x07b", "-n", "64", "-o", "r.html"], wd)
+    ok(rc == 0 and b"report: [1/" in out and b"\x07" not in out.replace(b"\x1b[K", b"")
+       and b"\x1b" not in out.replace(b"\x1b[K", b""), "report's progress line: labels escaped", out[:300])
+    rc, out = on_tty(["encode", "-n", "4000000", "-d", "64", "-o", "x\x1b]0;T\x07.csv"], wd)
+    ok(rc == 0 and b"\x07" not in out and b"\x1b" not in out.replace(b"\x1b[K", b""),
+       "a CSV's progress line and note: the -o path escaped", out[-300:])
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
 done()
