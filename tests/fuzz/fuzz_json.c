@@ -24,7 +24,8 @@ static void walk(const struct json *j, int depth)
 	if (depth > JSON_MAX_DEPTH + 1)
 		abort();
 	if (j->type == JSON_STRING &&
-	    (!j->string || (utf8_input && !json_utf8_valid((const unsigned char *)j->string, strlen(j->string)))))
+	    (!j->string ||
+	     (utf8_input && !json_utf8_valid((const unsigned char *)j->string, strlen(j->string)))))
 		abort();
 	if (j->type != JSON_ARRAY && j->type != JSON_OBJECT)
 		return;
