@@ -591,7 +591,8 @@ finally:
 
 # 6. text from configs and dump names reaches the terminal escaped; 7. it cannot
 # inject spec keys or capture --layer; 8. a warning is said once, a NaN as NaN.
-EVIL_TYPE = "x\x1b]0;pwned\x07\nposenc: error: forged"
+# (a layer type is attention when its name says so, as the reader takes it)
+EVIL_TYPE = "x\x1b]0;pwned\x07\nposenc: error: forged attention"
 wd = folder()
 try:
     cfg = {"model_type": "gemma3_text", "head_dim": 128, "num_hidden_layers": 80,
@@ -609,25 +610,23 @@ try:
     rc, out, err, _, _ = run(["compare", "-s", "hf:evil.json", "-o", "c.csv"], wd)
     ok(rc == 0 and "\x1b" not in err and "\x1b" not in open(os.path.join(wd, "c.csv"), errors="replace").read(),
        "compare: labels from layer types escaped in notes and free of control bytes in the table", err)
-    # 7. a layer type that looks like spec keys, or like a layer index
+    # 7. a layer type that looks like spec keys; --layer 0 is layer 0
     inj = {"model_type": "gemma3_text", "head_dim": 128, "num_hidden_layers": 4, "max_position_embeddings": 4096,
-           "layer_types": ["g,rotary=0.5", "0", "g,rotary=0.5", "0"],
-           "rope_parameters": {"g,rotary=0.5": {"rope_type": "default", "rope_theta": 10000.0},
-                               "0": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e6}}}
+           "layer_types": ["g,rotary=0.5,attention", "full_attention"] * 2,
+           "rope_parameters": {"g,rotary=0.5,attention": {"rope_type": "default", "rope_theta": 10000.0},
+                               "full_attention": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e6}}}
     with open(os.path.join(wd, "inj.json"), "w") as f:
         json.dump(inj, f)
     rc, out, err, _, _ = run(["freqs", "-s", "hf:inj.json", "--layer", "0", "-q", "-o", "-"], wd)
     rows = out.decode().splitlines()
-    # layer 0 is a 'g,rotary=0.5' layer: base 10000, every one of the 64 pairs turns
-    # theta_1 = 10000^(-2/128), no scaling column (the '0' type is linear, base 1e6)
+    # layer 0: base 10000 unscaled, every one of the 64 pairs turns: theta_1 = 10000^(-2/128)
     ok(rc == 0 and len(rows) == 65 and rows[0] == "pair,theta,wavelength"
        and abs(float(rows[2].split(",")[1]) - 10000.0 ** (-2 / 128)) < 1e-15,
-       "--layer 0 is layer 0 (a 'g,rotary=0.5' layer at base 1e4, 64 turning pairs), not the group named '0'",
-       (rc, err, rows[:3]))
+       "--layer 0 is layer 0 (base 1e4, unscaled, 64 turning pairs)", (rc, err, rows[:3]))
     rc, out, err, _, _ = run(["model", "-s", "hf:inj.json", "-o", "-"], wd)
     text = out.decode()
     ok(rc == 0 and "rotary=0.5" not in text and "rotary_dim,128" in text,
-       "a layer type 'g,rotary=0.5' adds no key to the spec", text)
+       "a layer type 'g,rotary=0.5,attention' adds no key to the spec", text)
     # 6. check's against: line, FILE#TENSOR from the command line
     hdr = {"t\x1b[2J": {"dtype": "F64", "shape": [4, 4], "data_offsets": [0, 128]}}
     with open(os.path.join(wd, "d.safetensors"), "wb") as f:
