@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "commands/model_diff.h"
 #include "shared/model_spec.h"
 #include "shared/output.h"
 #include "shared/vectors.h"
@@ -25,6 +26,7 @@ enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_CONFIG };
 
 static const char help[] =
         "Usage: posenc model SPEC [--layer L] [--length L] [-o FILE.csv|FILE.png]\n"
+        "       posenc model SPEC_A SPEC_B\n"
         "\n"
         "What a model's positional encoding is, per layer group: head and rotary width,\n"
         "pairing layout, base, scaling and every derived number: the attention factor\n"
@@ -38,7 +40,9 @@ static const char help[] =
         "hf: or gguf:) or any rope spec. Text on stdout; -o FILE.csv\n"
         "(or -o -) writes the same as CSV rows group,quantity,value; -o FILE.png (.svg,\n"
         ".pdf) draws the wavelength per pair of each layer group, unscaled and scaled,\n"
-        "with the training and the extended context marked.\n"
+        "with the training and the extended context marked. With two specs (a config.json\n"
+        "and a GGUF of one model, say): every position-related field that differs, per\n"
+        "layer group, and the context lengths each derives.\n"
         "\n"
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
@@ -102,7 +106,10 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 		return cli_error("out of memory");
 	}
 	struct pe_rope_scaling_params p = s->scaling;
-	double ctx = m && m->context > 0 ? m->context : p.original;
+	/* a bare spec: the context its scaling extends to, as freqs takes it */
+	double ctx = m && m->context > 0                              ? m->context
+	             : p.factor > 1 && p.type != PE_ROPE_SCALING_NONE ? p.factor * p.original
+	                                                              : p.original;
 	double train = m && m->train_context > 0 ? m->train_context : p.original;
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
 		ctx = train = 4096;
@@ -565,12 +572,13 @@ int cmd_model(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	/* The model may be given as the operand: hand it on as -s. */
-	char **args = malloc(((size_t)argc + 2) * sizeof(*args));
+	char **args = malloc(((size_t)argc + 3) * sizeof(*args));
 	if (!args)
 		return cli_error("out of memory");
 	int n = 0, operands = 0;
 	for (int i = 0; i < argc; i++) {
-		if (i > 0 && is_operand(argv, i) && operands++ == 0) {
+		/* two operands: one model from two sources (model_diff.c) */
+		if (i > 0 && is_operand(argv, i) && operands++ < 2) {
 			args[n++] = (char *)"-s";
 			args[n++] = file_operand(argv[i]);
 			continue;
@@ -589,8 +597,12 @@ int cmd_model(int argc, char **argv)
 	const char *spec = o.nspecs ? o.specs[0] : NULL;
 	if (!spec)
 		return cli_usage_error("which model? e.g. posenc model model:llama-3.1-8b");
+	if (o.nspecs == 2 && !own.config && !o.output)
+		return cli_model_diff(&o, o.specs[0], o.specs[1], stdout);
 	if (o.nspecs > 1)
-		return cli_usage_error("model describes one model, %zu given", o.nspecs);
+		return cli_usage_error("model describes one model, or compares two sources of one "
+		                       "(without -o or --config); %zu given",
+		                       o.nspecs);
 	if (o.n || o.start || o.nbases)
 		return cli_usage_error(
 		        "options '-n', '--start' and '--base' do not apply to model");

@@ -42,6 +42,12 @@ static size_t variants_of(const struct pe_scheme *s, size_t d_rot,
 		v[0] = s->scaling;
 		if (opt->length > 0)
 			v[0].length = opt->length;
+		/* One rule with encode and check: length-dependent scalings at the sequence
+		 * length; with no positions here, the longest the scaling serves (factor x
+		 * original, a preset's max_position_embeddings), as posenc model does. */
+		else if (v[0].length == 0 && (v[0].type == PE_ROPE_SCALING_DYNAMIC ||
+		                              v[0].type == PE_ROPE_SCALING_LONGROPE))
+			v[0].length = v[0].factor > 1 ? v[0].factor * v[0].original : v[0].original;
 		return 1;
 	}
 	const enum pe_rope_scaling set[MAX_VARIANTS] = {

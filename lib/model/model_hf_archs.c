@@ -60,7 +60,8 @@ static const struct hf_arch archs[] = {
              0),
         ROPE("qwen3_next", H,
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=48,head_dim=256,"
-             "max_position_embeddings=32768,rope_theta=10000,partial_rotary_factor=0.25",
+             "max_position_embeddings=32768,rope_theta=10000,partial_rotary_factor=0.25,"
+             "full_attention_interval=4",
              0),
         ROPE("qwen2_vl", H,
              "hidden_size=8192,num_attention_heads=64,num_hidden_layers=80,"

@@ -218,6 +218,14 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 		}
 		return PE_OK;
 	}
+	/* Qwen3-Next: full_attention_interval, the others linear (Gated DeltaNet) */
+	size_t full_every = 0;
+	if (hf_cfg_count(h, "full_attention_interval", &full_every, NULL) < 0)
+		return PE_EFORMAT;
+	for (size_t i = 0; full_every && i < n; i++)
+		types[i] = (i + 1) % full_every ? "linear_attention" : "full_attention";
+	if (full_every)
+		return PE_OK;
 	unsigned fl = h->arch->flags;
 	size_t every = 0, pattern = 0;
 	if ((fl & HF_EVERY_N) && hf_cfg_count(h, "global_attn_every_n_layers", &every, NULL) < 0)

@@ -296,6 +296,13 @@ r, s = summary(write("llama4-empty", l4))
 ok(r.rc == 0 and s.get("nope", {}).get("layers", "") == "3,7",
    "Llama 4: an empty no_rope_layers is the default schedule", r.err)
 
+qn = {"model_type": "qwen3_next", "hidden_size": 2048, "num_attention_heads": 16,
+      "head_dim": 256, "num_hidden_layers": 8, "full_attention_interval": 4}
+r, s = summary(write("qwen3next", qn))
+ok(r.rc == 0 and s.get("rope", {}).get("layers", "") == "3,7" and
+   s.get("rope", {}).get("rotary_dim", "") == "64",
+   "Qwen3-Next: every 4th layer full attention with RoPE (0.25 of 256), the rest linear", s)
+
 # DistilBERT's sinusoidal_pos_embds: create_sinusoidal_embeddings, sin at even and cos at odd
 # columns of pos / 10000^(2 (j // 2) / d)
 db = {"model_type": "distilbert", "max_position_embeddings": 512, "dim": 8,

@@ -147,7 +147,10 @@ for name in ROPE:
     for group in GROUPS.get(name, ["all"]):
         base, scaled, att, extra = reference(cfg, group)
         layer = ["--layer", group] if group != "all" else []
-        r, theta, got = freqs("hf:" + path, *layer)
+        # freqs has no positions: length-dependent scalings at the extended context, as
+        # model does (the short factors need a length within the original context)
+        short_len = ["--length", str(extra["switch_length"])] if "long" in extra else []
+        r, theta, got = freqs("hf:" + path, *layer, *short_len)
         ok(r.rc == 0 and rel_ok(theta, base), f"{name} {group}: unscaled inverse frequencies",
            f"rc={r.rc} {r.err} worst={worst(theta or [], base)}")
         if got is not None or scaled != base:
@@ -158,6 +161,10 @@ for name in ROPE:
             r2, _, glong = freqs("hf:" + path, "--length", str(extra["switch_length"] + 1))
             ok(glong is not None and rel_ok(glong, extra["long"]),
                f"{name}: long factors past the switch length", f"worst={worst(glong or [], extra['long'])}")
+            r2, _, gdef = freqs("hf:" + path)
+            ok(gdef is not None and rel_ok(gdef, extra["long"]),
+               f"{name}: freqs without --length at the extended context (long), as model",
+               f"worst={worst(gdef or [], extra['long'])}")
         r3, s = summary("hf:" + path, *layer)
         g = s.get(group, {})
         ok(r3.rc == 0 and abs(float(g.get("attention_factor", "nan")) - att) <= REL * att,

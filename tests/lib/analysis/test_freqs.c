@@ -159,9 +159,13 @@ static void longrope_attention_factor(void **state)
 	(void)state;
 	const char *spec = "rope:scaling=longrope,factor=32,original=4096,"
 	                   "long-factor=1/2/4/8,short-factor=1/1/2/2";
-	struct pe_freq_table *t = table(spec, 8, 0, 0);
+	struct pe_freq_table *t = table(spec, 8, 4096, 0);
 	assert_near(t->variants[0].info.attention_factor, 1.1902381, 5e-8); /* [3e] */
 	assert_rel(at(t, 3, 3), 0.5, 1e-15);                                /* short */
+	pe_freq_table_destroy(t);
+	/* no length: the extended context factor x original, as posenc model (long) */
+	t = table(spec, 8, 0, 0);
+	assert_rel(at(t, 3, 3), 0.125, 1e-15);
 	pe_freq_table_destroy(t);
 	t = table(spec, 8, 131072, 0);
 	assert_rel(at(t, 3, 3), 0.125, 1e-15); /* long */
