@@ -44,6 +44,9 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 char *cli_escape(const char *text);
 
+/* Whether @text is valid UTF-8 (figure text must be: cairo refuses the rest). */
+int cli_utf8_valid(const char *text);
+
 /*
  * cli_note() - one line of information on stderr, "posenc: <text>"
  *
@@ -51,6 +54,15 @@ char *cli_escape(const char *text);
  * never glued to a progress line.
  */
 void cli_note(int quiet, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * cli_eprintf() - part of a line on stderr, escaped as cli_note() escapes
+ *
+ * For messages built in pieces (a progress line, a long note): the text,
+ * labels and paths in it can hold control characters; the caller writes
+ * the line's own controls (\r, \n, erase) itself.
+ */
+void cli_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* CLI_USAGE for statuses that mean bad input, CLI_FAILURE otherwise. */
 int cli_exit_for(enum pe_status st);

@@ -47,6 +47,19 @@ static size_t utf8_seq(const unsigned char *s, unsigned long *cp)
 	return len;
 }
 
+int cli_utf8_valid(const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	for (size_t i = 0; s[i];) {
+		unsigned long cp;
+		size_t n = s[i] < 0x80 ? 1 : utf8_seq(s + i, &cp);
+		if (n == 0)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
 char *cli_escape(const char *text)
 {
 	const unsigned char *s = (const unsigned char *)text;
@@ -179,6 +192,16 @@ void cli_note(int quiet, const char *fmt, ...)
 	fputs("posenc: ", stderr);
 	fputs(safe ? safe : "(the message could not be formatted)", stderr);
 	fputc('\n', stderr);
+	free(safe);
+}
+
+void cli_eprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *safe = format_escaped(fmt, ap);
+	va_end(ap);
+	fputs(safe ? safe : "(the message could not be formatted)", stderr);
 	free(safe);
 }
 

@@ -107,6 +107,9 @@ struct check_args {
 	double tol; /* NaN: the default */
 	struct pe_precision prec;
 	int have_prec;
+	/* The dump's first NaN (its errors are NaN, not inf): row, column. */
+	int has_nan;
+	size_t nan_row, nan_col;
 };
 
 /* FILE, or FILE#TENSOR when FILE itself does not exist. */
@@ -165,8 +168,8 @@ static enum pe_float values_float(const struct pe_matrix *m, enum pe_float store
 	return bf16 ? PE_FLOAT_BF16 : f16 ? PE_FLOAT_F16 : store;
 }
 
-static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t cap,
-                     enum pe_float *store)
+static int read_dump(const struct cli_common *o, const char *arg, struct pe_matrix **out,
+                     char *desc, size_t cap, enum pe_float *store)
 {
 	*store = PE_FLOAT_EXACT;
 	char *path, *tensor, *err = NULL;
@@ -174,15 +177,25 @@ static int read_dump(const char *arg, struct pe_matrix **out, char *desc, size_t
 	if (rc)
 		return rc;
 	struct pe_read_request req = {tensor, 0, 0, 0};
-	enum pe_status st = cli_read_file(path, &req, out, &err);
+	struct pe_file_info *info = NULL;
+	/* One opening: the table and its description from the same bytes, within
+	 * the memory budget (a stream such as /dev/zero stops at it); a table
+	 * handed over in memory (the Python package) is that table. */
+	size_t budget = o->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
+	const struct cli_memtable *mt = cli_memtable_find(path);
+	enum pe_status st = mt ? cli_memtable_read(mt, &req, budget, 0, out, &err)
+	                       : pe_read_file_described(path, &req, budget, out, &info, &err);
 	if (st != PE_OK) {
-		rc = cli_error("'%s': %s", arg, err ? err : pe_status_str(st));
+		char *a = cli_escape(arg), *e = cli_escape(err ? err : pe_status_str(st));
+		rc = cli_error("'%s': %s%s", a ? a : "?", e ? e : "?",
+		               st == PE_ETOOBIG ? " (--max-memory)" : "");
+		free(a);
+		free(e);
 		free(err);
 	} else {
 		/* what the file says of itself: its dtype and shape */
-		struct pe_file_info *info = NULL;
 		snprintf(desc, cap, "%zu x %zu", (*out)->rows, (*out)->cols);
-		if (pe_file_inspect(path, &info, NULL) == PE_OK) {
+		if (info) {
 			for (size_t i = 0; i < info->count; i++) {
 				const struct pe_tensor_info *t = &info->tensors[i];
 				if (tensor && (!t->name || strcmp(t->name, tensor) != 0))
@@ -357,7 +370,10 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
                    const struct check_notes *n)
 {
 	char buf[320], where[160], p[16];
-	fprintf(out, "against:        %s (%s)\n", a->against, desc);
+	char *shown = cli_escape(a->against), *said = cli_escape(desc);
+	fprintf(out, "against:        %s (%s)\n", shown ? shown : "?", said ? said : "?");
+	free(shown);
+	free(said);
 	pe_check_form_describe(&r->form, s, buf, sizeof(buf));
 	fprintf(out, "read as:        %s%s\n", buf,
 	        !r->form_recognised ? ""
@@ -388,10 +404,23 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic NTK" : "LongRoPE",
 		        n->length);
 	where_text(r, s, &r->stats.abs, start, where, sizeof(where));
-	fprintf(out, "max abs error:  %.3g at %s\n", r->stats.abs.value, where);
-	where_text(r, s, &r->stats.rel, start, where, sizeof(where));
-	fprintf(out, "max rel error:  %.3g at %s\n", r->stats.rel.value, where);
-	if (r->agree && n->rounded == 2)
+	if (a->has_nan) {
+		/* A NaN has no size: said as such, where it first is. */
+		struct pe_check_where w = r->stats.abs;
+		w.row = a->nan_row;
+		w.col = a->nan_col;
+		where_text(r, s, &w, start, where, sizeof(where));
+		fprintf(out, "max abs error:  nan (the dump holds NaN) at %s\n", where);
+		fprintf(out, "max rel error:  nan at %s\n", where);
+		fprintf(out, "verdict:        disagree (the dump holds NaN, first at %s)\n", where);
+	} else {
+		fprintf(out, "max abs error:  %.3g at %s\n", r->stats.abs.value, where);
+		where_text(r, s, &r->stats.rel, start, where, sizeof(where));
+		fprintf(out, "max rel error:  %.3g at %s\n", r->stats.rel.value, where);
+	}
+	if (a->has_nan)
+		;
+	else if (r->agree && n->rounded == 2)
 		fprintf(out,
 		        "verdict:        agree up to float32 rounding: no mistake found (every "
 		        "|error| <= %.3g * max(1, |value|): %s angles up to position %.10g)\n",
@@ -588,6 +617,9 @@ int cmd_check(int argc, char **argv)
 	                       PE_PACK_AUTO,
 	                       NAN,
 	                       {PE_FLOAT_EXACT, PE_FLOAT_EXACT},
+	                       0,
+	                       0,
+	                       0,
 	                       0};
 	static const struct option opts[] = {
 	        {"against", required_argument, NULL, OPT_AGAINST},
@@ -630,9 +662,28 @@ int cmd_check(int argc, char **argv)
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
 	enum pe_float store;
-	rc = read_dump(a.against, &dump, desc, sizeof(desc), &store);
+	rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store);
+	if (!rc) {
+		size_t row, col;
+		for (row = 0; row < dump->rows && !a.has_nan; row++)
+			for (col = 0; col < dump->cols && !a.has_nan; col++)
+				if (isnan(dump->data[row * dump->cols + col])) {
+					a.has_nan = 1;
+					a.nan_row = row;
+					a.nan_col = col;
+				}
+	}
 	if (!rc && a.vector)
 		rc = read_vector(a.vector, &vec);
+	/* As in encode: positions are exact up to 2^53, and the dump's rows are
+	 * positions --start.. (the rows of an inv_freq dump are not). */
+	if (!rc && dump->rows &&
+	    (o.start > ((uint64_t)1 << 53) ||
+	     (uint64_t)(dump->rows - 1) > ((uint64_t)1 << 53) - o.start))
+		rc = cli_usage_error(
+		        "option '--start': positions from %llu over the dump's %zu rows "
+		        "pass 2^53 (%.0f), the last exact position",
+		        (unsigned long long)o.start, dump->rows, PE_POSITION_MAX);
 	if (rc) {
 		pe_matrix_destroy(dump);
 		cli_schemes_free(schemes, count);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "shared/options.h"
 #include "shared/output.h"
 
 static const char help[] =
@@ -80,14 +81,24 @@ static int inspect(const char *path)
 {
 	struct pe_file_info *info;
 	char *err = NULL;
-	enum pe_status st = pe_file_inspect(path, &info, &err);
+	/* inspect has no --max-memory: the default budget (half of RAM, within
+	 * ulimit -v) bounds what a stream or a header may take, the bytes and
+	 * their parse about half each. */
+	uint64_t budget = cli_default_budget() / 2;
+	size_t limit =
+	        budget < PE_READ_INSPECT_STREAM_MAX ? (size_t)budget : PE_READ_INSPECT_STREAM_MAX;
+	enum pe_status st = pe_file_inspect_limited(path, limit, &info, &err);
 	if (st != PE_OK) {
 		size_t len = strlen(path);
 		int model = (len > 5 && strcmp(path + len - 5, ".gguf") == 0) ||
 		            (len > 5 && strcmp(path + len - 5, ".json") == 0);
-		int rc = cli_error("'%s': %s%s%s%s", path, err ? err : pe_status_str(st),
-		                   model ? " ('posenc model " : "", model ? path : "",
+		char *a = NULL, *b = NULL;
+		const char *shown = esc(&a, path);
+		int rc = cli_error("'%s': %s%s%s%s", shown, esc(&b, err ? err : pe_status_str(st)),
+		                   model ? " ('posenc model " : "", model ? shown : "",
 		                   model ? "' reads a model's positional encoding from it)" : "");
+		free(a);
+		free(b);
 		free(err);
 		return rc;
 	}

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include <posenc/bias.h>
 #include <posenc/model.h>
@@ -273,7 +275,6 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 	if (co->layer && !(only = pe_model_group_find(m, co->layer))) {
 		rc = cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
 		                     co->layer, spec);
-		pe_model_destroy(m);
 		return rc;
 	}
 	if (csv) {
@@ -337,7 +338,6 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 		}
 		rc = describe_group(&o, co, m, g->spec, overrides, m->head_dim, length);
 	}
-	pe_model_destroy(m);
 	return rc;
 }
 
@@ -393,7 +393,6 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 		return rc;
 	const struct pe_model_group *only = co->layer ? pe_model_group_find(m, co->layer) : NULL;
 	if (co->layer && !only) {
-		pe_model_destroy(m);
 		return cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
 		                       co->layer, spec);
 	}
@@ -467,7 +466,6 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 		free(bufs[i]);
 	free(bufs);
 	free(names);
-	pe_model_destroy(m);
 	return rc;
 }
 
@@ -504,8 +502,20 @@ static int write_config(const struct cli_common *o, const char *spec, const char
 	if (!text)
 		return cli_usage_error("scheme '%s': unknown model '%s' ('posenc help models')",
 		                       spec, name);
+	/* JSON goes into a .json file (or a stream), not under another format's name. */
+	struct stat st;
+	size_t pl = strlen(path);
+	int stream = strcmp(path, "-") == 0 ||
+	             (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)));
+	if (!stream && !(pl > 5 && strcasecmp(path + pl - 5, ".json") == 0))
+		return cli_usage_error("option '--config': writes JSON, into a .json file or - "
+		                       "(not '%s')",
+		                       path);
+	int rc = cli_options_apply_to(o, path, CLI_FORMAT_CSV);
+	if (rc)
+		return rc;
 	struct cli_file file;
-	int rc = cli_file_open(&file, path);
+	rc = cli_file_open(&file, path);
 	if (rc)
 		return rc;
 	fputs(text, file.f);

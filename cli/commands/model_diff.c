@@ -208,11 +208,8 @@ int cli_model_diff(const struct cli_common *o, const char *spec_a, const char *s
 	if (!rc && (ova || ovb))
 		rc = cli_usage_error("model A B compares the sources as they are: no ',key=value' "
 		                     "overrides");
-	if (rc) {
-		pe_model_destroy(ma);
-		pe_model_destroy(mb);
-		return rc;
-	}
+	if (rc)
+		return rc; /* the models belong to cli_model_load's cache */
 	int n = 0;
 	fprintf(f, "%s | %s\n", spec_a, spec_b);
 	/* the context lengths each derives, always shown */
@@ -270,7 +267,5 @@ int cli_model_diff(const struct cli_common *o, const char *spec_a, const char *s
 		        "llama.cpp picks LongRoPE's factors by its context size, transformers by "
 		        "the sequence length)\n",
 		        n, n > 1 ? "s" : "", length);
-	pe_model_destroy(ma);
-	pe_model_destroy(mb);
 	return rc;
 }

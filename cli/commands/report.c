@@ -66,7 +66,8 @@ void report_progress_step(struct report_progress *pr, size_t i, const char *titl
 		return;
 	pr->step++;
 	/* One line, rewritten in place: \r and erase to the end of the line. */
-	fprintf(stderr, "\r\033[Kposenc: report: [%zu/%zu] %s", pr->step, pr->total, title);
+	fputs("\r\033[K", stderr);
+	cli_eprintf("posenc: report: [%zu/%zu] %s", pr->step, pr->total, title);
 	fflush(stderr);
 	cli_progress_line = 1;
 }
@@ -289,8 +290,8 @@ int cmd_report(int argc, char **argv)
 		return cli_usage_error("report writes a PDF (.pdf) or an HTML file (.html), not "
 		                       "'%s'",
 		                       path);
-	if (r.o.dtype != PE_DTYPE_F64)
-		return cli_usage_error("option '--dtype' applies to .npy output only");
+	if ((rc = cli_options_apply_to(&r.o, path, format)))
+		return rc;
 	if ((rc = cli_figure_check_options(&r.o)))
 		return rc;
 	if ((rc = cli_schemes(&r.o, "sinusoidal", REPORT_MAX_SCHEMES, &r.schemes, &r.count)))

@@ -674,8 +674,7 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 		rc = apply_overrides(m, overrides);
 	if (rc) {
 		free(text);
-		pe_model_destroy(m);
-		return rc;
+		return rc; /* the model belongs to cli_model_load's cache */
 	}
 	char buf[64];
 	const char *path = cli_output_path(o, buf, sizeof(buf));
@@ -753,7 +752,6 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 	free(text);
 	pe_usage_destroy(u);
 	pe_tensor_store_destroy(s);
-	pe_model_destroy(m);
 	return rc;
 }
 

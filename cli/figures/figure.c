@@ -287,6 +287,20 @@ int cli_figure_write(const struct cli_common *o, const char *path, enum cli_form
 			        "a %.0f x %.0f pixel PNG is outside 16..32767 pixels a "
 			        "side (check --width/--height/--size and --dpi)",
 			        w, h);
+		/* Every figure, curves and scatters too: cairo's canvas (4 bytes a
+		 * pixel) and as much again for the rows being encoded and a heatmap's
+		 * resampled image; a side not given is the default's. */
+		double pw = w > 0 ? w : round(dw * k), ph = h > 0 ? h : round(dh * k);
+		if (w > 0 && !(h > 0))
+			ph = round(pw * dh / dw);
+		if (h > 0 && !(w > 0))
+			pw = round(ph * dw / dh);
+		char canvas[96];
+		snprintf(canvas, sizeof(canvas), "the %.0f x %.0f pixel figure", pw, ph);
+		rc = cli_check_memory(o, pw * ph * 8.0, canvas,
+		                      "choose a smaller figure (--width, --height, --size, --dpi)");
+		if (rc)
+			return rc;
 	}
 	struct cli_file file;
 	rc = cli_file_open(&file, path);

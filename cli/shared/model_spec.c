@@ -85,9 +85,76 @@ static int read_config(const struct cli_common *o, const char *path, char **text
 		free(buf);
 		return rc;
 	}
+	/* The tree the text parses into counts against the budget too. */
+	double cost = pe_model_hf_json_cost(buf, n);
+	char what[64];
+	snprintf(what, sizeof(what), "parsing this config.json of %.1f MiB", (double)n / 1048576.0);
+	rc = cli_check_memory(o, cost, what, "give a config.json, not this file");
+	if (rc) {
+		free(buf);
+		return rc;
+	}
 	*text = buf;
 	*len = n;
 	return 0;
+}
+
+/* Models read this run, by "hf:PATH", "gguf:PATH" or "model:NAME". */
+static struct loaded {
+	char *key;
+	struct pe_model *m;
+} * loaded;
+static size_t n_loaded;
+
+static void loaded_free(void)
+{
+	for (size_t i = 0; i < n_loaded; i++) {
+		free(loaded[i].key);
+		pe_model_destroy(loaded[i].m);
+	}
+	free(loaded);
+	loaded = NULL;
+	n_loaded = 0;
+}
+
+static struct pe_model *loaded_find(const char *key)
+{
+	for (size_t i = 0; i < n_loaded; i++)
+		if (strcmp(loaded[i].key, key) == 0)
+			return loaded[i].m;
+	return NULL;
+}
+
+/* Keeps @m under @key; on failure destroys it. @return 0 or an exit code. */
+static int loaded_add(const char *key, struct pe_model *m)
+{
+	static int registered;
+	struct loaded *grown = realloc(loaded, (n_loaded + 1) * sizeof(*grown));
+	char *k = strdup(key);
+	if (!grown || !k) {
+		if (grown)
+			loaded = grown;
+		free(k);
+		pe_model_destroy(m);
+		return cli_error("out of memory");
+	}
+	loaded = grown;
+	loaded[n_loaded++] = (struct loaded){k, m};
+	if (!registered)
+		registered = atexit(loaded_free) == 0;
+	return 0;
+}
+
+static void say_warnings(const struct cli_common *o, const char *spec, const struct pe_model *m)
+{
+	if (o->quiet)
+		return;
+	for (size_t i = 0; i < m->n_warnings; i++) {
+		char *a = cli_escape(spec), *b = cli_escape(m->warnings[i]);
+		fprintf(stderr, "posenc: warning: %s: %s\n", a ? a : "?", b ? b : "?");
+		free(a);
+		free(b);
+	}
 }
 
 int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model **out,
@@ -98,6 +165,13 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 	const char *what = spec + (hf ? 3 : gguf ? 5 : 6);
 	const char *comma = strchr(what, ',');
 	*overrides = comma ? comma + 1 : NULL;
+	/* Overrides are KEY=VALUE items: none empty (hf:c.json, or hf:c.json,,). */
+	if (comma) {
+		const char *ov = comma + 1;
+		size_t ol = strlen(ov);
+		if (!ol || ov[0] == ',' || ov[ol - 1] == ',' || strstr(ov, ",,"))
+			return cli_usage_error("scheme '%s': an empty key after ','", spec);
+	}
 	size_t wl = comma ? (size_t)(comma - what) : strlen(what);
 	char *name = malloc(wl + 1);
 	if (!name)
@@ -114,6 +188,22 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 		                       : gguf ? "path to a .gguf file"
 		                              : "model name");
 	}
+	size_t kl = (size_t)(what - spec) + wl;
+	char *key = malloc(kl + 1);
+	if (!key) {
+		free(name);
+		return cli_error("out of memory");
+	}
+	memcpy(key, spec, kl);
+	key[kl] = '\0';
+	struct pe_model *seen = loaded_find(key);
+	if (seen) {
+		free(key);
+		free(name);
+		*out = seen;
+		say_warnings(o, spec, seen);
+		return 0;
+	}
 	char *err = NULL;
 	enum pe_status st;
 	int rc = 0;
@@ -126,6 +216,7 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 		rc = read_config(o, name, &text, &len);
 		if (rc) {
 			free(name);
+			free(key);
 			return rc;
 		}
 		/* The label: the model's folder for .../NAME/config.json, else the file name. */
@@ -162,9 +253,14 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 	}
 	free(err);
 	free(name);
-	if (!rc && !o->quiet)
-		for (size_t i = 0; i < (*out)->n_warnings; i++)
-			fprintf(stderr, "posenc: warning: %s: %s\n", spec, (*out)->warnings[i]);
+	if (!rc)
+		rc = loaded_add(key, *out);
+	free(key);
+	if (rc) {
+		*out = NULL;
+		return rc;
+	}
+	say_warnings(o, spec, *out);
 	return rc;
 }
 
@@ -267,7 +363,6 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 	if (m->learned || m->n_groups == 0) {
 		rc = cli_usage_error("scheme '%s': %s", spec,
 		                     m->note ? m->note : "the model has no computable encoding");
-		pe_model_destroy(m);
 		return rc;
 	}
 	const struct pe_model_group *pick[64];
@@ -284,7 +379,6 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 			rc = cli_usage_error("option '--layer': '%s' is neither a group (%s) nor a "
 			                     "layer index below %zu of '%s'",
 			                     o->layer, names, m->n_layers, spec);
-			pe_model_destroy(m);
 			return rc;
 		}
 		pick[n++] = g;
@@ -298,21 +392,18 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 			char layers[128];
 			cli_layer_ranges(pick[0]->layers, pick[0]->n_layers, layers,
 			                 sizeof(layers));
-			fprintf(stderr,
-			        "posenc: %s: %zu layer groups; showing '%s'%s%s%s; --layer "
-			        "picks another\n",
-			        spec, m->n_groups, pick[0]->name, *layers ? " (layers " : "",
-			        layers, *layers ? ")" : "");
+			cli_note(0,
+			         "%s: %zu layer groups; showing '%s'%s%s%s; --layer "
+			         "picks another",
+			         spec, m->n_groups, pick[0]->name, *layers ? " (layers " : "",
+			         layers, *layers ? ")" : "");
 		}
 	}
 	char **list = calloc(n, sizeof(*list));
-	if (!list) {
-		pe_model_destroy(m);
+	if (!list)
 		return cli_error("out of memory");
-	}
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = group_spec(o, spec, m, pick[i], overrides, &list[i]);
-	pe_model_destroy(m);
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
 			free(list[i]);

@@ -23,8 +23,12 @@ int cli_is_model_spec(const char *spec);
  * cli_model_load() - the model a model spec names
  *
  * @overrides: set to the text after the first ',' (NULL if none).
- * @return 0 and *out (free with pe_model_destroy()), or an exit code
- * after reporting.
+ * @return 0 and *out, or an exit code after reporting.
+ *
+ * Each file is read once per run: the model is kept (owned by this module,
+ * freed at exit) and a second load of the same hf:/gguf: path returns it, so
+ * standard input, a FIFO, or a file replaced between the option parsing and
+ * the command give one consistent model. Do not free *out.
  */
 int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model **out,
                    const char **overrides);

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "cli.h"
 #include "shared/model_spec.h"
 #include "shared/options.h"
+#include "shared/output.h"
 
 const char cli_common_help[] =
         "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
@@ -45,6 +47,8 @@ const char cli_common_help[] =
         "                         slides (10 in wide; 14 pt; 150 dpi)\n"
         "      --raw              bare heatmap PNG, one pixel per cell\n"
         "      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of RAM]\n"
+        "      --max-time T       refuse work estimated to take longer than T seconds (or\n"
+        "                         30s, 10m, 2h) [default: 30s]\n"
         "  -q, --quiet            say nothing on stderr but errors\n"
         "  -h, --help             show this help\n";
 
@@ -84,16 +88,23 @@ static void cli_common_init(struct cli_common *o)
 	o->vmin = NAN;
 	o->vmax = NAN;
 	o->dtype = PE_DTYPE_F64;
+	o->max_time = CLI_DEFAULT_MAX_TIME;
+	o->max_memory = cli_default_budget();
+	cli_budget = o->max_memory;
+}
+
+uint64_t cli_default_budget(void)
+{
 	uint64_t ram = physical_memory();
-	o->max_memory = ram ? ram / 2 : (uint64_t)4 << 30;
+	uint64_t budget = ram ? ram / 2 : (uint64_t)4 << 30;
 	/* Under ulimit -v or -d the default fits the limit: a refusal, not ENOMEM. */
 	uint64_t as = limit_budget(RLIMIT_AS, (uint64_t)384 << 20);
 	uint64_t data = limit_budget(RLIMIT_DATA, BUDGET_SLACK);
-	if (as < o->max_memory)
-		o->max_memory = as;
-	if (data < o->max_memory)
-		o->max_memory = data;
-	cli_budget = o->max_memory;
+	if (as < budget)
+		budget = as;
+	if (data < budget)
+		budget = data;
+	return budget;
 }
 
 uint64_t cli_budget;
@@ -247,6 +258,27 @@ int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_
 	return 0;
 }
 
+/* Seconds > 0 from "90", "90s", "10m", "2h" (a decimal number, then a unit). */
+static int parse_duration(const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end == arg || errno || !(v > 0) || !isfinite(v) || *arg == '-' || *arg == '+' ||
+	    isspace((unsigned char)*arg))
+		return -1;
+	if (strcmp(end, "h") == 0)
+		v *= 3600;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		v *= 60;
+	else if (*end && strcmp(end, "s") != 0)
+		return -1;
+	if (!isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int parse_bytes(const char *arg, uint64_t *out)
 {
 	char *end;
@@ -333,7 +365,6 @@ static int model_width(struct cli_common *o, const char *spec)
 	size_t hd = rope && !m->learned ? m->head_dim : m->table_cols;
 	if (!o->model_train)
 		o->model_train = m->train_context;
-	pe_model_destroy(m);
 	if (!hd)
 		return 0;
 	if (o->model_d && o->model_d != hd && !o->d_given)
@@ -419,7 +450,7 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 		if (o->nspecs == sizeof(o->specs) / sizeof(o->specs[0]))
 			return cli_usage_error("option '--scheme': more than 64 schemes");
 		o->specs[o->nspecs++] = arg;
-		return cli_is_model_spec(arg) ? model_width(o, arg) : 0;
+		return 0;
 	case 'n':
 		rc = cli_parse_count("-n", arg, 1, (uint64_t)PE_POSITION_MAX, &v);
 		if (!rc)
@@ -469,6 +500,8 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 	case CLI_OPT_VMAX:
 		return cli_parse_double("--vmax", arg, &o->vmax);
 	case CLI_OPT_TITLE:
+		if (!cli_utf8_valid(arg))
+			return cli_usage_error("option '--title': the text is not valid UTF-8");
 		o->title = arg;
 		return 0;
 	case CLI_OPT_WIDTH:
@@ -519,6 +552,12 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 			                       "512M or 4G",
 			                       arg);
 		cli_budget = o->max_memory;
+		return 0;
+	case CLI_OPT_MAX_TIME:
+		if (parse_duration(arg, &o->max_time) != 0)
+			return cli_usage_error("option '--max-time': '%s' is not a duration like "
+			                       "90, 90s, 10m or 2h",
+			                       arg);
 		return 0;
 	case ':':
 		if (optopt && optopt < 256)
@@ -573,6 +612,7 @@ static const struct option common_long[] = {
         {"font-size", required_argument, NULL, CLI_OPT_FONT_SIZE},
         {"style", required_argument, NULL, CLI_OPT_STYLE},
         {"max-memory", required_argument, NULL, CLI_OPT_MAX_MEMORY},
+        {"max-time", required_argument, NULL, CLI_OPT_MAX_TIME},
         {"layer", required_argument, NULL, CLI_OPT_LAYER},
         {"position-ids", required_argument, NULL, CLI_OPT_POSITION_IDS},
 };
@@ -615,6 +655,12 @@ int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	/* Models are read once every option is known (--max-memory, -d, -q). */
+	for (size_t i = 0; i < o->nspecs; i++) {
+		int rc = cli_is_model_spec(o->specs[i]) ? model_width(o, o->specs[i]) : 0;
+		if (rc)
+			return rc;
+	}
 	return check_position_ids(o);
 }
 
@@ -793,6 +839,22 @@ int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max
 		cli_schemes_free(list, total);
 		return rc;
 	}
+	int any_model = 0;
+	for (size_t i = 0; i < o->nspecs; i++)
+		any_model |= cli_is_model_spec(o->specs[i]);
+	if (o->layer && !any_model) {
+		cli_schemes_free(list, total);
+		return cli_usage_error(
+		        "option '--layer' picks a layer of a model spec (hf:, gguf:, "
+		        "model:), and no -s is one");
+	}
+	for (size_t i = 0; i < total; i++)
+		if (list[i]->label && !cli_utf8_valid(list[i]->label)) {
+			rc = cli_usage_error("scheme '%s': its label is not valid UTF-8",
+			                     list[i]->canonical);
+			cli_schemes_free(list, total);
+			return rc;
+		}
 	if (o->nbases && !any_base) {
 		cli_schemes_free(list, total);
 		return cli_usage_error(
@@ -847,6 +909,76 @@ int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
 	return cli_error("%s needs %s, more than the memory budget of %s: %s%s", what,
 	                 cli_format_bytes(bytes, need),
 	                 cli_format_bytes((double)o->max_memory, have), hint, raise);
+}
+
+/* "45 s", "12 min", "19.2 h", "3.1 days": a duration to read at a glance. */
+static void format_duration(double s, char *buf, size_t cap)
+{
+	if (s < 90)
+		snprintf(buf, cap, "%.0f s", ceil(s));
+	else if (s < 5400)
+		snprintf(buf, cap, "%.0f min", ceil(s / 60));
+	else if (s < 172800)
+		snprintf(buf, cap, "%.1f h", s / 3600);
+	else if (s < 1e9)
+		snprintf(buf, cap, "%.0f days", s / 86400);
+	else
+		snprintf(buf, cap, "%.2g years", s / (365.25 * 86400));
+}
+
+/*
+ * Which output an option is for: one rule for every command (the man page's
+ * COMMON OPTIONS: an option that does not apply is a usage error).
+ */
+int cli_options_apply_to(const struct cli_common *o, const char *path, enum cli_format format)
+{
+	int figure = format == CLI_FORMAT_PNG || format == CLI_FORMAT_SVG ||
+	             format == CLI_FORMAT_PDF || format == CLI_FORMAT_HTML;
+	if (o->dtype == PE_DTYPE_F32 && format != CLI_FORMAT_NPY)
+		return cli_usage_error("option '--dtype' applies to .npy output, not '%s'", path);
+	if (o->raw && format != CLI_FORMAT_PNG)
+		return cli_usage_error("option '--raw' writes a PNG, not '%s'", path);
+	if (figure)
+		return 0;
+	const char *given = o->dpi > 0                      ? "--dpi"
+	                    : o->style != CLI_STYLE_DEFAULT ? "--style"
+	                    : o->width.value > 0            ? "--width"
+	                    : o->height.value > 0           ? "--height"
+	                    : o->font_size > 0              ? "--font-size"
+	                    : o->cmap                       ? "--cmap"
+	                    : o->title                      ? "--title"
+	                    : !isnan(o->vmin)               ? "--vmin"
+	                    : !isnan(o->vmax)               ? "--vmax"
+	                                                    : NULL;
+	if (given)
+		return cli_usage_error("option '%s' applies to figures (.png, .svg, .pdf), not to "
+		                       "'%s'",
+		                       given, path);
+	return 0;
+}
+
+int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint)
+{
+	if (seconds <= o->max_time)
+		return 0;
+	char need[32], have[32], raise[64] = "";
+	format_duration(seconds, need, sizeof(need));
+	format_duration(o->max_time, have, sizeof(have));
+	/* A budget that lets it through, when waiting for it is conceivable (a week). */
+	if (seconds < 7 * 86400.0) {
+		double want = ceil(seconds * 1.5);
+		if (want < 90)
+			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fs)",
+			         want);
+		else if (want < 5400)
+			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fm)",
+			         ceil(want / 60));
+		else
+			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fh)",
+			         ceil(want / 3600));
+	}
+	return cli_error("%s would take about %s, more than the time budget of %s: %s%s", what,
+	                 need, have, hint, raise);
 }
 
 void cli_budget_advice(double bytes, char *buf, size_t cap)

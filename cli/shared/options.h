@@ -30,6 +30,7 @@ enum {
 	CLI_OPT_HEIGHT,
 	CLI_OPT_RAW,
 	CLI_OPT_MAX_MEMORY,
+	CLI_OPT_MAX_TIME,
 	CLI_OPT_SIZE,
 	CLI_OPT_DPI,
 	CLI_OPT_FONT_SIZE,
@@ -77,6 +78,7 @@ struct cli_common {
 	int quiet;
 	int help;
 	uint64_t max_memory;      /* bytes */
+	double max_time;          /* seconds: --max-time, the work a run may start */
 	const char *layer;        /* --layer: a model's layer group or layer index */
 	const char *position_ids; /* --position-ids FILE: mrope (t, h, w) ids per token */
 	int d_given;              /* -d was given (a model's head width is the default) */
@@ -150,6 +152,23 @@ void cli_schemes_free(struct pe_scheme **schemes, size_t count);
  * @return 0, or CLI_FAILURE after "needs X, more than the budget of Y".
  */
 int cli_check_memory(const struct cli_common *o, double bytes, const char *what, const char *hint);
+
+/*
+ * cli_check_time() - refuse work estimated over the --max-time budget
+ *
+ * @seconds: the estimate (from the work's size and a per-item cost measured
+ * on a 2-core machine); @what: "the error curves of 1e10 positions";
+ * @hint: what to do instead. The check is made before the work starts.
+ * @return 0, or CLI_FAILURE after "would take about X, more than the time
+ * budget of Y: HINT, or raise the budget (--max-time Z)".
+ */
+int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint);
+
+/* The default of --max-time, in seconds. */
+#define CLI_DEFAULT_MAX_TIME 30.0
+
+/* The default of --max-memory: half of RAM, within ulimit -v and -d. */
+uint64_t cli_default_budget(void);
 
 /* The memory budget in force (--max-memory or its default), for messages. */
 extern uint64_t cli_budget;

@@ -199,11 +199,7 @@ int cli_output_format(const struct cli_common *o, const char *path, enum cli_for
 		return cli_usage_error("output '%s': unknown format (use .png, .svg, .pdf, .csv, "
 		                       ".npy, or - for CSV on stdout)",
 		                       path);
-	if (o->dtype == PE_DTYPE_F32 && *out != CLI_FORMAT_NPY)
-		return cli_usage_error("option '--dtype' applies to .npy output, not '%s'", path);
-	if (o->raw && *out != CLI_FORMAT_PNG)
-		return cli_usage_error("option '--raw' writes a PNG, not '%s'", path);
-	return 0;
+	return cli_options_apply_to(o, path, *out);
 }
 
 static char *dir_of(const char *path)

@@ -33,6 +33,16 @@ enum cli_format {
 int cli_format_is_figure(enum cli_format f);
 
 /*
+ * cli_options_apply_to() - whether the options given apply to the output
+ * (defined in options.c, the one place for option rules)
+ *
+ * Figure options (--dpi, --style, --width, --height, --size, --font-size,
+ * --cmap, --title, --vmin, --vmax) need a figure, --dtype an NPY, --raw a
+ * PNG. @return 0, or CLI_USAGE after naming the option and the output.
+ */
+int cli_options_apply_to(const struct cli_common *o, const char *path, enum cli_format format);
+
+/*
  * cli_output_path() - the output path: -o, or "<command>.png"
  */
 const char *cli_output_path(const struct cli_common *o, char *buf, size_t cap);

@@ -25,6 +25,50 @@ static int has_npy_magic(const char *buf, size_t len)
 	return len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0;
 }
 
+/*
+ * Whether the decimal text s[0..len) (strtod's syntax) is a whole number,
+ * judged on its digits: strtod rounds 4503599627370496.5 to a whole double.
+ * Texts strtod reads otherwise (hex, inf, nan) are left to the value test.
+ */
+static int text_is_whole(const char *s, size_t len)
+{
+	size_t i = 0;
+	if (i < len && (s[i] == '+' || s[i] == '-'))
+		i++;
+	const char *digits = s + i;
+	size_t nd = 0, point = (size_t)-1;
+	for (; i < len && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'); i++) {
+		if (s[i] == '.')
+			point = nd;
+		else
+			nd++;
+	}
+	if (nd == 0)
+		return 1;
+	if (point == (size_t)-1)
+		point = nd;
+	long exp10 = 0;
+	if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+		char *end;
+		exp10 = strtol(s + i + 1, &end, 10);
+		if (exp10 > 1000000 || exp10 < -1000000)
+			exp10 = exp10 > 0 ? 1000000 : -1000000;
+	} else if (i < len) {
+		return 1; /* hex, inf, nan: the value decides */
+	}
+	/* Digits at or after index point + exp10 are the fraction: all zeros. */
+	long whole = (long)point + exp10;
+	size_t k = 0;
+	for (const char *d = digits; k < nd; d++) {
+		if (*d == '.')
+			continue;
+		if ((long)k >= whole && *d != '0')
+			return 0;
+		k++;
+	}
+	return 1;
+}
+
 /* CSV: lines of three numbers t,h,w; a first line that is not numbers is a header. */
 static int parse_csv(const char *path, const char *buf, size_t len, double **out, size_t *count)
 {
@@ -44,16 +88,18 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 		p = eol + 1;
 		if (l >= sizeof(text)) {
 			free(v);
-			return cli_usage_error(
-			        "option '--position-ids': '%s', line %zu: too long for "
-			        "three numbers t,h,w",
-			        path, line);
+			return cli_error("option '--position-ids': '%s', line %zu: too long for "
+			                 "three numbers t,h,w",
+			                 path, line);
 		}
 		memcpy(text, at, l);
 		text[l] = '\0';
 		if (strspn(text, " \t") == l)
 			continue;
 		double cell[3];
+		int cell_whole[3] = {1, 1, 1};
+		const char *cell_at[3] = {"", "", ""};
+		int cell_len[3] = {0, 0, 0};
 		int cells = 0, bad = 0;
 		for (char *c = text;;) {
 			char *stop;
@@ -63,11 +109,18 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 			double x = strtod(c, &stop);
 			if (stop == c || errno == ERANGE)
 				bad = 1;
+			char *cell_text = c;
 			c = stop;
 			while (*c == ' ' || *c == '\t')
 				c++;
-			if (cells < 3)
+			if (cells < 3) {
 				cell[cells] = x;
+				cell_whole[cells] =
+				        stop == cell_text ||
+				        text_is_whole(cell_text, (size_t)(stop - cell_text));
+				cell_at[cells] = cell_text;
+				cell_len[cells] = (int)(stop - cell_text);
+			}
 			cells++;
 			if (*c == ',') {
 				c++;
@@ -81,11 +134,20 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 			continue; /* a header such as t,h,w */
 		if (bad || cells != 3) {
 			free(v);
-			return cli_usage_error("option '--position-ids': '%s', line %zu: is not "
-			                       "three numbers t,h,w%s",
-			                       path, line,
-			                       bad ? "" : " (a CSV of position ids has 3 columns)");
+			return cli_error("option '--position-ids': '%s', line %zu: is not "
+			                 "three numbers t,h,w%s",
+			                 path, line,
+			                 bad ? "" : " (a CSV of position ids has 3 columns)");
 		}
+		for (int a = 0; a < 3; a++)
+			if (!cell_whole[a]) {
+				free(v);
+				return cli_error(
+				        "option '--position-ids': '%s', line %zu: token %zu, "
+				        "%c: %.*s is not a whole number (position ids are "
+				        "integers; judged on the digits, before rounding)",
+				        path, line, n, "thw"[a], cell_len[a], cell_at[a]);
+			}
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
 			double *grown = realloc(v, 3 * cap * sizeof(double));
@@ -109,20 +171,19 @@ static int parse_npy(const char *path, const char *buf, size_t len, double **out
 	char *err = NULL;
 	enum pe_status st = pe_npy_read(buf, len, NULL, &m, &err);
 	if (st != PE_OK) {
-		int rc = cli_usage_error(
-		        "option '--position-ids': '%s': %s%s", path, err ? err : pe_status_str(st),
-		        err && strstr(err, "dtype")
-		                ? " (save position ids as floats: ids.astype(float))"
-		                : "");
+		int rc = cli_error("option '--position-ids': '%s': %s%s", path,
+		                   err ? err : pe_status_str(st),
+		                   err && strstr(err, "dtype")
+		                           ? " (save position ids as floats: ids.astype(float))"
+		                           : "");
 		free(err);
 		return rc;
 	}
 	int transpose = m->cols != 3 && m->rows == 3;
 	if (m->cols != 3 && !transpose) {
-		int rc = cli_usage_error(
-		        "option '--position-ids': '%s': a %zu x %zu array; position "
-		        "ids are n x 3 (t, h, w per token) or 3 x n",
-		        path, m->rows, m->cols);
+		int rc = cli_error("option '--position-ids': '%s': a %zu x %zu array; position "
+		                   "ids are n x 3 (t, h, w per token) or 3 x n",
+		                   path, m->rows, m->cols);
 		pe_matrix_destroy(m);
 		return rc;
 	}
@@ -141,7 +202,40 @@ static int parse_npy(const char *path, const char *buf, size_t len, double **out
 	return 0;
 }
 
+/* The ids read this run: the file is read once, however many schemes use it
+ * (standard input and FIFOs cannot be read twice, a file may change). */
+static double *kept;
+static size_t n_kept;
+
+static void kept_free(void)
+{
+	free(kept);
+	kept = NULL;
+}
+
+static int load_file(const struct cli_common *o, double **out, size_t *count);
+
 static int load(const struct cli_common *o, double **out, size_t *count)
+{
+	if (!kept) {
+		double *v = NULL;
+		size_t n = 0;
+		int rc = load_file(o, &v, &n);
+		if (rc)
+			return rc;
+		kept = v;
+		n_kept = n;
+		atexit(kept_free);
+	}
+	*out = malloc(3 * n_kept * sizeof(double));
+	if (!*out)
+		return cli_error("option '--position-ids': out of memory");
+	memcpy(*out, kept, 3 * n_kept * sizeof(double));
+	*count = n_kept;
+	return 0;
+}
+
+static int load_file(const struct cli_common *o, double **out, size_t *count)
 {
 	const char *path = o->position_ids;
 	FILE *f = fopen(path, "rb");
@@ -183,7 +277,7 @@ static int load(const struct cli_common *o, double **out, size_t *count)
 	free(buf);
 	if (!rc && *count == 0) {
 		free(*out);
-		rc = cli_usage_error("option '--position-ids': '%s' has no position ids", path);
+		rc = cli_error("option '--position-ids': '%s' has no position ids", path);
 	}
 	return rc;
 }
@@ -204,8 +298,12 @@ int cli_position_ids_apply(const struct cli_common *o, struct pe_scheme *s, size
 	if (st == PE_ENOMEM)
 		rc = cli_error("option '--position-ids': out of memory");
 	else if (st != PE_OK)
-		rc = cli_usage_error("option '--position-ids': '%s': %s", o->position_ids,
-		                     err ? err : pe_status_str(st));
+		rc = st == PE_EINVAL /* the spec and the option disagree: usage */
+		             ? cli_usage_error("option '--position-ids': '%s': %s", o->position_ids,
+		                               err ? err : pe_status_str(st))
+		             /* the file's values: a malformed input file */
+		             : cli_error("option '--position-ids': '%s': %s", o->position_ids,
+		                         err ? err : pe_status_str(st));
 	free(err);
 	return rc;
 }
@@ -214,7 +312,7 @@ static void say_ids(const struct pe_scheme *s, const char *what, uint64_t q)
 {
 	double p[3];
 	if (pe_mrope_position(s, q, p) == PE_OK)
-		fprintf(stderr, "%s (%.17g,%.17g,%.17g)", what, p[0], p[1], p[2]);
+		cli_eprintf("%s (%.17g,%.17g,%.17g)", what, p[0], p[1], p[2]);
 }
 
 int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s, uint64_t first,
@@ -231,23 +329,23 @@ int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s,
 		                       s->canonical, (unsigned long long)last);
 	if (o->quiet)
 		return 0;
-	fprintf(stderr, "posenc: %s: M-RoPE position ids (t,h,w) of tokens %llu..%llu: ", s->label,
-	        (unsigned long long)first, (unsigned long long)last);
+	cli_eprintf("posenc: %s: M-RoPE position ids (t,h,w) of tokens %llu..%llu: ", s->label,
+	            (unsigned long long)first, (unsigned long long)last);
 	const unsigned *g = s->mrope_grid;
 	if (s->mrope_positions) {
-		fprintf(stderr, "rows %llu..%llu of %s", (unsigned long long)first,
-		        (unsigned long long)last, o->position_ids);
+		cli_eprintf("rows %llu..%llu of %s", (unsigned long long)first,
+		            (unsigned long long)last, o->position_ids);
 	} else if (!g[0]) {
-		fprintf(stderr, "text, t = h = w = token (plain RoPE)\n");
+		cli_eprintf("text, t = h = w = token (plain RoPE)\n");
 		return 0;
 	} else {
 		unsigned long long t0 = s->mrope_text,
 		                   g0 = t0 + (unsigned long long)g[0] * g[1] * g[2];
 		if (t0)
-			fprintf(stderr, "text 0..%llu at t = h = w = token; ", t0 - 1);
+			cli_eprintf("text 0..%llu at t = h = w = token; ", t0 - 1);
 		double after[3] = {0, 0, 0};
 		pe_mrope_position(s, g0, after);
-		fprintf(stderr,
+		cli_eprintf(
 		        "a %ux%ux%u grid %llu..%llu at t = %llu + floor(frame x %.17g), h = %llu + "
 		        "row, w = %llu + column; text from %llu on at t = h = w = %.17g + ...",
 		        g[0], g[1], g[2], t0, g0 - 1, t0, s->mrope_tstep, t0, t0, g0, after[0]);

@@ -2,6 +2,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "shared/progress.h"
 
 #define SHOW_AFTER   1.0 /* seconds before anything is shown */
@@ -34,7 +35,9 @@ void cli_progress_update(struct cli_progress *p, size_t done)
 		return;
 	p->last = t;
 	p->shown = 1;
-	fprintf(stderr, "\rposenc: %s: %3.0f%%", p->what, 100.0 * (double)done / (double)p->total);
+	fputc('\r', stderr);
+	/* the path or label in it is text from the user or a file */
+	cli_eprintf("posenc: %s: %3.0f%%", p->what, 100.0 * (double)done / (double)p->total);
 	fflush(stderr);
 }
 

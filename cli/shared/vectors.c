@@ -167,13 +167,12 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		 * position + 1. The scheme is the command's own heap object. */
 		struct pe_scheme *w = (struct pe_scheme *)s;
 		w->scaling.length = (double)o->start + (double)v->n;
-		if (!o->quiet)
-			fprintf(stderr,
-			        "posenc: %s: %s scaling evaluated at sequence length %.17g (the "
-			        "largest position + 1; length= sets another)\n",
-			        s->label,
-			        s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic" : "longrope",
-			        w->scaling.length);
+		cli_note(o->quiet,
+		         "%s: %s scaling evaluated at sequence length %.17g (the "
+		         "largest position + 1; length= sets another)",
+		         s->label,
+		         s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic" : "longrope",
+		         w->scaling.length);
 	}
 	return 0;
 }

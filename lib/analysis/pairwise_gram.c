@@ -22,10 +22,21 @@
  * the many (figures of analytic schemes, exports) that never multiply a
  * matrix. If the library the build found cannot be opened at run time, the
  * direct kernels are used, as without a BLAS.
+ *
+ * Under an address-space or data limit (ulimit -v, -d, a batch node's
+ * h_vmem) OpenBLAS is sized to fit before it is opened: it takes a 128 MiB
+ * work buffer for every thread it runs (the caller included) and, for each
+ * thread it starts, a stack and a malloc arena; when those mappings fail it
+ * does not give up but retries forever at full CPU (OpenBLAS 0.3.21,
+ * memory.c). So the room left under the limits decides: OPENBLAS_NUM_THREADS
+ * is lowered to the threads that fit, and with room for none the BLAS is not
+ * opened at all (the direct kernels give the same values). Other BLAS
+ * libraries ignore the variable.
  */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +46,8 @@
 #include <cblas.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 typedef void (*gemm_fn)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE, int, int, int,
                         double, const double *, int, const double *, int, double, double *, int);
@@ -46,8 +59,76 @@ _Static_assert(_Generic(&cblas_dgemm, gemm_fn : 1, default : 0),
 static gemm_fn gemm;
 static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
 
+#define MIB ((uint64_t)1 << 20)
+/* What OpenBLAS maps (measured with 0.3.21 under strace): its code and
+ * tables; per thread a 128 MiB buffer (BUFFER_SIZE, with alignment); per
+ * started thread also an 8 MiB stack and a 64 MiB glibc arena. */
+#define BLAS_LIBRARY (48 * MIB)
+#define BLAS_BUFFER  (132 * MIB)
+#define BLAS_THREAD  (BLAS_BUFFER + 76 * MIB)
+/* Left under the limit for the caller's own allocations after the product. */
+#define BLAS_RESERVE (64 * MIB)
+
+/* Bytes left under RLIMIT_AS and RLIMIT_DATA; UINT64_MAX without limits. */
+static uint64_t address_room(void)
+{
+	struct rlimit as, data;
+	int has_as = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+	int has_data = getrlimit(RLIMIT_DATA, &data) == 0 && data.rlim_cur != RLIM_INFINITY;
+	if (!has_as && !has_data)
+		return UINT64_MAX;
+	/* /proc/self/statm: pages of the whole address space, then (6th) of
+	 * data and stack. Unreadable: the limit alone, used from zero. */
+	unsigned long long size = 0, data_pages = 0, skip;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%llu %llu %llu %llu %llu %llu", &size, &skip, &skip, &skip, &skip,
+		           &data_pages) != 6)
+			size = data_pages = 0;
+		fclose(f);
+	}
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t pg = page > 0 ? (uint64_t)page : 4096;
+	uint64_t room = UINT64_MAX;
+	if (has_as) {
+		uint64_t used = (uint64_t)size * pg, lim = (uint64_t)as.rlim_cur;
+		room = lim > used ? lim - used : 0;
+	}
+	if (has_data) {
+		uint64_t used = (uint64_t)data_pages * pg, lim = (uint64_t)data.rlim_cur;
+		uint64_t r = lim > used ? lim - used : 0;
+		if (r < room)
+			room = r;
+	}
+	return room;
+}
+
+/* 0 when OpenBLAS cannot have even one buffer; else after lowering its
+ * thread count to what fits. */
+static int blas_fits(void)
+{
+	uint64_t room = address_room();
+	if (room == UINT64_MAX)
+		return 1;
+	uint64_t one = BLAS_LIBRARY + BLAS_BUFFER + BLAS_RESERVE;
+	if (room < one)
+		return 0;
+	uint64_t threads = 1 + (room - one) / BLAS_THREAD;
+	const char *env = getenv("OPENBLAS_NUM_THREADS");
+	long asked = env ? strtol(env, NULL, 10) : 0;
+	if (asked <= 0 || (uint64_t)asked > threads) {
+		char text[24];
+		snprintf(text, sizeof(text), "%llu",
+		         (unsigned long long)(threads < 4096 ? threads : 4096));
+		setenv("OPENBLAS_NUM_THREADS", text, 1);
+	}
+	return 1;
+}
+
 static void gemm_open(void)
 {
+	if (!blas_fits())
+		return;
 	/* The soname first, as the dynamic linker would resolve a linked
 	 * library (Debian's alternatives pick the variant); then the file the
 	 * build linked against. */

@@ -125,6 +125,21 @@ static void *curve_run(void *arg)
 	return NULL;
 }
 
+double pe_precision_curve_work(size_t d, uint64_t n, const struct pe_precision *precs, size_t nprec)
+{
+	double units = 1.0; /* the exact values */
+	for (size_t k = 0; k < nprec; k++) {
+		int seen = 0;
+		for (size_t q = 0; q < k; q++)
+			seen |= precs[q].compute == precs[k].compute;
+		if (seen)
+			continue; /* only the storage differs: a rounding per value */
+		enum pe_float R = precs[k].compute;
+		units += R == PE_FLOAT_BF16 || R == PE_FLOAT_F16 ? 0.5 : 1.0;
+	}
+	return (double)n * (double)(d / 2) * units;
+}
+
 void pe_precision_curve_destroy(struct pe_precision_curve *c)
 {
 	if (!c)

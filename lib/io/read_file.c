@@ -15,6 +15,7 @@
 #include <posenc/read.h>
 
 #include "io/read_internal.h"
+#include "io/read_json.h"
 
 /*
  * A file's bytes. A regular file is read (not mapped: a file truncated
@@ -31,8 +32,38 @@ struct contents {
 	unsigned char *heap;
 };
 
-/* Streams have no size to check up front: they stop at @limit bytes (0: none). */
+static uint64_t le_u64(const unsigned char *b, size_t n);
+
+/*
+ * For a listing, whether a stream can stop here: its start is already not a
+ * file posenc reads (a safetensors length that is 0, too large or not
+ * followed by '{'; a NUL byte, which no CSV has), and the reader reports it
+ * from these bytes instead of reading, say, /dev/zero to the limit.
+ */
+static int hopeless(const unsigned char *b, size_t len, const char *path)
+{
+	if (len < 16)
+		return 0;
+	enum pe_file_format f = pe_file_format_detect(b, len, path);
+	if (f == PE_FORMAT_SAFETENSORS) {
+		uint64_t hl = le_u64(b, 8);
+		return hl > PE_SAFETENSORS_HEADER_MAX || hl == 0 || b[8] != '{';
+	}
+	return f != PE_FORMAT_NPY && memchr(b, 0, len) != NULL;
+}
+
+/* Streams have no size to check up front: they stop at @limit bytes (0: none),
+ * and with @path set (a listing) as soon as they cannot be a file posenc reads. */
+static enum pe_status read_stream_until(int fd, size_t limit, const char *path, struct contents *c,
+                                        char **err);
+
 static enum pe_status read_stream(int fd, size_t limit, struct contents *c, char **err)
+{
+	return read_stream_until(fd, limit, NULL, c, err);
+}
+
+static enum pe_status read_stream_until(int fd, size_t limit, const char *path, struct contents *c,
+                                        char **err)
 {
 	size_t cap = 1 << 16, len = 0;
 	unsigned char *buf = malloc(cap);
@@ -65,6 +96,8 @@ static enum pe_status read_stream(int fd, size_t limit, struct contents *c, char
 		if (got == 0)
 			break;
 		len += (size_t)got;
+		if (path && hopeless(buf, len, path))
+			break;
 		if (limit && len > limit) {
 			free(buf);
 			return rd_fail(err, PE_ETOOBIG,
@@ -150,14 +183,25 @@ static enum pe_status fill_needed(int fd, struct contents *c, const char *path, 
 	uint64_t hl = le_u64(c->p, 8);
 	if (hl > PE_SAFETENSORS_HEADER_MAX)
 		return PE_OK; /* the reader says what is wrong */
-	/* The JSON header is parsed into names and shapes: about twice its size. */
-	if (limit && 2.0 * (double)hl > (double)limit)
+	/* The header's own bytes, then the tree they parse into (up to 30 times
+	 * their size for arrays of numbers), against the limit. */
+	if (limit && (double)hl > (double)limit)
 		return rd_fail(err, PE_ETOOBIG,
-		               "the safetensors header of %.1f MiB needs about %.1f MiB to parse, "
-		               "more than the limit of %.1f MiB",
-		               (double)hl / 1048576.0, 2.0 * (double)hl / 1048576.0,
-		               (double)limit / 1048576.0);
-	if ((st = fill(fd, c, head, 8 + hl, err)) != PE_OK || header_only)
+		               "the safetensors header of %.1f MiB needs more than the limit of "
+		               "%.1f MiB",
+		               (double)hl / 1048576.0, (double)limit / 1048576.0);
+	if ((st = fill(fd, c, head, 8 + hl, err)) != PE_OK)
+		return st;
+	if (limit && 8 + hl <= c->len) {
+		double cost = json_cost_bound((const char *)c->p + 8, (size_t)hl);
+		if (cost > (double)limit)
+			return rd_fail(err, PE_ETOOBIG,
+			               "the safetensors header of %.1f MiB needs up to %.1f MiB to "
+			               "parse, more than the limit of %.1f MiB",
+			               (double)hl / 1048576.0, cost / 1048576.0,
+			               (double)limit / 1048576.0);
+	}
+	if (header_only)
 		return st;
 	struct pe_file_info *info = NULL;
 	if (pe_file_inspect_buffer(c->p, c->len, path, &info, NULL) != PE_OK)
@@ -171,6 +215,9 @@ static enum pe_status fill_needed(int fd, struct contents *c, const char *path, 
 	pe_file_info_destroy(info);
 	return st;
 }
+
+static enum pe_status stream_header_fits(const struct contents *c, const char *path, size_t limit,
+                                         char **err);
 
 /* A file that changed while it was read is not one file: refused. */
 static enum pe_status unchanged(int fd, const struct stat *sb, char **err)
@@ -234,7 +281,9 @@ static enum pe_status contents_open(const char *path, size_t limit, const char *
 		if (st == PE_OK)
 			st = unchanged(fd, &sb, err);
 	} else if (!S_ISREG(sb.st_mode)) {
-		st = read_stream(fd, limit, c, err);
+		st = read_stream_until(fd, limit, header_only ? path : NULL, c, err);
+		if (st == PE_OK)
+			st = stream_header_fits(c, path, limit, err);
 	}
 	close(fd);
 	if (st != PE_OK) {
@@ -244,6 +293,25 @@ static enum pe_status contents_open(const char *path, size_t limit, const char *
 		memset(c, 0, sizeof(*c));
 	}
 	return st;
+}
+
+/* A stream's safetensors header: its parse must fit the limit too. */
+static enum pe_status stream_header_fits(const struct contents *c, const char *path, size_t limit,
+                                         char **err)
+{
+	if (!limit || c->len < 8 ||
+	    pe_file_format_detect(c->p, c->len, path) != PE_FORMAT_SAFETENSORS)
+		return PE_OK;
+	uint64_t hl = le_u64(c->p, 8);
+	if (hl > c->len - 8)
+		return PE_OK; /* the reader says what is wrong */
+	double cost = json_cost_bound((const char *)c->p + 8, (size_t)hl);
+	if (cost > (double)limit)
+		return rd_fail(err, PE_ETOOBIG,
+		               "the safetensors header of %.1f MiB needs up to %.1f MiB to parse, "
+		               "more than the limit of %.1f MiB",
+		               (double)hl / 1048576.0, cost / 1048576.0, (double)limit / 1048576.0);
+	return PE_OK;
 }
 
 static void contents_close(struct contents *c)
@@ -310,11 +378,17 @@ enum pe_status pe_file_inspect_buffer(const void *buf, size_t len, const char *n
 
 enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char **err)
 {
+	return pe_file_inspect_limited(path, PE_READ_INSPECT_STREAM_MAX, out, err);
+}
+
+enum pe_status pe_file_inspect_limited(const char *path, size_t max_bytes,
+                                       struct pe_file_info **out, char **err)
+{
 	*out = NULL;
 	if (err)
 		*err = NULL;
 	struct contents c;
-	enum pe_status st = contents_open(path, PE_READ_INSPECT_STREAM_MAX, NULL, 1, &c, err);
+	enum pe_status st = contents_open(path, max_bytes, NULL, 1, &c, err);
 	if (st != PE_OK)
 		return st;
 	st = pe_file_inspect_buffer(c.p, c.len, path, out, err);
@@ -565,6 +639,74 @@ enum pe_status pe_read_file(const char *path, const struct pe_read_request *req,
 	if (err)
 		*err = NULL;
 	return read_table(path, req, 0, out, err);
+}
+
+enum pe_status pe_read_file_described(const char *path, const struct pe_read_request *req,
+                                      size_t max_bytes, struct pe_matrix **out,
+                                      struct pe_file_info **info, char **err)
+{
+	*out = NULL;
+	*info = NULL;
+	if (err)
+		*err = NULL;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return rd_fail(err, PE_EIO, "%s", strerror(errno));
+	struct stat sb;
+	if (fstat(fd, &sb) != 0) {
+		int e = errno;
+		close(fd);
+		return rd_fail(err, PE_EIO, "%s", strerror(e));
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		close(fd);
+		return rd_fail(err, PE_EIO, "%s", strerror(EISDIR));
+	}
+	enum pe_status st;
+	if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+		/* The table, then the headers from the same open file (not the path
+		 * again: it may name another file by now). */
+		st = read_regular(fd, &sb, path, req, max_bytes, out, err);
+		if (st == PE_OK && (uint64_t)sb.st_size <= SIZE_MAX) {
+			size_t len = (size_t)sb.st_size;
+			void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (map == MAP_FAILED) {
+				st = rd_fail(err, PE_ENOMEM, "out of memory (%zu bytes)", len);
+			} else {
+				struct contents c = {map, len, map, NULL};
+				st = fill_needed(fd, &c, path, max_bytes, NULL, 1, err);
+				if (st == PE_OK)
+					st = pe_file_inspect_buffer(c.p, c.len, path, info, err);
+				if (st == PE_OK)
+					st = unchanged(fd, &sb, err);
+				munmap(map, len);
+			}
+		}
+		close(fd);
+	} else {
+		/* A stream (pipe, FIFO, device) is read once, whole, within the limit. */
+		struct contents c;
+		memset(&c, 0, sizeof(c));
+		c.p = (const unsigned char *)"";
+		st = S_ISREG(sb.st_mode) ? PE_OK : read_stream(fd, max_bytes, &c, err);
+		close(fd);
+		if (st == PE_OK)
+			st = stream_header_fits(&c, path, max_bytes, err);
+		if (st == PE_OK && max_bytes)
+			st = table_fits(&c, path, req, max_bytes, err);
+		if (st == PE_OK)
+			st = pe_read_buffer(c.p, c.len, path, req, out, err);
+		if (st == PE_OK)
+			st = pe_file_inspect_buffer(c.p, c.len, path, info, err);
+		free(c.heap);
+	}
+	if (st != PE_OK) {
+		pe_matrix_destroy(*out);
+		pe_file_info_destroy(*info);
+		*out = NULL;
+		*info = NULL;
+	}
+	return st;
 }
 
 enum pe_status pe_file_load(const struct pe_scheme *s, struct pe_matrix **out, char **err)

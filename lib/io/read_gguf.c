@@ -421,7 +421,9 @@ const struct gguf_tensor *gguf_tensor(const struct gguf *g, const char *name)
 enum pe_status gguf_tensor_f32(const struct gguf_source *src, const struct gguf_tensor *t,
                                double *out, size_t n)
 {
-	if (t->type != 0)
+	/* llama.cpp's per-pair factors are 1-D: a 2-D tensor of as many values is
+	 * something else (refused, not read flat). */
+	if (t->type != 0 || t->n_dims != 1)
 		return PE_EUNSUPPORTED;
 	uint64_t count = 1;
 	for (uint32_t k = 0; k < t->n_dims; k++) {

@@ -15,8 +15,8 @@ static void fail(struct parser *ps, const char *what)
 	if (ps->failed)
 		return;
 	ps->failed = 1;
-	rd_fail(ps->err, PE_EFORMAT, "safetensors header: invalid JSON at byte %zu: %s",
-	        (size_t)(ps->p - ps->start), what);
+	rd_fail(ps->err, PE_EFORMAT, "invalid JSON at byte %zu: %s", (size_t)(ps->p - ps->start),
+	        what);
 }
 
 static void skip_ws(struct parser *ps)
@@ -37,6 +37,21 @@ static void json_clear(struct json *j)
 	free(j->items);
 	free(j->keys);
 	memset(j, 0, sizeof(*j));
+}
+
+double json_cost_bound(const char *text, size_t len)
+{
+	/* Values <= 1 + separators + openings; each a node (twice its size at
+	 * most, arrays grow by doubling) and a key slot; each string a block
+	 * with malloc's overhead and its text. */
+	size_t values = 1, quotes = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		values += c == ',' || c == '[' || c == '{';
+		quotes += c == '"';
+	}
+	double node = 2.0 * (double)(sizeof(struct json) + sizeof(char *)) + 16.0;
+	return (double)values * node + (double)(quotes / 2) * 32.0 + (double)len;
 }
 
 void json_free(struct json *j)

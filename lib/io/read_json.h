@@ -43,6 +43,15 @@ struct json *json_parse(const char *text, size_t len, char **err);
 
 void json_free(struct json *j);
 
+/*
+ * An upper bound on the heap json_parse() takes for text[0..len): the tree
+ * costs far more than the text (a 2-byte "1," is a 64-byte node in an array
+ * that grows by doubling), about 30 times for long arrays of numbers. From
+ * one pass over the bytes, so that callers refuse a document over their
+ * memory budget before parsing it.
+ */
+double json_cost_bound(const char *text, size_t len);
+
 /* Whether bytes s[0..len) are valid UTF-8 (no overlongs or surrogates). */
 int json_utf8_valid(const unsigned char *s, size_t len);
 

@@ -222,9 +222,14 @@ static enum pe_status st_parse_sized(const unsigned char *buf, size_t len, uint6
 		return rd_fail(err, PE_EFORMAT, "safetensors header is not valid UTF-8");
 	if (n == 0 || header[0] != '{')
 		return rd_fail(err, PE_EFORMAT, "safetensors header does not start with '{'");
-	struct json *root = json_parse((const char *)header, n, err);
-	if (!root)
-		return PE_EFORMAT;
+	char *jerr = NULL;
+	struct json *root = json_parse((const char *)header, n, err ? &jerr : NULL);
+	if (!root) {
+		enum pe_status js = rd_fail(err, PE_EFORMAT, "safetensors header: %s",
+		                            jerr ? jerr : "invalid JSON");
+		free(jerr);
+		return js;
+	}
 	enum pe_status st = PE_OK;
 	struct entry *entries = NULL;
 	struct pe_tensor_info *scratch = NULL;

@@ -10,6 +10,7 @@
 
 #include "core/strutil.h"
 #include "model/model_internal.h"
+#include "io/read_json.h"
 
 void pe_model_destroy(struct pe_model *m)
 {
@@ -57,12 +58,15 @@ const struct pe_model_group *pe_model_group_find(const struct pe_model *m, const
 		return NULL;
 	if (!which)
 		return &m->groups[0];
-	for (size_t i = 0; i < m->n_groups; i++)
-		if (strcmp(m->groups[i].name, which) == 0)
-			return &m->groups[i];
+	/* A number is a layer index, always: a group a config named "0" (its
+	 * layer type) cannot capture --layer 0. */
 	size_t layer;
-	if (parse_index(which, &layer) != 0)
+	if (parse_index(which, &layer) != 0) {
+		for (size_t i = 0; i < m->n_groups; i++)
+			if (strcmp(m->groups[i].name, which) == 0)
+				return &m->groups[i];
 		return NULL;
+	}
 	for (size_t i = 0; i < m->n_groups; i++)
 		for (size_t k = 0; k < m->groups[i].n_layers; k++)
 			if (m->groups[i].layers[k] == layer)
@@ -173,4 +177,10 @@ enum pe_status pe_model_check_specs(const struct pe_model *m, char **err)
 		free(why);
 	}
 	return PE_OK;
+}
+
+double pe_model_hf_json_cost(const char *text, size_t len)
+{
+	/* the tree, and the model's texts (small beside it) */
+	return json_cost_bound(text, len) + 65536.0;
 }

@@ -221,6 +221,12 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	    num(h, "rope.dimension_count", &n_rot) < 0 || num(h, "rope.freq_base", &base) < 0 ||
 	    num(h, "context_length", &ctx) < 0 || num(h, "block_count", &layers) < 0)
 		return PE_EFORMAT;
+	if (ctx != 0 && !(ctx >= 1 && ctx <= 1e15 && ctx == floor(ctx)))
+		return fail(h, PE_EFORMAT, "%s.context_length: %.17g is not a whole number > 0",
+		            h->arch, ctx);
+	if (layers != 0 && !(layers >= 1 && layers <= 1e6 && layers == floor(layers)))
+		return fail(h, PE_EFORMAT, "%s.block_count: %.17g is not a whole number > 0",
+		            h->arch, layers);
 	double hd = key_len > 0 ? key_len : heads > 0 ? floor(width / heads) : 0;
 	if (!(hd >= 2) || hd > 1e6 || hd != floor(hd))
 		return fail(h, PE_EFORMAT,
@@ -538,7 +544,14 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 		char key[256];
 		snprintf(key, sizeof(key), "%s.rope.dimension_sections", arch->str);
 		const struct gguf_kv *sec = gguf_find(g, key);
-		if (sec && sec->arr) {
+		for (uint64_t i = 0; sec && sec->arr && i < sec->arr_n && st == PE_OK; i++) {
+			double x = sec->arr[i];
+			if (!(x >= 0 && x <= 1e6 && x == floor(x)))
+				st = fail(&h, PE_EFORMAT,
+				          "%s[%llu]: %.17g is not a whole number of pairs >= 0",
+				          key, (unsigned long long)i, x);
+		}
+		if (st == PE_OK && sec && sec->arr) {
 			struct strbuf nb = {0};
 			strbuf_addf(&nb, "M-RoPE sections");
 			for (uint64_t i = 0; i < sec->arr_n; i++)

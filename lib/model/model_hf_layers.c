@@ -15,8 +15,15 @@
 /* ---- layers ---------------------------------------------------------- */
 
 struct layer {
-	char *spec; /* owned; NULL: no positional encoding (NoPE) */
+	const char *spec; /* NULL: no positional encoding (NoPE) */
 	const char *type;
+};
+
+/* The spec text of one rope block as a kind of layer reads it. */
+struct spec_cache {
+	const struct json *block;
+	int local, global; /* the sliding layers' own base; Gemma 4's global head width */
+	char *spec;        /* owned */
 };
 
 static const char *short_type(const char *type)
@@ -42,21 +49,29 @@ static enum pe_status group_add_layer(struct pe_model_group *g, size_t layer)
 
 static int same_spec(const char *a, const char *b)
 {
-	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
 /* Groups layers with equal specs; names them and labels each spec. */
 static enum pe_status group_layers(struct hf *h, struct layer *ls, size_t n)
 {
+	/* Distinct texts are few (one per block and variant): each layer is
+	 * compared with them, not with every earlier layer. */
 	size_t distinct_rope = 0, has_nope = 0;
+	const char **distinct = calloc(n ? n : 1, sizeof(*distinct));
+	if (!distinct)
+		return PE_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		int first = 1;
-		for (size_t j = 0; j < i; j++)
-			first &= !same_spec(ls[i].spec, ls[j].spec);
-		if (first && ls[i].spec)
-			distinct_rope++;
 		has_nope |= !ls[i].spec;
+		if (!ls[i].spec)
+			continue;
+		int first = 1;
+		for (size_t j = 0; j < distinct_rope && first; j++)
+			first = !same_spec(ls[i].spec, distinct[j]);
+		if (first)
+			distinct[distinct_rope++] = ls[i].spec;
 	}
+	free(distinct);
 	for (size_t i = 0; i < n; i++) {
 		struct pe_model_group *g = NULL;
 		for (size_t k = 0; k < h->m->n_groups; k++) {
@@ -478,6 +493,8 @@ enum pe_status hf_read_rope(struct hf *h)
 	if (block && block->type != JSON_OBJECT)
 		return hf_fail(h, PE_EFORMAT, "%s: is not an object", bname);
 
+	struct spec_cache *cache = NULL;
+	size_t n_cache = 0;
 	const char **types = calloc(n, sizeof(*types));
 	unsigned char *nope = calloc(n, 1);
 	struct layer *ls = calloc(n, sizeof(*ls));
@@ -502,10 +519,10 @@ enum pe_status hf_read_rope(struct hf *h)
 	int per_type = 0;
 	if (block && block->n) {
 		per_type = 1;
-		for (size_t i = 0; i < block->n; i++) {
+		for (size_t i = 0; i < block->n && per_type; i++) {
 			int found = 0;
-			for (size_t k = 0; k < n; k++)
-				found |= strcmp(block->keys[i], types[k]) == 0;
+			for (size_t k = 0; k < n && !found; k++)
+				found = strcmp(block->keys[i], types[k]) == 0;
 			per_type &= found;
 		}
 	}
@@ -519,13 +536,18 @@ enum pe_status hf_read_rope(struct hf *h)
 	}
 	c.per_layer = per_type;
 	double train = c.max_pos;
+	/* Each block is read once, for all the layers that share it (and says
+	 * its warnings once): layers hold the spec of their (block, variant). */
+	cache = calloc(n, sizeof(*cache));
+	if (!cache) {
+		st = PE_ENOMEM;
+		goto done;
+	}
 	for (size_t i = 0; i < n; i++) {
 		ls[i].type = types[i];
 		if (nope[i])
 			continue;
 		const struct json *b = block;
-		char where[96];
-		snprintf(where, sizeof(where), "%s.", bname);
 		if (per_type) {
 			b = hf_present(block, types[i]);
 			if (!b || b->type != JSON_OBJECT) {
@@ -533,11 +555,26 @@ enum pe_status hf_read_rope(struct hf *h)
 				             bname, types[i]);
 				goto done;
 			}
-			snprintf(where, sizeof(where), "%s.%s.", bname, types[i]);
 		}
+		int local = !per_type && !isnan(local_base) &&
+		            strcmp(types[i], "sliding_attention") == 0;
+		int global = gemma4 && strcmp(types[i], "full_attention") == 0;
+		struct spec_cache *e = NULL;
+		for (size_t k = 0; k < n_cache && !e; k++)
+			if (cache[k].block == b && cache[k].local == local &&
+			    cache[k].global == global)
+				e = &cache[k];
+		if (e) {
+			ls[i].spec = e->spec;
+			continue;
+		}
+		char where[96];
+		snprintf(where, sizeof(where), "%s.", bname);
+		if (per_type)
+			snprintf(where, sizeof(where), "%s.%s.", bname, types[i]);
 		struct strbuf sb = {0};
 		double t = c.max_pos;
-		if (!per_type && !isnan(local_base) && strcmp(types[i], "sliding_attention") == 0) {
+		if (local) {
 			struct hf_rope_ctx lc = c;
 			lc.top_theta = local_base;
 			char lw[64];
@@ -545,7 +582,7 @@ enum pe_status hf_read_rope(struct hf *h)
 			st = hf_rope_spec(h, &lc, lw, NULL, &sb, &t);
 		} else {
 			struct hf_rope_ctx lc = c;
-			if (gemma4 && strcmp(types[i], "full_attention") == 0)
+			if (global)
 				lc.head_dim = global_hd;
 			st = hf_rope_spec(h, &lc, where, b, &sb, &t);
 			if (t > 0 && (!(train > 0) || t < train))
@@ -557,6 +594,7 @@ enum pe_status hf_read_rope(struct hf *h)
 			free(sb.buf);
 			goto done;
 		}
+		cache[n_cache++] = (struct spec_cache){b, local, global, sb.buf};
 		ls[i].spec = sb.buf;
 	}
 	m->train_context = train > 0 ? train : c.max_pos;
@@ -566,8 +604,9 @@ enum pe_status hf_read_rope(struct hf *h)
 		goto done;
 	st = group_layers(h, ls, n);
 done:
-	for (size_t i = 0; ls && i < n; i++)
-		free(ls[i].spec);
+	for (size_t k = 0; k < n_cache; k++)
+		free(cache[k].spec);
+	free(cache);
 	free(ls);
 	free(types);
 	free(nope);

@@ -206,6 +206,14 @@ enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec)
 	g->spec = spec ? pe_strdup(spec) : NULL;
 	if (!g->name || (spec && !g->spec))
 		return PE_ENOMEM;
+	/* A name from the config (a layer type) goes into spec labels and is
+	 * matched by --layer: only letters, digits, '_', '-' and '.', so that
+	 * "g,rotary=0.5" cannot add a key to the spec (nor escapes reach a
+	 * terminal). */
+	for (char *c = g->name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.'))
+			*c = '_';
 	return PE_OK;
 }
 

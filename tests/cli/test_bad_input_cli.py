@@ -441,6 +441,72 @@ def check(name, args, want_rc, needle, opts, preexec=None, stdin=None):
 for name, args, rc, needle, opts in CASES:
     check(name, args, rc, needle, dict(opts))
 
+# ==== issue 29 ====
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gguf_write import gguf, STRING, UINT32, INT32, FLOAT32, ARRAY  # noqa: E402
+
+
+def gguf_llama(extra_kvs=(), tensors=()):
+    kvs = [("general.architecture", STRING, "llama"), ("llama.context_length", UINT32, 4096),
+           ("llama.embedding_length", UINT32, 4096), ("llama.block_count", UINT32, 2),
+           ("llama.attention.head_count", UINT32, 32), ("llama.rope.dimension_count", UINT32, 128),
+           ("llama.rope.freq_base", FLOAT32, 10000.0)]
+    keys = {k for k, _, _ in extra_kvs}
+    return gguf([kv for kv in kvs if kv[0] not in keys] + list(extra_kvs), list(tensors))
+
+
+LLAMA_CFG = json.dumps({"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+                        "num_hidden_layers": 2, "max_position_embeddings": 4096})
+FIG_OPTS = [["--dpi", "300"], ["--style", "paper"], ["--width", "3in"], ["--height", "200"],
+            ["--size", "300x200"], ["--font-size", "12"], ["--cmap", "magma"], ["--title", "x"],
+            ["--vmin", "0"], ["--vmax", "1"]]
+CASES29 = [
+    # 8. wrong messages
+    ("a config that is not JSON", ["freqs", "-s", "hf:c.json", "-o", "f.csv"], RUNTIME,
+     "not JSON: invalid JSON at byte 1", {"setup": files(c_json="{,}")}),
+    ("invalid UTF-8 in --title", ["encode", "-n", "4", "-d", "4", "--title", "\udcff", "-o", "e.png"], USAGE,
+     "'--title': the text is not valid UTF-8", {}),
+    ("invalid UTF-8 in label=", ["encode", "-s", "sinusoidal:label=\udcfe", "-n", "4", "-d", "4", "-o", "e.png"],
+     USAGE, "its label is not valid UTF-8", {}),
+    # 9. lenient input
+    ("hf:c.json,, (an empty override)", ["freqs", "-s", "hf:c.json,,", "-o", "f.csv"], USAGE,
+     "an empty key after ','", {"setup": files(c_json=LLAMA_CFG)}),
+    ("hf:c.json, (an empty override)", ["freqs", "-s", "hf:c.json,", "-o", "f.csv"], USAGE,
+     "an empty key after ','", {"setup": files(c_json=LLAMA_CFG)}),
+    ("check --start past 2^53", ["check", "-s", "rope", "-d", "4", "--against", "d.npy", "--start",
+                                 "9007199254740990"], USAGE, "pass 2^53",
+     {"setup": files(d_npy=npy_bytes("<f8", "(4, 4)", bytes(128)))}),
+    ("malformed position ids: exit 1", ["encode", "-s", "mrope", "-d", "128", "--position-ids", "i.csv",
+                                        "-o", "e.csv"], RUNTIME, "line 1: is not three numbers",
+     {"setup": files(i_csv="0,0\n")}),
+    ("position ids rounded before the whole test", ["encode", "-s", "mrope", "-d", "128", "--position-ids",
+                                                    "i.csv", "-o", "e.csv"], RUNTIME,
+     "4503599627370496.5 is not a whole number", {"setup": files(i_csv="0,0,0\n4503599627370496.5,1,1\n")}),
+    ("gguf: negative M-RoPE sections", ["freqs", "-s", "gguf:m.gguf", "-o", "f.csv"], RUNTIME,
+     "dimension_sections[1]: -8 is not a whole number",
+     {"setup": files(m_gguf=gguf_llama([("llama.rope.dimension_sections", ARRAY, (INT32, [16, -8, 24, 0]))]))}),
+    ("gguf: NaN M-RoPE sections", ["freqs", "-s", "gguf:m.gguf", "-o", "f.csv"], RUNTIME,
+     "dimension_sections[0]: nan",
+     {"setup": files(m_gguf=gguf_llama([("llama.rope.dimension_sections", ARRAY,
+                                          (FLOAT32, [float("nan"), 24.0, 24.0, 0.0]))]))}),
+    ("gguf: a 2-D rope_freqs", ["freqs", "-s", "gguf:m.gguf", "-o", "f.csv"], RUNTIME,
+     "not a one-dimensional F32 tensor",
+     {"setup": files(m_gguf=gguf_llama(tensors=[("rope_freqs.weight", [32, 2], [1.0] * 64)]))}),
+    ("gguf: context_length -5", ["freqs", "-s", "gguf:m.gguf", "-o", "f.csv"], RUNTIME,
+     "context_length: -5 is not a whole number",
+     {"setup": files(m_gguf=gguf_llama([("llama.context_length", INT32, -5)]))}),
+    # 10. options that do not apply
+    ("--layer with a plain spec", ["encode", "-s", "rope", "--layer", "0", "-n", "4", "-d", "4", "-o", "e.csv"],
+     USAGE, "option '--layer' picks a layer of a model spec", {}),
+    ("model --config into a .csv", ["model", "model:llama-3.1-8b", "--config", "c.csv"], USAGE,
+     "writes JSON, into a .json file", {}),
+] + [(f"{o[0]} with a CSV output", ["encode", "-n", "4", "-d", "4", *o, "-o", "e.csv"], USAGE,
+      f"option '{o[0] if o[0] != '--size' else '--width'}' applies to figures", K) for o in FIG_OPTS] + [
+    (f"{o[0]} with -o -", ["freqs", *o, "-o", "-"], USAGE, "applies to figures", {}) for o in FIG_OPTS[:3]]
+for name, args, rc, needle, opts in CASES29:
+    # (str arguments reach the program through os.fsencode: "\udcff" is the byte 0xff)
+    check(name, args, rc, needle, dict(opts))
+
 # Unwritable folder: chmod 0500 stops everyone but root.
 if os.geteuid() != 0:
     def ro_folder(wd):

@@ -476,4 +476,214 @@ try:
 finally:
     shutil.rmtree(wd, ignore_errors=True)
 
+
+# ==== issue 29: budgets that count everything, each input read once ====
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "configs")
+LLAMA = os.path.join(FIXTURES, "llama-3.1-8b.json")
+
+
+def run_time_rss(args, wd):
+    """(exit status, stderr, seconds, peak RSS) measured by /usr/bin/time: wait4 from this
+    (large) Python process would count its own pages, inherited at fork."""
+    if not os.path.exists("/usr/bin/time"):
+        rc, err, secs, _ = run_rss(args, wd)
+        return rc, err, secs, 0
+    t0 = time.time()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", EXE, *args], cwd=wd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE)
+    lines = p.stderr.decode("utf-8", "replace").splitlines()
+    rss = int(lines[-1]) * 1024 if lines and lines[-1].isdigit() else 0
+    lines = [l for l in lines[:-1] if not l.startswith("Command exited")]
+    return p.returncode, "\n".join(lines) + "\n", time.time() - t0, rss
+
+
+def quick_refusal(name, args, wd, needle, seconds=10, rss_max=None):
+    rc, err, secs, rss = run_time_rss(args, wd)
+    ok(rc == 1 and one_error(err) and needle in err and secs < seconds
+       and (rss_max is None or SANITIZED or rss < rss_max),
+       f"{name}: refused at once within the budget", f"rc={rc} {secs:.1f}s rss={rss >> 20} MiB {err!r}")
+
+
+# 4. memory: the JSON tree of a config, a safetensors header's parse, streams
+# (check --against, inspect) and every figure's canvas count against the budget.
+wd = folder()
+try:
+    with open(os.path.join(wd, "big.json"), "w") as f:
+        f.write('{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "x": ['
+                + ",".join(["1"] * 4000000) + "]}")
+    quick_refusal("an 8 MB config.json of numbers at --max-memory 64M",
+                  ["freqs", "-s", "hf:big.json", "--max-memory", "64M", "-o", "f.csv"], wd,
+                  "parsing this config.json", rss_max=100 * MiB)
+    hdr = b'{"a":{"dtype":"F64","shape":[1,1],"data_offsets":[0,8]},"z":[' + b",".join([b"1"] * 4000000) + b"]}"
+    with open(os.path.join(wd, "big.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(hdr)) + hdr + bytes(8))
+    quick_refusal("an 8 MB safetensors header at --max-memory 64M",
+                  ["encode", "-s", "file:path=big.safetensors,tensor=a", "--max-memory", "64M", "-o", "e.csv"],
+                  wd, "safetensors header", rss_max=100 * MiB)
+    quick_refusal("check --against /dev/zero at --max-memory 16M",
+                  ["check", "-s", "rope", "-d", "64", "--against", "/dev/zero", "--max-memory", "16M"], wd,
+                  "/dev/zero", rss_max=64 * MiB)
+    quick_refusal("inspect /dev/zero", ["inspect", "/dev/zero"], wd, "/dev/zero", rss_max=64 * MiB)
+    quick_refusal("scatter --size 20000x20000 at --max-memory 1G",
+                  ["scatter", "--size", "20000x20000", "--max-memory", "1G", "-o", "s.png"], wd,
+                  "pixel figure needs", rss_max=200 * MiB)
+    quick_refusal("decay (curves) --size 12000x12000 at --max-memory 256M",
+                  ["decay", "--size", "12000x12000", "--max-memory", "256M", "-o", "d.png"], wd,
+                  "pixel figure needs", rss_max=200 * MiB)
+    ok(not [n for n in os.listdir(wd) if n.endswith((".png", ".csv"))], "... and no output file",
+       os.listdir(wd))
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
+
+# 5. each input read once: standard input, a FIFO, a dump's table and its description.
+def piped(args, wd, data):
+    """Runs posenc with @data on a pipe as standard input: (status, stdout, stderr)."""
+    try:
+        p = subprocess.run([EXE, *args], cwd=wd, input=data, capture_output=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        return "timeout", b"", ""
+    return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+
+
+def fifo_feed(path, data):
+    """A writer for the FIFO (in a child process): opens it, writes, exits."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            with open(path, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(0)
+    return pid
+
+
+wd = folder()
+try:
+    cfg = open(LLAMA, "rb").read()
+    with open(os.path.join(wd, "cfg.json"), "wb") as f:
+        f.write(cfg)
+    for cmd in (["freqs", "-o", "f.csv"], ["compare", "-o", "c.csv"], ["model", "-o", "m.csv"]):
+        rc, _, err = piped([cmd[0], "-s", "hf:/dev/stdin", *cmd[1:]], wd, cfg)
+        ok(rc == 0 and "error" not in err, f"cat config.json | posenc {cmd[0]} -s hf:/dev/stdin", (rc, err))
+    fifo = os.path.join(wd, "fifo")
+    os.mkfifo(fifo)
+    pid = fifo_feed(fifo, cfg)
+    rc, _, err, secs, _ = run(["freqs", "-s", "hf:fifo", "-o", "f.csv"], wd, timeout=20)
+    os.kill(pid, signal.SIGKILL) if rc == "timeout" else None
+    os.waitpid(pid, 0)
+    ok(rc == 0, "-s hf:FIFO: read once, no hang", (rc, err))
+    # position ids through a pipe, for two schemes
+    ids = b"t,h,w\n0,0,0\n1,1,1\n2,2,3\n"
+    with open(os.path.join(wd, "ids.csv"), "wb") as f:
+        f.write(ids)
+    rc, _, err = piped(["compare", "-s", "mrope", "-s", "mrope:base=500", "-d", "128",
+                        "--position-ids", "/dev/stdin", "-o", "c.csv"], wd, ids)
+    ok(rc == 0 and err.count("rows 0..2 of /dev/stdin") == 2, "--position-ids /dev/stdin for two schemes", (rc, err))
+    # a dump through a pipe: its description from the same bytes
+    rc, _, err, _, _ = run(["encode", "-s", "rope", "-n", "8", "-d", "16", "--view", "cos", "-q", "-o", "cos.npy"], wd)
+    rc, out, err = piped(["check", "-s", "rope", "-d", "16", "--what", "cos", "--against", "/dev/stdin"],
+                         wd, open(os.path.join(wd, "cos.npy"), "rb").read())
+    ok(rc == 0 and b"(npy <f8, shape (8, 16))" in out, "check --against /dev/stdin: table and description", (rc, out, err))
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
+
+# 6. text from configs and dump names reaches the terminal escaped; 7. it cannot
+# inject spec keys or capture --layer; 8. a warning is said once, a NaN as NaN.
+# (a layer type is attention when its name says so, as the reader takes it)
+EVIL_TYPE = "x\x1b]0;pwned\x07\nposenc: error: forged attention"
+wd = folder()
+try:
+    cfg = {"model_type": "gemma3_text", "head_dim": 128, "num_hidden_layers": 80,
+           "max_position_embeddings": 4096,
+           "layer_types": [EVIL_TYPE, "full_attention"] * 40,
+           "rope_parameters": {EVIL_TYPE: {"rope_type": "linear", "factor": 0.5, "rope_theta": 10000.0},
+                               "full_attention": {"rope_type": "default", "rope_theta": 1e6}}}
+    with open(os.path.join(wd, "evil.json"), "w") as f:
+        json.dump(cfg, f)
+    rc, out, err, _, _ = run(["freqs", "-s", "hf:evil.json", "-o", "f.csv"], wd)
+    ok(rc == 0 and "\x1b" not in err and "\x07" not in err
+       and not any(l.startswith("posenc: error:") for l in err.splitlines()),
+       "layer-type names and warnings from a config: escaped, no forged error line", err)
+    ok(err.count("warning:") == 1, "a config warning is said once, not once per layer (80 layers)", err)
+    rc, out, err, _, _ = run(["compare", "-s", "hf:evil.json", "-o", "c.csv"], wd)
+    ok(rc == 0 and "\x1b" not in err and "\x1b" not in open(os.path.join(wd, "c.csv"), errors="replace").read(),
+       "compare: labels from layer types escaped in notes and free of control bytes in the table", err)
+    # 7. a layer type that looks like spec keys; --layer 0 is layer 0
+    inj = {"model_type": "gemma3_text", "head_dim": 128, "num_hidden_layers": 4, "max_position_embeddings": 4096,
+           "layer_types": ["g,rotary=0.5,attention", "full_attention"] * 2,
+           "rope_parameters": {"g,rotary=0.5,attention": {"rope_type": "default", "rope_theta": 10000.0},
+                               "full_attention": {"rope_type": "linear", "factor": 2.0, "rope_theta": 1e6}}}
+    with open(os.path.join(wd, "inj.json"), "w") as f:
+        json.dump(inj, f)
+    rc, out, err, _, _ = run(["freqs", "-s", "hf:inj.json", "--layer", "0", "-q", "-o", "-"], wd)
+    rows = out.decode().splitlines()
+    # layer 0: base 10000 unscaled, every one of the 64 pairs turns: theta_1 = 10000^(-2/128)
+    ok(rc == 0 and len(rows) == 65 and rows[0] == "pair,theta,wavelength"
+       and abs(float(rows[2].split(",")[1]) - 10000.0 ** (-2 / 128)) < 1e-15,
+       "--layer 0 is layer 0 (base 1e4, unscaled, 64 turning pairs)", (rc, err, rows[:3]))
+    rc, out, err, _, _ = run(["model", "-s", "hf:inj.json", "-o", "-"], wd)
+    text = out.decode()
+    ok(rc == 0 and "rotary=0.5" not in text and "rotary_dim,128" in text,
+       "a layer type 'g,rotary=0.5,attention' adds no key to the spec", text)
+    # 6. check's against: line, FILE#TENSOR from the command line
+    hdr = {"t\x1b[2J": {"dtype": "F64", "shape": [4, 4], "data_offsets": [0, 128]}}
+    with open(os.path.join(wd, "d.safetensors"), "wb") as f:
+        f.write(safetensors(hdr, bytes(128)))
+    rc, out, err, _, _ = run(["check", "-s", "rope", "-d", "4", "--what", "cos",
+                              "--against", "d.safetensors#t\x1b[2J"], wd)
+    ok(rc in (0, 3) and b"\x1b" not in out and b"t\\x1b[2J" in out, "check's against: line escaped",
+       (rc, out, err))
+    # 8. a NaN in a dump is said as NaN, not inf
+    nan = struct.pack("<d", float("nan"))
+    raw = b"\x93NUMPY\x01\x00"
+    head = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 4), }"
+    head += b" " * (64 - 10 - len(head) - 1) + b"\n"
+    with open(os.path.join(wd, "nan.npy"), "wb") as f:
+        f.write(raw + len(head).to_bytes(2, "little") + head + struct.pack("<d", 1.0) + nan + bytes(48))
+    rc, out, err, _, _ = run(["check", "-s", "rope", "-d", "4", "--what", "cos", "--against", "nan.npy"], wd)
+    text = out.decode()
+    ok(rc == 3 and "max abs error:  nan" in text and "inf" not in text,
+       "check: a NaN dump's error is said as nan", (rc, text, err))
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
+
+# 6. progress lines (on a terminal only): report's steps name the labels, the CSV
+# progress names the -o path; both escaped.
+def on_tty(args, wd):
+    import pty
+    import select
+    m, sl = pty.openpty()
+    p = subprocess.Popen([EXE, *args], stdout=subprocess.DEVNULL, stderr=sl, cwd=wd)
+    os.close(sl)
+    out = b""
+    while True:
+        r, _, _ = select.select([m], [], [], 60)
+        if not r:
+            break
+        try:
+            d = os.read(m, 65536)
+        except OSError:
+            break
+        if not d:
+            break
+        out += d
+    p.wait()
+    os.close(m)
+    return p.returncode, out
+
+
+wd = folder()
+try:
+    rc, out = on_tty(["report", "-s", "sinusoidal:label=a\x1b]0;T\x07b", "-n", "64", "-o", "r.html"], wd)
+    ok(rc == 0 and b"report: [1/" in out and b"\x07" not in out.replace(b"\x1b[K", b"")
+       and b"\x1b" not in out.replace(b"\x1b[K", b""), "report's progress line: labels escaped", out[:300])
+    rc, out = on_tty(["encode", "-n", "4000000", "-d", "64", "-o", "x\x1b]0;T\x07.csv"], wd)
+    ok(rc == 0 and b"\x07" not in out and b"\x1b" not in out.replace(b"\x1b[K", b""),
+       "a CSV's progress line and note: the -o path escaped", out[-300:])
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
 done()

@@ -168,4 +168,136 @@ closed_midway(["encode", "-n", "1000000", "-d", "64"])
 closed_midway(["bias", "-n", "3000"])
 closed_midway(["distance", "-n", "3000"])
 
+# ---- unbounded work: estimated before it starts, refused over --max-time ----
+# The red team's cases took 19 h (precision -n 1e10) and minutes (encode figures
+# whose cost grows with -d). Each is now refused at once, with the estimate and
+# the --max-time that lets it through; the ones under the budget still run.
+TIME_CASES = [
+    (["precision", "-s", "rope", "-n", "1e10", "-o", "p.png"], "the error curves of 10000000000 positions", " h,"),
+    (["precision", "-n", "1e12", "-o", "p.csv"], "the error curves of 1000000000000 positions", "days"),
+    (["encode", "-n", str(2**53), "-d", str(2**24), "-o", "e.png"], "the figure of 9007199254740992 x 16777216", "min"),
+    (["encode", "-n", "1000", "-d", str(2**20), "-o", "e.png"], "the figure of 1000 x 1048576", " s,"),
+    (["precision", "-n", "1e6", "--max-time", "1", "-o", "p.csv"], "the error curves of 1000000 positions", " s,"),
+]
+for args, what, unit in TIME_CASES:
+    wd = tempfile.mkdtemp(prefix="posenc-limits-")
+    t0 = time.time()
+    try:
+        p = subprocess.run([EXE, *args], cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "timed out"
+    lines = err.splitlines()
+    ok(rc == 1 and len(lines) == 1 and lines[0].startswith(f"posenc: error: {what} ")
+       and "would take about" in lines[0] and unit in lines[0] and "time budget of 30 s" in err
+       or (rc == 1 and "--max-time" in args and "time budget of 1 s" in err),
+       f"unbounded work refused at once with its estimate: posenc {' '.join(args)}", f"rc={rc} {err!r}")
+    ok(time.time() - t0 < 10 and not os.listdir(wd), f"... in under 10 s, no file: {' '.join(args[:1])}")
+# the advice works: the budget it names lets the same run through
+wd = tempfile.mkdtemp(prefix="posenc-limits-")
+p = subprocess.run([EXE, "precision", "-n", "1e5", "--max-time", "0.05", "-o", "p.csv"], cwd=wd,
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+err = p.stderr.decode()
+import re  # noqa: E402
+m = re.search(r"--max-time (\w+)\)", err)
+p2 = subprocess.run([EXE, "precision", "-q", "-n", "1e5", "--max-time", m.group(1) if m else "x", "-o", "p.csv"],
+                    cwd=wd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+ok(p.returncode == 1 and m and p2.returncode == 0 and os.path.exists(os.path.join(wd, "p.csv")),
+   "the --max-time a refusal names lets the run through", err + p2.stderr.decode())
+for bad in ("0", "-5", "1x", "", "nan", "inf", " 5"):
+    p = subprocess.run([EXE, "precision", "-n", "10", "--max-time", bad, "-o", "p.csv"], cwd=wd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ok(p.returncode == 2 and "option '--max-time'" in p.stderr.decode(), f"--max-time {bad!r}: usage error",
+       p.stderr.decode())
+
+
+# ---- config.json read in linear time ----
+# A rope block of many duplicate keys shared by 4096 layers was re-read for every
+# layer (280 KB: 36 s, 2.8 MB: hours): each block is now read once.
+def config_case(name, text):
+    wd = tempfile.mkdtemp(prefix="posenc-limits-")
+    with open(os.path.join(wd, "config.json"), "w") as f:
+        f.write(text)
+    t0 = time.time()
+    try:
+        p = subprocess.run([EXE, "freqs", "-q", "-s", "hf:config.json", "-o", "f.csv"], cwd=wd,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "timed out after 20 s"
+    ok(rc == 0 and time.time() - t0 < 10, f"{name} ({len(text) >> 10} KB): read in under 10 s",
+       f"rc={rc} {err!r}")
+
+
+dup = ", ".join(['"factor": 2.0'] * 19000)
+config_case("4096 layers sharing a rope_scaling of 19000 duplicate keys",
+            '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, '
+            '"num_hidden_layers": 4096, "max_position_embeddings": 4096, '
+            '"rope_scaling": {"rope_type": "linear", ' + dup + '}}')
+inner = '{"rope_type": "default", ' + ", ".join(['"rope_theta": 10000.0'] * 30) + "}"
+config_case("4096 typed layers, rope_parameters of 600 duplicate per-type blocks",
+            '{"model_type": "gemma3_text", "head_dim": 128, "num_hidden_layers": 4096, '
+            '"max_position_embeddings": 4096, "layer_types": ['
+            + ", ".join(['"sliding_attention"', '"full_attention"'] * 2048) + '], "rope_parameters": {'
+            + ", ".join(['"sliding_attention": ' + inner, '"full_attention": ' + inner] * 300) + "}}")
+
+
+# ---- ulimit -v: never a path that cannot finish ----
+# OpenBLAS takes a 128 MiB buffer per thread and, when the address-space limit
+# refuses it, retries forever at full CPU. posenc sizes OpenBLAS to the room
+# under the limit (or does without it), so a learned table's distance under
+# ulimit -v finishes, with the same numbers as without the limit. The OpenBLAS
+# is Debian's (libopenblas0-pthread) or the directory POSENC_TEST_OPENBLAS
+# names; OPENBLAS_NUM_THREADS=2 stands for a machine with more cores.
+def openblas_dir():
+    for d in (os.environ.get("POSENC_TEST_OPENBLAS", ""),
+              "/usr/lib/x86_64-linux-gnu/openblas-pthread", "/usr/lib/aarch64-linux-gnu/openblas-pthread"):
+        if d and os.path.exists(os.path.join(d, "libblas.so.3")):
+            return d
+    return None
+
+
+def limited(args, cwd, kib, env, kind="-v"):
+    script = f'ulimit {kind} {kib}; exec "$@"'
+    try:
+        p = subprocess.run(["sh", "-c", script, "sh", EXE, *args], cwd=cwd, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=20)
+        return p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        return None, "timed out after 20 s"
+
+
+def close_tables(a, b):
+    """Same shape, every cell within 1e-12 relative (the Gram path's promise)."""
+    ra = [line.split(",") for line in open(a).read().splitlines()]
+    rb = [line.split(",") for line in open(b).read().splitlines()]
+    if len(ra) != len(rb) or ra[0] != rb[0]:
+        return False
+    for x, y in zip(ra[1:], rb[1:]):
+        if len(x) != len(y):
+            return False
+        for u, v in zip(x, y):
+            u, v = float(u), float(v)
+            if abs(u - v) > 1e-12 * max(abs(u), abs(v)) + 1e-300:
+                return False
+    return True
+
+
+BLAS_DIR = openblas_dir()
+if BLAS_DIR is None:
+    skip("ulimit -v with OpenBLAS: the learned distance finishes", "no OpenBLAS installed")
+else:
+    wd = tempfile.mkdtemp(prefix="posenc-limits-")
+    env = dict(os.environ, LD_LIBRARY_PATH=BLAS_DIR, OPENBLAS_NUM_THREADS="2")
+    ARGS = ["distance", "-s", "learned", "-n", "600", "-d", "64", "-q"]
+    ref = subprocess.run([EXE, *ARGS, "-o", "ref.csv"], cwd=wd, env=env)
+    for kind, kib in (("-v", 300000), ("-v", 250000), ("-d", 200000)):
+        t0 = time.time()
+        rc, err = limited(ARGS + ["-o", "d.csv"], wd, kib, env, kind)
+        same = rc == 0 and close_tables(os.path.join(wd, "d.csv"), os.path.join(wd, "ref.csv"))
+        ok(ref.returncode == 0 and same and time.time() - t0 < 20,
+           f"ulimit {kind} {kib} with OpenBLAS (2 threads): the learned distance finishes, same table to 1e-12",
+           f"rc={rc} err={err!r}")
+
+
 done()

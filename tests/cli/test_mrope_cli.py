@@ -253,29 +253,33 @@ error_case(EXE, "--position-ids with freqs", ["freqs", "-s", "mrope", "--positio
 error_case(EXE, "--position-ids with a grid", ["encode", "-s", QWEN + ",frames=1,height=2,width=2",
                                                "--position-ids", csv_path] + out, 2, "one or the other", cwd=E)
 error_case(EXE, "--position-ids: four columns",
-           ["encode", "-s", QWEN, "--position-ids", write("four.csv", "0,0,0,0\n")] + out, 2,
+           ["encode", "-s", QWEN, "--position-ids", write("four.csv", "0,0,0,0\n")] + out, 1,
            "line 1: is not three numbers", cwd=E)
 error_case(EXE, "--position-ids: a word on line 3",
            ["encode", "-s", QWEN, "--position-ids", write("word.csv", "t,h,w\n0,0,0\n1,x,1\n")] + out,
-           2, "line 3", cwd=E)
+           1, "line 3", cwd=E)
 error_case(EXE, "--position-ids: not whole",
            ["encode", "-s", QWEN, "--position-ids", write("half.csv", "0,0,0\n1,1.5,1\n")] + out,
-           2, "token 1, h: 1.5 is not a whole number", cwd=E)
+           1, "token 1, h: 1.5 is not a whole number", cwd=E)
+# judged on the digits: 2^52 + 0.5 rounds to a whole double, but is not a whole number
+error_case(EXE, "--position-ids: 4503599627370496.5 is not whole",
+           ["encode", "-s", QWEN, "--position-ids", write("big.csv", "0,0,0\n4503599627370496.5,0,0\n")] + out,
+           1, "token 1, t: 4503599627370496.5 is not a whole number", cwd=E)
 error_case(EXE, "--position-ids: negative",
            ["encode", "-s", QWEN, "--position-ids", write("neg.csv", "0,-1,0\n")] + out,
-           2, "token 0, h: -1", cwd=E)
+           1, "token 0, h: -1", cwd=E)
 error_case(EXE, "--position-ids: empty", ["encode", "-s", QWEN, "--position-ids",
-                                          write("none.csv", "t,h,w\n")] + out, 2, "no position ids", cwd=E)
+                                          write("none.csv", "t,h,w\n")] + out, 1, "no position ids", cwd=E)
 error_case(EXE, "--position-ids: missing file", ["encode", "-s", QWEN, "--position-ids",
                                                  os.path.join(TMP, "nope.csv")] + out, 1,
            "No such file", cwd=E)
 np.save(os.path.join(TMP, "int.npy"), ids.astype(np.int64))
 error_case(EXE, "--position-ids: an int64 NPY", ["encode", "-s", QWEN, "--position-ids",
-                                                 os.path.join(TMP, "int.npy")] + out, 2,
+                                                 os.path.join(TMP, "int.npy")] + out, 1,
            "astype(float)", cwd=E)
 np.save(os.path.join(TMP, "wide.npy"), np.zeros((4, 5)))
 error_case(EXE, "--position-ids: a 4 x 5 NPY", ["encode", "-s", QWEN, "--position-ids",
-                                                os.path.join(TMP, "wide.npy")] + out, 2, "n x 3", cwd=E)
+                                                os.path.join(TMP, "wide.npy")] + out, 1, "n x 3", cwd=E)
 error_case(EXE, "--position-ids: -n past the tokens",
            ["encode", "-s", QWEN, "--position-ids", csv_path, "-n", str(n + 1)] + out, 2,
            f"past the {n} tokens", cwd=E)

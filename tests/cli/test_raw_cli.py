@@ -84,7 +84,16 @@ def index(v, vmin, vmax, nan_index):
 def check(name, args, limits, nan_index=0, ends=VIRIDIS_ENDS):
     """Run the command to CSV and to --raw; limits(values) -> (vmin, vmax)."""
     csv_path, png_path = os.path.join(D, name + ".csv"), os.path.join(D, name + ".png")
-    r1 = run(EXE, *args, "-q", "-o", csv_path)
+    # the table without the colour options (figure options are usage errors with a CSV)
+    table_args, skip_next = [], False
+    for a in args:
+        if skip_next:
+            skip_next = False
+        elif a in ("--vmin", "--vmax", "--cmap"):
+            skip_next = True
+        else:
+            table_args.append(a)
+    r1 = run(EXE, *table_args, "-q", "-o", csv_path)
     r2 = run(EXE, *args, "-q", "--raw", "-o", png_path)
     if not ok(r1.rc == 0 and r2.rc == 0, f"{name}: runs", r1.err + r2.err):
         return

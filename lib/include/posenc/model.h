@@ -167,6 +167,13 @@ PE_API char *pe_spec_override(const char *spec, const char *overrides);
 /* pe_model_destroy() - frees a model and everything it owns; NULL is a no-op. */
 PE_API void pe_model_destroy(struct pe_model *m);
 
+/*
+ * pe_model_hf_json_cost() - at most how many bytes pe_model_from_hf_json()
+ * takes to parse @text (the JSON tree costs up to 30 times the text), so
+ * that a caller can refuse a config over its memory budget before parsing.
+ */
+PE_API double pe_model_hf_json_cost(const char *text, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -214,6 +214,19 @@ PE_API enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size
                                                  uint64_t block, double threshold, unsigned threads,
                                                  struct pe_precision_curve **out);
 
+/*
+ * pe_precision_curve_work() - the work of pe_precision_curve_compute(), in
+ * sine-cosine pairs
+ *
+ * About n * d/2 pairs for the exact values and as many for each distinct
+ * compute precision among @precs (f64, f32); bfloat16 and float16 ones,
+ * recomputed only when their rounded position changes, count half. Callers
+ * turn it into time (about 19 ns a pair with 2 threads of a 2020s machine) to refuse
+ * work that would not finish in reasonable time, before starting it.
+ */
+PE_API double pe_precision_curve_work(size_t d, uint64_t n, const struct pe_precision *precs,
+                                      size_t nprec);
+
 /* pe_precision_curve_destroy() - free a curve; NULL is a no-op */
 PE_API void pe_precision_curve_destroy(struct pe_precision_curve *c);
 

@@ -178,6 +178,23 @@ PE_API enum pe_status pe_read_file(const char *path, const struct pe_read_reques
                                    struct pe_matrix **out, char **err);
 
 /*
+ * pe_read_file_described() - a table and what the file says of itself, from
+ * one opening of the file
+ *
+ * As pe_read_file(), within @max_bytes (0: no limit; a stream longer, or a
+ * selected table whose float64 copy is larger, gives PE_ETOOBIG), and with
+ * the file's arrays (pe_file_inspect()) read from the same open file or the
+ * same bytes of a stream: a pipe, a FIFO or a file replaced meanwhile gives
+ * one consistent answer.
+ *
+ * @out: a new matrix (pe_matrix_destroy()); @info: a new info
+ * (pe_file_info_destroy()); both NULL on failure.
+ */
+PE_API enum pe_status pe_read_file_described(const char *path, const struct pe_read_request *req,
+                                             size_t max_bytes, struct pe_matrix **out,
+                                             struct pe_file_info **info, char **err);
+
+/*
  * pe_file_inspect_buffer() - list the arrays of a file in memory
  * pe_file_inspect() - list the arrays of a file
  *
@@ -191,6 +208,16 @@ PE_API enum pe_status pe_read_file(const char *path, const struct pe_read_reques
 PE_API enum pe_status pe_file_inspect_buffer(const void *buf, size_t len, const char *name,
                                              struct pe_file_info **out, char **err);
 PE_API enum pe_status pe_file_inspect(const char *path, struct pe_file_info **out, char **err);
+
+/*
+ * pe_file_inspect_limited() - pe_file_inspect() within @max_bytes (0: none)
+ *
+ * A stream longer than @max_bytes, or a safetensors header whose parse
+ * would need more, gives PE_ETOOBIG before the memory is taken.
+ * pe_file_inspect() is this with PE_READ_INSPECT_STREAM_MAX.
+ */
+PE_API enum pe_status pe_file_inspect_limited(const char *path, size_t max_bytes,
+                                              struct pe_file_info **out, char **err);
 
 /*
  * pe_file_info_destroy() - free an info and its strings; NULL is a no-op
