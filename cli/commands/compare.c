@@ -182,11 +182,21 @@ static int draw(struct run *r)
 	int rc = 0;
 	for (unsigned c = 0; c < 4 && st == PE_OK && !narrow; c++)
 		st = pe_figure_set_col_title(fig, c, titles[c]);
+	/* Schemes of different widths (several models) say each one's in their labels. */
+	char labels[MAX_SCHEMES][192];
+	bool mixed = false;
+	for (size_t i = 1; i < r->count; i++)
+		mixed |= r->data[i].v.vec.d != r->data[0].v.vec.d;
+	for (size_t i = 0; i < r->count; i++) {
+		const char *l = cli_width_label(cli_short_label(r->schemes[i]), r->data[i].v.vec.d,
+		                                mixed, labels[i], sizeof(labels[i]));
+		if (l != labels[i])
+			snprintf(labels[i], sizeof(labels[i]), "%s", l);
+	}
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
 		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
-		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i),
-		                             cli_short_label(r->schemes[i]));
+		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i), labels[i]);
 		/* The encoding's rows streamed to the engine, which averages them. */
 		if (st == PE_OK)
 			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, sd);
@@ -268,7 +278,7 @@ static int draw(struct run *r)
 			for (size_t k = 0; k < c->len; k++)
 				c->y[k] /= d0;
 		}
-		st = pe_panel_add_line(bottom, cli_short_label(r->schemes[i]), c->x, c->y, c->len);
+		st = pe_panel_add_line(bottom, labels[i], c->x, c->y, c->len);
 	}
 	/* A curve at every offset may cost too much (a table's mean over pairs, or
 	 * beyond 10^7 offsets): every s-th, said. */
