@@ -774,8 +774,7 @@ static int check_forced_width(const struct cli_common *o, const struct pe_scheme
 		return 0;
 	size_t own_rot = (size_t)((double)info->head_dim * s->rotary) & ~(size_t)1;
 	size_t new_rot = (size_t)((double)o->d * s->rotary) & ~(size_t)1;
-	size_t nf = s->scaling.n_long_factor ? s->scaling.n_long_factor
-	                                     : s->scaling.n_short_factor;
+	size_t nf = s->scaling.n_long_factor ? s->scaling.n_long_factor : s->scaling.n_short_factor;
 	if (nf)
 		return cli_usage_error("-d %zu would change %s: its %zu %s factors are for rotary "
 		                       "width %zu (head width %zu), not %zu; leave -d out and each "

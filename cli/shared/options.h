@@ -80,9 +80,9 @@ struct cli_common {
 	const char *layer;        /* --layer: a model's layer group or layer index */
 	const char *position_ids; /* --position-ids FILE: mrope (t, h, w) ids per token */
 	int d_given;              /* -d was given (a model's head width is the default) */
-	size_t model_d; /* the head width of the first model spec, the -d of plain specs; 0 if
-	                   none (each model keeps its own: its specs say head=) */
-	double model_train;       /* its training context; 0 if none */
+	size_t model_d;     /* the head width of the first model spec, the -d of plain specs; 0 if
+	                       none (each model keeps its own: its specs say head=) */
+	double model_train; /* its training context; 0 if none */
 };
 
 /* A command's own options: their getopt_long entries and what parses them. */
