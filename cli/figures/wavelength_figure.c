@@ -83,7 +83,8 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 		struct pe_panel *p = pe_figure_panel(fig, (unsigned)(i + 1), 0);
 		int differs = scaled_differs(w->t);
 		if (st == PE_OK)
-			st = pe_panel_add_line(p, differs ? "unscaled" : "no scaling", x, wu, pairs);
+			st = pe_panel_add_line(p, differs ? "unscaled" : "no scaling", x, wu,
+			                       pairs);
 		if (st == PE_OK && differs)
 			st = pe_panel_add_line(p, "scaled", x, ws, pairs);
 		char text[96];
@@ -121,7 +122,8 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 			st = pe_panel_set_xlabel(p, "pair index i");
 	}
 	if (st == PE_OK)
-		st = pe_panel_set_title(top, "scaled wavelength 2\xcf\x80/\xce\xb8 per pair (positions)");
+		st = pe_panel_set_title(
+		        top, "scaled wavelength 2\xcf\x80/\xce\xb8 per pair (positions)");
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(top, "wavelength");
 	char title[160];

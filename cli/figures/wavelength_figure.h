@@ -16,10 +16,10 @@
 #include "shared/output.h"
 
 struct cli_wavelength_entry {
-	const char *label;              /* the model or scheme */
-	size_t d;                       /* its head width */
-	const struct pe_freq_table *t;  /* its frequencies (first variant = its scaling) */
-	struct cli_contexts ctx;        /* its training and extended context */
+	const char *label;             /* the model or scheme */
+	size_t d;                      /* its head width */
+	const struct pe_freq_table *t; /* its frequencies (first variant = its scaling) */
+	struct cli_contexts ctx;       /* its training and extended context */
 };
 
 /*
