@@ -32,6 +32,7 @@ static const struct command commands[] = {
         {"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
         {"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
         {"model", cmd_model, "a real model's encoding: hf:config.json or model:NAME, per layer"},
+        {"plan", cmd_plan, "a context plan: each RoPE scaling to a target length, per engine"},
         {"precision", cmd_precision,
          "error of f32/bf16/f16 RoPE tables against exact, by position"},
         {"profile", cmd_profile, "distance from chosen positions (--at) to every position"},

@@ -68,8 +68,8 @@ static const char *fmt(struct report_section *sec, double v)
 }
 
 /* One column: the facts of scheme @i into cells[q * cols + col]. */
-static int column(const struct report *r, size_t i, struct report_section *sec,
-                  const char **cells, size_t cols, size_t col)
+static int column(const struct report *r, size_t i, struct report_section *sec, const char **cells,
+                  size_t cols, size_t col)
 {
 	const struct pe_scheme *s = r->schemes[i];
 	const struct cli_contexts *c = &r->ctx[i];
