@@ -35,6 +35,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_encode(int argc, char **argv);
 int cmd_freqs(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
+int cmd_layers(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_precision(int argc, char **argv);

@@ -31,6 +31,7 @@ static const struct command commands[] = {
         {"encode", cmd_encode, "the encoding matrix (positions x dims)"},
         {"freqs", cmd_freqs, "per-pair frequencies and wavelengths, RoPE scalings side by side"},
         {"inspect", cmd_inspect, "the arrays of a .npy, .safetensors or .csv file"},
+        {"layers", cmd_layers, "a model's layers one by one: encoding, widths, base, scaling"},
         {"model", cmd_model, "a real model's encoding: hf:config.json or model:NAME, per layer"},
         {"plan", cmd_plan, "a context plan: each RoPE scaling to a target length, per engine"},
         {"precision", cmd_precision,

@@ -100,8 +100,8 @@ static void engine_lengths(enum pe_rope_scaling type, double target, double trai
 	double max_pos = type == PE_ROPE_SCALING_DYNAMIC ? train : target;
 	out->hf = max_pos;
 	out->vllm = type == PE_ROPE_SCALING_LONGROPE || type == PE_ROPE_SCALING_LLAMA3 ? max_pos
-	            : type == PE_ROPE_SCALING_YARN                                     ? train * factor
-	                                                                               : max_pos * factor;
+	            : type == PE_ROPE_SCALING_YARN ? train * factor
+	                                           : max_pos * factor;
 	out->llamacpp = type == PE_ROPE_SCALING_DYNAMIC ? NAN : max_pos;
 }
 
@@ -153,10 +153,10 @@ static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe
 	pe_scheme_destroy(s);
 	if (st != PE_OK || !t->n_variants) {
 		pe_freq_table_destroy(t);
-		return st == PE_ENOMEM ? cli_error("out of memory")
-		                       : cli_usage_error("scheme '%s': %s scaling: %s", orig->label,
-		                                         pe_rope_scaling_name(type),
-		                                         pe_status_str(st));
+		return st == PE_ENOMEM
+		               ? cli_error("out of memory")
+		               : cli_usage_error("scheme '%s': %s scaling: %s", orig->label,
+		                                 pe_rope_scaling_name(type), pe_status_str(st));
 	}
 	const struct pe_freq_variant *v = &t->variants[0];
 	memset(out, 0, sizeof(*out));
@@ -243,8 +243,9 @@ int cmd_plan(int argc, char **argv)
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	if (!o.nspecs)
-		return cli_usage_error("which model? e.g. posenc plan -s model:llama-3.1-8b --target "
-		                       "262144");
+		return cli_usage_error(
+		        "which model? e.g. posenc plan -s model:llama-3.1-8b --target "
+		        "262144");
 	if (!(own.target > 0))
 		return cli_usage_error("option '--target' is required: the context to reach");
 	if (o.n || o.start || o.nbases)
@@ -255,8 +256,8 @@ int cmd_plan(int argc, char **argv)
 		if ((rc = cli_output_format(&o, o.output, &format)))
 			return rc;
 		if (format != CLI_FORMAT_CSV)
-			return cli_usage_error("option '-o': plan writes a table (.csv or -), not '%s'",
-			                       o.output);
+			return cli_usage_error(
+			        "option '-o': plan writes a table (.csv or -), not '%s'", o.output);
 		csv = 1;
 	}
 	struct pe_scheme **schemes;
