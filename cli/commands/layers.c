@@ -52,8 +52,8 @@ struct group_facts {
 #define N_QUANTITIES 7
 
 /* Facts of group @g of @m (overrides applied). @return 0 or an exit code. */
-static int facts_of(const struct pe_model *m, const struct pe_model_group *g,
-                    const char *overrides, struct group_facts *f)
+static int facts_of(const struct pe_model *m, const struct pe_model_group *g, const char *overrides,
+                    struct group_facts *f)
 {
 	*f = (struct group_facts){g->name, "nope", "", "", 0, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
 	if (!g->spec)
@@ -87,8 +87,9 @@ static int facts_of(const struct pe_model *m, const struct pe_model_group *g,
 		    s->scaling.type == PE_ROPE_SCALING_LONGROPE ||
 		    s->scaling.type == PE_ROPE_SCALING_DYNAMIC)
 			f->original = s->scaling.original;
-		f->proportion =
-		        s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL ? s->scaling.proportion : 1.0;
+		f->proportion = s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL
+		                        ? s->scaling.proportion
+		                        : 1.0;
 		struct pe_freqs_options fo = {m->context > 0 ? m->context : 0, 0};
 		struct pe_freq_table *t = NULL;
 		if (pe_freq_table_create(s, d, &fo, &t) == PE_OK)
@@ -155,8 +156,8 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
                 enum cli_format format)
 {
 	static const char *const titles[N_QUANTITIES] = {
-	        "group", "RoPE (1/0)", "log10 base", "rotary width", "factor",
-	        "proportion", "attention factor"};
+	        "group",  "RoPE (1/0)", "log10 base",      "rotary width",
+	        "factor", "proportion", "attention factor"};
 	size_t n = m->n_layers;
 	double *data = malloc(N_QUANTITIES * n * sizeof(double));
 	struct pe_figure *fig = pe_figure_create(1, N_QUANTITIES);
@@ -168,8 +169,9 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
 	for (size_t l = 0; l < n; l++) {
 		const struct group_facts *f = &facts[layer_group[l]];
-		double v[N_QUANTITIES] = {(double)layer_group[l], f->rope, log10(f->base), f->rotary,
-		                          f->factor, f->proportion, f->attention};
+		double v[N_QUANTITIES] = {
+		        (double)layer_group[l], f->rope,     log10(f->base), f->rotary, f->factor,
+		        f->proportion,          f->attention};
 		for (int q = 0; q < N_QUANTITIES; q++)
 			data[q * n + l] = v[q];
 	}
@@ -236,15 +238,17 @@ int cmd_layers(int argc, char **argv)
 		return cli_usage_error("layers maps one model: -s hf:config.json, gguf:FILE or "
 		                       "model:NAME");
 	if (o.n || o.start || o.nbases || o.d_given || o.layer)
-		return cli_usage_error("options '-n', '--start', '--base', '-d' and '--layer' do not "
-		                       "apply to layers (every layer at its own width)");
+		return cli_usage_error(
+		        "options '-n', '--start', '--base', '-d' and '--layer' do not "
+		        "apply to layers (every layer at its own width)");
 	char buf[64];
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;
 	if ((rc = cli_output_format(&o, path, &format)))
 		return rc;
 	if (format != CLI_FORMAT_CSV && !cli_format_is_figure(format))
-		return cli_usage_error("layers writes a table (.csv) or a figure (.png, .svg, .pdf)");
+		return cli_usage_error(
+		        "layers writes a table (.csv) or a figure (.png, .svg, .pdf)");
 	if (cli_format_is_figure(format) && (rc = cli_figure_check_options(&o)))
 		return rc;
 	struct pe_model *m = NULL;
@@ -253,7 +257,8 @@ int cmd_layers(int argc, char **argv)
 		return rc;
 	if (m->learned || !m->n_groups || !m->n_layers) {
 		rc = cli_usage_error("'%s' has %s: no layers to map", o.specs[0],
-		                     m->learned ? "a learned table" : "no layer count in its config");
+		                     m->learned ? "a learned table"
+		                                : "no layer count in its config");
 		pe_model_destroy(m);
 		return rc;
 	}

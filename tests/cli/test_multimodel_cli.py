@@ -130,4 +130,37 @@ r = run(EXE, "report", "-q", "-s", "model:phi-3-mini-128k", "-s", "model:llama-3
         "-o", os.path.join(TMP, "p.pdf"))
 ok(r.rc == 0, "a report with Phi-3's 96 LongRoPE factors in its text fits its pages", r.err)
 
+# ---- model --wide: one row per model and group, typed columns -----------------------------
+r = run(EXE, "model", "-q", *S, "-s", "model:gemma-3-27b", "--wide", "-o", "-")
+wide = list(csv.DictReader(io.StringIO(r.text)))
+ok(r.rc == 0 and [(x["model"], x["group"]) for x in wide] ==
+   [("llama-3.1-8b", "all"), ("phi-3-mini-128k", "all"), ("deepseek-v3", "all"),
+    ("gemma-3-27b", "local"), ("gemma-3-27b", "global")],
+   "model --wide: a row per model and layer group", r.err)
+num_cols = ("n_layers", "head_dim", "rotary_dim", "base", "attention_factor", "critical_dim",
+            "train_context")
+
+
+def is_num(x):
+    try:
+        float(x)
+        return True
+    except ValueError:
+        return False
+
+
+ok(all(is_num(x[c]) for x in wide for c in num_cols) and
+   [x["head_dim"] for x in wide] == ["128", "96", "64", "128", "128"] and
+   [x["n_layers"] for x in wide] == ["32", "32", "61", "62", "62"],
+   "model --wide: numeric columns hold numbers only (layer count apart from the layer list)",
+   [{c: x.get(c) for c in num_cols} for x in wide])
+ok([x["critical_dim"] for x in wide[:3]] == [str(want[m]) for m in
+                                             ("llama-3.1-8b", "phi-3-mini-128k", "deepseek-v3")],
+   "model --wide: the same critical dimensions")
+r = run(EXE, "model", "-q", "rope", "-o", "-")
+ok(r.rc == 0 and "critical_dim" not in r.text and "4096" not in r.text,
+   "model of a plain rope spec invents no training context", r.text)
+error_case(EXE, "several models to one long CSV", ["model", *S, "-o", "x.csv"], 2, "--wide",
+           cwd=workdir())
+
 done()
