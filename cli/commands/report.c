@@ -360,6 +360,13 @@ int cmd_report(int argc, char **argv)
 		rc = cli_error("report draws at most %zu positions (its distance profiles visit "
 		               "every one): lower -n, or draw 'posenc compare', which takes any n",
 		               COMPARE_CURVE_OFFSETS);
+	for (size_t i = 0; i < r.count && !rc; i++) {
+		const char *l = cli_width_label(cli_short_label(r.schemes[i]), r.s[i].data.v.vec.d,
+		                                strchr(r.widths, '/') != NULL, r.names[i],
+		                                sizeof(r.names[i]));
+		if (l != r.names[i])
+			snprintf(r.names[i], sizeof(r.names[i]), "%s", l);
+	}
 	if (!rc) {
 		r.n = r.s[0].data.v.vec.n;
 		/* Past a few thousand offsets a linear axis draws the decay as a solid band. */

@@ -77,6 +77,8 @@ struct report {
 	struct cli_contexts ctx[REPORT_MAX_SCHEMES];  /* what each model or spec states */
 	char scaling_titles[REPORT_MAX_SCHEMES][160]; /* "RoPE scaling: llama-3.1-8b (llama3 x8)" */
 	int log_offsets;                              /* decay curves on a log offset axis */
+	char names[REPORT_MAX_SCHEMES][192];          /* each scheme in titles and legends, with its
+	                                                 width when the widths differ */
 	size_t n, d;                                  /* d: the widest scheme */
 	char widths[64];                              /* each distinct width, "256/512" */
 	unsigned long long first;

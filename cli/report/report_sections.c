@@ -388,7 +388,7 @@ static int summary(const struct report *r, struct report_section *sec)
 		if (!compare_summary_has_pairs(&r->o, &r->s[i].data.v.vec, r->metric)) {
 			size_t len = strlen(names);
 			snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
-			         cli_short_label(r->schemes[i]));
+			         r->names[i]);
 			n_na++;
 		}
 	if (!rc2 && n_na)
@@ -450,7 +450,7 @@ static int encodings(const struct report *r, struct report_section *sec)
 		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
 		st = pe_panel_set_heatmap(p, &spec);
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
+			st = pe_panel_set_title(p, r->names[i]);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, "dimension");
 		if (st == PE_OK)
@@ -479,7 +479,7 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 	enum pe_status st = PE_OK;
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
 		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, all[i], r, corr,
-		                   corr ? "correlation" : what, cli_short_label(r->schemes[i]));
+		                   corr ? "correlation" : what, r->names[i]);
 	if (st != PE_OK)
 		return figure_status(st);
 	int rc = line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
@@ -489,7 +489,7 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 		        corr ? &r->s[i].data.corr_info : &r->s[i].data.dist_info;
 		char note[160];
 		if (!g->exact)
-			rc = line(sec, report_strf(sec, "%s: %s", cli_short_label(r->schemes[i]),
+			rc = line(sec, report_strf(sec, "%s: %s", r->names[i],
 			                           cli_sampled_note(g, note, sizeof(note))));
 	}
 	return rc;
@@ -538,7 +538,7 @@ static int scatter(const struct report *r, struct report_section *sec)
 		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
 		st = pe_panel_add_scatter(p, NULL, sd->px, sd->py, k);
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
+			st = pe_panel_set_title(p, r->names[i]);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, metric);
 		if (st == PE_OK)
@@ -639,7 +639,7 @@ static int profiles(const struct report *r, struct report_section *sec)
 			        c[j].y, c[j].len);
 		}
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
+			st = pe_panel_set_title(p, r->names[i]);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, "position");
 		if (st == PE_OK)
@@ -686,8 +686,8 @@ static int decay(const struct report *r, struct report_section *sec)
 	                           : "Decay: mean dot product of positions k apart");
 	struct pe_panel *p = pe_figure_panel(sec->fig, 0, 0);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
-		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), r->s[i].data.decay.x,
-		                       ys[i], r->s[i].data.decay.len);
+		st = pe_panel_add_line(p, r->names[i], r->s[i].data.decay.x, ys[i],
+		                       r->s[i].data.decay.len);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "offset k");
 	if (st == PE_OK)
@@ -701,8 +701,8 @@ static int decay(const struct report *r, struct report_section *sec)
 		pe_panel_set_log(b, r->log_offsets, false);
 		for (size_t i = 0; i < r->count && st == PE_OK; i++)
 			if (r->s[i].data.bound.len)
-				st = pe_panel_add_line(b, cli_short_label(r->schemes[i]),
-				                       r->s[i].data.bound.x, r->s[i].data.bound.y,
+				st = pe_panel_add_line(b, r->names[i], r->s[i].data.bound.x,
+				                       r->s[i].data.bound.y,
 				                       r->s[i].data.bound.len);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(b, "offset k");
@@ -726,7 +726,7 @@ static int decay(const struct report *r, struct report_section *sec)
 			        report_strf(sec,
 			                    "%s: offsets k = 0, %zu, %zu, ... only (the mean "
 			                    "over every pair at every offset would take too long).",
-			                    cli_short_label(r->schemes[i]), step, 2 * step));
+			                    r->names[i], step, 2 * step));
 	}
 	if (!rc && r->log_offsets)
 		rc = line(sec,
@@ -746,7 +746,7 @@ static int decay(const struct report *r, struct report_section *sec)
 		if (r->s[i].data.bound.len && step > 1)
 			rc = line(sec,
 			          report_strf(sec, "%s: the bound at k = 0, %zu, %zu, ... only.",
-			                      cli_short_label(r->schemes[i]), step, 2 * step));
+			                      r->names[i], step, 2 * step));
 	}
 	return rc;
 }
@@ -776,7 +776,7 @@ static int freqs(const struct report *r, struct report_section *sec)
 			x[q] = (double)q;
 			y[q] = scaled ? TWO_PI / v[2] : v[1];
 		}
-		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), x, y, pairs);
+		st = pe_panel_add_line(p, r->names[i], x, y, pairs);
 		/* within the scheme's own context (a model's extended one), else the positions */
 		double ctx = r->ctx[i].effective > 0 ? r->ctx[i].effective : (double)r->n;
 		size_t within = 0;

@@ -133,7 +133,8 @@ void wide_table_write(const struct wide_table *t, FILE *f, const char *ha, const
 		numeric[c] = 1;
 		for (size_t i = 0; i < t->n_cells; i++) {
 			double v;
-			if (t->cells[i].col == c && t->cells[i].text && !as_number(t->cells[i].text, &v))
+			if (t->cells[i].col == c && t->cells[i].text &&
+			    !as_number(t->cells[i].text, &v))
 				numeric[c] = 0;
 		}
 	}
