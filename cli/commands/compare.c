@@ -196,7 +196,10 @@ static int draw(struct run *r)
 	for (size_t i = 0; i < r->count && st == PE_OK; i++) {
 		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
-		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i), labels[i]);
+		/* a row label has no room for the width beside a long name (it would end in an
+		 * ellipsis): the title and the legend say the widths, the encoding's axis too */
+		st = pe_figure_set_row_label(fig, (unsigned)(narrow ? 2 * i : i),
+		                             cli_short_label(r->schemes[i]));
 		/* The encoding's rows streamed to the engine, which averages them. */
 		if (st == PE_OK)
 			st = encoding_panel(slot(fig, narrow, i, 0), &r->o, sd);
