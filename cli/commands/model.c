@@ -609,6 +609,30 @@ int cmd_model(int argc, char **argv)
 		        "options '-n', '--start' and '--base' do not apply to model");
 	if (!o.d_given)
 		o.d = 0;
+	/* a -d that changes a model's rope groups: refused or warned about, as everywhere */
+	for (size_t i = 0; o.d_given && i < o.nspecs && !rc; i++) {
+		struct pe_model *m = NULL;
+		const char *ov = NULL;
+		struct cli_common one = o;
+		one.quiet = 1;
+		if (!cli_is_model_spec(o.specs[i]) || cli_model_load(&one, o.specs[i], &m, &ov))
+			continue; /* a plain spec changes nothing; a load error is said below */
+		int computable = !m->learned && m->n_groups > 0;
+		pe_model_destroy(m);
+		if (!computable)
+			continue;
+		struct pe_scheme **ss = NULL;
+		struct cli_model_info *inf = NULL;
+		size_t ns = 0;
+		one = o;
+		one.specs[0] = o.specs[i];
+		one.nspecs = 1;
+		rc = cli_schemes_models(&one, NULL, 4096, &ss, &ns, &inf);
+		free(inf);
+		cli_schemes_free(ss, ns);
+	}
+	if (rc)
+		return rc;
 	if (own.config)
 		return write_config(&o, spec, own.config);
 	if (!o.output) {

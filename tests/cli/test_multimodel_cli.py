@@ -163,4 +163,12 @@ ok(r.rc == 0 and "critical_dim" not in r.text and "4096" not in r.text,
 error_case(EXE, "several models to one long CSV", ["model", *S, "-o", "x.csv"], 2, "--wide",
            cwd=workdir())
 
+r = run(EXE, "model", "model:deepseek-v3", "-d", "128")
+ok(r.rc == 0 and "warning: -d 128 draws deepseek-v3 at head width 128" in r.err,
+   "model -d 128 on DeepSeek-V3 warns what changes", r.err)
+error_case(EXE, "model -d 128 on Phi-3 is refused", ["model", "-d", "128", "model:phi-3-mini-128k"],
+           2, "48 LongRoPE factors", cwd=workdir())
+r = run(EXE, "model", "model:gpt2", "-d", "768")
+ok(r.rc == 0, "model -d on a learned table still describes it", r.err)
+
 done()
