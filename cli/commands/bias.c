@@ -198,7 +198,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		pe_figure_destroy(fig);
 		return cli_error("the bias figure: out of memory");
 	}
-	enum pe_status st = alibi ? pe_alibi_slopes(heads, slopes) : PE_OK;
+	enum pe_status st = alibi ? pe_alibi_scheme_slopes(s, slopes) : PE_OK;
 	for (size_t i = 0; alibi && i < m->rows * m->cols; i++)
 		if (isinf(m->data[i]))
 			m->data[i] = NAN;

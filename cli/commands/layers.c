@@ -6,8 +6,9 @@
  * and attention factor. A CSV (one row per layer, numeric columns numeric)
  * or a figure of one strip per layer for each quantity.
  *
- * Only what the model description holds: sliding windows and softmax
- * temperatures are not in it (struct pe_model), so they are not shown.
+ * Besides the groups' specs, the model's facts (struct pe_model_fact): the
+ * sliding window of the layers that have one, and the softmax scale or its
+ * factor (the attention temperature) where the config sets them.
  */
 #include <getopt.h>
 #include <math.h>
@@ -32,7 +33,8 @@ static const char help[] =
         "encoding (rope, or nope for layers without one), head and rotary width, pair\n"
         "layout, base, scaling, factor, original context, proportional fraction, M-RoPE\n"
         "sections and attention factor (cos and sin are multiplied by it; evaluated at\n"
-        "the model's context). -o FILE.csv (or -o -): one row per layer, numeric\n"
+        "the model's context), sliding window, and the softmax scale or its factor where\n"
+        "the config sets them. -o FILE.csv (or -o -): one row per layer, numeric\n"
         "columns numeric, empty where a quantity does not apply. A figure (.png .svg\n"
         ".pdf, default layers.png): one strip per layer for each quantity, so that a\n"
         "layer unlike its neighbours shows at a glance.\n"
@@ -49,7 +51,7 @@ struct group_facts {
 	double rope, head, rotary, base, factor, original, proportion, attention;
 };
 
-#define N_QUANTITIES 7
+#define N_QUANTITIES 8
 
 /* Facts of group @g of @m (overrides applied). @return 0 or an exit code. */
 static int facts_of(const struct pe_model *m, const struct pe_model_group *g, const char *overrides,
@@ -100,6 +102,50 @@ static int facts_of(const struct pe_model *m, const struct pe_model_group *g, co
 	return 0;
 }
 
+/* A fact of the model by key; NULL if it has none. */
+static const char *fact(const struct pe_model *m, const char *key)
+{
+	for (size_t i = 0; i < m->n_facts; i++)
+		if (strcmp(m->facts[i].key, key) == 0)
+			return m->facts[i].value;
+	return NULL;
+}
+
+static double fact_number(const struct pe_model *m, const char *key)
+{
+	const char *v = fact(m, key);
+	char *end;
+	double x = v ? strtod(v, &end) : NAN;
+	return v && *end == '\0' ? x : NAN;
+}
+
+/* Whether layer @l is in a list like "0-4,6-10,12". */
+static int in_ranges(const char *list, size_t l)
+{
+	for (const char *p = list; p && *p;) {
+		char *end;
+		unsigned long long a = strtoull(p, &end, 10), b = a;
+		if (end == p)
+			return 0;
+		if (*end == '-')
+			b = strtoull(end + 1, &end, 10);
+		if (l >= a && l <= b)
+			return 1;
+		p = *end == ',' ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The sliding window of layer @l: the model's window where the layer has one, else NaN. */
+static double window_of(const struct pe_model *m, size_t l)
+{
+	double w = fact_number(m, "sliding_window");
+	const char *layers = fact(m, "sliding_layers");
+	if (isnan(w) || (layers && !in_ranges(layers, l)))
+		return NAN;
+	return w;
+}
+
 /* M-RoPE's pairs per axis (t, h, w), from the model's mrope spec; zero without one. */
 static void mrope_sections(const struct pe_model *m, double out[3])
 {
@@ -122,8 +168,11 @@ static int write_csv(const struct cli_common *o, const struct pe_model *m,
 	double sec[3];
 	mrope_sections(m, sec);
 	fputs("layer,group,encoding,head_dim,rotary_dim,layout,base,scaling,factor,original,"
-	      "proportion,mrope_t,mrope_h,mrope_w,attention_factor\n",
+	      "proportion,mrope_t,mrope_h,mrope_w,attention_factor,sliding_window,softmax_scale,"
+	      "softmax_scale_factor\n",
 	      file.f);
+	double scale = fact_number(m, "softmax_scale");
+	double scale_factor = fact_number(m, "softmax_scale_factor");
 	for (size_t l = 0; l < m->n_layers; l++) {
 		const struct group_facts *f = &facts[layer_group[l]];
 		cli_csv_num(file.f, (double)l, 1);
@@ -140,12 +189,15 @@ static int write_csv(const struct cli_common *o, const struct pe_model *m,
 		for (int k = 0; k < 3; k++)
 			cli_csv_num(file.f, f->rope ? sec[k] : NAN, 0);
 		cli_csv_num(file.f, f->attention, 0);
+		cli_csv_num(file.f, window_of(m, l), 0);
+		cli_csv_num(file.f, scale, 0);
+		cli_csv_num(file.f, scale_factor, 0);
 		fputc('\n', file.f);
 	}
 	rc = cli_file_commit(&file);
 	if (!rc) {
 		char what[64];
-		snprintf(what, sizeof(what), "%zu layers x 15 table", m->n_layers);
+		snprintf(what, sizeof(what), "%zu layers x 18 table", m->n_layers);
 		cli_report_written(o, path, what);
 	}
 	return rc;
@@ -156,8 +208,8 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
                 enum cli_format format)
 {
 	static const char *const titles[N_QUANTITIES] = {
-	        "group",  "RoPE (1/0)", "log10 base",      "rotary width",
-	        "factor", "proportion", "attention factor"};
+	        "group",  "RoPE (1/0)", "log10 base",       "rotary width",
+	        "factor", "proportion", "attention factor", "sliding window"};
 	size_t n = m->n_layers;
 	double *data = malloc(N_QUANTITIES * n * sizeof(double));
 	struct pe_figure *fig = pe_figure_create(1, N_QUANTITIES);
@@ -170,8 +222,8 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 	for (size_t l = 0; l < n; l++) {
 		const struct group_facts *f = &facts[layer_group[l]];
 		double v[N_QUANTITIES] = {
-		        (double)layer_group[l], f->rope,     log10(f->base), f->rotary, f->factor,
-		        f->proportion,          f->attention};
+		        (double)layer_group[l], f->rope,      log10(f->base), f->rotary, f->factor,
+		        f->proportion,          f->attention, window_of(m, l)};
 		for (int q = 0; q < N_QUANTITIES; q++)
 			data[q * n + l] = v[q];
 	}
@@ -183,7 +235,8 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 		spec.discrete = q <= 1;
 		for (size_t l = 0; l < n; l++)
 			if (isnan(data[q * n + l]))
-				spec.nan_label = "does not apply";
+				spec.nan_label =
+				        q == N_QUANTITIES - 1 ? "full attention" : "does not apply";
 		/* a quantity equal on every layer still gets a scale around its value */
 		double lo = INFINITY, hi = -INFINITY;
 		for (size_t l = 0; l < n; l++)

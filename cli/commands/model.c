@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <posenc/bias.h>
 #include <posenc/model.h>
 #include <posenc/rope.h>
 #include <posenc/scheme.h>
@@ -254,11 +255,17 @@ static int describe_group(struct out *o, const struct cli_common *co, const stru
 		rc = describe_rope(o, m, s, cli_scheme_width(co, s, d), length);
 	} else if (pe_scheme_has(s, PE_CAP_BIAS_HEADS)) {
 		num(o, "heads", s->heads, "ALiBi heads");
-		/* Press et al.: slopes 2^(-8k/n) for n a power of two */
-		if (!(s->heads & (s->heads - 1))) {
-			num(o, "slope_first", pow(2.0, -8.0 / s->heads), "first slope");
-			num(o, "slope_last", pow(2.0, -8.0), "last slope");
+		/* the slopes posenc bias draws (Press et al.'s, or MPT's) */
+		double *sl = malloc(s->heads * sizeof(*sl));
+		if (!sl) {
+			pe_scheme_destroy(s);
+			return cli_error("out of memory");
 		}
+		if (pe_alibi_scheme_slopes(s, sl) == PE_OK) {
+			num(o, "slope_first", sl[0], "first slope");
+			num(o, "slope_last", sl[s->heads - 1], "last slope");
+		}
+		free(sl);
 	} else if (pe_scheme_has(s, PE_CAP_BUCKETS)) {
 		num(o, "buckets", s->buckets, "buckets");
 		num(o, "max_distance", s->max_distance, "max distance");
@@ -315,10 +322,25 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 		if (m->note)
 			fprintf(f, "note: %s\n", m->note);
 	}
-	if (m->learned && csv) {
+	if (m->table_rows && csv) {
 		o.group = "model";
 		num(&o, "table_rows", (double)m->table_rows, "");
 		num(&o, "table_cols", (double)m->table_cols, "");
+	}
+	/* What the attention does besides cos/sin, and the reference followed. */
+	o.group = "model";
+	int heading = 0;
+	for (size_t i = 0; i < m->n_facts; i++) {
+		const struct pe_model_fact *ft = &m->facts[i];
+		if (csv) {
+			str(&o, ft->key, ft->value, "");
+		} else if (strcmp(ft->key, "reference") == 0) {
+			fprintf(f, "reference: %s\n", ft->value);
+		} else {
+			if (!heading++)
+				fputs("\nattention and positions\n", f);
+			fprintf(f, "  %-36s %s  %s\n", ft->key, ft->value, ft->what);
+		}
 	}
 	for (size_t i = 0; i < m->n_groups && !rc; i++) {
 		const struct pe_model_group *g = &m->groups[i];

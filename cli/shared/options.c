@@ -330,9 +330,10 @@ static int model_width(struct cli_common *o, const char *spec)
 	int rc = cli_model_load(&quiet, spec, &m, &overrides);
 	if (rc)
 		return rc;
-	/* Biases (ALiBi, T5) have no width; RoPE has its head's, a table its columns. */
+	/* Biases (ALiBi, T5) have no width; RoPE has its head's, a table (learned, or
+	 * Whisper's and DistilBERT's sinusoids) its columns. */
 	int rope = m->n_groups && m->groups[0].spec && strncmp(m->groups[0].spec, "rope:", 5) == 0;
-	size_t hd = m->learned ? m->table_cols : rope ? m->head_dim : 0;
+	size_t hd = rope && !m->learned ? m->head_dim : m->table_cols;
 	if (!o->model_train)
 		o->model_train = m->train_context;
 	pe_model_destroy(m);

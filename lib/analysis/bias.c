@@ -64,6 +64,35 @@ enum pe_status pe_alibi_slopes(unsigned heads, double *slopes)
 	return PE_OK;
 }
 
+enum pe_status pe_alibi_mpt_slopes(unsigned heads, double bias_max, double *slopes)
+{
+	if (heads == 0 || !(bias_max > 0.0))
+		return PE_ERANGE;
+	unsigned long n2 = 1;
+	while (n2 < heads)
+		n2 *= 2;
+	double step = bias_max / (double)n2;
+	if (n2 == heads) {
+		for (unsigned k = 0; k < heads; k++)
+			slopes[k] = 1.0 / pow(2.0, (double)(k + 1) * step);
+		return PE_OK;
+	}
+	/* concat(slopes[1::2], slopes[::2])[:heads] of the n2 slopes */
+	unsigned i = 0;
+	for (unsigned long k = 1; k < n2 && i < heads; k += 2)
+		slopes[i++] = 1.0 / pow(2.0, (double)(k + 1) * step);
+	for (unsigned long k = 0; k < n2 && i < heads; k += 2)
+		slopes[i++] = 1.0 / pow(2.0, (double)(k + 1) * step);
+	return PE_OK;
+}
+
+enum pe_status pe_alibi_scheme_slopes(const struct pe_scheme *s, double *slopes)
+{
+	if (s->alibi_slopes == PE_ALIBI_SLOPES_MPT)
+		return pe_alibi_mpt_slopes(s->heads, s->alibi_bias_max, slopes);
+	return pe_alibi_slopes(s->heads, slopes);
+}
+
 /* Rows [r0, r0 + count) of the (heads * n) x n ALiBi tensor, from its slopes. */
 static void alibi_rows(const struct pe_scheme *s, const double *slopes, size_t n, size_t r0,
                        size_t count, double *dst)
@@ -101,7 +130,7 @@ enum pe_status pe_alibi_bias(const struct pe_scheme *s, size_t n, struct pe_matr
 		pe_matrix_destroy(m);
 		return PE_ENOMEM;
 	}
-	pe_alibi_slopes(s->heads, slopes);
+	pe_alibi_scheme_slopes(s, slopes);
 	alibi_rows(s, slopes, n, 0, rows, m->data);
 	free(slopes);
 	*out = m;
@@ -202,7 +231,7 @@ enum pe_status pe_bias_rows(const struct pe_scheme *s, size_t n, size_t r0, size
 		double *slopes = malloc(s->heads * sizeof(*slopes));
 		if (!slopes)
 			return PE_ENOMEM;
-		pe_alibi_slopes(s->heads, slopes);
+		pe_alibi_scheme_slopes(s, slopes);
 		alibi_rows(s, slopes, n, r0, count, dst);
 		free(slopes);
 		return PE_OK;

@@ -41,7 +41,7 @@ static enum pe_status alibi_grid(const struct pe_scheme *s, size_t n, size_t g, 
 	double *slopes = malloc(s->heads * sizeof(*slopes));
 	if (!slopes)
 		return PE_ENOMEM;
-	pe_alibi_slopes(s->heads, slopes);
+	pe_alibi_scheme_slopes(s, slopes);
 	int official = s->form == PE_ALIBI_OFFICIAL;
 	for (size_t h = 0; h < s->heads; h++)
 		for (size_t bi = 0; bi < g; bi++) {

@@ -23,6 +23,12 @@ void pe_model_destroy(struct pe_model *m)
 	for (size_t i = 0; i < m->n_warnings; i++)
 		free(m->warnings[i]);
 	free(m->warnings);
+	for (size_t i = 0; i < m->n_facts; i++) {
+		free(m->facts[i].key);
+		free(m->facts[i].value);
+		free(m->facts[i].what);
+	}
+	free(m->facts);
 	free(m->groups);
 	free(m->name);
 	free(m->model_type);

@@ -8,6 +8,7 @@ RoPE. Qwen2.5-VL: mrope_section [16, 24, 24] on every layer."""
 import csv
 import io
 import json
+import math
 import os
 import sys
 
@@ -39,6 +40,10 @@ for i in range(g3["num_hidden_layers"]):
 got = [(x["group"], float(x["base"]), x["scaling"], float(x["factor"])) for x in rows]
 ok(r.rc == 0 and got == want, "gemma-3-27b: 62 layers, every 6th global with base 1e6 and linear x8",
    r.err)
+ok([x["sliding_window"] for x in rows] ==
+   [str(g3["sliding_window"]) if w[0] == "local" else "" for w in want] and
+   all(abs(float(x["softmax_scale"]) - g3["query_pre_attn_scalar"] ** -0.5) < 1e-15 for x in rows),
+   "gemma-3-27b: window 1024 on the local layers only; softmax scale query_pre_attn_scalar^-0.5")
 ok(all(x["head_dim"] == "128" and x["rotary_dim"] == "128" and x["encoding"] == "rope" and
        x["attention_factor"] == "1" for x in rows), "gemma-3-27b: widths and attention factor")
 
@@ -59,6 +64,12 @@ ok(r.rc == 0 and rows and all((x["mrope_t"], x["mrope_h"], x["mrope_w"]) == ("16
 r, rows = layers("model:phi-3-mini-128k")
 ok(r.rc == 0 and rows and rows[0]["attention_factor"] == "1.1902380714238083" and
    rows[0]["head_dim"] == "96", "phi-3: attention factor sqrt(1 + ln 32 / ln 4096) at d 96", rows[:1])
+
+# DeepSeek-V3: softmax scale times yarn's mscale(40, mscale_all_dim 1)^2 = (0.1 ln 40 + 1)^2
+r, rows = layers("model:deepseek-v3")
+want_f = (0.1 * 1.0 * math.log(40.0) + 1.0) ** 2
+ok(r.rc == 0 and rows and all(abs(float(x["softmax_scale_factor"]) - want_f) < 1e-14 for x in rows),
+   "deepseek-v3: attention temperature (0.1 ln 40 + 1)^2 = 1.8739 on every layer", rows[:1])
 
 png = os.path.join(TMP, "g.png")
 r = run(EXE, "layers", "-s", "model:gemma-4-31b", "-o", png)

@@ -90,6 +90,29 @@ def main():
     for name in sorted(os.listdir(configs)):
         with open(os.path.join(configs, name), "rb") as f:
             write("hf", name, f.read())
+    # Published configs of the other paths: class defaults, wrappers, aliases, learned
+    # tables, MPT, refusals (tests/fixtures/hf), and a few small ones written here.
+    published = os.path.join(os.path.dirname(configs), "hf")
+    for name in sorted(os.listdir(published)):
+        if name.endswith(".json"):
+            with open(os.path.join(published, name), "rb") as f:
+                write("hf", "pub-" + name, f.read())
+    for i, doc in enumerate([
+            '{"model_type":"brandnew","hidden_size":64,"num_attention_heads":4,"rope_theta":5e4}',
+            '{"model_type":"cohere2","hidden_size":64,"num_attention_heads":4,"num_hidden_layers":8,'
+            '"sliding_window":16,"sliding_window_pattern":4}',
+            '{"model_type":"whisper","d_model":64,"max_source_positions":30,'
+            '"max_target_positions":20}',
+            '{"model_type":"llava","text_config":{"max_position_embeddings":4096}}',
+            '{"model_type":"hunyuan_v1_dense","hidden_size":64,"num_attention_heads":4,'
+            '"rope_scaling":{"type":"dynamic","alpha":1000.0,"factor":1.0}}',
+            '{"model_type":"llama4","text_config":{"model_type":"llama4_text","num_hidden_layers":8}}',
+            '{"model_type":"mllama","text_config":{"model_type":"mllama_text_model",'
+            '"num_hidden_layers":4,"cross_attention_layers":[1,3]}}',
+            '{"model_type":"mpt","n_heads":12,"attn_config":{"alibi_bias_max":16}}',
+            '{"model_type":"qwen2","max_position_embeddings":32768,"rope_scaling":{"type":"yarn",'
+            '"factor":4.0,"original_max_position_embeddings":32768,"finetuned":true}}']):
+        write("hf", "paths%02d" % i, doc)
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
     from gguf_write import FLOAT32, STRING, UINT32, gguf

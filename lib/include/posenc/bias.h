@@ -53,6 +53,24 @@ PE_API enum pe_status pe_bias_check(const struct pe_scheme *s, const char **why)
 PE_API enum pe_status pe_alibi_slopes(unsigned heads, double *slopes);
 
 /*
+ * pe_alibi_mpt_slopes() - MPT's slopes (build_mpt_alibi_tensor in
+ * transformers' modeling_mpt.py): with n2 the power of two >= @heads,
+ * 1 / 2^(k x @bias_max / n2) for k = 1..n2; past a power of two the odd
+ * ones (k = 2, 4, ...) come first, then the even ones, cut to @heads.
+ *
+ * @slopes: room for @heads doubles.
+ * @return PE_OK, PE_ERANGE if heads is 0 or bias_max is not > 0.
+ */
+PE_API enum pe_status pe_alibi_mpt_slopes(unsigned heads, double bias_max, double *slopes);
+
+/*
+ * pe_alibi_scheme_slopes() - the slopes of an alibi scheme (its slopes= key)
+ *
+ * @return PE_OK, PE_ERANGE as above, PE_ENOMEM.
+ */
+PE_API enum pe_status pe_alibi_scheme_slopes(const struct pe_scheme *s, double *slopes);
+
+/*
  * pe_alibi_bias() - the ALiBi bias tensor of an alibi scheme, heads x n x n
  *
  * @out: on success a new (heads * n) x n matrix: row h * n + i holds head h,

@@ -33,6 +33,17 @@ struct pe_model_group {
 	size_t n_layers;
 };
 
+/*
+ * A fact about positions and attention beyond the groups' specs, as the
+ * model's code applies it: sliding windows, the softmax temperature, NoPE
+ * schedules, the reference revision followed.
+ */
+struct pe_model_fact {
+	char *key;   /* owned: a short name, the CSV quantity ("sliding_window") */
+	char *value; /* owned: the value as text ("4096", "0-4,6-10") */
+	char *what;  /* owned: one line saying what it is and where it comes from */
+};
+
 struct pe_model {
 	char *name;       /* owned: model_type, or the preset name */
 	char *model_type; /* owned: config.json model_type ("llama") */
@@ -47,12 +58,14 @@ struct pe_model {
 	                         the mrope spec of image and video tokens, whose text
 	                         positions are the groups' plain RoPE */
 	int learned;       /* 1: a learned absolute table (GPT-2, BERT): no spec can compute it */
-	size_t table_rows; /* learned: rows of the table (n_positions) */
-	size_t table_cols; /* learned: columns (the hidden size) */
+	size_t table_rows; /* learned (or Whisper's decoder): rows of the table */
+	size_t table_cols; /* learned (or Whisper's decoder): columns (the hidden size) */
 	size_t n_groups;
 	struct pe_model_group *groups; /* owned */
 	char **warnings;               /* owned: what the reference would warn about */
 	size_t n_warnings;
+	struct pe_model_fact *facts; /* owned: see struct pe_model_fact */
+	size_t n_facts;
 };
 
 /*
@@ -65,12 +78,17 @@ struct pe_model {
  * @err:        on failure, if not NULL, a malloc'd message naming the key
  *              ("rope_scaling.rope_type: 'foo' is not one of ...").
  *
- * Only the keys that concern positions are read; within rope_scaling /
- * rope_parameters every key must be known and every value valid.
+ * Only the keys that concern positions are read, as transformers reads
+ * them: a key the file leaves out takes its configuration class's default,
+ * attribute_map aliases (n_layer, n_head, n_embd, ...) are followed, and a
+ * multimodal wrapper's text_config is the text model. An unknown
+ * model_type with ordinary keys is read as transformers' default rotary
+ * code reads it, with a warning; an unknown key in a rope block is a
+ * warning (the reference warns and ignores it).
  *
  * @return PE_OK, PE_EFORMAT (malformed JSON, wrong value types, unknown
- * keys or values), PE_EUNSUPPORTED (an encoding posenc cannot compute),
- * PE_ENOMEM.
+ * values), PE_EUNSUPPORTED (a model without positional encoding, or with
+ * one posenc cannot compute; *err says which), PE_ENOMEM.
  */
 PE_API enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *label,
                                             struct pe_model **out, char **err);

@@ -85,6 +85,12 @@ enum pe_alibi_form {
 	PE_ALIBI_OFFICIAL, /* m j in every row (the official code), -inf above */
 };
 
+/* Whose slopes: Press et al.'s get_slopes (BLOOM), or MPT's build_mpt_alibi_tensor. */
+enum pe_alibi_slopes {
+	PE_ALIBI_SLOPES_PRESS, /* 2^(-8k/n), odd slopes of 2n for the heads past a power of 2 */
+	PE_ALIBI_SLOPES_MPT,   /* 1 / 2^(k bias_max / n2), n2 the next power of 2 */
+};
+
 /*
  * RoPE scaling parameters, named as in HF rope_scaling. Keys in specs:
  * factor, original (original_max_position_embeddings), length (the
@@ -153,8 +159,10 @@ struct pe_scheme {
 	int row_end_set;
 
 	/* alibi */
-	unsigned heads;          /* 8 */
-	enum pe_alibi_form form; /* paper */
+	unsigned heads;                    /* 8 */
+	enum pe_alibi_form form;           /* paper */
+	enum pe_alibi_slopes alibi_slopes; /* press */
+	double alibi_bias_max;             /* mpt: alibi_bias_max, 8 */
 
 	/* t5 */
 	unsigned buckets;      /* 32 */

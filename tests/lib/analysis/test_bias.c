@@ -3,6 +3,7 @@
  * (the whole bucket table and every threshold), plus the closed form of the
  * slopes and MPT's independent construction of them.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,6 +102,46 @@ static void slopes_closed_form_and_mpt(void **state)
 		for (unsigned k = 0; k < n; k++)
 			assert_rel(s[k], mpt[k], 1e-13);
 	}
+}
+
+/*
+ * MPT's own slopes (build_mpt_alibi_tensor): base = arange(1, n2 + 1) *
+ * (alibi_bias_max / n2), slopes = 1 / 2**base, then [1::2] + [::2] cut to n
+ * heads; in float64 bit for bit, for alibi_bias_max 8 and 16.
+ */
+static void mpt_slopes_exact(void **state)
+{
+	(void)state;
+	double got[128], want[256];
+	const double maxes[] = {8.0, 16.0};
+	for (size_t mi = 0; mi < 2; mi++) {
+		for (unsigned n = 1; n <= 128; n++) {
+			assert_int_equal(pe_alibi_mpt_slopes(n, maxes[mi], got), PE_OK);
+			unsigned n2 = 1;
+			while (n2 < n)
+				n2 *= 2;
+			double all[256];
+			for (unsigned k = 0; k < n2; k++)
+				all[k] = 1.0 / pow(2.0, (double)(k + 1) * (maxes[mi] / n2));
+			unsigned at = 0;
+			if (n2 == n) {
+				for (unsigned k = 0; k < n2; k++)
+					want[at++] = all[k];
+			} else {
+				for (unsigned k = 1; k < n2; k += 2)
+					want[at++] = all[k];
+				for (unsigned k = 0; k < n2; k += 2)
+					want[at++] = all[k];
+			}
+			for (unsigned k = 0; k < n; k++)
+				assert_true(got[k] == want[k]);
+		}
+	}
+	/* MPT-30B's head 63 (1-based 64th): 1 / 2^(63 x 8/64), not Press's product */
+	assert_int_equal(pe_alibi_mpt_slopes(64, 8.0, got), PE_OK);
+	assert_true(got[62] == 0.004259795830723663);
+	assert_int_equal(pe_alibi_mpt_slopes(0, 8.0, got), PE_ERANGE);
+	assert_int_equal(pe_alibi_mpt_slopes(4, 0.0, got), PE_ERANGE);
 }
 
 static void bias_tensors_match_4b(void **state)
@@ -292,6 +333,7 @@ int main(void)
 	        cmocka_unit_test(slopes_match_4a),
 	        cmocka_unit_test(rows_are_the_tensor),
 	        cmocka_unit_test(slopes_closed_form_and_mpt),
+	        cmocka_unit_test(mpt_slopes_exact),
 	        cmocka_unit_test(bias_tensors_match_4b),
 	        cmocka_unit_test(t5_table_5),
 	        cmocka_unit_test(t5_thresholds),

@@ -1,0 +1,172 @@
+/*
+ * Private to the config.json reader (model_hf*.c): the architecture
+ * registry, the reading state and the helpers every part shares.
+ */
+#ifndef POSENC_MODEL_HF_H
+#define POSENC_MODEL_HF_H
+
+#include <stddef.h>
+
+#include <posenc/model.h>
+
+#include "core/strutil.h"
+#include "io/read_json.h"
+
+/* How an architecture's positions enter its attention. */
+enum hf_enc {
+	HF_ROPE,     /* rotary (modeling_rope_utils plus the modeling file) */
+	HF_ALIBI,    /* a linear bias per head */
+	HF_T5,       /* T5's relative buckets */
+	HF_LEARNED,  /* a learned absolute table (nn.Embedding) */
+	HF_WHISPER,  /* sinusoidal encoder, learned decoder */
+	HF_NONE,     /* no positional encoding at all (state-space models) */
+	HF_RELATIVE, /* a relative scheme posenc does not have */
+	HF_WRAPPER,  /* a multimodal wrapper: the text model is in text_config */
+};
+
+/* Per-architecture rules of the modeling file (bit flags). */
+enum {
+	/* full-attention layers skip RoPE when the model has sliding layers
+	 * (Cohere2Attention, Exaone4Attention) */
+	HF_FULL_NOPE = 1u << 0,
+	/* layer types from sliding_window_pattern: layer i slides unless
+	 * (i + 1) % pattern == 0 (Gemma 2/3, Cohere2, gpt-oss) */
+	HF_PATTERN = 1u << 1,
+	/* layer types from global_attn_every_n_layers: layer i is global when
+	 * i % n == 0 (ModernBERT) */
+	HF_EVERY_N = 1u << 2,
+	/* the pattern only applies when sliding_window is set (EXAONE 4) */
+	HF_PATTERN_IF_WINDOW = 1u << 3,
+	/* the decoder's learned table has 2 rows more than max_position_embeddings
+	 * (OPTLearnedPositionalEmbedding, BartLearnedPositionalEmbedding) */
+	HF_OFFSET2 = 1u << 4,
+	/* positions count from padding_idx + 1 (RobertaEmbeddings) */
+	HF_PAD_OFFSET = 1u << 5,
+	/* dynamic rope with 'alpha' is HunYuan's NTK-alpha base (modeling_hunyuan_v1_*) */
+	HF_NTK_ALPHA = 1u << 6,
+	/* Gemma 4: global_head_dim and proportional RoPE */
+	HF_GEMMA4 = 1u << 7,
+	/* query_pre_attn_scalar sets the softmax scale (Gemma 2/3) */
+	HF_QUERY_SCALAR = 1u << 8,
+	/* DeepSeek-V2/V3: the softmax scale is multiplied by yarn's mscale^2 */
+	HF_MSCALE_SOFTMAX = 1u << 9,
+	/* Llama 4: attn_temperature_tuning scales queries of NoPE layers */
+	HF_TEMP_TUNING = 1u << 10,
+	/* PhiMoE reads short_mscale/long_mscale */
+	HF_PHIMOE_MSCALE = 1u << 11,
+	/* the layers of cross_attention_layers attend to the image without RoPE (Mllama) */
+	HF_CROSS_NOPE = 1u << 12,
+	/* attention_multiplier is the softmax scale (GraniteAttention) */
+	HF_ATTN_MULT = 1u << 13,
+};
+
+/*
+ * One architecture (a transformers model_type). @defaults are the values its
+ * configuration class gives keys a config.json leaves out ("key=value,...",
+ * from configuration_<name>.py); @theta_key is where the rope base is read
+ * (GPT-NeoX: rotary_emb_base); for HF_ROPE @local_theta / @global_theta name
+ * the keys of per-layer-type bases (Gemma 3, ModernBERT); @text is the
+ * default text model of a wrapper; @what is a learned table's tensor, or
+ * the reason for HF_NONE / HF_RELATIVE.
+ */
+struct hf_arch {
+	const char *model_type;
+	enum hf_enc enc;
+	const char *layout; /* rope: "half" (rotate_half) or "interleaved" */
+	const char *defaults;
+	unsigned flags;
+	const char *theta_key;    /* NULL: rope_theta */
+	const char *local_theta;  /* NULL: sliding layers use the global rope */
+	const char *global_theta; /* NULL: theta_key */
+	const char *text;         /* wrapper: text_config's model_type when it has none */
+	const char *what;
+};
+
+/* The registry entry of @model_type, or NULL. */
+const struct hf_arch *hf_arch_find(const char *model_type);
+
+/* The generic entry for an unknown model_type: transformers' default rotary code. */
+const struct hf_arch *hf_arch_generic(void);
+
+/* Reading state. */
+struct hf {
+	const struct json *root;
+	const struct json *cfg; /* text_config when there is one */
+	struct pe_model *m;
+	char **err;
+	const char *label;
+	const struct hf_arch *arch;
+};
+
+enum pe_status hf_fail(struct hf *h, enum pe_status st, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+enum pe_status hf_warn(struct hf *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The value of @key in @obj (the last duplicate, as Python's json); NULL if absent. */
+const struct json *hf_get(const struct json *obj, const char *key);
+/* Like hf_get(), NULL for a JSON null too. */
+const struct json *hf_present(const struct json *obj, const char *key);
+
+/* 1 and *out if @key is a number, 0 if absent or null, -1 (reported) otherwise;
+ * @where prefixes @key in the message ("rope_scaling."). */
+int hf_number(struct hf *h, const char *where, const struct json *obj, const char *key,
+              double *out);
+/* Like hf_number(), for a whole number > 0. */
+int hf_count(struct hf *h, const char *where, const struct json *obj, const char *key, size_t *out);
+
+/*
+ * A top-level key of the config as its configuration class has it: the key,
+ * else one of its attribute_map aliases (n_layer, n_head, n_embd, ...), else
+ * the class default. 1 from the file, 2 from the class default, 0 none, -1
+ * reported. *@name (may be NULL) gets the key that was read.
+ */
+int hf_cfg_number(struct hf *h, const char *key, double *out, const char **name);
+int hf_cfg_count(struct hf *h, const char *key, size_t *out, const char **name);
+
+/* The class default of @key for the architecture: 1 and *out, or 0. */
+int hf_arch_default(const struct hf_arch *a, const char *key, double *out);
+
+void hf_put_number(struct strbuf *b, double v);
+void hf_put_key(struct strbuf *b, const char *key, double v);
+
+/* A fact about the model (struct pe_model_fact): @value from @fmt. */
+enum pe_status hf_fact(struct hf *h, const char *key, const char *what, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+/* A new group (its layers added later); @spec may be NULL (NoPE). */
+enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec);
+
+/* What a rope block is read against: the config's top-level values. */
+struct hf_rope_ctx {
+	size_t head_dim;
+	double max_pos;       /* max_position_embeddings; 0 if absent */
+	int top_original_set; /* Phi-3: original_max_position_embeddings at top level */
+	double top_original;
+	double top_theta;     /* rope_theta (or rotary_emb_base) at top level; NaN if absent */
+	double top_partial;   /* partial_rotary_factor at top level; NaN if absent */
+	double class_partial; /* the configuration class's default; NaN if none */
+	int per_layer;        /* the block is one of several keyed by layer type */
+	const char *layout;   /* "half" or "interleaved" */
+};
+
+/*
+ * hf_rope_spec() - spec text (without label) of one rope block
+ *
+ * @where: the key path prefix for messages ("rope_scaling.",
+ *         "rope_parameters.full_attention."); @block may be NULL (no
+ *         scaling). Sets *train to the pretraining context it implies.
+ */
+enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const char *where,
+                            const struct json *block, struct strbuf *b, double *train);
+
+/* Qwen2-VL's mrope_section: the model's note and mrope spec. */
+enum pe_status hf_mrope_note(struct hf *h, const struct hf_rope_ctx *c, const struct json *block);
+
+/* The readers of each encoding (model_hf_layers.c, model_hf_tables.c). */
+enum pe_status hf_read_rope(struct hf *h);
+enum pe_status hf_read_alibi(struct hf *h);
+enum pe_status hf_read_t5(struct hf *h);
+enum pe_status hf_read_learned(struct hf *h);
+enum pe_status hf_read_whisper(struct hf *h);
+
+#endif

@@ -1,0 +1,575 @@
+/*
+ * The layers of a RoPE model from its config.json: layer types, local
+ * bases, NoPE layers and the groups of layers with equal encodings, as each
+ * architecture's configuration class and modeling file build them, and
+ * what the attention does besides cos/sin (windows, softmax scale,
+ * temperature). The rope block itself is model_hf_rope.c.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_hf.h"
+
+/* ---- layers ---------------------------------------------------------- */
+
+struct layer {
+	char *spec; /* owned; NULL: no positional encoding (NoPE) */
+	const char *type;
+};
+
+static const char *short_type(const char *type)
+{
+	if (strcmp(type, "sliding_attention") == 0)
+		return "local";
+	if (strcmp(type, "full_attention") == 0)
+		return "global";
+	if (strcmp(type, "chunked_attention") == 0)
+		return "chunked";
+	return type;
+}
+
+static enum pe_status group_add_layer(struct pe_model_group *g, size_t layer)
+{
+	size_t *l = realloc(g->layers, (g->n_layers + 1) * sizeof(*l));
+	if (!l)
+		return PE_ENOMEM;
+	g->layers = l;
+	l[g->n_layers++] = layer;
+	return PE_OK;
+}
+
+static int same_spec(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Groups layers with equal specs; names them and labels each spec. */
+static enum pe_status group_layers(struct hf *h, struct layer *ls, size_t n)
+{
+	size_t distinct_rope = 0, has_nope = 0;
+	for (size_t i = 0; i < n; i++) {
+		int first = 1;
+		for (size_t j = 0; j < i; j++)
+			first &= !same_spec(ls[i].spec, ls[j].spec);
+		if (first && ls[i].spec)
+			distinct_rope++;
+		has_nope |= !ls[i].spec;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct pe_model_group *g = NULL;
+		for (size_t k = 0; k < h->m->n_groups; k++) {
+			/* compare against the unlabelled text kept in layer order */
+			size_t first = h->m->groups[k].layers[0];
+			if (same_spec(ls[first].spec, ls[i].spec))
+				g = &h->m->groups[k];
+		}
+		if (!g) {
+			const char *name = !ls[i].spec         ? "nope"
+			                   : distinct_rope > 1 ? short_type(ls[i].type)
+			                   : has_nope          ? "rope"
+			                                       : "all";
+			enum pe_status st = hf_add_group(h, name, ls[i].spec);
+			if (st != PE_OK)
+				return st;
+			g = &h->m->groups[h->m->n_groups - 1];
+		}
+		enum pe_status st = group_add_layer(g, i);
+		if (st != PE_OK)
+			return st;
+	}
+	/* Labels: the model, and the group when there are several. */
+	for (size_t k = 0; k < h->m->n_groups; k++) {
+		struct pe_model_group *g = &h->m->groups[k];
+		if (!g->spec) {
+			/* NoPE layers: the nope scheme, no positional information */
+			g->spec = pe_asprintf("nope:label=%s nope", h->label);
+			if (!g->spec)
+				return PE_ENOMEM;
+			continue;
+		}
+		char *labelled = h->m->n_groups > 1
+		                         ? pe_asprintf("%s,label=%s %s", g->spec, h->label, g->name)
+		                         : pe_asprintf("%s,label=%s", g->spec, h->label);
+		if (!labelled)
+			return PE_ENOMEM;
+		free(g->spec);
+		g->spec = labelled;
+	}
+	return PE_OK;
+}
+
+/*
+ * Which layers carry no positional encoding: no_rope_layers (1 = the layer
+ * uses RoPE, as Llama 4 and SmolLM3 read it), else no_rope_layer_interval
+ * (the file's or the class default: layer i is NoPE when (i + 1) % interval
+ * == 0); layer types that are not attention (linear_attention, conv, mamba:
+ * Qwen3-Next, LFM2, MiniMax, hybrids); and full-attention layers of models
+ * whose modeling applies RoPE only in sliding layers (Cohere2, EXAONE 4).
+ */
+static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, unsigned char *nope)
+{
+	const struct json *list = hf_present(h->cfg, "no_rope_layers");
+	/* Llama4TextConfig: an empty list means the default schedule */
+	if (list && list->type == JSON_ARRAY && list->n == 0)
+		list = NULL;
+	size_t interval = 0;
+	int rc = hf_cfg_count(h, "no_rope_layer_interval", &interval, NULL);
+	if (rc < 0)
+		return PE_EFORMAT;
+	if (list) {
+		if (list->type != JSON_ARRAY || list->n != n)
+			return hf_fail(h, PE_EFORMAT,
+			               "no_rope_layers: is not a list of %zu flags (one per layer)",
+			               n);
+		for (size_t i = 0; i < n; i++) {
+			const struct json *x = &list->items[i];
+			if (x->type != JSON_NUMBER || (x->number != 0.0 && x->number != 1.0))
+				return hf_fail(h, PE_EFORMAT, "no_rope_layers[%zu]: is not 0 or 1",
+				               i);
+			nope[i] = x->number == 0.0;
+		}
+	} else if (interval) {
+		for (size_t i = 0; i < n; i++)
+			nope[i] = (i + 1) % interval == 0;
+	}
+	const struct json *cross = hf_present(h->cfg, "cross_attention_layers");
+	if (cross && (h->arch->flags & HF_CROSS_NOPE)) {
+		if (cross->type != JSON_ARRAY)
+			return hf_fail(h, PE_EFORMAT, "cross_attention_layers: is not a list");
+		for (size_t k = 0; k < cross->n; k++) {
+			const struct json *x = &cross->items[k];
+			if (x->type != JSON_NUMBER || x->number < 0 || x->number >= (double)n ||
+			    x->number != floor(x->number))
+				return hf_fail(
+				        h, PE_EFORMAT,
+				        "cross_attention_layers[%zu]: is not a layer index below "
+				        "%zu",
+				        k, n);
+			nope[(size_t)x->number] = 1; /* MllamaTextCrossAttention: no RoPE */
+		}
+	}
+	/* GraniteMoeHybrid: position_embedding_type "nope" (Granite 4.0) */
+	const struct json *pet = hf_present(h->cfg, "position_embedding_type");
+	if (pet && pet->type == JSON_STRING && strcmp(pet->string, "nope") == 0)
+		memset(nope, 1, n);
+	int sliding = 0;
+	for (size_t i = 0; i < n; i++)
+		sliding |= strcmp(types[i], "sliding_attention") == 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strstr(types[i], "attention") || strcmp(types[i], "linear_attention") == 0)
+			nope[i] = 1;
+		if ((h->arch->flags & HF_FULL_NOPE) && sliding &&
+		    strcmp(types[i], "full_attention") == 0)
+			nope[i] = 1;
+	}
+	return PE_OK;
+}
+
+/*
+ * Layer types: layer_types, else the class's pattern: sliding_window_pattern
+ * (layer i slides unless (i + 1) % pattern == 0: Gemma 2/3, Cohere2,
+ * gpt-oss, EXAONE 4 when it has a window) or ModernBERT's
+ * global_attn_every_n_layers (layer i is global when i % n == 0).
+ */
+static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
+{
+	const struct json *lt = hf_present(h->cfg, "layer_types");
+	for (size_t i = 0; i < n; i++)
+		types[i] = "full_attention";
+	if (lt) {
+		if (lt->type != JSON_ARRAY || lt->n != n)
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "layer_types: is not a list of %zu names (num_hidden_layers)", n);
+		for (size_t i = 0; i < n; i++) {
+			if (lt->items[i].type != JSON_STRING)
+				return hf_fail(h, PE_EFORMAT, "layer_types[%zu]: is not a string",
+				               i);
+			types[i] = lt->items[i].string;
+		}
+		return PE_OK;
+	}
+	/* MiniMax's attn_type_list: 1 softmax attention, 0 lightning (linear) attention */
+	const struct json *atl = hf_present(h->cfg, "attn_type_list");
+	if (atl && atl->type == JSON_ARRAY && atl->n == n) {
+		for (size_t i = 0; i < n; i++) {
+			const struct json *x = &atl->items[i];
+			if (x->type != JSON_NUMBER || (x->number != 0 && x->number != 1))
+				return hf_fail(h, PE_EFORMAT, "attn_type_list[%zu]: is not 0 or 1",
+				               i);
+			types[i] = x->number == 1 ? "full_attention" : "linear_attention";
+		}
+		return PE_OK;
+	}
+	/* Qwen3-Next: full_attention_interval, the others linear (Gated DeltaNet) */
+	size_t full_every = 0;
+	if (hf_cfg_count(h, "full_attention_interval", &full_every, NULL) < 0)
+		return PE_EFORMAT;
+	for (size_t i = 0; full_every && i < n; i++)
+		types[i] = (i + 1) % full_every ? "linear_attention" : "full_attention";
+	if (full_every)
+		return PE_OK;
+	unsigned fl = h->arch->flags;
+	size_t every = 0, pattern = 0;
+	if ((fl & HF_EVERY_N) && hf_cfg_count(h, "global_attn_every_n_layers", &every, NULL) < 0)
+		return PE_EFORMAT;
+	if ((fl & HF_PATTERN) &&
+	    !((fl & HF_PATTERN_IF_WINDOW) && !hf_present(h->cfg, "sliding_window")) &&
+	    hf_cfg_count(h, "sliding_window_pattern", &pattern, NULL) < 0)
+		return PE_EFORMAT;
+	for (size_t i = 0; every && i < n; i++)
+		types[i] = i % every ? "sliding_attention" : "full_attention";
+	for (size_t i = 0; pattern && i < n; i++)
+		types[i] = (i + 1) % pattern ? "sliding_attention" : "full_attention";
+	return PE_OK;
+}
+
+/* "0-4,6-10,12" of the layers whose flag is set. */
+static char *layer_list(const unsigned char *flag, size_t n)
+{
+	struct strbuf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (!flag[i] || (i && flag[i - 1]))
+			continue;
+		size_t j = i;
+		while (j + 1 < n && flag[j + 1])
+			j++;
+		strbuf_addf(&b, b.len ? ",%zu" : "%zu", i);
+		if (j > i)
+			strbuf_addf(&b, "-%zu", j);
+	}
+	if (b.failed) {
+		free(b.buf);
+		return NULL;
+	}
+	return b.buf ? b.buf : pe_strdup("");
+}
+
+/*
+ * What the attention does besides cos/sin: sliding windows, the softmax
+ * scale of Gemma's query_pre_attn_scalar, Llama 4's chunks and temperature
+ * tuning, the NoPE layers.
+ */
+static enum pe_status attention_facts(struct hf *h, size_t n, const char **types,
+                                      const unsigned char *nope)
+{
+	enum pe_status st = PE_OK;
+	unsigned char *flag = calloc(n ? n : 1, 1);
+	if (!flag)
+		return PE_ENOMEM;
+	size_t sliding = 0, chunked = 0, nopes = 0;
+	/* Llama 4 without layer_types: its RoPE layers attend in chunks */
+	int chunk_rope = (h->arch->flags & HF_TEMP_TUNING) && !hf_present(h->cfg, "layer_types");
+	for (size_t i = 0; i < n; i++) {
+		sliding += strcmp(types[i], "sliding_attention") == 0;
+		chunked += strcmp(types[i], "chunked_attention") == 0 || (chunk_rope && !nope[i]);
+		nopes += nope[i];
+	}
+	double window = 0;
+	int rc = hf_cfg_number(h,
+	                       (h->arch->flags & HF_EVERY_N) ? "local_attention" : "sliding_window",
+	                       &window, NULL);
+	if (rc < 0) {
+		st = PE_EFORMAT;
+		goto done;
+	}
+	if (sliding && rc > 0) {
+		for (size_t i = 0; i < n; i++)
+			flag[i] = strcmp(types[i], "sliding_attention") == 0;
+		char *list = layer_list(flag, n);
+		st = list ? hf_fact(h, "sliding_window",
+		                    (h->arch->flags & HF_EVERY_N)
+		                            ? "a sliding layer sees window/2 positions on each "
+		                              "side (ModernBERT's local_attention)"
+		                            : "a sliding layer sees this many positions back "
+		                              "(sliding_window)",
+		                    "%.17g", window)
+		          : PE_ENOMEM;
+		if (st == PE_OK)
+			st = hf_fact(h, "sliding_layers", "the layers with that window", "%s",
+			             list);
+		free(list);
+		if (st != PE_OK)
+			goto done;
+	}
+	if (chunked) {
+		double chunk = 0;
+		if (hf_cfg_number(h, "attention_chunk_size", &chunk, NULL) > 0 &&
+		    (st = hf_fact(h, "attention_chunk_size",
+		                  "chunked layers attend within blocks of this many positions",
+		                  "%.17g", chunk)) != PE_OK)
+			goto done;
+	}
+	if (nopes) {
+		char *list = layer_list(nope, n);
+		st = list ? hf_fact(h, "nope_layers", "layers without positional encoding", "%s",
+		                    list)
+		          : PE_ENOMEM;
+		free(list);
+		if (st != PE_OK)
+			goto done;
+	}
+	double qs = 0;
+	if ((h->arch->flags & HF_QUERY_SCALAR) &&
+	    hf_cfg_number(h, "query_pre_attn_scalar", &qs, NULL) > 0 && qs > 0 &&
+	    (st = hf_fact(h, "softmax_scale",
+	                  "softmax scale query_pre_attn_scalar^-0.5, in place of "
+	                  "head_dim^-0.5 (Gemma)",
+	                  "%.17g", 1.0 / sqrt(qs))) != PE_OK)
+		goto done;
+	double mult = 0;
+	if ((h->arch->flags & HF_ATTN_MULT) &&
+	    hf_cfg_number(h, "attention_multiplier", &mult, NULL) > 0 &&
+	    (st = hf_fact(h, "softmax_scale",
+	                  "softmax scale attention_multiplier, in place of head_dim^-0.5 "
+	                  "(Granite)",
+	                  "%.17g", mult)) != PE_OK)
+		goto done;
+	const struct json *tt = hf_present(h->cfg, "attn_temperature_tuning");
+	int tuning = (h->arch->flags & HF_TEMP_TUNING) &&
+	             (!tt || (tt->type == JSON_BOOL && tt->boolean) ||
+	              (tt->type == JSON_NUMBER && tt->number != 0));
+	if (tuning && nopes) {
+		double scale = 0.1, floor_scale = 8192;
+		hf_cfg_number(h, "attn_scale", &scale, NULL);
+		hf_cfg_number(h, "floor_scale", &floor_scale, NULL);
+		st = hf_fact(h, "attn_temperature_tuning",
+		             "queries of the NoPE layers are multiplied by 1 + attn_scale x "
+		             "log(floor((position + 1) / floor_scale) + 1) (Llama4TextAttention)",
+		             "attn_scale=%.17g floor_scale=%.17g", scale, floor_scale);
+	}
+done:
+	free(flag);
+	return st;
+}
+
+/*
+ * The rotary fraction of a width (rotary_dim of head_dim): the smallest
+ * double p with int(head_dim * p) == width, since the spec's rotary= is a
+ * fraction and (w / h) * h can round just below w (26 of 45).
+ */
+static double width_fraction(size_t width, size_t head_dim)
+{
+	double p = (double)width / (double)head_dim;
+	while ((size_t)((double)head_dim * p) < width)
+		p = nextafter(p, 2.0);
+	return p;
+}
+
+enum pe_status hf_read_rope(struct hf *h)
+{
+	const struct json *cfg = h->cfg;
+	struct pe_model *m = h->m;
+	struct hf_rope_ctx c = {.top_theta = NAN, .top_partial = NAN, .class_partial = NAN};
+	size_t heads = 0, hidden = 0, hd = 0, n = 0;
+	int rc;
+	enum pe_status st;
+	const char *hname = "hidden_size", *nname = "num_attention_heads";
+
+	if ((rc = hf_cfg_count(h, "qk_rope_head_dim", &hd, NULL)) < 0)
+		return PE_EFORMAT;
+	if (!rc && (rc = hf_cfg_count(h, "head_dim", &hd, NULL)) < 0)
+		return PE_EFORMAT;
+	if (!rc) {
+		if ((rc = hf_cfg_count(h, "hidden_size", &hidden, &hname)) <= 0)
+			return rc < 0 ? PE_EFORMAT
+			              : hf_fail(h, PE_EFORMAT,
+			                        "hidden_size: missing (and no head_dim)");
+		if ((rc = hf_cfg_count(h, "num_attention_heads", &heads, &nname)) <= 0)
+			return rc < 0 ? PE_EFORMAT
+			              : hf_fail(h, PE_EFORMAT,
+			                        "num_attention_heads: missing (and no head_dim)");
+		hd = hidden / heads; /* integer division, as the reference */
+		if (hd == 0)
+			return hf_fail(h, PE_EFORMAT, "%s %zu // %s %zu: the head width is 0",
+			               hname, hidden, nname, heads);
+	}
+	c.head_dim = hd;
+	m->head_dim = hd;
+	/* Gemma 4: full-attention layers have heads of global_head_dim (its
+	 * Gemma4TextAttention), and their proportional RoPE reads that key (else
+	 * hidden_size // num_attention_heads, which must then agree). */
+	int gemma4 = (h->arch->flags & HF_GEMMA4) != 0;
+	size_t global_hd = hd;
+	if (gemma4) {
+		size_t g = 0;
+		if ((rc = hf_count(h, "", cfg, "global_head_dim", &g)) < 0)
+			return PE_EFORMAT;
+		if (rc && g)
+			global_hd = g;
+		if (!hf_present(cfg, "layer_types"))
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "layer_types: missing; Gemma 4 configs list which layers are "
+			        "sliding and which full, and posenc will not guess");
+		if (!(rc && g) && hf_cfg_count(h, "hidden_size", &hidden, NULL) > 0 &&
+		    hf_cfg_count(h, "num_attention_heads", &heads, NULL) > 0 &&
+		    hidden / heads != hd)
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "global_head_dim: missing, so the reference's proportional RoPE "
+			        "would use hidden_size // num_attention_heads = %zu, not the "
+			        "head_dim %zu of the attention",
+			        hidden / heads, hd);
+	}
+	c.layout = h->arch->layout;
+	/* DeepSeek-V3 in transformers: rope_interleave (default true) picks the pairing. */
+	const struct json *ri = hf_present(cfg, "rope_interleave");
+	if (ri && ri->type != JSON_BOOL)
+		return hf_fail(h, PE_EFORMAT, "rope_interleave: is not true or false");
+	if (ri)
+		c.layout = ri->boolean ? "interleaved" : "half";
+	/* The rotated part: rotary_dim (GPT-J, CodeGen, MiniMax: a width),
+	 * partial_rotary_factor, GPT-NeoX's rotary_pct, Nemotron's rope_percent. */
+	size_t rotary_dim = 0;
+	double v;
+	if ((rc = hf_count(h, "", cfg, "rotary_dim", &rotary_dim)) < 0)
+		return PE_EFORMAT;
+	if (rc)
+		c.top_partial = width_fraction(rotary_dim, hd);
+	static const char *const partial_keys[] = {"partial_rotary_factor", "rotary_pct",
+	                                           "rope_percent"};
+	for (size_t k = 0; k < 3 && isnan(c.top_partial); k++) {
+		if ((rc = hf_number(h, "", cfg, partial_keys[k], &v)) < 0)
+			return PE_EFORMAT;
+		if (rc)
+			c.top_partial = v;
+	}
+	if (isnan(c.top_partial)) {
+		if (hf_arch_default(h->arch, "rotary_dim", &v))
+			c.class_partial = width_fraction((size_t)v, hd);
+		else if (hf_arch_default(h->arch, "partial_rotary_factor", &v) ||
+		         hf_arch_default(h->arch, "rotary_pct", &v))
+			c.class_partial = v;
+	}
+	/* The base: rope_theta (GPT-NeoX: rotary_emb_base only; ModernBERT:
+	 * global_rope_theta), else the class default. */
+	const char *theta_key = h->arch->theta_key ? h->arch->theta_key : "rope_theta";
+	if ((rc = hf_number(h, "", cfg, theta_key, &v)) < 0)
+		return PE_EFORMAT;
+	if (rc || hf_arch_default(h->arch, theta_key, &v))
+		c.top_theta = v;
+	if ((rc = hf_cfg_number(h, "max_position_embeddings", &c.max_pos, NULL)) < 0)
+		return PE_EFORMAT;
+	if ((rc = hf_number(h, "", cfg, "original_max_position_embeddings", &c.top_original)) < 0)
+		return PE_EFORMAT;
+	c.top_original_set = rc;
+	if ((rc = hf_cfg_count(h, "num_hidden_layers", &n, NULL)) < 0)
+		return PE_EFORMAT;
+	if (!rc)
+		n = 1;
+	if (n > 4096) /* real models have a few hundred; the grouping is quadratic */
+		return hf_fail(h, PE_EFORMAT,
+		               "num_hidden_layers: %zu is more than the 4096 posenc reads", n);
+	m->n_layers = rc ? n : 0;
+	m->context = c.max_pos;
+
+	/* rope_scaling wins over rope_parameters when both are set, as in the reference. */
+	const char *bname = "rope_scaling";
+	const struct json *block = hf_present(cfg, "rope_scaling");
+	if (block && block->type == JSON_OBJECT && block->n == 0)
+		block = NULL;
+	if (!block) {
+		bname = "rope_parameters";
+		block = hf_present(cfg, "rope_parameters");
+	}
+	if (block && block->type != JSON_OBJECT)
+		return hf_fail(h, PE_EFORMAT, "%s: is not an object", bname);
+
+	const char **types = calloc(n, sizeof(*types));
+	unsigned char *nope = calloc(n, 1);
+	struct layer *ls = calloc(n, sizeof(*ls));
+	if (!types || !nope || !ls) {
+		st = PE_ENOMEM;
+		goto done;
+	}
+	if ((st = layer_types(h, n, types)) != PE_OK ||
+	    (st = nope_flags(h, n, types, nope)) != PE_OK)
+		goto done;
+	size_t rotating = 0;
+	for (size_t i = 0; i < n; i++)
+		rotating += !nope[i];
+	if (!rotating) {
+		st = hf_fail(h, PE_EUNSUPPORTED,
+		             "model_type '%s': no layer has a positional encoding (every layer is "
+		             "NoPE or not attention), so there is none to show",
+		             h->m->model_type ? h->m->model_type : h->arch->model_type);
+		goto done;
+	}
+	/* Keyed per layer type when every key names a layer type. */
+	int per_type = 0;
+	if (block && block->n) {
+		per_type = 1;
+		for (size_t i = 0; i < block->n; i++) {
+			int found = 0;
+			for (size_t k = 0; k < n; k++)
+				found |= strcmp(block->keys[i], types[k]) == 0;
+			per_type &= found;
+		}
+	}
+	/* Sliding layers at their own base, unscaled (Gemma 3's
+	 * rope_local_base_freq, ModernBERT's local_rope_theta). */
+	double local_base = NAN;
+	if (h->arch->local_theta &&
+	    (rc = hf_cfg_number(h, h->arch->local_theta, &local_base, NULL)) < 0) {
+		st = PE_EFORMAT;
+		goto done;
+	}
+	c.per_layer = per_type;
+	double train = c.max_pos;
+	for (size_t i = 0; i < n; i++) {
+		ls[i].type = types[i];
+		if (nope[i])
+			continue;
+		const struct json *b = block;
+		char where[96];
+		snprintf(where, sizeof(where), "%s.", bname);
+		if (per_type) {
+			b = hf_present(block, types[i]);
+			if (!b || b->type != JSON_OBJECT) {
+				st = hf_fail(h, PE_EFORMAT, "%s.%s: missing or not an object",
+				             bname, types[i]);
+				goto done;
+			}
+			snprintf(where, sizeof(where), "%s.%s.", bname, types[i]);
+		}
+		struct strbuf sb = {0};
+		double t = c.max_pos;
+		if (!per_type && !isnan(local_base) && strcmp(types[i], "sliding_attention") == 0) {
+			struct hf_rope_ctx lc = c;
+			lc.top_theta = local_base;
+			char lw[64];
+			snprintf(lw, sizeof(lw), "%s: ", h->arch->local_theta);
+			st = hf_rope_spec(h, &lc, lw, NULL, &sb, &t);
+		} else {
+			struct hf_rope_ctx lc = c;
+			if (gemma4 && strcmp(types[i], "full_attention") == 0)
+				lc.head_dim = global_hd;
+			st = hf_rope_spec(h, &lc, where, b, &sb, &t);
+			if (t > 0 && (!(train > 0) || t < train))
+				train = t;
+		}
+		if (st == PE_OK && sb.failed)
+			st = PE_ENOMEM;
+		if (st != PE_OK) {
+			free(sb.buf);
+			goto done;
+		}
+		ls[i].spec = sb.buf;
+	}
+	m->train_context = train > 0 ? train : c.max_pos;
+	if (hf_present(block, "mrope_section") && (st = hf_mrope_note(h, &c, block)) != PE_OK)
+		goto done;
+	if ((st = attention_facts(h, n, types, nope)) != PE_OK)
+		goto done;
+	st = group_layers(h, ls, n);
+done:
+	for (size_t i = 0; ls && i < n; i++)
+		free(ls[i].spec);
+	free(ls);
+	free(types);
+	free(nope);
+	return st;
+}

@@ -1,0 +1,239 @@
+/*
+ * The encodings of a config.json other than RoPE: ALiBi (BLOOM, MPT,
+ * Falcon), T5's relative buckets, learned absolute tables (GPT-2, BERT,
+ * RoBERTa, OPT, ...) and Whisper's pair of tables.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_hf.h"
+
+/*
+ * ALiBi. BLOOM (build_alibi_tensor) adds slope x key position: form
+ * official, Press et al.'s slopes. MPT (build_mpt_alibi_tensor) has its
+ * own slopes, 1 / 2^(k x alibi_bias_max / n2) over the next power of two n2
+ * (odd ones first when heads is not a power of two): slopes=mpt.
+ */
+enum pe_status hf_read_alibi(struct hf *h)
+{
+	const struct json *cfg = h->cfg;
+	size_t heads = 0, layers = 0;
+	struct strbuf b = {0};
+	int rc;
+	if (strcmp(h->arch->model_type, "mpt") == 0) {
+		const struct json *ac = hf_present(cfg, "attn_config");
+		const struct json *al = hf_present(ac, "alibi");
+		if (ac && ac->type != JSON_OBJECT)
+			return hf_fail(h, PE_EFORMAT, "attn_config: is not an object");
+		if (al && al->type != JSON_BOOL)
+			return hf_fail(h, PE_EFORMAT, "attn_config.alibi: is not true or false");
+		if (al && !al->boolean)
+			return hf_fail(h, PE_EUNSUPPORTED,
+			               "attn_config.alibi: false, so this MPT learns its positions "
+			               "(the table is in the weights: -s file:...)");
+		double max = 8.0; /* MptAttentionConfig's default */
+		if (hf_number(h, "attn_config.", ac, "alibi_bias_max", &max) < 0)
+			return PE_EFORMAT;
+		if (!(max > 0.0 && max <= 1e6))
+			return hf_fail(h, PE_EFORMAT,
+			               "attn_config.alibi_bias_max: %.17g is not in (0, 1e6]", max);
+		if ((rc = hf_cfg_count(h, "num_attention_heads", &heads, NULL)) <= 0)
+			return rc < 0 ? PE_EFORMAT : hf_fail(h, PE_EFORMAT, "n_heads: missing");
+		strbuf_addf(&b, "alibi:heads=%zu,form=paper,slopes=mpt", heads);
+		if (max != 8.0)
+			hf_put_key(&b, "bias-max", max);
+	} else {
+		if ((rc = hf_cfg_count(h, "num_attention_heads", &heads, NULL)) <= 0)
+			return rc < 0 ? PE_EFORMAT : hf_fail(h, PE_EFORMAT, "n_head: missing");
+		strbuf_addf(&b, "alibi:heads=%zu,form=official", heads);
+	}
+	if (heads > 65536) {
+		free(b.buf);
+		return hf_fail(h, PE_EFORMAT, "%zu heads: more than the 65536 posenc reads", heads);
+	}
+	if (hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0) {
+		free(b.buf);
+		return PE_EFORMAT;
+	}
+	h->m->n_layers = layers;
+	double ctx = 0;
+	if (hf_cfg_number(h, "max_position_embeddings", &ctx, NULL) > 0 && ctx > 0)
+		h->m->context = ctx;
+	strbuf_addf(&b, ",label=%s", h->label);
+	if (b.failed) {
+		free(b.buf);
+		return PE_ENOMEM;
+	}
+	enum pe_status st = hf_add_group(h, "all", b.buf);
+	free(b.buf);
+	return st;
+}
+
+enum pe_status hf_read_t5(struct hf *h)
+{
+	const struct json *cfg = h->cfg;
+	size_t buckets = 32, dist = 128, layers = 0;
+	if (hf_count(h, "", cfg, "relative_attention_num_buckets", &buckets) < 0 ||
+	    hf_count(h, "", cfg, "relative_attention_max_distance", &dist) < 0 ||
+	    hf_cfg_count(h, "d_kv", &h->m->head_dim, NULL) < 0 ||
+	    hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0)
+		return PE_EFORMAT;
+	h->m->n_layers = layers;
+	/* The encoder looks both ways, the decoder only back. */
+	for (int dec = 0; dec < 2; dec++) {
+		char *spec =
+		        pe_asprintf("t5:buckets=%zu,max-distance=%zu,bidirectional=%d,"
+		                    "label=%s %s",
+		                    buckets, dist, !dec, h->label, dec ? "decoder" : "encoder");
+		if (!spec)
+			return PE_ENOMEM;
+		enum pe_status st = hf_add_group(h, dec ? "decoder" : "encoder", spec);
+		free(spec);
+		if (st != PE_OK)
+			return st;
+	}
+	return PE_OK;
+}
+
+/*
+ * A learned table: nn.Embedding(rows, cols). Rows: max_position_embeddings
+ * (n_positions), 2 more for OPT and BART (their embeddings offset every
+ * position by 2); RoBERTa-like tables count positions from padding_idx + 1.
+ * Cols: the hidden size, ALBERT's and ELECTRA's embedding_size.
+ */
+enum pe_status hf_read_learned(struct hf *h)
+{
+	const struct json *cfg = h->cfg;
+	struct pe_model *m = h->m;
+	size_t rows = 0, cols = 0, layers = 0;
+	const char *rname = "max_position_embeddings";
+	int rc = hf_cfg_count(h, "max_position_embeddings", &rows, &rname);
+	if (rc < 0)
+		return PE_EFORMAT;
+	int ec = 0;
+	if (strcmp(h->arch->model_type, "albert") == 0 ||
+	    strcmp(h->arch->model_type, "electra") == 0)
+		ec = hf_cfg_count(h, "embedding_size", &cols, NULL);
+	if (ec < 0 || (!ec && hf_cfg_count(h, "hidden_size", &cols, NULL) < 0))
+		return PE_EFORMAT;
+	if (!rows || !cols)
+		return hf_fail(h, PE_EFORMAT, "%s, hidden_size: the table shape is missing", rname);
+	const struct json *pet = hf_present(cfg, "position_embedding_type");
+	if (pet && pet->type != JSON_STRING)
+		return hf_fail(h, PE_EFORMAT, "position_embedding_type: is not a string");
+	if (pet && strcmp(pet->string, "rotary") == 0) {
+		/* ESM-2, RoFormer-like configs: rotary on every layer, rotate_half */
+		h->arch = hf_arch_generic();
+		return hf_read_rope(h);
+	}
+	if (pet && strcmp(pet->string, "absolute") != 0)
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "position_embedding_type: '%s' is a relative scheme (Shaw et al. / "
+		               "Huang et al. relative_key embeddings) that posenc does not have",
+		               pet->string);
+	/* DistilBERT's sinusoidal_pos_embds fills the same table with fixed sinusoids
+	 * (create_sinusoidal_embeddings: sin at even, cos at odd columns, 10000^(2i/d)). */
+	const struct json *sin = hf_present(cfg, "sinusoidal_pos_embds");
+	int sinusoidal = sin && sin->type == JSON_BOOL && sin->boolean;
+	if (hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0)
+		return PE_EFORMAT;
+	size_t offset = 0;
+	double pad = 0;
+	if (h->arch->flags & HF_OFFSET2) {
+		offset = 2;
+		rows += 2;
+	} else if (h->arch->flags & HF_PAD_OFFSET) {
+		int pc = hf_cfg_number(h, "pad_token_id", &pad, NULL);
+		if (pc < 0)
+			return PE_EFORMAT;
+		if (pc && pad >= 0 && pad == floor(pad) && pad + 1 < (double)rows)
+			offset = (size_t)pad + 1;
+	}
+	m->n_layers = layers;
+	m->learned = !sinusoidal;
+	m->table_rows = rows;
+	m->table_cols = cols;
+	m->context = (double)(rows - offset);
+	m->train_context = m->context;
+	enum pe_status st = PE_OK;
+	if (offset)
+		st = hf_fact(h, "position_offset",
+		             (h->arch->flags & HF_OFFSET2)
+		                     ? "positions index the table from this row (the embedding "
+		                       "adds 2: OPTLearnedPositionalEmbedding, "
+		                       "BartLearnedPositionalEmbedding)"
+		                     : "positions index the table from padding_idx + 1 "
+		                       "(create_position_ids_from_input_ids)",
+		             "%zu", offset);
+	if (st != PE_OK)
+		return st;
+	if (sinusoidal) {
+		char *spec = pe_asprintf("sinusoidal:label=%s", h->label);
+		if (!spec)
+			return PE_ENOMEM;
+		st = hf_add_group(h, "all", spec);
+		free(spec);
+		if (st != PE_OK)
+			return st;
+		m->note = pe_asprintf("sinusoidal_pos_embds: the %zu x %zu table holds fixed "
+		                      "sinusoids (create_sinusoidal_embeddings), the sinusoidal "
+		                      "scheme",
+		                      rows, cols);
+		return m->note ? PE_OK : PE_ENOMEM;
+	}
+	m->note = pe_asprintf("a learned absolute table of %zu positions x %zu dimensions: its "
+	                      "values are in the weights, not the config; use "
+	                      "-s file:model.safetensors#%s",
+	                      rows, cols,
+	                      h->arch->what ? h->arch->what
+	                                    : "TENSOR (posenc inspect lists the tensors)");
+	return m->note ? PE_OK : PE_ENOMEM;
+}
+
+/*
+ * Whisper: the encoder adds fixed sinusoids (sinusoids(): [sin | cos] at
+ * 10000^(-k/(d/2 - 1))), max_source_positions x d_model; the decoder a
+ * learned table max_target_positions x d_model.
+ */
+enum pe_status hf_read_whisper(struct hf *h)
+{
+	struct pe_model *m = h->m;
+	size_t src = 0, tgt = 0, d = 0, enc = 0, dec = 0;
+	if (hf_cfg_count(h, "max_source_positions", &src, NULL) < 0 ||
+	    hf_cfg_count(h, "max_target_positions", &tgt, NULL) < 0 ||
+	    hf_cfg_count(h, "hidden_size", &d, NULL) < 0 ||
+	    hf_cfg_count(h, "encoder_layers", &enc, NULL) < 0 ||
+	    hf_cfg_count(h, "decoder_layers", &dec, NULL) < 0)
+		return PE_EFORMAT;
+	if (!src || !tgt || !d)
+		return hf_fail(h, PE_EFORMAT,
+		               "max_source_positions, max_target_positions, d_model: missing");
+	if (d % 2 || d < 4)
+		return hf_fail(h, PE_EFORMAT, "d_model: %zu is not an even number >= 4", d);
+	/* not learned = 1: the encoder group is computable; the table is the decoder's */
+	m->table_rows = tgt;
+	m->table_cols = d;
+	m->context = (double)tgt;
+	m->train_context = (double)tgt;
+	m->n_layers = enc + dec;
+	char *spec = pe_asprintf("sinusoidal:layout=blocks,freq=t2t,label=%s encoder", h->label);
+	if (!spec)
+		return PE_ENOMEM;
+	enum pe_status st = hf_add_group(h, "encoder", spec);
+	free(spec);
+	if (st == PE_OK)
+		st = hf_fact(h, "encoder_positions",
+		             "the encoder's fixed sinusoidal table (sinusoids(), the encoder "
+		             "group) has this many rows",
+		             "%zu", src);
+	if (st != PE_OK)
+		return st;
+	m->note = pe_asprintf("the decoder's positions are a learned table of %zu positions x "
+	                      "%zu dimensions, in the weights (-s "
+	                      "file:model.safetensors#%s); the encoder adds fixed sinusoids, "
+	                      "%zu x %zu (group encoder)",
+	                      tgt, d, h->arch->what, src, d);
+	return m->note ? PE_OK : PE_ENOMEM;
+}

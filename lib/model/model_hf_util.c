@@ -1,0 +1,238 @@
+/*
+ * The config.json reader's shared helpers: messages, typed look-ups with
+ * transformers' attribute_map aliases and class defaults, spec text.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_hf.h"
+
+enum pe_status hf_fail(struct hf *h, enum pe_status st, const char *fmt, ...)
+{
+	if (h->err && !*h->err) {
+		va_list ap;
+		va_start(ap, fmt);
+		*h->err = pe_vasprintf(fmt, ap);
+		va_end(ap);
+	}
+	return st;
+}
+
+enum pe_status hf_warn(struct hf *h, const char *fmt, ...)
+{
+	char **grown = realloc(h->m->warnings, (h->m->n_warnings + 1) * sizeof(*grown));
+	if (!grown)
+		return PE_ENOMEM;
+	h->m->warnings = grown;
+	va_list ap;
+	va_start(ap, fmt);
+	char *text = pe_vasprintf(fmt, ap);
+	va_end(ap);
+	if (!text)
+		return PE_ENOMEM;
+	/* once, though every layer of a group reads the same block */
+	for (size_t i = 0; i < h->m->n_warnings; i++)
+		if (strcmp(grown[i], text) == 0) {
+			free(text);
+			return PE_OK;
+		}
+	grown[h->m->n_warnings++] = text;
+	return PE_OK;
+}
+
+const struct json *hf_get(const struct json *obj, const char *key)
+{
+	if (!obj || obj->type != JSON_OBJECT)
+		return NULL;
+	const struct json *found = NULL;
+	for (size_t i = 0; i < obj->n; i++)
+		if (strcmp(obj->keys[i], key) == 0)
+			found = &obj->items[i];
+	return found;
+}
+
+const struct json *hf_present(const struct json *obj, const char *key)
+{
+	const struct json *v = hf_get(obj, key);
+	return v && v->type != JSON_NULL ? v : NULL;
+}
+
+int hf_number(struct hf *h, const char *where, const struct json *obj, const char *key, double *out)
+{
+	const struct json *v = hf_present(obj, key);
+	if (!v)
+		return 0;
+	if (v->type != JSON_NUMBER || !isfinite(v->number)) {
+		hf_fail(h, PE_EFORMAT, "%s%s: is not a finite number", where, key);
+		return -1;
+	}
+	*out = v->number;
+	return 1;
+}
+
+static int whole(struct hf *h, const char *key, double v, size_t *out)
+{
+	if (v < 1.0 || v > 1e15 || v != floor(v)) {
+		hf_fail(h, PE_EFORMAT, "%s: %.17g is not a whole number > 0", key, v);
+		return -1;
+	}
+	*out = (size_t)v;
+	return 1;
+}
+
+int hf_count(struct hf *h, const char *where, const struct json *obj, const char *key, size_t *out)
+{
+	double v;
+	int rc = hf_number(h, where, obj, key, &v);
+	if (rc <= 0)
+		return rc;
+	if (v < 1.0 || v > 1e15 || v != floor(v)) {
+		hf_fail(h, PE_EFORMAT, "%s%s: %.17g is not a whole number > 0", where, key, v);
+		return -1;
+	}
+	*out = (size_t)v;
+	return 1;
+}
+
+/*
+ * The union of the attribute_map tables of transformers' configuration
+ * classes (GPT-2, GPT-J, CodeGen, BLOOM, MPT, GPT-Neo, T5, Falcon's legacy
+ * n_embed, DistilBERT, Whisper): the canonical name first.
+ */
+#define NAMES 6
+static const char *const aliases[][NAMES] = {
+        {"num_hidden_layers", "n_layer", "n_layers", "num_layers", NULL, NULL},
+        {"num_attention_heads", "n_head", "n_heads", "num_heads", NULL, NULL},
+        {"hidden_size", "n_embd", "n_embed", "d_model", "dim", "emb_dim"},
+        {"max_position_embeddings", "n_positions", "max_seq_len", NULL, NULL, NULL},
+};
+
+int hf_arch_default(const struct hf_arch *a, const char *key, double *out)
+{
+	const char *p = a ? a->defaults : NULL;
+	size_t klen = strlen(key);
+	while (p && *p) {
+		size_t len = strcspn(p, ",");
+		if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			*out = strtod(p + klen + 1, NULL);
+			return 1;
+		}
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+int hf_cfg_number(struct hf *h, const char *key, double *out, const char **name)
+{
+	const char *names[NAMES] = {key, NULL, NULL, NULL, NULL, NULL};
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strcmp(aliases[i][0], key) == 0)
+			memcpy(names, aliases[i], sizeof(names));
+	/* Every spelling present must be valid: an alias must not hide a bad value. */
+	int found = 0;
+	for (size_t i = 0; i < NAMES && names[i]; i++) {
+		double v;
+		int rc = hf_number(h, "", h->cfg, names[i], &v);
+		if (rc < 0)
+			return rc;
+		if (rc && !found) {
+			found = 1;
+			*out = v;
+			if (name)
+				*name = names[i];
+		}
+	}
+	if (found)
+		return 1;
+	/* An explicit null is None in the reference: no class default then. */
+	for (size_t i = 0; i < NAMES && names[i]; i++)
+		if (hf_get(h->cfg, names[i]))
+			return 0;
+	if (hf_arch_default(h->arch, key, out)) {
+		if (name)
+			*name = key;
+		return 2;
+	}
+	return 0;
+}
+
+int hf_cfg_count(struct hf *h, const char *key, size_t *out, const char **name)
+{
+	double v;
+	const char *n = key;
+	int rc = hf_cfg_number(h, key, &v, &n);
+	if (name)
+		*name = n;
+	if (rc <= 0)
+		return rc;
+	return whole(h, n, v, out) < 0 ? -1 : rc;
+}
+
+void hf_put_number(struct strbuf *b, double v)
+{
+	char text[40];
+	if (v == floor(v) && fabs(v) < 1e15) {
+		strbuf_addf(b, "%.0f", v);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(text, sizeof(text), "%.*g", prec, v);
+		if (strtod(text, NULL) == v)
+			break;
+	}
+	strbuf_addf(b, "%s", text);
+}
+
+void hf_put_key(struct strbuf *b, const char *key, double v)
+{
+	strbuf_addf(b, ",%s=", key);
+	hf_put_number(b, v);
+}
+
+enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec)
+{
+	struct pe_model *m = h->m;
+	struct pe_model_group *g = realloc(m->groups, (m->n_groups + 1) * sizeof(*g));
+	if (!g)
+		return PE_ENOMEM;
+	m->groups = g;
+	g = &m->groups[m->n_groups];
+	memset(g, 0, sizeof(*g));
+	m->n_groups++;
+	g->name = pe_strdup(name);
+	g->spec = spec ? pe_strdup(spec) : NULL;
+	if (!g->name || (spec && !g->spec))
+		return PE_ENOMEM;
+	return PE_OK;
+}
+
+enum pe_status hf_fact(struct hf *h, const char *key, const char *what, const char *fmt, ...)
+{
+	struct pe_model *m = h->m;
+	va_list ap;
+	va_start(ap, fmt);
+	char *value = pe_vasprintf(fmt, ap);
+	va_end(ap);
+	if (!value)
+		return PE_ENOMEM;
+	/* once, though every layer of a group reads the same block */
+	for (size_t i = 0; i < m->n_facts; i++)
+		if (strcmp(m->facts[i].key, key) == 0 && strcmp(m->facts[i].value, value) == 0) {
+			free(value);
+			return PE_OK;
+		}
+	struct pe_model_fact *f = realloc(m->facts, (m->n_facts + 1) * sizeof(*f));
+	if (!f) {
+		free(value);
+		return PE_ENOMEM;
+	}
+	m->facts = f;
+	f = &m->facts[m->n_facts++];
+	f->value = value;
+	f->key = pe_strdup(key);
+	f->what = pe_strdup(what);
+	return f->key && f->what ? PE_OK : PE_ENOMEM;
+}
