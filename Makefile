@@ -57,7 +57,8 @@ demo: build
 # bytes (256 colours, dithered so that colour scales stay smooth). Writes exactly the files
 # README.md shows (tests/docs/test_readme_images.py checks both ways).
 GALLERY = doc/gallery
-GALLERY_DEPS = pngquant
+# numpy: tools/synthetic-checkpoint.py writes the checkpoint of the usage figures.
+GALLERY_DEPS = pngquant python3-numpy
 gallery: build
 	@sh tools/install-deps.sh $(GALLERY_DEPS)
 	@rm -rf $(BUILD)/gallery && mkdir -p $(BUILD)/gallery $(GALLERY)
@@ -75,7 +76,12 @@ gallery: build
 	$$P bias -q -s t5 -n 256 -o $$G/t5.png; \
 	$$P precision -q -s rope:layout=half,base=500000,scaling=llama3,factor=8,low=1,high=4,original=8192 \
 		--precision f32,f32/bf16,bf16,f16 -o $$G/precision.png; \
-	$$P compare -q -s sinusoidal -s learned:seed=1 -n 256 -d 64 --style paper -o $$G/paper-compare.png
+	$$P compare -q -s sinusoidal -s learned:seed=1 -n 256 -d 64 --style paper -o $$G/paper-compare.png; \
+	/usr/bin/python3 tools/synthetic-checkpoint.py $$G/synthetic-llama; \
+	$$P usage -q -s hf:$$G/synthetic-llama/config.json --weights $$G/synthetic-llama/model.safetensors \
+		-o $$G/usage.png; \
+	$$P usage -q -s hf:$$G/synthetic-llama/config.json --weights $$G/synthetic-llama/model.safetensors \
+		--view wavelength -o $$G/usage-wavelength.png
 	@rm -f $(GALLERY)/*.png
 	@for f in $(BUILD)/gallery/*.png; do \
 		pngquant --quality 80-100 --speed 1 --strip -o $(GALLERY)/$${f##*/} $$f || exit 1; \

@@ -42,5 +42,6 @@ int cmd_precision(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_scatter(int argc, char **argv);
+int cmd_usage(int argc, char **argv);
 
 #endif

@@ -39,6 +39,7 @@ static const struct command commands[] = {
         {"profile", cmd_profile, "distance from chosen positions (--at) to every position"},
         {"report", cmd_report, "a PDF or self-contained HTML report of a comparison"},
         {"scatter", cmd_scatter, "distance vs correlation for pairs of positions"},
+        {"usage", cmd_usage, "which RoPE frequencies a checkpoint's q/k weights use"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -168,6 +168,42 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 	return rc;
 }
 
+int cli_model_config_text(const struct cli_common *o, const char *spec, char **text, size_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	int hf = strncmp(spec, "hf:", 3) == 0;
+	if (!hf && strncmp(spec, "model:", 6) != 0)
+		return cli_usage_error("scheme '%s': needs the model's config (hf:config.json or "
+		                       "model:NAME)",
+		                       spec);
+	const char *what = spec + (hf ? 3 : 6);
+	size_t wl = strcspn(what, ",");
+	char *name = malloc(wl + 1);
+	if (!name)
+		return cli_error("out of memory");
+	memcpy(name, what, wl);
+	name[wl] = '\0';
+	int rc = 0;
+	if (hf) {
+		rc = read_config(o, name, text, len);
+	} else {
+		const char *t = pe_model_preset_config(name);
+		if (!t)
+			rc = cli_usage_error(
+			        "scheme '%s': unknown model '%s' ('posenc help models')", spec,
+			        name);
+		else if (!(*text = malloc(strlen(t) + 1)))
+			rc = cli_error("out of memory");
+		else {
+			*len = strlen(t);
+			memcpy(*text, t, *len + 1);
+		}
+	}
+	free(name);
+	return rc;
+}
+
 void cli_layer_ranges(const size_t *layers, size_t n, char *buf, size_t cap)
 {
 	size_t len = 0;

@@ -59,6 +59,14 @@ struct cli_model_info {
 int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, char ***out,
                     size_t *count, struct cli_model_info **info);
 
+/*
+ * cli_model_config_text() - the config.json text of hf:PATH or model:NAME
+ *
+ * @text: newly allocated (free()), @len bytes. @return 0 or an exit code
+ * after reporting (gguf: and plain specs have no config.json).
+ */
+int cli_model_config_text(const struct cli_common *o, const char *spec, char **text, size_t *len);
+
 /* 'posenc help models': the preset table on stdout. @return 0. */
 int cli_help_models(void);
 

@@ -134,6 +134,15 @@ enum pe_status rd_npy_inspect(const unsigned char *buf, size_t len, struct pe_fi
                               char **err);
 enum pe_status rd_safetensors_inspect(const unsigned char *buf, size_t len,
                                       struct pe_file_info *info, char **err);
+/*
+ * A safetensors file's tensors from its first @len bytes (the 8-byte length
+ * and the whole header; the data need not be there), validated against
+ * the file's length @file_len as rd_safetensors_inspect() validates a whole
+ * file: for readers that hold the header only.
+ */
+enum pe_status rd_safetensors_inspect_header(const unsigned char *buf, size_t len,
+                                             uint64_t file_len, struct pe_file_info *info,
+                                             char **err);
 enum pe_status rd_csv_inspect(const unsigned char *buf, size_t len, struct pe_file_info *info,
                               char **err);
 

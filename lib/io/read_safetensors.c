@@ -196,8 +196,9 @@ static enum pe_status parse_tensor(const char *name, const struct json *v, struc
 	return PE_OK;
 }
 
-static enum pe_status st_parse(const unsigned char *buf, size_t len, struct pe_file_info *info,
-                               char **err)
+/* @len: the bytes of @buf, which must hold the header; @file_len: the whole file's. */
+static enum pe_status st_parse_sized(const unsigned char *buf, size_t len, uint64_t file_len,
+                                     struct pe_file_info *info, char **err)
 {
 	info->format = PE_FORMAT_SAFETENSORS;
 	if (len < 8)
@@ -212,10 +213,10 @@ static enum pe_status st_parse(const unsigned char *buf, size_t len, struct pe_f
 		return rd_fail(err, PE_EFORMAT,
 		               "safetensors header length %llu exceeds the limit of %u bytes",
 		               (unsigned long long)n, PE_SAFETENSORS_HEADER_MAX);
-	if (n > len - 8)
+	if (n > file_len - 8 || n > len - 8)
 		return rd_fail(err, PE_EFORMAT,
-		               "truncated: the header length says %llu bytes, %zu follow",
-		               (unsigned long long)n, len - 8);
+		               "truncated: the header length says %llu bytes, %llu follow",
+		               (unsigned long long)n, (unsigned long long)(file_len - 8));
 	const unsigned char *header = buf + 8;
 	if (!json_utf8_valid(header, n))
 		return rd_fail(err, PE_EFORMAT, "safetensors header is not valid UTF-8");
@@ -256,7 +257,7 @@ static enum pe_status st_parse(const unsigned char *buf, size_t len, struct pe_f
 	}
 	/* The reference sorts by (begin, end), then requires exact tiling. */
 	qsort(entries, count, sizeof(*entries), entry_cmp);
-	uint64_t data_len = len - 8 - n;
+	uint64_t data_len = file_len - 8 - n;
 	uint64_t at = 0;
 	for (size_t i = 0; i < count && st == PE_OK; i++) {
 		const struct entry *e = &entries[i];
@@ -322,6 +323,21 @@ done:
 	free(scratch);
 	json_free(root);
 	return st;
+}
+
+static enum pe_status st_parse(const unsigned char *buf, size_t len, struct pe_file_info *info,
+                               char **err)
+{
+	return st_parse_sized(buf, len, len, info, err);
+}
+
+enum pe_status rd_safetensors_inspect_header(const unsigned char *buf, size_t len,
+                                             uint64_t file_len, struct pe_file_info *info,
+                                             char **err)
+{
+	if (file_len < len)
+		return rd_fail(err, PE_EINVAL, "the header is longer than the file");
+	return st_parse_sized(buf, len, file_len, info, err);
 }
 
 enum pe_status rd_safetensors_inspect(const unsigned char *buf, size_t len,

@@ -98,7 +98,7 @@ def case(line, want, cwd=None, exact=True):
 
 
 COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect check "
-            "precision model plan layers help"
+            "precision model usage plan layers help"
             .split())
 # Every scheme of the registry, as 'posenc help schemes' lists them.
 SCHEMES = re.findall(r"^  ([a-z0-9]+) ", subprocess.run([EXE, "help", "schemes"], capture_output=True,
@@ -108,6 +108,8 @@ CMAPS = [m + r for m in "viridis magma inferno plasma cividis RdBu gray".split()
 
 case("posenc ", COMMANDS)
 case("posenc d", ["decay", "distance"])
+case("posenc usage --view ", ["heatmap", "wavelength"])
+case("posenc usage --quantity ", ["k", "q", "qk"])
 case("posenc --", ["--help", "--version"])
 case("posenc help ", COMMANDS + ["schemes", "models"])
 case("posenc encode --v", ["--view", "--vmin", "--vmax"])

@@ -1,0 +1,800 @@
+/*
+ * RoPE frequency usage from a checkpoint's query and key weights: per
+ * layer, query head and pair, the norm of the pair's two rows (usage.h).
+ *
+ * The row layouts follow transformers' modeling files: LlamaAttention
+ * (q_proj rows [head 0 | head 1 | ...], k_proj likewise over key heads,
+ * repeat_kv giving query head h the key head h // n_rep); Phi3Attention's
+ * qkv_proj and QWenAttention's c_attn split as [q | k | v];
+ * GPTNeoXAttention's query_key_value viewed as (heads, 3 * head_size)
+ * and FalconAttention's new_decoder_architecture as (kv_heads, n_rep + 2,
+ * head_dim), both "per key head, its query heads then k then v";
+ * DeepseekV3Attention's q_b_proj (q_proj without q_lora_rank) viewed as
+ * (heads, qk_nope_head_dim + qk_rope_head_dim) with the rope part last,
+ * and kv_a_proj_with_mqa's last qk_rope_head_dim rows as the one key head
+ * of every query head.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/rope.h>
+#include <posenc/scheme.h>
+#include <posenc/usage.h>
+
+#include "analysis/usage_internal.h"
+#include "core/strutil.h"
+#include "io/read_internal.h"
+#include "io/read_json.h"
+
+#define TWO_PI 6.283185307179586476925
+
+void pe_usage_pair_norms(const double *row_sq, const double *scale, size_t rotary, int interleaved,
+                         double *out)
+{
+	size_t h = rotary / 2;
+	for (size_t i = 0; i < h; i++) {
+		size_t a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + h;
+		double sa = scale ? scale[a] * scale[a] : 1.0,
+		       sb = scale ? scale[b] * scale[b] : 1.0;
+		out[i] = sqrt(sa * row_sq[a] + sb * row_sq[b]);
+	}
+}
+
+const char *pe_usage_arch_name(enum pe_usage_arch arch)
+{
+	switch (arch) {
+	case PE_USAGE_SEPARATE:
+		return "q_proj/k_proj";
+	case PE_USAGE_CONCAT:
+		return "fused qkv, rows [q | k | v]";
+	case PE_USAGE_GROUPED:
+		return "fused query_key_value, per key head [q... | k | v]";
+	case PE_USAGE_MLA:
+		return "DeepSeek MLA, rope part of q_b_proj and kv_a_proj_with_mqa";
+	}
+	return "unknown";
+}
+
+void pe_usage_destroy(struct pe_usage *u)
+{
+	if (!u)
+		return;
+	for (size_t l = 0; u->layer && l < u->layers; l++) {
+		free(u->layer[l].theta);
+		free(u->layer[l].scaled);
+		free(u->layer[l].q_name);
+		free(u->layer[l].k_name);
+	}
+	free(u->layer);
+	free(u->q);
+	free(u->k);
+	free(u->qk);
+	free(u->prefix);
+	free(u);
+}
+
+/* ---- config.json: the counts the model description does not carry ---- */
+
+struct cfg {
+	size_t heads, kv_heads;
+	size_t nope, rope;      /* DeepSeek qk_nope_head_dim, qk_rope_head_dim */
+	size_t kv_lora;         /* kv_lora_rank */
+	int gemma;              /* model_type gemma*: norms scale by 1 + weight */
+	int falcon_grouped;     /* falcon: new_decoder_architecture, or neither multi_query */
+	int neox;               /* gpt_neox: query_key_value per head */
+	const char *model_type; /* borrowed from the JSON */
+};
+
+static const struct json *key(const struct json *o, const char *k)
+{
+	if (!o || o->type != JSON_OBJECT)
+		return NULL;
+	for (size_t i = 0; i < o->n; i++)
+		if (strcmp(o->keys[i], k) == 0)
+			return &o->items[i];
+	return NULL;
+}
+
+/* A count at the top level or in text_config (multimodal configs). */
+static int count_of(const struct json *root, const char *k, size_t *out)
+{
+	const struct json *v = key(root, k);
+	if (!v || v->type == JSON_NULL)
+		v = key(key(root, "text_config"), k);
+	if (!v || v->type == JSON_NULL)
+		return 0;
+	if (!v->is_uint || v->uint > (1u << 30))
+		return -1;
+	*out = (size_t)v->uint;
+	return 1;
+}
+
+static int flag_of(const struct json *root, const char *k)
+{
+	const struct json *v = key(root, k);
+	if (!v)
+		v = key(key(root, "text_config"), k);
+	return v && v->type == JSON_BOOL && v->boolean;
+}
+
+static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **err)
+{
+	memset(c, 0, sizeof(*c));
+	static const char *const names[][2] = {
+	        {"num_attention_heads", "heads"}, {"n_head", "heads"},
+	        {"num_key_value_heads", "kv"},    {"num_kv_heads", "kv"},
+	        {"qk_nope_head_dim", "nope"},     {"qk_rope_head_dim", "rope"},
+	        {"kv_lora_rank", "kv_lora"},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t v = 0;
+		int rc = count_of(root, names[i][0], &v);
+		if (rc < 0)
+			return rd_fail(err, PE_EFORMAT, "config: %s is not a whole number",
+			               names[i][0]);
+		if (!rc)
+			continue;
+		size_t *dst = strcmp(names[i][1], "heads") == 0  ? &c->heads
+		              : strcmp(names[i][1], "kv") == 0   ? &c->kv_heads
+		              : strcmp(names[i][1], "nope") == 0 ? &c->nope
+		              : strcmp(names[i][1], "rope") == 0 ? &c->rope
+		                                                 : &c->kv_lora;
+		if (!*dst)
+			*dst = v;
+	}
+	const struct json *mt = key(root, "model_type");
+	const struct json *tmt = key(key(root, "text_config"), "model_type");
+	c->model_type = mt && mt->type == JSON_STRING ? mt->string : "";
+	const char *text_type = tmt && tmt->type == JSON_STRING ? tmt->string : c->model_type;
+	/* Gemma, Gemma 2 and Gemma 3's RMSNorm scale by 1 + weight (Gemma3RMSNorm);
+	 * Gemma 3n's and Gemma 4's by the weight itself (Gemma4RMSNorm, with_scale). */
+	static const char *const one_plus[] = {"gemma", "gemma2", "gemma3", "gemma3_text"};
+	for (size_t i = 0; i < sizeof(one_plus) / sizeof(one_plus[0]); i++)
+		c->gemma |= strcmp(text_type, one_plus[i]) == 0;
+	c->neox = strcmp(c->model_type, "gpt_neox") == 0;
+	if (strcmp(c->model_type, "falcon") == 0) {
+		int multi = flag_of(root, "multi_query");
+		int newarch = flag_of(root, "new_decoder_architecture");
+		c->falcon_grouped = newarch || !multi;
+		if (multi && !newarch)
+			c->kv_heads = 1;
+		else if (!newarch)
+			c->kv_heads = c->heads;
+	}
+	return PE_OK;
+}
+
+/* ---- reading rows ---- */
+
+struct reader {
+	struct pe_tensor_store *s;
+	uint64_t slice_bytes;
+	double *buf; /* slice_bytes of float64 */
+	size_t cap;  /* doubles */
+};
+
+static enum pe_status tensor_2d(const struct pe_tensor_info *t, size_t *rows, size_t *cols,
+                                char **err)
+{
+	if (!pe_tensor_store_readable(t))
+		return rd_fail(err, PE_EFORMAT,
+		               "tensor '%s' has dtype %s; readable dtypes: F64, F32, F16, BF16",
+		               t->name, t->dtype);
+	if (t->ndim != 2 || t->shape[0] == 0 || t->shape[1] == 0 || t->shape[0] > SIZE_MAX / 16 ||
+	    t->shape[1] > SIZE_MAX / 16)
+		return rd_fail(err, PE_EFORMAT, "tensor '%s': expected a non-empty 2-D weight",
+		               t->name);
+	*rows = (size_t)t->shape[0];
+	*cols = (size_t)t->shape[1];
+	return PE_OK;
+}
+
+/*
+ * Squared norms of rows [r0, r1) of a 2-D tensor into sq[r - r0], adding
+ * to what sq holds, read a slice at a time.
+ */
+static enum pe_status rows_sq(struct reader *rd, const struct pe_tensor_info *t, size_t cols,
+                              size_t r0, size_t r1, double *sq, char **err)
+{
+	uint64_t first = (uint64_t)r0 * cols, end = (uint64_t)r1 * cols;
+	while (first < end) {
+		size_t k = end - first < rd->cap ? (size_t)(end - first) : rd->cap;
+		enum pe_status st = pe_tensor_store_read(rd->s, t, first, k, rd->buf, err);
+		if (st != PE_OK)
+			return st;
+		for (size_t i = 0; i < k;) {
+			uint64_t e = first + i;
+			size_t row = (size_t)(e / cols), col = (size_t)(e % cols);
+			size_t run = cols - col < k - i ? cols - col : k - i;
+			double acc = 0;
+			for (size_t j = 0; j < run; j++)
+				acc += rd->buf[i + j] * rd->buf[i + j];
+			if (!isfinite(acc))
+				return rd_fail(
+				        err, PE_EFORMAT,
+				        "tensor '%s': row %zu holds a NaN or infinity, or its "
+				        "squares overflow",
+				        t->name, row);
+			sq[row - r0] += acc;
+			i += run;
+		}
+		first += k;
+	}
+	return PE_OK;
+}
+
+/* A 1-D vector (bias, norm weight) of exactly @n values, into out. */
+static enum pe_status vector(struct reader *rd, const struct pe_tensor_info *t, size_t n,
+                             double *out, char **err)
+{
+	if (!pe_tensor_store_readable(t))
+		return rd_fail(err, PE_EFORMAT,
+		               "tensor '%s' has dtype %s; readable dtypes: F64, F32, F16, BF16",
+		               t->name, t->dtype);
+	if (t->ndim != 1 || t->shape[0] != n)
+		return rd_fail(err, PE_EFORMAT, "tensor '%s': expected %zu values, shape has %llu",
+		               t->name, n, t->ndim == 1 ? (unsigned long long)t->shape[0] : 0ull);
+	enum pe_status st = pe_tensor_store_read(rd->s, t, 0, n, out, err);
+	for (size_t i = 0; st == PE_OK && i < n; i++)
+		if (!isfinite(out[i]))
+			st = rd_fail(err, PE_EFORMAT, "tensor '%s': value %zu is not finite",
+			             t->name, i);
+	return st;
+}
+
+/* ---- one layer's pairing and frequencies, from its group's spec ---- */
+
+static enum pe_status layer_freqs(const struct pe_model *m, size_t gi, size_t head_dim,
+                                  struct pe_usage_layer *L, char **err)
+{
+	const struct pe_model_group *g = &m->groups[gi];
+	L->band_lo = L->band_hi = NAN;
+	if (!g->spec) {
+		L->rope = 0;
+		L->head_dim = head_dim;
+		return PE_OK;
+	}
+	struct pe_scheme *s = NULL;
+	char *e = NULL;
+	enum pe_status st = pe_scheme_parse(g->spec, &s, &e);
+	if (st != PE_OK) {
+		st = rd_fail(err, st, "layer group '%s': %s", g->name, e ? e : pe_status_str(st));
+		free(e);
+		return st;
+	}
+	if (strcmp(pe_scheme_name(s), "nope") == 0) { /* Llama 4, SmolLM3: no RoPE here */
+		pe_scheme_destroy(s);
+		L->rope = 0;
+		L->head_dim = head_dim;
+		return PE_OK;
+	}
+	if (!pe_scheme_has(s, PE_CAP_SCALING)) {
+		pe_scheme_destroy(s);
+		return rd_fail(err, PE_EUNSUPPORTED,
+		               "layer group '%s' is not RoPE (%s): its weights have no pairs",
+		               g->name, g->spec);
+	}
+	size_t d = s->head ? s->head : head_dim;
+	size_t d_rot = (size_t)((double)d * s->rotary);
+	if (d_rot < 2 || d_rot % 2 || d_rot > d) {
+		pe_scheme_destroy(s);
+		return rd_fail(err, PE_EFORMAT, "layer group '%s': rotary width %zu of head %zu",
+		               g->name, d_rot, d);
+	}
+	L->rope = 1;
+	L->interleaved = s->layout == PE_LAYOUT_INTERLEAVED;
+	L->head_dim = d;
+	L->rotary = d_rot;
+	L->pairs = d_rot / 2;
+	L->theta = malloc(L->pairs * sizeof(double));
+	L->scaled = malloc(L->pairs * sizeof(double));
+	if (!L->theta || !L->scaled) {
+		pe_scheme_destroy(s);
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	}
+	struct pe_rope_scaling_params p = s->scaling;
+	if (p.length == 0.0 && m->context > 0)
+		p.length = m->context;
+	struct pe_rope_scaling_info info;
+	st = pe_rope_base_frequencies(s->base, d_rot, L->theta);
+	if (st == PE_OK) {
+		memcpy(L->scaled, L->theta, L->pairs * sizeof(double));
+		st = pe_rope_scale_frequencies(&p, s->base, d_rot, L->scaled, &info);
+	}
+	if (st != PE_OK) {
+		pe_scheme_destroy(s);
+		return rd_fail(err, st, "layer group '%s': %s", g->name, pe_status_str(st));
+	}
+	size_t crit = 0;
+	double train = m->train_context > 0 ? m->train_context : m->context;
+	if (train > 0 && s->base > 1.0 &&
+	    pe_rope_critical_dim(s->base, d_rot, train, &crit) == PE_OK) {
+		L->has_critical = 1;
+		L->critical = crit / 2;
+	}
+	if (p.type == PE_ROPE_SCALING_LLAMA3) {
+		L->band_lo = p.original / p.high_freq_factor;
+		L->band_hi = p.original / p.low_freq_factor;
+	} else if (p.type == PE_ROPE_SCALING_YARN && isfinite(info.yarn_low) &&
+	           isfinite(info.yarn_high)) {
+		/* pairs at or below yarn_low keep theta, at or above yarn_high are divided */
+		double lo = fmax(0.0, fmin(info.yarn_low, (double)(L->pairs - 1)));
+		double hi = fmax(0.0, fmin(info.yarn_high, (double)(L->pairs - 1)));
+		L->band_lo = TWO_PI / L->theta[(size_t)lo];
+		L->band_hi = TWO_PI / L->theta[(size_t)hi];
+	}
+	pe_scheme_destroy(s);
+	return PE_OK;
+}
+
+static size_t group_of(const struct pe_model *m, size_t layer)
+{
+	for (size_t g = 0; g < m->n_groups; g++)
+		for (size_t k = 0; k < m->groups[g].n_layers; k++)
+			if (m->groups[g].layers[k] == layer)
+				return g;
+	return m->n_groups == 1 ? 0 : SIZE_MAX;
+}
+
+/* ---- the computation ---- */
+
+struct ctx {
+	const struct pe_usage_options *opt;
+	struct reader rd;
+	struct cfg cfg;
+	struct us_found found;
+	struct pe_usage *u;
+};
+
+/* Where query head h's coordinate j and key head g's coordinate j lie. */
+struct rowmap {
+	size_t q_base, q_stride; /* q row of (h, j): q_base + h * q_stride + j (SEPARATE, MLA) */
+	size_t k_base, k_stride;
+	size_t group_rows; /* GROUPED: rows per key head block */
+	size_t rep;        /* query heads per key head */
+	enum pe_usage_arch arch;
+	size_t hd; /* head width (position part) */
+};
+
+static size_t q_row(const struct rowmap *r, size_t h, size_t j)
+{
+	if (r->arch == PE_USAGE_GROUPED)
+		return (h / r->rep) * r->group_rows + (h % r->rep) * r->hd + j;
+	return r->q_base + h * r->q_stride + j;
+}
+
+static size_t k_row(const struct rowmap *r, size_t g, size_t j)
+{
+	if (r->arch == PE_USAGE_GROUPED)
+		return g * r->group_rows + r->rep * r->hd + j;
+	return r->k_base + g * r->k_stride + j;
+}
+
+/*
+ * Squared norms of the rows @want marks (rows of tensor t), runs of marked
+ * rows read together; unmarked rows are never read (V, DeepSeek's nope part).
+ */
+static enum pe_status marked_rows_sq(struct reader *rd, const struct pe_tensor_info *t, size_t rows,
+                                     size_t cols, const unsigned char *want, double *sq, char **err)
+{
+	for (size_t r = 0; r < rows;) {
+		if (!want[r]) {
+			r++;
+			continue;
+		}
+		size_t e = r;
+		while (e < rows && want[e])
+			e++;
+		enum pe_status st = rows_sq(rd, t, cols, r, e, sq + r, err);
+		if (st != PE_OK)
+			return st;
+		r = e;
+	}
+	return PE_OK;
+}
+
+/* The norm weights of a head's coordinates: per head (head_dim) or per row (all heads). */
+static enum pe_status norm_scale(struct ctx *c, const struct pe_tensor_info *t, size_t hd,
+                                 size_t heads, double **out, size_t *per_row, char **err)
+{
+	*out = NULL;
+	if (!t)
+		return PE_OK;
+	size_t n = t->ndim == 1 ? (size_t)t->shape[0] : 0;
+	if (n != hd && n != hd * heads)
+		return rd_fail(err, PE_EFORMAT,
+		               "tensor '%s': %zu values, neither the head width %zu nor %zu heads "
+		               "x %zu",
+		               t->name, n, hd, heads, hd);
+	double *w = malloc(n * sizeof(double));
+	if (!w)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	enum pe_status st = vector(&c->rd, t, n, w, err);
+	if (st != PE_OK) {
+		free(w);
+		return st;
+	}
+	for (size_t i = 0; i < n; i++)
+		w[i] = c->cfg.gemma ? 1.0 + w[i] : w[i];
+	*per_row = n != hd;
+	*out = w;
+	return PE_OK;
+}
+
+static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, size_t l, char **err)
+{
+	struct pe_usage *u = c->u;
+	struct pe_usage_layer *L = &u->layer[l];
+	const struct us_layer *T = &c->found.layer[l];
+	const struct cfg *cf = &c->cfg;
+	size_t gi = group_of(m, l);
+	if (gi == SIZE_MAX)
+		return rd_fail(err, PE_EFORMAT, "layer %zu is in no layer group of the config", l);
+	L->group = gi;
+	size_t hd0 = m->head_dim;
+	enum pe_status st = layer_freqs(m, gi, hd0, L, err);
+	if (st != PE_OK)
+		return st;
+	size_t hd = L->head_dim;
+	struct rowmap r = {0};
+	r.hd = hd;
+	r.arch = u->arch;
+	size_t q_rows, q_cols, k_rows = 0, k_cols = 0;
+	const struct pe_tensor_info *qt =
+	        u->arch == PE_USAGE_SEPARATE || u->arch == PE_USAGE_MLA ? T->t[US_Q] : T->t[US_QKV];
+	const struct pe_tensor_info *kt = qt == T->t[US_QKV] ? NULL : T->t[US_K];
+	/* Every layer as layer 0: a checkpoint mixing fused and separate projections is not one
+	 * layout. */
+	if (!qt || (qt != T->t[US_QKV] && !kt))
+		return rd_fail(err, PE_EFORMAT,
+		               "layer %zu has not the tensors of layer 0 (%s): a mixed checkpoint",
+		               l, pe_usage_arch_name(u->arch));
+	if ((st = tensor_2d(qt, &q_rows, &q_cols, err)) != PE_OK)
+		return st;
+	if (kt && (st = tensor_2d(kt, &k_rows, &k_cols, err)) != PE_OK)
+		return st;
+	size_t heads = c->opt->heads ? c->opt->heads : cf->heads;
+	size_t kv = c->opt->kv_heads ? c->opt->kv_heads : cf->kv_heads;
+	switch (u->arch) {
+	case PE_USAGE_SEPARATE:
+		/* Counts from the shapes: Gemma 4's global layers have their own. */
+		if (q_rows % hd || k_rows % hd)
+			return rd_fail(
+			        err, PE_EFORMAT,
+			        "layer %zu: '%s' has %zu rows and '%s' %zu, not whole heads of "
+			        "%zu",
+			        l, qt->name, q_rows, kt->name, k_rows, hd);
+		L->heads = q_rows / hd;
+		L->kv_heads = k_rows / hd;
+		if (heads && L->heads != heads)
+			return rd_fail(err, PE_EFORMAT,
+			               "layer %zu: '%s' has %zu rows, %zu heads of %zu, the config "
+			               "says %zu heads",
+			               l, qt->name, q_rows, L->heads, hd, heads);
+		r.q_stride = r.k_stride = hd;
+		break;
+	case PE_USAGE_MLA:
+		if (!cf->rope || !cf->kv_lora || !heads)
+			return rd_fail(err, PE_EFORMAT,
+			               "config: DeepSeek's MLA tensors need num_attention_heads, "
+			               "qk_rope_head_dim and kv_lora_rank");
+		if (cf->rope != hd)
+			return rd_fail(
+			        err, PE_EFORMAT,
+			        "config: qk_rope_head_dim %zu, but the rotary head width is %zu",
+			        cf->rope, hd);
+		if (q_rows != heads * (cf->nope + cf->rope))
+			return rd_fail(err, PE_EFORMAT,
+			               "layer %zu: '%s' has %zu rows, not %zu heads x (%zu + %zu)",
+			               l, qt->name, q_rows, heads, cf->nope, cf->rope);
+		if (k_rows != cf->kv_lora + cf->rope)
+			return rd_fail(err, PE_EFORMAT,
+			               "layer %zu: '%s' has %zu rows, not kv_lora_rank %zu + "
+			               "qk_rope_head_dim %zu",
+			               l, kt->name, k_rows, cf->kv_lora, cf->rope);
+		L->heads = heads;
+		L->kv_heads = 1;
+		r.q_base = cf->nope;
+		r.q_stride = cf->nope + cf->rope;
+		r.k_base = cf->kv_lora;
+		r.k_stride = 0;
+		break;
+	case PE_USAGE_CONCAT:
+	case PE_USAGE_GROUPED:
+		if (!heads)
+			return rd_fail(err, PE_EFORMAT,
+			               "config: a fused qkv tensor needs num_attention_heads");
+		if (!kv)
+			kv = heads;
+		if (q_rows != (heads + 2 * kv) * hd)
+			return rd_fail(err, PE_EFORMAT,
+			               "layer %zu: '%s' has %zu rows, not (%zu heads + 2 x %zu key "
+			               "heads) x %zu",
+			               l, qt->name, q_rows, heads, kv, hd);
+		L->heads = heads;
+		L->kv_heads = kv;
+		r.q_stride = r.k_stride = hd;
+		r.k_base = heads * hd;
+		break;
+	}
+	if (!L->kv_heads || L->heads % L->kv_heads)
+		return rd_fail(err, PE_EFORMAT, "layer %zu: %zu query heads on %zu key heads", l,
+		               L->heads, L->kv_heads);
+	if (L->heads > u->heads)
+		return rd_fail(err, PE_EFORMAT, "layer %zu has %zu query heads, layer 0 %zu", l,
+		               L->heads, u->heads);
+	r.rep = L->heads / L->kv_heads;
+	r.group_rows = (r.rep + 2) * hd;
+	L->q_name = pe_strdup(qt->name);
+	L->k_name = pe_strdup(kt ? kt->name : qt->name);
+	if (!L->q_name || !L->k_name)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	if (!L->rope)
+		return PE_OK;
+	/* Which rows hold pairs; only those are read. */
+	unsigned char *qwant = calloc(q_rows, 1), *kwant = kt ? calloc(k_rows, 1) : NULL;
+	double *qsq = calloc(q_rows, sizeof(double)),
+	       *ksq = kt ? calloc(k_rows, sizeof(double)) : NULL;
+	double *qn = NULL, *kn = NULL, *bias = NULL, *hq = malloc(2 * hd * sizeof(double)),
+	       *pq = malloc(L->pairs * sizeof(double)), *pk = malloc(L->pairs * sizeof(double));
+	size_t qn_row = 0, kn_row = 0;
+	unsigned char *kw = kt ? kwant : qwant;
+	double *ksqp = kt ? ksq : qsq;
+	if (!qwant || !qsq || (kt && (!kwant || !ksq)) || !hq || !pq || !pk) {
+		st = rd_fail(err, PE_ENOMEM, "out of memory");
+		goto done;
+	}
+	for (size_t h = 0; h < L->heads; h++)
+		for (size_t j = 0; j < L->rotary; j++)
+			qwant[q_row(&r, h, j)] = 1;
+	for (size_t g = 0; g < L->kv_heads; g++)
+		for (size_t j = 0; j < L->rotary; j++)
+			kw[k_row(&r, g, j)] = 1;
+	if ((st = marked_rows_sq(&c->rd, qt, q_rows, q_cols, qwant, qsq, err)) != PE_OK)
+		goto done;
+	if (kt && (st = marked_rows_sq(&c->rd, kt, k_rows, k_cols, kwant, ksq, err)) != PE_OK)
+		goto done;
+	/* Biases: each row's input gains a constant-1 column. */
+	const struct pe_tensor_info *qb = kt ? T->t[US_QB] : T->t[US_QKVB];
+	const struct pe_tensor_info *kb = kt ? T->t[US_KB] : NULL;
+	if (qb || kb)
+		u->has_bias = 1;
+	if (c->opt->fold_bias && (qb || kb)) {
+		u->bias_folded = 1;
+		size_t nmax = q_rows > k_rows ? q_rows : k_rows;
+		if (!(bias = malloc(nmax * sizeof(double)))) {
+			st = rd_fail(err, PE_ENOMEM, "out of memory");
+			goto done;
+		}
+		if (qb) {
+			if ((st = vector(&c->rd, qb, q_rows, bias, err)) != PE_OK)
+				goto done;
+			for (size_t i = 0; i < q_rows; i++)
+				qsq[i] += qwant[i] ? bias[i] * bias[i] : 0.0;
+		}
+		if (kb) {
+			if ((st = vector(&c->rd, kb, k_rows, bias, err)) != PE_OK)
+				goto done;
+			for (size_t i = 0; i < k_rows; i++)
+				ksq[i] += kwant[i] ? bias[i] * bias[i] : 0.0;
+		}
+	}
+	if ((st = norm_scale(c, T->t[US_QNORM], hd, L->heads, &qn, &qn_row, err)) != PE_OK ||
+	    (st = norm_scale(c, T->t[US_KNORM], hd, L->kv_heads, &kn, &kn_row, err)) != PE_OK)
+		goto done;
+	if (qn || kn)
+		u->norm = c->cfg.gemma ? PE_USAGE_NORM_ONE_PLUS : PE_USAGE_NORM_WEIGHT;
+	if (T->t[US_QLN] || T->t[US_KLN])
+		u->layernorm_skipped = 1;
+	for (size_t h = 0; h < L->heads; h++) {
+		size_t g = h / r.rep;
+		for (size_t j = 0; j < L->rotary; j++) {
+			hq[j] = qsq[q_row(&r, h, j)];
+			hq[hd + j] = ksqp[k_row(&r, g, j)];
+		}
+		pe_usage_pair_norms(hq, qn ? qn + (qn_row ? h * hd : 0) : NULL, L->rotary,
+		                    L->interleaved, pq);
+		pe_usage_pair_norms(hq + hd, kn ? kn + (kn_row ? g * hd : 0) : NULL, L->rotary,
+		                    L->interleaved, pk);
+		size_t at = (l * u->heads + h) * u->pairs;
+		for (size_t i = 0; i < L->pairs; i++) {
+			u->q[at + i] = pq[i];
+			u->k[at + i] = pk[i];
+			u->qk[at + i] = pq[i] * pk[i];
+		}
+	}
+done:
+	free(qwant);
+	free(kwant);
+	free(qsq);
+	free(ksq);
+	free(qn);
+	free(kn);
+	free(bias);
+	free(hq);
+	free(pq);
+	free(pk);
+	return st;
+}
+
+/* The pairs and heads the result arrays need: the largest of any layer. */
+static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
+{
+	struct pe_usage *u = c->u;
+	for (size_t l = 0; l < u->layers; l++) {
+		size_t gi = group_of(m, l);
+		if (gi == SIZE_MAX)
+			return rd_fail(err, PE_EFORMAT,
+			               "layer %zu is in no layer group of the config", l);
+		struct pe_usage_layer tmp = {0};
+		enum pe_status st = layer_freqs(m, gi, m->head_dim, &tmp, err);
+		free(tmp.theta);
+		free(tmp.scaled);
+		if (st != PE_OK)
+			return st;
+		if (tmp.pairs > u->pairs)
+			u->pairs = tmp.pairs;
+		/* heads: from layer 0's shape, or the config's for fused tensors */
+		const struct us_layer *T = &c->found.layer[l];
+		size_t heads = c->opt->heads ? c->opt->heads : c->cfg.heads;
+		if (u->arch == PE_USAGE_SEPARATE && T->t[US_Q] && T->t[US_Q]->ndim == 2 &&
+		    tmp.head_dim)
+			heads = (size_t)(T->t[US_Q]->shape[0] / tmp.head_dim);
+		if (heads > u->heads)
+			u->heads = heads;
+	}
+	if (!u->heads)
+		return rd_fail(err, PE_EFORMAT,
+		               "config: num_attention_heads is missing, which the %s layout needs "
+		               "(its rows do not say how many heads they hold)",
+		               u->arch == PE_USAGE_MLA ? "DeepSeek MLA" : "fused qkv");
+	if (!u->pairs)
+		return rd_fail(err, PE_EUNSUPPORTED, "no layer has RoPE pairs");
+	return PE_OK;
+}
+
+enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char *config,
+                                size_t config_len, const struct pe_model *m,
+                                const struct pe_usage_options *opt, struct pe_usage **out,
+                                char **err)
+{
+	if (err)
+		*err = NULL;
+	*out = NULL;
+	struct pe_usage_options defaults = {0};
+	struct ctx c = {0};
+	c.opt = opt ? opt : &defaults;
+	if (!m || !m->n_groups || !m->head_dim)
+		return rd_fail(err, PE_EINVAL, "the model has no layer groups or head width");
+	char *jerr = NULL;
+	struct json *root = json_parse(config, config_len, &jerr);
+	if (!root) {
+		enum pe_status st =
+		        rd_fail(err, PE_EFORMAT, "config: %s", jerr ? jerr : "malformed");
+		free(jerr);
+		return st;
+	}
+	enum pe_status st = read_cfg(root, &c.cfg, err);
+	if (st == PE_OK)
+		st = us_find(store, m->n_layers, &c.found, err);
+	if (st == PE_OK && m->n_layers && c.found.layers != m->n_layers)
+		st = rd_fail(err, PE_EFORMAT,
+		             "the checkpoint has layers 0..%zu under '%s', the config %zu layers",
+		             c.found.layers - 1, c.found.prefix, m->n_layers);
+	if (st == PE_OK && !(c.u = calloc(1, sizeof(*c.u))))
+		st = rd_fail(err, PE_ENOMEM, "out of memory");
+	struct pe_usage *u = c.u;
+	if (st == PE_OK) {
+		u->layers = c.found.layers;
+		u->context = m->context;
+		u->train_context = m->train_context;
+		u->prefix = pe_asprintf("%sN%s%s", c.found.prefix, *c.found.module ? "." : "",
+		                        c.found.module);
+		u->arch =
+		        c.found.mla      ? PE_USAGE_MLA
+		        : !c.found.fused ? PE_USAGE_SEPARATE
+		        : (c.cfg.neox || c.cfg.falcon_grouped) && c.found.layer[0].t[US_QKV] &&
+		                        strstr(c.found.layer[0].t[US_QKV]->name, "query_key_value")
+		                ? PE_USAGE_GROUPED
+		                : PE_USAGE_CONCAT;
+		if (c.found.fused && c.found.layer[0].t[US_Q])
+			u->arch = PE_USAGE_SEPARATE; /* both kinds: q_proj and k_proj win */
+		u->layer = calloc(u->layers, sizeof(*u->layer));
+		if (!u->prefix || !u->layer)
+			st = rd_fail(err, PE_ENOMEM, "out of memory");
+	}
+	if (st == PE_OK)
+		st = sizes(&c, m, err);
+	if (st == PE_OK) {
+		size_t n = u->layers * u->heads * u->pairs;
+		u->q = malloc(n * sizeof(double));
+		u->k = malloc(n * sizeof(double));
+		u->qk = malloc(n * sizeof(double));
+		uint64_t sb = c.opt->slice_bytes ? c.opt->slice_bytes : (uint64_t)16 << 20;
+		c.rd.s = store;
+		c.rd.cap = (size_t)(sb / sizeof(double)) ? (size_t)(sb / sizeof(double)) : 1;
+		c.rd.buf = malloc(c.rd.cap * sizeof(double));
+		if (!u->q || !u->k || !u->qk || !c.rd.buf)
+			st = rd_fail(err, PE_ENOMEM, "out of memory");
+		for (size_t i = 0; st == PE_OK && i < n; i++)
+			u->q[i] = u->k[i] = u->qk[i] = NAN;
+	}
+	for (size_t l = 0; st == PE_OK && l < u->layers; l++)
+		st = compute_layer(&c, m, l, err);
+	free(c.rd.buf);
+	us_found_free(&c.found);
+	json_free(root);
+	if (st != PE_OK) {
+		pe_usage_destroy(u);
+		return st;
+	}
+	*out = u;
+	return PE_OK;
+}
+
+enum pe_status pe_usage_fold_activations(const struct pe_usage *u, const double *in, size_t layers,
+                                         size_t heads, size_t width, double **out, char **err)
+{
+	if (err)
+		*err = NULL;
+	*out = NULL;
+	/* Query heads, or the key heads of every RoPE layer (a statistic of k). */
+	size_t max_hd = 0, kv = SIZE_MAX;
+	int all_rotary = 1;
+	for (size_t l = 0; l < u->layers; l++) {
+		const struct pe_usage_layer *L = &u->layer[l];
+		if (!L->rope)
+			continue;
+		max_hd = L->head_dim > max_hd ? L->head_dim : max_hd;
+		kv = kv == SIZE_MAX || kv == L->kv_heads ? L->kv_heads : 0;
+		all_rotary &= L->rotary == width;
+	}
+	int key_side = heads != u->heads && heads == kv;
+	if (layers != u->layers || (heads != u->heads && !key_side))
+		return rd_fail(err, PE_ERANGE,
+		               "%zu layers x %zu heads, the checkpoint has %zu layers of %zu query "
+		               "heads%s",
+		               layers, heads, u->layers, u->heads,
+		               kv && kv != SIZE_MAX && kv != u->heads ? " (or key heads)" : "");
+	/* Per coordinate: the widest head (narrower layers use their first coordinates),
+	 * or every layer's rotary width; else per pair. */
+	int per_pair = 0;
+	if (width != max_hd && !all_rotary) {
+		if (width != u->pairs)
+			return rd_fail(err, PE_ERANGE,
+			               "width %zu is neither the head width %zu nor the %zu pairs",
+			               width, max_hd, u->pairs);
+		per_pair = 1;
+	}
+	size_t n = u->layers * u->heads * u->pairs;
+	double *o = malloc((n ? n : 1) * sizeof(double));
+	double *sq = malloc((width ? width : 1) * sizeof(double));
+	if (!o || !sq) {
+		free(o);
+		free(sq);
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		o[i] = NAN;
+	for (size_t l = 0; l < layers; l++) {
+		const struct pe_usage_layer *L = &u->layer[l];
+		if (!L->rope)
+			continue;
+		for (size_t h = 0; h < L->heads; h++) {
+			size_t src = key_side ? h / (L->heads / L->kv_heads) : h;
+			const double *row = in + (l * heads + src) * width;
+			double *dst = o + (l * u->heads + h) * u->pairs;
+			if (per_pair) {
+				memcpy(dst, row, L->pairs * sizeof(double));
+				continue;
+			}
+			for (size_t j = 0; j < L->rotary; j++)
+				sq[j] = row[j] * row[j];
+			pe_usage_pair_norms(sq, NULL, L->rotary, L->interleaved, dst);
+		}
+	}
+	free(sq);
+	*out = o;
+	return PE_OK;
+}
