@@ -16,7 +16,10 @@ BENCH_UPDATE ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
-TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db poppler-utils chromium
+TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db poppler-utils chromium \
+	python3-pytest
+# make python: the Python package (doc/python.md), built by Debian's pip and setuptools, offline.
+PYTHON_DEPS = python3-numpy python3-pip python3-setuptools python3-wheel
 # libFuzzer for the bounded fuzz run; without it that test reports a skip.
 OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # OpenBLAS: numpy's BLAS for the references, and (libopenblas-dev, optional: -Dblas=auto) the CBLAS of
@@ -24,7 +27,7 @@ OPTIONAL_TEST_DEPS = clang libclang-rt-14-dev
 # installing it also makes Debian's numpy use it for every reference script.
 BENCH_DEPS = python3-numpy python3-scipy python3-matplotlib libopenblas0-pthread libopenblas-dev
 
-.PHONY: all deps test-deps tests-on build demo gallery test check-sanitize check-valgrind check-clang check-format format bench clean
+.PHONY: all deps test-deps tests-on build python demo gallery test check-sanitize check-valgrind check-python-leaks check-clang check-format format bench clean
 
 all: build
 
@@ -51,6 +54,13 @@ demo: build
 	$(BUILD)/cli/posenc compare -o out/compare.png
 	$(BUILD)/cli/posenc compare -o out/compare.csv
 	$(BUILD)/cli/posenc encode -s sinusoidal -n 64 -d 32 -o out/encode.npy
+
+# The Python package for this python3: in a venv into it, else into the user's site-packages
+# (Debian's pip refuses to touch the system's packages, PEP 668). Offline: numpy is Debian's.
+python: deps
+	@sh tools/install-deps.sh $(PYTHON_DEPS)
+	$(PYTHON) -m pip install --no-build-isolation --no-index $$($(PYTHON) -c 'import sys; \
+		print("" if sys.prefix != sys.base_prefix else "--user --break-system-packages")') .
 
 # The README's gallery: every figure type drawn by the current build. The images are kept in
 # the repository, so that they show on a fresh clone and on the forge; pngquant halves their
@@ -120,6 +130,11 @@ check-valgrind: tests-on
 	@meson test -C $(BUILD) --setup valgrind --suite lib --print-errorlogs >$(BUILD)/valgrind-output.txt 2>&1 || true
 	@$(PYTHON) tests/summarize.py --label valgrind $(BUILD)/meson-logs/testlog-valgrind.json
 
+# The Python package's tests in-process under valgrind: no block lost by posenc's code (a few minutes).
+check-python-leaks: tests-on
+	@$(call QUIET_NINJA,$(BUILD))
+	@sh tests/python/leaks.sh $(BUILD)
+
 # Every tracked file follows .clang-format (C) and .editorconfig (all text files).
 check-format:
 	@sh tools/install-deps.sh clang-format python3
@@ -137,7 +152,7 @@ check-clang: test-deps
 	@$(call QUIET_NINJA,$(BUILD)-clang) && echo "clang: build clean"
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BENCH_BUILD) out
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-clang $(BENCH_BUILD) out build-python python/posenc.egg-info
 
 bench:
 	@sh tools/install-deps.sh $(BUILD_DEPS) $(BENCH_DEPS)

@@ -15,6 +15,13 @@ enum cli_exit {
 	CLI_USAGE = 2,   /* a bad option or value */
 };
 
+/*
+ * cli_main() - run the program's arguments (argv[0] the program name)
+ *
+ * main() and the library build (cli/library.c) call it. @return the exit status.
+ */
+int cli_main(int argc, char **argv);
+
 /* The running command's name ("encode"), for hints; set by main. */
 extern const char *cli_command_name;
 

@@ -98,20 +98,17 @@ static int help(int argc, char **argv)
 	return run(c, 2, args);
 }
 
-int main(int argc, char **argv)
+int cli_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	        {"help", no_argument, NULL, 'h'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
 	};
-	cli_output_install_signals();
-	/* OpenBLAS (opened at the first Gram product) keeps its idle threads
-	 * spinning for 2^28 cycles after every call, by default; beside
-	 * posenc's own threads on the rest of a learned table's work that
-	 * spin is a tenth of the CPU. The program, which owns its
-	 * environment, asks them to sleep at once, unless the user chose. */
-	setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+	cli_command_name = NULL;
+	cli_progress_line = 0;
+	/* glibc: 0 restarts getopt, also for a second run in one process (cli/library.c). */
+	optind = 0;
 	opterr = 0;
 	int opt;
 	/* '+': stop at the command name; its options are the command's. */
@@ -141,3 +138,18 @@ int main(int argc, char **argv)
 		return cli_usage_error("unknown command '%s'", name);
 	return run(c, argc - optind, argv + optind);
 }
+
+/* The library build (cli/library.c) calls cli_main() itself. */
+#ifndef POSENC_LIBRARY
+int main(int argc, char **argv)
+{
+	cli_output_install_signals();
+	/* OpenBLAS (opened at the first Gram product) keeps its idle threads
+	 * spinning for 2^28 cycles after every call, by default; beside
+	 * posenc's own threads on the rest of a learned table's work that
+	 * spin is a tenth of the CPU. The program, which owns its
+	 * environment, asks them to sleep at once, unless the user chose. */
+	setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+	return cli_main(argc, argv);
+}
+#endif

@@ -46,7 +46,9 @@ static const char help[] =
         "\n"
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
-        "                         spec's length=, 16384 for the default dynamic variant]\n"
+        "                         spec's length=, else the original context: the state\n"
+        "                         the reference builds at load time, as posenc model; 16384\n"
+        "                         for the default dynamic variant]\n"
         "      --train-length T   training length of the critical dimension [default: a\n"
         "                         model's training context, the scaling's original; none]\n"
         "%s"
@@ -319,10 +321,6 @@ static int build(const struct cli_common *o, const struct pe_freqs_options *fo_i
 	struct pe_freqs_options fo = *fo_in;
 	e->ctx = cli_contexts_of(s, &e->info, fo_in->train_length);
 	fo.train_length = e->ctx.train;
-	/* A model's dynamic and LongRoPE frequencies at its context, as 'posenc model' gives them.
-	 */
-	if (!(fo.length > 0) && e->info.model[0] && s->scaling.length == 0.0 && e->info.context > 0)
-		fo.length = e->info.context;
 	const char *why = NULL;
 	enum pe_status st = pe_encode_check(s, e->d, PE_VIEW_DEFAULT, &why);
 	if (st == PE_OK)

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "commands/model_diff.h"
 #include "shared/model_spec.h"
 #include "shared/output.h"
 #include "shared/vectors.h"
@@ -24,6 +25,7 @@ enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_CONFIG, OPT_WIDE };
 
 static const char help[] =
         "Usage: posenc model SPEC [--layer L] [--length L] [-o FILE.csv|FILE.png]\n"
+        "       posenc model SPEC_A SPEC_B\n"
         "\n"
         "What a model's positional encoding is, per layer group: head and rotary width,\n"
         "pairing layout, base, scaling and every derived number: the attention factor\n"
@@ -39,7 +41,9 @@ static const char help[] =
         ".pdf) draws the wavelength per pair of each layer group, unscaled and scaled,\n"
         "with the training and the extended context marked. --wide (with -o FILE.csv)\n"
         "writes one row per model and layer group and one column per quantity instead,\n"
-        "numeric columns numeric; several -s then give one table.\n"
+        "numeric columns numeric; several -s then give one table. With two specs (a\n"
+        "config.json and a GGUF of one model, say) and no -o: every position-related\n"
+        "field that differs, per layer group, and the context lengths each derives.\n"
         "\n"
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
@@ -123,15 +127,22 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 		return cli_error("out of memory");
 	}
 	struct pe_rope_scaling_params p = s->scaling;
-	double ctx = m && m->context > 0 ? m->context : p.original;
+	/* a bare spec: the context its scaling extends to */
+	double ctx = m && m->context > 0                              ? m->context
+	             : p.factor > 1 && p.type != PE_ROPE_SCALING_NONE ? p.factor * p.original
+	                                                              : p.original;
 	double train = m && m->train_context > 0 ? m->train_context : p.original;
 	/* A plain rope spec states no context: none is invented (no critical dimension). */
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
 		ctx = train = 0;
 	if (!m && (p.type == PE_ROPE_SCALING_LINEAR || p.type == PE_ROPE_SCALING_PROPORTIONAL))
 		ctx = train = 0; /* their original= is no part of them */
+	/* One rule with freqs: without positions, length-dependent scalings at --length,
+	 * else at the original context, the state the reference builds at load time
+	 * (transformers' inv_freq before a longer sequence comes); commands with
+	 * positions (encode, check) take the sequence length. */
 	if (p.length == 0.0)
-		p.length = length > 0 ? length : ctx;
+		p.length = length > 0 ? length : p.original;
 	struct pe_rope_scaling_info info;
 	enum pe_status st = pe_rope_base_frequencies(s->base, d_rot, base);
 	if (st == PE_OK) {
@@ -595,12 +606,13 @@ int cmd_model(int argc, char **argv)
 	        {NULL, 0, NULL, 0},
 	};
 	/* The model may be given as the operand: hand it on as -s. */
-	char **args = malloc(((size_t)argc + 2) * sizeof(*args));
+	char **args = malloc(((size_t)argc + 3) * sizeof(*args));
 	if (!args)
 		return cli_error("out of memory");
 	int n = 0, operands = 0;
 	for (int i = 0; i < argc; i++) {
-		if (i > 0 && is_operand(argv, i) && operands++ == 0) {
+		/* two operands: one model from two sources (model_diff.c) */
+		if (i > 0 && is_operand(argv, i) && operands++ < 2) {
 			args[n++] = (char *)"-s";
 			args[n++] = file_operand(argv[i]);
 			continue;
@@ -619,13 +631,16 @@ int cmd_model(int argc, char **argv)
 	const char *spec = o.nspecs ? o.specs[0] : NULL;
 	if (!spec)
 		return cli_usage_error("which model? e.g. posenc model model:llama-3.1-8b");
-	if (o.nspecs > 1 && (own.config || (o.output && !own.wide)))
-		return cli_usage_error("model describes one model per file, %zu given (several: "
-		                       "text on stdout, or one table with --wide -o FILE.csv)",
-		                       o.nspecs);
 	if (own.wide && !o.output)
 		return cli_usage_error(
 		        "option '--wide' is a CSV layout: give -o FILE.csv (or -o -)");
+	if (o.nspecs == 2 && !own.config && !o.output)
+		return cli_model_diff(&o, o.specs[0], o.specs[1], stdout);
+	if (o.nspecs > 1 && (own.config || !own.wide))
+		return cli_usage_error("model describes one model, compares two sources of one "
+		                       "(without -o or --config), or tabulates several with --wide "
+		                       "-o FILE.csv; %zu given",
+		                       o.nspecs);
 	if (o.n || o.start || o.nbases)
 		return cli_usage_error(
 		        "options '-n', '--start' and '--base' do not apply to model");

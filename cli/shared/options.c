@@ -97,12 +97,14 @@ static void cli_common_init(struct cli_common *o)
 }
 
 uint64_t cli_budget;
+uint64_t cli_memory_baseline;
 
 uint64_t cli_memory_in_use(void)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 	struct mallinfo2 mi = mallinfo2();
-	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+	uint64_t held = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+	return held > cli_memory_baseline ? held - cli_memory_baseline : 0;
 #else
 	return 0;
 #endif

@@ -168,8 +168,12 @@ int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
 /* The memory budget in force (--max-memory or its default), for messages. */
 extern uint64_t cli_budget;
 
-/* Bytes the heap holds now (glibc's mallinfo2; 0 where unknown). */
+/* Bytes the heap holds now (glibc's mallinfo2; 0 where unknown), less the baseline. */
 uint64_t cli_memory_in_use(void);
+
+/* What the heap held before the run, when a library caller owns the rest
+ * (cli/library.c: Python's arrays are not the run's); 0 in the program. */
+extern uint64_t cli_memory_baseline;
 
 /*
  * cli_budget_advice() - ", or raise the budget (--max-memory 40M)" for a

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "shared/memio.h"
 #include "shared/output.h"
 
 /* Temporary files to remove when a signal ends the run. */
@@ -272,6 +273,16 @@ int cli_file_open(struct cli_file *file, const char *path)
 		file->is_stdout = 1;
 		return 0;
 	}
+	if (cli_memio_on) {
+		/* The Python package: the output is kept in memory under its name. */
+		file->f = open_memstream(&file->mem, &file->mem_len);
+		file->name = strdup(path);
+		if (!file->f || !file->name) {
+			cli_file_abort(file);
+			return cli_error("out of memory");
+		}
+		return 0;
+	}
 	/*
 	 * -o through a symbolic link writes the file it points to (atomically,
 	 * like any file): the link stays a link.
@@ -394,6 +405,8 @@ void cli_file_abort(struct cli_file *file)
 	if (file->f && !file->is_stdout)
 		fclose(file->f);
 	file->f = NULL;
+	free(file->mem);
+	file->mem = NULL;
 	if (file->tmp) {
 		unlink(file->tmp);
 		temps_remove(file->tmp);
@@ -440,6 +453,14 @@ int cli_file_commit(struct cli_file *file)
 	file->f = NULL;
 	if (failed)
 		return cli_file_fail(file, PE_EIO, e);
+	if (file->mem) {
+		char *data = file->mem;
+		file->mem = NULL;
+		if (cli_memio_keep(file->name, data, file->mem_len) != 0) {
+			cli_file_abort(file);
+			return cli_error("out of memory");
+		}
+	}
 	if (file->tmp) {
 		if (rename(file->tmp, file->path) != 0) {
 			int rc = cli_error("cannot write '%s': %s", file->name, strerror(errno));

@@ -53,6 +53,8 @@ struct cli_file {
 	char *name; /* the path as given, for messages */
 	int is_stdout;
 	int direct; /* a device or FIFO, written in place */
+	char *mem;  /* memory I/O (shared/memio.h): the buffer written, else NULL */
+	size_t mem_len;
 };
 
 /*

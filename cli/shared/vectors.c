@@ -7,6 +7,7 @@
 #include <posenc/read.h>
 
 #include "cli.h"
+#include "shared/memio.h"
 #include "shared/position_ids.h"
 #include "shared/vectors.h"
 
@@ -15,7 +16,10 @@ static int load_file(const struct cli_common *o, const struct pe_scheme *s, stru
 {
 	char *err = NULL;
 	size_t budget = o->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
-	enum pe_status st = pe_file_load_limited(s, budget, out, &err);
+	const struct cli_memtable *mt = cli_memtable_find(s->path);
+	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set};
+	enum pe_status st = mt ? cli_memtable_read(mt, &req, budget, 1, out, &err)
+	                       : pe_file_load_limited(s, budget, out, &err);
 	if (st == PE_OK)
 		return 0;
 	if (st == PE_ETOOBIG) {

@@ -22,7 +22,7 @@
 
 #include "analysis/check_internal.h"
 
-#define MAX_HYP    64
+#define MAX_HYP    128
 #define SCORE_MAX  2048
 #define FIT_FIRST  32
 #define FIT_SPREAD 16
@@ -31,7 +31,7 @@ struct hyp {
 	struct check_hyp h;
 	enum pe_check_mistake mistake;
 	double value;
-	char text[256];
+	char text[512];
 	double err; /* root mean square error on the score rows */
 };
 
@@ -46,6 +46,7 @@ struct ctx {
 	int param;             /* 0: base, 1: factor */
 	const size_t *fit_idx; /* rows for check_fit_last_bits() */
 	size_t nfit;
+	unsigned char *zero; /* pairs that do not turn in the dump (owned) */
 };
 
 static const char *long_name(enum pe_float f)
@@ -88,6 +89,40 @@ static enum pe_status eval(const struct ctx *c, const struct check_hyp *h, const
 	if (rc == PE_OK)
 		rc = check_compare(&m, c->f, c->dump, c->opt, idx, nidx, st, NULL, NULL, NULL, ss);
 	check_model_free(&m);
+	return rc;
+}
+
+/*
+ * A hypothesis at the dump's own precision: when the dump is known to be
+ * stored in float32 (or bfloat16, float16) and the reference is exact, the
+ * hypothesis is also computed in float32 along each engine's path, and the
+ * closest is kept in @h (so a float32 table with the scaling left out is
+ * that, not a base fitted to its rounding).
+ */
+static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const size_t *idx,
+                               size_t nidx, struct pe_check_stats *st, double *ss)
+{
+	enum pe_status rc = eval(c, h, idx, nidx, st, ss);
+	enum pe_float S = c->opt->dump_store;
+	if (rc != PE_OK || !pe_scheme_has(c->s, PE_CAP_SCALING) ||
+	    (h->prec.compute != PE_FLOAT_EXACT && h->prec.compute != PE_FLOAT_F64) ||
+	    (S != PE_FLOAT_F32 && S != PE_FLOAT_BF16 && S != PE_FLOAT_F16))
+		return rc;
+	for (int p = 0; p < 2 && rc == PE_OK; p++) {
+		if (p == CHECK_PATH_GGML && h->theta_bf16)
+			continue; /* ggml has no inv_freq buffer */
+		struct check_hyp v = *h;
+		struct pe_check_stats st2;
+		double ss2;
+		v.prec = (struct pe_precision){PE_FLOAT_F32, S};
+		v.path = (enum check_path)p;
+		rc = eval(c, &v, idx, nidx, &st2, &ss2);
+		if (rc == PE_OK && ss2 < 0.25 * *ss) {
+			*h = v;
+			*st = st2;
+			*ss = ss2;
+		}
+	}
 	return rc;
 }
 
@@ -191,6 +226,56 @@ static const char *layout_text(enum pe_layout l)
 	                           : "interleaved layout, pairs (2i, 2i+1)";
 }
 
+/*
+ * The pairs whose columns in the dump do not turn (cos = the amplitude, sin
+ * = 0, as a frequency of 0 gives) where the reference's do: a frequency
+ * buffer left uninitialised (zeros) or cut short. @return how many.
+ */
+static enum pe_status still_pairs(struct ctx *c, const struct check_hyp *ref, size_t h,
+                                  const size_t *idx, size_t nidx, size_t *count)
+{
+	*count = 0;
+	struct check_hyp z = *ref;
+	unsigned char *all = malloc(h);
+	double *col = malloc(2 * c->f->cols * sizeof(*col));
+	double *pair = calloc(2 * h, sizeof(*pair));
+	enum pe_status rc = all && col && pair ? PE_OK : PE_ENOMEM;
+	struct check_model m0, m1;
+	if (rc == PE_OK) {
+		memset(all, 1, h);
+		z.zero = all;
+		rc = check_model_build(c->s, c->f->d, ref, &m0);
+	}
+	if (rc == PE_OK) {
+		rc = check_model_build(c->s, c->f->d, &z, &m1);
+		if (rc == PE_OK) {
+			rc = check_column_errors(&m0, c->f, c->dump, c->opt, idx, nidx, col);
+			if (rc == PE_OK)
+				rc = check_column_errors(&m1, c->f, c->dump, c->opt, idx, nidx,
+				                         col + c->f->cols);
+			for (size_t j = 0; j < c->f->cols && rc == PE_OK; j++) {
+				size_t p = check_column_pair(c->f, &m0, j);
+				if (p < h) {
+					pair[p] += col[j];
+					pair[h + p] += col[c->f->cols + j];
+				}
+			}
+			check_model_free(&m1);
+		}
+		check_model_free(&m0);
+	}
+	for (size_t i = 0; i < h && rc == PE_OK; i++) {
+		/* still in the dump (within float32 noise), turning in the reference */
+		int still = pair[h + i] <= 1e-10 * (double)nidx && pair[i] > 1e-6 * (double)nidx;
+		c->zero[i] = (unsigned char)still;
+		*count += (size_t)still;
+	}
+	free(all);
+	free(col);
+	free(pair);
+	return rc;
+}
+
 /* Builds the hypotheses; fits happen here. */
 static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, struct hyp *list,
                             size_t *n)
@@ -224,6 +309,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			precision_text(h.prec, t, sizeof(t));
 			snprintf(x->text, sizeof(x->text), "computed in reduced precision: %s", t);
 		}
+		/* float32 as ggml computes it: its own rounding, far from torch's at large m */
+		h.path = CHECK_PATH_GGML;
+		if (h.prec.compute == PE_FLOAT_F32 &&
+		    (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "computed in reduced precision: float32 as ggml computes it "
+			         "(llama.cpp: theta_scale = powf(base, -2/n_dims) multiplied pair "
+			         "by "
+			         "pair, cosf/sinf)%s",
+			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
 	}
 	/* the other pairing */
 	if (check_form_has_layout(f, d_rot)) {
@@ -243,6 +338,17 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "create_sinusoidal_positions "
 			         "order) instead of [cos | sin]");
 	}
+	/* a sin table given for cos, or back */
+	if (rope && (f->kind == PE_CHECK_COS || f->kind == PE_CHECK_SIN)) {
+		struct check_hyp h = ref;
+		h.swap_cs = 1;
+		int cos = f->kind == PE_CHECK_COS;
+		if ((x = add(list, n, &h, PE_MISTAKE_SWAPPED, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "the file holds %s, not %s: cos and sin swapped (or the other "
+			         "table saved)",
+			         cos ? "sin" : "cos", cos ? "cos" : "sin");
+	}
 	/* positions off by k */
 	for (int k = -16; positional && k <= 16; k++) {
 		if (k == 0)
@@ -260,9 +366,67 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		h.scaling.type = PE_ROPE_SCALING_NONE;
 		if ((x = add(list, n, &h, PE_MISTAKE_NO_SCALING, 0)))
 			snprintf(x->text, sizeof(x->text),
-			         "the %s scaling left out (unscaled frequencies%s)",
+			         "the %s scaling left out (unscaled frequencies%s)%s",
 			         pe_rope_scaling_name(s->scaling.type),
-			         att != 1.0 ? ", attention factor 1" : "");
+			         att != 1.0 ? ", attention factor 1" : "",
+			         s->scaling.type == PE_ROPE_SCALING_DYNAMIC
+			                 ? ": llama.cpp has no dynamic NTK"
+			                 : "");
+	}
+	/* YaRN's correction range rounded to whole pairs, or not */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_YARN) {
+		struct check_hyp h = ref;
+		h.scaling.truncate = !ref.scaling.truncate;
+		if ((x = add(list, n, &h, PE_MISTAKE_TRUNCATE, h.scaling.truncate)))
+			snprintf(x->text, sizeof(x->text), "%s",
+			         h.scaling.truncate
+			                 ? "YaRN's correction range truncated to whole pairs "
+			                   "(floor/ceil of the ramp ends) where the spec says "
+			                   "truncate=false: llama.cpp always truncates "
+			                   "(ggml_rope_yarn_corr_dims), and so do YaRN ports "
+			                   "without "
+			                   "the truncate key"
+			                 : "YaRN's correction range not truncated (the ramp ends "
+			                   "kept fractional: truncate=false) where the spec "
+			                   "truncates");
+	}
+	/* LongRoPE's other factor list */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_LONGROPE && s->scaling.long_factor &&
+	    s->scaling.short_factor) {
+		struct check_hyp h = ref;
+		int is_long = ref.scaling.length > ref.scaling.original;
+		double o = ref.scaling.original;
+		h.scaling.length = is_long ? o : fmax(o + 1, ref.scaling.factor * o);
+		double len = ref.scaling.length > 0 ? ref.scaling.length : o;
+		if ((x = add(list, n, &h, PE_MISTAKE_REGIME, h.scaling.length)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "LongRoPE's %s factors where the reference at sequence length "
+			        "%.10g "
+			        "uses the %s ones%s",
+			        is_long ? "short" : "long", len, is_long ? "long" : "short",
+			        is_long ? ""
+			                : ": llama.cpp chooses them by context size (n_ctx > "
+			                  "original) for every position, vLLM when max_model_len > "
+			                  "original");
+	}
+	/* dynamic NTK at the longest length */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_DYNAMIC &&
+	    ref.scaling.length < s->scaling.factor * s->scaling.original) {
+		struct check_hyp h = ref;
+		h.scaling.length = s->scaling.factor * s->scaling.original;
+		double d = (double)d_rot;
+		double b =
+		        s->base * pow(s->scaling.factor * h.scaling.length / s->scaling.original -
+		                              (s->scaling.factor - 1.0),
+		                      d / (d - 2.0));
+		if ((x = add(list, n, &h, PE_MISTAKE_LENGTH, h.scaling.length)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "dynamic NTK fixed at length factor x original = %.10g (base %.7g) "
+			        "for every position: vLLM's dynamic cache is built once so, where "
+			        "the reference grows the base with the sequence",
+			        h.scaling.length, b);
 	}
 	/* the attention factor missing or applied twice */
 	if (rope && amplitude && att != 1.0) {
@@ -308,6 +472,107 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "first %zu columns turn at base^(-2i/%zu) instead of %zu pairs at "
 			         "base^(-2i/%zu) spread over the head",
 			         h.rotary, w, w, pe_rope_turning_pairs(&s->scaling, d_rot), d_rot);
+	}
+	/* the same angles twice: RoPE applied two times (or cos/sin of 2 m theta) */
+	if (rope && positional) {
+		struct check_hyp h = ref;
+		h.pos_scale = 2.0;
+		if ((x = add(list, n, &h, PE_MISTAKE_DOUBLE, 2.0)))
+			snprintf(x->text, sizeof(x->text),
+			         "rotated twice: every angle doubled (RoPE applied to q and k two "
+			         "times, or the cache built from 2 m theta)");
+	}
+	uint64_t last = c->opt->start + c->dump->rows - 1;
+	/* position_ids cast to bfloat16 before the product (exact only up to 256) */
+	if (rope && positional && last > 256) {
+		struct check_hyp h = ref;
+		h.pos_bf16 = 1;
+		if ((x = add(list, n, &h, PE_MISTAKE_BF16_POSITIONS, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "positions in bfloat16 (position_ids cast to the model's dtype "
+			         "before the product): past 256 they round to every 2nd, 4th, ... "
+			         "position");
+	}
+	/* inv_freq cast to bfloat16 with the model's weights */
+	if (rope) {
+		struct check_hyp h = ref;
+		h.theta_bf16 = 1;
+		if ((x = add(list, n, &h, PE_MISTAKE_BF16_INV_FREQ, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "inv_freq in bfloat16 (the buffer cast with the model, e.g. "
+			         "model.to(bfloat16) on a persistent buffer): each frequency off "
+			         "by up "
+			         "to 0.4%%");
+	}
+	/* positions restarting at 0 every chunk (chunked prefill without an offset) */
+	for (double chunk = 64; rope && positional && chunk < (double)last + 1 && chunk <= 1048576;
+	     chunk *= 2) {
+		if (chunk <= (double)c->opt->start)
+			continue; /* every row shifted alike: positions off, found above */
+		struct check_hyp h = ref;
+		h.chunk = chunk;
+		if ((x = add(list, n, &h, PE_MISTAKE_CHUNK, chunk)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "positions restart at 0 every %.0f tokens (chunks numbered from 0, "
+			        "without the chunk's offset)",
+			        chunk);
+	}
+	/* pairs whose frequency is 0 in the dump: an uninitialised or short buffer */
+	size_t nstill = 0;
+	if (rope && positional) {
+		rc = still_pairs(c, &ref, d_rot / 2, fit_idx, nfit, &nstill);
+		if (rc != PE_OK)
+			return rc;
+	}
+	if (nstill) {
+		struct check_hyp h = ref;
+		h.zero = c->zero;
+		size_t first = 0;
+		while (!c->zero[first])
+			first++;
+		if ((x = add(list, n, &h, PE_MISTAKE_ZERO_FREQ, (double)nstill)))
+			snprintf(x->text, sizeof(x->text),
+			         "%zu pair%s (the first: pair %zu) never turn%s: frequency or "
+			         "position 0 there, as from an uninitialised (zeroed) or too short "
+			         "inv_freq buffer, or llama.cpp's interleaved M-RoPE, which leaves "
+			         "text "
+			         "tokens at position 0 on the pairs outside its t/h/w sections "
+			         "(Qwen3-VL's 61-62)",
+			         nstill, nstill > 1 ? "s" : "", first, nstill > 1 ? "" : "s");
+	}
+	/* the attention factor derived where the config gives one */
+	if (rope && amplitude &&
+	    (s->scaling.type == PE_ROPE_SCALING_YARN ||
+	     s->scaling.type == PE_ROPE_SCALING_LONGROPE) &&
+	    !isnan(s->scaling.attention_factor)) {
+		struct check_hyp h = ref;
+		h.scaling.attention_factor = NAN;
+		struct check_model m;
+		rc = check_model_build(s, f->d, &h, &m);
+		if (rc != PE_OK)
+			return rc;
+		double derived = m.rope.att;
+		check_model_free(&m);
+		if (derived != att && (x = add(list, n, &h, PE_MISTAKE_ATTENTION, derived)))
+			snprintf(x->text, sizeof(x->text),
+			         "the attention factor derived from the factor (%.8g) where the "
+			         "config gives attention_factor=%.8g",
+			         derived, att);
+	}
+	/* proportional RoPE with the rotated width as the exponent's denominator */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL && s->scaling.proportion > 0 &&
+	    s->scaling.proportion < 1) {
+		struct check_hyp h = ref;
+		h.exponent_width = 2.0 * (double)pe_rope_turning_pairs(&s->scaling, d_rot);
+		if (h.exponent_width >= 2 &&
+		    (x = add(list, n, &h, PE_MISTAKE_ROTARY, h.exponent_width)))
+			snprintf(x->text, sizeof(x->text),
+			         "the proportional denominator: the %zu turning pairs at "
+			         "base^(-2i/%g) (the rotated width) instead of base^(-2i/%zu) (the "
+			         "head width)",
+			         pe_rope_turning_pairs(&s->scaling, d_rot), h.exponent_width,
+			         d_rot);
 	}
 	c->idx = fit_idx;
 	c->nidx = nfit;
@@ -358,6 +623,17 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	return PE_OK;
 }
 
+/* "A; and B" in @cap bytes (cut short if need be). */
+static void join(char *dst, size_t cap, const char *a, const char *b)
+{
+	size_t n = 0;
+	const char *parts[3] = {a, "; and ", b};
+	for (int k = 0; k < 3; k++)
+		for (const char *p = parts[k]; *p && n + 1 < cap; p++)
+			dst[n++] = *p;
+	dst[n] = 0;
+}
+
 /* @h with what @other changed from @ref changed too. */
 static void compose(struct check_hyp *h, const struct check_hyp *other, const struct check_hyp *ref)
 {
@@ -366,8 +642,29 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 	if (other->exponent_width != ref->exponent_width)
 		h->exponent_width = other->exponent_width;
 	if (other->scaling.type != ref->scaling.type ||
-	    other->scaling.factor != ref->scaling.factor)
+	    other->scaling.factor != ref->scaling.factor ||
+	    other->scaling.length != ref->scaling.length ||
+	    other->scaling.truncate != ref->scaling.truncate ||
+	    !(other->scaling.attention_factor == ref->scaling.attention_factor ||
+	      (isnan(other->scaling.attention_factor) && isnan(ref->scaling.attention_factor))))
 		h->scaling = other->scaling;
+	if (other->pos_scale != ref->pos_scale)
+		h->pos_scale = other->pos_scale;
+	if (other->pos_bf16 != ref->pos_bf16)
+		h->pos_bf16 = other->pos_bf16;
+	if (other->chunk != ref->chunk)
+		h->chunk = other->chunk;
+	if (other->theta_bf16 != ref->theta_bf16)
+		h->theta_bf16 = other->theta_bf16;
+	if (other->zero != ref->zero)
+		h->zero = other->zero;
+	if (other->rotary != ref->rotary)
+		h->rotary = other->rotary;
+	if (other->prec.compute != ref->prec.compute || other->prec.store != ref->prec.store ||
+	    other->path != ref->path) {
+		h->prec = other->prec;
+		h->path = other->path;
+	}
 	if (other->layout != ref->layout)
 		h->layout = other->layout;
 	if (!isnan(other->att))
@@ -376,6 +673,75 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 		h->offset = other->offset;
 	if (other->swap_cs != ref->swap_cs)
 		h->swap_cs = other->swap_cs;
+}
+
+/*
+ * sin and cos right for small angles only: a fast approximation (an intrinsic, a
+ * polynomial) used past its range without reduction. @return the largest angle up to
+ * which every value is right (0: not that pattern) and the share of the values past it
+ * that are wrong.
+ */
+static enum pe_status fast_sincos_range(const struct ctx *c, const struct check_hyp *ref,
+                                        const size_t *idx, size_t nidx, double *range,
+                                        double *share)
+{
+	*range = 0;
+	*share = 0;
+	const struct pe_check_form *f = c->f;
+	if (f->kind != PE_CHECK_COS && f->kind != PE_CHECK_SIN && f->kind != PE_CHECK_COS_SIN)
+		return PE_OK;
+	struct check_model m;
+	enum pe_status rc = check_model_build(c->s, f->d, ref, &m);
+	if (rc != PE_OK)
+		return rc;
+	size_t h = m.rope.d_rot / 2;
+	double *want = malloc((f->cols + check_work_size(f) + 3 * h) * sizeof(*want));
+	if (!want) {
+		check_model_free(&m);
+		return PE_ENOMEM;
+	}
+	double *work = want + f->cols, *ang = work + check_work_size(f), *cs = ang + h,
+	       *sn = cs + h;
+	/* the smallest angle of a wrong value, then how the values below and past it fare */
+	double bad_min = INFINITY;
+	for (int pass = 0; pass < 2 && rc == PE_OK; pass++) {
+		size_t past = 0, wrong = 0;
+		double good_max = 0;
+		for (size_t k = 0; k < nidx && rc == PE_OK; k++) {
+			size_t r = idx[k];
+			double pos = (double)c->opt->start + (double)r;
+			rc = check_expected_row(&m, f, c->opt->start, r, c->opt->vector, work,
+			                        want);
+			pe_rope_model_pairs(&m.rope, pos, ang, cs, sn);
+			const double *got = c->dump->data + r * c->dump->cols;
+			for (size_t j = 0; j < f->cols; j++) {
+				size_t pr = check_column_pair(f, &m, j);
+				if (pr >= h)
+					continue;
+				double a = fabs(ang[pr]), e = fabs(got[j] - want[j]);
+				if (!isfinite(e))
+					e = INFINITY;
+				if (pass == 0) {
+					if (e > 1e-3 && a < bad_min)
+						bad_min = a;
+				} else if (a >= bad_min) {
+					past++;
+					wrong += e > 1e-3;
+				} else if (a < 0.5 * bad_min && e > good_max) {
+					/* well inside the range: right to float32 (the edge
+					 * degrades) */
+					good_max = e;
+				}
+			}
+		}
+		if (pass == 1 && past && good_max < 1e-4 && bad_min >= 1.0 && isfinite(bad_min)) {
+			*range = bad_min;
+			*share = (double)wrong / (double)past;
+		}
+	}
+	free(want);
+	check_model_free(&m);
+	return rc;
 }
 
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
@@ -404,7 +770,8 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	c.fit_idx = fit_idx;
 	c.nfit = nfit;
 	size_t n = 0;
-	enum pe_status rc = build(&c, fit_idx, nfit, list, &n);
+	c.zero = calloc(dump->cols + 1, 1);
+	enum pe_status rc = c.zero ? build(&c, fit_idx, nfit, list, &n) : PE_ENOMEM;
 	struct check_hyp ref;
 	check_hyp_reference(s, opt, &ref);
 	struct pe_check_stats st;
@@ -415,7 +782,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	if (rc == PE_OK)
 		e0 = sqrt(ss / cells);
 	for (size_t i = 0; i < n && rc == PE_OK; i++) {
-		rc = eval(&c, &list[i].h, score_idx, nscore, &st, &ss);
+		rc = eval_own(&c, &list[i].h, score_idx, nscore, &st, &ss);
 		list[i].err = sqrt(ss / cells);
 		if (rc == PE_OK && list[i].err < emin)
 			emin = list[i].err;
@@ -424,19 +791,116 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	for (size_t i = 0; i < n && rc == PE_OK && !win; i++)
 		if (list[i].err <= 1.5 * emin && list[i].err < 0.5 * e0)
 			win = &list[i];
+	/*
+	 * No single mistake halves the error: two at once (the layout and the scaling, a
+	 * base and the scaling), among the eight singles that came closest; failing
+	 * that, the single one that explains most, reported as a partial explanation.
+	 */
+	int partial = 0;
+	struct hyp pair_hyp;
+	if (rc == PE_OK && !win && n > 1) {
+		size_t top[16], nt = 0;
+		/* the structural mistakes always, then the closest others */
+		for (size_t i = 0; i < n && nt < 8; i++) {
+			enum pe_check_mistake k = list[i].mistake;
+			if ((k == PE_MISTAKE_LAYOUT || k == PE_MISTAKE_SWAPPED ||
+			     k == PE_MISTAKE_NO_SCALING || k == PE_MISTAKE_DOUBLE ||
+			     k == PE_MISTAKE_TRUNCATE || k == PE_MISTAKE_REGIME ||
+			     k == PE_MISTAKE_ZERO_FREQ) &&
+			    isfinite(list[i].err))
+				top[nt++] = i;
+		}
+		for (size_t k = nt; k < 16 && k < n; k++) {
+			size_t bi = n;
+			for (size_t i = 0; i < n; i++) {
+				int used = 0;
+				for (size_t t = 0; t < nt; t++)
+					used |= top[t] == i;
+				if (!used && isfinite(list[i].err) &&
+				    (bi == n || list[i].err < list[bi].err))
+					bi = i;
+			}
+			if (bi < n)
+				top[nt++] = bi;
+		}
+		double best = 0.5 * e0;
+		for (size_t a = 0; a < nt && rc == PE_OK; a++)
+			for (size_t b = a + 1; b < nt && rc == PE_OK; b++) {
+				struct hyp *A = &list[top[a]], *B = &list[top[b]];
+				if (A->mistake == B->mistake)
+					continue;
+				struct check_hyp h = A->h;
+				compose(&h, &B->h, &ref);
+				rc = eval_own(&c, &h, score_idx, nscore, &st, &ss);
+				double e = sqrt(ss / cells);
+				if (rc == PE_OK && e < best) {
+					best = e;
+					pair_hyp = *A;
+					pair_hyp.h = h;
+					pair_hyp.err = e;
+					join(pair_hyp.text, sizeof(pair_hyp.text), A->text,
+					     B->text);
+					win = &pair_hyp;
+				}
+			}
+		/* a fitted amplitude shrinks any error: it is no explanation on its own */
+		for (size_t t = 0; t < nt && !win; t++) {
+			size_t bi = top[t];
+			double e = list[bi].err;
+			int least = 1;
+			for (size_t u = 0; u < nt; u++)
+				least &= list[top[u]].mistake == PE_MISTAKE_ATTENTION ||
+				         list[top[u]].err >= e;
+			if (least && list[bi].mistake != PE_MISTAKE_ATTENTION && e < 0.8 * e0) {
+				win = &list[bi];
+				partial = 1;
+			}
+		}
+	}
+	/* nothing explains it: sin and cos wrong past some angle only? */
+	if (rc == PE_OK && (!win || partial) && pe_scheme_has(s, PE_CAP_SCALING)) {
+		double range, share;
+		rc = fast_sincos_range(&c, &ref, score_idx, nscore, &range, &share);
+		if (rc == PE_OK && range > 0 && share >= 0.25) {
+			struct pe_check_diagnosis *dg = &r->diag;
+			memset(dg, 0, sizeof(*dg));
+			dg->mistake = PE_MISTAKE_FAST_SINCOS;
+			dg->value = range;
+			dg->partial = 1;
+			snprintf(dg->text, sizeof(dg->text),
+			         "sin and cos right only for angles below %.4g rad (%.0f%% of the "
+			         "values past it off by more than 1e-3): a fast sin/cos (an "
+			         "intrinsic "
+			         "such as __sinf/__cosf, or a polynomial) used past its range "
+			         "without "
+			         "reduction",
+			         range, 100 * share);
+			/* no model of the approximation: the dump against the reference */
+			dg->stats = r->stats;
+			r->row_diag = malloc((r->rows ? r->rows : 1) * sizeof(*r->row_diag));
+			if (!r->row_diag)
+				rc = PE_ENOMEM;
+			else
+				memcpy(r->row_diag, r->row_abs, r->rows * sizeof(*r->row_diag));
+			r->diagnosed = rc == PE_OK;
+			win = NULL;
+		}
+	}
 	if (rc == PE_OK && win) {
 		struct pe_check_diagnosis *dg = &r->diag;
 		memset(dg, 0, sizeof(*dg));
 		dg->mistake = win->mistake;
 		dg->value = win->value;
 		dg->prec = win->h.prec;
-		snprintf(dg->text, sizeof(dg->text), "%s", win->text);
+		snprintf(dg->text, sizeof(dg->text), "%s%s", partial ? "partly explained by " : "",
+		         win->text);
+		dg->partial = partial;
 		dg->text[sizeof(dg->text) - 1] = 0;
 		struct check_hyp best = win->h;
 		double be = win->err;
 		/* a second mistake on top of the first (the other layout and no scaling, say) */
 		struct hyp *second = NULL;
-		for (size_t i = 0; i < n && rc == PE_OK; i++) {
+		for (size_t i = 0; i < n && rc == PE_OK && win != &pair_hyp; i++) {
 			if (&list[i] == win || list[i].mistake == win->mistake ||
 			    list[i].mistake == PE_MISTAKE_PRECISION)
 				continue;
@@ -453,9 +917,28 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			size_t len = strlen(dg->text);
 			snprintf(dg->text + len, sizeof(dg->text) - len, "; and %s", second->text);
 			dg->second = second->mistake;
+			if (partial && be < 0.5 * e0) {
+				/* the two together explain it: not partial any more */
+				static const char pre[] = "partly explained by ";
+				memmove(dg->text, dg->text + sizeof(pre) - 1,
+				        strlen(dg->text) - (sizeof(pre) - 1) + 1);
+				dg->partial = 0;
+			}
 		}
 		/* a mistake made in reduced precision: try each precision on top of it */
-		if (win->mistake != PE_MISTAKE_PRECISION && pe_scheme_has(s, PE_CAP_SCALING)) {
+		if (win->mistake != PE_MISTAKE_PRECISION &&
+		    (win->h.prec.compute != ref.prec.compute ||
+		     win->h.prec.store != ref.prec.store)) {
+			/* found at the dump's own precision already */
+			char t[160];
+			size_t len = strlen(dg->text);
+			precision_text(win->h.prec, t, sizeof(t));
+			snprintf(dg->text + len, sizeof(dg->text) - len, "; %s%s", t,
+			         win->h.path == CHECK_PATH_GGML ? ", along ggml's path" : "");
+			dg->with_prec = 1;
+			dg->prec = win->h.prec;
+		} else if (win->mistake != PE_MISTAKE_PRECISION &&
+		           pe_scheme_has(s, PE_CAP_SCALING)) {
 			static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16",
 			                                    "f16"};
 			struct check_hyp base_h = best;
@@ -494,6 +977,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 		if (rc == PE_OK)
 			r->diagnosed = 1;
 	}
+	free(c.zero);
 	free(list);
 	free(score_idx);
 	return rc;

@@ -61,6 +61,9 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	m->s = s;
 	m->offset = h->offset;
 	m->swap_cs = h->swap_cs;
+	m->pos_scale = h->pos_scale;
+	m->pos_bf16 = h->pos_bf16;
+	m->chunk = h->chunk;
 	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return PE_OK;
 	m->is_rope = 1;
@@ -75,13 +78,30 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	m->rope.layout = h->layout;
 	if (!isnan(h->att))
 		m->rope.att = h->att;
-	return PE_OK;
+	for (size_t i = 0; i < m->rope.d_rot / 2; i++) {
+		if (h->theta_bf16)
+			m->rope.theta[i] = pe_round(PE_FLOAT_BF16, m->rope.theta[i]);
+		if (h->zero && h->zero[i])
+			m->rope.theta[i] = 0.0;
+	}
+	/* ggml has no inv_freq buffer: those mistakes are torch's */
+	if (h->path == CHECK_PATH_GGML && h->prec.compute == PE_FLOAT_F32 && !h->theta_bf16) {
+		st = check_ggml_init(m, &other, h);
+		if (st == PE_EUNSUPPORTED)
+			st = PE_OK; /* no ggml form of this scaling: torch's path stands */
+		if (st != PE_OK)
+			pe_rope_model_free(&m->rope);
+	}
+	return st;
 }
 
 void check_model_free(struct check_model *m)
 {
 	if (m->is_rope)
 		pe_rope_model_free(&m->rope);
+	free(m->g.ff);
+	m->g.ff = NULL;
+	m->ggml = 0;
 	m->is_rope = 0;
 }
 
@@ -117,6 +137,12 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
                                   double *row)
 {
 	double pos = (double)start + (double)r + cm->offset;
+	if (cm->chunk > 0)
+		pos = fmod(pos, cm->chunk);
+	if (cm->pos_scale > 0)
+		pos *= cm->pos_scale;
+	if (cm->pos_bf16)
+		pos = pe_round(PE_FLOAT_BF16, pos);
 	if (!cm->is_rope) {
 		if (pos < 0 || pos > PE_POSITION_MAX) {
 			for (size_t j = 0; j < f->cols; j++)
@@ -134,7 +160,10 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		return PE_OK;
 	}
 	double *ang = work, *c = work + h, *s = work + 2 * h;
-	pe_rope_model_pairs(m, pos, ang, c, s);
+	if (cm->ggml)
+		check_ggml_pairs(cm, pos, ang, c, s);
+	else
+		pe_rope_model_pairs(m, pos, ang, c, s);
 	switch (f->kind) {
 	case PE_CHECK_ANGLE:
 		if (f->packing == PE_PACK_PAIRS)
@@ -144,11 +173,13 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		break;
 	case PE_CHECK_COS:
 	case PE_CHECK_SIN: {
-		const double *v = f->kind == PE_CHECK_COS ? c : s;
+		/* swap_cs: the other of the two (a sin table where cos belongs) */
+		int cos = (f->kind == PE_CHECK_COS) != (cm->swap_cs != 0);
+		const double *v = cos ? c : s;
 		if (f->packing == PE_PACK_PAIRS)
 			memcpy(row, v, h * sizeof(*row));
 		else
-			full_row(m, v, f->kind == PE_CHECK_COS ? 1.0 : 0.0, f->cols, row);
+			full_row(m, v, cos ? 1.0 : 0.0, f->cols, row);
 		break;
 	}
 	case PE_CHECK_COS_SIN:
@@ -207,6 +238,10 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 		return PE_ENOMEM;
 	double *want = buf, *work = buf + f->cols, ss = 0;
 	enum pe_status rc = PE_OK;
+	/* cos and sin pass through 0: relative to a value near 0 an error means nothing */
+	int unit = f->kind == PE_CHECK_COS || f->kind == PE_CHECK_SIN ||
+	           f->kind == PE_CHECK_COS_SIN || f->kind == PE_CHECK_ROTATED;
+	double floor_rel = unit ? CHECK_REL_FLOOR : 0.0;
 	for (size_t k = 0; k < nidx && rc == PE_OK; k++) {
 		size_t r = idx ? idx[k] : k;
 		rc = check_expected_row(m, f, opt->start, r, opt->vector, work, want);
@@ -218,7 +253,11 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 			/* a NaN anywhere is as far off as can be */
 			if (isnan(e))
 				e = INFINITY;
-			double rel = want[j] != 0 ? e / fabs(want[j]) : (e == 0 ? 0 : INFINITY);
+			double rel = 0;
+			if (fabs(want[j]) > floor_rel)
+				rel = e / fabs(want[j]);
+			else if (!unit && e != 0)
+				rel = INFINITY; /* an exact 0 expected, something else found */
 			double mixed = e / fmax(1.0, fabs(want[j]));
 			where_update(&st->abs, e, r, j);
 			where_update(&st->rel, rel, r, j);
@@ -516,6 +555,47 @@ static double ulp_step(enum pe_float f, double theta, int k)
 	return pe_round(f, theta + k * ldexp(1.0, e - bits));
 }
 
+/*
+ * ggml: powf(base, -2/n_dims) may be an ulp or two from the correctly rounded
+ * value on some libm; every pair depends on it, so it is fitted as a whole,
+ * with YaRN's mix fused or not as the engine's build did it.
+ */
+static enum pe_status fit_theta_scale(struct check_model *cm, const struct pe_check_form *f,
+                                      const struct pe_matrix *dump,
+                                      const struct pe_check_options *opt, const size_t *idx,
+                                      size_t nidx)
+{
+	double *col_ss = malloc(f->cols * sizeof(*col_ss));
+	if (!col_ss)
+		return PE_ENOMEM;
+	float ts0 = cm->g.theta_scale, best = ts0;
+	int best_fma = 0;
+	double best_ss = INFINITY;
+	enum pe_status rc = PE_OK;
+	static const int steps[] = {0, -1, 1, -2, 2};
+	for (int fused = 0; fused < (cm->g.ext_factor != 0.0f ? 2 : 1); fused++)
+		for (int k = 0; k < 5 && rc == PE_OK; k++) {
+			float t = ts0;
+			for (int i = 0; i < abs(steps[k]); i++)
+				t = nextafterf(t, steps[k] > 0 ? INFINITY : 0.0f);
+			cm->g.theta_scale = t;
+			cm->g.fma = fused;
+			rc = check_column_errors(cm, f, dump, opt, idx, nidx, col_ss);
+			double ss = 0;
+			for (size_t j = 0; j < f->cols; j++)
+				ss += col_ss[j];
+			if (rc == PE_OK && ss < best_ss) {
+				best_ss = ss;
+				best = t;
+				best_fma = fused;
+			}
+		}
+	cm->g.theta_scale = best;
+	cm->g.fma = best_fma;
+	free(col_ss);
+	return rc;
+}
+
 enum pe_status check_fit_last_bits(struct check_model *cm, const struct pe_check_form *f,
                                    const struct pe_matrix *dump, const struct pe_check_options *opt,
                                    const size_t *idx, size_t nidx)
@@ -526,6 +606,8 @@ enum pe_status check_fit_last_bits(struct check_model *cm, const struct pe_check
 	enum pe_float R = m->prec.compute;
 	if (R != PE_FLOAT_F32 && R != PE_FLOAT_BF16 && R != PE_FLOAT_F16)
 		return PE_OK;
+	if (cm->ggml)
+		return fit_theta_scale(cm, f, dump, opt, idx, nidx);
 	size_t h = m->d_rot / 2;
 	double *buf = malloc((3 * h + f->cols) * sizeof(*buf));
 	if (!buf)

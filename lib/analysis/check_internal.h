@@ -11,6 +11,30 @@
 #include <posenc/check.h>
 #include <posenc/precision.h>
 
+/*
+ * How a float32 table is computed (check_ggml.c has the second):
+ * TORCH: inv_freq = 1 / base^(arange / d) once, angle = position x inv_freq
+ * (transformers, vLLM, Meta); GGML: theta_scale = powf(base, -2/n_dims), the
+ * angle of pair i the position times theta_scale multiplied i times in
+ * float32, divided by the pair's freq_factor, YaRN mixed in float32
+ * (ggml-cpu ops.cpp: ggml_rope_cache_init, rope_yarn).
+ */
+enum check_path {
+	CHECK_PATH_TORCH,
+	CHECK_PATH_GGML,
+};
+
+/* ggml's per-call parameters, as llama.cpp passes them to ggml_rope_ext. */
+struct check_ggml {
+	float theta_scale;
+	float *ff;        /* d_rot/2 freq_factors, or NULL */
+	float freq_scale; /* 1 / factor (linear, yarn) */
+	float ext_factor; /* yarn: 1 */
+	float corr[2];    /* yarn: the correction range */
+	float mscale;     /* the amplitude of cos and sin */
+	int fma;          /* yarn's mix as ggml built with FMA contraction computes it */
+};
+
 /* What a dump is compared with: a rope model, or the scheme's own table. */
 struct check_model {
 	const struct pe_scheme *s;
@@ -18,6 +42,11 @@ struct check_model {
 	struct pe_rope_model rope; /* is_rope */
 	double offset;             /* added to every position (a position-offset hypothesis) */
 	int swap_cs;               /* cos-sin: sin where cos belongs and back */
+	int ggml;                  /* the GGML path: rope.theta unused for positions */
+	struct check_ggml g;
+	double pos_scale; /* positions times this (2: rotated twice); 0 or 1: as they are */
+	int pos_bf16;     /* positions rounded to bfloat16 before the product */
+	double chunk;     /* > 0: positions restart at 0 every chunk rows */
 };
 
 /* A hypothesis: the spec's model with some parameters changed. */
@@ -30,8 +59,28 @@ struct check_hyp {
 	double att; /* NaN: the model's */
 	double offset;
 	int swap_cs;
-	double rotary; /* 0: the scheme's rotary fraction */
+	double rotary;        /* 0: the scheme's rotary fraction */
+	enum check_path path; /* TORCH unless prec.compute is float32 and GGML asked for */
+	/* porting mistakes that change the positions or the frequency buffer */
+	double pos_scale;          /* 0: 1 */
+	int pos_bf16;              /* position_ids in bfloat16 */
+	double chunk;              /* > 0: positions restart at 0 every chunk */
+	int theta_bf16;            /* inv_freq rounded to bfloat16 */
+	const unsigned char *zero; /* d_rot/2 flags: pairs whose frequency is 0; NULL: none */
 };
+
+/* The GGML path of a model already built for @h (float32 compute): fills m->g. */
+enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
+                               const struct check_hyp *h);
+
+/* Angle, cos and sin of every pair at @pos as ggml computes them (check_ggml.c). */
+void check_ggml_pairs(const struct check_model *m, double pos, double *ang, double *c, double *s);
+
+/* The paths an engine's float32 tables take (bit 1 << enum check_path). */
+unsigned check_engine_paths(enum pe_engine e);
+
+/* The name of a path for reports ("ggml's theta_scale product (llama.cpp)"). */
+const char *check_path_text(enum check_path p);
 
 /* The hypothesis that changes nothing (the reference of @opt). */
 void check_hyp_reference(const struct pe_scheme *s, const struct pe_check_options *opt,
@@ -75,7 +124,9 @@ size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *
 /* Whether a form's columns depend on the layout (a swapped pairing can show). */
 int check_form_has_layout(const struct pe_check_form *f, size_t d_rot);
 
-#define CHECK_NO_PAIR    ((size_t)-1)
+#define CHECK_NO_PAIR ((size_t)-1)
+/* cos, sin, rotated: relative errors only where |value| > this (posenc/check.h) */
+#define CHECK_REL_FLOOR  0.1
 #define CHECK_FIT_FIRST  32
 #define CHECK_FIT_SPREAD 16
 

@@ -280,9 +280,21 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 			free(theta);
 			return st;
 		}
-		if (reduced)
+		if (reduced && scaling->type == PE_ROPE_SCALING_LONGROPE) {
+			/* HF and vLLM: 1 / (float32(ext) * base^e) with the float32 power */
+			const double *ext = scaling->length > scaling->original
+			                            ? scaling->long_factor
+			                            : scaling->short_factor;
+			for (size_t i = 0; i < h; i++) {
+				double e =
+				        op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
+				double p = op_round(R, pow(round_f32(base), e));
+				theta[i] = op_round(R, 1.0 / op_round(R, round_to(R, ext[i]) * p));
+			}
+		} else if (reduced) {
 			for (size_t i = 0; i < h; i++)
 				theta[i] = op_round(R, theta[i]);
+		}
 	}
 	m->d = d;
 	m->d_rot = d_rot;

@@ -101,8 +101,13 @@ void wr_reserve(int fd, size_t bytes)
 }
 
 /* All of iov[0..cnt) to fd, resuming after short writes; errno is kept on PE_EIO. */
-static enum pe_status write_all(int fd, struct iovec *iov, int cnt)
+static enum pe_status write_all(FILE *f, int fd, struct iovec *iov, int cnt)
 {
+	/* A stream without a descriptor (open_memstream: the Python package) takes the rows
+	 * through stdio. */
+	for (; fd < 0 && cnt > 0; iov++, cnt--)
+		if (fwrite(iov->iov_base, 1, iov->iov_len, f) != iov->iov_len)
+			return PE_EIO;
 	while (cnt > 0) {
 		ssize_t got = writev(fd, iov, cnt);
 		if (got < 0 && errno == EINTR)
@@ -169,7 +174,7 @@ enum pe_status pe_offset_rows_npy(struct pe_offset_rows *w, FILE *f, size_t r0, 
 			iov[cnt].iov_base = (void *)(base + (n - 1 - a) * size);
 			iov[cnt].iov_len = n * size;
 		}
-		st = write_all(fd, iov, cnt);
+		st = write_all(f, fd, iov, cnt);
 	}
 	return st;
 }
@@ -242,7 +247,7 @@ enum pe_status pe_offset_rows_csv(struct pe_offset_rows *w, FILE *f, size_t r0, 
 			bytes += len + iov[cnt - 2].iov_len + 1;
 		}
 		wr_reserve(fd, bytes);
-		st = write_all(fd, iov, cnt);
+		st = write_all(f, fd, iov, cnt);
 	}
 	int saved = errno;
 	free(labels);

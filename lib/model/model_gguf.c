@@ -4,7 +4,9 @@
  * Keys follow ggml's GGUF specification and llama.cpp's names
  * ({arch}.rope.freq_base, .rope.dimension_count, .rope.scaling.*, ...).
  * GGUF does not say how rotary pairs are laid out; llama.cpp decides by
- * architecture (llama_model_rope_type), and so does the table below: "norm"
+ * architecture (llama_model_rope_type in llama-model.cpp), and so does the
+ * table below (SmolLM3 is NORM there: its converter permutes q/k as for
+ * LLaMA), with the NoPE layer step its loader hard-codes: "norm"
  * there is our interleaved (pairs 2i, 2i+1; llama.cpp's converter permutes
  * HF LLaMA weights back to Meta's order), "neox" our half. doc/models.md
  * states the mapping.
@@ -25,49 +27,53 @@ struct gguf_arch {
 	const char *name;
 	const char *layout;   /* NULL: ALiBi */
 	unsigned swa_pattern; /* every swa_pattern-th layer global; 0: none */
+	/* llama.cpp's hparams.n_no_rope_layer_step, hard-coded per architecture in its loader
+	 * (no GGUF key): layer il rotates only if (il + 1) % step != 0; 0: every layer rotates */
+	unsigned nope_step;
 };
 
 static const struct gguf_arch gguf_archs[] = {
-        {"llama", "interleaved", 0},
-        {"llama4", "interleaved", 0},
-        {"deci", "interleaved", 0},
-        {"baichuan", "interleaved", 0},
-        {"internlm2", "interleaved", 0},
-        {"minicpm", "interleaved", 0},
-        {"command-r", "interleaved", 0},
-        {"cohere2", "interleaved", 4},
-        {"olmo", "interleaved", 0},
-        {"deepseek", "interleaved", 0},
-        {"deepseek2", "interleaved", 0},
-        {"granite", "interleaved", 0},
-        {"granitemoe", "interleaved", 0},
-        {"chatglm", "interleaved", 0},
-        {"falcon", "half", 0},
-        {"grok", "half", 0},
-        {"dbrx", "half", 0},
-        {"stablelm", "half", 0},
-        {"qwen", "half", 0},
-        {"qwen2", "half", 0},
-        {"qwen2moe", "half", 0},
-        {"qwen3", "half", 0},
-        {"qwen3moe", "half", 0},
-        {"qwen2vl", "half", 0},
-        {"phi2", "half", 0},
-        {"phi3", "half", 0},
-        {"phimoe", "half", 0},
-        {"gemma", "half", 0},
-        {"gemma2", "half", 2},
-        {"gemma3", "half", 6},
-        {"starcoder2", "half", 0},
-        {"gptneox", "half", 0},
-        {"olmo2", "half", 0},
-        {"nemotron", "half", 0},
-        {"exaone", "half", 0},
-        {"minicpm3", "half", 0},
-        {"gpt-oss", "half", 2},
-        {"smollm3", "half", 0},
-        {"bloom", NULL, 0},
-        {"mpt", NULL, 0},
+        {"llama", "interleaved", 0, 0},
+        {"llama4", "interleaved", 0, 4},
+        {"deci", "interleaved", 0, 0},
+        {"baichuan", "interleaved", 0, 0},
+        {"internlm2", "interleaved", 0, 0},
+        {"minicpm", "interleaved", 0, 0},
+        {"command-r", "interleaved", 0, 0},
+        {"cohere2", "interleaved", 4, 0},
+        {"olmo", "interleaved", 0, 0},
+        {"deepseek", "interleaved", 0, 0},
+        {"deepseek2", "interleaved", 0, 0},
+        {"granite", "interleaved", 0, 0},
+        {"granitemoe", "interleaved", 0, 0},
+        {"chatglm", "interleaved", 0, 0},
+        {"falcon", "half", 0, 0},
+        {"grok", "half", 0, 0},
+        {"dbrx", "half", 0, 0},
+        {"stablelm", "half", 0, 0},
+        {"qwen", "half", 0, 0},
+        {"qwen2", "half", 0, 0},
+        {"qwen2moe", "half", 0, 0},
+        {"qwen3", "half", 0, 0},
+        {"qwen3moe", "half", 0, 0},
+        {"qwen2vl", "half", 0, 0},
+        {"phi2", "half", 0, 0},
+        {"phi3", "half", 0, 0},
+        {"phimoe", "half", 0, 0},
+        {"gemma", "half", 0, 0},
+        {"gemma2", "half", 2, 0},
+        {"gemma3", "half", 6, 0},
+        {"gemma4", "half", 0, 0},
+        {"starcoder2", "half", 0, 0},
+        {"gptneox", "half", 0, 0},
+        {"olmo2", "half", 0, 0},
+        {"nemotron", "half", 0, 0},
+        {"exaone", "half", 0, 0},
+        {"minicpm3", "half", 0, 0},
+        {"gpt-oss", "half", 2, 0},
+        {"smollm3", "interleaved", 0, 4},
+        {"bloom", NULL, 0, 0},
+        {"mpt", NULL, 0, 0},
 };
 
 struct gg {
@@ -189,6 +195,22 @@ static enum pe_status layers_of(struct pe_model_group *g, size_t n, unsigned pat
 	return PE_OK;
 }
 
+/* The layers whose flag is @want. */
+static enum pe_status layers_flagged(struct pe_model_group *g, const unsigned char *flags, size_t n,
+                                     int want)
+{
+	for (size_t i = 0; i < n; i++) {
+		if ((flags[i] != 0) != (want != 0))
+			continue;
+		size_t *l = realloc(g->layers, (g->n_layers + 1) * sizeof(*l));
+		if (!l)
+			return PE_ENOMEM;
+		g->layers = l;
+		l[g->n_layers++] = i;
+	}
+	return PE_OK;
+}
+
 static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const char *label,
                                   struct strbuf *bp)
 {
@@ -286,8 +308,11 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		put_number(bp, "factor", factor);
 	} else if (strcmp(t, "yarn") == 0) {
 		double fast = 32, slow = 1, logmul = 0;
-		if (num(h, "rope.scaling.yarn_beta_fast", &fast) < 0 ||
-		    num(h, "rope.scaling.yarn_beta_slow", &slow) < 0 ||
+		/* llama.cpp's loader reads the beta keys only for some architectures (Grok);
+		 * the others run with its defaults 32 and 1 whatever the file says */
+		int betas = strcmp(a->name, "grok") == 0;
+		if ((betas && (num(h, "rope.scaling.yarn_beta_fast", &fast) < 0 ||
+		               num(h, "rope.scaling.yarn_beta_slow", &slow) < 0)) ||
 		    num(h, "rope.scaling.yarn_log_multiplier", &logmul) < 0)
 			return PE_EFORMAT;
 		if (!(factor > 0) || !(orig > 0))
@@ -320,37 +345,111 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		return PE_EFORMAT;
 	}
 	unsigned pattern = a->swa_pattern;
-	if (strcmp(a->name, "gemma3") == 0 && !has_swa)
-		swa_base = 10000.0; /* llama.cpp's Gemma 3 local base */
-	int split = pattern && !isnan(swa_base) && m->n_layers;
+	if ((strcmp(a->name, "gemma3") == 0 || strcmp(a->name, "gemma4") == 0) && !has_swa)
+		swa_base = 10000.0; /* llama.cpp's Gemma 3 and 4 local base */
+	/* which layers slide: {arch}.attention.sliding_window_pattern when the file has it
+	 * (a period, or one flag per layer, true = sliding, as llama.cpp's get_key_or_arr
+	 * reads it), else the period llama.cpp hard-codes for the architecture */
+	unsigned char *slides = m->n_layers ? calloc(m->n_layers, 1) : NULL;
+	if (m->n_layers && !slides)
+		return PE_ENOMEM;
+	char pkey[256];
+	snprintf(pkey, sizeof(pkey), "%s.attention.sliding_window_pattern", h->arch);
+	const struct gguf_kv *pk = gguf_find(h->g, pkey);
+	int any = 0;
+	if (pk && pk->arr && pk->arr_n == m->n_layers) {
+		for (size_t i = 0; i < m->n_layers; i++)
+			any |= slides[i] = (unsigned char)(pk->arr[i] != 0);
+	} else if (pk && pk->type != GGUF_ARRAY && pk->type != GGUF_STRING && pk->num >= 1 &&
+	           pk->num <= 1e6) {
+		pattern = (unsigned)pk->num;
+	} else if (pk) {
+		free(slides);
+		return fail(h, PE_EFORMAT,
+		            "%s: neither a period nor one value per layer (%zu layers)", pkey,
+		            m->n_layers);
+	}
+	if (!any)
+		for (size_t i = 0; i < m->n_layers && pattern > 1; i++)
+			any |= slides[i] = (unsigned char)(i % pattern != pattern - 1);
+	int split = any && !isnan(swa_base) && m->n_layers;
+	unsigned nope = a->nope_step;
+	double swa = -1;
+	if (num(h, "attention.sliding_window", &swa) < 0)
+		return PE_EFORMAT;
+	/* llama.cpp's Llama 4 loader: a sliding_window of 0 means every layer rotates */
+	if (strcmp(a->name, "llama4") == 0 && swa == 0)
+		nope = 0;
+	if (!split)
+		free(slides);
+	if (!split && nope && m->n_layers) {
+		char *spec = pe_asprintf("%s,label=%s rope", bp->buf, label);
+		char *nspec = pe_asprintf("nope:label=%s nope", label);
+		if (!spec || !nspec) {
+			free(spec);
+			free(nspec);
+			return PE_ENOMEM;
+		}
+		if ((st = add_group(m, "rope", spec)) != PE_OK) {
+			free(nspec);
+			return st;
+		}
+		if ((st = add_group(m, "nope", nspec)) != PE_OK)
+			return st;
+		if ((st = layers_of(&m->groups[0], m->n_layers, nope, 0)) != PE_OK)
+			return st;
+		return layers_of(&m->groups[1], m->n_layers, nope, 1);
+	}
 	if (!split) {
 		char *spec = pe_asprintf("%s,label=%s", bp->buf, label);
 		if (!spec || (st = add_group(m, "all", spec)) != PE_OK)
 			return spec ? st : PE_ENOMEM;
 		return layers_of(&m->groups[0], m->n_layers, 0, 1);
 	}
-	/* Sliding-window layers: their own base, unscaled (llama.cpp's Gemma 3). */
+	/* Sliding-window layers: their own base, unscaled (llama.cpp's Gemma 3), and their
+	 * own head and rotary widths where the file gives them (key_length_swa,
+	 * rope.dimension_count_swa: Gemma 4). */
+	double hd_swa = hd, n_rot_swa = 0;
+	if (num(h, "attention.key_length_swa", &hd_swa) < 0 ||
+	    num(h, "rope.dimension_count_swa", &n_rot_swa) < 0) {
+		free(slides);
+		return PE_EFORMAT;
+	}
+	if (n_rot_swa == 0)
+		n_rot_swa = hd_swa == hd ? n_rot : hd_swa;
+	if (!(hd_swa >= 2) || hd_swa > 1e6 || hd_swa != floor(hd_swa) || !(n_rot_swa >= 2) ||
+	    n_rot_swa > hd_swa || fmod(n_rot_swa, 2) != 0) {
+		free(slides);
+		return fail(h, PE_EFORMAT,
+		            "%s.attention.key_length_swa / rope.dimension_count_swa: %.17g of "
+		            "%.17g is not an even width within the head",
+		            h->arch, n_rot_swa, hd_swa);
+	}
 	struct strbuf lb = {0};
 	strbuf_addf(&lb, "rope:layout=%s", a->layout);
 	put_number(&lb, "base", swa_base);
-	if (n_rot != hd)
-		put_number(&lb, "rotary", n_rot / hd);
+	if (n_rot_swa != hd_swa)
+		put_number(&lb, "rotary", n_rot_swa / hd_swa);
+	if (hd_swa != hd)
+		put_number(&lb, "head", hd_swa);
 	strbuf_addf(&lb, ",scaling=none,label=%s local", label);
 	char *gspec = pe_asprintf("%s,label=%s global", bp->buf, label);
 	if (lb.failed || !gspec) {
 		free(lb.buf);
 		free(gspec);
+		free(slides);
 		return PE_ENOMEM;
 	}
 	if ((st = add_group(m, "local", lb.buf)) != PE_OK) {
 		free(gspec);
+		free(slides);
 		return st;
 	}
-	if ((st = add_group(m, "global", gspec)) != PE_OK)
-		return st;
-	if ((st = layers_of(&m->groups[0], m->n_layers, pattern, 0)) != PE_OK)
-		return st;
-	return layers_of(&m->groups[1], m->n_layers, pattern, 1);
+	if ((st = add_group(m, "global", gspec)) == PE_OK &&
+	    (st = layers_flagged(&m->groups[0], slides, m->n_layers, 1)) == PE_OK)
+		st = layers_flagged(&m->groups[1], slides, m->n_layers, 0);
+	free(slides);
+	return st;
 }
 
 /* The spec text under construction is freed here whatever happens. */

@@ -226,13 +226,22 @@ diagnosed(r, "attention factor 1.1386294 missing", "attention factor missing dia
 
 c32, s32 = half_tables(llama3(inv_freq(500000.0, D, f32)).astype(f32), POS, dtype=f32)
 r = check("-s", LLAMA, "--against", save("f32.npy", np.concatenate([c32, s32], axis=1)))
-diagnosed(r, "every step in float32", "float32 angles diagnosed")
+# a correct float32 port of Llama 3.1 passes with the default flags: judged at its own precision
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+   "correct float32 Llama 3.1 cache agrees up to float32 rounding by default", r.text)
+r = check("-s", LLAMA, "--against", save("f32.npy", np.concatenate([c32, s32], axis=1)),
+          "--tol", "1e-9")
+diagnosed(r, "every step in float32", "float32 angles diagnosed at an explicit --tol")
 
 cb, sb = bf16(c32), bf16(s32)
 st = save_safetensors_bf16("bf16.safetensors", {"cos": cb, "sin": sb})
 r = check("-s", LLAMA, "--against", st + "#sin")
 ok("safetensors BF16" in field(r, "against") and field(r, "read as").startswith("sin table"),
    "safetensors BF16 tensor read with #TENSOR", r.text + r.err)
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding") and
+   field(r, "reference").endswith("f32/bf16"),
+   "bf16 sin agrees at its own precision (f32/bf16) by default", r.text)
+r = check("-s", LLAMA, "--against", st + "#sin", "--tol", "1e-9")
 diagnosed(r, "float32 angles, cos and sin stored as bfloat16", "bf16 cos/sin diagnosed")
 
 c_off, _ = half_tables(th, POS + 1)

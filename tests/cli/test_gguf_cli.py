@@ -148,8 +148,9 @@ r, got = freqs("gguf:" + phi, "--length", "4096")
 ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(short_f, range(0, 96, 2))]),
    "phi3 gguf: short factors up to the original context", r.err)
 r, got = freqs("gguf:" + phi)
-ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(long_f, range(0, 96, 2))]),
-   "phi3 gguf: freqs at the model's context 131072: long factors", r.err)
+ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(short_f, range(0, 96, 2))]),
+   "phi3 gguf: without --length, the original context (short factors), as the reference "
+   "loads it", r.err)
 r, got = freqs("gguf:" + phi, "--length", "8192")
 ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(long_f, range(0, 96, 2))]),
    "phi3 gguf: long factors past it")
@@ -223,6 +224,115 @@ cases = [
 for name, data, needle in cases:
     path = write(name.replace(" ", "-"), data)
     error_case(EXE, "gguf " + name, ["freqs", "-s", "gguf:" + path, "-o", "-"], 1, needle)
+# SmolLM3 as llama.cpp reads it: llama_model_rope_type says NORM (pairs 2i, 2i+1: the
+# converter permutes q/k as for LLaMA), and its loader hard-codes n_no_rope_layer_step = 4,
+# so layer il rotates only if (il + 1) % 4 != 0. Independent: the layer lists from that rule.
+smol = write("smollm3", gguf([
+    ("general.architecture", STRING, "smollm3"),
+    ("smollm3.context_length", UINT32, 65536),
+    ("smollm3.embedding_length", UINT32, 2048),
+    ("smollm3.block_count", UINT32, 8),
+    ("smollm3.attention.head_count", UINT32, 16),
+    ("smollm3.rope.freq_base", FLOAT32, 5000000.0),
+]))
+r, s = summary("gguf:" + smol)
+rope_layers = [i for i in range(8) if (i + 1) % 4 != 0]
+nope_layers = [i for i in range(8) if (i + 1) % 4 == 0]
+ok(r.rc == 0 and s.get("rope", {}).get("layout") == "interleaved" and
+   s["rope"].get("layers") == "0-2,4-6" and s.get("nope", {}).get("layers") == "3,7" and
+   rope_layers == [0, 1, 2, 4, 5, 6] and nope_layers == [3, 7],
+   "smollm3 gguf: NORM layout (interleaved), NoPE on every 4th layer (3, 7)", (s, r.err))
+# Llama 4 with attention.sliding_window = 0: llama.cpp rotates every layer
+l4 = write("llama4-noswa", gguf([
+    ("general.architecture", STRING, "llama4"),
+    ("llama4.context_length", UINT32, 8192),
+    ("llama4.embedding_length", UINT32, 1024),
+    ("llama4.block_count", UINT32, 4),
+    ("llama4.attention.head_count", UINT32, 8),
+    ("llama4.attention.sliding_window", UINT32, 0),
+    ("llama4.rope.freq_base", FLOAT32, 500000.0),
+]))
+r, s = summary("gguf:" + l4)
+ok(r.rc == 0 and "nope" not in s and s.get("all", {}).get("layers") == "0-3",
+   "llama4 gguf with sliding_window 0: every layer rotates", (s, r.err))
+
+# Gemma 4 as llama.cpp reads it: attention.sliding_window_pattern one flag per layer (true:
+# sliding), sliding layers with their own base (freq_base_swa), head (key_length_swa) and
+# rotary width (rope.dimension_count_swa).
+flags = [True, True, True, True, True, False] * 2
+g4 = write("gemma4", gguf([
+    ("general.architecture", STRING, "gemma4"),
+    ("gemma4.context_length", UINT32, 131072),
+    ("gemma4.embedding_length", UINT32, 2560),
+    ("gemma4.block_count", UINT32, 12),
+    ("gemma4.attention.head_count", UINT32, 8),
+    ("gemma4.attention.key_length", UINT32, 512),
+    ("gemma4.attention.key_length_swa", UINT32, 256),
+    ("gemma4.rope.dimension_count", UINT32, 512),
+    ("gemma4.rope.dimension_count_swa", UINT32, 256),
+    ("gemma4.rope.freq_base", FLOAT32, 1000000.0),
+    ("gemma4.rope.freq_base_swa", FLOAT32, 10000.0),
+    ("gemma4.attention.sliding_window_pattern", ARRAY, (BOOL, flags)),
+]))
+r, s = summary("gguf:" + g4)
+want_local = ",".join(str(i) for i, f in enumerate(flags) if f)
+ok(r.rc == 0 and s.get("local", {}).get("base") == "10000" and
+   s["local"].get("head_dim") == "256" and s.get("global", {}).get("head_dim") == "512" and
+   s["global"].get("layers") == "5,11" and s["local"].get("layers") == "0-4,6-10" and
+   want_local == "0,1,2,3,4,6,7,8,9,10",
+   "gemma4 gguf: sliding_window_pattern flags, local base/head/rotary from the _swa keys",
+   (s, r.err))
+# a period in sliding_window_pattern overrides the architecture's (cohere2: 4)
+c2 = write("cohere2-p3", gguf([
+    ("general.architecture", STRING, "cohere2"),
+    ("cohere2.context_length", UINT32, 8192),
+    ("cohere2.embedding_length", UINT32, 1024),
+    ("cohere2.block_count", UINT32, 6),
+    ("cohere2.attention.head_count", UINT32, 8),
+    ("cohere2.rope.freq_base", FLOAT32, 50000.0),
+    ("cohere2.rope.freq_base_swa", FLOAT32, 10000.0),
+    ("cohere2.attention.sliding_window_pattern", UINT32, 3),
+]))
+r, s = summary("gguf:" + c2)
+ok(r.rc == 0 and s.get("global", {}).get("layers") == "2,5",
+   "sliding_window_pattern 3: every 3rd layer global", (s, r.err))
+# yarn_beta_*: llama.cpp reads them only for some architectures (grok); qwen2 runs 32/1
+def yarn_file(arch, name):
+    return write(name, gguf([
+        ("general.architecture", STRING, arch),
+        (arch + ".context_length", UINT32, 131072),
+        (arch + ".embedding_length", UINT32, 4096),
+        (arch + ".block_count", UINT32, 4),
+        (arch + ".attention.head_count", UINT32, 32),
+        (arch + ".rope.freq_base", FLOAT32, 1000000.0),
+        (arch + ".rope.scaling.type", STRING, "yarn"),
+        (arch + ".rope.scaling.factor", FLOAT32, 4.0),
+        (arch + ".rope.scaling.original_context_length", UINT32, 32768),
+        (arch + ".rope.scaling.yarn_beta_fast", FLOAT32, 8.0),
+        (arch + ".rope.scaling.yarn_beta_slow", FLOAT32, 0.5),
+    ]))
+r, s = summary("gguf:" + yarn_file("qwen2", "qwen2-betas"))
+ok(r.rc == 0 and "beta-fast=32 " in s["all"]["spec"] + " " and
+   "beta-slow=1 " in s["all"]["spec"] + " ",
+   "qwen2 gguf: yarn_beta keys not read (llama.cpp's 32/1)", s.get("all"))
+r, s = summary("gguf:" + yarn_file("grok", "grok-betas"))
+ok(r.rc == 0 and "beta-fast=8" in s["all"]["spec"] and "beta-slow=0.5" in s["all"]["spec"],
+   "grok gguf: yarn_beta keys read", s.get("all"))
+
+# posenc model A B: one model from two sources, the differing position fields listed
+r = run(EXE, "model", "model:llama-3.1-8b", "gguf:" + llama)
+lines = {ln.split()[0]: ln for ln in r.text.splitlines() if ln.startswith("  ")}
+fr = [ln for ln in r.text.splitlines() if "inverse frequencies" in ln]
+worst = float(fr[0].split("difference")[1].split()[0]) if fr else 1.0
+ok(r.rc == 0 and "half | interleaved" in lines.get("layout", "") and
+   "llama3 | longrope" in lines.get("scaling", "") and 0 < worst < 2.5e-7 and
+   "8192 | 131072" in r.text,
+   "model config vs gguf: layout, scaling type, training context differ; frequencies "
+   "within float32", r.text + r.err)
+r = run(EXE, "model", "gguf:" + smol, "gguf:" + smol)
+ok(r.rc == 0 and "no position-related field differs" in r.text and "group nope" in r.text,
+   "model A A: nothing differs", r.text + r.err)
+
 error_case(EXE, "gguf over --max-memory", ["freqs", "-s", "gguf:" + llama, "--max-memory", "1K"],
            1, "memory budget")
 error_case(EXE, "gguf missing", ["freqs", "-s", "gguf:" + os.path.join(TMP, "none.gguf")], 1,

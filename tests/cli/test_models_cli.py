@@ -165,8 +165,6 @@ for name in ROPE:
         r, theta, got = freqs("hf:" + path, *layer)
         ok(r.rc == 0 and rel_ok(theta, base), f"{name} {group}: unscaled inverse frequencies",
            f"rc={r.rc} {r.err} worst={worst(theta or [], base)}")
-        # freqs evaluates a model at its context: LongRoPE's long factors (extra["long"])
-        scaled = extra.get("long", scaled)
         if got is not None or scaled != base:
             ok(got is not None and rel_ok(got, scaled),
                f"{name} {group}: scaled inverse frequencies to 1e-15",
@@ -204,8 +202,11 @@ r, s = summary("model:phi-3-mini-128k")
 g = s.get("all", {})
 ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.log(4096.0)),
    "phi-3 longrope: attention factor from 131072/4096 = 32 (1.1902381)", g)
-ok(g.get("rotary_dim") == "96" and g.get("factors") == "long",
-   "phi-3: 96 rotated, long factors at its 131072 context", g)
+# no positions: the original context, as transformers loads it (short factors), as freqs
+ok(g.get("rotary_dim") == "96" and g.get("factors") == "short" and g.get("length") == "4096",
+   "phi-3: 96 rotated, short factors at the original context, as the reference loads it", g)
+r, s = summary("model:phi-3-mini-128k", "--length", "131072")
+ok(s.get("all", {}).get("factors") == "long", "phi-3: long factors at --length 131072", s)
 r, s = summary("model:deepseek-v3")
 g = s.get("all", {})
 ok(g.get("rotary_dim") == "64" and g.get("layout") == "interleaved" and

@@ -68,6 +68,58 @@ struct pe_check_form {
 	size_t cols; /* the dump's columns (inv-freq: h) */
 };
 
+/*
+ * Inference engines whose conventions check knows (registry: check_engine.c).
+ * Each has semantics (pe_engine_apply()) and a float32 numeric path:
+ * HF and vLLM build inv_freq once and multiply by the position (torch);
+ * llama.cpp multiplies theta_scale = powf(base, -2/n_dims) pair by pair
+ * (ggml). PE_ENGINE_ANY: Hugging Face semantics, either numeric path.
+ */
+enum pe_engine {
+	PE_ENGINE_ANY,
+	PE_ENGINE_HF,
+	PE_ENGINE_VLLM,
+	PE_ENGINE_LLAMACPP,
+};
+
+/*
+ * pe_engine_parse() - "hf" (or "transformers"), "vllm", "llama.cpp" (or
+ * "ggml", "llamacpp")
+ *
+ * @return PE_OK or PE_EINVAL.
+ */
+PE_API enum pe_status pe_engine_parse(const char *text, enum pe_engine *out);
+
+/* pe_engine_name() - the name pe_engine_parse() reads ("llama.cpp"); "any" for ANY */
+PE_API const char *pe_engine_name(enum pe_engine e);
+
+/*
+ * pe_engine_apply() - a scaling as an engine evaluates it
+ *
+ * @p:          changed in place (long-factor lists are kept, not copied).
+ * @seq_length: the sequence length of the table (largest position + 1).
+ * @from_gguf:  1 when @p was read from a GGUF file (llama.cpp's own parameters).
+ * @note:       if not NULL, a static sentence saying what changed, or NULL.
+ *
+ * One rule for the length at which length-dependent scalings (dynamic NTK,
+ * LongRoPE) are evaluated when p->length is 0: Hugging Face (and ANY) at
+ * the sequence length, as transformers' dynamic update and LongRoPE's
+ * seq_len > original test do (modeling_rope_utils, dynamic_rope_update);
+ * vLLM at its max_model_len, taken as factor x original (its dynamic NTK
+ * cache is built once at max_position x factor; its LongRoPE uses the long
+ * factors when max_model_len > original); llama.cpp at its context size
+ * n_ctx, taken as factor x original (LongRoPE factors chosen by n_ctx), with
+ * no dynamic NTK at all (unscaled) and the YaRN correction range always
+ * floored/ceiled (ggml_rope_yarn_corr_dims). llama.cpp computes YaRN's
+ * attention factor itself (ggml's 1 + 0.1 ln(1/freq_scale) times the GGUF's
+ * attn_factor): an explicit attention_factor of a config is ignored, one read
+ * from a GGUF (@from_gguf) is what llama.cpp uses and is kept.
+ *
+ * @return PE_OK, PE_EINVAL for an engine outside the enum.
+ */
+PE_API enum pe_status pe_engine_apply(enum pe_engine e, struct pe_rope_scaling_params *p,
+                                      double seq_length, int from_gguf, const char **note);
+
 struct pe_check_options {
 	enum pe_check_kind kind;       /* PE_CHECK_AUTO: recognise */
 	enum pe_check_packing packing; /* PE_PACK_AUTO: from the width and values */
@@ -78,6 +130,9 @@ struct pe_check_options {
 	struct pe_precision prec; /* the reference; {EXACT, EXACT} by default */
 	double tol;               /* agreement: |err| <= tol * max(1, |reference|) */
 	int diagnose;             /* look for known mistakes when they disagree */
+	enum pe_engine engine;    /* the numeric paths a reduced precision may take */
+	enum pe_float dump_store; /* the dump's storage precision; EXACT: not known. A
+	                             diagnosis then weighs each mistake in float32 too */
 };
 
 /* Where an error is: the dump's row and column. */
@@ -88,7 +143,9 @@ struct pe_check_where {
 
 struct pe_check_stats {
 	struct pe_check_where abs;   /* largest |dump - reference| */
-	struct pe_check_where rel;   /* largest |dump - reference| / |reference| (reference != 0) */
+	struct pe_check_where rel;   /* largest |dump - reference| / |reference| where it means
+	                                something: |reference| > 0.1 for cos, sin and rotated
+	                                values (which pass through 0), != 0 otherwise */
 	struct pe_check_where mixed; /* largest |dump - reference| / max(1, |reference|) */
 };
 
@@ -103,8 +160,17 @@ enum pe_check_mistake {
 	PE_MISTAKE_OFFSET,     /* positions off by k */
 	PE_MISTAKE_ROTARY,     /* frequencies for another rotary width */
 	PE_MISTAKE_PRECISION,  /* computed in a reduced precision */
-	PE_MISTAKE_SWAPPED, /* cos and sin swapped in a cos-sin cache ([sin | cos], GPT-J's order)
-	                     */
+	PE_MISTAKE_SWAPPED,  /* cos and sin swapped in a cos-sin cache ([sin | cos], GPT-J's order)
+	                      */
+	PE_MISTAKE_TRUNCATE, /* YaRN's correction range rounded to whole pairs, or not */
+	PE_MISTAKE_REGIME,   /* LongRoPE's other factor list (long for short, or back) */
+	PE_MISTAKE_LENGTH,   /* dynamic NTK evaluated at another length */
+	PE_MISTAKE_DOUBLE,   /* rotated twice: every angle doubled */
+	PE_MISTAKE_BF16_POSITIONS, /* position_ids in bfloat16 before the product */
+	PE_MISTAKE_BF16_INV_FREQ,  /* inv_freq stored in bfloat16 */
+	PE_MISTAKE_CHUNK,          /* positions restarting at 0 every chunk */
+	PE_MISTAKE_ZERO_FREQ,      /* pairs with frequency 0 (uninitialised buffer) */
+	PE_MISTAKE_FAST_SINCOS,    /* sin/cos right only below some angle (value: it) */
 };
 
 struct pe_check_diagnosis {
@@ -114,6 +180,7 @@ struct pe_check_diagnosis {
 	int with_prec;               /* 1 when prec is part of the explanation */
 	struct pe_check_stats stats; /* the dump against this explanation */
 	enum pe_check_mistake second; /* a second mistake on top of the first, or NONE */
+	int partial;    /* 1: the best single mistake, though it does not halve the error */
 	char text[640]; /* "the interleaved layout, pairs (2i, 2i+1) instead of ..." */
 };
 
@@ -121,12 +188,13 @@ struct pe_check_result {
 	struct pe_check_form form;
 	int form_recognised; /* 1 when the form was recognised, not given */
 	struct pe_check_stats stats;
-	int agree;       /* stats.mixed.value <= tol */
-	size_t rows;     /* rows of the dump (inv-freq: 1) */
-	double *row_abs; /* rows: largest abs error of each row */
-	double *row_rel; /* rows: largest relative error of each row */
-	size_t *row_col; /* rows: the column of row_abs */
-	int diagnosed;   /* 1 when a known mistake explains the dump better */
+	int agree;        /* stats.mixed.value <= tol */
+	const char *path; /* float32: ggml's path when it was the closer one (static); else NULL */
+	size_t rows;      /* rows of the dump (inv-freq: 1) */
+	double *row_abs;  /* rows: largest abs error of each row */
+	double *row_rel;  /* rows: largest relative error of each row */
+	size_t *row_col;  /* rows: the column of row_abs */
+	int diagnosed;    /* 1 when a known mistake explains the dump better */
 	struct pe_check_diagnosis diag;
 	double *row_diag; /* rows: largest abs error against the diagnosis; NULL if none */
 };

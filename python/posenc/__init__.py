@@ -1,0 +1,343 @@
+"""posenc from Python: Transformer positional encodings as numpy arrays and inline figures.
+
+Every function runs the posenc program's own command in memory (no files, no subprocess):
+the arrays are those the program writes as NPY for the same arguments, bit for bit, and the
+figures those it draws. A spec is posenc's text (``'rope:scaling=llama3,base=500000'``,
+``'hf:config.json'``, ``'model:llama-3.1-8b'``) or a 2-D numpy array (positions x width:
+float64, float32, float16, or bfloat16 bit patterns as uint16 with ``bfloat16=True``), read in
+place and copied once into float64. Keyword options are the program's long options
+(``max_offset=16`` is ``--max-offset 16``, ``bound=True`` is ``--bound``, lists are joined with
+commas); ``n`` and ``d`` are ``-n`` and ``-d``. ``man posenc`` and ``posenc COMMAND --help``
+describe each. Errors raise ValueError (bad spec or option), MemoryError (over the memory
+budget, ``max_memory='4G'``) or OSError (files), with posenc's message.
+
+    >>> import posenc
+    >>> posenc.encode('sinusoidal', n=3, d=4).shape
+    (3, 4)
+"""
+import csv
+import io
+
+import numpy as np
+
+from . import _native
+from ._figure import Figure
+from ._native import Result, set_fork
+
+__version__ = "0.1.0"
+__all__ = [
+    "encode", "distance", "corr", "profile", "scatter", "decay", "freqs", "bias", "model",
+    "check", "precision", "plot", "run", "Figure", "Model", "Check", "Result", "set_fork",
+]
+
+
+def _value(v):
+    if isinstance(v, bool):
+        return ""
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return ",".join(_value(x) for x in v)
+    return str(v)
+
+
+def _options(options, tables):
+    """Keyword options as the program's: n -> -n, max_offset -> --max-offset VALUE, flags."""
+    args = []
+    for key, v in options.items():
+        if v is None or v is False:
+            continue
+        flag = "-" + key if len(key) == 1 else "--" + key.replace("_", "-")
+        if isinstance(v, np.ndarray):
+            args += [flag, tables.name(v)]
+        elif v is True:
+            args.append(flag)
+        else:
+            args += [flag, _value(v)]
+    return args
+
+
+def _specs(spec, tables):
+    if spec is None:
+        return []
+    if isinstance(spec, (str, np.ndarray)) or hasattr(spec, "__array__"):
+        spec = [spec]
+    args = []
+    for s in spec:
+        if isinstance(s, str):
+            args += ["-s", s]
+        else:
+            args += ["-s", "file:path=" + tables.name(s)]
+    return args
+
+
+def _command(command, spec, options, bfloat16=False):
+    tables = _native.Tables(bfloat16)
+    args = [command] + _specs(spec, tables) + _options(options, tables)
+    return args, tables
+
+
+def _array(command, spec, options, bfloat16=False):
+    args, tables = _command(command, spec, options, bfloat16)
+    name = command + ".npy"
+    r = _native.check(_native.run(args + ["-o", name], tables))
+    return _native.npy(r.files[name])
+
+
+def run(*args, tables=None, bfloat16=False):
+    """Run any posenc command line in memory: ``run('freqs', '-s', 'rope', '-o', 'f.csv')``.
+
+    ``tables`` maps names to numpy arrays that ``-s file:path=NAME`` and ``--against NAME``
+    read. Returns a Result: ``status`` (the exit status), ``stdout``, ``stderr`` and
+    ``files`` (each output by the name given to -o, as bytes-like); it does not raise for
+    the command's own errors.
+    """
+    t = _native.Tables(bfloat16)
+    for name, array in (tables or {}).items():
+        entry, keep = _native._table(array, name, bfloat16)
+        t.entries.append(entry)
+        t.keep.append(keep)
+    return _native.run(list(args), t)
+
+
+def encode(spec="sinusoidal", n=None, d=None, *, start=None, view=None, precision=None, dtype=None,
+           bfloat16=False, **options):
+    """The encoding matrix: one row per position start..start+n-1, one column per dimension.
+
+    spec: a scheme spec (default 'sinusoidal') or a 2-D array (a table from memory).
+    n, d: positions and width (the program's defaults when None).
+    start: the first position. view: RoPE's 'angle', 'cos', 'sin' or 'rotated' table.
+    precision: 'f32', 'bf16', 'f16' or 'COMPUTE/STORE' ('f32/bf16'): the table as an
+    implementation in that precision computes it. dtype: 'f32' for a float32 array.
+    Returns a numpy array (n, d), equal bit for bit to `posenc encode ... -o x.npy`.
+    """
+    return _array("encode", spec, dict(n=n, d=d, start=start, view=view, precision=precision,
+                                       dtype=dtype, **options), bfloat16)
+
+
+def distance(spec="sinusoidal", n=None, d=None, *, start=None, metric=None, bfloat16=False, **options):
+    """The n x n matrix of distances between the position vectors of positions start..start+n-1.
+
+    metric: 'l2' (default), 'cosine', 'l1' or 'linf'. spec as for encode (an array is a learned
+    table). Returns what `posenc distance ... -o x.npy` writes.
+    """
+    return _array("distance", spec, dict(n=n, d=d, start=start, metric=metric, **options), bfloat16)
+
+
+def corr(spec="sinusoidal", n=None, d=None, *, start=None, bfloat16=False, **options):
+    """The n x n Pearson correlations of the position vectors (numpy.corrcoef of the table).
+
+    A constant vector has no correlation: its row and column are nan. Returns what
+    `posenc corr ... -o x.npy` writes.
+    """
+    return _array("corr", spec, dict(n=n, d=d, start=start, **options), bfloat16)
+
+
+def profile(spec="sinusoidal", n=None, d=None, *, at=None, start=None, metric=None, bfloat16=False,
+            **options):
+    """The distance from each position in ``at`` (a list) to every position: (n, len(at))."""
+    return _array("profile", spec, dict(n=n, d=d, at=at, start=start, metric=metric, **options),
+                  bfloat16)
+
+
+def scatter(spec="sinusoidal", n=None, d=None, *, start=None, metric=None, bfloat16=False, **options):
+    """Distance and correlation of the pairs i < j: rows (position_i, position_j, distance, corr)."""
+    return _array("scatter", spec, dict(n=n, d=d, start=start, metric=metric, **options), bfloat16)
+
+
+def decay(spec="sinusoidal", d=None, *, max_offset=None, bound=False, base=None, n=None, start=None,
+          bfloat16=False, **options):
+    """Dot product versus relative offset 0..max_offset, one column per scheme.
+
+    spec: one spec or array, or a list of them (one column each; ``base=[10000, 500000]``
+    repeats a sinusoidal or rope spec per base). bound: RoFormer's relative upper bound
+    for RoPE as extra columns. Returns what `posenc decay ... -o x.npy` writes.
+    """
+    return _array("decay", spec, dict(d=d, max_offset=max_offset, bound=bound, base=base, n=n,
+                                      start=start, **options), bfloat16)
+
+
+def bias(spec="alibi", n=None, **options):
+    """Attention biases: ALiBi (heads, n, n) with -inf over masked keys, T5 bucket ids (n, n)."""
+    return _array("bias", spec, dict(n=n, **options))
+
+
+def precision(spec="rope", n=None, d=None, *, precision=None, start=None, threshold=None, block=None,
+              **options):
+    """Largest error of reduced-precision RoPE cos/sin tables by position, one column per precision.
+
+    precision: a list such as ['f32', 'f32/bf16', 'bf16', 'f16']. Rows are blocks of ``block``
+    positions (each the block's largest error), as `posenc precision ... -o x.npy` writes.
+    """
+    return _array("precision", spec, dict(n=n, d=d, precision=precision, start=start,
+                                          threshold=threshold, block=block, **options))
+
+
+def _number(text):
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _csv(command, spec, options, bfloat16=False, allowed=(0,)):
+    args, tables = _command(command, spec, options, bfloat16)
+    name = command + ".csv"
+    r = _native.check(_native.run(args + ["-o", name], tables), allowed)
+    rows = list(csv.reader(io.StringIO(bytes(r.files[name]).decode("utf-8"))))
+    return rows, r
+
+
+def freqs(spec="rope", d=None, *, length=None, train_length=None, frame=None, **options):
+    """The per-pair frequency table: pair, theta, wavelength, then NAME_theta and NAME_ratio per
+    RoPE scaling variant (plain rope shows linear, dynamic, yarn and llama3).
+
+    Returns a pandas DataFrame when pandas is installed (frame=None or True), else (or with
+    frame=False) a dict of numpy columns; the values are those of `posenc freqs -o x.csv`,
+    read back exactly (the CSV holds each float's shortest round-trip text).
+    """
+    rows, _ = _csv("freqs", spec, dict(d=d, length=length, train_length=train_length, **options))
+    header, body = rows[0], rows[1:]
+    cols = {}
+    for j, name in enumerate(header):
+        values = [r[j] for r in body]
+        if name == "pair":
+            cols[name] = np.array([int(v) for v in values], dtype=np.int64)
+        else:
+            cols[name] = np.array([float(v) for v in values], dtype=np.float64)
+    if frame is not False:
+        try:
+            import pandas
+        except ImportError:
+            if frame:
+                raise
+        else:
+            return pandas.DataFrame(cols)
+    return cols
+
+
+class Model:
+    """A model's positional encoding: ``facts`` of the model, ``groups`` of layers, each with
+    its facts (head width, layout, base, scaling and every derived number); its repr is the
+    text of `posenc model SPEC`."""
+
+    class Group:
+        def __init__(self, name, facts):
+            self.name = name
+            self.facts = facts
+
+        def __getitem__(self, key):
+            return self.facts[key]
+
+        def __repr__(self):
+            return "<posenc.Model.Group %s: %d facts>" % (self.name, len(self.facts))
+
+    def __init__(self, facts, groups, text):
+        self.facts = facts
+        self.groups = groups
+        self._text = text
+
+    def group(self, name):
+        for g in self.groups:
+            if g.name == name:
+                return g
+        raise KeyError(name)
+
+    def __repr__(self):
+        return self._text.rstrip("\n")
+
+
+def model(spec, *, layer=None, length=None, **options):
+    """What a model's positional encoding is, per layer group (hf:config.json, gguf:FILE,
+    model:NAME or a rope spec): a Model with ``facts``, ``groups`` (each ``.name`` and
+    ``.facts``, values as numbers where they are numbers), as `posenc model -o x.csv` lists."""
+    opts = dict(layer=layer, length=length, **options)
+    rows, _ = _csv("model", spec, opts)
+    facts, groups = {}, []
+    for group, key, value in rows[1:]:
+        if group == "model":
+            facts[key] = _number(value)
+            continue
+        if not groups or groups[-1].name != group:
+            groups.append(Model.Group(group, {}))
+        groups[-1].facts[key] = _number(value)
+    args, tables = _command("model", spec, opts)
+    text = _native.check(_native.run(args, tables)).stdout
+    return Model(facts, groups, text)
+
+
+class Check:
+    """The result of checking another implementation's RoPE dump against posenc's exact table.
+
+    ``verdict`` ('agree' or 'disagree'), ``agree`` (bool), ``diagnosis`` (the known mistake
+    that explains the dump, or None), ``fields`` (every line of the report by its name),
+    ``errors`` (per position: abs_error, rel_error, column, diagnosis_error, as
+    `posenc check -o x.npy` writes). Its repr is the program's report.
+    """
+
+    def __init__(self, text, errors, status):
+        self._text = text.rstrip("\n")
+        self.errors = errors
+        self.status = status
+        self.agree = status == 0
+        self.fields = {}
+        key = None
+        for line in self._text.splitlines():
+            if line.startswith(" ") and key:
+                self.fields[key] += "\n" + line.strip()
+            elif ":" in line:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                self.fields[key] = value.strip()
+        self.verdict = self.fields.get("verdict", "").split(" ")[0]
+        self.diagnosis = self.fields.get("diagnosis")
+
+    def __bool__(self):
+        return self.agree
+
+    def __repr__(self):
+        return self._text
+
+
+def check(spec, against, *, what=None, start=None, d=None, tol=None, precision=None, vector=None,
+          bfloat16=False, **options):
+    """Compare another implementation's RoPE dump with posenc's exact table of SPEC.
+
+    against: the dump as an array (row r = position start + r; float64/32/16, or bfloat16
+    bits as uint16 with bfloat16=True) or a file ('cos.npy', 'model.safetensors#TENSOR').
+    what: 'cos', 'sin', 'angle', 'inv-freq', 'cos-sin', 'rotated', 'table' (with
+    ':full', ':pairs', ':alternate'), recognised when None. vector: --vector (array or file).
+    Returns a Check (a disagreement is a result, not an exception).
+    """
+    tables = _native.Tables(bfloat16)
+    args = ["check"] + _specs(spec, tables)
+    if isinstance(against, str):
+        args += ["--against", against]
+    else:
+        args += ["--against", tables.name(against)]
+    args += _options(dict(what=what, start=start, d=d, tol=tol, precision=precision, vector=vector,
+                          **options), tables)
+    r = _native.check(_native.run(args + ["-o", "check.npy"], tables), allowed=(0, 3))
+    return Check(r.stdout, _native.npy(r.files["check.npy"]), r.status)
+
+
+def plot(command, spec=None, *, bfloat16=False, **options):
+    """The figure a command draws, as a Figure (shown inline in Jupyter; ``.save('x.pdf')``).
+
+    command: 'encode', 'distance', 'corr', 'scatter', 'profile', 'decay', 'freqs', 'bias',
+    'compare', 'precision', 'check', 'model'. spec and options as for the functions above,
+    with the figure options: width, height or size ('3.5inx2.5in'), dpi, font_size,
+    style ('paper', 'slides'), cmap, vmin, vmax, title, raw (PNG of the values only).
+    The arguments are checked now; the figure is drawn when first shown or saved.
+    """
+    tables = _native.Tables(bfloat16)
+    against = options.pop("against", None)
+    args = [command] + _specs(spec, tables)
+    if against is not None:
+        args += ["--against", against if isinstance(against, str) else tables.name(against)]
+    args += _options(options, tables)
+    fig = Figure(command, args[1:], tables, " ".join(a for a in args[1:]))
+    fig.png()
+    return fig

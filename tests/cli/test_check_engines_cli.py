@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""posenc check against tables computed here, in numpy, the way inference engines compute
+them: ggml's float32 path (llama.cpp, ggml-cpu ops.cpp ggml_rope_cache_init / rope_yarn:
+theta_scale = powf(base, -2/n_dims) multiplied pair by pair, freq_factors, YaRN's ramp),
+vLLM's caches (one cache for every position: dynamic NTK at max_position x factor,
+Phi-3's LongRoPE with float32 factors), and transformers' reference. Correct tables agree at
+their own precision without a hand-picked --tol; engine differences are named."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import done, numpy_python, ok, run, skip, workdir  # noqa: E402
+
+try:
+    import numpy as np
+except ImportError:
+    py = numpy_python()
+    if py and os.path.realpath(py) != os.path.realpath(sys.executable):
+        os.execv(py, [py, *sys.argv])
+    skip("posenc check against engine-style numpy dumps", "numpy is not installed")
+    done()
+
+EXE = os.path.abspath(sys.argv[1])
+TMP = workdir()
+f32 = np.float32
+
+
+def save(name, arr):
+    p = os.path.join(TMP, name)
+    np.save(p, arr)
+    return p
+
+
+def check(*args):
+    return run(EXE, "check", *args)
+
+
+def field(r, name):
+    for line in r.text.splitlines():
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+def ggml_cache(base, n_dims, pos, freq_scale=1.0, ff=None):
+    """ggml_rope_cache_init in float32: per position theta = p, then theta *= theta_scale
+    after each pair; rope_yarn without YaRN: cos(freq_scale * theta / ff). Returns the
+    [cos_0..cos_h | sin_0..sin_h] cache (vLLM's packing, one column per pair)."""
+    h = n_dims // 2
+    ts = f32(base) ** (f32(-2.0) / f32(n_dims))
+    theta = np.asarray(pos, dtype=np.float64).astype(f32)
+    ang = np.empty((len(pos), h), dtype=f32)
+    for i in range(h):
+        t = theta if ff is None else (theta / f32(ff[i])).astype(f32)
+        ang[:, i] = (f32(freq_scale) * t).astype(f32)
+        theta = (theta * ts).astype(f32)
+    return np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32)
+
+
+def torch_cache(inv, pos, att=1.0):
+    """transformers / vLLM in float32: freqs = outer(t.float(), inv_freq), cos, sin."""
+    a = np.outer(np.asarray(pos, dtype=np.float64).astype(f32), inv.astype(f32)).astype(f32)
+    c, s = np.cos(a), np.sin(a)
+    if att != 1.0:
+        c, s = (c * f32(att)).astype(f32), (s * f32(att)).astype(f32)
+    return np.concatenate([c, s], axis=1).astype(f32)
+
+
+def exact_cache(inv, pos, att=1.0):
+    a = np.outer(np.asarray(pos, dtype=np.float64), inv)
+    return np.concatenate([np.cos(a) * att, np.sin(a) * att], axis=1)
+
+
+def inv_f32(base, d):
+    e = (np.arange(0, d, 2).astype(f32) / f32(d)).astype(f32)
+    return (f32(1) / (f32(base) ** e)).astype(f32)
+
+
+def inv_f64(base, d):
+    return 1.0 / base ** (np.arange(0, d, 2) / d)
+
+
+D = 128
+P512 = np.arange(512)
+PAIRS = ["--what", "cos-sin:pairs", "-d", str(D)]
+
+# ---- ggml's float32 path ------------------------------------------------------------------
+g = save("ggml_b10k.npy", ggml_cache(10000.0, D, P512))
+r = check("-s", "rope:layout=half,base=10000", "--against", g, *PAIRS)
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding") and
+   "ggml" in r.text, "ggml float32 cache agrees up to float32 rounding by default", r.text)
+r = check("-s", "rope:layout=half,base=10000", "--against", g, *PAIRS, "--precision", "f32")
+ok(r.rc == 0, "ggml float32 cache agrees at --precision f32 (ggml's path)", r.text)
+r = check("-s", "rope:layout=half,base=10000", "--against", g, *PAIRS, "--precision", "f32",
+          "--engine", "hf")
+ok(r.rc == 3, "--engine hf --precision f32: torch's path only, the ggml cache is off", r.text)
+r = check("-s", "rope:layout=half,base=10000", "--against", g, *PAIRS, "--precision", "f32",
+          "--engine", "llama.cpp")
+ok(r.rc == 0, "--engine llama.cpp --precision f32: ggml's path agrees", r.text)
+
+# far positions: float32 itself loses the table (0.1 rad at 10^6): disagree, named
+far = np.arange(1000000, 1000512)
+g = save("ggml_far.npy", ggml_cache(500000.0, D, far))
+r = check("-s", "rope:layout=half,base=500000", "--against", g, *PAIRS, "--start", "1000000")
+ok(r.rc == 3 and "float32 as ggml computes it" in field(r, "diagnosis"),
+   "ggml float32 at position 1e6: disagree, diagnosed as ggml's float32 path", r.text)
+r = check("-s", "rope:layout=half,base=500000", "--against", g, *PAIRS, "--start", "1000000",
+          "--precision", "f32")
+ok(r.rc == 0, "ggml float32 at position 1e6 agrees with --precision f32", r.text)
+
+# llama.cpp's Llama 3.1: the llama3 scaling as float32 freq_factors (the converter's rope_freqs)
+base, factor, low, high, orig = 500000.0, 8.0, 1.0, 4.0, 8192.0
+ff = []
+for i in range(0, D, 2):
+    wl = 2 * np.pi / (1.0 / base ** (i / D))
+    if wl < orig / high:
+        ff.append(1.0)
+    elif wl > orig / low:
+        ff.append(factor)
+    else:
+        sm = (orig / wl - low) / (high - low)
+        ff.append(1.0 / ((1 - sm) / factor + sm))
+g = save("ggml_llama31.npy", ggml_cache(base, D, P512, ff=ff))
+r = check("-s", "model:llama-3.1-8b", "--against", g, *PAIRS)
+ok(r.rc == 0, "ggml Llama 3.1 with freq_factors agrees by default", r.text)
+
+# ---- one length rule: dynamic NTK at the dump's own sequence length -----------------------
+DYN = "rope:layout=half,base=10000,scaling=dynamic,factor=4,original=4096"
+late = np.arange(5632, 6144)
+g = save("ggml_late.npy", ggml_cache(10000.0, D, late))
+r = check("-s", DYN, "--against", g, *PAIRS, "--start", "5632")
+ok(r.rc == 3 and "dynamic scaling left out" in field(r, "diagnosis") and
+   "6144" in field(r, "length"),
+   "unscaled table vs dynamic NTK at length 6144: disagree, scaling left out", r.text)
+r = check("-s", DYN, "--against", g, "--start", "5632")
+ok(r.rc == 3 and field(r, "read as").startswith(
+   "cos/sin cache [cos | sin], one column per pair (2 x 64, d=128)") and
+   "dynamic scaling left out" in field(r, "diagnosis"),
+   "recognised as vLLM's cos_sin_cache although the scaling is left out", r.text)
+r = check("-s", DYN, "--against", g, *PAIRS, "--start", "5632", "--engine", "llama.cpp")
+ok(r.rc == 0 and "no dynamic NTK" in field(r, "engine"),
+   "--engine llama.cpp: no dynamic NTK, the unscaled ggml table agrees", r.text)
+# HF's dynamic NTK at 6144, computed here: encode and check use the same length
+grow = 4 * 6144 / 4096 - 3
+hf = save("hf_dyn.npy", exact_cache(inv_f64(10000.0 * grow ** (D / (D - 2)), D), late))
+r = check("-s", DYN, "--against", hf, *PAIRS, "--start", "5632")
+ok(r.rc == 0, "HF dynamic NTK at sequence length 6144 agrees", r.text)
+enc = os.path.join(TMP, "enc.npy")
+e = run(EXE, "encode", "-q", "-s", DYN, "--start", "5632", "-n", "512", "-d", str(D), "--view",
+        "cos", "-o", enc)
+r = check("-s", DYN, "--against", enc, "--what", "cos", "--start", "5632")
+ok(e.rc == 0 and r.rc == 0, "check agrees with encode's own dynamic table (same length)",
+   r.text + e.err)
+
+# vLLM: one dynamic cache at max_position x factor = 16384 for every position
+bv = 10000.0 * (4 * 16384 / 4096 - 3) ** (D / (D - 2))
+v = save("vllm_dyn.npy", torch_cache(inv_f32(bv, D), P512))
+r = check("-s", DYN, "--against", v, *PAIRS)
+ok(r.rc == 3 and "dynamic NTK fixed at length" in field(r, "diagnosis") and
+   "base 135402" in field(r, "diagnosis"),
+   "vLLM's dynamic cache vs HF at length 512: named (base 135402 at 16384)", r.text)
+r = check("-s", DYN, "--against", v, *PAIRS, "--engine", "vllm")
+ok(r.rc == 0, "--engine vllm: its dynamic cache agrees", r.text)
+
+# ---- YaRN truncation ---------------------------------------------------------------------
+def yarn_inv(base, d, factor, orig, truncate, bf=32.0, bs=1.0):
+    def cd(rot):
+        return d * np.log(orig / (rot * 2 * np.pi)) / (2 * np.log(base))
+    lo, hi = cd(bf), cd(bs)
+    if truncate:
+        lo, hi = np.floor(lo), np.ceil(hi)
+    lo, hi = max(lo, 0), min(hi, d - 1)
+    ramp = np.clip((np.arange(d // 2) - lo) / (hi - lo), 0, 1)
+    inv = inv_f64(base, d)
+    return inv / factor * ramp + inv * (1 - ramp)
+
+
+YARN = "rope:layout=half,base=150000,scaling=yarn,factor=32,original=4096,truncate=0"
+att = 0.1 * np.log(32) + 1
+y = save("yarn_trunc.npy", exact_cache(yarn_inv(150000.0, 64, 32.0, 4096.0, True), P512, att))
+r = check("-s", YARN, "--against", y, "--what", "cos-sin:pairs", "-d", "64")
+ok(r.rc == 3 and "truncated" in field(r, "diagnosis"),
+   "YaRN truncated where the spec says truncate=false: named", r.text)
+r = check("-s", YARN, "--against", y, "--what", "cos-sin:pairs", "-d", "64", "--engine",
+          "llama.cpp")
+ok(r.rc == 0, "--engine llama.cpp: YaRN always truncated, agrees", r.text)
+
+# ---- LongRoPE: the factors chosen by length, and float32 factors --------------------------
+d96 = 96
+short = [1.0 + 0.0137 * i for i in range(d96 // 2)]
+long_ = [1.0 + 0.731 * i for i in range(d96 // 2)]
+LR = ("rope:layout=half,base=10000,scaling=longrope,factor=32,original=4096,"
+      "short-factor=" + "/".join(repr(x) for x in short) +
+      ",long-factor=" + "/".join(repr(x) for x in long_))
+lr_att = np.sqrt(1 + np.log(32) / np.log(4096))
+inv_long = 1.0 / (np.array(long_) * 10000.0 ** (np.arange(0, d96, 2) / d96))
+lg = save("lr_long.npy", exact_cache(inv_long, P512, lr_att))
+r = check("-s", LR, "--against", lg, "--what", "cos-sin:pairs", "-d", str(d96))
+ok(r.rc == 3 and "long factors" in field(r, "diagnosis"),
+   "LongRoPE long factors at length 512 (HF: short): named", r.text)
+r = check("-s", LR, "--against", lg, "--what", "cos-sin:pairs", "-d", str(d96), "--engine",
+          "llama.cpp")
+ok(r.rc == 0, "--engine llama.cpp: long factors by context size, agrees", r.text)
+# vLLM / HF in float32: 1 / (float32(ext) * base ** (arange / d)) with float32 factors
+e = (np.arange(0, d96, 2).astype(f32) / f32(d96)).astype(f32)
+inv_s = (f32(1) / (np.array(short, dtype=f32) * (f32(10000.0) ** e)).astype(f32)).astype(f32)
+pos = np.arange(2560, 3072)
+sh = save("lr_short_f32.npy", torch_cache(inv_s, pos, lr_att))
+r = check("-s", LR, "--against", sh, "--what", "cos-sin:pairs", "-d", str(d96), "--start",
+          "2560", "--precision", "f32")
+ok(r.rc == 0, "LongRoPE short factors as float32 numbers: agrees at --precision f32", r.text)
+
+# ---- porting mistakes of 2025-26, each from a float32 numpy cache made with that mistake -----
+PLAIN = "rope:layout=half,base=10000"
+P1024 = np.arange(1024)
+inv = inv_f32(10000.0, D)
+
+
+def mistake(name, table, needle, *extra):
+    r = check("-s", extra[0] if extra else PLAIN, "--against", save(name + ".npy", table),
+              *PAIRS)
+    ok(r.rc == 3 and needle in field(r, "diagnosis"), name + ": diagnosed as " + needle,
+       r.text)
+
+
+mistake("double", torch_cache(inv, 2 * P1024), "rotated twice")
+bf_pos = (np.asarray(P1024, dtype=f32).view(np.uint32).astype(np.uint64) + 0x7FFF +
+          ((np.asarray(P1024, dtype=f32).view(np.uint32) >> 16) & 1)) & 0xFFFF0000
+bf_pos = bf_pos.astype(np.uint32).view(f32)
+mistake("bf16_positions", torch_cache(inv, bf_pos), "positions in bfloat16")
+u = inv.view(np.uint32).astype(np.uint64)
+inv_bf = ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(f32)
+mistake("bf16_inv_freq", torch_cache(inv_bf, P1024), "inv_freq in bfloat16")
+mistake("chunks", torch_cache(inv, P1024 % 256), "restart at 0 every 256")
+inv0 = inv.copy()
+inv0[40:] = 0
+mistake("zero_freq", torch_cache(inv0, P1024), "24 pairs (the first: pair 40) never turn")
+thy = yarn_inv(10000.0, D, 4.0, 4096.0, True)
+mistake("yarn_att_derived", torch_cache(thy.astype(f32), P1024, 0.1 * np.log(4) + 1),
+        "attention factor derived from the factor",
+        "rope:layout=half,base=10000,scaling=yarn,factor=4,original=4096,attention-factor=1")
+
+# ---- two mistakes at once, found as a pair; a sin table given as cos ----------------------
+a = np.outer(2 * P1024, inv_f64(10000.0, D))
+r = check("-s", PLAIN, "--against", save("layout_double.npy", np.repeat(np.cos(a), 2, axis=1)),
+          "--what", "cos")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "interleaved layout" in diag and "rotated twice" in diag,
+   "layout and double rotation at once: both named", r.text)
+a = np.outer(P1024, inv_f64(10000.0, D))
+sn = save("sin.npy", np.sin(a))
+r = check("-s", PLAIN, "--against", sn, "--what", "cos", "-d", str(D))
+ok(r.rc == 3 and "holds sin, not cos" in field(r, "diagnosis"),
+   "a sin table given as cos: cos and sin swapped", r.text)
+r = check("-s", PLAIN, "--against", sn, "-d", str(D))
+ok("if it is meant to hold cos, cos and sin are swapped" in field(r, "read as"),
+   "recognised as sin: the report says it could be a swapped cos", r.text)
+
+# bfloat16 dumps: judged at their own precision, but a 2% amplitude is no rounding
+def bf16(x):
+    u = np.asarray(x, dtype=f32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000).astype(np.uint32).view(f32)
+
+
+cb = bf16(torch_cache(inv, P1024))
+r = check("-s", PLAIN, "--against", save("bf16_ok.npy", cb), *PAIRS)
+ok(r.rc == 0 and field(r, "reference").endswith("f32/bf16"),
+   "bf16 cache (saved as float32) agrees at its own precision by default", r.text)
+r = check("-s", PLAIN, "--against", save("bf16_amp.npy", bf16(torch_cache(inv, P1024, 1.02))),
+          *PAIRS)
+ok(r.rc == 3 and "1.02" in field(r, "diagnosis"),
+   "bf16 cache with cos and sin 2% too large: not taken for rounding, amplitude fitted",
+   r.text)
+
+# proportional RoPE (Gemma 4): HF's denominator is the head width; a port that divides by the
+# rotated width (proportion x head) turns its pairs too slowly
+PROP = "rope:layout=half,base=1000000,scaling=proportional,proportion=0.25"
+h512 = 512
+turning = int(0.25 * h512 // 2)
+th_bad = np.zeros(h512 // 2)
+th_bad[:turning] = 1.0 / 1000000.0 ** (np.arange(0, 2 * turning, 2) / (2 * turning))
+a = np.outer(P512, th_bad)
+r = check("-s", PROP, "--against", save("prop_denom.npy", np.concatenate(
+    [np.cos(a), np.cos(a)], axis=1)), "--what", "cos", "-d", str(h512))
+ok(r.rc == 3 and "proportional denominator" in field(r, "diagnosis"),
+   "proportional RoPE with the rotated width as denominator: named", r.text)
+
+# the length rule: check agrees with encode's own LongRoPE table (issue: 2.38 before)
+enc = os.path.join(TMP, "phi.npy")
+e = run(EXE, "encode", "-q", "-s", "model:phi-3-mini-128k", "-n", "8192", "--view", "cos",
+        "-o", enc)
+r = check("-s", "model:phi-3-mini-128k", "--against", enc, "--what", "cos")
+ok(e.rc == 0 and r.rc == 0 and "8192" in field(r, "length"),
+   "check agrees with encode -s model:phi-3-mini-128k -n 8192 (long factors at 8192)",
+   r.text + e.err)
+
+# a float32 table of a scheme without a float32 model (sinusoidal, as Vaswani et al.'s
+# PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(...)): rounding of its angles
+# bounded by the largest position; a mistake is still found
+d64 = 64
+w = (f32(1) / (f32(10000.0) ** (np.arange(0, d64, 2).astype(f32) / f32(d64)))).astype(f32)
+ang = np.outer(P1024.astype(f32), w).astype(f32)
+pe = np.empty((1024, d64), dtype=f32)
+pe[:, 0::2], pe[:, 1::2] = np.sin(ang), np.cos(ang)
+r = check("-s", "sinusoidal", "--against", save("sin_f32.npy", pe), "--what", "table")
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+   "float32 sinusoidal table agrees up to float32 rounding by default", r.text)
+r = check("-s", "sinusoidal", "--against", save("sin_f32_off.npy", pe), "--what", "table",
+          "--start", "1")
+ok(r.rc == 3, "float32 sinusoidal table one position off still disagrees", r.text)
+
+# llama.cpp's interleaved M-RoPE (Qwen3-VL, sections 24/20/20): text tokens get position 0
+# on pairs 61-62, which fall outside 3 x its h and w sections (the 4th, e, axis)
+pos = np.arange(100000, 100512)
+ts = f32(5e6) ** (f32(-2.0) / f32(D))
+theta = pos.astype(f32)
+ang = np.empty((len(pos), D // 2), dtype=f32)
+for i in range(D // 2):
+    ang[:, i] = 0 if i in (61, 62) else theta
+    theta = (theta * ts).astype(f32)
+q3 = save("q3vl.npy", np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32))
+r = check("-s", "rope:layout=half,base=5000000", "--against", q3, *PAIRS, "--start", "100000")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag and "ggml" in diag,
+   "Qwen3-VL text in llama.cpp: pairs 61-62 at position 0 named, on ggml's float32 path",
+   r.text)
+
+# one length for the same spec in model and freqs (no positions: the original context,
+# the state transformers builds at load time)
+for spec, want in (("model:phi-3-mini-128k", 4096), (DYN, 4096)):
+    m = run(EXE, "model", "-q", spec, "-o", "-")
+    mlen = [ln.split(",")[2] for ln in m.text.splitlines() if ",length," in ln]
+    fr = run(EXE, "freqs", "-s", spec, "-o", os.path.join(TMP, "fr.csv"))
+    ok(m.rc == 0 and fr.rc == 0 and mlen and float(mlen[0]) == want and
+       ("at length %d" % want) in fr.err,
+       "model and freqs evaluate %s at the same length %d" % (spec.split(",")[0], want),
+       m.text + fr.err)
+
+# a float16 model's cache saved as float32: judged as float32 angles stored in float16
+c16 = torch_cache(inv, P1024).astype(np.float16).astype(f32)
+r = check("-s", PLAIN, "--against", save("f16_cache.npy", c16), *PAIRS)
+ok(r.rc == 0 and field(r, "reference").endswith("f32/f16"),
+   "float16 cache saved as float32 agrees at its own precision (f32/f16)", r.text)
+
+# a fast sin/cos without range reduction (degree-9 Taylor series): right for small angles only
+a = np.outer(P1024.astype(f32), inv).astype(f32).astype(np.float64)
+fast = np.concatenate([1 - a**2 / 2 + a**4 / 24 - a**6 / 720 + a**8 / 40320,
+                       a - a**3 / 6 + a**5 / 120 - a**7 / 5040 + a**9 / 362880], axis=1)
+r = check("-s", PLAIN, "--against", save("fast_sincos.npy", fast.astype(f32)), *PAIRS)
+ok(r.rc == 3 and "fast sin/cos" in field(r, "diagnosis"),
+   "sin/cos right only below some angle: a fast sin/cos past its range", r.text)
+
+# relative errors only where the value is not near 0 (cos and sin pass through it)
+r = check("-s", "rope:layout=half,base=500000", "--against", save("far.npy",
+          ggml_cache(500000.0, D, far)), *PAIRS, "--start", "1000000", "--tol", "1e-9")
+ab = float(field(r, "max abs error").split()[0])
+rel = float(field(r, "max rel error").split()[0])
+ok(r.rc == 3 and rel <= 10 * ab + 1e-12,
+   "max rel error over |value| > 0.1 only: at most 10 x the abs error", r.text)
+
+done()

@@ -1,0 +1,342 @@
+"""The Python package against the program (the same arguments' NPY, CSV and figures) and against
+independent numpy formulas (doc/conventions.md). Run by tests/python/run.py, which names the
+program in $POSENC and the native library in $POSENC_PYTHON_LIBRARY."""
+import doctest
+import errno
+import io
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import posenc
+
+POSENC = os.environ["POSENC"]
+README = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+
+
+def cli(tmp_path, *args):
+    """The program's output file for ARGS (the last argument is the file name)."""
+    out = tmp_path / args[-1]
+    subprocess.run([POSENC, *args[:-1], "-q", "-o", str(out)], check=True, cwd=tmp_path)
+    return out.read_bytes()
+
+
+def npy_bytes(a):
+    buf = io.BytesIO()
+    np.save(buf, a)
+    return buf.getvalue()
+
+
+def test_done_means_shape():
+    a = posenc.encode("rope:scaling=llama3,base=500000", n=4, d=8)
+    assert a.shape == (4, 8) and a.dtype == np.float64
+    a[0, 0] = 2.0  # an ordinary, writable array
+    assert a.flags.writeable and a.flags.aligned and a.flags.c_contiguous
+
+
+@pytest.mark.parametrize("call, args", [
+    (lambda: posenc.encode("rope:scaling=llama3,base=500000", n=64, d=16),
+     ("encode", "-s", "rope:scaling=llama3,base=500000", "-n", "64", "-d", "16")),
+    (lambda: posenc.encode("rope:layout=half", n=33, d=10, view="sin", start=5),
+     ("encode", "-s", "rope:layout=half", "--view", "sin", "-n", "33", "-d", "10", "--start", "5")),
+    (lambda: posenc.encode("sinusoidal:freq=t2t,layout=blocks", n=7, d=9, dtype="f32"),
+     ("encode", "-s", "sinusoidal:freq=t2t,layout=blocks", "-n", "7", "-d", "9", "--dtype", "f32")),
+    (lambda: posenc.distance("sinusoidal", n=40, d=12, metric="cosine"),
+     ("distance", "-s", "sinusoidal", "-n", "40", "-d", "12", "--metric", "cosine")),
+    (lambda: posenc.corr("learned:seed=3", n=20, d=8),
+     ("corr", "-s", "learned:seed=3", "-n", "20", "-d", "8")),
+    (lambda: posenc.profile(n=30, d=8, at=[0, 7, 29]),
+     ("profile", "-n", "30", "-d", "8", "--at", "0,7,29")),
+    (lambda: posenc.scatter("rope", n=12, d=8),
+     ("scatter", "-s", "rope", "-n", "12", "-d", "8")),
+    (lambda: posenc.decay("rope", base=[10000, 500000], d=64, max_offset=50, bound=True),
+     ("decay", "-s", "rope", "--base", "10000,500000", "-d", "64", "--max-offset", "50", "--bound")),
+    (lambda: posenc.bias("alibi:heads=6", n=9), ("bias", "-s", "alibi:heads=6", "-n", "9")),
+    (lambda: posenc.bias("t5:bidirectional=0", n=20), ("bias", "-s", "t5:bidirectional=0", "-n", "20")),
+    (lambda: posenc.precision("rope", n=100, d=16, precision=["f32", "bf16"]),
+     ("precision", "-s", "rope", "-n", "100", "-d", "16", "--precision", "f32,bf16")),
+])
+def test_npy_identical_to_the_program(tmp_path, call, args):
+    assert npy_bytes(call()) == cli(tmp_path, *args, "x.npy")
+
+
+def test_sinusoidal_closed_form():
+    n, d, base = 50, 16, 10000.0
+    got = posenc.encode("sinusoidal", n=n, d=d)
+    p = np.arange(n, dtype=np.float64)[:, None]
+    k = np.arange(d // 2, dtype=np.float64)[None, :]
+    angle = p / base ** (2 * k / d)  # Vaswani et al. 3.5: PE(p, 2k) = sin(p / 10000^(2k/d))
+    want = np.empty((n, d))
+    want[:, 0::2] = np.sin(angle)
+    want[:, 1::2] = np.cos(angle)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_rope_cos_from_inv_freq():
+    # HF LlamaRotaryEmbedding: inv_freq = 1 / base**(arange(0, d, 2) / d); emb = cat(freqs, freqs)
+    n, d, base = 300, 32, 500000.0
+    inv_freq = 1.0 / base ** (np.arange(0, d, 2, dtype=np.float64) / d)
+    freqs = np.outer(np.arange(n, dtype=np.float64), inv_freq)
+    emb = np.concatenate([freqs, freqs], axis=1)
+    np.testing.assert_allclose(posenc.encode("rope:layout=half,base=500000", n=n, d=d, view="cos"),
+                               np.cos(emb), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(posenc.encode("rope:layout=half,base=500000", n=n, d=d, view="sin"),
+                               np.sin(emb), rtol=0, atol=1e-12)
+
+
+def test_learned_table_distance_matches_numpy_and_program(tmp_path):
+    table = np.random.default_rng(7).normal(0, 0.02, size=(48, 24)).astype(np.float32)
+    got = posenc.distance(table)
+    t = table.astype(np.float64)
+    want = np.sqrt(((t[:, None, :] - t[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    np.save(tmp_path / "wpe.npy", table)
+    assert npy_bytes(got) == cli(tmp_path, "distance", "-s", "file:path=wpe.npy", "wpe-d.npy")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16])
+def test_tables_from_memory_every_float(dtype):
+    table = np.random.default_rng(1).normal(size=(12, 6)).astype(dtype)
+    assert np.array_equal(posenc.encode(table), table.astype(np.float64))
+    # Views are read through their strides, not copied first.
+    view = table[::3, ::-2]
+    assert np.array_equal(posenc.encode(view), view.astype(np.float64))
+
+
+def test_bfloat16_bits():
+    x = np.random.default_rng(2).normal(size=(5, 4)).astype(np.float32)
+    bits = (x.view(np.uint32) >> 16).astype(np.uint16)  # truncation: exactly representable
+    want = (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    assert np.array_equal(posenc.encode(bits, bfloat16=True), want)
+    with pytest.raises(ValueError, match="bfloat16=True"):
+        posenc.encode(bits)
+
+
+def test_bad_tables():
+    with pytest.raises(ValueError, match="2-D"):
+        posenc.encode(np.zeros((2, 3, 4)))
+    with pytest.raises(ValueError, match="dtype"):
+        posenc.encode(np.zeros((2, 3), dtype=np.int32))
+    bad = np.zeros((4, 3))
+    bad[2, 1] = np.nan
+    with pytest.raises(ValueError, match="value nan at row 2, column 1"):
+        posenc.distance(bad)
+
+
+def test_freqs_columns_exact(tmp_path):
+    cols = posenc.freqs("rope:scaling=llama3,base=500000", d=128, frame=False)
+    text = cli(tmp_path, "freqs", "-s", "rope:scaling=llama3,base=500000", "-d", "128", "f.csv").decode()
+    lines = text.strip().splitlines()
+    assert list(cols) == lines[0].split(",")
+    for j, name in enumerate(cols):
+        want = [float(r.split(",")[j]) for r in lines[1:]]
+        assert np.array_equal(cols[name], np.array(want)), name
+    theta = 500000.0 ** (-np.arange(0, 128, 2) / 128)
+    np.testing.assert_allclose(cols["theta"], theta, rtol=1e-15)
+    np.testing.assert_allclose(cols["wavelength"], 2 * np.pi / theta, rtol=1e-15)
+
+
+def test_freqs_dataframe_with_pandas(tmp_path):
+    pd = pytest.importorskip("pandas")
+    df = posenc.freqs("rope", d=16)
+    want = pd.read_csv(io.BytesIO(cli(tmp_path, "freqs", "-s", "rope", "-d", "16", "f.csv")),
+                       float_precision="round_trip")
+    pd.testing.assert_frame_equal(df, want)
+
+
+def test_alibi_closed_form():
+    b = posenc.bias("alibi:heads=8", n=6)
+    assert b.shape == (8, 6, 6)
+    i, j = np.meshgrid(np.arange(6), np.arange(6), indexing="ij")
+    for h in range(8):
+        m = 2.0 ** -(h + 1)  # Press et al.: slopes 2^(-8/H), 2^(-16/H), ... for H = 8
+        want = np.where(j <= i, -m * (i - j), -np.inf)
+        assert np.array_equal(b[h], want)
+
+
+def test_decay_sinusoidal_closed_form():
+    d, base = 32, 10000.0
+    got = posenc.decay("sinusoidal", d=d, max_offset=40)
+    w = base ** (-2 * np.arange(d // 2) / d)
+    want = np.cos(np.outer(np.arange(41), w)).sum(1)
+    np.testing.assert_allclose(got[:, 0], want, rtol=0, atol=1e-12)
+
+
+def test_model_groups():
+    m = posenc.model("model:gemma-3-27b")
+    assert [g.name for g in m.groups] == ["local", "global"]
+    assert m.facts["layers"] == 62
+    assert m.group("local")["head_dim"] == 128
+    assert m.group("global")["base"] == 1000000
+    assert repr(m).startswith("model:gemma-3-27b: model_type gemma3_text")
+
+
+def test_check_agree_and_disagree():
+    n, d = 64, 16
+    inv_freq = 1.0 / 10000.0 ** (np.arange(0, d, 2) / d)
+    freqs = np.outer(np.arange(n), inv_freq)
+    cos_half = np.cos(np.concatenate([freqs, freqs], axis=1))
+    ok = posenc.check("rope:layout=half", cos_half)
+    assert ok.agree and ok.verdict == "agree" and ok.diagnosis is None
+    assert ok.errors.shape[0] == n
+    assert "verdict:        agree" in repr(ok)
+    # The same cache checked as the interleaved layout: posenc names the mistake.
+    bad = posenc.check("rope", cos_half.astype(np.float32))
+    assert not bad and bad.verdict == "disagree" and bad.status == 3
+    assert "layout" in bad.diagnosis
+    assert repr(bad).splitlines()[0].startswith("against:        array (")
+    assert bad.errors[:, 0].max() > 0.1
+
+
+def test_figures(tmp_path):
+    fig = posenc.plot("distance", "sinusoidal", n=64, d=16)
+    png = fig._repr_png_()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big") == (640, 480)
+    assert png == cli(tmp_path, "distance", "-s", "sinusoidal", "-n", "64", "-d", "16", "d.png")
+    assert "<svg" in fig._repr_svg_()
+    fig.save(tmp_path / "d.pdf")
+    assert (tmp_path / "d.pdf").read_bytes()[:5] == b"%PDF-"
+    small = posenc.plot("decay", ["rope", np.ones((20, 8))], d=8, width="3.5in", dpi=200)
+    png = small.png()
+    assert int.from_bytes(png[16:20], "big") == 700
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="scheme 'rope:bogus=1'"):
+        posenc.encode("rope:bogus=1")
+    with pytest.raises(ValueError, match="option '-n'"):
+        posenc.encode(n="12x")
+    with pytest.raises(MemoryError, match="more than the memory budget of 16.0 MiB"):
+        posenc.distance("sinusoidal", n=100000, d=8, max_memory="16M")
+    with pytest.raises(OSError) as e:
+        posenc.encode("file:path=/nonexistent/wpe.npy")
+    assert e.value.errno == errno.ENOENT and "'/nonexistent/wpe.npy'" in str(e.value)
+
+
+def test_in_process_runs_agree():
+    before = posenc._native._fork
+    posenc.set_fork(False)
+    try:
+        a = posenc.corr("learned", n=30, d=8)
+        with pytest.raises(ValueError):
+            posenc.encode("nosuch")
+    finally:
+        posenc.set_fork(before)
+    assert npy_bytes(a) == npy_bytes(posenc.corr("learned", n=30, d=8))
+
+
+FORKED = os.environ.get("POSENC_PYTHON_FORK", "1") != "0"
+
+
+@pytest.mark.skipif(not FORKED, reason="in-process runs (POSENC_PYTHON_FORK=0) end before Ctrl-C")
+def test_ctrl_c_stops_a_long_run():
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        posenc.precision("rope", n=10**9, d=128)  # minutes of work
+    assert time.monotonic() - start < 10
+
+
+@pytest.mark.skipif(not FORKED, reason="a long run, left out of the in-process (leak) run")
+def test_the_gil_is_free_during_a_run():
+    ticks = []
+    result = []
+    t = threading.Thread(target=lambda: result.append(posenc.precision("rope", n=5 * 10**5, d=64)))
+    t.start()
+    while t.is_alive():
+        ticks.append(1)
+        time.sleep(0.001)
+    t.join()
+    assert result and len(ticks) > 20
+
+
+def test_help_shows_docstrings():
+    assert "The encoding matrix" in posenc.encode.__doc__
+    text = io.StringIO()
+    import pydoc
+    text.write(pydoc.render_doc(posenc.encode, renderer=pydoc.plaintext))
+    assert "bit for bit" in text.getvalue()
+
+
+def test_version_is_the_program_s():
+    out = subprocess.run([POSENC, "--version"], capture_output=True, text=True).stdout
+    assert out.strip() == "posenc " + posenc.__version__
+
+
+def test_readme_from_python(tmp_path, monkeypatch):
+    text = open(README, encoding="utf-8").read()
+    section = text.split("## From Python", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```pycon\n(.*?)```", section, re.S)
+    assert blocks, "the README's 'From Python' section has no pycon block"
+    monkeypatch.chdir(tmp_path)
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for i, block in enumerate(blocks):
+        test = parser.get_doctest(block, {"__name__": "readme"}, "README From Python %d" % i, README, 0)
+        runner.run(test, out=lambda s: print(s, end=""))
+    assert runner.failures == 0 and runner.tries > 0
+
+
+def test_run_any_command_line(tmp_path):
+    # Sinusoidal distances are streamed from the offset kernel (lib/io/write_offset.c), also
+    # into memory, where the stream has no file descriptor.
+    r = posenc.run("distance", "-n", "40", "-d", "12", "-o", "d.csv")
+    assert r.status == 0 and r.stderr == "posenc: wrote d.csv (40 x 40 table)\n"
+    assert bytes(r.files["d.csv"]) == cli(tmp_path, "distance", "-n", "40", "-d", "12", "d.csv")
+    t = np.arange(12.0).reshape(4, 3)
+    r = posenc.run("encode", "-s", "file:path=mine", "-o", "-", tables={"mine": t})
+    assert r.stdout.splitlines()[2] == "1,3,4,5"
+    r = posenc.run("encode", "-s", "nosuch")
+    assert r.status == 2 and r.stderr.startswith("posenc: error: ")
+
+
+def test_tables_count_against_the_budget():
+    table = np.zeros((1000, 1000), dtype=np.float32)
+    with pytest.raises(MemoryError, match=r"'array': the 1000 x 1000 table needs 7.6 MiB as float64, "
+                                          r"more than the limit of 1.0 MiB"):
+        posenc.encode(table, max_memory="1M")
+
+
+@pytest.mark.skipif(not FORKED, reason="in-process runs convert the table in this process")
+def test_a_table_is_not_copied_by_python():
+    import tracemalloc
+    table = np.ones((2000, 2000), dtype=np.float32)[::2, ::-1]  # a strided view of 8 MB
+    tracemalloc.start()
+    try:
+        out = posenc.encode(table)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.shape == (1000, 2000) and out[0, 0] == 1.0
+    assert peak < 1 << 20, peak  # neither a contiguous copy nor the float64 table: read in place
+
+
+@pytest.mark.parametrize("command, spec, kw, args", [
+    ("encode", "rope", dict(n=64, d=16, view="cos"), ["-s", "rope", "-n", "64", "-d", "16", "--view", "cos"]),
+    ("corr", "sinusoidal:base=10", dict(n=32, d=8, cmap="magma"),
+     ["-s", "sinusoidal:base=10", "-n", "32", "-d", "8", "--cmap", "magma"]),
+    ("scatter", "sinusoidal", dict(n=24, d=8, style="slides"), ["-n", "24", "-d", "8", "--style", "slides"]),
+    ("profile", "sinusoidal", dict(n=64, d=8, at=[0, 32], size="4inx3in", dpi=80),
+     ["-n", "64", "-d", "8", "--at", "0,32", "--size", "4inx3in", "--dpi", "80"]),
+    ("decay", "rope", dict(base=[10000, 500000], d=32, max_offset=64, bound=True, title="Decay"),
+     ["-s", "rope", "--base", "10000,500000", "-d", "32", "--max-offset", "64", "--bound", "--title", "Decay"]),
+    ("freqs", "rope:scaling=yarn,factor=4,original=4096", dict(d=64, font_size=12),
+     ["-s", "rope:scaling=yarn,factor=4,original=4096", "-d", "64", "--font-size", "12"]),
+    ("bias", "alibi:heads=4", dict(n=16, width=500), ["-s", "alibi:heads=4", "-n", "16", "--width", "500"]),
+    ("compare", ["sinusoidal", "rope"], dict(n=32, d=16, style="paper"),
+     ["-s", "sinusoidal", "-s", "rope", "-n", "32", "-d", "16", "--style", "paper"]),
+    ("precision", "rope", dict(n=2000, d=16, precision=["f32", "bf16"]),
+     ["-s", "rope", "-n", "2000", "-d", "16", "--precision", "f32,bf16"]),
+    ("model", "model:llama-3.1-8b", {}, ["-s", "model:llama-3.1-8b"]),
+    ("encode", "sinusoidal", dict(n=40, d=16, raw=True), ["-n", "40", "-d", "16", "--raw"]),
+])
+def test_every_figure_is_the_program_s(tmp_path, command, spec, kw, args):
+    assert posenc.plot(command, spec, **kw).png() == cli(tmp_path, command, *args, "f.png")
