@@ -201,9 +201,22 @@ static int draw(struct run *r)
 	int rc = 0;
 	for (unsigned k = 0; k < l->count && st == PE_OK && one_row; k++)
 		st = pe_figure_set_col_title(fig, k, titles[l->order[k]]);
+	/* Schemes of different widths (several models) say each one's in their labels. */
+	char labels[MAX_SCHEMES][192];
+	bool mixed = false;
+	for (size_t i = 1; i < r->count; i++)
+		mixed |= r->data[i].v.vec.d != r->data[0].v.vec.d;
+	for (size_t i = 0; i < r->count; i++) {
+		const char *lb = cli_width_label(cli_short_label(r->schemes[i]), r->data[i].v.vec.d,
+		                                 mixed, labels[i], sizeof(labels[i]));
+		if (lb != labels[i])
+			snprintf(labels[i], sizeof(labels[i]), "%s", lb);
+	}
 	for (size_t i = 0; i < r->count && st == PE_OK && l->count; i++) {
 		struct compare_data *sd = &r->data[i];
 		const struct pe_vectors *v = &sd->v.vec;
+		/* a row label has no room for the width beside a long name (it would end in an
+		 * ellipsis): the title and the legend say the widths, the encoding's axis too */
 		st = pe_figure_set_row_label(fig, (unsigned)(i * l->rows),
 		                             cli_short_label(r->schemes[i]));
 		/* The encoding's rows streamed to the engine, which averages them. */
@@ -309,7 +322,7 @@ static int draw(struct run *r)
 			for (size_t k = 0; k < c->len; k++)
 				c->y[k] /= d0;
 		}
-		st = pe_panel_add_line(bottom, cli_short_label(r->schemes[i]), c->x, c->y, c->len);
+		st = pe_panel_add_line(bottom, labels[i], c->x, c->y, c->len);
 	}
 	/* A curve at every offset may cost too much (a table's mean over pairs, or
 	 * beyond 10^7 offsets): every s-th, said. */

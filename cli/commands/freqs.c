@@ -11,26 +11,38 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "figures/wavelength_figure.h"
+#include "shared/contexts.h"
+#include "shared/csv_cells.h"
+#include "shared/model_spec.h"
 #include "shared/output.h"
 #include "shared/vectors.h"
+
+#define MAX_SCHEMES 16
 
 enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_TRAIN_LENGTH };
 
 static const char help[] =
-        "Usage: posenc freqs [-s SPEC] [-d D] [--length L] [--train-length T] [-o FILE]\n"
+        "Usage: posenc freqs [-s SPEC]... [-d D] [--length L] [--train-length T] [-o FILE]\n"
         "\n"
-        "One row per (sin, cos) pair i (column 'pair'): theta (unscaled angular frequency),\n"
-        "wavelength (2 pi / theta), then per RoPE scaling variant NAME_theta (scaled) and\n"
-        "NAME_ratio (scaled / unscaled), as Hugging Face modeling_rope_utils computes them.\n"
-        "Variants: a rope spec with scaling=X shows that scaling with its keys; plain rope\n"
-        "shows linear, dynamic and yarn (factor 4, original 4096) and llama3 (factor 8,\n"
-        "low 1, high 4, original 8192); longrope needs its factor lists in the spec.\n"
-        "Sinusoidal tables have theta and wavelength only. On stderr: each variant's\n"
-        "attention factor (and effective base, YaRN's low/high) and the critical dimension\n"
-        "2 ceil((d/2) log_base(T/2pi)) of Liu et al. for the training length T.\n"
+        "The frequency of every (sin, cos) pair, as Hugging Face modeling_rope_utils\n"
+        "computes it, for up to 16 schemes or models, each at its own width. CSV: one long\n"
+        "table, the same columns whatever the scaling: model, group, d, d_rot, pair,\n"
+        "theta (unscaled angular frequency), wavelength (2 pi / theta), scaling, factor,\n"
+        "scaled_theta, scaled_wavelength, ratio (scaled / unscaled) and regime (kept,\n"
+        "ramped, interpolated; rescaled for LongRoPE, static for pairs at frequency 0).\n"
+        "A rope spec with scaling=X gives that scaling with its keys; plain rope gives a\n"
+        "row per pair for each of linear, dynamic and yarn (factor 4, original 4096) and\n"
+        "llama3 (factor 8, low 1, high 4, original 8192); a model or sinusoidal table its\n"
+        "own frequencies (scaling none when it has no scaling). On stderr: each variant's\n"
+        "attention factor (and effective base, YaRN's low/high) and, when a training\n"
+        "length T is known (a model's, a scaling's original or --train-length), the\n"
+        "critical dimension 2 ceil((d/2) log_base(T/2pi)) of Liu et al.\n"
         "Figure (.png .svg .pdf): the wavelength per pair on a log axis, unscaled and per\n"
         "variant, with the training length, the critical pair and YaRN's low and high pairs\n"
-        "marked; below, each variant's frequency over the unscaled one.\n"
+        "marked; below, each variant's frequency over the unscaled one. With several\n"
+        "schemes, their wavelengths on shared axes, then one panel each with its training\n"
+        "and extended context and critical pair marked.\n"
         "\n"
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
@@ -38,14 +50,14 @@ static const char help[] =
         "                         the reference builds at load time, as posenc model; 16384\n"
         "                         for the default dynamic variant]\n"
         "      --train-length T   training length of the critical dimension [default: a\n"
-        "                         model's training context, the scaling's original, 4096]\n"
+        "                         model's training context, the scaling's original; none]\n"
         "%s"
         "\n"
         "Defaults: -s rope -d 128 -o freqs.png\n"
-        "Example: posenc freqs -s rope:base=500000,scaling=llama3 -o llama31.csv\n";
+        "Example: posenc freqs -s model:llama-3.1-8b -s model:phi-3-mini-128k -o x.csv\n";
 
 static void report(const struct cli_common *o, const struct pe_scheme *s,
-                   const struct pe_freq_table *t)
+                   const struct pe_freq_table *t, int several)
 {
 	for (size_t k = 0; k < t->n_variants; k++) {
 		const struct pe_freq_variant *v = &t->variants[k];
@@ -60,9 +72,12 @@ static void report(const struct cli_common *o, const struct pe_scheme *s,
 		if (v->type == PE_ROPE_SCALING_YARN)
 			snprintf(extra, sizeof(extra), ", low %g, high %g", v->info.yarn_low,
 			         v->info.yarn_high);
-		cli_note(o->quiet,
-		         "%s: factor %g, original %g: attention factor %.8g (logits x%.8g)%s",
-		         pe_rope_scaling_name(v->type), v->factor, v->original, a, a * a, extra);
+		char original[48] = "";
+		if (v->type != PE_ROPE_SCALING_LINEAR && v->type != PE_ROPE_SCALING_PROPORTIONAL)
+			snprintf(original, sizeof(original), ", original %g", v->original);
+		cli_note(o->quiet, "%s%s%s: factor %g%s: attention factor %.8g (logits x%.8g)%s",
+		         several ? s->label : "", several ? ": " : "",
+		         pe_rope_scaling_name(v->type), v->factor, original, a, a * a, extra);
 	}
 	if (t->has_critical_dim)
 		cli_note(o->quiet, "%s: critical dimension %zu of %zu for training length %g",
@@ -212,6 +227,117 @@ static int parse_own(void *ctx, int opt, const char *arg)
 	return rc;
 }
 
+/* One scheme of the table: its width, contexts and frequency table. */
+struct entry {
+	struct pe_scheme *s;
+	struct cli_model_info info;
+	size_t d;
+	struct cli_contexts ctx;
+	struct pe_freq_table *t;
+};
+
+/* The model column: a model's name, else the scheme's label. */
+static const char *model_name(const struct entry *e)
+{
+	return e->info.model[0] ? e->info.model : cli_short_label(e->s);
+}
+
+/* One long table: a row per scheme, scaling variant and pair; the same columns always. */
+static void write_rows(FILE *f, const struct entry *e)
+{
+	const struct pe_freq_table *t = e->t;
+	size_t pairs = t->values->rows, cols = t->values->cols;
+	size_t nv = t->n_variants ? t->n_variants : 1;
+	for (size_t k = 0; k < nv; k++) {
+		const struct pe_freq_variant *v = t->n_variants ? &t->variants[k] : NULL;
+		for (size_t i = 0; i < pairs; i++) {
+			const double *row = t->values->data + i * cols;
+			double theta = row[0];
+			double scaled = v ? row[2 + 2 * k] : theta,
+			       ratio = v ? row[3 + 2 * k] : 1.0;
+			cli_csv_text(f, model_name(e), 1);
+			cli_csv_text(f, e->info.model[0] ? e->info.group : "", 0);
+			cli_csv_num(f, (double)e->d, 0);
+			cli_csv_num(f, (double)t->d_pairs, 0);
+			cli_csv_num(f, (double)i, 0);
+			cli_csv_num(f, theta, 0);
+			cli_csv_num(f, row[1], 0);
+			cli_csv_text(f, v ? pe_rope_scaling_name(v->type) : "none", 0);
+			cli_csv_num(f, v ? v->factor : 1.0, 0);
+			cli_csv_num(f, scaled, 0);
+			cli_csv_num(f, scaled > 0.0 ? TWO_PI / scaled : INFINITY, 0);
+			cli_csv_num(f, ratio, 0);
+			cli_csv_text(f,
+			             v ? pe_pair_regime_name(pe_pair_regime(v, ratio))
+			               : pe_pair_regime_name(PE_REGIME_KEPT),
+			             0);
+			fputc('\n', f);
+		}
+	}
+}
+
+static int write_csv(const struct cli_common *o, const char *path, const struct entry *e,
+                     size_t count)
+{
+	struct cli_file file;
+	int rc = cli_file_open(&file, path);
+	if (rc)
+		return rc;
+	fputs("model,group,d,d_rot,pair,theta,wavelength,scaling,factor,scaled_theta,"
+	      "scaled_wavelength,ratio,regime\n",
+	      file.f);
+	size_t rows = 0;
+	for (size_t i = 0; i < count; i++) {
+		write_rows(file.f, &e[i]);
+		rows += e[i].t->values->rows * (e[i].t->n_variants ? e[i].t->n_variants : 1);
+	}
+	rc = cli_file_commit(&file);
+	if (!rc) {
+		char what[96];
+		snprintf(what, sizeof(what), "%zu x 13 table, %zu scheme%s", rows, count,
+		         count == 1 ? "" : "s");
+		cli_report_written(o, path, what);
+	}
+	return rc;
+}
+
+/* The table of one scheme at its width; @train > 0: the training length to use. */
+static int build(const struct cli_common *o, const struct pe_freqs_options *fo_in, struct entry *e)
+{
+	const struct pe_scheme *s = e->s;
+	if (!pe_scheme_has(s, PE_CAP_FREQS))
+		return cli_usage_error(
+		        "scheme '%s' has no frequencies: freqs covers sinusoidal and "
+		        "rope",
+		        s->canonical);
+	/* At most 5 variants (plain rope: 4) of 2 columns next to theta and
+	 * wavelength, one row per pair, and two work columns of d. */
+	char what[96];
+	snprintf(what, sizeof(what), "the frequency table of d=%zu", e->d);
+	double bytes = ((double)e->d / 2.0 + 1.0) * 12.0 * 8.0 + 2.0 * (double)e->d * 8.0;
+	int rc = cli_check_memory(o, bytes, what, "choose a smaller width (-d)");
+	if (rc)
+		return rc;
+	struct pe_freqs_options fo = *fo_in;
+	e->ctx = cli_contexts_of(s, &e->info, fo_in->train_length);
+	fo.train_length = e->ctx.train;
+	const char *why = NULL;
+	enum pe_status st = pe_encode_check(s, e->d, PE_VIEW_DEFAULT, &why);
+	if (st == PE_OK)
+		st = pe_freq_table_create(s, e->d, &fo, &e->t);
+	if (st == PE_ENOMEM)
+		return cli_error("the frequency table: out of memory");
+	if (st != PE_OK)
+		return cli_usage_error(
+		        "scheme '%s' with d=%zu: %s", s->canonical, e->d,
+		        why ? why
+		        : s->scaling.type == PE_ROPE_SCALING_LONGROPE
+		                ? "longrope needs long-factor and short-factor lists of "
+		                  "d_rot/2 positive numbers"
+		                : pe_status_str(st));
+	return 0;
+}
+
 int cmd_freqs(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -225,70 +351,59 @@ int cmd_freqs(int argc, char **argv)
 	                        &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
-	if (!fo.train_length && o.model_train > 0)
-		fo.train_length = o.model_train; /* a model's own training context */
 	if (o.n || o.start)
 		return cli_usage_error("options '-n' and '--start' do not apply to a frequency "
 		                       "table (its rows are pairs)");
 
 	struct pe_scheme **schemes;
+	struct cli_model_info *info;
 	size_t count;
-	if ((rc = cli_schemes(&o, "rope", 1, &schemes, &count)))
+	if ((rc = cli_schemes_models(&o, "rope", MAX_SCHEMES, &schemes, &count, &info)))
 		return rc;
-	const struct pe_scheme *s = schemes[0];
-	size_t d = cli_scheme_width(&o, s, 128);
+	struct entry e[MAX_SCHEMES];
+	memset(e, 0, sizeof(e));
 	char buf[64];
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
-	enum cli_format format;
-	struct pe_freq_table *t = NULL;
-	if (!pe_scheme_has(s, PE_CAP_FREQS))
-		rc = cli_usage_error("scheme '%s' has no frequencies: freqs covers sinusoidal and "
-		                     "rope",
-		                     s->canonical);
-	if (!rc)
-		rc = cli_output_format(&o, path, &format);
+	enum cli_format format = CLI_FORMAT_CSV;
+	rc = cli_output_format(&o, path, &format);
 	if (!rc && cli_format_is_figure(format)) {
 		if (o.raw)
 			rc = cli_usage_error("option '--raw': freqs draws curves, not a heatmap");
 		else
 			rc = cli_figure_check_options(&o);
 	}
-	if (!rc) {
-		/* At most 5 variants (plain rope: 4) of 2 columns next to theta and
-		 * wavelength, one row per pair, and two work columns of d. */
-		char what[96];
-		snprintf(what, sizeof(what), "the frequency table of d=%zu", d);
-		double bytes = ((double)d / 2.0 + 1.0) * 12.0 * 8.0 + 2.0 * (double)d * 8.0;
-		rc = cli_check_memory(&o, bytes, what, "choose a smaller width (-d)");
-	}
-	if (!rc) {
-		const char *why = NULL;
-		enum pe_status st = pe_encode_check(s, d, PE_VIEW_DEFAULT, &why);
-		if (st == PE_OK)
-			st = pe_freq_table_create(s, d, &fo, &t);
-		if (st == PE_ENOMEM)
-			rc = cli_error("the frequency table: out of memory");
-		else if (st != PE_OK)
-			rc = cli_usage_error(
-			        "scheme '%s' with d=%zu: %s", s->canonical, d,
-			        why ? why
-			        : s->scaling.type == PE_ROPE_SCALING_LONGROPE
-			                ? "longrope needs long-factor and short-factor lists of "
-			                  "d_rot/2 positive numbers"
-			                : pe_status_str(st));
+	if (!rc && format == CLI_FORMAT_NPY && count > 1)
+		rc = cli_usage_error(
+		        "an .npy array holds the numbers of one scheme, %zu given: write "
+		        "the long table of all of them as .csv",
+		        count);
+	for (size_t i = 0; i < count && !rc; i++) {
+		e[i].s = schemes[i];
+		e[i].info = info[i];
+		e[i].d = cli_scheme_width(&o, schemes[i], 128);
+		rc = build(&o, &fo, &e[i]);
 	}
 	if (!rc && cli_format_is_figure(format)) {
-		rc = draw(&o, s, d, t, path, format);
-		if (!rc)
-			report(&o, s, t);
+		if (count == 1) {
+			rc = draw(&o, e[0].s, e[0].d, e[0].t, path, format);
+		} else {
+			struct cli_wavelength_entry we[MAX_SCHEMES];
+			for (size_t i = 0; i < count; i++)
+				we[i] = (struct cli_wavelength_entry){cli_short_label(e[i].s),
+				                                      e[i].d, e[i].t, e[i].ctx};
+			rc = cli_wavelength_figure(&o, we, count, path, format);
+		}
+	} else if (!rc && format == CLI_FORMAT_NPY) {
+		/* numbers only: theta, wavelength, then each variant's scaled theta and ratio */
+		rc = cli_write_matrix(&o, path, format, e[0].t->values, NULL, NULL);
 	} else if (!rc) {
-		struct pe_axis rows = {"pair", 0.0, 1.0, NULL};
-		struct pe_axis cols = {NULL, 0.0, 1.0, t->columns};
-		rc = cli_write_matrix(&o, path, format, t->values, &rows, &cols);
-		if (!rc)
-			report(&o, s, t);
+		rc = write_csv(&o, path, e, count);
 	}
-	pe_freq_table_destroy(t);
+	for (size_t i = 0; i < count && !rc; i++)
+		report(&o, e[i].s, e[i].t, count > 1);
+	for (size_t i = 0; i < count; i++)
+		pe_freq_table_destroy(e[i].t);
+	free(info);
 	cli_schemes_free(schemes, count);
 	return rc;
 }

@@ -19,10 +19,11 @@
 #include "shared/model_spec.h"
 #include "shared/output.h"
 #include "shared/vectors.h"
+#include "shared/wide_table.h"
 
 #define TWO_PI 6.283185307179586476925
 
-enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_CONFIG };
+enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_CONFIG, OPT_WIDE };
 
 static const char help[] =
         "Usage: posenc model SPEC [--layer L] [--length L] [-o FILE.csv|FILE.png]\n"
@@ -40,27 +41,47 @@ static const char help[] =
         "hf: or gguf:) or any rope spec. Text on stdout; -o FILE.csv\n"
         "(or -o -) writes the same as CSV rows group,quantity,value; -o FILE.png (.svg,\n"
         ".pdf) draws the wavelength per pair of each layer group, unscaled and scaled,\n"
-        "with the training and the extended context marked. With two specs (a config.json\n"
-        "and a GGUF of one model, say): every position-related field that differs, per\n"
-        "layer group, and the context lengths each derives.\n"
+        "with the training and the extended context marked. --wide (with -o FILE.csv)\n"
+        "writes one row per model and layer group and one column per quantity instead,\n"
+        "numeric columns numeric; several -s then give one table. With two specs (a\n"
+        "config.json and a GGUF of one model, say) and no -o: every position-related\n"
+        "field that differs, per layer group, and the context lengths each derives.\n"
         "\n"
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
         "                         extended context, max_position_embeddings]\n"
         "      --config FILE      write the config.json of a model:NAME preset to FILE\n"
+        "      --wide             CSV: a row per model and group, a column per quantity\n"
         "%s"
         "\n"
         "Example: posenc model model:llama-3.1-8b\n";
+
+struct wide_table;
 
 struct out {
 	FILE *f;
 	int csv;
 	const char *group;
+	struct wide_table *wide; /* --wide: cells collected here instead of printed */
+	const char *model;       /* the model spec, for --wide's model column */
 };
+
+/* --wide: the cell of this model and group; out of memory is said once, at the end. */
+static int wide_failed;
+static void wide_add(struct out *o, const char *key, const char *text, double v)
+{
+	/* the model's layer count and a group's layer list are two columns */
+	if (strcmp(o->group, "model") == 0 && strcmp(key, "layers") == 0)
+		key = "n_layers";
+	if (wide_table_set(o->wide, o->model, o->group, key, text, v) != 0)
+		wide_failed = 1;
+}
 
 static void num(struct out *o, const char *key, double v, const char *what)
 {
-	if (o->csv)
+	if (o->wide)
+		wide_add(o, key, NULL, v);
+	else if (o->csv)
 		fprintf(o->f, "%s,%s,%.17g\n", o->group, key, v);
 	else {
 		fprintf(o->f, "  %-36s ", what);
@@ -71,7 +92,9 @@ static void num(struct out *o, const char *key, double v, const char *what)
 
 static void str(struct out *o, const char *key, const char *v, const char *what)
 {
-	if (o->csv) {
+	if (o->wide) {
+		wide_add(o, key, v, NAN);
+	} else if (o->csv) {
 		/* quote when needed: labels and specs may hold spaces, never quotes or commas
 		 * except list separators we do not print */
 		if (strpbrk(v, ",\"\n"))
@@ -111,8 +134,11 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	             : p.factor > 1 && p.type != PE_ROPE_SCALING_NONE ? p.factor * p.original
 	                                                              : p.original;
 	double train = m && m->train_context > 0 ? m->train_context : p.original;
+	/* A plain rope spec states no context: none is invented (no critical dimension). */
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
-		ctx = train = 4096;
+		ctx = train = 0;
+	if (!m && (p.type == PE_ROPE_SCALING_LINEAR || p.type == PE_ROPE_SCALING_PROPORTIONAL))
+		ctx = train = 0; /* their original= is no part of them */
 	/* One rule with freqs: without positions, length-dependent scalings at --length,
 	 * else at the original context, the state the reference builds at load time
 	 * (transformers' inv_freq before a longer sequence comes); commands with
@@ -186,8 +212,10 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	default:
 		break;
 	}
-	num(o, "context", ctx, "extended context");
-	num(o, "train_context", train, "training context");
+	if (ctx > 0)
+		num(o, "context", ctx, "extended context");
+	if (train > 0)
+		num(o, "train_context", train, "training context");
 	double wl_min = INFINITY, wl_max = 0, sw_min = INFINITY, sw_max = 0;
 	for (size_t i = 0; i < h; i++) {
 		wl_min = fmin(wl_min, TWO_PI / base[i]);
@@ -204,11 +232,13 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 		num(o, "scaled_wavelength_max", sw_max, "longest wavelength (scaled)");
 	}
 	size_t crit;
-	if (s->base > 1.0 && pe_rope_critical_dim(s->base, d_rot, train, &crit) == PE_OK)
+	if (train > 0 && s->base > 1.0 &&
+	    pe_rope_critical_dim(s->base, d_rot, train, &crit) == PE_OK)
 		num(o, "critical_dim", (double)crit, "critical dimension (training)");
-	num(o, "pairs_unrotated_train", (double)slow_pairs(base, h, train),
-	    "pairs never turning in training ctx");
-	if (p.type != PE_ROPE_SCALING_NONE)
+	if (train > 0)
+		num(o, "pairs_unrotated_train", (double)slow_pairs(base, h, train),
+		    "pairs never turning in training ctx");
+	if (p.type != PE_ROPE_SCALING_NONE && ctx > 0)
 		num(o, "pairs_unrotated_context", (double)slow_pairs(scaled, h, ctx),
 		    "scaled pairs never turning in ctx");
 	free(base);
@@ -258,11 +288,13 @@ static int describe_group(struct out *o, const struct cli_common *co, const stru
 	return rc;
 }
 
-static int run_model(const struct cli_common *co, const char *spec, double length, FILE *f, int csv)
+static int run_model(const struct cli_common *co, const char *spec, double length, FILE *f, int csv,
+                     struct wide_table *wide)
 {
-	struct out o = {f, csv, "all"};
+	struct out o = {f, csv, "all", wide, spec};
+	int co_wide = wide != NULL;
 	if (!cli_is_model_spec(spec)) {
-		if (csv)
+		if (csv && !co_wide)
 			fputs("group,quantity,value\n", f);
 		return describe_group(&o, co, NULL, spec, NULL, 128, length);
 	}
@@ -271,6 +303,7 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 	int rc = cli_model_load(co, spec, &m, &overrides);
 	if (rc)
 		return rc;
+	o.model = m->name; /* --wide's model column: the name freqs and report use */
 	const struct pe_model_group *only = NULL;
 	if (co->layer && !(only = pe_model_group_find(m, co->layer))) {
 		rc = cli_usage_error("option '--layer': '%s' names no group or layer of '%s'",
@@ -278,7 +311,8 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 		return rc;
 	}
 	if (csv) {
-		fputs("group,quantity,value\n", f);
+		if (!co_wide)
+			fputs("group,quantity,value\n", f);
 		o.group = "model";
 		str(&o, "model_type", m->model_type, "");
 		if (m->n_layers)
@@ -472,11 +506,16 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 struct own {
 	double length;
 	const char *config; /* --config FILE */
+	int wide;           /* --wide */
 };
 
 static int parse_own(void *ctx, int opt, const char *arg)
 {
 	struct own *w = ctx;
+	if (opt == OPT_WIDE) {
+		w->wide = 1;
+		return 0;
+	}
 	if (opt == OPT_CONFIG) {
 		if (!*arg)
 			return cli_usage_error("option '--config': the file name is empty");
@@ -573,6 +612,7 @@ int cmd_model(int argc, char **argv)
 	static const struct option opts[] = {
 	        {"length", required_argument, NULL, OPT_LENGTH},
 	        {"config", required_argument, NULL, OPT_CONFIG},
+	        {"wide", no_argument, NULL, OPT_WIDE},
 	        {NULL, 0, NULL, 0},
 	};
 	/* The model may be given as the operand: hand it on as -s. */
@@ -591,7 +631,7 @@ int cmd_model(int argc, char **argv)
 	}
 	args[n] = NULL;
 	struct cli_common o;
-	struct own own = {0, NULL};
+	struct own own = {0, NULL, 0};
 	int rc =
 	        cli_parse_args(n, args, help, &(struct cli_own_options){opts, parse_own, &own}, &o);
 	double length = own.length;
@@ -601,24 +641,59 @@ int cmd_model(int argc, char **argv)
 	const char *spec = o.nspecs ? o.specs[0] : NULL;
 	if (!spec)
 		return cli_usage_error("which model? e.g. posenc model model:llama-3.1-8b");
+	if (own.wide && !o.output)
+		return cli_usage_error(
+		        "option '--wide' is a CSV layout: give -o FILE.csv (or -o -)");
 	if (o.nspecs == 2 && !own.config && !o.output)
 		return cli_model_diff(&o, o.specs[0], o.specs[1], stdout);
-	if (o.nspecs > 1)
-		return cli_usage_error("model describes one model, or compares two sources of one "
-		                       "(without -o or --config); %zu given",
+	if (o.nspecs > 1 && (own.config || !own.wide))
+		return cli_usage_error("model describes one model, compares two sources of one "
+		                       "(without -o or --config), or tabulates several with --wide "
+		                       "-o FILE.csv; %zu given",
 		                       o.nspecs);
 	if (o.n || o.start || o.nbases)
 		return cli_usage_error(
 		        "options '-n', '--start' and '--base' do not apply to model");
 	if (!o.d_given)
 		o.d = 0;
+	/* a -d that changes a model's rope groups: refused or warned about, as everywhere */
+	for (size_t i = 0; o.d_given && i < o.nspecs && !rc; i++) {
+		struct pe_model *m = NULL;
+		const char *ov = NULL;
+		struct cli_common one = o;
+		one.quiet = 1;
+		if (!cli_is_model_spec(o.specs[i]) || cli_model_load(&one, o.specs[i], &m, &ov))
+			continue; /* a plain spec changes nothing; a load error is said below */
+		int computable = !m->learned && m->n_groups > 0; /* m: cli_model_load's */
+		if (!computable)
+			continue;
+		struct pe_scheme **ss = NULL;
+		struct cli_model_info *inf = NULL;
+		size_t ns = 0;
+		one = o;
+		one.specs[0] = o.specs[i];
+		one.nspecs = 1;
+		rc = cli_schemes_models(&one, NULL, 4096, &ss, &ns, &inf);
+		free(inf);
+		cli_schemes_free(ss, ns);
+	}
+	if (rc)
+		return rc;
 	if (own.config)
 		return write_config(&o, spec, own.config);
-	if (!o.output)
-		return run_model(&o, spec, length, stdout, 0);
+	if (!o.output) {
+		for (size_t i = 0; i < o.nspecs && !rc; i++) {
+			if (i)
+				fputc('\n', stdout);
+			rc = run_model(&o, o.specs[i], length, stdout, 0, NULL);
+		}
+		return rc;
+	}
 	enum cli_format format;
 	if ((rc = cli_output_format(&o, o.output, &format)))
 		return rc;
+	if (own.wide && format != CLI_FORMAT_CSV)
+		return cli_usage_error("option '--wide' is a CSV layout, not a figure");
 	if (cli_format_is_figure(format)) {
 		if (!cli_is_model_spec(spec))
 			return cli_usage_error("the figure needs a model (hf:, model:); for '%s' "
@@ -630,10 +705,21 @@ int cmd_model(int argc, char **argv)
 	}
 	if (format != CLI_FORMAT_CSV)
 		return cli_usage_error("option '-o': model writes .csv, .png, .svg or .pdf");
+	struct wide_table *wide = own.wide ? wide_table_create() : NULL;
+	if (own.wide && !wide)
+		return cli_error("out of memory");
 	struct cli_file file;
-	if ((rc = cli_file_open(&file, o.output)))
+	if ((rc = cli_file_open(&file, o.output))) {
+		wide_table_destroy(wide);
 		return rc;
-	rc = run_model(&o, spec, length, file.f, 1);
+	}
+	for (size_t i = 0; i < o.nspecs && !rc; i++)
+		rc = run_model(&o, o.specs[i], length, file.f, 1, wide);
+	if (!rc && wide_failed)
+		rc = cli_error("out of memory");
+	if (!rc && wide)
+		wide_table_write(wide, file.f, "model", "group", "model");
+	wide_table_destroy(wide);
 	if (rc) {
 		cli_file_abort(&file);
 		return rc;

@@ -20,9 +20,11 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "report/report.h"
+#include "shared/contexts.h"
+#include "shared/model_spec.h"
 #include "shared/output.h"
 #include "shared/pairwise_cli.h"
-#include "report/report.h"
 #include "shared/vectors.h"
 
 enum { OPT_METRIC = CLI_OPT_COMMAND, OPT_SCALE };
@@ -51,7 +53,13 @@ static const char help[] =
         "                         range is under 1/4 of another's [default: auto]\n"
         "%s"
         "\n"
-        "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o report.pdf\n"
+        "Models (-s model:NAME, hf:, gguf:) each keep their own width; without -n the\n"
+        "report covers the longest context of the models given, and opens with a table\n"
+        "of each model's facts (as 'posenc model' gives them). Past 4096 positions the\n"
+        "decay curves are drawn on a log offset axis.\n"
+        "\n"
+        "Defaults: sinusoidal with --base 10000,10, -n 256 (a model's context) -d 128\n"
+        "-o report.pdf\n"
         "Example: posenc report -s rope --base 10000,500000 -n 1024 -o rope.html\n";
 
 struct report_progress {
@@ -95,8 +103,9 @@ static int frequencies(struct report *r, size_t i)
 	const struct pe_vectors *v = &r->s[i].data.v.vec;
 	if (v->table || !pe_scheme_has(s, PE_CAP_FREQS))
 		return 0;
-	/* The critical dimension for the report's own context length. */
-	struct pe_freqs_options fo = {0, (double)v->n};
+	/* The critical dimension for the training length a model or the spec states (none
+	 * is invented: the report's -n is not a training length). */
+	struct pe_freqs_options fo = {0, r->ctx[i].train};
 	enum pe_status st = pe_freq_table_create(s, v->d, &fo, &r->s[i].freqs);
 	if (st != PE_OK && st != PE_EUNSUPPORTED)
 		return status_error(st, "the frequency table", s->label);
@@ -253,6 +262,32 @@ static int own_option(void *ctx, int opt, const char *arg)
 	                        : pw_parse_metric(arg, &r->metric);
 }
 
+/*
+ * What each scheme states of its contexts; without -n, the positions of the
+ * longest context of the models given (a report of models is read at their
+ * context), and section titles that name each scaled scheme.
+ */
+static void set_contexts(struct report *r)
+{
+	double longest = 0;
+	for (size_t i = 0; i < r->count; i++) {
+		const struct pe_scheme *s = r->schemes[i];
+		r->ctx[i] = cli_contexts_of(s, &r->info[i], 0);
+		if (r->info[i].model[0] && r->ctx[i].effective > longest)
+			longest = r->ctx[i].effective;
+		if (pe_scheme_has(s, PE_CAP_SCALING) && s->scaling.type != PE_ROPE_SCALING_NONE)
+			snprintf(r->scaling_titles[i], sizeof(r->scaling_titles[i]),
+			         "RoPE scaling: %s (%s \xc3\x97%g)", cli_short_label(s),
+			         pe_rope_scaling_name(s->scaling.type), s->scaling.factor);
+		else
+			snprintf(r->scaling_titles[i], sizeof(r->scaling_titles[i]),
+			         "RoPE scaling: %s", cli_short_label(s));
+	}
+	if (!r->o.n && longest >= 2)
+		r->o.n = longest < (double)COMPARE_CURVE_OFFSETS ? (size_t)longest
+		                                                 : COMPARE_CURVE_OFFSETS;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -294,8 +329,10 @@ int cmd_report(int argc, char **argv)
 		return rc;
 	if ((rc = cli_figure_check_options(&r.o)))
 		return rc;
-	if ((rc = cli_schemes(&r.o, "sinusoidal", REPORT_MAX_SCHEMES, &r.schemes, &r.count)))
+	if ((rc = cli_schemes_models(&r.o, "sinusoidal", REPORT_MAX_SCHEMES, &r.schemes, &r.count,
+	                             &r.info)))
 		return rc;
+	set_contexts(&r);
 	for (size_t i = 0; i < r.count && !rc; i++) {
 		rc = cli_vectors_prepare(&r.o, r.schemes[i], PE_VIEW_DEFAULT, DEFAULT_N, DEFAULT_D,
 		                         &r.s[i].data.v);
@@ -324,8 +361,17 @@ int cmd_report(int argc, char **argv)
 		rc = cli_error("report draws at most %zu positions (its distance profiles visit "
 		               "every one): lower -n, or draw 'posenc compare', which takes any n",
 		               COMPARE_CURVE_OFFSETS);
+	for (size_t i = 0; i < r.count && !rc; i++) {
+		const char *l = cli_width_label(cli_short_label(r.schemes[i]), r.s[i].data.v.vec.d,
+		                                strchr(r.widths, '/') != NULL, r.names[i],
+		                                sizeof(r.names[i]));
+		if (l != r.names[i])
+			snprintf(r.names[i], sizeof(r.names[i]), "%s", l);
+	}
 	if (!rc) {
 		r.n = r.s[0].data.v.vec.n;
+		/* Past a few thousand offsets a linear axis draws the decay as a solid band. */
+		r.log_offsets = r.n > 4096;
 		r.first = (unsigned long long)r.s[0].data.v.vec.first;
 		char date[64];
 		format_date(date, sizeof(date));
@@ -336,6 +382,7 @@ int cmd_report(int argc, char **argv)
 		compare_data_free(&r.s[i].data);
 		pe_freq_table_destroy(r.s[i].freqs);
 	}
+	free(r.info);
 	cli_schemes_free(r.schemes, r.count);
 	return rc;
 }

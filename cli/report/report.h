@@ -18,11 +18,13 @@
 
 #include "figures/compare_data.h"
 #include "figures/figure.h"
+#include "shared/contexts.h"
+#include "shared/model_spec.h"
 #include "shared/options.h"
 
 #define REPORT_MAX_SCHEMES 8
 #define REPORT_MAX_LINES   24
-#define REPORT_MAX_TABLES  2
+#define REPORT_MAX_TABLES  3
 /*
  * Pairs in the scatter: every pair up to n = 447; past the engine's 20000
  * points the scatter is a density image, far smaller in SVG and PDF than
@@ -41,6 +43,7 @@ struct report_section {
 	const char *lines[REPORT_MAX_LINES];
 	size_t n_lines;
 	struct pe_figure *fig; /* owned; NULL: text only */
+	double html_height;    /* > 0: the figure's height on a web page (points); else a page's */
 	struct pe_table tables[REPORT_MAX_TABLES];
 	size_t n_tables;
 	struct report_strings strings;
@@ -70,8 +73,14 @@ struct report {
 	struct pe_scheme **schemes;
 	size_t count;
 	struct report_scheme s[REPORT_MAX_SCHEMES];
-	size_t n, d;     /* d: the widest scheme */
-	char widths[64]; /* each distinct width, "256/512" */
+	struct cli_model_info *info;                  /* per scheme; zeroed for a plain spec */
+	struct cli_contexts ctx[REPORT_MAX_SCHEMES];  /* what each model or spec states */
+	char scaling_titles[REPORT_MAX_SCHEMES][160]; /* "RoPE scaling: llama-3.1-8b (llama3 x8)" */
+	int log_offsets;                              /* decay curves on a log offset axis */
+	char names[REPORT_MAX_SCHEMES][192];          /* each scheme in titles and legends, with its
+	                                                 width when the widths differ */
+	size_t n, d;                                  /* d: the widest scheme */
+	char widths[64];                              /* each distinct width, "256/512" */
 	unsigned long long first;
 	const char *date; /* "2026-11-21 08:40 UTC" */
 };
@@ -101,6 +110,12 @@ const char *report_strf(struct report_section *sec, const char *fmt, ...)
 /* The page size of figures: A4 landscape in points. */
 #define REPORT_PAGE_WIDTH  842.0
 #define REPORT_PAGE_HEIGHT 595.0
+
+/*
+ * report_facts_table() - the models' facts (report_facts.c) as a table of
+ * strings @sec owns, one column per scheme. @return 0 or an exit code.
+ */
+int report_facts_table(const struct report *r, struct report_section *sec, struct pe_table *out);
 
 /* HTML writer (report_html.c): the whole report into @out. @return an exit code. */
 struct report_progress;

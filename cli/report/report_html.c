@@ -27,12 +27,15 @@ static const char style[] =
         "table{border-collapse:collapse;font-size:.9rem;margin:.8rem 0;"
         "font-variant-numeric:tabular-nums}\n"
         "caption{text-align:left;font-weight:bold;padding-bottom:.3rem}\n"
-        "th,td{padding:.2rem .8rem;text-align:right;border-bottom:1px solid #e3e3e3}\n"
+        "th,td{padding:.2rem .6rem;text-align:right;border-bottom:1px solid #e3e3e3}\n"
         "td{white-space:nowrap}\n"
         "thead th{vertical-align:bottom}\n"
         "th:first-child,td:first-child{text-align:left}\n"
         "thead th{border-bottom:2px solid #444}\n"
         "footer{margin-top:3rem;color:#666;font-size:.85rem}\n"
+        /* a narrow window keeps the tables of several models on the page */
+        "@media (max-width:1000px){body{padding:1rem}table{font-size:.72rem}"
+        "th,td{padding:.15rem .3rem}}\n"
         "@media print{body{max-width:none;padding:0}figure,tr{break-inside:avoid}"
         ".table{overflow:visible}table{font-size:.7rem}th,td{padding:.1rem .3rem}}\n";
 
@@ -138,15 +141,15 @@ static void inline_svg(FILE *out, const char *svg, size_t len, const char *prefi
 	}
 }
 
-static int figure(FILE *out, struct pe_figure *fig, size_t index, const char *label)
+static int figure(FILE *out, struct pe_figure *fig, double height, size_t index, const char *label)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 	if (!mem)
 		return cli_error("out of memory");
-	enum pe_status st =
-	        pe_figure_write(fig, PE_FIGURE_SVG, REPORT_PAGE_WIDTH, REPORT_PAGE_HEIGHT, mem);
+	enum pe_status st = pe_figure_write(fig, PE_FIGURE_SVG, REPORT_PAGE_WIDTH,
+	                                    height > 0 ? height : REPORT_PAGE_HEIGHT, mem);
 	if (fclose(mem) != 0 && st == PE_OK)
 		st = PE_ENOMEM;
 	if (st != PE_OK) {
@@ -231,7 +234,7 @@ int report_write_html(const struct report *r, FILE *out, struct report_progress 
 			fputs("</h2>\n", out);
 		}
 		if (sec.fig) {
-			rc = figure(out, sec.fig, i, sec.heading);
+			rc = figure(out, sec.fig, sec.html_height, i, sec.heading);
 			if (!rc) {
 				fputs("<figcaption>\n", out);
 				lines(out, &sec, "p", "note");

@@ -100,7 +100,9 @@ size_t report_section_count(const struct report *r)
 const char *report_section_title(const struct report *r, size_t i)
 {
 	size_t scheme = 0;
-	return titles[section_kind(r, i, &scheme)];
+	enum kind k = section_kind(r, i, &scheme);
+	/* one contents entry per scaled scheme, each naming it */
+	return k == SEC_SCALING ? r->scaling_titles[scheme] : titles[k];
 }
 
 const char *report_section_id(const struct report *r, size_t i, char *buf, size_t cap)
@@ -212,6 +214,21 @@ static unsigned grid_cols(size_t count)
 	return best;
 }
 
+/*
+ * The height a grid of square heatmaps needs at the page's width: on a web
+ * page, a figure of the page's height would leave a band of white under
+ * each row of squares (the PDF's pages keep their size).
+ */
+static double square_grid_height(size_t count)
+{
+	unsigned cols = grid_cols(count);
+	size_t rows = (count + cols - 1) / cols;
+	double side =
+	        fmin(REPORT_PAGE_WIDTH / cols - 90, (REPORT_PAGE_HEIGHT - 40) / (double)rows - 70);
+	double h = (double)rows * (side + 70) + 40;
+	return h < REPORT_PAGE_HEIGHT ? h : REPORT_PAGE_HEIGHT;
+}
+
 static struct pe_figure *scheme_grid(size_t count, const char *title)
 {
 	unsigned cols = grid_cols(count);
@@ -243,6 +260,43 @@ static const char *positions_text(const struct report *r, struct report_section 
 
 /* ---- sections ---- */
 
+/* A spec for a line of text: long lists (LongRoPE's factors) as their count. */
+static void short_spec(const char *spec, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (const char *p = spec; *p && len + 1 < cap;) {
+		size_t word = strcspn(p, " ");
+		const char *eq = memchr(p, '=', word);
+		size_t slashes = 0;
+		for (size_t k = 0; k < word; k++)
+			slashes += p[k] == '/';
+		int w = eq && slashes >= 4 ? snprintf(buf + len, cap - len, "%.*s(%zu values)",
+		                                      (int)(eq - p + 1), p, slashes + 1)
+		                           : snprintf(buf + len, cap - len, "%.*s", (int)word, p);
+		if (w < 0 || (size_t)w >= cap - len) {
+			if (cap > 4)
+				strcpy(buf + cap - 4, "...");
+			return;
+		}
+		len += (size_t)w;
+		p += word;
+		while (*p == ' ' && len + 1 < cap) {
+			buf[len++] = ' ';
+			buf[len] = '\0';
+			p++;
+		}
+	}
+}
+
+static int any_rope(const struct report *r)
+{
+	for (size_t i = 0; i < r->count; i++)
+		if (pe_scheme_has(r->schemes[i], PE_CAP_SCALING))
+			return 1;
+	return 0;
+}
+
 static const char *const summary_names[] = {
         "shortest wavelength",
         "longest wavelength",
@@ -263,9 +317,12 @@ static int summary(const struct report *r, struct report_section *sec)
 {
 	int rc = line(sec, report_strf(sec, "posenc report of %zu scheme%s, %s.", r->count,
 	                               r->count == 1 ? "" : "s", positions_text(r, sec)));
-	for (size_t i = 0; !rc && i < r->count; i++)
-		rc = line(sec, report_strf(sec, "Scheme %zu: %s   (spec %s)", i + 1,
-		                           r->schemes[i]->label, r->schemes[i]->canonical));
+	for (size_t i = 0; !rc && i < r->count; i++) {
+		char spec[200];
+		short_spec(r->schemes[i]->canonical, spec, sizeof(spec));
+		rc = line(sec, report_strf(sec, "%s (d = %zu): %s", r->schemes[i]->label,
+		                           r->s[i].data.v.vec.d, spec));
+	}
 	if (!rc)
 		rc = line(sec, report_strf(sec, "Distance metric: %s. Generated %s by posenc %s.",
 		                           pw_metric_label(r->metric), r->date, POSENC_VERSION));
@@ -295,17 +352,26 @@ static int summary(const struct report *r, struct report_section *sec)
 		free(cells);
 		return oom();
 	}
-	sec->tables[0] = (struct pe_table){"Summary (the numbers of posenc compare -o summary.csv)",
-	                                   COMPARE_SUMMARY_COLS, cols, NULL, cells};
-	sec->n_tables = 1;
+	size_t at = 0;
+	if (any_rope(r)) {
+		int frc = report_facts_table(r, sec, &sec->tables[0]);
+		sec->n_tables = 1;
+		if (frc) {
+			free(header);
+			free(cells);
+			return frc;
+		}
+		at = 1;
+	}
+	sec->tables[at] =
+	        (struct pe_table){"Summary (the numbers of posenc compare -o summary.csv)",
+	                          COMPARE_SUMMARY_COLS, cols, NULL, cells};
+	sec->n_tables = at + 1;
 	header[0] = "quantity";
 	header[1] = "CSV column";
-	/* Many long labels would shrink the page to unreadable: number them (listed above). */
 	for (size_t i = 0; i < r->count; i++)
-		if (!(header[2 + i] = r->count <= 4 ? r->schemes[i]->label
-		                                    : report_strf(sec, "scheme %zu", i + 1)))
-			return oom();
-	sec->tables[0].header = header;
+		header[2 + i] = r->schemes[i]->label;
+	sec->tables[at].header = header;
 	for (size_t q = 0; q < COMPARE_SUMMARY_COLS; q++) {
 		cells[q * cols] = summary_names[q];
 		cells[q * cols + 1] = compare_summary_columns[q];
@@ -315,14 +381,22 @@ static int summary(const struct report *r, struct report_section *sec)
 	}
 	int rc2 = line(sec, "Distances and correlations are over all pairs of distinct positions; "
 	                    "the mean dot product at offset k is over all pairs k apart.");
-	for (size_t i = 0; !rc2 && i < r->count; i++)
-		if (!compare_summary_has_pairs(&r->o, &r->s[i].data.v.vec, r->metric))
-			rc2 = line(sec,
-			           report_strf(sec,
-			                       "%s: the distance and correlation ranges and the "
-			                       "neighbour distance are n/a: they take every pair "
-			                       "of %zu positions, more work than the summary does.",
-			                       cli_short_label(r->schemes[i]), r->n));
+	/* One line for every scheme whose pairs are past the work the summary does. */
+	char names[512] = "";
+	size_t n_na = 0;
+	for (size_t i = 0; i < r->count; i++)
+		if (!compare_summary_has_pairs(&r->o, &r->s[i].data.v.vec, r->metric)) {
+			size_t len = strlen(names);
+			snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "",
+			         r->names[i]);
+			n_na++;
+		}
+	if (!rc2 && n_na)
+		rc2 = line(sec, report_strf(sec,
+		                            "%s: the distance and correlation ranges and the "
+		                            "neighbour distance are n/a: they take every pair of "
+		                            "%zu positions, more work than the summary does.",
+		                            n_na == r->count ? "All schemes" : names, r->n));
 	return rc2;
 }
 
@@ -376,7 +450,7 @@ static int encodings(const struct report *r, struct report_section *sec)
 		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
 		st = pe_panel_set_heatmap(p, &spec);
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
+			st = pe_panel_set_title(p, r->names[i]);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, "dimension");
 		if (st == PE_OK)
@@ -400,11 +474,12 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 	sec->fig = scheme_grid(r->count, report_strf(sec, "%s between positions", what));
 	if (!sec->fig)
 		return oom();
+	sec->html_height = square_grid_height(r->count);
 	pe_figure_set_color_share(sec->fig, shared ? PE_SHARE_ALL : PE_SHARE_NONE);
 	enum pe_status st = PE_OK;
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
 		st = heatmap_panel(scheme_panel(sec->fig, r->count, i), &r->o, all[i], r, corr,
-		                   corr ? "correlation" : what, cli_short_label(r->schemes[i]));
+		                   corr ? "correlation" : what, r->names[i]);
 	if (st != PE_OK)
 		return figure_status(st);
 	int rc = line(sec, report_strf(sec, "%s of every pair of positions; %s. %s", what,
@@ -414,7 +489,7 @@ static int pairwise(const struct report *r, struct report_section *sec, bool cor
 		        corr ? &r->s[i].data.corr_info : &r->s[i].data.dist_info;
 		char note[160];
 		if (!g->exact)
-			rc = line(sec, report_strf(sec, "%s: %s", cli_short_label(r->schemes[i]),
+			rc = line(sec, report_strf(sec, "%s: %s", r->names[i],
 			                           cli_sampled_note(g, note, sizeof(note))));
 	}
 	return rc;
@@ -463,7 +538,7 @@ static int scatter(const struct report *r, struct report_section *sec)
 		struct pe_panel *p = scheme_panel(sec->fig, r->count, i);
 		st = pe_panel_add_scatter(p, NULL, sd->px, sd->py, k);
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
+			st = pe_panel_set_title(p, r->names[i]);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, metric);
 		if (st == PE_OK)
@@ -564,7 +639,7 @@ static int profiles(const struct report *r, struct report_section *sec)
 			        c[j].y, c[j].len);
 		}
 		if (st == PE_OK)
-			st = pe_panel_set_title(p, cli_short_label(r->schemes[i]));
+			st = pe_panel_set_title(p, r->names[i]);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(p, "position");
 		if (st == PE_OK)
@@ -611,21 +686,23 @@ static int decay(const struct report *r, struct report_section *sec)
 	                           : "Decay: mean dot product of positions k apart");
 	struct pe_panel *p = pe_figure_panel(sec->fig, 0, 0);
 	for (size_t i = 0; i < r->count && st == PE_OK; i++)
-		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), r->s[i].data.decay.x,
-		                       ys[i], r->s[i].data.decay.len);
+		st = pe_panel_add_line(p, r->names[i], r->s[i].data.decay.x, ys[i],
+		                       r->s[i].data.decay.len);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "offset k");
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(p, relative ? "relative to k = 0" : "mean dot product");
 	if (st == PE_OK && ropes) /* beside the bound; alone, the figure's title says it */
 		st = pe_panel_set_title(p, "dot product");
-	pe_panel_set_integer_ticks(p, true, false);
+	pe_panel_set_integer_ticks(p, !r->log_offsets, false);
+	pe_panel_set_log(p, r->log_offsets, false);
 	if (ropes) {
 		struct pe_panel *b = pe_figure_panel(sec->fig, 0, 1);
+		pe_panel_set_log(b, r->log_offsets, false);
 		for (size_t i = 0; i < r->count && st == PE_OK; i++)
 			if (r->s[i].data.bound.len)
-				st = pe_panel_add_line(b, cli_short_label(r->schemes[i]),
-				                       r->s[i].data.bound.x, r->s[i].data.bound.y,
+				st = pe_panel_add_line(b, r->names[i], r->s[i].data.bound.x,
+				                       r->s[i].data.bound.y,
 				                       r->s[i].data.bound.len);
 		if (st == PE_OK)
 			st = pe_panel_set_xlabel(b, "offset k");
@@ -633,7 +710,7 @@ static int decay(const struct report *r, struct report_section *sec)
 			st = pe_panel_set_ylabel(b, "relative upper bound");
 		if (st == PE_OK)
 			st = pe_panel_set_title(b, "RoFormer bound (RoPE)");
-		pe_panel_set_integer_ticks(b, true, false);
+		pe_panel_set_integer_ticks(b, !r->log_offsets, false);
 	}
 	if (st != PE_OK)
 		return figure_status(st);
@@ -649,8 +726,14 @@ static int decay(const struct report *r, struct report_section *sec)
 			        report_strf(sec,
 			                    "%s: offsets k = 0, %zu, %zu, ... only (the mean "
 			                    "over every pair at every offset would take too long).",
-			                    cli_short_label(r->schemes[i]), step, 2 * step));
+			                    r->names[i], step, 2 * step));
 	}
+	if (!rc && r->log_offsets)
+		rc = line(sec,
+		          report_strf(sec,
+		                      "Offsets on a log axis (k = 1 to %zu; k = 0 is off it): on "
+		                      "a linear one the curves' oscillations would fill a band.",
+		                      r->n - 1));
 	if (!rc && relative)
 		rc = line(sec,
 		          "Each curve is divided by its value at k = 0: their sizes differ more "
@@ -663,7 +746,7 @@ static int decay(const struct report *r, struct report_section *sec)
 		if (r->s[i].data.bound.len && step > 1)
 			rc = line(sec,
 			          report_strf(sec, "%s: the bound at k = 0, %zu, %zu, ... only.",
-			                      cli_short_label(r->schemes[i]), step, 2 * step));
+			                      r->names[i], step, 2 * step));
 	}
 	return rc;
 }
@@ -693,10 +776,12 @@ static int freqs(const struct report *r, struct report_section *sec)
 			x[q] = (double)q;
 			y[q] = scaled ? TWO_PI / v[2] : v[1];
 		}
-		st = pe_panel_add_line(p, cli_short_label(r->schemes[i]), x, y, pairs);
+		st = pe_panel_add_line(p, r->names[i], x, y, pairs);
+		/* within the scheme's own context (a model's extended one), else the positions */
+		double ctx = r->ctx[i].effective > 0 ? r->ctx[i].effective : (double)r->n;
 		size_t within = 0;
 		for (size_t q = 0; q < pairs; q++)
-			within += y[q] <= (double)r->n ? 1 : 0;
+			within += y[q] <= ctx ? 1 : 0;
 		/* One line per distinct critical dimension: equal ones would overprint. */
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
@@ -707,24 +792,46 @@ static int freqs(const struct report *r, struct report_section *sec)
 			st = pe_panel_add_vline(
 			        p, (double)t->critical_dim / 2 - 0.5,
 			        report_strf(sec, "critical dim %zu", t->critical_dim));
-		if (t->has_critical_dim && !scaled)
-			rc = line(sec,
-			          report_strf(sec,
-			                      "%s: critical dimension %zu of %zu; %zu of %zu pairs "
-			                      "have wavelengths within the context length %zu.",
-			                      r->schemes[i]->label, t->critical_dim, t->d_pairs,
-			                      within, pairs, r->n));
-		else
-			rc = line(sec,
-			          report_strf(sec,
-			                      "%s: %zu of %zu pairs have %swavelengths within the "
-			                      "context length %zu.",
-			                      r->schemes[i]->label, within, pairs,
-			                      scaled ? "scaled " : "", r->n));
+		char crit[96] = "";
+		if (t->has_critical_dim)
+			snprintf(crit, sizeof(crit),
+			         "critical dimension %zu of %zu for training length %g; ",
+			         t->critical_dim, t->d_pairs, t->train_length);
+		rc = line(sec,
+		          report_strf(sec,
+		                      "%s: %s%zu of %zu pairs have %swavelengths within %s "
+		                      "%g.",
+		                      r->schemes[i]->label, crit, within, pairs,
+		                      scaled ? "scaled " : "",
+		                      r->ctx[i].effective > 0 ? "its context" : "the positions",
+		                      ctx));
 	}
-	if (st == PE_OK)
+	/* The contexts the schemes state, each once; else the positions shown. */
+	double marked[2 * REPORT_MAX_SCHEMES];
+	size_t n_marked = 0;
+	for (size_t i = 0; i < r->count && st == PE_OK; i++)
+		for (int e = 0; e < 2 && st == PE_OK; e++) {
+			double at = e ? r->ctx[i].effective : r->ctx[i].train;
+			bool seen = !(at > 0);
+			for (size_t k = 0; k < n_marked; k++)
+				seen |= marked[k] == at;
+			if (seen)
+				continue;
+			marked[n_marked++] = at;
+			bool is_train = false, is_ext = false;
+			for (size_t j = 0; j < r->count; j++) {
+				is_train |= r->ctx[j].train == at;
+				is_ext |= r->ctx[j].effective == at && r->ctx[j].train != at;
+			}
+			st = pe_panel_add_hline(p, at,
+			                        report_strf(sec, "%s%s%s %g",
+			                                    is_train ? "training" : "",
+			                                    is_train && is_ext ? " / " : "",
+			                                    is_ext ? "extended" : "", at));
+		}
+	if (st == PE_OK && n_marked == 0)
 		st = pe_panel_add_hline(p, (double)r->n,
-		                        report_strf(sec, "context length %zu", r->n));
+		                        report_strf(sec, "positions shown %zu", r->n));
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "pair i (dimensions 2i, 2i+1)");
 	if (st == PE_OK)
@@ -732,9 +839,10 @@ static int freqs(const struct report *r, struct report_section *sec)
 	if (st != PE_OK)
 		return figure_status(st);
 	if (!rc)
-		rc = line(sec, "Critical dimension (Liu et al.): 2 ceil((d/2) log_base(L/2\u03c0)) "
-		               "for the context length L; pairs beyond it never complete a period "
-		               "within L.");
+		rc = line(sec, "Critical dimension (Liu et al.): 2 ceil((d/2) log_base(T/2\u03c0)) "
+		               "for the training length T (given by a model or the scaling's "
+		               "original, never assumed); pairs beyond it never complete a period "
+		               "within T.");
 	for (size_t i = 0; i < r->count && !rc; i++)
 		if (is_scaled(r, i)) {
 			rc = line(sec,
@@ -754,14 +862,19 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 			pairs = p > pairs ? p : pairs;
 			nfreq++;
 		}
-	/* theta and wavelength per scheme; on a page, wavelengths only past 3 schemes. */
-	size_t per = html || nfreq <= 3 ? 2 : 1;
+	/* theta and wavelength per scheme; wavelengths only past 3 schemes, or the table
+	 * would run off a page (and off an HTML page's column, where it scrolls). */
+	size_t per = nfreq <= 3 ? 2 : 1;
 	size_t ncol = 1 + per * nfreq;
 	size_t want = html ? 32 : 16;
 	size_t step = pairs > want ? (pairs + want - 1) / want : 1;
 	if (!pairs)
 		return 0;
 	size_t rows = (pairs + step - 1) / step + ((pairs - 1) % step ? 1 : 0);
+	/* one -d only when every scheme has that width (models keep their own without it) */
+	char dtext[32] = "";
+	if (!strchr(r->widths, '/'))
+		snprintf(dtext, sizeof(dtext), " -d %zu", r->d);
 	const char **header = (const char **)calloc(ncol, sizeof(char *));
 	const char **cells = (const char **)calloc(rows * ncol, sizeof(char *));
 	if (!header || !cells) {
@@ -808,19 +921,18 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 			c += per;
 		}
 	}
-	int rc =
-	        line(sec, step > 1 ? report_strf(sec,
-	                                         "Every %zu%s pair of %zu and the last; the full "
-	                                         "table: posenc freqs -s SPEC -d %zu -o freqs.csv.",
-	                                         step,
-	                                         step == 2   ? "nd"
-	                                         : step == 3 ? "rd"
-	                                                     : "th",
-	                                         pairs, r->d)
-	                           : report_strf(sec,
-	                                         "All %zu pairs (posenc freqs -s SPEC -d %zu "
-	                                         "-o freqs.csv writes them as CSV).",
-	                                         pairs, r->d));
+	int rc = line(sec, step > 1 ? report_strf(sec,
+	                                          "Every %zu%s pair of %zu and the last; the full "
+	                                          "table: posenc freqs -s SPEC...%s -o freqs.csv.",
+	                                          step,
+	                                          step == 2   ? "nd"
+	                                          : step == 3 ? "rd"
+	                                                      : "th",
+	                                          pairs, dtext)
+	                            : report_strf(sec,
+	                                          "All %zu pairs (posenc freqs -s SPEC...%s "
+	                                          "-o freqs.csv writes them as CSV).",
+	                                          pairs, dtext));
 	if (!rc)
 		rc = line(sec, per == 2 ? "\u03b8: angular frequency of the pair (radians per "
 		                          "position); wavelength 2\u03c0/\u03b8 in positions."
@@ -833,9 +945,8 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	const struct pe_freq_table *t = r->s[i].freqs;
 	const struct pe_freq_variant *var = &t->variants[0];
 	const char *name = pe_rope_scaling_name(var->type);
-	sec->heading = report_strf(sec, "RoPE scaling: %s", r->schemes[i]->label);
 	sec->fig = pe_figure_create(1, 2);
-	if (!sec->fig || !sec->heading)
+	if (!sec->fig)
 		return oom();
 	enum pe_status st =
 	        pe_figure_set_title(sec->fig, report_strf(sec, "%s: scaled vs unscaled frequencies",
@@ -937,7 +1048,7 @@ int report_section_build(const struct report *r, size_t i, int html, struct repo
 {
 	size_t scheme = 0;
 	enum kind k = section_kind(r, i, &scheme);
-	out->heading = titles[k];
+	out->heading = report_section_title(r, i);
 	int rc = build(r, k, scheme, html, out);
 	if (!rc && out->fig)
 		rc = cli_figure_apply(&r->o, out->fig);

@@ -346,12 +346,43 @@ static int group_spec(const struct cli_common *o, const char *spec, const struct
 		return cli_usage_error("scheme '%s': layer group '%s' has no positional encoding "
 		                       "(NoPE), and the nope scheme is not available yet",
 		                       spec, g->name);
-	*out = pe_spec_override(g->spec, overrides);
+	/* A rope group is for the model's head width: said as head= so that each model of a
+	 * comparison keeps its own width (a group wider than the others has it already). */
+	char *with_head = NULL;
+	if (strncmp(g->spec, "rope:", 5) == 0 && m->head_dim && !strstr(g->spec, ",head=")) {
+		char head[40];
+		snprintf(head, sizeof(head), "head=%zu", m->head_dim);
+		with_head = pe_spec_override(g->spec, head);
+		if (!with_head)
+			return cli_error("out of memory");
+	}
+	*out = pe_spec_override(with_head ? with_head : g->spec, overrides);
+	free(with_head);
 	return *out ? 0 : cli_error("out of memory");
 }
 
+/* The head width a group spec is for: its head=, else the model's. */
+static size_t group_head(const struct pe_model *m, const char *spec)
+{
+	const char *h = spec ? strstr(spec, ",head=") : NULL;
+	return h ? (size_t)strtoull(h + 6, NULL, 10) : m->head_dim;
+}
+
+static void fill_info(const struct pe_model *m, const struct pe_model_group *g, const char *spec,
+                      struct cli_model_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	snprintf(info->model, sizeof(info->model), "%s", m->name ? m->name : "model");
+	snprintf(info->group, sizeof(info->group), "%s", g->name ? g->name : "");
+	info->n_groups = m->n_groups;
+	info->head_dim = group_head(m, spec);
+	info->context = m->context;
+	info->train_context = m->train_context;
+	info->has_train = m->train_context > 0;
+}
+
 int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, char ***out,
-                    size_t *count)
+                    size_t *count, struct cli_model_info **info)
 {
 	struct pe_model *m = NULL;
 	const char *overrides = NULL;
@@ -400,16 +431,26 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 		}
 	}
 	char **list = calloc(n, sizeof(*list));
-	if (!list)
+	struct cli_model_info *inf = info ? calloc(n, sizeof(*inf)) : NULL;
+	if (!list || (info && !inf)) {
+		free(list);
+		free(inf);
 		return cli_error("out of memory");
-	for (size_t i = 0; i < n && !rc; i++)
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
 		rc = group_spec(o, spec, m, pick[i], overrides, &list[i]);
+		if (!rc && inf)
+			fill_info(m, pick[i], list[i], &inf[i]);
+	}
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
 			free(list[i]);
 		free(list);
+		free(inf);
 		return rc;
 	}
+	if (info)
+		*info = inf;
 	*out = list;
 	*count = n;
 	return 0;

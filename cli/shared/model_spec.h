@@ -34,15 +34,34 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
                    const char **overrides);
 
 /*
+ * What a scheme that came from a model keeps of it: commands that show
+ * several models say each one's name, widths and contexts, which its spec
+ * text does not carry. Zeroed (model[0] == 0) for a plain spec.
+ */
+struct cli_model_info {
+	char model[96];       /* the model's name ("llama-3.1-8b"); "" for a plain spec */
+	char group[32];       /* its layer group ("all", "local", ...) */
+	size_t n_groups;      /* how many groups the model has */
+	size_t head_dim;      /* the group's head width (the spec's head=) */
+	double context;       /* max_position_embeddings: the extended context */
+	double train_context; /* the pretraining context */
+	int has_train;        /* 1: the config names a pretraining context of its own */
+};
+
+/*
  * cli_model_specs() - the plain spec texts of a model spec's layer groups
+ *
+ * Each spec carries head= (the group's head width), so that every model of
+ * a comparison keeps its own width when no -d is given.
  *
  * @max: how many the command takes; with one and no --layer, the first
  *       group (with a note on stderr when there are several).
  * @out: newly allocated strings (each free(), then the array); *count set.
+ * @info: NULL, or a newly allocated array of *count (free()).
  * @return 0 or an exit code after reporting.
  */
 int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, char ***out,
-                    size_t *count);
+                    size_t *count, struct cli_model_info **info);
 
 /*
  * cli_model_config_text() - the config.json text of hf:PATH or model:NAME

@@ -349,7 +349,12 @@ static int parse_bases(struct cli_common *o, const char *arg)
 	}
 }
 
-/* A model's head width becomes the default -d. */
+/*
+ * A model's head width becomes the default -d of the schemes that are not
+ * models (each model keeps its own, cli_scheme_width()); the first model's
+ * training context is that of a command that takes one scheme. Read once
+ * every option is parsed, so -d may come anywhere on the command line.
+ */
 static int model_width(struct cli_common *o, const char *spec)
 {
 	struct pe_model *m = NULL;
@@ -367,10 +372,6 @@ static int model_width(struct cli_common *o, const char *spec)
 		o->model_train = m->train_context;
 	if (!hd)
 		return 0;
-	if (o->model_d && o->model_d != hd && !o->d_given)
-		return cli_usage_error("the models have different head widths (%zu and %zu): give "
-		                       "-d",
-		                       o->model_d, hd);
 	if (!o->model_d)
 		o->model_d = hd;
 	if (!o->d_given)
@@ -744,25 +745,26 @@ static int parse_with_base(const char *spec, int from_model, const char *base_te
 
 /* Every -s, with model specs expanded to their groups' plain specs. */
 static int expand_specs(const struct cli_common *o, const char *default_spec, size_t max,
-                        char ***out, unsigned char **from_model, size_t *count)
+                        char ***out, struct cli_model_info **from_model, size_t *count)
 {
 	size_t nspecs = o->nspecs ? o->nspecs : 1, n = 0, cap = nspecs;
 	char **list = calloc(cap, sizeof(*list));
-	unsigned char *model = calloc(cap, 1);
+	struct cli_model_info *model = calloc(cap, sizeof(*model));
 	int rc = list && model ? 0 : cli_error("out of memory");
 	for (size_t i = 0; i < nspecs && !rc; i++) {
 		const char *spec = o->nspecs ? o->specs[i] : default_spec;
 		char **groups = NULL;
+		struct cli_model_info *ginfo = NULL;
 		size_t ng = 1;
 		int is_model = cli_is_model_spec(spec);
 		if (is_model)
-			rc = cli_model_specs(o, spec, max, &groups, &ng);
+			rc = cli_model_specs(o, spec, max, &groups, &ng, &ginfo);
 		if (rc)
 			break;
 		if (n + ng > cap) {
 			size_t ncap = n + ng + cap;
 			char **gl = realloc(list, ncap * sizeof(*gl));
-			unsigned char *gm = gl ? realloc(model, ncap) : NULL;
+			struct cli_model_info *gm = gl ? realloc(model, ncap * sizeof(*gm)) : NULL;
 			if (gl)
 				list = gl;
 			if (gm)
@@ -771,6 +773,7 @@ static int expand_specs(const struct cli_common *o, const char *default_spec, si
 				for (size_t k = 0; is_model && k < ng; k++)
 					free(groups[k]);
 				free(groups);
+				free(ginfo);
 				rc = cli_error("out of memory");
 				break;
 			}
@@ -778,12 +781,16 @@ static int expand_specs(const struct cli_common *o, const char *default_spec, si
 		}
 		for (size_t k = 0; k < ng; k++) {
 			list[n] = is_model ? groups[k] : pe_strdup_cli(spec);
-			model[n] = (unsigned char)is_model;
+			if (is_model)
+				model[n] = ginfo[k];
+			else
+				memset(&model[n], 0, sizeof(model[n]));
 			if (!list[n])
 				rc = cli_error("out of memory");
 			n++;
 		}
 		free(groups);
+		free(ginfo);
 	}
 	if (rc) {
 		for (size_t i = 0; list && i < n; i++)
@@ -798,44 +805,99 @@ static int expand_specs(const struct cli_common *o, const char *default_spec, si
 	return 0;
 }
 
+/*
+ * -d given for a model's scheme at another width changes the model: refused
+ * when the spec holds per-pair numbers of its own width (LongRoPE's
+ * factors), else drawn as asked with a warning that says what changes.
+ */
+static int check_forced_width(const struct cli_common *o, const struct pe_scheme *s,
+                              const struct cli_model_info *info)
+{
+	if (!o->d_given || !info->model[0] || !info->head_dim || o->d == info->head_dim ||
+	    !pe_scheme_has(s, PE_CAP_SCALING))
+		return 0;
+	size_t own_rot = (size_t)((double)info->head_dim * s->rotary) & ~(size_t)1;
+	size_t new_rot = (size_t)((double)o->d * s->rotary) & ~(size_t)1;
+	size_t nf = s->scaling.n_long_factor ? s->scaling.n_long_factor : s->scaling.n_short_factor;
+	if (nf)
+		return cli_usage_error("-d %zu would change %s: its %zu %s factors are for rotary "
+		                       "width %zu (head width %zu), not %zu; leave -d out and each "
+		                       "model is drawn at its own width",
+		                       o->d, s->label, nf,
+		                       s->scaling.type == PE_ROPE_SCALING_LONGROPE ? "LongRoPE"
+		                                                                   : "frequency",
+		                       own_rot, info->head_dim, new_rot);
+	if (!o->quiet)
+		fprintf(stderr,
+		        "posenc: warning: -d %zu draws %s at head width %zu instead of its own %zu "
+		        "(rotary width %zu instead of %zu: %zu pairs instead of %zu, other "
+		        "frequencies); leave -d out for each model's own width\n",
+		        o->d, s->label, o->d, info->head_dim, new_rot, own_rot, new_rot / 2,
+		        own_rot / 2);
+	return 0;
+}
+
 int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
                 struct pe_scheme ***out, size_t *count)
 {
+	return cli_schemes_models(o, default_spec, max, out, count, NULL);
+}
+
+int cli_schemes_models(const struct cli_common *o, const char *default_spec, size_t max,
+                       struct pe_scheme ***out, size_t *count, struct cli_model_info **info)
+{
 	char **specs = NULL;
-	unsigned char *from_model = NULL;
+	struct cli_model_info *from_model = NULL;
 	size_t nspecs = 0;
 	*out = NULL;
 	*count = 0;
+	if (info)
+		*info = NULL;
 	int rc = expand_specs(o, default_spec, max, &specs, &from_model, &nspecs);
 	if (rc)
 		return rc;
 	size_t nbases = o->nbases ? o->nbases : 1;
 	/* Room for every spec crossed with every base; schemes without a base stay single. */
 	struct pe_scheme **list = calloc(nspecs * nbases, sizeof(*list));
-	if (!list)
+	struct cli_model_info *inf = calloc(nspecs * nbases, sizeof(*inf));
+	if (!list || !inf)
 		rc = cli_error("out of memory");
 	size_t total = 0;
 	int any_base = 0;
 	for (size_t i = 0; i < nspecs && !rc; i++) {
 		const char *spec = specs[i];
 		struct pe_scheme *plain = NULL;
+		int is_model = from_model[i].model[0] != 0;
+		size_t first = total;
 		rc = parse_one(spec, &plain);
 		if (!rc && o->nbases && takes_base(plain)) {
 			any_base = 1;
 			pe_scheme_destroy(plain);
 			for (size_t j = 0; j < nbases && !rc; j++)
-				if (!(rc = parse_with_base(spec, from_model[i], o->base_texts[j],
+				if (!(rc = parse_with_base(spec, is_model, o->base_texts[j],
 				                           &list[total])))
 					total++;
 		} else if (!rc) {
 			list[total++] = plain;
 		}
+		for (size_t k = first; k < total; k++)
+			inf[k] = from_model[i];
+		for (size_t k = first; k < total && !rc; k++)
+			rc = check_forced_width(o, list[k], &inf[k]);
 	}
 	for (size_t i = 0; i < nspecs; i++)
 		free(specs[i]);
 	free(specs);
 	free(from_model);
+	if (!rc && info)
+		*info = inf;
+	else
+		free(inf);
 	if (rc) {
+		if (info && *info) {
+			free(*info);
+			*info = NULL;
+		}
 		cli_schemes_free(list, total);
 		return rc;
 	}
@@ -843,6 +905,10 @@ int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max
 	for (size_t i = 0; i < o->nspecs; i++)
 		any_model |= cli_is_model_spec(o->specs[i]);
 	if (o->layer && !any_model) {
+		if (info) {
+			free(*info);
+			*info = NULL;
+		}
 		cli_schemes_free(list, total);
 		return cli_usage_error(
 		        "option '--layer' picks a layer of a model spec (hf:, gguf:, "
@@ -852,9 +918,19 @@ int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max
 		if (list[i]->label && !cli_utf8_valid(list[i]->label)) {
 			rc = cli_usage_error("scheme '%s': its label is not valid UTF-8",
 			                     list[i]->canonical);
+			if (info) {
+				free(*info);
+				*info = NULL;
+			}
 			cli_schemes_free(list, total);
 			return rc;
 		}
+	if ((o->nbases && !any_base) || total > max) {
+		if (info) {
+			free(*info);
+			*info = NULL;
+		}
+	}
 	if (o->nbases && !any_base) {
 		cli_schemes_free(list, total);
 		return cli_usage_error(

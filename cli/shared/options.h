@@ -82,8 +82,9 @@ struct cli_common {
 	const char *layer;        /* --layer: a model's layer group or layer index */
 	const char *position_ids; /* --position-ids FILE: mrope (t, h, w) ids per token */
 	int d_given;              /* -d was given (a model's head width is the default) */
-	size_t model_d;           /* the head width of the first model spec; 0 if none */
-	double model_train;       /* its training context; 0 if none */
+	size_t model_d;     /* the head width of the first model spec, the -d of plain specs; 0 if
+	                       none (each model keeps its own: its specs say head=) */
+	double model_train; /* its training context; 0 if none */
 };
 
 /* A command's own options: their getopt_long entries and what parses them. */
@@ -143,6 +144,19 @@ int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_
  */
 int cli_schemes(const struct cli_common *o, const char *default_spec, size_t max,
                 struct pe_scheme ***out, size_t *count);
+
+struct cli_model_info;
+
+/*
+ * cli_schemes_models() - cli_schemes(), and what each scheme keeps of its model
+ *
+ * @info: a newly allocated array parallel to *out (free()); a plain spec's
+ *        entry is zeroed. -d given for a model at another width than its own
+ *        is refused when its spec holds per-pair factors of its width
+ *        (LongRoPE), else warned about, naming what changes.
+ */
+int cli_schemes_models(const struct cli_common *o, const char *default_spec, size_t max,
+                       struct pe_scheme ***out, size_t *count, struct cli_model_info **info);
 void cli_schemes_free(struct pe_scheme **schemes, size_t count);
 
 /*

@@ -188,15 +188,43 @@ size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, s
 
 void cli_width_list_add(char *list, size_t cap, size_t d)
 {
+	/* Ascending: "64/96/128" reads as a range, whatever the order of the schemes. */
+	size_t at = strlen(list);
 	for (const char *p = list; *p;) {
 		char *end;
-		if (strtoull(p, &end, 10) == d)
+		unsigned long long w = strtoull(p, &end, 10);
+		if (w == d)
 			return;
+		if (w > d) {
+			at = (size_t)(p - list);
+			break;
+		}
 		p = *end == '/' ? end + 1 : end;
 	}
 	size_t len = strlen(list);
-	if (len + 24 < cap)
-		snprintf(list + len, cap - len, "%s%zu", len ? "/" : "", d);
+	char num[24];
+	int nl = snprintf(num, sizeof(num), "%zu", d);
+	if (nl < 0 || len + (size_t)nl + 2 > cap)
+		return;
+	/* "d/" before the first larger width, or "/d" at the end */
+	size_t add = (size_t)nl + (len ? 1 : 0);
+	memmove(list + at + add, list + at, len - at + 1);
+	if (at < len) {
+		memcpy(list + at, num, (size_t)nl);
+		list[at + (size_t)nl] = '/';
+	} else {
+		if (len)
+			list[at++] = '/';
+		memcpy(list + at, num, (size_t)nl);
+	}
+}
+
+const char *cli_width_label(const char *label, size_t d, int show, char *buf, size_t cap)
+{
+	if (!show)
+		return label;
+	snprintf(buf, cap, "%s (d=%zu)", label, d);
+	return buf;
 }
 
 int cli_vectors_matrix(const struct cli_common *o, const struct cli_vectors *v,

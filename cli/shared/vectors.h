@@ -27,12 +27,19 @@ struct cli_vectors {
 size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, size_t fallback);
 
 /*
- * cli_width_list_add() - add @d to a list of widths like "256/512" unless it is there
+ * cli_width_list_add() - add @d to an ascending list of widths like "64/96/128" unless it
+ * is there
  *
  * @list: NUL-terminated text in a buffer of @cap bytes (start with ""); a width
  *        that would not fit is left out.
  */
 void cli_width_list_add(char *list, size_t cap, size_t d);
+
+/*
+ * cli_width_label() - "@label (d=@d)" into @buf when @show (the schemes of a
+ * figure have different widths), else @label itself
+ */
+const char *cli_width_label(const char *label, size_t d, int show, char *buf, size_t cap);
 
 /*
  * cli_vectors_prepare() - positions --start .. --start+n-1 of a scheme

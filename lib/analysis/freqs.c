@@ -101,12 +101,36 @@ static void set_critical_dim(struct pe_freq_table *t, const struct pe_scheme *s,
 {
 	int rope = pe_scheme_has(s, PE_CAP_SCALING);
 	int same_as_rope = rope || (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
-	t->train_length = opt->train_length > 0                             ? opt->train_length
-	                  : rope && s->scaling.type != PE_ROPE_SCALING_NONE ? s->scaling.original
-	                                                                    : 4096.0;
-	t->has_critical_dim =
-	        same_as_rope && pe_rope_critical_dim(s->base, t->d_pairs, t->train_length,
-	                                             &t->critical_dim) == PE_OK;
+	/* No training length is invented: a plain table has none unless one is given. */
+	int own = rope && s->scaling.type != PE_ROPE_SCALING_NONE &&
+	          s->scaling.type != PE_ROPE_SCALING_LINEAR &&
+	          s->scaling.type != PE_ROPE_SCALING_PROPORTIONAL;
+	t->train_length = opt->train_length > 0 ? opt->train_length
+	                  : own                 ? s->scaling.original
+	                                        : 0.0;
+	t->has_critical_dim = same_as_rope && t->train_length > 0 &&
+	                      pe_rope_critical_dim(s->base, t->d_pairs, t->train_length,
+	                                           &t->critical_dim) == PE_OK;
+}
+
+enum pe_pair_regime pe_pair_regime(const struct pe_freq_variant *v, double ratio)
+{
+	const double tol = 1e-12;
+	if (ratio == 0.0)
+		return PE_REGIME_STATIC;
+	if (fabs(ratio - 1.0) <= tol)
+		return PE_REGIME_KEPT;
+	if (v->type == PE_ROPE_SCALING_LONGROPE)
+		return PE_REGIME_RESCALED;
+	if (v->factor > 0 && fabs(ratio * v->factor - 1.0) <= tol)
+		return PE_REGIME_INTERPOLATED;
+	return PE_REGIME_RAMPED;
+}
+
+const char *pe_pair_regime_name(enum pe_pair_regime r)
+{
+	static const char *const names[] = {"kept", "ramped", "interpolated", "rescaled", "static"};
+	return (unsigned)r < sizeof(names) / sizeof(names[0]) ? names[r] : "unknown";
 }
 
 enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,

@@ -191,22 +191,17 @@ def _csv(command, spec, options, bfloat16=False, allowed=(0,)):
 
 
 def freqs(spec="rope", d=None, *, length=None, train_length=None, frame=None, **options):
-    """The per-pair frequency table: pair, theta, wavelength, then NAME_theta and NAME_ratio per
-    RoPE scaling variant (plain rope shows linear, dynamic, yarn and llama3).
+    """The per-pair frequency table of `posenc freqs -o x.csv`: one long table with the same
+    columns whatever the scaling (model, group, d, d_rot, pair, theta, wavelength, scaling,
+    factor, scaled_theta, scaled_wavelength, ratio, regime), a row per scaling variant and pair
+    (plain rope shows linear, dynamic, yarn and llama3).
 
-    Returns a pandas DataFrame when pandas is installed (frame=None or True), else (or with
-    frame=False) a dict of numpy columns; the values are those of `posenc freqs -o x.csv`,
-    read back exactly (the CSV holds each float's shortest round-trip text).
+    Returns a pandas DataFrame when pandas is installed (frame=None or True; the CSV read by
+    pandas.read_csv with round-trip floats), else (or with frame=False) a dict of numpy
+    columns: text columns as str, pair, d and d_rot as int64, the others float64, read back
+    exactly (the CSV holds each float's shortest round-trip text).
     """
-    rows, _ = _csv("freqs", spec, dict(d=d, length=length, train_length=train_length, **options))
-    header, body = rows[0], rows[1:]
-    cols = {}
-    for j, name in enumerate(header):
-        values = [r[j] for r in body]
-        if name == "pair":
-            cols[name] = np.array([int(v) for v in values], dtype=np.int64)
-        else:
-            cols[name] = np.array([float(v) for v in values], dtype=np.float64)
+    rows, r = _csv("freqs", spec, dict(d=d, length=length, train_length=train_length, **options))
     if frame is not False:
         try:
             import pandas
@@ -214,7 +209,18 @@ def freqs(spec="rope", d=None, *, length=None, train_length=None, frame=None, **
             if frame:
                 raise
         else:
-            return pandas.DataFrame(cols)
+            text = bytes(r.files["freqs.csv"]).decode("utf-8")
+            return pandas.read_csv(io.StringIO(text), float_precision="round_trip")
+    header, body = rows[0], rows[1:]
+    cols = {}
+    for j, name in enumerate(header):
+        values = [row[j] for row in body]
+        if name in ("model", "group", "scaling", "regime"):
+            cols[name] = np.array(values, dtype=str)
+        elif name in ("pair", "d", "d_rot"):
+            cols[name] = np.array([int(v) for v in values], dtype=np.int64)
+        else:
+            cols[name] = np.array([float(v) for v in values], dtype=np.float64)
     return cols
 
 

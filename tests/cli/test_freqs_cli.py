@@ -14,9 +14,28 @@ EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
 
 
+COLUMNS = ["model", "group", "d", "d_rot", "pair", "theta", "wavelength", "scaling", "factor",
+           "scaled_theta", "scaled_wavelength", "ratio", "regime"]
+NUMERIC = {"d", "d_rot", "pair", "theta", "wavelength", "factor", "scaled_theta",
+           "scaled_wavelength", "ratio"}
+
+
 def table(text):
+    """The long table: its header and its rows as dicts, numeric columns as floats."""
     rows = list(csv.reader(io.StringIO(text)))
-    return rows[0], [[float(x) for x in r] for r in rows[1:]]
+    if not rows:
+        return [], []
+    out = []
+    for r in rows[1:]:
+        d = dict(zip(rows[0], r))
+        for k in NUMERIC & d.keys():
+            d[k] = float(d[k])
+        out.append(d)
+    return rows[0], out
+
+
+def variant(rows, scaling, key):
+    return [x[key] for x in rows if x["scaling"] == scaling]
 
 
 def near(a, b, tol):
@@ -25,32 +44,49 @@ def near(a, b, tol):
 
 r = run(EXE, "freqs", "-o", "-")
 head, rows = table(r.text)
-ok(r.rc == 0 and head == ["pair", "theta", "wavelength", "linear_theta", "linear_ratio",
-                          "dynamic_theta", "dynamic_ratio", "yarn_theta", "yarn_ratio",
-                          "llama3_theta", "llama3_ratio"], "freqs default rope: columns", head)
-ok(len(rows) == 64 and [x[0] for x in rows] == list(range(64)), "freqs: one row per pair")
+ok(r.rc == 0 and head == COLUMNS, "freqs: the same columns whatever the scaling", head)
+ok([x["scaling"] for x in rows[::64]] == ["linear", "dynamic", "yarn", "llama3"] and
+   len(rows) == 256, "freqs default rope: 64 rows per default variant")
+ok([x["pair"] for x in rows[:64]] == list(range(64)), "freqs: one row per pair")
 wl = {0: (6.2832, 5e-5), 1: (7.2557, 5e-5), 32: (628.32, 5e-3), 63: (54410.1, 5e-2)}
-ok(all(near(rows[i][2], v, t) for i, (v, t) in wl.items()), "freqs wavelengths [7a]")
+ok(all(near(rows[i]["wavelength"], v, t) for i, (v, t) in wl.items()), "freqs wavelengths [7a]")
+yr = variant(rows, "yarn", "ratio")
 yarn = {0: 1, 20: 1, 21: 0.971154, 33: 0.625, 45: 0.278846, 46: 0.25, 63: 0.25}
-ok(all(near(rows[i][8], v, 5e-7) for i, v in yarn.items()), "freqs yarn factor 4 ratios [3c]",
-   [rows[i][8] for i in yarn])
-ok(all(x[4] == 0.25 for x in rows), "freqs linear ratio 1/4")
+ok(all(near(yr[i], v, 5e-7) for i, v in yarn.items()), "freqs yarn factor 4 ratios [3c]",
+   [yr[i] for i in yarn])
+reg = variant(rows, "yarn", "regime")
+ok(reg == ["kept"] * 21 + ["ramped"] * 25 + ["interpolated"] * 18,
+   "freqs yarn regimes: pairs 0..20 kept, 21..45 ramped, 46..63 interpolated", reg)
+ok(all(x == 0.25 for x in variant(rows, "linear", "ratio")) and
+   set(variant(rows, "linear", "regime")) == {"interpolated"}, "freqs linear ratio 1/4")
+ok(all(near(x["scaled_wavelength"], 2 * math.pi / x["scaled_theta"], 1e-9 * x["scaled_wavelength"])
+       for x in rows), "freqs scaled_wavelength = 2 pi / scaled_theta")
 ok("attention factor 1.1386294" in r.err and "low 20, high 46" in r.err,
    "freqs reports yarn's attention factor and low/high [3c]", r.err)
+ok("critical dimension" not in r.err and "training" not in r.err,
+   "freqs of plain rope invents no training length", r.err)
+r = run(EXE, "freqs", "--train-length", "4096", "-o", "-")
 ok("critical dimension 92 of 128" in r.err, "freqs reports LLaMA-2's critical dimension [7b]",
    r.err)
+r = run(EXE, "freqs", "-s", "sinusoidal", "-o", "-")
+ok(r.rc == 0 and "critical dimension" not in r.err and "4096" not in r.err,
+   "freqs -s sinusoidal: no invented training length 4096 or critical dimension", r.err)
 
 path = os.path.join(TMP, "llama.csv")
 r = run(EXE, "freqs", "-s", "rope:base=500000,scaling=llama3", "-o", path)
 with open(path) as f:
     head, rows = table(f.read())
 smooth = [0.828168, 0.643743, 0.493507, 0.371122, 0.271425, 0.190211]
-good = r.rc == 0 and head[3:] == ["llama3_theta", "llama3_ratio"]
-good = good and all(rows[i][4] == 1.0 for i in range(29))
-good = good and all(near(rows[29 + i][4], v, 5e-7) for i, v in enumerate(smooth))
-good = good and all(near(rows[i][4], 0.125, 1e-15) for i in range(35, 64))
-good = good and near(rows[20][3], 0.01656044, 5e-9) and near(rows[63][3], 3.068926e-07, 5e-14)
+ratio = [x["ratio"] for x in rows]
+good = r.rc == 0 and head == COLUMNS and len(rows) == 64
+good = good and all(ratio[i] == 1.0 for i in range(29))
+good = good and all(near(ratio[29 + i], v, 5e-7) for i, v in enumerate(smooth))
+good = good and all(near(ratio[i], 0.125, 1e-15) for i in range(35, 64))
+good = good and near(rows[20]["scaled_theta"], 0.01656044, 5e-9)
+good = good and near(rows[63]["scaled_theta"], 3.068926e-07, 5e-14)
 ok(good, "freqs llama3 for Llama 3.1 [3d]")
+ok([x["regime"] for x in rows] == ["kept"] * 29 + ["ramped"] * 6 + ["interpolated"] * 29,
+   "freqs llama3 regimes: 29 kept, 6 on the smooth ramp, 29 interpolated")
 ok("critical dimension 70 of 128" in r.err, "freqs LLaMA-3 critical dimension 70", r.err)
 
 r = run(EXE, "freqs", "-s", "rope:scaling=dynamic,factor=2", "--length", "8192", "-o", "-")
@@ -81,11 +117,14 @@ for name, args, needle in [
     ("freqs odd rotary width", ["freqs", "-d", "7"], "even rotary width"),
     ("freqs -n", ["freqs", "-n", "5"], "'-n'"),
     ("freqs --length 0", ["freqs", "--length", "0"], "--length"),
+    ("freqs NPY of two schemes", ["freqs", "-s", "rope", "-s", "sinusoidal", "-o", "x.npy"],
+     "one scheme"),
     ("freqs longrope list length", ["freqs", "-s",
                                     "rope:scaling=longrope,long-factor=1/2,short-factor=1/1"],
      "d_rot/2"),
 ]:
     empty = workdir()
-    error_case(EXE, name, args + ["-o", "out.csv"], 2, needle, cwd=empty)
+    error_case(EXE, name, args + ([] if "-o" in args else ["-o", "out.csv"]), 2, needle,
+               cwd=empty)
 
 done()

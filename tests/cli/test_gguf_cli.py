@@ -30,14 +30,29 @@ def write(name, data):
     return path
 
 
+
+def long_columns(rows):
+    """freqs' long table as columns: theta, wavelength and NAME_theta per scaling (not none)."""
+    head, body = rows[0], [dict(zip(rows[0], x)) for x in rows[1:]]
+    cols, scaled = {}, []
+    first = body[0]["scaling"] if body else "none"
+    for x in body:
+        if x["scaling"] == first:
+            cols.setdefault("theta", []).append(float(x["theta"]))
+            cols.setdefault("wavelength", []).append(float(x["wavelength"]))
+        if x["scaling"] != "none":
+            name = x["scaling"] + "_theta"
+            if name not in cols:
+                scaled.append(name)
+            cols.setdefault(name, []).append(float(x["scaled_theta"]))
+    return cols, scaled
+
 def freqs(spec, *extra):
     r = run(EXE, "freqs", "-q", "-s", spec, "-o", "-", *extra)
     rows = list(csv.reader(io.StringIO(r.text)))
     if r.rc or not rows:
         return r, None
-    head = rows[0]
-    cols = {h: [float(x[i]) for x in rows[1:]] for i, h in enumerate(head)}
-    scaled = [h for h in head if h.endswith("_theta") and h != "theta"]
+    cols, scaled = long_columns(rows)
     return r, cols[scaled[0]] if len(scaled) == 1 else cols["theta"]
 
 
@@ -132,6 +147,10 @@ phi = write("phi3", gguf([
 r, got = freqs("gguf:" + phi, "--length", "4096")
 ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(short_f, range(0, 96, 2))]),
    "phi3 gguf: short factors up to the original context", r.err)
+r, got = freqs("gguf:" + phi)
+ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(short_f, range(0, 96, 2))]),
+   "phi3 gguf: without --length, the original context (short factors), as the reference "
+   "loads it", r.err)
 r, got = freqs("gguf:" + phi, "--length", "8192")
 ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(long_f, range(0, 96, 2))]),
    "phi3 gguf: long factors past it")

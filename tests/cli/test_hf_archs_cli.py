@@ -44,11 +44,17 @@ def summary(spec):
 
 
 def freqs(spec, group, column):
+    """A column of freqs' long table: "theta", or "NAME_theta" for the scaled frequencies
+    of scaling NAME (its rows' scaled_theta)."""
     r = run(EXE, "freqs", "-q", "-s", spec, "--layer", group, "-o", "-")
     rows = list(csv.DictReader(io.StringIO(r.text)))
-    if r.rc or not rows or column not in rows[0]:
+    if r.rc or not rows:
         return None
-    return np.array([float(x[column]) for x in rows])
+    if column == "theta":
+        first = rows[0]["scaling"]
+        return np.array([float(x["theta"]) for x in rows if x["scaling"] == first])
+    got = [float(x["scaled_theta"]) for x in rows if x["scaling"] + "_theta" == column]
+    return np.array(got) if got else None
 
 
 def inv_freq(base, dim):

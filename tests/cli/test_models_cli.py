@@ -116,14 +116,29 @@ def worst(a, b):
     return max((abs(x - y) / abs(y) for x, y in zip(a, b)), default=0.0)
 
 
+
+def long_columns(rows):
+    """freqs' long table as columns: theta, wavelength and NAME_theta per scaling (not none)."""
+    head, body = rows[0], [dict(zip(rows[0], x)) for x in rows[1:]]
+    cols, scaled = {}, []
+    first = body[0]["scaling"] if body else "none"
+    for x in body:
+        if x["scaling"] == first:
+            cols.setdefault("theta", []).append(float(x["theta"]))
+            cols.setdefault("wavelength", []).append(float(x["wavelength"]))
+        if x["scaling"] != "none":
+            name = x["scaling"] + "_theta"
+            if name not in cols:
+                scaled.append(name)
+            cols.setdefault(name, []).append(float(x["scaled_theta"]))
+    return cols, scaled
+
 def freqs(spec, *extra):
     r = run(EXE, "freqs", "-q", "-s", spec, "-o", "-", *extra)
     rows = list(csv.reader(io.StringIO(r.text)))
     if r.rc or not rows:
         return r, None, None
-    head = rows[0]
-    cols = {h: [float(x[i]) for x in rows[1:]] for i, h in enumerate(head)}
-    scaled = [h for h in head if h.endswith("_theta") and h != "theta"]
+    cols, scaled = long_columns(rows)
     return r, cols["theta"], cols[scaled[0]] if len(scaled) == 1 else None
 
 

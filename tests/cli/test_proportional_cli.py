@@ -38,12 +38,29 @@ def default(head_dim, base):
     return [1.0 / (base ** (i / head_dim)) for i in range(0, head_dim, 2)]
 
 
+
+def long_columns(rows):
+    """freqs' long table as columns: theta, wavelength and NAME_theta per scaling (not none)."""
+    head, body = rows[0], [dict(zip(rows[0], x)) for x in rows[1:]]
+    cols, scaled = {}, []
+    first = body[0]["scaling"] if body else "none"
+    for x in body:
+        if x["scaling"] == first:
+            cols.setdefault("theta", []).append(float(x["theta"]))
+            cols.setdefault("wavelength", []).append(float(x["wavelength"]))
+        if x["scaling"] != "none":
+            name = x["scaling"] + "_theta"
+            if name not in cols:
+                scaled.append(name)
+            cols.setdefault(name, []).append(float(x["scaled_theta"]))
+    return cols, scaled
+
 def freqs(spec, *extra):
     r = run(EXE, "freqs", "-q", "-s", spec, "-o", "-", *extra)
     rows = list(csv.reader(io.StringIO(r.text)))
     if r.rc or not rows:
         return r, {}
-    return r, {h: [float(x[i]) for x in rows[1:]] for i, h in enumerate(rows[0])}
+    return r, long_columns(rows)[0]
 
 
 def summary(spec, *extra):

@@ -56,7 +56,7 @@ ok(len(re.findall(rb"/MediaBox \[ 0 0 842 595 \]", pdf)) == 9, "every page is A4
 text = pdf_text(pdf_path)
 # Vector text: the words come back out of the PDF.
 for needle in ("Positional-encoding report", "sinusoidal base=10000", "neighbour_distance",
-               "critical dim 52", "context length 256", "Frequency table", "all 32640 pairs",
+               "positions shown 256", "Frequency table", "all 32640 pairs",
                "Decay: mean dot product of positions k apart"):
     ok(needle in text, f"the PDF's text has '{needle}'", text[:300])
 ok("Command: posenc report" in text, "the title page gives the command line")
@@ -80,8 +80,9 @@ ok(r.rc == 0 and pdfinfo_pages(os.path.join(wd, "two.pdf")) == 11, "two scalings
 r = run(EXE, "report", "--base", "10,100,1000,10000,1e5,1e6,1e7,1e8", "-n", "64", "-d", "32",
         "-o", "eight.pdf", cwd=wd)
 et = pdf_text(os.path.join(wd, "eight.pdf")) if r.rc == 0 else ""
-ok(r.rc == 0 and pdfinfo_pages(os.path.join(wd, "eight.pdf")) == 9 and "scheme 8" in et
-   and "Scheme 8: sinusoidal base=100000000" in et, "eight schemes: 9 pages", r.err)
+ok(r.rc == 0 and pdfinfo_pages(os.path.join(wd, "eight.pdf")) == 9 and "scheme 8" not in et
+   and "sinusoidal base=100000000 (d = 32)" in et,
+   "eight schemes: 9 pages, each named by its label (not 'scheme 8')", r.err)
 # A scheme without frequencies: no wavelength pages.
 r = run(EXE, "report", "-s", "learned", "-s", "binary", "-n", "64", "-d", "16", "-o", "nofreq.pdf",
         cwd=wd)
@@ -208,9 +209,11 @@ bad = [l for l in freq[1:] if l[1] != "%.6g" % w10000[int(l[0])] or l[4] != "%.6
 ok(freq and not bad, "frequency table theta and wavelength match base^(-2i/d)", bad[:3])
 crit = 2 * math.ceil(64 * math.log(256 / (2 * math.pi)) / math.log(10000))
 within = sum(2 * math.pi / w <= 256 for w in w10000)
-ok(crit == 52 and f"critical dimension {crit} of 128; {within} of 64 pairs" in "".join(p.text)
+ok(crit == 52 and "critical dimension" not in "".join(p.text).split("Critical dimension")[0]
+   and f"{within} of 64 pairs have wavelengths within the positions 256" in "".join(p.text)
    and within == crit // 2,
-   "critical dimension 2 ceil(64 log_10000(256/2 pi)) = 52; the 26 pairs below it within 256",
+   "no critical dimension invented for a table without a training length (n = 256 is not one);"
+   " the 26 pairs within the positions shown",
    (crit, within))
 
 # ---- text is escaped ----

@@ -98,7 +98,7 @@ def case(line, want, cwd=None, exact=True):
 
 
 COMMANDS = ("encode distance corr scatter profile decay freqs bias compare report inspect check "
-            "precision model usage help"
+            "precision model usage plan layers help"
             .split())
 # Every scheme of the registry, as 'posenc help schemes' lists them.
 SCHEMES = re.findall(r"^  ([a-z0-9]+) ", subprocess.run([EXE, "help", "schemes"], capture_output=True,

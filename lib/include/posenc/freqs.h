@@ -23,7 +23,8 @@
  *
  * The critical dimension (Liu et al., pe_rope_critical_dim()) is given for
  * rope and for paper-frequency sinusoidal tables of even width, which have
- * the same frequencies.
+ * the same frequencies, when a training length is known (the options' or
+ * the scaling's original).
  */
 #ifndef POSENC_FREQS_H
 #define POSENC_FREQS_H
@@ -42,7 +43,9 @@ extern "C" {
 struct pe_freqs_options {
 	double length;       /* > 0: evaluation length of dynamic and longrope */
 	double train_length; /* > 0: training length of the critical dimension;
-	                        0: the scaling's original (4096 without one) */
+	                        0: the scaling's original; without a scaling, none
+	                        (no critical dimension: a table has no training length
+	                        unless one is given) */
 };
 
 /* One scaling variant: what was evaluated and what it reported. */
@@ -79,6 +82,29 @@ struct pe_freq_table {
 PE_API enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
                                            const struct pe_freqs_options *opt,
                                            struct pe_freq_table **out);
+
+/*
+ * What a scaling did to one pair, from its ratio (scaled over unscaled
+ * frequency) and the variant's factor, to within 1e-12 relative:
+ *   KEPT          ratio 1 (YaRN's and llama3's high frequencies, dynamic's pair 0);
+ *   INTERPOLATED  ratio 1/factor (linear; YaRN's and llama3's low frequencies);
+ *   RAMPED        in between (YaRN's and llama3's ramp, dynamic NTK's new base);
+ *   RESCALED      LongRoPE: a factor of the pair's own from the searched lists;
+ *   STATIC        frequency 0 (proportional RoPE's pairs that never turn).
+ */
+enum pe_pair_regime {
+	PE_REGIME_KEPT,
+	PE_REGIME_RAMPED,
+	PE_REGIME_INTERPOLATED,
+	PE_REGIME_RESCALED,
+	PE_REGIME_STATIC,
+};
+
+/* pe_pair_regime() - the regime of a pair whose frequency @v scaled by @ratio */
+PE_API enum pe_pair_regime pe_pair_regime(const struct pe_freq_variant *v, double ratio);
+
+/* pe_pair_regime_name() - "kept", "ramped", "interpolated", "rescaled", "static"; static text */
+PE_API const char *pe_pair_regime_name(enum pe_pair_regime r);
 
 /*
  * pe_freq_table_destroy() - free a table and what it owns; NULL is a no-op

@@ -85,11 +85,38 @@ static void rope_default_set(void **state)
 	assert_near(t->variants[2].info.attention_factor, 1.1386294, 5e-8);
 	assert_true(t->variants[0].info.attention_factor == 1.0);
 	assert_true(t->variants[3].info.attention_factor == 1.0);
+	/* a plain rope table states no training length: no critical dimension is invented */
+	assert_false(t->has_critical_dim);
+	unsigned yarn_high = (unsigned)t->variants[2].info.yarn_high;
+	pe_freq_table_destroy(t);
+	t = table("rope", 128, 0, 4096);
 	assert_true(t->has_critical_dim);
 	assert_true(t->train_length == 4096);
 	assert_int_equal(t->critical_dim, 92); /* [7b] */
 	/* YaRN's high for LLaMA-2 is d_extra / 2 */
-	assert_true(t->variants[2].info.yarn_high * 2 == (double)t->critical_dim);
+	assert_true(yarn_high * 2 == t->critical_dim);
+	pe_freq_table_destroy(t);
+}
+
+/* The regime of a pair from its ratio: kept, ramped, interpolated (YaRN x4, LLaMA-2). */
+static void regimes(void **state)
+{
+	(void)state;
+	struct pe_freq_table *t = table("rope:scaling=yarn", 128, 0, 0);
+	const struct pe_freq_variant *v = &t->variants[0];
+	/* YaRN x4 over 4096 at base 1e4: pairs 0..20 keep theta, 46.. are divided by 4 [3c] */
+	for (size_t i = 0; i < 64; i++) {
+		enum pe_pair_regime g = pe_pair_regime(v, at(t, i, 3));
+		assert_int_equal(g, i <= 20   ? PE_REGIME_KEPT
+		                    : i >= 46 ? PE_REGIME_INTERPOLATED
+		                              : PE_REGIME_RAMPED);
+	}
+	assert_string_equal(pe_pair_regime_name(PE_REGIME_INTERPOLATED), "interpolated");
+	struct pe_freq_variant lr = *v;
+	lr.type = PE_ROPE_SCALING_LONGROPE;
+	assert_int_equal(pe_pair_regime(&lr, 0.5), PE_REGIME_RESCALED);
+	assert_int_equal(pe_pair_regime(&lr, 1.0), PE_REGIME_KEPT);
+	assert_int_equal(pe_pair_regime(v, 0.0), PE_REGIME_STATIC);
 	pe_freq_table_destroy(t);
 }
 
@@ -185,6 +212,9 @@ static void sinusoidal_tables(void **state)
 	assert_false(t->has_critical_dim);
 	pe_freq_table_destroy(t);
 	t = table("sinusoidal", 128, 0, 0);
+	assert_false(t->has_critical_dim); /* no training length given: none invented */
+	pe_freq_table_destroy(t);
+	t = table("sinusoidal", 128, 0, 4096);
 	assert_true(t->has_critical_dim);
 	assert_int_equal(t->critical_dim, 92);
 	assert_near(at(t, 32, 1), 628.32, 5e-3);
@@ -201,7 +231,7 @@ static void sinusoidal_tables(void **state)
 static void partial_rotary_uses_rotary_width(void **state)
 {
 	(void)state;
-	struct pe_freq_table *t = table("rope:rotary=0.25", 64, 0, 0);
+	struct pe_freq_table *t = table("rope:rotary=0.25", 64, 0, 4096);
 	assert_int_equal(t->values->rows, 8);
 	assert_int_equal(t->d_pairs, 16);
 	assert_near(at(t, 0, 0), 1.0, 0);
@@ -237,6 +267,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(rope_default_set),
+	        cmocka_unit_test(regimes),
 	        cmocka_unit_test(llama3_for_llama_3_1),
 	        cmocka_unit_test(dynamic_at_a_length),
 	        cmocka_unit_test(yarn_qwen_and_training_length),

@@ -1,0 +1,344 @@
+/*
+ * posenc plan: how to reach a target context with each RoPE scaling. For a
+ * model (or a rope spec with --train-length) and a target length, per
+ * method (linear, dynamic, YaRN, llama3, and LongRoPE where the model has
+ * its factor lists): the factor target / training context, the pairs each
+ * keeps, ramps and interpolates, the attention factor, the pairs that never
+ * complete a turn within the target, and the maximum length Hugging Face
+ * transformers, vLLM and llama.cpp derive from the resulting config.
+ *
+ * The resulting config is the one each method's reference documents:
+ * rope_scaling {type, factor, original_max_position_embeddings = the
+ * training context} with max_position_embeddings = the target; dynamic NTK
+ * keeps max_position_embeddings at the training context, past which
+ * transformers grows its base. What each engine derives from it:
+ *   transformers  max_position_embeddings (it enforces no limit; dynamic and
+ *                 LongRoPE switch regimes there);
+ *   vLLM          _get_and_verify_max_len (vllm/config.py): the config's
+ *                 length, times factor for every type but longrope/su and
+ *                 llama3, and for yarn original_max_position_embeddings times
+ *                 factor;
+ *   llama.cpp     n_ctx_train = the GGUF context_length, which
+ *                 convert_hf_to_gguf.py writes from max_position_embeddings;
+ *                 llama.cpp has no dynamic NTK scaling.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <posenc/freqs.h>
+#include <posenc/model.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "shared/contexts.h"
+#include "shared/csv_cells.h"
+#include "shared/model_spec.h"
+#include "shared/output.h"
+#include "shared/vectors.h"
+
+#define MAX_SCHEMES 16
+#define TWO_PI      6.283185307179586476925
+
+enum { OPT_TARGET = CLI_OPT_COMMAND, OPT_TRAIN_LENGTH };
+
+static const char help[] =
+        "Usage: posenc plan -s SPEC... --target LENGTH [--train-length T] [-o FILE.csv]\n"
+        "\n"
+        "How each RoPE scaling reaches a target context, per model (or rope spec) and\n"
+        "layer group: linear, dynamic, yarn, llama3, and longrope when the model has\n"
+        "its factor lists. Each method's config has rope_scaling {type, factor =\n"
+        "target / training context, original_max_position_embeddings = the training\n"
+        "context} and max_position_embeddings = the target (dynamic keeps it at the\n"
+        "training context, where transformers starts to grow its base). Per method:\n"
+        "the factor; the pairs kept, ramped (rescaled for longrope) and interpolated;\n"
+        "the attention factor (cos and sin are multiplied by it, logits by its square);\n"
+        "the pairs that never complete a turn within the target; and the maximum length\n"
+        "that transformers (max_position_embeddings), vLLM (_get_and_verify_max_len)\n"
+        "and llama.cpp (n_ctx_train, the GGUF context_length) derive from that config.\n"
+        "Text on stdout; -o FILE.csv (or -o -) one row per model, group and method.\n"
+        "\n"
+        "Options:\n"
+        "      --target LENGTH    the context to reach (required)\n"
+        "      --train-length T   the training context [default: the model's; required\n"
+        "                         for a plain rope spec without a scaling original]\n"
+        "%s"
+        "\n"
+        "Example: posenc plan -s model:llama-3.1-8b --target 262144\n";
+
+struct own {
+	double target;
+	double train;
+};
+
+static int parse_own(void *ctx, int opt, const char *arg)
+{
+	struct own *w = ctx;
+	const char *name = opt == OPT_TARGET ? "--target" : "--train-length";
+	double *dst = opt == OPT_TARGET ? &w->target : &w->train;
+	int rc = cli_parse_double(name, arg, dst);
+	if (!rc && !(*dst >= 2 && *dst <= 1e15))
+		rc = cli_usage_error("option '%s': %s is outside 2..1e15", name, arg);
+	return rc;
+}
+
+/* One method's outcome. */
+struct row {
+	const char *method;
+	double factor;
+	size_t kept, ramped, interp, pairs, never;
+	double attention;
+	double hf, vllm, llamacpp; /* NaN: not supported there */
+};
+
+/* What the engines derive from the method's config (see the comment at the top). */
+static void engine_lengths(enum pe_rope_scaling type, double target, double train, double factor,
+                           struct row *out)
+{
+	double max_pos = type == PE_ROPE_SCALING_DYNAMIC ? train : target;
+	out->hf = max_pos;
+	out->vllm = type == PE_ROPE_SCALING_LONGROPE || type == PE_ROPE_SCALING_LLAMA3 ? max_pos
+	            : type == PE_ROPE_SCALING_YARN ? train * factor
+	                                           : max_pos * factor;
+	out->llamacpp = type == PE_ROPE_SCALING_DYNAMIC ? NAN : max_pos;
+}
+
+/* Evaluates @type on the group's spec @base_spec at width @d. @return 0, 1 (skip) or rc. */
+static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe_rope_scaling type,
+                    size_t d, double target, double train, struct row *out)
+{
+	double factor = target / train;
+	char over[160];
+	snprintf(over, sizeof(over), "scaling=%s,factor=%.17g%s", pe_rope_scaling_name(type),
+	         factor, type == PE_ROPE_SCALING_LINEAR ? "" : ",original=");
+	if (type != PE_ROPE_SCALING_LINEAR)
+		snprintf(over + strlen(over), sizeof(over) - strlen(over), "%.17g", train);
+	char *text = pe_spec_override(base_spec, over);
+	if (!text)
+		return cli_error("out of memory");
+	/* LongRoPE keeps the model's own lists, which the new scaling= dropped. */
+	if (type == PE_ROPE_SCALING_LONGROPE) {
+		const char *lf = strstr(base_spec, ",long-factor=");
+		const char *sf = strstr(base_spec, ",short-factor=");
+		if (!lf || !sf) {
+			free(text);
+			return 1;
+		}
+		size_t ll = strcspn(lf + 1, ","), sl = strcspn(sf + 1, ",");
+		size_t len = strlen(text) + ll + sl + 4;
+		char *with = malloc(len);
+		if (!with) {
+			free(text);
+			return cli_error("out of memory");
+		}
+		snprintf(with, len, "%s,%.*s,%.*s", text, (int)ll, lf + 1, (int)sl, sf + 1);
+		free(text);
+		text = with;
+	}
+	struct pe_scheme *s = NULL;
+	char *err = NULL;
+	enum pe_status st = pe_scheme_parse(text, &s, &err);
+	free(text);
+	if (st != PE_OK) {
+		int rc = cli_usage_error("scheme '%s' with %s scaling: %s", orig->label,
+		                         pe_rope_scaling_name(type), err ? err : pe_status_str(st));
+		free(err);
+		return rc;
+	}
+	struct pe_freqs_options fo = {target, train};
+	struct pe_freq_table *t = NULL;
+	st = pe_freq_table_create(s, d, &fo, &t);
+	pe_scheme_destroy(s);
+	if (st != PE_OK || !t->n_variants) {
+		pe_freq_table_destroy(t);
+		return st == PE_ENOMEM
+		               ? cli_error("out of memory")
+		               : cli_usage_error("scheme '%s': %s scaling: %s", orig->label,
+		                                 pe_rope_scaling_name(type), pe_status_str(st));
+	}
+	const struct pe_freq_variant *v = &t->variants[0];
+	memset(out, 0, sizeof(*out));
+	out->method = pe_rope_scaling_name(type);
+	out->factor = factor;
+	out->attention = v->info.attention_factor;
+	out->pairs = t->values->rows;
+	for (size_t i = 0; i < out->pairs; i++) {
+		const double *row = t->values->data + i * t->values->cols;
+		enum pe_pair_regime g = pe_pair_regime(v, row[3]);
+		out->kept += g == PE_REGIME_KEPT;
+		out->ramped += g == PE_REGIME_RAMPED || g == PE_REGIME_RESCALED;
+		out->interp += g == PE_REGIME_INTERPOLATED;
+		out->never += !(row[2] > 0) || TWO_PI / row[2] > target;
+	}
+	engine_lengths(type, target, train, factor, out);
+	pe_freq_table_destroy(t);
+	return 0;
+}
+
+static void print_length(FILE *f, double v)
+{
+	if (isnan(v))
+		fprintf(f, " %10s", "n/a");
+	else
+		fprintf(f, " %10.10g", v);
+}
+
+static void text_rows(FILE *f, const char *name, const char *group, size_t d, double train,
+                      double target, const struct row *rows, size_t n)
+{
+	fprintf(f, "%s%s%s (d=%zu): training context %.17g, target %.17g (factor %.6g)\n", name,
+	        *group ? " " : "", group, d, train, target, target / train);
+	fprintf(f, "  %-9s %5s %5s %6s %6s %9s %9s %10s %10s %10s\n", "method", "kept", "ramp",
+	        "interp", "never", "attention", "logits", "HF max", "vLLM max", "llama.cpp");
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		fprintf(f, "  %-9s %5zu %5zu %6zu %6zu %9.6g %9.6g", r->method, r->kept, r->ramped,
+		        r->interp, r->never, r->attention, r->attention * r->attention);
+		print_length(f, r->hf);
+		print_length(f, r->vllm);
+		print_length(f, r->llamacpp);
+		fputc('\n', f);
+	}
+}
+
+static void csv_rows(FILE *f, const char *name, const char *group, size_t d, double train,
+                     double target, const struct row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct row *r = &rows[i];
+		cli_csv_text(f, name, 1);
+		cli_csv_text(f, group, 0);
+		cli_csv_num(f, (double)d, 0);
+		cli_csv_num(f, train, 0);
+		cli_csv_num(f, target, 0);
+		cli_csv_text(f, r->method, 0);
+		cli_csv_num(f, r->factor, 0);
+		cli_csv_num(f, (double)r->pairs, 0);
+		cli_csv_num(f, (double)r->kept, 0);
+		cli_csv_num(f, (double)r->ramped, 0);
+		cli_csv_num(f, (double)r->interp, 0);
+		cli_csv_num(f, (double)r->never, 0);
+		cli_csv_num(f, r->attention, 0);
+		cli_csv_num(f, r->attention * r->attention, 0);
+		cli_csv_num(f, r->hf, 0);
+		cli_csv_num(f, r->vllm, 0);
+		cli_csv_num(f, r->llamacpp, 0);
+		fputc('\n', f);
+	}
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	        {"target", required_argument, NULL, OPT_TARGET},
+	        {"train-length", required_argument, NULL, OPT_TRAIN_LENGTH},
+	        {NULL, 0, NULL, 0},
+	};
+	struct cli_common o;
+	struct own own = {0, 0};
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
+	                        &o);
+	if (rc)
+		return rc == CLI_DONE ? CLI_OK : rc;
+	if (!o.nspecs)
+		return cli_usage_error(
+		        "which model? e.g. posenc plan -s model:llama-3.1-8b --target "
+		        "262144");
+	if (!(own.target > 0))
+		return cli_usage_error("option '--target' is required: the context to reach");
+	if (o.n || o.start || o.nbases)
+		return cli_usage_error("options '-n', '--start' and '--base' do not apply to plan");
+	int csv = 0;
+	if (o.output) {
+		enum cli_format format;
+		if ((rc = cli_output_format(&o, o.output, &format)))
+			return rc;
+		if (format != CLI_FORMAT_CSV)
+			return cli_usage_error(
+			        "option '-o': plan writes a table (.csv or -), not '%s'", o.output);
+		csv = 1;
+	}
+	struct pe_scheme **schemes;
+	struct cli_model_info *info;
+	size_t count;
+	if ((rc = cli_schemes_models(&o, "rope", MAX_SCHEMES, &schemes, &count, &info)))
+		return rc;
+	struct cli_file file;
+	memset(&file, 0, sizeof(file));
+	FILE *f = stdout;
+	if (csv) {
+		if ((rc = cli_file_open(&file, o.output))) {
+			free(info);
+			cli_schemes_free(schemes, count);
+			return rc;
+		}
+		f = file.f;
+		fputs("model,group,d,train_context,target,method,factor,pairs,kept,ramped,"
+		      "interpolated,never_turning,attention_factor,logit_scale,hf_max_length,"
+		      "vllm_max_length,llamacpp_max_length\n",
+		      f);
+	}
+	for (size_t i = 0; i < count && !rc; i++) {
+		const struct pe_scheme *s = schemes[i];
+		if (!pe_scheme_has(s, PE_CAP_SCALING)) {
+			rc = cli_usage_error("scheme '%s' is not RoPE: plan covers RoPE scalings",
+			                     s->label);
+			break;
+		}
+		struct cli_contexts c = cli_contexts_of(s, &info[i], own.train);
+		/* A model's own scaling started from its original context: the plan too. */
+		double train = c.train;
+		if (!(train > 0)) {
+			rc = cli_usage_error("scheme '%s' states no training context: give "
+			                     "--train-length",
+			                     s->label);
+			break;
+		}
+		size_t d = cli_scheme_width(&o, s, 128);
+		const char *name = info[i].model[0] ? info[i].model : s->label;
+		const char *group = info[i].model[0] && info[i].n_groups > 1 ? info[i].group : "";
+		static const enum pe_rope_scaling methods[] = {
+		        PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
+		        PE_ROPE_SCALING_LLAMA3, PE_ROPE_SCALING_LONGROPE};
+		struct row rows[5];
+		size_t n = 0;
+		/* The spec text of this group: canonical is "rope key=value ..." */
+		char *spec = malloc(strlen(s->canonical) + 2);
+		if (!spec) {
+			rc = cli_error("out of memory");
+			break;
+		}
+		strcpy(spec, s->canonical);
+		spec[strcspn(spec, " ")] = spec[strcspn(spec, " ")] ? ':' : '\0';
+		for (char *p = strchr(spec, ':'); p && *p; p++)
+			if (*p == ' ')
+				*p = ',';
+		for (size_t k = 0; k < 5 && !rc; k++) {
+			int e = evaluate(spec, s, methods[k], d, own.target, train, &rows[n]);
+			if (e == 0)
+				n++;
+			else if (e != 1)
+				rc = e;
+		}
+		free(spec);
+		if (!rc) {
+			if (csv)
+				csv_rows(f, name, group, d, train, own.target, rows, n);
+			else
+				text_rows(f, name, group, d, train, own.target, rows, n);
+			if (!csv && i + 1 < count)
+				fputc('\n', f);
+		}
+	}
+	if (csv) {
+		if (rc)
+			cli_file_abort(&file);
+		else if (!(rc = cli_file_commit(&file)))
+			cli_report_written(&o, o.output, "context plan");
+	}
+	free(info);
+	cli_schemes_free(schemes, count);
+	return rc;
+}

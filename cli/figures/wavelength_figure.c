@@ -1,0 +1,145 @@
+/* Wavelength per pair of several schemes on shared axes, then one panel each. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "figures/figure.h"
+#include "figures/wavelength_figure.h"
+#include "shared/vectors.h"
+
+#define TWO_PI 6.283185307179586476925
+
+/* Unscaled (k = 0) or scaled (its first variant) wavelengths of @t into @wl. */
+static void wavelengths(const struct pe_freq_table *t, int scaled, double *wl)
+{
+	size_t cols = t->values->cols;
+	for (size_t i = 0; i < t->values->rows; i++) {
+		const double *row = t->values->data + i * cols;
+		double theta = scaled && t->n_variants ? row[2] : row[0];
+		/* a pair at frequency 0 never turns: no wavelength to draw */
+		wl[i] = theta > 0 ? TWO_PI / theta : NAN;
+	}
+}
+
+static int scaled_differs(const struct pe_freq_table *t)
+{
+	for (size_t i = 0; t->n_variants && i < t->values->rows; i++)
+		if (t->values->data[i * t->values->cols + 3] != 1.0)
+			return 1;
+	return 0;
+}
+
+int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelength_entry *e,
+                          size_t n, const char *path, enum cli_format format)
+{
+	size_t total = 0, maxpairs = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t p = e[i].t->values->rows;
+		total += p;
+		maxpairs = p > maxpairs ? p : maxpairs;
+	}
+	struct pe_figure *fig = pe_figure_create((unsigned)(n + 1), 1);
+	/* per entry: x, unscaled and scaled wavelengths */
+	double *buf = malloc((3 * total + 1) * sizeof(*buf));
+	char(*names)[160] = calloc(n, sizeof(*names));
+	if (!fig || !buf || !names) {
+		pe_figure_destroy(fig);
+		free(buf);
+		free(names);
+		return cli_error("the wavelength figure: out of memory");
+	}
+	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
+	char widths[96] = "";
+	int mixed = 0;
+	for (size_t i = 0; i < n; i++) {
+		cli_width_list_add(widths, sizeof(widths), e[i].d);
+		mixed |= e[i].d != e[0].d;
+	}
+	double lo = INFINITY, hi = 0;
+	enum pe_status st = PE_OK;
+	struct pe_panel *top = pe_figure_panel(fig, 0, 0);
+	double *at = buf;
+	for (size_t i = 0; i < n && st == PE_OK; i++) {
+		const struct cli_wavelength_entry *w = &e[i];
+		size_t pairs = w->t->values->rows;
+		double *x = at, *wu = at + pairs, *ws = at + 2 * pairs;
+		at += 3 * pairs;
+		for (size_t k = 0; k < pairs; k++)
+			x[k] = (double)k;
+		wavelengths(w->t, 0, wu);
+		wavelengths(w->t, 1, ws);
+		for (size_t k = 0; k < pairs; k++)
+			for (int s = 0; s < 2; s++) {
+				double v = s ? ws[k] : wu[k];
+				if (isfinite(v))
+					lo = fmin(lo, v), hi = fmax(hi, v);
+			}
+		cli_width_label(w->label, w->d, mixed, names[i], sizeof(names[i]));
+		if (!mixed)
+			snprintf(names[i], sizeof(names[i]), "%s", w->label);
+		st = pe_panel_add_line(top, names[i], x, ws, pairs);
+		struct pe_panel *p = pe_figure_panel(fig, (unsigned)(i + 1), 0);
+		int differs = scaled_differs(w->t);
+		if (st == PE_OK)
+			st = pe_panel_add_line(p, differs ? "unscaled" : "no scaling", x, wu,
+			                       pairs);
+		if (st == PE_OK && differs)
+			st = pe_panel_add_line(p, "scaled", x, ws, pairs);
+		char text[96];
+		if (st == PE_OK && w->ctx.train > 0) {
+			snprintf(text, sizeof(text), "%s %.17g",
+			         w->ctx.train == w->ctx.effective ? "context" : "training",
+			         w->ctx.train);
+			st = pe_panel_add_hline(p, w->ctx.train, text);
+		}
+		if (st == PE_OK && w->ctx.effective > 0 && w->ctx.effective != w->ctx.train) {
+			snprintf(text, sizeof(text), "extended %.17g", w->ctx.effective);
+			st = pe_panel_add_hline(p, w->ctx.effective, text);
+		}
+		if (st == PE_OK && w->t->has_critical_dim && w->t->critical_dim / 2 < pairs) {
+			snprintf(text, sizeof(text), "critical pair %zu", w->t->critical_dim / 2);
+			st = pe_panel_add_vline(p, (double)(w->t->critical_dim / 2), text);
+		}
+		if (st == PE_OK)
+			st = pe_panel_set_title(p, names[i]);
+		if (st == PE_OK)
+			st = pe_panel_set_ylabel(p, "wavelength");
+	}
+	/* every panel on the same axes, the contexts inside them */
+	for (size_t i = 0; i < n; i++)
+		if (e[i].ctx.effective > 0)
+			hi = fmax(hi, e[i].ctx.effective);
+	for (unsigned r = 0; r <= n && st == PE_OK && lo < hi; r++) {
+		struct pe_panel *p = pe_figure_panel(fig, r, 0);
+		pe_panel_set_log(p, false, true);
+		pe_panel_set_integer_ticks(p, true, false);
+		st = pe_panel_set_ylim(p, lo / 1.5, hi * 1.5);
+		if (st == PE_OK)
+			st = pe_panel_set_xlim(p, -0.5, (double)maxpairs - 0.5);
+		if (st == PE_OK && r == n)
+			st = pe_panel_set_xlabel(p, "pair index i");
+	}
+	if (st == PE_OK)
+		st = pe_panel_set_title(
+		        top, "scaled wavelength 2\xcf\x80/\xce\xb8 per pair (positions)");
+	if (st == PE_OK)
+		st = pe_panel_set_ylabel(top, "wavelength");
+	char title[160];
+	snprintf(title, sizeof(title), "wavelength per pair, d=%s", widths);
+	if (st == PE_OK)
+		st = pe_figure_set_title(fig, title);
+	int rc;
+	if (st != PE_OK) {
+		rc = cli_figure_error(st);
+	} else {
+		char what[64];
+		snprintf(what, sizeof(what), "wavelengths of %zu schemes", n);
+		rc = cli_figure_write(o, path, format, fig, what);
+	}
+	pe_figure_destroy(fig);
+	free(buf);
+	free(names);
+	return rc;
+}

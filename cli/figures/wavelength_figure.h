@@ -1,0 +1,33 @@
+/*
+ * cli/figures/wavelength_figure.h - wavelength per pair of several schemes
+ *
+ * What a long-context review asks of several models at once: their
+ * wavelengths on shared axes (top panel), then one panel each, on the same
+ * axes, with its unscaled and scaled wavelengths, its training and
+ * extended context and its critical pair marked (only those it states).
+ */
+#ifndef POSENC_CLI_WAVELENGTH_FIGURE_H
+#define POSENC_CLI_WAVELENGTH_FIGURE_H
+
+#include <posenc/freqs.h>
+
+#include "shared/contexts.h"
+#include "shared/options.h"
+#include "shared/output.h"
+
+struct cli_wavelength_entry {
+	const char *label;             /* the model or scheme */
+	size_t d;                      /* its head width */
+	const struct pe_freq_table *t; /* its frequencies (first variant = its scaling) */
+	struct cli_contexts ctx;       /* its training and extended context */
+};
+
+/*
+ * cli_wavelength_figure() - draw @n entries to @path
+ *
+ * @return 0 or an exit code after reporting.
+ */
+int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelength_entry *e,
+                          size_t n, const char *path, enum cli_format format);
+
+#endif

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""posenc plan: each RoPE scaling to a target context, per engine.
+
+The reference is restated here with numpy from transformers' modeling_rope_utils.py
+(_compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters,
+_compute_yarn_parameters with find_correction_dim / linear_ramp_factor,
+_compute_llama3_parameters, _compute_longrope_parameters), from vLLM's
+_get_and_verify_max_len (vllm/config.py) and from llama.cpp's convert_hf_to_gguf.py
+(context_length = max_position_embeddings, which becomes n_ctx_train), not from posenc:
+
+  config of each method: rope_scaling {type, factor = target / T, original = T},
+                         max_position_embeddings = target (dynamic: T)
+  vLLM:  length keys of the config; unless type is longrope/su/llama3: yarn -> original;
+         then times factor
+  regime of a pair: ratio scaled/unscaled 1 -> kept, 1/factor -> interpolated, else ramped
+  (LongRoPE: rescaled, counted with ramped)."""
+import csv
+import io
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import done, error_case, ok, run, workdir  # noqa: E402
+
+EXE = os.path.abspath(sys.argv[1])
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFIGS = os.path.join(os.path.dirname(HERE), "fixtures", "configs")
+TARGET = 262144.0
+
+
+def inv_freq(base, dim):
+    return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+
+
+def yarn(base, dim, factor, orig, beta_fast=32.0, beta_slow=1.0):
+    inv = inv_freq(base, dim)
+
+    def corr(rot):
+        return (dim * math.log(orig / (rot * 2 * math.pi))) / (2 * math.log(base))
+    low, high = math.floor(corr(beta_fast)), math.ceil(corr(beta_slow))
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+    extra = 1 - ramp
+    scaled = (inv / factor) * (1 - extra) + inv * extra
+    return inv, scaled, 0.1 * math.log(factor) + 1.0
+
+
+def llama3(base, dim, factor, orig, low=1.0, high=4.0):
+    inv = inv_freq(base, dim)
+    wl = 2 * math.pi / inv
+    lw, hw = orig / low, orig / high
+    out = np.where(wl > lw, inv / factor, inv)
+    smooth = (orig / wl - low) / (high - low)
+    smoothed = (1 - smooth) * out / factor + smooth * out
+    medium = ~(wl < hw) & ~(wl > lw)
+    return inv, np.where(medium, smoothed, out), 1.0
+
+
+def dynamic(base, dim, factor, max_pos, length):
+    nb = base * ((factor * length / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+    return inv_freq(base, dim), inv_freq(nb, dim), 1.0
+
+
+def longrope(base, dim, factor, orig, long_f):
+    inv = inv_freq(base, dim)
+    return inv, inv / np.asarray(long_f), math.sqrt(1 + math.log(factor) / math.log(orig))
+
+
+def regimes(inv, scaled, factor, method):
+    ratio = scaled / inv
+    kept = int(np.sum(np.abs(ratio - 1) <= 1e-12))
+    interp = 0 if method == "longrope" else int(np.sum(np.abs(ratio * factor - 1) <= 1e-12))
+    return kept, len(inv) - kept - interp, interp
+
+
+def vllm_len(cfg_max, rope_type, factor, orig):
+    if rope_type in ("longrope", "su", "llama3"):
+        return cfg_max
+    return (orig if rope_type == "yarn" else cfg_max) * factor
+
+
+def expect(method, base, dim, train):
+    f = TARGET / train
+    if method == "linear":
+        inv = inv_freq(base, dim)
+        inv, sc, att = inv, inv / f, 1.0
+    elif method == "dynamic":
+        inv, sc, att = dynamic(base, dim, f, train, TARGET)
+    elif method == "yarn":
+        inv, sc, att = yarn(base, dim, f, train)
+    elif method == "llama3":
+        inv, sc, att = llama3(base, dim, f, train)
+    kept, ramped, interp = regimes(inv, sc, f, method)
+    never = int(np.sum(2 * math.pi / sc > TARGET))
+    max_pos = train if method == "dynamic" else TARGET
+    return dict(factor=f, kept=kept, ramped=ramped, interpolated=interp, never_turning=never,
+                attention_factor=att, hf_max_length=max_pos,
+                vllm_max_length=vllm_len(max_pos, method, f, train),
+                llamacpp_max_length=None if method == "dynamic" else max_pos)
+
+
+def plan(*specs):
+    args = ["plan", "-q", "--target", "262144", "-o", "-"]
+    for s in specs:
+        args += ["-s", s]
+    r = run(EXE, *args)
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    return r, rows
+
+
+def close(a, b):
+    if b is None:
+        return a == ""
+    return a != "" and abs(float(a) - b) <= 1e-12 * max(1.0, abs(b))
+
+
+r, rows = plan("model:llama-3.1-8b", "model:deepseek-v3", "model:phi-3-mini-128k")
+ok(r.rc == 0 and len(rows) == 4 + 4 + 5, "plan: 4 methods each, LongRoPE too for Phi-3 (its lists)",
+   r.err)
+for model, base, dim, train in (("llama-3.1-8b", 500000.0, 128, 8192.0),
+                                ("deepseek-v3", 10000.0, 64, 4096.0),
+                                ("phi-3-mini-128k", 10000.0, 96, 4096.0)):
+    for method in ("linear", "dynamic", "yarn", "llama3"):
+        got = [x for x in rows if x["model"] == model and x["method"] == method]
+        want = expect(method, base, dim, train)
+        bad = {k: (got[0][k] if got else None, v) for k, v in want.items()
+               if not got or not close(got[0][k], v)}
+        ok(got and not bad and got[0]["d"] == str(dim),
+           f"{model} {method}: factor, regimes, attention, never-turning pairs, engine lengths",
+           bad)
+
+with open(os.path.join(CONFIGS, "phi-3-mini-128k.json")) as f:
+    phi = json.load(f)
+inv, sc, att = longrope(10000.0, 96, TARGET / 4096, 4096, phi["rope_scaling"]["long_factor"])
+got = [x for x in rows if x["model"] == "phi-3-mini-128k" and x["method"] == "longrope"]
+kept, ramped, _ = regimes(inv, sc, TARGET / 4096, "longrope")
+ok(got and close(got[0]["attention_factor"], att) and got[0]["ramped"] == str(ramped)
+   and got[0]["kept"] == str(kept) and got[0]["never_turning"] == str(int(np.sum(2 * math.pi / sc > TARGET)))
+   and close(got[0]["vllm_max_length"], TARGET),
+   "phi-3 longrope: its own long factors, attention sqrt(1 + ln 64 / ln 4096), vLLM keeps the "
+   "config's length", got)
+ok(all(x["llamacpp_max_length"] == "" for x in rows if x["method"] == "dynamic"),
+   "llama.cpp has no dynamic NTK: its length is empty")
+lin = [x for x in rows if x["model"] == "llama-3.1-8b" and x["method"] == "linear"]
+ok(lin and lin[0]["vllm_max_length"] == str(int(TARGET * 32)),
+   "vLLM multiplies max_position_embeddings by a linear factor (8388608 for 262144 x 32)")
+
+r = run(EXE, "plan", "-s", "model:llama-3.1-8b", "--target", "262144")
+ok(r.rc == 0 and "llama-3.1-8b (d=128): training context 8192, target 262144 (factor 32)" in r.text
+   and "HF max" in r.text, "plan text on stdout", r.text)
+r = run(EXE, "plan", "-q", "-s", "rope:base=10000", "--train-length", "4096", "--target", "262144",
+        "-o", "-")
+ok(r.rc == 0 and len(list(csv.DictReader(io.StringIO(r.text)))) == 4,
+   "a plain rope spec with --train-length", r.err)
+
+for name, args, rc, needle in [
+    ("plan without --target", ["plan", "-s", "model:llama-3.1-8b"], 2, "--target"),
+    ("plan without a training context", ["plan", "-s", "rope", "--target", "1e5"], 2,
+     "--train-length"),
+    ("plan of sinusoidal", ["plan", "-s", "sinusoidal", "--train-length", "10", "--target", "100"],
+     2, "not RoPE"),
+    ("plan to a figure", ["plan", "-s", "model:llama-3.1-8b", "--target", "1e5", "-o", "x.png"],
+     2, "table"),
+]:
+    error_case(EXE, name, args, rc, needle, cwd=workdir())
+
+done()
