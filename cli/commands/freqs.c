@@ -20,17 +20,20 @@
 
 #define MAX_SCHEMES 16
 
-enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_TRAIN_LENGTH };
+enum { OPT_LENGTH = CLI_OPT_COMMAND, OPT_TRAIN_LENGTH, OPT_TABLE };
 
 static const char help[] =
         "Usage: posenc freqs [-s SPEC]... [-d D] [--length L] [--train-length T] [-o FILE]\n"
         "\n"
         "The frequency of every (sin, cos) pair, as Hugging Face modeling_rope_utils\n"
-        "computes it, for up to 16 schemes or models, each at its own width. CSV: one long\n"
-        "table, the same columns whatever the scaling: model, group, d, d_rot, pair,\n"
+        "computes it, for up to 16 schemes or models, each at its own width. CSV (--table\n"
+        "long, the default for several schemes): one long table, the same columns\n"
+        "whatever the scaling: model, group, d, d_rot, pair,\n"
         "theta (unscaled angular frequency), wavelength (2 pi / theta), scaling, factor,\n"
         "scaled_theta, scaled_wavelength, ratio (scaled / unscaled) and regime (kept,\n"
         "ramped, interpolated; rescaled for LongRoPE, static for pairs at frequency 0).\n"
+        "CSV --table wide (the default for one scheme, as NPY): a row per pair, columns\n"
+        "pair, theta, wavelength, then each variant's NAME_theta and NAME_ratio.\n"
         "A rope spec with scaling=X gives that scaling with its keys; plain rope gives a\n"
         "row per pair for each of linear, dynamic and yarn (factor 4, original 4096) and\n"
         "llama3 (factor 8, low 1, high 4, original 8192); a model or sinusoidal table its\n"
@@ -51,6 +54,7 @@ static const char help[] =
         "                         for the default dynamic variant]\n"
         "      --train-length T   training length of the critical dimension [default: a\n"
         "                         model's training context, the scaling's original; none]\n"
+        "      --table long|wide  CSV layout [default: wide for one scheme, long for several]\n"
         "%s"
         "\n"
         "Defaults: -s rope -d 128 -o freqs.png\n"
@@ -216,9 +220,22 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 	return rc;
 }
 
+/* What freqs's own options set. */
+struct freqs_own {
+	struct pe_freqs_options fo;
+	int table; /* -1 not given, 0 wide, 1 long */
+};
+
 static int parse_own(void *ctx, int opt, const char *arg)
 {
-	struct pe_freqs_options *fo = ctx;
+	struct freqs_own *own = ctx;
+	struct pe_freqs_options *fo = &own->fo;
+	if (opt == OPT_TABLE) {
+		if (strcmp(arg, "long") && strcmp(arg, "wide"))
+			return cli_usage_error("option '--table': '%s' is not long or wide", arg);
+		own->table = strcmp(arg, "long") == 0;
+		return 0;
+	}
 	const char *name = opt == OPT_LENGTH ? "--length" : "--train-length";
 	double *dst = opt == OPT_LENGTH ? &fo->length : &fo->train_length;
 	int rc = cli_parse_double(name, arg, dst);
@@ -274,6 +291,40 @@ static void write_rows(FILE *f, const struct entry *e)
 			fputc('\n', f);
 		}
 	}
+}
+
+/*
+ * One scheme's table as the NPY holds it, a row per pair and the variants side
+ * by side, named after their scaling (what DESIGN.md specifies and scripts that
+ * read one model's frequencies, such as yarn_theta, expect).
+ */
+static int write_wide(const struct cli_common *o, const char *path, const struct entry *e)
+{
+	struct cli_file file;
+	int rc = cli_file_open(&file, path);
+	if (rc)
+		return rc;
+	const struct pe_freq_table *t = e->t;
+	fputs("pair,theta,wavelength", file.f);
+	for (size_t k = 0; k < t->n_variants; k++) {
+		const char *name = pe_rope_scaling_name(t->variants[k].type);
+		fprintf(file.f, ",%s_theta,%s_ratio", name, name);
+	}
+	fputc('\n', file.f);
+	size_t pairs = t->values->rows, cols = t->values->cols;
+	for (size_t i = 0; i < pairs; i++) {
+		cli_csv_num(file.f, (double)i, 1);
+		for (size_t c = 0; c < cols; c++)
+			cli_csv_num(file.f, t->values->data[i * cols + c], 0);
+		fputc('\n', file.f);
+	}
+	rc = cli_file_commit(&file);
+	if (!rc) {
+		char what[64];
+		snprintf(what, sizeof(what), "%zu x %zu table", pairs, cols + 1);
+		cli_report_written(o, path, what);
+	}
+	return rc;
 }
 
 static int write_csv(const struct cli_common *o, const char *path, const struct entry *e,
@@ -343,12 +394,14 @@ int cmd_freqs(int argc, char **argv)
 	static const struct option opts[] = {
 	        {"length", required_argument, NULL, OPT_LENGTH},
 	        {"train-length", required_argument, NULL, OPT_TRAIN_LENGTH},
+	        {"table", required_argument, NULL, OPT_TABLE},
 	        {NULL, 0, NULL, 0},
 	};
 	struct cli_common o;
-	struct pe_freqs_options fo = {0, 0};
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &fo},
+	struct freqs_own own = {{0, 0}, -1};
+	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
 	                        &o);
+	struct pe_freqs_options fo = own.fo;
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	if (o.n || o.start)
@@ -372,6 +425,12 @@ int cmd_freqs(int argc, char **argv)
 		else
 			rc = cli_figure_check_options(&o);
 	}
+	if (!rc && own.table >= 0 && format != CLI_FORMAT_CSV)
+		rc = cli_usage_error("option '--table' chooses the layout of a .csv table");
+	if (!rc && own.table == 0 && count > 1)
+		rc = cli_usage_error("--table wide holds the numbers of one scheme, %zu given: "
+		                     "--table long puts them in one table",
+		                     count);
 	if (!rc && format == CLI_FORMAT_NPY && count > 1)
 		rc = cli_usage_error(
 		        "an .npy array holds the numbers of one scheme, %zu given: write "
@@ -396,6 +455,8 @@ int cmd_freqs(int argc, char **argv)
 	} else if (!rc && format == CLI_FORMAT_NPY) {
 		/* numbers only: theta, wavelength, then each variant's scaled theta and ratio */
 		rc = cli_write_matrix(&o, path, format, e[0].t->values, NULL, NULL);
+	} else if (!rc && (own.table == 0 || (own.table < 0 && count == 1))) {
+		rc = write_wide(&o, path, &e[0]);
 	} else if (!rc) {
 		rc = write_csv(&o, path, e, count);
 	}

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "figures/figure.h"
+#include "shared/memio.h"
 #include "shared/npy_panels.h"
 #include "shared/pairwise_cli.h"
 #include "shared/progress.h"
@@ -177,7 +178,8 @@ static int write_panels(struct pw_run *r, struct pe_pairwise_rows *src)
 	int compute_failed;
 	enum pe_status st;
 	struct pe_axis first = {"position", (double)r->v.vec.first, 1.0, NULL};
-	if (in_place && !file.direct && !file.is_stdout)
+	/* in memory (the Python package) there is no file to write at offsets */
+	if (in_place && !file.direct && !file.is_stdout && !cli_memio_on)
 		st = npy_panels_write(&file, src, n, r->o.dtype, &r->o, &compute_failed);
 	else
 		st = panels_write_ordered(&file, src, &first, n, r->format == CLI_FORMAT_CSV,

@@ -190,18 +190,21 @@ def _csv(command, spec, options, bfloat16=False, allowed=(0,)):
     return rows, r
 
 
-def freqs(spec="rope", d=None, *, length=None, train_length=None, frame=None, **options):
+def freqs(spec="rope", d=None, *, length=None, train_length=None, frame=None, table="long",
+          **options):
     """The per-pair frequency table of `posenc freqs -o x.csv`: one long table with the same
     columns whatever the scaling (model, group, d, d_rot, pair, theta, wavelength, scaling,
     factor, scaled_theta, scaled_wavelength, ratio, regime), a row per scaling variant and pair
-    (plain rope shows linear, dynamic, yarn and llama3).
+    (plain rope shows linear, dynamic, yarn and llama3). table="wide" gives the CLI's default
+    for one scheme instead: a row per pair, each variant's NAME_theta and NAME_ratio.
 
     Returns a pandas DataFrame when pandas is installed (frame=None or True; the CSV read by
     pandas.read_csv with round-trip floats), else (or with frame=False) a dict of numpy
     columns: text columns as str, pair, d and d_rot as int64, the others float64, read back
     exactly (the CSV holds each float's shortest round-trip text).
     """
-    rows, r = _csv("freqs", spec, dict(d=d, length=length, train_length=train_length, **options))
+    rows, r = _csv("freqs", spec,
+                   dict(d=d, length=length, train_length=train_length, table=table, **options))
     if frame is not False:
         try:
             import pandas

@@ -17,7 +17,7 @@ TMP = workdir()
 COLUMNS = ["model", "group", "d", "d_rot", "pair", "theta", "wavelength", "scaling", "factor",
            "scaled_theta", "scaled_wavelength", "ratio", "regime"]
 NUMERIC = {"d", "d_rot", "pair", "theta", "wavelength", "factor", "scaled_theta",
-           "scaled_wavelength", "ratio"}
+           "scaled_wavelength", "ratio", "llama3_theta", "llama3_ratio"}
 
 
 def table(text):
@@ -42,7 +42,7 @@ def near(a, b, tol):
     return abs(a - b) <= tol
 
 
-r = run(EXE, "freqs", "-o", "-")
+r = run(EXE, "freqs", "--table", "long", "-o", "-")
 head, rows = table(r.text)
 ok(r.rc == 0 and head == COLUMNS, "freqs: the same columns whatever the scaling", head)
 ok([x["scaling"] for x in rows[::64]] == ["linear", "dynamic", "yarn", "llama3"] and
@@ -73,7 +73,7 @@ ok(r.rc == 0 and "critical dimension" not in r.err and "4096" not in r.err,
    "freqs -s sinusoidal: no invented training length 4096 or critical dimension", r.err)
 
 path = os.path.join(TMP, "llama.csv")
-r = run(EXE, "freqs", "-s", "rope:base=500000,scaling=llama3", "-o", path)
+r = run(EXE, "freqs", "-s", "rope:base=500000,scaling=llama3", "--table", "long", "-o", path)
 with open(path) as f:
     head, rows = table(f.read())
 smooth = [0.828168, 0.643743, 0.493507, 0.371122, 0.271425, 0.190211]
@@ -101,6 +101,27 @@ ok(r.rc == 0 and "attention factor 1.1902381" in r.err, "freqs longrope attentio
 r = run(EXE, "freqs", "-s", "rope:base=1000000,scaling=yarn,original=32768", "-o", "-")
 ok(r.rc == 0 and "low 23, high 40" in r.err and "critical dimension 80 of 128" in r.err,
    "freqs Qwen2.5-style yarn low/high and critical dimension", r.err)
+
+# one scheme: by default the wide table, variants side by side (as the NPY), the columns
+# named after the scaling; --table long gives the long table of several schemes
+r = run(EXE, "freqs", "-s", "rope:base=500000,scaling=llama3", "-o", "-")
+head, rows = table(r.text)
+ok(r.rc == 0 and head == ["pair", "theta", "wavelength", "llama3_theta", "llama3_ratio"]
+   and len(rows) == 64 and near(rows[63]["llama3_theta"], 3.068926e-07, 5e-14)
+   and near(rows[63]["llama3_ratio"], 0.125, 1e-15), "freqs one scheme: the wide table [3d]",
+   head)
+r = run(EXE, "freqs", "-d", "8", "-o", "-")
+head, rows = table(r.text)
+ok(r.rc == 0 and head == ["pair", "theta", "wavelength", "linear_theta", "linear_ratio",
+                          "dynamic_theta", "dynamic_ratio", "yarn_theta", "yarn_ratio",
+                          "llama3_theta", "llama3_ratio"] and len(rows) == 4,
+   "freqs plain rope wide: the four default variants side by side", head)
+r = run(EXE, "freqs", "-s", "rope", "-s", "sinusoidal", "--table", "wide", "-o", "-")
+ok(r.rc == 2 and "--table long" in r.err, "freqs --table wide of two schemes is refused", r.err)
+r = run(EXE, "freqs", "--table", "long", "-o", os.path.join(TMP, "x.png"))
+ok(r.rc == 2 and "--table" in r.err, "freqs --table with a figure is refused", r.err)
+r = run(EXE, "freqs", "--table", "tall", "-o", "-")
+ok(r.rc == 2 and "tall" in r.err, "freqs --table takes long or wide", r.err)
 
 path = os.path.join(TMP, "freqs.npy")
 r = run(EXE, "freqs", "-s", "sinusoidal", "-d", "8", "-o", path)

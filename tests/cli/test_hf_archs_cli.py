@@ -46,7 +46,7 @@ def summary(spec):
 def freqs(spec, group, column):
     """A column of freqs' long table: "theta", or "NAME_theta" for the scaled frequencies
     of scaling NAME (its rows' scaled_theta)."""
-    r = run(EXE, "freqs", "-q", "-s", spec, "--layer", group, "-o", "-")
+    r = run(EXE, "freqs", "-q", "-s", spec, "--layer", group, "--table", "long", "-o", "-")
     rows = list(csv.DictReader(io.StringIO(r.text)))
     if r.rc or not rows:
         return None
