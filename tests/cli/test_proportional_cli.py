@@ -56,7 +56,7 @@ def long_columns(rows):
     return cols, scaled
 
 def freqs(spec, *extra):
-    r = run(EXE, "freqs", "-q", "-s", spec, "-o", "-", *extra)
+    r = run(EXE, "freqs", "-q", "-s", spec, "--table", "long", "-o", "-", *extra)
     rows = list(csv.reader(io.StringIO(r.text)))
     if r.rc or not rows:
         return r, {}
