@@ -667,9 +667,10 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 	size_t len = 0;
 	struct pe_model *m = NULL;
 	const char *overrides = NULL;
-	int rc = cli_model_config_text(o, spec, &text, &len);
+	/* the model first: the config's text is then the bytes it was read from */
+	int rc = cli_model_load(o, spec, &m, &overrides);
 	if (!rc)
-		rc = cli_model_load(o, spec, &m, &overrides);
+		rc = cli_model_config_text(o, spec, &text, &len);
 	if (!rc)
 		rc = apply_overrides(m, overrides);
 	if (rc) {

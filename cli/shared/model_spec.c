@@ -103,6 +103,8 @@ static int read_config(const struct cli_common *o, const char *path, char **text
 static struct loaded {
 	char *key;
 	struct pe_model *m;
+	char *text; /* an hf: config's bytes, for usage (read once) */
+	size_t len;
 } * loaded;
 static size_t n_loaded;
 
@@ -110,6 +112,7 @@ static void loaded_free(void)
 {
 	for (size_t i = 0; i < n_loaded; i++) {
 		free(loaded[i].key);
+		free(loaded[i].text);
 		pe_model_destroy(loaded[i].m);
 	}
 	free(loaded);
@@ -117,16 +120,23 @@ static void loaded_free(void)
 	n_loaded = 0;
 }
 
-static struct pe_model *loaded_find(const char *key)
+static struct loaded *loaded_entry(const char *key)
 {
 	for (size_t i = 0; i < n_loaded; i++)
 		if (strcmp(loaded[i].key, key) == 0)
-			return loaded[i].m;
+			return &loaded[i];
 	return NULL;
 }
 
-/* Keeps @m under @key; on failure destroys it. @return 0 or an exit code. */
-static int loaded_add(const char *key, struct pe_model *m)
+static struct pe_model *loaded_find(const char *key)
+{
+	struct loaded *l = loaded_entry(key);
+	return l ? l->m : NULL;
+}
+
+/* Keeps @m (and @text, may be NULL) under @key; on failure destroys them.
+ * @return 0 or an exit code. */
+static int loaded_add(const char *key, struct pe_model *m, char *text, size_t len)
 {
 	static int registered;
 	struct loaded *grown = realloc(loaded, (n_loaded + 1) * sizeof(*grown));
@@ -135,11 +145,12 @@ static int loaded_add(const char *key, struct pe_model *m)
 		if (grown)
 			loaded = grown;
 		free(k);
+		free(text);
 		pe_model_destroy(m);
 		return cli_error("out of memory");
 	}
 	loaded = grown;
-	loaded[n_loaded++] = (struct loaded){k, m};
+	loaded[n_loaded++] = (struct loaded){k, m, text, len};
 	if (!registered)
 		registered = atexit(loaded_free) == 0;
 	return 0;
@@ -204,15 +215,14 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 		say_warnings(o, spec, seen);
 		return 0;
 	}
-	char *err = NULL;
+	char *err = NULL, *text = NULL;
+	size_t len = 0;
 	enum pe_status st;
 	int rc = 0;
 	if (gguf) {
 		rc = load_gguf(o, name, out);
 		st = rc ? PE_EFORMAT : PE_OK;
 	} else if (hf) {
-		char *text = NULL;
-		size_t len = 0;
 		rc = read_config(o, name, &text, &len);
 		if (rc) {
 			free(name);
@@ -239,7 +249,6 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 			if (*c == ',' || *c == '=' || *c == ':')
 				*c = '_';
 		st = pe_model_from_hf_json(text, len, *label ? label : NULL, out, &err);
-		free(text);
 		if (st != PE_OK)
 			rc = st == PE_ENOMEM
 			             ? cli_error("hf:%s: out of memory", name)
@@ -253,8 +262,11 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 	}
 	free(err);
 	free(name);
-	if (!rc)
-		rc = loaded_add(key, *out);
+	if (!rc) {
+		rc = loaded_add(key, *out, text, len);
+		text = NULL;
+	}
+	free(text);
 	free(key);
 	if (rc) {
 		*out = NULL;
@@ -281,7 +293,25 @@ int cli_model_config_text(const struct cli_common *o, const char *spec, char **t
 	memcpy(name, what, wl);
 	name[wl] = '\0';
 	int rc = 0;
-	if (hf) {
+	/* the bytes cli_model_load() read, if it did: each file is read once */
+	size_t kl = 3 + wl;
+	char *key = malloc(kl + 1);
+	struct loaded *l = NULL;
+	if (key) {
+		memcpy(key, spec, kl);
+		key[kl] = '\0';
+		l = hf ? loaded_entry(key) : NULL;
+		free(key);
+	}
+	if (l && l->text) {
+		if (!(*text = malloc(l->len + 1)))
+			rc = cli_error("out of memory");
+		else {
+			memcpy(*text, l->text, l->len);
+			(*text)[l->len] = '\0';
+			*len = l->len;
+		}
+	} else if (hf) {
 		rc = read_config(o, name, text, len);
 	} else {
 		const char *t = pe_model_preset_config(name);

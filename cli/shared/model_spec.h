@@ -67,7 +67,9 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
  * cli_model_config_text() - the config.json text of hf:PATH or model:NAME
  *
  * @text: newly allocated (free()), @len bytes. @return 0 or an exit code
- * after reporting (gguf: and plain specs have no config.json).
+ * after reporting (gguf: and plain specs have no config.json). After
+ * cli_model_load() of the same hf: spec, the bytes that load read: the file
+ * is not opened again (standard input, a FIFO, a file being replaced).
  */
 int cli_model_config_text(const struct cli_common *o, const char *spec, char **text, size_t *len);
 

@@ -133,6 +133,11 @@ ok(rows and all(int(rows[(0, h, 0)]["kv_head"]) == h // 2 for h in range(H)),
    "llama: query head h uses key head h/2")
 ok("query head h uses key head h/2" in r.err and "pairs (i, i+8)" in r.err
    and "proxy" in r.err, "llama: stderr says the pairing, the grouping and the limits", r.err)
+# The config read once: from standard input (a second opening would find it empty)
+with open(cfg_llama, "rb") as f:
+    rs = run(EXE, "usage", "-s", "hf:/dev/stdin", "--weights", path("llama.safetensors"), "-o", "-",
+             stdin=f)
+ok(rs.rc == 0 and rs.text == r.text, "usage reads its config once: hf:/dev/stdin", rs.err)
 # The same weights read as interleaved would put the planted head's weight in pairs 0, 1, 4, 5.
 inter = pair_norms(Wq[1].reshape(H, hd, hidden)[2], pairs_of(hd, True))
 ok(np.count_nonzero(inter) != 4 or list(np.nonzero(inter)[0]) != [0, 1, 2, 3],
