@@ -238,24 +238,31 @@ static enum pe_status unchanged(int fd, const struct stat *sb, char **err)
 	return PE_OK;
 }
 
+/* @path opened for reading and described (*fd, *sb); a folder is an error. */
+static enum pe_status open_described(const char *path, int *fd, struct stat *sb, char **err)
+{
+	*fd = open(path, O_RDONLY);
+	if (*fd < 0)
+		return rd_fail(err, PE_EIO, "%s", strerror(errno));
+	int e = fstat(*fd, sb) != 0 ? errno : S_ISDIR(sb->st_mode) ? EISDIR : 0;
+	if (e) {
+		close(*fd);
+		*fd = -1;
+		return rd_fail(err, PE_EIO, "%s", strerror(e));
+	}
+	return PE_OK;
+}
+
 static enum pe_status contents_open(const char *path, size_t limit, const char *tensor,
                                     int header_only, struct contents *c, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	c->p = (const unsigned char *)""; /* an empty file: a valid pointer, length 0 */
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return rd_fail(err, PE_EIO, "%s", strerror(errno));
+	int fd;
 	struct stat sb;
-	if (fstat(fd, &sb) != 0) {
-		int e = errno;
-		close(fd);
-		return rd_fail(err, PE_EIO, "%s", strerror(e));
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		close(fd);
-		return rd_fail(err, PE_EIO, "%s", strerror(EISDIR));
-	}
+	enum pe_status opened = open_described(path, &fd, &sb, err);
+	if (opened != PE_OK)
+		return opened;
 	enum pe_status st = PE_OK;
 	if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
 		if ((uint64_t)sb.st_size > SIZE_MAX) {
@@ -649,19 +656,11 @@ enum pe_status pe_read_file_described(const char *path, const struct pe_read_req
 	*info = NULL;
 	if (err)
 		*err = NULL;
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return rd_fail(err, PE_EIO, "%s", strerror(errno));
+	int fd;
 	struct stat sb;
-	if (fstat(fd, &sb) != 0) {
-		int e = errno;
-		close(fd);
-		return rd_fail(err, PE_EIO, "%s", strerror(e));
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		close(fd);
-		return rd_fail(err, PE_EIO, "%s", strerror(EISDIR));
-	}
+	enum pe_status opened = open_described(path, &fd, &sb, err);
+	if (opened != PE_OK)
+		return opened;
 	enum pe_status st;
 	if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
 		/* The table, then the headers from the same open file (not the path

@@ -82,3 +82,20 @@ def error_case(exe, name, args, want_rc, needle, cwd=None):
         good = good and after == before
     return ok(good, f"error: {name}", f"rc={r.rc} want {want_rc}; stderr={r.err!r}; "
               f"needle={needle!r}" + (f"; files {sorted(set(os.listdir(cwd)) - before)}" if cwd else ""))
+
+
+def long_columns(rows):
+    """freqs' long table as columns: theta, wavelength and NAME_theta per scaling (not none)."""
+    head, body = rows[0], [dict(zip(rows[0], x)) for x in rows[1:]]
+    cols, scaled = {}, []
+    first = body[0]["scaling"] if body else "none"
+    for x in body:
+        if x["scaling"] == first:
+            cols.setdefault("theta", []).append(float(x["theta"]))
+            cols.setdefault("wavelength", []).append(float(x["wavelength"]))
+        if x["scaling"] != "none":
+            name = x["scaling"] + "_theta"
+            if name not in cols:
+                scaled.append(name)
+            cols.setdefault(name, []).append(float(x["scaled_theta"]))
+    return cols, scaled

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from gguf_write import (ARRAY, BOOL, FLOAT32, STRING, UINT32, UINT64, gguf)  # noqa: E402
-from tap import done, error_case, ok, run, workdir  # noqa: E402
+from tap import done, error_case, long_columns, ok, run, workdir  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
@@ -29,23 +29,6 @@ def write(name, data):
         f.write(data)
     return path
 
-
-
-def long_columns(rows):
-    """freqs' long table as columns: theta, wavelength and NAME_theta per scaling (not none)."""
-    head, body = rows[0], [dict(zip(rows[0], x)) for x in rows[1:]]
-    cols, scaled = {}, []
-    first = body[0]["scaling"] if body else "none"
-    for x in body:
-        if x["scaling"] == first:
-            cols.setdefault("theta", []).append(float(x["theta"]))
-            cols.setdefault("wavelength", []).append(float(x["wavelength"]))
-        if x["scaling"] != "none":
-            name = x["scaling"] + "_theta"
-            if name not in cols:
-                scaled.append(name)
-            cols.setdefault(name, []).append(float(x["scaled_theta"]))
-    return cols, scaled
 
 def freqs(spec, *extra):
     r = run(EXE, "freqs", "-q", "-s", spec, "--table", "long", "-o", "-", *extra)

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from npyread import load_npy  # noqa: E402
-from tap import done, error_case, ok, run, workdir  # noqa: E402
+from tap import done, error_case, long_columns, ok, run, workdir  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,23 +37,6 @@ def proportional(head_dim, base, proportion=1.0, factor=1.0):
 def default(head_dim, base):
     return [1.0 / (base ** (i / head_dim)) for i in range(0, head_dim, 2)]
 
-
-
-def long_columns(rows):
-    """freqs' long table as columns: theta, wavelength and NAME_theta per scaling (not none)."""
-    head, body = rows[0], [dict(zip(rows[0], x)) for x in rows[1:]]
-    cols, scaled = {}, []
-    first = body[0]["scaling"] if body else "none"
-    for x in body:
-        if x["scaling"] == first:
-            cols.setdefault("theta", []).append(float(x["theta"]))
-            cols.setdefault("wavelength", []).append(float(x["wavelength"]))
-        if x["scaling"] != "none":
-            name = x["scaling"] + "_theta"
-            if name not in cols:
-                scaled.append(name)
-            cols.setdefault(name, []).append(float(x["scaled_theta"]))
-    return cols, scaled
 
 def freqs(spec, *extra):
     r = run(EXE, "freqs", "-q", "-s", spec, "--table", "long", "-o", "-", *extra)
