@@ -440,7 +440,7 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 	struct rowmap r = {0};
 	r.hd = hd;
 	r.arch = u->arch;
-	size_t q_rows, q_cols, k_rows = 0, k_cols = 0;
+	size_t q_rows = 0, q_cols = 0, k_rows = 0, k_cols = 0;
 	const struct pe_tensor_info *qt =
 	        u->arch == PE_USAGE_SEPARATE || u->arch == PE_USAGE_MLA ? T->t[US_Q] : T->t[US_QKV];
 	const struct pe_tensor_info *kt = qt == T->t[US_QKV] ? NULL : T->t[US_K];
