@@ -64,6 +64,10 @@ double pe_toeplitz_s(const struct pe_toeplitz *tz, uint64_t delta);
 enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size_t count,
                                  double *out);
 
+/* S(lo + k step) for k < count into out, as accurate and as fast as step 1. */
+enum pe_status pe_toeplitz_range_step(const struct pe_toeplitz *tz, uint64_t lo, uint64_t step,
+                                      size_t count, double *out);
+
 /*
  * pe_toeplitz_sums() - sums over the pairs of sin and cos of the angles
  * (pos[k] + start) theta_i of each position, into ssum[k] and csum[k]

@@ -23,7 +23,7 @@
 
 struct range_job {
 	const struct pe_toeplitz *tz;
-	uint64_t lo;
+	uint64_t lo, step;
 	size_t count;
 	size_t inner, outer;   /* INNER, OUTER, or less for a short run */
 	const double *c0, *s0; /* cos, sin(b phi_i) at [i * inner + b] */
@@ -109,7 +109,7 @@ static enum pe_status range_chunk(void *ctx, size_t begin, size_t end)
 	for (size_t k = begin; k < end; k++) {
 		size_t r0 = k * B;
 		size_t len = j->count - r0 < B ? j->count - r0 : B;
-		range_block(j, (double)(j->lo + r0), len, acc);
+		range_block(j, (double)(j->lo + (uint64_t)r0 * j->step), len, acc);
 		memcpy(j->out + r0, acc, len * sizeof(double));
 	}
 	free(acc);
@@ -118,6 +118,17 @@ static enum pe_status range_chunk(void *ctx, size_t begin, size_t end)
 
 enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size_t count,
                                  double *out)
+{
+	return pe_toeplitz_range_step(tz, lo, 1, count, out);
+}
+
+/*
+ * A step h turns the tables into those of h phi_i, each still an exactly
+ * rounded sin/cos of the whole offset b h or a INNER h: the accuracy is the
+ * same as for h = 1, and the cost that of count offsets, whatever their span.
+ */
+enum pe_status pe_toeplitz_range_step(const struct pe_toeplitz *tz, uint64_t lo, uint64_t step,
+                                      size_t count, double *out)
 {
 	if (count == 0)
 		return PE_OK;
@@ -136,12 +147,13 @@ enum pe_status pe_toeplitz_range(const struct pe_toeplitz *tz, uint64_t lo, size
 	double *c0 = tab, *s0 = c0 + np * in, *c1 = s0 + np * in, *s1 = c1 + np * out_rows;
 	for (size_t i = 0; i < np; i++) {
 		for (size_t b = 0; b < in; b++)
-			pe_toeplitz_half_sincos(tz, i, (double)b, &s0[i * in + b], &c0[i * in + b]);
+			pe_toeplitz_half_sincos(tz, i, (double)(b * step), &s0[i * in + b],
+			                        &c0[i * in + b]);
 		for (size_t a = 0; a < out_rows; a++)
-			pe_toeplitz_half_sincos(tz, i, (double)(a * in), &s1[a * np + i],
+			pe_toeplitz_half_sincos(tz, i, (double)(a * in * step), &s1[a * np + i],
 			                        &c1[a * np + i]);
 	}
-	struct range_job job = {tz, lo, count, in, out_rows, c0, s0, c1, s1, out};
+	struct range_job job = {tz, lo, step, count, in, out_rows, c0, s0, c1, s1, out};
 	size_t B = in * out_rows;
 	enum pe_status st = pe_parallel_for((count + B - 1) / B, 2, range_chunk, &job);
 	free(tab);

@@ -143,9 +143,11 @@ PE_API enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_met
  *   positions per axis, the centres of equal sub-ranges of the cell's row
  *   and column ranges (all positions of a range shorter than that), fewer
  *   when each pair is costly: for the general path when the rows are wide
- *   (at R = C = 1000, d = 512: only the centre of each range), and beyond
- *   2^24 positions of a structured scheme (no offset table: the centres
- *   only at 1000 x 1000). Every sampled value is exact.
+ *   (at R = C = 1000, d = 512: only the centre of each range). Beyond 2^24
+ *   positions of a structured scheme the samples lie on the lattice
+ *   first + k h of the least step h = ceil(n / 2^24) (the centres of equal
+ *   shares of a range's lattice points), so the offset table stays 2^24
+ *   long and the cost does not grow with n. Every sampled value is exact.
  *
  * @out: on success a new grid; free it with pe_matrix_destroy().
  *

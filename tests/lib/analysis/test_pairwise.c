@@ -625,10 +625,11 @@ static void grid_equals_block_means(void **state)
 static void grid_sampled_uses_documented_positions(void **state)
 {
 	(void)state;
-	const char *specs[] = {"sinusoidal", "learned:seed=1"};
-	for (int k = 0; k < 2; k++) {
+	/* the square grid of a table is formed above the diagonal and mirrored */
+	const char *specs[] = {"sinusoidal", "learned:seed=1", "sinusoidal"};
+	for (int k = 0; k < 3; k++) {
 		struct pe_scheme *s = parse(specs[k]);
-		size_t n = 103, R = 6, C = 9, S = PE_GRID_SAMPLES;
+		size_t n = 103, R = k == 2 ? 7 : 6, C = k == 2 ? 7 : 9, S = PE_GRID_SAMPLES;
 		struct pe_vectors v = vec(s, 8, 10, n);
 		struct pe_matrix *full = NULL, *g = NULL;
 		assert_int_equal(pe_pairwise_matrix(&v, PE_METRIC_CORR, 0, &full), PE_OK);
@@ -656,6 +657,109 @@ static void grid_sampled_uses_documented_positions(void **state)
 		pe_matrix_destroy(g);
 		pe_scheme_destroy(s);
 	}
+}
+
+/* Pearson correlation of sinusoidal rows (d <= 8) at positions p and q, from
+ * the formula and a two-pass mean. */
+static double sin_corr(double p, double q, size_t d)
+{
+	double u[8], w[8], mu = 0.0, mw = 0.0;
+	for (size_t i = 0; i < d / 2; i++) {
+		double f = pow(10000.0, -(double)(2 * i) / (double)d);
+		u[2 * i] = sin(p * f);
+		u[2 * i + 1] = cos(p * f);
+		w[2 * i] = sin(q * f);
+		w[2 * i + 1] = cos(q * f);
+	}
+	for (size_t i = 0; i < d; i++) {
+		mu += u[i] / (double)d;
+		mw += w[i] / (double)d;
+	}
+	double suw = 0.0, suu = 0.0, sww = 0.0;
+	for (size_t i = 0; i < d; i++) {
+		suw += (u[i] - mu) * (w[i] - mw);
+		suu += (u[i] - mu) * (u[i] - mu);
+		sww += (w[i] - mw) * (w[i] - mw);
+	}
+	return suw / sqrt(suu * sww);
+}
+
+/*
+ * A structured corr grid takes every pair while that costs no more than
+ * four times the samples (n^2 <= 4 R C PE_GRID_SAMPLES^2): 4100 positions
+ * into 520 x 520 cells are exact (the old bound, 4096, sampled them), 9000
+ * into 100 x 100 sampled. Cells checked against the formula.
+ */
+static void grid_exact_while_affordable(void **state)
+{
+	(void)state;
+	struct pe_scheme *s = parse("sinusoidal");
+	size_t n = 4100, d = 8, R = 520;
+	struct pe_vectors v = vec(s, d, 0, n);
+	struct pe_matrix *g = NULL;
+	struct pe_grid_info info;
+	assert_int_equal(pe_pairwise_grid_info(&v, PE_METRIC_CORR, R, R, &info, &g), PE_OK);
+	assert_int_equal(info.exact, 1);
+	size_t cells[][2] = {{0, 0}, {3, 400}, {517, 2}, {260, 261}};
+	for (int c = 0; c < 4; c++) {
+		size_t a = cells[c][0], b = cells[c][1];
+		double sum = 0.0, cnt = 0.0;
+		for (size_t i = rstart(a, n, R); i < rstart(a + 1, n, R); i++)
+			for (size_t j = rstart(b, n, R); j < rstart(b + 1, n, R); j++) {
+				sum += i == j ? 1.0 : sin_corr((double)i, (double)j, d);
+				cnt += 1.0;
+			}
+		assert_close(g->data[a * R + b], sum / cnt, 1e-10, "every pair, n = 4100");
+	}
+	pe_matrix_destroy(g);
+	v = vec(s, d, 0, 9000);
+	assert_int_equal(pe_pairwise_grid_info(&v, PE_METRIC_CORR, 100, 100, &info, &g), PE_OK);
+	assert_int_equal(info.exact, 0);
+	pe_matrix_destroy(g);
+	pe_scheme_destroy(s);
+}
+
+/*
+ * Beyond 2^24 positions the samples lie on the lattice of the least step h
+ * that keeps the offset table 2^24 long, at the centres of equal shares of
+ * the lattice points of each range (doc in pairwise.h). n = 2^24 + 5: h = 2.
+ * Each cell is recomputed here from sinusoidal rows written from the
+ * formula and a two-pass Pearson correlation.
+ */
+static void grid_sampled_beyond_table(void **state)
+{
+	(void)state;
+	struct pe_scheme *s = parse("sinusoidal");
+	size_t n = ((size_t)1 << 24) + 5, d = 8, R = 3, C = 2, S = PE_GRID_SAMPLES, h = 2;
+	uint64_t first = 7;
+	struct pe_vectors v = vec(s, d, first, n);
+	struct pe_matrix *g = NULL;
+	struct pe_grid_info info;
+	assert_int_equal(pe_pairwise_grid_info(&v, PE_METRIC_CORR, R, C, &info, &g), PE_OK);
+	assert_int_equal(info.exact, 0);
+	assert_int_equal(info.samples, S);
+	for (size_t a = 0; a < R; a++)
+		for (size_t b = 0; b < C; b++) {
+			size_t r0 = rstart(a, n, R), r1 = rstart(a + 1, n, R);
+			size_t c0 = rstart(b, n, C), c1 = rstart(b + 1, n, C);
+			size_t rk = (r0 + h - 1) / h, Lr = (r1 - 1) / h - rk + 1;
+			size_t ck = (c0 + h - 1) / h, Lc = (c1 - 1) / h - ck + 1;
+			double sum = 0.0;
+			for (size_t x = 0; x < S; x++)
+				for (size_t y = 0; y < S; y++) {
+					double p = (double)(first +
+					                    h * (rk + (2 * x + 1) * Lr / (2 * S)));
+					double q = (double)(first +
+					                    h * (ck + (2 * y + 1) * Lc / (2 * S)));
+					sum += sin_corr(p, q, d);
+				}
+			/* angles near 1.7e7 rad: libm's rounding of p f, not the code's, limits
+			 * this */
+			assert_close(g->data[a * C + b], sum / (double)(S * S), 1e-8,
+			             "lattice samples");
+		}
+	pe_matrix_destroy(g);
+	pe_scheme_destroy(s);
 }
 
 static double now(void)
@@ -903,6 +1007,8 @@ int main(void)
 	        cmocka_unit_test(offset_grid_long_sets),
 	        cmocka_unit_test(grid_sampled_uses_documented_positions),
 	        cmocka_unit_test(grid_million_positions),
+	        cmocka_unit_test(grid_sampled_beyond_table),
+	        cmocka_unit_test(grid_exact_while_affordable),
 	        cmocka_unit_test(profile_equals_matrix_columns),
 	        cmocka_unit_test(scatter_pairs_and_stride),
 	        cmocka_unit_test(scatter_ill_conditioned),
