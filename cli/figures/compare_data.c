@@ -44,7 +44,7 @@ static int encoding(const struct cli_common *o, const char *label, size_t cells,
 	const struct pe_vectors *v = &sd->v.vec;
 	/* A panel takes about half the grid side in pixel rows: equal blocks
 	 * just above that (cli/figures/encode_figure.c) are all the engine can show. */
-	int rc = cli_encode_rows_create(o, v, (cells + 1) / 2, &sd->enc_spec, &sd->enc_rows);
+	int rc = cli_encode_rows_create(o, v, (cells + 1) / 2, 0, &sd->enc_spec, &sd->enc_rows);
 	if (rc)
 		return rc;
 	sd->enc_range = pe_matrix_create(1, 2);

@@ -10,6 +10,13 @@
  * (the engine area-averages them onto the pixels), beyond that the mean of
  * SAMPLES evenly spaced positions of each block (said in the colorbar
  * label).
+ *
+ * Columns: a closed form's pixel column is the exact area mean of the
+ * dimensions it spans while the rows x d values cost little (EXACT_VALUES);
+ * beyond that, when a pixel column spans more than COL_SAMPLES dimensions,
+ * it is the mean of COL_SAMPLES of them (the centres of equal shares of its
+ * span, pe_encode_window_cols()), said in the figure's note: the cost is
+ * then rows x pixels x COL_SAMPLES whatever d.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +33,9 @@
 #define EXACT_ROWS 8192
 #define SAMPLES    8
 #define CHUNK      256
+/* rows x d values computed for exact pixel columns: about 0.25 s (30 ns a value) */
+#define EXACT_VALUES ((double)(1 << 23))
+#define COL_SAMPLES  16
 
 struct row_source {
 	const struct pe_vectors *v;
@@ -33,7 +43,8 @@ struct row_source {
 	int sampled;  /* rows are SAMPLES-position means of their blocks */
 	int windowed; /* rows are exact block means */
 	struct pe_window window;
-	double *chunk; /* chunk_rows rows of d, rows [chunk_first, chunk_first + chunk_rows) */
+	int col_sampled; /* the area grid samples COL_SAMPLES dimensions per pixel column */
+	double *chunk;   /* chunk_rows rows of d, rows [chunk_first, chunk_first + chunk_rows) */
 	size_t chunk_rows;
 	size_t chunk_first;
 	int chunk_valid;
@@ -141,11 +152,139 @@ static enum pe_status area_row(struct area_row *a, size_t y, size_t R, double *b
 	return st;
 }
 
-/* The grid callback: area-mean rows (every row when n <= rows), columns area-averaged. */
+static size_t range_start(size_t a, size_t n, size_t parts)
+{
+	size_t q = n / parts, r = n % parts;
+	return a * q + (a < r ? a : r);
+}
+
+/*
+ * The sampled dimensions of C pixel columns over d: for column x, those in
+ * off[x]..off[x+1] of cols, the centres of COL_SAMPLES equal shares of the
+ * dimensions [x d / C, (x + 1) d / C) it spans (rounded to whole ones),
+ * moved by one where needed to alternate even and odd.
+ */
+static enum pe_status sample_cols(size_t d, size_t C, size_t **cols, size_t **off)
+{
+	*cols = malloc(C * COL_SAMPLES * sizeof(size_t));
+	*off = malloc((C + 1) * sizeof(size_t));
+	if (!*cols || !*off)
+		return PE_ENOMEM;
+	size_t k = 0;
+	for (size_t x = 0; x < C; x++) {
+		(*off)[x] = k;
+		size_t lo = range_start(x, d, C), L = range_start(x + 1, d, C) - lo;
+		size_t cnt = L < COL_SAMPLES ? L : COL_SAMPLES;
+		for (size_t s = 0; s < cnt; s++) {
+			/* Odd and even in turn: an interleaved layout's sines and cosines alike. */
+			size_t j = lo + (2 * s + 1) * L / (2 * cnt);
+			if (L >= 2 && j % 2 != s % 2)
+				j = j + 1 < lo + L ? j + 1 : j - 1;
+			(*cols)[k++] = j;
+		}
+	}
+	(*off)[C] = k;
+	return PE_OK;
+}
+
+/*
+ * Up to three weighted blocks make pixel row y's area mean (see area_row()):
+ * its whole positions and the two cut at its ends. Returns how many.
+ */
+static size_t area_blocks(const struct pe_vectors *v, size_t y, size_t R, struct pe_block *b,
+                          double *wt)
+{
+	uint64_t n = v->n, lo = (uint64_t)y * n, hi = lo + n;
+	uint64_t pa = (lo + R - 1) / R, pb = hi / R;
+	size_t k = 0;
+	if (R == n) {
+		b[0] = (struct pe_block){v->first + y, 1};
+		wt[0] = 1.0;
+		return 1;
+	}
+	if (pb > pa) {
+		b[k] = (struct pe_block){v->first + pa, (size_t)(pb - pa)};
+		wt[k++] = (double)(pb - pa) * (double)R / (double)n;
+	}
+	if (lo % R) {
+		b[k] = (struct pe_block){v->first + lo / R, 1};
+		wt[k++] = (double)((lo / R + 1) * R - lo) / (double)n;
+	}
+	if (hi % R && hi / R < n) {
+		b[k] = (struct pe_block){v->first + hi / R, 1};
+		wt[k++] = (double)(hi - (hi / R) * R) / (double)n;
+	}
+	return k;
+}
+
+/* Values computed per call of the sampled grid (16 MiB). */
+#define SAMPLED_BATCH ((size_t)1 << 21)
+
+/*
+ * The sampled grid: R pixel rows, as area means, of C pixel columns, each
+ * the mean of its sampled dimensions. The blocks of many rows go in one
+ * call, whose O(d) set-up (the frequencies) is shared.
+ */
+static enum pe_status sampled_grid(const struct pe_vectors *v, size_t R, size_t C,
+                                   struct pe_matrix **out)
+{
+	size_t *pick = NULL, *off = NULL;
+	enum pe_status st = sample_cols(v->d, C, &pick, &off);
+	size_t width = st == PE_OK ? off[C] : 1;
+	size_t batch = SAMPLED_BATCH / (3 * width);
+	batch = batch < 1 ? 1 : batch > R ? R : batch;
+	struct pe_block *blocks = malloc(3 * batch * sizeof(*blocks));
+	double *wt = malloc(3 * batch * sizeof(double));
+	size_t *cnt = malloc(batch * sizeof(size_t));
+	double *vals = malloc(3 * batch * width * sizeof(double));
+	struct pe_matrix *g = pe_matrix_create(R, C);
+	if (st == PE_OK && (!blocks || !wt || !cnt || !vals || !g))
+		st = PE_ENOMEM;
+	for (size_t y0 = 0; st == PE_OK && y0 < R; y0 += batch) {
+		size_t rows = R - y0 < batch ? R - y0 : batch, nb = 0;
+		for (size_t y = 0; y < rows; y++) {
+			cnt[y] = area_blocks(v, y0 + y, R, blocks + nb, wt + nb);
+			nb += cnt[y];
+		}
+		st = pe_encode_blocks_cols(v->scheme, v->d, v->view, blocks, nb, pick, width, vals);
+		for (size_t y = 0, k = 0; st == PE_OK && y < rows; k += cnt[y], y++) {
+			double *row = g->data + (y0 + y) * C;
+			for (size_t x = 0; x < C; x++) {
+				double acc = 0.0;
+				for (size_t i = 0; i < cnt[y]; i++) {
+					const double *b = vals + (k + i) * width;
+					double part = 0.0;
+					for (size_t j = off[x]; j < off[x + 1]; j++)
+						part += b[j];
+					acc += wt[k + i] * part;
+				}
+				row[x] = acc / (double)(off[x + 1] - off[x]);
+			}
+		}
+	}
+	free(pick);
+	free(off);
+	free(blocks);
+	free(wt);
+	free(cnt);
+	free(vals);
+	if (st != PE_OK) {
+		pe_matrix_destroy(g);
+		return st;
+	}
+	*out = g;
+	return PE_OK;
+}
+
+/* The grid callback: area-mean rows (every row when n <= rows), columns
+ * area-averaged, or sampled (col_sampled). */
 static enum pe_status area_grid(void *ctx, size_t rows, size_t cols, struct pe_matrix **out)
 {
-	const struct pe_vectors *v = ((const struct row_source *)ctx)->v;
+	const struct row_source *src = ctx;
+	const struct pe_vectors *v = src->v;
 	size_t R = rows < v->n ? rows : v->n, C = cols < v->d ? cols : v->d;
+	if (src->col_sampled && v->d > C * COL_SAMPLES)
+		return sampled_grid(v, R, C, out);
 	struct area_row a = {v, malloc(v->d * sizeof(double)), 0, 0};
 	double *buf = malloc(v->d * sizeof(double));
 	struct pe_resampler *rs = NULL;
@@ -246,7 +385,7 @@ void cli_encode_rows_destroy(struct cli_encode_rows *er)
 }
 
 int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *v, size_t pixels,
-                           struct pe_heatmap_spec *spec, struct cli_encode_rows **out)
+                           int grid, struct pe_heatmap_spec *spec, struct cli_encode_rows **out)
 {
 	*out = NULL;
 	size_t cells = cli_figure_grid_cells(o, v->n);
@@ -279,14 +418,24 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 	cli_figure_pixels(o, &w, &h);
 	char fig_what[96];
 	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
-	/* Every computed row is d wide whatever the pixels: the time is rows x d
-	 * values, about 30 ns each for closed forms (sinusoidal, RoPE: 1000 x
-	 * 2^20 took 28 s) and 10 times that for tables built value by value. */
+	/*
+	 * The area grid of a closed form (grid) samples its pixel columns when
+	 * exact ones would cost more than EXACT_VALUES values and a column spans
+	 * more than COL_SAMPLES dimensions of any heatmap the figure can hold (w
+	 * pixels wide at most); --raw draws every value.
+	 */
+	double grid_rows = fmin((double)v->n, fmax(h, 1.0));
+	src.col_sampled = grid && closed_form && !o->raw && (double)v->d > COL_SAMPLES * w &&
+	                  grid_rows * (double)v->d > EXACT_VALUES;
+	/* The time is rows x values a row: about 30 ns a value for closed forms
+	 * (sinusoidal, RoPE: 1000 x 2^20 took 17 s CPU) and 10 times that for
+	 * tables built value by value. */
 	double rows_done = src.sampled   ? (double)src.rows * SAMPLES
 	                   : closed_form ? fmin((double)v->n, 2.0 * fmax(h, 1.0))
 	                                 : (double)src.rows;
+	double per_row = src.col_sampled ? COL_SAMPLES * w : (double)v->d;
 	double per_value = closed_form ? 30e-9 : 300e-9;
-	int rc = cli_check_time(o, rows_done * (double)v->d * per_value, fig_what,
+	int rc = cli_check_time(o, rows_done * per_row * per_value, fig_what,
 	                        "choose a smaller width (-d) or fewer positions (-n)");
 	if (rc)
 		return rc;
@@ -335,7 +484,7 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 {
 	struct pe_heatmap_spec spec;
 	struct cli_encode_rows *er = NULL;
-	int rc = cli_encode_rows_create(o, v, figure_rows(o), &spec, &er);
+	int rc = cli_encode_rows_create(o, v, figure_rows(o), 1, &spec, &er);
 	if (rc)
 		return rc;
 	if (!v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW)) {
@@ -378,6 +527,15 @@ int cli_encode_figure(const struct cli_common *o, const char *path, enum cli_for
 		goto done;
 	}
 	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_ENCODE);
+	char note[128];
+	snprintf(note, sizeof(note),
+	         "Sampled: each pixel column is the mean of %d of its dimensions (evenly spaced), "
+	         "not of all.",
+	         COL_SAMPLES);
+	if (er->src.col_sampled && !bits && pe_figure_set_note(fig, note) != PE_OK) {
+		rc = cli_error("out of memory");
+		goto done;
+	}
 	cli_heatmap_apply(o, &spec);
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	char title[512];

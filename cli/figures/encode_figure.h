@@ -25,10 +25,12 @@ struct cli_encode_rows;
  *
  * Fills @spec (data NULL, row_fn set, colour limits known up front, the
  * colorbar label); @out owns what the spec points to and must outlive the
- * figure's writing. @return 0 or an exit code after reporting.
+ * figure's writing. @grid: the caller draws a closed form through the
+ * area grid (cli_encode_figure()), which samples the pixel columns of a
+ * very wide d (the time estimate counts that). @return 0 or an exit code after reporting.
  */
 int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *v, size_t pixels,
-                           struct pe_heatmap_spec *spec, struct cli_encode_rows **out);
+                           int grid, struct pe_heatmap_spec *spec, struct cli_encode_rows **out);
 
 /* Frees a row source (NULL is fine). */
 void cli_encode_rows_destroy(struct cli_encode_rows *er);

@@ -107,6 +107,12 @@ void pe_window_block(const struct pe_window *w, size_t r, double *centre, double
 	*centre = (double)w->first + (double)lo + 0.5 * (double)(count - 1);
 }
 
+void pe_block_centre(const struct pe_block *b, double *centre, double *len)
+{
+	*len = (double)b->n;
+	*centre = (double)b->first + 0.5 * (double)(b->n - 1);
+}
+
 double pe_block_damping(double n, double w)
 {
 	double den = n * sin(0.5 * w);
@@ -116,8 +122,8 @@ double pe_block_damping(double n, double w)
 	return sin(0.5 * n * w) / den;
 }
 
-enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
-                                size_t r0, size_t count, enum pe_view view, double *dst)
+static enum pe_status window_check(const struct pe_scheme *s, size_t d, const struct pe_window *w,
+                                   size_t r0, size_t count, enum pe_view view)
 {
 	enum pe_status st = pe_encode_check(s, d, view, NULL);
 	if (st != PE_OK)
@@ -129,5 +135,36 @@ enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struc
 		return PE_ERANGE;
 	if (!pe_scheme_has(s, PE_CAP_WINDOW) || !s->type->window)
 		return PE_EUNSUPPORTED;
+	return PE_OK;
+}
+
+enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
+                                size_t r0, size_t count, enum pe_view view, double *dst)
+{
+	enum pe_status st = window_check(s, d, w, r0, count, view);
+	if (st != PE_OK)
+		return st;
 	return s->type->window(s, d, w, r0, count, view, dst);
+}
+
+enum pe_status pe_encode_blocks_cols(const struct pe_scheme *s, size_t d, enum pe_view view,
+                                     const struct pe_block *blocks, size_t count,
+                                     const size_t *cols, size_t ncols, double *dst)
+{
+	enum pe_status st = pe_encode_check(s, d, view, NULL);
+	if (st != PE_OK)
+		return st;
+	uint64_t limit = (uint64_t)PE_POSITION_MAX - pe_scheme_position_offset(s);
+	for (size_t r = 0; r < count; r++) {
+		if (blocks[r].n == 0)
+			return PE_EINVAL;
+		if (blocks[r].first > limit || (uint64_t)blocks[r].n - 1 > limit - blocks[r].first)
+			return PE_ERANGE;
+	}
+	for (size_t c = 0; c < ncols; c++)
+		if (cols[c] >= d)
+			return PE_EINVAL;
+	if (!pe_scheme_has(s, PE_CAP_WINDOW) || !s->type->blocks_cols)
+		return PE_EUNSUPPORTED;
+	return s->type->blocks_cols(s, d, view, blocks, count, cols, ncols, dst);
 }

@@ -19,6 +19,9 @@ enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first,
 void pe_learned_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n, double *dst);
 void pe_binary_rows(size_t d, uint64_t first, size_t n, double *dst);
 
+/* A block's centre position and length, as pe_window_block() gives them. */
+void pe_block_centre(const struct pe_block *b, double *centre, double *len);
+
 /* Block r of a window: its centre position and its length. */
 void pe_window_block(const struct pe_window *w, size_t r, double *centre, double *len);
 
@@ -29,6 +32,13 @@ enum pe_status pe_sinusoidal_window(const struct pe_scheme *s, size_t d, const s
                                     size_t r0, size_t count, double *dst);
 enum pe_status pe_rope_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
                               size_t r0, size_t count, enum pe_view view, double *dst);
+/* Block means at columns cols[0..ncols) only: rows of ncols values. */
+enum pe_status pe_sinusoidal_blocks_cols(const struct pe_scheme *s, size_t d,
+                                         const struct pe_block *blocks, size_t count,
+                                         const size_t *cols, size_t ncols, double *dst);
+enum pe_status pe_rope_blocks_cols(const struct pe_scheme *s, size_t d, enum pe_view view,
+                                   const struct pe_block *blocks, size_t count, const size_t *cols,
+                                   size_t ncols, double *dst);
 
 /* Unscaled then scaled RoPE inverse frequencies (d_rot / 2 of them). */
 enum pe_status pe_rope_theta(const struct pe_scheme *s, size_t d_rot, double *theta,

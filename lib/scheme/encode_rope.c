@@ -64,9 +64,38 @@ static void rope_row(const struct pe_scheme *s, size_t d, const double *theta, d
 		row[j] = pass;
 }
 
+/* Column j of the row rope_row() forms. */
+static double rope_col(const struct pe_scheme *s, size_t d, const double *theta, double att,
+                       enum pe_view view, double m, double block, size_t j)
+{
+	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
+	if (j >= 2 * h)
+		return view == PE_VIEW_ANGLE || view == PE_VIEW_SIN ? 0.0 : 1.0;
+	size_t i = s->layout == PE_LAYOUT_HALF ? (j < h ? j : j - h) : j / 2;
+	int first = s->layout == PE_LAYOUT_HALF ? j < h : j % 2 == 0;
+	double sv, cv, angle;
+	pe_exact_sincos(m, theta[i], 0, &sv, &cv, &angle);
+	if (block > 1.0) {
+		double damp = pe_block_damping(block, theta[i]);
+		sv *= damp;
+		cv *= damp;
+	}
+	switch (view) {
+	case PE_VIEW_ANGLE:
+		return angle;
+	case PE_VIEW_COS:
+		return att * cv;
+	case PE_VIEW_SIN:
+		return att * sv;
+	default:
+		return first ? att * (cv - sv) : att * (sv + cv);
+	}
+}
+
 /* Positions come as rows (block == NULL) or as the blocks of a window. */
 static enum pe_status rope_fill(const struct pe_scheme *s, size_t d, uint64_t first,
-                                const struct pe_window *w, size_t count, enum pe_view view,
+                                const struct pe_window *w, const struct pe_block *blocks,
+                                size_t count, enum pe_view view, const size_t *cols, size_t ncols,
                                 double *dst)
 {
 	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
@@ -85,7 +114,13 @@ static enum pe_status rope_fill(const struct pe_scheme *s, size_t d, uint64_t fi
 		double m = (double)(first + r), len = 1.0;
 		if (w)
 			pe_window_block(w, first + r, &m, &len);
-		rope_row(s, d, theta, info.attention_factor, view, m, len, dst + r * d);
+		if (blocks)
+			pe_block_centre(&blocks[r], &m, &len);
+		if (!cols)
+			rope_row(s, d, theta, info.attention_factor, view, m, len, dst + r * d);
+		for (size_t c = 0; cols && c < ncols; c++)
+			dst[r * ncols + c] =
+			        rope_col(s, d, theta, info.attention_factor, view, m, len, cols[c]);
 	}
 	free(theta);
 	return PE_OK;
@@ -94,11 +129,18 @@ static enum pe_status rope_fill(const struct pe_scheme *s, size_t d, uint64_t fi
 enum pe_status pe_rope_rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
                             enum pe_view view, double *dst)
 {
-	return rope_fill(s, d, first, NULL, n, view, dst);
+	return rope_fill(s, d, first, NULL, NULL, n, view, NULL, 0, dst);
 }
 
 enum pe_status pe_rope_window(const struct pe_scheme *s, size_t d, const struct pe_window *w,
                               size_t r0, size_t count, enum pe_view view, double *dst)
 {
-	return rope_fill(s, d, r0, w, count, view, dst);
+	return rope_fill(s, d, r0, w, NULL, count, view, NULL, 0, dst);
+}
+
+enum pe_status pe_rope_blocks_cols(const struct pe_scheme *s, size_t d, enum pe_view view,
+                                   const struct pe_block *blocks, size_t count, const size_t *cols,
+                                   size_t ncols, double *dst)
+{
+	return rope_fill(s, d, 0, NULL, blocks, count, view, cols, ncols, dst);
 }

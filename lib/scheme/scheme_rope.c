@@ -180,6 +180,7 @@ const struct pe_scheme_type pe_scheme_rope = {
         .check = check,
         .rows = pe_rope_rows,
         .window = pe_rope_window,
+        .blocks_cols = pe_rope_blocks_cols,
         .frequencies = frequencies,
         .kernel = kernel,
         .value_range = value_range,

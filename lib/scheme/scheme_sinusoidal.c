@@ -42,6 +42,14 @@ static enum pe_status window(const struct pe_scheme *s, size_t d, const struct p
 	return pe_sinusoidal_window(s, d, w, r0, count, dst);
 }
 
+static enum pe_status blocks_cols(const struct pe_scheme *s, size_t d, enum pe_view view,
+                                  const struct pe_block *blocks, size_t count, const size_t *cols,
+                                  size_t ncols, double *dst)
+{
+	(void)view;
+	return pe_sinusoidal_blocks_cols(s, d, blocks, count, cols, ncols, dst);
+}
+
 static enum pe_status frequencies(const struct pe_scheme *s, size_t d, double *theta, size_t *count)
 {
 	*count = pe_sinusoidal_frequencies(s, d, theta);
@@ -77,6 +85,7 @@ const struct pe_scheme_type pe_scheme_sinusoidal = {
         .n_keys = sizeof(keys) / sizeof(keys[0]),
         .rows = rows,
         .window = window,
+        .blocks_cols = blocks_cols,
         .frequencies = frequencies,
         .kernel = kernel,
         .value_range = value_range,

@@ -82,6 +82,10 @@ struct pe_scheme_type {
 	/* PE_CAP_WINDOW: block means of a window (see pe_encode_window()). */
 	enum pe_status (*window)(const struct pe_scheme *s, size_t d, const struct pe_window *w,
 	                         size_t r0, size_t count, enum pe_view view, double *dst);
+	/* PE_CAP_WINDOW: block means at chosen columns (see pe_encode_blocks_cols()). */
+	enum pe_status (*blocks_cols)(const struct pe_scheme *s, size_t d, enum pe_view view,
+	                              const struct pe_block *blocks, size_t count,
+	                              const size_t *cols, size_t ncols, double *dst);
 	/* PE_CAP_FREQS: the pair frequencies (see pe_scheme_frequencies()). */
 	enum pe_status (*frequencies)(const struct pe_scheme *s, size_t d, double *theta,
 	                              size_t *count);

@@ -9,6 +9,7 @@ well inside black and white lets the picture be read back as LUT indices, and th
 round the heatmap gives its pixel rectangle."""
 import os
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -112,6 +113,61 @@ def encode_case(n, d):
             img[top:bottom, left:right, 0], want)
 
 
+def sampled_dims(d, cols, per=16):
+    """The dimensions a sampled pixel column averages (encode_figure.c): for each of the cols
+    shares of d (the first d % cols one longer), the centres of `per` equal parts, each moved by one
+    where needed so that they alternate even and odd."""
+    out = []
+    for x in range(cols):
+        q, e = divmod(d, cols)
+        lo, hi = x * q + min(x, e), (x + 1) * q + min(x + 1, e)
+        L = hi - lo
+        picks = []
+        for s in range(min(per, L)):
+            j = lo + (2 * s + 1) * L // (2 * min(per, L))
+            if L >= 2 and j % 2 != s % 2:
+                j = j + 1 if j + 1 < hi else j - 1
+            picks.append(j)
+        out.append(picks)
+    return out
+
+
+def encode_wide_case(n, d, sampled):
+    """Pixel columns over many dimensions: their exact area means, or (d beyond the exact budget)
+    the mean of 16 sampled dimensions, as the figure's note says."""
+    path, log = os.path.join(D, f"encw{d}.png"), os.path.join(D, f"encw{d}.boxes")
+    p = subprocess.run([EXE, "encode", "-s", "sinusoidal", "-n", str(n), "-d", str(d), "--cmap",
+                        "gray", "--vmin", "-2", "--vmax", "2", "-q", "-o", path],
+                       capture_output=True, env=dict(os.environ, POSENC_TEXT_BOXES=log), timeout=120)
+    if not ok(p.returncode == 0, f"encode d={d}: runs", p.stderr.decode()):
+        return
+    # the text box log (figure engine): one "text ... \tTEXT" line per string drawn
+    texts = [ln.rstrip("\n").partition("\t")[2] for ln in open(log, encoding="utf-8")
+             if ln.startswith("text")]
+    said = any(t.startswith("Sampled: each pixel column is the mean of 16 of its dimensions")
+               for t in texts)
+    ok(said == sampled, f"encode d={d}: the note says sampled: {sampled}", str(texts[-2:]))
+    img = read_rgb(path)
+    top, bottom, left, right = heatmap_rect(img)
+    rows, width = bottom - top, right - left
+    W = area_weights(n, rows)
+    p = np.arange(n, dtype=np.float64)[:, None]
+    if sampled:
+        picks = sampled_dims(d, width)
+        flat = np.array([j for ps in picks for j in ps])
+        k = (flat // 2).astype(np.float64)
+        f = 10000.0 ** (-2 * k / d)
+        vals = W @ np.where(flat % 2 == 0, np.sin(p * f), np.cos(p * f))
+        means, at = np.empty((rows, width)), 0
+        for x, ps in enumerate(picks):
+            means[:, x] = vals[:, at:at + len(ps)].mean(axis=1)
+            at += len(ps)
+    else:
+        means = (W @ sinusoidal(n, d)) @ area_weights(d, width).T
+    compare(f"encode d={d} ({'16 sampled dimensions' if sampled else 'exact'} per pixel column)",
+            img[top:bottom, left:right, 0], lut_index(means, -2.0, 2.0))
+
+
 def range_starts(n, parts):
     q, r = divmod(n, parts)
     a = np.arange(parts + 1)
@@ -147,6 +203,8 @@ else:
     encode_case(4093, 16)
     encode_case(4096, 16)
     encode_case(1000, 6)
+    encode_wide_case(1000, 4096, False)
+    encode_wide_case(1000, 32768, True)
     distance_case(1000, 16)
     distance_case(997, 16)
 done()

@@ -137,6 +137,28 @@ PE_API enum pe_status pe_encode_window(const struct pe_scheme *s, size_t d,
                                        const struct pe_window *w, size_t r0, size_t count,
                                        enum pe_view view, double *dst);
 
+/* A block of n >= 1 consecutive positions from first. */
+struct pe_block {
+	uint64_t first;
+	size_t n;
+};
+
+/*
+ * pe_encode_blocks_cols() - block means of an encoding at chosen columns
+ *
+ * Row r of @dst holds @ncols values: column cols[c] of the mean encoding
+ * over blocks[r], as pe_encode_window() forms it (exact, the closed form of
+ * a sum of sines; a block of one position is its row). The columns cost
+ * O(ncols) per block after O(d) once per call, so a figure of d = 2^20
+ * samples its pixel columns without forming whole rows.
+ *
+ * @return as pe_encode_window(), plus PE_EINVAL for a column >= d or an
+ * empty block.
+ */
+PE_API enum pe_status pe_encode_blocks_cols(const struct pe_scheme *s, size_t d, enum pe_view view,
+                                            const struct pe_block *blocks, size_t count,
+                                            const size_t *cols, size_t ncols, double *dst);
+
 /*
  * pe_scheme_frequencies() - the angular frequency of each (sin, cos) pair
  *

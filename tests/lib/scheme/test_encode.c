@@ -374,12 +374,17 @@ static void window_rows_are_block_means(void **state)
 {
 	(void)state;
 	/* Against brute force: the mean of every row of each block. */
-	const char *specs[] = {"sinusoidal", "sinusoidal:layout=blocks,freq=t2t,start=2",
-	                       "sinusoidal:base=10", "rope",
-	                       "rope:layout=half,rotary=0.5,scaling=yarn"};
+	const char *specs[] = {"sinusoidal",
+	                       "sinusoidal:layout=blocks,freq=t2t,start=2",
+	                       "sinusoidal:base=10",
+	                       "rope",
+	                       "rope:layout=half,rotary=0.5,scaling=yarn",
+	                       "sinusoidal:freq=t2t",
+	                       "sinusoidal:layout=blocks",
+	                       "rope:rotary=0.75"};
 	const enum pe_view views[] = {PE_VIEW_DEFAULT, PE_VIEW_ANGLE, PE_VIEW_COS, PE_VIEW_SIN};
 	const size_t widths[] = {7, 16};
-	for (size_t sp = 0; sp < 5; sp++)
+	for (size_t sp = 0; sp < 8; sp++)
 		for (size_t vw = 0; vw < 4; vw++)
 			for (size_t wd = 0; wd < 2; wd++) {
 				struct pe_scheme *s = scheme(specs[sp]);
@@ -392,8 +397,23 @@ static void window_rows_are_block_means(void **state)
 				struct pe_matrix *full = NULL;
 				assert_int_equal(pe_encode(s, d, w.first, w.n, views[vw], &full),
 				                 PE_OK);
-				double got[10 * 16];
+				double got[10 * 16], cgot[10 * 17];
 				assert_int_equal(pe_encode_window(s, d, &w, 0, 10, views[vw], got),
+				                 PE_OK);
+				/* the same blocks given one by one, the columns last first, and one
+				 * twice */
+				size_t cols[17];
+				for (size_t j = 0; j < d; j++)
+					cols[j] = d - 1 - j;
+				cols[d] = 1;
+				struct pe_block blocks[10];
+				for (size_t r = 0; r < 10; r++) {
+					blocks[r].first =
+					        w.first + (r < 3 ? 11 * r : 33 + 10 * (r - 3));
+					blocks[r].n = r < 3 ? 11 : 10;
+				}
+				assert_int_equal(pe_encode_blocks_cols(s, d, views[vw], blocks, 10,
+				                                       cols, d + 1, cgot),
 				                 PE_OK);
 				for (size_t r = 0; r < 10; r++) {
 					/* 103 = 3 blocks of 11, then 7 of 10. */
@@ -404,6 +424,13 @@ static void window_rows_are_block_means(void **state)
 						for (size_t p = lo; p < lo + len; p++)
 							mean += pe_matrix_row(full, p)[j];
 						mean /= (double)len;
+						double colv = cgot[r * (d + 1) + (d - 1 - j)];
+						if (fabs(colv - mean) > 1e-12 ||
+						    (j == 1 && cgot[r * (d + 1) + d] != colv))
+							fail_msg(
+							        "%s view %zu d=%zu row %zu col %zu "
+							        "alone: %.15g vs %.15g",
+							        specs[sp], vw, d, r, j, colv, mean);
 						if (fabs(got[r * d + j] - mean) > 1e-12)
 							fail_msg("%s view %zu d=%zu row %zu col "
 							         "%zu: "
@@ -423,6 +450,15 @@ static void window_rows_are_block_means(void **state)
 	pe_scheme_destroy(s);
 	s = scheme("sinusoidal");
 	assert_int_equal(pe_encode_window(s, 8, &w, 0, 1, PE_VIEW_DEFAULT, row), PE_EINVAL);
+	size_t col = 8;
+	struct pe_block b = {5, 3};
+	assert_int_equal(pe_encode_blocks_cols(s, 8, PE_VIEW_DEFAULT, &b, 1, &col, 1, row),
+	                 PE_EINVAL);
+	col = 7;
+	assert_int_equal(pe_encode_blocks_cols(s, 8, PE_VIEW_DEFAULT, &b, 1, &col, 1, row), PE_OK);
+	b.n = 0;
+	assert_int_equal(pe_encode_blocks_cols(s, 8, PE_VIEW_DEFAULT, &b, 1, &col, 1, row),
+	                 PE_EINVAL);
 	pe_scheme_destroy(s);
 }
 
