@@ -7,6 +7,7 @@
 #include <posenc/encode.h>
 #include <posenc/precision.h>
 
+#include "shared/costs.h"
 #include "cli.h"
 #include "commands.h"
 #include "figures/encode_figure.h"
@@ -144,6 +145,12 @@ static int write_rows_streamed(const struct cli_common *o, const char *path, enu
 	snprintf(what, sizeof(what), "the %zu x %zu matrix", n, d);
 	int rc = cli_check_memory(o, (double)n * (double)d * 8.0, what,
 	                          "ask for fewer positions (-n) or a smaller width (-d)");
+	if (!rc)
+		rc = cli_check_time(o,
+		                    (double)n * (double)d *
+		                            (format == CLI_FORMAT_CSV ? CLI_COST_ENCODE_CSV
+		                                                      : CLI_COST_ENCODE_NPY),
+		                    what, "ask for fewer positions (-n) or a smaller width (-d)");
 	if (rc)
 		return rc;
 	size_t rows = STREAM_BLOCK_BYTES / 8 / d;

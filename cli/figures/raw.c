@@ -13,7 +13,9 @@
 
 #include "cli.h"
 #include "figures/figure.h"
+#include "shared/costs.h"
 #include "shared/output.h"
+#include "shared/pairwise_cli.h"
 #include "figures/raw.h"
 
 /* A matrix that can produce any run of its rows. */
@@ -150,6 +152,8 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 	snprintf(what, sizeof(what), "the raw %zu x %zu heatmap", v->n, v->n);
 	rc = cli_check_memory(o, (double)RAW_CHUNK_ROWS * (double)v->n * 8.0 + (double)v->n * 12.0,
 	                      what, "ask for fewer positions (-n), or draw a figure (no --raw)");
+	if (!rc)
+		rc = pw_check_time(o, v, m, PW_OUT_RAW, CLI_FORMAT_PNG);
 	if (rc)
 		return rc;
 	struct pe_pairwise_rows *src = NULL;
@@ -209,6 +213,11 @@ int write_raw_encode(const struct cli_common *o, const char *path, const struct 
 	snprintf(what, sizeof(what), "the raw heatmap of %zu x %zu", v->n, v->d);
 	rc = cli_check_memory(o, (double)RAW_CHUNK_ROWS * (double)v->d * 8.0 + (double)v->d * 12.0,
 	                      what, "choose a smaller width (-d), or draw a figure (no --raw)");
+	/* every value computed and drawn; a table's rows copied (cheaper: counted alike) */
+	if (!rc)
+		rc = cli_check_time(o, (double)v->n * (double)v->d * CLI_COST_RAW_ENCODE, what,
+		                    "choose a smaller width (-d) or fewer positions (-n), or draw a "
+		                    "figure (no --raw)");
 	if (rc)
 		return rc;
 	double *buf = chunk_buffer(v->d);

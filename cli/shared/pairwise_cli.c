@@ -1,5 +1,6 @@
 /* The steps distance, corr, scatter and profile share. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include "figures/figure.h"
 #include "shared/memio.h"
 #include "shared/npy_panels.h"
+#include "shared/costs.h"
 #include "shared/pairwise_cli.h"
 #include "shared/progress.h"
 
@@ -44,6 +46,65 @@ int pw_prepare(struct pw_run *r)
 double pw_work_bytes(const struct pe_vectors *v, double rows_held, double positions)
 {
 	return (rows_held + 48.0) * (double)v->d * 8.0 + positions * 64.0;
+}
+
+/*
+ * The seconds a pairwise output of @v should take (costs.h): an offset-
+ * structured set (sinusoidal, RoPE: l2, cosine, corr) costs per value
+ * written, its figure per term of its offset table and, for cosine and
+ * corr, per pair of each position's sums; a general one (tables, l1, linf)
+ * per term of n^2 d, its figure at most the every-pair work its grid allows
+ * (pairwise_grid.c: 2^37 terms through BLAS, 2^31 without) before sampling.
+ */
+double pw_estimate(const struct pe_vectors *v, enum pe_metric m, enum pw_output out,
+                   enum cli_format format)
+{
+	double n = (double)v->n, d = (double)v->d, nn = n * n;
+	int structured = !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_TOEPLITZ) &&
+	                 (m == PE_METRIC_L2 || m == PE_METRIC_COSINE || m == PE_METRIC_CORR);
+	int csv = format == CLI_FORMAT_CSV, corr = m == PE_METRIC_CORR;
+	if (structured) {
+		if (out == PW_OUT_FILE)
+			return nn * (corr ? (csv ? CLI_COST_CORR_CSV : CLI_COST_CORR_NPY)
+			                  : (csv ? CLI_COST_OFFSET_CSV : CLI_COST_OFFSET_NPY));
+		if (out == PW_OUT_RAW)
+			return nn * (corr ? CLI_COST_CORR_RAW : CLI_COST_OFFSET_RAW);
+		/* l2 needs no sums of the positions, only their norms (a quarter) */
+		double sums = fmin(n, 8192.0) * (m == PE_METRIC_L2 ? 0.25 : 1.0);
+		return fmin(n, 16777216.0) * d / 2 * CLI_COST_OFFSET_TERM +
+		       sums * d / 2 * CLI_COST_POSITION_PAIR;
+	}
+	int gram = m != PE_METRIC_L1 && m != PE_METRIC_LINF && v->d >= 8;
+	double build = !v->table && v->scheme ? n * d * CLI_COST_TABLE_VALUE : 0.0;
+	double all = nn * d;
+	if (out == PW_OUT_FIGURE) {
+		/* every pair up to 2^37 terms through BLAS (2^31 without), else at most 2^31 sampled */
+		double most = gram ? 137438953472.0 : 2147483648.0;
+		if (all > most) /* the sampled rows only, formed where needed */
+			return 2147483648.0 * (gram ? CLI_COST_GRAM_TERM : CLI_COST_DIRECT_TERM);
+		return build + all * (gram ? CLI_COST_GRAM_TERM : CLI_COST_DIRECT_TERM);
+	}
+	if (out == PW_OUT_RAW)
+		return build + all * (gram ? CLI_COST_RAW_TERM : CLI_COST_DIRECT_TERM) +
+		       nn * CLI_COST_OFFSET_RAW;
+	return build + all * (gram ? CLI_COST_GRAM_TERM : CLI_COST_DIRECT_TERM) +
+	       (csv ? nn * CLI_COST_CSV_VALUE : 0.0);
+}
+
+int pw_check_time(const struct cli_common *o, const struct pe_vectors *v, enum pe_metric m,
+                  enum pw_output out, enum cli_format format)
+{
+	char what[128];
+	const char *noun = m == PE_METRIC_CORR ? "correlation" : "distance";
+	if (out == PW_OUT_FIGURE)
+		snprintf(what, sizeof(what), "the %s figure of %zu positions at d=%zu", noun, v->n,
+		         v->d);
+	else
+		snprintf(what, sizeof(what), "the %zu x %zu %s %s", v->n, v->n, noun,
+		         out == PW_OUT_RAW ? "heatmap" : "matrix");
+	return cli_check_time(o, pw_estimate(v, m, out, format), what,
+	                      out == PW_OUT_FIGURE ? "lower -n or -d"
+	                                           : "lower -n or -d, or draw a figure (-o x.png)");
 }
 
 const char *pw_metric_label(enum pe_metric m)
@@ -95,6 +156,9 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	snprintf(grid_what, sizeof(grid_what), "the %zu x %zu grid of the figure", cells, cells);
 	int rc0 = cli_check_memory(&r->o, bytes, grid_what,
 	                           "draw a smaller figure (--width, --height)");
+	if (rc0)
+		return rc0;
+	rc0 = pw_check_time(&r->o, v, m, PW_OUT_FIGURE, r->format);
 	if (rc0)
 		return rc0;
 	/* An exact grid is computed at the heatmap's own pixels, when the layout knows them. */
@@ -336,6 +400,8 @@ int pw_write_full(struct pw_run *r, enum pe_metric m, const char *noun)
 	double held = all < bytes / 4 ? all : bytes / 4;
 	double work = pw_work_bytes(v, n < 128 ? n : 128, n);
 	int rc = cli_check_memory(&r->o, bytes + held + work, what, hint);
+	if (!rc)
+		rc = pw_check_time(&r->o, v, m, PW_OUT_FILE, r->format);
 	if (rc)
 		return rc;
 	/* Still refused above as a whole matrix (the budget's contract, and a

@@ -24,6 +24,20 @@ struct pw_run {
 	enum cli_format format;
 };
 
+/* What a pairwise command writes, for its estimate. */
+enum pw_output { PW_OUT_FILE, PW_OUT_RAW, PW_OUT_FIGURE };
+
+/* pw_estimate() - the seconds writing @out of @v's metric @m should take (costs.h) */
+double pw_estimate(const struct pe_vectors *v, enum pe_metric m, enum pw_output out,
+                   enum cli_format format);
+
+/*
+ * pw_check_time() - refuse a pairwise output estimated over --max-time,
+ * before any of it is computed. @return 0, or CLI_FAILURE after the message.
+ */
+int pw_check_time(const struct cli_common *o, const struct pe_vectors *v, enum pe_metric m,
+                  enum pw_output out, enum cli_format format);
+
 /* Defaults of every pairwise command: -n 128 -d 64, as encode. */
 #define PW_DEFAULT_N 128
 #define PW_DEFAULT_D 64

@@ -1,0 +1,63 @@
+/*
+ * costs.h - unit costs of posenc's work, for estimating a run before it starts
+ *
+ * Every command whose work grows with its options (n, d, offsets, heads, a
+ * file's size) turns its size into seconds with these and refuses a run
+ * over --max-time (cli_check_time()), naming the estimate and the budget
+ * that lets it through. The values are CPU seconds (user + system, all
+ * threads) per unit, measured with /usr/bin/time on the release build
+ * (meson -Dbuildtype=release) on this project's 2-vCPU AMD EPYC VM, 4 KiB
+ * pages, other jobs running (2026-11-25). Each comment names the run it
+ * was measured on. They aim at the right order (within about 2x for large
+ * jobs), not at precision: a faster machine only lets more through.
+ */
+#ifndef CLI_SHARED_COSTS_H
+#define CLI_SHARED_COSTS_H
+
+/* ---- the encoding, n x d values ---- */
+
+/* encode -n 1e6 -d 512 -o x.npy (tmpfs): 13.1 s for 5.1e8 values */
+#define CLI_COST_ENCODE_NPY 25e-9
+/* encode -n 2e5 -d 512 -o x.csv: 10.4 s for 1.0e8 values (shortest decimal text) */
+#define CLI_COST_ENCODE_CSV 100e-9
+/* encode -s learned -n 2e5 -d 512 -o x.npy: 3.7 s for 1.0e8 values (a table built value by
+ * value); also what a learned table costs to build before any other work */
+#define CLI_COST_TABLE_VALUE 36e-9
+/* encode -n 4096 -d 8192 --raw: 1.45 s for 3.4e7 pixels (values and PNG) */
+#define CLI_COST_RAW_ENCODE 43e-9
+
+/* ---- pairwise matrices, n x n values ---- */
+
+/* An offset-structured set (sinusoidal, RoPE; l2 and cosine): its rows are shifts of one
+ * offset table, written as they are. distance -n 8192 -d 512 -o x.npy: 0.19 s, x.csv 0.52 s,
+ * --raw (16384): 1.7 s for 2.7e8 pixels */
+#define CLI_COST_OFFSET_NPY 3e-9
+#define CLI_COST_OFFSET_CSV 8e-9
+#define CLI_COST_OFFSET_RAW 6.3e-9
+/* Its corr, from each position's sums: corr -n 8192 -d 512 -o x.npy: 0.45 s; corr -n 16384
+ * -o x.csv: 23.3 s; corr -n 8192 --raw: 3.7 s */
+#define CLI_COST_CORR_NPY 7e-9
+#define CLI_COST_CORR_CSV 87e-9
+#define CLI_COST_CORR_RAW 55e-9
+/* A table's (learned, file): distance -s learned -n 8192 -d 768 -o x.npy: 1.8 s for 5.2e10
+ * terms (BLAS Gram: l2, cosine, corr); -n 4096 -o x.csv: 1.65 s, the text about 60 ns a value;
+ * --raw (8192): 7.0 s (each pair from its rows) */
+#define CLI_COST_GRAM_TERM 0.035e-9
+#define CLI_COST_CSV_VALUE 80e-9
+#define CLI_COST_RAW_TERM  0.13e-9
+/* --metric l1 -n 6000 -d 768 -o x.npy: 6.2 s for 2.8e10 terms (no BLAS: l1, linf) */
+#define CLI_COST_DIRECT_TERM 0.23e-9
+/* corr -n 4096 -d 2^20 -o x.png: 9.0 s for 4096 positions' sums of 2^19 pairs (exact sine
+ * and cosine each); distance (no sums): 2.1 s */
+#define CLI_COST_POSITION_PAIR 4e-9
+/* distance -n 2^24 -d 512 -o x.png: 0.8 s for the 2^24 x 256 terms of its offset table */
+#define CLI_COST_OFFSET_TERM 0.17e-9
+
+/* ---- others ---- */
+
+/* bias -s alibi -n 8192 -o x.npy: 9.8 s for 8 x 6.7e7 values (NPY, 4 KiB pages faulted) */
+#define CLI_COST_BIAS_VALUE 18e-9
+/* profile -n 1e6 -d 512 --at 4 positions -o x.csv: 0.5 s for 4e6 values */
+#define CLI_COST_PROFILE_VALUE 120e-9
+
+#endif
