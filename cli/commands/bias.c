@@ -9,6 +9,7 @@
 #include <posenc/bias.h>
 
 #include "cli.h"
+#include "shared/costs.h"
 #include "commands.h"
 #include "figures/figure.h"
 #include "shared/output.h"
@@ -316,6 +317,12 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 	snprintf(what, sizeof(what), "the %zu x %zu x %zu bias", heads, n, n);
 	int rc = cli_check_memory(o, (double)heads * (double)n * (double)n * 8.0, what,
 	                          "ask for fewer positions (-n)");
+	double per = format == CLI_FORMAT_CSV ? CLI_COST_BIAS_CSV
+	             : heads > 1              ? CLI_COST_BIAS_HEADS_NPY
+	                                      : CLI_COST_BIAS_NPY;
+	if (!rc)
+		rc = cli_check_time(o, (double)heads * (double)n * (double)n * per, what,
+		                    "ask for fewer positions (-n), or draw a figure (-o bias.png)");
 	if (rc)
 		return rc;
 	return write_streamed(o, s, heads, n, path, format, what);

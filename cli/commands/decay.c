@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "shared/costs.h"
 #include "shared/output.h"
 #include "shared/vectors.h"
 
@@ -268,6 +269,20 @@ int cmd_decay(int argc, char **argv)
 		                      ((double)d.max_offset + 1.0) * (double)(count + 1) * 8.0 +
 		                              (double)(dmax + 1) * 8.0 * 66.0,
 		                      what, "lower --max-offset (or -d)");
+		/* A closed form costs per offset and pair; a table per pair of positions
+		 * at each offset up to K, n K - K^2 / 2 of them, d wide. */
+		double K = (double)d.max_offset + 1.0, secs = 0.0;
+		for (size_t i = 0; i < count; i++) {
+			double n = (double)vs[i].vec.n, w = (double)vs[i].vec.d;
+			int closed = !vs[i].vec.table && pe_scheme_has(schemes[i], PE_CAP_TOEPLITZ);
+			secs += closed ? K * w * CLI_COST_DECAY_TERM
+			               : (n * K - K * K / 2) * w * CLI_COST_DECAY_PAIR;
+		}
+		if (!cli_format_is_figure(format))
+			secs += K * (double)count *
+			        (format == CLI_FORMAT_CSV ? CLI_COST_DECAY_VALUE : 0);
+		if (!rc)
+			rc = cli_check_time(&o, secs, what, "lower --max-offset, -n or -d");
 	}
 	struct pe_matrix *m = NULL;
 	if (!rc) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "shared/costs.h"
 #include "commands.h"
 #include "figures/figure.h"
 #include "shared/pairwise_cli.h"
@@ -143,6 +144,16 @@ int cmd_profile(int argc, char **argv)
 		double held = (n < 128 ? n : 128) + (double)k;
 		double bytes = n * (double)k * 8.0 + pw_work_bytes(&r.v.vec, held, n + (double)k);
 		rc = cli_check_memory(&r.o, bytes, what, "lower -n or give fewer --at positions");
+		/* per value written, and a table's rows formed first */
+		const struct pe_vectors *v = &r.v.vec;
+		double per =
+		        r.format == CLI_FORMAT_CSV ? CLI_COST_PROFILE_CSV : CLI_COST_PROFILE_NPY;
+		int closed = !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_TOEPLITZ);
+		double secs = n * (double)k * per +
+		              (closed ? 0.0 : n * (double)v->d * CLI_COST_TABLE_VALUE);
+		if (!rc)
+			rc = cli_check_time(&r.o, secs, what,
+			                    "lower -n or give fewer --at positions");
 	}
 	struct pe_matrix *m = NULL;
 	char *texts = NULL;

@@ -215,9 +215,10 @@ int write_raw_encode(const struct cli_common *o, const char *path, const struct 
 	                      what, "choose a smaller width (-d), or draw a figure (no --raw)");
 	/* every value computed and drawn; a table's rows copied (cheaper: counted alike) */
 	if (!rc)
-		rc = cli_check_time(o, (double)v->n * (double)v->d * CLI_COST_RAW_ENCODE, what,
-		                    "choose a smaller width (-d) or fewer positions (-n), or draw a "
-		                    "figure (no --raw)");
+		rc = cli_check_time(
+		        o, (double)v->n * (double)v->d * CLI_COST_RAW_ENCODE, what,
+		        "choose a smaller width (-d) or fewer positions (-n), or draw a "
+		        "figure (no --raw)");
 	if (rc)
 		return rc;
 	double *buf = chunk_buffer(v->d);

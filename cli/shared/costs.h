@@ -55,9 +55,20 @@
 
 /* ---- others ---- */
 
-/* bias -s alibi -n 8192 -o x.npy: 9.8 s for 8 x 6.7e7 values (NPY, 4 KiB pages faulted) */
-#define CLI_COST_BIAS_VALUE 18e-9
-/* profile -n 1e6 -d 512 --at 4 positions -o x.csv: 0.5 s for 4e6 values */
-#define CLI_COST_PROFILE_VALUE 120e-9
+/* bias -s alibi -n 8192 -o x.npy: 9.8 s for 8 x 6.7e7 values (4 KiB pages faulted); t5: 0.31 s
+ * for 6.7e7; alibi:heads=2 -o x.csv: 18.9 s for 1.3e8 */
+#define CLI_COST_BIAS_HEADS_NPY 18e-9
+#define CLI_COST_BIAS_NPY       5e-9
+#define CLI_COST_BIAS_CSV       140e-9
+/* profile -n 1e6 -d 512 --at 4 positions: 0.5 s to .csv, 0.21 s to .npy for 4e6 values;
+ * -s learned -n 2e5 -d 512: 2.95 s, about 29 ns a value of the table */
+#define CLI_COST_PROFILE_CSV 125e-9
+#define CLI_COST_PROFILE_NPY 50e-9
+/* decay -n 1e7 -d 512 -o x.npy: 0.88 s for 1e7 offsets of 256 pairs (closed forms); x.csv:
+ * 2.0 s, the text about 110 ns an offset and scheme */
+#define CLI_COST_DECAY_TERM  0.17e-9
+#define CLI_COST_DECAY_VALUE 110e-9
+/* decay -s learned -n 20000 -d 512: 83 s for the 2e8 pairs of every offset, 512 wide */
+#define CLI_COST_DECAY_PAIR 0.81e-9
 
 #endif

@@ -78,7 +78,8 @@ double pw_estimate(const struct pe_vectors *v, enum pe_metric m, enum pw_output 
 	double build = !v->table && v->scheme ? n * d * CLI_COST_TABLE_VALUE : 0.0;
 	double all = nn * d;
 	if (out == PW_OUT_FIGURE) {
-		/* every pair up to 2^37 terms through BLAS (2^31 without), else at most 2^31 sampled */
+		/* every pair up to 2^37 terms through BLAS (2^31 without), else at most 2^31
+		 * sampled */
 		double most = gram ? 137438953472.0 : 2147483648.0;
 		if (all > most) /* the sampled rows only, formed where needed */
 			return 2147483648.0 * (gram ? CLI_COST_GRAM_TERM : CLI_COST_DIRECT_TERM);

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Every command whose work grows with its options estimates it before starting (unit costs in
+cli/shared/costs.h, measured on the project's VM) and refuses a run over --max-time at once: exit
+1, one line naming the estimate and the --max-time that lets it through, no output file. A run
+of ordinary size is not refused. The refused cases are sized at 8x their budget or more by the
+measured costs (each would take that long), so a faster machine still refuses them."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tap import done, ok  # noqa: E402
+
+EXE = sys.argv[1]
+
+
+def run(args, budget):
+    wd = tempfile.mkdtemp(prefix="posenc-costs-")
+    t0 = time.time()
+    try:
+        p = subprocess.run([EXE, *args, "--max-time", budget], cwd=wd, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=60)
+        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        rc, err = None, "timed out"
+    return rc, err, time.time() - t0, os.listdir(wd)
+
+
+# (command line, the work it names): each estimated at 8 s or more.
+REFUSED = [
+    (["encode", "-n", "1000000", "-d", "512", "-o", "e.npy"], "the 1000000 x 512 matrix"),
+    (["encode", "-n", "1000000", "-d", "128", "-o", "e.csv"], "the 1000000 x 128 matrix"),
+    (["encode", "-n", "4096", "-d", "65536", "--raw", "-o", "e.png"], "the raw heatmap of 4096 x 65536"),
+    (["corr", "-n", "20000", "-d", "64", "-o", "c.csv"], "the 20000 x 20000 correlation matrix"),
+    (["corr", "-n", "16384", "-d", "64", "--raw", "-o", "c.png"], "the 16384 x 16384 correlation heatmap"),
+    (["corr", "-n", "4096", "-d", "4194304", "-o", "c.png"], "the correlation figure of 4096 positions"),
+    (["distance", "-s", "learned", "-n", "20000", "-d", "768", "-o", "d.npy"],
+     "the 20000 x 20000 distance matrix"),
+    (["distance", "-s", "learned", "--metric", "l1", "-n", "12000", "-d", "768", "-o", "d.npy"],
+     "the 12000 x 12000 distance matrix"),
+    (["decay", "-s", "learned", "-n", "20000", "-d", "512", "-o", "x.csv"], "the decay table of 20000 offsets"),
+    (["decay", "-n", "100000000", "-d", "512", "-o", "x.npy"], "the decay table of 100000000 offsets"),
+    (["bias", "-s", "t5", "-n", "20000", "-o", "b.csv"], "the 1 x 20000 x 20000 bias"),
+    (["profile", "-s", "learned", "-n", "1000000", "-d", "512", "--at", "0", "-o", "p.npy"],
+     "the 1000000 x 1 profile"),
+]
+for args, what in REFUSED:
+    rc, err, secs, files = run(args, "1")
+    lines = err.splitlines()
+    m = re.search(r"would take about ([\d.]+) (s|min|h)", err)
+    est = float(m.group(1)) * {"s": 1, "min": 60, "h": 3600}[m.group(2)] if m else 0
+    ok(rc == 1 and len(lines) == 1 and lines[0].startswith(f"posenc: error: {what}")
+       and "time budget of 1 s" in err and re.search(r"--max-time \d+[smh]\)$", lines[0]) and est >= 8,
+       f"refused at once with its estimate: posenc {' '.join(args)}", f"rc={rc} {err!r}")
+    ok(secs < 10 and not files, f"... in {secs:.1f} s, no file written", str(files))
+
+# Ordinary runs under the default budget (30 s) go through.
+ALLOWED = [
+    ["encode", "-n", "1000", "-d", "64", "-o", "e.npy"],
+    ["encode", "-n", "300", "-d", "64", "--raw", "-o", "e.png"],
+    ["encode", "-n", "1000", "-d", str(2**20), "-o", "e.png"],
+    ["corr", "-n", "2000", "-d", "64", "-o", "c.csv"],
+    ["distance", "-n", "5000", "-d", "64", "-o", "d.png"],
+    ["distance", "-s", "learned", "-n", "1000", "-d", "64", "-o", "d.npy"],
+    ["distance", "-n", "500", "--raw", "-o", "d.png"],
+    ["decay", "-s", "learned", "-n", "500", "-d", "64", "-o", "x.csv"],
+    ["decay", "-n", "10000", "-o", "x.png"],
+    ["bias", "-s", "alibi", "-n", "300", "-o", "b.npy"],
+    ["profile", "-n", "10000", "--at", "0,5", "-o", "p.csv"],
+]
+for args in ALLOWED:
+    rc, err, secs, files = run(args, "30")
+    ok(rc == 0 and files, f"not refused: posenc {' '.join(args)}", err)
+done()
