@@ -166,7 +166,7 @@ struct pe_heatmap_spec heatmap_view(const struct pe_panel *p)
 static cairo_surface_t *colour_image(const double *grid, size_t gw, size_t gh,
                                      const uint8_t lut[256][3], double vmin, double vmax)
 {
-	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)gw, (int)gh);
+	cairo_surface_t *img = image_surface(CAIRO_FORMAT_RGB24, (int)gw, (int)gh);
 	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS)
 		return img;
 	cairo_surface_flush(img);
@@ -203,7 +203,7 @@ static cairo_surface_t *colour_cells(const double *data, size_t rows, size_t col
 	size_t *xi = malloc(gw * sizeof(size_t));
 	cairo_surface_t *img = NULL;
 	if (colour && xi)
-		img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)gw, (int)gh);
+		img = image_surface(CAIRO_FORMAT_RGB24, (int)gw, (int)gh);
 	if (!img || cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
 		if (img)
 			cairo_surface_destroy(img);

@@ -128,6 +128,14 @@ void text_log_canvas(double w, double h, double unit);
 /* Reproducible PDFs: CreationDate and ModDate from SOURCE_DATE_EPOCH, when set. */
 void figure_pdf_dates(cairo_surface_t *surf);
 
+/*
+ * image_surface() - cairo_image_surface_create(), zeroed, its pixels on huge
+ * pages when they take 2 MiB or more (pe_buffer_calloc(): one fault per
+ * 2 MiB instead of per 4 KiB, a large canvas's first touch the bulk of its
+ * cost); freed with the surface. On failure, a surface in an error state.
+ */
+cairo_surface_t *image_surface(cairo_format_t format, int width, int height);
+
 /* ---- colours (fig_color.c) ---- */
 
 struct rgb {

@@ -141,7 +141,7 @@ enum pe_status pe_figure_write(struct pe_figure *fig, enum pe_figure_format form
 	cairo_surface_t *surf;
 	switch (format) {
 	case PE_FIGURE_PNG:
-		surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)width, (int)height);
+		surf = image_surface(CAIRO_FORMAT_RGB24, (int)width, (int)height);
 		break;
 	case PE_FIGURE_SVG:
 		surf = cairo_svg_surface_create_for_stream(write_stream, &sink, width, height);

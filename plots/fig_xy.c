@@ -480,7 +480,7 @@ bool xy_splat_points(cairo_t *cr, const struct fig_style *st, const struct serie
 			}
 		}
 	}
-	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_surface_t *img = image_surface(CAIRO_FORMAT_ARGB32, w, h);
 	if (cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
 		cairo_surface_destroy(img);
 		free(T);
@@ -712,7 +712,7 @@ static void draw_scatter_raster(cairo_t *cr, const struct fig_style *st, const s
 {
 	const double k = 3;
 	int w = (int)ceil(r.w * k), h = (int)ceil(r.h * k);
-	cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, w, h);
+	cairo_surface_t *img = image_surface(CAIRO_FORMAT_ARGB32, w, h);
 	cairo_t *ic = cairo_create(img);
 	if (cairo_status(ic) != CAIRO_STATUS_SUCCESS) {
 		cairo_destroy(ic);
