@@ -19,7 +19,8 @@ cairo_surface_t *image_surface(cairo_format_t format, int width, int height)
 		return cairo_image_surface_create(format, width, height);
 	unsigned char *px = pe_buffer_calloc((size_t)stride, (size_t)height);
 	if (!px)
-		return cairo_image_surface_create(format, width, height); /* cairo's own, or its error */
+		return cairo_image_surface_create(format, width,
+		                                  height); /* cairo's own, or its error */
 	cairo_surface_t *s = cairo_image_surface_create_for_data(px, format, width, height, stride);
 	if (cairo_surface_status(s) == CAIRO_STATUS_SUCCESS &&
 	    cairo_surface_set_user_data(s, &pixels_key, px, pixels_free) == CAIRO_STATUS_SUCCESS)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "shared/costs.h"
 #include "commands.h"
 #include "figures/figure.h"
 #include "shared/pairwise_cli.h"
@@ -245,6 +246,19 @@ int cmd_scatter(int argc, char **argv)
 			m = (double)v->n;
 		rc = cli_check_memory(&r.o, pairs * 48.0 + pw_work_bytes(v, m, m), "the scatter",
 		                      "lower --max-points, -n or -d");
+	}
+	if (!rc) {
+		/* every pair of both triangles, or the sampled ones */
+		double pairs = own.triangles                                  ? 2.0 * all_pairs
+		               : max_points && all_pairs > (double)max_points ? (double)max_points
+		                                                              : all_pairs;
+		int closed = !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_TOEPLITZ);
+		double secs = pairs * (closed ? CLI_COST_SCATTER_PAIR
+		                              : (double)v->d * CLI_COST_SCATTER_TERM) +
+		              (r.format == CLI_FORMAT_CSV ? pairs * CLI_COST_SCATTER_CSV : 0.0);
+		char what[96];
+		snprintf(what, sizeof(what), "the scatter of %.15g pairs", pairs);
+		rc = cli_check_time(&r.o, secs, what, "lower --max-points, -n or -d");
 	}
 	struct pe_matrix *pts = NULL, *out = NULL;
 	size_t stride = 1;

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "figures/compare_data.h"
 #include "figures/encode_figure.h"
+#include "shared/costs.h"
 #include "shared/pairwise_cli.h"
 
 /* Offsets of a closed-form decay curve computed at a time. */
@@ -151,6 +152,14 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 	char what[128];
 	snprintf(what, sizeof(what), "the figure data of '%s' (%zu positions, d=%zu)", label, n, d);
 	int rc = cli_check_memory(o, bytes, what, "lower -n or -d, or draw a smaller figure");
+	/* Both grids, and a table's decay curve over every pair (the encoding checks its own). */
+	double nd = (double)n * (double)d;
+	double secs =
+	        pw_estimate(v, metric, PW_OUT_FIGURE, CLI_FORMAT_PNG) +
+	        pw_estimate(v, PE_METRIC_CORR, PW_OUT_FIGURE, CLI_FORMAT_PNG) +
+	        (closed ? 0.0 : fmin((double)n * nd / 2, COMPARE_DECAY_WORK) * CLI_COST_DECAY_PAIR);
+	if (!rc)
+		rc = cli_check_time(o, secs, what, "lower -n or -d");
 	if (rc)
 		return rc;
 	if ((rc = encoding(o, label, cells, sd)))
@@ -336,6 +345,15 @@ int compare_summary_compute(const struct cli_common *o, const char *label, enum 
 	char what[128];
 	snprintf(what, sizeof(what), "the summary of '%s' (%zu positions, d=%zu)", label, n, v->d);
 	int rc = cli_check_memory(o, bytes, what, "lower -n or -d");
+	/* the pairs of both metrics (as an NPY matrix costs, no text), a table's decay */
+	double secs =
+	        (pairs ? pw_estimate(v, metric, PW_OUT_FILE, CLI_FORMAT_NPY) +
+	                         pw_estimate(v, PE_METRIC_CORR, PW_OUT_FILE, CLI_FORMAT_NPY)
+	               : 0.0) +
+	        (pe_decay_closed_form(v) ? 0.0
+	                                 : (double)n * 101.0 * (double)v->d * CLI_COST_DECAY_PAIR);
+	if (!rc)
+		rc = cli_check_time(o, secs, what, "lower -n or -d");
 	if (rc)
 		return rc;
 	double *theta = malloc((v->d + 1) * sizeof(double));

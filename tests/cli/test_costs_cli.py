@@ -46,6 +46,10 @@ REFUSED = [
     (["bias", "-s", "t5", "-n", "20000", "-o", "b.csv"], "the 1 x 20000 x 20000 bias"),
     (["profile", "-s", "learned", "-n", "1000000", "-d", "512", "--at", "0", "-o", "p.npy"],
      "the 1000000 x 1 profile"),
+    (["scatter", "-s", "learned", "-n", "8000", "-d", "768", "--max-points", "0", "-o", "s.npy"],
+     "the scatter of 31996000 pairs"),
+    (["compare", "-s", "learned", "-s", "rope", "-n", "20000", "-d", "256", "-o", "c.png"],
+     "the figure data of"),
 ]
 for args, what in REFUSED:
     rc, err, secs, files = run(args, "1")
@@ -70,6 +74,9 @@ ALLOWED = [
     ["decay", "-n", "10000", "-o", "x.png"],
     ["bias", "-s", "alibi", "-n", "300", "-o", "b.npy"],
     ["profile", "-n", "10000", "--at", "0,5", "-o", "p.csv"],
+    ["scatter", "-n", "1000", "-o", "s.png"],
+    ["compare", "-n", "1000", "-o", "c.png"],
+    ["compare", "-s", "learned", "-s", "rope", "-n", "500", "-d", "64", "-o", "c.csv"],
 ]
 for args in ALLOWED:
     rc, err, secs, files = run(args, "30")
