@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "shared/costs.h"
 #include "shared/memio.h"
 #include "shared/output.h"
 #include "shared/vectors.h"
@@ -178,6 +179,23 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 		return rc;
 	struct pe_read_request req = {tensor, 0, 0, 0};
 	struct pe_file_info *info = NULL;
+	/* Reading, comparing and diagnosing grow with the dump's bytes (a file's
+	 * size known before it is read; a pipe's not). */
+	struct stat sb;
+	if (!cli_memtable_find(path) && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		size_t len = strlen(path);
+		int text = len >= 4 && strcmp(path + len - 4, ".csv") == 0;
+		char what[96];
+		snprintf(what, sizeof(what), "checking the %.0f MB dump", (double)sb.st_size / 1e6);
+		rc = cli_check_time(
+		        o, (double)sb.st_size * (text ? CLI_COST_CHECK_TEXT : CLI_COST_CHECK_BYTE),
+		        what, "check a part of the dump (fewer rows)");
+		if (rc) {
+			free(path);
+			free(tensor);
+			return rc;
+		}
+	}
 	/* One opening: the table and its description from the same bytes, within
 	 * the memory budget (a stream such as /dev/zero stops at it); a table
 	 * handed over in memory (the Python package) is that table. */

@@ -61,6 +61,15 @@ for args, what in REFUSED:
        f"refused at once with its estimate: posenc {' '.join(args)}", f"rc={rc} {err!r}")
     ok(secs < 10 and not files, f"... in {secs:.1f} s, no file written", str(files))
 
+# check: the dump's size, known before reading it (a sparse file of 2 GB: refused unread)
+big = os.path.join(tempfile.mkdtemp(prefix="posenc-costs-"), "dump.npy")
+with open(big, "wb") as f:
+    f.truncate(2_000_000_000)
+rc, err, secs, files = run(["check", "-s", "rope", "--against", big], "1")
+ok(rc == 1 and err.startswith("posenc: error: checking the 2000 MB dump would take about")
+   and "--max-time" in err and secs < 10, "check of a 2 GB dump refused before reading it", err)
+os.remove(big)
+
 # Ordinary runs under the default budget (30 s) go through.
 ALLOWED = [
     ["encode", "-n", "1000", "-d", "64", "-o", "e.npy"],
@@ -81,4 +90,9 @@ ALLOWED = [
 for args in ALLOWED:
     rc, err, secs, files = run(args, "30")
     ok(rc == 0 and files, f"not refused: posenc {' '.join(args)}", err)
+wd = tempfile.mkdtemp(prefix="posenc-costs-")
+dump = os.path.join(wd, "dump.npy")
+subprocess.run([EXE, "encode", "-s", "rope", "-n", "1000", "-d", "64", "-q", "-o", dump])
+rc, err, secs, files = run(["check", "-s", "rope", "--against", dump], "30")
+ok(rc == 0, "not refused: posenc check of a 1000 x 64 dump", err)
 done()
