@@ -9,6 +9,7 @@
 #include <posenc/freqs.h>
 
 #include "cli.h"
+#include "shared/costs.h"
 #include "commands.h"
 #include "figures/figure.h"
 #include "figures/wavelength_figure.h"
@@ -436,6 +437,17 @@ int cmd_freqs(int argc, char **argv)
 		        "an .npy array holds the numbers of one scheme, %zu given: write "
 		        "the long table of all of them as .csv",
 		        count);
+	double pairs = 0.0;
+	for (size_t i = 0; i < count; i++)
+		pairs += (double)cli_scheme_width(&o, schemes[i], 128) / 2.0;
+	if (!rc) {
+		char what[96];
+		snprintf(what, sizeof(what), "the frequencies of %.15g pairs", pairs);
+		rc = cli_check_time(&o,
+		                    pairs * (cli_format_is_figure(format) ? CLI_COST_FREQS_FIGURE
+		                                                          : CLI_COST_FREQS_PAIR),
+		                    what, "choose a smaller width (-d)");
+	}
 	for (size_t i = 0; i < count && !rc; i++) {
 		e[i].s = schemes[i];
 		e[i].info = info[i];

@@ -73,6 +73,9 @@
  * diagnosed (0.56 s when it agrees); the same dump as CSV (500 MB): 7.1 s */
 #define CLI_COST_CHECK_BYTE 5e-9
 #define CLI_COST_CHECK_TEXT 16e-9
+/* freqs -d 1e7 (5e6 pairs): 4.1 s to .csv, 20.2 s to .png (a point a pair and variant) */
+#define CLI_COST_FREQS_PAIR   820e-9
+#define CLI_COST_FREQS_FIGURE 4e-6
 /* decay -n 1e7 -d 512 -o x.npy: 0.88 s for 1e7 offsets of 256 pairs (closed forms); x.csv:
  * 2.0 s, the text about 110 ns an offset and scheme */
 #define CLI_COST_DECAY_TERM  0.17e-9

@@ -50,6 +50,7 @@ REFUSED = [
      "the scatter of 31996000 pairs"),
     (["compare", "-s", "learned", "-s", "rope", "-n", "20000", "-d", "256", "-o", "c.png"],
      "the figure data of"),
+    (["freqs", "-d", "20000000", "-o", "f.png"], "the frequencies of 10000000 pairs"),
 ]
 for args, what in REFUSED:
     rc, err, secs, files = run(args, "1")
@@ -84,6 +85,7 @@ ALLOWED = [
     ["bias", "-s", "alibi", "-n", "300", "-o", "b.npy"],
     ["profile", "-n", "10000", "--at", "0,5", "-o", "p.csv"],
     ["scatter", "-n", "1000", "-o", "s.png"],
+    ["freqs", "-s", "rope", "-s", "sinusoidal", "-o", "f.csv"],
     ["compare", "-n", "1000", "-o", "c.png"],
     ["compare", "-s", "learned", "-s", "rope", "-n", "500", "-d", "64", "-o", "c.csv"],
 ]
