@@ -50,7 +50,7 @@ REFUSED = [
      "the scatter of 31996000 pairs"),
     (["compare", "-s", "learned", "-s", "rope", "-n", "20000", "-d", "256", "-o", "c.png"],
      "the figure data of"),
-    (["freqs", "-d", "20000000", "-o", "f.png"], "the frequencies of 10000000 pairs"),
+    (["freqs", "-d", "16000000", "-o", "f.png"], "the frequencies of 8000000 pairs"),
 ]
 for args, what in REFUSED:
     rc, err, secs, files = run(args, "1")
