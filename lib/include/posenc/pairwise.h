@@ -137,8 +137,10 @@ PE_API enum pe_status pe_pairwise_matrix(const struct pe_vectors *v, enum pe_met
  *   the offset only: l2 and cosine of sinusoidal (even d or t2t frequencies)
  *   and RoPE; O(n d / cores + R C), 10^6 positions into 1000 x 1000 cells
  *   in a fraction of a second;
- * - exact, over all n^2 pairs, when n is small (n <= 4096 for the
- *   structure-aware path, n^2 d <= 2^31 for the general one);
+ * - exact, over all n^2 pairs, when n is small (for the structure-aware
+ *   path n <= 4096, or n^2 <= 4 R C PE_GRID_SAMPLES^2: every pair while it
+ *   costs no more than the samples would; n^2 d <= 2^31 for the general
+ *   one, 2^37 through BLAS);
  * - otherwise sampled: in each cell, the pairs of up to PE_GRID_SAMPLES
  *   positions per axis, the centres of equal sub-ranges of the cell's row
  *   and column ranges (all positions of a range shorter than that), fewer
