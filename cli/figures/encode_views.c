@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "figures/encode_views.h"
 #include "figures/figure.h"
+#include "shared/costs.h"
 
 #define TWO_PI 6.283185307179586
 /* Positions a curve or plane view takes: every one is drawn. */
@@ -71,9 +72,44 @@ static double *columns(const struct cli_common *o, const struct pe_vectors *v, c
 {
 	size_t block = (1u << 20) / v->d + 1, n = v->n;
 	block = block > n ? n : block;
+	/* A closed form computes the chosen columns alone (pe_encode_blocks_cols(),
+	 * a block of one position per row); anything else forms whole rows. */
+	int closed = !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW);
+	if (closed)
+		block = 0;
 	if (cli_check_memory(o, ((double)count * (double)n + (double)block * (double)v->d) * 8.0,
-	                     "the chosen dimensions", "lower -n or -d"))
+	                     "the chosen dimensions", "lower -n or -d") ||
+	    cli_check_time(o,
+	                   (double)n * (closed     ? (double)count * CLI_COST_COLUMN_VALUE
+	                                : v->table ? (double)v->d * CLI_COST_ROW_VALUE
+	                                           : (double)v->d * CLI_COST_TABLE_VALUE),
+	                   "the chosen dimensions", "lower -n or -d"))
 		return NULL;
+	if (closed) {
+		double *out = malloc(count * n * sizeof(double)), *part = NULL;
+		struct pe_block *b = malloc(4096 * sizeof(*b));
+		enum pe_status st = out && b && (part = malloc(4096 * count * sizeof(double)))
+		                            ? PE_OK
+		                            : PE_ENOMEM;
+		for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += 4096) {
+			size_t c = n - r0 < 4096 ? n - r0 : 4096;
+			for (size_t r = 0; r < c; r++)
+				b[r] = (struct pe_block){v->first + r0 + r, 1};
+			st = pe_encode_blocks_cols(v->scheme, v->d, v->view, b, c, dims, count,
+			                           part);
+			for (size_t r = 0; r < c && st == PE_OK; r++)
+				for (size_t k = 0; k < count; k++)
+					out[k * n + r0 + r] = part[r * count + k];
+		}
+		free(b);
+		free(part);
+		if (st != PE_OK) {
+			free(out);
+			cli_error("the chosen dimensions: %s", pe_status_str(st));
+			return NULL;
+		}
+		return out;
+	}
 	double *out = malloc(count * n * sizeof(double));
 	double *rows = malloc(block * v->d * sizeof(double));
 	enum pe_status st = out && rows ? PE_OK : PE_ENOMEM;

@@ -76,6 +76,11 @@
 /* freqs -d 1e7 (5e6 pairs): 4.1 s to .csv, 20.2 s to .png (a point a pair and variant) */
 #define CLI_COST_FREQS_PAIR   820e-9
 #define CLI_COST_FREQS_FIGURE 4e-6
+/* encode -n 1e5 -d 16384 --dims 0,1 -o x.png (whole rows, the columns kept): 18.5 s for
+ * 1.6e9 values (-s learned: 46 s, CLI_COST_TABLE_VALUE); a closed form's chosen columns
+ * alone (-n 2^20 -d 2^24, 3 columns: 2.0 s) cost about 100 ns a position each (with the figure) */
+#define CLI_COST_ROW_VALUE    11.3e-9
+#define CLI_COST_COLUMN_VALUE 100e-9
 /* decay -n 1e7 -d 512 -o x.npy: 0.88 s for 1e7 offsets of 256 pairs (closed forms); x.csv:
  * 2.0 s, the text about 110 ns an offset and scheme */
 #define CLI_COST_DECAY_TERM  0.17e-9

@@ -51,6 +51,8 @@ REFUSED = [
     (["compare", "-s", "learned", "-s", "rope", "-n", "20000", "-d", "256", "-o", "c.png"],
      "the figure data of"),
     (["freqs", "-d", "16000000", "-o", "f.png"], "the frequencies of 8000000 pairs"),
+    (["encode", "-s", "learned", "-n", "200000", "-d", "65536", "--dims", "0,1", "-o", "d.png"],
+     "the chosen dimensions"),
 ]
 for args, what in REFUSED:
     rc, err, secs, files = run(args, "1")
@@ -86,6 +88,8 @@ ALLOWED = [
     ["profile", "-n", "10000", "--at", "0,5", "-o", "p.csv"],
     ["scatter", "-n", "1000", "-o", "s.png"],
     ["freqs", "-s", "rope", "-s", "sinusoidal", "-o", "f.csv"],
+    # a closed form's chosen columns alone: d does not count
+    ["encode", "-n", "100000", "-d", str(2**24), "--dims", "0,16777215", "-o", "d.png"],
     ["compare", "-n", "1000", "-o", "c.png"],
     ["compare", "-s", "learned", "-s", "rope", "-n", "500", "-d", "64", "-o", "c.csv"],
 ]
