@@ -292,6 +292,12 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 	                          heads > 1 ? "ask for fewer heads or positions, or a smaller "
 	                                      "figure (--width, --height)"
 	                                    : "ask for fewer positions (-n)");
+	if (!rc && g < n)
+		rc = cli_check_time(o,
+		                    (double)n * (pe_scheme_has(s, PE_CAP_BUCKETS)
+		                                         ? CLI_COST_BIAS_FIGURE_T5
+		                                         : CLI_COST_BIAS_FIGURE),
+		                    what, "ask for fewer positions (-n)");
 	if (rc)
 		return rc;
 	struct pe_matrix *m = NULL;

@@ -60,6 +60,9 @@
 #define CLI_COST_BIAS_HEADS_NPY 18e-9
 #define CLI_COST_BIAS_NPY       5e-9
 #define CLI_COST_BIAS_CSV       140e-9
+/* its figure's block means cost per position: bias -s t5 -n 1e8 -o x.png 8.3 s, alibi 1.5 s */
+#define CLI_COST_BIAS_FIGURE_T5 83e-9
+#define CLI_COST_BIAS_FIGURE    15e-9
 /* profile -n 1e6 -d 512 --at 4 positions: 0.5 s to .csv, 0.21 s to .npy for 4e6 values;
  * -s learned -n 2e5 -d 512: 2.95 s, about 29 ns a value of the table */
 #define CLI_COST_PROFILE_CSV 125e-9

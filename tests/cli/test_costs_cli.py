@@ -44,6 +44,7 @@ REFUSED = [
     (["decay", "-s", "learned", "-n", "20000", "-d", "512", "-o", "x.csv"], "the decay table of 20000 offsets"),
     (["decay", "-n", "100000000", "-d", "512", "-o", "x.npy"], "the decay table of 100000000 offsets"),
     (["bias", "-s", "t5", "-n", "20000", "-o", "b.csv"], "the 1 x 20000 x 20000 bias"),
+    (["bias", "-s", "t5", "-n", "200000000", "-o", "b.png"], "the 1 x 1280 x 1280 grid of the bias figure"),
     (["profile", "-s", "learned", "-n", "1000000", "-d", "512", "--at", "0", "-o", "p.npy"],
      "the 1000000 x 1 profile"),
     (["scatter", "-s", "learned", "-n", "8000", "-d", "768", "--max-points", "0", "-o", "s.npy"],
