@@ -3,6 +3,7 @@
 #define POSENC_PRECISION_INTERNAL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <posenc/precision.h>
 
@@ -13,13 +14,33 @@
  */
 void pe_rope_model_exact_fast(const struct pe_rope_model *m, double pos, double *c, double *s);
 
+/* The same bits for the @n pairs idx[], into c[j], s[j]; @theta: room for @n. */
+void pe_rope_model_exact_some(const struct pe_rope_model *m, double pos, const uint32_t *idx,
+                              size_t n, double *theta, double *c, double *s);
+
 /*
- * pe_rope_model_exact_fast() of @ex and pe_rope_model_pairs() of @m (a
- * model computing in float32, with as many pairs) at once: the same values,
- * in less time than one after the other.
+ * For lanes i < n: the exact values of @ex at position pos[i] and frequency
+ * thex[i] (ec, es), and those of the float32 model @m at the same position
+ * and frequency th32[i] (c, s), the same bits as pe_rope_model_exact_fast()
+ * and pe_rope_model_pairs() of that pair.
  */
-void pe_rope_model_exact_f32(const struct pe_rope_model *ex, const struct pe_rope_model *m,
-                             double pos, double *ec, double *es, double *c, double *s);
+void pe_rope_model_exact_f32_at(const struct pe_rope_model *ex, const struct pe_rope_model *m,
+                                const double *pos, const double *thex, const double *th32, size_t n,
+                                double *ec, double *es, double *c, double *s);
+
+/* Both at once: pe_rope_model_exact_some() of @ex into ec[], es[] and
+ * pe_rope_model_pairs_some() of the float32 model @m into c[], s[];
+ * @theta: room for 2 @n. */
+void pe_rope_model_exact_f32_some(const struct pe_rope_model *ex, const struct pe_rope_model *m,
+                                  double pos, const uint32_t *idx, size_t n, double *theta,
+                                  double *ec, double *es, double *c, double *s);
+
+/*
+ * pe_rope_model_pairs() of a model computing in float32, for the @n pairs
+ * idx[] only, into c[j], s[j] (the same bits); @theta: room for @n.
+ */
+void pe_rope_model_pairs_some(const struct pe_rope_model *m, double pos, const uint32_t *idx,
+                              size_t n, double *theta, double *c, double *s);
 
 /*
  * Row kernels (precision_kernels.c): pairs 0..h-1 at once, vectorised,
@@ -30,7 +51,8 @@ void pe_rope_model_exact_f32(const struct pe_rope_model *ex, const struct pe_rop
  *          (pe_rope_model_exact_fast());
  *   f64:   of the double product, times att;
  *   f32:   of float32(mr * theta_i) rounded to float32, then times the
- *          float32 @att and rounded again when @scaled (compute f32).
+ *          float32 @att and rounded again when @scaled (compute f32);
+ *          in precision_fast.c, the same bits from shorter polynomials.
  */
 int pe_prec_exact_row(const double *theta, size_t h, double pos, double att, double *c, double *s,
                       unsigned char *bad);
@@ -40,16 +62,46 @@ int pe_prec_f32_row(const double *theta, size_t h, double mr, double att, int sc
                     double *s, unsigned char *bad);
 
 /* Both rows at once, exact and a float32 model's (@theta32, @mr the
- * position rounded to float32, @att32 its factor): faster than one after
- * the other. @return bit 0: an exact lane is flagged in bad[]; bit 1: a
- * float32 lane in bad32[]. */
+ * position rounded to float32, @att32 its factor), for the latency of one:
+ * @return bit 0: an exact lane is flagged in bad[]; bit 1: a float32 lane in
+ * bad32[]. */
 int pe_prec_exact_f32_row(const double *theta, const double *theta32, size_t h, double pos,
                           double att, double mr, double att32, int scaled, double *c, double *s,
                           double *c32, double *s32, unsigned char *bad, unsigned char *bad32);
 
+/* The same with a position per lane, pos[i] (>= 0), each float32 one its
+ * rounding. */
+int pe_prec_exact_f32_at(const double *pos, const double *theta, const double *theta32, size_t h,
+                         double att, double att32, int scaled, double *c, double *s, double *c32,
+                         double *s32, unsigned char *bad, unsigned char *bad32);
+
 /* max_i max(|pc_i - ec_i|, |ps_i - es_i|), infinite when one is NaN. */
 double pe_prec_max_err(size_t h, const double *pc, const double *ps, const double *ec,
                        const double *es);
+
+/*
+ * Approximations and bounds (precision_fast.c), for the error curves; lm[]
+ * receives the largest value of each lane (pairs i = k mod 8), for
+ * pe_prec_above():
+ *   rotate:  (c, s) turned by the angle whose cos and sin are (rc, rs),
+ *            pair by pair: each call adds less than 1e-15 times |(c, s)| of
+ *            error when (rc, rs) are within an ulp;
+ *   err_row: e[i] = max(|pc_i - ec_i|, |ps_i - es_i|) and their largest,
+ *            infinite when one is NaN (e[] then unspecified);
+ *   f32_bounds: for a float32 model (frequencies @th32, position rounded
+ *            to @mr) against the exact one (@thex, @pos, factor @att), with
+ *            @r bounding every rounding of the two besides the angles':
+ *            u[i] >= pair i's error, and the return value <= the largest
+ *            error of the row (see precision_curve.c);
+ *   above:   the indices i with e[i] >= floor into idx[], their count
+ *            (every index when floor <= 0).
+ */
+void pe_prec_rotate_row(size_t h, const double *rc, const double *rs, double *c, double *s);
+double pe_prec_err_row(size_t h, const double *pc, const double *ps, const double *ec,
+                       const double *es, double *e, double *lm);
+double pe_prec_f32_bounds(size_t h, const double *th32, const double *thex, double mr, double pos,
+                          double att, double r, double *u, double *lm);
+size_t pe_prec_above(size_t h, const double *e, const double *lm, double floor, uint32_t *idx);
 
 /* Lanes per call of a row kernel (the flags live on the stack). */
 #define PE_PREC_LANES 256

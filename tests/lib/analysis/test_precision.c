@@ -256,22 +256,62 @@ static void kernels_match_recipe(void **state)
 						         specs[q], dims[di], pos, i, c[i], s[i], rc,
 						         rs);
 				}
-				/* both rows at once (the error curves' way), stored as bfloat16 */
-				double ec[300], es[300];
-				pe_rope_model_exact_f32(&me, &mb, pos, ec, es, c, s);
-				for (size_t i = 0; i < h; i++) {
+				/* both rows at once for some pairs (the error curves' way), stored
+				 * as bfloat16: every other pair, backwards */
+				double ec[300], es[300], th[600];
+				uint32_t idx[300];
+				size_t n = 0;
+				for (size_t i = h; i-- > 0;)
+					if (i % 2 == 0)
+						idx[n++] = (uint32_t)i;
+				pe_rope_model_exact_f32_some(&me, &mb, pos, idx, n, th, ec, es, c,
+				                             s);
+				for (size_t w = 0; w < n; w++) {
 					double xc, xs;
-					recipe_exact(&me, pos, i, &xc, &xs);
-					recipe_f32(&mb, pos, i, &rc, &rs);
+					recipe_exact(&me, pos, idx[w], &xc, &xs);
+					recipe_f32(&mb, pos, idx[w], &rc, &rs);
 					rc = pe_round_bf16(rc);
 					rs = pe_round_bf16(rs);
-					if (!same_bits(ec[i], xc) || !same_bits(es[i], xs) ||
-					    !same_bits(c[i], rc) || !same_bits(s[i], rs))
+					if (!same_bits(ec[w], xc) || !same_bits(es[w], xs) ||
+					    !same_bits(c[w], rc) || !same_bits(s[w], rs))
 						fail_msg("%s d=%zu exact+f32/bf16 pos %.17g pair "
 						         "%zu",
-						         specs[q], dims[di], pos, i);
+						         specs[q], dims[di], pos, (size_t)idx[w]);
+				}
+				/* float32 values of some pairs alone */
+				pe_rope_model_pairs_some(&mf, pos, idx, n, th, c, s);
+				for (size_t w = 0; w < n; w++) {
+					recipe_f32(&mf, pos, idx[w], &rc, &rs);
+					if (!same_bits(c[w], rc) || !same_bits(s[w], rs))
+						fail_msg("%s d=%zu f32 some pos %.17g pair %zu",
+						         specs[q], dims[di], pos, (size_t)idx[w]);
 				}
 			}
+			/* a position per lane: every position of the list at every pair */
+			size_t np = sizeof(positions) / sizeof(positions[0]), n = np * h;
+			double *lp = malloc(6 * n * sizeof(double));
+			assert_non_null(lp);
+			double *lx = lp + n, *l32 = lp + 2 * n, *ec = lp + 3 * n, *es = lp + 4 * n;
+			double *fc = lp + 5 * n, *fs = malloc(n * sizeof(double));
+			assert_non_null(fs);
+			for (size_t w = 0; w < n; w++) {
+				lp[w] = positions[w % np];
+				lx[w] = me.theta[w / np];
+				l32[w] = mb.theta[w / np];
+			}
+			pe_rope_model_exact_f32_at(&me, &mb, lp, lx, l32, n, ec, es, fc, fs);
+			for (size_t w = 0; w < n; w++) {
+				double xc, xs;
+				recipe_exact(&me, lp[w], w / np, &xc, &xs);
+				recipe_f32(&mb, lp[w], w / np, &rc, &rs);
+				if (!same_bits(ec[w], xc) || !same_bits(es[w], xs) ||
+				    !same_bits(fc[w], pe_round_bf16(rc)) ||
+				    !same_bits(fs[w], pe_round_bf16(rs)))
+					fail_msg("%s d=%zu a position per lane: pos %.17g pair %zu",
+					         specs[q], dims[di], lp[w], w / np);
+			}
+			free(lp);
+			free(fs);
 			pe_rope_model_free(&me);
 			pe_rope_model_free(&mf);
 			pe_rope_model_free(&mb);
