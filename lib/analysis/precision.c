@@ -413,20 +413,37 @@ void pe_rope_model_pairs(const struct pe_rope_model *m, double pos, double *angl
 			angle[i] = round_f32(mr * m->theta[i]);
 		return;
 	}
-	for (size_t i = 0; i < h; i++) {
+	/*
+	 * bfloat16, float16: the angles here, the float32 sine-cosine of a row
+	 * of them vectorised (in c[], s[] in place), each lane then rounded on
+	 * here; a flagged lane takes the whole recipe.
+	 */
+	unsigned char bad[PE_PREC_LANES];
+	for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
+		size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
 		/* both factors hold at most 24 bits: their double product is exact */
-		double a = round_to(R, mr * m->theta[i]), sv, cv;
-		sincos_fast(a, &sv, &cv);
-		cv = op_round(R, cv);
-		sv = op_round(R, sv);
-		if (m->att != 1.0) {
-			cv = op_round(R, cv * att);
-			sv = op_round(R, sv * att);
+		for (size_t i = i0; i < i0 + w; i++)
+			c[i] = round_to(R, mr * m->theta[i]);
+		for (size_t i = i0; angle && i < i0 + w; i++)
+			angle[i] = c[i];
+		int any = pe_prec_f32_sincos_row(c + i0, w, c + i0, s + i0, bad);
+		for (size_t i = i0; i < i0 + w; i++) {
+			double cv = c[i], sv = s[i];
+			if (any && bad[i - i0]) {
+				sincos_fast(round_to(R, mr * m->theta[i]), &sv, &cv);
+				cv = round_f32(cv);
+				sv = round_f32(sv);
+			}
+			/* op_round(R, x): x is a float32 number already */
+			cv = round_to(R, cv);
+			sv = round_to(R, sv);
+			if (m->att != 1.0) {
+				cv = op_round(R, cv * att);
+				sv = op_round(R, sv * att);
+			}
+			c[i] = round_to(S, cv);
+			s[i] = round_to(S, sv);
 		}
-		c[i] = round_to(S, cv);
-		s[i] = round_to(S, sv);
-		if (angle)
-			angle[i] = a;
 	}
 }
 

@@ -64,7 +64,7 @@ struct curve_job {
  * kernel waiting on its own latency. A position with more than CAP
  * candidates is done on its own, with whole rows.
  */
-#define BATCH 8
+#define BATCH 16
 #define CAP   64
 
 /* One candidate pair of one precision at one position of the batch. */
@@ -147,16 +147,10 @@ static void update_row(const struct curve_job *j, struct curve_buf *b, size_t k,
 static size_t prune_pairs(const struct prune *pr, size_t h, double att, double pos, double *u,
                           uint32_t *cand)
 {
-	double mr = pe_round(PE_FLOAT_F32, pos), low = 0.0, lm[VLANES];
-	double scale = att * pos * (1 + 0x1p-40);
-	size_t n = 0, nc = 0;
-	while (n < h && !((scale * pr->kap[n] + pr->r) * (1 + 0x1p-40) < low)) {
-		size_t w = h - n < VLANES ? h - n : VLANES;
-		double l = pe_prec_f32_bounds(w, pr->th32 + n, pr->thex + n, mr, pos, att, pr->r,
-		                              u + n, lm);
-		low = l > low ? l : low;
-		n += w;
-	}
+	double low;
+	size_t n = pe_prec_f32_prune(h, pr->th32, pr->thex, pr->kap, pe_round(PE_FLOAT_F32, pos),
+	                             pos, att, pr->r, u, &low);
+	size_t nc = 0;
 	/* without a branch: which pairs pass is data, not a pattern */
 	for (size_t q = 0; q < n; q++) {
 		cand[nc] = pr->ord[q];
@@ -231,8 +225,8 @@ static void whole_rows(struct curve_job *j, struct curve_buf *b, uint64_t p, int
 }
 
 /*
- * Each precision's error at a position @p whose exact row is rotated, the
- * same bits as against the exact row:
+ * Each precision's error at a position @p, the exact row turned to it from
+ * the previous position's, the same bits as against the exact row:
  * - a precision with its whole row: its errors against the rotated row are
  *   within REF_SLACK' = REF_SLACK max(1, att) of the exact ones, so the
  *   largest exact error is at a pair whose rotated error is within
@@ -250,7 +244,7 @@ static int errors_at(struct curve_job *j, struct curve_buf *b, uint64_t p)
 	size_t h = ex->d_rot / 2, np = j->nprec, cap = h / 2 < CAP ? h / 2 : CAP;
 	size_t l0 = b->nl, i0 = b->ni, t = b->nt;
 	double pos = (double)p, slack = 2 * REF_SLACK * fmax(1.0, ex->att);
-	int few = 1;
+	int few = 1, turned = 0;
 	for (size_t k = 0; k < np && few; k++) {
 		const struct pe_rope_model *m = &j->models[k];
 		uint32_t *cand = b->cand;
@@ -273,7 +267,11 @@ static int errors_at(struct curve_job *j, struct curve_buf *b, uint64_t p)
 				b->terr[t * np + k] = INFINITY;
 				continue;
 			}
-			double top = pe_prec_err_row(h, pc, ps, b->ec, b->es, e, lm);
+			/* the first whole row turns the exact row as it goes */
+			double top = turned ? pe_prec_err_row(h, pc, ps, b->ec, b->es, e, lm)
+			                    : pe_prec_rotate_err_row(h, b->rc, b->rs, b->ec, b->es,
+			                                             pc, ps, e, lm);
+			turned = 1;
 			n = pe_prec_above(h, e, lm, top - slack, cand);
 		}
 		if (n > cap) {
@@ -306,6 +304,8 @@ static int errors_at(struct curve_job *j, struct curve_buf *b, uint64_t p)
 			it->ps = pruned ? ps[q] : ps[i];
 		}
 	}
+	if (!turned)
+		pe_prec_rotate_row(h, b->rc, b->rs, b->ec, b->es);
 	for (size_t l = l0; l < b->nl; l++)
 		b->slot[b->lpair[l]] = UINT32_MAX;
 	if (!few) {
@@ -394,7 +394,6 @@ static void *curve_run(void *arg)
 			since = 1;
 			continue;
 		}
-		pe_prec_rotate_row(h, b.rc, b.rs, b.ec, b.es);
 		since++;
 		if (errors_at(j, &b, p)) {
 			flush(j, &b);

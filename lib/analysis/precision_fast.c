@@ -127,6 +127,45 @@ int pe_prec_f32_row(const double *theta, size_t h, double mr, double att, int sc
 	return f32_lanes(theta, h, mr, att, scaled, c, s, bad);
 }
 
+/* The largest of each lane, as doubles, and of them all. */
+static inline __attribute__((always_inline)) double lane_max(const vl *m, double *lm)
+{
+	double r = 0.0;
+	for (int k = 0; k < VL; k++) {
+		int64_t b = (*m)[k];
+		memcpy(&lm[k], &b, sizeof(double));
+		r = lm[k] > r ? lm[k] : r;
+	}
+	return r;
+}
+
+/*
+ * The float32 roundings of the cos and sin of angles x[] (float32 numbers),
+ * the bits of the recipe's (sincos_fast() rounded), f32x8()'s way.
+ */
+FMA_CLONES static int f32_sincos_lanes(const double *x, size_t h, double *c, double *s,
+                                       unsigned char *bad)
+{
+	struct lane_flags f;
+	flags_start(&f);
+	const vd one = SPLAT(1.0), zero = SPLAT(0.0);
+	for (size_t i = 0; i < h; i += VL) {
+		vd cv, sv;
+		vl ok;
+		/* f32x8() of frequencies x at the position 1: the angles themselves */
+		f32x8(x, i, h, &one, &zero, 0, &cv, &sv, &ok);
+		store8(c, i, h, &cv);
+		store8(s, i, h, &sv);
+		flags8(&f, i, h, &ok);
+	}
+	return flags_end(&f, h, bad);
+}
+
+int pe_prec_f32_sincos_row(const double *x, size_t h, double *c, double *s, unsigned char *bad)
+{
+	return f32_sincos_lanes(x, h, c, s, bad);
+}
+
 FMA_CLONES static void rotate_lanes(size_t h, const double *rc, const double *rs, double *c,
                                     double *s)
 {
@@ -147,16 +186,44 @@ void pe_prec_rotate_row(size_t h, const double *rc, const double *rs, double *c,
 	rotate_lanes(h, rc, rs, c, s);
 }
 
-/* The largest of each lane, as doubles, and of them all. */
-static inline __attribute__((always_inline)) double lane_max(const vl *m, double *lm)
+/* rotate_lanes() and err_lanes() against the turned row in one pass. */
+FMA_CLONES static double rotate_err_lanes(size_t h, const double *rc, const double *rs, double *c,
+                                          double *s, const double *pc, const double *ps, double *e,
+                                          double *lm, int *nan)
 {
-	double r = 0.0;
-	for (int k = 0; k < VL; k++) {
-		int64_t b = (*m)[k];
-		memcpy(&lm[k], &b, sizeof(double));
-		r = lm[k] > r ? lm[k] : r;
+	const vl inf = BITS(SPLAT(INFINITY));
+	vl m = inf - inf, any = inf - inf;
+	for (size_t i = 0; i < h; i += VL) {
+		vd a, b, x, y, u, v;
+		load8(rc, i, h, &a);
+		load8(rs, i, h, &b);
+		load8(c, i, h, &x);
+		load8(s, i, h, &y);
+		vd nc = x * a - y * b, ns = y * a + x * b;
+		store8(c, i, h, &nc);
+		store8(s, i, h, &ns);
+		load8(pc, i, h, &u);
+		load8(ps, i, h, &v);
+		vl dc = BITS(VABS(u - nc)), ds = BITS(VABS(v - ns));
+		any |= LT(inf, dc) | LT(inf, ds);
+		vl d = dc ^ ((dc ^ ds) & LT(dc, ds));
+		m ^= (m ^ d) & LT(m, d);
+		vd dv = (vd)d;
+		store8(e, i, h, &dv);
 	}
-	return r;
+	int n = 0;
+	for (int k = 0; k < VL; k++)
+		n |= any[k] != 0;
+	*nan = n;
+	return lane_max(&m, lm);
+}
+
+double pe_prec_rotate_err_row(size_t h, const double *rc, const double *rs, double *c, double *s,
+                              const double *pc, const double *ps, double *e, double *lm)
+{
+	int nan;
+	double m = rotate_err_lanes(h, rc, rs, c, s, pc, ps, e, lm, &nan);
+	return nan ? INFINITY : m;
 }
 
 FMA_CLONES static double err_lanes(size_t h, const double *pc, const double *ps, const double *ec,
@@ -203,8 +270,10 @@ double pe_prec_err_row(size_t h, const double *pc, const double *ps, const doubl
  * itself at least x (1 - x^2 / 24) for x = |a - b| <= 2 (sin t >= t - t^3/6).
  * Each bound is widened by 2^-40 of itself for its own roundings.
  */
-FMA_CLONES static double bounds_lanes(size_t h, const double *th32, const double *thex, double mr,
-                                      double pos, double att, double r, double *u, double *lm)
+static inline __attribute__((always_inline)) double bounds_lanes(size_t h, const double *th32,
+                                                                 const double *thex, double mr,
+                                                                 double pos, double att, double r,
+                                                                 double *u, double *lm)
 {
 	const vd m = SPLAT(mr), p = SPLAT(pos), at = SPLAT(att), rr = SPLAT(r);
 	const vd up = SPLAT(1.0 + 0x1p-40), down = SPLAT(1.0 - 0x1p-40);
@@ -235,10 +304,31 @@ FMA_CLONES static double bounds_lanes(size_t h, const double *th32, const double
 	return lane_max(&low, dummy);
 }
 
-double pe_prec_f32_bounds(size_t h, const double *th32, const double *thex, double mr, double pos,
-                          double att, double r, double *u, double *lm)
+/*
+ * bounds_lanes() chunk by chunk over pairs sorted by decreasing kap (a
+ * bound of |a - b| / pos), while the pairs left can reach the largest lower
+ * bound found: att pos kap[n] + r, widened by 2^-40 twice for its roundings.
+ */
+FMA_CLONES static size_t prune_lanes(size_t h, const double *th32, const double *thex,
+                                     const double *kap, double mr, double pos, double att, double r,
+                                     double *u, double *low)
 {
-	return bounds_lanes(h, th32, thex, mr, pos, att, r, u, lm);
+	double lo = 0.0, lm[VL], scale = att * pos * (1 + 0x1p-40);
+	size_t n = 0;
+	while (n < h && !((scale * kap[n] + r) * (1 + 0x1p-40) < lo)) {
+		size_t w = h - n < VL ? h - n : VL;
+		double l = bounds_lanes(w, th32 + n, thex + n, mr, pos, att, r, u + n, lm);
+		lo = l > lo ? l : lo;
+		n += w;
+	}
+	*low = lo;
+	return n;
+}
+
+size_t pe_prec_f32_prune(size_t h, const double *th32, const double *thex, const double *kap,
+                         double mr, double pos, double att, double r, double *u, double *low)
+{
+	return prune_lanes(h, th32, thex, kap, mr, pos, att, r, u, low);
 }
 
 size_t pe_prec_above(size_t h, const double *e, const double *lm, double floor, uint32_t *idx)

@@ -60,6 +60,9 @@ int pe_prec_f64_row(const double *theta, size_t h, double pos, double att, doubl
                     unsigned char *bad);
 int pe_prec_f32_row(const double *theta, size_t h, double mr, double att, int scaled, double *c,
                     double *s, unsigned char *bad);
+/* float32(cos x_i), float32(sin x_i) of float32 angles x[] (precision_fast.c; @c or @s may be
+ * @x: each lane is read before it is written). */
+int pe_prec_f32_sincos_row(const double *x, size_t h, double *c, double *s, unsigned char *bad);
 
 /* Both rows at once, exact and a float32 model's (@theta32, @mr the
  * position rounded to float32, @att32 its factor), for the latency of one:
@@ -88,19 +91,24 @@ double pe_prec_max_err(size_t h, const double *pc, const double *ps, const doubl
  *            error when (rc, rs) are within an ulp;
  *   err_row: e[i] = max(|pc_i - ec_i|, |ps_i - es_i|) and their largest,
  *            infinite when one is NaN (e[] then unspecified);
- *   f32_bounds: for a float32 model (frequencies @th32, position rounded
+ *   f32_prune: for a float32 model (frequencies @th32, position rounded
  *            to @mr) against the exact one (@thex, @pos, factor @att), with
- *            @r bounding every rounding of the two besides the angles':
- *            u[i] >= pair i's error, and the return value <= the largest
- *            error of the row (see precision_curve.c);
+ *            @r bounding every rounding of the two besides the angles' and
+ *            the pairs sorted by decreasing kap (>= |angle error| / pos):
+ *            u[i] >= pair i's error for the pairs it returns the count of,
+ *            *low <= the largest error of the row, and every pair after
+ *            them below *low (see precision_curve.c);
+ *   rotate_err: rotate, then err_row against the turned row;
  *   above:   the indices i with e[i] >= floor into idx[], their count
  *            (every index when floor <= 0).
  */
 void pe_prec_rotate_row(size_t h, const double *rc, const double *rs, double *c, double *s);
 double pe_prec_err_row(size_t h, const double *pc, const double *ps, const double *ec,
                        const double *es, double *e, double *lm);
-double pe_prec_f32_bounds(size_t h, const double *th32, const double *thex, double mr, double pos,
-                          double att, double r, double *u, double *lm);
+size_t pe_prec_f32_prune(size_t h, const double *th32, const double *thex, const double *kap,
+                         double mr, double pos, double att, double r, double *u, double *low);
+double pe_prec_rotate_err_row(size_t h, const double *rc, const double *rs, double *c, double *s,
+                              const double *pc, const double *ps, double *e, double *lm);
 size_t pe_prec_above(size_t h, const double *e, const double *lm, double floor, uint32_t *idx);
 
 /* Lanes per call of a row kernel (the flags live on the stack). */

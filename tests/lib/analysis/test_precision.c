@@ -212,6 +212,23 @@ static void recipe_f32(const struct pe_rope_model *m, double pos, size_t i, doub
 	*s = sv;
 }
 
+/* bfloat16 or float16 compute (@r rounds to it), stored alike: posenc/precision.h's steps 5-8. */
+static void recipe_half(const struct pe_rope_model *m, double (*r)(double), double pos, size_t i,
+                        double *c, double *s)
+{
+	double mr = r(pos), att = (double)(float)m->att, sv, cv;
+	double a = r(mr * m->theta[i]);
+	pe_sincos_fast(a, &sv, &cv);
+	cv = r((double)(float)cv);
+	sv = r((double)(float)sv);
+	if (m->att != 1.0) {
+		cv = r((double)(float)(cv * att));
+		sv = r((double)(float)(sv * att));
+	}
+	*c = cv;
+	*s = sv;
+}
+
 static void kernels_match_recipe(void **state)
 {
 	(void)state;
@@ -255,6 +272,30 @@ static void kernels_match_recipe(void **state)
 						         "recipe %a %a",
 						         specs[q], dims[di], pos, i, c[i], s[i], rc,
 						         rs);
+				}
+				/* bfloat16 and float16 rows: the float32 sine-cosine vectorised */
+				for (int half = 0; half < 2; half++) {
+					struct pe_rope_model mh;
+					struct pe_precision ph = {
+					        half ? PE_FLOAT_F16 : PE_FLOAT_BF16,
+					        half ? PE_FLOAT_F16 : PE_FLOAT_BF16};
+					assert_int_equal(pe_rope_model_init(&mh, sc, dims[di], ph,
+					                                    0, 0, NULL),
+					                 PE_OK);
+					pe_rope_model_pairs(&mh, pos, NULL, c, s);
+					for (size_t i = 0; i < h; i++) {
+						recipe_half(&mh,
+						            half ? pe_round_f16 : pe_round_bf16,
+						            pos, i, &rc, &rs);
+						if (!same_bits(c[i], rc) || !same_bits(s[i], rs))
+							fail_msg("%s d=%zu %s pos %.17g pair %zu: "
+							         "%a "
+							         "%a, recipe %a %a",
+							         specs[q], dims[di],
+							         half ? "f16" : "bf16", pos, i,
+							         c[i], s[i], rc, rs);
+					}
+					pe_rope_model_free(&mh);
 				}
 				/* both rows at once for some pairs (the error curves' way), stored
 				 * as bfloat16: every other pair, backwards */
@@ -320,6 +361,93 @@ static void kernels_match_recipe(void **state)
 	}
 }
 
+/*
+ * The error curves (rotated exact row, pruned float32 pairs, candidates of
+ * several positions at once) against the definition: at every position the
+ * largest |value - exact| over the rows of pe_rope_model_pairs() and
+ * pe_rope_model_exact_fast() (checked against the recipe above), bit for
+ * bit. Ranges across a resync (every 256 positions), float16's overflow at
+ * 65520, float32's 2^24, 2^25 pi/2 and the last positions below 2^53; an
+ * attention factor; two pruned float32 precisions besides a copied one.
+ */
+static void curve_matches_rows(void **state)
+{
+	(void)state;
+	const char *specs[] = {"rope", "rope:scaling=yarn,factor=4,base=500000"};
+	const struct {
+		uint64_t first, n;
+	} ranges[] = {{0, 700},        {65400, 300},    {999000, 600},
+	              {16777000, 400}, {52706900, 400}, {9007199254740000, 300}};
+	const struct pe_precision sets[][4] = {
+	        {{PE_FLOAT_F32, PE_FLOAT_F32},
+	         {PE_FLOAT_BF16, PE_FLOAT_BF16},
+	         {PE_FLOAT_F16, PE_FLOAT_F16},
+	         {PE_FLOAT_F64, PE_FLOAT_F64}},
+	        {{PE_FLOAT_F32, PE_FLOAT_BF16},
+	         {PE_FLOAT_F32, PE_FLOAT_F16},
+	         {PE_FLOAT_BF16, PE_FLOAT_BF16},
+	         {PE_FLOAT_F32, PE_FLOAT_F32}},
+	};
+	const size_t dims[] = {6, 128};
+	for (size_t q = 0; q < 2; q++) {
+		struct pe_scheme *sc = NULL;
+		assert_int_equal(pe_scheme_parse(specs[q], &sc, NULL), PE_OK);
+		for (size_t di = 0; di < 2; di++) {
+			size_t h = dims[di] / 2;
+			struct pe_precision ex = {PE_FLOAT_EXACT, PE_FLOAT_EXACT};
+			struct pe_rope_model me;
+			assert_int_equal(pe_rope_model_init(&me, sc, dims[di], ex, 0, 0, NULL),
+			                 PE_OK);
+			double ec[64], es[64], c[64], s[64];
+			for (size_t set = 0; set < 2; set++) {
+				/* the second set without its plain f32: two pruned precisions */
+				size_t np = set ? 3 : 4;
+				struct pe_rope_model m[4];
+				for (size_t k = 0; k < np; k++)
+					assert_int_equal(pe_rope_model_init(&m[k], sc, dims[di],
+					                                    sets[set][k], 0, 0,
+					                                    NULL),
+					                 PE_OK);
+				for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
+					struct pe_precision_curve *cv = NULL;
+					assert_int_equal(pe_precision_curve_compute(
+					                         sc, dims[di], ranges[r].first,
+					                         ranges[r].n, sets[set], np, 1,
+					                         1e-3, 2, &cv),
+					                 PE_OK);
+					for (uint64_t t = 0; t < ranges[r].n; t++) {
+						double pos = (double)(ranges[r].first + t);
+						pe_rope_model_exact_fast(&me, pos, ec, es);
+						for (size_t k = 0; k < np; k++) {
+							pe_rope_model_pairs(&m[k], pos, NULL, c, s);
+							double want = 0;
+							for (size_t i = 0; i < h; i++) {
+								double dc = fabs(c[i] - ec[i]);
+								double ds = fabs(s[i] - es[i]);
+								if (isnan(dc) || isnan(ds))
+									want = INFINITY;
+								want = fmax(want, fmax(dc, ds));
+							}
+							double got = cv->err[t * np + k];
+							if (!same_bits(got, want))
+								fail_msg(
+								        "%s d=%zu set %zu prec %zu "
+								        "pos %.17g: %a, rows %a",
+								        specs[q], dims[di], set, k,
+								        pos, got, want);
+						}
+					}
+					pe_precision_curve_destroy(cv);
+				}
+				for (size_t k = 0; k < np; k++)
+					pe_rope_model_free(&m[k]);
+			}
+			pe_rope_model_free(&me);
+		}
+		pe_scheme_destroy(sc);
+	}
+}
+
 /* The largest error of a row: a NaN anywhere is an infinite error, as the scalar loop had it. */
 static void max_err_by_hand(void **state)
 {
@@ -348,6 +476,7 @@ int main(void)
 	        cmocka_unit_test(float16_row_by_hand),
 	        cmocka_unit_test(f16_rounding_matches_libm),
 	        cmocka_unit_test(kernels_match_recipe),
+	        cmocka_unit_test(curve_matches_rows),
 	        cmocka_unit_test(max_err_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
