@@ -10,8 +10,11 @@
 #include <string.h>
 
 #include <posenc/precision.h>
+#include <posenc/rope.h>
 
 #include "analysis/precision_internal.h"
+
+#define MAX_THREADS 16
 
 /* lanes of the kernels' per-lane maxima (precision_fast.c) */
 #define VLANES 8
@@ -482,19 +485,88 @@ static enum pe_status prune_init(struct prune *pr, const struct pe_rope_model *m
 	return PE_OK;
 }
 
-double pe_precision_curve_work(size_t d, uint64_t n, const struct pe_precision *precs, size_t nprec)
+/* Threads of pe_precision_curve_compute(): @threads (0: 2), at most one per block, one for
+ * a short job. */
+static unsigned curve_threads(unsigned threads, uint64_t nblocks, uint64_t n, size_t h,
+                              size_t nprec)
 {
-	double units = 1.0; /* the exact values */
+	unsigned t = threads ? threads : 2;
+	if (t > MAX_THREADS)
+		t = MAX_THREADS;
+	if (t > nblocks)
+		t = (unsigned)nblocks;
+	/* a short job is not worth a thread */
+	if ((double)n * (double)h * (double)nprec < 2e5)
+		t = 1;
+	return t;
+}
+
+/*
+ * The cost of a position relative to small ones: angles past 2^25 pi/2
+ * (float32) or 2^26 (exact) take the scalar reductions, in more pairs as
+ * the position grows (1.8x at 1e8, 5x at 1e9, 10x at 1e12, 11-17x up to
+ * 2^53, measured).
+ */
+static double position_cost(double p)
+{
+	return p <= 5e7 ? 1.0 : 1.0 + 10.0 * fmin(1.0, log10(p / 5e7) / 4);
+}
+
+/*
+ * The cost model, in CPU nanoseconds, fitted to this code on a 2-vCPU AMD
+ * EPYC (AVX-512) VM: the rotated exact row, 0.6 ns a pair and position;
+ * per precision a cost per pair (w) and per position (c):
+ *   f32 pruned, stored as float32   w 0.05  c 80  (a few pairs per position)
+ *   f32 pruned, stored coarser (weaker bounds)    w 5   c 50
+ *   f32 copied by another precision (not pruned)  w 7   c 50
+ *   a copy (only the storage differs)             w 1   c 25
+ *   bf16 (its row recomputed rarely)              w 0.9 c 25
+ *   f16, at the positions below its overflow      w 2   c 25 (inf beyond: free)
+ *   f64 (a row every position)                    w 6   c 50
+ * and position_cost() times that at large positions.
+ * The model is within 1.5x of the CPU time there. Wall time: CPU time over
+ * the threads, times 1.5 for a machine shared with other work (measured
+ * 1.0x idle to 3x with two other jobs on the 2 vCPUs).
+ */
+double pe_precision_curve_seconds(const struct pe_scheme *s, size_t d, uint64_t first, uint64_t n,
+                                  const struct pe_precision *precs, size_t nprec, uint64_t block,
+                                  unsigned threads)
+{
+	if (!s || n == 0 || nprec == 0 || block == 0)
+		return 0.0;
+	double h = (double)(pe_rope_rotary_width(s, d) / 2), nn = (double)n, ns = nn * h * 0.6;
 	for (size_t k = 0; k < nprec; k++) {
-		int seen = 0;
-		for (size_t q = 0; q < k; q++)
-			seen |= precs[q].compute == precs[k].compute;
-		if (seen)
-			continue; /* only the storage differs: a rounding per value */
-		enum pe_float R = precs[k].compute;
-		units += R == PE_FLOAT_BF16 || R == PE_FLOAT_F16 ? 0.5 : 1.0;
+		enum pe_float R = precs[k].compute, S = precs[k].store;
+		int copy = 0, copied = 0;
+		for (size_t q = 0; q < nprec; q++) {
+			int alike = q != k && precs[q].compute == R;
+			copy |= alike && q < k && precs[q].store == R;
+			copied |= alike && q > k && S == R;
+		}
+		double w = 6, c = 50, nk = nn;
+		if (copy) {
+			w = 1;
+			c = 25;
+		} else if (R == PE_FLOAT_F32) {
+			w = copied ? 7 : S == R ? 0.05 : 5;
+			c = copied || S != R ? 50 : 80;
+		} else if (R == PE_FLOAT_BF16) {
+			w = 0.9;
+			c = 25;
+		} else if (R == PE_FLOAT_F16) {
+			w = 2;
+			c = 25;
+			nk = (double)first >= 65520.0 ? 0.0 : fmin(nn, 65520.0 - (double)first);
+		}
+		ns += nk * (h * w + c);
 	}
-	return (double)n * (double)(d / 2) * units;
+	/* the mean over the positions (sampled at 16 evenly spaced) of position_cost() */
+	double f = 0.0;
+	for (int q = 0; q < 16; q++)
+		f += position_cost((double)first + (q + 0.5) / 16 * nn) / 16;
+	ns *= f;
+	uint64_t nblocks = (n - 1) / block + 1;
+	return 1.5 * ns * 1e-9 / curve_threads(threads, nblocks, n, (size_t)h, nprec);
 }
 
 void pe_precision_curve_destroy(struct pe_precision_curve *c)
@@ -516,8 +588,6 @@ static void prune_free(struct prune *pr, size_t nprec)
 	}
 	free(pr);
 }
-
-#define MAX_THREADS 16
 
 enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size_t d, uint64_t first,
                                           uint64_t n, const struct pe_precision *precs,
@@ -577,14 +647,7 @@ enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size_t d, u
 	c->first = first;
 	c->n = n;
 	c->block = block;
-	unsigned t = threads ? threads : 2;
-	if (t > MAX_THREADS)
-		t = MAX_THREADS;
-	if (t > nblocks)
-		t = (unsigned)nblocks;
-	/* a short job is not worth a thread */
-	if ((double)n * (double)(exact.d_rot / 2) * (double)nprec < 2e5)
-		t = 1;
+	unsigned t = curve_threads(threads, nblocks, n, exact.d_rot / 2, nprec);
 	for (unsigned i = 0; i < t; i++) {
 		struct curve_job *j = &jobs[i];
 		j->exact = &exact;
