@@ -104,8 +104,8 @@ static inline __attribute__((always_inline)) void f32x8(const double *theta, siz
 	*s = sv;
 }
 
-FMA_CLONES static int f32_lanes(const double *theta, size_t h, double mr, double att, int scaled,
-                                double *c, double *s, unsigned char *bad)
+FMA_CLONES static int fast_f32_lanes(const double *theta, size_t h, double mr, double att,
+                                     int scaled, double *c, double *s, unsigned char *bad)
 {
 	struct lane_flags f;
 	flags_start(&f);
@@ -124,7 +124,7 @@ FMA_CLONES static int f32_lanes(const double *theta, size_t h, double mr, double
 int pe_prec_f32_row(const double *theta, size_t h, double mr, double att, int scaled, double *c,
                     double *s, unsigned char *bad)
 {
-	return f32_lanes(theta, h, mr, att, scaled, c, s, bad);
+	return fast_f32_lanes(theta, h, mr, att, scaled, c, s, bad);
 }
 
 /* The largest of each lane, as doubles, and of them all. */
@@ -143,8 +143,8 @@ static inline __attribute__((always_inline)) double lane_max(const vl *m, double
  * The float32 roundings of the cos and sin of angles x[] (float32 numbers),
  * the bits of the recipe's (sincos_fast() rounded), f32x8()'s way.
  */
-FMA_CLONES static int f32_sincos_lanes(const double *x, size_t h, double *c, double *s,
-                                       unsigned char *bad)
+FMA_CLONES static int fast_f32_sincos_lanes(const double *x, size_t h, double *c, double *s,
+                                            unsigned char *bad)
 {
 	struct lane_flags f;
 	flags_start(&f);
@@ -163,11 +163,11 @@ FMA_CLONES static int f32_sincos_lanes(const double *x, size_t h, double *c, dou
 
 int pe_prec_f32_sincos_row(const double *x, size_t h, double *c, double *s, unsigned char *bad)
 {
-	return f32_sincos_lanes(x, h, c, s, bad);
+	return fast_f32_sincos_lanes(x, h, c, s, bad);
 }
 
-FMA_CLONES static void rotate_lanes(size_t h, const double *rc, const double *rs, double *c,
-                                    double *s)
+FMA_CLONES static void fast_rotate_lanes(size_t h, const double *rc, const double *rs, double *c,
+                                         double *s)
 {
 	for (size_t i = 0; i < h; i += VL) {
 		vd a, b, x, y;
@@ -183,13 +183,13 @@ FMA_CLONES static void rotate_lanes(size_t h, const double *rc, const double *rs
 
 void pe_prec_rotate_row(size_t h, const double *rc, const double *rs, double *c, double *s)
 {
-	rotate_lanes(h, rc, rs, c, s);
+	fast_rotate_lanes(h, rc, rs, c, s);
 }
 
-/* rotate_lanes() and err_lanes() against the turned row in one pass. */
-FMA_CLONES static double rotate_err_lanes(size_t h, const double *rc, const double *rs, double *c,
-                                          double *s, const double *pc, const double *ps, double *e,
-                                          double *lm, int *nan)
+/* fast_rotate_lanes() and fast_err_lanes() against the turned row in one pass. */
+FMA_CLONES static double fast_rotate_err_lanes(size_t h, const double *rc, const double *rs,
+                                               double *c, double *s, const double *pc,
+                                               const double *ps, double *e, double *lm, int *nan)
 {
 	const vl inf = BITS(SPLAT(INFINITY));
 	vl m = inf - inf, any = inf - inf;
@@ -222,12 +222,13 @@ double pe_prec_rotate_err_row(size_t h, const double *rc, const double *rs, doub
                               const double *pc, const double *ps, double *e, double *lm)
 {
 	int nan;
-	double m = rotate_err_lanes(h, rc, rs, c, s, pc, ps, e, lm, &nan);
+	double m = fast_rotate_err_lanes(h, rc, rs, c, s, pc, ps, e, lm, &nan);
 	return nan ? INFINITY : m;
 }
 
-FMA_CLONES static double err_lanes(size_t h, const double *pc, const double *ps, const double *ec,
-                                   const double *es, double *e, double *lm, int *nan)
+FMA_CLONES static double fast_err_lanes(size_t h, const double *pc, const double *ps,
+                                        const double *ec, const double *es, double *e, double *lm,
+                                        int *nan)
 {
 	const vl inf = BITS(SPLAT(INFINITY));
 	vl m = inf - inf, any = inf - inf;
@@ -256,7 +257,7 @@ double pe_prec_err_row(size_t h, const double *pc, const double *ps, const doubl
                        const double *es, double *e, double *lm)
 {
 	int nan;
-	double m = err_lanes(h, pc, ps, ec, es, e, lm, &nan);
+	double m = fast_err_lanes(h, pc, ps, ec, es, e, lm, &nan);
 	return nan ? INFINITY : m;
 }
 
@@ -309,9 +310,9 @@ static inline __attribute__((always_inline)) double bounds_lanes(size_t h, const
  * bound of |a - b| / pos), while the pairs left can reach the largest lower
  * bound found: att pos kap[n] + r, widened by 2^-40 twice for its roundings.
  */
-FMA_CLONES static size_t prune_lanes(size_t h, const double *th32, const double *thex,
-                                     const double *kap, double mr, double pos, double att, double r,
-                                     double *u, double *low)
+FMA_CLONES static size_t fast_prune_lanes(size_t h, const double *th32, const double *thex,
+                                          const double *kap, double mr, double pos, double att,
+                                          double r, double *u, double *low)
 {
 	double lo = 0.0, lm[VL], scale = att * pos * (1 + 0x1p-40);
 	size_t n = 0;
@@ -328,7 +329,7 @@ FMA_CLONES static size_t prune_lanes(size_t h, const double *th32, const double 
 size_t pe_prec_f32_prune(size_t h, const double *th32, const double *thex, const double *kap,
                          double mr, double pos, double att, double r, double *u, double *low)
 {
-	return prune_lanes(h, th32, thex, kap, mr, pos, att, r, u, low);
+	return fast_prune_lanes(h, th32, thex, kap, mr, pos, att, r, u, low);
 }
 
 size_t pe_prec_above(size_t h, const double *e, const double *lm, double floor, uint32_t *idx)

@@ -232,8 +232,8 @@ PE_API enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size
  * over a time budget with it.
  */
 PE_API double pe_precision_curve_seconds(const struct pe_scheme *s, size_t d, uint64_t first,
-                                         uint64_t n, const struct pe_precision *precs,
-                                         size_t nprec, uint64_t block, unsigned threads);
+                                         uint64_t n, const struct pe_precision *precs, size_t nprec,
+                                         uint64_t block, unsigned threads);
 
 /* pe_precision_curve_destroy() - free a curve; NULL is a no-op */
 PE_API void pe_precision_curve_destroy(struct pe_precision_curve *c);
