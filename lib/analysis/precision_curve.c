@@ -117,7 +117,7 @@ static void update_row(const struct curve_job *j, struct curve_buf *b, size_t k,
 	double *pc = b->rows + 2 * h * k, *ps = pc + h;
 	enum pe_float R = m->prec.compute;
 	/* a reduced precision sees only its rounded position */
-	double key = R == PE_FLOAT_F32 || R == PE_FLOAT_BF16 || R == PE_FLOAT_F16 ? pe_round(R, pos)
+	double key = R == PE_FLOAT_F32 || R == PE_FLOAT_BF16 || R == PE_FLOAT_F16 ? round_to(R, pos)
 	                                                                          : pos;
 	if (key == b->last[k])
 		return;
@@ -127,8 +127,8 @@ static void update_row(const struct curve_job *j, struct curve_buf *b, size_t k,
 		 */
 		const double *sc = b->rows + 2 * h * src, *ss = sc + h;
 		for (size_t i = 0; i < h; i++) {
-			pc[i] = pe_round(m->prec.store, sc[i]);
-			ps[i] = pe_round(m->prec.store, ss[i]);
+			pc[i] = round_to(m->prec.store, sc[i]);
+			ps[i] = round_to(m->prec.store, ss[i]);
 		}
 	} else {
 		pe_rope_model_pairs(m, pos, NULL, pc, ps);
@@ -151,7 +151,7 @@ static size_t prune_pairs(const struct prune *pr, size_t h, double att, double p
                           uint32_t *cand)
 {
 	double low;
-	size_t n = pe_prec_f32_prune(h, pr->th32, pr->thex, pr->kap, pe_round(PE_FLOAT_F32, pos),
+	size_t n = pe_prec_f32_prune(h, pr->th32, pr->thex, pr->kap, round_to(PE_FLOAT_F32, pos),
 	                             pos, att, pr->r, u, &low);
 	size_t nc = 0;
 	/* without a branch: which pairs pass is data, not a pattern */
@@ -426,7 +426,7 @@ static void *curve_run(void *arg)
  */
 static double prune_bound(const struct pe_rope_model *m, const struct pe_rope_model *ex)
 {
-	double att32 = pe_round(PE_FLOAT_F32, m->att);
+	double att32 = round_to(PE_FLOAT_F32, m->att);
 	double A = fmax(1.0, fmax(ex->att, att32));
 	double u = 0x1p-24, tiny = 0;
 	if (m->prec.store == PE_FLOAT_BF16)

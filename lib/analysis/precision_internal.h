@@ -2,10 +2,87 @@
 #ifndef POSENC_PRECISION_INTERNAL_H
 #define POSENC_PRECISION_INTERNAL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <posenc/precision.h>
+
+/*
+ * The rounding functions (pe_round() and the others of posenc/precision.h),
+ * inline for the recipe and the error curves' inner loop.
+ */
+static inline double round_f32(double x)
+{
+	/* C11 6.3.1.5: the conversion rounds in the current mode, to nearest by default. */
+	return (double)(float)x;
+}
+
+static inline double round_bf16(double x)
+{
+	float f = (float)x;
+	uint32_t u;
+	memcpy(&u, &f, sizeof(u));
+	if ((u & 0x7f800000u) == 0x7f800000u) {
+		/* infinities stay; a NaN keeps a quiet NaN's payload bit */
+		if (u & 0x007fffffu)
+			u |= 0x00400000u;
+		u &= 0xffff0000u;
+	} else {
+		/* ties to even: add 0x7fff plus the bit that will become the last one */
+		u += 0x7fffu + ((u >> 16) & 1u);
+		u &= 0xffff0000u;
+	}
+	memcpy(&f, &u, sizeof(f));
+	return (double)f;
+}
+
+/* 2^k as a double, for -1022 <= k <= 1023 (built from its bits: no libm call). */
+static inline double pow2i(int k)
+{
+	uint64_t b = (uint64_t)(k + 1023) << 52;
+	double d;
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+static inline double round_f16(double x)
+{
+	if (!isfinite(x) || x == 0.0)
+		return x;
+	double a = fabs(x);
+	/* a = f * 2^e, 0.5 <= f < 1: the leading bit has weight 2^(e-1); 11 significant bits
+	 * from there down, and subnormals (a < 2^-14) a fixed step of 2^-24 */
+	int step = -24;
+	if (a >= 0x1p-14) {
+		uint64_t b;
+		memcpy(&b, &a, sizeof(b));
+		step = (int)((b >> 52) & 0x7ff) - 1022 - 11;
+	}
+	/* exact scalings by powers of two; y < 2^11, so adding and taking away 2^52 rounds it to a
+	 * whole number, ties to even (as nearbyint in the default mode, without a libm call) */
+	double y = a * pow2i(-step);
+	double q = (y + 0x1p52) - 0x1p52;
+	double r = q * pow2i(step);
+	if (r > 65504.0)
+		r = INFINITY;
+	return x < 0 ? -r : r;
+}
+
+static inline double round_to(enum pe_float f, double x)
+{
+	switch (f) {
+	case PE_FLOAT_F32:
+		return round_f32(x);
+	case PE_FLOAT_BF16:
+		return round_bf16(x);
+	case PE_FLOAT_F16:
+		return round_f16(x);
+	default:
+		return x;
+	}
+}
 
 /*
  * The exact cos and sin (times att) of every pair of an exact model at
