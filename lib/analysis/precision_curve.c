@@ -21,7 +21,7 @@
 
 /*
  * A float32 precision whose pairs are pruned (errors_at()): r > 0, the
- * bound of pe_prec_f32_bounds(), and its pairs in the order of kap, the
+ * bound of pe_prec_f32_prune(), and its pairs in the order of kap, the
  * bound of their angle's error per position, largest first.
  */
 struct prune {
@@ -88,11 +88,10 @@ struct curve_buf {
 	double *lm;      /* per precision: the largest e of each lane */
 	double *th;      /* room for the frequencies of some pairs */
 	double *pc, *ps; /* a pruned precision's values at its candidates */
-	uint32_t *cand;  /* per precision: pairs that may hold the largest error */
+	uint32_t *cand;  /* a precision's pairs that may hold its largest error */
 	uint32_t *slot;  /* per pair: its lane at the current position, or UINT32_MAX */
 	uint32_t *lpair; /* per lane: its pair */
-	size_t *ncand;
-	size_t fused; /* the first pruned precision: its values come with the exact ones */
+	size_t fused;    /* the first pruned precision: its values come with the exact ones */
 	/* the batch: lanes (position, exact frequency, float32 frequency, results) */
 	size_t nl, ni, nt;
 	double *lpos, *lthex, *lth32, *lxc, *lxs, *lfc, *lfs;
@@ -140,7 +139,7 @@ static void update_row(const struct curve_job *j, struct curve_buf *b, size_t k,
 /*
  * The pairs of a pruned float32 precision that can hold its largest error
  * at @pos, into cand[] (their count). Bounds of each pair's error from its
- * angle alone (pe_prec_f32_bounds()): only a pair whose upper bound reaches
+ * angle alone (pe_prec_f32_prune()): only a pair whose upper bound reaches
  * the largest lower bound can hold the largest error. The pairs are visited
  * by decreasing kap: all those after place n have an error of at most
  * att pos kap[n] + r, and once that is below the largest lower bound found
@@ -301,10 +300,10 @@ static int errors_at(struct curve_job *j, struct curve_buf *b, uint64_t p)
 			it->t = (uint32_t)t;
 			it->k = (uint32_t)k;
 			it->fused = pruned && k == b->fused;
-			/* a pruned precision's values are by place in cand[], the others' by pair
-			 */
-			it->pc = pruned ? pc[q] : pc[i];
-			it->ps = pruned ? ps[q] : ps[i];
+			/* a pruned precision's values are by place in cand[], the others' by
+			 * pair; the fused one's come with the exact values */
+			it->pc = it->fused ? 0.0 : pruned ? pc[q] : pc[i];
+			it->ps = it->fused ? 0.0 : pruned ? ps[q] : ps[i];
 		}
 	}
 	if (!turned)
@@ -329,13 +328,11 @@ static void *curve_run(void *arg)
 	size_t nd = h * (3 * np + 10) + np * (2 + VLANES + BATCH + 1) + 7 * nlanes;
 	double *buf = malloc(nd * sizeof(*buf));
 	uint32_t *ibuf = malloc((2 * h + nlanes) * sizeof(*ibuf));
-	size_t *ncand = calloc(np + 1, sizeof(*ncand));
 	struct item *items = malloc(BATCH * CAP * np * sizeof(*items));
 	uint64_t tpos[BATCH];
-	if (!buf || !ibuf || !ncand || !items) {
+	if (!buf || !ibuf || !items) {
 		free(buf);
 		free(ibuf);
-		free(ncand);
 		free(items);
 		j->st = PE_ENOMEM;
 		return NULL;
@@ -358,7 +355,6 @@ static void *curve_run(void *arg)
 	        .cand = ibuf,
 	        .slot = ibuf + h,
 	        .lpair = ibuf + 2 * h,
-	        .ncand = ncand,
 	        .fused = np,
 	        .lpos = lanes,
 	        .lthex = lanes + nlanes,
@@ -409,7 +405,6 @@ static void *curve_run(void *arg)
 	flush(j, &b);
 	free(buf);
 	free(ibuf);
-	free(ncand);
 	free(items);
 	j->st = PE_OK;
 	return NULL;
