@@ -448,6 +448,91 @@ static void curve_matches_rows(void **state)
 	}
 }
 
+/*
+ * The float32 kernels of precision_fast.c (shorter polynomials, FMA) against
+ * the recipe, float32(pe_sincos_fast(a)), lane by lane: every lane not
+ * flagged has the recipe's bits. Angles: the float32 numbers nearest to
+ * k pi/2 and their neighbours (sin or cos near 0: small values whose float32
+ * rounding the relative bound must decide), 2^19 pseudo-random float32
+ * angles up to 2^26 (some lanes near a half-way point are flagged: few), and
+ * 0, -0, the fast path's end 2^25 pi/2, 1e30, infinity and NaN, which must be
+ * flagged past the end. Then the row kernel with an attention factor.
+ */
+static void f32_kernels_match_recipe(void **state)
+{
+	(void)state;
+	size_t n = 3 * 20001 + (1u << 19) + 8, m = 0, flagged = 0;
+	double *x = malloc(5 * n * sizeof(double));
+	unsigned char *bad = malloc(n);
+	assert_non_null(x);
+	assert_non_null(bad);
+	double *c = x + n, *s = x + 2 * n, *c2 = x + 3 * n, *s2 = x + 4 * n;
+	for (int k = 0; k <= 20000; k++) {
+		float a = (float)(k * 1.5707963267948966);
+		x[m++] = a;
+		x[m++] = nextafterf(a, 0.0f);
+		x[m++] = nextafterf(a, INFINITY);
+	}
+	uint64_t r = 12345;
+	for (size_t i = 0; i < (1u << 19); i++) {
+		r = r * 6364136223846793005u + 1442695040888963407u;
+		x[m++] = (float)((double)(r >> 11) * 0x1p-53 * 0x1p25);
+	}
+	const double special[] = {0.0, -0.0, 52707176.0, 52707180.0, 1e30, INFINITY, -1e6, NAN};
+	for (size_t i = 0; i < 8; i++)
+		x[m++] = special[i];
+	assert_true(m == n);
+	for (size_t i0 = 0; i0 < n; i0 += PE_PREC_LANES) {
+		size_t w = n - i0 < PE_PREC_LANES ? n - i0 : PE_PREC_LANES;
+		int any = pe_prec_f32_sincos_row(x + i0, w, c + i0, s + i0, bad);
+		for (size_t i = i0; i < i0 + w; i++) {
+			double rs, rc;
+			if (any && bad[i - i0]) {
+				flagged++;
+				continue;
+			}
+			pe_sincos_fast(x[i], &rs, &rc);
+			if (!same_bits(c[i], (double)(float)rc) ||
+			    !same_bits(s[i], (double)(float)rs))
+				fail_msg("f32 sine-cosine of %a: %a %a, recipe %a %a", x[i], c[i],
+				         s[i], (double)(float)rc, (double)(float)rs);
+		}
+		/* past the fast path: always flagged */
+		for (size_t i = i0; i < i0 + w; i++)
+			if (!(fabs(x[i]) < 52707178.0) && !(any && bad[i - i0]))
+				fail_msg("angle %a not flagged", x[i]);
+	}
+	/* the 4 specials past 52707178 and a few half-way cases among 6e5 values (5 here) */
+	if (!(flagged >= 5 && flagged < 40))
+		fail_msg("%zu lanes flagged", flagged);
+	/* the row kernel: angle float32(mr theta), values times a float32 factor */
+	for (int scaled = 0; scaled < 2; scaled++) {
+		double att = (double)(float)1.1732868, mr = 1.0;
+		for (size_t i0 = 0; i0 < n; i0 += PE_PREC_LANES) {
+			size_t w = n - i0 < PE_PREC_LANES ? n - i0 : PE_PREC_LANES;
+			int any =
+			        pe_prec_f32_row(x + i0, w, mr, att, scaled, c2 + i0, s2 + i0, bad);
+			for (size_t i = i0; i < i0 + w; i++) {
+				if (any && bad[i - i0])
+					continue;
+				double rs, rc;
+				pe_sincos_fast((double)(float)(mr * x[i]), &rs, &rc);
+				rc = (double)(float)rc;
+				rs = (double)(float)rs;
+				if (scaled) {
+					rc = (double)(float)(rc * att);
+					rs = (double)(float)(rs * att);
+				}
+				if (!same_bits(c2[i], rc) || !same_bits(s2[i], rs))
+					fail_msg("f32 row at %a (scaled %d): %a %a, recipe %a %a",
+					         x[i], scaled, c2[i], s2[i], rc, rs);
+			}
+		}
+	}
+	free(x);
+	free(bad);
+}
+
 /* The largest error of a row: a NaN anywhere is an infinite error, as the scalar loop had it. */
 static void max_err_by_hand(void **state)
 {
@@ -477,6 +562,7 @@ int main(void)
 	        cmocka_unit_test(f16_rounding_matches_libm),
 	        cmocka_unit_test(kernels_match_recipe),
 	        cmocka_unit_test(curve_matches_rows),
+	        cmocka_unit_test(f32_kernels_match_recipe),
 	        cmocka_unit_test(max_err_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
