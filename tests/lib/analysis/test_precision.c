@@ -533,6 +533,41 @@ static void f32_kernels_match_recipe(void **state)
 	free(bad);
 }
 
+/*
+ * The turned exact row of the error curves (precision_curve.c) stays within
+ * its bound: 255 turns from the exact row at positions up to 2^53, with an
+ * attention factor, are within 1.7e-13 att of the exact row there (the
+ * curves allow 4e-12 before the exact comparison).
+ */
+static void turned_row_within_bound(void **state)
+{
+	(void)state;
+	struct pe_scheme *sc = NULL;
+	assert_int_equal(pe_scheme_parse("rope:scaling=yarn,factor=4", &sc, NULL), PE_OK);
+	struct pe_precision ex = {PE_FLOAT_EXACT, PE_FLOAT_EXACT};
+	struct pe_rope_model me;
+	assert_int_equal(pe_rope_model_init(&me, sc, 256, ex, 0, 0, NULL), PE_OK);
+	size_t h = me.d_rot / 2;
+	double c[128], s[128], rc[128], rs[128], xc[128], xs[128], worst = 0;
+	for (size_t i = 0; i < h; i++) {
+		rc[i] = cos(me.theta[i]);
+		rs[i] = sin(me.theta[i]);
+	}
+	const double starts[] = {0, 1e6, 16777000, 4e9, 9007199254740000};
+	for (size_t q = 0; q < sizeof(starts) / sizeof(starts[0]); q++) {
+		pe_rope_model_exact_fast(&me, starts[q], c, s);
+		for (int t = 1; t <= 255; t++)
+			pe_prec_rotate_row(h, rc, rs, c, s);
+		pe_rope_model_exact_fast(&me, starts[q] + 255, xc, xs);
+		for (size_t i = 0; i < h; i++)
+			worst = fmax(worst, fmax(fabs(c[i] - xc[i]), fabs(s[i] - xs[i])) / me.att);
+	}
+	if (!(worst < 1.7e-13))
+		fail_msg("turned row %.3g from the exact one", worst);
+	pe_rope_model_free(&me);
+	pe_scheme_destroy(sc);
+}
+
 /* The largest error of a row: a NaN anywhere is an infinite error, as the scalar loop had it. */
 static void max_err_by_hand(void **state)
 {
@@ -563,6 +598,7 @@ int main(void)
 	        cmocka_unit_test(kernels_match_recipe),
 	        cmocka_unit_test(curve_matches_rows),
 	        cmocka_unit_test(f32_kernels_match_recipe),
+	        cmocka_unit_test(turned_row_within_bound),
 	        cmocka_unit_test(max_err_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
