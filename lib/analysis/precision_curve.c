@@ -161,6 +161,31 @@ static size_t prune_pairs(const struct prune *pr, size_t h, double att, double p
 	return nc;
 }
 
+/*
+ * The indices i with e[i] >= floor into idx[], their count (every index
+ * when floor <= 0), looking only at the lanes (pairs i = k mod 8) whose
+ * largest value lm[k] reaches the floor.
+ */
+static size_t above(size_t h, const double *e, const double *lm, double floor, uint32_t *idx)
+{
+	size_t n = 0;
+	if (!(floor > 0.0)) {
+		for (size_t i = 0; i < h; i++)
+			idx[n++] = (uint32_t)i;
+		return n;
+	}
+	/* only the lanes whose largest value reaches the floor */
+	for (size_t k = 0; k < VLANES && k < h; k++) {
+		if (lm[k] < floor)
+			continue;
+		for (size_t i = k; i < h; i += VLANES) {
+			idx[n] = (uint32_t)i;
+			n += e[i] >= floor;
+		}
+	}
+	return n;
+}
+
 /* A position's errors into the curve: its block's largest, the first crossing, the largest. */
 static void apply(struct curve_job *j, uint64_t p, const double *err)
 {
@@ -264,7 +289,9 @@ static int errors_at(struct curve_job *j, struct curve_buf *b, uint64_t p)
 				ps = b->ps;
 			}
 		} else {
-			update_row(j, b, k, pos);
+			/* an overflowed float16 position stays so: positions only grow */
+			if (!(b->nanrow[k] && isinf(b->last[k])))
+				update_row(j, b, k, pos);
 			if (b->nanrow[k]) {
 				b->terr[t * np + k] = INFINITY;
 				continue;
@@ -274,7 +301,7 @@ static int errors_at(struct curve_job *j, struct curve_buf *b, uint64_t p)
 			                    : pe_prec_rotate_err_row(h, b->rc, b->rs, b->ec, b->es,
 			                                             pc, ps, e, lm);
 			turned = 1;
-			n = pe_prec_above(h, e, lm, top - slack, cand);
+			n = above(h, e, lm, top - slack, cand);
 		}
 		if (n > cap) {
 			few = 0;

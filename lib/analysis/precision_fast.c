@@ -331,23 +331,3 @@ size_t pe_prec_f32_prune(size_t h, const double *th32, const double *thex, const
 {
 	return fast_prune_lanes(h, th32, thex, kap, mr, pos, att, r, u, low);
 }
-
-size_t pe_prec_above(size_t h, const double *e, const double *lm, double floor, uint32_t *idx)
-{
-	size_t n = 0;
-	if (!(floor > 0.0)) {
-		for (size_t i = 0; i < h; i++)
-			idx[n++] = (uint32_t)i;
-		return n;
-	}
-	/* only the lanes whose largest value reaches the floor */
-	for (size_t k = 0; k < VL && k < h; k++) {
-		if (lm[k] < floor)
-			continue;
-		for (size_t i = k; i < h; i += VL) {
-			idx[n] = (uint32_t)i;
-			n += e[i] >= floor;
-		}
-	}
-	return n;
-}

@@ -176,8 +176,6 @@ double pe_prec_max_err(size_t h, const double *pc, const double *ps, const doubl
  *            *low <= the largest error of the row, and every pair after
  *            them below *low (see precision_curve.c);
  *   rotate_err: rotate, then err_row against the turned row;
- *   above:   the indices i with e[i] >= floor into idx[], their count
- *            (every index when floor <= 0).
  */
 void pe_prec_rotate_row(size_t h, const double *rc, const double *rs, double *c, double *s);
 double pe_prec_err_row(size_t h, const double *pc, const double *ps, const double *ec,
@@ -186,7 +184,6 @@ size_t pe_prec_f32_prune(size_t h, const double *th32, const double *thex, const
                          double mr, double pos, double att, double r, double *u, double *low);
 double pe_prec_rotate_err_row(size_t h, const double *rc, const double *rs, double *c, double *s,
                               const double *pc, const double *ps, double *e, double *lm);
-size_t pe_prec_above(size_t h, const double *e, const double *lm, double floor, uint32_t *idx);
 
 /* Lanes per call of a row kernel (the flags live on the stack). */
 #define PE_PREC_LANES 256
