@@ -256,13 +256,14 @@ int cmd_precision(int argc, char **argv)
 		rc = cli_check_memory(&o, bytes, what, "choose larger blocks (--block)");
 	}
 	if (!rc) {
-		/* About 19 ns a sine-cosine pair on 2 threads of a 2020s machine
-		 * (precision -n 1e6: 3.7 s): refused before it starts. */
+		/* wall time with the computation's threads, by the library's cost model:
+		 * refused before it starts */
 		char what[96];
 		snprintf(what, sizeof(what), "the error curves of %llu positions at d=%zu",
 		         (unsigned long long)n, d);
-		rc = cli_check_time(&o, pe_precision_curve_work(d, n, precs, nprec) * 1.9e-8, what,
-		                    "choose fewer positions (-n) or precisions");
+		rc = cli_check_time(
+		        &o, pe_precision_curve_seconds(s, d, o.start, n, precs, nprec, block, 0),
+		        what, "choose fewer positions (-n) or precisions");
 	}
 	struct pe_precision_curve *c = NULL;
 	if (!rc) {

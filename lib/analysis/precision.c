@@ -68,77 +68,6 @@ const char *pe_precision_name(struct pe_precision p, char *buf, size_t cap)
 	return buf;
 }
 
-static inline double round_f32(double x)
-{
-	/* C11 6.3.1.5: the conversion rounds in the current mode, to nearest by default. */
-	return (double)(float)x;
-}
-
-static inline double round_bf16(double x)
-{
-	float f = (float)x;
-	uint32_t u;
-	memcpy(&u, &f, sizeof(u));
-	if ((u & 0x7f800000u) == 0x7f800000u) {
-		/* infinities stay; a NaN keeps a quiet NaN's payload bit */
-		if (u & 0x007fffffu)
-			u |= 0x00400000u;
-		u &= 0xffff0000u;
-	} else {
-		/* ties to even: add 0x7fff plus the bit that will become the last one */
-		u += 0x7fffu + ((u >> 16) & 1u);
-		u &= 0xffff0000u;
-	}
-	memcpy(&f, &u, sizeof(f));
-	return (double)f;
-}
-
-/* 2^k as a double, for -1022 <= k <= 1023 (built from its bits: no libm call). */
-static inline double pow2i(int k)
-{
-	uint64_t b = (uint64_t)(k + 1023) << 52;
-	double d;
-	memcpy(&d, &b, sizeof(d));
-	return d;
-}
-
-static inline double round_f16(double x)
-{
-	if (!isfinite(x) || x == 0.0)
-		return x;
-	double a = fabs(x);
-	/* a = f * 2^e, 0.5 <= f < 1: the leading bit has weight 2^(e-1); 11 significant bits
-	 * from there down, and subnormals (a < 2^-14) a fixed step of 2^-24 */
-	int step = -24;
-	if (a >= 0x1p-14) {
-		uint64_t b;
-		memcpy(&b, &a, sizeof(b));
-		step = (int)((b >> 52) & 0x7ff) - 1022 - 11;
-	}
-	/* exact scalings by powers of two; y < 2^11, so adding and taking away 2^52 rounds it to a
-	 * whole number, ties to even (as nearbyint in the default mode, without a libm call) */
-	double y = a * pow2i(-step);
-	double q = (y + 0x1p52) - 0x1p52;
-	double r = q * pow2i(step);
-	if (r > 65504.0)
-		r = INFINITY;
-	return x < 0 ? -r : r;
-}
-
-static inline double round_to(enum pe_float f, double x)
-{
-	switch (f) {
-	case PE_FLOAT_F32:
-		return round_f32(x);
-	case PE_FLOAT_BF16:
-		return round_bf16(x);
-	case PE_FLOAT_F16:
-		return round_f16(x);
-	default:
-		return x;
-	}
-}
-
 /* The exported names; the recipe below calls the inline ones. */
 double pe_round_f32(double x)
 {
@@ -330,19 +259,45 @@ void pe_rope_model_free(struct pe_rope_model *m)
 }
 
 /* One pair of a float32 model, scalar: lanes the row kernel leaves out. */
-static void f32_pair(const struct pe_rope_model *m, double mr, double att, size_t i, double *c,
-                     double *s)
+static void f32_pair(double theta, int scaled, double mr, double att, double *c, double *s)
 {
-	double a = round_f32(mr * m->theta[i]), sv, cv;
+	double a = round_f32(mr * theta), sv, cv;
 	sincos_fast(a, &sv, &cv);
 	cv = op_round(PE_FLOAT_F32, cv);
 	sv = op_round(PE_FLOAT_F32, sv);
-	if (m->att != 1.0) {
+	if (scaled) {
 		cv = op_round(PE_FLOAT_F32, cv * att);
 		sv = op_round(PE_FLOAT_F32, sv * att);
 	}
-	c[i] = cv;
-	s[i] = sv;
+	*c = cv;
+	*s = sv;
+}
+
+/* The float32 row of @h frequencies @theta at the rounded position @mr, stored as @S. */
+static void f32_row(const double *theta, size_t h, int scaled, double mr, double att,
+                    enum pe_float S, double *c, double *s)
+{
+	unsigned char bad[PE_PREC_LANES];
+	for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
+		size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
+		if (!pe_prec_f32_row(theta + i0, w, mr, att, scaled, c + i0, s + i0, bad))
+			continue;
+		for (size_t i = i0; i < i0 + w; i++)
+			if (bad[i - i0])
+				f32_pair(theta[i], scaled, mr, att, &c[i], &s[i]);
+	}
+	for (size_t i = 0; S != PE_FLOAT_F32 && i < h; i++) {
+		c[i] = round_to(S, c[i]);
+		s[i] = round_to(S, s[i]);
+	}
+}
+
+void pe_rope_model_pairs_some(const struct pe_rope_model *m, double pos, const uint32_t *idx,
+                              size_t n, double *theta, double *c, double *s)
+{
+	for (size_t j = 0; j < n; j++)
+		theta[j] = m->theta[idx[j]];
+	f32_row(theta, n, m->att != 1.0, round_f32(pos), round_f32(m->att), m->prec.store, c, s);
 }
 
 void pe_rope_model_pairs(const struct pe_rope_model *m, double pos, double *angle, double *c,
@@ -382,38 +337,42 @@ void pe_rope_model_pairs(const struct pe_rope_model *m, double pos, double *angl
 	double mr = round_to(R, pos), att = round_f32(m->att);
 	if (R == PE_FLOAT_F32) {
 		/* the vectorised row, then the storage's rounding */
-		unsigned char bad[PE_PREC_LANES];
-		for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
-			size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
-			if (!pe_prec_f32_row(m->theta + i0, w, mr, att, m->att != 1.0, c + i0,
-			                     s + i0, bad))
-				continue;
-			for (size_t i = i0; i < i0 + w; i++)
-				if (bad[i - i0])
-					f32_pair(m, mr, att, i, c, s);
-		}
-		for (size_t i = 0; S != PE_FLOAT_F32 && i < h; i++) {
-			c[i] = round_to(S, c[i]);
-			s[i] = round_to(S, s[i]);
-		}
+		f32_row(m->theta, h, m->att != 1.0, mr, att, S, c, s);
 		for (size_t i = 0; angle && i < h; i++)
 			angle[i] = round_f32(mr * m->theta[i]);
 		return;
 	}
-	for (size_t i = 0; i < h; i++) {
+	/*
+	 * bfloat16, float16: the angles here, the float32 sine-cosine of a row
+	 * of them vectorised (in c[], s[] in place), each lane then rounded on
+	 * here; a flagged lane takes the whole recipe.
+	 */
+	unsigned char bad[PE_PREC_LANES];
+	for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
+		size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
 		/* both factors hold at most 24 bits: their double product is exact */
-		double a = round_to(R, mr * m->theta[i]), sv, cv;
-		sincos_fast(a, &sv, &cv);
-		cv = op_round(R, cv);
-		sv = op_round(R, sv);
-		if (m->att != 1.0) {
-			cv = op_round(R, cv * att);
-			sv = op_round(R, sv * att);
+		for (size_t i = i0; i < i0 + w; i++)
+			c[i] = round_to(R, mr * m->theta[i]);
+		for (size_t i = i0; angle && i < i0 + w; i++)
+			angle[i] = c[i];
+		int any = pe_prec_f32_sincos_row(c + i0, w, c + i0, s + i0, bad);
+		for (size_t i = i0; i < i0 + w; i++) {
+			double cv = c[i], sv = s[i];
+			if (any && bad[i - i0]) {
+				sincos_fast(round_to(R, mr * m->theta[i]), &sv, &cv);
+				cv = round_f32(cv);
+				sv = round_f32(sv);
+			}
+			/* op_round(R, x): x is a float32 number already */
+			cv = round_to(R, cv);
+			sv = round_to(R, sv);
+			if (m->att != 1.0) {
+				cv = op_round(R, cv * att);
+				sv = op_round(R, sv * att);
+			}
+			c[i] = round_to(S, cv);
+			s[i] = round_to(S, sv);
 		}
-		c[i] = round_to(S, cv);
-		s[i] = round_to(S, sv);
-		if (angle)
-			angle[i] = a;
 	}
 }
 
@@ -465,54 +424,96 @@ enum pe_status pe_precision_encode(const struct pe_scheme *s, size_t d, uint64_t
 }
 
 /* One pair of pe_rope_model_exact_fast(), scalar: lanes the row kernel leaves out. */
-static void exact_fast_pair(const struct pe_rope_model *m, double pos, size_t i, double *c,
-                            double *s)
+static void exact_fast_pair(double theta, double att, double pos, double *c, double *s)
 {
-	double hi = pos * m->theta[i], lo = fma(pos, m->theta[i], -hi), sh, ch;
+	double hi = pos * theta, lo = fma(pos, theta, -hi), sh, ch;
 	sincos_fast(hi, &sh, &ch);
 	if (fabs(lo) < 1e-4) {
 		double sl = lo - lo * lo * lo / 6.0, cl = 1.0 - lo * lo / 2.0;
-		s[i] = (sh * cl + ch * sl) * m->att;
-		c[i] = (ch * cl - sh * sl) * m->att;
+		*s = (sh * cl + ch * sl) * att;
+		*c = (ch * cl - sh * sl) * att;
 	} else {
-		s[i] = (sh * cos(lo) + ch * sin(lo)) * m->att;
-		c[i] = (ch * cos(lo) - sh * sin(lo)) * m->att;
+		*s = (sh * cos(lo) + ch * sin(lo)) * att;
+		*c = (ch * cos(lo) - sh * sin(lo)) * att;
+	}
+}
+
+/* The exact row of @h frequencies @theta (the model's, or some of them). */
+static void exact_row(const double *theta, size_t h, double att, double pos, double *c, double *s)
+{
+	unsigned char bad[PE_PREC_LANES];
+	for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
+		size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
+		if (!pe_prec_exact_row(theta + i0, w, pos, att, c + i0, s + i0, bad))
+			continue;
+		for (size_t i = i0; i < i0 + w; i++)
+			if (bad[i - i0])
+				exact_fast_pair(theta[i], att, pos, &c[i], &s[i]);
 	}
 }
 
 void pe_rope_model_exact_fast(const struct pe_rope_model *m, double pos, double *c, double *s)
 {
-	size_t h = m->d_rot / 2;
-	unsigned char bad[PE_PREC_LANES];
-	for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
-		size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
-		if (!pe_prec_exact_row(m->theta + i0, w, pos, m->att, c + i0, s + i0, bad))
-			continue;
-		for (size_t i = i0; i < i0 + w; i++)
+	exact_row(m->theta, m->d_rot / 2, m->att, pos, c, s);
+}
+
+void pe_rope_model_exact_some(const struct pe_rope_model *m, double pos, const uint32_t *idx,
+                              size_t n, double *theta, double *c, double *s)
+{
+	for (size_t j = 0; j < n; j++)
+		theta[j] = m->theta[idx[j]];
+	exact_row(theta, n, m->att, pos, c, s);
+}
+
+void pe_rope_model_exact_f32_some(const struct pe_rope_model *ex, const struct pe_rope_model *m,
+                                  double pos, const uint32_t *idx, size_t n, double *theta,
+                                  double *ec, double *es, double *c, double *s)
+{
+	double *th32 = theta + n, mr = round_f32(pos), att = round_f32(m->att);
+	int scaled = m->att != 1.0;
+	for (size_t j = 0; j < n; j++) {
+		theta[j] = ex->theta[idx[j]];
+		th32[j] = m->theta[idx[j]];
+	}
+	unsigned char bad[PE_PREC_LANES], bad32[PE_PREC_LANES];
+	for (size_t i0 = 0; i0 < n; i0 += PE_PREC_LANES) {
+		size_t w = n - i0 < PE_PREC_LANES ? n - i0 : PE_PREC_LANES;
+		int any =
+		        pe_prec_exact_f32_row(theta + i0, th32 + i0, w, pos, ex->att, mr, att,
+		                              scaled, ec + i0, es + i0, c + i0, s + i0, bad, bad32);
+		for (size_t i = i0; any && i < i0 + w; i++) {
 			if (bad[i - i0])
-				exact_fast_pair(m, pos, i, c, s);
+				exact_fast_pair(theta[i], ex->att, pos, &ec[i], &es[i]);
+			if (bad32[i - i0])
+				f32_pair(th32[i], scaled, mr, att, &c[i], &s[i]);
+		}
+	}
+	for (size_t i = 0; m->prec.store != PE_FLOAT_F32 && i < n; i++) {
+		c[i] = round_to(m->prec.store, c[i]);
+		s[i] = round_to(m->prec.store, s[i]);
 	}
 }
 
-void pe_rope_model_exact_f32(const struct pe_rope_model *ex, const struct pe_rope_model *m,
-                             double pos, double *ec, double *es, double *c, double *s)
+void pe_rope_model_exact_f32_at(const struct pe_rope_model *ex, const struct pe_rope_model *m,
+                                const double *pos, const double *thex, const double *th32, size_t n,
+                                double *ec, double *es, double *c, double *s)
 {
-	size_t h = ex->d_rot / 2;
-	double mr = round_f32(pos), att = round_f32(m->att);
+	double att = round_f32(m->att);
+	int scaled = m->att != 1.0;
 	unsigned char bad[PE_PREC_LANES], bad32[PE_PREC_LANES];
-	for (size_t i0 = 0; i0 < h; i0 += PE_PREC_LANES) {
-		size_t w = h - i0 < PE_PREC_LANES ? h - i0 : PE_PREC_LANES;
-		int any = pe_prec_exact_f32_row(ex->theta + i0, m->theta + i0, w, pos, ex->att, mr,
-		                                att, m->att != 1.0, ec + i0, es + i0, c + i0,
-		                                s + i0, bad, bad32);
+	for (size_t i0 = 0; i0 < n; i0 += PE_PREC_LANES) {
+		size_t w = n - i0 < PE_PREC_LANES ? n - i0 : PE_PREC_LANES;
+		int any =
+		        pe_prec_exact_f32_at(pos + i0, thex + i0, th32 + i0, w, ex->att, att,
+		                             scaled, ec + i0, es + i0, c + i0, s + i0, bad, bad32);
 		for (size_t i = i0; any && i < i0 + w; i++) {
 			if (bad[i - i0])
-				exact_fast_pair(ex, pos, i, ec, es);
+				exact_fast_pair(thex[i], ex->att, pos[i], &ec[i], &es[i]);
 			if (bad32[i - i0])
-				f32_pair(m, mr, att, i, c, s);
+				f32_pair(th32[i], scaled, round_f32(pos[i]), att, &c[i], &s[i]);
 		}
 	}
-	for (size_t i = 0; m->prec.store != PE_FLOAT_F32 && i < h; i++) {
+	for (size_t i = 0; m->prec.store != PE_FLOAT_F32 && i < n; i++) {
 		c[i] = round_to(m->prec.store, c[i]);
 		s[i] = round_to(m->prec.store, s[i]);
 	}

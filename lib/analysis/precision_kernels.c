@@ -17,32 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analysis/precision_internal.h"
+#include "analysis/precision_vec.h"
 #include "core/wide_clones.h"
-
-/* Eight lanes (GCC and clang vector extensions): one AVX-512 register, two
- * AVX2 ones, four SSE2 ones, as the clone the machine runs. */
-#define VL 8
-typedef double vd __attribute__((vector_size(8 * VL)));
-typedef int64_t vl __attribute__((vector_size(8 * VL)));
-typedef float vf __attribute__((vector_size(4 * VL)));
-
-#define SPLAT(x)     ((vd){x, x, x, x, x, x, x, x})
-#define SEL(m, a, b) ((vd)(((vl)(a) & (m)) | ((vl)(b) & ~(m))))
-#define VABS(x)                                                                                    \
-	((vd)((vl)(x) & (vl){INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX,     \
-	                     INT64_MAX, INT64_MAX}))
-/*
- * Comparisons as integer arithmetic on the bits: for doubles without their
- * sign the bit patterns order as the values (NaN above infinity), and the
- * difference of two such patterns is negative exactly when the first is
- * smaller: LT gives -1 or 0 per lane. Vector comparisons would need
- * AVX-512 DQ to become lanes again (GCC does them one at a time with
- * AVX-512F alone).
- */
-#define BITS(x)      ((vl)(x))
-#define LT(a, b)     (((a) - (b)) >> 63)
-#define ROUND_F32(x) __builtin_convertvector(__builtin_convertvector((x), vf), vd)
 
 /*
  * sincos_fast()'s Cody-Waite branch on eight lanes; ok: -1 where x is
@@ -97,70 +73,6 @@ static inline __attribute__((always_inline)) void two_product8(const vd *a, cons
 	*lo = ((ah * bh - *hi) + ah * bl + al * bh) + al * bl;
 }
 
-/* Lanes [i, i + VL) of a row: loaded from @src, or from a zero-padded copy
- * at the row's end. */
-static inline __attribute__((always_inline)) void load8(const double *src, size_t i, size_t h,
-                                                        vd *v)
-{
-	if (h - i >= VL) {
-		memcpy(v, src + i, sizeof(*v));
-		return;
-	}
-	double pad[VL] = {0};
-	memcpy(pad, src + i, (h - i) * sizeof(double));
-	memcpy(v, pad, sizeof(*v));
-}
-
-static inline __attribute__((always_inline)) void store8(double *dst, size_t i, size_t h,
-                                                         const vd *v)
-{
-	if (h - i >= VL)
-		memcpy(dst + i, v, sizeof(*v));
-	else
-		memcpy(dst + i, v, (h - i) * sizeof(double));
-}
-
-/*
- * The lanes' flags: the masks are kept as vectors (turning each into bytes
- * costs more than a lane's arithmetic) and made into bytes only when one is
- * bad, which the callers look at only then.
- */
-struct lane_flags {
-	vl all; /* the AND of every mask */
-	vl mask[PE_PREC_LANES / VL];
-};
-
-static inline __attribute__((always_inline)) void flags_start(struct lane_flags *f)
-{
-	f->all = BITS(SPLAT(0.0)) - 1;
-}
-
-static inline __attribute__((always_inline)) void flags8(struct lane_flags *f, size_t i, size_t h,
-                                                         const vl *ok)
-{
-	vl m = *ok;
-	/* lanes past the row's end are padding: fine */
-	if (h - i < VL)
-		for (size_t k = h - i; k < VL; k++)
-			m[k] = -1;
-	f->mask[i / VL] = m;
-	f->all &= m;
-}
-
-/* @return 1 and bad[] filled when a lane is bad, else 0 (bad[] untouched). */
-static inline __attribute__((always_inline)) int flags_end(const struct lane_flags *f, size_t h,
-                                                           unsigned char *bad)
-{
-	int fine = 1;
-	for (size_t k = 0; k < VL; k++)
-		fine &= f->all[k] != 0;
-	if (fine)
-		return 0;
-	for (size_t i = 0; i < h; i++)
-		bad[i] = f->mask[i / VL][i % VL] == 0;
-	return 1;
-}
-
 /*
  * Eight exact pairs: Dekker's product is exact away from overflow and
  * underflow. With the position 0 (every product 0, exact) or in [1, 2^60]
@@ -191,7 +103,11 @@ static inline __attribute__((always_inline)) void exact8(const double *theta, si
 	*c = (ch * cl - sh * sl) * *at;
 }
 
-/* Eight float32 pairs: the angle, its sine-cosine and the factor, each rounded to float32. */
+/*
+ * Eight float32 pairs: the angle, its sine-cosine and the factor, each
+ * rounded to float32 (the recipe's own polynomials; precision_fast.c has
+ * the row kernel, with shorter ones and the same bits).
+ */
 static inline __attribute__((always_inline)) void f32x8(const double *theta, size_t i, size_t h,
                                                         const vd *m, const vd *at, int scaled,
                                                         vd *c, vd *s, vl *ok)
@@ -283,6 +199,51 @@ int pe_prec_exact_f32_row(const double *theta, const double *theta32, size_t h, 
 	                       bad32);
 }
 
+/*
+ * exact_f32_lanes() with a position per lane (@pos): the candidates of
+ * several positions of the error curves in one call. The float32 position
+ * is each lane's rounded; exact_position()'s test is made per lane.
+ */
+WIDE_CLONES static int exact_f32_at_lanes(const double *pos, const double *theta,
+                                          const double *theta32, size_t h, double att, double att32,
+                                          int scaled, double *c, double *s, double *c32,
+                                          double *s32, unsigned char *bad, unsigned char *bad32)
+{
+	struct lane_flags f, f32;
+	flags_start(&f);
+	flags_start(&f32);
+	const vd at = SPLAT(att), at32 = SPLAT(att32);
+	const vl zero = BITS(SPLAT(0.0));
+	for (size_t i = 0; i < h; i += VL) {
+		vd p, cv, sv, cf, sf;
+		vl ok, ok32;
+		load8(pos, i, h, &p);
+		vd m = ROUND_F32(p);
+		/* positions are >= 0: 0 is the bit pattern 0 */
+		vl b = BITS(p), is0 = ~LT(zero, b);
+		vl inside = ~LT(b, BITS(SPLAT(1.0))) & ~LT(BITS(SPLAT(0x1p60)), b);
+		vl tiny = (is0 & (zero - 1)) | (~is0 & BITS(SPLAT(0x1p-800)));
+		exact8(theta, i, h, &p, &at, &tiny, &cv, &sv, &ok);
+		f32x8(theta32, i, h, &m, &at32, scaled, &cf, &sf, &ok32);
+		ok &= is0 | inside;
+		store8(s, i, h, &sv);
+		store8(c, i, h, &cv);
+		store8(s32, i, h, &sf);
+		store8(c32, i, h, &cf);
+		flags8(&f, i, h, &ok);
+		flags8(&f32, i, h, &ok32);
+	}
+	return flags_end(&f, h, bad) | flags_end(&f32, h, bad32) << 1;
+}
+
+int pe_prec_exact_f32_at(const double *pos, const double *theta, const double *theta32, size_t h,
+                         double att, double att32, int scaled, double *c, double *s, double *c32,
+                         double *s32, unsigned char *bad, unsigned char *bad32)
+{
+	return exact_f32_at_lanes(pos, theta, theta32, h, att, att32, scaled, c, s, c32, s32, bad,
+	                          bad32);
+}
+
 int pe_prec_exact_row(const double *theta, size_t h, double pos, double att, double *c, double *s,
                       unsigned char *bad)
 {
@@ -314,29 +275,6 @@ int pe_prec_f64_row(const double *theta, size_t h, double pos, double att, doubl
                     unsigned char *bad)
 {
 	return f64_lanes(theta, h, pos, att, c, s, bad);
-}
-
-WIDE_CLONES static int f32_lanes(const double *theta, size_t h, double mr, double att, int scaled,
-                                 double *c, double *s, unsigned char *bad)
-{
-	struct lane_flags f;
-	flags_start(&f);
-	const vd m = SPLAT(mr), at = SPLAT(att);
-	for (size_t i = 0; i < h; i += VL) {
-		vd cv, sv;
-		vl ok;
-		f32x8(theta, i, h, &m, &at, scaled, &cv, &sv, &ok);
-		store8(c, i, h, &cv);
-		store8(s, i, h, &sv);
-		flags8(&f, i, h, &ok);
-	}
-	return flags_end(&f, h, bad);
-}
-
-int pe_prec_f32_row(const double *theta, size_t h, double mr, double att, int scaled, double *c,
-                    double *s, unsigned char *bad)
-{
-	return f32_lanes(theta, h, mr, att, scaled, c, s, bad);
 }
 
 WIDE_CLONES static void err_lanes(size_t h, const double *pc, const double *ps, const double *ec,

@@ -200,10 +200,14 @@ struct pe_precision_curve {
  *
  * The exact values use pe_sincos_fast() on the double product and correct
  * by its rounding error (within 1e-15 of exact, far below any error shown).
- * A precision's values are recomputed only when its rounded position
- * changes (bfloat16 holds one position in 256 at 65536), so the cost is
- * about n * d_rot sine-cosine pairs per precision whose positions are
- * all distinct (f32, f64) and n * d_rot multiply-adds for the others.
+ * Every error is the same number as the largest |value - exact| over the
+ * pairs of pe_rope_model_pairs() and those exact values, bit for bit; the
+ * work is less (doc/precision.md, "Speed"): the exact row is turned from
+ * position to position and recomputed every 256, only the pairs that can
+ * hold the largest error are compared exactly, a float32 precision's pairs
+ * are pruned by bounds from their angles, and a precision's values are
+ * recomputed only when its rounded position changes (bfloat16 holds one
+ * position in 256 at 65536).
  *
  * @return PE_OK, the errors of pe_rope_model_init(), PE_EINVAL for block 0
  * or no precision, PE_ERANGE past PE_POSITION_MAX, PE_ENOMEM.
@@ -215,17 +219,21 @@ PE_API enum pe_status pe_precision_curve_compute(const struct pe_scheme *s, size
                                                  struct pe_precision_curve **out);
 
 /*
- * pe_precision_curve_work() - the work of pe_precision_curve_compute(), in
- * sine-cosine pairs
+ * pe_precision_curve_seconds() - the time pe_precision_curve_compute() with
+ * the same arguments is expected to take, in seconds of wall time with the
+ * threads it would use (@threads 0: 2), before starting it
  *
- * About n * d/2 pairs for the exact values and as many for each distinct
- * compute precision among @precs (f64, f32); bfloat16 and float16 ones,
- * recomputed only when their rounded position changes, count half. Callers
- * turn it into time (about 19 ns a pair with 2 threads of a 2020s machine) to refuse
- * work that would not finish in reasonable time, before starting it.
+ * A cost model of the code fitted on this project's machines (2-vCPU AMD
+ * EPYC VMs, AVX-512): per position and pair for the exact values, and per
+ * precision by how it is computed (a float32 precision is pruned to a few
+ * pairs per position, bfloat16 rows are recomputed rarely, float16 costs
+ * nothing past its overflow at 65520, f64 a row every position), more for
+ * positions past 5e7 and 1e15. Within about 2x there; callers refuse work
+ * over a time budget with it.
  */
-PE_API double pe_precision_curve_work(size_t d, uint64_t n, const struct pe_precision *precs,
-                                      size_t nprec);
+PE_API double pe_precision_curve_seconds(const struct pe_scheme *s, size_t d, uint64_t first,
+                                         uint64_t n, const struct pe_precision *precs, size_t nprec,
+                                         uint64_t block, unsigned threads);
 
 /* pe_precision_curve_destroy() - free a curve; NULL is a no-op */
 PE_API void pe_precision_curve_destroy(struct pe_precision_curve *c);
