@@ -54,6 +54,25 @@ static int put(int fd, const void *buf, size_t len, off_t at)
 	return 0;
 }
 
+/*
+ * tile[k * rows + a] = src[a * ld + k] for a < rows, k < cols: in blocks of
+ * 8 x 8, so that each cache line of the tile is written whole at once (the
+ * tile's columns are rows * 8 bytes apart, often a multiple of 4 KiB, which
+ * would map them all to one cache set).
+ */
+static void transpose(const double *src, size_t ld, size_t rows, size_t cols, double *tile)
+{
+	for (size_t a0 = 0; a0 < rows; a0 += 8) {
+		size_t na = rows - a0 < 8 ? rows - a0 : 8;
+		for (size_t k0 = 0; k0 < cols; k0 += 8) {
+			size_t nk = cols - k0 < 8 ? cols - k0 : 8;
+			for (size_t k = k0; k < k0 + nk; k++)
+				for (size_t a = a0; a < a0 + na; a++)
+					tile[k * rows + a] = src[a * ld + k];
+		}
+	}
+}
+
 /* @count cells as the file's bytes: doubles as they are, or rounded to float32. */
 static const void *cells(const double *x, size_t count, enum pe_dtype dtype, float *f32)
 {
@@ -118,9 +137,7 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 		/* the columns past the rows, as segments of the later rows */
 		for (size_t c0 = count; c0 < ld && st == PE_OK; c0 += TILE_COLS) {
 			size_t nc = ld - c0 < TILE_COLS ? ld - c0 : TILE_COLS;
-			for (size_t a = 0; a < count; a++)
-				for (size_t k = 0; k < nc; k++)
-					tile[k * count + a] = panel[a * ld + c0 + k];
+			transpose(panel + c0, ld, count, nc, tile);
 			const void *b = cells(tile, nc * count, dtype, f32);
 			for (size_t k = 0; k < nc && st == PE_OK; k++) {
 				off_t at = hdr + (off_t)(((r0 + c0 + k) * n + r0) * es);
@@ -209,9 +226,7 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
 		/* the columns past the rows, for the later rows */
 		for (size_t c0 = count; c0 < ld && st == PE_OK; c0 += TILE_COLS) {
 			size_t nc = ld - c0 < TILE_COLS ? ld - c0 : TILE_COLS;
-			for (size_t a = 0; a < count; a++)
-				for (size_t k = 0; k < nc; k++)
-					tile[k * count + a] = panel[a * ld + c0 + k];
+			transpose(panel + c0, ld, count, nc, tile);
 			for (size_t k = 0; k < nc && st == PE_OK; k++) {
 				off_t at = (off_t)(((r0 + c0 + k) * n + r0) * sizeof(double));
 				if (put(sfd, tile + k * count, count * sizeof(double), at) != 0) {

@@ -201,7 +201,17 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 				s += x[k] * x[k];
 			g->sq[a] = s;
 		}
-	} else if (m == PE_METRIC_CORR) {
+	} else {
+		/* cosine's norms, corr's centred norms, side by side for the
+		 * vectorised transform */
+		if (!(g->scale = malloc(n * sizeof(double))))
+			return PE_ENOMEM;
+		for (size_t a = 0; a < n; a++) {
+			g->scale[a] = m == PE_METRIC_COSINE ? t[a].norm : t[a].cnorm;
+			g->zero_scale |= g->scale[a] == 0.0;
+		}
+	}
+	if (m == PE_METRIC_CORR) {
 		/* Centred rows: the products are then the covariances themselves,
 		 * nothing to cancel against d * ma * mb. */
 		size_t count;
@@ -236,8 +246,10 @@ void pe_gram_release(struct pe_gram *g)
 {
 	pe_buffer_free(g->owned);
 	free(g->sq);
+	free(g->scale);
 	g->owned = NULL;
 	g->sq = NULL;
+	g->scale = NULL;
 }
 
 struct transform_job {
@@ -246,52 +258,86 @@ struct transform_job {
 	double *out;
 };
 
-static inline double l2_cell(const struct pe_gram *g, size_t a, size_t b, double ip)
+/* A cell whose Gram form may have lost digits: from the rows. */
+static double l2_direct(const struct pe_gram *g, size_t a, size_t b)
 {
-	if (a == b)
-		return 0.0;
-	double s = g->sq[a] + g->sq[b];
-	double d2 = s - 2.0 * ip;
-	if (d2 >= g->tau * s)
-		return sqrt(d2);
 	double x;
 	pe_rows_metric(PE_METRIC_L2, g->d, g->raw + a * g->d, 1, NULL, g->raw + b * g->d, 1, NULL,
 	               &x, 1);
 	return x;
 }
 
+/*
+ * One row's cells, in loops without branches that the compiler vectorises:
+ * every cell's formula, then the few exceptions (the diagonal, recomputed
+ * l2 cells, zero norms) fixed in a second look. The arithmetic of a cell is
+ * the one-cell formula's, so are its bits.
+ */
+static void l2_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
+{
+	const double *sq = g->sq + c0;
+	double sa = g->sq[a], tau = g->tau;
+	uint64_t signs = 0; /* the cells' bits or'ed: a sign bit marks a -1 */
+	for (size_t k = 0; k < nc; k++) {
+		double s = sa + sq[k];
+		double d2 = s - 2.0 * o[k];
+		double r = sqrt(d2);
+		/* d2 >= tau s >= 0 (s is a sum of squares, never -0): r is +0 or more */
+		double x = d2 >= tau * s ? r : -1.0; /* -1: recomputed below */
+		uint64_t bits;
+		memcpy(&bits, &x, sizeof(bits));
+		signs |= bits;
+		o[k] = x;
+	}
+	if (signs >> 63)
+		for (size_t k = 0; k < nc; k++)
+			if (o[k] < 0.0)
+				o[k] = l2_direct(g, a, c0 + k);
+	if (a >= c0 && a - c0 < nc)
+		o[a - c0] = 0.0;
+}
+
+static void cosine_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
+{
+	const double *nb = g->scale + c0;
+	double na = g->scale[a];
+	for (size_t k = 0; k < nc; k++)
+		o[k] = pe_clip(1.0 - o[k] / (na * nb[k]), 0.0, 2.0);
+	if (a >= c0 && a - c0 < nc && na > 0.0)
+		o[a - c0] = 0.0;
+}
+
+static void corr_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
+{
+	const double *cb = g->scale + c0;
+	double ca = g->scale[a];
+	for (size_t k = 0; k < nc; k++)
+		o[k] = pe_clip(o[k] / (ca * cb[k]), -1.0, 1.0);
+	if (ca == 0.0) {
+		for (size_t k = 0; k < nc; k++)
+			o[k] = NAN;
+		return;
+	}
+	if (g->zero_scale)
+		for (size_t k = 0; k < nc; k++)
+			if (cb[k] == 0.0)
+				o[k] = NAN;
+	if (a >= c0 && a - c0 < nc)
+		o[a - c0] = 1.0;
+}
+
 static enum pe_status transform_rows(void *ctx, size_t begin, size_t end)
 {
 	const struct transform_job *j = ctx;
 	const struct pe_gram *g = j->g;
-	const struct pe_posterm *t = g->t;
 	for (size_t i = begin; i < end; i++) {
-		size_t a = j->r0 + i;
 		double *o = j->out + i * j->ldo;
-		for (size_t k = 0; k < j->nc; k++) {
-			size_t b = j->c0 + k;
-			double ip = o[k];
-			switch (g->m) {
-			case PE_METRIC_L2:
-				o[k] = l2_cell(g, a, b, ip);
-				break;
-			case PE_METRIC_COSINE:
-				if (a == b && t[a].norm > 0.0)
-					o[k] = 0.0;
-				else
-					o[k] = pe_clip(1.0 - ip / (t[a].norm * t[b].norm), 0.0,
-					               2.0);
-				break;
-			default:
-				if (t[a].cnorm == 0.0 || t[b].cnorm == 0.0)
-					o[k] = NAN;
-				else if (a == b)
-					o[k] = 1.0;
-				else
-					o[k] = pe_clip(ip / (t[a].cnorm * t[b].cnorm), -1.0, 1.0);
-				break;
-			}
-		}
+		if (g->m == PE_METRIC_L2)
+			l2_row(g, j->r0 + i, j->c0, j->nc, o);
+		else if (g->m == PE_METRIC_COSINE)
+			cosine_row(g, j->r0 + i, j->c0, j->nc, o);
+		else
+			corr_row(g, j->r0 + i, j->c0, j->nc, o);
 	}
 	return PE_OK;
 }

@@ -216,6 +216,8 @@ struct pe_gram {
 	const struct pe_posterm *t; /* cosine: norm; corr: mean and cnorm */
 	double *owned;              /* centred copy (corr) */
 	double *sq;                 /* l2: |x|^2 per row */
+	double *scale;              /* cosine: |x|, corr: |x - mean|, per row */
+	int zero_scale;             /* some row's scale is 0 */
 	double tau;                 /* l2: recompute when d2 < tau (|a|^2 + |b|^2) */
 };
 

@@ -180,6 +180,26 @@ for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "co
     ok(g32.dtype == np.float32 and np.array_equal(g32, got.astype(np.float32), equal_nan=True),
        kind + " 1100 x 1100 --dtype f32: the f64 cells rounded to float32")
 
+# Several panels (1024 rows each at n = 4100, the last one 4 rows): each panel's columns reach the later
+# rows through a transposed tile (8 x 8 blocks, partial at the edges), its rows directly. The lower
+# triangle must be the upper one mirrored bit for bit, and the cells numpy's direct distances.
+NP_, DP_ = 4100, 16
+many = np.random.default_rng(29).standard_normal((NP_, DP_))
+many[4097] = many[5] * (1.0 + 1e-9)  # recomputed from rows, in the last panel's columns of row 5
+npy("many.npy", many.tolist())
+r = run(EXE, "distance", "-s", "file:path=many.npy", "-n", str(NP_), "-q", "-o", "many_l2.npy", cwd=wd)
+if ok(r.rc == 0, "l2 4100 x 4100 from several panels: runs", r.err):
+    got = np.load(os.path.join(wd, "many_l2.npy"))
+    ok(np.array_equal(got, got.T), "l2 4100 x 4100 (several panels): symmetric bit for bit")
+    worst = 0.0
+    for i0 in range(0, NP_, 256):
+        a = many[i0:i0 + 256]
+        want = np.sqrt(((a[:, None, :] - many[None, :, :]) ** 2).sum(-1))
+        sc = np.where(want == 0, 1.0, want)
+        worst = max(worst, float((np.abs(got[i0:i0 + 256] - want) / sc).max()))
+    ok(worst <= 1e-12, "l2 4100 x 4100 (several panels): within 1e-12 of numpy's direct values",
+       "worst %.3g" % worst)
+
 # Memory: a 4096 x 4096 matrix is 128 MiB; written from panels it takes a few panels of 32 MiB.
 # (Built without a BLAS the direct kernels fill the whole matrix: no panels.)
 npy("wide.npy", rng.standard_normal((4096, 16)).tolist())
