@@ -88,10 +88,24 @@ static inline double log_unit(double x)
 static void normals(uint64_t key, uint64_t k0, size_t count, double std, double *dst)
 {
 	double us[BATCH], ss[BATCH];
+	uint64_t states[BATCH];
 	for (size_t i0 = 0; i0 < count; i0 += BATCH) {
 		size_t nb = count - i0 < BATCH ? count - i0 : BATCH;
+		/* every element's first candidate, without a branch */
 		for (size_t i = 0; i < nb; i++) {
-			uint64_t state = mix(key + k0 + i0 + i);
+			uint64_t state = mix(key + k0 + i0 + i) + GOLDEN;
+			double u = uniform(mix(state));
+			state += GOLDEN;
+			double v = uniform(mix(state));
+			us[i] = u;
+			ss[i] = u * u + v * v;
+			states[i] = state;
+		}
+		/* the fifth or so rejected: the next candidates of their streams */
+		for (size_t i = 0; i < nb; i++) {
+			if (ss[i] > 0.0 && ss[i] < 1.0)
+				continue;
+			uint64_t state = states[i];
 			double u, s;
 			do {
 				state += GOLDEN;
