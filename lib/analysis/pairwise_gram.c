@@ -12,7 +12,9 @@
  * <= gamma_d |x|.|y|, and |x|.|y| <= (|x|^2 + |y|^2) / 2 by Cauchy-Schwarz),
  * a distance is recomputed from the rows whenever that bound could exceed
  * 1e-12 of it, so every cell stays within 1e-12 relative of the exact value
- * (up to d of about 4500; above, the direct kernel is used). Built without a BLAS
+ * (up to d of about 4500 in one product; wider rows are multiplied in
+ * chunks of columns, whose error bound grows with the chunk, see
+ * l2_chunk()). Built without a BLAS
  * (-Dblas=disabled or none found) pe_gram_usable() is false and callers keep
  * the direct kernels: the same values, slower.
  *
@@ -153,6 +155,8 @@ static int gemm_ready(void)
 /* A recompute threshold above this means most pairs would be recomputed:
  * the Gram form does not pay, the direct kernel is used. */
 #define TAU_MAX 0.5
+/* Columns of one product in the chunked l2 form (see l2_chunk()). */
+#define L2_CHUNK 4096
 
 static double l2_tau(size_t d)
 {
@@ -162,14 +166,37 @@ static double l2_tau(size_t d)
 	return (double)d * 0x1p-53 / 1e-12;
 }
 
+/*
+ * Columns per product for l2: all d while gamma_d allows (d up to about
+ * 4500, one product: the bits of every release before this), else chunks
+ * of at most L2_CHUNK columns, the products of later chunks added to the
+ * result by the BLAS itself (beta = 1). A cell is then a sum in which each
+ * of the d terms goes through at most kc + k roundings (its chunk's kc + 1
+ * terms, then one per later chunk), so the error bound is gamma_(kc + k)
+ * (Higham, section 3.1, for any order of summation): the depth, not d,
+ * sets the recompute threshold, and the Gram form stays exact to 1e-12 at
+ * any width. The squared norms are summed the same way.
+ */
+static size_t l2_chunk(size_t d, size_t *depth)
+{
+	if (l2_tau(d) <= TAU_MAX) {
+		*depth = d;
+		return d;
+	}
+	size_t k = (d + L2_CHUNK - 1) / L2_CHUNK, kc = (d + k - 1) / k;
+	*depth = kc + k;
+	return kc;
+}
+
 int pe_gram_usable(enum pe_metric m, size_t d)
 {
 #ifdef PE_CBLAS_LIBRARY
 	int fits = 0;
+	size_t depth;
 	if (m == PE_METRIC_COSINE || m == PE_METRIC_CORR)
 		fits = d >= 8;
 	else if (m == PE_METRIC_L2)
-		fits = d >= 8 && l2_tau(d) <= TAU_MAX;
+		fits = d >= 8 && (l2_chunk(d, &depth), l2_tau(depth) <= TAU_MAX);
 	return fits && gemm_ready();
 #else
 	(void)m;
@@ -188,7 +215,9 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 	g->raw = rows;
 	g->X = rows;
 	g->t = t;
-	g->tau = l2_tau(d);
+	size_t depth = d;
+	g->kc = m == PE_METRIC_L2 ? l2_chunk(d, &depth) : d;
+	g->tau = l2_tau(depth);
 	if (!pe_gram_usable(m, d) || n > INT_MAX || d > INT_MAX)
 		return PE_EUNSUPPORTED;
 	if (m == PE_METRIC_L2) {
@@ -197,8 +226,14 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 		for (size_t a = 0; a < n; a++) {
 			const double *x = rows + a * d;
 			double s = 0.0;
-			for (size_t k = 0; k < d; k++)
-				s += x[k] * x[k];
+			/* chunk by chunk, as the products (one chunk: the plain sum) */
+			for (size_t j = 0; j < d; j += g->kc) {
+				size_t e = d - j < g->kc ? d : j + g->kc;
+				double c = 0.0;
+				for (size_t k = j; k < e; k++)
+					c += x[k] * x[k];
+				s = j == 0 ? c : s + c;
+			}
 			g->sq[a] = s;
 		}
 	} else {
@@ -353,8 +388,13 @@ enum pe_status pe_gram_block(const struct pe_gram *g, size_t r0, size_t nr, size
 		return PE_EUNSUPPORTED;
 	/* One product for the whole rectangle: the BLAS spreads it over the
 	 * cores itself. */
-	gemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, 1.0, g->X + r0 * d,
-	     (int)d, g->X + c0 * d, (int)d, 0.0, out, (int)ldo);
+	size_t kc = g->kc ? g->kc : d;
+	for (size_t j = 0; j < d; j += kc) {
+		size_t kk = d - j < kc ? d - j : kc;
+		gemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)kk, 1.0,
+		     g->X + r0 * d + j, (int)d, g->X + c0 * d + j, (int)d, j == 0 ? 0.0 : 1.0, out,
+		     (int)ldo);
+	}
 #else
 	return PE_EUNSUPPORTED;
 #endif

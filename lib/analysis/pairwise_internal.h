@@ -219,6 +219,7 @@ struct pe_gram {
 	double *scale;              /* cosine: |x|, corr: |x - mean|, per row */
 	int zero_scale;             /* some row's scale is 0 */
 	double tau;                 /* l2: recompute when d2 < tau (|a|^2 + |b|^2) */
+	size_t kc;                  /* columns per product: d, or l2's chunks */
 };
 
 /* Whether the Gram path is built in and pays for metric @m at dimension @d. */

@@ -200,6 +200,23 @@ if ok(r.rc == 0, "l2 4100 x 4100 from several panels: runs", r.err):
     ok(worst <= 1e-12, "l2 4100 x 4100 (several panels): within 1e-12 of numpy's direct values",
        "worst %.3g" % worst)
 
+# Wide rows: past d = 4500 one product's error bound (gamma_d) would make most l2 cells recomputed, so
+# the products are summed in chunks of columns (two at d = 4608, three unequal ones at d = 9001), the
+# bound following the chunk. The cells must still hold 1e-12 of numpy's direct distances, including
+# a pair that cancels (recomputed from its rows).
+for NW, DW in ((120, 4608), (90, 9001)):
+    wide = np.random.default_rng(DW).standard_normal((NW, DW)) * 0.02
+    wide[7] = wide[3] * (1.0 + 1e-9)
+    npy("wide.npy", wide.tolist())
+    r = run(EXE, "distance", "-s", "file:path=wide.npy", "-n", str(NW), "-q", "-o", "wide_l2.npy", cwd=wd)
+    if ok(r.rc == 0, "l2 %d x %d (wide rows): runs" % (NW, DW), r.err):
+        got = np.load(os.path.join(wd, "wide_l2.npy"))
+        want = np.sqrt(((wide[:, None, :] - wide[None, :, :]) ** 2).sum(-1))
+        err = np.abs(got - want) / np.where(want == 0, 1.0, want)
+        ok(err.max() <= 1e-12 and np.array_equal(got, got.T),
+           "l2 %d x %d (wide rows): within 1e-12 of numpy's direct values, symmetric" % (NW, DW),
+           "worst %.3g" % err.max())
+
 # Memory: a 4096 x 4096 matrix is 128 MiB; written from panels it takes a few panels of 32 MiB.
 # (Built without a BLAS the direct kernels fill the whole matrix: no panels.)
 npy("wide.npy", rng.standard_normal((4096, 16)).tolist())
@@ -240,6 +257,21 @@ ok(r.returncode == 0 and names and not [n for n in names if "blas" in n],
 r, names = libraries_opened(["distance", "-s", "file:path=" + os.path.join(wd, "table.npy"),
                              "-n", str(N), "-o", os.path.join(wd, "t.npy")])
 blas = [n for n in names if "blas" in n]
+# The learned heatmap has no cliff at d = 4608: its cells stay exact means (BLAS products, chunked
+# past d = 4500) while n^2 d is within the Gram budget, as at d = 4500; only beyond it are they sampled.
+if BUILT_WITH == "with-blas":
+    for dd in (4500, 4608):
+        log = os.path.join(wd, "boxes.txt")
+        if os.path.exists(log):
+            os.remove(log)
+        p = subprocess.run([EXE, "distance", "-s", "learned", "-n", "1024", "-d", str(dd), "-q", "-o",
+                            os.path.join(wd, "wide.png")], capture_output=True, timeout=300,
+                           env=dict(os.environ, POSENC_TEXT_BOXES=log))
+        texts = [line.rstrip("\n").partition("\t")[2] for line in open(log, encoding="utf-8")
+                 if line.startswith("text")] if os.path.exists(log) else []
+        ok(p.returncode == 0 and "L2 distance (mean per cell)" in texts and
+           not any("ampled" in t for t in texts),
+           "learned l2 heatmap n=1024 d=%d: exact cell means, no sampling note" % dd, str(texts[-3:]))
 if BUILT_WITH == "with-blas":
     ok(r.returncode == 0 and blas, "a file table's matrix opens the BLAS when it is first needed",
        sorted(names))
