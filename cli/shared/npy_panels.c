@@ -177,7 +177,7 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
  * and are read back when their row is written.
  */
 /* An unnamed file in $TMPDIR (or /tmp): tmpfile() would not look at TMPDIR. */
-static FILE *scratch_open(void)
+FILE *npy_panels_scratch_open(void)
 {
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
@@ -204,7 +204,7 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
 {
 	*compute_failed = 0;
 	size_t S = panel_rows(n);
-	FILE *scratch = scratch_open();
+	FILE *scratch = npy_panels_scratch_open();
 	if (!scratch) {
 		*compute_failed = 1;
 		return PE_EIO;
