@@ -37,8 +37,8 @@ static const char help[] =
         "Several schemes side by side (at most 8). A figure has one row per scheme:\n"
         "the encoding, the distance matrix, the correlation matrix and the distance vs\n"
         "correlation scatter, and below them the decay curves (mean dot product vs\n"
-        "offset) of every scheme. Narrower than 6 in (--width), each scheme takes two\n"
-        "rows of two panels.\n"
+        "offset; a log offset axis from 4096 positions on, without offset 0) of every\n"
+        "scheme. Narrower than 6 in (--width), each scheme takes two rows of two panels.\n"
         "\n"
         "-o FILE.csv writes a summary instead, one row per scheme: shortest and longest\n"
         "wavelength, distance and correlation ranges between distinct positions, mean\n"
@@ -339,8 +339,21 @@ static int draw(struct run *r)
 		         " (k = 0, %zu, %zu, ...)", step, 2 * step);
 	if (bottom && st == PE_OK)
 		st = pe_panel_set_title(bottom, btitle);
+	/* the longest curve decides: thousands of offsets go on a log axis, as decay's */
+	double kmax = 0.0;
+	for (size_t i = 0; bottom && i < r->count; i++) {
+		const struct cli_curve *c = &r->data[i].decay;
+		if (c->len > 0 && c->x[c->len - 1] > kmax)
+			kmax = c->x[c->len - 1];
+	}
+	bool log_k = kmax >= CLI_LOG_OFFSETS;
+	if (bottom) {
+		pe_panel_set_log(bottom, log_k, false);
+		pe_panel_set_integer_ticks(bottom, !log_k, false);
+	}
 	if (bottom && st == PE_OK)
-		st = pe_panel_set_xlabel(bottom, "offset k");
+		st = pe_panel_set_xlabel(bottom,
+		                         log_k ? "offset k (log axis, k = 0 off it)" : "offset k");
 	if (bottom && st == PE_OK)
 		st = pe_panel_set_ylabel(bottom, relative ? "relative" : "dot product");
 	if (!rc && st == PE_OK) {

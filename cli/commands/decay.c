@@ -18,7 +18,6 @@ enum { OPT_MAX_OFFSET = CLI_OPT_COMMAND, OPT_BOUND };
 
 #define MAX_SCHEMES        64
 #define DEFAULT_MAX_OFFSET 256
-#define LOG_OFFSETS        4096
 #define LEGEND_MAX         20
 
 static const char help[] =
@@ -210,7 +209,7 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		                         figure_title(schemes, count, vs, title, sizeof(title)));
 	pe_panel_set_integer_ticks(p, true, false);
 	/* thousands of offsets: a log axis shows the first few dozen too (offset 0 drops out) */
-	pe_panel_set_log(p, K >= LOG_OFFSETS, false);
+	pe_panel_set_log(p, K >= CLI_LOG_OFFSETS, false);
 	int rc;
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);

@@ -371,7 +371,7 @@ int cmd_report(int argc, char **argv)
 	if (!rc) {
 		r.n = r.s[0].data.v.vec.n;
 		/* Past a few thousand offsets a linear axis draws the decay as a solid band. */
-		r.log_offsets = r.n > 4096;
+		r.log_offsets = r.n > CLI_LOG_OFFSETS;
 		r.first = (unsigned long long)r.s[0].data.v.vec.first;
 		char date[64];
 		format_date(date, sizeof(date));

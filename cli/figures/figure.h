@@ -94,6 +94,14 @@ const char *cli_sampled_note(const struct pe_grid_info *info, char *buf, size_t 
 bool cli_decay_relative(enum cli_scale scale, const double *const *curves, size_t count);
 
 /*
+ * Decay curves over this many offsets or more go on a log offset axis
+ * (decay, compare's decay panel, report): on a linear one the first few
+ * dozen offsets, where RoPE's and ALiBi's curves differ most, are one
+ * pixel wide. Offset 0 drops out of a log axis; the figures say so.
+ */
+#define CLI_LOG_OFFSETS 4096
+
+/*
  * cli_figure_grid_cells() - how many cells a heatmap of n positions needs
  * to look exact at the figure's size: n, or about the pixel count across.
  */

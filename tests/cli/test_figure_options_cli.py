@@ -195,4 +195,13 @@ rc, err, path, texts = draw("corr", "-n", "2000", "-d", "64")
 t = [x for s, x in texts]
 ok(rc == 0 and not any("ampled" in x for x in t) and "Pearson correlation (mean per cell)" in t,
    "corr -n 2000: exact cell means, no sampling note", str(t[-3:]))
+# Decay over thousands of offsets on a log axis, in compare's panel as in decay (the first
+# dozens of offsets would be a pixel wide on a linear one); a short one stays linear.
+rc, err, path, texts = draw("compare", "-s", "rope", "-n", "5000", "-d", "32", "--panels", "decay")
+t = [x for s, x in texts]
+ok(rc == 0 and "offset k (log axis, k = 0 off it)" in t, "compare -n 5000: decay on a log axis",
+   str(t[-6:]))
+rc, err, path, texts = draw("compare", "-s", "rope", "-n", "500", "-d", "32", "--panels", "decay")
+t = [x for s, x in texts]
+ok(rc == 0 and "offset k" in t, "compare -n 500: decay on a linear axis", str(t[-6:]))
 done()
