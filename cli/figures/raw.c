@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <posenc/colormap.h>
@@ -184,6 +185,16 @@ static int matrix_to_scratch(const struct cli_common *o, const char *path,
 	memset(&file, 0, sizeof(file));
 	if (!(file.f = npy_panels_scratch_open()))
 		return -1;
+	/* Only with room to spare: a folder filled to the last block would
+	 * trouble everything else that writes there (the rows can be filled
+	 * without the file). */
+	struct statvfs fs;
+	double need = (double)n * (double)n * sizeof(double);
+	if (fstatvfs(fileno(file.f), &fs) != 0 ||
+	    (double)fs.f_bavail * (double)fs.f_frsize < 2.0 * need) {
+		fclose(file.f);
+		return -1;
+	}
 	file.name = (char *)path; /* the progress line's name; not freed */
 	int failed = 0;
 	enum pe_status st = npy_panels_write(&file, src, n, PE_DTYPE_F64, o, &failed);
