@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "analysis/pairwise_internal.h"
+#include "core/wide_clones.h"
 #include "scheme/encode_internal.h"
 
 #define GOLDEN 0x9e3779b97f4a7c15ull
@@ -84,6 +85,15 @@ static inline double log_unit(double x)
 	return e * ln2_hi + (2.0 * f * series + e * ln2_lo);
 }
 
+/* The accepted pairs' normals, std times: the same operations in every
+ * clone (WIDE_CLONES), the widest vectors the machine has. */
+WIDE_CLONES static void finish(const double *us, const double *ss, size_t nb, double std,
+                               double *dst)
+{
+	for (size_t i = 0; i < nb; i++)
+		dst[i] = std * (us[i] * sqrt(-2.0 * log_unit(ss[i]) / ss[i]));
+}
+
 /* std times the normals of elements k0 .. k0 + count - 1 into dst. */
 static void normals(uint64_t key, uint64_t k0, size_t count, double std, double *dst)
 {
@@ -117,8 +127,7 @@ static void normals(uint64_t key, uint64_t k0, size_t count, double std, double 
 			us[i] = u;
 			ss[i] = s;
 		}
-		for (size_t i = 0; i < nb; i++)
-			dst[i0 + i] = std * (us[i] * sqrt(-2.0 * log_unit(ss[i]) / ss[i]));
+		finish(us, ss, nb, std, dst + i0);
 	}
 }
 
