@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "analysis/pairwise_internal.h"
+#include "core/wide_clones.h"
 
 #ifdef PE_CBLAS_LIBRARY
 #include <cblas.h>
@@ -306,9 +307,10 @@ static double l2_direct(const struct pe_gram *g, size_t a, size_t b)
  * One row's cells, in loops without branches that the compiler vectorises:
  * every cell's formula, then the few exceptions (the diagonal, recomputed
  * l2 cells, zero norms) fixed in a second look. The arithmetic of a cell is
- * the one-cell formula's, so are its bits.
+ * the one-cell formula's, so are its bits, in every clone (WIDE_CLONES:
+ * the widest vectors the machine has).
  */
-static void l2_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
+WIDE_CLONES static void l2_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
 {
 	const double *sq = g->sq + c0;
 	double sa = g->sq[a], tau = g->tau;
@@ -332,7 +334,8 @@ static void l2_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, doub
 		o[a - c0] = 0.0;
 }
 
-static void cosine_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
+WIDE_CLONES static void cosine_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc,
+                                   double *o)
 {
 	const double *nb = g->scale + c0;
 	double na = g->scale[a];
@@ -342,7 +345,7 @@ static void cosine_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, 
 		o[a - c0] = 0.0;
 }
 
-static void corr_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
+WIDE_CLONES static void corr_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
 {
 	const double *cb = g->scale + c0;
 	double ca = g->scale[a];
