@@ -100,8 +100,8 @@ static const void *cells(const double *x, size_t count, enum pe_dtype dtype, flo
 /* Rows and columns of a piece in the overlapped writer: 18 MiB, two of
  * them, and segments of 12 KiB both ways (3x fewer system calls than the
  * 4 KiB mirrored segments of 512-row panels). */
-#define PIPE_ROWS 1536
-#define PIPE_COLS 1536
+#define PIPE_ROWS PE_PAIRWISE_PIECE
+#define PIPE_COLS PE_PAIRWISE_PIECE
 
 struct panel_out {
 	int fd;
@@ -358,6 +358,9 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
 		*compute_failed = 1;
 		return PE_EIO;
 	}
+	/* the products npy_panels_write() makes, so the same bits (see
+	 * pe_pairwise_rows_serial()) */
+	int serial = n > PIPE_ROWS && pe_pairwise_rows_serial(src, 1);
 	int sfd = fileno(scratch);
 	struct pe_matrix *block = pe_matrix_create(S, n);
 	double *panel = pe_buffer_alloc(S * n * sizeof(double));
@@ -429,6 +432,8 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
 	}
 	cli_progress_end(&prog);
 	int e = errno;
+	if (serial)
+		pe_pairwise_rows_serial(src, 0);
 	fclose(scratch);
 	pe_matrix_destroy(block);
 	pe_buffer_free(panel);

@@ -193,10 +193,20 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 	/* each 256-row product from the diagonal (or c0) on, as pe_pairwise_matrix()'s */
 	for (size_t p0 = r0; p0 < r0 + count && st == PE_OK; p0 += PE_PAIRWISE_PANEL) {
 		size_t np = n - p0 < PE_PAIRWISE_PANEL ? n - p0 : PE_PAIRWISE_PANEL;
-		size_t from = p0 > c0 ? p0 : c0;
-		if (from < c0 + nc)
-			st = pe_gram_block(&r->g, p0, np, from, c0 + nc - from,
+		/* Serial: cut at the pieces' columns (PE_PAIRWISE_PIECE from the
+		 * piece-aligned row above p0), so a writer of whole panels and one of
+		 * pieces make the same products: a product's shape can change the
+		 * last bit of its cells (OpenBLAS's edge kernels). */
+		size_t cut = r->g.serial ? PE_PAIRWISE_PIECE : n;
+		size_t end = c0 + nc, from = p0 > c0 ? p0 : c0;
+		while (from < end && st == PE_OK) {
+			size_t base = p0 / PE_PAIRWISE_PIECE * PE_PAIRWISE_PIECE;
+			size_t to = r->g.serial ? base + ((from - base) / cut + 1) * cut : end;
+			to = to < end ? to : end;
+			st = pe_gram_block(&r->g, p0, np, from, to - from,
 			                   dst + (p0 - r0) * ldd + (from - c0), ldd);
+			from = to;
+		}
 	}
 	/* below the diagonal within the rows: the mirror, as pe_pairwise_matrix() */
 	for (size_t a = 1; c0 == r0 && a < count && st == PE_OK; a++)

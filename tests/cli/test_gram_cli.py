@@ -200,6 +200,50 @@ if ok(r.rc == 0, "l2 4100 x 4100 from several panels: runs", r.err):
     ok(worst <= 1e-12, "l2 4100 x 4100 (several panels): within 1e-12 of numpy's direct values",
        "worst %.3g" % worst)
 
+# Past 1536 rows the NPY file is written by two threads (cli/shared/npy_panels.c): one computes
+# pieces of 1536 x 1536 cells on one BLAS thread while the other writes the previous piece, the
+# products cut by columns. Its bytes must be those of the row-order writer (standard output, a pipe:
+# whole 256-row products on the BLAS's threads), and the cells numpy's direct values. n = 3100: three
+# row panels (the last 28 rows), pieces with partial edges.
+NQ, DQ = 3100, 16
+piped = np.random.default_rng(31).standard_normal((NQ, DQ)) + 0.1 * (np.arange(NQ)[:, None] % 7)
+piped[3001] = piped[2] * (1.0 + 1e-9)  # an l2 cell recomputed from rows, in a later piece
+npy("piped.npy", piped.tolist())
+for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "cosine"]), ("corr", ["corr"])):
+    base = [EXE] + args + ["-s", "file:path=piped.npy", "-n", str(NQ), "-q"]
+    r1 = run(*base, "-o", kind + "_piped.npy", cwd=wd)
+    fifo = os.path.join(wd, kind + "_fifo.npy")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    p2 = subprocess.Popen(base + ["-o", fifo], stderr=subprocess.PIPE, cwd=wd)
+    with open(fifo, "rb") as f:
+        ordered = f.read()
+    err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
+    if not ok(r1.rc == 0 and p2.returncode == 0, kind + " 3100 x 3100 (overlapped pieces): runs",
+              r1.err + err2):
+        continue
+    with open(os.path.join(wd, kind + "_piped.npy"), "rb") as f:
+        ok(f.read() == ordered,
+           kind + " 3100 x 3100: NPY file (overlapped pieces) == NPY into a FIFO (row order), byte for byte")
+    got = np.load(os.path.join(wd, kind + "_piped.npy"))
+    worst = 0.0
+    for i0 in range(0, NQ, 256):
+        a = piped[i0:i0 + 256]
+        if kind == "l2":
+            want = np.sqrt(((a[:, None, :] - piped[None, :, :]) ** 2).sum(-1))
+            sc = np.where(want == 0, 1.0, want)
+        else:
+            x, y = (a, piped) if kind == "cosine" else (a - a.mean(1, keepdims=True),
+                                                       piped - piped.mean(1, keepdims=True))
+            c = (x[:, None, :] * y[None, :, :]).sum(-1) / (np.linalg.norm(x, axis=1)[:, None]
+                                                          * np.linalg.norm(y, axis=1)[None, :])
+            want = np.clip(1.0 - c, 0.0, 2.0) if kind == "cosine" else np.clip(c, -1.0, 1.0)
+            sc = 1.0
+        worst = max(worst, float((np.abs(got[i0:i0 + 256] - want) / sc).max()))
+    ok(worst <= 1e-12, kind + " 3100 x 3100 (overlapped pieces): within 1e-12 of numpy's direct values",
+       "worst %.3g" % worst)
+
 # Wide rows: past d = 4500 one product's error bound (gamma_d) would make most l2 cells recomputed, so
 # the products are summed in chunks of columns (two at d = 4608, three unequal ones at d = 9001), the
 # bound following the chunk. The cells must still hold 1e-12 of numpy's direct distances, including
