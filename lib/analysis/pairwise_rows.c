@@ -208,10 +208,14 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 			from = to;
 		}
 	}
-	/* below the diagonal within the rows: the mirror, as pe_pairwise_matrix() */
-	for (size_t a = 1; c0 == r0 && a < count && st == PE_OK; a++)
-		for (size_t b = 0; b < a; b++)
-			dst[a * ldd + b] = dst[b * ldd + a];
+	/* below the diagonal within the rows: the mirror, as pe_pairwise_matrix();
+	 * in 8 x 8 blocks (ldd is often a multiple of 4 KiB: a column read
+	 * cell by cell would fall in one cache set) */
+	for (size_t a0 = 0; c0 == r0 && a0 < count && st == PE_OK; a0 += 8)
+		for (size_t b0 = 0; b0 <= a0; b0 += 8)
+			for (size_t a = a0; a < a0 + 8 && a < count; a++)
+				for (size_t b = b0; b < b0 + 8 && b < a; b++)
+					dst[a * ldd + b] = dst[b * ldd + a];
 	return st;
 }
 
