@@ -207,12 +207,23 @@ static enum pe_status pipe_run(struct pipe *p, const struct panel_out *w, struct
                                int *compute_failed)
 {
 	pthread_t th;
-	if (pthread_create(&th, NULL, pipe_compute, p) != 0) {
-		*compute_failed = 1;
-		return PE_ENOMEM;
-	}
 	enum pe_status st = PE_OK;
 	struct piece u;
+	if (pthread_create(&th, NULL, pipe_compute, p) != 0) {
+		/* no thread (a memory limit): the same pieces, one after the other */
+		for (int first = 1;
+		     st == PE_OK && piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, first); first = 0) {
+			cli_progress_update(prog, u.r0);
+			st = pe_pairwise_rows_upper_cols(p->src, u.r0, u.count, u.c0, u.nc,
+			                                 p->buf[0], u.nc);
+			if (st != PE_OK) {
+				*compute_failed = 1;
+				break;
+			}
+			st = write_piece(w, u.r0, u.count, u.c0, u.nc, p->buf[0], u.nc);
+		}
+		return st;
+	}
 	for (size_t k = 0; st == PE_OK && piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, k == 0); k++) {
 		int slot = (int)(k & 1);
 		cli_progress_update(prog, u.r0);
