@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <posenc/colormap.h>
 #include <posenc/norm.h>
@@ -14,6 +16,7 @@
 #include "cli.h"
 #include "figures/figure.h"
 #include "shared/costs.h"
+#include "shared/npy_panels.h"
 #include "shared/output.h"
 #include "shared/pairwise_cli.h"
 #include "figures/raw.h"
@@ -138,6 +141,80 @@ static enum pe_status fill_pairwise(void *ctx, size_t r0, size_t count, double *
 	return pe_pairwise_rows_fill(ctx, r0, count, dst);
 }
 
+/*
+ * A learned or file table's matrix on the BLAS: its upper-triangle panels
+ * go once, each cell with its mirror, into an unnamed scratch file
+ * (npy_panels_write(): the page cache holds the matrix, not this process),
+ * which is then read in row order for the range and the image. That is
+ * the products of half the matrix, where filling rows (both triangles'
+ * products) after a range pass (the upper triangle's) costs three halves;
+ * the cells are the matrix's own bits, those of its NPY file.
+ */
+struct scratch_rows {
+	int fd;
+	off_t at; /* the first cell */
+	size_t n;
+};
+
+static enum pe_status fill_scratch(void *ctx, size_t r0, size_t count, double *dst)
+{
+	const struct scratch_rows *sr = ctx;
+	char *p = (char *)dst;
+	size_t want = count * sr->n * sizeof(double);
+	off_t at = sr->at + (off_t)(r0 * sr->n * sizeof(double));
+	while (want > 0) {
+		ssize_t got = pread(sr->fd, p, want, at);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return PE_EIO;
+		p += got;
+		want -= (size_t)got;
+		at += got;
+	}
+	return PE_OK;
+}
+
+/* The matrix of @src into a scratch file: *out open on it (the caller
+ * closes it), 0; -1 when the scratch file could not be written (the caller
+ * fills rows instead); else the CLI_FAILURE of a failed computation. */
+static int matrix_to_scratch(const struct cli_common *o, const char *path,
+                             struct pe_pairwise_rows *src, size_t n, FILE **out,
+                             struct scratch_rows *sr)
+{
+	*out = NULL;
+	struct cli_file file;
+	memset(&file, 0, sizeof(file));
+	if (!(file.f = npy_panels_scratch_open()))
+		return -1;
+	/* Only with room to spare: a folder filled to the last block would
+	 * trouble everything else that writes there (the rows can be filled
+	 * without the file). */
+	struct statvfs fs;
+	double need = (double)n * (double)n * sizeof(double);
+	if (fstatvfs(fileno(file.f), &fs) != 0 ||
+	    (double)fs.f_bavail * (double)fs.f_frsize < 2.0 * need) {
+		fclose(file.f);
+		return -1;
+	}
+	file.name = (char *)path; /* the progress line's name; not freed */
+	int failed = 0;
+	enum pe_status st = npy_panels_write(&file, src, n, PE_DTYPE_F64, o, &failed);
+	off_t end = st == PE_OK ? ftello(file.f) : -1;
+	if (st != PE_OK || end < 0 || fflush(file.f) != 0) {
+		fclose(file.f);
+		if (failed)
+			return cli_error("computing the raw heatmap's cells failed: %s",
+			                 pe_status_str(st));
+		return -1;
+	}
+	sr->fd = fileno(file.f);
+	sr->n = n;
+	sr->at = end - (off_t)(n * n * sizeof(double));
+	*out = file.f;
+	return 0;
+}
+
 int write_raw(const struct cli_common *o, const char *path, const struct pe_vectors *v,
               enum pe_metric m)
 {
@@ -165,9 +242,22 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 	struct raw_source s = {v->n, v->n, fill_pairwise, src};
 	double *buf = chunk_buffer(v->n);
 	struct pe_norm data = pe_norm_empty(), norm;
+	FILE *scratch = NULL;
+	struct scratch_rows sr;
 	if (!buf) {
 		rc = cli_error("writing '%s' failed: %s", path, pe_status_str(PE_ENOMEM));
 		goto done;
+	}
+	if (pe_pairwise_rows_streams(src) && !pe_pairwise_rows_structured(src) &&
+	    npy_panels_host_ok()) {
+		rc = matrix_to_scratch(o, path, src, v->n, &scratch, &sr);
+		if (rc > 0)
+			goto done;
+		rc = 0;
+		if (scratch) {
+			s.fill = fill_scratch;
+			s.ctx = &sr;
+		}
 	}
 	/* The data's range only where the limits depend on it: corr's
 	 * symmetric scale is -1..1 (its diagonal is 1), and two given limits
@@ -177,7 +267,8 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 	if (is_signed && !one)
 		data = (struct pe_norm){-1.0, 1.0};
 	else if (!given && !(is_signed && one)) {
-		st = pe_pairwise_rows_range(src, &data.vmin, &data.vmax);
+		st = scratch ? source_range(&s, buf, &data)
+		             : pe_pairwise_rows_range(src, &data.vmin, &data.vmax);
 		if (st == PE_ERANGE)
 			data = pe_norm_empty();
 		else if (st != PE_OK) {
@@ -190,6 +281,8 @@ int write_raw(const struct cli_common *o, const char *path, const struct pe_vect
 	if (!rc)
 		rc = stream(o, path, &s, buf, cm, &norm);
 done:
+	if (scratch)
+		fclose(scratch);
 	pe_buffer_free(buf);
 	pe_pairwise_rows_destroy(src);
 	return rc;

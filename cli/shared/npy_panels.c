@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,19 @@
 
 /* Bytes of a panel: S rows of up to n doubles. */
 #define PANEL_BYTES ((size_t)32 << 20)
+/* Rows of a panel at least: the mirrored columns go out as segments of S
+ * cells, and below 4 KiB (512 doubles) the kernel's cost per byte grows
+ * (more system calls, each page written in more pieces): at n = 16384 a
+ * 32 MiB panel of 256 rows cost 4.8 s of system time where 512 rows cost
+ * about 4x n = 8192's, the same per byte. */
+#define PANEL_MIN_ROWS 512
+
+/* Rows of a panel for an n x n matrix: a multiple of PE_PAIRWISE_PANEL. */
+static size_t panel_rows(size_t n)
+{
+	size_t S = PANEL_BYTES / sizeof(double) / n / PE_PAIRWISE_PANEL * PE_PAIRWISE_PANEL;
+	return S < PANEL_MIN_ROWS ? PANEL_MIN_ROWS : S;
+}
 /* Columns turned into segments at a time (a tile read row by row). */
 #define TILE_COLS 64
 
@@ -54,6 +68,25 @@ static int put(int fd, const void *buf, size_t len, off_t at)
 	return 0;
 }
 
+/*
+ * tile[k * rows + a] = src[a * ld + k] for a < rows, k < cols: in blocks of
+ * 8 x 8, so that each cache line of the tile is written whole at once (the
+ * tile's columns are rows * 8 bytes apart, often a multiple of 4 KiB, which
+ * would map them all to one cache set).
+ */
+static void transpose(const double *src, size_t ld, size_t rows, size_t cols, double *tile)
+{
+	for (size_t a0 = 0; a0 < rows; a0 += 8) {
+		size_t na = rows - a0 < 8 ? rows - a0 : 8;
+		for (size_t k0 = 0; k0 < cols; k0 += 8) {
+			size_t nk = cols - k0 < 8 ? cols - k0 : 8;
+			for (size_t k = k0; k < k0 + nk; k++)
+				for (size_t a = a0; a < a0 + na; a++)
+					tile[k * rows + a] = src[a * ld + k];
+		}
+	}
+}
+
 /* @count cells as the file's bytes: doubles as they are, or rounded to float32. */
 static const void *cells(const double *x, size_t count, enum pe_dtype dtype, float *f32)
 {
@@ -64,14 +97,167 @@ static const void *cells(const double *x, size_t count, enum pe_dtype dtype, flo
 	return f32;
 }
 
+/* Rows and columns of a piece in the overlapped writer: 18 MiB, two of
+ * them, and segments of 12 KiB both ways (3x fewer system calls than the
+ * 4 KiB mirrored segments of 512-row panels). */
+#define PIPE_ROWS PE_PAIRWISE_PIECE
+#define PIPE_COLS PE_PAIRWISE_PIECE
+
+struct panel_out {
+	int fd;
+	off_t hdr;
+	size_t n, es;
+	enum pe_dtype dtype;
+	double *tile;
+	float *f32;
+};
+
+/* A piece of the upper triangle (pe_pairwise_rows_upper_cols()): rows [r0,
+ * r0 + count), columns [c0, c0 + nc), leading dimension @ld, to its places
+ * in the file: its rows' segments, and its columns right of the rows,
+ * mirrored, as segments of the later rows. */
+static enum pe_status write_piece(const struct panel_out *w, size_t r0, size_t count, size_t c0,
+                                  size_t nc, const double *piece, size_t ld)
+{
+	size_t n = w->n, es = w->es;
+	for (size_t a = 0; a < count; a++) {
+		off_t at = w->hdr + (off_t)(((r0 + a) * n + c0) * es);
+		if (put(w->fd, cells(piece + a * ld, nc, w->dtype, w->f32), nc * es, at) != 0)
+			return PE_EIO;
+	}
+	for (size_t k0 = c0 == r0 ? count : 0; k0 < nc; k0 += TILE_COLS) {
+		size_t nk = nc - k0 < TILE_COLS ? nc - k0 : TILE_COLS;
+		transpose(piece + k0, ld, count, nk, w->tile);
+		const void *b = cells(w->tile, nk * count, w->dtype, w->f32);
+		for (size_t k = 0; k < nk; k++) {
+			off_t at = w->hdr + (off_t)(((c0 + k0 + k) * n + r0) * es);
+			if (put(w->fd, (const char *)b + k * count * es, count * es, at) != 0)
+				return PE_EIO;
+		}
+	}
+	return PE_OK;
+}
+
+/* The overlapped writer's pieces in order: row panels of S rows, each in
+ * pieces of up to C >= S columns from its diagonal on. */
+struct piece {
+	size_t r0, count, c0, nc;
+};
+
+static int piece_next(size_t n, size_t S, size_t C, struct piece *p, int first)
+{
+	if (first) {
+		p->r0 = p->c0 = 0;
+	} else if ((p->c0 += p->nc) >= n) {
+		p->r0 += S;
+		p->c0 = p->r0;
+	}
+	if (p->r0 >= n)
+		return 0;
+	p->count = n - p->r0 < S ? n - p->r0 : S;
+	p->nc = n - p->c0 < C ? n - p->c0 : C;
+	return 1;
+}
+
+/*
+ * Products and writes overlapped: a thread computes piece k + 1 on one BLAS
+ * thread (pe_pairwise_rows_serial(): OpenBLAS's threads would otherwise
+ * spin between the calls, CPU time that computes nothing) while the caller
+ * writes piece k. The CPU time is that of one BLAS thread plus the writes,
+ * the wall time about the longer of the two.
+ */
+struct pipe {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;
+	struct pe_pairwise_rows *src;
+	size_t n;
+	double *buf[2];
+	int full[2];          /* slot holds a computed piece */
+	enum pe_status st[2]; /* its status */
+	int stop;             /* the writer gave up */
+};
+
+static void *pipe_compute(void *arg)
+{
+	struct pipe *p = arg;
+	struct piece u;
+	for (size_t k = 0; piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, k == 0); k++) {
+		int slot = (int)(k & 1);
+		pthread_mutex_lock(&p->lock);
+		while (p->full[slot] && !p->stop)
+			pthread_cond_wait(&p->changed, &p->lock);
+		int stop = p->stop;
+		pthread_mutex_unlock(&p->lock);
+		if (stop)
+			break;
+		enum pe_status st = pe_pairwise_rows_upper_cols(p->src, u.r0, u.count, u.c0, u.nc,
+		                                                p->buf[slot], u.nc);
+		pthread_mutex_lock(&p->lock);
+		p->st[slot] = st;
+		p->full[slot] = 1;
+		pthread_cond_broadcast(&p->changed);
+		pthread_mutex_unlock(&p->lock);
+		if (st != PE_OK)
+			break;
+	}
+	return NULL;
+}
+
+static enum pe_status pipe_run(struct pipe *p, const struct panel_out *w, struct cli_progress *prog,
+                               int *compute_failed)
+{
+	pthread_t th;
+	enum pe_status st = PE_OK;
+	struct piece u;
+	if (pthread_create(&th, NULL, pipe_compute, p) != 0) {
+		/* no thread (a memory limit): the same pieces, one after the other */
+		for (int first = 1;
+		     st == PE_OK && piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, first); first = 0) {
+			cli_progress_update(prog, u.r0);
+			st = pe_pairwise_rows_upper_cols(p->src, u.r0, u.count, u.c0, u.nc,
+			                                 p->buf[0], u.nc);
+			if (st != PE_OK) {
+				*compute_failed = 1;
+				break;
+			}
+			st = write_piece(w, u.r0, u.count, u.c0, u.nc, p->buf[0], u.nc);
+		}
+		return st;
+	}
+	for (size_t k = 0; st == PE_OK && piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, k == 0); k++) {
+		int slot = (int)(k & 1);
+		cli_progress_update(prog, u.r0);
+		pthread_mutex_lock(&p->lock);
+		while (!p->full[slot])
+			pthread_cond_wait(&p->changed, &p->lock);
+		st = p->st[slot];
+		pthread_mutex_unlock(&p->lock);
+		if (st != PE_OK) {
+			*compute_failed = 1;
+			break;
+		}
+		st = write_piece(w, u.r0, u.count, u.c0, u.nc, p->buf[slot], u.nc);
+		pthread_mutex_lock(&p->lock);
+		p->full[slot] = 0;
+		pthread_cond_broadcast(&p->changed);
+		pthread_mutex_unlock(&p->lock);
+	}
+	int e = errno;
+	pthread_mutex_lock(&p->lock);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(th, NULL);
+	errno = e;
+	return st;
+}
+
 enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *src, size_t n,
                                 enum pe_dtype dtype, const struct cli_common *o,
                                 int *compute_failed)
 {
 	*compute_failed = 0;
 	size_t es = dtype == PE_DTYPE_F32 ? 4 : 8;
-	size_t S = PANEL_BYTES / sizeof(double) / n / PE_PAIRWISE_PANEL * PE_PAIRWISE_PANEL;
-	S = S < PE_PAIRWISE_PANEL ? PE_PAIRWISE_PANEL : S;
 	size_t shape[2] = {n, n};
 	enum pe_status st = pe_npy_write_header(file->f, shape, 2, dtype);
 	if (st != PE_OK)
@@ -87,51 +273,54 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 	/* the disk blocks at once (ext4: less work per page); a full disk shows in the writes */
 	(void)fallocate(fd, FALLOC_FL_KEEP_SIZE, hdr, (off_t)total);
 #endif
-	double *panel = pe_buffer_alloc(S * n * sizeof(double));
+	/* Overlapped when there is more than one piece and the BLAS can be
+	 * made single-threaded; else whole panels on the BLAS's threads. */
+	int piped = n > PIPE_ROWS && pe_pairwise_rows_serial(src, 1);
+	size_t S = piped ? PIPE_ROWS : panel_rows(n);
+	size_t bytes = (piped ? PIPE_ROWS * PIPE_COLS : S * n) * sizeof(double);
+	double *panel = pe_buffer_alloc(bytes);
+	double *second = piped ? pe_buffer_alloc(bytes) : NULL;
 	double *tile = malloc(TILE_COLS * S * sizeof(double));
-	float *f32 = malloc((n > TILE_COLS * S ? n : TILE_COLS * S) * sizeof(float));
-	if (!panel || !tile || !f32) {
+	size_t nf = piped ? PIPE_COLS : n;
+	float *f32 = malloc((nf > TILE_COLS * S ? nf : TILE_COLS * S) * sizeof(float));
+	if (!panel || !tile || !f32 || (piped && !second)) {
 		pe_buffer_free(panel);
+		pe_buffer_free(second);
 		free(tile);
 		free(f32);
+		if (piped)
+			pe_pairwise_rows_serial(src, 0);
 		*compute_failed = 1;
 		return PE_ENOMEM;
 	}
+	struct panel_out w = {fd, hdr, n, es, dtype, tile, f32};
 	char doing[300];
 	snprintf(doing, sizeof(doing), "writing %s", file->name);
 	struct cli_progress prog;
 	cli_progress_start(&prog, o, doing, n);
-	for (size_t r0 = 0; r0 < n && st == PE_OK; r0 += S) {
+	if (piped) {
+		struct pipe p = {.src = src, .n = n, .buf = {panel, second}};
+		pthread_mutex_init(&p.lock, NULL);
+		pthread_cond_init(&p.changed, NULL);
+		st = pipe_run(&p, &w, &prog, compute_failed);
+		pthread_cond_destroy(&p.changed);
+		pthread_mutex_destroy(&p.lock);
+		pe_pairwise_rows_serial(src, 0);
+	}
+	for (size_t r0 = 0; !piped && r0 < n && st == PE_OK; r0 += S) {
 		cli_progress_update(&prog, r0);
-		size_t count = n - r0 < S ? n - r0 : S, ld = n - r0;
-		st = pe_pairwise_rows_upper(src, r0, count, panel, ld);
+		size_t count = n - r0 < S ? n - r0 : S;
+		st = pe_pairwise_rows_upper(src, r0, count, panel, n - r0);
 		if (st != PE_OK) {
 			*compute_failed = 1;
 			break;
 		}
-		/* the rows from column r0 on */
-		for (size_t a = 0; a < count && st == PE_OK; a++) {
-			off_t at = hdr + (off_t)(((r0 + a) * n + r0) * es);
-			if (put(fd, cells(panel + a * ld, ld, dtype, f32), ld * es, at) != 0)
-				st = PE_EIO;
-		}
-		/* the columns past the rows, as segments of the later rows */
-		for (size_t c0 = count; c0 < ld && st == PE_OK; c0 += TILE_COLS) {
-			size_t nc = ld - c0 < TILE_COLS ? ld - c0 : TILE_COLS;
-			for (size_t a = 0; a < count; a++)
-				for (size_t k = 0; k < nc; k++)
-					tile[k * count + a] = panel[a * ld + c0 + k];
-			const void *b = cells(tile, nc * count, dtype, f32);
-			for (size_t k = 0; k < nc && st == PE_OK; k++) {
-				off_t at = hdr + (off_t)(((r0 + c0 + k) * n + r0) * es);
-				if (put(fd, (const char *)b + k * count * es, count * es, at) != 0)
-					st = PE_EIO;
-			}
-		}
+		st = write_piece(&w, r0, count, r0, n - r0, panel, n - r0);
 	}
 	cli_progress_end(&prog);
 	int e = errno;
 	pe_buffer_free(panel);
+	pe_buffer_free(second);
 	free(tile);
 	free(f32);
 	/* the stream's position past the data, for whatever closes it */
@@ -148,7 +337,7 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
  * and are read back when their row is written.
  */
 /* An unnamed file in $TMPDIR (or /tmp): tmpfile() would not look at TMPDIR. */
-static FILE *scratch_open(void)
+FILE *npy_panels_scratch_open(void)
 {
 	const char *dir = getenv("TMPDIR");
 	if (!dir || !*dir)
@@ -174,13 +363,15 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
                                     int *compute_failed)
 {
 	*compute_failed = 0;
-	size_t S = PANEL_BYTES / sizeof(double) / n / PE_PAIRWISE_PANEL * PE_PAIRWISE_PANEL;
-	S = S < PE_PAIRWISE_PANEL ? PE_PAIRWISE_PANEL : S;
-	FILE *scratch = scratch_open();
+	size_t S = panel_rows(n);
+	FILE *scratch = npy_panels_scratch_open();
 	if (!scratch) {
 		*compute_failed = 1;
 		return PE_EIO;
 	}
+	/* the products npy_panels_write() makes, so the same bits (see
+	 * pe_pairwise_rows_serial()) */
+	int serial = n > PIPE_ROWS && pe_pairwise_rows_serial(src, 1);
 	int sfd = fileno(scratch);
 	struct pe_matrix *block = pe_matrix_create(S, n);
 	double *panel = pe_buffer_alloc(S * n * sizeof(double));
@@ -209,9 +400,7 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
 		/* the columns past the rows, for the later rows */
 		for (size_t c0 = count; c0 < ld && st == PE_OK; c0 += TILE_COLS) {
 			size_t nc = ld - c0 < TILE_COLS ? ld - c0 : TILE_COLS;
-			for (size_t a = 0; a < count; a++)
-				for (size_t k = 0; k < nc; k++)
-					tile[k * count + a] = panel[a * ld + c0 + k];
+			transpose(panel + c0, ld, count, nc, tile);
 			for (size_t k = 0; k < nc && st == PE_OK; k++) {
 				off_t at = (off_t)(((r0 + c0 + k) * n + r0) * sizeof(double));
 				if (put(sfd, tile + k * count, count * sizeof(double), at) != 0) {
@@ -254,6 +443,8 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
 	}
 	cli_progress_end(&prog);
 	int e = errno;
+	if (serial)
+		pe_pairwise_rows_serial(src, 0);
 	fclose(scratch);
 	pe_matrix_destroy(block);
 	pe_buffer_free(panel);

@@ -37,6 +37,10 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
                                     enum pe_dtype dtype, const struct cli_common *o,
                                     int *compute_failed);
 
+/* npy_panels_scratch_open() - an unnamed read-write file in $TMPDIR (or
+ * /tmp), gone when closed; NULL with errno on failure. */
+FILE *npy_panels_scratch_open(void);
+
 /* Whether this host's doubles and floats are the NPY file's little-endian bytes. */
 int npy_panels_host_ok(void);
 

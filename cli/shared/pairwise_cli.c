@@ -105,6 +105,7 @@ int pw_check_time(const struct cli_common *o, const struct pe_vectors *v, enum p
 		         out == PW_OUT_RAW ? "heatmap" : "matrix");
 	return cli_check_time(o, pw_estimate(v, m, out, format), what,
 	                      out == PW_OUT_FIGURE ? "lower -n or -d"
+	                      : out == PW_OUT_RAW  ? "lower -n or -d, or draw a figure (no --raw)"
 	                                           : "lower -n or -d, or draw a figure (-o x.png)");
 }
 

@@ -12,7 +12,9 @@
  * <= gamma_d |x|.|y|, and |x|.|y| <= (|x|^2 + |y|^2) / 2 by Cauchy-Schwarz),
  * a distance is recomputed from the rows whenever that bound could exceed
  * 1e-12 of it, so every cell stays within 1e-12 relative of the exact value
- * (up to d of about 4500; above, the direct kernel is used). Built without a BLAS
+ * (up to d of about 4500 in one product; wider rows are multiplied in
+ * chunks of columns, whose error bound grows with the chunk, see
+ * l2_chunk()). Built without a BLAS
  * (-Dblas=disabled or none found) pe_gram_usable() is false and callers keep
  * the direct kernels: the same values, slower.
  *
@@ -41,6 +43,7 @@
 #include <string.h>
 
 #include "analysis/pairwise_internal.h"
+#include "core/wide_clones.h"
 
 #ifdef PE_CBLAS_LIBRARY
 #include <cblas.h>
@@ -58,6 +61,9 @@ _Static_assert(_Generic(&cblas_dgemm, gemm_fn : 1, default : 0),
 
 static gemm_fn gemm;
 static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
+/* OpenBLAS's thread count (NULL for another BLAS: then nothing is changed) */
+static void (*set_threads)(int);
+static int (*get_threads)(void);
 
 #define MIB ((uint64_t)1 << 20)
 /* What OpenBLAS maps (measured with 0.3.21 under strace): its code and
@@ -142,6 +148,12 @@ static void gemm_open(void)
 	 * void * that dlsym returns; memcpy avoids the cast ISO C lacks. */
 	if (sym)
 		memcpy(&gemm, &sym, sizeof(gemm));
+	void *set = h ? dlsym(h, "openblas_set_num_threads") : NULL;
+	void *get = h ? dlsym(h, "openblas_get_num_threads") : NULL;
+	if (set && get) {
+		memcpy(&set_threads, &set, sizeof(set_threads));
+		memcpy(&get_threads, &get, sizeof(get_threads));
+	}
 }
 
 static int gemm_ready(void)
@@ -153,6 +165,8 @@ static int gemm_ready(void)
 /* A recompute threshold above this means most pairs would be recomputed:
  * the Gram form does not pay, the direct kernel is used. */
 #define TAU_MAX 0.5
+/* Columns of one product in the chunked l2 form (see l2_chunk()). */
+#define L2_CHUNK 4096
 
 static double l2_tau(size_t d)
 {
@@ -162,14 +176,37 @@ static double l2_tau(size_t d)
 	return (double)d * 0x1p-53 / 1e-12;
 }
 
+/*
+ * Columns per product for l2: all d while gamma_d allows (d up to about
+ * 4500, one product: the bits of every release before this), else chunks
+ * of at most L2_CHUNK columns, the products of later chunks added to the
+ * result by the BLAS itself (beta = 1). A cell is then a sum in which each
+ * of the d terms goes through at most kc + k roundings (its chunk's kc + 1
+ * terms, then one per later chunk), so the error bound is gamma_(kc + k)
+ * (Higham, section 3.1, for any order of summation): the depth, not d,
+ * sets the recompute threshold, and the Gram form stays exact to 1e-12 at
+ * any width. The squared norms are summed the same way.
+ */
+static size_t l2_chunk(size_t d, size_t *depth)
+{
+	if (l2_tau(d) <= TAU_MAX) {
+		*depth = d;
+		return d;
+	}
+	size_t k = (d + L2_CHUNK - 1) / L2_CHUNK, kc = (d + k - 1) / k;
+	*depth = kc + k;
+	return kc;
+}
+
 int pe_gram_usable(enum pe_metric m, size_t d)
 {
 #ifdef PE_CBLAS_LIBRARY
 	int fits = 0;
+	size_t depth;
 	if (m == PE_METRIC_COSINE || m == PE_METRIC_CORR)
 		fits = d >= 8;
 	else if (m == PE_METRIC_L2)
-		fits = d >= 8 && l2_tau(d) <= TAU_MAX;
+		fits = d >= 8 && (l2_chunk(d, &depth), l2_tau(depth) <= TAU_MAX);
 	return fits && gemm_ready();
 #else
 	(void)m;
@@ -188,7 +225,9 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 	g->raw = rows;
 	g->X = rows;
 	g->t = t;
-	g->tau = l2_tau(d);
+	size_t depth = d;
+	g->kc = m == PE_METRIC_L2 ? l2_chunk(d, &depth) : d;
+	g->tau = l2_tau(depth);
 	if (!pe_gram_usable(m, d) || n > INT_MAX || d > INT_MAX)
 		return PE_EUNSUPPORTED;
 	if (m == PE_METRIC_L2) {
@@ -197,11 +236,27 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 		for (size_t a = 0; a < n; a++) {
 			const double *x = rows + a * d;
 			double s = 0.0;
-			for (size_t k = 0; k < d; k++)
-				s += x[k] * x[k];
+			/* chunk by chunk, as the products (one chunk: the plain sum) */
+			for (size_t j = 0; j < d; j += g->kc) {
+				size_t e = d - j < g->kc ? d : j + g->kc;
+				double c = 0.0;
+				for (size_t k = j; k < e; k++)
+					c += x[k] * x[k];
+				s = j == 0 ? c : s + c;
+			}
 			g->sq[a] = s;
 		}
-	} else if (m == PE_METRIC_CORR) {
+	} else {
+		/* cosine's norms, corr's centred norms, side by side for the
+		 * vectorised transform */
+		if (!(g->scale = malloc(n * sizeof(double))))
+			return PE_ENOMEM;
+		for (size_t a = 0; a < n; a++) {
+			g->scale[a] = m == PE_METRIC_COSINE ? t[a].norm : t[a].cnorm;
+			g->zero_scale |= g->scale[a] == 0.0;
+		}
+	}
+	if (m == PE_METRIC_CORR) {
 		/* Centred rows: the products are then the covariances themselves,
 		 * nothing to cancel against d * ma * mb. */
 		size_t count;
@@ -236,8 +291,40 @@ void pe_gram_release(struct pe_gram *g)
 {
 	pe_buffer_free(g->owned);
 	free(g->sq);
+	free(g->scale);
 	g->owned = NULL;
 	g->sq = NULL;
+	g->scale = NULL;
+}
+
+/*
+ * A caller that overlaps the products with other work (writing the
+ * previous panel) runs them on one thread: OpenBLAS's threads otherwise
+ * spin between calls (sched_yield) for CPU time that computes nothing.
+ * The bits do not change with the thread count (each cell is summed in
+ * the same order; checked by sha1 on 8192 x 768 l2, cosine and corr).
+ * The count is set back to what it was (the user's OPENBLAS_NUM_THREADS,
+ * or what the memory limits allowed, see blas_fits()).
+ */
+int pe_gram_serial(struct pe_gram *g, int on)
+{
+#ifdef PE_CBLAS_LIBRARY
+	static int saved;
+	if (!gemm_ready() || !set_threads)
+		return 0;
+	if (on && !g->serial) {
+		saved = get_threads();
+		set_threads(1);
+	} else if (!on && g->serial && saved > 0) {
+		set_threads(saved);
+	}
+	g->serial = on;
+	return on;
+#else
+	(void)g;
+	(void)on;
+	return 0;
+#endif
 }
 
 struct transform_job {
@@ -246,52 +333,88 @@ struct transform_job {
 	double *out;
 };
 
-static inline double l2_cell(const struct pe_gram *g, size_t a, size_t b, double ip)
+/* A cell whose Gram form may have lost digits: from the rows. */
+static double l2_direct(const struct pe_gram *g, size_t a, size_t b)
 {
-	if (a == b)
-		return 0.0;
-	double s = g->sq[a] + g->sq[b];
-	double d2 = s - 2.0 * ip;
-	if (d2 >= g->tau * s)
-		return sqrt(d2);
 	double x;
 	pe_rows_metric(PE_METRIC_L2, g->d, g->raw + a * g->d, 1, NULL, g->raw + b * g->d, 1, NULL,
 	               &x, 1);
 	return x;
 }
 
+/*
+ * One row's cells, in loops without branches that the compiler vectorises:
+ * every cell's formula, then the few exceptions (the diagonal, recomputed
+ * l2 cells, zero norms) fixed in a second look. The arithmetic of a cell is
+ * the one-cell formula's, so are its bits, in every clone (WIDE_CLONES:
+ * the widest vectors the machine has).
+ */
+WIDE_CLONES static void l2_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
+{
+	const double *sq = g->sq + c0;
+	double sa = g->sq[a], tau = g->tau;
+	uint64_t signs = 0; /* the cells' bits or'ed: a sign bit marks a -1 */
+	for (size_t k = 0; k < nc; k++) {
+		double s = sa + sq[k];
+		double d2 = s - 2.0 * o[k];
+		double r = sqrt(d2);
+		/* d2 >= tau s >= 0 (s is a sum of squares, never -0): r is +0 or more */
+		double x = d2 >= tau * s ? r : -1.0; /* -1: recomputed below */
+		uint64_t bits;
+		memcpy(&bits, &x, sizeof(bits));
+		signs |= bits;
+		o[k] = x;
+	}
+	if (signs >> 63)
+		for (size_t k = 0; k < nc; k++)
+			if (o[k] < 0.0)
+				o[k] = l2_direct(g, a, c0 + k);
+	if (a >= c0 && a - c0 < nc)
+		o[a - c0] = 0.0;
+}
+
+WIDE_CLONES static void cosine_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc,
+                                   double *o)
+{
+	const double *nb = g->scale + c0;
+	double na = g->scale[a];
+	for (size_t k = 0; k < nc; k++)
+		o[k] = pe_clip(1.0 - o[k] / (na * nb[k]), 0.0, 2.0);
+	if (a >= c0 && a - c0 < nc && na > 0.0)
+		o[a - c0] = 0.0;
+}
+
+WIDE_CLONES static void corr_row(const struct pe_gram *g, size_t a, size_t c0, size_t nc, double *o)
+{
+	const double *cb = g->scale + c0;
+	double ca = g->scale[a];
+	for (size_t k = 0; k < nc; k++)
+		o[k] = pe_clip(o[k] / (ca * cb[k]), -1.0, 1.0);
+	if (ca == 0.0) {
+		for (size_t k = 0; k < nc; k++)
+			o[k] = NAN;
+		return;
+	}
+	if (g->zero_scale)
+		for (size_t k = 0; k < nc; k++)
+			if (cb[k] == 0.0)
+				o[k] = NAN;
+	if (a >= c0 && a - c0 < nc)
+		o[a - c0] = 1.0;
+}
+
 static enum pe_status transform_rows(void *ctx, size_t begin, size_t end)
 {
 	const struct transform_job *j = ctx;
 	const struct pe_gram *g = j->g;
-	const struct pe_posterm *t = g->t;
 	for (size_t i = begin; i < end; i++) {
-		size_t a = j->r0 + i;
 		double *o = j->out + i * j->ldo;
-		for (size_t k = 0; k < j->nc; k++) {
-			size_t b = j->c0 + k;
-			double ip = o[k];
-			switch (g->m) {
-			case PE_METRIC_L2:
-				o[k] = l2_cell(g, a, b, ip);
-				break;
-			case PE_METRIC_COSINE:
-				if (a == b && t[a].norm > 0.0)
-					o[k] = 0.0;
-				else
-					o[k] = pe_clip(1.0 - ip / (t[a].norm * t[b].norm), 0.0,
-					               2.0);
-				break;
-			default:
-				if (t[a].cnorm == 0.0 || t[b].cnorm == 0.0)
-					o[k] = NAN;
-				else if (a == b)
-					o[k] = 1.0;
-				else
-					o[k] = pe_clip(ip / (t[a].cnorm * t[b].cnorm), -1.0, 1.0);
-				break;
-			}
-		}
+		if (g->m == PE_METRIC_L2)
+			l2_row(g, j->r0 + i, j->c0, j->nc, o);
+		else if (g->m == PE_METRIC_COSINE)
+			cosine_row(g, j->r0 + i, j->c0, j->nc, o);
+		else
+			corr_row(g, j->r0 + i, j->c0, j->nc, o);
 	}
 	return PE_OK;
 }
@@ -307,12 +430,19 @@ enum pe_status pe_gram_block(const struct pe_gram *g, size_t r0, size_t nr, size
 		return PE_EUNSUPPORTED;
 	/* One product for the whole rectangle: the BLAS spreads it over the
 	 * cores itself. */
-	gemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)d, 1.0, g->X + r0 * d,
-	     (int)d, g->X + c0 * d, (int)d, 0.0, out, (int)ldo);
+	size_t kc = g->kc ? g->kc : d;
+	for (size_t j = 0; j < d; j += kc) {
+		size_t kk = d - j < kc ? d - j : kc;
+		gemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)nc, (int)kk, 1.0,
+		     g->X + r0 * d + j, (int)d, g->X + c0 * d + j, (int)d, j == 0 ? 0.0 : 1.0, out,
+		     (int)ldo);
+	}
 #else
 	return PE_EUNSUPPORTED;
 #endif
 	struct transform_job job = {g, r0, c0, nc, ldo, out};
+	if (g->serial)
+		return transform_rows(&job, 0, nr);
 	size_t grain = nc >= 65536 ? 1 : 65536 / nc;
 	return pe_parallel_for(nr, grain, transform_rows, &job);
 }

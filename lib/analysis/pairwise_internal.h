@@ -220,7 +220,11 @@ struct pe_gram {
 	const struct pe_posterm *t; /* cosine: norm; corr: mean and cnorm */
 	double *owned;              /* centred copy (corr) */
 	double *sq;                 /* l2: |x|^2 per row */
+	double *scale;              /* cosine: |x|, corr: |x - mean|, per row */
+	int zero_scale;             /* some row's scale is 0 */
 	double tau;                 /* l2: recompute when d2 < tau (|a|^2 + |b|^2) */
+	size_t kc;                  /* columns per product: d, or l2's chunks */
+	int serial;                 /* products and transform on the calling thread alone */
 };
 
 /* Whether the Gram path is built in and pays for metric @m at dimension @d. */
@@ -229,6 +233,9 @@ int pe_gram_usable(enum pe_metric m, size_t d);
 enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *rows, size_t n,
                             size_t d, const struct pe_posterm *t);
 void pe_gram_release(struct pe_gram *g);
+/* One BLAS thread and the transform on the caller (@on), or the BLAS's
+ * threads back as they were; 1 when the BLAS is single-threaded then. */
+int pe_gram_serial(struct pe_gram *g, int on);
 /* The terms of every row, as pe_posterms() gives them for general rows;
  * *out is malloc'ed (the caller frees it). */
 enum pe_status pe_gram_terms(const double *rows, size_t n, size_t d, struct pe_posterm **out);

@@ -172,23 +172,56 @@ enum pe_status pe_pairwise_rows_upper(struct pe_pairwise_rows *r, size_t r0, siz
                                       double *dst, size_t ldd)
 {
 	size_t n = r->v.n;
+	if (r0 >= n)
+		return r->gram ? PE_ERANGE : PE_EUNSUPPORTED;
+	return pe_pairwise_rows_upper_cols(r, r0, count, r0, n - r0, dst, ldd);
+}
+
+enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0, size_t count,
+                                           size_t c0, size_t nc, double *dst, size_t ldd)
+{
+	size_t n = r->v.n;
 	if (!r->gram)
 		return PE_EUNSUPPORTED;
 	if (count == 0 || r0 >= n || count > n - r0 || r0 % PE_PAIRWISE_PANEL != 0 ||
-	    (count % PE_PAIRWISE_PANEL != 0 && r0 + count != n) || ldd < n - r0)
+	    (count % PE_PAIRWISE_PANEL != 0 && r0 + count != n) || nc == 0 || c0 >= n ||
+	    nc > n - c0 || ldd < nc || c0 < r0 || (c0 != r0 && c0 < r0 + count) ||
+	    (c0 == r0 && nc < count))
 		return PE_ERANGE;
 	enum pe_status st = PE_OK;
 	r->panel_r0 = SIZE_MAX;
+	/* each 256-row product from the diagonal (or c0) on, as pe_pairwise_matrix()'s */
 	for (size_t p0 = r0; p0 < r0 + count && st == PE_OK; p0 += PE_PAIRWISE_PANEL) {
 		size_t np = n - p0 < PE_PAIRWISE_PANEL ? n - p0 : PE_PAIRWISE_PANEL;
-		double *P = dst + (p0 - r0) * ldd + (p0 - r0);
-		st = pe_gram_block(&r->g, p0, np, p0, n - p0, P, ldd);
+		/* Serial: cut at the pieces' columns (PE_PAIRWISE_PIECE from the
+		 * piece-aligned row above p0), so a writer of whole panels and one of
+		 * pieces make the same products: a product's shape can change the
+		 * last bit of its cells (OpenBLAS's edge kernels). */
+		size_t cut = r->g.serial ? PE_PAIRWISE_PIECE : n;
+		size_t end = c0 + nc, from = p0 > c0 ? p0 : c0;
+		while (from < end && st == PE_OK) {
+			size_t base = p0 / PE_PAIRWISE_PIECE * PE_PAIRWISE_PIECE;
+			size_t to = r->g.serial ? base + ((from - base) / cut + 1) * cut : end;
+			to = to < end ? to : end;
+			st = pe_gram_block(&r->g, p0, np, from, to - from,
+			                   dst + (p0 - r0) * ldd + (from - c0), ldd);
+			from = to;
+		}
 	}
-	/* below the diagonal within the rows: the mirror, as pe_pairwise_matrix() */
-	for (size_t a = 1; a < count && st == PE_OK; a++)
-		for (size_t b = 0; b < a; b++)
-			dst[a * ldd + b] = dst[b * ldd + a];
+	/* below the diagonal within the rows: the mirror, as pe_pairwise_matrix();
+	 * in 8 x 8 blocks (ldd is often a multiple of 4 KiB: a column read
+	 * cell by cell would fall in one cache set) */
+	for (size_t a0 = 0; c0 == r0 && a0 < count && st == PE_OK; a0 += 8)
+		for (size_t b0 = 0; b0 <= a0; b0 += 8)
+			for (size_t a = a0; a < a0 + 8 && a < count; a++)
+				for (size_t b = b0; b < b0 + 8 && b < a; b++)
+					dst[a * ldd + b] = dst[b * ldd + a];
 	return st;
+}
+
+int pe_pairwise_rows_serial(struct pe_pairwise_rows *r, int on)
+{
+	return r->gram ? pe_gram_serial(&r->g, on) : 0;
 }
 
 /* The extremes of the upper triangle (the matrix is symmetric bit for bit). */

@@ -180,6 +180,87 @@ for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "co
     ok(g32.dtype == np.float32 and np.array_equal(g32, got.astype(np.float32), equal_nan=True),
        kind + " 1100 x 1100 --dtype f32: the f64 cells rounded to float32")
 
+# Several panels (1024 rows each at n = 4100, the last one 4 rows): each panel's columns reach the later
+# rows through a transposed tile (8 x 8 blocks, partial at the edges), its rows directly. The lower
+# triangle must be the upper one mirrored bit for bit, and the cells numpy's direct distances.
+NP_, DP_ = 4100, 16
+many = np.random.default_rng(29).standard_normal((NP_, DP_))
+many[4097] = many[5] * (1.0 + 1e-9)  # recomputed from rows, in the last panel's columns of row 5
+npy("many.npy", many.tolist())
+r = run(EXE, "distance", "-s", "file:path=many.npy", "-n", str(NP_), "-q", "-o", "many_l2.npy", cwd=wd)
+if ok(r.rc == 0, "l2 4100 x 4100 from several panels: runs", r.err):
+    got = np.load(os.path.join(wd, "many_l2.npy"))
+    ok(np.array_equal(got, got.T), "l2 4100 x 4100 (several panels): symmetric bit for bit")
+    worst = 0.0
+    for i0 in range(0, NP_, 256):
+        a = many[i0:i0 + 256]
+        want = np.sqrt(((a[:, None, :] - many[None, :, :]) ** 2).sum(-1))
+        sc = np.where(want == 0, 1.0, want)
+        worst = max(worst, float((np.abs(got[i0:i0 + 256] - want) / sc).max()))
+    ok(worst <= 1e-12, "l2 4100 x 4100 (several panels): within 1e-12 of numpy's direct values",
+       "worst %.3g" % worst)
+
+# Past 1536 rows the NPY file is written by two threads (cli/shared/npy_panels.c): one computes
+# pieces of 1536 x 1536 cells on one BLAS thread while the other writes the previous piece, the
+# products cut by columns. Its bytes must be those of the row-order writer (standard output, a pipe:
+# whole 256-row products on the BLAS's threads), and the cells numpy's direct values. n = 3100: three
+# row panels (the last 28 rows), pieces with partial edges.
+NQ, DQ = 3100, 16
+piped = np.random.default_rng(31).standard_normal((NQ, DQ)) + 0.1 * (np.arange(NQ)[:, None] % 7)
+piped[3001] = piped[2] * (1.0 + 1e-9)  # an l2 cell recomputed from rows, in a later piece
+npy("piped.npy", piped.tolist())
+for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "cosine"]), ("corr", ["corr"])):
+    base = [EXE] + args + ["-s", "file:path=piped.npy", "-n", str(NQ), "-q"]
+    r1 = run(*base, "-o", kind + "_piped.npy", cwd=wd)
+    fifo = os.path.join(wd, kind + "_fifo.npy")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    p2 = subprocess.Popen(base + ["-o", fifo], stderr=subprocess.PIPE, cwd=wd)
+    with open(fifo, "rb") as f:
+        ordered = f.read()
+    err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
+    if not ok(r1.rc == 0 and p2.returncode == 0, kind + " 3100 x 3100 (overlapped pieces): runs",
+              r1.err + err2):
+        continue
+    with open(os.path.join(wd, kind + "_piped.npy"), "rb") as f:
+        ok(f.read() == ordered,
+           kind + " 3100 x 3100: NPY file (overlapped pieces) == NPY into a FIFO (row order), byte for byte")
+    got = np.load(os.path.join(wd, kind + "_piped.npy"))
+    worst = 0.0
+    for i0 in range(0, NQ, 256):
+        a = piped[i0:i0 + 256]
+        if kind == "l2":
+            want = np.sqrt(((a[:, None, :] - piped[None, :, :]) ** 2).sum(-1))
+            sc = np.where(want == 0, 1.0, want)
+        else:
+            x, y = (a, piped) if kind == "cosine" else (a - a.mean(1, keepdims=True),
+                                                       piped - piped.mean(1, keepdims=True))
+            c = (x[:, None, :] * y[None, :, :]).sum(-1) / (np.linalg.norm(x, axis=1)[:, None]
+                                                          * np.linalg.norm(y, axis=1)[None, :])
+            want = np.clip(1.0 - c, 0.0, 2.0) if kind == "cosine" else np.clip(c, -1.0, 1.0)
+            sc = 1.0
+        worst = max(worst, float((np.abs(got[i0:i0 + 256] - want) / sc).max()))
+    ok(worst <= 1e-12, kind + " 3100 x 3100 (overlapped pieces): within 1e-12 of numpy's direct values",
+       "worst %.3g" % worst)
+
+# Wide rows: past d = 4500 one product's error bound (gamma_d) would make most l2 cells recomputed, so
+# the products are summed in chunks of columns (two at d = 4608, three unequal ones at d = 9001), the
+# bound following the chunk. The cells must still hold 1e-12 of numpy's direct distances, including
+# a pair that cancels (recomputed from its rows).
+for NW, DW in ((120, 4608), (90, 9001)):
+    wide = np.random.default_rng(DW).standard_normal((NW, DW)) * 0.02
+    wide[7] = wide[3] * (1.0 + 1e-9)
+    npy("wide.npy", wide.tolist())
+    r = run(EXE, "distance", "-s", "file:path=wide.npy", "-n", str(NW), "-q", "-o", "wide_l2.npy", cwd=wd)
+    if ok(r.rc == 0, "l2 %d x %d (wide rows): runs" % (NW, DW), r.err):
+        got = np.load(os.path.join(wd, "wide_l2.npy"))
+        want = np.sqrt(((wide[:, None, :] - wide[None, :, :]) ** 2).sum(-1))
+        err = np.abs(got - want) / np.where(want == 0, 1.0, want)
+        ok(err.max() <= 1e-12 and np.array_equal(got, got.T),
+           "l2 %d x %d (wide rows): within 1e-12 of numpy's direct values, symmetric" % (NW, DW),
+           "worst %.3g" % err.max())
+
 # Memory: a 4096 x 4096 matrix is 128 MiB; written from panels it takes a few panels of 32 MiB.
 # (Built without a BLAS the direct kernels fill the whole matrix: no panels.)
 npy("wide.npy", rng.standard_normal((4096, 16)).tolist())
@@ -220,6 +301,21 @@ ok(r.returncode == 0 and names and not [n for n in names if "blas" in n],
 r, names = libraries_opened(["distance", "-s", "file:path=" + os.path.join(wd, "table.npy"),
                              "-n", str(N), "-o", os.path.join(wd, "t.npy")])
 blas = [n for n in names if "blas" in n]
+# The learned heatmap has no cliff at d = 4608: its cells stay exact means (BLAS products, chunked
+# past d = 4500) while n^2 d is within the Gram budget, as at d = 4500; only beyond it are they sampled.
+if BUILT_WITH == "with-blas":
+    for dd in (4500, 4608):
+        log = os.path.join(wd, "boxes.txt")
+        if os.path.exists(log):
+            os.remove(log)
+        p = subprocess.run([EXE, "distance", "-s", "learned", "-n", "1024", "-d", str(dd), "-q", "-o",
+                            os.path.join(wd, "wide.png")], capture_output=True, timeout=300,
+                           env=dict(os.environ, POSENC_TEXT_BOXES=log))
+        texts = [line.rstrip("\n").partition("\t")[2] for line in open(log, encoding="utf-8")
+                 if line.startswith("text")] if os.path.exists(log) else []
+        ok(p.returncode == 0 and "L2 distance (mean per cell)" in texts and
+           not any("ampled" in t for t in texts),
+           "learned l2 heatmap n=1024 d=%d: exact cell means, no sampling note" % dd, str(texts[-3:]))
 if BUILT_WITH == "with-blas":
     ok(r.returncode == 0 and blas, "a file table's matrix opens the BLAS when it is first needed",
        sorted(names))

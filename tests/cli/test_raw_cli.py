@@ -6,6 +6,7 @@ import io
 import math
 import os
 import struct
+import subprocess
 import sys
 import zlib
 
@@ -143,6 +144,19 @@ check("corr-vmax", ["corr", "-n", "25", "-d", "8", "--vmax", "0.5"], lambda xs: 
 check("encode", ["encode", "-n", "30", "-d", "12", "--start", "5"], symmetric, 128,
       RDBU_R_ENDS)
 check("encode-binary", ["encode", "-s", "binary", "-n", "30", "-d", "6"], data_range)
+
+# A table on the BLAS (n >= 1024, d >= 16): its matrix goes once through an unnamed scratch file (the
+# upper triangle's products, each cell and its mirror) and is read back for the range and the rows:
+# the pixels are the colormap of the cells the CSV has (the same products). Where no scratch file can
+# be made (TMPDIR a missing folder), the rows are filled from products instead: the same picture.
+big = check("learned-gram", ["distance", "-s", "learned:seed=5", "-n", "1030", "-d", "16"], data_range)
+if big is not None:
+    alt = os.path.join(D, "learned-gram-noscratch.png")
+    p = subprocess.run([EXE, "distance", "-s", "learned:seed=5", "-n", "1030", "-d", "16", "-q", "--raw",
+                        "-o", alt], capture_output=True, timeout=120,
+                       env=dict(os.environ, TMPDIR=os.path.join(D, "missing")))
+    ok(p.returncode == 0 and decode_png(alt)[3] == big,
+       "learned-gram without a scratch folder: the same pixels", p.stderr.decode()[-300:])
 
 # refusals: one error line, usage status, no file left
 for name, args, needle in [

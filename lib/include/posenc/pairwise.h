@@ -317,6 +317,9 @@ PE_API int pe_pairwise_rows_streams(const struct pe_pairwise_rows *src);
 
 /* Rows per panel of pe_pairwise_rows_upper(). */
 #define PE_PAIRWISE_PANEL 256
+/* Rows and columns of a piece (pe_pairwise_rows_upper_cols()) whose
+ * products a serial source (pe_pairwise_rows_serial()) never crosses. */
+#define PE_PAIRWISE_PIECE 1536
 
 /*
  * pe_pairwise_rows_upper() - the upper triangle of rows r0..r0+count-1,
@@ -340,6 +343,41 @@ PE_API int pe_pairwise_rows_streams(const struct pe_pairwise_rows *src);
  */
 PE_API enum pe_status pe_pairwise_rows_upper(struct pe_pairwise_rows *src, size_t r0, size_t count,
                                              double *dst, size_t ldd);
+
+/*
+ * pe_pairwise_rows_upper_cols() - pe_pairwise_rows_upper()'s cells of rows
+ * r0..r0+count-1 in the columns c0..c0+nc-1 only: dst[(a - r0) * ldd + (b -
+ * c0)], either the block holding the diagonal (@c0 = @r0, @nc >= @count,
+ * its lower part mirrored) or one right of it (@c0 >= @r0 + @count), so a
+ * writer can take a panel in pieces of bounded size. On a serial source
+ * (pe_pairwise_rows_serial()) the products of both functions are cut at
+ * the same columns (multiples of PE_PAIRWISE_PIECE from the piece-aligned
+ * row above), so pieces of PE_PAIRWISE_PIECE rows and columns give
+ * pe_pairwise_rows_upper()'s bits; otherwise the cells are within 1e-12
+ * (a product's shape may change a cell's last bit).
+ *
+ * @return as pe_pairwise_rows_upper(); PE_ERANGE also for columns outside
+ * these rules (@ldd >= @nc).
+ */
+PE_API enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *src, size_t r0,
+                                                  size_t count, size_t c0, size_t nc, double *dst,
+                                                  size_t ldd);
+
+/*
+ * pe_pairwise_rows_serial() - with @on, later pe_pairwise_rows_upper()
+ * and pe_pairwise_rows_upper_cols() calls on @src run on the calling thread
+ * alone (one BLAS thread), for a caller that overlaps them with work of
+ * its own on another thread, their products cut as said there. A cell may
+ * differ in its last bit from the threaded products' (as it may between
+ * two thread counts of OpenBLAS); all writers of a matrix take the same
+ * mode, so its NPY file and its CSV hold the same bits. Without @on, the
+ * BLAS's threads as before. Not to be called while another thread
+ * computes rows of any source.
+ *
+ * @return 1 when the calls are now single-threaded, 0 when this cannot be
+ * done (another BLAS than OpenBLAS, a source not on the BLAS, or @on 0).
+ */
+PE_API int pe_pairwise_rows_serial(struct pe_pairwise_rows *src, int on);
 
 /* pe_pairwise_rows_streamable() - whether a row source of metric @m of @v
  * would stream (pe_pairwise_rows_streams()) when its vectors can be held;
