@@ -2,12 +2,24 @@
 
 #include "fig_internal.h"
 
+void axis_cache_logs(struct axis *a)
+{
+	if (!a->log)
+		return;
+	a->log_lo = log10(a->lo);
+	a->log_hi = log10(a->hi);
+	a->log_of[0] = a->lo;
+	a->log_of[1] = a->hi;
+}
+
 double axis_map(const struct axis *a, double v, double from, double length)
 {
 	double f;
-	if (a->log)
-		f = (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
-	else
+	if (a->log) {
+		int kept = a->log_of[0] == a->lo && a->log_of[1] == a->hi;
+		double l0 = kept ? a->log_lo : log10(a->lo), l1 = kept ? a->log_hi : log10(a->hi);
+		f = (log10(v) - l0) / (l1 - l0);
+	} else
 		f = (v - a->lo) / (a->hi - a->lo);
 	if (a->inverted)
 		f = 1 - f;

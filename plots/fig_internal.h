@@ -153,6 +153,9 @@ const char *colormap_default(bool is_signed);
 
 struct axis {
 	double lo, hi; /* data range shown */
+	/* log10 of lo and hi, valid while lo and hi are still log_of[0] and
+	 * log_of[1] (axis_cache_logs()): a curve maps every point on the axis */
+	double log_lo, log_hi, log_of[2];
 	bool log;
 	bool integer;
 	bool inverted; /* lo at the top / right end instead of bottom / left */
@@ -165,6 +168,8 @@ struct rect {
 
 /* Position of data value v along an axis of the given pixel span. */
 double axis_map(const struct axis *a, double v, double from, double length);
+/* Keep log10 of a log axis's ends for axis_map() (the same values it would compute). */
+void axis_cache_logs(struct axis *a);
 /* Choose ticks whose labels fit along a horizontal (or vertical) axis of length len. */
 void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, double len,
                     bool horizontal);

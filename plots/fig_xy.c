@@ -74,6 +74,8 @@ enum pe_status xy_ranges(const struct pe_panel *p, struct axis *x, struct axis *
 		y->lo = p->ylim[0], y->hi = p->ylim[1];
 	if ((x->log && !(x->lo > 0)) || (y->log && !(y->lo > 0)))
 		return PE_EINVAL;
+	axis_cache_logs(x);
+	axis_cache_logs(y);
 	return PE_OK;
 }
 
