@@ -191,8 +191,7 @@ FMA_CLONES static double fast_rotate_err_lanes(size_t h, const double *rc, const
                                                double *c, double *s, const double *pc,
                                                const double *ps, double *e, double *lm, int *nan)
 {
-	const vl inf = BITS(SPLAT(INFINITY));
-	vl m = inf - inf, any = inf - inf;
+	vl m = {0}, any = {0};
 	for (size_t i = 0; i < h; i += VL) {
 		vd a, b, x, y, u, v;
 		load8(rc, i, h, &a);
@@ -204,17 +203,12 @@ FMA_CLONES static double fast_rotate_err_lanes(size_t h, const double *rc, const
 		store8(s, i, h, &ns);
 		load8(pc, i, h, &u);
 		load8(ps, i, h, &v);
-		vl dc = BITS(VABS(u - nc)), ds = BITS(VABS(v - ns));
-		any |= LT(inf, dc) | LT(inf, ds);
-		vl d = dc ^ ((dc ^ ds) & LT(dc, ds));
-		m ^= (m ^ d) & LT(m, d);
+		vl d;
+		err_step(&u, &nc, &v, &ns, &m, &any, &d);
 		vd dv = (vd)d;
 		store8(e, i, h, &dv);
 	}
-	int n = 0;
-	for (int k = 0; k < VL; k++)
-		n |= any[k] != 0;
-	*nan = n;
+	*nan = any_lane(&any);
 	return lane_max(&m, lm);
 }
 
@@ -230,26 +224,19 @@ FMA_CLONES static double fast_err_lanes(size_t h, const double *pc, const double
                                         const double *ec, const double *es, double *e, double *lm,
                                         int *nan)
 {
-	const vl inf = BITS(SPLAT(INFINITY));
-	vl m = inf - inf, any = inf - inf;
+	vl m = {0}, any = {0};
 	for (size_t i = 0; i < h; i += VL) {
 		vd a, b, x, y;
 		load8(pc, i, h, &a);
 		load8(ec, i, h, &b);
 		load8(ps, i, h, &x);
 		load8(es, i, h, &y);
-		vl dc = BITS(VABS(a - b)), ds = BITS(VABS(x - y));
-		any |= LT(inf, dc) | LT(inf, ds);
-		/* non-negative doubles order as their bit patterns */
-		vl d = dc ^ ((dc ^ ds) & LT(dc, ds));
-		m ^= (m ^ d) & LT(m, d);
+		vl d;
+		err_step(&a, &b, &x, &y, &m, &any, &d);
 		vd dv = (vd)d;
 		store8(e, i, h, &dv);
 	}
-	int n = 0;
-	for (int k = 0; k < VL; k++)
-		n |= any[k] != 0;
-	*nan = n;
+	*nan = any_lane(&any);
 	return lane_max(&m, lm);
 }
 

@@ -280,31 +280,25 @@ int pe_prec_f64_row(const double *theta, size_t h, double pos, double att, doubl
 WIDE_CLONES static void err_lanes(size_t h, const double *pc, const double *ps, const double *ec,
                                   const double *es, double *mx, int *nan)
 {
-	const vl inf = BITS(SPLAT(INFINITY));
-	vl m = inf - inf, any = inf - inf;
+	vl m = {0}, any = {0};
 	for (size_t i = 0; i < h; i += VL) {
 		vd a, b, x, y;
 		load8(pc, i, h, &a);
 		load8(ec, i, h, &b);
 		load8(ps, i, h, &x);
 		load8(es, i, h, &y);
-		vl dc = BITS(VABS(a - b)), ds = BITS(VABS(x - y));
-		any |= LT(inf, dc) | LT(inf, ds);
-		/* the larger bit pattern: the larger value (NaN is flagged above) */
-		m ^= (m ^ dc) & LT(m, dc);
-		m ^= (m ^ ds) & LT(m, ds);
+		vl d;
+		err_step(&a, &b, &x, &y, &m, &any, &d);
 	}
 	double r = 0.0;
-	int n = 0;
 	for (int k = 0; k < VL; k++) {
 		double v;
 		int64_t b = m[k];
 		memcpy(&v, &b, sizeof(v));
 		r = v > r ? v : r;
-		n |= any[k] != 0;
 	}
 	*mx = r;
-	*nan = n;
+	*nan = any_lane(&any);
 }
 
 double pe_prec_max_err(size_t h, const double *pc, const double *ps, const double *ec,

@@ -107,4 +107,30 @@ static inline __attribute__((always_inline)) int flags_end(const struct lane_fla
 	return 1;
 }
 
+/*
+ * One step of an error scan: |a - b| and |x - y| per lane (cos and sin),
+ * whether either is NaN or infinite (into *any), the larger of the two
+ * (*d, as bits) and the running largest (*m). Non-negative doubles order
+ * as their bit patterns, so the maxima are integer comparisons. Vectors by
+ * pointer: passed by value they would change the ABI by target (clang).
+ */
+static inline __attribute__((always_inline)) void err_step(const vd *a, const vd *b, const vd *x,
+                                                           const vd *y, vl *m, vl *any, vl *d)
+{
+	const vl inf = BITS(SPLAT(INFINITY));
+	vl dc = BITS(VABS(*a - *b)), ds = BITS(VABS(*x - *y));
+	*any |= LT(inf, dc) | LT(inf, ds);
+	*d = dc ^ ((dc ^ ds) & LT(dc, ds));
+	*m ^= (*m ^ *d) & LT(*m, *d);
+}
+
+/* 1 when a lane of @any is set. */
+static inline __attribute__((always_inline)) int any_lane(const vl *any)
+{
+	int n = 0;
+	for (int k = 0; k < VL; k++)
+		n |= (*any)[k] != 0;
+	return n;
+}
+
 #endif
