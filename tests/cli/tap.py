@@ -68,6 +68,20 @@ def numpy_python():
     return None
 
 
+def require_numpy(name):
+    """numpy, imported; without it the script runs again under a Python that has it
+    (Debian's), or, if there is none, reports @name skipped and exits."""
+    try:
+        import numpy
+        return numpy
+    except ImportError:
+        py = numpy_python()
+        if py and os.path.realpath(py) != os.path.realpath(sys.executable):
+            os.execv(py, [py, *sys.argv])
+        skip(name, "numpy is not installed")
+        done()
+
+
 def error_case(exe, name, args, want_rc, needle, cwd=None):
     """A failing run: exit status, one 'posenc: error:' line naming the problem,
     and no file left in cwd (the folder must start empty or as given)."""

@@ -11,16 +11,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import done, error_case, numpy_python, ok, run, skip, workdir  # noqa: E402
+from tap import done, error_case, ok, require_numpy, run, workdir  # noqa: E402
 
-try:
-    import numpy as np
-except ImportError:
-    py = numpy_python()
-    if py and os.path.realpath(py) != os.path.realpath(sys.executable):
-        os.execv(py, [py, *sys.argv])
-    skip("posenc check against numpy dumps", "numpy is not installed")
-    done()
+np = require_numpy("posenc check against numpy dumps")
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()

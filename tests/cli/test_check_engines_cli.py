@@ -9,16 +9,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import done, numpy_python, ok, run, skip, workdir  # noqa: E402
+from tap import done, ok, require_numpy, run, workdir  # noqa: E402
 
-try:
-    import numpy as np
-except ImportError:
-    py = numpy_python()
-    if py and os.path.realpath(py) != os.path.realpath(sys.executable):
-        os.execv(py, [py, *sys.argv])
-    skip("posenc check against engine-style numpy dumps", "numpy is not installed")
-    done()
+np = require_numpy("posenc check against engine-style numpy dumps")
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
