@@ -68,13 +68,9 @@ static inline __attribute__((always_inline)) void f32x8(const double *theta, siz
 	vd th;
 	load8(theta, i, h, &th);
 	/* both factors hold 24 bits: the product is exact, then rounded once */
-	vd x = ROUND_F32(*m * th);
-	*ok = LT(BITS(VABS(x)), BITS(SPLAT(52707178.0)));
-	vd t = x * SPLAT(0.6366197723675814) + SPLAT(6755399441055744.0);
-	vd k = t - SPLAT(6755399441055744.0);
-	vl q = (vl)t & 3;
-	vd r = ((x - k * SPLAT(1.570796325802803)) - k * SPLAT(9.920935739593517e-10)) -
-	       k * SPLAT(5.721188726109832e-18);
+	vd x = ROUND_F32(*m * th), r;
+	vl q;
+	reduce_half_pi(&x, &r, &q, ok);
 	vd r2 = r * r;
 	vd ps = SPLAT(-1.0 / 6.0) +
 	        r2 * (SPLAT(1.0 / 120.0) +

@@ -27,14 +27,9 @@
  */
 static inline __attribute__((always_inline)) void sincos8(const vd *xp, vd *s, vd *c, vl *ok)
 {
-	const vd x = *xp;
-	*ok = LT(BITS(VABS(x)), BITS(SPLAT(52707178.0)));
-	vd t = x * SPLAT(0.6366197723675814) + SPLAT(6755399441055744.0);
-	vd k = t - SPLAT(6755399441055744.0);
-	/* the low bits of t's significand are k's, two's complement: k & 3 */
-	vl q = (vl)t & 3;
-	vd r = ((x - k * SPLAT(1.570796325802803)) - k * SPLAT(9.920935739593517e-10)) -
-	       k * SPLAT(5.721188726109832e-18);
+	vd r;
+	vl q;
+	reduce_half_pi(xp, &r, &q, ok);
 	vd r2 = r * r;
 	vd ps = SPLAT(-1.0 / 6.0) +
 	        r2 * (SPLAT(1.0 / 120.0) +

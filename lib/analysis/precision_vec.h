@@ -108,6 +108,24 @@ static inline __attribute__((always_inline)) int flags_end(const struct lane_fla
 }
 
 /*
+ * Cody-Waite reduction of x by pi/2 for a sine-cosine: r = x - k pi/2 with
+ * pi/2 in three parts, q = k mod 4 (the quadrant), *ok where |x| < 2^25 pi/2
+ * (sincos_fast()'s branch: past it the three parts are not exact enough). k is rounded to
+ * nearest by adding and taking away 1.5 2^52; the low bits of that sum's
+ * significand are k's, two's complement: k & 3.
+ */
+static inline __attribute__((always_inline)) void reduce_half_pi(const vd *xp, vd *r, vl *q, vl *ok)
+{
+	const vd x = *xp;
+	*ok = LT(BITS(VABS(x)), BITS(SPLAT(52707178.0)));
+	vd t = x * SPLAT(0.6366197723675814) + SPLAT(6755399441055744.0);
+	vd k = t - SPLAT(6755399441055744.0);
+	*q = (vl)t & 3;
+	*r = ((x - k * SPLAT(1.570796325802803)) - k * SPLAT(9.920935739593517e-10)) -
+	     k * SPLAT(5.721188726109832e-18);
+}
+
+/*
  * One step of an error scan: |a - b| and |x - y| per lane (cos and sin),
  * whether either is NaN or infinite (into *any), the larger of the two
  * (*d, as bits) and the running largest (*m). Non-negative doubles order
