@@ -180,35 +180,36 @@ static enum pe_status add_group(struct pe_model *m, const char *name, char *spec
 	return g->name ? PE_OK : PE_ENOMEM;
 }
 
+static enum pe_status layer_add(struct pe_model_group *g, size_t i)
+{
+	size_t *l = realloc(g->layers, (g->n_layers + 1) * sizeof(*l));
+	if (!l)
+		return PE_ENOMEM;
+	g->layers = l;
+	l[g->n_layers++] = i;
+	return PE_OK;
+}
+
 static enum pe_status layers_of(struct pe_model_group *g, size_t n, unsigned pattern, int global)
 {
-	for (size_t i = 0; i < n; i++) {
+	enum pe_status st = PE_OK;
+	for (size_t i = 0; i < n && st == PE_OK; i++) {
 		int is_global = pattern == 0 || i % pattern == pattern - 1;
-		if (is_global != global)
-			continue;
-		size_t *l = realloc(g->layers, (g->n_layers + 1) * sizeof(*l));
-		if (!l)
-			return PE_ENOMEM;
-		g->layers = l;
-		l[g->n_layers++] = i;
+		if (is_global == global)
+			st = layer_add(g, i);
 	}
-	return PE_OK;
+	return st;
 }
 
 /* The layers whose flag is @want. */
 static enum pe_status layers_flagged(struct pe_model_group *g, const unsigned char *flags, size_t n,
                                      int want)
 {
-	for (size_t i = 0; i < n; i++) {
-		if ((flags[i] != 0) != (want != 0))
-			continue;
-		size_t *l = realloc(g->layers, (g->n_layers + 1) * sizeof(*l));
-		if (!l)
-			return PE_ENOMEM;
-		g->layers = l;
-		l[g->n_layers++] = i;
-	}
-	return PE_OK;
+	enum pe_status st = PE_OK;
+	for (size_t i = 0; i < n && st == PE_OK; i++)
+		if ((flags[i] != 0) == (want != 0))
+			st = layer_add(g, i);
+	return st;
 }
 
 static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const char *label,

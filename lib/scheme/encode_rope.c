@@ -27,41 +27,53 @@ enum pe_status pe_rope_theta(const struct pe_scheme *s, size_t d_rot, double *th
 }
 
 /* One row at position m (a block centre) with pairs damped over a block. */
+/* The two values of pair i at position m (its first and second column). */
+static void rope_pair(double theta, double att, enum pe_view view, double m, double block,
+                      double *va, double *vb)
+{
+	double sv, cv, angle;
+	pe_exact_sincos(m, theta, 0, &sv, &cv, &angle);
+	if (block > 1.0) {
+		/* The angle is linear in m: its block mean is its value at the centre. */
+		double damp = pe_block_damping(block, theta);
+		sv *= damp;
+		cv *= damp;
+	}
+	switch (view) {
+	case PE_VIEW_ANGLE:
+		*va = *vb = angle;
+		break;
+	case PE_VIEW_COS:
+		*va = *vb = att * cv;
+		break;
+	case PE_VIEW_SIN:
+		*va = *vb = att * sv;
+		break;
+	default:
+		/* The all-ones vector: (1,1) rotated by the angle. */
+		*va = att * (cv - sv);
+		*vb = att * (sv + cv);
+		break;
+	}
+}
+
+/* The columns past the rotated ones: what each view shows of an unrotated 1. */
+static double rope_pass(enum pe_view view)
+{
+	return view == PE_VIEW_ANGLE || view == PE_VIEW_SIN ? 0.0 : 1.0;
+}
+
 static void rope_row(const struct pe_scheme *s, size_t d, const double *theta, double att,
                      enum pe_view view, double m, double block, double *row)
 {
 	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
 	for (size_t i = 0; i < h; i++) {
-		double sv, cv, angle;
-		pe_exact_sincos(m, theta[i], 0, &sv, &cv, &angle);
-		if (block > 1.0) {
-			/* The angle is linear in m: its block mean is its value at the centre. */
-			double damp = pe_block_damping(block, theta[i]);
-			sv *= damp;
-			cv *= damp;
-		}
 		size_t a = s->layout == PE_LAYOUT_HALF ? i : 2 * i;
 		size_t b = s->layout == PE_LAYOUT_HALF ? i + h : 2 * i + 1;
-		switch (view) {
-		case PE_VIEW_ANGLE:
-			row[a] = row[b] = angle;
-			break;
-		case PE_VIEW_COS:
-			row[a] = row[b] = att * cv;
-			break;
-		case PE_VIEW_SIN:
-			row[a] = row[b] = att * sv;
-			break;
-		default:
-			/* The all-ones vector: (1,1) rotated by the angle. */
-			row[a] = att * (cv - sv);
-			row[b] = att * (sv + cv);
-			break;
-		}
+		rope_pair(theta[i], att, view, m, block, &row[a], &row[b]);
 	}
-	double pass = view == PE_VIEW_ANGLE || view == PE_VIEW_SIN ? 0.0 : 1.0;
 	for (size_t j = d_rot; j < d; j++)
-		row[j] = pass;
+		row[j] = rope_pass(view);
 }
 
 /* Column j of the row rope_row() forms. */
@@ -70,26 +82,12 @@ static double rope_col(const struct pe_scheme *s, size_t d, const double *theta,
 {
 	size_t d_rot = pe_rope_rotary_width(s, d), h = d_rot / 2;
 	if (j >= 2 * h)
-		return view == PE_VIEW_ANGLE || view == PE_VIEW_SIN ? 0.0 : 1.0;
+		return rope_pass(view);
 	size_t i = s->layout == PE_LAYOUT_HALF ? (j < h ? j : j - h) : j / 2;
 	int first = s->layout == PE_LAYOUT_HALF ? j < h : j % 2 == 0;
-	double sv, cv, angle;
-	pe_exact_sincos(m, theta[i], 0, &sv, &cv, &angle);
-	if (block > 1.0) {
-		double damp = pe_block_damping(block, theta[i]);
-		sv *= damp;
-		cv *= damp;
-	}
-	switch (view) {
-	case PE_VIEW_ANGLE:
-		return angle;
-	case PE_VIEW_COS:
-		return att * cv;
-	case PE_VIEW_SIN:
-		return att * sv;
-	default:
-		return first ? att * (cv - sv) : att * (sv + cv);
-	}
+	double va, vb;
+	rope_pair(theta[i], att, view, m, block, &va, &vb);
+	return first ? va : vb;
 }
 
 /* Positions come as rows (block == NULL) or as the blocks of a window. */
