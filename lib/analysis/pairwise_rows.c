@@ -200,9 +200,9 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 		step = count;
 	/* each 256-row product from the diagonal (or c0) on, as pe_pairwise_matrix()'s */
 	for (size_t p0 = r0; p0 < r0 + count && st == PE_OK; p0 += step) {
-		size_t np = step != PE_PAIRWISE_PANEL ? count
+		size_t np = step != PE_PAIRWISE_PANEL    ? count
 		            : n - p0 < PE_PAIRWISE_PANEL ? n - p0
-		                                          : PE_PAIRWISE_PANEL;
+		                                         : PE_PAIRWISE_PANEL;
 		/* Serial: cut at the pieces' columns (PE_PAIRWISE_PIECE from the
 		 * piece-aligned row above p0), so a writer of whole panels and one of
 		 * pieces make the same products: a product's shape can change the
