@@ -189,7 +189,6 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 	    (c0 == r0 && nc < count))
 		return PE_ERANGE;
 	enum pe_status st = PE_OK;
-	r->panel_r0 = SIZE_MAX;
 	/* Right of the rows' diagonal block every 256-row product below spans
 	 * the same columns, so one product of all the rows has the same cells
 	 * (the BLAS sums a cell over d in the same order whatever the number of
@@ -231,6 +230,8 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 
 int pe_pairwise_rows_serial(struct pe_pairwise_rows *r, int on)
 {
+	/* the panel kept for pe_pairwise_rows_fill() was made in the other mode */
+	r->panel_r0 = SIZE_MAX;
 	return r->gram ? pe_gram_serial(&r->g, on) : 0;
 }
 
