@@ -417,6 +417,23 @@ with open(path, "w") as f:
 r, s = summary("hf:" + path)
 ok(r.rc == 0 and s.get("all", {}).get("rotary_dim") == "26",
    "rotary_dim 26 of head_dim 45: 26 rotated dimensions", f"{r.err} {s.get('all')}")
+# Layer types that read alike once made safe for labels ("a attention", "a_attention"): two
+# groups of one name, and --layer NAME reached only the first. The second is "a_attention-2".
+path = os.path.join(TMP, "alike-types.json")
+with open(path, "w") as f:
+    json.dump({"model_type": "llama", "head_dim": 8, "num_hidden_layers": 2,
+               "layer_types": ["a attention", "a_attention"],
+               "rope_parameters": {"a attention": {"rope_theta": 100.0},
+                                   "a_attention": {"rope_theta": 200.0}}}, f)
+r, s = summary("hf:" + path)
+ok(r.rc == 0 and s.get("a_attention", {}).get("base") == "100" and
+   s.get("a_attention-2", {}).get("base") == "200",
+   "layer types alike after sanitising: groups a_attention and a_attention-2", f"{r.err} {s}")
+for layer, base in (("a_attention", 100.0), ("a_attention-2", 200.0), ("1", 200.0)):
+    r, theta, _ = freqs("hf:" + path, "--layer", layer)
+    want = [base ** (-2.0 * i / 8) for i in range(4)]
+    ok(r.rc == 0 and theta is not None and rel_ok([float(t) for t in theta], want),
+       f"--layer {layer}: the group at base {base:g} (theta_i = base^(-2i/8))", r.err)
 bad("short-list", dict(llama, rope_scaling={"type": "longrope", "long_factor": [1.0],
                                             "short_factor": [1.0]},
                        original_max_position_embeddings=2048), "long_factor: has 1 numbers")
