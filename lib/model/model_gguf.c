@@ -249,8 +249,9 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 
 	strbuf_addf(bp, "rope:layout=%s", a->layout);
 	put_number(bp, "base", base);
+	/* int(hd * rotary) must give n_rot back: n_rot / hd can give one less (30 of 44) */
 	if (n_rot != hd)
-		put_number(bp, "rotary", n_rot / hd);
+		put_number(bp, "rotary", pe_model_width_fraction((size_t)n_rot, (size_t)hd));
 	char key[256];
 	snprintf(key, sizeof(key), "%s.rope.scaling.type", h->arch);
 	const struct gguf_kv *type = gguf_find(h->g, key);
@@ -436,7 +437,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	strbuf_addf(&lb, "rope:layout=%s", a->layout);
 	put_number(&lb, "base", swa_base);
 	if (n_rot_swa != hd_swa)
-		put_number(&lb, "rotary", n_rot_swa / hd_swa);
+		put_number(&lb, "rotary",
+		           pe_model_width_fraction((size_t)n_rot_swa, (size_t)hd_swa));
 	if (hd_swa != hd)
 		put_number(&lb, "head", hd_swa);
 	strbuf_addf(&lb, ",scaling=none,label=%s local", label);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model/model_hf.h"
+#include "model/model_internal.h"
 
 /* ---- layers ---------------------------------------------------------- */
 
@@ -377,20 +378,6 @@ done:
 	return st;
 }
 
-/*
- * The rotary fraction of a width (rotary_dim of head_dim): the smallest
- * double p with int(head_dim * p) == width, since the spec's rotary= is a
- * fraction and (w / h) * h can round just below w (26 of 45).
- */
-static double width_fraction(size_t width, size_t head_dim)
-{
-	double p = (double)width / (double)head_dim;
-	/* upward (above 2, towards 2.0 would loop for ever: 61 of 7) */
-	while ((size_t)((double)head_dim * p) < width)
-		p = nextafter(p, INFINITY);
-	return p;
-}
-
 enum pe_status hf_read_rope(struct hf *h)
 {
 	const struct json *cfg = h->cfg;
@@ -468,7 +455,7 @@ enum pe_status hf_read_rope(struct hf *h)
 		return hf_fail(h, PE_EFORMAT, "rotary_dim: %zu is wider than the head width %zu",
 		               rotary_dim, hd);
 	if (rc)
-		c.top_partial = width_fraction(rotary_dim, hd);
+		c.top_partial = pe_model_width_fraction(rotary_dim, hd);
 	static const char *const partial_keys[] = {"partial_rotary_factor", "rotary_pct",
 	                                           "rope_percent"};
 	for (size_t k = 0; k < 3 && isnan(c.top_partial); k++) {
@@ -484,7 +471,7 @@ enum pe_status hf_read_rope(struct hf *h)
 			               "than the head width %zu",
 			               (size_t)v, hd);
 		if (hf_arch_default(h->arch, "rotary_dim", &v))
-			c.class_partial = width_fraction((size_t)v, hd);
+			c.class_partial = pe_model_width_fraction((size_t)v, hd);
 		else if (hf_arch_default(h->arch, "partial_rotary_factor", &v) ||
 		         hf_arch_default(h->arch, "rotary_pct", &v))
 			c.class_partial = v;
