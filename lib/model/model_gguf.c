@@ -355,6 +355,10 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	unsigned pattern = a->swa_pattern;
 	if ((strcmp(a->name, "gemma3") == 0 || strcmp(a->name, "gemma4") == 0) && !has_swa)
 		swa_base = 10000.0; /* llama.cpp's Gemma 3 and 4 local base */
+	/* read before the layer flags are allocated, as an error returns at once */
+	double swa = -1;
+	if (num(h, "attention.sliding_window", &swa) < 0)
+		return PE_EFORMAT;
 	/* which layers slide: {arch}.attention.sliding_window_pattern when the file has it
 	 * (a period, or one flag per layer, true = sliding, as llama.cpp's get_key_or_arr
 	 * reads it), else the period llama.cpp hard-codes for the architecture */
@@ -382,9 +386,6 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			any |= slides[i] = (unsigned char)(i % pattern != pattern - 1);
 	int split = any && !isnan(swa_base) && m->n_layers;
 	unsigned nope = a->nope_step;
-	double swa = -1;
-	if (num(h, "attention.sliding_window", &swa) < 0)
-		return PE_EFORMAT;
 	/* llama.cpp's Llama 4 loader: a sliding_window of 0 means every layer rotates */
 	if (strcmp(a->name, "llama4") == 0 && swa == 0)
 		nope = 0;
