@@ -25,6 +25,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -680,8 +681,21 @@ try:
     rc, out = on_tty(["report", "-s", "sinusoidal:label=a\x1b]0;T\x07b", "-n", "64", "-o", "r.html"], wd)
     ok(rc == 0 and b"report: [1/" in out and b"\x07" not in out.replace(b"\x1b[K", b"")
        and b"\x1b" not in out.replace(b"\x1b[K", b""), "report's progress line: labels escaped", out[:300])
-    rc, out = on_tty(["encode", "-n", "4000000", "-d", "64", "-o", "x\x1b]0;T\x07.csv"], wd)
-    ok(rc == 0 and b"\x07" not in out and b"\x1b" not in out.replace(b"\x1b[K", b""),
+    # Long enough for the progress line (shown after 1 s), into a FIFO drained here: no GiB on disk.
+    fifo = os.path.join(wd, "x\x1b]0;T\x07.csv")
+    os.mkfifo(fifo)
+
+    def drain():
+        with open(fifo, "rb") as f:
+            while f.read(1 << 20):
+                pass
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    rc, out = on_tty(["encode", "-n", "1500000", "-d", "64", "-o", "x\x1b]0;T\x07.csv"], wd)
+    reader.join(timeout=60)
+    ok(rc == 0 and b"writing x\\x1b]0;T\\x07.csv" in out and b"\x07" not in out
+       and b"\x1b" not in out.replace(b"\x1b[K", b""),
        "a CSV's progress line and note: the -o path escaped", out[-300:])
 finally:
     shutil.rmtree(wd, ignore_errors=True)
