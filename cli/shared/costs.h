@@ -25,6 +25,20 @@
 #define CLI_COST_TABLE_VALUE 36e-9
 /* encode -n 4096 -d 8192 --raw: 1.45 s for 3.4e7 pixels (values and PNG) */
 #define CLI_COST_RAW_ENCODE 43e-9
+/* --view phase written to a file: encode -s rope --view phase -n 2e5 -d 512 -o x.npy 2.96 s,
+ * --view angle 1.61 s: the angle mod 2 pi about 14 ns a value more (x.csv, 5e4 x 512: 2.14 s).
+ * Its figure needs no estimate: it draws at most 2^24 cells (the view refuses more), 0.4 s
+ * (encode --view phase -n 32768 -d 512 -o x.png 0.39 s, -n 4096 -d 4096 0.29 s). */
+#define CLI_COST_PHASE_VALUE 14e-9
+/* encode -s rope --precision P: the table made whole in memory, value by value through P's
+ * rounding. -n 2e5 -d 512 -o x.png: 1.13 s for 1e8 values (the figure about nothing more);
+ * -o x.npy: 1.5-3.2 s (f64 3.2, f32 2.3, bf16 1.5, f16 2.4, f32/bf16 1.65: the table's pages
+ * faulted, then written), the writing about 8 ns a value; -n 5e4 -o x.csv 2.3 s for 2.6e7
+ * values, the text CLI_COST_CSV_VALUE. check --precision needs no cost of its own: it
+ * computes the table of the dump's shape, no more than CLI_COST_CHECK_BYTE reads (a 205 MB
+ * dump: 0.67-1.7 s with f32, bf16 and f16, estimated 1.0 s) */
+#define CLI_COST_PRECISION_VALUE 12e-9
+#define CLI_COST_NPY_WRITE_VALUE 8e-9
 
 /* ---- pairwise matrices, n x n values ---- */
 
