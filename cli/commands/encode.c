@@ -110,9 +110,10 @@ static int encode_precision(const struct cli_common *o, const struct pe_scheme *
 	double values = (double)v->vec.n * (double)v->vec.d;
 	int rc = cli_check_memory(o, values * 8.0, what, "lower -n or -d");
 	/* The table, then its file (a figure's cost follows its pixels). */
-	double per = CLI_COST_PRECISION_VALUE + (figure                       ? 0.0
-	                                         : format == CLI_FORMAT_CSV ? CLI_COST_CSV_VALUE
-	                                                                    : CLI_COST_NPY_WRITE_VALUE);
+	double per =
+	        CLI_COST_PRECISION_VALUE + (figure                     ? 0.0
+	                                    : format == CLI_FORMAT_CSV ? CLI_COST_CSV_VALUE
+	                                                               : CLI_COST_NPY_WRITE_VALUE);
 	if (!rc)
 		rc = cli_check_time(o, values * per, what, "lower -n or -d");
 	if (rc)
