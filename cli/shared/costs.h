@@ -120,5 +120,25 @@
  * (its conversion). A checkpoint on a cold disk waits for its bytes besides (not CPU). */
 #define CLI_COST_USAGE_VALUE     3e-9
 #define CLI_COST_USAGE_F16_VALUE 10e-9
+/* inspect: a CSV file is read whole to find its shape; inspect of a 503 MB encode -n 1e5 -d 256
+ * table: 3.1 s. NPY and safetensors files: their headers only (at most 10^8 bytes each, the
+ * readers' limits): milliseconds. */
+#define CLI_COST_INSPECT_CSV_BYTE 6.2e-9
+
+/*
+ * ---- no estimate: work bounded by a small constant ----
+ *
+ * model, layers and plan read a model's description, never its weights: an hf: config.json
+ * of at most 64 MiB (model_spec.c) and at most 4096 layers (model_hf), a model: preset, or
+ * the metadata of a GGUF file (its tensors are skipped) with at most 10^6 layers. Measured:
+ * layers -s gguf:F -o x.png with 999999 layers 0.59 s, -o x.csv 0.33 s; model and plan 0.01 s
+ * (they work per layer group, of which there are a few); 4096 layers of a config: 0.02 s.
+ * A GGUF's metadata is walked key by key, 1.4 ns a byte (a 180 MB token list: 0.25 s); its
+ * size is not known before the walk (the header gives counts, and the file's size is mostly
+ * tensor data), and real models' metadata (a tokenizer's strings) are a few MB: milliseconds.
+ * usage --activations reads a [layers, heads, head_dim] array within --max-memory (its
+ * values are few). encode --view phase draws at most 2^24 cells and --pair and --dims at
+ * most 2^20 positions (encode_views.c): 0.4 s at most.
+ */
 
 #endif

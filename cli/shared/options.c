@@ -258,8 +258,7 @@ int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_
 	return 0;
 }
 
-/* Seconds > 0 from "90", "90s", "10m", "2h" (a decimal number, then a unit). */
-static int parse_duration(const char *arg, double *out)
+int cli_parse_duration(const char *arg, double *out)
 {
 	char *end;
 	errno = 0;
@@ -555,7 +554,7 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 		cli_budget = o->max_memory;
 		return 0;
 	case CLI_OPT_MAX_TIME:
-		if (parse_duration(arg, &o->max_time) != 0)
+		if (cli_parse_duration(arg, &o->max_time) != 0)
 			return cli_usage_error("option '--max-time': '%s' is not a duration like "
 			                       "90, 90s, 10m or 2h",
 			                       arg);

@@ -178,6 +178,9 @@ int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
  */
 int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint);
 
+/* cli_parse_duration() - seconds > 0 from "90", "90s", "10m", "2h"; 0 or -1 */
+int cli_parse_duration(const char *arg, double *out);
+
 /* The default of --max-time, in seconds. */
 #define CLI_DEFAULT_MAX_TIME 30.0
 

@@ -224,6 +224,22 @@ ok(rc == 1 and err.startswith("posenc: error: the error curves at d=1000000 need
    and floor <= float(m.group(1)) <= 1.5 * floor and "--max-memory" in err and not files,
    f"precision: each thread's rows counted ({floor:.0f} MiB at least)", err)
 
+# inspect reads a CSV file whole: refused by its size before reading it (a sparse 2 GB file)
+wd = tempfile.mkdtemp(prefix="posenc-costs-")
+big = os.path.join(wd, "big.csv")
+with open(big, "wb") as f:
+    f.truncate(2_000_000_000)
+rc, err, secs, _ = run(["inspect", big], "1")
+ok(rc == 1 and err.startswith("posenc: error: reading the CSV file '") and "(2000 MB)" in err
+   and near(err, 2e9 * C["CLI_COST_INSPECT_CSV_BYTE"]) and "--max-time" in err and secs < 10,
+   "inspect: a 2 GB CSV file refused before reading it", err)
+os.remove(big)
+small = os.path.join(wd, "small.csv")
+with open(small, "w") as f:
+    f.write("a,b\n1,2\n")
+rc, err, _, _ = run(["inspect", small], "30")
+ok(rc == 0, "not refused: posenc inspect of a small CSV file", err)
+
 # ordinary sizes of the same go through
 for args in (["encode", "-s", "rope", "--precision", "f32", "-n", "1000", "-d", "64", "-o", "e.npy"],
              ["encode", "-s", "rope", "--view", "phase", "-n", "1000", "-o", "e.csv"],
