@@ -989,7 +989,9 @@ int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
 /* "45 s", "12 min", "19.2 h", "3.1 days": a duration to read at a glance. */
 static void format_duration(double s, char *buf, size_t cap)
 {
-	if (s < 90)
+	if (s < 1) /* a budget under a second, and what exceeds it, as they are */
+		snprintf(buf, cap, "%.2g s", s);
+	else if (s < 90)
 		snprintf(buf, cap, "%.0f s", ceil(s));
 	else if (s < 5400)
 		snprintf(buf, cap, "%.0f min", ceil(s / 60));

@@ -240,6 +240,22 @@ with open(small, "w") as f:
 rc, err, _, _ = run(["inspect", small], "30")
 ok(rc == 0, "not refused: posenc inspect of a small CSV file", err)
 
+# --position-ids: a file's reading by its size, before it is read (a sparse 1 GB text file)
+big = os.path.join(wd, "ids.csv")
+with open(big, "wb") as f:
+    f.truncate(1_000_000_000)
+rc, err, secs, files = run(["encode", "-s", "mrope", "-d", "128", "--position-ids", big, "-o",
+                            "e.png"], "1")
+ok(rc == 1 and err.startswith("posenc: error: option '--position-ids': reading 1000 MB of text")
+   and near(err, 1e9 * C["CLI_COST_IDS_CSV_BYTE"]) and secs < 10 and not files,
+   "--position-ids: a 1 GB file refused before reading it", err)
+os.remove(big)
+
+# a budget under a second is shown as it is, not rounded up to the estimate's "1 s"
+rc, err, _, _ = run(["encode", "-n", "50000", "-d", "512", "-o", "e.npy"], "0.5s")
+ok(rc == 1 and "about 0.64 s, more than the time budget of 0.5 s" in err,
+   "a budget of 0.5 s is said so", err)
+
 # ordinary sizes of the same go through
 for args in (["encode", "-s", "rope", "--precision", "f32", "-n", "1000", "-d", "64", "-o", "e.npy"],
              ["encode", "-s", "rope", "--view", "phase", "-n", "1000", "-o", "e.csv"],
