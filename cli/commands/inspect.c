@@ -1,18 +1,14 @@
 /* posenc inspect: what a .npy, .safetensors or .csv file holds, to find tensor names. */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <posenc/read.h>
 
 #include "cli.h"
 #include "commands.h"
-#include "shared/costs.h"
 #include "shared/options.h"
 #include "shared/output.h"
 
@@ -83,38 +79,17 @@ static void print_safetensors(const char *path, const struct pe_file_info *info)
 	free(b);
 }
 
-/*
- * A CSV file is read whole (its shape is its rows), NPY and safetensors
- * files only as far as their header: the time of a regular CSV file, by its
- * size, against the budget before reading it.
- */
-static int check_time(const char *path, double max_time)
-{
-	struct stat sb;
-	unsigned char head[16];
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0; /* the reader says why */
-	ssize_t got = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, head, sizeof(head)) : 0;
-	close(fd);
-	if (got <= 0 || pe_file_format_detect(head, (size_t)got, path) != PE_FORMAT_CSV)
-		return 0;
-	struct cli_common o;
-	memset(&o, 0, sizeof(o));
-	o.max_time = max_time;
-	char what[160], *shown = cli_escape(path);
-	snprintf(what, sizeof(what), "reading the CSV file '%.100s' (%.0f MB)", shown ? shown : "?",
-	         (double)sb.st_size / 1e6);
-	free(shown);
-	return cli_check_time(&o, (double)sb.st_size * CLI_COST_INSPECT_CSV_BYTE, what,
-	                      "inspect a part of it (head -n 1000 FILE > part.csv)");
-}
-
 static int inspect(const char *path, double max_time)
 {
 	struct pe_file_info *info;
 	char *err = NULL;
-	int rc0 = check_time(path, max_time);
+	/* A CSV file is read whole (its shape is its rows), NPY and safetensors files
+	 * only as far as their header. */
+	struct cli_common o;
+	memset(&o, 0, sizeof(o));
+	o.max_time = max_time;
+	int rc0 =
+	        cli_check_csv_read(&o, path, "inspect a part of it (head -n 1000 FILE > part.csv)");
 	if (rc0)
 		return rc0;
 	/* inspect has no --max-memory: the default budget (half of RAM, within

@@ -120,10 +120,11 @@
  * (its conversion). A checkpoint on a cold disk waits for its bytes besides (not CPU). */
 #define CLI_COST_USAGE_VALUE     3e-9
 #define CLI_COST_USAGE_F16_VALUE 10e-9
-/* inspect: a CSV file is read whole to find its shape; inspect of a 503 MB encode -n 1e5 -d 256
- * table: 3.1 s. NPY and safetensors files: their headers only (at most 10^8 bytes each, the
- * readers' limits): milliseconds. */
-#define CLI_COST_INSPECT_CSV_BYTE 6.2e-9
+/* A CSV table read whole (cli_check_csv_read()): inspect, to find its shape, of a 503 MB
+ * encode -n 1e5 -d 256 table: 3.1 s; -s file:path= of it, read as the table: 3.1 s (encode
+ * -s file:path=e.csv -o y.png). NPY and safetensors files are read as far as needed, their
+ * headers at most 10^8 bytes (the readers' limits): a 205 MB NPY table 0.08 s. */
+#define CLI_COST_CSV_READ_BYTE 6.2e-9
 
 /* --position-ids FILE, read and parsed before the work they position: 99 MB of "t,h,w" text
  * (1e7 ids) 2.1 s, 29 MB 0.39 s; a float64 NPY of 1e7 x 3 (240 MB) 0.61 s */

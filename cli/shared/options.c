@@ -1,10 +1,12 @@
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __GLIBC__
@@ -12,8 +14,10 @@
 #endif
 
 #include <posenc/colormap.h>
+#include <posenc/read.h>
 
 #include "cli.h"
+#include "shared/costs.h"
 #include "shared/model_spec.h"
 #include "shared/options.h"
 #include "shared/output.h"
@@ -1056,6 +1060,24 @@ int cli_check_time(const struct cli_common *o, double seconds, const char *what,
 	}
 	return cli_error("%s would take about %s, more than the time budget of %s: %s%s", what,
 	                 need, have, hint, raise);
+}
+
+int cli_check_csv_read(const struct cli_common *o, const char *path, const char *hint)
+{
+	struct stat sb;
+	unsigned char head[16];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0; /* the reader says why */
+	ssize_t got = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, head, sizeof(head)) : 0;
+	close(fd);
+	if (got <= 0 || pe_file_format_detect(head, (size_t)got, path) != PE_FORMAT_CSV)
+		return 0;
+	char what[160], *shown = cli_escape(path);
+	snprintf(what, sizeof(what), "reading the CSV file '%.100s' (%.0f MB)", shown ? shown : "?",
+	         (double)sb.st_size / 1e6);
+	free(shown);
+	return cli_check_time(o, (double)sb.st_size * CLI_COST_CSV_READ_BYTE, what, hint);
 }
 
 void cli_budget_advice(double bytes, char *buf, size_t cap)

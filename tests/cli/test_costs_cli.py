@@ -231,7 +231,7 @@ with open(big, "wb") as f:
     f.truncate(2_000_000_000)
 rc, err, secs, _ = run(["inspect", big], "1")
 ok(rc == 1 and err.startswith("posenc: error: reading the CSV file '") and "(2000 MB)" in err
-   and near(err, 2e9 * C["CLI_COST_INSPECT_CSV_BYTE"]) and "--max-time" in err and secs < 10,
+   and near(err, 2e9 * C["CLI_COST_CSV_READ_BYTE"]) and "--max-time" in err and secs < 10,
    "inspect: a 2 GB CSV file refused before reading it", err)
 os.remove(big)
 small = os.path.join(wd, "small.csv")
@@ -239,6 +239,16 @@ with open(small, "w") as f:
     f.write("a,b\n1,2\n")
 rc, err, _, _ = run(["inspect", small], "30")
 ok(rc == 0, "not refused: posenc inspect of a small CSV file", err)
+
+# a CSV table of the file scheme is parsed whole, whatever rows it keeps: by its size too
+big = os.path.join(wd, "table.csv")
+with open(big, "wb") as f:
+    f.truncate(2_000_000_000)
+rc, err, secs, files = run(["distance", "-s", f"file:path={big},rows=0:10", "-o", "d.png"], "1")
+ok(rc == 1 and err.startswith("posenc: error: reading the CSV file '") and "(2000 MB)" in err
+   and near(err, 2e9 * C["CLI_COST_CSV_READ_BYTE"]) and secs < 10 and not files,
+   "-s file:path=TABLE.csv: a 2 GB table refused before reading it", err)
+os.remove(big)
 
 # --position-ids: a file's reading by its size, before it is read (a sparse 1 GB text file)
 big = os.path.join(wd, "ids.csv")
