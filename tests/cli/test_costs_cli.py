@@ -250,6 +250,17 @@ ok(rc == 1 and err.startswith("posenc: error: reading the CSV file '") and "(200
    "-s file:path=TABLE.csv: a 2 GB table refused before reading it", err)
 os.remove(big)
 
+# check --vector: the same for the vector's file
+small = os.path.join(wd, "small.npy")
+subprocess.run([EXE, "encode", "-s", "rope", "-n", "10", "-d", "8", "-q", "-o", small])
+big = os.path.join(wd, "vector.csv")
+with open(big, "wb") as f:
+    f.truncate(2_000_000_000)
+rc, err, secs, _ = run(["check", "-s", "rope", "-d", "8", "--against", small, "--vector", big], "1")
+ok(rc == 1 and err.startswith("posenc: error: reading the CSV file '") and secs < 10
+   and near(err, 2e9 * C["CLI_COST_CSV_READ_BYTE"]), "check --vector: refused by its size", err)
+os.remove(big)
+
 # --position-ids: a file's reading by its size, before it is read (a sparse 1 GB text file)
 big = os.path.join(wd, "ids.csv")
 with open(big, "wb") as f:
