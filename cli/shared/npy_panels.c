@@ -160,85 +160,136 @@ static int piece_next(size_t n, size_t S, size_t C, struct piece *p, int first)
 }
 
 /*
- * Products and writes overlapped: a thread computes piece k + 1 on one BLAS
- * thread (pe_pairwise_rows_serial(): OpenBLAS's threads would otherwise
- * spin between the calls, CPU time that computes nothing) while the caller
- * writes piece k. The CPU time is that of one BLAS thread plus the writes,
- * the wall time about the longer of the two.
+ * Products and writes overlapped: PIPE_WORKERS threads compute pieces, each
+ * on one BLAS thread (pe_pairwise_rows_serial(): OpenBLAS's threads would
+ * otherwise spin between the calls, CPU time that computes nothing), while
+ * the caller writes the pieces they finish. One buffer per worker: a
+ * finished piece waits for the writer in its worker's buffer, so the
+ * pieces in memory stay at the number of workers. The CPU time is that of
+ * the products on one thread plus the writes; on two cores the wall time
+ * is about half their sum. Every piece is the same product whichever thread
+ * makes it, so the bits do not depend on the order.
  */
+#define PIPE_WORKERS 2
+
+enum slot_state { SLOT_FREE, SLOT_BUSY, SLOT_READY };
+
 struct pipe {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	struct pe_pairwise_rows *src;
 	size_t n;
-	double *buf[2];
-	int full[2];          /* slot holds a computed piece */
-	enum pe_status st[2]; /* its status */
-	int stop;             /* the writer gave up */
+	double *buf[PIPE_WORKERS];
+	enum slot_state state[PIPE_WORKERS];
+	struct piece piece[PIPE_WORKERS]; /* the piece a slot holds */
+	enum pe_status st[PIPE_WORKERS];  /* its status */
+	struct piece next;                /* the next piece to compute */
+	int more;                         /* next is one */
+	int stop;                         /* the writer gave up */
+};
+
+/* One worker: the next piece into its own slot, as long as there is one. */
+struct worker {
+	struct pipe *p;
+	int slot;
 };
 
 static void *pipe_compute(void *arg)
 {
-	struct pipe *p = arg;
-	struct piece u;
-	for (size_t k = 0; piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, k == 0); k++) {
-		int slot = (int)(k & 1);
+	struct worker *wk = arg;
+	struct pipe *p = wk->p;
+	int b = wk->slot;
+	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		while (p->full[slot] && !p->stop)
+		while (p->state[b] != SLOT_FREE && !p->stop)
 			pthread_cond_wait(&p->changed, &p->lock);
-		int stop = p->stop;
+		if (p->stop || !p->more) {
+			pthread_mutex_unlock(&p->lock);
+			return NULL;
+		}
+		struct piece u = p->next;
+		p->more = piece_next(p->n, PIPE_ROWS, PIPE_COLS, &p->next, 0);
+		p->piece[b] = u;
+		p->state[b] = SLOT_BUSY;
 		pthread_mutex_unlock(&p->lock);
-		if (stop)
-			break;
 		enum pe_status st = pe_pairwise_rows_upper_cols(p->src, u.r0, u.count, u.c0, u.nc,
-		                                                p->buf[slot], u.nc);
+		                                                p->buf[b], u.nc);
 		pthread_mutex_lock(&p->lock);
-		p->st[slot] = st;
-		p->full[slot] = 1;
+		p->st[b] = st;
+		p->state[b] = SLOT_READY;
 		pthread_cond_broadcast(&p->changed);
 		pthread_mutex_unlock(&p->lock);
 		if (st != PE_OK)
-			break;
+			return NULL;
 	}
-	return NULL;
 }
 
-static enum pe_status pipe_run(struct pipe *p, const struct panel_out *w, struct cli_progress *prog,
-                               int *compute_failed)
+/* The pieces one after the other on this thread (no worker could start). */
+static enum pe_status pipe_serial(struct pipe *p, const struct panel_out *w,
+                                  struct cli_progress *prog, int *compute_failed)
 {
-	pthread_t th;
 	enum pe_status st = PE_OK;
 	struct piece u;
-	if (pthread_create(&th, NULL, pipe_compute, p) != 0) {
-		/* no thread (a memory limit): the same pieces, one after the other */
-		for (int first = 1;
-		     st == PE_OK && piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, first); first = 0) {
-			cli_progress_update(prog, u.r0);
-			st = pe_pairwise_rows_upper_cols(p->src, u.r0, u.count, u.c0, u.nc,
-			                                 p->buf[0], u.nc);
-			if (st != PE_OK) {
-				*compute_failed = 1;
-				break;
-			}
-			st = write_piece(w, u.r0, u.count, u.c0, u.nc, p->buf[0], u.nc);
-		}
-		return st;
-	}
-	for (size_t k = 0; st == PE_OK && piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, k == 0); k++) {
-		int slot = (int)(k & 1);
+	for (int first = 1; st == PE_OK && piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, first);
+	     first = 0) {
 		cli_progress_update(prog, u.r0);
+		st = pe_pairwise_rows_upper_cols(p->src, u.r0, u.count, u.c0, u.nc, p->buf[0],
+		                                 u.nc);
+		if (st != PE_OK) {
+			*compute_failed = 1;
+			break;
+		}
+		st = write_piece(w, u.r0, u.count, u.c0, u.nc, p->buf[0], u.nc);
+	}
+	return st;
+}
+
+static enum pe_status pipe_run(struct pipe *p, size_t workers, const struct panel_out *w,
+                               struct cli_progress *prog, int *compute_failed)
+{
+	pthread_t th[PIPE_WORKERS];
+	struct worker wk[PIPE_WORKERS];
+	size_t started = 0, total = 0, written = 0;
+	struct piece u;
+	for (int first = 1; piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, first); first = 0)
+		total++;
+	p->more = piece_next(p->n, PIPE_ROWS, PIPE_COLS, &p->next, 1);
+	for (size_t k = 0; k < workers; k++) {
+		wk[k] = (struct worker){p, (int)k};
+		if (pthread_create(&th[started], NULL, pipe_compute, &wk[k]) != 0)
+			break; /* a memory limit: fewer workers */
+		started++;
+	}
+	if (started == 0)
+		return pipe_serial(p, w, prog, compute_failed);
+	enum pe_status st = PE_OK;
+	while (st == PE_OK && written < total) {
 		pthread_mutex_lock(&p->lock);
-		while (!p->full[slot])
+		int b = -1;
+		for (;;) {
+			/* the earliest ready piece: the file fills from the top */
+			for (size_t k = 0; k < started; k++)
+				if (p->state[k] == SLOT_READY &&
+				    (b < 0 || p->piece[k].r0 < p->piece[b].r0 ||
+				     (p->piece[k].r0 == p->piece[b].r0 &&
+				      p->piece[k].c0 < p->piece[b].c0)))
+					b = (int)k;
+			if (b >= 0)
+				break;
 			pthread_cond_wait(&p->changed, &p->lock);
-		st = p->st[slot];
+		}
+		st = p->st[b];
+		u = p->piece[b];
 		pthread_mutex_unlock(&p->lock);
 		if (st != PE_OK) {
 			*compute_failed = 1;
 			break;
 		}
-		st = write_piece(w, u.r0, u.count, u.c0, u.nc, p->buf[slot], u.nc);
+		cli_progress_update(prog, (size_t)((double)p->n * (double)written / (double)total));
+		st = write_piece(w, u.r0, u.count, u.c0, u.nc, p->buf[b], u.nc);
+		written++;
 		pthread_mutex_lock(&p->lock);
-		p->full[slot] = 0;
+		p->state[b] = SLOT_FREE;
 		pthread_cond_broadcast(&p->changed);
 		pthread_mutex_unlock(&p->lock);
 	}
@@ -247,9 +298,17 @@ static enum pe_status pipe_run(struct pipe *p, const struct panel_out *w, struct
 	p->stop = 1;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->lock);
-	pthread_join(th, NULL);
+	for (size_t k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
 	errno = e;
 	return st;
+}
+
+/* Workers of the overlapped writer: the cores, up to PIPE_WORKERS. */
+static size_t pipe_workers(void)
+{
+	long c = sysconf(_SC_NPROCESSORS_ONLN);
+	return c < 2 ? 1 : PIPE_WORKERS;
 }
 
 enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *src, size_t n,
@@ -279,11 +338,12 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 	size_t S = piped ? PIPE_ROWS : panel_rows(n);
 	size_t bytes = (piped ? PIPE_ROWS * PIPE_COLS : S * n) * sizeof(double);
 	double *panel = pe_buffer_alloc(bytes);
-	double *second = piped ? pe_buffer_alloc(bytes) : NULL;
+	size_t workers = piped ? pipe_workers() : 1;
+	double *second = workers > 1 ? pe_buffer_alloc(bytes) : NULL;
 	double *tile = malloc(TILE_COLS * S * sizeof(double));
 	size_t nf = piped ? PIPE_COLS : n;
 	float *f32 = malloc((nf > TILE_COLS * S ? nf : TILE_COLS * S) * sizeof(float));
-	if (!panel || !tile || !f32 || (piped && !second)) {
+	if (!panel || !tile || !f32 || (workers > 1 && !second)) {
 		pe_buffer_free(panel);
 		pe_buffer_free(second);
 		free(tile);
@@ -302,7 +362,7 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 		struct pipe p = {.src = src, .n = n, .buf = {panel, second}};
 		pthread_mutex_init(&p.lock, NULL);
 		pthread_cond_init(&p.changed, NULL);
-		st = pipe_run(&p, &w, &prog, compute_failed);
+		st = pipe_run(&p, workers, &w, &prog, compute_failed);
 		pthread_cond_destroy(&p.changed);
 		pthread_mutex_destroy(&p.lock);
 		pe_pairwise_rows_serial(src, 0);

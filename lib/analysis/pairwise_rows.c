@@ -189,10 +189,19 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 	    (c0 == r0 && nc < count))
 		return PE_ERANGE;
 	enum pe_status st = PE_OK;
-	r->panel_r0 = SIZE_MAX;
+	/* Right of the rows' diagonal block every 256-row product below spans
+	 * the same columns, so one product of all the rows has the same cells
+	 * (the BLAS sums a cell over d in the same order whatever the number of
+	 * rows) and packs the columns once instead of once per 256 rows. */
+	size_t step = PE_PAIRWISE_PANEL;
+	if (c0 >= r0 + count &&
+	    (!r->g.serial || r0 / PE_PAIRWISE_PIECE == (r0 + count - 1) / PE_PAIRWISE_PIECE))
+		step = count;
 	/* each 256-row product from the diagonal (or c0) on, as pe_pairwise_matrix()'s */
-	for (size_t p0 = r0; p0 < r0 + count && st == PE_OK; p0 += PE_PAIRWISE_PANEL) {
-		size_t np = n - p0 < PE_PAIRWISE_PANEL ? n - p0 : PE_PAIRWISE_PANEL;
+	for (size_t p0 = r0; p0 < r0 + count && st == PE_OK; p0 += step) {
+		size_t np = step != PE_PAIRWISE_PANEL    ? count
+		            : n - p0 < PE_PAIRWISE_PANEL ? n - p0
+		                                         : PE_PAIRWISE_PANEL;
 		/* Serial: cut at the pieces' columns (PE_PAIRWISE_PIECE from the
 		 * piece-aligned row above p0), so a writer of whole panels and one of
 		 * pieces make the same products: a product's shape can change the
@@ -221,6 +230,8 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 
 int pe_pairwise_rows_serial(struct pe_pairwise_rows *r, int on)
 {
+	/* the panel kept for pe_pairwise_rows_fill() was made in the other mode */
+	r->panel_r0 = SIZE_MAX;
 	return r->gram ? pe_gram_serial(&r->g, on) : 0;
 }
 

@@ -94,6 +94,40 @@ WIDE_CLONES static void finish(const double *us, const double *ss, size_t nb, do
 		dst[i] = std * (us[i] * sqrt(-2.0 * log_unit(ss[i]) / ss[i]));
 }
 
+/* Every element's first two candidates, without a branch: splitmix64
+ * steps of 64-bit multiplies, which vectorise only with AVX-512DQ's
+ * (integer operations and exact conversions: the same bits in every
+ * clone). The second is kept where the first was rejected (about one in
+ * five, an unpredictable branch when taken one by one); states[] is then
+ * the stream's state after the kept candidate. */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define CANDIDATE_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
+#endif
+#ifndef CANDIDATE_CLONES
+#define CANDIDATE_CLONES
+#endif
+CANDIDATE_CLONES static void candidates(uint64_t first, size_t nb, double *us, double *ss,
+                                        uint64_t *states)
+{
+	for (size_t i = 0; i < nb; i++) {
+		uint64_t state = mix(first + i) + GOLDEN;
+		double u = uniform(mix(state));
+		state += GOLDEN;
+		double v = uniform(mix(state));
+		double s = u * u + v * v;
+		uint64_t state2 = state + GOLDEN;
+		double u2 = uniform(mix(state2));
+		state2 += GOLDEN;
+		double v2 = uniform(mix(state2));
+		int ok = s > 0.0 && s < 1.0;
+		us[i] = ok ? u : u2;
+		ss[i] = ok ? s : u2 * u2 + v2 * v2;
+		states[i] = ok ? state : state2;
+	}
+}
+
 /* std times the normals of elements k0 .. k0 + count - 1 into dst. */
 static void normals(uint64_t key, uint64_t k0, size_t count, double std, double *dst)
 {
@@ -101,17 +135,8 @@ static void normals(uint64_t key, uint64_t k0, size_t count, double std, double 
 	uint64_t states[BATCH];
 	for (size_t i0 = 0; i0 < count; i0 += BATCH) {
 		size_t nb = count - i0 < BATCH ? count - i0 : BATCH;
-		/* every element's first candidate, without a branch */
-		for (size_t i = 0; i < nb; i++) {
-			uint64_t state = mix(key + k0 + i0 + i) + GOLDEN;
-			double u = uniform(mix(state));
-			state += GOLDEN;
-			double v = uniform(mix(state));
-			us[i] = u;
-			ss[i] = u * u + v * v;
-			states[i] = state;
-		}
-		/* the fifth or so rejected: the next candidates of their streams */
+		candidates(key + k0 + i0, nb, us, ss, states);
+		/* one in twenty rejected twice: the next candidates of their streams */
 		for (size_t i = 0; i < nb; i++) {
 			if (ss[i] > 0.0 && ss[i] < 1.0)
 				continue;

@@ -31,7 +31,7 @@ def mix(z):
     return z ^ (z >> 31)
 
 
-seen = {"rejected": 0, "low": 0, "high": 0}
+seen = {"rejected": 0, "twice": 0, "thrice": 0, "low": 0, "high": 0}
 
 
 def log_portable(x):
@@ -51,7 +51,12 @@ def log_portable(x):
 
 def normal(key, k):
     state = mix((key + k) & M64)
+    tries = 0
     while True:
+        tries += 1
+        # the generator takes two candidates at once, then goes on one by one
+        seen["twice"] += tries == 3
+        seen["thrice"] += tries == 4
         state = (state + GOLDEN) & M64
         u = (mix(state) >> 11) * 2.0 ** -52 - 1.0
         state = (state + GOLDEN) & M64
@@ -99,4 +104,6 @@ check("learned 20000 x 16 (threaded chunks): rows at the edges", "learned", n, d
 # The small table exercised the rejection and both halves of the logarithm's range.
 ok(seen["rejected"] > 50 and seen["low"] > 50 and seen["high"] > 50,
    "the checked numbers include rejected candidates and both halves of the logarithm", seen)
+ok(seen["twice"] > 5 and seen["thrice"] > 0,
+   "and numbers whose first two or three candidates were rejected", seen)
 done()

@@ -367,7 +367,9 @@ PE_API enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *src, 
  * pe_pairwise_rows_serial() - with @on, later pe_pairwise_rows_upper()
  * and pe_pairwise_rows_upper_cols() calls on @src run on the calling thread
  * alone (one BLAS thread), for a caller that overlaps them with work of
- * its own on another thread, their products cut as said there. A cell may
+ * its own on another thread, their products cut as said there. Then
+ * pe_pairwise_rows_upper_cols() may be called from several threads at once
+ * (each into its own @dst): it reads @src and writes only @dst. A cell may
  * differ in its last bit from the threaded products' (as it may between
  * two thread counts of OpenBLAS); all writers of a matrix take the same
  * mode, so its NPY file and its CSV hold the same bits. Without @on, the
