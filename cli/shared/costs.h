@@ -125,7 +125,9 @@
 /* A CSV table read whole (cli_check_csv_read()): inspect, to find its shape, of a 503 MB
  * encode -n 1e5 -d 256 table: 3.1 s; -s file:path= of it, read as the table: 3.1 s (encode
  * -s file:path=e.csv -o y.png). NPY and safetensors files are read as far as needed, their
- * headers at most 10^8 bytes (the readers' limits): a 205 MB NPY table 0.08 s. */
+ * headers at most 10^8 bytes (the readers' limits): a 205 MB NPY table 0.08 s. A pipe's size
+ * is not known before it is read: inspect takes at most 1 GiB of one
+ * (PE_READ_INSPECT_STREAM_MAX, about 7 s), a table at most --max-memory. */
 #define CLI_COST_CSV_READ_BYTE 6.2e-9
 
 /* --position-ids FILE, read and parsed before the work they position: 99 MB of "t,h,w" text
