@@ -17,18 +17,21 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import done, ok  # noqa: E402
 
 EXE = sys.argv[1]
+# Files the test makes itself (dumps, checkpoints, sparse files), removed at the end.
+SCRATCH = tempfile.TemporaryDirectory(prefix="posenc-costs-")
 
 
 def run(args, budget):
-    wd = tempfile.mkdtemp(prefix="posenc-costs-")
-    t0 = time.time()
-    try:
-        p = subprocess.run([EXE, *args, "--max-time", budget], cwd=wd, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=60)
-        rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        rc, err = None, "timed out"
-    return rc, err, time.time() - t0, os.listdir(wd)
+    """Runs posenc in a fresh folder (removed after: outputs of the allowed runs are large)."""
+    with tempfile.TemporaryDirectory(prefix="posenc-costs-") as wd:
+        t0 = time.time()
+        try:
+            p = subprocess.run([EXE, *args, "--max-time", budget], cwd=wd,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            rc, err = p.returncode, p.stderr.decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            rc, err = None, "timed out"
+        return rc, err, time.time() - t0, os.listdir(wd)
 
 
 # (command line, the work it names): each estimated at 8 s or more.
@@ -69,7 +72,7 @@ for args, what in REFUSED:
     ok(secs < 10 and not files, f"... in {secs:.1f} s, no file written", str(files))
 
 # check: the dump's size, known before reading it (a sparse file of 2 GB: refused unread)
-big = os.path.join(tempfile.mkdtemp(prefix="posenc-costs-"), "dump.npy")
+big = os.path.join(tempfile.mkdtemp(dir=SCRATCH.name), "dump.npy")
 with open(big, "wb") as f:
     f.truncate(2_000_000_000)
 rc, err, secs, files = run(["check", "-s", "rope", "--against", big], "1")
@@ -100,7 +103,7 @@ ALLOWED = [
 for args in ALLOWED:
     rc, err, secs, files = run(args, "30")
     ok(rc == 0 and files, f"not refused: posenc {' '.join(args)}", err)
-wd = tempfile.mkdtemp(prefix="posenc-costs-")
+wd = tempfile.mkdtemp(dir=SCRATCH.name)
 dump = os.path.join(wd, "dump.npy")
 subprocess.run([EXE, "encode", "-s", "rope", "-n", "1000", "-d", "64", "-q", "-o", dump])
 rc, err, secs, files = run(["check", "-s", "rope", "--against", dump], "30")
@@ -186,7 +189,7 @@ ok(rc1 == 1 and rc2 == 1 and e1 and e2 and 2 * (e1 - 1) <= e2 <= 2 * e1
 
 # usage: the query and key rows it will read, counted from the checkpoint's shapes before
 # reading any (a sparse file: its header says 80 layers of 8192-wide BF16 weights)
-wd = tempfile.mkdtemp(prefix="posenc-costs-")
+wd = tempfile.mkdtemp(dir=SCRATCH.name)
 L, hidden, H, KV = 80, 8192, 64, 8
 hd = hidden // H
 with open(os.path.join(wd, "config.json"), "w") as f:
@@ -226,7 +229,7 @@ ok(rc == 1 and err.startswith("posenc: error: the error curves at d=1000000 need
    f"precision: each thread's rows counted ({floor:.0f} MiB at least)", err)
 
 # inspect reads a CSV file whole: refused by its size before reading it (a sparse 2 GB file)
-wd = tempfile.mkdtemp(prefix="posenc-costs-")
+wd = tempfile.mkdtemp(dir=SCRATCH.name)
 big = os.path.join(wd, "big.csv")
 with open(big, "wb") as f:
     f.truncate(2_000_000_000)
@@ -287,4 +290,5 @@ for args in (["encode", "-s", "rope", "--precision", "f32", "-n", "1000", "-d", 
              ["precision", "-s", "rope", "-d", "128", "-n", "1000", "-o", "p.csv"]):
     rc, err, secs, files = run(args, "30")
     ok(rc == 0 and files, f"not refused: posenc {' '.join(args)}", err)
+SCRATCH.cleanup()
 done()
