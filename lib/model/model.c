@@ -2,6 +2,7 @@
  * Model descriptions: lifetime, picking a layer group, overriding spec keys.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +178,15 @@ enum pe_status pe_model_check_specs(const struct pe_model *m, char **err)
 		free(why);
 	}
 	return PE_OK;
+}
+
+double pe_model_width_fraction(size_t width, size_t head_dim)
+{
+	double p = (double)width / (double)head_dim;
+	/* upward: towards a bound like 2.0 it would go down past 2 and loop for ever */
+	while ((size_t)((double)head_dim * p) < width)
+		p = nextafter(p, INFINITY);
+	return p;
 }
 
 double pe_model_hf_json_cost(const char *text, size_t len)

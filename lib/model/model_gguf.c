@@ -249,8 +249,9 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 
 	strbuf_addf(bp, "rope:layout=%s", a->layout);
 	put_number(bp, "base", base);
+	/* int(hd * rotary) must give n_rot back: n_rot / hd can give one less (30 of 44) */
 	if (n_rot != hd)
-		put_number(bp, "rotary", n_rot / hd);
+		put_number(bp, "rotary", pe_model_width_fraction((size_t)n_rot, (size_t)hd));
 	char key[256];
 	snprintf(key, sizeof(key), "%s.rope.scaling.type", h->arch);
 	const struct gguf_kv *type = gguf_find(h->g, key);
@@ -354,6 +355,10 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	unsigned pattern = a->swa_pattern;
 	if ((strcmp(a->name, "gemma3") == 0 || strcmp(a->name, "gemma4") == 0) && !has_swa)
 		swa_base = 10000.0; /* llama.cpp's Gemma 3 and 4 local base */
+	/* read before the layer flags are allocated, as an error returns at once */
+	double swa = -1;
+	if (num(h, "attention.sliding_window", &swa) < 0)
+		return PE_EFORMAT;
 	/* which layers slide: {arch}.attention.sliding_window_pattern when the file has it
 	 * (a period, or one flag per layer, true = sliding, as llama.cpp's get_key_or_arr
 	 * reads it), else the period llama.cpp hard-codes for the architecture */
@@ -381,9 +386,6 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			any |= slides[i] = (unsigned char)(i % pattern != pattern - 1);
 	int split = any && !isnan(swa_base) && m->n_layers;
 	unsigned nope = a->nope_step;
-	double swa = -1;
-	if (num(h, "attention.sliding_window", &swa) < 0)
-		return PE_EFORMAT;
 	/* llama.cpp's Llama 4 loader: a sliding_window of 0 means every layer rotates */
 	if (strcmp(a->name, "llama4") == 0 && swa == 0)
 		nope = 0;
@@ -436,7 +438,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	strbuf_addf(&lb, "rope:layout=%s", a->layout);
 	put_number(&lb, "base", swa_base);
 	if (n_rot_swa != hd_swa)
-		put_number(&lb, "rotary", n_rot_swa / hd_swa);
+		put_number(&lb, "rotary",
+		           pe_model_width_fraction((size_t)n_rot_swa, (size_t)hd_swa));
 	if (hd_swa != hd)
 		put_number(&lb, "head", hd_swa);
 	strbuf_addf(&lb, ",scaling=none,label=%s local", label);

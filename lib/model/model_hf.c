@@ -43,9 +43,12 @@ static enum pe_status guess_unknown(struct hf *h, const char *model_type, enum h
 	} else {
 		double v;
 		int named = strcmp(model_type, "(none)") != 0;
+		int hrc = 1, nrc = 1;
 		if (!hf_present(cfg, "head_dim") &&
-		    (hf_cfg_number(h, "hidden_size", &v, NULL) <= 0 ||
-		     hf_cfg_number(h, "num_attention_heads", &v, NULL) <= 0))
+		    ((hrc = hf_cfg_number(h, "hidden_size", &v, NULL)) < 0 ||
+		     (nrc = hf_cfg_number(h, "num_attention_heads", &v, NULL)) < 0))
+			return PE_EFORMAT; /* reported: a key present but not a number */
+		if (hrc == 0 || nrc == 0)
 			return hf_fail(
 			        h, PE_EUNSUPPORTED,
 			        "model_type: %s%s%s, and the config has neither head_dim nor "

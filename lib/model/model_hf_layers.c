@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model/model_hf.h"
+#include "model/model_internal.h"
 
 /* ---- layers ---------------------------------------------------------- */
 
@@ -311,7 +312,11 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	}
 	if (chunked) {
 		double chunk = 0;
-		if (hf_cfg_number(h, "attention_chunk_size", &chunk, NULL) > 0 &&
+		if ((rc = hf_cfg_number(h, "attention_chunk_size", &chunk, NULL)) < 0) {
+			st = PE_EFORMAT;
+			goto done;
+		}
+		if (rc > 0 &&
 		    (st = hf_fact(h, "attention_chunk_size",
 		                  "chunked layers attend within blocks of this many positions",
 		                  "%.17g", chunk)) != PE_OK)
@@ -326,9 +331,15 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 		if (st != PE_OK)
 			goto done;
 	}
+	/* A key the modeling reads must be a number when present, as everywhere
+	 * (hf_cfg_number has reported it otherwise): never a model with an error. */
 	double qs = 0;
 	if ((h->arch->flags & HF_QUERY_SCALAR) &&
-	    hf_cfg_number(h, "query_pre_attn_scalar", &qs, NULL) > 0 && qs > 0 &&
+	    (rc = hf_cfg_number(h, "query_pre_attn_scalar", &qs, NULL)) < 0) {
+		st = PE_EFORMAT;
+		goto done;
+	}
+	if ((h->arch->flags & HF_QUERY_SCALAR) && rc > 0 && qs > 0 &&
 	    (st = hf_fact(h, "softmax_scale",
 	                  "softmax scale query_pre_attn_scalar^-0.5, in place of "
 	                  "head_dim^-0.5 (Gemma)",
@@ -336,7 +347,11 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 		goto done;
 	double mult = 0;
 	if ((h->arch->flags & HF_ATTN_MULT) &&
-	    hf_cfg_number(h, "attention_multiplier", &mult, NULL) > 0 &&
+	    (rc = hf_cfg_number(h, "attention_multiplier", &mult, NULL)) < 0) {
+		st = PE_EFORMAT;
+		goto done;
+	}
+	if ((h->arch->flags & HF_ATTN_MULT) && rc > 0 &&
 	    (st = hf_fact(h, "softmax_scale",
 	                  "softmax scale attention_multiplier, in place of head_dim^-0.5 "
 	                  "(Granite)",
@@ -348,8 +363,11 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	              (tt->type == JSON_NUMBER && tt->number != 0));
 	if (tuning && nopes) {
 		double scale = 0.1, floor_scale = 8192;
-		hf_cfg_number(h, "attn_scale", &scale, NULL);
-		hf_cfg_number(h, "floor_scale", &floor_scale, NULL);
+		if (hf_cfg_number(h, "attn_scale", &scale, NULL) < 0 ||
+		    hf_cfg_number(h, "floor_scale", &floor_scale, NULL) < 0) {
+			st = PE_EFORMAT;
+			goto done;
+		}
 		st = hf_fact(h, "attn_temperature_tuning",
 		             "queries of the NoPE layers are multiplied by 1 + attn_scale x "
 		             "log(floor((position + 1) / floor_scale) + 1) (Llama4TextAttention)",
@@ -358,19 +376,6 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 done:
 	free(flag);
 	return st;
-}
-
-/*
- * The rotary fraction of a width (rotary_dim of head_dim): the smallest
- * double p with int(head_dim * p) == width, since the spec's rotary= is a
- * fraction and (w / h) * h can round just below w (26 of 45).
- */
-static double width_fraction(size_t width, size_t head_dim)
-{
-	double p = (double)width / (double)head_dim;
-	while ((size_t)((double)head_dim * p) < width)
-		p = nextafter(p, 2.0);
-	return p;
 }
 
 enum pe_status hf_read_rope(struct hf *h)
@@ -419,9 +424,12 @@ enum pe_status hf_read_rope(struct hf *h)
 			        h, PE_EFORMAT,
 			        "layer_types: missing; Gemma 4 configs list which layers are "
 			        "sliding and which full, and posenc will not guess");
-		if (!(rc && g) && hf_cfg_count(h, "hidden_size", &hidden, NULL) > 0 &&
-		    hf_cfg_count(h, "num_attention_heads", &heads, NULL) > 0 &&
-		    hidden / heads != hd)
+		int hrc = 1, nrc = 1;
+		if (!(rc && g) &&
+		    ((hrc = hf_cfg_count(h, "hidden_size", &hidden, NULL)) < 0 ||
+		     (nrc = hf_cfg_count(h, "num_attention_heads", &heads, NULL)) < 0))
+			return PE_EFORMAT;
+		if (!(rc && g) && hrc > 0 && nrc > 0 && hidden / heads != hd)
 			return hf_fail(
 			        h, PE_EFORMAT,
 			        "global_head_dim: missing, so the reference's proportional RoPE "
@@ -442,8 +450,12 @@ enum pe_status hf_read_rope(struct hf *h)
 	double v;
 	if ((rc = hf_count(h, "", cfg, "rotary_dim", &rotary_dim)) < 0)
 		return PE_EFORMAT;
+	/* The reference slices q[..., :rotary_dim]: a wider one fails there. */
+	if (rc && rotary_dim > hd)
+		return hf_fail(h, PE_EFORMAT, "rotary_dim: %zu is wider than the head width %zu",
+		               rotary_dim, hd);
 	if (rc)
-		c.top_partial = width_fraction(rotary_dim, hd);
+		c.top_partial = pe_model_width_fraction(rotary_dim, hd);
 	static const char *const partial_keys[] = {"partial_rotary_factor", "rotary_pct",
 	                                           "rope_percent"};
 	for (size_t k = 0; k < 3 && isnan(c.top_partial); k++) {
@@ -453,8 +465,13 @@ enum pe_status hf_read_rope(struct hf *h)
 			c.top_partial = v;
 	}
 	if (isnan(c.top_partial)) {
+		if (hf_arch_default(h->arch, "rotary_dim", &v) && (size_t)v > hd)
+			return hf_fail(h, PE_EFORMAT,
+			               "rotary_dim: missing, and the class default %zu is wider "
+			               "than the head width %zu",
+			               (size_t)v, hd);
 		if (hf_arch_default(h->arch, "rotary_dim", &v))
-			c.class_partial = width_fraction((size_t)v, hd);
+			c.class_partial = pe_model_width_fraction((size_t)v, hd);
 		else if (hf_arch_default(h->arch, "partial_rotary_factor", &v) ||
 		         hf_arch_default(h->arch, "rotary_pct", &v))
 			c.class_partial = v;

@@ -599,20 +599,23 @@ enum pe_status hf_mrope_note(struct hf *h, const struct hf_rope_ctx *c, const st
 			return hf_fail(h, PE_EFORMAT, "mrope_interleaved: is not true or false");
 		interleaved = il->boolean;
 	}
+	/* rope_theta as rope_spec reads it: the block's, else the top level's; read
+	 * before the note is begun (an error here must not leave it behind) */
+	double theta = isnan(c->top_theta) ? 10000.0 : c->top_theta;
+	if (hf_number(h, "", block, "rope_theta", &theta) < 0)
+		return PE_EFORMAT;
 	struct strbuf nb = {0};
 	strbuf_addf(&nb,
 	            "M-RoPE sections %.17g/%.17g/%.17g (pairs per temporal/height/width axis): "
 	            "text positions are equal on every axis, which is plain RoPE (what this "
 	            "spec is); image and video tokens: -s mrope:",
 	            sec[0], sec[1], sec[2]);
-	/* rope_theta as rope_spec reads it: the block's, else the top level's */
-	double theta = isnan(c->top_theta) ? 10000.0 : c->top_theta;
-	if (hf_number(h, "", block, "rope_theta", &theta) < 0)
-		return PE_EFORMAT;
 	char *spec = pe_asprintf("mrope:base=%.17g,t=%.17g,h=%.17g,w=%.17g%s", theta, sec[0],
 	                         sec[1], sec[2], interleaved ? ",interleaved=1" : "");
-	if (!spec)
+	if (!spec) {
+		free(nb.buf);
 		return PE_ENOMEM;
+	}
 	strbuf_addf(&nb, "%s with text=N,frames=F,height=H,width=W", spec + strlen("mrope:"));
 	const struct json *vc = hf_present(h->root, "vision_config");
 	const struct json *tps =

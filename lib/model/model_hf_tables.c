@@ -59,7 +59,11 @@ enum pe_status hf_read_alibi(struct hf *h)
 	}
 	h->m->n_layers = layers;
 	double ctx = 0;
-	if (hf_cfg_number(h, "max_position_embeddings", &ctx, NULL) > 0 && ctx > 0)
+	if ((rc = hf_cfg_number(h, "max_position_embeddings", &ctx, NULL)) < 0) {
+		free(b.buf);
+		return PE_EFORMAT;
+	}
+	if (rc > 0 && ctx > 0)
 		h->m->context = ctx;
 	strbuf_addf(&b, ",label=%s", h->label);
 	if (b.failed) {

@@ -192,6 +192,17 @@ void hf_put_key(struct strbuf *b, const char *key, double v)
 	hf_put_number(b, v);
 }
 
+/* A name from the config (a layer type) goes into spec labels and is matched
+ * by --layer: only letters, digits, '_', '-' and '.', so that "g,rotary=0.5"
+ * cannot add a key to the spec (nor escapes reach a terminal). */
+static void name_sanitize(char *name)
+{
+	for (char *c = name; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.'))
+			*c = '_';
+}
+
 enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec)
 {
 	struct pe_model *m = h->m;
@@ -206,15 +217,22 @@ enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec)
 	g->spec = spec ? pe_strdup(spec) : NULL;
 	if (!g->name || (spec && !g->spec))
 		return PE_ENOMEM;
-	/* A name from the config (a layer type) goes into spec labels and is
-	 * matched by --layer: only letters, digits, '_', '-' and '.', so that
-	 * "g,rotary=0.5" cannot add a key to the spec (nor escapes reach a
-	 * terminal). */
-	for (char *c = g->name; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.'))
-			*c = '_';
-	return PE_OK;
+	name_sanitize(g->name);
+	/* Two layer types can read alike then ("a attention", "a_attention"):
+	 * --layer NAME must still reach each group, so a repeated name gets a
+	 * suffix (-2, -3, ...). */
+	for (size_t k = 2;; k++) {
+		int taken = 0;
+		for (size_t i = 0; i + 1 < m->n_groups && !taken; i++)
+			taken = strcmp(m->groups[i].name, g->name) == 0;
+		if (!taken)
+			return PE_OK;
+		free(g->name);
+		g->name = pe_asprintf("%s-%zu", name, k);
+		if (!g->name)
+			return PE_ENOMEM;
+		name_sanitize(g->name);
+	}
 }
 
 enum pe_status hf_fact(struct hf *h, const char *key, const char *what, const char *fmt, ...)

@@ -4,6 +4,8 @@
 #ifndef POSENC_MODEL_INTERNAL_H
 #define POSENC_MODEL_INTERNAL_H
 
+#include <stddef.h>
+
 #include <posenc/model.h>
 
 /*
@@ -13,5 +15,15 @@
  * spec parser refused, or PE_ENOMEM.
  */
 enum pe_status pe_model_check_specs(const struct pe_model *m, char **err);
+
+/*
+ * pe_model_width_fraction() - a rotary width as the spec's rotary= fraction
+ *
+ * The smallest double p with int(@head_dim * p) == @width (@width <=
+ * @head_dim, @head_dim > 0), the reference's int(head_dim *
+ * partial_rotary_factor): width / head_dim itself can give one less (26 of
+ * 45, 30 of 44).
+ */
+double pe_model_width_fraction(size_t width, size_t head_dim);
 
 #endif

@@ -1,11 +1,38 @@
-"""A minimal TAP producer and helpers to run the posenc program in tests."""
+"""A minimal TAP producer and helpers to run the posenc program in tests.
+
+Every temporary folder a test makes with tempfile (workdir() or its own mkdtemp) lies in one
+folder of this process, removed when the process ends, also when the test runner stops it with
+SIGTERM (a timeout): a suite run leaves nothing in /tmp (its files reach a GiB). With
+POSENC_KEEP_TEST_FILES=1 the folder is kept and named on stderr, to look at a failure.
+"""
+import atexit
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 
 _count = 0
 _failed = 0
+
+_root = tempfile.mkdtemp(prefix="posenc-test-")
+tempfile.tempdir = _root
+
+
+def _cleanup():
+    if os.environ.get("POSENC_KEEP_TEST_FILES"):
+        print(f"# test files kept in {_root}", file=sys.stderr)
+    else:
+        shutil.rmtree(_root, ignore_errors=True)
+
+
+def _stopped(signum, frame):
+    sys.exit(128 + signum)  # through atexit
+
+
+atexit.register(_cleanup)
+signal.signal(signal.SIGTERM, _stopped)
 
 
 def ok(cond, name, detail=""):
@@ -77,6 +104,7 @@ def require_numpy(name):
     except ImportError:
         py = numpy_python()
         if py and os.path.realpath(py) != os.path.realpath(sys.executable):
+            _cleanup()  # exec skips atexit; the new process makes its own folder
             os.execv(py, [py, *sys.argv])
         skip(name, "numpy is not installed")
         done()

@@ -265,6 +265,32 @@ ok(r.rc == 0 and s.get("local", {}).get("base") == "10000" and
    want_local == "0,1,2,3,4,6,7,8,9,10",
    "gemma4 gguf: sliding_window_pattern flags, local base/head/rotary from the _swa keys",
    (s, r.err))
+# A rotary width whose fraction of the head rounds low: 30 / 44 * 44 is 29.999..., so the
+# spec's rotary=30/44 gave int(44 * rotary) = 29 and every command refused the file (the
+# config.json reader already wrote the smallest fraction that gives 30 back). Also on the
+# sliding layers' own widths (26 of 46).
+r30 = write("rotary-30-of-44", gguf([
+    ("general.architecture", STRING, "gemma3"),
+    ("gemma3.context_length", UINT32, 4096),
+    ("gemma3.embedding_length", UINT32, 88),
+    ("gemma3.block_count", UINT32, 6),
+    ("gemma3.attention.head_count", UINT32, 2),
+    ("gemma3.attention.key_length", UINT32, 44),
+    ("gemma3.rope.dimension_count", UINT32, 30),
+    ("gemma3.attention.key_length_swa", UINT32, 46),
+    ("gemma3.rope.dimension_count_swa", UINT32, 26),
+    ("gemma3.rope.freq_base", FLOAT32, 1000000.0),
+]))
+r, s = summary("gguf:" + r30)
+ok(r.rc == 0 and s.get("global", {}).get("rotary_dim") == "30" and
+   s.get("local", {}).get("rotary_dim") == "26",
+   "gguf rope.dimension_count 30 of key_length 44 (26 of 46 sliding): 30 and 26 rotated",
+   (s, r.err))
+for group, b, width in (("global", 1000000.0, 30), ("local", 10000.0, 26)):
+    r, th = freqs("gguf:" + r30, "--layer", group)
+    ok(r.rc == 0 and close([float(t) for t in th or []],
+                           [b ** (-2.0 * i / width) for i in range(width // 2)]),
+       f"gguf 30 of 44 ({group}): theta_i = base^(-2i/{width}) for {width // 2} pairs", r.err)
 # a period in sliding_window_pattern overrides the architecture's (cohere2: 4)
 c2 = write("cohere2-p3", gguf([
     ("general.architecture", STRING, "cohere2"),

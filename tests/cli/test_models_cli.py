@@ -369,6 +369,71 @@ bad("heads-fraction-alias-ok", {"model_type": "llama", "hidden_size": 4096,
     "num_attention_heads: 31.5 is not a whole number")
 bad("bloom-n-head-string", {"model_type": "bloom", "n_head": "112", "num_attention_heads": 112,
                             "hidden_size": 14336}, "n_head: is not a finite number")
+# Keys read past the rope block (softmax scale, chunks, temperature tuning, Gemma 4's width
+# check, ALiBi's context): a bad one was reported and then ignored, so the model came back
+# with an error string set (the config.json fuzz target's crash). Each is an error now.
+small = {"head_dim": 8, "num_hidden_layers": 4}
+for name, doc, needle in (
+        ("gemma2-query-scalar-string", dict(small, model_type="gemma2",
+                                            query_pre_attn_scalar="x"),
+         "query_pre_attn_scalar: is not a finite number"),
+        ("granite-multiplier-string", dict(small, model_type="granite",
+                                           attention_multiplier="x"),
+         "attention_multiplier: is not a finite number"),
+        ("llama4-chunk-string", dict(small, model_type="llama4_text", attention_chunk_size="x"),
+         "attention_chunk_size: is not a finite number"),
+        ("llama4-attn-scale-string", dict(small, model_type="llama4_text", attn_scale=[0.1]),
+         "attn_scale: is not a finite number"),
+        ("llama4-floor-scale-string", dict(small, model_type="llama4_text", floor_scale=True),
+         "floor_scale: is not a finite number"),
+        ("gemma4-hidden-fraction", dict(small, model_type="gemma4_text", hidden_size=8.5,
+                                        num_attention_heads=1,
+                                        layer_types=["full_attention"] * 4),
+         "hidden_size: 8.5 is not a whole number"),
+        ("bloom-positions-string", {"model_type": "bloom", "n_head": 2, "n_positions": "x"},
+         "n_positions: is not a finite number")):
+    bad(name, doc, needle)
+    path = os.path.join(TMP, name + ".json")
+    error_case(EXE, name + " (model)", ["model", "hf:" + path], 1, needle)
+# rotary_dim over twice head_dim: the smallest fraction with int(head_dim * p) == rotary_dim
+# was searched downwards to 2.0 and never found (61 of 7 hung). Wider than the head is an
+# error, as the reference's q[..., :rotary_dim] slice fails.
+path = os.path.join(TMP, "rotary-dim-wide.json")
+with open(path, "w") as f:
+    json.dump({"model_type": "llama", "head_dim": 7, "rotary_dim": 61}, f)
+try:
+    p = subprocess.run([EXE, "model", "hf:" + path], capture_output=True, text=True, timeout=30)
+    ok(p.returncode == 1 and p.stderr.startswith("posenc: error: ") and
+       "rotary_dim: 61 is wider than the head width 7" in p.stderr,
+       "rotary_dim 61 of head_dim 7: an error at once", p.stderr)
+except subprocess.TimeoutExpired:
+    ok(False, "rotary_dim 61 of head_dim 7: an error at once", "hung for 30 s")
+bad("gptj-class-rotary-wide", {"model_type": "gptj", "n_embd": 49, "n_head": 1},
+    "the class default 64 is wider than the head width 49")
+# rotary_dim 26 of head_dim 45: (26/45)*45 truncates to 25; the fraction written must give 26
+path = os.path.join(TMP, "rotary-dim-26-45.json")
+with open(path, "w") as f:
+    json.dump({"model_type": "gptj", "head_dim": 45, "rotary_dim": 26}, f)
+r, s = summary("hf:" + path)
+ok(r.rc == 0 and s.get("all", {}).get("rotary_dim") == "26",
+   "rotary_dim 26 of head_dim 45: 26 rotated dimensions", f"{r.err} {s.get('all')}")
+# Layer types that read alike once made safe for labels ("a attention", "a_attention"): two
+# groups of one name, and --layer NAME reached only the first. The second is "a_attention-2".
+path = os.path.join(TMP, "alike-types.json")
+with open(path, "w") as f:
+    json.dump({"model_type": "llama", "head_dim": 8, "num_hidden_layers": 2,
+               "layer_types": ["a attention", "a_attention"],
+               "rope_parameters": {"a attention": {"rope_theta": 100.0},
+                                   "a_attention": {"rope_theta": 200.0}}}, f)
+r, s = summary("hf:" + path)
+ok(r.rc == 0 and s.get("a_attention", {}).get("base") == "100" and
+   s.get("a_attention-2", {}).get("base") == "200",
+   "layer types alike after sanitising: groups a_attention and a_attention-2", f"{r.err} {s}")
+for layer, base in (("a_attention", 100.0), ("a_attention-2", 200.0), ("1", 200.0)):
+    r, theta, _ = freqs("hf:" + path, "--layer", layer)
+    want = [base ** (-2.0 * i / 8) for i in range(4)]
+    ok(r.rc == 0 and theta is not None and rel_ok([float(t) for t in theta], want),
+       f"--layer {layer}: the group at base {base:g} (theta_i = base^(-2i/8))", r.err)
 bad("short-list", dict(llama, rope_scaling={"type": "longrope", "long_factor": [1.0],
                                             "short_factor": [1.0]},
                        original_max_position_embeddings=2048), "long_factor: has 1 numbers")
