@@ -240,8 +240,11 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 	return rc;
 }
 
-static int read_vector(const char *path, struct pe_matrix **out)
+static int read_vector(const struct cli_common *o, const char *path, struct pe_matrix **out)
 {
+	int rc0 = cli_check_csv_read(o, path, "give the vector of d values");
+	if (rc0)
+		return rc0;
 	char *err = NULL;
 	enum pe_status st = cli_read_file(path, NULL, out, &err);
 	if (st != PE_OK) {
@@ -692,7 +695,7 @@ int cmd_check(int argc, char **argv)
 				}
 	}
 	if (!rc && a.vector)
-		rc = read_vector(a.vector, &vec);
+		rc = read_vector(&o, a.vector, &vec);
 	/* As in encode: positions are exact up to 2^53, and the dump's rows are
 	 * positions --start.. (the rows of an inv_freq dump are not). */
 	if (!rc && dump->rows &&

@@ -84,7 +84,7 @@ static bool narrow_layout(const struct cli_common *o)
 	return fw > 0 && fw < 432;
 }
 
-static int compute(struct run *r, size_t i)
+static size_t grid_cells(const struct run *r)
 {
 	/* A heatmap is square (equal aspect) inside its slot of the grid of
 	 * panels, so its side in pixels is at most the smaller side of a slot:
@@ -96,9 +96,34 @@ static int compute(struct run *r, size_t i)
 	double cols = l->count ? (double)l->cols : 1.0;
 	double rows = (double)r->count * (l->count ? (double)l->rows : 1.0);
 	double side = ceil(fmin(w / cols, h / rows));
-	size_t cells = side < 1.0 ? 1 : (size_t)side;
-	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric, cells,
+	return side < 1.0 ? 1 : (size_t)side;
+}
+
+static int compute(struct run *r, size_t i)
+{
+	return compare_data_compute(&r->o, r->schemes[i]->label, r->metric, grid_cells(r),
 	                            COMPARE_SCATTER_POINTS, 0, &r->data[i]);
+}
+
+/*
+ * The whole job against --max-time before any of it starts: every scheme's
+ * panels (a figure) or summary row (a CSV), summed, so that ten schemes each
+ * within the budget are not let through together.
+ */
+static int check_time(const struct run *r, int figure)
+{
+	double secs = 0, n = 0;
+	for (size_t i = 0; i < r->count; i++) {
+		const struct pe_vectors *v = &r->data[i].v.vec;
+		secs += figure ? compare_data_seconds(&r->o, r->metric, grid_cells(r),
+		                                      COMPARE_SCATTER_POINTS, 0, v)
+		               : compare_summary_seconds(&r->o, r->metric, v);
+		n = fmax(n, (double)v->n);
+	}
+	char what[160];
+	snprintf(what, sizeof(what), "%s of %zu scheme%s (%.0f positions) in all",
+	         figure ? "the figure data" : "the summary", r->count, r->count == 1 ? "" : "s", n);
+	return cli_check_time(&r->o, secs, what, "lower -n or -d, or compare fewer schemes");
 }
 
 static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
@@ -489,6 +514,8 @@ int cmd_compare(int argc, char **argv)
 			        "take seconds a panel): lower -n (-o x.csv, the summary, takes "
 			        "any n)",
 			        COMPARE_CURVE_OFFSETS);
+	if (!rc)
+		rc = check_time(&r, figure);
 	for (size_t i = 0; i < r.count && !rc && figure; i++)
 		rc = compute(&r, i);
 	if (!rc)

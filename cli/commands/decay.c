@@ -268,14 +268,16 @@ int cmd_decay(int argc, char **argv)
 		                      ((double)d.max_offset + 1.0) * (double)(count + 1) * 8.0 +
 		                              (double)(dmax + 1) * 8.0 * 66.0,
 		                      what, "lower --max-offset (or -d)");
-		/* A closed form costs per offset and pair; a table per pair of positions
-		 * at each offset up to K, n K - K^2 / 2 of them, d wide. */
+		/* A closed form costs per offset and pair (the bound 200 times more: a
+		 * sine, cosine and hypotenuse each); a table per pair of positions at
+		 * each offset up to K, n K - K^2 / 2 of them, d wide. */
 		double K = (double)d.max_offset + 1.0, secs = 0.0;
 		for (size_t i = 0; i < count; i++) {
 			double n = (double)vs[i].vec.n, w = (double)vs[i].vec.d;
 			int closed = !vs[i].vec.table && pe_scheme_has(schemes[i], PE_CAP_TOEPLITZ);
-			secs += closed ? K * w * CLI_COST_DECAY_TERM
-			               : (n * K - K * K / 2) * w * CLI_COST_DECAY_PAIR;
+			secs += d.bound  ? K * fmax(w / 2, 1.0) * CLI_COST_BOUND_TERM
+			        : closed ? K * w * CLI_COST_DECAY_TERM
+			                 : (n * K - K * K / 2) * w * CLI_COST_DECAY_PAIR;
 		}
 		if (!cli_format_is_figure(format))
 			secs += K * (double)count *

@@ -96,9 +96,10 @@ static int parse_encode_option(void *ctx, int opt, const char *arg)
  * then draws this table (its rows from position 0, so --start must be 0).
  */
 static int encode_precision(const struct cli_common *o, const struct pe_scheme *s,
-                            struct cli_vectors *v, struct pe_precision prec, int figure,
+                            struct cli_vectors *v, struct pe_precision prec, enum cli_format format,
                             struct pe_matrix **out)
 {
+	int figure = cli_format_is_figure(format);
 	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return cli_usage_error("option '--precision' simulates rope tables only");
 	if (figure && v->vec.first)
@@ -106,8 +107,15 @@ static int encode_precision(const struct cli_common *o, const struct pe_scheme *
 		                       ".csv or .npy for --start)");
 	char what[96];
 	snprintf(what, sizeof(what), "the %zu x %zu table", v->vec.n, v->vec.d);
-	int rc = cli_check_memory(o, (double)v->vec.n * (double)v->vec.d * 8.0, what,
-	                          "lower -n or -d");
+	double values = (double)v->vec.n * (double)v->vec.d;
+	int rc = cli_check_memory(o, values * 8.0, what, "lower -n or -d");
+	/* The table, then its file (a figure's cost follows its pixels). */
+	double per =
+	        CLI_COST_PRECISION_VALUE + (figure                     ? 0.0
+	                                    : format == CLI_FORMAT_CSV ? CLI_COST_CSV_VALUE
+	                                                               : CLI_COST_NPY_WRITE_VALUE);
+	if (!rc)
+		rc = cli_check_time(o, values * per, what, "lower -n or -d");
 	if (rc)
 		return rc;
 	struct pe_matrix *m = pe_matrix_create(v->vec.n, v->vec.d);
@@ -148,8 +156,9 @@ static int write_rows_streamed(const struct cli_common *o, const char *path, enu
 	if (!rc)
 		rc = cli_check_time(o,
 		                    (double)n * (double)d *
-		                            (format == CLI_FORMAT_CSV ? CLI_COST_ENCODE_CSV
-		                                                      : CLI_COST_ENCODE_NPY),
+		                            ((format == CLI_FORMAT_CSV ? CLI_COST_ENCODE_CSV
+		                                                       : CLI_COST_ENCODE_NPY) +
+		                             (phase ? CLI_COST_PHASE_VALUE : 0.0)),
 		                    what, "ask for fewer positions (-n) or a smaller width (-d)");
 	if (rc)
 		return rc;
@@ -245,8 +254,7 @@ int cmd_encode(int argc, char **argv)
 	rc = cli_output_format(&o, path, &format);
 	struct pe_matrix *simulated = NULL;
 	if (!rc && prec.compute != PE_FLOAT_EXACT)
-		rc = encode_precision(&o, schemes[0], &v, prec, cli_format_is_figure(format),
-		                      &simulated);
+		rc = encode_precision(&o, schemes[0], &v, prec, format, &simulated);
 	/* The teaching views: one job each, none combined with the others. */
 	if (!rc && (eo.ndims || eo.phase)) {
 		if (o.raw)

@@ -22,7 +22,9 @@ static const char help[] =
         "  -s 'file:path=FILE,tensor=NAME'   or   -s FILE#NAME\n"
         "\n"
         "Options:\n"
-        "  -h, --help   show this help\n"
+        "      --max-time T  refuse a CSV file whose reading is estimated to take longer\n"
+        "                    than T seconds (or 30s, 10m, 2h) [default: 30s]\n"
+        "  -h, --help        show this help\n"
         "\n"
         "Example: posenc inspect model.safetensors\n";
 
@@ -77,10 +79,19 @@ static void print_safetensors(const char *path, const struct pe_file_info *info)
 	free(b);
 }
 
-static int inspect(const char *path)
+static int inspect(const char *path, double max_time)
 {
 	struct pe_file_info *info;
 	char *err = NULL;
+	/* A CSV file is read whole (its shape is its rows), NPY and safetensors files
+	 * only as far as their header. */
+	struct cli_common o;
+	memset(&o, 0, sizeof(o));
+	o.max_time = max_time;
+	int rc0 =
+	        cli_check_csv_read(&o, path, "inspect a part of it (head -n 1000 FILE > part.csv)");
+	if (rc0)
+		return rc0;
 	/* inspect has no --max-memory: the default budget (half of RAM, within
 	 * ulimit -v) bounds what a stream or a header may take, the bytes and
 	 * their parse about half each. */
@@ -135,15 +146,27 @@ int cmd_inspect(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	        {"help", no_argument, NULL, 'h'},
+	        {"max-time", required_argument, NULL, 'T'},
 	        {NULL, 0, NULL, 0},
 	};
 	opterr = 0;
 	int opt;
+	double max_time = CLI_DEFAULT_MAX_TIME;
 	while ((opt = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		if (opt == 'h') {
 			fputs(help, stdout);
 			return CLI_OK;
 		}
+		if (opt == 'T') {
+			if (cli_parse_duration(optarg, &max_time) != 0)
+				return cli_usage_error(
+				        "option '--max-time': '%s' is not a duration "
+				        "like 90, 90s, 10m or 2h",
+				        optarg);
+			continue;
+		}
+		if (opt == ':')
+			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		if (optopt && optopt < 256)
 			return cli_usage_error("unknown option '-%c'", optopt);
 		return cli_usage_error("unknown option '%s'", argv[optind - 1]);
@@ -152,7 +175,7 @@ int cmd_inspect(int argc, char **argv)
 		return cli_usage_error("no file to inspect");
 	int rc = CLI_OK;
 	for (int i = optind; i < argc; i++) {
-		int r = inspect(argv[i]);
+		int r = inspect(argv[i], max_time);
 		if (r)
 			rc = r;
 	}

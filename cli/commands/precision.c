@@ -254,6 +254,12 @@ int cmd_precision(int argc, char **argv)
 		         (unsigned long long)((n - 1) / block + 1));
 		double bytes = (double)((n - 1) / block + 1) * (double)(nprec + 2) * 8.0 * 2;
 		rc = cli_check_memory(&o, bytes, what, "choose larger blocks (--block)");
+		/* and the computation's own: rows of d / 2 pairs for each thread, the models */
+		snprintf(what, sizeof(what), "the error curves at d=%zu", d);
+		if (!rc)
+			rc = cli_check_memory(
+			        &o, bytes + pe_precision_curve_bytes(s, d, n, nprec, block, 0),
+			        what, "choose a smaller width (-d) or fewer precisions");
 	}
 	if (!rc) {
 		/* wall time with the computation's threads, by the library's cost model:

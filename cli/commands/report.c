@@ -22,6 +22,7 @@
 #include "figures/figure.h"
 #include "report/report.h"
 #include "shared/contexts.h"
+#include "shared/costs.h"
 #include "shared/model_spec.h"
 #include "shared/output.h"
 #include "shared/pairwise_cli.h"
@@ -112,6 +113,14 @@ static int frequencies(struct report *r, size_t i)
 	return 0;
 }
 
+/* Whether scheme @i's decay page draws RoFormer's bound beside the curve. */
+static int has_bound(const struct report *r, size_t i)
+{
+	const struct pe_vectors *v = &r->s[i].data.v.vec;
+	return pe_scheme_has(r->schemes[i], PE_CAP_BOUND) &&
+	       pe_decay_check(v, PE_DECAY_BOUND, v->n - 1, NULL) == PE_OK;
+}
+
 /*
  * Everything else one scheme contributes: the summary row (streamed from the
  * rows of the full matrices), then the figure data at the pages' resolution.
@@ -125,10 +134,33 @@ static int compute(struct report *r, size_t i)
 	int rc = compare_summary_compute(&r->o, s->label, r->metric, &sd->v, rs->summary);
 	if (rc)
 		return rc;
-	int bound = pe_scheme_has(s, PE_CAP_BOUND) &&
-	            pe_decay_check(v, PE_DECAY_BOUND, v->n - 1, NULL) == PE_OK;
 	return compare_data_compute(&r->o, s->label, r->metric, cli_figure_grid_cells(&r->o, v->n),
-	                            REPORT_SCATTER_POINTS, bound, sd);
+	                            REPORT_SCATTER_POINTS, has_bound(r, i), sd);
+}
+
+/*
+ * The whole report against --max-time before any of it starts: every
+ * scheme's summary row and figure data, and its distance profiles (three
+ * rows of the distance matrix over every position: the one page whose work
+ * grows with n rather than the pixels).
+ */
+static int check_time(const struct report *r)
+{
+	double secs = 0;
+	for (size_t i = 0; i < r->count; i++) {
+		const struct pe_vectors *v = &r->s[i].data.v.vec;
+		double n = (double)v->n;
+		secs += compare_summary_seconds(&r->o, r->metric, v) +
+		        compare_data_seconds(&r->o, r->metric, cli_figure_grid_cells(&r->o, v->n),
+		                             REPORT_SCATTER_POINTS, has_bound(r, i), v) +
+		        n * 3.0 *
+		                (CLI_COST_REPORT_PROFILE_POINT +
+		                 (double)v->d * CLI_COST_REPORT_PROFILE_TERM);
+	}
+	char what[160];
+	snprintf(what, sizeof(what), "the report of %zu scheme%s (%zu positions) in all", r->count,
+	         r->count == 1 ? "" : "s", r->s[0].data.v.vec.n);
+	return cli_check_time(&r->o, secs, what, "lower -n or -d, or report fewer schemes");
 }
 
 static int build_error(enum pe_status st, const char *path)
@@ -215,7 +247,7 @@ static void format_date(char *buf, size_t cap)
 static int run(struct report *r, const char *path, enum cli_format format)
 {
 	struct report_progress pr = {!r->o.quiet && isatty(STDERR_FILENO), 0, 0};
-	int rc = 0;
+	int rc = check_time(r);
 	for (size_t i = 0; i < r->count && !rc; i++)
 		rc = frequencies(r, i);
 	if (rc)

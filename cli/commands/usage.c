@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "shared/costs.h"
 #include "shared/model_spec.h"
 #include "shared/output.h"
 
@@ -661,6 +662,18 @@ static int apply_overrides(struct pe_model *m, const char *overrides)
 	return 0;
 }
 
+/* CPU seconds a weight value costs to read and square (costs.h): float16's conversion
+ * costs more than bfloat16's or float32's. */
+static double value_cost(const struct pe_tensor_store *s)
+{
+	for (size_t i = 0; i < pe_tensor_store_count(s); i++) {
+		const struct pe_tensor_info *t = pe_tensor_store_info(s, i);
+		if (t && strcmp(t->dtype, "F16") == 0)
+			return CLI_COST_USAGE_F16_VALUE;
+	}
+	return CLI_COST_USAGE_VALUE;
+}
+
 static int run(const struct cli_common *o, const struct own *w, const char *spec)
 {
 	char *text = NULL;
@@ -700,7 +713,18 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 			slice = (uint64_t)16 << 20;
 		struct pe_usage_options uo = {slice, w->fold_bias, 0, 0};
 		enum pe_status st = pe_tensor_store_open(w->weights, o->max_memory / 4, &s, &err);
+		/* The values it will read, from the tensors' shapes, before reading any. */
+		uint64_t values = 0;
 		if (st == PE_OK)
+			st = pe_usage_values(s, text, len, m, &uo, &values, &err);
+		if (st == PE_OK) {
+			char what[96];
+			snprintf(what, sizeof(what), "reading %.3g query and key weights",
+			         (double)values);
+			rc = cli_check_time(o, (double)values * value_cost(s), what,
+			                    "it reads every layer's rotary query and key rows");
+		}
+		if (st == PE_OK && !rc)
 			st = pe_usage_compute(s, text, len, m, &uo, &u, &err);
 		if (st == PE_ENOMEM)
 			rc = cli_error("'%s': out of memory", ew ? ew : "");

@@ -126,6 +126,24 @@ static enum pe_status decay_curve(const struct pe_vectors *v, enum pe_decay_kind
 	return st;
 }
 
+double compare_data_seconds(const struct cli_common *o, enum pe_metric metric, size_t cells,
+                            size_t scatter, int bound, const struct pe_vectors *v)
+{
+	double n = (double)v->n, d = (double)v->d, half = fmax(d / 2, 1.0);
+	int closed = pe_decay_closed_form(v);
+	/* The encoding panel (as encoding() asks for it), both grids, the decay curve (a
+	 * closed form's offsets, a table's mean over pairs within COMPARE_DECAY_WORK), the
+	 * bound within COMPARE_BOUND_WORK, the scatter's pairs. */
+	double curve = closed ? fmin(n, (double)COMPARE_CURVE_OFFSETS) * half * CLI_COST_DECAY_TERM
+	                      : fmin(n * n * d / 2, COMPARE_DECAY_WORK) * CLI_COST_DECAY_PAIR;
+	int rows = v->table || !v->scheme || !pe_scheme_has(v->scheme, PE_CAP_TOEPLITZ);
+	return cli_encode_rows_seconds(o, v, (cells + 1) / 2, 0) +
+	       pw_estimate(v, metric, PW_OUT_FIGURE, CLI_FORMAT_PNG) +
+	       pw_estimate(v, PE_METRIC_CORR, PW_OUT_FIGURE, CLI_FORMAT_PNG) + curve +
+	       (bound ? fmin(n * half, COMPARE_BOUND_WORK) * CLI_COST_BOUND_TERM : 0.0) +
+	       (double)scatter * (rows ? d * CLI_COST_SCATTER_TERM : CLI_COST_SCATTER_PAIR);
+}
+
 int compare_data_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
                          size_t cells, size_t scatter, int bound, struct compare_data *sd)
 {
@@ -151,15 +169,8 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
 	        grids + pw_work_bytes(v, rows, 0.0) + kernel + curve + (double)scatter * 48.0;
 	char what[128];
 	snprintf(what, sizeof(what), "the figure data of '%s' (%zu positions, d=%zu)", label, n, d);
+	/* Its time counts in the whole job's (compare_data_seconds(), checked by the caller). */
 	int rc = cli_check_memory(o, bytes, what, "lower -n or -d, or draw a smaller figure");
-	/* Both grids, and a table's decay curve over every pair (the encoding checks its own). */
-	double nd = (double)n * (double)d;
-	double secs =
-	        pw_estimate(v, metric, PW_OUT_FIGURE, CLI_FORMAT_PNG) +
-	        pw_estimate(v, PE_METRIC_CORR, PW_OUT_FIGURE, CLI_FORMAT_PNG) +
-	        (closed ? 0.0 : fmin((double)n * nd / 2, COMPARE_DECAY_WORK) * CLI_COST_DECAY_PAIR);
-	if (!rc)
-		rc = cli_check_time(o, secs, what, "lower -n or -d");
 	if (rc)
 		return rc;
 	if ((rc = encoding(o, label, cells, sd)))
@@ -322,6 +333,19 @@ static enum pe_status pair_range(const struct cli_common *o, const struct pe_vec
 	return st;
 }
 
+double compare_summary_seconds(const struct cli_common *o, enum pe_metric metric,
+                               const struct pe_vectors *v)
+{
+	/* the pairs of both metrics (as an NPY matrix costs, no text), a table's decay */
+	int pairs = compare_summary_has_pairs(o, v, metric);
+	return (pairs ? pw_estimate(v, metric, PW_OUT_FILE, CLI_FORMAT_NPY) +
+	                        pw_estimate(v, PE_METRIC_CORR, PW_OUT_FILE, CLI_FORMAT_NPY)
+	              : 0.0) +
+	       (pe_decay_closed_form(v)
+	                ? 0.0
+	                : (double)v->n * 101.0 * (double)v->d * CLI_COST_DECAY_PAIR);
+}
+
 int compare_summary_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
                             const struct cli_vectors *cv, double row[COMPARE_SUMMARY_COLS])
 {
@@ -344,16 +368,8 @@ int compare_summary_compute(const struct cli_common *o, const char *label, enum 
 	               (pe_decay_closed_form(v) ? 0.0 : (double)n * (double)v->d * 8.0);
 	char what[128];
 	snprintf(what, sizeof(what), "the summary of '%s' (%zu positions, d=%zu)", label, n, v->d);
+	/* Its time counts in the whole job's (compare_summary_seconds(), checked by the caller). */
 	int rc = cli_check_memory(o, bytes, what, "lower -n or -d");
-	/* the pairs of both metrics (as an NPY matrix costs, no text), a table's decay */
-	double secs =
-	        (pairs ? pw_estimate(v, metric, PW_OUT_FILE, CLI_FORMAT_NPY) +
-	                         pw_estimate(v, PE_METRIC_CORR, PW_OUT_FILE, CLI_FORMAT_NPY)
-	               : 0.0) +
-	        (pe_decay_closed_form(v) ? 0.0
-	                                 : (double)n * 101.0 * (double)v->d * CLI_COST_DECAY_PAIR);
-	if (!rc)
-		rc = cli_check_time(o, secs, what, "lower -n or -d");
 	if (rc)
 		return rc;
 	double *theta = malloc((v->d + 1) * sizeof(double));

@@ -51,6 +51,14 @@ int compare_data_compute(const struct cli_common *o, const char *label, enum pe_
                          size_t cells, size_t scatter, int bound, struct compare_data *sd);
 
 /*
+ * compare_data_seconds() - the CPU seconds compare_data_compute() should take
+ * with the same arguments (costs.h); compare and report check the sum over
+ * every scheme and panel of the job against --max-time before any is computed
+ */
+double compare_data_seconds(const struct cli_common *o, enum pe_metric metric, size_t cells,
+                            size_t scatter, int bound, const struct pe_vectors *v);
+
+/*
  * compare_decay_step() - the curves' spacing of offsets: 1 (every offset)
  * up to COMPARE_CURVE_OFFSETS offsets of a closed form, and while a
  * table's mean over pairs of every offset costs at most COMPARE_DECAY_WORK
@@ -84,6 +92,10 @@ void compare_data_free(struct compare_data *sd);
  */
 int compare_summary_compute(const struct cli_common *o, const char *label, enum pe_metric metric,
                             const struct cli_vectors *v, double row[COMPARE_SUMMARY_COLS]);
+
+/* The CPU seconds compare_summary_compute() should take (costs.h), for the job's total. */
+double compare_summary_seconds(const struct cli_common *o, enum pe_metric metric,
+                               const struct pe_vectors *v);
 
 /* Cell evaluations (d each for a general table) the summary's pairs may take. */
 #define COMPARE_SUMMARY_WORK 4e9

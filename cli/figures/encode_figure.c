@@ -384,10 +384,14 @@ void cli_encode_rows_destroy(struct cli_encode_rows *er)
 	free(er);
 }
 
-int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *v, size_t pixels,
-                           int grid, struct pe_heatmap_spec *spec, struct cli_encode_rows **out)
+/*
+ * How the rows of @v reach the engine (exact, block means or sampled, and
+ * the pixel columns of the area grid sampled or not), and the seconds it
+ * should take: one place for the figure and for its estimate.
+ */
+static double plan_rows(const struct cli_common *o, const struct pe_vectors *v, size_t pixels,
+                        int grid, struct row_source *out)
 {
-	*out = NULL;
 	size_t cells = cli_figure_grid_cells(o, v->n);
 	struct row_source src = {.v = v, .rows = v->n};
 	int closed_form = !v->table && v->scheme && pe_scheme_has(v->scheme, PE_CAP_WINDOW);
@@ -413,11 +417,8 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 	src.chunk_rows = CHUNK;
 	while (src.chunk_rows > 1 && (double)src.chunk_rows * (double)v->d * 8.0 > 4194304.0)
 		src.chunk_rows /= 2;
-	/* The row chunk, the rows the engine keeps, and the picture at 4 bytes a pixel. */
 	double w, h;
 	cli_figure_pixels(o, &w, &h);
-	char fig_what[96];
-	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
 	/*
 	 * The area grid of a closed form (grid) samples its pixel columns when
 	 * exact ones would cost more than EXACT_VALUES values and a column spans
@@ -427,6 +428,7 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 	double grid_rows = fmin((double)v->n, fmax(h, 1.0));
 	src.col_sampled = grid && closed_form && !o->raw && (double)v->d > COL_SAMPLES * w &&
 	                  grid_rows * (double)v->d > EXACT_VALUES;
+	*out = src;
 	/* The time is rows x values a row: about 30 ns a value for closed forms
 	 * (sinusoidal, RoPE: 1000 x 2^20 took 17 s CPU) and 10 times that for
 	 * tables built value by value. */
@@ -435,7 +437,28 @@ int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *
 	                                 : (double)src.rows;
 	double per_row = src.col_sampled ? COL_SAMPLES * w : (double)v->d;
 	double per_value = closed_form ? 30e-9 : 300e-9;
-	int rc = cli_check_time(o, rows_done * per_row * per_value, fig_what,
+	return rows_done * per_row * per_value;
+}
+
+double cli_encode_rows_seconds(const struct cli_common *o, const struct pe_vectors *v,
+                               size_t pixels, int grid)
+{
+	struct row_source src;
+	return plan_rows(o, v, pixels, grid, &src);
+}
+
+int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *v, size_t pixels,
+                           int grid, struct pe_heatmap_spec *spec, struct cli_encode_rows **out)
+{
+	*out = NULL;
+	struct row_source src;
+	double secs = plan_rows(o, v, pixels, grid, &src);
+	/* The row chunk, the rows the engine keeps, and the picture at 4 bytes a pixel. */
+	double w, h;
+	cli_figure_pixels(o, &w, &h);
+	char fig_what[96];
+	snprintf(fig_what, sizeof(fig_what), "the figure of %zu x %zu", v->n, v->d);
+	int rc = cli_check_time(o, secs, fig_what,
 	                        "choose a smaller width (-d) or fewer positions (-n)");
 	if (rc)
 		return rc;

@@ -32,6 +32,10 @@ struct cli_encode_rows;
 int cli_encode_rows_create(const struct cli_common *o, const struct pe_vectors *v, size_t pixels,
                            int grid, struct pe_heatmap_spec *spec, struct cli_encode_rows **out);
 
+/* The seconds cli_encode_rows_create() estimates for the same arguments (costs.h). */
+double cli_encode_rows_seconds(const struct cli_common *o, const struct pe_vectors *v,
+                               size_t pixels, int grid);
+
 /* Frees a row source (NULL is fine). */
 void cli_encode_rows_destroy(struct cli_encode_rows *er);
 

@@ -1,10 +1,12 @@
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef __GLIBC__
@@ -12,8 +14,10 @@
 #endif
 
 #include <posenc/colormap.h>
+#include <posenc/read.h>
 
 #include "cli.h"
+#include "shared/costs.h"
 #include "shared/model_spec.h"
 #include "shared/options.h"
 #include "shared/output.h"
@@ -258,8 +262,7 @@ int cli_parse_positions(const char *name, const char *arg, uint64_t **out, size_
 	return 0;
 }
 
-/* Seconds > 0 from "90", "90s", "10m", "2h" (a decimal number, then a unit). */
-static int parse_duration(const char *arg, double *out)
+int cli_parse_duration(const char *arg, double *out)
 {
 	char *end;
 	errno = 0;
@@ -555,7 +558,7 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 		cli_budget = o->max_memory;
 		return 0;
 	case CLI_OPT_MAX_TIME:
-		if (parse_duration(arg, &o->max_time) != 0)
+		if (cli_parse_duration(arg, &o->max_time) != 0)
 			return cli_usage_error("option '--max-time': '%s' is not a duration like "
 			                       "90, 90s, 10m or 2h",
 			                       arg);
@@ -990,7 +993,9 @@ int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
 /* "45 s", "12 min", "19.2 h", "3.1 days": a duration to read at a glance. */
 static void format_duration(double s, char *buf, size_t cap)
 {
-	if (s < 90)
+	if (s < 1) /* a budget under a second, and what exceeds it, as they are */
+		snprintf(buf, cap, "%.2g s", s);
+	else if (s < 90)
 		snprintf(buf, cap, "%.0f s", ceil(s));
 	else if (s < 5400)
 		snprintf(buf, cap, "%.0f min", ceil(s / 60));
@@ -1055,6 +1060,24 @@ int cli_check_time(const struct cli_common *o, double seconds, const char *what,
 	}
 	return cli_error("%s would take about %s, more than the time budget of %s: %s%s", what,
 	                 need, have, hint, raise);
+}
+
+int cli_check_csv_read(const struct cli_common *o, const char *path, const char *hint)
+{
+	struct stat sb;
+	unsigned char head[16];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0; /* the reader says why */
+	ssize_t got = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, head, sizeof(head)) : 0;
+	close(fd);
+	if (got <= 0 || pe_file_format_detect(head, (size_t)got, path) != PE_FORMAT_CSV)
+		return 0;
+	char what[160], *shown = cli_escape(path);
+	snprintf(what, sizeof(what), "reading the CSV file '%.100s' (%.0f MB)", shown ? shown : "?",
+	         (double)sb.st_size / 1e6);
+	free(shown);
+	return cli_check_time(o, (double)sb.st_size * CLI_COST_CSV_READ_BYTE, what, hint);
 }
 
 void cli_budget_advice(double bytes, char *buf, size_t cap)

@@ -178,6 +178,18 @@ int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
  */
 int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint);
 
+/*
+ * cli_check_csv_read() - refuse reading a CSV file (a table, parsed whole)
+ * estimated over --max-time, by its size before it is read
+ *
+ * 0 for anything else: NPY and safetensors files (read as far as needed, at
+ * the speed of memory), pipes, paths that do not open (the reader says why).
+ */
+int cli_check_csv_read(const struct cli_common *o, const char *path, const char *hint);
+
+/* cli_parse_duration() - seconds > 0 from "90", "90s", "10m", "2h"; 0 or -1 */
+int cli_parse_duration(const char *arg, double *out);
+
 /* The default of --max-time, in seconds. */
 #define CLI_DEFAULT_MAX_TIME 30.0
 

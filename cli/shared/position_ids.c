@@ -13,6 +13,7 @@
 #include <posenc/rope.h>
 
 #include "cli.h"
+#include "shared/costs.h"
 #include "shared/position_ids.h"
 
 static int is_mrope(const struct pe_scheme *s)
@@ -242,9 +243,30 @@ static int load_file(const struct cli_common *o, double **out, size_t *count)
 	if (!f)
 		return cli_error("option '--position-ids': '%s': %s", path, strerror(errno));
 	struct stat sb;
-	if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+	int regular = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+	if (!regular && S_ISDIR(sb.st_mode)) {
 		fclose(f);
 		return cli_error("option '--position-ids': '%s': is a directory", path);
+	}
+	/* A file's reading by its size, before it is read (a pipe's size is not known). */
+	if (regular) {
+		char head[6];
+		size_t got = fread(head, 1, sizeof(head), f);
+		int npy = has_npy_magic(head, got);
+		char what[128];
+		snprintf(what, sizeof(what), "option '--position-ids': reading %.0f MB of %s",
+		         (double)sb.st_size / 1e6, npy ? "NPY" : "text");
+		int rc =
+		        fseek(f, 0, SEEK_SET) != 0
+		                ? cli_error("option '--position-ids': '%s': cannot seek", path)
+		                : cli_check_time(o,
+		                                 (double)sb.st_size * (npy ? CLI_COST_IDS_NPY_BYTE
+		                                                           : CLI_COST_IDS_CSV_BYTE),
+		                                 what, "give fewer position ids");
+		if (rc) {
+			fclose(f);
+			return rc;
+		}
 	}
 	/* The text, then at most 24 bytes of doubles per 6 bytes of text ("0,0,0\n"). */
 	size_t cap = 1 << 16, len = 0;

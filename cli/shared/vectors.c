@@ -17,6 +17,9 @@ static int load_file(const struct cli_common *o, const struct pe_scheme *s, stru
 	char *err = NULL;
 	size_t budget = o->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
 	const struct cli_memtable *mt = cli_memtable_find(s->path);
+	int rc0 = mt ? 0 : cli_check_csv_read(o, s->path, "save the table as .npy, read at once");
+	if (rc0)
+		return rc0;
 	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set};
 	enum pe_status st = mt ? cli_memtable_read(mt, &req, budget, 1, out, &err)
 	                       : pe_file_load_limited(s, budget, out, &err);

@@ -591,6 +591,26 @@ double pe_precision_curve_seconds(const struct pe_scheme *s, size_t d, uint64_t 
 	return 1.5 * ns * 1e-9 / curve_threads(threads, nblocks, n, (size_t)h, nprec);
 }
 
+double pe_precision_curve_bytes(const struct pe_scheme *s, size_t d, uint64_t n, size_t nprec,
+                                uint64_t block, unsigned threads)
+{
+	if (!s || n == 0 || nprec == 0 || block == 0)
+		return 0.0;
+	double h = (double)(pe_rope_rotary_width(s, d) / 2), np = (double)nprec;
+	double nlanes = BATCH * CAP;
+	/* each thread's buffers, as curve_run() allocates them */
+	double per_thread =
+	        (h * (3 * np + 10) + np * (2 + VLANES + BATCH + 1) + 7 * nlanes) * sizeof(double) +
+	        (2 * h + nlanes) * sizeof(uint32_t) + nlanes * np * sizeof(struct item);
+	/* the exact model and each precision's frequencies, the pruned ones' orders and bounds,
+	 * the curve's own arrays */
+	uint64_t nblocks = (n - 1) / block + 1;
+	double shared = (np + 1) * h * sizeof(double) + np * h * (3 * sizeof(double) + 4) +
+	                (double)nblocks * np * sizeof(double) +
+	                (double)MAX_THREADS * np * 3 * sizeof(uint64_t);
+	return curve_threads(threads, nblocks, n, (size_t)h, nprec) * per_thread + shared;
+}
+
 void pe_precision_curve_destroy(struct pe_precision_curve *c)
 {
 	if (!c)

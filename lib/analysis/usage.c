@@ -345,6 +345,7 @@ struct ctx {
 	struct cfg cfg;
 	struct us_found found;
 	struct pe_usage *u;
+	uint64_t *count; /* not NULL: count the weight values to read, read none */
 };
 
 /* Where query head h's coordinate j and key head g's coordinate j lie. */
@@ -551,6 +552,14 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 	for (size_t g = 0; g < L->kv_heads; g++)
 		for (size_t j = 0; j < L->rotary; j++)
 			kw[k_row(&r, g, j)] = 1;
+	if (c->count) {
+		/* the marked rows' values; biases and norm weights are a row's worth at most */
+		for (size_t i = 0; i < q_rows; i++)
+			*c->count += qwant[i] ? (uint64_t)q_cols + 1 : 0;
+		for (size_t i = 0; kt && i < k_rows; i++)
+			*c->count += kwant[i] ? (uint64_t)k_cols + 1 : 0;
+		goto done;
+	}
 	if ((st = marked_rows_sq(&c->rd, qt, q_rows, q_cols, qwant, qsq, err)) != PE_OK)
 		goto done;
 	if (kt && (st = marked_rows_sq(&c->rd, kt, k_rows, k_cols, kwant, ksq, err)) != PE_OK)
@@ -654,10 +663,11 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 	return PE_OK;
 }
 
-enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char *config,
+/* pe_usage_compute(), or with @count the values it would read (nothing read, *out NULL). */
+static enum pe_status usage_run(struct pe_tensor_store *store, const char *config,
                                 size_t config_len, const struct pe_model *m,
                                 const struct pe_usage_options *opt, struct pe_usage **out,
-                                char **err)
+                                uint64_t *count, char **err)
 {
 	if (err)
 		*err = NULL;
@@ -665,6 +675,7 @@ enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char *confi
 	struct pe_usage_options defaults = {0};
 	struct ctx c = {0};
 	c.opt = opt ? opt : &defaults;
+	c.count = count;
 	if (!m || !m->n_groups || !m->head_dim)
 		return rd_fail(err, PE_EINVAL, "the model has no layer groups or head width");
 	char *jerr = NULL;
@@ -725,12 +736,29 @@ enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char *confi
 	free(c.rd.buf);
 	us_found_free(&c.found);
 	json_free(root);
-	if (st != PE_OK) {
+	if (st != PE_OK || count) {
 		pe_usage_destroy(u);
 		return st;
 	}
 	*out = u;
 	return PE_OK;
+}
+
+enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char *config,
+                                size_t config_len, const struct pe_model *m,
+                                const struct pe_usage_options *opt, struct pe_usage **out,
+                                char **err)
+{
+	return usage_run(store, config, config_len, m, opt, out, NULL, err);
+}
+
+enum pe_status pe_usage_values(struct pe_tensor_store *store, const char *config, size_t config_len,
+                               const struct pe_model *m, const struct pe_usage_options *opt,
+                               uint64_t *values, char **err)
+{
+	*values = 0;
+	struct pe_usage *u = NULL;
+	return usage_run(store, config, config_len, m, opt, &u, values, err);
 }
 
 enum pe_status pe_usage_fold_activations(const struct pe_usage *u, const double *in, size_t layers,

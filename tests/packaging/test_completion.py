@@ -143,7 +143,7 @@ case("posenc distance --cmap RdB", ["RdBu", "RdBu_r"])
 case("posenc distance --cmap=ma", ["--cmap=magma", "--cmap=magma_r"])
 case("posenc encode --dtype ", ["f64", "f32"])
 case("posenc encode --scheme=rope:lay", ["--scheme=rope:layout="])
-case("posenc inspect -", ["-h", "--help"])
+case("posenc inspect -", ["--max-time", "-h", "--help"])
 case("posenc scatter --max", ["--max-memory", "--max-points", "--max-time"])
 case("posenc encode -n ", [])
 

@@ -235,6 +235,18 @@ PE_API double pe_precision_curve_seconds(const struct pe_scheme *s, size_t d, ui
                                          uint64_t n, const struct pe_precision *precs, size_t nprec,
                                          uint64_t block, unsigned threads);
 
+/*
+ * pe_precision_curve_bytes() - the memory pe_precision_curve_compute() with
+ * the same arguments allocates, in bytes, before starting it
+ *
+ * Each thread's working rows (about 3 nprec + 10 doubles a pair of the
+ * rotary width, and its batches of candidate pairs), the models'
+ * frequencies and the error table of the curve: callers refuse work over a
+ * memory budget with it.
+ */
+PE_API double pe_precision_curve_bytes(const struct pe_scheme *s, size_t d, uint64_t n,
+                                       size_t nprec, uint64_t block, unsigned threads);
+
 /* pe_precision_curve_destroy() - free a curve; NULL is a no-op */
 PE_API void pe_precision_curve_destroy(struct pe_precision_curve *c);
 

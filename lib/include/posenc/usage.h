@@ -142,6 +142,21 @@ PE_API enum pe_status pe_usage_compute(struct pe_tensor_store *store, const char
                                        char **err);
 
 /*
+ * pe_usage_values() - how many weight values pe_usage_compute() would read
+ *
+ * The same arguments, the same checks of the config and the tensors' names
+ * and shapes, and the same errors; no value is read: *@values is the count
+ * of the rotary rows' values of every layer's query and key tensors (plus
+ * one a row for a bias or norm weight), what its time grows with.
+ *
+ * @return as pe_usage_compute().
+ */
+PE_API enum pe_status pe_usage_values(struct pe_tensor_store *store, const char *config,
+                                      size_t config_len, const struct pe_model *m,
+                                      const struct pe_usage_options *opt, uint64_t *values,
+                                      char **err);
+
+/*
  * pe_usage_pair_norms() - the pair norms of one head from its rows' squared norms
  *
  * @row_sq:     squared norms of the head's position rows, head_dim of them.
