@@ -255,7 +255,7 @@ int cmd_precision(int argc, char **argv)
 		double bytes = (double)((n - 1) / block + 1) * (double)(nprec + 2) * 8.0 * 2;
 		rc = cli_check_memory(&o, bytes, what, "choose larger blocks (--block)");
 		/* and the computation's own: rows of d / 2 pairs for each thread, the models */
-		snprintf(what, sizeof(what), "the error curves at d=%zu", d);
+		snprintf(what, sizeof(what), "computing the error curves at d=%zu", d);
 		if (!rc)
 			rc = cli_check_memory(
 			        &o, bytes + pe_precision_curve_bytes(s, d, n, nprec, block, 0),

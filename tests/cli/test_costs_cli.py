@@ -224,7 +224,7 @@ rc, err, secs, files = run(["precision", "-s", "rope", "-d", str(2 * h), "-n", "
                             "--max-memory", "100M", "-o", "p.csv"], "30")
 m = re.search(r"needs ([\d.]+) MiB", err)
 floor = 2 * 19 * h * 8 / 2**20
-ok(rc == 1 and err.startswith("posenc: error: the error curves at d=1000000 needs") and m
+ok(rc == 1 and err.startswith("posenc: error: computing the error curves at d=1000000 needs") and m
    and floor <= float(m.group(1)) <= 1.5 * floor and "--max-memory" in err and not files,
    f"precision: each thread's rows counted ({floor:.0f} MiB at least)", err)
 
