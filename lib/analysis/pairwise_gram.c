@@ -215,8 +215,8 @@ int pe_gram_usable(enum pe_metric m, size_t d)
 #endif
 }
 
-enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *rows, size_t n,
-                            size_t d, const struct pe_posterm *t)
+static enum pe_status gram_init(struct pe_gram *g, enum pe_metric m, const double *rows,
+                                double *writable, size_t n, size_t d, const struct pe_posterm *t)
 {
 	memset(g, 0, sizeof(*g));
 	g->m = m;
@@ -262,16 +262,29 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 		size_t count;
 		if (pe_size_mul(n, d, &count) != PE_OK || count > SIZE_MAX / sizeof(double))
 			return PE_ETOOBIG;
-		double *c = pe_buffer_alloc(count * sizeof(double));
+		double *c = writable ? writable : pe_buffer_alloc(count * sizeof(double));
 		if (!c)
 			return PE_ENOMEM;
 		for (size_t a = 0; a < n; a++)
 			for (size_t k = 0; k < d; k++)
 				c[a * d + k] = rows[a * d + k] - t[a].mean;
-		g->owned = c;
+		g->owned = writable ? NULL : c;
 		g->X = c;
+		g->raw = NULL; /* the corr transform never reads the rows themselves */
 	}
 	return PE_OK;
+}
+
+enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *rows, size_t n,
+                            size_t d, const struct pe_posterm *t)
+{
+	return gram_init(g, m, rows, NULL, n, d, t);
+}
+
+enum pe_status pe_gram_init_in_place(struct pe_gram *g, enum pe_metric m, double *rows, size_t n,
+                                     size_t d, const struct pe_posterm *t)
+{
+	return gram_init(g, m, rows, rows, n, d, t);
 }
 
 enum pe_status pe_gram_terms(const double *rows, size_t n, size_t d, struct pe_posterm **out)

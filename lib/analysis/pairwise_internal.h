@@ -232,6 +232,11 @@ int pe_gram_usable(enum pe_metric m, size_t d);
 /* @rows: n x d, kept by the caller; @t: the rows' terms (cosine, corr). */
 enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *rows, size_t n,
                             size_t d, const struct pe_posterm *t);
+/* pe_gram_init() on rows the caller gives up: corr centres them in place
+ * instead of in a copy (the table's memory once, not twice), so @rows no
+ * longer hold the set when it returns PE_OK for corr. */
+enum pe_status pe_gram_init_in_place(struct pe_gram *g, enum pe_metric m, double *rows, size_t n,
+                                     size_t d, const struct pe_posterm *t);
 void pe_gram_release(struct pe_gram *g);
 /* One BLAS thread and the transform on the caller (@on), or the BLAS's
  * threads back as they were; 1 when the BLAS is single-threaded then. */

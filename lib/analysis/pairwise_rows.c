@@ -109,7 +109,11 @@ static enum pe_status build_general(struct pe_pairwise_rows *r, size_t budget)
 	/* The terms as pe_pairwise_matrix()'s Gram path takes them. */
 	if (r->m != PE_METRIC_L2 && (st = pe_gram_terms(r->src.all, n, d, &r->gt)) != PE_OK)
 		return st;
-	st = pe_gram_init(&r->g, r->m, r->src.all, n, d, r->gt);
+	/* Rows the source made itself (not the caller's table) are read by
+	 * nothing but the products from here on: corr centres them in place. */
+	st = r->src.owned && r->m == PE_METRIC_CORR
+	             ? pe_gram_init_in_place(&r->g, r->m, r->src.owned, n, d, r->gt)
+	             : pe_gram_init(&r->g, r->m, r->src.all, n, d, r->gt);
 	if (st == PE_EUNSUPPORTED) {
 		pe_gram_release(&r->g);
 		return PE_OK; /* the direct kernels then */
