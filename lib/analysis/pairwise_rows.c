@@ -29,7 +29,6 @@ struct pe_pairwise_rows {
 	/* general rows on the BLAS (pairwise_gram.c): whole rows a panel at a time */
 	int gram;
 	struct pe_gram g;
-	struct pe_posterm *gt; /* the rows' terms as the Gram path takes them */
 	double *panel;         /* GRAM_PANEL full rows, from row panel_r0 on */
 	size_t panel_r0;       /* SIZE_MAX: none yet */
 	double *T;             /* GRAM_TRANS x GRAM_PANEL products of earlier rows */
@@ -92,28 +91,29 @@ static enum pe_status build_structured(struct pe_pairwise_rows *r)
 
 static enum pe_status build_general(struct pe_pairwise_rows *r, size_t budget)
 {
-	enum pe_status st = PE_OK;
-	if (r->m == PE_METRIC_COSINE || r->m == PE_METRIC_CORR) {
-		if (!(r->t = malloc(r->v.n * sizeof(*r->t))))
-			return PE_ENOMEM;
-		st = pe_posterms(&r->v, NULL, r->pos, r->v.n, 1, r->t);
-	}
-	if (st == PE_OK)
-		st = pe_rowsrc_init(&r->src, &r->v, budget);
-	r->has_src = st == PE_OK;
-	r->bs = pe_block_rows(r->v.d);
 	size_t n = r->v.n, d = r->v.d;
+	enum pe_status st = pe_rowsrc_init(&r->src, &r->v, budget);
+	r->has_src = st == PE_OK;
+	r->bs = pe_block_rows(d);
+	/* Each row's terms, from the rows the source holds when it holds them
+	 * (a learned table is not made a second time for them), else made
+	 * again in chunks; the same rows, so the same terms. */
+	if (st == PE_OK && (r->m == PE_METRIC_COSINE || r->m == PE_METRIC_CORR)) {
+		if (r->src.all)
+			st = pe_gram_terms(r->src.all, n, d, &r->t);
+		else if (!(r->t = malloc(n * sizeof(*r->t))))
+			st = PE_ENOMEM;
+		else
+			st = pe_posterms(&r->v, NULL, r->pos, n, 1, r->t);
+	}
 	if (st != PE_OK || !r->src.all || n < GRAM_STREAM_MIN_N || d < GRAM_STREAM_MIN_D ||
 	    !pe_gram_usable(r->m, d))
-		return st;
-	/* The terms as pe_pairwise_matrix()'s Gram path takes them. */
-	if (r->m != PE_METRIC_L2 && (st = pe_gram_terms(r->src.all, n, d, &r->gt)) != PE_OK)
 		return st;
 	/* Rows the source made itself (not the caller's table) are read by
 	 * nothing but the products from here on: corr centres them in place. */
 	st = r->src.owned && r->m == PE_METRIC_CORR
-	             ? pe_gram_init_in_place(&r->g, r->m, r->src.owned, n, d, r->gt)
-	             : pe_gram_init(&r->g, r->m, r->src.all, n, d, r->gt);
+	             ? pe_gram_init_in_place(&r->g, r->m, r->src.owned, n, d, r->t)
+	             : pe_gram_init(&r->g, r->m, r->src.all, n, d, r->t);
 	if (st == PE_EUNSUPPORTED) {
 		pe_gram_release(&r->g);
 		return PE_OK; /* the direct kernels then */
@@ -332,7 +332,6 @@ void pe_pairwise_rows_destroy(struct pe_pairwise_rows *r)
 		pe_toeplitz_release(&r->tz);
 	if (r->gram)
 		pe_gram_release(&r->g);
-	free(r->gt);
 	pe_buffer_free(r->panel);
 	pe_buffer_free(r->T);
 	if (r->has_src)
