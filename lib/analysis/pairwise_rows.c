@@ -29,9 +29,9 @@ struct pe_pairwise_rows {
 	/* general rows on the BLAS (pairwise_gram.c): whole rows a panel at a time */
 	int gram;
 	struct pe_gram g;
-	double *panel;         /* GRAM_PANEL full rows, from row panel_r0 on */
-	size_t panel_r0;       /* SIZE_MAX: none yet */
-	double *T;             /* GRAM_TRANS x GRAM_PANEL products of earlier rows */
+	double *panel;   /* GRAM_PANEL full rows, from row panel_r0 on */
+	size_t panel_r0; /* SIZE_MAX: none yet */
+	double *T;       /* GRAM_TRANS x GRAM_PANEL products of earlier rows */
 };
 
 /*
