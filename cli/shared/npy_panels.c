@@ -160,17 +160,19 @@ static int piece_next(size_t n, size_t S, size_t C, struct piece *p, int first)
 }
 
 /*
- * Products and writes overlapped: PIPE_WORKERS threads compute pieces, each
+ * Products and writes overlapped: one or two threads compute pieces, each
  * on one BLAS thread (pe_pairwise_rows_serial(): OpenBLAS's threads would
- * otherwise spin between the calls, CPU time that computes nothing), while
- * the caller writes the pieces they finish. One buffer per worker: a
- * finished piece waits for the writer in its worker's buffer, so the
- * pieces in memory stay at the number of workers. The CPU time is that of
- * the products on one thread plus the writes; on two cores the wall time
- * is about half their sum. Every piece is the same product whichever thread
- * makes it, so the bits do not depend on the order.
+ * otherwise spin between the calls, CPU time that computes nothing), into
+ * whichever of the PIPE_SLOTS buffers is free, while the caller writes the
+ * pieces they finish. A finished piece waits for the writer in its buffer,
+ * so the pieces in memory stay at PIPE_SLOTS. The CPU time is that of the
+ * products on one thread plus the writes; with two workers on two cores the
+ * wall time is about half their sum, with one about the longer of the two.
+ * Two workers only where the BLAS allows two calls at once
+ * (pe_pairwise_rows_concurrent()). Every piece is the same product
+ * whichever thread makes it, so the bits do not depend on the order.
  */
-#define PIPE_WORKERS 2
+#define PIPE_SLOTS 2
 
 enum slot_state { SLOT_FREE, SLOT_BUSY, SLOT_READY };
 
@@ -179,29 +181,32 @@ struct pipe {
 	pthread_cond_t changed;
 	struct pe_pairwise_rows *src;
 	size_t n;
-	double *buf[PIPE_WORKERS];
-	enum slot_state state[PIPE_WORKERS];
-	struct piece piece[PIPE_WORKERS]; /* the piece a slot holds */
-	enum pe_status st[PIPE_WORKERS];  /* its status */
-	struct piece next;                /* the next piece to compute */
-	int more;                         /* next is one */
-	int stop;                         /* the writer gave up */
+	double *buf[PIPE_SLOTS];
+	enum slot_state state[PIPE_SLOTS];
+	struct piece piece[PIPE_SLOTS]; /* the piece a slot holds */
+	enum pe_status st[PIPE_SLOTS];  /* its status */
+	struct piece next;              /* the next piece to compute */
+	int more;                       /* next is one */
+	int stop;                       /* the writer gave up */
 };
 
-/* One worker: the next piece into its own slot, as long as there is one. */
-struct worker {
-	struct pipe *p;
-	int slot;
-};
+/* A free slot, or -1; with the lock held. */
+static int free_slot(const struct pipe *p)
+{
+	for (int k = 0; k < PIPE_SLOTS; k++)
+		if (p->state[k] == SLOT_FREE)
+			return k;
+	return -1;
+}
 
+/* One worker: the next piece into a free slot, as long as there is one. */
 static void *pipe_compute(void *arg)
 {
-	struct worker *wk = arg;
-	struct pipe *p = wk->p;
-	int b = wk->slot;
+	struct pipe *p = arg;
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		while (p->state[b] != SLOT_FREE && !p->stop)
+		int b;
+		while ((b = free_slot(p)) < 0 && !p->stop && p->more)
 			pthread_cond_wait(&p->changed, &p->lock);
 		if (p->stop || !p->more) {
 			pthread_mutex_unlock(&p->lock);
@@ -247,16 +252,14 @@ static enum pe_status pipe_serial(struct pipe *p, const struct panel_out *w,
 static enum pe_status pipe_run(struct pipe *p, size_t workers, const struct panel_out *w,
                                struct cli_progress *prog, int *compute_failed)
 {
-	pthread_t th[PIPE_WORKERS];
-	struct worker wk[PIPE_WORKERS];
+	pthread_t th[PIPE_SLOTS];
 	size_t started = 0, total = 0, written = 0;
 	struct piece u;
 	for (int first = 1; piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, first); first = 0)
 		total++;
 	p->more = piece_next(p->n, PIPE_ROWS, PIPE_COLS, &p->next, 1);
-	for (size_t k = 0; k < workers; k++) {
-		wk[k] = (struct worker){p, (int)k};
-		if (pthread_create(&th[started], NULL, pipe_compute, &wk[k]) != 0)
+	for (size_t k = 0; k < workers && k < PIPE_SLOTS; k++) {
+		if (pthread_create(&th[started], NULL, pipe_compute, p) != 0)
 			break; /* a memory limit: fewer workers */
 		started++;
 	}
@@ -268,7 +271,7 @@ static enum pe_status pipe_run(struct pipe *p, size_t workers, const struct pane
 		int b = -1;
 		for (;;) {
 			/* the earliest ready piece: the file fills from the top */
-			for (size_t k = 0; k < started; k++)
+			for (size_t k = 0; k < PIPE_SLOTS; k++)
 				if (p->state[k] == SLOT_READY &&
 				    (b < 0 || p->piece[k].r0 < p->piece[b].r0 ||
 				     (p->piece[k].r0 == p->piece[b].r0 &&
@@ -304,11 +307,12 @@ static enum pe_status pipe_run(struct pipe *p, size_t workers, const struct pane
 	return st;
 }
 
-/* Workers of the overlapped writer: the cores, up to PIPE_WORKERS. */
-static size_t pipe_workers(void)
+/* Workers of the overlapped writer: two on two cores or more, when the
+ * BLAS takes two calls at once. */
+static size_t pipe_workers(struct pe_pairwise_rows *src)
 {
 	long c = sysconf(_SC_NPROCESSORS_ONLN);
-	return c < 2 ? 1 : PIPE_WORKERS;
+	return c >= 2 && pe_pairwise_rows_concurrent(src) ? 2 : 1;
 }
 
 enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *src, size_t n,
@@ -338,12 +342,12 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 	size_t S = piped ? PIPE_ROWS : panel_rows(n);
 	size_t bytes = (piped ? PIPE_ROWS * PIPE_COLS : S * n) * sizeof(double);
 	double *panel = pe_buffer_alloc(bytes);
-	size_t workers = piped ? pipe_workers() : 1;
-	double *second = workers > 1 ? pe_buffer_alloc(bytes) : NULL;
+	size_t workers = piped ? pipe_workers(src) : 0;
+	double *second = piped ? pe_buffer_alloc(bytes) : NULL;
 	double *tile = malloc(TILE_COLS * S * sizeof(double));
 	size_t nf = piped ? PIPE_COLS : n;
 	float *f32 = malloc((nf > TILE_COLS * S ? nf : TILE_COLS * S) * sizeof(float));
-	if (!panel || !tile || !f32 || (workers > 1 && !second)) {
+	if (!panel || !tile || !f32 || (piped && !second)) {
 		pe_buffer_free(panel);
 		pe_buffer_free(second);
 		free(tile);

@@ -1066,9 +1066,13 @@ int cli_check_csv_read(const struct cli_common *o, const char *path, const char 
 {
 	struct stat sb;
 	unsigned char head[16];
-	int fd = open(path, O_RDONLY);
+	/* Only a regular file: opening a FIFO would wait for its writer and
+	 * then take its data from the reader that follows. */
+	if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+		return 0; /* the reader says why, or streams it */
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
-		return 0; /* the reader says why */
+		return 0;
 	ssize_t got = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? read(fd, head, sizeof(head)) : 0;
 	close(fd);
 	if (got <= 0 || pe_file_format_detect(head, (size_t)got, path) != PE_FORMAT_CSV)

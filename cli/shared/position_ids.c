@@ -243,8 +243,9 @@ static int load_file(const struct cli_common *o, double **out, size_t *count)
 	if (!f)
 		return cli_error("option '--position-ids': '%s': %s", path, strerror(errno));
 	struct stat sb;
-	int regular = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
-	if (!regular && S_ISDIR(sb.st_mode)) {
+	int known = fstat(fileno(f), &sb) == 0;
+	int regular = known && S_ISREG(sb.st_mode);
+	if (known && S_ISDIR(sb.st_mode)) {
 		fclose(f);
 		return cli_error("option '--position-ids': '%s': is a directory", path);
 	}

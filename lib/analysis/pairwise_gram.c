@@ -64,6 +64,8 @@ static pthread_once_t gemm_once = PTHREAD_ONCE_INIT;
 /* OpenBLAS's thread count (NULL for another BLAS: then nothing is changed) */
 static void (*set_threads)(int);
 static int (*get_threads)(void);
+/* OpenBLAS's threading model: 0 sequential, 1 its own threads, 2 OpenMP */
+static int (*get_parallel)(void);
 
 #define MIB ((uint64_t)1 << 20)
 /* What OpenBLAS maps (measured with 0.3.21 under strace): its code and
@@ -154,6 +156,9 @@ static void gemm_open(void)
 		memcpy(&set_threads, &set, sizeof(set_threads));
 		memcpy(&get_threads, &get, sizeof(get_threads));
 	}
+	void *par = h ? dlsym(h, "openblas_get_parallel") : NULL;
+	if (par)
+		memcpy(&get_parallel, &par, sizeof(get_parallel));
 }
 
 static int gemm_ready(void)
@@ -336,6 +341,22 @@ int pe_gram_serial(struct pe_gram *g, int on)
 #else
 	(void)g;
 	(void)on;
+	return 0;
+#endif
+}
+
+/*
+ * Two calls at once are safe in an OpenBLAS built with its own threads
+ * (its buffers are taken under a lock); a sequential build is so only when
+ * built with USE_LOCKING, which it does not report, and an OpenMP one is
+ * left alone: one call at a time there.
+ */
+int pe_gram_concurrent(const struct pe_gram *g)
+{
+#ifdef PE_CBLAS_LIBRARY
+	return g->serial && gemm_ready() && get_parallel && get_parallel() == 1;
+#else
+	(void)g;
 	return 0;
 #endif
 }

@@ -238,6 +238,9 @@ enum pe_status pe_gram_init(struct pe_gram *g, enum pe_metric m, const double *r
 enum pe_status pe_gram_init_in_place(struct pe_gram *g, enum pe_metric m, double *rows, size_t n,
                                      size_t d, const struct pe_posterm *t);
 void pe_gram_release(struct pe_gram *g);
+/* Whether, in serial mode, pe_gram_block() may run on two threads at once
+ * (the BLAS allows concurrent calls). */
+int pe_gram_concurrent(const struct pe_gram *g);
 /* One BLAS thread and the transform on the caller (@on), or the BLAS's
  * threads back as they were; 1 when the BLAS is single-threaded then. */
 int pe_gram_serial(struct pe_gram *g, int on);

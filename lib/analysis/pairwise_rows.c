@@ -232,6 +232,11 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 	return st;
 }
 
+int pe_pairwise_rows_concurrent(const struct pe_pairwise_rows *r)
+{
+	return r->gram && pe_gram_concurrent(&r->g);
+}
+
 int pe_pairwise_rows_serial(struct pe_pairwise_rows *r, int on)
 {
 	/* the panel kept for pe_pairwise_rows_fill() was made in the other mode */

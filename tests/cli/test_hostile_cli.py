@@ -574,6 +574,19 @@ try:
     os.kill(pid, signal.SIGKILL) if rc == "timeout" else None
     os.waitpid(pid, 0)
     ok(rc == 0, "-s hf:FIFO: read once, no hang", (rc, err))
+    # CSV tables through a FIFO: the cost check before reading must not open it (that would
+    # wait for the writer and take its data from the reader that follows)
+    table = b"a,b\n1,2\n3,4\n"
+    for name, cmd in (("inspect FIFO", ["inspect", "fifo"]),
+                      ("-s file:path=FIFO", ["encode", "-s", "file:path=fifo", "-q", "-o", "t.npy"])):
+        pid = fifo_feed(fifo, table)
+        rc, out, err, secs, _ = run(cmd, wd, timeout=20)
+        try:
+            os.kill(pid, signal.SIGKILL)  # a writer still waiting for a reader
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+        ok(rc == 0 and "error" not in err, name + ": read once, no hang", (rc, err))
     # position ids through a pipe, for two schemes
     ids = b"t,h,w\n0,0,0\n1,1,1\n2,2,3\n"
     with open(os.path.join(wd, "ids.csv"), "wb") as f:

@@ -367,9 +367,10 @@ PE_API enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *src, 
  * pe_pairwise_rows_serial() - with @on, later pe_pairwise_rows_upper()
  * and pe_pairwise_rows_upper_cols() calls on @src run on the calling thread
  * alone (one BLAS thread), for a caller that overlaps them with work of
- * its own on another thread, their products cut as said there. Then
- * pe_pairwise_rows_upper_cols() may be called from several threads at once
- * (each into its own @dst): it reads @src and writes only @dst. A cell may
+ * its own on another thread, their products cut as said there. Then, where
+ * pe_pairwise_rows_concurrent() says so, pe_pairwise_rows_upper_cols() may
+ * be called from several threads at once (each into its own @dst): it
+ * reads @src and writes only @dst. A cell may
  * differ in its last bit from the threaded products' (as it may between
  * two thread counts of OpenBLAS); all writers of a matrix take the same
  * mode, so its NPY file and its CSV hold the same bits. Without @on, the
@@ -380,6 +381,17 @@ PE_API enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *src, 
  * done (another BLAS than OpenBLAS, a source not on the BLAS, or @on 0).
  */
 PE_API int pe_pairwise_rows_serial(struct pe_pairwise_rows *src, int on);
+
+/*
+ * pe_pairwise_rows_concurrent() - whether, in serial mode (see
+ * pe_pairwise_rows_serial()), pe_pairwise_rows_upper_cols() calls on @src
+ * may run on several threads at once: the BLAS is an OpenBLAS with its own
+ * threads, whose buffers are taken under a lock (a sequential build is
+ * safe only when built with locking, which it does not report).
+ *
+ * @return 1 if so, 0 otherwise (then one call at a time).
+ */
+PE_API int pe_pairwise_rows_concurrent(const struct pe_pairwise_rows *src);
 
 /* pe_pairwise_rows_streamable() - whether a row source of metric @m of @v
  * would stream (pe_pairwise_rows_streams()) when its vectors can be held;
