@@ -253,16 +253,16 @@ static enum pe_status open_described(const char *path, int *fd, struct stat *sb,
 	return PE_OK;
 }
 
-static enum pe_status contents_open(const char *path, size_t limit, const char *tensor,
-                                    int header_only, struct contents *c, char **err)
+/* The contents of the open @fd (described by @sb), which it closes: a
+ * stream is read from this opening, never opened again (a FIFO's writer
+ * would be gone). */
+static enum pe_status contents_from_fd(int fd, const struct stat *sbp, const char *path,
+                                       size_t limit, const char *tensor, int header_only,
+                                       struct contents *c, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	c->p = (const unsigned char *)""; /* an empty file: a valid pointer, length 0 */
-	int fd;
-	struct stat sb;
-	enum pe_status opened = open_described(path, &fd, &sb, err);
-	if (opened != PE_OK)
-		return opened;
+	struct stat sb = *sbp;
 	enum pe_status st = PE_OK;
 	if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
 		if ((uint64_t)sb.st_size > SIZE_MAX) {
@@ -300,6 +300,18 @@ static enum pe_status contents_open(const char *path, size_t limit, const char *
 		memset(c, 0, sizeof(*c));
 	}
 	return st;
+}
+
+static enum pe_status contents_open(const char *path, size_t limit, const char *tensor,
+                                    int header_only, struct contents *c, char **err)
+{
+	int fd;
+	struct stat sb;
+	memset(c, 0, sizeof(*c));
+	enum pe_status opened = open_described(path, &fd, &sb, err);
+	if (opened != PE_OK)
+		return opened;
+	return contents_from_fd(fd, &sb, path, limit, tensor, header_only, c, err);
 }
 
 /* A stream's safetensors header: its parse must fit the limit too. */
@@ -612,23 +624,19 @@ static enum pe_status read_regular(int fd, const struct stat *sb, const char *pa
 static enum pe_status read_table(const char *path, const struct pe_read_request *req, size_t limit,
                                  struct pe_matrix **out, char **err)
 {
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return rd_fail(err, PE_EIO, "%s", strerror(errno));
+	int fd;
 	struct stat sb;
-	if (fstat(fd, &sb) != 0) {
-		int e = errno;
-		close(fd);
-		return rd_fail(err, PE_EIO, "%s", strerror(e));
-	}
+	enum pe_status st = open_described(path, &fd, &sb, err);
+	if (st != PE_OK)
+		return st;
 	if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
-		enum pe_status st = read_regular(fd, &sb, path, req, limit, out, err);
+		st = read_regular(fd, &sb, path, req, limit, out, err);
 		close(fd);
 		return st;
 	}
-	close(fd);
+	/* from this opening: a FIFO opened again would wait for a writer that is gone */
 	struct contents c;
-	enum pe_status st = contents_open(path, limit, req ? req->tensor : NULL, 0, &c, err);
+	st = contents_from_fd(fd, &sb, path, limit, req ? req->tensor : NULL, 0, &c, err);
 	if (st != PE_OK)
 		return st;
 	if (limit)
