@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "shared/npy_panels.h"
+#include "shared/row_pages.h"
 #include "shared/progress.h"
 
 /* Bytes of a panel: S rows of up to n doubles. */
@@ -99,14 +100,16 @@ static const void *cells(const double *x, size_t count, enum pe_dtype dtype, flo
 
 /* Rows and columns of a piece in the overlapped writer: 18 MiB, two of
  * them, and segments of 12 KiB both ways (3x fewer system calls than the
- * 4 KiB mirrored segments of 512-row panels). */
+ * 4 KiB mirrored segments of 512-row panels). The 128-byte header puts
+ * every segment 128 bytes past a page boundary; row_pages.h holds those
+ * 128 bytes back for the row's next segment, so that most pages are
+ * written once, whole (system time 0.30 -> 0.275 s at 8192 x 768). */
 #define PIPE_ROWS PE_PAIRWISE_PIECE
 #define PIPE_COLS PE_PAIRWISE_PIECE
 
 struct panel_out {
-	int fd;
-	off_t hdr;
-	size_t n, es;
+	struct cli_row_pages *pages;
+	size_t es;
 	enum pe_dtype dtype;
 	double *tile;
 	float *f32;
@@ -119,21 +122,19 @@ struct panel_out {
 static enum pe_status write_piece(const struct panel_out *w, size_t r0, size_t count, size_t c0,
                                   size_t nc, const double *piece, size_t ld)
 {
-	size_t n = w->n, es = w->es;
-	for (size_t a = 0; a < count; a++) {
-		off_t at = w->hdr + (off_t)(((r0 + a) * n + c0) * es);
-		if (put(w->fd, cells(piece + a * ld, nc, w->dtype, w->f32), nc * es, at) != 0)
+	size_t es = w->es;
+	for (size_t a = 0; a < count; a++)
+		if (cli_row_pages_put(w->pages, r0 + a, c0 * es,
+		                      cells(piece + a * ld, nc, w->dtype, w->f32), nc * es) != 0)
 			return PE_EIO;
-	}
 	for (size_t k0 = c0 == r0 ? count : 0; k0 < nc; k0 += TILE_COLS) {
 		size_t nk = nc - k0 < TILE_COLS ? nc - k0 : TILE_COLS;
 		transpose(piece + k0, ld, count, nk, w->tile);
 		const void *b = cells(w->tile, nk * count, w->dtype, w->f32);
-		for (size_t k = 0; k < nk; k++) {
-			off_t at = w->hdr + (off_t)(((c0 + k0 + k) * n + r0) * es);
-			if (put(w->fd, (const char *)b + k * count * es, count * es, at) != 0)
+		for (size_t k = 0; k < nk; k++)
+			if (cli_row_pages_put(w->pages, c0 + k0 + k, r0 * es,
+			                      (const char *)b + k * count * es, count * es) != 0)
 				return PE_EIO;
-		}
 	}
 	return PE_OK;
 }
@@ -347,17 +348,19 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 	double *tile = malloc(TILE_COLS * S * sizeof(double));
 	size_t nf = piped ? PIPE_COLS : n;
 	float *f32 = malloc((nf > TILE_COLS * S ? nf : TILE_COLS * S) * sizeof(float));
-	if (!panel || !tile || !f32 || (piped && !second)) {
+	struct cli_row_pages *pages = cli_row_pages_create(fd, hdr, n * es, n);
+	if (!panel || !tile || !f32 || !pages || (piped && !second)) {
 		pe_buffer_free(panel);
 		pe_buffer_free(second);
 		free(tile);
 		free(f32);
+		cli_row_pages_destroy(pages);
 		if (piped)
 			pe_pairwise_rows_serial(src, 0);
 		*compute_failed = 1;
 		return PE_ENOMEM;
 	}
-	struct panel_out w = {fd, hdr, n, es, dtype, tile, f32};
+	struct panel_out w = {pages, es, dtype, tile, f32};
 	char doing[300];
 	snprintf(doing, sizeof(doing), "writing %s", file->name);
 	struct cli_progress prog;
@@ -381,12 +384,16 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 		}
 		st = write_piece(&w, r0, count, r0, n - r0, panel, n - r0);
 	}
+	/* the ends of rows still held back */
+	if (st == PE_OK && cli_row_pages_flush(pages) != 0)
+		st = PE_EIO;
 	cli_progress_end(&prog);
 	int e = errno;
 	pe_buffer_free(panel);
 	pe_buffer_free(second);
 	free(tile);
 	free(f32);
+	cli_row_pages_destroy(pages);
 	/* the stream's position past the data, for whatever closes it */
 	if (st == PE_OK && fseeko(file->f, hdr + (off_t)total, SEEK_SET) != 0)
 		st = PE_EIO;

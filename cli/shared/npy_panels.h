@@ -14,9 +14,9 @@
 /*
  * npy_panels_write() - the n x n matrix of @src into the open regular file
  * @file, from pe_pairwise_rows_upper() panels: each panel's rows go to their
- * place and its columns, mirrored, to the later rows' places (pwrite), so
- * every cell is computed once per pair, as in the whole matrix, in memory
- * of a panel.
+ * place and its columns, mirrored, to the later rows' places (positioned
+ * writes, through row_pages.h), so every cell is computed once per pair, as
+ * in the whole matrix, in memory of a panel.
  *
  * @return PE_OK, or the status that stopped it; *compute_failed says whether
  * the computation (not the file) failed, errno is kept for a failed write.

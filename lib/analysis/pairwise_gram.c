@@ -298,10 +298,7 @@ enum pe_status pe_gram_terms(const double *rows, size_t n, size_t d, struct pe_p
 	*out = t;
 	if (!t)
 		return PE_ENOMEM;
-	for (size_t a = 0; a < n; a++) {
-		memset(&t[a], 0, sizeof(t[a]));
-		pe_row_terms(rows + a * d, d, &t[a]);
-	}
+	pe_rows_terms(rows, n, d, t);
 	return PE_OK;
 }
 

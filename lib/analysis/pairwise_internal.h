@@ -170,6 +170,10 @@ void pe_rows_metric(enum pe_metric m, size_t d, const double *A, size_t na,
 /* norm, mean and cnorm of one raw row */
 void pe_row_terms(const double *x, size_t d, struct pe_posterm *t);
 
+/* pe_row_terms() of @n rows of @d, row-major, into t[0..n-1] (other
+ * fields zero): the same bits, several rows at a time. */
+void pe_rows_terms(const double *rows, size_t n, size_t d, struct pe_posterm *t);
+
 /*
  * pe_vectors_at() - rows of @v at absolute positions pos[0..count-1]
  * into dst (count * d), which need not lie in first..first+n-1

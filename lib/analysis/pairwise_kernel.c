@@ -154,6 +154,52 @@ void pe_row_terms(const double *x, size_t d, struct pe_posterm *t)
 	t->cnorm = sqrt(c);
 }
 
+/* Rows a group of pe_rows_terms() sums side by side. */
+#define TERMS_GROUP 4
+
+void pe_rows_terms(const double *rows, size_t n, size_t d, struct pe_posterm *t)
+{
+	size_t a = 0;
+	/* Each row's sums are chains of dependent additions; four rows' chains
+	 * interleaved keep the adders busy. Every row is summed in the order
+	 * of pe_row_terms(), so its terms are the same bits. */
+	for (; a + TERMS_GROUP <= n; a += TERMS_GROUP) {
+		const double *x = rows + a * d;
+		double sq[TERMS_GROUP] = {0}, sum[TERMS_GROUP] = {0}, c[TERMS_GROUP] = {0};
+		double mean[TERMS_GROUP];
+		int constant[TERMS_GROUP], any_spread = 0;
+		for (size_t j = 0; j < d; j++)
+			for (size_t r = 0; r < TERMS_GROUP; r++) {
+				double v = x[r * d + j];
+				sq[r] += v * v;
+				sum[r] += v;
+			}
+		for (size_t r = 0; r < TERMS_GROUP; r++) {
+			const double *y = x + r * d;
+			constant[r] = 1;
+			for (size_t j = 1; j < d && constant[r]; j++)
+				constant[r] = y[j] == y[0];
+			mean[r] = constant[r] ? (d ? y[0] : 0.0) : sum[r] / (double)d;
+			any_spread |= !constant[r];
+		}
+		for (size_t j = 0; j < d && any_spread; j++)
+			for (size_t r = 0; r < TERMS_GROUP; r++) {
+				double v = x[r * d + j] - mean[r];
+				c[r] += v * v;
+			}
+		for (size_t r = 0; r < TERMS_GROUP; r++) {
+			memset(&t[a + r], 0, sizeof(t[a + r]));
+			t[a + r].norm = sqrt(sq[r]);
+			t[a + r].mean = mean[r];
+			t[a + r].cnorm = constant[r] ? 0.0 : sqrt(c[r]);
+		}
+	}
+	for (; a < n; a++) {
+		memset(&t[a], 0, sizeof(t[a]));
+		pe_row_terms(rows + a * d, d, &t[a]);
+	}
+}
+
 enum pe_status pe_vectors_at(const struct pe_vectors *v, const uint64_t *pos, size_t count,
                              double *dst)
 {

@@ -227,6 +227,12 @@ for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "co
         ok(f.read() == ordered,
            kind + " 3100 x 3100: NPY file (overlapped pieces) == NPY into a FIFO (row order), byte for byte")
     got = np.load(os.path.join(wd, kind + "_piped.npy"))
+    # float32 cells: 4-byte segments, so other row ends wait for their next segment (row_pages.c)
+    r3 = run(*base, "--dtype", "f32", "-o", kind + "_piped32.npy", cwd=wd)
+    if ok(r3.rc == 0, kind + " 3100 x 3100 --dtype f32 (overlapped pieces): runs", r3.err):
+        g32 = np.load(os.path.join(wd, kind + "_piped32.npy"))
+        ok(g32.dtype == np.float32 and np.array_equal(g32, got.astype(np.float32), equal_nan=True),
+           kind + " 3100 x 3100 --dtype f32 (overlapped pieces): the f64 cells rounded to float32")
     worst = 0.0
     for i0 in range(0, NQ, 256):
         a = piped[i0:i0 + 256]
