@@ -530,6 +530,11 @@ check("file size limit during NPY", ["corr", "-n", "100", "-o", "out.npy"], RUNT
       "File too large", {"setup": file_named("out.npy")}, preexec=limit_fsize)
 check("file size limit during a long bias CSV", ["bias", "-n", "64", "-o", "out.csv"], RUNTIME,
       "File too large", {"keep": True}, preexec=limit_fsize)
+# The NPY file of a learned table, written in place by two threads in pieces
+# (npy_panels.c, through row_pages.c): the failing positioned write ends it.
+check("file size limit during a learned NPY in pieces",
+      ["distance", "-s", "learned", "-n", "2000", "-d", "16", "-o", "out.npy"], RUNTIME,
+      "File too large", {"setup": file_named("out.npy")}, preexec=limit_fsize)
 
 
 # -o - into a pipe whose reader has gone (| head): a quiet SIGPIPE death, as GNU
