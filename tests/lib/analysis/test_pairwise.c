@@ -947,6 +947,54 @@ static void constant_vector_has_no_correlation(void **state)
 	pe_scheme_destroy(s);
 }
 
+/*
+ * The terms of many rows at once (pe_rows_terms(), four rows' sums side by
+ * side) are each row's pe_row_terms() bit for bit: ordinary rows, constant
+ * ones (no spread, cnorm 0), a zero row, one holding a NaN and one of huge
+ * values, in groups of four and in the rows left over; and the closed form
+ * of a hand-worked row.
+ */
+static void row_terms_many_equal_one_by_one(void **state)
+{
+	(void)state;
+	const size_t n = 23, d = 37;
+	double *x = malloc(n * d * sizeof(double));
+	struct pe_posterm *many = malloc(n * sizeof(*many)), one;
+	assert_true(x && many);
+	uint64_t s = 12345;
+	for (size_t i = 0; i < n * d; i++) {
+		s = s * 6364136223846793005u + 1442695040888963407u;
+		x[i] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 0.04;
+	}
+	for (size_t j = 0; j < d; j++) {
+		x[1 * d + j] = 0.25;   /* constant */
+		x[6 * d + j] = 0.0;    /* zero */
+		x[21 * d + j] = -3e-5; /* constant, in the rows left over */
+		x[9 * d + j] *= 1e150; /* huge: squares near the top of the range */
+	}
+	x[13 * d + 5] = NAN;
+	pe_rows_terms(x, n, d, many);
+	for (size_t a = 0; a < n; a++) {
+		memset(&one, 0, sizeof(one));
+		pe_row_terms(x + a * d, d, &one);
+		assert_memory_equal(&many[a], &one, sizeof(one));
+	}
+	assert_true(many[1].cnorm == 0.0 && many[1].mean == 0.25);
+	assert_true(many[21].cnorm == 0.0 && many[21].mean == -3e-5);
+	assert_true(isnan(many[13].norm) && !isnan(many[12].norm) && !isnan(many[14].norm));
+	/* hand-worked rows, one group of four: (3, 4) has norm 5, mean 3.5 and
+	 * centred norm sqrt(0.5); (6, 8) 10, 7 and sqrt(2); (0, 0) none */
+	const double hw[8] = {3.0, 4.0, 3.0, 4.0, 6.0, 8.0, 0.0, 0.0};
+	pe_rows_terms(hw, 4, 2, many);
+	for (int a = 0; a < 2; a++)
+		assert_true(many[a].norm == 5.0 && many[a].mean == 3.5 &&
+		            many[a].cnorm == sqrt(0.5));
+	assert_true(many[2].norm == 10.0 && many[2].mean == 7.0 && many[2].cnorm == sqrt(2.0));
+	assert_true(many[3].norm == 0.0 && many[3].mean == 0.0 && many[3].cnorm == 0.0);
+	free(x);
+	free(many);
+}
+
 static void refusals(void **state)
 {
 	(void)state;
@@ -996,6 +1044,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	        cmocka_unit_test(sinusoidal_distance_closed_form),
+	        cmocka_unit_test(row_terms_many_equal_one_by_one),
 	        cmocka_unit_test(binary_hand_worked),
 	        cmocka_unit_test(table_hand_worked),
 	        cmocka_unit_test(corr_self_one_and_symmetric),
