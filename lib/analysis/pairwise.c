@@ -694,8 +694,8 @@ enum pe_status pe_scatter(const struct pe_vectors *v, enum pe_metric m, size_t m
 		if (!(rows = malloc(mm * d * sizeof(double))))
 			goto done;
 		st = pe_vectors_at(v, pos, mm, rows);
-		for (size_t i = 0; i < mm && st == PE_OK; i++)
-			pe_row_terms(rows + i * d, d, &t[i]);
+		if (st == PE_OK)
+			pe_rows_terms(rows, mm, d, t);
 	}
 	if (st == PE_OK) {
 		struct scatter_job job = {mm, d, m, found ? &tz : NULL, S, rows, t, r->data};

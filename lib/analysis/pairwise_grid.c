@@ -740,10 +740,10 @@ static enum pe_status grid_sampled(const struct pe_vectors *v, const struct pe_t
 			st = pe_vectors_at(v, rpos, nr, rrows);
 		if (st == PE_OK)
 			st = pe_vectors_at(v, cpos, nc, crows);
-		for (size_t i = 0; st == PE_OK && i < nr; i++)
-			pe_row_terms(rrows + i * d, d, &rt[i]);
-		for (size_t i = 0; st == PE_OK && i < nc; i++)
-			pe_row_terms(crows + i * d, d, &ct[i]);
+		if (st == PE_OK) {
+			pe_rows_terms(rrows, nr, d, rt);
+			pe_rows_terms(crows, nc, d, ct);
+		}
 	}
 	if (st == PE_OK) {
 		/* Rows and columns sample the same positions of a square grid, and the
