@@ -8,7 +8,7 @@
  * as one segment each. The bytes are those of pe_npy_write() of the whole
  * matrix: the cells come from the same products.
  */
-/* fallocate (Linux) and pwrite beside C11 */
+/* fallocate (Linux) and pread beside C11 */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -47,26 +47,6 @@ int npy_panels_host_ok(void)
 	unsigned char first;
 	memcpy(&first, &one, 1);
 	return first == 1 && sizeof(float) == 4 && sizeof(double) == 8;
-}
-
-/* All of buf at @at; errno kept on failure. */
-static int put(int fd, const void *buf, size_t len, off_t at)
-{
-	const char *p = buf;
-	while (len > 0) {
-		ssize_t got = pwrite(fd, p, len, at);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			if (got == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += got;
-		len -= (size_t)got;
-		at += got;
-	}
-	return 0;
 }
 
 /*
@@ -474,7 +454,8 @@ enum pe_status panels_write_ordered(struct cli_file *file, struct pe_pairwise_ro
 			transpose(panel + c0, ld, count, nc, tile);
 			for (size_t k = 0; k < nc && st == PE_OK; k++) {
 				off_t at = (off_t)(((r0 + c0 + k) * n + r0) * sizeof(double));
-				if (put(sfd, tile + k * count, count * sizeof(double), at) != 0) {
+				if (cli_pwrite_all(sfd, tile + k * count, count * sizeof(double),
+				                   at) != 0) {
 					st = PE_EIO;
 					*compute_failed = 1; /* the scratch file, not the output */
 				}

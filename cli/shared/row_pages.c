@@ -73,15 +73,21 @@ static int putv(int fd, struct iovec *iov, int n, off_t at)
 	return 0;
 }
 
+int cli_pwrite_all(int fd, const void *buf, size_t len, off_t at)
+{
+	struct iovec v = {(void *)buf, len};
+	return len ? putv(fd, &v, 1, at) : 0;
+}
+
 /* Row @row's kept bytes, written as they are. */
 static int write_kept(struct cli_row_pages *w, size_t row)
 {
 	size_t k = w->kept[row];
 	if (k == 0)
 		return 0;
-	struct iovec v = {w->keep + row * KEEP_MAX, k};
 	w->kept[row] = 0;
-	return putv(w->fd, &v, 1, w->base + (off_t)(row * w->row_bytes + w->end[row] - k));
+	return cli_pwrite_all(w->fd, w->keep + row * KEEP_MAX, k,
+	                      w->base + (off_t)(row * w->row_bytes + w->end[row] - k));
 }
 
 int cli_row_pages_put(struct cli_row_pages *w, size_t row, size_t at, const void *buf, size_t len)

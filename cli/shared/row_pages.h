@@ -45,6 +45,15 @@ int cli_row_pages_put(struct cli_row_pages *w, size_t row, size_t at, const void
  */
 int cli_row_pages_flush(struct cli_row_pages *w);
 
+/*
+ * cli_pwrite_all() - all @len bytes of @buf at offset @at of @fd, resuming
+ * after short and interrupted writes.
+ *
+ * @return 0, or -1 with errno set by the failed write (EIO for one that
+ * wrote nothing).
+ */
+int cli_pwrite_all(int fd, const void *buf, size_t len, off_t at);
+
 /* cli_row_pages_destroy() - frees @w (NULL is allowed); kept bytes are dropped. */
 void cli_row_pages_destroy(struct cli_row_pages *w);
 
