@@ -5,8 +5,10 @@
  * where it belongs as soon as it is known: a panel of rows [r0, r0 + S)
  * carries the upper triangle's cells of its rows, and its columns c >= r0 +
  * S are rows c's cells [r0, r0 + S) (the matrix is symmetric), written now
- * as one segment each. The bytes are those of pe_npy_write() of the whole
- * matrix: the cells come from the same products.
+ * as one segment each. The bytes are those of the row-order writer below
+ * (the same products, pe_pairwise_rows_upper_cols()), and those of
+ * pe_npy_write() of the whole matrix up to a last bit where a
+ * multi-threaded BLAS rounds a product of another shape differently.
  */
 /* fallocate (Linux) and pread beside C11 */
 #define _GNU_SOURCE

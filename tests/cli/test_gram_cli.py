@@ -250,6 +250,26 @@ for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "co
     ok(worst <= 1e-12, kind + " 3100 x 3100 (overlapped pieces): within 1e-12 of numpy's direct values",
        "worst %.3g" % worst)
 
+# The same promise where the pieces' products differ from the row-order writer's in shape: d = 72
+# (the diagonal pieces in 128-row products, pairwise_rows.c DIAG_STEP) and n = 2100 (the last
+# columns a partial tile of the BLAS kernel, whose cells follow the product's rows: before the fix,
+# 20-250 cells of the file differed from the FIFO's in the last bit at n = 2100, 4111 and 8191).
+for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "cosine"]), ("corr", ["corr"])):
+    base = [EXE] + args + ["-s", "learned", "-n", "2100", "-d", "72", "-q"]
+    r1 = run(*base, "-o", kind + "_edge.npy", cwd=wd)
+    fifo = os.path.join(wd, kind + "_edge_fifo.npy")
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    p2 = subprocess.Popen(base + ["-o", fifo], stderr=subprocess.PIPE, cwd=wd)
+    with open(fifo, "rb") as f:
+        ordered = f.read()
+    err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
+    if ok(r1.rc == 0 and p2.returncode == 0, kind + " learned 2100 x 72: runs", r1.err + err2):
+        with open(os.path.join(wd, kind + "_edge.npy"), "rb") as f:
+            ok(f.read() == ordered,
+               kind + " learned 2100 x 72: NPY file (pieces) == NPY into a FIFO (row order), byte for byte")
+
 # A table the library makes itself (learned) is centred in place for corr, where a file's table is
 # centred in a copy (the caller keeps it): the same matrix either way, bit for bit, and numpy's
 # corrcoef within 1e-12, through the overlapped pieces (n = 3100) and in row order (CSV).
