@@ -97,19 +97,44 @@ struct panel_out {
 	float *f32;
 };
 
-/* A piece of the upper triangle (pe_pairwise_rows_upper_cols()): rows [r0,
- * r0 + count), columns [c0, c0 + nc), leading dimension @ld, to its places
- * in the file: its rows' segments, and its columns right of the rows,
- * mirrored, as segments of the later rows. */
+/* @count cells of row @row from column @col on, as the file's bytes. */
+static enum pe_status put_cells(const struct panel_out *w, size_t row, size_t col, const double *x,
+                                size_t count)
+{
+	if (count == 0)
+		return PE_OK;
+	const void *b = cells(x, count, w->dtype, w->f32);
+	return cli_row_pages_put(w->pages, row, col * w->es, b, count * w->es) == 0 ? PE_OK
+	                                                                            : PE_EIO;
+}
+
+/*
+ * A piece of the upper triangle (pe_pairwise_rows_upper_cols_above()):
+ * rows [r0, r0 + count), columns [c0, c0 + nc), leading dimension @ld, to
+ * its places in the file: its rows' segments, and its columns right of the
+ * rows, mirrored, as segments of the later rows. In the block holding the
+ * diagonal, row a's cells left of it are column a's above it: taken from
+ * the same transposition, 64 columns at a time, instead of a mirror pass
+ * over the block (cells below the diagonal are never read as cells).
+ */
 static enum pe_status write_piece(const struct panel_out *w, size_t r0, size_t count, size_t c0,
                                   size_t nc, const double *piece, size_t ld)
 {
 	size_t es = w->es;
-	for (size_t a = 0; a < count; a++)
-		if (cli_row_pages_put(w->pages, r0 + a, c0 * es,
-		                      cells(piece + a * ld, nc, w->dtype, w->f32), nc * es) != 0)
-			return PE_EIO;
-	for (size_t k0 = c0 == r0 ? count : 0; k0 < nc; k0 += TILE_COLS) {
+	enum pe_status st = PE_OK;
+	for (size_t a = 0; c0 != r0 && a < count && st == PE_OK; a++)
+		st = put_cells(w, r0 + a, c0, piece + a * ld, nc);
+	for (size_t k0 = 0; c0 == r0 && k0 < count && st == PE_OK; k0 += TILE_COLS) {
+		size_t nk = count - k0 < TILE_COLS ? count - k0 : TILE_COLS, rows = k0 + nk;
+		transpose(piece + k0, ld, rows, nk, w->tile);
+		for (size_t k = 0; k < nk && st == PE_OK; k++) {
+			size_t a = k0 + k;
+			st = put_cells(w, r0 + a, r0, w->tile + k * rows, a);
+			if (st == PE_OK)
+				st = put_cells(w, r0 + a, r0 + a, piece + a * ld + a, nc - a);
+		}
+	}
+	for (size_t k0 = c0 == r0 ? count : 0; k0 < nc && st == PE_OK; k0 += TILE_COLS) {
 		size_t nk = nc - k0 < TILE_COLS ? nc - k0 : TILE_COLS;
 		transpose(piece + k0, ld, count, nk, w->tile);
 		const void *b = cells(w->tile, nk * count, w->dtype, w->f32);
@@ -118,7 +143,7 @@ static enum pe_status write_piece(const struct panel_out *w, size_t r0, size_t c
 			                      (const char *)b + k * count * es, count * es) != 0)
 				return PE_EIO;
 	}
-	return PE_OK;
+	return st;
 }
 
 /* The overlapped writer's pieces in order: row panels of S rows, each in
@@ -200,8 +225,8 @@ static void *pipe_compute(void *arg)
 		p->piece[b] = u;
 		p->state[b] = SLOT_BUSY;
 		pthread_mutex_unlock(&p->lock);
-		enum pe_status st = pe_pairwise_rows_upper_cols(p->src, u.r0, u.count, u.c0, u.nc,
-		                                                p->buf[b], u.nc);
+		enum pe_status st = pe_pairwise_rows_upper_cols_above(p->src, u.r0, u.count, u.c0,
+		                                                      u.nc, p->buf[b], u.nc);
 		pthread_mutex_lock(&p->lock);
 		p->st[b] = st;
 		p->state[b] = SLOT_READY;
@@ -221,8 +246,8 @@ static enum pe_status pipe_serial(struct pipe *p, const struct panel_out *w,
 	for (int first = 1; st == PE_OK && piece_next(p->n, PIPE_ROWS, PIPE_COLS, &u, first);
 	     first = 0) {
 		cli_progress_update(prog, u.r0);
-		st = pe_pairwise_rows_upper_cols(p->src, u.r0, u.count, u.c0, u.nc, p->buf[0],
-		                                 u.nc);
+		st = pe_pairwise_rows_upper_cols_above(p->src, u.r0, u.count, u.c0, u.nc, p->buf[0],
+		                                       u.nc);
 		if (st != PE_OK) {
 			*compute_failed = 1;
 			break;
@@ -359,7 +384,7 @@ enum pe_status npy_panels_write(struct cli_file *file, struct pe_pairwise_rows *
 	for (size_t r0 = 0; !piped && r0 < n && st == PE_OK; r0 += S) {
 		cli_progress_update(&prog, r0);
 		size_t count = n - r0 < S ? n - r0 : S;
-		st = pe_pairwise_rows_upper(src, r0, count, panel, n - r0);
+		st = pe_pairwise_rows_upper_cols_above(src, r0, count, r0, n - r0, panel, n - r0);
 		if (st != PE_OK) {
 			*compute_failed = 1;
 			break;

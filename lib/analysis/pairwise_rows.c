@@ -198,8 +198,10 @@ enum pe_status pe_pairwise_rows_upper(struct pe_pairwise_rows *r, size_t r0, siz
 	return pe_pairwise_rows_upper_cols(r, r0, count, r0, n - r0, dst, ldd);
 }
 
-enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0, size_t count,
-                                           size_t c0, size_t nc, double *dst, size_t ldd)
+/* pe_pairwise_rows_upper_cols(), the block below the diagonal mirrored or
+ * (@mirror 0) left as it was. */
+static enum pe_status upper_cols(struct pe_pairwise_rows *r, size_t r0, size_t count, size_t c0,
+                                 size_t nc, double *dst, size_t ldd, int mirror)
 {
 	size_t n = r->v.n;
 	if (!r->gram)
@@ -252,12 +254,25 @@ enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0
 	/* below the diagonal within the rows: the mirror, as pe_pairwise_matrix();
 	 * in 8 x 8 blocks (ldd is often a multiple of 4 KiB: a column read
 	 * cell by cell would fall in one cache set) */
-	for (size_t a0 = 0; c0 == r0 && a0 < count && st == PE_OK; a0 += 8)
+	for (size_t a0 = 0; mirror && c0 == r0 && a0 < count && st == PE_OK; a0 += 8)
 		for (size_t b0 = 0; b0 <= a0; b0 += 8)
 			for (size_t a = a0; a < a0 + 8 && a < count; a++)
 				for (size_t b = b0; b < b0 + 8 && b < a; b++)
 					dst[a * ldd + b] = dst[b * ldd + a];
 	return st;
+}
+
+enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *r, size_t r0, size_t count,
+                                           size_t c0, size_t nc, double *dst, size_t ldd)
+{
+	return upper_cols(r, r0, count, c0, nc, dst, ldd, 1);
+}
+
+enum pe_status pe_pairwise_rows_upper_cols_above(struct pe_pairwise_rows *r, size_t r0,
+                                                 size_t count, size_t c0, size_t nc, double *dst,
+                                                 size_t ldd)
+{
+	return upper_cols(r, r0, count, c0, nc, dst, ldd, 0);
 }
 
 int pe_pairwise_rows_concurrent(const struct pe_pairwise_rows *r)

@@ -440,7 +440,9 @@ static void serial_pieces_are_the_matrix(void **state)
 			             (1.0 + (double)(i % 5));
 		struct pe_vectors v = {NULL, t, d, PE_VIEW_DEFAULT, 0, n};
 		double *piece = malloc(P * P * sizeof(double));
+		double *above = malloc(P * P * sizeof(double));
 		assert_non_null(piece);
+		assert_non_null(above);
 		for (size_t k = 0; k < 3; k++) {
 			struct pe_pairwise_rows *src = NULL;
 			assert_int_equal(pe_pairwise_rows_create(&v, ms[k], 0, &src), PE_OK);
@@ -461,6 +463,16 @@ static void serial_pieces_are_the_matrix(void **state)
 					assert_int_equal(pe_pairwise_rows_upper_cols(
 					                         src, r0, count, c0, nc, piece, nc),
 					                 PE_OK);
+					/* without the mirror: the same cells on and right of
+					 * the diagonal */
+					assert_int_equal(pe_pairwise_rows_upper_cols_above(
+					                         src, r0, count, c0, nc, above, nc),
+					                 PE_OK);
+					for (size_t a = 0; a < count; a++)
+						assert_memory_equal(
+						        piece + a * nc + (c0 == r0 ? a : 0),
+						        above + a * nc + (c0 == r0 ? a : 0),
+						        (nc - (c0 == r0 ? a : 0)) * sizeof(double));
 					for (size_t a = 0; a < count; a++)
 						for (size_t b = 0; b < nc; b++) {
 							double x = piece[a * nc + b],
@@ -513,6 +525,7 @@ static void serial_pieces_are_the_matrix(void **state)
 			pe_pairwise_rows_destroy(src);
 		}
 		free(piece);
+		free(above);
 		pe_matrix_destroy(t);
 	}
 }
