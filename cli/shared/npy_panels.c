@@ -6,9 +6,10 @@
  * carries the upper triangle's cells of its rows, and its columns c >= r0 +
  * S are rows c's cells [r0, r0 + S) (the matrix is symmetric), written now
  * as one segment each. The bytes are those of the row-order writer below
- * (the same products, pe_pairwise_rows_upper_cols()), and those of
- * pe_npy_write() of the whole matrix up to a last bit where a
- * multi-threaded BLAS rounds a product of another shape differently.
+ * (its products are cut differently, but only where that keeps every
+ * cell's bits: pe_pairwise_rows_upper_cols()), and those of pe_npy_write()
+ * of the whole matrix up to a last bit where a multi-threaded BLAS rounds
+ * a product of another shape differently.
  */
 /* fallocate (Linux) and pread beside C11 */
 #define _GNU_SOURCE
@@ -113,9 +114,10 @@ static enum pe_status put_cells(const struct panel_out *w, size_t row, size_t co
  * rows [r0, r0 + count), columns [c0, c0 + nc), leading dimension @ld, to
  * its places in the file: its rows' segments, and its columns right of the
  * rows, mirrored, as segments of the later rows. In the block holding the
- * diagonal, row a's cells left of it are column a's above it: taken from
- * the same transposition, 64 columns at a time, instead of a mirror pass
- * over the block (cells below the diagonal are never read as cells).
+ * diagonal, row a's cells left of it are column a's above it: the block is
+ * transposed 64 columns at a time, as the columns right of it are, instead
+ * of a mirror pass over it in the worker (the cells below the diagonal are
+ * not set there: they are copied into the tile, never written out).
  */
 static enum pe_status write_piece(const struct panel_out *w, size_t r0, size_t count, size_t c0,
                                   size_t nc, const double *piece, size_t ld)

@@ -228,7 +228,8 @@ static enum pe_status upper_cols(struct pe_pairwise_rows *r, size_t r0, size_t c
 	int halves = !whole && c0 == r0 && r->g.serial && (c0 + nc) % DIAG_STEP == 0 &&
 	             (double)DIAG_STEP * DIAG_STEP * (double)r->g.d >= DIAG_MIN_PRODUCT;
 	size_t np;
-	/* each 256-row product from the diagonal (or c0) on, as pe_pairwise_matrix()'s */
+	/* the products from the diagonal (or c0) on: 256 rows each, as
+	 * pe_pairwise_matrix()'s, or 128 (halves), or all the rows (whole) */
 	for (size_t p0 = r0; p0 < r0 + count && st == PE_OK; p0 += np) {
 		size_t left = r0 + count - p0;
 		np = whole                           ? count

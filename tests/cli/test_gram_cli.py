@@ -180,9 +180,10 @@ for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "co
     ok(g32.dtype == np.float32 and np.array_equal(g32, got.astype(np.float32), equal_nan=True),
        kind + " 1100 x 1100 --dtype f32: the f64 cells rounded to float32")
 
-# Several panels (1024 rows each at n = 4100, the last one 4 rows): each panel's columns reach the later
-# rows through a transposed tile (8 x 8 blocks, partial at the edges), its rows directly. The lower
-# triangle must be the upper one mirrored bit for bit, and the cells numpy's direct distances.
+# Several row panels at n = 4100 (pieces of 1536 rows and columns where OpenBLAS runs on one thread, the
+# last panel 1028 rows; else panels of 768 rows): each panel's columns reach the later rows through a
+# transposed tile (8 x 8 blocks, partial at the edges), its rows directly. The lower triangle must be
+# the upper one mirrored bit for bit, and the cells numpy's direct distances.
 NP_, DP_ = 4100, 16
 many = np.random.default_rng(29).standard_normal((NP_, DP_))
 many[4097] = many[5] * (1.0 + 1e-9)  # recomputed from rows, in the last panel's columns of row 5
@@ -255,20 +256,22 @@ for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "co
 # columns a partial tile of the BLAS kernel, whose cells follow the product's rows: before the fix,
 # 20-250 cells of the file differed from the FIFO's in the last bit at n = 2100, 4111 and 8191).
 for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "cosine"]), ("corr", ["corr"])):
-    base = [EXE] + args + ["-s", "learned", "-n", "2100", "-d", "72", "-q"]
-    r1 = run(*base, "-o", kind + "_edge.npy", cwd=wd)
-    fifo = os.path.join(wd, kind + "_edge_fifo.npy")
-    if os.path.exists(fifo):
-        os.unlink(fifo)
-    os.mkfifo(fifo)
-    p2 = subprocess.Popen(base + ["-o", fifo], stderr=subprocess.PIPE, cwd=wd)
-    with open(fifo, "rb") as f:
-        ordered = f.read()
-    err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
-    if ok(r1.rc == 0 and p2.returncode == 0, kind + " learned 2100 x 72: runs", r1.err + err2):
-        with open(os.path.join(wd, kind + "_edge.npy"), "rb") as f:
-            ok(f.read() == ordered,
-               kind + " learned 2100 x 72: NPY file (pieces) == NPY into a FIFO (row order), byte for byte")
+    for dtype in ("f64", "f32"):
+        what = "%s learned 2100 x 72 %s" % (kind, dtype)
+        base = [EXE] + args + ["-s", "learned", "-n", "2100", "-d", "72", "--dtype", dtype, "-q"]
+        r1 = run(*base, "-o", kind + dtype + "_edge.npy", cwd=wd)
+        fifo = os.path.join(wd, kind + dtype + "_edge_fifo.npy")
+        if os.path.exists(fifo):
+            os.unlink(fifo)
+        os.mkfifo(fifo)
+        p2 = subprocess.Popen(base + ["-o", fifo], stderr=subprocess.PIPE, cwd=wd)
+        with open(fifo, "rb") as f:
+            ordered = f.read()
+        err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
+        if ok(r1.rc == 0 and p2.returncode == 0, what + ": runs", r1.err + err2):
+            with open(os.path.join(wd, kind + dtype + "_edge.npy"), "rb") as f:
+                ok(f.read() == ordered,
+                   what + ": NPY file (pieces) == NPY into a FIFO (row order), byte for byte")
 
 # A table the library makes itself (learned) is centred in place for corr, where a file's table is
 # centred in a copy (the caller keeps it): the same matrix either way, bit for bit, and numpy's

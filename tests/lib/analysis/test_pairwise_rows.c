@@ -419,19 +419,19 @@ static void gram_panels_are_the_matrix(void **state)
  * of 128, of 256-row ones elsewhere (pairwise_rows.c, DIAG_STEP). Either
  * way the cells are the bits of the serial source's whole panels
  * (pe_pairwise_rows_upper(), the promise of pe_pairwise_rows_upper_cols()),
- * at n = 1664 (every block in halves), 1700 (the last block not: its last
- * columns a partial tile) and 2100, for d = 64 and 72 (halves) and 40
- * (none). They are the whole matrix's within 1e-12, and its bits where no
+ * at n x d = 1664 x 64 (every block in halves), 1700 x 72 and 2100 x 72
+ * (the last block not: its last columns a partial tile) and 2100 x 40 (no
+ * halves anywhere). They are the whole matrix's within 1e-12, and its bits where no
  * product ends in a partial tile (n = 1664); and the matrix is the formula:
  * a cosine cell from the rows in long double within 1e-12.
  */
 static void serial_pieces_are_the_matrix(void **state)
 {
 	(void)state;
-	const size_t ns[] = {1664, 1700, 2100}, ds[] = {64, 72, 40};
+	const size_t ns[] = {1664, 1700, 2100, 2100}, ds[] = {64, 72, 40, 72};
 	const enum pe_metric ms[] = {PE_METRIC_L2, PE_METRIC_COSINE, PE_METRIC_CORR};
 	const size_t P = PE_PAIRWISE_PIECE;
-	for (size_t q = 0; q < 3; q++) {
+	for (size_t q = 0; q < 4; q++) {
 		size_t n = ns[q], d = ds[q];
 		struct pe_matrix *t = pe_matrix_create(n, d);
 		assert_non_null(t);
