@@ -368,4 +368,42 @@ if BUILT_WITH == "with-blas":
        sorted(names))
 elif BUILT_WITH == "without-blas":
     ok(r.returncode == 0 and not blas, "built without a BLAS, nothing opens one", sorted(names))
+
+# A CBLAS that cannot be made single-threaded (the reference BLAS: no openblas_set_num_threads) puts
+# the NPY writer on whole panels of rows (1792 at n = 2100), each with its block on the diagonal
+# narrower than the columns right of it: the writer transposes the block (its rows' cells left of the
+# diagonal, pe_pairwise_rows_upper_cols_above()) and then the columns beyond it. posenc opens the
+# library by its file name, so a link of that name to Debian's reference BLAS on LD_LIBRARY_PATH
+# stands in for OpenBLAS.
+NETLIB = "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3"
+opened = [n for n in names if "blas" in n]
+if BUILT_WITH == "with-blas" and opened and os.path.exists(NETLIB):
+    libdir = os.path.join(wd, "netlib")
+    os.makedirs(libdir, exist_ok=True)
+    os.symlink(NETLIB, os.path.join(libdir, os.path.basename(sorted(opened)[0])))
+    env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+    x = np.random.default_rng(37).standard_normal((2100, 64))
+    npy("ref_blas.npy", x.tolist())
+    base = [EXE, "distance", "-s", "file:path=ref_blas.npy", "-n", "2100", "-q"]
+    p1 = subprocess.run(base + ["-o", "ref_blas_l2.npy"], env=env, cwd=wd, capture_output=True,
+                        timeout=120)
+    fifo = os.path.join(wd, "ref_blas_fifo.npy")
+    os.mkfifo(fifo)
+    p2 = subprocess.Popen(base + ["-o", fifo], env=env, cwd=wd, stderr=subprocess.PIPE)
+    with open(fifo, "rb") as f:
+        ordered = f.read()
+    err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
+    what = "l2 2100 x 64 on the reference BLAS (whole panels)"
+    if ok(p1.returncode == 0 and p2.returncode == 0, what + ": runs",
+          p1.stderr.decode(errors="replace") + err2):
+        with open(os.path.join(wd, "ref_blas_l2.npy"), "rb") as f:
+            ok(f.read() == ordered, what + ": NPY file == NPY into a FIFO, byte for byte")
+        got = np.load(os.path.join(wd, "ref_blas_l2.npy"))
+        ok(np.array_equal(got, got.T), what + ": symmetric bit for bit")
+        worst = 0.0
+        for i0 in range(0, 2100, 256):
+            want = np.sqrt(((x[i0:i0 + 256, None, :] - x[None, :, :]) ** 2).sum(-1))
+            worst = max(worst, float((np.abs(got[i0:i0 + 256] - want) /
+                                      np.where(want == 0, 1.0, want)).max()))
+        ok(worst <= 1e-12, what + ": within 1e-12 of numpy's direct values", "worst %.3g" % worst)
 done()
