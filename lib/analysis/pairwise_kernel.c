@@ -129,75 +129,64 @@ double pe_toeplitz_lone(const struct pe_toeplitz *tz, uint64_t pos)
 	return s;
 }
 
-void pe_row_terms(const double *x, size_t d, struct pe_posterm *t)
+/* Rows a group of pe_rows_terms() sums side by side. */
+#define TERMS_GROUP 4
+
+/*
+ * norm, mean and cnorm of @g <= TERMS_GROUP rows of @d from @x (row-major)
+ * into t[0..g-1]. Each row's sums are chains of dependent additions; @g
+ * rows' chains interleaved keep the adders busy, and each row is summed in
+ * its own order whatever @g, so its terms are the same bits.
+ */
+static inline void group_terms(const double *x, size_t g, size_t d, struct pe_posterm *t)
 {
-	double sq = 0.0, sum = 0.0;
-	for (size_t j = 0; j < d; j++) {
-		sq += x[j] * x[j];
-		sum += x[j];
-	}
-	double mean = sum / (double)d, c = 0.0;
+	double sq[TERMS_GROUP] = {0}, sum[TERMS_GROUP] = {0}, c[TERMS_GROUP] = {0};
+	double mean[TERMS_GROUP];
+	int constant[TERMS_GROUP], any_spread = 0;
+	for (size_t j = 0; j < d; j++)
+		for (size_t r = 0; r < g; r++) {
+			double v = x[r * d + j];
+			sq[r] += v * v;
+			sum[r] += v;
+		}
 	/*
 	 * A constant vector (RoPE at position 0, scaled by an attention factor)
 	 * has no spread; a rounded mean would invent one of 1e-16 and with it
 	 * a correlation where there is none.
 	 */
-	int constant = 1;
-	for (size_t j = 1; j < d && constant; j++)
-		constant = x[j] == x[0];
-	if (constant)
-		mean = d ? x[0] : 0.0;
-	for (size_t j = 0; j < d && !constant; j++)
-		c += (x[j] - mean) * (x[j] - mean);
-	t->norm = sqrt(sq);
-	t->mean = mean;
-	t->cnorm = sqrt(c);
+	for (size_t r = 0; r < g; r++) {
+		const double *y = x + r * d;
+		constant[r] = 1;
+		for (size_t j = 1; j < d && constant[r]; j++)
+			constant[r] = y[j] == y[0];
+		mean[r] = constant[r] ? (d ? y[0] : 0.0) : sum[r] / (double)d;
+		any_spread |= !constant[r];
+	}
+	for (size_t j = 0; j < d && any_spread; j++)
+		for (size_t r = 0; r < g; r++) {
+			double v = x[r * d + j] - mean[r];
+			c[r] += v * v;
+		}
+	for (size_t r = 0; r < g; r++) {
+		t[r].norm = sqrt(sq[r]);
+		t[r].mean = mean[r];
+		t[r].cnorm = constant[r] ? 0.0 : sqrt(c[r]);
+	}
 }
 
-/* Rows a group of pe_rows_terms() sums side by side. */
-#define TERMS_GROUP 4
+void pe_row_terms(const double *x, size_t d, struct pe_posterm *t)
+{
+	group_terms(x, 1, d, t);
+}
 
 void pe_rows_terms(const double *rows, size_t n, size_t d, struct pe_posterm *t)
 {
+	memset(t, 0, n * sizeof(*t));
 	size_t a = 0;
-	/* Each row's sums are chains of dependent additions; four rows' chains
-	 * interleaved keep the adders busy. Every row is summed in the order
-	 * of pe_row_terms(), so its terms are the same bits. */
-	for (; a + TERMS_GROUP <= n; a += TERMS_GROUP) {
-		const double *x = rows + a * d;
-		double sq[TERMS_GROUP] = {0}, sum[TERMS_GROUP] = {0}, c[TERMS_GROUP] = {0};
-		double mean[TERMS_GROUP];
-		int constant[TERMS_GROUP], any_spread = 0;
-		for (size_t j = 0; j < d; j++)
-			for (size_t r = 0; r < TERMS_GROUP; r++) {
-				double v = x[r * d + j];
-				sq[r] += v * v;
-				sum[r] += v;
-			}
-		for (size_t r = 0; r < TERMS_GROUP; r++) {
-			const double *y = x + r * d;
-			constant[r] = 1;
-			for (size_t j = 1; j < d && constant[r]; j++)
-				constant[r] = y[j] == y[0];
-			mean[r] = constant[r] ? (d ? y[0] : 0.0) : sum[r] / (double)d;
-			any_spread |= !constant[r];
-		}
-		for (size_t j = 0; j < d && any_spread; j++)
-			for (size_t r = 0; r < TERMS_GROUP; r++) {
-				double v = x[r * d + j] - mean[r];
-				c[r] += v * v;
-			}
-		for (size_t r = 0; r < TERMS_GROUP; r++) {
-			memset(&t[a + r], 0, sizeof(t[a + r]));
-			t[a + r].norm = sqrt(sq[r]);
-			t[a + r].mean = mean[r];
-			t[a + r].cnorm = constant[r] ? 0.0 : sqrt(c[r]);
-		}
-	}
-	for (; a < n; a++) {
-		memset(&t[a], 0, sizeof(t[a]));
-		pe_row_terms(rows + a * d, d, &t[a]);
-	}
+	for (; a + TERMS_GROUP <= n; a += TERMS_GROUP)
+		group_terms(rows + a * d, TERMS_GROUP, d, t + a);
+	for (; a < n; a++)
+		group_terms(rows + a * d, 1, d, t + a);
 }
 
 enum pe_status pe_vectors_at(const struct pe_vectors *v, const uint64_t *pos, size_t count,

@@ -219,13 +219,14 @@ static enum pe_status upper_cols(struct pe_pairwise_rows *r, size_t r0, size_t c
 	 * when the columns end in a partial tile (see DIAG_STEP): there the
 	 * cells of the last columns follow the products' rows, so they stay
 	 * 256-row products, as in pe_pairwise_rows_upper(). */
+	int full_tiles = (c0 + nc) % DIAG_STEP == 0;
 	int whole =
-	        c0 >= r0 + count && (c0 + nc) % DIAG_STEP == 0 &&
+	        c0 >= r0 + count && full_tiles &&
 	        (!r->g.serial || r0 / PE_PAIRWISE_PIECE == (r0 + count - 1) / PE_PAIRWISE_PIECE);
 	/* On the diagonal block, a full 256-row panel in two products of 128
 	 * rows: the same cells right of the diagonal (every product stays large,
 	 * see DIAG_STEP), and a 128 x 128 block left of it not computed. */
-	int halves = !whole && c0 == r0 && r->g.serial && (c0 + nc) % DIAG_STEP == 0 &&
+	int halves = !whole && c0 == r0 && r->g.serial && full_tiles &&
 	             (double)DIAG_STEP * DIAG_STEP * (double)r->g.d >= DIAG_MIN_PRODUCT;
 	size_t np;
 	/* the products from the diagonal (or c0) on: 256 rows each, as

@@ -206,27 +206,37 @@ if ok(r.rc == 0, "l2 4100 x 4100 from several panels: runs", r.err):
 # products cut by columns. Its bytes must be those of the row-order writer (standard output, a pipe:
 # whole 256-row products on the BLAS's threads), and the cells numpy's direct values. n = 3100: three
 # row panels (the last 28 rows), pieces with partial edges.
+def file_and_fifo(cmd, name, env=None):
+    """cmd's NPY written to the file NAME (in wd) and, by a second run, into a FIFO:
+    (both ran, their error output, the file's bytes, the bytes read from the FIFO)."""
+    r1 = subprocess.run(cmd + ["-o", name], env=env, cwd=wd, capture_output=True, timeout=120)
+    fifo = os.path.join(wd, "fifo_" + name)
+    if os.path.exists(fifo):
+        os.unlink(fifo)
+    os.mkfifo(fifo)
+    p2 = subprocess.Popen(cmd + ["-o", fifo], env=env, cwd=wd, stderr=subprocess.PIPE)
+    with open(fifo, "rb") as f:
+        ordered = f.read()
+    err = r1.stderr.decode(errors="replace") + p2.communicate(timeout=120)[1].decode(errors="replace")
+    ran = r1.returncode == 0 and p2.returncode == 0
+    data = b""
+    if ran:
+        with open(os.path.join(wd, name), "rb") as f:
+            data = f.read()
+    return ran, err, data, ordered
+
+
 NQ, DQ = 3100, 16
 piped = np.random.default_rng(31).standard_normal((NQ, DQ)) + 0.1 * (np.arange(NQ)[:, None] % 7)
 piped[3001] = piped[2] * (1.0 + 1e-9)  # an l2 cell recomputed from rows, in a later piece
 npy("piped.npy", piped.tolist())
 for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "cosine"]), ("corr", ["corr"])):
     base = [EXE] + args + ["-s", "file:path=piped.npy", "-n", str(NQ), "-q"]
-    r1 = run(*base, "-o", kind + "_piped.npy", cwd=wd)
-    fifo = os.path.join(wd, kind + "_fifo.npy")
-    if os.path.exists(fifo):
-        os.unlink(fifo)
-    os.mkfifo(fifo)
-    p2 = subprocess.Popen(base + ["-o", fifo], stderr=subprocess.PIPE, cwd=wd)
-    with open(fifo, "rb") as f:
-        ordered = f.read()
-    err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
-    if not ok(r1.rc == 0 and p2.returncode == 0, kind + " 3100 x 3100 (overlapped pieces): runs",
-              r1.err + err2):
+    ran, err, data, ordered = file_and_fifo(base, kind + "_piped.npy")
+    if not ok(ran, kind + " 3100 x 3100 (overlapped pieces): runs", err):
         continue
-    with open(os.path.join(wd, kind + "_piped.npy"), "rb") as f:
-        ok(f.read() == ordered,
-           kind + " 3100 x 3100: NPY file (overlapped pieces) == NPY into a FIFO (row order), byte for byte")
+    ok(data == ordered,
+       kind + " 3100 x 3100: NPY file (overlapped pieces) == NPY into a FIFO (row order), byte for byte")
     got = np.load(os.path.join(wd, kind + "_piped.npy"))
     # float32 cells: 4-byte segments, so other row ends wait for their next segment (row_pages.c)
     r3 = run(*base, "--dtype", "f32", "-o", kind + "_piped32.npy", cwd=wd)
@@ -259,19 +269,9 @@ for kind, args in (("l2", ["distance"]), ("cosine", ["distance", "--metric", "co
     for dtype in ("f64", "f32"):
         what = "%s learned 2100 x 72 %s" % (kind, dtype)
         base = [EXE] + args + ["-s", "learned", "-n", "2100", "-d", "72", "--dtype", dtype, "-q"]
-        r1 = run(*base, "-o", kind + dtype + "_edge.npy", cwd=wd)
-        fifo = os.path.join(wd, kind + dtype + "_edge_fifo.npy")
-        if os.path.exists(fifo):
-            os.unlink(fifo)
-        os.mkfifo(fifo)
-        p2 = subprocess.Popen(base + ["-o", fifo], stderr=subprocess.PIPE, cwd=wd)
-        with open(fifo, "rb") as f:
-            ordered = f.read()
-        err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
-        if ok(r1.rc == 0 and p2.returncode == 0, what + ": runs", r1.err + err2):
-            with open(os.path.join(wd, kind + dtype + "_edge.npy"), "rb") as f:
-                ok(f.read() == ordered,
-                   what + ": NPY file (pieces) == NPY into a FIFO (row order), byte for byte")
+        ran, err, data, ordered = file_and_fifo(base, kind + dtype + "_edge.npy")
+        if ok(ran, what + ": runs", err):
+            ok(data == ordered, what + ": NPY file (pieces) == NPY into a FIFO (row order), byte for byte")
 
 # A table the library makes itself (learned) is centred in place for corr, where a file's table is
 # centred in a copy (the caller keeps it): the same matrix either way, bit for bit, and numpy's
@@ -385,19 +385,10 @@ if BUILT_WITH == "with-blas" and opened and os.path.exists(NETLIB):
     x = np.random.default_rng(37).standard_normal((2100, 64))
     npy("ref_blas.npy", x.tolist())
     base = [EXE, "distance", "-s", "file:path=ref_blas.npy", "-n", "2100", "-q"]
-    p1 = subprocess.run(base + ["-o", "ref_blas_l2.npy"], env=env, cwd=wd, capture_output=True,
-                        timeout=120)
-    fifo = os.path.join(wd, "ref_blas_fifo.npy")
-    os.mkfifo(fifo)
-    p2 = subprocess.Popen(base + ["-o", fifo], env=env, cwd=wd, stderr=subprocess.PIPE)
-    with open(fifo, "rb") as f:
-        ordered = f.read()
-    err2 = p2.communicate(timeout=120)[1].decode(errors="replace")
+    ran, err, data, ordered = file_and_fifo(base, "ref_blas_l2.npy", env)
     what = "l2 2100 x 64 on the reference BLAS (whole panels)"
-    if ok(p1.returncode == 0 and p2.returncode == 0, what + ": runs",
-          p1.stderr.decode(errors="replace") + err2):
-        with open(os.path.join(wd, "ref_blas_l2.npy"), "rb") as f:
-            ok(f.read() == ordered, what + ": NPY file == NPY into a FIFO, byte for byte")
+    if ok(ran, what + ": runs", err):
+        ok(data == ordered, what + ": NPY file == NPY into a FIFO, byte for byte")
         got = np.load(os.path.join(wd, "ref_blas_l2.npy"))
         ok(np.array_equal(got, got.T), what + ": symmetric bit for bit")
         worst = 0.0

@@ -368,9 +368,9 @@ PE_API enum pe_status pe_pairwise_rows_upper_cols(struct pe_pairwise_rows *src, 
  * without the mirror: in the block holding the diagonal, the cells left of
  * it (b < a) are unspecified (those in the 128 or 256-row squares on the
  * diagonal hold what the products left there, the rest what the buffer
- * held before), for a writer that takes them from the
- * columns it transposes anyway (the mirror's pass over the block was about
- * 1% of an 8192 x 768 NPY's CPU time). The other cells, same bits.
+ * held before), for a writer that takes them from the columns it
+ * transposes anyway (the mirror's pass over the block was about 1% of an
+ * 8192 x 768 NPY's CPU time). The other cells, same bits.
  *
  * @return as pe_pairwise_rows_upper_cols().
  */

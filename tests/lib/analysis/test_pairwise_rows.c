@@ -412,6 +412,81 @@ static void gram_panels_are_the_matrix(void **state)
 	pe_matrix_destroy(t);
 }
 
+/* Cell (i, j) with exactly the bits of @against's @want, or a failure naming both. */
+static void assert_bits(double got, double want, const char *what, const char *against, size_t i,
+                        size_t j)
+{
+	if (memcmp(&got, &want, sizeof(got)) != 0)
+		fail_msg("%s (%zu, %zu): %a, %s %a", what, i, j, got, against, want);
+}
+
+/*
+ * Every piece of @src (serial) against its whole panels, with and without
+ * the mirror, and against @whole: see serial_pieces_are_the_matrix().
+ */
+static void check_serial_pieces(struct pe_pairwise_rows *src, const struct pe_matrix *whole,
+                                size_t n, const char *what)
+{
+	const size_t P = PE_PAIRWISE_PIECE;
+	double *piece = malloc(P * P * sizeof(double));
+	double *above = malloc(P * P * sizeof(double));
+	double *upper = malloc(P * n * sizeof(double));
+	assert_non_null(piece);
+	assert_non_null(above);
+	assert_non_null(upper);
+	for (size_t r0 = 0; r0 < n; r0 += P) {
+		size_t count = n - r0 < P ? n - r0 : P, ld = n - r0;
+		assert_int_equal(pe_pairwise_rows_upper(src, r0, count, upper, ld), PE_OK);
+		for (size_t c0 = r0; c0 < n; c0 += P) {
+			size_t nc = n - c0 < P ? n - c0 : P;
+			assert_int_equal(
+			        pe_pairwise_rows_upper_cols(src, r0, count, c0, nc, piece, nc),
+			        PE_OK);
+			/* without the mirror: the same cells on and right of the diagonal */
+			assert_int_equal(pe_pairwise_rows_upper_cols_above(src, r0, count, c0, nc,
+			                                                   above, nc),
+			                 PE_OK);
+			for (size_t a = 0; a < count; a++) {
+				size_t from = c0 == r0 ? a : 0;
+				assert_memory_equal(piece + a * nc + from, above + a * nc + from,
+				                    (nc - from) * sizeof(double));
+			}
+			for (size_t a = 0; a < count; a++)
+				for (size_t b = 0; b < nc; b++) {
+					double x = piece[a * nc + b],
+					       z = whole->data[(r0 + a) * n + c0 + b];
+					assert_bits(x, upper[a * ld + c0 - r0 + b], what, "panel",
+					            r0 + a, c0 + b);
+					if (n % 128 == 0)
+						assert_bits(x, z, what, "matrix", r0 + a, c0 + b);
+					assert_cell(x, z, what, r0 + a, c0 + b);
+				}
+		}
+	}
+	free(piece);
+	free(above);
+	free(upper);
+}
+
+/* Cosine cells of @whole (rows of @t) from the formula, in long double. */
+static void cosine_by_formula(const struct pe_matrix *t, const struct pe_matrix *whole)
+{
+	size_t n = t->rows, d = t->cols;
+	const size_t cells[][2] = {{0, 1}, {5, 1663}, {1535, 1536}, {1600, 1601}, {1663, 1000}};
+	for (size_t c = 0; c < 5; c++) {
+		const double *x = t->data + cells[c][0] * d, *y = t->data + cells[c][1] * d;
+		long double xy = 0, xx = 0, yy = 0;
+		for (size_t j = 0; j < d; j++) {
+			xy += (long double)x[j] * y[j];
+			xx += (long double)x[j] * x[j];
+			yy += (long double)y[j] * y[j];
+		}
+		double want = (double)(1.0L - xy / sqrtl(xx * yy));
+		assert_cell(whole->data[cells[c][0] * n + cells[c][1]], want, "cosine", cells[c][0],
+		            cells[c][1]);
+	}
+}
+
 /*
  * A serial source (one BLAS thread) in pieces of PE_PAIRWISE_PIECE rows and
  * columns, as the NPY writer takes them: its diagonal blocks are made of
@@ -421,16 +496,17 @@ static void gram_panels_are_the_matrix(void **state)
  * (pe_pairwise_rows_upper(), the promise of pe_pairwise_rows_upper_cols()),
  * at n x d = 1664 x 64 (every block in halves), 1700 x 72 and 2100 x 72
  * (the last block not: its last columns a partial tile) and 2100 x 40 (no
- * halves anywhere). They are the whole matrix's within 1e-12, and its bits where no
- * product ends in a partial tile (n = 1664); and the matrix is the formula:
- * a cosine cell from the rows in long double within 1e-12.
+ * halves anywhere). They are the whole matrix's within 1e-12, and its bits
+ * where no product ends in a partial tile (n = 1664); and the matrix is the
+ * formula: a cosine cell from the rows in long double within 1e-12.
+ * pe_pairwise_rows_upper_cols_above() gives the same cells on and right
+ * of the diagonal.
  */
 static void serial_pieces_are_the_matrix(void **state)
 {
 	(void)state;
 	const size_t ns[] = {1664, 1700, 2100, 2100}, ds[] = {64, 72, 40, 72};
 	const enum pe_metric ms[] = {PE_METRIC_L2, PE_METRIC_COSINE, PE_METRIC_CORR};
-	const size_t P = PE_PAIRWISE_PIECE;
 	for (size_t q = 0; q < 4; q++) {
 		size_t n = ns[q], d = ds[q];
 		struct pe_matrix *t = pe_matrix_create(n, d);
@@ -439,10 +515,6 @@ static void serial_pieces_are_the_matrix(void **state)
 			t->data[i] = sin(0.61 * (double)(i * i % 2003) + 0.07 * (double)i) *
 			             (1.0 + (double)(i % 5));
 		struct pe_vectors v = {NULL, t, d, PE_VIEW_DEFAULT, 0, n};
-		double *piece = malloc(P * P * sizeof(double));
-		double *above = malloc(P * P * sizeof(double));
-		assert_non_null(piece);
-		assert_non_null(above);
 		for (size_t k = 0; k < 3; k++) {
 			struct pe_pairwise_rows *src = NULL;
 			assert_int_equal(pe_pairwise_rows_create(&v, ms[k], 0, &src), PE_OK);
@@ -452,80 +524,15 @@ static void serial_pieces_are_the_matrix(void **state)
 			}
 			struct pe_matrix *whole = NULL;
 			assert_int_equal(pe_pairwise_matrix(&v, ms[k], 0, &whole), PE_OK);
-			double *upper = malloc(P * n * sizeof(double));
-			assert_non_null(upper);
-			for (size_t r0 = 0; r0 < n; r0 += P) {
-				size_t count = n - r0 < P ? n - r0 : P, ld = n - r0;
-				assert_int_equal(pe_pairwise_rows_upper(src, r0, count, upper, ld),
-				                 PE_OK);
-				for (size_t c0 = r0; c0 < n; c0 += P) {
-					size_t nc = n - c0 < P ? n - c0 : P;
-					assert_int_equal(pe_pairwise_rows_upper_cols(
-					                         src, r0, count, c0, nc, piece, nc),
-					                 PE_OK);
-					/* without the mirror: the same cells on and right of
-					 * the diagonal */
-					assert_int_equal(pe_pairwise_rows_upper_cols_above(
-					                         src, r0, count, c0, nc, above, nc),
-					                 PE_OK);
-					for (size_t a = 0; a < count; a++)
-						assert_memory_equal(
-						        piece + a * nc + (c0 == r0 ? a : 0),
-						        above + a * nc + (c0 == r0 ? a : 0),
-						        (nc - (c0 == r0 ? a : 0)) * sizeof(double));
-					for (size_t a = 0; a < count; a++)
-						for (size_t b = 0; b < nc; b++) {
-							double x = piece[a * nc + b],
-							       y = upper[a * ld + c0 - r0 + b],
-							       z = whole->data[(r0 + a) * n + c0 +
-							                       b];
-							if (memcmp(&x, &y, sizeof(x)) != 0)
-								fail_msg("n %zu d %zu %s (%zu, "
-								         "%zu): "
-								         "%a, panel %a",
-								         n, d,
-								         pe_metric_name(ms[k]),
-								         r0 + a, c0 + b, x, y);
-							if (n % 128 == 0 &&
-							    memcmp(&x, &z, sizeof(x)) != 0)
-								fail_msg("n %zu d %zu %s (%zu, "
-								         "%zu): "
-								         "%a, matrix %a",
-								         n, d,
-								         pe_metric_name(ms[k]),
-								         r0 + a, c0 + b, x, z);
-							assert_cell(x, z, "serial piece", r0 + a,
-							            c0 + b);
-						}
-				}
-			}
-			free(upper);
-			if (ms[k] == PE_METRIC_COSINE) {
-				const size_t cells[][2] = {{0, 1},
-				                           {5, 1663},
-				                           {1535, 1536},
-				                           {1600, 1601},
-				                           {1663, 1000}};
-				for (size_t c = 0; c < 5; c++) {
-					const double *x = t->data + cells[c][0] * d,
-					             *y = t->data + cells[c][1] * d;
-					long double xy = 0, xx = 0, yy = 0;
-					for (size_t j = 0; j < d; j++) {
-						xy += (long double)x[j] * y[j];
-						xx += (long double)x[j] * x[j];
-						yy += (long double)y[j] * y[j];
-					}
-					double want = (double)(1.0L - xy / sqrtl(xx * yy));
-					assert_cell(whole->data[cells[c][0] * n + cells[c][1]],
-					            want, "cosine", cells[c][0], cells[c][1]);
-				}
-			}
+			char what[64];
+			snprintf(what, sizeof(what), "n %zu d %zu %s", n, d, pe_metric_name(ms[k]));
+			check_serial_pieces(src, whole, n, what);
+			if (ms[k] == PE_METRIC_COSINE)
+				cosine_by_formula(t, whole);
 			pe_pairwise_rows_serial(src, 0);
 			pe_matrix_destroy(whole);
 			pe_pairwise_rows_destroy(src);
 		}
-		free(piece);
-		free(above);
 		pe_matrix_destroy(t);
 	}
 }
