@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -402,6 +403,15 @@ static void parse_value(struct parser *ps, struct json *j, int depth)
 	} else if (c == '"') {
 		j->type = JSON_STRING;
 		j->string = parse_string(ps);
+	} else if (literal(ps, "NaN")) {
+		/* Python's json (and so transformers) reads NaN and [-]Infinity, and
+		 * published configs hold them (Nemotron-H's "time_step_limit": [0.0,
+		 * Infinity]); a reader that needs a finite number says so for its key. */
+		j->type = JSON_NUMBER;
+		j->number = NAN;
+	} else if (literal(ps, "Infinity") || literal(ps, "-Infinity")) {
+		j->type = JSON_NUMBER;
+		j->number = c == '-' ? -INFINITY : INFINITY;
 	} else if (c == '-' || (c >= '0' && c <= '9')) {
 		parse_number(ps, j);
 	} else if (literal(ps, "true")) {

@@ -43,8 +43,9 @@ static enum pe_status guess_unknown(struct hf *h, const char *model_type, enum h
 	} else {
 		double v;
 		int named = strcmp(model_type, "(none)") != 0;
+		int mla = h->arch == hf_arch_generic(1); /* its width is qk_rope_head_dim */
 		int hrc = 1, nrc = 1;
-		if (!hf_present(cfg, "head_dim") &&
+		if (!mla && !hf_present(cfg, "head_dim") &&
 		    ((hrc = hf_cfg_number(h, "hidden_size", &v, NULL)) < 0 ||
 		     (nrc = hf_cfg_number(h, "num_attention_heads", &v, NULL)) < 0))
 			return PE_EFORMAT; /* reported: a key present but not a number */
@@ -57,9 +58,12 @@ static enum pe_status guess_unknown(struct hf *h, const char *model_type, enum h
 			        named ? "'" : "", named ? model_type : "missing",
 			        named ? "' is not an architecture posenc knows" : "");
 		*enc = HF_ROPE;
-		what = "transformers' default rotary embedding (rotate_half pairing, head_dim or "
-		       "hidden_size // num_attention_heads, partial_rotary_factor, the rope "
-		       "block, rope_theta default 10000)";
+		what = mla ? "DeepSeek's multi-head latent attention (kv_lora_rank): RoPE on "
+		             "qk_rope_head_dim, pairs 2i, 2i+1 unless rope_interleave is false, "
+		             "the rope block, rope_theta default 10000"
+		           : "transformers' default rotary embedding (rotate_half pairing, "
+		             "head_dim or hidden_size // num_attention_heads, "
+		             "partial_rotary_factor, the rope block, rope_theta default 10000)";
 	}
 	/* auto_map: the modeling is the repository's own code (trust_remote_code) */
 	int remote = hf_present(h->root, "auto_map") != NULL;
@@ -108,7 +112,8 @@ static enum pe_status find_arch(struct hf *h, const char **type_out, enum hf_enc
 		*enc = h->arch->enc;
 		return PE_OK;
 	}
-	h->arch = hf_arch_generic();
+	h->arch = hf_arch_generic(hf_present(h->cfg, "kv_lora_rank") &&
+	                          hf_present(h->cfg, "qk_rope_head_dim"));
 	return guess_unknown(h, *type_out, enc);
 }
 

@@ -58,6 +58,9 @@ enum {
 	HF_CROSS_NOPE = 1u << 12,
 	/* attention_multiplier is the softmax scale (GraniteAttention) */
 	HF_ATTN_MULT = 1u << 13,
+	/* the pairing is the row's whatever rope_interleave says (DeepSeek-V3.2,
+	 * GLM-5: the configuration class drops the key, the attention never reads it) */
+	HF_FIXED_PAIRING = 1u << 14,
 };
 
 /*
@@ -85,8 +88,14 @@ struct hf_arch {
 /* The registry entry of @model_type, or NULL. */
 const struct hf_arch *hf_arch_find(const char *model_type);
 
-/* The generic entry for an unknown model_type: transformers' default rotary code. */
-const struct hf_arch *hf_arch_generic(void);
+/*
+ * The generic entry for an unknown model_type: transformers' default rotary
+ * code, or with @mla (the config has kv_lora_rank and qk_rope_head_dim) the
+ * rules multi-head latent attention is implemented with everywhere: pairs
+ * 2i, 2i+1 unless rope_interleave says otherwise, and the softmax scale of
+ * DeepseekV3Attention. Static storage.
+ */
+const struct hf_arch *hf_arch_generic(int mla);
 
 /* Reading state. */
 struct hf {

@@ -63,6 +63,18 @@ static const struct hf_arch archs[] = {
              "max_position_embeddings=32768,rope_theta=10000,partial_rotary_factor=0.25,"
              "full_attention_interval=4",
              0),
+        /* Qwen3.5: partial_rotary_factor 0.25 and full_attention_interval 4 are
+         * __post_init__ defaults (kwargs.setdefault / pop), M-RoPE in the block */
+        ROPE("qwen3_5_text", H,
+             "hidden_size=4096,num_attention_heads=16,num_hidden_layers=32,head_dim=256,"
+             "max_position_embeddings=32768,rope_theta=10000,partial_rotary_factor=0.25,"
+             "full_attention_interval=4",
+             0),
+        ROPE("qwen3_5_moe_text", H,
+             "hidden_size=2048,num_attention_heads=16,num_hidden_layers=40,head_dim=256,"
+             "max_position_embeddings=32768,rope_theta=10000,partial_rotary_factor=0.25,"
+             "full_attention_interval=4",
+             0),
         ROPE("qwen2_vl", H,
              "hidden_size=8192,num_attention_heads=64,num_hidden_layers=80,"
              "max_position_embeddings=32768,rope_theta=1000000",
@@ -254,6 +266,21 @@ static const struct hf_arch archs[] = {
              "hidden_size=7168,num_attention_heads=128,num_hidden_layers=61,"
              "qk_rope_head_dim=64,max_position_embeddings=4096,rope_theta=10000",
              HF_MSCALE_SOFTMAX),
+        /* DeepSeek-V3.2 and GLM-5 (DSA): the MLA attention always pairs 2i, 2i+1
+         * (apply_rotary_pos_emb_interleave); their configs drop rope_interleave */
+        ROPE("deepseek_v32", I,
+             "hidden_size=7168,num_attention_heads=128,num_hidden_layers=61,"
+             "qk_rope_head_dim=64,max_position_embeddings=163840,rope_theta=10000",
+             HF_MSCALE_SOFTMAX | HF_FIXED_PAIRING),
+        ROPE("glm_moe_dsa", I,
+             "hidden_size=6144,num_attention_heads=64,num_hidden_layers=78,"
+             "qk_rope_head_dim=64,max_position_embeddings=202752,rope_theta=10000",
+             HF_MSCALE_SOFTMAX | HF_FIXED_PAIRING),
+        /* GLM-4.7-Flash: DeepseekV3Attention, rope_interleave default true */
+        ROPE("glm4_moe_lite", I,
+             "hidden_size=2048,num_attention_heads=20,num_hidden_layers=47,"
+             "qk_rope_head_dim=64,max_position_embeddings=202752,rope_theta=10000",
+             HF_MSCALE_SOFTMAX),
         ROPE("mllama_text_model", H,
              LLAMA_D ",num_hidden_layers=40,max_position_embeddings=131072,rope_theta=500000",
              HF_CROSS_NOPE),
@@ -339,6 +366,8 @@ static const struct hf_arch archs[] = {
                              "from the recurrence)"),
         NONE("rwkv", "a recurrent model: it has no positional encoding"),
         NONE("xlstm", "a recurrent model: it has no positional encoding"),
+        NONE("nemotron_h", "a hybrid of Mamba-2 and attention layers whose attention uses no "
+                           "positional encoding (NemotronHAttention is Jamba's)"),
         NONE("jamba", "its attention layers use no positional encoding (position comes from "
                       "the Mamba layers)"),
         RELATIVE("deberta", "DeBERTa's disentangled relative attention (log-bucketed relative "
@@ -365,6 +394,8 @@ static const struct hf_arch archs[] = {
         WRAPPER("aya_vision", "cohere2"),
         WRAPPER("gemma3", "gemma3_text"),
         WRAPPER("gemma3n", "gemma3n_text"),
+        WRAPPER("qwen3_5", "qwen3_5_text"),
+        WRAPPER("qwen3_5_moe", "qwen3_5_moe_text"),
         WRAPPER("qwen3_vl", "qwen3_vl_text"),
         WRAPPER("qwen3_vl_moe", "qwen3_vl_moe_text"),
         WRAPPER("llama4", "llama4_text"),
@@ -378,6 +409,14 @@ static const struct hf_arch generic = {
         "", HF_ROPE, H, "rope_theta=10000", 0, NULL, NULL, NULL, NULL, NULL,
 };
 
+/* Multi-head latent attention (kv_lora_rank with qk_rope_head_dim): every
+ * implementation of it we know, DeepSeek's own modeling_deepseek.py that
+ * remote-code models such as Kimi K2 ship included, pairs 2i, 2i+1 and
+ * multiplies the softmax scale by yarn's mscale(factor, mscale_all_dim)^2. */
+static const struct hf_arch generic_mla = {
+        "", HF_ROPE, I, "rope_theta=10000", HF_MSCALE_SOFTMAX, NULL, NULL, NULL, NULL, NULL,
+};
+
 const struct hf_arch *hf_arch_find(const char *model_type)
 {
 	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++)
@@ -386,7 +425,7 @@ const struct hf_arch *hf_arch_find(const char *model_type)
 	return NULL;
 }
 
-const struct hf_arch *hf_arch_generic(void)
+const struct hf_arch *hf_arch_generic(int mla)
 {
-	return &generic;
+	return mla ? &generic_mla : &generic;
 }

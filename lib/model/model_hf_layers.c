@@ -440,6 +440,8 @@ enum pe_status hf_read_rope(struct hf *h)
 	c.layout = h->arch->layout;
 	/* DeepSeek-V3 in transformers: rope_interleave (default true) picks the pairing. */
 	const struct json *ri = hf_present(cfg, "rope_interleave");
+	if (h->arch->flags & HF_FIXED_PAIRING)
+		ri = NULL;
 	if (ri && ri->type != JSON_BOOL)
 		return hf_fail(h, PE_EFORMAT, "rope_interleave: is not true or false");
 	if (ri)

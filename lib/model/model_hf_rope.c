@@ -173,6 +173,25 @@ static void put_rope_start(struct hf *h, const struct hf_rope_ctx *c, double the
 }
 
 /*
+ * The rotated fraction of the head: the top-level partial_rotary_factor (or
+ * its kin) overwrites the block's, as standardize_rope_params does; else the
+ * block's; else the class default; else 1 (@partial is left alone). Returns
+ * 1 if the block has the key, 0 if not, -1 when it is not a number.
+ */
+static int rotary_fraction(struct hf *h, const struct hf_rope_ctx *c, const char *where,
+                           const struct json *block, double *partial)
+{
+	int rc = block ? hf_number(h, where, block, "partial_rotary_factor", partial) : 0;
+	if (rc < 0)
+		return rc;
+	if (!isnan(c->top_partial))
+		*partial = c->top_partial;
+	else if (rc == 0 && !isnan(c->class_partial))
+		*partial = c->class_partial;
+	return rc;
+}
+
+/*
  * Proportional RoPE (transformers' _compute_proportional_rope_parameters,
  * Gemma 4's full-attention layers): int(partial_rotary_factor * head_dim // 2)
  * pairs at base^(-2i/head_dim), the others at frequency 0, all divided by
@@ -253,13 +272,8 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 		theta = c->top_theta;
 	if (!(theta > 1.0))
 		return hf_fail(h, PE_EFORMAT, "%srope_theta: %.17g must exceed 1", where, theta);
-	rc = hf_number(h, where, block, "partial_rotary_factor", &partial);
-	if (rc < 0)
+	if ((rc = rotary_fraction(h, c, where, block, &partial)) < 0)
 		return PE_EFORMAT;
-	if (!isnan(c->top_partial))
-		partial = c->top_partial; /* the top-level value overwrites the block's */
-	else if (rc == 0 && !isnan(c->class_partial))
-		partial = c->class_partial;
 	/* Gemma 4's own default RoPE (Gemma4TextRotaryEmbedding.compute_default_rope_parameters)
 	 * rotates the whole head_dim and never reads partial_rotary_factor. */
 	if (ti == 0 && strncmp(h->arch->model_type, "gemma4", 6) == 0)
@@ -467,11 +481,24 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 		if (hf_number(h, where, block, "low_freq_factor", &low) < 0 ||
 		    hf_number(h, where, block, "high_freq_factor", &high) < 0)
 			return PE_EFORMAT;
-		if (!(factor > 0) || !(low > 0) || !(high > low))
+		if (!(factor > 0) || !(low > 0) || !(high > 0))
 			return hf_fail(h, PE_EFORMAT,
-			               "%.*s: llama3 needs factor > 0 and high_freq_factor > "
-			               "low_freq_factor > 0",
+			               "%.*s: llama3 needs factor, low_freq_factor and "
+			               "high_freq_factor > 0",
 			               PATH(where));
+		/* _validate_llama3_parameters only warns (Llama 4 Scout publishes 1 and 1):
+		 * no wavelength is then smoothed, the long ones are divided by the factor. */
+		if (!(high > low)) {
+			enum pe_status wst = hf_warn(
+			        h,
+			        "%.*s: high_freq_factor %.17g is not above low_freq_factor %.17g, "
+			        "which the reference warns of and computes: no band is smoothed, "
+			        "wavelengths above original / low_freq_factor are divided by the "
+			        "factor",
+			        PATH(where), high, low);
+			if (wst != PE_OK)
+				return wst;
+		}
 		hf_put_key(b, "factor", factor);
 		hf_put_key(b, "original", original);
 		hf_put_key(b, "low", low);
@@ -585,7 +612,9 @@ enum pe_status hf_mrope_note(struct hf *h, const struct hf_rope_ctx *c, const st
 			               "mrope_section[%zu]: is not a whole number >= 0", i);
 		sec[i] = x->number;
 	}
-	double partial = isnan(c->top_partial) ? 1.0 : c->top_partial;
+	double partial = 1.0;
+	if (rotary_fraction(h, c, "", block, &partial) < 0)
+		return PE_EFORMAT;
 	double pairs = floor((double)c->head_dim * partial) / 2.0;
 	if (sec[0] + sec[1] + sec[2] != pairs)
 		return hf_fail(h, PE_EFORMAT,

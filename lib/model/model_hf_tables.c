@@ -129,7 +129,7 @@ enum pe_status hf_read_learned(struct hf *h)
 		return hf_fail(h, PE_EFORMAT, "position_embedding_type: is not a string");
 	if (pet && strcmp(pet->string, "rotary") == 0) {
 		/* ESM-2, RoFormer-like configs: rotary on every layer, rotate_half */
-		h->arch = hf_arch_generic();
+		h->arch = hf_arch_generic(0);
 		return hf_read_rope(h);
 	}
 	if (pet && strcmp(pet->string, "absolute") != 0)

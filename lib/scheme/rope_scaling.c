@@ -113,9 +113,11 @@ static enum pe_status scale_llama3(const struct pe_rope_scaling_params *p, doubl
 {
 	(void)base;
 	(void)info;
-	if (!positive(p->low_freq_factor) || !positive(p->high_freq_factor) ||
-	    p->low_freq_factor == p->high_freq_factor)
+	if (!positive(p->low_freq_factor) || !positive(p->high_freq_factor))
 		return PE_ERANGE;
+	/* high <= low is computed as the reference does (it only warns): the band
+	 * between the two wavelengths is then empty, or with high == low just a
+	 * wavelength of exactly original / low, where its smoothing is 0 / 0. */
 	double low_wl = p->original / p->low_freq_factor;
 	double high_wl = p->original / p->high_freq_factor;
 	for (size_t i = 0; i < d_rot / 2; i++) {
@@ -125,6 +127,8 @@ static enum pe_status scale_llama3(const struct pe_rope_scaling_params *p, doubl
 		} else if (!(wl < high_wl)) {
 			double s = (p->original / wl - p->low_freq_factor) /
 			           (p->high_freq_factor - p->low_freq_factor);
+			if (!isfinite(s))
+				return PE_ERANGE;
 			theta[i] = (1.0 - s) * theta[i] / p->factor + s * theta[i];
 		}
 	}

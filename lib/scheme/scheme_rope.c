@@ -105,11 +105,6 @@ static enum pe_status finish(struct pe_scheme *s, const unsigned char *given, ch
 		sc->factor = t->factor;
 	if (!given[FIRST_SCALING_KEY + 1])
 		sc->original = t->original;
-	if (sc->type == PE_ROPE_SCALING_LLAMA3 && sc->high_freq_factor <= sc->low_freq_factor) {
-		*err = pe_scheme_errf("key 'high': %g must exceed low (%g)", sc->high_freq_factor,
-		                      sc->low_freq_factor);
-		return PE_ERANGE;
-	}
 	/* yarn with beta-fast <= beta-slow: the reference computes it (equal bounds get
 	 * its 0.001 guard) and only warns, so we compute it too. */
 	if (sc->type == PE_ROPE_SCALING_LONGROPE && (!sc->long_factor || !sc->short_factor)) {

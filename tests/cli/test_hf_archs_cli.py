@@ -161,6 +161,91 @@ ok(r.rc == 0 and s.get("model", {}).get("table_rows", "") == "512" and "warning"
    "(null)" not in r.text, "unknown model_type with an absolute table: its shape, a warning",
    r.err + r.text)
 
+# ---- published configs the measuring set did not have (SOURCES.md, aiconfigurator copies) ---
+# Llama 4 Scout: llama3 with low_freq_factor == high_freq_factor == 1. transformers'
+# _validate_llama3_parameters only warns; _compute_llama3_parameters then divides every
+# wavelength above original / low by the factor and smooths none (the band is empty).
+r, s = summary(fix("llama-4-scout-17b-16e-instruct"))
+inv = inv_freq(500000.0, 128)
+want = np.where(2 * math.pi / inv > 8192.0, inv / 16.0, inv)
+ok(r.rc == 0 and "high_freq_factor 1 is not above low_freq_factor 1" in r.err and
+   s.get("model", {}).get("nope_layers", "") == ",".join(str(i) for i in range(3, 48, 4)) and
+   close(freqs(fix("llama-4-scout-17b-16e-instruct"), "rope", "llama3_theta"), want) and
+   int(np.sum(want != inv)) == 29,
+   "Llama 4 Scout: llama3 with high == low is computed as transformers does, with a warning",
+   (r.err, s))
+# Qwen 3.5: partial_rotary_factor 0.25 and mrope_section 11/11/10 only inside rope_parameters;
+# the sections count the rotated pairs (int(256 * 0.25) / 2 = 32), as
+# apply_multimodal_rotary_pos_emb splits them
+r, s = summary(fix("qwen3.5-27b"))
+ok(r.rc == 0 and s.get("rope", {}).get("rotary_dim", "") == "64" and
+   s.get("rope", {}).get("layers", "") == ",".join(str(i) for i in range(3, 64, 4)) and
+   close(freqs(fix("qwen3.5-27b"), "rope", "theta"), inv_freq(1e7, 64)),
+   "Qwen 3.5: rotary 64 of 256 from the block, M-RoPE sections of 32 pairs, 1 layer in 4",
+   (r.err, s))
+q35 = json.load(open(os.path.join(FIX, "qwen3.5-27b.json")))
+del q35["text_config"]["rope_parameters"]["partial_rotary_factor"]
+r, s = summary(write("q35_default", q35))
+ok(r.rc == 0 and s.get("rope", {}).get("rotary_dim", "") == "64",
+   "Qwen 3.5: partial_rotary_factor 0.25 is the class's default (Qwen3_5TextConfig)", (r.err, s))
+q35["text_config"]["rope_parameters"]["mrope_section"] = [16, 16, 32]
+r = run(EXE, "model", write("q35_bad", q35), "-o", "-")
+ok(r.rc == 1 and "16 + 16 + 32 pairs is not the 32 rotary pairs" in r.err,
+   "Qwen 3.5: sections that do not add up to the rotated pairs are refused", r.err)
+# DeepSeek-V3.2 and GLM-5: DeepseekV32Attention / GlmMoeDsaAttention always call
+# apply_rotary_pos_emb_interleave; their configuration classes drop rope_interleave.
+for name, base in (("deepseek-v3.2", None), ("glm-5", 1e6)):
+    r, s = summary(fix(name))
+    g = s.get("all", {})
+    ok(r.rc == 0 and g.get("layout", "") == "interleaved" and g.get("rotary_dim", "") == "64" and
+       (base is None or close(freqs(fix(name), "all", "theta"), inv_freq(base, 64))),
+       name + ": MLA RoPE pairs 2i, 2i+1 on qk_rope_head_dim", (r.err, s))
+ds = json.load(open(os.path.join(FIX, "deepseek-v3.2.json")))
+ds["rope_interleave"] = False
+r, s = summary(write("dsv32_flag", ds))
+ok(r.rc == 0 and s.get("all", {}).get("layout", "") == "interleaved",
+   "DeepSeek-V3.2: rope_interleave is not read (DeepseekV32Config drops it)", s)
+lite = {"model_type": "glm4_moe_lite", "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+        "num_hidden_layers": 2}
+r, s = summary(write("lite", lite))
+lite["rope_interleave"] = False
+r2, s2 = summary(write("lite_half", lite))
+ok(r.rc == 0 and s.get("all", {}).get("layout", "") == "interleaved" and
+   s.get("all", {}).get("base", "") == "10000" and
+   s2.get("all", {}).get("layout", "") == "half",
+   "GLM-4.7-Flash (glm4_moe_lite): DeepseekV3Attention, rope_interleave default true", (s, s2))
+# Kimi K2: model_type kimi_k2 is DeepSeek-V3's remote code (auto_map); an unknown type with
+# multi-head latent attention keys pairs 2i, 2i+1 and says what it assumed
+r, s = summary(fix("kimi-k2-instruct"))
+g = s.get("all", {})
+ok(r.rc == 0 and g.get("layout", "") == "interleaved" and "latent attention" in r.err and
+   "yarn" in g.get("spec", "") and "beta-fast=1 " in g.get("spec", "") + " ",
+   "Kimi K2 (unknown MLA model_type): interleaved, its yarn block, a warning", (r.err, s))
+mla = {"model_type": "my_mla", "kv_lora_rank": 64, "qk_rope_head_dim": 32,
+       "num_hidden_layers": 1, "rope_interleave": False}
+r, s = summary(write("mla_half", mla))
+plain = {"model_type": "my_plain", "hidden_size": 256, "num_attention_heads": 4,
+         "num_hidden_layers": 1}
+r2, s2 = summary(write("plain", plain))
+ok(s.get("all", {}).get("layout", "") == "half" and s2.get("all", {}).get("layout", "") == "half"
+   and "latent" not in r2.err,
+   "unknown types: MLA with rope_interleave false is half; without MLA keys, rotate_half",
+   (s, s2, r2.err))
+# Nemotron-H: NemotronHAttention is Jamba's (no RoPE); its config holds Infinity, which
+# Python's json reads
+r = run(EXE, "model", fix("nemotron-3-super-120b-a12b-fp8"), "-o", "-")
+ok(r.rc == 1 and r.err.count("\n") == 1 and "nemotron_h" in r.err and
+   "no positional encoding" in r.err and "JSON" not in r.err,
+   "Nemotron-H: read (Infinity included), refused: its attention has no positional encoding",
+   r.err)
+for lit in ("Infinity", "-Infinity", "NaN"):
+    path = os.path.join(TMP, "lit.json")
+    with open(path, "w") as f:
+        f.write('{"model_type": "llama", "num_hidden_layers": 1, "rope_theta": %s}' % lit)
+    r = run(EXE, "model", "hf:" + path, "-o", "-")
+    ok(r.rc == 1 and "rope_theta: is not a finite number" in r.err and
+       r.err.count("\n") == 1, "rope_theta: %s is read as JSON and refused" % lit, r.err)
+
 # ---- refusals that say why -----------------------------------------------------------------
 r = run(EXE, "model", fix("mamba-130m-base-voidful"))
 ok(r.rc == 1 and "no positional encoding" in r.err and "state-space" in r.err,

@@ -272,8 +272,25 @@ static void llama3_matches_3d(void **state)
 	assert_int_equal(pe_rope_scale_frequencies(&p, 5e5, 4, th, NULL), PE_OK);
 	assert_rel(th[0], 2 * PI / 2048.0, 1e-15);
 	assert_rel(th[1], 2 * PI / 8192.0 / 8, 1e-15);
-	p.high_freq_factor = 1;
-	assert_int_equal(pe_rope_scale_frequencies(&p, 5e5, 128, t, NULL), PE_ERANGE);
+
+	/* high == low (Llama 4 Scout: 1 and 1) and high < low: the reference warns and
+	 * computes; no band is smoothed, wavelengths above original / low are divided */
+	const double pairs[][2] = {{1, 1}, {4, 1}};
+	for (size_t k = 0; k < 2; k++) {
+		p.low_freq_factor = pairs[k][0];
+		p.high_freq_factor = pairs[k][1];
+		memcpy(t, u, sizeof(t));
+		assert_int_equal(pe_rope_scale_frequencies(&p, 5e5, 128, t, NULL), PE_OK);
+		for (int i = 0; i < 64; i++) {
+			double wl = 2 * PI / u[i];
+			assert_true(t[i] == (wl > 8192.0 / p.low_freq_factor ? u[i] / 8 : u[i]));
+		}
+	}
+	/* ... except a wavelength exactly on original / low with high == low: 0 / 0 */
+	p.low_freq_factor = p.high_freq_factor = 1;
+	p.original = 2 * PI;
+	th[0] = 1.0;
+	assert_int_equal(pe_rope_scale_frequencies(&p, 5e5, 2, th, NULL), PE_ERANGE);
 }
 
 static void longrope_matches_3e(void **state)

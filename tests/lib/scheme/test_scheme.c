@@ -260,7 +260,11 @@ static void errors_name_the_key(void **state)
 	parse_bad("rope:scaling=linear,beta-fast=16", PE_EINVAL,
 	          "key 'beta-fast' needs scaling=yarn");
 	parse_bad("rope:scaling=yarn,low=2", PE_EINVAL, "key 'low' needs scaling=llama3");
-	parse_bad("rope:scaling=llama3,low=4,high=2", PE_ERANGE, "key 'high'");
+	/* high <= low is accepted: transformers warns and computes it (Llama 4 Scout
+	 * publishes low = high = 1); a zero factor is not */
+	pe_scheme_destroy(parse_ok("rope:scaling=llama3,low=4,high=2"));
+	pe_scheme_destroy(parse_ok("rope:scaling=llama3,low=1,high=1"));
+	parse_bad("rope:scaling=llama3,high=0", PE_ERANGE, "key 'high'");
 	parse_bad("rope:scaling=linear,factor=0", PE_ERANGE, "key 'factor'");
 	parse_bad("rope:scaling=longrope", PE_EINVAL, "long-factor");
 	parse_bad("rope:scaling=longrope,long-factor=1/x,short-factor=1", PE_EINVAL, "'x'");
