@@ -277,6 +277,19 @@ static double store_tol(enum pe_float store)
 	}
 }
 
+/* One ulp of values just below 1 in @store: twice what rounding exact values to it costs. */
+static double storage_tol(enum pe_float store)
+{
+	switch (store) {
+	case PE_FLOAT_BF16:
+		return ldexp(1, -8);
+	case PE_FLOAT_F16:
+		return ldexp(1, -11);
+	default:
+		return ldexp(1, -24);
+	}
+}
+
 /*
  * A dump judged at its own precision: float32, 4 ulps of 1 (libm's cosf and powf differ
  * by an ulp or two); bfloat16 and float16, one ulp of values just below 1, as a
@@ -285,14 +298,8 @@ static double store_tol(enum pe_float store)
  */
 static double own_precision_tol(enum pe_float store)
 {
-	switch (store) {
-	case PE_FLOAT_BF16:
-		return ldexp(1, -8);
-	case PE_FLOAT_F16:
-		return ldexp(1, -11);
-	default:
-		return store_tol(store);
-	}
+	return store == PE_FLOAT_BF16 || store == PE_FLOAT_F16 ? storage_tol(store)
+	                                                       : store_tol(store);
 }
 
 static double default_tol(const struct check_args *a)
@@ -379,12 +386,20 @@ static void where_text(const struct pe_check_result *r, const struct pe_scheme *
 
 /* What the report says besides the result: the conventions and precision it was judged by. */
 struct check_notes {
-	const char *engine;  /* what --engine changed, or NULL */
-	double length;       /* >0: the length the command chose for dynamic/longrope */
-	int rounded;         /* agreed with a float32 computation, not the exact values */
+	const char *engine; /* what --engine changed, or NULL */
+	double length;      /* >0: the length the command chose for dynamic/longrope */
+	/* agreed up to the dump's precision: 1 with a float32 computation, 2 within the
+	 * rounding bound of a scheme without a float32 model, 3 with the exact values
+	 * rounded to the dump's storage */
+	int rounded;
 	double exact_err;    /* rounded: the largest error against the exact values */
 	enum pe_float store; /* the dump's storage precision (EXACT: not known) */
 };
+
+static const char *storage_name(enum pe_float f)
+{
+	return f == PE_FLOAT_BF16 ? "bfloat16" : f == PE_FLOAT_F16 ? "float16" : "float32";
+}
 
 static void report(FILE *out, const struct pe_check_result *r, const struct pe_scheme *s,
                    const struct check_args *a, const char *desc, uint64_t start, double tol,
@@ -441,6 +456,12 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	}
 	if (a->has_nan)
 		;
+	else if (r->agree && n->rounded == 3)
+		fprintf(out,
+		        "verdict:        agree up to %s storage: no mistake found (every |error| "
+		        "<= "
+		        "%.3g * max(1, |value|), what storing the exact values as %s costs)\n",
+		        storage_name(n->store), tol, storage_name(n->store));
 	else if (r->agree && n->rounded == 2)
 		fprintf(out,
 		        "verdict:        agree up to float32 rounding: no mistake found (every "
@@ -773,6 +794,18 @@ int cmd_check(int argc, char **argv)
 		} else {
 			pe_check_result_destroy(r2);
 		}
+	}
+	/*
+	 * Else the exact values stored in it, as close as such a file can be: within one
+	 * ulp of values just below 1 (twice the storage's rounding), it agrees.
+	 */
+	if (!rc && !r->agree && !a.have_prec && isnan(a.tol) &&
+	    (store == PE_FLOAT_F32 || store == PE_FLOAT_BF16 || store == PE_FLOAT_F16) &&
+	    !a.has_nan && r->stats.mixed.value <= storage_tol(store)) {
+		r->agree = 1;
+		r->diagnosed = 0;
+		notes.rounded = 3;
+		tol = storage_tol(store);
 	}
 	/*
 	 * Tables of other schemes (M-RoPE, sinusoidal) have no float32 model: their float32

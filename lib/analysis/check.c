@@ -219,7 +219,7 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 		if (!ra || !rcol)
 			st = PE_ENOMEM;
 		int first = 1;
-		for (int p = 0; p < 2 && st == PE_OK; p++) {
+		for (int p = 0; p < CHECK_PATH_COUNT && st == PE_OK; p++) {
 			if (!(paths & (1u << p)))
 				continue;
 			struct check_hyp h;
@@ -229,7 +229,10 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 			st = check_model_build(s, r->form.d, &h, &m);
 			if (st != PE_OK)
 				break;
-			if (p == CHECK_PATH_GGML && !m.ggml) {
+			/* paths that compute this spec as torch does: already tried */
+			if ((p == CHECK_PATH_GGML && !m.ggml) ||
+			    (p == CHECK_PATH_VLLM && !(m.pos_div > 0) &&
+			     (paths & (1u << CHECK_PATH_TORCH)))) {
 				check_model_free(&m);
 				continue;
 			}
@@ -245,8 +248,10 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 				memcpy(r->row_rel, ra + r->rows, r->rows * sizeof(*ra));
 				memcpy(r->row_col, rcol, r->rows * sizeof(*rcol));
 				/* torch's path is what --precision describes; ggml's is said */
-				r->path = p == CHECK_PATH_GGML ? check_path_text(CHECK_PATH_GGML)
-				                               : NULL;
+				r->path = p == CHECK_PATH_TORCH ||
+				                          (p == CHECK_PATH_VLLM && !(m.pos_div > 0))
+				                  ? NULL
+				                  : check_path_text((enum check_path)p);
 			}
 		}
 		free(ra);

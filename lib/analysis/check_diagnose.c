@@ -108,9 +108,11 @@ static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const s
 	    (h->prec.compute != PE_FLOAT_EXACT && h->prec.compute != PE_FLOAT_F64) ||
 	    (S != PE_FLOAT_F32 && S != PE_FLOAT_BF16 && S != PE_FLOAT_F16))
 		return rc;
-	for (int p = 0; p < 2 && rc == PE_OK; p++) {
+	for (int p = 0; p < CHECK_PATH_COUNT && rc == PE_OK; p++) {
 		if (p == CHECK_PATH_GGML && h->theta_bf16)
 			continue; /* ggml has no inv_freq buffer */
+		if (p == CHECK_PATH_VLLM && h->scaling.type != PE_ROPE_SCALING_LINEAR)
+			continue; /* torch's path */
 		struct check_hyp v = *h;
 		struct pe_check_stats st2;
 		double ss2;
@@ -318,6 +320,14 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "(llama.cpp: theta_scale = powf(base, -2/n_dims) multiplied pair "
 			         "by "
 			         "pair, cosf/sinf)%s",
+			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
+		/* vLLM's linear scaling: the positions divided, not inv_freq */
+		h.path = CHECK_PATH_VLLM;
+		if (h.prec.compute == PE_FLOAT_F32 && ref.scaling.type == PE_ROPE_SCALING_LINEAR &&
+		    (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "computed in reduced precision: float32 as vLLM computes linear "
+			         "scaling (positions / factor, then x inv_freq)%s",
 			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
 	}
 	/* the other pairing */
@@ -934,7 +944,9 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			size_t len = strlen(dg->text);
 			precision_text(win->h.prec, t, sizeof(t));
 			snprintf(dg->text + len, sizeof(dg->text) - len, "; %s%s", t,
-			         win->h.path == CHECK_PATH_GGML ? ", along ggml's path" : "");
+			         win->h.path == CHECK_PATH_GGML   ? ", along ggml's path"
+			         : win->h.path == CHECK_PATH_VLLM ? ", along vLLM's path"
+			                                          : "");
 			dg->with_prec = 1;
 			dg->prec = win->h.prec;
 		} else if (win->mistake != PE_MISTAKE_PRECISION &&

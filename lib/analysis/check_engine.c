@@ -22,9 +22,10 @@ struct engine_row {
 };
 
 static const struct engine_row engines[] = {
-        {PE_ENGINE_ANY, "any", "", (1u << CHECK_PATH_TORCH) | (1u << CHECK_PATH_GGML)},
+        {PE_ENGINE_ANY, "any", "",
+         (1u << CHECK_PATH_TORCH) | (1u << CHECK_PATH_GGML) | (1u << CHECK_PATH_VLLM)},
         {PE_ENGINE_HF, "hf", "transformers huggingface", 1u << CHECK_PATH_TORCH},
-        {PE_ENGINE_VLLM, "vllm", "", 1u << CHECK_PATH_TORCH},
+        {PE_ENGINE_VLLM, "vllm", "", 1u << CHECK_PATH_VLLM},
         {PE_ENGINE_LLAMACPP, "llama.cpp", "llamacpp ggml", 1u << CHECK_PATH_GGML},
 };
 
@@ -71,10 +72,16 @@ unsigned check_engine_paths(enum pe_engine e)
 
 const char *check_path_text(enum check_path p)
 {
-	return p == CHECK_PATH_GGML
-	               ? "ggml's float32 path (llama.cpp: theta_scale = powf(base, -2/n_dims) "
-	                 "multiplied pair by pair)"
-	               : "torch's float32 path (transformers, vLLM: position x inv_freq)";
+	switch (p) {
+	case CHECK_PATH_GGML:
+		return "ggml's float32 path (llama.cpp: theta_scale = powf(base, -2/n_dims) "
+		       "multiplied pair by pair)";
+	case CHECK_PATH_VLLM:
+		return "vLLM's float32 path (linear scaling: the positions divided by the factor, "
+		       "then x inv_freq)";
+	default:
+		return "torch's float32 path (transformers, vLLM: position x inv_freq)";
+	}
 }
 
 /* The engine's own length for dynamic NTK and LongRoPE: its max_model_len or n_ctx. */

@@ -71,8 +71,14 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	struct pe_scheme other = *s;
 	if (h->rotary > 0)
 		other.rotary = h->rotary;
-	enum pe_status st = pe_rope_model_init(&m->rope, &other, d, h->prec, h->base,
-	                                       h->exponent_width, &h->scaling);
+	struct pe_rope_scaling_params sc = h->scaling;
+	if (h->path == CHECK_PATH_VLLM && h->prec.compute == PE_FLOAT_F32 &&
+	    sc.type == PE_ROPE_SCALING_LINEAR) {
+		m->pos_div = sc.factor;
+		sc.type = PE_ROPE_SCALING_NONE;
+	}
+	enum pe_status st =
+	        pe_rope_model_init(&m->rope, &other, d, h->prec, h->base, h->exponent_width, &sc);
 	if (st != PE_OK)
 		return st;
 	m->rope.layout = h->layout;
@@ -143,6 +149,8 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		pos *= cm->pos_scale;
 	if (cm->pos_bf16)
 		pos = pe_round(PE_FLOAT_BF16, pos);
+	if (cm->pos_div > 0) /* a float32 division, as torch divides a float32 tensor */
+		pos = (double)((float)pos / (float)cm->pos_div);
 	if (!cm->is_rope) {
 		if (pos < 0 || pos > PE_POSITION_MAX) {
 			for (size_t j = 0; j < f->cols; j++)

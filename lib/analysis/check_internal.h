@@ -17,12 +17,12 @@
  * (transformers, vLLM, Meta); GGML: theta_scale = powf(base, -2/n_dims), the
  * angle of pair i the position times theta_scale multiplied i times in
  * float32, divided by the pair's freq_factor, YaRN mixed in float32
- * (ggml-cpu ops.cpp: ggml_rope_cache_init, rope_yarn).
+ * (ggml-cpu ops.cpp: ggml_rope_cache_init, rope_yarn); VLLM: torch's, but
+ * linear scaling divides the float32 positions by the factor instead of
+ * inv_freq (LinearScalingRotaryEmbedding: t = arange(max_len) / factor),
+ * which rounds the angles otherwise; the same as TORCH for other scalings.
  */
-enum check_path {
-	CHECK_PATH_TORCH,
-	CHECK_PATH_GGML,
-};
+enum check_path { CHECK_PATH_TORCH, CHECK_PATH_GGML, CHECK_PATH_VLLM, CHECK_PATH_COUNT };
 
 /* ggml's per-call parameters, as llama.cpp passes them to ggml_rope_ext. */
 struct check_ggml {
@@ -47,6 +47,7 @@ struct check_model {
 	double pos_scale; /* positions times this (2: rotated twice); 0 or 1: as they are */
 	int pos_bf16;     /* positions rounded to bfloat16 before the product */
 	double chunk;     /* > 0: positions restart at 0 every chunk rows */
+	double pos_div;   /* > 0: float32 positions divided by this (the VLLM path) */
 };
 
 /* A hypothesis: the spec's model with some parameters changed. */

@@ -186,6 +186,42 @@ static void exact_sincos(double x, double w, double *s, double *c, double *angle
 		*angle = hi + lo;
 }
 
+/*
+ * Llama 3's frequencies in a reduced precision, every tensor operation of
+ * _compute_llama3_parameters (transformers) and Llama3RotaryEmbedding
+ * (vLLM: the same steps) rounded in turn, the Python numbers cast to the
+ * tensor's type: wavelen = 2 pi / inv_freq; smooth = (original / wavelen -
+ * low) / (high - low); (1 - smooth) * inv_freq / factor + smooth * inv_freq
+ * in the band. In the band original / wavelen - low cancels to a few bits, so
+ * rounding the exact result instead is several ulps off torch's.
+ */
+static enum pe_status llama3_reduced(enum pe_float R, const struct pe_rope_scaling_params *p,
+                                     double base, double D, size_t h, double *theta)
+{
+	double f = round_to(R, p->factor), orig = round_to(R, p->original);
+	double low = round_to(R, p->low_freq_factor);
+	double low_wl = round_to(R, p->original / p->low_freq_factor);
+	double high_wl = round_to(R, p->original / p->high_freq_factor);
+	double span = round_to(R, p->high_freq_factor - p->low_freq_factor);
+	double two_pi = round_to(R, 6.283185307179586); /* Python's 2 * math.pi */
+	for (size_t i = 0; i < h; i++) {
+		double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
+		double inv = op_round(R, 1.0 / op_round(R, pow(round_f32(base), e)));
+		double wl = op_round(R, two_pi / inv);
+		double out = wl > low_wl ? op_round(R, inv / f) : inv;
+		if (!(wl < high_wl) && !(wl > low_wl)) {
+			double sm = op_round(R, op_round(R, orig / wl) - low);
+			sm = op_round(R, sm / span);
+			if (!isfinite(sm))
+				return PE_ERANGE; /* high == low on the boundary: 0 / 0 */
+			double a = op_round(R, op_round(R, op_round(R, 1.0 - sm) * out) / f);
+			out = op_round(R, a + op_round(R, sm * out));
+		}
+		theta[i] = out;
+	}
+	return PE_OK;
+}
+
 enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_scheme *s, size_t d,
                                   struct pe_precision prec, double base, double exponent_width,
                                   const struct pe_rope_scaling_params *scaling)
@@ -225,7 +261,13 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 			free(theta);
 			return st;
 		}
-		if (reduced && scaling->type == PE_ROPE_SCALING_LONGROPE) {
+		if (reduced && scaling->type == PE_ROPE_SCALING_LLAMA3) {
+			st = llama3_reduced(R, scaling, base, D, h, theta);
+			if (st != PE_OK) {
+				free(theta);
+				return st;
+			}
+		} else if (reduced && scaling->type == PE_ROPE_SCALING_LONGROPE) {
 			/* HF and vLLM: 1 / (float32(ext) * base^e) with the float32 power */
 			const double *ext = scaling->length > scaling->original
 			                            ? scaling->long_factor

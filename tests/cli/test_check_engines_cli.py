@@ -351,4 +351,61 @@ rel = float(field(r, "max rel error").split()[0])
 ok(r.rc == 3 and rel <= 10 * ab + 1e-12,
    "max rel error over |value| > 0.1 only: at most 10 x the abs error", r.text)
 
+# ---- vLLM's linear scaling divides the positions, not inv_freq -----------------------------
+# LinearScalingRotaryEmbedding._compute_cos_sin_cache: t = torch.arange(max_len,
+# dtype=torch.float) / scaling_factor; freqs = einsum("i,j -> ij", t, inv_freq). With a
+# factor that is not a power of two the angles round otherwise than transformers' inv_freq /
+# factor: about an ulp of the angle (1.6e-5 at position 500), far above 4 ulps of 1.
+t = (P512.astype(f32) / f32(3)).astype(f32)
+a = np.outer(t, inv_f32(10000.0, D)).astype(f32)
+v = save("vllm_linear3.npy", np.concatenate([np.cos(a), np.sin(a)], axis=1).astype(f32))
+spec = "rope:layout=half,base=10000,scaling=linear,factor=3"
+r = check("-s", spec, "--against", v, *PAIRS)
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding") and
+   "vLLM's float32 path" in r.text, "vLLM linear x3 cache agrees by default, along vLLM's path",
+   r.text)
+r = check("-s", spec, "--against", v, *PAIRS, "--engine", "vllm")
+ok(r.rc == 0, "vLLM linear x3 cache agrees with --engine vllm", r.text)
+r = check("-s", spec, "--against", v, *PAIRS, "--engine", "hf")
+ok(r.rc == 3 and "as vLLM computes linear scaling" in field(r, "diagnosis"),
+   "--engine hf: the vLLM linear cache disagrees, named as vLLM's linear path", r.text)
+hfl = save("hf_linear3.npy", torch_cache((inv_f32(10000.0, D) / f32(3)).astype(f32), P512))
+r = check("-s", spec, "--against", hfl, *PAIRS, "--engine", "hf")
+ok(r.rc == 0, "transformers' linear x3 cache (inv_freq / factor) agrees with --engine hf",
+   r.text)
+
+# ---- Llama 3's frequencies in float32, step by step ----------------------------------------
+# _compute_llama3_parameters and vLLM's Llama3RotaryEmbedding in float32: wavelen = 2 pi /
+# inv_freq; smooth = (original / wavelen - low) / (high - low), whose subtraction cancels;
+# (1 - smooth) * inv_freq / factor + smooth * inv_freq. The power is torch's correctly
+# rounded powf (computed in float64 and rounded here; numpy's float32 power is not).
+d64, fac, lo, hi, orig = 64, 16.0, 2.0, 8.0, 4096.0
+e = (np.arange(0, d64, 2).astype(f32) / f32(d64)).astype(f32)
+inv = (f32(1) / (10000.0 ** e.astype(np.float64)).astype(f32)).astype(f32)
+wl = (f32(2 * np.pi) / inv).astype(f32)
+sm = (((f32(orig) / wl).astype(f32) - f32(lo)).astype(f32) / f32(hi - lo)).astype(f32)
+mid = (((((f32(1) - sm).astype(f32) * inv).astype(f32) / f32(fac)).astype(f32) +
+        (sm * inv).astype(f32)).astype(f32))
+new = np.where(wl < f32(orig / hi), inv,
+               np.where(wl > f32(orig / lo), (inv / f32(fac)).astype(f32), mid)).astype(f32)
+far = np.arange(60000, 60512)
+v = save("vllm_llama3_far.npy", torch_cache(new, far))
+spec = "rope:layout=half,base=10000,scaling=llama3,factor=16,low=2,high=8,original=4096"
+args = ["--what", "cos-sin:pairs", "-d", str(d64), "--start", "60000"]
+r = check("-s", spec, "--against", v, *args)
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+   "Llama 3 (low 2, high 8) float32 cache at 60000+ agrees by default", r.text)
+r = check("-s", spec, "--against", v, *args, "--precision", "f32")
+ok(r.rc == 0, "... and with --precision f32", r.text)
+
+# ---- the exact values stored as float32: as close as a float32 file can be ------------------
+x = exact_cache(inv_f64(500000.0, D), np.arange(7000, 7512))
+ex = save("exact_as_f32.npy", x.astype(f32))
+r = check("-s", "rope:layout=half,base=500000", "--against", ex, *PAIRS, "--start", "7000")
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 storage"),
+   "exact values stored as float32 agree by default (the storage's rounding)", r.text)
+off = save("exact_off_f32.npy", (x * (1 + 1e-6)).astype(f32))
+r = check("-s", "rope:layout=half,base=500000", "--against", off, *PAIRS, "--start", "7000")
+ok(r.rc == 3, "the same values 1e-6 too large disagree", r.text)
+
 done()
