@@ -379,7 +379,9 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "the %s scaling left out (unscaled frequencies%s)%s",
 			         pe_rope_scaling_name(s->scaling.type),
 			         att != 1.0 ? ", attention factor 1" : "",
-			         s->scaling.type == PE_ROPE_SCALING_DYNAMIC
+			         s->scaling.type == PE_ROPE_SCALING_DYNAMIC &&
+			                         (c->opt->engine == PE_ENGINE_ANY ||
+			                          c->opt->engine == PE_ENGINE_LLAMACPP)
 			                 ? ": llama.cpp has no dynamic NTK"
 			                 : "");
 	}
