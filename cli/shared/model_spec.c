@@ -29,10 +29,13 @@ static int file_read(void *ctx, uint64_t off, void *buf, size_t len)
 
 static int load_gguf(const struct cli_common *o, const char *path, struct pe_model **out)
 {
+	/* stat first: fopen of a FIFO would wait for a writer, and a FIFO is refused */
+	struct stat sb;
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return cli_error("gguf:%s: not a regular file", path);
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return cli_error("gguf:%s: cannot open: %s", path, strerror(errno));
-	struct stat sb;
 	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
 		fclose(f);
 		return cli_error("gguf:%s: not a regular file", path);

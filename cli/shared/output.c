@@ -295,10 +295,21 @@ int cli_file_open(struct cli_file *file, const char *path)
 		} else if (!S_ISREG(st.st_mode)) {
 			/* Devices and FIFOs cannot be replaced: write to them directly. */
 			file->f = fopen(target, "wb");
-			if (!file->f)
+			if (!file->f) {
 				rc = cli_error("cannot write '%s': %s", path, strerror(errno));
-			else
+			} else if (isatty(fileno(file->f)) &&
+			           (has_ext(path, ".npy") || has_ext(path, ".png") ||
+			            has_ext(path, ".pdf"))) {
+				/* as -o - refuses them: binary bytes would scramble the terminal */
+				fclose(file->f);
+				file->f = NULL;
+				rc = cli_error(
+				        "cannot write '%s': it is a terminal, and NPY, PNG and "
+				        "PDF are binary (write to a file or a pipe)",
+				        path);
+			} else {
 				file->direct = 1;
+			}
 		} else if (access(target, W_OK) != 0) {
 			rc = cli_error("cannot write '%s': %s", path, strerror(errno));
 		} else if (st.st_nlink > 1) {

@@ -287,6 +287,16 @@ static int load_file(const struct cli_common *o, double **out, size_t *count)
 		}
 		size_t got = fread(buf + len, 1, cap - len, f);
 		len += got;
+		/* a NUL byte is no CSV text: say so now, not after reading /dev/urandom
+		 * to the memory budget */
+		if (got && len >= 6 && !has_npy_magic(buf, len) &&
+		    memchr(buf + len - got, 0, got)) {
+			rc = cli_error(
+			        "option '--position-ids': '%s': binary data, neither CSV text "
+			        "nor NPY",
+			        path);
+			break;
+		}
 		if (got == 0) {
 			if (ferror(f))
 				rc = cli_error("option '--position-ids': '%s': read error", path);

@@ -35,32 +35,30 @@ struct contents {
 static uint64_t le_u64(const unsigned char *b, size_t n);
 
 /*
- * For a listing, whether a stream can stop here: its start is already not a
- * file posenc reads (a safetensors length that is 0, too large or not
- * followed by '{'; a NUL byte, which no CSV has), and the reader reports it
- * from these bytes instead of reading, say, /dev/zero to the limit.
+ * Whether a stream can stop here: its start is already not a file posenc
+ * reads (an .npy without the magic; a safetensors length that is 0, too
+ * large or not followed by '{'; a NUL byte, which no CSV has), and the
+ * reader reports it from these bytes instead of reading, say, /dev/zero or
+ * /dev/urandom to the limit.
  */
 static int hopeless(const unsigned char *b, size_t len, const char *path)
 {
 	if (len < 16)
 		return 0;
 	enum pe_file_format f = pe_file_format_detect(b, len, path);
+	if (f == PE_FORMAT_NPY)
+		return memcmp(b, "\x93NUMPY", 6) != 0;
 	if (f == PE_FORMAT_SAFETENSORS) {
 		uint64_t hl = le_u64(b, 8);
 		return hl > PE_SAFETENSORS_HEADER_MAX || hl == 0 || b[8] != '{';
 	}
-	return f != PE_FORMAT_NPY && memchr(b, 0, len) != NULL;
+	return memchr(b, 0, len) != NULL;
 }
 
 /* Streams have no size to check up front: they stop at @limit bytes (0: none),
- * and with @path set (a listing) as soon as they cannot be a file posenc reads. */
+ * and with @path set as soon as they cannot be a file posenc reads. */
 static enum pe_status read_stream_until(int fd, size_t limit, const char *path, struct contents *c,
                                         char **err);
-
-static enum pe_status read_stream(int fd, size_t limit, struct contents *c, char **err)
-{
-	return read_stream_until(fd, limit, NULL, c, err);
-}
 
 static enum pe_status read_stream_until(int fd, size_t limit, const char *path, struct contents *c,
                                         char **err)
@@ -288,7 +286,7 @@ static enum pe_status contents_from_fd(int fd, const struct stat *sbp, const cha
 		if (st == PE_OK)
 			st = unchanged(fd, &sb, err);
 	} else if (!S_ISREG(sb.st_mode)) {
-		st = read_stream_until(fd, limit, header_only ? path : NULL, c, err);
+		st = read_stream_until(fd, limit, path ? path : "", c, err);
 		if (st == PE_OK)
 			st = stream_header_fits(c, path, limit, err);
 	}
@@ -695,7 +693,9 @@ enum pe_status pe_read_file_described(const char *path, const struct pe_read_req
 		struct contents c;
 		memset(&c, 0, sizeof(c));
 		c.p = (const unsigned char *)"";
-		st = S_ISREG(sb.st_mode) ? PE_OK : read_stream(fd, max_bytes, &c, err);
+		st = S_ISREG(sb.st_mode)
+		             ? PE_OK
+		             : read_stream_until(fd, max_bytes, path ? path : "", &c, err);
 		close(fd);
 		if (st == PE_OK)
 			st = stream_header_fits(&c, path, max_bytes, err);

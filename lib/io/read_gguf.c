@@ -259,6 +259,30 @@ static int wanted(const char *const *want, const char *name)
 	return 0;
 }
 
+static int key_order(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first key (in sorted order) that the file holds twice, in *twice, or NULL. */
+static enum pe_status first_duplicate(const struct gguf *g, const char **twice)
+{
+	*twice = NULL;
+	if (g->n_kv < 2)
+		return PE_OK;
+	const char **keys = malloc(g->n_kv * sizeof(*keys));
+	if (!keys)
+		return PE_ENOMEM;
+	for (size_t i = 0; i < g->n_kv; i++)
+		keys[i] = g->kv[i].key;
+	qsort(keys, g->n_kv, sizeof(*keys), key_order);
+	for (size_t i = 1; i < g->n_kv && !*twice; i++)
+		if (strcmp(keys[i - 1], keys[i]) == 0)
+			*twice = keys[i];
+	free(keys);
+	return PE_OK;
+}
+
 enum pe_status gguf_read(const struct gguf_source *src, const char *const *want, uint64_t budget,
                          struct gguf **out, char **err)
 {
@@ -337,6 +361,14 @@ enum pe_status gguf_read(const struct gguf_source *src, const char *const *want,
 			alignment = (uint64_t)kv->num;
 		}
 	}
+	/* gguf.cpp refuses a file with a key twice: which one holds is not defined */
+	const char *twice = NULL;
+	if ((st = first_duplicate(g, &twice)) != PE_OK)
+		goto done;
+	if (twice) {
+		st = fail(c, PE_EFORMAT, "key '%s' appears twice", twice);
+		goto done;
+	}
 	struct gguf_tensor *kept = NULL;
 	for (uint64_t i = 0; i < n_tensors; i++) {
 		char *name;
@@ -364,6 +396,12 @@ enum pe_status gguf_read(const struct gguf_source *src, const char *const *want,
 				goto done;
 			continue;
 		}
+		for (size_t k = 0; k < g->n_tensors; k++)
+			if (strcmp(g->tensors[k].name, name) == 0) {
+				st = fail(c, PE_EFORMAT, "tensor '%s' appears twice", name);
+				free(name);
+				goto done;
+			}
 		kept = realloc(g->tensors, (g->n_tensors + 1) * sizeof(*kept));
 		if (!kept) {
 			free(name);

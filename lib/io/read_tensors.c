@@ -73,7 +73,8 @@ static enum pe_status pread_all(int fd, void *dst, uint64_t off, size_t n, char 
  */
 static enum pe_status shard_open(struct shard *sh, uint64_t *budget_left, char **err)
 {
-	sh->fd = open(sh->path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused at once instead of waiting for a writer */
+	sh->fd = open(sh->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (sh->fd < 0)
 		return rd_fail(err, PE_EIO, "%s", strerror(errno));
 	struct stat sb;
@@ -138,7 +139,7 @@ static int ref_cmp(const void *pa, const void *pb)
 static enum pe_status index_shards(const char *path, struct pe_tensor_store *s, struct json **root,
                                    char **err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: refused, not waited on */
 	if (fd < 0)
 		return rd_fail(err, PE_EIO, "%s", strerror(errno));
 	struct stat sb;

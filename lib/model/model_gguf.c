@@ -217,15 +217,18 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 {
 	struct pe_model *m = h->m;
 	double v, heads = 0, width = 0, key_len = 0, n_rot = 0, base = 10000.0, ctx = 0, layers = 0;
+	int has_ctx = 0, has_layers = 0;
 	if (num(h, "attention.head_count", &heads) < 0 || num(h, "embedding_length", &width) < 0 ||
 	    num(h, "attention.key_length", &key_len) < 0 ||
 	    num(h, "rope.dimension_count", &n_rot) < 0 || num(h, "rope.freq_base", &base) < 0 ||
-	    num(h, "context_length", &ctx) < 0 || num(h, "block_count", &layers) < 0)
+	    (has_ctx = num(h, "context_length", &ctx)) < 0 ||
+	    (has_layers = num(h, "block_count", &layers)) < 0)
 		return PE_EFORMAT;
-	if (ctx != 0 && !(ctx >= 1 && ctx <= 1e15 && ctx == floor(ctx)))
+	/* missing is tolerated (no context, no layer list); present must be a count */
+	if (has_ctx && !(ctx >= 1 && ctx <= 1e15 && ctx == floor(ctx)))
 		return fail(h, PE_EFORMAT, "%s.context_length: %.17g is not a whole number > 0",
 		            h->arch, ctx);
-	if (layers != 0 && !(layers >= 1 && layers <= 1e6 && layers == floor(layers)))
+	if (has_layers && !(layers >= 1 && layers <= 1e6 && layers == floor(layers)))
 		return fail(h, PE_EFORMAT, "%s.block_count: %.17g is not a whole number > 0",
 		            h->arch, layers);
 	double hd = key_len > 0 ? key_len : heads > 0 ? floor(width / heads) : 0;
@@ -275,6 +278,16 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	int short_t = gguf_tensor(h->g, "rope_factors_short.weight") != NULL;
 	int freqs_t = gguf_tensor(h->g, "rope_freqs.weight") != NULL;
 	enum pe_status st = PE_OK;
+	if (strcmp(t, "none") != 0 && strcmp(t, "linear") != 0 && strcmp(t, "yarn") != 0)
+		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear or yarn", key, t);
+	/* llama.cpp multiplies freq_scale into the angles of the factor tensors too:
+	 * one spec cannot say both, so a file that has both is refused, not half read */
+	if ((long_t || short_t || freqs_t) && strcmp(t, "none") != 0 && factor != 1)
+		return fail(h, PE_EFORMAT,
+		            "%s '%s' (factor %.17g) with the per-pair factor tensor %s: llama.cpp "
+		            "would apply both, which posenc does not model",
+		            key, t, factor,
+		            freqs_t ? "rope_freqs.weight" : "rope_factors_long/short.weight");
 	m->train_context = orig > 0 ? orig : ctx;
 	if (long_t || short_t) {
 		/* Phi-3: LongRoPE lists as tensors. */

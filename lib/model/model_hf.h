@@ -24,6 +24,9 @@ enum hf_enc {
 	HF_WRAPPER,  /* a multimodal wrapper: the text model is in text_config */
 };
 
+/* The widest head posenc reads, the limit of a rope spec's 'head' key (2^24). */
+#define HF_HEAD_MAX (1u << 24)
+
 /* Per-architecture rules of the modeling file (bit flags). */
 enum {
 	/* full-attention layers skip RoPE when the model has sliding layers

@@ -406,6 +406,12 @@ enum pe_status hf_read_rope(struct hf *h)
 			return hf_fail(h, PE_EFORMAT, "%s %zu // %s %zu: the head width is 0",
 			               hname, hidden, nname, heads);
 	}
+	/* the widest head a rope spec takes (its 'head' key): refused before the
+	 * tables of a 2^31-wide head are made */
+	if (hd > HF_HEAD_MAX)
+		return hf_fail(h, PE_EFORMAT,
+		               "head width %zu: wider than the %u dimensions posenc computes", hd,
+		               HF_HEAD_MAX);
 	c.head_dim = hd;
 	m->head_dim = hd;
 	/* Gemma 4: full-attention layers have heads of global_head_dim (its
@@ -419,6 +425,12 @@ enum pe_status hf_read_rope(struct hf *h)
 			return PE_EFORMAT;
 		if (rc && g)
 			global_hd = g;
+		if (global_hd > HF_HEAD_MAX)
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "global_head_dim: %zu is wider than the %u dimensions posenc "
+			        "computes",
+			        global_hd, HF_HEAD_MAX);
 		if (!hf_present(cfg, "layer_types"))
 			return hf_fail(
 			        h, PE_EFORMAT,

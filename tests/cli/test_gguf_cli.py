@@ -346,4 +346,37 @@ error_case(EXE, "gguf over --max-memory", ["freqs", "-s", "gguf:" + llama, "--ma
            1, "memory budget")
 error_case(EXE, "gguf missing", ["freqs", "-s", "gguf:" + os.path.join(TMP, "none.gguf")], 1,
            "cannot open")
+# ---- metadata llama.cpp refuses or reads otherwise: refused, not half read ------------------
+LLAMA_KV = [
+    ("general.architecture", STRING, "llama"),
+    ("llama.context_length", UINT32, 4096),
+    ("llama.embedding_length", UINT32, 4096),
+    ("llama.block_count", UINT32, 2),
+    ("llama.attention.head_count", UINT32, 32),
+    ("llama.rope.freq_base", FLOAT32, 10000.0),
+]
+FREQS = [("rope_freqs.weight", [64], [1.0] * 64)]
+dup = write("dupkey", gguf(LLAMA_KV + [("llama.rope.freq_base", FLOAT32, 10.0)]))
+error_case(EXE, "gguf with a key twice (gguf.cpp refuses it)",
+           ["model", "gguf:" + dup, "-o", "-"], 1, "'llama.rope.freq_base' appears twice")
+bad_type = write("badtype", gguf(LLAMA_KV + [("llama.rope.scaling.type", STRING, "frob")],
+                                 FREQS))
+error_case(EXE, "gguf scaling type checked beside rope_freqs",
+           ["model", "gguf:" + bad_type, "-o", "-"], 1, "'frob' is not none, linear or yarn")
+both = write("both", gguf(LLAMA_KV + [("llama.rope.scaling.type", STRING, "linear"),
+                                      ("llama.rope.scaling.factor", FLOAT32, 4.0)], FREQS))
+error_case(EXE, "gguf linear scaling with rope_freqs (llama.cpp applies both)",
+           ["model", "gguf:" + both, "-o", "-"], 1, "llama.cpp would apply both")
+none = write("none", gguf(LLAMA_KV + [("llama.rope.scaling.type", STRING, "none")], FREQS))
+r = run(EXE, "model", "gguf:" + none, "-o", "-")
+ok(r.rc == 0, "gguf scaling type none beside rope_freqs is read", r.err)
+for key in ("context_length", "block_count"):
+    kv = [x if x[0] != "llama." + key else (x[0], UINT32, 0) for x in LLAMA_KV]
+    error_case(EXE, "gguf %s 0" % key, ["model", "gguf:" + write(key + "0", gguf(kv)), "-o", "-"],
+               1, "llama.%s: 0 is not a whole number > 0" % key)
+fifo = os.path.join(TMP, "fifo.gguf")
+os.mkfifo(fifo)
+error_case(EXE, "gguf FIFO refused without waiting for a writer",
+           ["model", "gguf:" + fifo, "-o", "-"], 1, "not a regular file")
+
 done()

@@ -246,6 +246,14 @@ for lit in ("Infinity", "-Infinity", "NaN"):
     ok(r.rc == 1 and "rope_theta: is not a finite number" in r.err and
        r.err.count("\n") == 1, "rope_theta: %s is read as JSON and refused" % lit, r.err)
 
+# a head wider than a rope spec takes (2^24) is refused before its tables are made (2^31 took
+# 58 s and 17 GB)
+for key, width in (("head_dim", 2 ** 31), ("head_dim", 2 ** 24 + 2)):
+    r = run(EXE, "model", write("wide", {"model_type": "llama", "num_hidden_layers": 1,
+                                          key: width}), "-o", "-")
+    ok(r.rc == 1 and "wider than the 16777216 dimensions" in r.err and r.err.count("\n") == 1,
+       "head_dim %d refused at once" % width, r.err)
+
 # ---- refusals that say why -----------------------------------------------------------------
 r = run(EXE, "model", fix("mamba-130m-base-voidful"))
 ok(r.rc == 1 and "no positional encoding" in r.err and "state-space" in r.err,

@@ -713,4 +713,39 @@ try:
 finally:
     shutil.rmtree(wd, ignore_errors=True)
 
+# ---- endless streams and terminals reached through a path ----
+# /dev/zero and /dev/urandom as tables, dumps and position ids: their first bytes already
+# cannot be a file posenc reads (no NPY magic, a NUL byte no CSV has), so the reader says so
+# at once instead of reading to the memory budget (it took 12 GB and 20-47 s).
+wd = folder()
+try:
+    for dev in ("/dev/zero", "/dev/urandom"):
+        if not os.path.exists(dev):
+            skip(f"{dev} as input", f"no {dev}")
+            continue
+        quick_refusal(f"{dev} as a file: table", ["encode", "-s", "file:path=" + dev, "-o",
+                                                  "o.csv"], wd, dev, rss_max=200 * MiB)
+        quick_refusal(f"{dev} as check's dump", ["check", "-s", "rope", "-d", "32",
+                                                 "--against", dev], wd, dev, rss_max=200 * MiB)
+        quick_refusal(f"{dev} as position ids", ["encode", "-s", "mrope", "-d", "128",
+                                                 "--position-ids", dev, "-o", "o.csv"], wd,
+                      "binary data", rss_max=200 * MiB)
+    # -o through a link to a terminal: binary formats refused as -o - refuses them
+    import pty
+    m, sl = pty.openpty()
+    link = os.path.join(wd, "t.npy")
+    os.symlink(os.ttyname(sl), link)
+    rc, _, err, _, _ = run(["encode", "-n", "4", "-d", "4", "-o", link], wd)
+    os.set_blocking(m, False)
+    try:
+        shown = os.read(m, 4096)
+    except OSError:
+        shown = b""
+    os.close(sl)
+    os.close(m)
+    ok(rc == 1 and one_error(err) and "is a terminal" in err and shown == b"",
+       "-o t.npy -> a terminal: refused, no binary bytes on it", (err, shown))
+finally:
+    shutil.rmtree(wd, ignore_errors=True)
+
 done()
