@@ -29,7 +29,7 @@ enum hf_enc {
 
 /* Per-architecture rules of the modeling file (bit flags). */
 enum {
-	/* full-attention layers skip RoPE when the model has sliding layers
+	/* full-attention layers skip RoPE when the config has a sliding window
 	 * (Cohere2Attention, Exaone4Attention) */
 	HF_FULL_NOPE = 1u << 0,
 	/* layer types from sliding_window_pattern: layer i slides unless
@@ -64,6 +64,9 @@ enum {
 	/* the pairing is the row's whatever rope_interleave says (DeepSeek-V3.2,
 	 * GLM-5: the configuration class drops the key, the attention never reads it) */
 	HF_FIXED_PAIRING = 1u << 14,
+	/* only layers with a sliding window rotate: none when sliding_window is
+	 * null (Cohere2Attention: self.sliding_window is None outside them) */
+	HF_SLIDING_ROPE = 1u << 15,
 };
 
 /*

@@ -189,7 +189,8 @@ static const struct hf_arch archs[] = {
              "max_position_embeddings=4096,rope_theta=100000",
              0),
         ROPE("exaone4", H,
-             LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window_pattern=4",
+             LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
+                     "sliding_window_pattern=4",
              HF_PATTERN | HF_PATTERN_IF_WINDOW | HF_FULL_NOPE),
         ROPE("apertus", H, LLAMA_D ",max_position_embeddings=65536,rope_theta=12000000", 0),
         ROPE("arcee", H,
@@ -233,7 +234,7 @@ static const struct hf_arch archs[] = {
              "hidden_size=8192,num_attention_heads=64,num_hidden_layers=40,"
              "max_position_embeddings=8192,rope_theta=10000,sliding_window=4096,"
              "sliding_window_pattern=4",
-             HF_PATTERN | HF_FULL_NOPE),
+             HF_PATTERN | HF_FULL_NOPE | HF_SLIDING_ROPE),
         ROPE("glm", I,
              LLAMA_D ",num_hidden_layers=40,head_dim=128,max_position_embeddings=131072,"
                      "rope_theta=10000,partial_rotary_factor=0.5",

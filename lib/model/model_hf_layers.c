@@ -116,6 +116,15 @@ static enum pe_status group_layers(struct hf *h, struct layer *ls, size_t n)
 	return PE_OK;
 }
 
+/* 1 if the config has a sliding window (its own or the class default), 0 if
+ * sliding_window is null or absent without a default, -1 if it is not a number. */
+static int has_window(struct hf *h)
+{
+	double w;
+	int rc = hf_cfg_number(h, "sliding_window", &w, NULL);
+	return rc < 0 ? -1 : rc > 0;
+}
+
 /*
  * Which layers carry no positional encoding: no_rope_layers (1 = the layer
  * uses RoPE, as Llama 4 and SmolLM3 read it), else no_rope_layer_interval
@@ -170,14 +179,20 @@ static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, uns
 	const struct json *pet = hf_present(h->cfg, "position_embedding_type");
 	if (pet && pet->type == JSON_STRING && strcmp(pet->string, "nope") == 0)
 		memset(nope, 1, n);
-	int sliding = 0;
-	for (size_t i = 0; i < n; i++)
-		sliding |= strcmp(types[i], "sliding_attention") == 0;
+	/* Cohere2Attention rotates where its sliding_window is set, which is the
+	 * config's in sliding layers only; Exaone4Attention where the config has no
+	 * window or the layer slides. A missing key is the class default 4096. */
+	unsigned fl = h->arch->flags;
+	int windowed = 0;
+	if ((fl & (HF_FULL_NOPE | HF_SLIDING_ROPE)) && (windowed = has_window(h)) < 0)
+		return PE_EFORMAT;
 	for (size_t i = 0; i < n; i++) {
+		int full = strcmp(types[i], "full_attention") == 0;
 		if (!strstr(types[i], "attention") || strcmp(types[i], "linear_attention") == 0)
 			nope[i] = 1;
-		if ((h->arch->flags & HF_FULL_NOPE) && sliding &&
-		    strcmp(types[i], "full_attention") == 0)
+		if ((fl & HF_FULL_NOPE) && windowed && full)
+			nope[i] = 1;
+		if ((fl & HF_SLIDING_ROPE) && !windowed)
 			nope[i] = 1;
 	}
 	return PE_OK;
@@ -231,8 +246,10 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 	size_t every = 0, pattern = 0;
 	if ((fl & HF_EVERY_N) && hf_cfg_count(h, "global_attn_every_n_layers", &every, NULL) < 0)
 		return PE_EFORMAT;
-	if ((fl & HF_PATTERN) &&
-	    !((fl & HF_PATTERN_IF_WINDOW) && !hf_present(h->cfg, "sliding_window")) &&
+	int windowed = 1;
+	if ((fl & HF_PATTERN_IF_WINDOW) && (windowed = has_window(h)) < 0)
+		return PE_EFORMAT;
+	if ((fl & HF_PATTERN) && windowed &&
 	    hf_cfg_count(h, "sliding_window_pattern", &pattern, NULL) < 0)
 		return PE_EFORMAT;
 	for (size_t i = 0; every && i < n; i++)

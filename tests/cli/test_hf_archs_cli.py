@@ -365,6 +365,29 @@ ok(r.rc == 0 and s.get("nope", {}).get("layers") == "3,7" and
    s.get("rope", {}).get("layout") == "interleaved" and
    s.get("model", {}).get("sliding_layers") == "0-2,4-6",
    "Cohere2: the full-attention layers 3, 7 without RoPE (Cohere2Attention)", s)
+# Cohere2Attention: self.sliding_window = config.sliding_window in sliding layers, else None,
+# and only a layer whose sliding_window is set rotates: none with "sliding_window": null or
+# with every layer full. Exaone4Attention rotates where config.sliding_window is None or the
+# layer slides; a missing sliding_window is the class's 4096 with its pattern 4.
+for name, extra, want in (
+        ("cohere2 window null", {"sliding_window": None}, None),
+        ("cohere2 all full", {"layer_types": ["full_attention"] * 8}, None),
+        ("exaone4 window null, all full", {"model_type": "exaone4", "sliding_window": None,
+                                           "layer_types": ["full_attention"] * 8}, ""),
+        ("exaone4 no window key", {"model_type": "exaone4", "sliding_window": "drop",
+                                   "sliding_window_pattern": "drop"}, "3,7"),
+        ("exaone4 window, all full", {"model_type": "exaone4",
+                                      "layer_types": ["full_attention"] * 8}, None)):
+    doc = dict(cohere2, **extra)
+    for k in [k for k, v in doc.items() if v == "drop"]:
+        del doc[k]
+    r, s = summary(write("win", doc))
+    if want is None:
+        ok(r.rc == 1 and "no layer has a positional encoding" in r.err,
+           name + ": no layer rotates, refused", (r.err, s))
+    else:
+        ok(r.rc == 0 and s.get("model", {}).get("nope_layers", "") == want,
+           name + ": NoPE layers '%s'" % want, (r.err, s))
 llava = {"model_type": "llava", "text_config": {"max_position_embeddings": 4096,
                                                 "vocab_size": 32064}}
 r, s = summary(write("llava", llava))
