@@ -23,57 +23,114 @@
 #include "model/model_internal.h"
 #include "io/read_gguf.h"
 
+/* What llama.cpp's graph for an architecture does beyond its rope type. */
+enum {
+	/* RoPE only in sliding-window layers (cohere2.cpp: ggml_rope_ext under is_swa;
+	 * exaone4.cpp: is_swa or no SWA at all) */
+	GG_ROPE_SWA_ONLY = 1u << 0,
+	/* sliding layers only with attention.sliding_window present and > 0 (gemma3.cpp;
+	 * otherwise swa_type NONE) */
+	GG_SWA_NEEDS_WINDOW = 1u << 1,
+	/* reads rope.scaling.yarn_beta_fast/slow (grok.cpp, mistral3.cpp; the others run
+	 * with llama.cpp's defaults 32 and 1 whatever the file says) */
+	GG_YARN_BETAS = 1u << 2,
+	/* reads rope.scaling.yarn_log_multiplier (deepseek2.cpp, deepseek32.cpp,
+	 * glm-dsa.cpp, mistral3.cpp) */
+	GG_YARN_LOG_MUL = 1u << 3,
+	/* llama.cpp's graph has no positional encoding for it (rope type NONE) */
+	GG_NO_ROPE = 1u << 4,
+};
+
 struct gguf_arch {
 	const char *name;
-	const char *layout;   /* NULL: ALiBi */
+	const char *layout;   /* NULL: ALiBi, or with GG_NO_ROPE: none */
 	unsigned swa_pattern; /* every swa_pattern-th layer global; 0: none */
 	/* llama.cpp's hparams.n_no_rope_layer_step, hard-coded per architecture in its loader
 	 * (no GGUF key): layer il rotates only if (il + 1) % step != 0; 0: every layer rotates */
 	unsigned nope_step;
+	unsigned flags;
+	const char *why; /* GG_NO_ROPE: what the model has instead */
 };
 
 static const struct gguf_arch gguf_archs[] = {
-        {"llama", "interleaved", 0, 0},
-        {"llama4", "interleaved", 0, 4},
-        {"deci", "interleaved", 0, 0},
-        {"baichuan", "interleaved", 0, 0},
-        {"internlm2", "interleaved", 0, 0},
-        {"minicpm", "interleaved", 0, 0},
-        {"command-r", "interleaved", 0, 0},
-        {"cohere2", "interleaved", 4, 0},
-        {"olmo", "interleaved", 0, 0},
-        {"deepseek", "interleaved", 0, 0},
-        {"deepseek2", "interleaved", 0, 0},
-        {"granite", "interleaved", 0, 0},
-        {"granitemoe", "interleaved", 0, 0},
-        {"chatglm", "interleaved", 0, 0},
-        {"falcon", "half", 0, 0},
-        {"grok", "half", 0, 0},
-        {"dbrx", "half", 0, 0},
-        {"stablelm", "half", 0, 0},
-        {"qwen", "half", 0, 0},
-        {"qwen2", "half", 0, 0},
-        {"qwen2moe", "half", 0, 0},
-        {"qwen3", "half", 0, 0},
-        {"qwen3moe", "half", 0, 0},
-        {"qwen2vl", "half", 0, 0},
-        {"phi2", "half", 0, 0},
-        {"phi3", "half", 0, 0},
-        {"phimoe", "half", 0, 0},
-        {"gemma", "half", 0, 0},
-        {"gemma2", "half", 2, 0},
-        {"gemma3", "half", 6, 0},
-        {"gemma4", "half", 0, 0},
-        {"starcoder2", "half", 0, 0},
-        {"gptneox", "half", 0, 0},
-        {"olmo2", "half", 0, 0},
-        {"nemotron", "half", 0, 0},
-        {"exaone", "half", 0, 0},
-        {"minicpm3", "half", 0, 0},
-        {"gpt-oss", "half", 2, 0},
-        {"smollm3", "interleaved", 0, 4},
-        {"bloom", NULL, 0, 0},
-        {"mpt", NULL, 0, 0},
+        {"llama", "interleaved", 0, 0, 0, NULL},
+        {"llama4", "interleaved", 0, 4, 0, NULL},
+        {"deci", "interleaved", 0, 0, 0, NULL},
+        {"baichuan", "interleaved", 0, 0, 0, NULL},
+        {"internlm2", "interleaved", 0, 0, 0, NULL},
+        {"minicpm", "interleaved", 0, 0, 0, NULL},
+        {"xverse", "interleaved", 0, 0, 0, NULL},
+        {"command-r", "interleaved", 0, 0, 0, NULL},
+        {"cohere2", "interleaved", 4, 0, GG_ROPE_SWA_ONLY, NULL},
+        {"olmo", "interleaved", 0, 0, 0, NULL},
+        {"deepseek", "interleaved", 0, 0, 0, NULL},
+        {"deepseek2", "interleaved", 0, 0, GG_YARN_LOG_MUL, NULL},
+        {"deepseek32", "interleaved", 0, 0, GG_YARN_LOG_MUL, NULL},
+        {"glm-dsa", "interleaved", 0, 0, GG_YARN_LOG_MUL, NULL},
+        {"granite", "interleaved", 0, 0, 0, NULL},
+        {"granitemoe", "interleaved", 0, 0, 0, NULL},
+        {"chatglm", "interleaved", 0, 0, 0, NULL},
+        /* NORM, or M-RoPE (pairs i, i + n/2) when rope.dimension_sections is given */
+        {"glm4", "interleaved", 0, 0, 0, NULL},
+        {"arcee", "interleaved", 0, 0, 0, NULL},
+        {"bailingmoe", "interleaved", 0, 0, 0, NULL},
+        {"ernie4_5", "interleaved", 0, 0, 0, NULL},
+        {"ernie4_5-moe", "interleaved", 0, 0, 0, NULL},
+        {"mistral3", "interleaved", 0, 0, GG_YARN_BETAS | GG_YARN_LOG_MUL, NULL},
+        {"smollm3", "interleaved", 0, 4, 0, NULL},
+        {"falcon", "half", 0, 0, 0, NULL},
+        {"grok", "half", 0, 0, GG_YARN_BETAS, NULL},
+        {"dbrx", "half", 0, 0, 0, NULL},
+        {"stablelm", "half", 0, 0, 0, NULL},
+        {"qwen", "half", 0, 0, 0, NULL},
+        {"qwen2", "half", 0, 0, 0, NULL},
+        {"qwen2moe", "half", 0, 0, 0, NULL},
+        {"qwen3", "half", 0, 0, 0, NULL},
+        {"qwen3moe", "half", 0, 0, 0, NULL},
+        {"qwen2vl", "half", 0, 0, 0, NULL},
+        /* interleaved M-RoPE sections; text positions are plain NEOX RoPE */
+        {"qwen3vl", "half", 0, 0, 0, NULL},
+        {"qwen3vlmoe", "half", 0, 0, 0, NULL},
+        {"phi2", "half", 0, 0, 0, NULL},
+        {"phi3", "half", 0, 0, 0, NULL},
+        {"phimoe", "half", 0, 0, 0, NULL},
+        {"gemma", "half", 0, 0, 0, NULL},
+        {"gemma2", "half", 2, 0, 0, NULL},
+        {"gemma3", "half", 6, 0, GG_SWA_NEEDS_WINDOW, NULL},
+        {"gemma4", "half", 0, 0, 0, NULL},
+        {"starcoder2", "half", 0, 0, 0, NULL},
+        {"gptneox", "half", 0, 0, 0, NULL},
+        {"olmo2", "half", 0, 0, 0, NULL},
+        {"olmoe", "half", 0, 0, 0, NULL},
+        {"nemotron", "half", 0, 0, 0, NULL},
+        {"exaone", "half", 0, 0, 0, NULL},
+        /* sliding layers (and RoPE only there) in the 64-layer 32B alone: exaone4.cpp */
+        {"exaone4", "half", 4, 0, GG_ROPE_SWA_ONLY, NULL},
+        {"minicpm3", "half", 0, 0, 0, NULL},
+        {"gpt-oss", "half", 2, 0, 0, NULL},
+        {"glm4moe", "half", 0, 0, 0, NULL},
+        {"hunyuan-dense", "half", 0, 0, 0, NULL},
+        {"hunyuan-moe", "half", 0, 0, 0, NULL},
+        {"seed_oss", "half", 0, 0, 0, NULL},
+        {"apertus", "half", 0, 0, 0, NULL},
+        {"dots1", "half", 0, 0, 0, NULL},
+        {"bitnet", "half", 0, 0, 0, NULL},
+        {"orion", "half", 0, 0, 0, NULL},
+        {"minimax-m2", "half", 0, 0, 0, NULL},
+        {"nomic-bert", "half", 0, 0, 0, NULL},
+        {"bloom", NULL, 0, 0, 0, NULL},
+        {"mpt", NULL, 0, 0, 0, NULL},
+        {"gpt2", NULL, 0, 0, GG_NO_ROPE, "a learned position table (hf:config.json reads it)"},
+        {"t5", NULL, 0, 0, GG_NO_ROPE,
+         "T5's relative position buckets (hf:config.json reads them)"},
+        {"t5encoder", NULL, 0, 0, GG_NO_ROPE,
+         "T5's relative position buckets (hf:config.json reads them)"},
+        {"mamba", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a state-space model"},
+        {"mamba2", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a state-space model"},
+        {"rwkv6", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model"},
+        {"rwkv7", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model"},
+        {"jamba", NULL, 0, 0, GG_NO_ROPE, "no positional encoding in its attention layers"},
+        {"nemotron_h", NULL, 0, 0, GG_NO_ROPE, "no positional encoding in its attention layers"},
 };
 
 struct gg {
@@ -212,6 +269,41 @@ static enum pe_status layers_flagged(struct pe_model_group *g, const unsigned ch
 	return st;
 }
 
+/* Cohere2, EXAONE 4 32B: the sliding layers rotate with the main spec at @base, the
+ * others have no positional encoding. */
+static enum pe_status rope_in_sliding(struct gg *h, struct strbuf *bp, const char *label,
+                                      double base, const unsigned char *slides)
+{
+	struct pe_model *m = h->m;
+	/* the main spec with its base (the second key, ",base=...,") replaced */
+	const char *b = strstr(bp->buf, ",base=");
+	const char *rest = b ? strchr(b + 1, ',') : NULL;
+	struct strbuf sb = {0};
+	if (b)
+		strbuf_addf(&sb, "%.*s", (int)(b - bp->buf), bp->buf);
+	else
+		strbuf_addf(&sb, "%s", bp->buf);
+	put_number(&sb, "base", base);
+	if (b && rest)
+		strbuf_addf(&sb, "%s", rest);
+	strbuf_addf(&sb, ",label=%s rope", label);
+	char *nspec = pe_asprintf("nope:label=%s nope", label);
+	enum pe_status st = sb.failed || !nspec ? PE_ENOMEM : PE_OK;
+	if (st == PE_OK) {
+		st = add_group(m, "rope", sb.buf); /* owns the spec from here */
+		sb.buf = NULL;
+	}
+	if (st == PE_OK) {
+		st = add_group(m, "nope", nspec);
+		nspec = NULL;
+	}
+	if (st == PE_OK && (st = layers_flagged(&m->groups[0], slides, m->n_layers, 1)) == PE_OK)
+		st = layers_flagged(&m->groups[1], slides, m->n_layers, 0);
+	free(sb.buf);
+	free(nspec);
+	return st;
+}
+
 static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const char *label,
                                   struct strbuf *bp)
 {
@@ -250,7 +342,11 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	m->n_layers = layers > 0 && layers < 1e6 ? (size_t)layers : 0;
 	size_t pairs = (size_t)n_rot / 2;
 
-	strbuf_addf(bp, "rope:layout=%s", a->layout);
+	/* GLM-4: NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has sections */
+	char skey[256];
+	snprintf(skey, sizeof(skey), "%s.rope.dimension_sections", h->arch);
+	int glm4_mrope = strcmp(a->name, "glm4") == 0 && gguf_find(h->g, skey) != NULL;
+	strbuf_addf(bp, "rope:layout=%s", glm4_mrope ? "half" : a->layout);
 	put_number(bp, "base", base);
 	/* int(hd * rotary) must give n_rot back: n_rot / hd can give one less (30 of 44) */
 	if (n_rot != hd)
@@ -329,12 +425,13 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		put_number(bp, "factor", factor);
 	} else if (strcmp(t, "yarn") == 0) {
 		double fast = 32, slow = 1, logmul = 0;
-		/* llama.cpp's loader reads the beta keys only for some architectures (Grok);
-		 * the others run with its defaults 32 and 1 whatever the file says */
-		int betas = strcmp(a->name, "grok") == 0;
+		/* llama.cpp's loader reads the beta keys and the log multiplier only for some
+		 * architectures; the others run with its defaults whatever the file says */
+		int betas = (a->flags & GG_YARN_BETAS) != 0;
 		if ((betas && (num(h, "rope.scaling.yarn_beta_fast", &fast) < 0 ||
 		               num(h, "rope.scaling.yarn_beta_slow", &slow) < 0)) ||
-		    num(h, "rope.scaling.yarn_log_multiplier", &logmul) < 0)
+		    ((a->flags & GG_YARN_LOG_MUL) &&
+		     num(h, "rope.scaling.yarn_log_multiplier", &logmul) < 0))
 			return PE_EFORMAT;
 		if (!(factor > 0) || !(orig > 0))
 			return fail(
@@ -347,11 +444,18 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		put_number(bp, "original", orig);
 		put_number(bp, "beta-fast", fast);
 		put_number(bp, "beta-slow", slow);
-		if (logmul != 0) /* DeepSeek: mscale = mscale_all_dim, so the factor is 1 */
-			strbuf_addf(bp, ",attention-factor=1");
-		else if (!isnan(attn))
-			put_number(bp, "attention-factor",
-			           attn * (factor > 1 ? 0.1 * log(factor) + 1.0 : 1.0));
+		/* llama-context.cpp: get_mscale(f, mscale) / get_mscale(f, log_mul) with mscale
+		 * 1 (DeepSeek-V2 with log_mul != 1: log_mul itself, a ratio of 1), else
+		 * get_mscale(f, 1); times rope.scaling.attn_factor. ggml's rope_yarn multiplies
+		 * by 1 + 0.1 ln f, which llama.cpp divides out first. */
+		double ms = factor > 1 ? 0.1 * log(factor) + 1.0 : 1.0;
+		if (logmul != 0) {
+			double all = factor > 1 ? 0.1 * logmul * log(factor) + 1.0 : 1.0;
+			int ds2 = strcmp(a->name, "deepseek2") == 0 && logmul != 1.0;
+			ms = ds2 ? 1.0 : ms / all;
+		}
+		if (logmul != 0 || !isnan(attn))
+			put_number(bp, "attention-factor", ms * (isnan(attn) ? 1.0 : attn));
 	} else if (strcmp(t, "none") == 0) {
 		strbuf_addf(bp, ",scaling=none");
 	} else {
@@ -370,8 +474,18 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		swa_base = 10000.0; /* llama.cpp's Gemma 3 and 4 local base */
 	/* read before the layer flags are allocated, as an error returns at once */
 	double swa = -1;
-	if (num(h, "attention.sliding_window", &swa) < 0)
+	int has_window = num(h, "attention.sliding_window", &swa);
+	if (has_window < 0)
 		return PE_EFORMAT;
+	/* gemma3.cpp: no window (or 0), no sliding layers; exaone4.cpp: sliding layers in
+	 * the 64-layer model only */
+	if (((a->flags & GG_SWA_NEEDS_WINDOW) && !(has_window && swa > 0)) ||
+	    (strcmp(a->name, "exaone4") == 0 && m->n_layers != 64))
+		pattern = 0;
+	/* RoPE only in sliding layers: they keep the main spec (their base if the file
+	 * gives one, as the loaders read rope.freq_base_swa), the others have none */
+	if ((a->flags & GG_ROPE_SWA_ONLY) && !has_swa)
+		swa_base = base;
 	/* which layers slide: {arch}.attention.sliding_window_pattern when the file has it
 	 * (a period, or one flag per layer, true = sliding, as llama.cpp's get_key_or_arr
 	 * reads it), else the period llama.cpp hard-codes for the architecture */
@@ -399,9 +513,16 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			any |= slides[i] = (unsigned char)(i % pattern != pattern - 1);
 	int split = any && !isnan(swa_base) && m->n_layers;
 	unsigned nope = a->nope_step;
-	/* llama.cpp's Llama 4 loader: a sliding_window of 0 means every layer rotates */
-	if (strcmp(a->name, "llama4") == 0 && swa == 0)
-		nope = 0;
+	/* llama.cpp's Llama 4 loader: a sliding_window of 0 sets n_no_rope_layer_step to
+	 * n_layer ("always use rope"), and (il + 1) % n_layer leaves the last layer
+	 * unrotated: what it runs, so what this reads */
+	if (strcmp(a->name, "llama4") == 0 && has_window && swa == 0)
+		nope = m->n_layers > 0 && m->n_layers < 1e6 ? (unsigned)m->n_layers : 0;
+	if (split && (a->flags & GG_ROPE_SWA_ONLY)) {
+		enum pe_status rst = rope_in_sliding(h, bp, label, swa_base, slides);
+		free(slides);
+		return rst;
+	}
 	if (!split)
 		free(slides);
 	if (!split && nope && m->n_layers) {
@@ -556,7 +677,34 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 		st = PE_ENOMEM;
 		goto done;
 	}
-	st = a->layout ? read_rope(&h, a, m->name) : read_alibi(&h, m->name);
+	if (a->flags & GG_NO_ROPE) {
+		st = fail(&h, PE_EUNSUPPORTED,
+		          "general.architecture '%s': llama.cpp's graph applies no RoPE to it (%s)",
+		          arch->str, a->why);
+		goto done;
+	}
+	int alibi = !a->layout;
+	if (strcmp(a->name, "baichuan") == 0) {
+		/* baichuan.cpp: 32 layers (7B) rotate, 40 (13B) take ALiBi of max bias 8,
+		 * other sizes neither */
+		double layers = 0;
+		if (num(&h, "block_count", &layers) < 0) {
+			st = PE_EFORMAT;
+			goto done;
+		}
+		if (layers != 32 && layers != 40) {
+			st = fail(
+			        &h, PE_EUNSUPPORTED,
+			        "baichuan.block_count %.17g: llama.cpp rotates Baichuan's 32-layer "
+			        "7B and gives its 40-layer 13B ALiBi; other sizes get no "
+			        "positional "
+			        "encoding",
+			        layers);
+			goto done;
+		}
+		alibi = layers == 40;
+	}
+	st = alibi ? read_alibi(&h, m->name) : read_rope(&h, a, m->name);
 	if (st == PE_OK) {
 		char key[256];
 		snprintf(key, sizeof(key), "%s.rope.dimension_sections", arch->str);
@@ -577,19 +725,22 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 			                 "axis, which is plain RoPE (this spec)");
 			double base = 10000.0;
 			num(&h, "rope.freq_base", &base);
+			/* llama_model_rope_type: IMROPE, the sections interleaved over the pairs */
+			const char *il =
+			        strncmp(a->name, "qwen3vl", 7) == 0 ? ",interleaved=1" : "";
 			if (sec->arr_n >= 3) {
 				strbuf_addf(
 				        &nb,
 				        "; image and video tokens: -s mrope:base=%.17g,t=%.0f,"
-				        "h=%.0f,w=%.0f with text=N,frames=F,height=H,width=W or "
+				        "h=%.0f,w=%.0f%s with text=N,frames=F,height=H,width=W or "
 				        "with --position-ids FILE; either, given with this model "
 				        "spec, selects that mrope spec",
-				        base, sec->arr[0], sec->arr[1], sec->arr[2]);
+				        base, sec->arr[0], sec->arr[1], sec->arr[2], il);
 				free(m->mrope_spec);
-				m->mrope_spec = pe_asprintf("mrope:base=%.17g,t=%.0f,h=%.0f,w=%.0f,"
-				                            "label=%s",
-				                            base, sec->arr[0], sec->arr[1],
-				                            sec->arr[2], m->name);
+				m->mrope_spec = pe_asprintf(
+				        "mrope:base=%.17g,t=%.0f,h=%.0f,w=%.0f%s,"
+				        "label=%s",
+				        base, sec->arr[0], sec->arr[1], sec->arr[2], il, m->name);
 				if (!m->mrope_spec)
 					st = PE_ENOMEM;
 			}

@@ -141,7 +141,7 @@ r, s = summary("gguf:" + phi)
 ok(float(s["all"]["attention_factor"]) == f32(att), "phi3 gguf: its attn_factor (float32)", s)
 
 # Gemma 3: local layers at llama.cpp's 10000, global at freq_base with linear 8
-gemma = write("gemma3", gguf([
+GEMMA3 = [
     ("general.architecture", STRING, "gemma3"),
     ("gemma3.context_length", UINT32, 131072),
     ("gemma3.embedding_length", UINT32, 5376),
@@ -151,12 +151,21 @@ gemma = write("gemma3", gguf([
     ("gemma3.rope.freq_base", FLOAT32, 1000000.0),
     ("gemma3.rope.scaling.type", STRING, "linear"),
     ("gemma3.rope.scaling.factor", FLOAT32, 8.0),
-]))
+]
+gemma = write("gemma3", gguf(GEMMA3 + [("gemma3.attention.sliding_window", UINT32, 1024)]))
 r1, s1 = summary("gguf:" + gemma)
 r2, s2 = summary("model:gemma-3-27b")
 ok(all(s1.get(g, {}).get(k) == s2[g].get(k) for g in ("local", "global")
        for k in ("layers", "base", "scaling", "factor", "rotary_dim")),
    "gemma3 gguf: the same local and global groups as its config.json", (s1, r1.err))
+# gemma3.cpp: without attention.sliding_window (the converter leaves it out for
+# sliding_window_pattern 1), or with 0, swa_type is NONE: every layer at freq_base, scaled
+for name, extra in (("no window key", []),
+                    ("window 0", [("gemma3.attention.sliding_window", UINT32, 0)])):
+    r, s = summary("gguf:" + write("gemma3-nowin", gguf(GEMMA3 + extra)))
+    ok(r.rc == 0 and s.get("all", {}).get("layers") == "0-61" and
+       s["all"].get("base") == "1000000" and s["all"].get("factor") == "8",
+       "gemma3 gguf, %s: no sliding layers, every layer at 1e6 with linear 8" % name, s)
 
 bloom = write("bloom", gguf([
     ("general.architecture", STRING, "bloom"),
@@ -225,7 +234,8 @@ ok(r.rc == 0 and s.get("rope", {}).get("layout") == "interleaved" and
    s["rope"].get("layers") == "0-2,4-6" and s.get("nope", {}).get("layers") == "3,7" and
    rope_layers == [0, 1, 2, 4, 5, 6] and nope_layers == [3, 7],
    "smollm3 gguf: NORM layout (interleaved), NoPE on every 4th layer (3, 7)", (s, r.err))
-# Llama 4 with attention.sliding_window = 0: llama.cpp rotates every layer
+# Llama 4 with attention.sliding_window = 0: llama4.cpp sets n_no_rope_layer_step to n_layer
+# ("always use rope"), and (il + 1) % n_layer != 0 leaves the last layer unrotated
 l4 = write("llama4-noswa", gguf([
     ("general.architecture", STRING, "llama4"),
     ("llama4.context_length", UINT32, 8192),
@@ -236,8 +246,10 @@ l4 = write("llama4-noswa", gguf([
     ("llama4.rope.freq_base", FLOAT32, 500000.0),
 ]))
 r, s = summary("gguf:" + l4)
-ok(r.rc == 0 and "nope" not in s and s.get("all", {}).get("layers") == "0-3",
-   "llama4 gguf with sliding_window 0: every layer rotates", (s, r.err))
+ok(r.rc == 0 and s.get("rope", {}).get("layers") == "0-2" and
+   s.get("nope", {}).get("layers") == "3",
+   "llama4 gguf with sliding_window 0: every layer but the last rotates, as llama.cpp runs it",
+   (s, r.err))
 
 # Gemma 4 as llama.cpp reads it: attention.sliding_window_pattern one flag per layer (true:
 # sliding), sliding layers with their own base (freq_base_swa), head (key_length_swa) and
@@ -280,6 +292,7 @@ r30 = write("rotary-30-of-44", gguf([
     ("gemma3.attention.key_length_swa", UINT32, 46),
     ("gemma3.rope.dimension_count_swa", UINT32, 26),
     ("gemma3.rope.freq_base", FLOAT32, 1000000.0),
+    ("gemma3.attention.sliding_window", UINT32, 512),
 ]))
 r, s = summary("gguf:" + r30)
 ok(r.rc == 0 and s.get("global", {}).get("rotary_dim") == "30" and
@@ -303,8 +316,10 @@ c2 = write("cohere2-p3", gguf([
     ("cohere2.attention.sliding_window_pattern", UINT32, 3),
 ]))
 r, s = summary("gguf:" + c2)
-ok(r.rc == 0 and s.get("global", {}).get("layers") == "2,5",
-   "sliding_window_pattern 3: every 3rd layer global", (s, r.err))
+# cohere2.cpp rotates the sliding layers only (ggml_rope_ext under is_swa), at freq_base_swa
+ok(r.rc == 0 and s.get("nope", {}).get("layers") == "2,5" and
+   s.get("rope", {}).get("layers") == "0-1,3-4" and s["rope"].get("base") == "10000",
+   "cohere2 sliding_window_pattern 3: every 3rd layer global and without RoPE", (s, r.err))
 # yarn_beta_*: llama.cpp reads them only for some architectures (grok); qwen2 runs 32/1
 def yarn_file(arch, name):
     return write(name, gguf([
@@ -378,5 +393,63 @@ fifo = os.path.join(TMP, "fifo.gguf")
 os.mkfifo(fifo)
 error_case(EXE, "gguf FIFO refused without waiting for a writer",
            ["model", "gguf:" + fifo, "-o", "-"], 1, "not a regular file")
+
+# ---- architectures as llama.cpp's per-architecture code reads them ---------------------------
+def arch_file(arch, layers, extra=(), name=None):
+    return write(name or arch + str(layers), gguf([
+        ("general.architecture", STRING, arch),
+        (arch + ".context_length", UINT32, 4096),
+        (arch + ".embedding_length", UINT32, 1024),
+        (arch + ".block_count", UINT32, layers),
+        (arch + ".attention.head_count", UINT32, 8),
+        (arch + ".rope.freq_base", FLOAT32, 10000.0),
+    ] + list(extra)))
+
+
+# baichuan.cpp: 32 layers (7B) rotate, 40 (13B) take ALiBi of max bias 8, others neither
+r, s = summary("gguf:" + arch_file("baichuan", 32))
+ok(r.rc == 0 and s["all"]["spec"].startswith("rope"), "baichuan 32 layers: RoPE", s)
+r, s = summary("gguf:" + arch_file("baichuan", 40))
+ok(r.rc == 0 and s["all"]["spec"].startswith("alibi heads=8"), "baichuan 40 layers: ALiBi", s)
+error_case(EXE, "baichuan 36 layers", ["model", "gguf:" + arch_file("baichuan", 36), "-o", "-"],
+           1, "other sizes get no positional encoding")
+error_case(EXE, "gpt2 (no RoPE in llama.cpp)", ["model", "gguf:" + arch_file("gpt2", 2), "-o",
+                                                "-"], 1, "applies no RoPE to it")
+# layouts from llama_model_rope_type: NORM interleaved, NEOX half; GLM-4 NORM unless M-RoPE
+for arch, layout in (("mistral3", "interleaved"), ("ernie4_5", "interleaved"),
+                     ("hunyuan-dense", "half"), ("seed_oss", "half"), ("glm4", "interleaved")):
+    r, s = summary("gguf:" + arch_file(arch, 2))
+    ok(r.rc == 0 and s.get("all", {}).get("layout") == layout, f"{arch} gguf: {layout}", s)
+sec = (ARRAY, (UINT32, [16, 24, 24, 0]))
+r, s = summary("gguf:" + arch_file("glm4", 2, [("glm4.rope.dimension_sections", *sec)], "glm4v"))
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "half", "glm4 gguf with sections: M-RoPE, half",
+   s)
+r = run(EXE, "model", "gguf:" + arch_file("qwen3vl", 2, [("qwen3vl.rope.dimension_sections",
+                                                          *sec)]))
+ok(r.rc == 0 and "interleaved=1" in r.text, "qwen3vl gguf: interleaved M-RoPE sections", r.text)
+# exaone4.cpp: sliding layers (pattern 4), and RoPE only there, in the 64-layer 32B alone
+r, s = summary("gguf:" + arch_file("exaone4", 64))
+ok(r.rc == 0 and s.get("nope", {}).get("layers", "").startswith("3,7,11"),
+   "exaone4 64 layers: every 4th layer without RoPE", s)
+r, s = summary("gguf:" + arch_file("exaone4", 30))
+ok(r.rc == 0 and s.get("all", {}).get("layers") == "0-29", "exaone4 30 layers: every layer", s)
+# YaRN keys: betas read by grok and mistral3 only, the log multiplier by deepseek2/32,
+# glm-dsa and mistral3 only; llama-context.cpp's amplitude get_mscale(f, 1) /
+# get_mscale(f, log_mul) times rope.scaling.attn_factor
+yk = lambda a: [(a + ".rope.scaling.type", STRING, "yarn"),  # noqa: E731
+                (a + ".rope.scaling.factor", FLOAT32, 16.0),
+                (a + ".rope.scaling.original_context_length", UINT32, 4096),
+                (a + ".rope.scaling.yarn_beta_fast", FLOAT32, 16.0),
+                (a + ".rope.scaling.yarn_log_multiplier", FLOAT32, 0.5)]
+r, s = summary("gguf:" + arch_file("mistral3", 2, yk("mistral3"), "m3yarn"))
+want = (0.1 * math.log(16) + 1) / (0.1 * f32(0.5) * math.log(16) + 1)
+ok(r.rc == 0 and "beta-fast=16" in s["all"]["spec"] and
+   abs(float(s["all"]["attention_factor"]) - want) <= 1e-6 * want,
+   "mistral3 gguf: its betas and log multiplier read", s)
+r, s = summary("gguf:" + arch_file("qwen2", 2, yk("qwen2"), "q2yarn"))
+want = 0.1 * math.log(16) + 1
+ok(r.rc == 0 and "beta-fast=32" in s["all"]["spec"] and
+   abs(float(s["all"]["attention_factor"]) - want) <= 1e-12 * want,
+   "qwen2 gguf: betas and log multiplier not read (llama.cpp's defaults)", s)
 
 done()
