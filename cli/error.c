@@ -60,7 +60,9 @@ int cli_utf8_valid(const char *text)
 	return 1;
 }
 
-char *cli_escape(const char *text)
+/* @backslash: also write '\\' as "\\\\" (a raw name shown unambiguously); messages
+ * leave it, as the text in them may be escaped already (a name, a file's bytes). */
+static char *escape(const char *text, int backslash)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	size_t len = strlen(text);
@@ -71,7 +73,7 @@ char *cli_escape(const char *text)
 	char *o = out;
 	for (size_t i = 0; i < len;) {
 		unsigned char c = s[i];
-		if (c == '\\') {
+		if (c == '\\' && backslash) {
 			*o++ = '\\';
 			*o++ = '\\';
 			i++;
@@ -106,6 +108,11 @@ char *cli_escape(const char *text)
 	return out;
 }
 
+char *cli_escape(const char *text)
+{
+	return escape(text, 1);
+}
+
 /* A message starts on a clean line, not after a progress line. */
 static void clear_progress(void)
 {
@@ -136,7 +143,7 @@ __attribute__((format(printf, 1, 0))) static char *format_escaped(const char *fm
 			msg = small; /* truncated, still escaped */
 	}
 	va_end(ap2);
-	char *safe = need >= 0 ? cli_escape(msg) : NULL;
+	char *safe = need >= 0 ? escape(msg, 0) : NULL;
 	if (msg != small)
 		free(msg);
 	return safe;

@@ -204,11 +204,9 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 	enum pe_status st = mt ? cli_memtable_read(mt, &req, budget, 0, out, &err)
 	                       : pe_read_file_described(path, &req, budget, out, &info, &err);
 	if (st != PE_OK) {
-		char *a = cli_escape(arg), *e = cli_escape(err ? err : pe_status_str(st));
-		rc = cli_error("'%s': %s%s", a ? a : "?", e ? e : "?",
+		/* escaped once, by cli_error (the library's text has the file's bytes escaped) */
+		rc = cli_error("'%s': %s%s", arg, err ? err : pe_status_str(st),
 		               st == PE_ETOOBIG ? " (--max-memory)" : "");
-		free(a);
-		free(e);
 		free(err);
 	} else {
 		/* what the file says of itself: its dtype and shape */

@@ -103,13 +103,11 @@ static int inspect(const char *path, double max_time)
 		size_t len = strlen(path);
 		int model = (len > 5 && strcmp(path + len - 5, ".gguf") == 0) ||
 		            (len > 5 && strcmp(path + len - 5, ".json") == 0);
-		char *a = NULL, *b = NULL;
-		const char *shown = esc(&a, path);
-		int rc = cli_error("'%s': %s%s%s%s", shown, esc(&b, err ? err : pe_status_str(st)),
-		                   model ? " ('posenc model " : "", model ? shown : "",
+		/* cli_error escapes what a terminal must not see; the library's text has its
+		 * file bytes escaped already, so neither is escaped twice here */
+		int rc = cli_error("'%s': %s%s%s%s", path, err ? err : pe_status_str(st),
+		                   model ? " ('posenc model " : "", model ? path : "",
 		                   model ? "' reads a model's positional encoding from it)" : "");
-		free(a);
-		free(b);
 		free(err);
 		return rc;
 	}

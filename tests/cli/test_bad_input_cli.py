@@ -242,8 +242,9 @@ CASES = [
     ("file table over the budget", ["encode", "-s", "file:path=h.npy", "--max-memory", "2M",
                                     "-o", "out.csv"], RUNTIME, "the 1000 x 400 table needs 3.1 MiB",
      {"setup": files(h_npy=F32), "keep": True}),
+    # its first bytes already cannot be a table: said at once, not at the limit
     ("an endless stream", ["encode", "-s", "file:path=/dev/zero", "--max-memory", "4M", "-o", "out.csv"],
-     RUNTIME, "longer than the limit of 4.0 MiB", K),
+     RUNTIME, "not a text table (binary data", K),
     ("inspect without a file", ["inspect"], USAGE, "no file", {}),
     ("inspect a missing file", ["inspect", "none.npy"], RUNTIME, "'none.npy': No such file", {}),
     ("inspect a directory", ["inspect", "d"], RUNTIME, "Is a directory", {"setup": folder_named("d")}),

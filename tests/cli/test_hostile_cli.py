@@ -730,6 +730,37 @@ try:
         quick_refusal(f"{dev} as position ids", ["encode", "-s", "mrope", "-d", "128",
                                                  "--position-ids", dev, "-o", "o.csv"], wd,
                       "binary data", rss_max=200 * MiB)
+    # file text in an error is escaped once: by the library (a cell's tab as \t), not again
+    # by the command line's escaping of the whole message (it showed \\t and \\x93)
+    with open(os.path.join(wd, "tabs.csv"), "w") as f:
+        f.write("a,b\n1\t2,3\n")
+    open(os.path.join(wd, "e\x1bvil.npy"), "wb").close()
+    for args, want in ((["encode", "-s", "file:path=tabs.csv", "-o", "o.csv"], "'1\\t2'"),
+                       (["inspect", "e\x1bvil.npy"], "'e\\x1bvil.npy': not an NPY file (no "
+                                                      "\\x93NUMPY magic)"),
+                       (["check", "-s", "rope", "-d", "4", "--against", "e\x1bvil.npy"],
+                        "(no \\x93NUMPY magic)")):
+        rc, _, err, _, _ = run(args, wd)
+        ok(rc in (1, 2) and one_error(err) and want in err and "\\\\" not in err,
+           f"escaped once: {args[0]}", err)
+    # a stream that looks like a table forever still stops at the memory budget
+    fifo = os.path.join(wd, "endless.csv")
+    os.mkfifo(fifo)
+
+    def feed():
+        try:
+            with open(fifo, "wb") as f:
+                line = b"1,2\n" * 16384
+                while True:
+                    f.write(line)
+        except (BrokenPipeError, OSError):
+            pass
+
+    feeder = threading.Thread(target=feed, daemon=True)
+    feeder.start()
+    quick_refusal("an endless CSV stream", ["encode", "-s", "file:path=" + fifo, "--max-memory",
+                                            "4M", "-o", "o.csv"], wd, "longer than the limit")
+    feeder.join(timeout=10)
     # -o through a link to a terminal: binary formats refused as -o - refuses them
     import pty
     m, sl = pty.openpty()
