@@ -122,6 +122,17 @@ static void clear_progress(void)
 	}
 }
 
+/* How much of a long message's start and end is kept. */
+#define KEEP 600
+
+/* @i moved back to the start of the UTF-8 character it falls in. */
+static size_t start_of_char(const char *s, size_t i)
+{
+	while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i--;
+	return i;
+}
+
 /*
  * Messages carry text from files and from the command line (tensor names,
  * JSON keys, paths): control characters, escape sequences and newlines in
@@ -146,6 +157,15 @@ __attribute__((format(printf, 1, 0))) static char *format_escaped(const char *fm
 	char *safe = need >= 0 ? escape(msg, 0) : NULL;
 	if (msg != small)
 		free(msg);
+	/* a 100 kB spec echoed whole would bury the reason: the middle goes */
+	size_t len = safe ? strlen(safe) : 0;
+	if (len > 2 * KEEP + 64) {
+		size_t cut = start_of_char(safe, KEEP), resume = start_of_char(safe, len - KEEP);
+		char mid[64];
+		int m = snprintf(mid, sizeof(mid), " [... %zu bytes ...] ", resume - cut);
+		memcpy(safe + cut, mid, (size_t)m);
+		memmove(safe + cut + m, safe + resume, len - resume + 1);
+	}
 	return safe;
 }
 

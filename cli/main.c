@@ -82,7 +82,7 @@ static int run(const struct command *c, int argc, char **argv)
 
 static int help(int argc, char **argv)
 {
-	if (argc < 2) {
+	if (argc < 2 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return CLI_OK;
 	}

@@ -330,9 +330,20 @@ int cmd_layers(int argc, char **argv)
 			for (size_t l = 0; l < m->n_layers; l++)
 				layer_group[l] = g;
 	}
+	/* T5's encoder and decoder: groups that are stacks, not lists of layers */
+	int unlisted = 0;
+	for (size_t g = 0; g < m->n_groups; g++)
+		unlisted |= m->groups[g].n_layers == 0;
 	for (size_t l = 0; !rc && l < m->n_layers; l++)
 		if (layer_group[l] == SIZE_MAX)
-			rc = cli_error("'%s': layer %zu is in no layer group", o.specs[0], l);
+			rc = unlisted ? cli_usage_error(
+			                        "'%s': its %zu groups (%s, ...) are stacks of "
+			                        "layers, not a list of them, so there is no "
+			                        "table by layer; 'posenc model' describes "
+			                        "each",
+			                        o.specs[0], m->n_groups, m->groups[0].name)
+			              : cli_error("'%s': layer %zu is in no layer group",
+			                          o.specs[0], l);
 	if (!rc)
 		rc = cli_format_is_figure(format) ? draw(&o, m, facts, layer_group, path, format)
 		                                  : write_csv(&o, m, facts, layer_group, path);

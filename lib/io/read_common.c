@@ -351,3 +351,14 @@ enum pe_status rd_table_read(const void *buf, size_t len, const struct pe_read_r
 	*out = m;
 	return PE_OK;
 }
+
+const char *rd_size(double bytes, char buf[24])
+{
+	if (bytes >= 0.1 * 1048576.0)
+		snprintf(buf, 24, "%.1f MiB", bytes / 1048576.0);
+	else if (bytes >= 1024.0)
+		snprintf(buf, 24, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(buf, 24, "%.0f bytes", bytes);
+	return buf;
+}

@@ -163,6 +163,7 @@ struct rd_csv {
 	double *data; /* kept rows, sh.cells values each */
 	size_t kept, cap;
 	int over; /* past the limit: rows are counted, no longer kept */
+	char eol; /* '\n', or '\r' for a file of classic Mac line ends (no '\n' at all) */
 };
 
 enum pe_status rd_csv_begin(const struct pe_read_request *req, size_t limit, struct rd_csv **out,
@@ -352,10 +353,13 @@ enum pe_status rd_csv_feed(struct rd_csv *c, const char *buf, size_t len, int eo
 			               ".safetensors and .csv)");
 		if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
 			p += 3;
+		/* lines ended by CR alone (as Python's csv module reads them too) */
+		size_t head = len < 4096 ? len : 4096;
+		c->eol = !memchr(buf, '\n', head) && memchr(buf, '\r', head) ? '\r' : '\n';
 		c->fed = 1;
 	}
 	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *nl = memchr(p, c->eol, (size_t)(end - p));
 		if (!nl && !eof)
 			break;
 		const char *stop = nl ? nl : end;
@@ -392,9 +396,10 @@ enum pe_status rd_csv_finish(struct rd_csv *c, struct pe_matrix **out, char **er
 	if (c->over) {
 		double bytes = (double)(r1 - r0) * (double)cols * 8.0;
 		st = rd_fail(err, PE_ETOOBIG,
-		             "the %zu x %zu table needs %.1f MiB as float64, more than the limit "
-		             "of %.1f MiB",
-		             r1 - r0, cols, bytes / 1048576.0, (double)c->limit / 1048576.0);
+		             "the %zu x %zu table needs %s as float64, more than the limit "
+		             "of %s",
+		             r1 - r0, cols, rd_size(bytes, (char[24]){0}),
+		             rd_size((double)c->limit, (char[24]){0}));
 		rd_csv_abort(c);
 		return st;
 	}

@@ -98,9 +98,8 @@ static enum pe_status read_stream_until(int fd, size_t limit, const char *path, 
 			break;
 		if (limit && len > limit) {
 			free(buf);
-			return rd_fail(err, PE_ETOOBIG,
-			               "the stream is longer than the limit of %.1f MiB",
-			               (double)limit / 1048576.0);
+			return rd_fail(err, PE_ETOOBIG, "the stream is longer than the limit of %s",
+			               rd_size((double)limit, (char[24]){0}));
 		}
 	}
 	c->heap = buf;
@@ -185,19 +184,21 @@ static enum pe_status fill_needed(int fd, struct contents *c, const char *path, 
 	 * their size for arrays of numbers), against the limit. */
 	if (limit && (double)hl > (double)limit)
 		return rd_fail(err, PE_ETOOBIG,
-		               "the safetensors header of %.1f MiB needs more than the limit of "
-		               "%.1f MiB",
-		               (double)hl / 1048576.0, (double)limit / 1048576.0);
+		               "the safetensors header of %s needs more than the limit of "
+		               "%s",
+		               rd_size((double)hl, (char[24]){0}),
+		               rd_size((double)limit, (char[24]){0}));
 	if ((st = fill(fd, c, head, 8 + hl, err)) != PE_OK)
 		return st;
 	if (limit && 8 + hl <= c->len) {
 		double cost = json_cost_bound((const char *)c->p + 8, (size_t)hl);
 		if (cost > (double)limit)
 			return rd_fail(err, PE_ETOOBIG,
-			               "the safetensors header of %.1f MiB needs up to %.1f MiB to "
-			               "parse, more than the limit of %.1f MiB",
-			               (double)hl / 1048576.0, cost / 1048576.0,
-			               (double)limit / 1048576.0);
+			               "the safetensors header of %s needs up to %s to "
+			               "parse, more than the limit of %s",
+			               rd_size((double)hl, (char[24]){0}),
+			               rd_size(cost, (char[24]){0}),
+			               rd_size((double)limit, (char[24]){0}));
 	}
 	if (header_only)
 		return st;
@@ -325,9 +326,10 @@ static enum pe_status stream_header_fits(const struct contents *c, const char *p
 	double cost = json_cost_bound((const char *)c->p + 8, (size_t)hl);
 	if (cost > (double)limit)
 		return rd_fail(err, PE_ETOOBIG,
-		               "the safetensors header of %.1f MiB needs up to %.1f MiB to parse, "
-		               "more than the limit of %.1f MiB",
-		               (double)hl / 1048576.0, cost / 1048576.0, (double)limit / 1048576.0);
+		               "the safetensors header of %s needs up to %s to parse, "
+		               "more than the limit of %s",
+		               rd_size((double)hl, (char[24]){0}), rd_size(cost, (char[24]){0}),
+		               rd_size((double)limit, (char[24]){0}));
 	return PE_OK;
 }
 
@@ -440,9 +442,10 @@ static enum pe_status table_fits(const struct contents *c, const char *path,
 		double bytes = rows * cols * 8.0;
 		if (rows > 0 && bytes > (double)max_bytes)
 			st = rd_fail(err, PE_ETOOBIG,
-			             "the %.0f x %.0f table needs %.1f MiB as float64, more than "
-			             "the limit of %.1f MiB",
-			             rows, cols, bytes / 1048576.0, (double)max_bytes / 1048576.0);
+			             "the %.0f x %.0f table needs %s as float64, more than "
+			             "the limit of %s",
+			             rows, cols, rd_size(bytes, (char[24]){0}),
+			             rd_size((double)max_bytes, (char[24]){0}));
 	}
 	pe_file_info_destroy(info);
 	return st;
@@ -529,10 +532,11 @@ static enum pe_status read_csv_fd(int fd, size_t len, const struct pe_read_reque
 			 * budget. */
 			if (limit && cap * 2 > limit) {
 				st = rd_fail(err, PE_ETOOBIG,
-				             "a line of more than %.1f MiB of text, more than the "
+				             "a line of more than %s of text, more than the "
 				             "limit of "
-				             "%.1f MiB",
-				             (double)cap / 1048576.0, (double)limit / 1048576.0);
+				             "%s",
+				             rd_size((double)cap, (char[24]){0}),
+				             rd_size((double)limit, (char[24]){0}));
 				break;
 			}
 			char *grown = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;

@@ -19,6 +19,9 @@ enum rd_elem {
 	RD_BF16,
 };
 
+/* @bytes as a message says it: "3.1 MiB", "1.0 KiB" or "512 bytes" (into @buf, returned). */
+const char *rd_size(double bytes, char buf[24]);
+
 /* Sets *err (if err is not NULL) to the formatted message; returns status. */
 enum pe_status rd_fail(char **err, enum pe_status status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

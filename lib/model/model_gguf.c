@@ -207,7 +207,8 @@ static enum pe_status put_tensor(struct gg *h, struct strbuf *b, const char *nam
 		if (!(v[i] > 0) || !isfinite(v[i])) {
 			free(v);
 			return fail(h, PE_EFORMAT,
-			            "tensor '%s': value %zu is not a positive number", name, i);
+			            "tensor '%s': value [%zu] = %g is not a positive number", name,
+			            i, v[i]);
 		}
 		/* the float32 value exactly, as the shortest double text */
 		char text[40];

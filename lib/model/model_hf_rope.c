@@ -270,8 +270,9 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 		return PE_EFORMAT;
 	if (rc == 0 && !isnan(c->top_theta))
 		theta = c->top_theta;
-	if (!(theta > 1.0))
-		return hf_fail(h, PE_EFORMAT, "%srope_theta: %.17g must exceed 1", where, theta);
+	if (!(theta > 1.0)) /* named where it was read: the block's key, or the top level's */
+		return hf_fail(h, PE_EFORMAT, "%srope_theta: %.17g must exceed 1", rc ? where : "",
+		               theta);
 	if ((rc = rotary_fraction(h, c, where, block, &partial)) < 0)
 		return PE_EFORMAT;
 	/* Gemma 4's own default RoPE (Gemma4TextRotaryEmbedding.compute_default_rope_parameters)

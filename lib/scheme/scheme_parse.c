@@ -62,6 +62,10 @@ static int parse_double(const char *text, double *out)
 {
 	if (!*text || isspace((unsigned char)*text))
 		return -1;
+	/* decimal only, as the options read numbers: strtod would take 0x10 as 16 */
+	const char *digits = *text == '+' || *text == '-' ? text + 1 : text;
+	if (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+		return -1;
 	char *end;
 	errno = 0;
 	double v = strtod(text, &end);

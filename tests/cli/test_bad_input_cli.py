@@ -372,6 +372,16 @@ CASES = [
      "'x\\x1b]0;t\\x07.npy': No such file", K),
     ("a CSV cell with escapes", ["encode", "-s", "file:path=x.csv", "-o", "out.npy"], RUNTIME, "\\x1b[2J",
      {"setup": files(x_csv="position,0,1\n0,1,2\n1,\x1b[2J\nposenc: error: x,4\n")}),
+    # ---- clear lines for what a second pair of eyes tried ----
+    ("a hexadecimal base", ["encode", "-s", "rope:base=0x10", "-n", "2", "-d", "4", "-o", "out.csv"],
+     USAGE, "key 'base': '0x10' is not a number", {}),
+    ("a budget in KiB said in KiB", ["encode", "-s", "file:path=m.npy", "--max-memory", "1K", "-o",
+                                     "out.csv"], RUNTIME, "more than the limit of 1.0 KiB",
+     {"setup": files(m_npy=npy_bytes("<f8", "(64, 4)", bytes(2048))), "keep": True}),
+    ("a 100 kB spec echoed short", ["encode", "-s", "rope:base=" + "7" * 100000 + "x", "-n", "2",
+                                    "-d", "4", "-o", "out.csv"], USAGE, "bytes ...] 777", {}),
+    ("layers of T5's stacks", ["layers", "-s", "model:t5-base", "-o", "out.csv"], USAGE,
+     "are stacks of layers, not a list of them", {}),
 ]
 
 

@@ -117,6 +117,15 @@ r = run(EXE, "encode", "--help")
 ok("Usage: posenc encode" in r.text and "--view" in r.text and "--positions" in r.text, "encode --help documents options")
 r = run(EXE)
 ok(r.rc == 2 and "Usage:" in r.err, "no command: usage on stderr, exit 2")
+r = run(EXE, "help", "help")
+ok(r.rc == 0 and "Usage: posenc" in r.text, "help help: the usage", r.err)
+# a CSV whose lines end in CR alone (classic Mac), as Python's csv module reads it
+cr = os.path.join(workdir(), "cr.csv")
+with open(cr, "wb") as f:
+    f.write(b"a,b\r1,2\r3,4\r")
+r = run(EXE, "encode", "-s", "file:path=" + cr, "-o", "-")
+ok(r.rc == 0 and r.text.splitlines()[1:] == ["0,1,2", "1,3,4"], "CSV with CR line ends read",
+   (r.text, r.err))
 
 # Errors: status, one line, no output file.
 empty = workdir()
