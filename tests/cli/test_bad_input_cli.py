@@ -380,6 +380,9 @@ CASES = [
      {"setup": files(m_npy=npy_bytes("<f8", "(64, 4)", bytes(2048))), "keep": True}),
     ("a 100 kB spec echoed short", ["encode", "-s", "rope:base=" + "7" * 100000 + "x", "-n", "2",
                                     "-d", "4", "-o", "out.csv"], USAGE, "bytes ...] 777", {}),
+    ("precision's points counted in its estimate", ["precision", "--block", "1", "-n", "1e8",
+                                                     "-o", "out.png"], RUNTIME,
+     "larger blocks (--block)", {}),
     ("layers of T5's stacks", ["layers", "-s", "model:t5-base", "-o", "out.csv"], USAGE,
      "are stacks of layers, not a list of them", {}),
 ]
