@@ -516,6 +516,17 @@ enum pe_status hf_read_rope(struct hf *h)
 		c.top_theta = v;
 	if ((rc = hf_cfg_number(h, "max_position_embeddings", &c.max_pos, NULL)) < 0)
 		return PE_EFORMAT;
+	/* the reference keeps any int; as a context length 0, -1 or 1e30 says nothing */
+	if (rc > 0 && !(c.max_pos >= 1 && c.max_pos <= 1e15 && c.max_pos == floor(c.max_pos))) {
+		enum pe_status wst =
+		        hf_warn(h,
+		                "max_position_embeddings: %.17g is not a context length; "
+		                "ignored (no context is shown)",
+		                c.max_pos);
+		if (wst != PE_OK)
+			return wst;
+		c.max_pos = 0;
+	}
 	if ((rc = hf_number(h, "", cfg, "original_max_position_embeddings", &c.top_original)) < 0)
 		return PE_EFORMAT;
 	c.top_original_set = rc;

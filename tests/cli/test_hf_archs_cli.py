@@ -254,6 +254,14 @@ for key, width in (("head_dim", 2 ** 31), ("head_dim", 2 ** 24 + 2)):
     ok(r.rc == 1 and "wider than the 16777216 dimensions" in r.err and r.err.count("\n") == 1,
        "head_dim %d refused at once" % width, r.err)
 
+# max_position_embeddings the reference keeps as any int, but not a context length
+for v in (0, -1, 1e30):
+    r, s = summary(write("maxpos", {"model_type": "llama", "num_hidden_layers": 1,
+                                    "max_position_embeddings": v}))
+    ok(r.rc == 0 and "is not a context length; ignored" in r.err and
+       s.get("model", {}).get("context", "0") in ("0", ""), "max_position_embeddings %g: ignored,"
+       " said" % v, (r.err, s.get("model")))
+
 # ---- refusals that say why -----------------------------------------------------------------
 r = run(EXE, "model", fix("mamba-130m-base-voidful"))
 ok(r.rc == 1 and "no positional encoding" in r.err and "state-space" in r.err,
