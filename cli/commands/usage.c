@@ -606,7 +606,8 @@ static int load_activations(const struct cli_common *o, const char *path, const 
 		rc = cli_error("'%s': %s", ep ? ep : "", err ? err : pe_status_str(st));
 	for (size_t i = 0; !rc && i < n; i++)
 		if (!isfinite(in[i]))
-			rc = cli_error("'%s': value %zu is not finite", ep ? ep : "", i);
+			rc = cli_error("'%s': value [%zu] is %g, not finite", ep ? ep : "", i,
+			               in[i]);
 	if (!rc) {
 		free(err);
 		err = NULL;
@@ -797,6 +798,9 @@ int cmd_usage(int argc, char **argv)
 	                        &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
+	if (o.nspecs > 1)
+		return cli_usage_error("usage reads one model's weights: give one -s (%zu given)",
+		                       o.nspecs);
 	if (o.nspecs != 1 || !cli_is_model_spec(o.specs[0]))
 		return cli_usage_error("which model? usage needs its config: -s hf:config.json (or "
 		                       "model:NAME)");

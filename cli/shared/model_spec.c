@@ -90,9 +90,13 @@ static int read_config(const struct cli_common *o, const char *path, char **text
 	}
 	/* The tree the text parses into counts against the budget too. */
 	double cost = pe_model_hf_json_cost(buf, n);
-	char what[64];
-	snprintf(what, sizeof(what), "parsing this config.json of %.1f MiB", (double)n / 1048576.0);
-	rc = cli_check_memory(o, cost, what, "give a config.json, not this file");
+	char what[64], size[32];
+	snprintf(what, sizeof(what), "parsing this config.json of %s",
+	         cli_format_bytes((double)n, size));
+	/* a config.json is a few kB: a large file is likely something else */
+	rc = cli_check_memory(o, cost, what,
+	                      n > (1u << 20) ? "give a config.json, not this file"
+	                                     : "a budget this small holds no config");
 	if (rc) {
 		free(buf);
 		return rc;

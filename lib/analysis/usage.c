@@ -238,8 +238,8 @@ static enum pe_status vector(struct reader *rd, const struct pe_tensor_info *t, 
 	enum pe_status st = pe_tensor_store_read(rd->s, t, 0, n, out, err);
 	for (size_t i = 0; st == PE_OK && i < n; i++)
 		if (!isfinite(out[i]))
-			st = rd_fail(err, PE_EFORMAT, "tensor '%s': value %zu is not finite",
-			             t->name, i);
+			st = rd_fail(err, PE_EFORMAT, "tensor '%s': value [%zu] is %g, not finite",
+			             t->name, i, out[i]);
 	return st;
 }
 

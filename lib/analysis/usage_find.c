@@ -183,18 +183,30 @@ enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers, struct 
 		f->fused |= c.role->fused;
 	}
 	/* Keep the sets whose every layer has its q and k. */
-	size_t kept = 0;
+	size_t kept = 0, gap_layer = 0, gap_of = 0;
 	for (size_t k = 0; k < n; k++) {
 		int ok = sets[k].layers > 0;
-		for (size_t l = 0; ok && l < sets[k].layers; l++)
+		size_t l = 0;
+		for (; ok && l < sets[k].layers; l++)
 			ok = has_main(&sets[k].layer[l]);
-		if (ok)
+		if (ok) {
 			sets[kept++] = sets[k];
-		else
+		} else {
+			if (sets[k].layers > gap_of) { /* the largest set names the gap */
+				gap_of = sets[k].layers;
+				gap_layer = l - 1;
+			}
 			us_found_free(&sets[k]);
+		}
 	}
 	n = kept;
-	if (st == PE_OK && n == 0)
+	if (st == PE_OK && n == 0 && gap_of)
+		st = rd_fail(err, PE_ENOTFOUND,
+		             "layers 0..%zu are named, but layer %zu has no query and key "
+		             "projections (q_proj and k_proj, qkv_proj, query_key_value, c_attn, "
+		             "or q_b_proj and kv_a_proj_with_mqa)",
+		             gap_of - 1, gap_layer);
+	else if (st == PE_OK && n == 0)
 		st = rd_fail(err, PE_ENOTFOUND,
 		             "no layers with query and key projections (q_proj and k_proj, "
 		             "qkv_proj, query_key_value, c_attn, or q_b_proj and "

@@ -179,6 +179,17 @@ error_case(EXE, "index naming the wrong shard",
            ["usage", "-s", "hf:" + cfg_llama, "--weights", path("bad2.index.json")], 1,
            "the index says")
 
+# a stray layers.99 tensor: the gap is named, not "every layer 0..N-1"
+gap = dict(tensors)
+gap["model.layers.9.self_attn.q_proj.weight"] = tensors["model.layers.0.self_attn.q_proj.weight"]
+st_write.write(path("gap.safetensors"), gap, "BF16")
+error_case(EXE, "a layer index past a gap",
+           ["usage", "-s", "hf:" + cfg_llama, "--weights", path("gap.safetensors")], 1,
+           "layers 0..9 are named, but layer 2 has no query and key projections")
+error_case(EXE, "two models", ["usage", "-s", "hf:" + cfg_llama, "-s", "hf:" + cfg_llama,
+                               "--weights", path("llama.safetensors")], 2,
+           "usage reads one model's weights: give one -s (2 given)")
+
 # ---- Qwen 2: biases, F16 -----------------------------------------------------------------
 cfg_qwen = config("qwen", {"model_type": "qwen2", "hidden_size": hidden, "num_attention_heads": H,
                            "num_key_value_heads": 1, "num_hidden_layers": 1,
