@@ -1,3 +1,4 @@
+#include <errno.h>
 /* Multi-page PDF documents: figure pages and text pages on one cairo PDF surface. */
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 struct pe_document {
 	FILE *out;
 	bool write_failed;
+	int write_errno; /* errno of the write that failed, set again when it is reported */
 	bool finished;
 	cairo_surface_t *surf;
 	double width, height;
@@ -24,6 +26,8 @@ static cairo_status_t write_stream(void *closure, const unsigned char *data, uns
 {
 	struct pe_document *doc = closure;
 	if (fwrite(data, 1, length, doc->out) != length) {
+		if (!doc->write_failed)
+			doc->write_errno = errno;
 		doc->write_failed = true;
 		return CAIRO_STATUS_WRITE_ERROR;
 	}
@@ -82,6 +86,8 @@ static enum pe_status end_page(struct pe_document *doc, cairo_t *cr, enum pe_sta
 			s = doc->write_failed ? PE_EIO : PE_ENOMEM;
 	}
 	cairo_destroy(cr);
+	if (s == PE_EIO)
+		errno = doc->write_errno; /* for the caller's message: ENOSPC, EFBIG, ... */
 	if (s == PE_OK)
 		doc->pages++;
 	return s;
@@ -267,7 +273,9 @@ enum pe_status pe_document_finish(struct pe_document *doc)
 		return PE_EINVAL;
 	doc->finished = true;
 	cairo_surface_finish(doc->surf);
-	if (doc->write_failed)
+	if (doc->write_failed) {
+		errno = doc->write_errno;
 		return PE_EIO;
+	}
 	return cairo_surface_status(doc->surf) == CAIRO_STATUS_SUCCESS ? PE_OK : PE_ENOMEM;
 }

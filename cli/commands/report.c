@@ -4,6 +4,7 @@
  * summary table holds the numbers of posenc compare -o x.csv, computed by
  * the same code (cli/figures/compare_data.c).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -165,8 +166,10 @@ static int check_time(const struct report *r)
 
 static int build_error(enum pe_status st, const char *path)
 {
+	/* the document sets errno to its failed write's */
 	if (st == PE_EIO)
-		return cli_error("writing '%s' failed: input/output error", path);
+		return cli_error("writing '%s' failed: %s", path,
+		                 errno ? strerror(errno) : "input/output error");
 	return cli_figure_error(st);
 }
 
