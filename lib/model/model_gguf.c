@@ -205,10 +205,11 @@ static enum pe_status put_tensor(struct gg *h, struct strbuf *b, const char *nam
 	strbuf_addf(b, ",%s=", key);
 	for (size_t i = 0; i < n; i++) {
 		if (!(v[i] > 0) || !isfinite(v[i])) {
+			double bad = v[i]; /* named after v is freed */
 			free(v);
 			return fail(h, PE_EFORMAT,
 			            "tensor '%s': value [%zu] = %g is not a positive number", name,
-			            i, v[i]);
+			            i, bad);
 		}
 		/* the float32 value exactly, as the shortest double text */
 		char text[40];
