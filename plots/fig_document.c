@@ -1,5 +1,5 @@
-#include <errno.h>
 /* Multi-page PDF documents: figure pages and text pages on one cairo PDF surface. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 

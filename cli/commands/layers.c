@@ -331,9 +331,9 @@ int cmd_layers(int argc, char **argv)
 				layer_group[l] = g;
 	}
 	/* T5's encoder and decoder: groups that are stacks, not lists of layers */
-	int unlisted = 0;
+	int unlisted = m->n_groups > 1;
 	for (size_t g = 0; g < m->n_groups; g++)
-		unlisted |= m->groups[g].n_layers == 0;
+		unlisted &= m->groups[g].n_layers == 0;
 	for (size_t l = 0; !rc && l < m->n_layers; l++)
 		if (layer_group[l] == SIZE_MAX)
 			rc = unlisted ? cli_usage_error(

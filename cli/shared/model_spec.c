@@ -1,11 +1,13 @@
 /* -s hf:PATH and -s model:NAME: load the model, pick layer groups, expand to specs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "shared/model_spec.h"
@@ -29,16 +31,21 @@ static int file_read(void *ctx, uint64_t off, void *buf, size_t len)
 
 static int load_gguf(const struct cli_common *o, const char *path, struct pe_model **out)
 {
-	/* stat first: fopen of a FIFO would wait for a writer, and a FIFO is refused */
-	struct stat sb;
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-		return cli_error("gguf:%s: not a regular file", path);
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	/* O_NONBLOCK: a FIFO is refused at once instead of waiting for a writer (and
+	 * a regular file reads as ever; the flag is dropped before reading) */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
 		return cli_error("gguf:%s: cannot open: %s", path, strerror(errno));
-	if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		fclose(f);
+	struct stat sb;
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+		close(fd);
 		return cli_error("gguf:%s: not a regular file", path);
+	}
+	FILE *f = fcntl(fd, F_SETFL, 0) == 0 ? fdopen(fd, "rb") : NULL;
+	if (!f) {
+		int e = errno;
+		close(fd);
+		return cli_error("gguf:%s: cannot open: %s", path, strerror(e));
 	}
 	struct pe_model_source src = {file_read, f, (uint64_t)sb.st_size};
 	char *err = NULL;

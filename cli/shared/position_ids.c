@@ -289,8 +289,9 @@ static int load_file(const struct cli_common *o, double **out, size_t *count)
 		len += got;
 		/* a NUL byte is no CSV text: say so now, not after reading /dev/urandom
 		 * to the memory budget */
-		if (got && len >= 6 && !has_npy_magic(buf, len) &&
-		    memchr(buf + len - got, 0, got)) {
+		/* NPY's magic has no NUL: a NUL before it is complete is no NPY either */
+		if (got && memchr(buf + len - got, 0, got) &&
+		    !(len >= 6 && has_npy_magic(buf, len))) {
 			rc = cli_error(
 			        "option '--position-ids': '%s': binary data, neither CSV text "
 			        "nor NPY",

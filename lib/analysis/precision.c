@@ -192,8 +192,9 @@ static void exact_sincos(double x, double w, double *s, double *c, double *angle
  * (vLLM: the same steps) rounded in turn, the Python numbers cast to the
  * tensor's type: wavelen = 2 pi / inv_freq; smooth = (original / wavelen -
  * low) / (high - low); (1 - smooth) * inv_freq / factor + smooth * inv_freq
- * in the band. In the band original / wavelen - low cancels to a few bits, so
- * rounding the exact result instead is several ulps off torch's.
+ * in the band. "number / tensor" is torch's Tensor.__rtruediv__,
+ * tensor.reciprocal() * number: two roundings, not one division. In the band original / wavelen -
+ * low cancels to a few bits, so rounding the exact result instead is several ulps off torch's.
  */
 static enum pe_status llama3_reduced(enum pe_float R, const struct pe_rope_scaling_params *p,
                                      double base, double D, size_t h, double *theta)
@@ -207,10 +208,11 @@ static enum pe_status llama3_reduced(enum pe_float R, const struct pe_rope_scali
 	for (size_t i = 0; i < h; i++) {
 		double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
 		double inv = op_round(R, 1.0 / op_round(R, pow(round_f32(base), e)));
-		double wl = op_round(R, two_pi / inv);
+		/* a Python number over a tensor is Tensor.__rtruediv__: reciprocal, then times */
+		double wl = op_round(R, op_round(R, 1.0 / inv) * two_pi);
 		double out = wl > low_wl ? op_round(R, inv / f) : inv;
 		if (!(wl < high_wl) && !(wl > low_wl)) {
-			double sm = op_round(R, op_round(R, orig / wl) - low);
+			double sm = op_round(R, op_round(R, op_round(R, 1.0 / wl) * orig) - low);
 			sm = op_round(R, sm / span);
 			if (!isfinite(sm))
 				return PE_ERANGE; /* high == low on the boundary: 0 / 0 */

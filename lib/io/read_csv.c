@@ -353,9 +353,15 @@ enum pe_status rd_csv_feed(struct rd_csv *c, const char *buf, size_t len, int eo
 			               ".safetensors and .csv)");
 		if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
 			p += 3;
-		/* lines ended by CR alone (as Python's csv module reads them too) */
+		/* lines ended by CR alone (as Python's csv module reads them too): no LF in the
+		 * start, and a CR followed by something else (a CR last in the window may be
+		 * the first half of a CRLF) */
 		size_t head = len < 4096 ? len : 4096;
-		c->eol = !memchr(buf, '\n', head) && memchr(buf, '\r', head) ? '\r' : '\n';
+		const char *cr = memchr(buf, '\r', head);
+		c->eol = !memchr(buf, '\n', head) && cr && (size_t)(cr - buf) + 1 < head &&
+		                         cr[1] != '\n'
+		                 ? '\r'
+		                 : '\n';
 		c->fed = 1;
 	}
 	while (p < end) {

@@ -43,8 +43,8 @@ static uint64_t le_u64(const unsigned char *b, size_t n);
  */
 static int hopeless(const unsigned char *b, size_t len, const char *path)
 {
-	if (len < 16)
-		return 0;
+	if (len > 4096) /* the start only: a NUL deep in a text is the reader's to report */
+		len = 4096;
 	enum pe_file_format f = pe_file_format_detect(b, len, path);
 	if (f == PE_FORMAT_NPY)
 		return memcmp(b, "\x93NUMPY", 6) != 0;
@@ -64,6 +64,7 @@ static enum pe_status read_stream_until(int fd, size_t limit, const char *path, 
                                         char **err)
 {
 	size_t cap = 1 << 16, len = 0;
+	int judged = 0;
 	unsigned char *buf = malloc(cap);
 	if (!buf)
 		return rd_fail(err, PE_ENOMEM, "out of memory");
@@ -94,8 +95,12 @@ static enum pe_status read_stream_until(int fd, size_t limit, const char *path, 
 		if (got == 0)
 			break;
 		len += (size_t)got;
-		if (path && hopeless(buf, len, path))
-			break;
+		/* judged once, on the first 16 bytes or more: a later read never cuts a table */
+		if (path && !judged && len >= 16) {
+			judged = 1;
+			if (hopeless(buf, len, path))
+				break;
+		}
 		if (limit && len > limit) {
 			free(buf);
 			return rd_fail(err, PE_ETOOBIG, "the stream is longer than the limit of %s",

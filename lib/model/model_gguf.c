@@ -481,8 +481,9 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		return PE_EFORMAT;
 	/* gemma3.cpp: no window (or 0), no sliding layers; exaone4.cpp: sliding layers in
 	 * the 64-layer model only */
-	if (((a->flags & GG_SWA_NEEDS_WINDOW) && !(has_window && swa > 0)) ||
-	    (strcmp(a->name, "exaone4") == 0 && m->n_layers != 64))
+	int no_swa = ((a->flags & GG_SWA_NEEDS_WINDOW) && !(has_window && swa > 0)) ||
+	             (strcmp(a->name, "exaone4") == 0 && m->n_layers != 64);
+	if (no_swa)
 		pattern = 0;
 	/* RoPE only in sliding layers: they keep the main spec (their base if the file
 	 * gives one, as the loaders read rope.freq_base_swa), the others have none */
@@ -496,7 +497,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		return PE_ENOMEM;
 	char pkey[256];
 	snprintf(pkey, sizeof(pkey), "%s.attention.sliding_window_pattern", h->arch);
-	const struct gguf_kv *pk = gguf_find(h->g, pkey);
+	/* where the loader decided there is no SWA, it reads no pattern key either */
+	const struct gguf_kv *pk = no_swa ? NULL : gguf_find(h->g, pkey);
 	int any = 0;
 	if (pk && pk->arr && pk->arr_n == m->n_layers) {
 		for (size_t i = 0; i < m->n_layers; i++)

@@ -377,26 +377,36 @@ ok(r.rc == 0, "transformers' linear x3 cache (inv_freq / factor) agrees with --e
 # ---- Llama 3's frequencies in float32, step by step ----------------------------------------
 # _compute_llama3_parameters and vLLM's Llama3RotaryEmbedding in float32: wavelen = 2 pi /
 # inv_freq; smooth = (original / wavelen - low) / (high - low), whose subtraction cancels;
-# (1 - smooth) * inv_freq / factor + smooth * inv_freq. The power is torch's correctly
-# rounded powf (computed in float64 and rounded here; numpy's float32 power is not).
-d64, fac, lo, hi, orig = 64, 16.0, 2.0, 8.0, 4096.0
-e = (np.arange(0, d64, 2).astype(f32) / f32(d64)).astype(f32)
-inv = (f32(1) / (10000.0 ** e.astype(np.float64)).astype(f32)).astype(f32)
-wl = (f32(2 * np.pi) / inv).astype(f32)
-sm = (((f32(orig) / wl).astype(f32) - f32(lo)).astype(f32) / f32(hi - lo)).astype(f32)
-mid = (((((f32(1) - sm).astype(f32) * inv).astype(f32) / f32(fac)).astype(f32) +
-        (sm * inv).astype(f32)).astype(f32))
-new = np.where(wl < f32(orig / hi), inv,
-               np.where(wl > f32(orig / lo), (inv / f32(fac)).astype(f32), mid)).astype(f32)
+# (1 - smooth) * inv_freq / factor + smooth * inv_freq. A Python number over a tensor is
+# torch's Tensor.__rtruediv__ (torch/_tensor.py: self.reciprocal() * other), so those two
+# divisions are a reciprocal, then a product. The power is torch's correctly rounded powf
+# (computed in float64 and rounded here; numpy's float32 power is not).
+def llama3_f32(base, dim, fac, lo, hi, orig):
+    e = (np.arange(0, dim, 2).astype(f32) / f32(dim)).astype(f32)
+    inv = (f32(1) / (base ** e.astype(np.float64)).astype(f32)).astype(f32)
+    wl = ((f32(1) / inv).astype(f32) * f32(2 * np.pi)).astype(f32)
+    sm = (((((f32(1) / wl).astype(f32) * f32(orig)).astype(f32) - f32(lo)).astype(f32) /
+           f32(hi - lo)).astype(f32))
+    mid = (((((f32(1) - sm).astype(f32) * inv).astype(f32) / f32(fac)).astype(f32) +
+            (sm * inv).astype(f32)).astype(f32))
+    return np.where(wl < f32(orig / hi), inv,
+                    np.where(wl > f32(orig / lo), (inv / f32(fac)).astype(f32), mid)).astype(f32)
+
+
 far = np.arange(60000, 60512)
-v = save("vllm_llama3_far.npy", torch_cache(new, far))
-spec = "rope:layout=half,base=10000,scaling=llama3,factor=16,low=2,high=8,original=4096"
-args = ["--what", "cos-sin:pairs", "-d", str(d64), "--start", "60000"]
-r = check("-s", spec, "--against", v, *args)
-ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
-   "Llama 3 (low 2, high 8) float32 cache at 60000+ agrees by default", r.text)
-r = check("-s", spec, "--against", v, *args, "--precision", "f32")
-ok(r.rc == 0, "... and with --precision f32", r.text)
+# the second: the reciprocal and the product land 3 or more ulps from one division there
+for base, dim, fac, lo, hi, orig in ((10000.0, 64, 16.0, 2.0, 8.0, 4096.0),
+                                     (50000.0, 160, 64.0, 1.0, 2.0, 8192.0)):
+    v = save("vllm_llama3_far.npy", torch_cache(llama3_f32(base, dim, fac, lo, hi, orig), far))
+    spec = ("rope:layout=half,base=%g,scaling=llama3,factor=%g,low=%g,high=%g,original=%g"
+            % (base, fac, lo, hi, orig))
+    args = ["--what", "cos-sin:pairs", "-d", str(dim), "--start", "60000"]
+    r = check("-s", spec, "--against", v, *args)
+    ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+       f"Llama 3 (base {base:g}, low {lo:g}, high {hi:g}) float32 cache at 60000+ agrees by "
+       "default", r.text)
+    r = check("-s", spec, "--against", v, *args, "--precision", "f32")
+    ok(r.rc == 0, "... and with --precision f32", r.text)
 
 # ---- the exact values stored as float32: as close as a float32 file can be ------------------
 x = exact_cache(inv_f64(500000.0, D), np.arange(7000, 7512))

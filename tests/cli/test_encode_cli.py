@@ -126,6 +126,18 @@ with open(cr, "wb") as f:
 r = run(EXE, "encode", "-s", "file:path=" + cr, "-o", "-")
 ok(r.rc == 0 and r.text.splitlines()[1:] == ["0,1,2", "1,3,4"], "CSV with CR line ends read",
    (r.text, r.err))
+# a CRLF file whose first line's CR is the 4096th byte: its LF is past the window, still CRLF
+cols = 4095 // 5 + 1
+head = ",".join("c%03d" % i for i in range(cols))[:4095]
+head = head[:head.rfind(",")]
+head += "," + "x" * (4095 - len(head) - 1)
+ncol = head.count(",") + 1
+with open(cr, "wb") as f:
+    f.write((head + "\r\n" + ",".join(["1"] * ncol) + "\r\n" + ",".join(["2"] * ncol) +
+             "\r\n").encode())
+r = run(EXE, "encode", "-s", "file:path=" + cr, "-o", "-")
+ok(r.rc == 0 and len(r.text.splitlines()) == 3 and len(head) + 1 == 4096,
+   "CRLF file with a 4095-byte header read as CRLF", (r.err, len(head)))
 
 # Errors: status, one line, no output file.
 empty = workdir()

@@ -161,7 +161,9 @@ ok(all(s1.get(g, {}).get(k) == s2[g].get(k) for g in ("local", "global")
 # gemma3.cpp: without attention.sliding_window (the converter leaves it out for
 # sliding_window_pattern 1), or with 0, swa_type is NONE: every layer at freq_base, scaled
 for name, extra in (("no window key", []),
-                    ("window 0", [("gemma3.attention.sliding_window", UINT32, 0)])):
+                    ("window 0", [("gemma3.attention.sliding_window", UINT32, 0)]),
+                    ("no window, a pattern key (not read then)",
+                     [("gemma3.attention.sliding_window_pattern", UINT32, 6)])):
     r, s = summary("gguf:" + write("gemma3-nowin", gguf(GEMMA3 + extra)))
     ok(r.rc == 0 and s.get("all", {}).get("layers") == "0-61" and
        s["all"].get("base") == "1000000" and s["all"].get("factor") == "8",

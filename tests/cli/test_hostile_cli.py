@@ -743,6 +743,19 @@ try:
         rc, _, err, _, _ = run(args, wd)
         ok(rc in (1, 2) and one_error(err) and want in err and "\\\\" not in err,
            f"escaped once: {args[0]}", err)
+    # a NUL deep in a CSV: a stream is not cut short at the read that holds it, it reads
+    # as the same bytes in a file do (the early stop judges the first bytes only)
+    nul = "position,a\n" + "".join("%d,%d\n" % (i, i) for i in range(200000))
+    cut = nul.find("\n150000,")
+    nul = (nul[:cut] + "\x00" + nul[cut:]).encode()
+    with open(os.path.join(wd, "nul.csv"), "wb") as f:
+        f.write(nul)
+    whole = run(["encode", "-s", "file:path=nul.csv", "-o", "-"], wd)
+    piped = subprocess.run([EXE, "encode", "-s", "file:path=/dev/stdin", "-o", "-"], input=nul,
+                           capture_output=True, cwd=wd, timeout=60)
+    ok(piped.returncode == whole[0] and piped.stdout == whole[1],
+       "a NUL deep in a piped CSV: the same result as the file", (whole[0], piped.returncode,
+                                                                 len(whole[1]), len(piped.stdout)))
     # a stream that looks like a table forever still stops at the memory budget
     fifo = os.path.join(wd, "endless.csv")
     os.mkfifo(fifo)
