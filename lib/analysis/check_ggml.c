@@ -29,6 +29,27 @@ static float corr_dim(float n_dims, float n_ctx_orig, float n_rot, float base)
 	       (2 * logf(base));
 }
 
+/*
+ * Pair @i's divisor as convert_hf_to_gguf.py computes Llama 3's rope_freqs: a
+ * float32 freqs tensor, then per element (0-d float32 tensors, Python numbers
+ * cast to float32; "number / tensor" is torch's reciprocal, then a product):
+ * wavelen = 2 pi / freq; 1, factor, or 1 / ((1 - smooth) / factor + smooth)
+ * with smooth = (original / wavelen - low) / (high - low).
+ */
+static float llama3_factor(const struct pe_rope_scaling_params *p, double base, double D, size_t i)
+{
+	float e = (float)(2 * i) / (float)D;
+	float freq = 1.0f / (float)pow((double)(float)base, (double)e);
+	float wl = (1.0f / freq) * (float)6.283185307179586;
+	if (wl < (float)(p->original / p->high_freq_factor))
+		return 1.0f;
+	if (wl > (float)(p->original / p->low_freq_factor))
+		return (float)p->factor;
+	float sm = ((1.0f / wl) * (float)p->original - (float)p->low_freq_factor) /
+	           (float)(p->high_freq_factor - p->low_freq_factor);
+	return 1.0f / ((1.0f - sm) / (float)p->factor + sm);
+}
+
 enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
                                const struct check_hyp *h)
 {
@@ -89,7 +110,10 @@ enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
 			return PE_ENOMEM;
 		}
 		for (size_t i = 0; i < half; i++)
-			g->ff[i] = (float)(1.0 / pow(base, (double)(2 * i) / D) / theta[i]);
+			g->ff[i] =
+			        p->type == PE_ROPE_SCALING_LLAMA3
+			                ? llama3_factor(p, base, D, i)
+			                : (float)(1.0 / pow(base, (double)(2 * i) / D) / theta[i]);
 		break;
 	}
 	}

@@ -224,6 +224,34 @@ static enum pe_status llama3_reduced(enum pe_float R, const struct pe_rope_scali
 	return PE_OK;
 }
 
+/*
+ * YaRN's frequencies in a reduced precision, as _compute_yarn_parameters
+ * (transformers) and YaRNScalingRotaryEmbedding / DeepseekScalingRotaryEmbedding
+ * (vLLM) compute them: pos_freqs = base^(2i/d); extrapolation 1 / pos_freqs,
+ * interpolation 1 / (factor * pos_freqs); the ramp (i - low) / (high - low)
+ * clamped to [0, 1] over a float32 arange (low and high are Python numbers,
+ * @info's, already floored, clamped and separated); mask = 1 - ramp;
+ * interpolation * (1 - mask) + extrapolation * mask. Rounding the float64
+ * blend once instead was up to 39 ulps off where the mask is small.
+ */
+static void yarn_reduced(enum pe_float R, const struct pe_rope_scaling_params *p, double base,
+                         double D, size_t h, const struct pe_rope_scaling_info *info, double *theta)
+{
+	double f = round_to(R, p->factor), low = round_to(R, info->yarn_low);
+	double span = round_to(R, info->yarn_high - info->yarn_low);
+	for (size_t i = 0; i < h; i++) {
+		double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
+		double pf = op_round(R, pow(round_f32(base), e));
+		double extra = op_round(R, 1.0 / pf);
+		double inter = op_round(R, 1.0 / op_round(R, f * pf));
+		double ramp = op_round(R, op_round(R, (double)i - low) / span);
+		ramp = ramp < 0.0 ? 0.0 : ramp > 1.0 ? 1.0 : ramp;
+		double mask = op_round(R, 1.0 - ramp);
+		theta[i] = op_round(R, op_round(R, inter * op_round(R, 1.0 - mask)) +
+		                               op_round(R, extra * mask));
+	}
+}
+
 enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_scheme *s, size_t d,
                                   struct pe_precision prec, double base, double exponent_width,
                                   const struct pe_rope_scaling_params *scaling)
@@ -268,6 +296,16 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 			if (st != PE_OK) {
 				free(theta);
 				return st;
+			}
+		} else if (reduced && scaling->type == PE_ROPE_SCALING_YARN) {
+			yarn_reduced(R, scaling, base, D, h, &info, theta);
+		} else if (reduced && scaling->type == PE_ROPE_SCALING_DYNAMIC) {
+			/* the grown base (a Python number) in the unscaled path's float32 steps */
+			for (size_t i = 0; i < h; i++) {
+				double e =
+				        op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
+				theta[i] = op_round(
+				        R, 1.0 / op_round(R, pow(round_f32(info.base), e)));
 			}
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_LONGROPE) {
 			/* HF and vLLM: 1 / (float32(ext) * base^e) with the float32 power */

@@ -5,6 +5,7 @@ theta_scale = powf(base, -2/n_dims) multiplied pair by pair, freq_factors, YaRN'
 vLLM's caches (one cache for every position: dynamic NTK at max_position x factor,
 Phi-3's LongRoPE with float32 factors), and transformers' reference. Correct tables agree at
 their own precision without a hand-picked --tol; engine differences are named."""
+import math
 import os
 import sys
 
@@ -417,5 +418,78 @@ ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 storage"),
 off = save("exact_off_f32.npy", (x * (1 + 1e-6)).astype(f32))
 r = check("-s", "rope:layout=half,base=500000", "--against", off, *PAIRS, "--start", "7000")
 ok(r.rc == 3, "the same values 1e-6 too large disagree", r.text)
+
+# ---- YaRN and dynamic NTK in float32, step by step -------------------------------------------
+# _compute_yarn_parameters: pos_freqs = base ** (arange(0, d, 2).float() / d); 1 / pos_freqs and
+# 1 / (factor * pos_freqs); the ramp (arange(d/2, float32) - low) / (high - low) clamped, low and
+# high Python numbers; mask = 1 - ramp; interpolation * (1 - mask) + extrapolation * mask. Where
+# the mask is small a float64 ramp is tens of ulps off (truncate=0: 39 at pair 15 below).
+def yarn_f32(base, dim, factor, orig, bf, bs, truncate):
+    e = (np.arange(0, dim, 2).astype(f32) / f32(dim)).astype(f32)
+    pf = (np.float64(f32(base)) ** e.astype(np.float64)).astype(f32)
+    extra = (f32(1) / pf).astype(f32)
+    inter = (f32(1) / (f32(factor) * pf).astype(f32)).astype(f32)
+
+    def cdim(r):
+        return dim * math.log(orig / (r * 2 * math.pi)) / (2 * math.log(base))
+    low, high = cdim(bf), cdim(bs)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    lin = ((np.arange(dim // 2).astype(f32) - f32(low)).astype(f32) / f32(high - low)).astype(f32)
+    mask = (f32(1) - np.clip(lin, f32(0), f32(1))).astype(f32)
+    return ((inter * (f32(1) - mask).astype(f32)).astype(f32) +
+            (extra * mask).astype(f32)).astype(f32)
+
+
+for base, dim, fac, orig, bf, bs, tr, start in ((1e6, 64, 64.0, 8192, 16.0, 2.0, 0, 10000),
+                                                (1e4, 128, 40.0, 4096, 32.0, 1.0, 1, 30000)):
+    att = 0.1 * math.log(fac) + 1
+    pos = np.arange(start, start + 512)
+    v = save("yarn_f32.npy", torch_cache(yarn_f32(base, dim, fac, orig, bf, bs, tr), pos, att))
+    spec = ("rope:layout=half,base=%g,scaling=yarn,factor=%g,original=%d,beta-fast=%g,"
+            "beta-slow=%g,truncate=%d" % (base, fac, orig, bf, bs, tr))
+    r = check("-s", spec, "--against", v, "--what", "cos-sin:pairs", "-d", str(dim), "--start",
+              str(start))
+    ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+       f"YaRN float32 cache (factor {fac:g}, truncate={tr}) at {start}+ agrees by default", r.text)
+
+# dynamic NTK: the grown base is a Python number, its frequencies the unscaled path's float32
+# steps (the exponent 2i/d rounded: 4-8 ulps off at widths such as 96 when computed in float64)
+dim, start, fac, orig = 96, 4094, 2.0, 2048
+seq = start + 512
+basep = 10000.0 * ((fac * seq / orig) - (fac - 1)) ** (dim / (dim - 2))
+e = (np.arange(0, dim, 2).astype(f32) / f32(dim)).astype(f32)
+inv = (f32(1) / (np.float64(f32(basep)) ** e.astype(np.float64)).astype(f32)).astype(f32)
+v = save("dyn_f32.npy", torch_cache(inv, np.arange(start, seq)))
+r = check("-s", "rope:layout=half,base=10000,scaling=dynamic,factor=2,original=2048",
+          "--against", v, "--what", "cos-sin:pairs", "-d", str(dim), "--start", str(start))
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+   "dynamic NTK float32 cache at d=96 agrees by default", r.text)
+
+# llama.cpp's Llama 3: rope_freqs as convert_hf_to_gguf.py computes them, element by element in
+# float32 (2 pi / freq and original / wavelen as reciprocal-then-product); at 60000+ a divisor
+# one ulp off is past the fit
+base, dim, fac, lo, hi, orig = 500000.0, 128, 8.0, 1.0, 4.0, 8192.0
+e = (np.arange(0, dim, 2).astype(f32) / f32(dim)).astype(f32)
+freqs = (f32(1) / (np.float64(f32(base)) ** e.astype(np.float64)).astype(f32)).astype(f32)
+ffc = []
+for fr in freqs:
+    wl = f32(f32(1) / fr) * f32(2 * math.pi)
+    if wl < orig / hi:
+        ffc.append(f32(1))
+    elif wl > orig / lo:
+        ffc.append(f32(fac))
+    else:
+        sm = f32(f32(f32(f32(1) / wl) * f32(orig)) - f32(lo)) / f32(hi - lo)
+        ffc.append(f32(f32(1) / f32(f32(f32(1) - sm) / f32(fac) + sm)))
+far = np.arange(60000, 60512)
+g = save("ggml_llama3_conv.npy", ggml_cache(base, dim, far, ff=[float(x) for x in ffc]))
+r = check("-s", "rope:layout=half,base=500000,scaling=llama3,factor=8,low=1,high=4,original=8192",
+          "--against", g, "--what", "cos-sin:pairs", "-d", str(dim), "--start", "60000",
+          "--engine", "llama.cpp", "--precision", "f32")
+ok(r.rc == 0, "ggml Llama 3 with the converter's float32 rope_freqs at 60000+ agrees", r.text)
 
 done()
