@@ -39,6 +39,11 @@ enum {
 	GG_YARN_LOG_MUL = 1u << 3,
 	/* llama.cpp's graph has no positional encoding for it (rope type NONE) */
 	GG_NO_ROPE = 1u << 4,
+	/* the file's yarn_log_multiplier is 0.1 x mscale_all_dim, which the loader divides
+	 * by 0.1 again (deepseek2.cpp, deepseek32.cpp: TAG_DEEPSEEK2_YARN_LOG_MUL_FIX) */
+	GG_LOG_MUL_TENTHS = 1u << 5,
+	/* rope.scaling.finetuned false switches RoPE off (granite.cpp) */
+	GG_FINETUNED_SWITCH = 1u << 6,
 };
 
 struct gguf_arch {
@@ -64,11 +69,11 @@ static const struct gguf_arch gguf_archs[] = {
         {"cohere2", "interleaved", 4, 0, GG_ROPE_SWA_ONLY, NULL},
         {"olmo", "interleaved", 0, 0, 0, NULL},
         {"deepseek", "interleaved", 0, 0, 0, NULL},
-        {"deepseek2", "interleaved", 0, 0, GG_YARN_LOG_MUL, NULL},
-        {"deepseek32", "interleaved", 0, 0, GG_YARN_LOG_MUL, NULL},
-        {"glm-dsa", "interleaved", 0, 0, GG_YARN_LOG_MUL, NULL},
-        {"granite", "interleaved", 0, 0, 0, NULL},
-        {"granitemoe", "interleaved", 0, 0, 0, NULL},
+        {"deepseek2", "interleaved", 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL},
+        {"deepseek32", "interleaved", 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL},
+        {"glm-dsa", "interleaved", 0, 0, 0, NULL},
+        {"granite", "interleaved", 0, 0, GG_FINETUNED_SWITCH, NULL},
+        {"granitemoe", "interleaved", 0, 0, GG_FINETUNED_SWITCH, NULL},
         {"chatglm", "interleaved", 0, 0, 0, NULL},
         /* NORM, or M-RoPE (pairs i, i + n/2) when rope.dimension_sections is given */
         {"glm4", "interleaved", 0, 0, 0, NULL},
@@ -100,7 +105,8 @@ static const struct gguf_arch gguf_archs[] = {
         {"gemma4", "half", 0, 0, 0, NULL},
         {"starcoder2", "half", 0, 0, 0, NULL},
         {"gptneox", "half", 0, 0, 0, NULL},
-        {"olmo2", "half", 0, 0, 0, NULL},
+        /* Olmo 3 (converted as olmo2): sliding layers with a window, unscaled (olmo2.cpp) */
+        {"olmo2", "half", 4, 0, GG_SWA_NEEDS_WINDOW, NULL},
         {"olmoe", "half", 0, 0, 0, NULL},
         {"nemotron", "half", 0, 0, 0, NULL},
         {"exaone", "half", 0, 0, 0, NULL},
@@ -318,6 +324,22 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	    (has_ctx = num(h, "context_length", &ctx)) < 0 ||
 	    (has_layers = num(h, "block_count", &layers)) < 0)
 		return PE_EFORMAT;
+	/* granite.cpp: rope.scaling.finetuned false switches RoPE off in every layer */
+	char fkey[256];
+	snprintf(fkey, sizeof(fkey), "%s.rope.scaling.finetuned", h->arch);
+	const struct gguf_kv *fine = gguf_find(h->g, fkey);
+	if ((a->flags & GG_FINETUNED_SWITCH) && fine && fine->type == GGUF_BOOL && fine->num == 0)
+		return fail(h, PE_EUNSUPPORTED,
+		            "%s false: llama.cpp's %s graph applies no RoPE then, so there is no "
+		            "positional encoding to show",
+		            fkey, a->name);
+	/* the multi-token-prediction layers past the main stack run only for speculative
+	 * decoding (llama_hparams::n_layer: block_count - nextn_predict_layers) */
+	double nextn = 0;
+	if (num(h, "nextn_predict_layers", &nextn) < 0)
+		return PE_EFORMAT;
+	if (has_layers && nextn >= 1 && nextn < layers && nextn == floor(nextn))
+		layers -= nextn;
 	/* missing is tolerated (no context, no layer list); present must be a count */
 	if (has_ctx && !(ctx >= 1 && ctx <= 1e15 && ctx == floor(ctx)))
 		return fail(h, PE_EFORMAT, "%s.context_length: %.17g is not a whole number > 0",
@@ -367,11 +389,11 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	int linear = factor == 0 ? num(h, "rope.scale_linear", &v) : 0;
 	if (linear < 0)
 		return PE_EFORMAT;
-	if (linear > 0) {
+	if (linear > 0)
 		factor = v; /* the older key */
-		if (!type)
-			t = "linear";
-	}
+	/* llama-model.cpp: a missing scaling type is "linear" (with no factor, a scale of 1) */
+	if (!type && factor != 0 && factor != 1)
+		t = "linear";
 	int long_t = gguf_tensor(h->g, "rope_factors_long.weight") != NULL;
 	int short_t = gguf_tensor(h->g, "rope_factors_short.weight") != NULL;
 	int freqs_t = gguf_tensor(h->g, "rope_freqs.weight") != NULL;
@@ -451,6 +473,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		 * get_mscale(f, 1); times rope.scaling.attn_factor. ggml's rope_yarn multiplies
 		 * by 1 + 0.1 ln f, which llama.cpp divides out first. */
 		double ms = factor > 1 ? 0.1 * log(factor) + 1.0 : 1.0;
+		if (a->flags & GG_LOG_MUL_TENTHS)
+			logmul = (double)((float)logmul / 0.1f);
 		if (logmul != 0) {
 			double all = factor > 1 ? 0.1 * logmul * log(factor) + 1.0 : 1.0;
 			int ds2 = strcmp(a->name, "deepseek2") == 0 && logmul != 1.0;
@@ -474,6 +498,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	unsigned pattern = a->swa_pattern;
 	if ((strcmp(a->name, "gemma3") == 0 || strcmp(a->name, "gemma4") == 0) && !has_swa)
 		swa_base = 10000.0; /* llama.cpp's Gemma 3 and 4 local base */
+	if (strcmp(a->name, "olmo2") == 0 && !has_swa)
+		swa_base = base; /* olmo2.cpp: the main base, unscaled */
 	/* read before the layer flags are allocated, as an error returns at once */
 	double swa = -1;
 	int has_window = num(h, "attention.sliding_window", &swa);

@@ -454,4 +454,39 @@ ok(r.rc == 0 and "beta-fast=32" in s["all"]["spec"] and
    abs(float(s["all"]["attention_factor"]) - want) <= 1e-12 * want,
    "qwen2 gguf: betas and log multiplier not read (llama.cpp's defaults)", s)
 
+# olmo2.cpp (Olmo 3): sliding layers when the file has a window, plain RoPE at the main base
+# there (freq_scale 1, ext_factor 0), the rope block on every 4th layer
+ol = [("olmo2.rope.scaling.type", STRING, "yarn"), ("olmo2.rope.scaling.factor", FLOAT32, 8.0),
+      ("olmo2.rope.scaling.original_context_length", UINT32, 8192)]
+r, s = summary("gguf:" + arch_file("olmo2", 8, ol + [("olmo2.attention.sliding_window", UINT32,
+                                                      4096)], "olmo3"))
+ok(r.rc == 0 and s.get("local", {}).get("layers") == "0-2,4-6" and
+   s["local"].get("scaling") == "none" and s.get("global", {}).get("scaling") == "yarn",
+   "olmo2 gguf with a window (Olmo 3): sliding layers unscaled, every 4th with yarn", s)
+r, s = summary("gguf:" + arch_file("olmo2", 8, ol, "olmo2nowin"))
+ok(r.rc == 0 and s.get("all", {}).get("scaling") == "yarn", "olmo2 gguf without a window: one "
+   "group", s)
+# deepseek2/32 write 0.1 x mscale_all_dim, which their loaders divide by 0.1 again
+ds = [("deepseek32.rope.scaling.type", STRING, "yarn"),
+      ("deepseek32.rope.scaling.factor", FLOAT32, 40.0),
+      ("deepseek32.rope.scaling.original_context_length", UINT32, 4096),
+      ("deepseek32.rope.scaling.yarn_log_multiplier", FLOAT32, 0.1)]
+r, s = summary("gguf:" + arch_file("deepseek32", 2, ds))
+ok(r.rc == 0 and abs(float(s["all"]["attention_factor"]) - 1) < 1e-6,
+   "deepseek32 gguf: log multiplier 0.1 is mscale_all_dim 1, factor 1", s)
+# granite.cpp: rope.scaling.finetuned false means no RoPE
+error_case(EXE, "granite with rope.scaling.finetuned false",
+           ["model", "gguf:" + arch_file("granite", 2, [("granite.rope.scaling.finetuned", BOOL,
+                                                          False)]), "-o", "-"], 1,
+           "applies no RoPE then")
+# llama-model.cpp: a factor without a scaling type is linear
+r, s = summary("gguf:" + arch_file("llama", 2, [("llama.rope.scaling.factor", FLOAT32, 4.0)],
+                                   "llamafac"))
+ok(r.rc == 0 and s["all"].get("scaling") == "linear" and s["all"].get("factor") == "4",
+   "llama gguf: a factor without a type is linear", s)
+# the next-token-prediction layers are not part of the main stack
+r, s = summary("gguf:" + arch_file("glm4moe", 4, [("glm4moe.nextn_predict_layers", UINT32, 1)]))
+ok(r.rc == 0 and s["all"].get("layers") == "0-2", "glm4moe gguf: nextn_predict_layers not counted",
+   s)
+
 done()
