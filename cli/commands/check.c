@@ -730,12 +730,18 @@ int cmd_check(int argc, char **argv)
 		return rc;
 	}
 	double tol = isnan(a.tol) ? default_tol(&a) : a.tol;
+	/* float64 itself: one rounding of m theta is half an ulp of the angle, at most the
+	 * position; past about 2^21 two ulps of the largest position exceed 1e-9 */
+	if (isnan(a.tol) && !a.have_prec)
+		tol = fmax(tol, ldexp(1, -51) * ((double)o.start + (double)dump->rows));
 	const char *engine_note = NULL;
 	double length0 = s->scaling.length;
 	if (pe_scheme_has(s, PE_CAP_SCALING)) {
 		/* the scheme is this command's own heap object (as encode's) */
 		struct pe_scheme *w = (struct pe_scheme *)s;
-		int vector = dump->rows == 1 || dump->cols == 1;
+		/* a list of frequencies has no positions; a one-row table given as such has */
+		int tabled = a.kind != PE_CHECK_AUTO && a.kind != PE_CHECK_INV_FREQ;
+		int vector = !tabled && (dump->rows == 1 || dump->cols == 1);
 		pe_engine_apply(a.engine, &w->scaling,
 		                vector ? 0.0 : (double)o.start + (double)dump->rows,
 		                strncmp(o.specs[0], "gguf:", 5) == 0 || strstr(o.specs[0], ".gguf"),

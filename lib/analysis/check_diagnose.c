@@ -348,6 +348,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "create_sinusoidal_positions "
 			         "order) instead of [cos | sin]");
 	}
+	/* the same swap inside a rotation: GPT-J's [sin | cos] cache split as [cos | sin] */
+	if (rope && f->kind == PE_CHECK_ROTATED) {
+		struct check_hyp h = ref;
+		h.swap_cs = 1;
+		if ((x = add(list, n, &h, PE_MISTAKE_SWAPPED, 0)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "cos and sin swapped in the rotation (a [sin | cos] cache, GPT-J's "
+			        "create_sinusoidal_positions order, split as [cos | sin])");
+	}
 	/* a sin table given for cos, or back */
 	if (rope && (f->kind == PE_CHECK_COS || f->kind == PE_CHECK_SIN)) {
 		struct check_hyp h = ref;

@@ -210,6 +210,11 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		}
 		break;
 	case PE_CHECK_ROTATED:
+		if (cm->swap_cs) { /* a [sin | cos] cache read as [cos | sin], then applied */
+			double *t = c;
+			c = s;
+			s = t;
+		}
 		for (size_t i = 0; i < h; i++) {
 			size_t a = m->layout == PE_LAYOUT_HALF ? i : 2 * i;
 			size_t b = m->layout == PE_LAYOUT_HALF ? i + h : 2 * i + 1;
@@ -246,6 +251,29 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 		return PE_ENOMEM;
 	double *want = buf, *work = buf + f->cols, ss = 0;
 	enum pe_status rc = PE_OK;
+	/* a rotated value's scale is its pair's input length, which rotation keeps: two
+	 * products of that size cancel to a small value with their rounding intact (a
+	 * bfloat16 q of |x| 2.5 rotated by transformers' cos and sin) */
+	double *scale = NULL;
+	if (f->kind == PE_CHECK_ROTATED && opt->vector && m->is_rope &&
+	    opt->vector_len >= f->cols) {
+		scale = malloc(f->cols * sizeof(*scale));
+		if (!scale) {
+			free(buf);
+			return PE_ENOMEM;
+		}
+		size_t dr = m->rope.d_rot, h = dr / 2;
+		for (size_t j = 0; j < f->cols; j++) {
+			size_t q = j >= dr                            ? j
+			           : m->rope.layout == PE_LAYOUT_HALF ? (j < h ? j + h : j - h)
+			                                              : j ^ 1;
+			/* two products and their sum rounded at the pair's length L, with cos
+			 * and sin rounded too: about two ulps at L, which is at most 4 L ulps
+			 * of values just below 1 */
+			scale[j] = fmax(1.0,
+			                4.0 * hypot(opt->vector[j], q == j ? 0.0 : opt->vector[q]));
+		}
+	}
 	/* cos and sin pass through 0: relative to a value near 0 an error means nothing */
 	int unit = f->kind == PE_CHECK_COS || f->kind == PE_CHECK_SIN ||
 	           f->kind == PE_CHECK_COS_SIN || f->kind == PE_CHECK_ROTATED;
@@ -266,7 +294,7 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 				rel = e / fabs(want[j]);
 			else if (!unit && e != 0)
 				rel = INFINITY; /* an exact 0 expected, something else found */
-			double mixed = e / fmax(1.0, fabs(want[j]));
+			double mixed = e / fmax(scale ? scale[j] : 1.0, fabs(want[j]));
 			where_update(&st->abs, e, r, j);
 			where_update(&st->rel, rel, r, j);
 			where_update(&st->mixed, mixed, r, j);
@@ -287,6 +315,7 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 	}
 	if (sum_sq)
 		*sum_sq = ss;
+	free(scale);
 	free(buf);
 	return rc;
 }

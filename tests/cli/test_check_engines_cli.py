@@ -492,4 +492,48 @@ r = check("-s", "rope:layout=half,base=500000,scaling=llama3,factor=8,low=1,high
           "--engine", "llama.cpp", "--precision", "f32")
 ok(r.rc == 0, "ggml Llama 3 with the converter's float32 rope_freqs at 60000+ agrees", r.text)
 
+# ---- rotations in bfloat16, as transformers applies them ---------------------------------------
+# LlamaRotaryEmbedding returns cos.to(x.dtype), sin.to(x.dtype); apply_rotary_pos_emb computes
+# q * cos + rotate_half(q) * sin in bfloat16: two products and a sum rounded at the pair's length
+# (|q| up to 2.7 here), whose error a tolerance relative to max(1, |value|) took for a mistake
+rng = np.random.default_rng(3)
+x = bf16(rng.normal(0, 1.0, D).astype(f32) * f32(1.2))
+xp = save("xq.npy", x.astype(np.float64))
+a = np.outer(P512.astype(f32), inv_f32(10000.0, D)).astype(f32)
+c, sn = bf16(np.cos(a)), bf16(np.sin(a))
+xh = np.concatenate([-x[D // 2:], x[:D // 2]]).astype(f32)
+rot = bf16(bf16(x[None, :] * np.concatenate([c, c], axis=1)) +
+           bf16(xh[None, :] * np.concatenate([sn, sn], axis=1)))
+r = check("-s", PLAIN, "--against", save("rot_bf16.npy", rot), "--what", "rotated", "--vector",
+          xp, "-d", str(D))
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding") and
+   float(np.abs(x).max()) > 2, "a bfloat16 rotation of |q| up to %.2g agrees by default"
+   % float(np.abs(x).max()), r.text)
+# the same with cos and sin swapped before the rotation: named
+rot_sw = x[None, :] * np.concatenate([np.sin(a), np.sin(a)], axis=1) + \
+    xh[None, :] * np.concatenate([np.cos(a), np.cos(a)], axis=1)
+r = check("-s", PLAIN, "--against", save("rot_swap.npy", rot_sw.astype(f32)), "--what", "rotated",
+          "--vector", xp, "-d", str(D))
+ok(r.rc == 3 and "cos and sin swapped in the rotation" in field(r, "diagnosis"),
+   "cos and sin swapped inside a rotation: named", r.text)
+
+# ---- float64 at large positions: one rounding of m theta ----------------------------------------
+big = np.arange(2 ** 24 - 256, 2 ** 24 + 256)
+r = check("-s", "rope:layout=half,base=500000", "--against",
+          save("big64.npy", exact_cache(inv_f64(500000.0, D), big)), *PAIRS, "--start",
+          str(2 ** 24 - 256))
+ok(r.rc == 0, "an exact float64 table around 2^24 agrees by default (two ulps of the position)",
+   r.text)
+
+# ---- a one-row table is a position, not a list of frequencies ------------------------------------
+seq, dim = 4096, 64
+basep = 10000.0 * ((2.0 * seq / 2048) - 1.0) ** (dim / (dim - 2))
+e = (np.arange(0, dim, 2).astype(f32) / f32(dim)).astype(f32)
+inv1 = (f32(1) / (np.float64(f32(basep)) ** e.astype(np.float64)).astype(f32)).astype(f32)
+r = check("-s", "rope:layout=half,base=10000,scaling=dynamic,factor=2,original=2048", "--against",
+          save("one_row.npy", torch_cache(inv1, np.array([seq - 1]))), "--what", "cos-sin:pairs",
+          "-d", str(dim), "--start", str(seq - 1))
+ok(r.rc == 0 and "sequence length 4096" in r.text,
+   "a one-row dynamic NTK table at 4095: evaluated at its length", r.text)
+
 done()
