@@ -300,6 +300,9 @@ static double own_precision_tol(enum pe_float store)
 	                                                       : store_tol(store);
 }
 
+/* sqrt(2): a pair's length is at most this times its larger component */
+#define M_SQRT2_LOCAL 1.4142135623730951
+
 static double default_tol(const struct check_args *a)
 {
 	return a->have_prec ? store_tol(a->prec.store) : CHECK_TOL_EXACT;
@@ -469,9 +472,13 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	else if (r->agree && n->rounded)
 		fprintf(out,
 		        "verdict:        agree up to float32 rounding: no mistake found (every "
-		        "|error| <= %g * max(1, |value|) against the spec computed in %s; "
+		        "|error| <= %g * max(1, |value|%s) against the spec computed in %s; "
 		        "%.3g at most against the exact values)\n",
-		        tol, pe_precision_name(a->prec, p, sizeof(p)), n->exact_err);
+		        tol,
+		        r->form.kind == PE_CHECK_ROTATED
+		                ? ", the pair's input length L (4 L in bfloat16 or float16)"
+		                : "",
+		        pe_precision_name(a->prec, p, sizeof(p)), n->exact_err);
 	else if (r->agree)
 		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|))\n",
 		        tol);
@@ -740,7 +747,7 @@ int cmd_check(int argc, char **argv)
 		/* the scheme is this command's own heap object (as encode's) */
 		struct pe_scheme *w = (struct pe_scheme *)s;
 		/* a list of frequencies has no positions; a one-row table given as such has */
-		int tabled = a.kind != PE_CHECK_AUTO && a.kind != PE_CHECK_INV_FREQ;
+		int tabled = a.vector || (a.kind != PE_CHECK_AUTO && a.kind != PE_CHECK_INV_FREQ);
 		int vector = !tabled && (dump->rows == 1 || dump->cols == 1);
 		pe_engine_apply(a.engine, &w->scaling,
 		                vector ? 0.0 : (double)o.start + (double)dump->rows,
@@ -786,8 +793,12 @@ int cmd_check(int argc, char **argv)
 		c2.prec = (struct pe_precision){PE_FLOAT_F32, store};
 		c2.tol = own_precision_tol(store);
 		c2.diagnose = 0;
+		/* rotated vectors: float32's own error scales with the input's length too */
+		double reach = 1.0;
+		for (size_t j = 0; vec && j < vec->rows * vec->cols; j++)
+			reach = fmax(reach, M_SQRT2_LOCAL * fabs(vec->data[j]));
 		if (pe_check_run(s, dump, &c2, &r2, NULL) == PE_OK && r2->agree &&
-		    r->stats.mixed.value <= CHECK_ROUNDING_LIMIT) {
+		    r->stats.mixed.value <= CHECK_ROUNDING_LIMIT * reach) {
 			notes.exact_err = r->stats.abs.value;
 			notes.rounded = 1;
 			pe_check_result_destroy(r);

@@ -255,7 +255,13 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 	 * products of that size cancel to a small value with their rounding intact (a
 	 * bfloat16 q of |x| 2.5 rotated by transformers' cos and sin) */
 	double *scale = NULL;
-	if (f->kind == PE_CHECK_ROTATED && opt->vector && m->is_rope &&
+	enum pe_float pc = m->is_rope ? m->rope.prec.compute : PE_FLOAT_EXACT;
+	enum pe_float ps = m->is_rope ? m->rope.prec.store : PE_FLOAT_EXACT;
+	int half_width = pc == PE_FLOAT_BF16 || pc == PE_FLOAT_F16 || ps == PE_FLOAT_BF16 ||
+	                 ps == PE_FLOAT_F16;
+	int reduced = half_width || pc == PE_FLOAT_F32 || ps == PE_FLOAT_F32;
+	/* only against a reduced-precision model: exact values are judged as ever */
+	if (reduced && f->kind == PE_CHECK_ROTATED && opt->vector && m->is_rope &&
 	    opt->vector_len >= f->cols) {
 		scale = malloc(f->cols * sizeof(*scale));
 		if (!scale) {
@@ -267,11 +273,13 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 			size_t q = j >= dr                            ? j
 			           : m->rope.layout == PE_LAYOUT_HALF ? (j < h ? j + h : j - h)
 			                                              : j ^ 1;
-			/* two products and their sum rounded at the pair's length L, with cos
-			 * and sin rounded too: about two ulps at L, which is at most 4 L ulps
-			 * of values just below 1 */
-			scale[j] = fmax(1.0,
-			                4.0 * hypot(opt->vector[j], q == j ? 0.0 : opt->vector[q]));
+			/* two products and their sum rounded at the pair's length L: float32's
+			 * error stays within a few ulps of L, inside its tolerance over L;
+			 * bfloat16 and float16 round cos and sin too (half an ulp each, times
+			 * L), about two ulps at L: 4 L ulps of values just below 1 */
+			scale[j] = fmax(
+			        1.0, (half_width ? 4.0 : 1.0) *
+			                     hypot(opt->vector[j], q == j ? 0.0 : opt->vector[q]));
 		}
 	}
 	/* cos and sin pass through 0: relative to a value near 0 an error means nothing */

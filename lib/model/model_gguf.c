@@ -73,7 +73,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"deepseek32", "interleaved", 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL},
         {"glm-dsa", "interleaved", 0, 0, 0, NULL},
         {"granite", "interleaved", 0, 0, GG_FINETUNED_SWITCH, NULL},
-        {"granitemoe", "interleaved", 0, 0, GG_FINETUNED_SWITCH, NULL},
+        {"granitemoe", "interleaved", 0, 0, 0, NULL},
         {"chatglm", "interleaved", 0, 0, 0, NULL},
         /* NORM, or M-RoPE (pairs i, i + n/2) when rope.dimension_sections is given */
         {"glm4", "interleaved", 0, 0, 0, NULL},
@@ -498,8 +498,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	unsigned pattern = a->swa_pattern;
 	if ((strcmp(a->name, "gemma3") == 0 || strcmp(a->name, "gemma4") == 0) && !has_swa)
 		swa_base = 10000.0; /* llama.cpp's Gemma 3 and 4 local base */
-	if (strcmp(a->name, "olmo2") == 0 && !has_swa)
-		swa_base = base; /* olmo2.cpp: the main base, unscaled */
+	if (strcmp(a->name, "olmo2") == 0)
+		swa_base = base; /* olmo2.cpp reads freq_base_swa but turns them at freq_base */
 	/* read before the layer flags are allocated, as an error returns at once */
 	double swa = -1;
 	int has_window = num(h, "attention.sliding_window", &swa);

@@ -509,6 +509,19 @@ r = check("-s", PLAIN, "--against", save("rot_bf16.npy", rot), "--what", "rotate
 ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding") and
    float(np.abs(x).max()) > 2, "a bfloat16 rotation of |q| up to %.2g agrees by default"
    % float(np.abs(x).max()), r.text)
+# an amplitude 1% off is no rounding: the exact rotation x 1.01 stored as bfloat16, and the
+# bfloat16 rotation with cos and sin 1% too large
+a64 = np.outer(P512.astype(np.float64), inv_f64(10000.0, D))
+c64, s64 = np.cos(np.concatenate([a64, a64], axis=1)), np.sin(np.concatenate([a64, a64], axis=1))
+ex_rot = x[None, :].astype(np.float64) * c64 + xh[None, :].astype(np.float64) * s64
+for name, dump in (("the exact rotation x 1.01 stored as bfloat16",
+                     bf16((ex_rot * 1.01).astype(f32))),
+                   ("a bfloat16 rotation with cos and sin x 1.01",
+                    bf16(bf16(x[None, :] * np.concatenate([bf16(c * f32(1.01))] * 2, axis=1)) +
+                         bf16(xh[None, :] * np.concatenate([bf16(sn * f32(1.01))] * 2, axis=1))))):
+    r = check("-s", PLAIN, "--against", save("rot_amp.npy", dump), "--what", "rotated",
+              "--vector", xp, "-d", str(D))
+    ok(r.rc == 3, name + ": disagree", r.text)
 # the same with cos and sin swapped before the rotation: named
 rot_sw = x[None, :] * np.concatenate([np.sin(a), np.sin(a)], axis=1) + \
     xh[None, :] * np.concatenate([np.cos(a), np.cos(a)], axis=1)
