@@ -187,14 +187,26 @@ static void exact_sincos(double x, double w, double *s, double *c, double *angle
 }
 
 /*
+ * pos_freqs_i = base^(2i/D) as torch computes it in @R: the exponent
+ * arange(0, D, 2) / D rounded, the float32 base raised to it and the power
+ * rounded once (torch's pow is correctly rounded).
+ */
+static double pos_freq(enum pe_float R, double base, size_t i, double D)
+{
+	double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
+	return op_round(R, pow(round_f32(base), e));
+}
+
+/*
  * Llama 3's frequencies in a reduced precision, every tensor operation of
  * _compute_llama3_parameters (transformers) and Llama3RotaryEmbedding
  * (vLLM: the same steps) rounded in turn, the Python numbers cast to the
  * tensor's type: wavelen = 2 pi / inv_freq; smooth = (original / wavelen -
  * low) / (high - low); (1 - smooth) * inv_freq / factor + smooth * inv_freq
  * in the band. "number / tensor" is torch's Tensor.__rtruediv__,
- * tensor.reciprocal() * number: two roundings, not one division. In the band original / wavelen -
- * low cancels to a few bits, so rounding the exact result instead is several ulps off torch's.
+ * tensor.reciprocal() * number: two roundings, not one division. In the band
+ * original / wavelen - low cancels to a few bits, so rounding the exact result
+ * instead is several ulps off torch's.
  */
 static enum pe_status llama3_reduced(enum pe_float R, const struct pe_rope_scaling_params *p,
                                      double base, double D, size_t h, double *theta)
@@ -206,8 +218,7 @@ static enum pe_status llama3_reduced(enum pe_float R, const struct pe_rope_scali
 	double span = round_to(R, p->high_freq_factor - p->low_freq_factor);
 	double two_pi = round_to(R, 6.283185307179586); /* Python's 2 * math.pi */
 	for (size_t i = 0; i < h; i++) {
-		double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
-		double inv = op_round(R, 1.0 / op_round(R, pow(round_f32(base), e)));
+		double inv = op_round(R, 1.0 / pos_freq(R, base, i, D));
 		/* a Python number over a tensor is Tensor.__rtruediv__: reciprocal, then times */
 		double wl = op_round(R, op_round(R, 1.0 / inv) * two_pi);
 		double out = wl > low_wl ? op_round(R, inv / f) : inv;
@@ -240,8 +251,7 @@ static void yarn_reduced(enum pe_float R, const struct pe_rope_scaling_params *p
 	double f = round_to(R, p->factor), low = round_to(R, info->yarn_low);
 	double span = round_to(R, info->yarn_high - info->yarn_low);
 	for (size_t i = 0; i < h; i++) {
-		double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
-		double pf = op_round(R, pow(round_f32(base), e));
+		double pf = pos_freq(R, base, i, D);
 		double extra = op_round(R, 1.0 / pf);
 		double inter = op_round(R, 1.0 / op_round(R, f * pf));
 		double ramp = op_round(R, op_round(R, (double)i - low) / span);
@@ -280,9 +290,7 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 			theta[i] = 1.0 / pow(base, (double)(2 * i) / D);
 			continue;
 		}
-		double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
-		double p = op_round(R, pow(round_f32(base), e));
-		theta[i] = op_round(R, 1.0 / p);
+		theta[i] = op_round(R, 1.0 / pos_freq(R, base, i, D));
 	}
 	struct pe_rope_scaling_info info = {1.0, base, NAN, NAN};
 	if (scaling->type != PE_ROPE_SCALING_NONE) {
@@ -300,24 +308,18 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_YARN) {
 			yarn_reduced(R, scaling, base, D, h, &info, theta);
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_DYNAMIC) {
-			/* the grown base (a Python number) in the unscaled path's float32 steps */
-			for (size_t i = 0; i < h; i++) {
-				double e =
-				        op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
-				theta[i] = op_round(
-				        R, 1.0 / op_round(R, pow(round_f32(info.base), e)));
-			}
+			/* the grown base (a Python number) through the unscaled path's steps */
+			for (size_t i = 0; i < h; i++)
+				theta[i] = op_round(R, 1.0 / pos_freq(R, info.base, i, D));
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_LONGROPE) {
 			/* HF and vLLM: 1 / (float32(ext) * base^e) with the float32 power */
 			const double *ext = scaling->length > scaling->original
 			                            ? scaling->long_factor
 			                            : scaling->short_factor;
-			for (size_t i = 0; i < h; i++) {
-				double e =
-				        op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
-				double p = op_round(R, pow(round_f32(base), e));
-				theta[i] = op_round(R, 1.0 / op_round(R, round_to(R, ext[i]) * p));
-			}
+			for (size_t i = 0; i < h; i++)
+				theta[i] = op_round(
+				        R, 1.0 / op_round(R, round_to(R, ext[i]) *
+				                                     pos_freq(R, base, i, D)));
 		} else if (reduced) {
 			for (size_t i = 0; i < h; i++)
 				theta[i] = op_round(R, theta[i]);

@@ -157,13 +157,18 @@ r = check("-s", DYN, "--against", v, *PAIRS, "--engine", "vllm")
 ok(r.rc == 0, "--engine vllm: its dynamic cache agrees", r.text)
 
 # ---- YaRN truncation ---------------------------------------------------------------------
-def yarn_inv(base, d, factor, orig, truncate, bf=32.0, bs=1.0):
+def yarn_range(base, d, orig, bf, bs, truncate):
+    """find_correction_range: the pairs turning bf and bs times in the original context."""
     def cd(rot):
-        return d * np.log(orig / (rot * 2 * np.pi)) / (2 * np.log(base))
+        return d * math.log(orig / (rot * 2 * math.pi)) / (2 * math.log(base))
     lo, hi = cd(bf), cd(bs)
     if truncate:
-        lo, hi = np.floor(lo), np.ceil(hi)
-    lo, hi = max(lo, 0), min(hi, d - 1)
+        lo, hi = math.floor(lo), math.ceil(hi)
+    return max(lo, 0), min(hi, d - 1)
+
+
+def yarn_inv(base, d, factor, orig, truncate, bf=32.0, bs=1.0):
+    lo, hi = yarn_range(base, d, orig, bf, bs, truncate)
     ramp = np.clip((np.arange(d // 2) - lo) / (hi - lo), 0, 1)
     inv = inv_f64(base, d)
     return inv / factor * ramp + inv * (1 - ramp)
@@ -429,13 +434,7 @@ def yarn_f32(base, dim, factor, orig, bf, bs, truncate):
     pf = (np.float64(f32(base)) ** e.astype(np.float64)).astype(f32)
     extra = (f32(1) / pf).astype(f32)
     inter = (f32(1) / (f32(factor) * pf).astype(f32)).astype(f32)
-
-    def cdim(r):
-        return dim * math.log(orig / (r * 2 * math.pi)) / (2 * math.log(base))
-    low, high = cdim(bf), cdim(bs)
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, dim - 1)
+    low, high = yarn_range(base, dim, orig, bf, bs, truncate)
     if low == high:
         high += 0.001
     lin = ((np.arange(dim // 2).astype(f32) - f32(low)).astype(f32) / f32(high - low)).astype(f32)
