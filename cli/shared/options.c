@@ -22,16 +22,21 @@
 #include "shared/options.h"
 #include "shared/output.h"
 
-const char cli_common_help[] =
+static const char common_help_head[] =
         "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
         "schemes'),\n"
         "                         or a model: hf:config.json, gguf:FILE, model:NAME\n"
         "      --layer L          a model's layer group (local, global, ...) or layer index\n"
         "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
         "  -n, --positions N      number of positions\n"
-        "      --start P          first position [default: 0]\n"
+        "      --start P          first position [default: 0]\n";
+
+/* Listed only for the commands that take it (position_ids_takers). */
+static const char position_ids_help[] =
         "      --position-ids FILE  M-RoPE (t,h,w) position ids per token: CSV t,h,w or\n"
-        "                         NPY (n, 3) or (3, n); mrope specs only\n"
+        "                         NPY (n, 3) or (3, n); mrope specs only\n";
+
+static const char common_help_tail[] =
         "  -d, --dim D            encoding width\n"
         "  -o, --output FILE      .png .svg .pdf figure, .csv table, .npy array, - for CSV on "
         "stdout\n"
@@ -577,15 +582,20 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 }
 
 /* --position-ids feeds the commands that encode positions, and no other. */
-static int check_position_ids(const struct cli_common *o)
+static int position_ids_taker(void)
 {
 	static const char *const takers[] = {"encode",  "distance", "corr",    "profile",
 	                                     "scatter", "decay",    "compare", "report"};
-	if (!o->position_ids || !cli_command_name)
-		return 0;
-	for (size_t i = 0; i < sizeof(takers) / sizeof(takers[0]); i++)
+	for (size_t i = 0; cli_command_name && i < sizeof(takers) / sizeof(takers[0]); i++)
 		if (strcmp(cli_command_name, takers[i]) == 0)
-			return 0;
+			return 1;
+	return 0;
+}
+
+static int check_position_ids(const struct cli_common *o)
+{
+	if (!o->position_ids || !cli_command_name || position_ids_taker())
+		return 0;
 	return cli_usage_error("option '--position-ids': '%s' does not encode positions (encode, "
 	                       "distance, corr, profile, scatter, decay, compare and report do)",
 	                       cli_command_name);
@@ -650,7 +660,10 @@ int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own
 		const char *at = strstr(help, "%s");
 		if (at) {
 			fwrite(help, 1, (size_t)(at - help), stdout);
-			fputs(cli_common_help, stdout);
+			fputs(common_help_head, stdout);
+			if (position_ids_taker())
+				fputs(position_ids_help, stdout);
+			fputs(common_help_tail, stdout);
 			fputs(at + 2, stdout);
 		} else {
 			fputs(help, stdout);

@@ -40,9 +40,6 @@ enum {
 	CLI_OPT_COMMAND = 2000,
 };
 
-/* The help lines of the common options, for each command's --help. */
-extern const char cli_common_help[];
-
 /* A figure side as given: a number and its unit (px: pixels at --dpi; pt: 1/72 in). */
 struct cli_length {
 	double value; /* 0 = not given */
@@ -105,8 +102,9 @@ struct cli_own_options {
  * Parses @argv (argv[0] the command): the common options into @o (first
  * set to their defaults, cli_common_init()), the
  * command's own through @own (may be NULL); refuses operands. With -h it
- * prints @help with cli_common_help in place of its one "%s", once every
- * option was read (a bad option is reported first).
+ * prints @help with the common options' lines in place of its one "%s"
+ * (--position-ids only for the commands that take it), once every option
+ * was read (a bad option is reported first).
  *
  * @return 0 to run the command, CLI_DONE after the help, or an exit code
  * after reporting a usage error.

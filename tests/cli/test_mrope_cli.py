@@ -250,6 +250,13 @@ error_case(EXE, "--position-ids with rope", ["encode", "-s", "rope", "--position
            2, "mrope specs", cwd=E)
 error_case(EXE, "--position-ids with freqs", ["freqs", "-s", "mrope", "--position-ids", csv_path] + out,
            2, "'freqs' does not encode positions", cwd=E)
+# The help lists the option where it is taken, and only there.
+TAKERS = ("encode", "distance", "corr", "profile", "scatter", "decay", "compare", "report")
+for cmd in TAKERS + ("freqs", "check", "model", "layers", "plan", "precision", "bias", "usage"):
+    r = run(EXE, cmd, "--help")
+    listed = "--position-ids" in r.text
+    ok(r.rc == 0 and listed == (cmd in TAKERS),
+       f"{cmd} --help {'lists' if cmd in TAKERS else 'does not list'} --position-ids", r.text[:120])
 error_case(EXE, "--position-ids with a grid", ["encode", "-s", QWEN + ",frames=1,height=2,width=2",
                                                "--position-ids", csv_path] + out, 2, "one or the other", cwd=E)
 error_case(EXE, "--position-ids: four columns",
