@@ -139,6 +139,10 @@ const struct hf_arch *hf_arch_find(const char *model_type);
  */
 const struct hf_arch *hf_arch_generic(int mla);
 
+/* flash-attn's rotary keys (rotary_emb_base, rotary_emb_fraction,
+ * rotary_emb_interleaved), as remote-code encoders use them. Static storage. */
+const struct hf_arch *hf_arch_flash(void);
+
 /* Reading state. */
 struct hf {
 	const struct json *root;

@@ -421,6 +421,20 @@ static const struct hf_arch archs[] = {
              "max_position_embeddings=2048,rope_theta=500000",
              0),
         ROPE("moshi", H, LLAMA_D ",max_position_embeddings=3000,rope_theta=10000", 0),
+        /* IDEFICS (v1): IdeficsEmbedding, rotate_half at base 10000 */
+        ROPE("idefics", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
+        /* NomicBERT (remote code, contrastors' modeling_hf_nomic_bert.py, and the
+         * class transformers added): flash-attn's rotary keys, rotate_half unless
+         * rotary_emb_interleaved */
+        {.model_type = "nomic_bert",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=768,num_attention_heads=12,num_hidden_layers=12,"
+                     "max_position_embeddings=2048,rotary_emb_base=10000",
+         .theta_key = "rotary_emb_base",
+         .keys = KEYS("partial_rotary_factor=rotary_emb_fraction",
+                      "rope_interleave=rotary_emb_interleaved",
+                      "unsupported=rotary_scaling_factor")},
         /* Aria's text model: LlamaConfig's keys, Llama's rotary */
         ROPE("aria_text", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
         /* Qwen2.5-Omni's thinker text model: Qwen2-VL's rotary and M-RoPE block */
@@ -523,6 +537,23 @@ static const struct hf_arch archs[] = {
                 "fnet.embeddings.position_embeddings.weight"),
         LEARNED("canine", "max_position_embeddings=16384,hidden_size=768,num_hidden_layers=12", 0,
                 "canine.char_embeddings.position_embeddings.weight"),
+        /* the text towers of CLIP-like models: positions from 0 */
+        LEARNED("clip_text_model",
+                "max_position_embeddings=77,hidden_size=512,num_hidden_layers=12", 0,
+                "text_model.embeddings.position_embedding.weight"),
+        LEARNED("siglip_text_model",
+                "max_position_embeddings=64,hidden_size=768,num_hidden_layers=12", 0,
+                "text_model.embeddings.position_embedding.weight"),
+        LEARNED("siglip2_text_model",
+                "max_position_embeddings=64,hidden_size=768,num_hidden_layers=12", 0,
+                "text_model.embeddings.position_embedding.weight"),
+        LEARNED("blip_text_model",
+                "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0, NULL),
+        LEARNED("git", "max_position_embeddings=1024,hidden_size=768,num_hidden_layers=6", 0,
+                "git.embeddings.position_embeddings.weight"),
+        LEARNED("dpr", "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0, NULL),
+        /* PerceiverTextPreprocessor: nn.Embedding(max_position_embeddings, d_model) */
+        LEARNED("perceiver", "max_position_embeddings=2048,d_model=768", 0, NULL),
         /* removed from transformers 5, still published: BERT's table */
         LEARNED("qdqbert", "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0,
                 "bert.embeddings.position_embeddings.weight"),
@@ -648,6 +679,13 @@ static const struct hf_arch archs[] = {
          .flags = HF_PAD_OFFSET,
          .keys = KEYS("table_rows=max_target_positions", "encoder_rows=max_source_positions",
                       "num_hidden_layers=decoder_layers")},
+        /* Kosmos-2's text model: M2M-100's table (embed_dim wide, from padding_idx + 1) */
+        {.model_type = "kosmos_2_text_model",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=t2t",
+         .defaults = "max_position_embeddings=2048,embed_dim=2048,layers=24,pad_token_id=1",
+         .flags = HF_PAD_OFFSET,
+         .keys = KEYS("table_cols=embed_dim", "num_hidden_layers=layers")},
         /* XGLMSinusoidalPositionalEmbedding adds its offset 2 to positions from 0 */
         {.model_type = "xglm",
          .enc = HF_SINUSOIDAL,
@@ -699,6 +737,20 @@ static const struct hf_arch archs[] = {
         REFUSED("layoutlmv3", "LayoutLMv3 adds 2-D layout tables and relative and spatial "
                               "attention biases (rel_pos_bins) to its learned 1-D table, which "
                               "posenc does not show as one"),
+        REFUSED("tapas", "TAPAS restarts positions in every table cell "
+                         "(reset_position_index_per_cell, default true), so a position is not "
+                         "an index into its learned table by itself"),
+        REFUSED("udop", "UDOP adds 2-D layout biases to T5's relative buckets, which posenc "
+                        "does not show as one"),
+        REFUSED("speecht5", "SpeechT5's encoder uses relative position embeddings and its "
+                            "text decoder a sinusoidal table: posenc reads one text model per "
+                            "config"),
+        REFUSED("seamless_m4t", "SeamlessM4T's text encoder and decoder add fairseq sinusoids "
+                                "while its speech encoder uses relative positions: posenc reads "
+                                "one text model per config"),
+        REFUSED("seamless_m4t_v2", "SeamlessM4T-v2's text encoder and decoder add fairseq "
+                                   "sinusoids while its speech encoder uses relative positions: "
+                                   "posenc reads one text model per config"),
         REFUSED("reformer", "Reformer's axial position embeddings (axial_pos_embds: learned "
                             "factors whose outer sum is the table) are not a table posenc "
                             "reads from the config"),
@@ -754,6 +806,11 @@ static const struct hf_arch archs[] = {
         WRAPPER("audioflamingo3", "qwen2"),
         WRAPPER("shieldgemma2", "gemma3_text"),
         WRAPPER("glm4v", "glm4v_text"),
+        WRAPPER("kosmos-2", "kosmos_2_text_model"),
+        WRAPPER("clip", "clip_text_model"),
+        WRAPPER("siglip", "siglip_text_model"),
+        WRAPPER("siglip2", "siglip2_text_model"),
+        WRAPPER("blip", "blip_text_model"),
         /* Qwen2.5-Omni, Qwen3-Omni: the thinker's text model */
         WRAPPER_AT("qwen2_5_omni", "qwen2_5_omni_text", "thinker_config.text_config"),
         WRAPPER_AT("qwen3_omni_moe", NULL, "thinker_config.text_config"),
@@ -783,7 +840,25 @@ const struct hf_arch *hf_arch_find(const char *model_type)
 	return NULL;
 }
 
+/* flash-attn's rotary as remote-code encoders configure it (NomicBERT,
+ * Jina's XLM-RoBERTa): rotary_emb_base, rotary_emb_fraction,
+ * rotary_emb_interleaved. */
+static const struct hf_arch generic_flash = {
+        .model_type = "",
+        .enc = HF_ROPE,
+        .layout = H,
+        .defaults = "rotary_emb_base=10000",
+        .theta_key = "rotary_emb_base",
+        .keys = KEYS("partial_rotary_factor=rotary_emb_fraction",
+                     "rope_interleave=rotary_emb_interleaved",
+                     "unsupported=rotary_scaling_factor")};
+
 const struct hf_arch *hf_arch_generic(int mla)
 {
 	return mla ? &generic_mla : &generic;
+}
+
+const struct hf_arch *hf_arch_flash(void)
+{
+	return &generic_flash;
 }

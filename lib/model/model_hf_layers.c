@@ -530,12 +530,23 @@ enum pe_status hf_read_rope(struct hf *h)
 			        hidden / heads, hd);
 	}
 	c.layout = h->arch->layout;
-	/* DeepSeek-V3 in transformers: rope_interleave (default true) picks the pairing. */
-	const struct json *ri = hf_present(cfg, "rope_interleave");
+	/* A key the class does not restate (NomicBERT's rotary_scaling_factor) */
+	const char *unread = hf_arch_key(h->arch, "unsupported");
+	if (unread && hf_present(cfg, unread))
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "%s: set, and the rotary variant it selects in the model's own code "
+		               "is not one posenc restates",
+		               unread);
+	/* DeepSeek-V3 in transformers: rope_interleave (default true) picks the pairing;
+	 * flash-attn's rotary (NomicBERT): rotary_emb_interleaved. */
+	const char *ri_key = hf_arch_key(h->arch, "rope_interleave");
+	if (!ri_key)
+		ri_key = "rope_interleave";
+	const struct json *ri = hf_present(cfg, ri_key);
 	if (h->arch->flags & HF_FIXED_PAIRING)
 		ri = NULL;
 	if (ri && ri->type != JSON_BOOL)
-		return hf_fail(h, PE_EFORMAT, "rope_interleave: is not true or false");
+		return hf_fail(h, PE_EFORMAT, "%s: is not true or false", ri_key);
 	if (ri)
 		c.layout = ri->boolean ? "interleaved" : "half";
 	/* The rotated part: rotary_dim (GPT-J, CodeGen, MiniMax: a width),
@@ -550,9 +561,12 @@ enum pe_status hf_read_rope(struct hf *h)
 		               rotary_dim, hd);
 	if (rc)
 		c.top_partial = pe_model_width_fraction(rotary_dim, hd);
-	static const char *const partial_keys[] = {"partial_rotary_factor", "rotary_pct",
-	                                           "rope_percent"};
-	for (size_t k = 0; k < 3 && isnan(c.top_partial); k++) {
+	/* the class's own name first (NomicBERT's rotary_emb_fraction) */
+	const char *partial_keys[] = {hf_arch_key(h->arch, "partial_rotary_factor"),
+	                              "partial_rotary_factor", "rotary_pct", "rope_percent"};
+	if (!partial_keys[0])
+		partial_keys[0] = partial_keys[1];
+	for (size_t k = 0; k < 4 && isnan(c.top_partial); k++) {
 		if ((rc = hf_number(h, "", cfg, partial_keys[k], &v)) < 0)
 			return PE_EFORMAT;
 		if (rc)

@@ -12,11 +12,97 @@
 
 #include "model/model_hf.h"
 
+static int json_bool(struct hf *h, const char *where, const struct json *obj, const char *key,
+                     int dflt)
+{
+	const struct json *v = hf_present(obj, key);
+	if (!v)
+		return dflt;
+	if (v->type != JSON_BOOL) {
+		hf_fail(h, PE_EFORMAT, "%s%s: is not true or false", where, key);
+		return -1;
+	}
+	return v->boolean;
+}
+
+static const char *json_str(const struct json *obj, const char *key, const char *dflt)
+{
+	const struct json *v = hf_present(obj, key);
+	return v && v->type == JSON_STRING ? v->string : dflt;
+}
+
+/*
+ * An MPT run by llm-foundry's own code (auto_map) without ALiBi: RoPE when
+ * attn_config.rope (rope_theta, the flash-attn rotary of rope_impl 'dail'
+ * or transformers' of 'hf', both rotate_half, on d_model // n_heads), else
+ * the learned table of learned_pos_emb (default true), else nothing.
+ */
+static enum pe_status mpt_foundry(struct hf *h, const struct json *ac)
+{
+	int rope = json_bool(h, "attn_config.", ac, "rope", 0);
+	int learned = json_bool(h, "", h->cfg, "learned_pos_emb", 1);
+	if (rope < 0 || learned < 0)
+		return PE_EFORMAT;
+	if (!rope && learned)
+		return hf_read_learned(h);
+	if (!rope)
+		return hf_fail(
+		        h, PE_EUNSUPPORTED,
+		        "model_type 'mpt' (llm-foundry's code, auto_map): attn_config.alibi "
+		        "and attn_config.rope are false and learned_pos_emb is false, so there "
+		        "is no positional encoding to show");
+	const char *impl = json_str(ac, "rope_impl", "dail");
+	const char *type = NULL;
+	if (strcmp(impl, "dail") == 0)
+		type = json_str(hf_present(ac, "rope_dail_config"), "type", "original");
+	else if (strcmp(impl, "hf") == 0)
+		type = json_str(hf_present(ac, "rope_hf_config"), "type", "no_scaling");
+	if (!type || (strcmp(type, "original") != 0 && strcmp(type, "no_scaling") != 0))
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "attn_config.rope_impl '%s' with type '%s': llm-foundry's xPos and "
+		               "scaled rotary variants are not restated here (only 'dail' original "
+		               "and 'hf' no_scaling)",
+		               impl, type ? type : "?");
+	double theta = 10000.0; /* llm-foundry's attn_config default */
+	size_t heads = 0, hidden = 0, layers = 0;
+	int rc;
+	if (hf_number(h, "attn_config.", ac, "rope_theta", &theta) < 0 ||
+	    (rc = hf_cfg_count(h, "hidden_size", &hidden, NULL)) < 0 ||
+	    hf_cfg_count(h, "num_attention_heads", &heads, NULL) < 0 ||
+	    hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0)
+		return PE_EFORMAT;
+	if (!hidden || !heads || hidden / heads < 2 || (hidden / heads) % 2)
+		return hf_fail(h, PE_EFORMAT,
+		               "d_model, n_heads: no even head width d_model // n_heads to rotate");
+	if (!(theta > 1.0))
+		return hf_fail(h, PE_EFORMAT, "attn_config.rope_theta: %.17g must exceed 1", theta);
+	h->m->head_dim = hidden / heads;
+	h->m->n_layers = layers;
+	double ctx = 0;
+	if (hf_cfg_number(h, "max_position_embeddings", &ctx, NULL) < 0)
+		return PE_EFORMAT;
+	if (ctx >= 1)
+		h->m->context = ctx;
+	struct strbuf b = {0};
+	strbuf_addf(&b, "rope:base=");
+	hf_put_number(&b, theta);
+	strbuf_addf(&b, ",layout=half,label=%s", h->label);
+	if (b.failed) {
+		free(b.buf);
+		return PE_ENOMEM;
+	}
+	enum pe_status st = hf_add_group(h, "all", b.buf);
+	free(b.buf);
+	return st;
+}
+
 /*
  * ALiBi. BLOOM (build_alibi_tensor) adds slope x key position: form
  * official, Press et al.'s slopes. MPT (build_mpt_alibi_tensor) has its
  * own slopes, 1 / 2^(k x alibi_bias_max / n2) over the next power of two n2
- * (odd ones first when heads is not a power of two): slopes=mpt.
+ * (odd ones first when heads is not a power of two): slopes=mpt. MptModel
+ * builds the bias whatever attn_config.alibi says; llm-foundry's own code
+ * (auto_map) reads alibi, rope and learned_pos_emb (mpt_foundry()).
  */
 enum pe_status hf_read_alibi(struct hf *h)
 {
@@ -31,10 +117,18 @@ enum pe_status hf_read_alibi(struct hf *h)
 			return hf_fail(h, PE_EFORMAT, "attn_config: is not an object");
 		if (al && al->type != JSON_BOOL)
 			return hf_fail(h, PE_EFORMAT, "attn_config.alibi: is not true or false");
-		if (al && !al->boolean)
-			return hf_fail(h, PE_EUNSUPPORTED,
-			               "attn_config.alibi: false, so this MPT learns its positions "
-			               "(the table is in the weights: -s file:...)");
+		/* MptAttentionConfig's alibi defaults to true, llm-foundry's (auto_map) to false */
+		int remote = hf_present(h->root, "auto_map") != NULL;
+		if (remote && !(al && al->boolean))
+			return mpt_foundry(h, ac);
+		if (al && !al->boolean) {
+			enum pe_status wst = hf_warn(
+			        h, "attn_config.alibi: false, but transformers' MptModel builds "
+			           "its ALiBi bias whatever it says (build_mpt_alibi_tensor); "
+			           "read as ALiBi");
+			if (wst != PE_OK)
+				return wst;
+		}
 		double max = 8.0; /* MptAttentionConfig's default */
 		if (hf_number(h, "attn_config.", ac, "alibi_bias_max", &max) < 0)
 			return PE_EFORMAT;
@@ -184,8 +278,20 @@ enum pe_status hf_read_learned(struct hf *h)
 	if (pet && pet->type != JSON_STRING)
 		return hf_fail(h, PE_EFORMAT, "position_embedding_type: is not a string");
 	if (pet && strcmp(pet->string, "rotary") == 0) {
-		/* ESM-2, RoFormer-like configs: rotary on every layer, rotate_half */
-		h->arch = hf_arch_generic(0);
+		/* ESM-2, RoFormer-like configs: rotary on every layer, rotate_half; with
+		 * flash-attn's keys (Jina's XLM-RoBERTa) rotary_emb_base is the base */
+		int flash = hf_present(cfg, "rotary_emb_base") && !hf_present(cfg, "rope_theta");
+		h->arch = flash ? hf_arch_flash() : hf_arch_generic(0);
+		if (flash) {
+			enum pe_status wst = hf_warn(
+			        h,
+			        "position_embedding_type: 'rotary' with rotary_emb_base: read as "
+			        "flash-attn's rotary in the repository's own code "
+			        "(rotary_emb_base, "
+			        "rotary_emb_fraction, rotary_emb_interleaved), which may differ");
+			if (wst != PE_OK)
+				return wst;
+		}
 		return hf_read_rope(h);
 	}
 	if (pet && strcmp(pet->string, "alibi") == 0)
