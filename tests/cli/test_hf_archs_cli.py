@@ -673,6 +673,15 @@ ok(r.rc == 0 and s.get("model", {}).get("sliding_layers") == "1-3,5-7" and
    "others slide over 8192",
    (r.err, s))
 
+# ModernBERT's decoder: layer i slides unless (i + 1) % 3 == 0 (not the encoder's i % 3 == 0)
+mbd = {"model_type": "modernbert-decoder", "hidden_size": 768, "num_attention_heads": 12,
+       "num_hidden_layers": 6}
+r, s = summary(write("mbd", mbd))
+ok(r.rc == 0 and s.get("global", {}).get("layers") == "2,5" and
+   close(freqs(write("mbd", mbd), "global", "theta"), inv_freq(160000.0, 64)) and
+   close(freqs(write("mbd", mbd), "local", "theta"), inv_freq(10000.0, 64)),
+   "ModernBERT decoder: layers 2, 5 global at 160000, the others local at 10000", (r.err, s))
+
 # LongCat-Flash: MLA, pairs 2i, 2i+1 on qk_rope_head_dim, default_theta 1e7
 r, s = summary(write("longcat", {"model_type": "longcat_flash", "num_layers": 2}))
 ok(r.rc == 0 and "warning" not in r.err and s.get("all", {}).get("layout") == "interleaved" and
