@@ -386,7 +386,7 @@ static const struct hf_arch archs[] = {
          .defaults = "hidden_size=2560,num_attention_heads=32,num_hidden_layers=54,"
                      "max_position_embeddings=4096,rope_theta=10000",
          .flags = HF_ZAMBA_HEAD,
-         .keys = KEYS("head_dim=attention_head_dim"),
+         .keys = KEYS("head_dim=attention_head_dim", "unsupported=use_long_context"),
          .rope_key = "use_mem_rope",
          .types = "layers_block_type/hybrid"},
         /* CWM: every 4th layer (i % 4 == 0) full, the others slide; llama3 rope

@@ -530,9 +530,11 @@ enum pe_status hf_read_rope(struct hf *h)
 			        hidden / heads, hd);
 	}
 	c.layout = h->arch->layout;
-	/* A key the class does not restate (NomicBERT's rotary_scaling_factor) */
+	/* A key the class does not restate, set and not false (NomicBERT's
+	 * rotary_scaling_factor, Zamba2's use_long_context) */
 	const char *unread = hf_arch_key(h->arch, "unsupported");
-	if (unread && hf_present(cfg, unread))
+	const struct json *uv = unread ? hf_present(cfg, unread) : NULL;
+	if (uv && !(uv->type == JSON_BOOL && !uv->boolean))
 		return hf_fail(h, PE_EUNSUPPORTED,
 		               "%s: set, and the rotary variant it selects in the model's own code "
 		               "is not one posenc restates",

@@ -645,6 +645,10 @@ ok(r.rc == 0 and s.get("rope", {}).get("layers") == "1,4" and
    float(s.get("model", {}).get("softmax_scale", "nan")) == 1 / math.sqrt(80),
    "Zamba2 with use_mem_rope: hybrid layers 1, 4 on heads of 160, scale (160/2)^-0.5",
    (r.err, s))
+r, s = summary(write("z2f", dict(z2, use_mem_rope=True, use_long_context=False)))
+r2 = run(EXE, "model", write("z2l", dict(z2, use_mem_rope=True, use_long_context=True)))
+ok(r.rc == 0 and r2.rc == 1 and "use_long_context" in r2.err,
+   "Zamba2: use_long_context false is read, true (a rescaled base) refused", (r.err, r2.err))
 r = run(EXE, "model", write("zamba", {"model_type": "zamba", "hidden_size": 3712}))
 ok(r.rc == 1 and "no positional encoding" in r.err, "Zamba: refused, no positional encoding",
    r.err)
