@@ -88,15 +88,17 @@ static enum pe_status find_arch(struct hf *h, const char **type_out, enum hf_enc
 		return hf_fail(h, PE_EFORMAT, "model_type: is not a string");
 	const char *outer = mt ? mt->string : NULL;
 	const struct hf_arch *oa = outer ? hf_arch_find(outer) : NULL;
-	const struct json *tc = hf_present(root, "text_config");
+	/* most wrappers keep it in text_config; Qwen2.5-Omni in thinker_config.text_config */
+	const char *tpath = oa && oa->enc == HF_WRAPPER && oa->what ? oa->what : "text_config";
+	const struct json *tc = hf_present(root, tpath);
 	if (tc && tc->type != JSON_OBJECT)
-		return hf_fail(h, PE_EFORMAT, "text_config: is not an object");
+		return hf_fail(h, PE_EFORMAT, "%s: is not an object", tpath);
 	const char *type = outer;
 	if (tc) {
 		h->cfg = tc;
 		const struct json *it = hf_present(tc, "model_type");
 		if (it && it->type != JSON_STRING)
-			return hf_fail(h, PE_EFORMAT, "text_config.model_type: is not a string");
+			return hf_fail(h, PE_EFORMAT, "%s.model_type: is not a string", tpath);
 		if (it)
 			type = it->string;
 		else if (oa && oa->enc == HF_WRAPPER)
@@ -146,11 +148,12 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 	enum hf_enc enc = HF_ROPE;
 	if ((st = find_arch(&h, &type, &enc)) != PE_OK)
 		goto done;
-	if (enc == HF_NONE || enc == HF_RELATIVE) {
+	if (enc == HF_NONE || enc == HF_RELATIVE || enc == HF_REFUSED) {
 		st = hf_fail(&h, PE_EUNSUPPORTED,
 		             enc == HF_NONE ? "model_type '%s': no positional encoding to show: %s"
-		                            : "model_type '%s': %s, a relative scheme posenc does "
-		                              "not have",
+		             : enc == HF_RELATIVE ? "model_type '%s': %s, a relative scheme posenc "
+		                                    "does not have"
+		                                  : "model_type '%s': %s",
 		             type, h.arch->what);
 		goto done;
 	}
@@ -184,6 +187,9 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 		break;
 	case HF_WHISPER:
 		st = hf_read_whisper(&h);
+		break;
+	case HF_SINUSOIDAL:
+		st = hf_read_sinusoidal(&h);
 		break;
 	default:
 		st = PE_EUNSUPPORTED;

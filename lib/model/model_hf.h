@@ -14,14 +14,16 @@
 
 /* How an architecture's positions enter its attention. */
 enum hf_enc {
-	HF_ROPE,     /* rotary (modeling_rope_utils plus the modeling file) */
-	HF_ALIBI,    /* a linear bias per head */
-	HF_T5,       /* T5's relative buckets */
-	HF_LEARNED,  /* a learned absolute table (nn.Embedding) */
-	HF_WHISPER,  /* sinusoidal encoder, learned decoder */
-	HF_NONE,     /* no positional encoding at all (state-space models) */
-	HF_RELATIVE, /* a relative scheme posenc does not have */
-	HF_WRAPPER,  /* a multimodal wrapper: the text model is in text_config */
+	HF_ROPE,       /* rotary (modeling_rope_utils plus the modeling file) */
+	HF_ALIBI,      /* a linear bias per head */
+	HF_T5,         /* T5's relative buckets */
+	HF_LEARNED,    /* a learned absolute table (nn.Embedding) */
+	HF_WHISPER,    /* sinusoidal encoder, learned decoder */
+	HF_SINUSOIDAL, /* a fixed sinusoidal table (Marian, fairseq's M2M-100, CTRL) */
+	HF_NONE,       /* no positional encoding at all (state-space models) */
+	HF_RELATIVE,   /* a relative scheme posenc does not have */
+	HF_REFUSED,    /* positions posenc does not compute, for the reason in @what */
+	HF_WRAPPER,    /* a multimodal wrapper: the text model is in text_config */
 };
 
 /* The widest head posenc reads, the limit of a rope spec's 'head' key (2^24). */
@@ -67,6 +69,16 @@ enum {
 	/* only layers with a sliding window rotate: none when sliding_window is
 	 * null (Cohere2Attention: self.sliding_window is None outside them) */
 	HF_SLIDING_ROPE = 1u << 15,
+	/* the sliding window is ModernBERT's local_attention (window / 2 each side) */
+	HF_LOCAL_ATTENTION = 1u << 16,
+	/* the list of @types repeats over the layers (RecurrentGemma's block_types) */
+	HF_TYPES_CYCLE = 1u << 17,
+	/* Zamba2: the attention reads the residual concatenated with the embeddings,
+	 * heads of 2 * hidden_size // num_attention_heads, softmax scale
+	 * (head_dim / 2)^-0.5 */
+	HF_ZAMBA_HEAD = 1u << 18,
+	/* rotary_value true also rotates the values (RoFormerSelfAttention) */
+	HF_ROTARY_VALUE = 1u << 19,
 };
 
 /*
@@ -75,8 +87,27 @@ enum {
  * from configuration_<name>.py); @theta_key is where the rope base is read
  * (GPT-NeoX: rotary_emb_base); for HF_ROPE @local_theta / @global_theta name
  * the keys of per-layer-type bases (Gemma 3, ModernBERT); @text is the
- * default text model of a wrapper; @what is a learned table's tensor, or
- * the reason for HF_NONE / HF_RELATIVE.
+ * default text model of a wrapper; @what is a learned table's tensor, the
+ * reason for HF_NONE / HF_RELATIVE / HF_REFUSED, or a wrapper's path to its
+ * text config ("thinker_config.text_config"; NULL: text_config).
+ *
+ * For HF_SINUSOIDAL @layout is the sinusoidal spec's keys
+ * ("layout=blocks,freq=t2t"); HF_OFFSET2 starts positions at 2 and
+ * HF_PAD_OFFSET at pad_token_id + 1 (fairseq's make_positions).
+ *
+ * @keys is the class's own attribute_map as "canonical=key" strings (Moonshine's
+ * num_attention_heads=decoder_num_attention_heads), read before the aliases
+ * every class shares; a learned or fixed table names its shape by the
+ * pseudo keys table_rows and table_cols (default max_position_embeddings and
+ * hidden_size) and decoder_rows (a decoder table of its own, LED). A key
+ * with a dot is a path into a sub-object (DBRX's attn_config.rope_theta).
+ * @sin_key is the boolean that fills a learned table with fixed sinusoids
+ * (DistilBERT's sinusoidal_pos_embds); @rope_key the boolean without which
+ * the attention has no RoPE (Zamba2's use_mem_rope, default false); @types
+ * the list naming each layer's kind when it is not layer_types, as
+ * "key/value[=kind]" (Zamba2's layers_block_type/hybrid: that value is a
+ * full-attention layer, or the kind given; the others are not attention); @rope_block the
+ * class's rope_parameters when the config has none (JSON, CWM's llama3).
  */
 struct hf_arch {
 	const char *model_type;
@@ -89,6 +120,11 @@ struct hf_arch {
 	const char *global_theta; /* NULL: theta_key */
 	const char *text;         /* wrapper: text_config's model_type when it has none */
 	const char *what;
+	const char *const *keys; /* "canonical=key" strings, ended by NULL */
+	const char *sin_key;
+	const char *rope_key;
+	const char *types;
+	const char *rope_block;
 };
 
 /* The registry entry of @model_type, or NULL. */
@@ -102,6 +138,10 @@ const struct hf_arch *hf_arch_find(const char *model_type);
  * DeepseekV3Attention. Static storage.
  */
 const struct hf_arch *hf_arch_generic(int mla);
+
+/* flash-attn's rotary keys (rotary_emb_base, rotary_emb_fraction,
+ * rotary_emb_interleaved), as remote-code encoders use them. Static storage. */
+const struct hf_arch *hf_arch_flash(void);
 
 /* Reading state. */
 struct hf {
@@ -140,6 +180,9 @@ int hf_cfg_count(struct hf *h, const char *key, size_t *out, const char **name);
 
 /* The class default of @key for the architecture: 1 and *out, or 0. */
 int hf_arch_default(const struct hf_arch *a, const char *key, double *out);
+
+/* The key the architecture's @keys maps @key to, or NULL. */
+const char *hf_arch_key(const struct hf_arch *a, const char *key);
 
 void hf_put_number(struct strbuf *b, double v);
 void hf_put_key(struct strbuf *b, const char *key, double v);
@@ -183,5 +226,6 @@ enum pe_status hf_read_alibi(struct hf *h);
 enum pe_status hf_read_t5(struct hf *h);
 enum pe_status hf_read_learned(struct hf *h);
 enum pe_status hf_read_whisper(struct hf *h);
+enum pe_status hf_read_sinusoidal(struct hf *h);
 
 #endif

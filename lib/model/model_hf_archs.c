@@ -17,26 +17,37 @@
 
 #define H "half"
 #define I "interleaved"
-#define ROPE(t, layout, defaults, flags)                                                           \
+#define ROPE(t, lay, d, f)                                                                         \
 	{                                                                                          \
-		t, HF_ROPE, layout, defaults, flags, NULL, NULL, NULL, NULL, NULL                  \
+		.model_type = t, .enc = HF_ROPE, .layout = lay, .defaults = d, .flags = f          \
 	}
-#define LEARNED(t, defaults, flags, tensor)                                                        \
+#define LEARNED(t, d, f, tensor)                                                                   \
 	{                                                                                          \
-		t, HF_LEARNED, NULL, defaults, flags, NULL, NULL, NULL, NULL, tensor               \
+		.model_type = t, .enc = HF_LEARNED, .defaults = d, .flags = f, .what = tensor      \
 	}
 #define NONE(t, why)                                                                               \
 	{                                                                                          \
-		t, HF_NONE, NULL, NULL, 0, NULL, NULL, NULL, NULL, why                             \
+		.model_type = t, .enc = HF_NONE, .what = why                                       \
 	}
 #define RELATIVE(t, why)                                                                           \
 	{                                                                                          \
-		t, HF_RELATIVE, NULL, NULL, 0, NULL, NULL, NULL, NULL, why                         \
+		.model_type = t, .enc = HF_RELATIVE, .what = why                                   \
 	}
-#define WRAPPER(t, text)                                                                           \
+#define REFUSED(t, why)                                                                            \
 	{                                                                                          \
-		t, HF_WRAPPER, NULL, NULL, 0, NULL, NULL, NULL, text, NULL                         \
+		.model_type = t, .enc = HF_REFUSED, .what = why                                    \
 	}
+#define WRAPPER(t, txt)                                                                            \
+	{                                                                                          \
+		.model_type = t, .enc = HF_WRAPPER, .text = txt                                    \
+	}
+/* A wrapper whose text config is elsewhere than text_config. */
+#define WRAPPER_AT(t, txt, path)                                                                   \
+	{                                                                                          \
+		.model_type = t, .enc = HF_WRAPPER, .text = txt, .what = path                      \
+	}
+/* A class's own attribute_map entries ("canonical=key"). */
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* Defaults shared by Llama-like classes (LlamaConfig). */
 #define LLAMA_D "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32"
@@ -111,20 +122,31 @@ static const struct hf_arch archs[] = {
              "max_position_embeddings=1024,rope_theta=10000,sliding_window=512,"
              "sliding_window_pattern=2,query_pre_attn_scalar=256",
              HF_PATTERN | HF_QUERY_SCALAR),
-        {"gemma3_text", HF_ROPE, H,
-         "hidden_size=2304,num_attention_heads=8,num_hidden_layers=26,head_dim=256,"
-         "max_position_embeddings=131072,rope_theta=1000000,rope_local_base_freq=10000,"
-         "sliding_window=4096,sliding_window_pattern=6,query_pre_attn_scalar=256",
-         HF_PATTERN | HF_QUERY_SCALAR, NULL, "rope_local_base_freq", NULL, NULL, NULL},
-        {"gemma3n_text", HF_ROPE, H,
-         "hidden_size=2048,num_attention_heads=8,num_hidden_layers=35,head_dim=256,"
-         "max_position_embeddings=32768,rope_theta=1000000,rope_local_base_freq=10000,"
-         "sliding_window=512",
-         0, NULL, "rope_local_base_freq", NULL, NULL, NULL},
-        {"gemma4_text", HF_ROPE, H, "sliding_window=512,query_pre_attn_scalar=1", HF_GEMMA4, NULL,
-         NULL, NULL, NULL, NULL},
-        {"gemma4", HF_ROPE, H, "sliding_window=512,query_pre_attn_scalar=1", HF_GEMMA4, NULL, NULL,
-         NULL, NULL, NULL},
+        {.model_type = "gemma3_text",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=2304,num_attention_heads=8,num_hidden_layers=26,head_dim=256,"
+                     "max_position_embeddings=131072,rope_theta=1000000,rope_local_base_freq=10000,"
+                     "sliding_window=4096,sliding_window_pattern=6,query_pre_attn_scalar=256",
+         .flags = HF_PATTERN | HF_QUERY_SCALAR,
+         .local_theta = "rope_local_base_freq"},
+        {.model_type = "gemma3n_text",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=2048,num_attention_heads=8,num_hidden_layers=35,head_dim=256,"
+                     "max_position_embeddings=32768,rope_theta=1000000,rope_local_base_freq=10000,"
+                     "sliding_window=512",
+         .local_theta = "rope_local_base_freq"},
+        {.model_type = "gemma4_text",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "sliding_window=512,query_pre_attn_scalar=1",
+         .flags = HF_GEMMA4},
+        {.model_type = "gemma4",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "sliding_window=512,query_pre_attn_scalar=1",
+         .flags = HF_GEMMA4},
         ROPE("phi", H,
              "hidden_size=2048,num_attention_heads=32,num_hidden_layers=24,"
              "max_position_embeddings=2048,rope_theta=10000,partial_rotary_factor=0.5",
@@ -135,14 +157,18 @@ static const struct hf_arch archs[] = {
              0),
         ROPE("phimoe", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=1000000",
              HF_PHIMOE_MSCALE),
-        {"gpt_neox", HF_ROPE, H,
-         "hidden_size=6144,num_attention_heads=64,num_hidden_layers=44,"
-         "max_position_embeddings=2048,rotary_emb_base=10000,rotary_pct=0.25",
-         0, "rotary_emb_base", NULL, NULL, NULL, NULL},
-        {"gpt_neox_japanese", HF_ROPE, H,
-         "hidden_size=2560,num_attention_heads=32,num_hidden_layers=32,"
-         "max_position_embeddings=2048,rotary_emb_base=10000,rotary_pct=1",
-         0, "rotary_emb_base", NULL, NULL, NULL, NULL},
+        {.model_type = "gpt_neox",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=6144,num_attention_heads=64,num_hidden_layers=44,"
+                     "max_position_embeddings=2048,rotary_emb_base=10000,rotary_pct=0.25",
+         .theta_key = "rotary_emb_base"},
+        {.model_type = "gpt_neox_japanese",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=2560,num_attention_heads=32,num_hidden_layers=32,"
+                     "max_position_embeddings=2048,rotary_emb_base=10000,rotary_pct=1",
+         .theta_key = "rotary_emb_base"},
         ROPE("persimmon", H,
              "hidden_size=4096,num_attention_heads=64,num_hidden_layers=36,"
              "max_position_embeddings=16384,rope_theta=25000,partial_rotary_factor=0.5",
@@ -163,10 +189,13 @@ static const struct hf_arch archs[] = {
         ROPE("olmo2", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
         /* Olmo 3: sliding layers take the default RoPE at rope_theta, full layers the
          * rope block (one rotary embedding per layer type in modeling_olmo3.py) */
-        {"olmo3", HF_ROPE, H,
-         LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
-                 "sliding_window_pattern=4",
-         HF_PATTERN, NULL, "rope_theta", NULL, NULL, NULL},
+        {.model_type = "olmo3",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
+                             "sliding_window_pattern=4",
+         .flags = HF_PATTERN,
+         .local_theta = "rope_theta"},
         ROPE("olmoe", H,
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=16,"
              "max_position_embeddings=4096,rope_theta=10000",
@@ -221,11 +250,27 @@ static const struct hf_arch archs[] = {
              "max_position_embeddings=131072,rope_theta=150000,sliding_window=128,"
              "sliding_window_pattern=2",
              HF_PATTERN),
-        {"modernbert", HF_ROPE, H,
-         "hidden_size=768,num_attention_heads=12,num_hidden_layers=22,"
-         "max_position_embeddings=8192,global_rope_theta=160000,local_rope_theta=10000,"
-         "global_attn_every_n_layers=3,local_attention=128",
-         HF_EVERY_N, "global_rope_theta", "local_rope_theta", NULL, NULL, NULL},
+        {.model_type = "modernbert",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=768,num_attention_heads=12,num_hidden_layers=22,"
+                     "max_position_embeddings=8192,global_rope_theta=160000,local_rope_theta=10000,"
+                     "global_attn_every_n_layers=3,local_attention=128",
+         .flags = HF_EVERY_N | HF_LOCAL_ATTENTION,
+         .theta_key = "global_rope_theta",
+         .local_theta = "local_rope_theta"},
+        /* ModernBERT's decoder: layer i slides unless (i + 1) % global_attn_every_n_layers
+         * == 0 (ModernBertDecoderConfig), sliding layers at local_rope_theta */
+        {.model_type = "modernbert-decoder",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=768,num_attention_heads=12,num_hidden_layers=22,"
+                     "max_position_embeddings=8192,global_rope_theta=160000,"
+                     "local_rope_theta=10000,global_attn_every_n_layers=3",
+         .flags = HF_PATTERN,
+         .theta_key = "global_rope_theta",
+         .local_theta = "local_rope_theta",
+         .keys = KEYS("sliding_window_pattern=global_attn_every_n_layers")},
         ROPE("cohere", I,
              "hidden_size=8192,num_attention_heads=64,num_hidden_layers=40,"
              "max_position_embeddings=8192,rope_theta=10000",
@@ -291,16 +336,139 @@ static const struct hf_arch archs[] = {
              "attention_chunk_size=8192,floor_scale=8192,attn_scale=0.1",
              HF_TEMP_TUNING),
 
+        ROPE("code_llama", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
+        /* DBRX: the base is attn_config.rope_theta (DbrxAttentionConfig's, 10000; DBRX
+         * publishes 500000); heads d_model // n_heads */
+        {.model_type = "dbrx",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "d_model=2048,n_heads=16,n_layers=24,max_seq_len=2048,"
+                     "attn_config.rope_theta=10000",
+         .theta_key = "attn_config.rope_theta"},
+        /* RoFormer: RoFormerSinusoidalPositionalEmbedding's table applied to pairs
+         * 2i, 2i+1 (apply_rotary_position_embeddings), base 10000 fixed */
+        {.model_type = "roformer",
+         .enc = HF_ROPE,
+         .layout = I,
+         .defaults = "hidden_size=768,num_attention_heads=12,num_hidden_layers=12,"
+                     "max_position_embeddings=1536,rope_theta=10000",
+         .flags = HF_ROTARY_VALUE},
+        /* Moonshine: GLM's rotary (pairs 2i, 2i+1 on the first rotated dims); the text
+         * decoder's heads (MoonshineConfig's attribute_map) */
+        {.model_type = "moonshine",
+         .enc = HF_ROPE,
+         .layout = I,
+         .defaults = "hidden_size=288,decoder_num_attention_heads=8,"
+                     "decoder_num_hidden_layers=6,max_position_embeddings=512,rope_theta=10000,"
+                     "partial_rotary_factor=0.9",
+         .keys = KEYS("num_attention_heads=decoder_num_attention_heads",
+                      "num_hidden_layers=decoder_num_hidden_layers")},
+        /* GLM-4.1V's text model: rotate_half_llm pairs 2i, 2i+1 on the rotated half */
+        ROPE("glm4v_text", I,
+             "hidden_size=4096,num_attention_heads=32,num_hidden_layers=40,"
+             "max_position_embeddings=32768,rope_theta=10000,partial_rotary_factor=0.5",
+             0),
+        /* RecurrentGemma (Griffin): the attention blocks of block_types (repeated over the
+         * layers) rotate half of each head; all of them slide over attention_window_size */
+        {.model_type = "recurrent_gemma",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=2560,num_attention_heads=10,num_hidden_layers=26,"
+                     "rope_theta=10000,partial_rotary_factor=0.5,attention_window_size=2048",
+         .flags = HF_TYPES_CYCLE,
+         .keys = KEYS("sliding_window=attention_window_size"),
+         .types = "block_types/attention=sliding_attention"},
+        /* Zamba2: RoPE in the shared attention blocks ("hybrid" layers) only with
+         * use_mem_rope; heads of 2 * hidden_size // num_attention_heads */
+        {.model_type = "zamba2",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=2560,num_attention_heads=32,num_hidden_layers=54,"
+                     "max_position_embeddings=4096,rope_theta=10000",
+         .flags = HF_ZAMBA_HEAD,
+         .keys = KEYS("head_dim=attention_head_dim", "unsupported=use_long_context"),
+         .rope_key = "use_mem_rope",
+         .types = "layers_block_type/hybrid"},
+        /* CWM: every 4th layer (i % 4 == 0) full, the others slide; llama3 rope
+         * parameters when the config has none */
+        {.model_type = "cwm",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=6144,num_attention_heads=48,num_hidden_layers=64,head_dim=128,"
+                     "max_position_embeddings=131072,rope_theta=1000000,sliding_window=8192,"
+                     "global_attn_every_n_layers=4",
+         .flags = HF_EVERY_N,
+         .rope_block = "{\"rope_type\": \"llama3\", \"rope_theta\": 1000000.0, \"factor\": 16.0, "
+                       "\"high_freq_factor\": 4.0, \"low_freq_factor\": 1.0, "
+                       "\"original_max_position_embeddings\": 8192}"},
+        /* LongCat-Flash: multi-head latent attention, apply_rotary_pos_emb_interleave */
+        ROPE("longcat_flash", I,
+             "hidden_size=6144,num_attention_heads=64,num_layers=28,qk_rope_head_dim=64,"
+             "max_position_embeddings=131072,rope_theta=10000000",
+             HF_FIXED_PAIRING),
+        /* MiniMax-M2: Glm4MoeRotaryEmbedding (rotate_half, partial rotation) */
+        ROPE("minimax_m2", H,
+             "hidden_size=3072,num_attention_heads=48,num_hidden_layers=62,head_dim=128,"
+             "max_position_embeddings=196608,rope_theta=5000000",
+             0),
+        ROPE("doge", H,
+             "hidden_size=1024,num_attention_heads=8,num_hidden_layers=32,"
+             "max_position_embeddings=2048,rope_theta=10000",
+             0),
+        ROPE("flex_olmo", H, LLAMA_D ",max_position_embeddings=4096,rope_theta=500000", 0),
+        ROPE("jais2", H,
+             "hidden_size=3328,num_attention_heads=26,num_hidden_layers=32,"
+             "max_position_embeddings=8192,rope_theta=10000",
+             0),
+        ROPE("lfm2_moe", H,
+             "hidden_size=2048,num_attention_heads=32,num_hidden_layers=32,"
+             "max_position_embeddings=128000,rope_theta=1000000",
+             0),
+        /* Evolla's Llama text model (its class's model_type is "EvollaModel") */
+        ROPE("evolla", H, LLAMA_D ",max_position_embeddings=8192,rope_theta=500000", 0),
+        ROPE("EvollaModel", H, LLAMA_D ",max_position_embeddings=8192,rope_theta=500000", 0),
+        /* CSM's Llama backbone (its depth decoder has a config of its own) */
+        ROPE("csm", H,
+             "hidden_size=2048,num_attention_heads=32,num_hidden_layers=16,"
+             "max_position_embeddings=2048,rope_theta=500000",
+             0),
+        ROPE("moshi", H, LLAMA_D ",max_position_embeddings=3000,rope_theta=10000", 0),
+        /* IDEFICS (v1): IdeficsEmbedding, rotate_half at base 10000 */
+        ROPE("idefics", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
+        /* NomicBERT (remote code, contrastors' modeling_hf_nomic_bert.py, and the
+         * class transformers added): flash-attn's rotary keys, rotate_half unless
+         * rotary_emb_interleaved */
+        {.model_type = "nomic_bert",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=768,num_attention_heads=12,num_hidden_layers=12,"
+                     "max_position_embeddings=2048,rotary_emb_base=10000",
+         .theta_key = "rotary_emb_base",
+         .keys = KEYS("partial_rotary_factor=rotary_emb_fraction",
+                      "rope_interleave=rotary_emb_interleaved",
+                      "unsupported=rotary_scaling_factor")},
+        /* Aria's text model: LlamaConfig's keys, Llama's rotary */
+        ROPE("aria_text", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
+        /* Qwen2.5-Omni's thinker text model: Qwen2-VL's rotary and M-RoPE block */
+        ROPE("qwen2_5_omni_text", H,
+             "hidden_size=3584,num_attention_heads=28,num_hidden_layers=28,rope_theta=1000000", 0),
+        /* Phi-4-multimodal: Phi-3's text model at the top level */
+        ROPE("phi4_multimodal", H,
+             "hidden_size=3072,num_attention_heads=32,num_hidden_layers=32,"
+             "max_position_embeddings=131072,original_max_position_embeddings=4096,"
+             "rope_theta=10000",
+             0),
+
         /* ---- ALiBi, T5 buckets ---- */
-        {"bloom", HF_ALIBI, NULL, "n_head=8,n_layer=2", 0, NULL, NULL, NULL, NULL, NULL},
-        {"mpt", HF_ALIBI, NULL, "n_heads=16,n_layers=24,max_seq_len=2048", 0, NULL, NULL, NULL,
-         NULL, NULL},
-        {"t5", HF_T5, NULL, "d_kv=64,num_layers=6", 0, NULL, NULL, NULL, NULL, NULL},
-        {"mt5", HF_T5, NULL, "d_kv=64,num_layers=8", 0, NULL, NULL, NULL, NULL, NULL},
-        {"umt5", HF_T5, NULL, "d_kv=64,num_layers=8", 0, NULL, NULL, NULL, NULL, NULL},
-        {"longt5", HF_T5, NULL, "d_kv=64,num_layers=6", 0, NULL, NULL, NULL, NULL, NULL},
-        {"switch_transformers", HF_T5, NULL, "d_kv=64,num_layers=12", 0, NULL, NULL, NULL, NULL,
-         NULL},
+        {.model_type = "bloom", .enc = HF_ALIBI, .defaults = "n_head=8,n_layer=2"},
+        {.model_type = "mpt",
+         .enc = HF_ALIBI,
+         .defaults = "n_heads=16,n_layers=24,max_seq_len=2048"},
+        {.model_type = "t5", .enc = HF_T5, .defaults = "d_kv=64,num_layers=6"},
+        {.model_type = "mt5", .enc = HF_T5, .defaults = "d_kv=64,num_layers=8"},
+        {.model_type = "umt5", .enc = HF_T5, .defaults = "d_kv=64,num_layers=8"},
+        {.model_type = "longt5", .enc = HF_T5, .defaults = "d_kv=64,num_layers=6"},
+        {.model_type = "switch_transformers", .enc = HF_T5, .defaults = "d_kv=64,num_layers=12"},
 
         /* ---- learned absolute tables: rows x cols, the tensor that holds them ---- */
         LEARNED("gpt2", "n_positions=1024,n_embd=768", 0, "wpe.weight"),
@@ -311,8 +479,11 @@ static const struct hf_arch archs[] = {
                 "bert.embeddings.position_embeddings.weight"),
         LEARNED("megatron-bert", "max_position_embeddings=512,hidden_size=1024", 0,
                 "bert.embeddings.position_embeddings.weight"),
-        LEARNED("distilbert", "max_position_embeddings=512,dim=768", 0,
-                "distilbert.embeddings.position_embeddings.weight"),
+        {.model_type = "distilbert",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=512,dim=768,n_layers=6",
+         .sin_key = "sinusoidal_pos_embds",
+         .what = "distilbert.embeddings.position_embeddings.weight"},
         LEARNED("roberta", "max_position_embeddings=512,hidden_size=768,pad_token_id=1",
                 HF_PAD_OFFSET, "roberta.embeddings.position_embeddings.weight"),
         LEARNED("xlm-roberta", "max_position_embeddings=512,hidden_size=768,pad_token_id=1",
@@ -328,20 +499,108 @@ static const struct hf_arch archs[] = {
                 HF_PAD_OFFSET, "longformer.embeddings.position_embeddings.weight"),
         LEARNED("data2vec-text", "max_position_embeddings=512,hidden_size=768,pad_token_id=1",
                 HF_PAD_OFFSET, "data2vec_text.embeddings.position_embeddings.weight"),
-        LEARNED("electra", "max_position_embeddings=512,embedding_size=128", 0,
-                "electra.embeddings.position_embeddings.weight"),
-        LEARNED("albert", "max_position_embeddings=512,embedding_size=128", 0,
-                "albert.embeddings.position_embeddings.weight"),
+        /* the table is embedding_size wide (ElectraEmbeddings, AlbertEmbeddings) */
+        {.model_type = "electra",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=512,embedding_size=128",
+         .keys = KEYS("table_cols=embedding_size"),
+         .what = "electra.embeddings.position_embeddings.weight"},
+        {.model_type = "albert",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=512,embedding_size=128",
+         .keys = KEYS("table_cols=embedding_size"),
+         .what = "albert.embeddings.position_embeddings.weight"},
         LEARNED("ernie", "max_position_embeddings=512,hidden_size=768", 0,
                 "ernie.embeddings.position_embeddings.weight"),
         LEARNED("layoutlm", "max_position_embeddings=512,hidden_size=768", 0,
                 "layoutlm.embeddings.position_embeddings.weight"),
-        LEARNED("convbert", "max_position_embeddings=512,embedding_size=768", 0,
-                "convbert.embeddings.position_embeddings.weight"),
+        {.model_type = "convbert",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=512,embedding_size=768",
+         .keys = KEYS("table_cols=embedding_size"),
+         .what = "convbert.embeddings.position_embeddings.weight"},
         LEARNED("esm", "max_position_embeddings=1026,hidden_size=768,pad_token_id=1", HF_PAD_OFFSET,
                 "esm.embeddings.position_embeddings.weight"),
-        LEARNED("xlm", "max_position_embeddings=512,emb_dim=2048", 0,
-                "transformer.position_embeddings.weight"),
+        /* XLM and FlauBERT: sinusoidal_embeddings fills the table with
+         * create_sinusoidal_embeddings (sin at even, cos at odd columns) */
+        {.model_type = "xlm",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=512,emb_dim=2048,n_layers=12",
+         .sin_key = "sinusoidal_embeddings",
+         .what = "transformer.position_embeddings.weight"},
+        {.model_type = "flaubert",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=512,emb_dim=2048,n_layers=12",
+         .sin_key = "sinusoidal_embeddings",
+         .what = "transformer.position_embeddings.weight"},
+        LEARNED("openai-gpt", "n_positions=512,n_embd=768,n_layer=12", 0, "positions_embed.weight"),
+        LEARNED("gpt-sw3", "n_positions=1024,n_embd=768,n_layer=12", 0, "transformer.wpe.weight"),
+        LEARNED("imagegpt", "n_positions=1024,n_embd=512,n_layer=24", 0, "transformer.wpe.weight"),
+        LEARNED("big_bird", "max_position_embeddings=4096,hidden_size=768,num_hidden_layers=12", 0,
+                "bert.embeddings.position_embeddings.weight"),
+        LEARNED("bert-generation",
+                "max_position_embeddings=512,hidden_size=1024,num_hidden_layers=24", 0,
+                "bert.embeddings.position_embeddings.weight"),
+        LEARNED("roc_bert", "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0,
+                "roc_bert.embeddings.position_embeddings.weight"),
+        LEARNED("splinter", "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0,
+                "splinter.embeddings.position_embeddings.weight"),
+        LEARNED("fnet", "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0,
+                "fnet.embeddings.position_embeddings.weight"),
+        LEARNED("canine", "max_position_embeddings=16384,hidden_size=768,num_hidden_layers=12", 0,
+                "canine.char_embeddings.position_embeddings.weight"),
+        /* the text towers of CLIP-like models: positions from 0 */
+        LEARNED("clip_text_model",
+                "max_position_embeddings=77,hidden_size=512,num_hidden_layers=12", 0,
+                "text_model.embeddings.position_embedding.weight"),
+        LEARNED("siglip_text_model",
+                "max_position_embeddings=64,hidden_size=768,num_hidden_layers=12", 0,
+                "text_model.embeddings.position_embedding.weight"),
+        LEARNED("siglip2_text_model",
+                "max_position_embeddings=64,hidden_size=768,num_hidden_layers=12", 0,
+                "text_model.embeddings.position_embedding.weight"),
+        LEARNED("blip_text_model",
+                "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0, NULL),
+        LEARNED("git", "max_position_embeddings=1024,hidden_size=768,num_hidden_layers=6", 0,
+                "git.embeddings.position_embeddings.weight"),
+        LEARNED("dpr", "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0, NULL),
+        /* PerceiverTextPreprocessor: nn.Embedding(max_position_embeddings, d_model) */
+        LEARNED("perceiver", "max_position_embeddings=2048,d_model=768", 0, NULL),
+        /* removed from transformers 5, still published: BERT's table */
+        LEARNED("qdqbert", "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12", 0,
+                "bert.embeddings.position_embeddings.weight"),
+        /* MobileBertEmbeddings: the table is hidden_size wide (its word embeddings
+         * are embedding_size, widened by a trigram projection) */
+        LEARNED("mobilebert", "max_position_embeddings=512,hidden_size=512,num_hidden_layers=24", 0,
+                "mobilebert.embeddings.position_embeddings.weight"),
+        {.model_type = "squeezebert",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=512,embedding_size=768,num_hidden_layers=12",
+         .keys = KEYS("table_cols=embedding_size"),
+         .what = "transformer.embeddings.position_embeddings.weight"},
+        {.model_type = "rembert",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=512,input_embedding_size=256,num_hidden_layers=32",
+         .keys = KEYS("table_cols=input_embedding_size"),
+         .what = "rembert.embeddings.position_embeddings.weight"},
+        /* RoBERTa-like: positions from padding_idx + 1 */
+        LEARNED("ibert", "max_position_embeddings=512,hidden_size=768,pad_token_id=1",
+                HF_PAD_OFFSET, "ibert.embeddings.position_embeddings.weight"),
+        LEARNED("xmod", "max_position_embeddings=512,hidden_size=768,pad_token_id=1", HF_PAD_OFFSET,
+                "roberta.embeddings.position_embeddings.weight"),
+        LEARNED("lilt", "max_position_embeddings=512,hidden_size=768,pad_token_id=1", HF_PAD_OFFSET,
+                "lilt.embeddings.position_embeddings.weight"),
+        LEARNED("luke", "max_position_embeddings=512,hidden_size=768,pad_token_id=1", HF_PAD_OFFSET,
+                "luke.embeddings.position_embeddings.weight"),
+        LEARNED("markuplm", "max_position_embeddings=512,hidden_size=768,pad_token_id=0",
+                HF_PAD_OFFSET, "markuplm.embeddings.position_embeddings.weight"),
+        /* nn.Embedding(max_position_embeddings + 2), positions from row 2 */
+        LEARNED("nystromformer", "max_position_embeddings=510,hidden_size=768,num_hidden_layers=12",
+                HF_OFFSET2, "nystromformer.embeddings.position_embeddings.weight"),
+        LEARNED("mra", "max_position_embeddings=512,hidden_size=768,num_hidden_layers=12",
+                HF_OFFSET2, "mra.embeddings.position_embeddings.weight"),
+        LEARNED("yoso", "max_position_embeddings=4096,hidden_size=768,num_hidden_layers=12",
+                HF_OFFSET2, "yoso.embeddings.position_embeddings.weight"),
         LEARNED("blenderbot", "max_position_embeddings=128,d_model=2560", 0,
                 "model.decoder.embed_positions.weight"),
         LEARNED("blenderbot-small", "max_position_embeddings=512,d_model=512", 0,
@@ -352,11 +611,99 @@ static const struct hf_arch archs[] = {
                 "model.decoder.embed_positions.weight"),
         LEARNED("mbart", "max_position_embeddings=1024,d_model=1024", HF_OFFSET2,
                 "model.decoder.embed_positions.weight"),
+        LEARNED("plbart", "max_position_embeddings=1024,d_model=768", HF_OFFSET2,
+                "model.decoder.embed_positions.weight"),
+        LEARNED("mvp", "max_position_embeddings=1024,d_model=1024", HF_OFFSET2,
+                "model.decoder.embed_positions.weight"),
+        /* LEDLearnedPositionalEmbedding, BigBirdPegasusLearnedPositionalEmbedding:
+         * positions from row 0 */
+        {.model_type = "led",
+         .enc = HF_LEARNED,
+         .defaults = "max_encoder_position_embeddings=16384,max_decoder_position_embeddings=1024,"
+                     "d_model=1024,encoder_layers=12",
+         .keys = KEYS("table_rows=max_encoder_position_embeddings",
+                      "decoder_rows=max_decoder_position_embeddings",
+                      "num_hidden_layers=encoder_layers"),
+         .what = "led.encoder.embed_positions.weight"},
+        {.model_type = "bigbird_pegasus",
+         .enc = HF_LEARNED,
+         .defaults = "max_position_embeddings=4096,d_model=768,encoder_layers=16",
+         .keys = KEYS("num_hidden_layers=encoder_layers"),
+         .what = "model.encoder.embed_positions.weight"},
         LEARNED("biogpt", "max_position_embeddings=1024,hidden_size=1024", HF_OFFSET2,
                 "biogpt.embed_positions.weight"),
-        {"whisper", HF_WHISPER, NULL,
-         "d_model=384,max_source_positions=1500,max_target_positions=448", 0, NULL, NULL, NULL,
-         NULL, "model.decoder.embed_positions.weight"},
+        {.model_type = "whisper",
+         .enc = HF_WHISPER,
+         .defaults = "d_model=384,max_source_positions=1500,max_target_positions=448",
+         .what = "model.decoder.embed_positions.weight"},
+
+        /* ---- fixed sinusoidal tables ---- */
+        /* MarianSinusoidalPositionalEmbedding, PegasusSinusoidalPositionalEmbedding:
+         * [sin | cos] of p / 10000^(2k/d), positions from 0 */
+        {.model_type = "marian",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=paper",
+         .defaults = "max_position_embeddings=1024,d_model=1024,encoder_layers=12",
+         .keys = KEYS("num_hidden_layers=encoder_layers")},
+        {.model_type = "pegasus",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=paper",
+         .defaults = "max_position_embeddings=1024,d_model=1024,encoder_layers=12",
+         .keys = KEYS("num_hidden_layers=encoder_layers")},
+        /* CTRL's positional_encoding: the same table (sines, then cosines) */
+        {.model_type = "ctrl",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=paper",
+         .defaults = "n_positions=256,n_embd=1280,n_layer=48"},
+        /* PegasusXSinusoidalPositionalEmbedding: [sin | cos] at
+         * exp(-k log(10000) / (d/2 - 1)), positions from 0 */
+        {.model_type = "pegasus_x",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=t2t",
+         .defaults = "max_position_embeddings=16384,d_model=1024,encoder_layers=16",
+         .keys = KEYS("num_hidden_layers=encoder_layers")},
+        /* fairseq's get_embedding (half_dim, log(10000) / (half_dim - 1), [sin | cos])
+         * read at make_positions: from padding_idx + 1 */
+        {.model_type = "m2m_100",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=t2t",
+         .defaults = "max_position_embeddings=1024,d_model=1024,encoder_layers=12,pad_token_id=1",
+         .flags = HF_PAD_OFFSET,
+         .keys = KEYS("num_hidden_layers=encoder_layers")},
+        {.model_type = "nllb-moe",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=t2t",
+         .defaults = "max_position_embeddings=1024,d_model=1024,encoder_layers=12,pad_token_id=1",
+         .flags = HF_PAD_OFFSET,
+         .keys = KEYS("num_hidden_layers=encoder_layers")},
+        {.model_type = "fsmt",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=t2t",
+         .defaults = "max_position_embeddings=1024,d_model=1024,encoder_layers=12,pad_token_id=1",
+         .flags = HF_PAD_OFFSET,
+         .keys = KEYS("num_hidden_layers=encoder_layers")},
+        /* the text decoder's table; the encoder's over audio frames is another */
+        {.model_type = "speech_to_text",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=t2t",
+         .defaults = "max_source_positions=6000,max_target_positions=1024,d_model=256,"
+                     "decoder_layers=6,pad_token_id=1",
+         .flags = HF_PAD_OFFSET,
+         .keys = KEYS("table_rows=max_target_positions", "encoder_rows=max_source_positions",
+                      "num_hidden_layers=decoder_layers")},
+        /* Kosmos-2's text model: M2M-100's table (embed_dim wide, from padding_idx + 1) */
+        {.model_type = "kosmos_2_text_model",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=t2t",
+         .defaults = "max_position_embeddings=2048,embed_dim=2048,layers=24,pad_token_id=1",
+         .flags = HF_PAD_OFFSET,
+         .keys = KEYS("table_cols=embed_dim", "num_hidden_layers=layers")},
+        /* XGLMSinusoidalPositionalEmbedding adds its offset 2 to positions from 0 */
+        {.model_type = "xglm",
+         .enc = HF_SINUSOIDAL,
+         .layout = "layout=blocks,freq=t2t",
+         .defaults = "max_position_embeddings=2048,d_model=1024,num_layers=24",
+         .flags = HF_OFFSET2},
 
         /* ---- nothing posenc could show ---- */
         NONE("mamba", "a state-space model: it has no positional encoding (order comes from "
@@ -379,6 +726,52 @@ static const struct hf_arch archs[] = {
                                "recurrence"),
         RELATIVE("xlnet", "XLNet's relative sinusoidal attention (two-stream)"),
         RELATIVE("funnel", "Funnel Transformer's relative attention"),
+        NONE("zamba", "its shared attention blocks use no positional encoding "
+                      "(ZambaAttention; order comes from the Mamba layers)"),
+        RELATIVE("cpmant", "CPM-Ant's segment-aware relative position buckets"),
+        RELATIVE("prophetnet", "ProphetNet's n-gram stream relative buckets (besides a learned "
+                               "table)"),
+        RELATIVE("xlm-prophetnet", "ProphetNet's n-gram stream relative buckets (besides a "
+                                   "learned table)"),
+        RELATIVE("nezha", "NeZha's functional relative positions (fixed sinusoidal relative "
+                          "embeddings in every layer; removed from transformers 5)"),
+        RELATIVE("mega", "MEGA's relative position bias (simple or rotary) inside its "
+                         "moving-average gated attention (removed from transformers 5)"),
+        REFUSED("mpnet", "MPNet adds T5-style relative buckets (relative_attention_num_buckets) "
+                         "in every layer to a learned absolute table, two encodings posenc "
+                         "does not show as one"),
+        REFUSED("layoutlmv2", "LayoutLMv2 adds 2-D layout tables and relative and spatial "
+                              "attention biases to its learned 1-D table, which posenc does "
+                              "not show as one"),
+        REFUSED("layoutxlm", "LayoutXLM (LayoutLMv2's model) adds 2-D layout tables and "
+                             "relative and spatial attention biases to its learned 1-D table, "
+                             "which posenc does not show as one"),
+        REFUSED("layoutlmv3", "LayoutLMv3 adds 2-D layout tables and relative and spatial "
+                              "attention biases (rel_pos_bins) to its learned 1-D table, which "
+                              "posenc does not show as one"),
+        REFUSED("tapas", "TAPAS restarts positions in every table cell "
+                         "(reset_position_index_per_cell, default true), so a position is not "
+                         "an index into its learned table by itself"),
+        REFUSED("udop", "UDOP adds 2-D layout biases to T5's relative buckets, which posenc "
+                        "does not show as one"),
+        REFUSED("speecht5", "SpeechT5's encoder uses relative position embeddings and its "
+                            "text decoder a sinusoidal table: posenc reads one text model per "
+                            "config"),
+        REFUSED("seamless_m4t", "SeamlessM4T's text encoder and decoder add fairseq sinusoids "
+                                "while its speech encoder uses relative positions: posenc reads "
+                                "one text model per config"),
+        REFUSED("seamless_m4t_v2", "SeamlessM4T-v2's text encoder and decoder add fairseq "
+                                   "sinusoids while its speech encoder uses relative positions: "
+                                   "posenc reads one text model per config"),
+        REFUSED("reformer", "Reformer's axial position embeddings (axial_pos_embds: learned "
+                            "factors whose outer sum is the table) are not a table posenc "
+                            "reads from the config"),
+        REFUSED("nanochat", "NanoChat rotates queries and keys by the negative angle (its "
+                            "rotate_half returns [x2, -x1]), a direction posenc's rope "
+                            "scheme does not have"),
+        REFUSED("blt", "BLT keeps its attention in four sub-models (patcher_config, "
+                       "encoder_config, global_config, decoder_config), each with its own "
+                       "rope block; posenc reads one text model per config"),
 
         /* ---- vision-language wrappers: the text model under text_config ---- */
         WRAPPER("llava", "llama"),
@@ -403,20 +796,53 @@ static const struct hf_arch archs[] = {
         WRAPPER("mllama", "mllama_text_model"),
         WRAPPER("llava_llama", "llama"),
         WRAPPER("pixtral", "mistral"),
+        WRAPPER("qwen2_audio", "qwen2"),
+        WRAPPER("aria", "aria_text"),
+        WRAPPER("cohere2_vision", "cohere2"),
+        WRAPPER("deepseek_vl", "llama"),
+        WRAPPER("deepseek_vl_hybrid", "llama"),
+        WRAPPER("janus", "llama"),
+        WRAPPER("fuyu", "persimmon"),
+        WRAPPER("got_ocr2", "qwen2"),
+        WRAPPER("granite_speech", "granite"),
+        WRAPPER("granitevision", "llama"),
+        WRAPPER("idefics2", "mistral"),
+        WRAPPER("blip-2", "opt"),
+        WRAPPER("instructblip", "opt"),
+        WRAPPER("instructblipvideo", "opt"),
+        WRAPPER("lfm2_vl", "lfm2"),
+        WRAPPER("ovis2", "qwen2"),
+        WRAPPER("perception_lm", "llama"),
+        WRAPPER("video_llama_3", "qwen2"),
+        WRAPPER("voxtral", "llama"),
+        WRAPPER("audioflamingo3", "qwen2"),
+        WRAPPER("shieldgemma2", "gemma3_text"),
+        WRAPPER("glm4v", "glm4v_text"),
+        WRAPPER("kosmos-2", "kosmos_2_text_model"),
+        WRAPPER("clip", "clip_text_model"),
+        WRAPPER("siglip", "siglip_text_model"),
+        WRAPPER("siglip2", "siglip2_text_model"),
+        WRAPPER("blip", "blip_text_model"),
+        /* Qwen2.5-Omni, Qwen3-Omni: the thinker's text model */
+        WRAPPER_AT("qwen2_5_omni", "qwen2_5_omni_text", "thinker_config.text_config"),
+        WRAPPER_AT("qwen3_omni_moe", NULL, "thinker_config.text_config"),
+        /* a text encoder-decoder pair: the decoder (its own model_type) */
+        WRAPPER_AT("encoder-decoder", NULL, "decoder"),
 };
 
 /* Transformers' default rotary code (LlamaRotaryEmbedding with modeling_rope_utils). */
 static const struct hf_arch generic = {
-        "", HF_ROPE, H, "rope_theta=10000", 0, NULL, NULL, NULL, NULL, NULL,
-};
+        .model_type = "", .enc = HF_ROPE, .layout = H, .defaults = "rope_theta=10000"};
 
 /* Multi-head latent attention (kv_lora_rank with qk_rope_head_dim): every
  * implementation of it we know, DeepSeek's own modeling_deepseek.py that
  * remote-code models such as Kimi K2 ship included, pairs 2i, 2i+1 and
  * multiplies the softmax scale by yarn's mscale(factor, mscale_all_dim)^2. */
-static const struct hf_arch generic_mla = {
-        "", HF_ROPE, I, "rope_theta=10000", HF_MSCALE_SOFTMAX, NULL, NULL, NULL, NULL, NULL,
-};
+static const struct hf_arch generic_mla = {.model_type = "",
+                                           .enc = HF_ROPE,
+                                           .layout = I,
+                                           .defaults = "rope_theta=10000",
+                                           .flags = HF_MSCALE_SOFTMAX};
 
 const struct hf_arch *hf_arch_find(const char *model_type)
 {
@@ -426,7 +852,25 @@ const struct hf_arch *hf_arch_find(const char *model_type)
 	return NULL;
 }
 
+/* flash-attn's rotary as remote-code encoders configure it (NomicBERT,
+ * Jina's XLM-RoBERTa): rotary_emb_base, rotary_emb_fraction,
+ * rotary_emb_interleaved. */
+static const struct hf_arch generic_flash = {
+        .model_type = "",
+        .enc = HF_ROPE,
+        .layout = H,
+        .defaults = "rotary_emb_base=10000",
+        .theta_key = "rotary_emb_base",
+        .keys = KEYS("partial_rotary_factor=rotary_emb_fraction",
+                     "rope_interleave=rotary_emb_interleaved",
+                     "unsupported=rotary_scaling_factor")};
+
 const struct hf_arch *hf_arch_generic(int mla)
 {
 	return mla ? &generic_mla : &generic;
+}
+
+const struct hf_arch *hf_arch_flash(void)
+{
+	return &generic_flash;
 }

@@ -222,6 +222,48 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 		}
 		return PE_OK;
 	}
+	/* a list of its own (RecurrentGemma's block_types, repeated; Zamba2's
+	 * layers_block_type): the named value is attention, the others are not */
+	if (h->arch->types) {
+		const char *slash = strchr(h->arch->types, '/');
+		char key[64];
+		size_t klen = slash ? (size_t)(slash - h->arch->types) : strlen(h->arch->types);
+		if (klen >= sizeof(key))
+			klen = sizeof(key) - 1;
+		memcpy(key, h->arch->types, klen);
+		key[klen] = '\0';
+		/* "value=kind": the layers of that value are of that kind */
+		char attn[64] = "attention";
+		const char *kind = "full_attention";
+		if (slash) {
+			size_t vlen = strcspn(slash + 1, "=");
+			if (vlen >= sizeof(attn))
+				vlen = sizeof(attn) - 1;
+			memcpy(attn, slash + 1, vlen);
+			attn[vlen] = '\0';
+			if (slash[1 + vlen] == '=')
+				kind = slash + 2 + vlen;
+		}
+		const struct json *bt = hf_present(h->cfg, key);
+		int cycle = (h->arch->flags & HF_TYPES_CYCLE) != 0;
+		if (!bt)
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "%s: missing; it says which layers attend, and posenc will not "
+			        "guess",
+			        key);
+		if (bt->type != JSON_ARRAY || !bt->n || (!cycle && bt->n != n))
+			return hf_fail(h, PE_EFORMAT, "%s: is not a list of %s names", key,
+			               cycle ? "layer" : "num_hidden_layers");
+		for (size_t i = 0; i < n; i++) {
+			const struct json *x = &bt->items[i % bt->n];
+			if (x->type != JSON_STRING)
+				return hf_fail(h, PE_EFORMAT, "%s[%zu]: is not a string", key,
+				               i % bt->n);
+			types[i] = strcmp(x->string, attn) == 0 ? kind : x->string;
+		}
+		return PE_OK;
+	}
 	/* MiniMax's attn_type_list: 1 softmax attention, 0 lightning (linear) attention */
 	const struct json *atl = hf_present(h->cfg, "attn_type_list");
 	if (atl && atl->type == JSON_ARRAY && atl->n == n) {
@@ -301,9 +343,9 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 		nopes += nope[i];
 	}
 	double window = 0;
-	int rc = hf_cfg_number(h,
-	                       (h->arch->flags & HF_EVERY_N) ? "local_attention" : "sliding_window",
-	                       &window, NULL);
+	int local_attention = (h->arch->flags & HF_LOCAL_ATTENTION) != 0;
+	int rc = hf_cfg_number(h, local_attention ? "local_attention" : "sliding_window", &window,
+	                       NULL);
 	if (rc < 0) {
 		st = PE_EFORMAT;
 		goto done;
@@ -313,7 +355,7 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 			flag[i] = strcmp(types[i], "sliding_attention") == 0;
 		char *list = layer_list(flag, n);
 		st = list ? hf_fact(h, "sliding_window",
-		                    (h->arch->flags & HF_EVERY_N)
+		                    local_attention
 		                            ? "a sliding layer sees window/2 positions on each "
 		                              "side (ModernBERT's local_attention)"
 		                            : "a sliding layer sees this many positions back "
@@ -374,6 +416,25 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	                  "(Granite)",
 	                  "%.17g", mult)) != PE_OK)
 		goto done;
+	const struct json *rv =
+	        (h->arch->flags & HF_ROTARY_VALUE) ? hf_present(h->cfg, "rotary_value") : NULL;
+	if (rv && rv->type != JSON_BOOL) {
+		st = hf_fail(h, PE_EFORMAT, "rotary_value: is not true or false");
+		goto done;
+	}
+	if (rv && rv->boolean &&
+	    (st = hf_fact(h, "rotary_value",
+	                  "the values are rotated as the keys are (RoFormerSelfAttention), which "
+	                  "the tables here do not show",
+	                  "true")) != PE_OK)
+		goto done;
+	/* Zamba2's attention divides by sqrt(head_dim / 2) (Zamba2Attention) */
+	if ((h->arch->flags & HF_ZAMBA_HEAD) && h->m->head_dim >= 2 &&
+	    (st = hf_fact(h, "softmax_scale",
+	                  "softmax scale (head_dim / 2)^-0.5, in place of head_dim^-0.5 "
+	                  "(Zamba2Attention)",
+	                  "%.17g", 1.0 / sqrt((double)h->m->head_dim / 2.0))) != PE_OK)
+		goto done;
 	const struct json *tt = hf_present(h->cfg, "attn_temperature_tuning");
 	int tuning = (h->arch->flags & HF_TEMP_TUNING) &&
 	             (!tt || (tt->type == JSON_BOOL && tt->boolean) ||
@@ -418,7 +479,9 @@ enum pe_status hf_read_rope(struct hf *h)
 			return rc < 0 ? PE_EFORMAT
 			              : hf_fail(h, PE_EFORMAT,
 			                        "num_attention_heads: missing (and no head_dim)");
-		hd = hidden / heads; /* integer division, as the reference */
+		/* integer division, as the reference; Zamba2's attention reads the residual
+		 * concatenated with the embeddings (2 * hidden_size wide) */
+		hd = ((h->arch->flags & HF_ZAMBA_HEAD) ? 2 * hidden : hidden) / heads;
 		if (hd == 0)
 			return hf_fail(h, PE_EFORMAT, "%s %zu // %s %zu: the head width is 0",
 			               hname, hidden, nname, heads);
@@ -467,12 +530,25 @@ enum pe_status hf_read_rope(struct hf *h)
 			        hidden / heads, hd);
 	}
 	c.layout = h->arch->layout;
-	/* DeepSeek-V3 in transformers: rope_interleave (default true) picks the pairing. */
-	const struct json *ri = hf_present(cfg, "rope_interleave");
+	/* A key the class does not restate, set and not false (NomicBERT's
+	 * rotary_scaling_factor, Zamba2's use_long_context) */
+	const char *unread = hf_arch_key(h->arch, "unsupported");
+	const struct json *uv = unread ? hf_present(cfg, unread) : NULL;
+	if (uv && !(uv->type == JSON_BOOL && !uv->boolean))
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "%s: set, and the rotary variant it selects in the model's own code "
+		               "is not one posenc restates",
+		               unread);
+	/* DeepSeek-V3 in transformers: rope_interleave (default true) picks the pairing;
+	 * flash-attn's rotary (NomicBERT): rotary_emb_interleaved. */
+	const char *ri_key = hf_arch_key(h->arch, "rope_interleave");
+	if (!ri_key)
+		ri_key = "rope_interleave";
+	const struct json *ri = hf_present(cfg, ri_key);
 	if (h->arch->flags & HF_FIXED_PAIRING)
 		ri = NULL;
 	if (ri && ri->type != JSON_BOOL)
-		return hf_fail(h, PE_EFORMAT, "rope_interleave: is not true or false");
+		return hf_fail(h, PE_EFORMAT, "%s: is not true or false", ri_key);
 	if (ri)
 		c.layout = ri->boolean ? "interleaved" : "half";
 	/* The rotated part: rotary_dim (GPT-J, CodeGen, MiniMax: a width),
@@ -487,9 +563,12 @@ enum pe_status hf_read_rope(struct hf *h)
 		               rotary_dim, hd);
 	if (rc)
 		c.top_partial = pe_model_width_fraction(rotary_dim, hd);
-	static const char *const partial_keys[] = {"partial_rotary_factor", "rotary_pct",
-	                                           "rope_percent"};
-	for (size_t k = 0; k < 3 && isnan(c.top_partial); k++) {
+	/* the class's own name first (NomicBERT's rotary_emb_fraction) */
+	const char *partial_keys[] = {hf_arch_key(h->arch, "partial_rotary_factor"),
+	                              "partial_rotary_factor", "rotary_pct", "rope_percent"};
+	if (!partial_keys[0])
+		partial_keys[0] = partial_keys[1];
+	for (size_t k = 0; k < 4 && isnan(c.top_partial); k++) {
 		if ((rc = hf_number(h, "", cfg, partial_keys[k], &v)) < 0)
 			return PE_EFORMAT;
 		if (rc)
@@ -540,6 +619,21 @@ enum pe_status hf_read_rope(struct hf *h)
 	m->n_layers = rc ? n : 0;
 	m->context = c.max_pos;
 
+	/* RoPE only when a flag of the class says so (Zamba2's use_mem_rope, default false) */
+	if (h->arch->rope_key) {
+		const struct json *on = hf_present(cfg, h->arch->rope_key);
+		if (on && on->type != JSON_BOOL)
+			return hf_fail(h, PE_EFORMAT, "%s: is not true or false",
+			               h->arch->rope_key);
+		if (!on || !on->boolean)
+			return hf_fail(
+			        h, PE_EUNSUPPORTED,
+			        "model_type '%s': %s is %s, so its attention has no positional "
+			        "encoding to show",
+			        h->arch->model_type, h->arch->rope_key,
+			        on ? "false" : "missing (the class default is false)");
+	}
+
 	/* rope_scaling wins over rope_parameters when both are set, as in the reference. */
 	const char *bname = "rope_scaling";
 	const struct json *block = hf_present(cfg, "rope_scaling");
@@ -551,6 +645,15 @@ enum pe_status hf_read_rope(struct hf *h)
 	}
 	if (block && block->type != JSON_OBJECT)
 		return hf_fail(h, PE_EFORMAT, "%s: is not an object", bname);
+	/* the class's own rope_parameters when the config has none (CWM's llama3) */
+	struct json *class_block = NULL;
+	if (!block && h->arch->rope_block) {
+		class_block = json_parse(h->arch->rope_block, strlen(h->arch->rope_block), NULL);
+		if (!class_block)
+			return PE_ENOMEM; /* the registry's own text parses */
+		block = class_block;
+		bname = "rope_parameters (the class default)";
+	}
 
 	struct spec_cache *cache = NULL;
 	size_t n_cache = 0;
@@ -665,6 +768,7 @@ enum pe_status hf_read_rope(struct hf *h)
 done:
 	for (size_t k = 0; k < n_cache; k++)
 		free(cache[k].spec);
+	json_free(class_block);
 	free(cache);
 	free(ls);
 	free(types);

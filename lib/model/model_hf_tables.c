@@ -1,20 +1,108 @@
 /*
  * The encodings of a config.json other than RoPE: ALiBi (BLOOM, MPT,
  * Falcon), T5's relative buckets, learned absolute tables (GPT-2, BERT,
- * RoBERTa, OPT, ...) and Whisper's pair of tables.
+ * RoBERTa, OPT, ...), fixed sinusoidal tables (Marian, M2M-100, CTRL) and
+ * Whisper's pair of tables.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model_hf.h"
 
+static int json_bool(struct hf *h, const char *where, const struct json *obj, const char *key,
+                     int dflt)
+{
+	const struct json *v = hf_present(obj, key);
+	if (!v)
+		return dflt;
+	if (v->type != JSON_BOOL) {
+		hf_fail(h, PE_EFORMAT, "%s%s: is not true or false", where, key);
+		return -1;
+	}
+	return v->boolean;
+}
+
+static const char *json_str(const struct json *obj, const char *key, const char *dflt)
+{
+	const struct json *v = hf_present(obj, key);
+	return v && v->type == JSON_STRING ? v->string : dflt;
+}
+
+/*
+ * An MPT run by llm-foundry's own code (auto_map) without ALiBi: RoPE when
+ * attn_config.rope (rope_theta, the flash-attn rotary of rope_impl 'dail'
+ * or transformers' of 'hf', both rotate_half, on d_model // n_heads), else
+ * the learned table of learned_pos_emb (default true), else nothing.
+ */
+static enum pe_status mpt_foundry(struct hf *h, const struct json *ac)
+{
+	int rope = json_bool(h, "attn_config.", ac, "rope", 0);
+	int learned = json_bool(h, "", h->cfg, "learned_pos_emb", 1);
+	if (rope < 0 || learned < 0)
+		return PE_EFORMAT;
+	if (!rope && learned)
+		return hf_read_learned(h);
+	if (!rope)
+		return hf_fail(
+		        h, PE_EUNSUPPORTED,
+		        "model_type 'mpt' (llm-foundry's code, auto_map): attn_config.alibi "
+		        "and attn_config.rope are false and learned_pos_emb is false, so there "
+		        "is no positional encoding to show");
+	const char *impl = json_str(ac, "rope_impl", "dail");
+	const char *type = NULL;
+	if (strcmp(impl, "dail") == 0)
+		type = json_str(hf_present(ac, "rope_dail_config"), "type", "original");
+	else if (strcmp(impl, "hf") == 0)
+		type = json_str(hf_present(ac, "rope_hf_config"), "type", "no_scaling");
+	if (!type || (strcmp(type, "original") != 0 && strcmp(type, "no_scaling") != 0))
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "attn_config.rope_impl '%s' with type '%s': llm-foundry's xPos and "
+		               "scaled rotary variants are not restated here (only 'dail' original "
+		               "and 'hf' no_scaling)",
+		               impl, type ? type : "?");
+	double theta = 10000.0; /* llm-foundry's attn_config default */
+	size_t heads = 0, hidden = 0, layers = 0;
+	int rc;
+	if (hf_number(h, "attn_config.", ac, "rope_theta", &theta) < 0 ||
+	    (rc = hf_cfg_count(h, "hidden_size", &hidden, NULL)) < 0 ||
+	    hf_cfg_count(h, "num_attention_heads", &heads, NULL) < 0 ||
+	    hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0)
+		return PE_EFORMAT;
+	if (!hidden || !heads || hidden / heads < 2 || (hidden / heads) % 2)
+		return hf_fail(h, PE_EFORMAT,
+		               "d_model, n_heads: no even head width d_model // n_heads to rotate");
+	if (!(theta > 1.0))
+		return hf_fail(h, PE_EFORMAT, "attn_config.rope_theta: %.17g must exceed 1", theta);
+	h->m->head_dim = hidden / heads;
+	h->m->n_layers = layers;
+	double ctx = 0;
+	if (hf_cfg_number(h, "max_position_embeddings", &ctx, NULL) < 0)
+		return PE_EFORMAT;
+	if (ctx >= 1)
+		h->m->context = ctx;
+	struct strbuf b = {0};
+	strbuf_addf(&b, "rope:base=");
+	hf_put_number(&b, theta);
+	strbuf_addf(&b, ",layout=half,label=%s", h->label);
+	if (b.failed) {
+		free(b.buf);
+		return PE_ENOMEM;
+	}
+	enum pe_status st = hf_add_group(h, "all", b.buf);
+	free(b.buf);
+	return st;
+}
+
 /*
  * ALiBi. BLOOM (build_alibi_tensor) adds slope x key position: form
  * official, Press et al.'s slopes. MPT (build_mpt_alibi_tensor) has its
  * own slopes, 1 / 2^(k x alibi_bias_max / n2) over the next power of two n2
- * (odd ones first when heads is not a power of two): slopes=mpt.
+ * (odd ones first when heads is not a power of two): slopes=mpt. MptModel
+ * builds the bias whatever attn_config.alibi says; llm-foundry's own code
+ * (auto_map) reads alibi, rope and learned_pos_emb (mpt_foundry()).
  */
 enum pe_status hf_read_alibi(struct hf *h)
 {
@@ -29,10 +117,18 @@ enum pe_status hf_read_alibi(struct hf *h)
 			return hf_fail(h, PE_EFORMAT, "attn_config: is not an object");
 		if (al && al->type != JSON_BOOL)
 			return hf_fail(h, PE_EFORMAT, "attn_config.alibi: is not true or false");
-		if (al && !al->boolean)
-			return hf_fail(h, PE_EUNSUPPORTED,
-			               "attn_config.alibi: false, so this MPT learns its positions "
-			               "(the table is in the weights: -s file:...)");
+		/* MptAttentionConfig's alibi defaults to true, llm-foundry's (auto_map) to false */
+		int remote = hf_present(h->root, "auto_map") != NULL;
+		if (remote && !(al && al->boolean))
+			return mpt_foundry(h, ac);
+		if (al && !al->boolean) {
+			enum pe_status wst = hf_warn(
+			        h, "attn_config.alibi: false, but transformers' MptModel builds "
+			           "its ALiBi bias whatever it says (build_mpt_alibi_tensor); "
+			           "read as ALiBi");
+			if (wst != PE_OK)
+				return wst;
+		}
 		double max = 8.0; /* MptAttentionConfig's default */
 		if (hf_number(h, "attn_config.", ac, "alibi_bias_max", &max) < 0)
 			return PE_EFORMAT;
@@ -102,66 +198,135 @@ enum pe_status hf_read_t5(struct hf *h)
 }
 
 /*
+ * The shape of a table: rows from table_rows (the class's own key, else
+ * max_position_embeddings and its aliases), columns from table_cols (else
+ * the hidden size). *@rname gets the key the rows were read from.
+ */
+static enum pe_status table_shape(struct hf *h, size_t *rows, size_t *cols, const char **rname)
+{
+	const char *rk = hf_arch_key(h->arch, "table_rows");
+	const char *ck = hf_arch_key(h->arch, "table_cols");
+	*rname = rk ? rk : "max_position_embeddings";
+	if (hf_cfg_count(h, *rname, rows, rname) < 0 ||
+	    hf_cfg_count(h, ck ? ck : "hidden_size", cols, NULL) < 0)
+		return PE_EFORMAT;
+	if (!*rows || !*cols)
+		return hf_fail(h, PE_EFORMAT, "%s, %s: the table shape is missing", *rname,
+		               ck ? ck : "hidden_size");
+	return PE_OK;
+}
+
+/*
+ * Where position 0 reads the table: 2 rows on for OPT and BART (their
+ * embeddings add 2), padding_idx + 1 for RoBERTa-like tables and fairseq's
+ * sinusoids (make_positions), else 0.
+ */
+static enum pe_status first_row(struct hf *h, size_t rows, size_t *offset)
+{
+	double pad = 0;
+	*offset = 0;
+	if (h->arch->flags & HF_OFFSET2) {
+		*offset = 2;
+	} else if (h->arch->flags & HF_PAD_OFFSET) {
+		int pc = hf_cfg_number(h, "pad_token_id", &pad, NULL);
+		if (pc < 0)
+			return PE_EFORMAT;
+		if (pc && pad >= 0 && pad == floor(pad) && pad + 1 < (double)rows)
+			*offset = (size_t)pad + 1;
+	}
+	return PE_OK;
+}
+
+/* An encoder-decoder whose other half has a table of its own length: LED's
+ * decoder, Speech2Text's encoder (over audio frames). */
+static enum pe_status other_rows(struct hf *h)
+{
+	static const char *const which[2] = {"decoder", "encoder"};
+	for (int k = 0; k < 2; k++) {
+		char pseudo[16], key[24];
+		snprintf(pseudo, sizeof(pseudo), "%s_rows", which[k]);
+		const char *rk = hf_arch_key(h->arch, pseudo);
+		size_t rows = 0;
+		int rc = rk ? hf_cfg_count(h, rk, &rows, NULL) : 0;
+		if (rc < 0)
+			return PE_EFORMAT;
+		if (!rc)
+			continue;
+		snprintf(key, sizeof(key), "%s_positions", which[k]);
+		enum pe_status st = hf_fact(
+		        h, key, "the other half's table (of the same kind) has this many rows",
+		        "%zu", rows);
+		if (st != PE_OK)
+			return st;
+	}
+	return PE_OK;
+}
+
+/*
  * A learned table: nn.Embedding(rows, cols). Rows: max_position_embeddings
  * (n_positions), 2 more for OPT and BART (their embeddings offset every
  * position by 2); RoBERTa-like tables count positions from padding_idx + 1.
- * Cols: the hidden size, ALBERT's and ELECTRA's embedding_size.
+ * Cols: the hidden size, or the class's own key (ALBERT's embedding_size).
  */
 enum pe_status hf_read_learned(struct hf *h)
 {
 	const struct json *cfg = h->cfg;
 	struct pe_model *m = h->m;
 	size_t rows = 0, cols = 0, layers = 0;
-	const char *rname = "max_position_embeddings";
-	int rc = hf_cfg_count(h, "max_position_embeddings", &rows, &rname);
-	if (rc < 0)
-		return PE_EFORMAT;
-	int ec = 0;
-	if (strcmp(h->arch->model_type, "albert") == 0 ||
-	    strcmp(h->arch->model_type, "electra") == 0)
-		ec = hf_cfg_count(h, "embedding_size", &cols, NULL);
-	if (ec < 0 || (!ec && hf_cfg_count(h, "hidden_size", &cols, NULL) < 0))
-		return PE_EFORMAT;
-	if (!rows || !cols)
-		return hf_fail(h, PE_EFORMAT, "%s, hidden_size: the table shape is missing", rname);
+	const char *rname = NULL;
 	const struct json *pet = hf_present(cfg, "position_embedding_type");
 	if (pet && pet->type != JSON_STRING)
 		return hf_fail(h, PE_EFORMAT, "position_embedding_type: is not a string");
 	if (pet && strcmp(pet->string, "rotary") == 0) {
-		/* ESM-2, RoFormer-like configs: rotary on every layer, rotate_half */
-		h->arch = hf_arch_generic(0);
+		/* ESM-2, RoFormer-like configs: rotary on every layer, rotate_half; with
+		 * flash-attn's keys (Jina's XLM-RoBERTa) rotary_emb_base is the base */
+		int flash = hf_present(cfg, "rotary_emb_base") && !hf_present(cfg, "rope_theta");
+		h->arch = flash ? hf_arch_flash() : hf_arch_generic(0);
+		if (flash) {
+			enum pe_status wst = hf_warn(
+			        h,
+			        "position_embedding_type: 'rotary' with rotary_emb_base: read as "
+			        "flash-attn's rotary in the repository's own code "
+			        "(rotary_emb_base, "
+			        "rotary_emb_fraction, rotary_emb_interleaved), which may differ");
+			if (wst != PE_OK)
+				return wst;
+		}
 		return hf_read_rope(h);
 	}
+	if (pet && strcmp(pet->string, "alibi") == 0)
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "position_embedding_type: 'alibi' is JinaBERT's remote code (ALiBi "
+		               "on |i - j| in both directions of an encoder), which posenc's alibi "
+		               "scheme does not have");
 	if (pet && strcmp(pet->string, "absolute") != 0)
 		return hf_fail(h, PE_EUNSUPPORTED,
 		               "position_embedding_type: '%s' is a relative scheme (Shaw et al. / "
 		               "Huang et al. relative_key embeddings) that posenc does not have",
 		               pet->string);
-	/* DistilBERT's sinusoidal_pos_embds fills the same table with fixed sinusoids
-	 * (create_sinusoidal_embeddings: sin at even, cos at odd columns, 10000^(2i/d)). */
-	const struct json *sin = hf_present(cfg, "sinusoidal_pos_embds");
-	int sinusoidal = sin && sin->type == JSON_BOOL && sin->boolean;
+	enum pe_status st = table_shape(h, &rows, &cols, &rname);
+	if (st != PE_OK)
+		return st;
+	/* a flag that fills the same table with fixed sinusoids: DistilBERT's
+	 * sinusoidal_pos_embds, XLM's sinusoidal_embeddings (create_sinusoidal_embeddings:
+	 * sin at even, cos at odd columns, 10000^(2i/d)) */
+	const struct json *sin = h->arch->sin_key ? hf_present(cfg, h->arch->sin_key) : NULL;
+	if (sin && sin->type != JSON_BOOL)
+		return hf_fail(h, PE_EFORMAT, "%s: is not true or false", h->arch->sin_key);
+	int sinusoidal = sin && sin->boolean;
 	if (hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0)
 		return PE_EFORMAT;
-	size_t offset = 0;
-	double pad = 0;
-	if (h->arch->flags & HF_OFFSET2) {
-		offset = 2;
+	if (h->arch->flags & HF_OFFSET2)
 		rows += 2;
-	} else if (h->arch->flags & HF_PAD_OFFSET) {
-		int pc = hf_cfg_number(h, "pad_token_id", &pad, NULL);
-		if (pc < 0)
-			return PE_EFORMAT;
-		if (pc && pad >= 0 && pad == floor(pad) && pad + 1 < (double)rows)
-			offset = (size_t)pad + 1;
-	}
+	size_t offset = 0;
+	if ((st = first_row(h, rows, &offset)) != PE_OK)
+		return st;
 	m->n_layers = layers;
 	m->learned = !sinusoidal;
 	m->table_rows = rows;
 	m->table_cols = cols;
 	m->context = (double)(rows - offset);
 	m->train_context = m->context;
-	enum pe_status st = PE_OK;
 	if (offset)
 		st = hf_fact(h, "position_offset",
 		             (h->arch->flags & HF_OFFSET2)
@@ -171,6 +336,8 @@ enum pe_status hf_read_learned(struct hf *h)
 		                     : "positions index the table from padding_idx + 1 "
 		                       "(create_position_ids_from_input_ids)",
 		             "%zu", offset);
+	if (st == PE_OK)
+		st = other_rows(h);
 	if (st != PE_OK)
 		return st;
 	if (sinusoidal) {
@@ -181,10 +348,9 @@ enum pe_status hf_read_learned(struct hf *h)
 		free(spec);
 		if (st != PE_OK)
 			return st;
-		m->note = pe_asprintf("sinusoidal_pos_embds: the %zu x %zu table holds fixed "
-		                      "sinusoids (create_sinusoidal_embeddings), the sinusoidal "
-		                      "scheme",
-		                      rows, cols);
+		m->note = pe_asprintf("%s: the %zu x %zu table holds fixed sinusoids "
+		                      "(create_sinusoidal_embeddings), the sinusoidal scheme",
+		                      h->arch->sin_key, rows, cols);
 		return m->note ? PE_OK : PE_ENOMEM;
 	}
 	m->note = pe_asprintf("a learned absolute table of %zu positions x %zu dimensions: its "
@@ -193,6 +359,58 @@ enum pe_status hf_read_learned(struct hf *h)
 	                      rows, cols,
 	                      h->arch->what ? h->arch->what
 	                                    : "TENSOR (posenc inspect lists the tensors)");
+	return m->note ? PE_OK : PE_ENOMEM;
+}
+
+/*
+ * A fixed sinusoidal table, the sinusoidal scheme with the row's layout
+ * and frequencies: Marian's and Pegasus' [sin | cos] at 10000^(-2k/d)
+ * from position 0, fairseq's [sin | cos] at 10000^(-k/(d/2 - 1)) from
+ * padding_idx + 1 (M2M-100, XGLM, FSMT, Speech2Text), CTRL's. The table
+ * has table_rows rows (fairseq's grows past them), table_cols wide.
+ */
+enum pe_status hf_read_sinusoidal(struct hf *h)
+{
+	struct pe_model *m = h->m;
+	size_t rows = 0, cols = 0, layers = 0, start = 0;
+	const char *rname = NULL;
+	enum pe_status st = table_shape(h, &rows, &cols, &rname);
+	if (st != PE_OK)
+		return st;
+	if (cols % 2 || cols < 4)
+		return hf_fail(
+		        h, PE_EFORMAT,
+		        "%zu columns: posenc computes these sinusoids for an even width >= 4 "
+		        "(an odd one pads or splits a column)",
+		        cols);
+	if (hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0)
+		return PE_EFORMAT;
+	/* positions start at 2 (XGLM adds its offset) or at padding_idx + 1 */
+	if ((st = first_row(h, SIZE_MAX, &start)) != PE_OK)
+		return st;
+	m->n_layers = layers;
+	m->table_rows = rows;
+	m->table_cols = cols;
+	m->context = (double)rows;
+	m->train_context = m->context;
+	char *spec =
+	        pe_asprintf("sinusoidal:%s,start=%zu,label=%s", h->arch->layout, start, h->label);
+	if (!spec)
+		return PE_ENOMEM;
+	st = hf_add_group(h, "all", spec);
+	free(spec);
+	if (st == PE_OK && start)
+		st = hf_fact(h, "position_offset",
+		             "position p reads the sinusoid of p + this (fairseq's make_positions "
+		             "counts from padding_idx + 1)",
+		             "%zu", start);
+	if (st == PE_OK)
+		st = other_rows(h);
+	if (st != PE_OK)
+		return st;
+	m->note = pe_asprintf("a fixed sinusoidal table of %zu positions (%s) x %zu dimensions, "
+	                      "computed from the config (no weights needed)",
+	                      rows, rname, cols);
 	return m->note ? PE_OK : PE_ENOMEM;
 }
 

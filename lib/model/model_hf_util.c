@@ -43,15 +43,27 @@ enum pe_status hf_warn(struct hf *h, const char *fmt, ...)
 	return PE_OK;
 }
 
-const struct json *hf_get(const struct json *obj, const char *key)
+static const struct json *get_n(const struct json *obj, const char *key, size_t len)
 {
 	if (!obj || obj->type != JSON_OBJECT)
 		return NULL;
 	const struct json *found = NULL;
 	for (size_t i = 0; i < obj->n; i++)
-		if (strcmp(obj->keys[i], key) == 0)
+		if (strlen(obj->keys[i]) == len && strncmp(obj->keys[i], key, len) == 0)
 			found = &obj->items[i];
 	return found;
+}
+
+const struct json *hf_get(const struct json *obj, const char *key)
+{
+	const struct json *found = get_n(obj, key, strlen(key));
+	if (found || !strchr(key, '.'))
+		return found;
+	/* a registry path into a sub-object (attn_config.rope_theta) */
+	for (const char *dot; (dot = strchr(key, '.')) != NULL; key = dot + 1)
+		if (!(obj = get_n(obj, key, (size_t)(dot - key))))
+			return NULL;
+	return get_n(obj, key, strlen(key));
 }
 
 const struct json *hf_present(const struct json *obj, const char *key)
@@ -125,15 +137,30 @@ int hf_arch_default(const struct hf_arch *a, const char *key, double *out)
 	return 0;
 }
 
+const char *hf_arch_key(const struct hf_arch *a, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *const *p = a ? a->keys : NULL; p && *p; p++)
+		if (strncmp(*p, key, klen) == 0 && (*p)[klen] == '=')
+			return *p + klen + 1;
+	return NULL;
+}
+
 int hf_cfg_number(struct hf *h, const char *key, double *out, const char **name)
 {
-	const char *names[NAMES] = {key, NULL, NULL, NULL, NULL, NULL};
+	/* the class's own attribute_map first, then the aliases every class shares */
+	const char *names[NAMES + 1] = {key, NULL, NULL, NULL, NULL, NULL, NULL};
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (strcmp(aliases[i][0], key) == 0)
-			memcpy(names, aliases[i], sizeof(names));
+			memcpy(names, aliases[i], NAMES * sizeof(names[0]));
+	const char *own = hf_arch_key(h->arch, key);
+	if (own) {
+		memmove(names + 1, names, NAMES * sizeof(names[0]));
+		names[0] = own;
+	}
 	/* Every spelling present must be valid: an alias must not hide a bad value. */
 	int found = 0;
-	for (size_t i = 0; i < NAMES && names[i]; i++) {
+	for (size_t i = 0; i < NAMES + 1 && names[i]; i++) {
 		double v;
 		int rc = hf_number(h, "", h->cfg, names[i], &v);
 		if (rc < 0)
@@ -148,14 +175,15 @@ int hf_cfg_number(struct hf *h, const char *key, double *out, const char **name)
 	if (found)
 		return 1;
 	/* An explicit null is None in the reference: no class default then. */
-	for (size_t i = 0; i < NAMES && names[i]; i++)
+	for (size_t i = 0; i < NAMES + 1 && names[i]; i++)
 		if (hf_get(h->cfg, names[i]))
 			return 0;
-	if (hf_arch_default(h->arch, key, out)) {
-		if (name)
-			*name = key;
-		return 2;
-	}
+	for (size_t i = 0; i < NAMES + 1 && names[i]; i++)
+		if (hf_arch_default(h->arch, names[i], out)) {
+			if (name)
+				*name = names[i];
+			return 2;
+		}
 	return 0;
 }
 

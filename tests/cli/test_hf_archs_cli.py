@@ -466,4 +466,305 @@ ok(r.rc == 0 and s.get("rope", {}).get("layers", "") == "1,3" and
    s.get("rope", {}).get("rotary_dim", "") == "64",
    "MiniMax: lightning-attention layers without RoPE, rotary_dim 64 of 128", s)
 
+# ---- the sweep of transformers' model types (commit 008e574) --------------------------------
+def table(spec, n, extra=()):
+    """posenc encode's rows (position, then one value per column)."""
+    r = run(EXE, "encode", "-q", "-s", spec, "-n", str(n), *extra, "-o", "-")
+    if r.rc:
+        return None, r
+    return np.array([[float(x) for x in line.split(",")[1:]]
+                     for line in r.text.splitlines()[1:]]), r
+
+
+def blocks_paper(n, d, start=0):
+    """MarianSinusoidalPositionalEmbedding: position_enc[p, j] = p / 10000^(2 (j // 2) / d);
+    sin of the even columns first, then cos of the odd ones (CTRL's positional_encoding
+    is the same table)."""
+    enc = np.array([[p / np.power(10000, 2 * (j // 2) / d) for j in range(d)]
+                    for p in range(start, start + n)])
+    return np.concatenate([np.sin(enc[:, 0::2]), np.cos(enc[:, 1::2])], axis=1)
+
+
+def fairseq(n, d, start):
+    """fairseq's get_embedding: half_dim = d // 2, step log(10000) / (half_dim - 1),
+    [sin | cos] of position x exp(-k step), read from row start (make_positions)."""
+    half = d // 2
+    step = math.log(10000) / (half - 1)
+    f = np.exp(np.arange(half) * -step)
+    pos = np.arange(start, start + n)[:, None] * f[None, :]
+    return np.concatenate([np.sin(pos), np.cos(pos)], axis=1)
+
+
+def same(got, want, tol=1e-15):
+    return got is not None and got.shape == np.shape(want) and \
+        bool(np.all(np.abs(got - want) <= tol))
+
+
+# DBRX: the base is attn_config.rope_theta (DbrxAttentionConfig), heads d_model // n_heads
+dbrx = {"model_type": "dbrx", "d_model": 6144, "n_heads": 48, "n_layers": 40,
+        "max_seq_len": 32768, "attn_config": {"kv_n_heads": 8, "rope_theta": 500000}}
+r, s = summary(write("dbrx", dbrx))
+ok(r.rc == 0 and "warning" not in r.err and s.get("model", {}).get("layers") == "40" and
+   s.get("model", {}).get("context") == "32768" and s.get("all", {}).get("layout") == "half" and
+   close(freqs(write("dbrx", dbrx), "all", "theta"), inv_freq(500000.0, 128)),
+   "DBRX: attn_config.rope_theta 500000 on heads of 6144 // 48, rotate_half", (r.err, s))
+del dbrx["attn_config"]["rope_theta"]
+ok(close(freqs(write("dbrx0", dbrx), "all", "theta"), inv_freq(10000.0, 128)),
+   "DBRX without attn_config.rope_theta: DbrxAttentionConfig's 10000")
+
+# RoFormer: its sinusoidal table applied to pairs (2i, 2i+1) at 10000^(-2i/d)
+rof = {"model_type": "roformer", "hidden_size": 768, "num_attention_heads": 12,
+       "num_hidden_layers": 12, "max_position_embeddings": 1536}
+r, s = summary(write("roformer", rof))
+got, _ = table(write("roformer", rof), 3)
+th = inv_freq(10000.0, 64)
+want = np.array([[math.cos(p * th[i // 2]) + (-1 if i % 2 == 0 else 1) * math.sin(p * th[i // 2])
+                  for i in range(4)] for p in range(3)])
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "interleaved" and
+   close(freqs(write("roformer", rof), "all", "theta"), th) and same(got[:, :4], want, 1e-15),
+   "RoFormer: pairs (2i, 2i+1) rotated by p 10000^(-2i/64)", (r.err, got[:, :4] if got is not None else None))
+r, s = summary(write("roformer-v", dict(rof, rotary_value=True)))
+ok(r.rc == 0 and s.get("model", {}).get("rotary_value") == "true",
+   "RoFormer with rotary_value: said as a fact", s.get("model"))
+
+# fixed sinusoidal tables, computed from the config
+for name, doc, want in (
+        ("marian", {"model_type": "marian", "d_model": 8, "max_position_embeddings": 16},
+         blocks_paper(4, 8)),
+        ("pegasus", {"model_type": "pegasus", "d_model": 8, "max_position_embeddings": 16},
+         blocks_paper(4, 8)),
+        ("ctrl", {"model_type": "ctrl", "n_embd": 8, "n_positions": 16}, blocks_paper(4, 8)),
+        ("pegasus_x", {"model_type": "pegasus_x", "d_model": 8}, fairseq(4, 8, 0)),
+        ("m2m_100", {"model_type": "m2m_100", "d_model": 8, "max_position_embeddings": 16,
+                     "pad_token_id": 1}, fairseq(4, 8, 2)),
+        ("m2m_100 pad 3", {"model_type": "m2m_100", "d_model": 8, "pad_token_id": 3},
+         fairseq(4, 8, 4)),
+        ("nllb-moe", {"model_type": "nllb-moe", "d_model": 8}, fairseq(4, 8, 2)),
+        ("fsmt", {"model_type": "fsmt", "d_model": 8, "pad_token_id": 1}, fairseq(4, 8, 2)),
+        ("speech_to_text", {"model_type": "speech_to_text", "d_model": 8}, fairseq(4, 8, 2)),
+        ("xglm pad 5", {"model_type": "xglm", "d_model": 8, "pad_token_id": 5},
+         fairseq(4, 8, 2)),
+        ("kosmos-2", {"model_type": "kosmos-2", "text_config": {"embed_dim": 8,
+                                                                "pad_token_id": 1}},
+         fairseq(4, 8, 2))):
+    got, r = table(write("sin", doc), 4)
+    ok(r.rc == 0 and "warning" not in r.err and same(got, want),
+       "%s: the fixed sinusoidal table cell by cell" % name, (r.err, got))
+r, s = summary(write("marian-shape", {"model_type": "marian", "d_model": 512,
+                                      "max_position_embeddings": 512, "encoder_layers": 6}))
+ok(r.rc == 0 and s.get("model", {}).get("table_rows") == "512" and
+   s.get("model", {}).get("table_cols") == "512" and s.get("model", {}).get("layers") == "6",
+   "Marian: 512 x 512, encoder_layers", s.get("model"))
+r, s = summary(write("s2t", {"model_type": "speech_to_text"}))
+ok(r.rc == 0 and s.get("model", {}).get("table_rows") == "1024" and
+   s.get("model", {}).get("encoder_positions") == "6000" and
+   s.get("model", {}).get("position_offset") == "2",
+   "Speech2Text: the decoder's 1024 rows, the encoder's 6000, from padding_idx + 1", s.get("model"))
+r = run(EXE, "model", write("odd", {"model_type": "marian", "d_model": 7}))
+ok(r.rc == 1 and "even width" in r.err, "an odd width is refused", r.err)
+
+# XLM / FlauBERT: sinusoidal_embeddings is create_sinusoidal_embeddings (sin even, cos odd)
+for mt in ("xlm", "flaubert"):
+    got, r = table(write("xlm-sin", {"model_type": mt, "emb_dim": 8,
+                                     "sinusoidal_embeddings": True}), 3)
+    want = [[math.sin(p / 10000 ** (2 * (j // 2) / 8)) if j % 2 == 0 else
+             math.cos(p / 10000 ** (2 * (j // 2) / 8)) for j in range(8)] for p in range(3)]
+    ok(r.rc == 0 and same(got, want), mt + ": sinusoidal_embeddings fills the table", r.err)
+
+# learned tables: shapes and offsets
+for name, doc, rows, cols, offset, extra in (
+        ("led", {"model_type": "led"}, 16384, 1024, None, ("decoder_positions", "1024")),
+        ("bigbird_pegasus", {"model_type": "bigbird_pegasus"}, 4096, 768, None, None),
+        ("plbart", {"model_type": "plbart"}, 1026, 768, "2", None),
+        ("nystromformer", {"model_type": "nystromformer"}, 512, 768, "2", None),
+        ("mra", {"model_type": "mra"}, 514, 768, "2", None),
+        ("yoso", {"model_type": "yoso"}, 4098, 768, "2", None),
+        ("ibert", {"model_type": "ibert"}, 512, 768, "2", None),
+        ("markuplm", {"model_type": "markuplm"}, 512, 768, "1", None),
+        ("rembert", {"model_type": "rembert", "hidden_size": 1152}, 512, 256, None, None),
+        ("squeezebert", {"model_type": "squeezebert", "hidden_size": 768,
+                         "embedding_size": 128}, 512, 128, None, None),
+        ("convbert small", {"model_type": "convbert", "hidden_size": 256,
+                            "embedding_size": 128}, 512, 128, None, None),
+        ("mobilebert", {"model_type": "mobilebert", "embedding_size": 128}, 512, 512, None,
+         None),
+        ("openai-gpt", {"model_type": "openai-gpt"}, 512, 768, None, None),
+        ("gpt-sw3", {"model_type": "gpt-sw3", "n_positions": 2048, "n_embd": 1024}, 2048,
+         1024, None, None),
+        ("canine", {"model_type": "canine"}, 16384, 768, None, None),
+        ("clip", {"model_type": "clip", "text_config": {"hidden_size": 512}}, 77, 512, None,
+         None)):
+    r, s = summary(write("learned", doc))
+    m = s.get("model", {})
+    ok(r.rc == 0 and "warning" not in r.err and m.get("table_rows") == str(rows) and
+       m.get("table_cols") == str(cols) and m.get("position_offset") == offset and
+       (extra is None or m.get(extra[0]) == extra[1]),
+       "%s: a learned table of %d x %d%s" % (name, rows, cols,
+                                              ", from row " + offset if offset else ""),
+       (r.err, m))
+
+# Moonshine: the decoder's heads (attribute_map), 0.9 of 36 is 32 rotated dims, pairs 2i, 2i+1
+r, s = summary(write("moonshine", {"model_type": "moonshine", "hidden_size": 288,
+                                   "encoder_num_attention_heads": 4,
+                                   "decoder_num_attention_heads": 8}))
+ok(r.rc == 0 and s.get("all", {}).get("head_dim") == "36" and
+   s.get("all", {}).get("rotary_dim") == "32" and s.get("all", {}).get("layout") == "interleaved" and
+   close(freqs(write("moonshine", {"model_type": "moonshine"}), "all", "theta"),
+         inv_freq(10000.0, 32)),
+   "Moonshine: int(36 x 0.9) = 32 rotated dims of 288 // 8, interleaved", (r.err, s))
+
+# GLM-4.1V's text model: interleaved, half of 128 rotated
+r, s = summary(write("glm4v", {"model_type": "glm4v", "text_config": {
+    "model_type": "glm4v_text", "hidden_size": 4096, "num_attention_heads": 32,
+    "num_hidden_layers": 2, "rope_theta": 10000.0}}))
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "interleaved" and
+   s.get("all", {}).get("rotary_dim") == "64", "GLM-4.1V: interleaved, 64 of 128", (r.err, s))
+
+# RecurrentGemma: block_types repeated over the layers; the attention blocks slide
+rg = {"model_type": "recurrent_gemma", "hidden_size": 2560, "num_attention_heads": 10,
+      "num_hidden_layers": 26, "block_types": ["recurrent", "recurrent", "attention"]}
+r, s = summary(write("rg", rg))
+att = [i for i in range(26) if i % 3 == 2]
+ok(r.rc == 0 and layers(s.get("rope", {}).get("layers", "")) == att and
+   layers(s.get("model", {}).get("nope_layers", "")) == [i for i in range(26) if i % 3 != 2] and
+   s.get("rope", {}).get("rotary_dim") == "128" and
+   s.get("model", {}).get("sliding_window") == "2048" and
+   close(freqs(write("rg", rg), "rope", "theta"), inv_freq(10000.0, 128)),
+   "RecurrentGemma: every third block attends, half of 256 rotated, window 2048", (r.err, s))
+
+# Zamba2: RoPE only with use_mem_rope, on the hybrid layers, heads 2 x 2560 // 32 = 160
+z2 = {"model_type": "zamba2", "hidden_size": 2560, "num_attention_heads": 32,
+      "num_hidden_layers": 6, "layers_block_type": ["mamba", "hybrid", "mamba", "mamba",
+                                                    "hybrid", "mamba"]}
+r = run(EXE, "model", write("z2", z2))
+ok(r.rc == 1 and "use_mem_rope" in r.err, "Zamba2 without use_mem_rope: no RoPE, refused",
+   r.err)
+r, s = summary(write("z2r", dict(z2, use_mem_rope=True)))
+ok(r.rc == 0 and s.get("rope", {}).get("layers") == "1,4" and
+   s.get("rope", {}).get("head_dim") == "160" and
+   float(s.get("model", {}).get("softmax_scale", "nan")) == 1 / math.sqrt(80),
+   "Zamba2 with use_mem_rope: hybrid layers 1, 4 on heads of 160, scale (160/2)^-0.5",
+   (r.err, s))
+r, s = summary(write("z2f", dict(z2, use_mem_rope=True, use_long_context=False)))
+r2 = run(EXE, "model", write("z2l", dict(z2, use_mem_rope=True, use_long_context=True)))
+ok(r.rc == 0 and r2.rc == 1 and "use_long_context" in r2.err,
+   "Zamba2: use_long_context false is read, true (a rescaled base) refused", (r.err, r2.err))
+r = run(EXE, "model", write("zamba", {"model_type": "zamba", "hidden_size": 3712}))
+ok(r.rc == 1 and "no positional encoding" in r.err, "Zamba: refused, no positional encoding",
+   r.err)
+
+
+def llama3(base, dim, factor, low, high, original):
+    """_compute_llama3_parameters restated (the smoothed band agrees to a few ulps: the
+    blend may be associated otherwise)."""
+    inv = inv_freq(base, dim)
+    wl = 2 * math.pi / inv
+    lo, hi = original / low, original / high
+    out = np.where(wl > lo, inv / factor, inv)
+    smooth = (original / wl - low) / (high - low)
+    mid = (wl >= hi) & (wl <= lo)
+    return np.where(mid, (1 - smooth) * inv / factor + smooth * inv, out)
+
+
+# CWM: with no rope_parameters, CwmConfig's llama3 block; every 4th layer (i % 4 == 0) full
+cwm = {"model_type": "cwm", "num_hidden_layers": 8}
+r, s = summary(write("cwm", cwm))
+ok(r.rc == 0 and s.get("model", {}).get("sliding_layers") == "1-3,5-7" and
+   s.get("model", {}).get("sliding_window") == "8192" and
+   np.allclose(freqs(write("cwm", cwm), "all", "llama3_theta"),
+               llama3(1e6, 128, 16.0, 1.0, 4.0, 8192.0), rtol=4e-15, atol=0),
+   "CWM: the class's llama3 block (1e6, x16, 1/4, 8192) on every layer; 0, 4 full, the "
+   "others slide over 8192",
+   (r.err, s))
+
+# ModernBERT's decoder: layer i slides unless (i + 1) % 3 == 0 (not the encoder's i % 3 == 0)
+mbd = {"model_type": "modernbert-decoder", "hidden_size": 768, "num_attention_heads": 12,
+       "num_hidden_layers": 6}
+r, s = summary(write("mbd", mbd))
+ok(r.rc == 0 and s.get("global", {}).get("layers") == "2,5" and
+   close(freqs(write("mbd", mbd), "global", "theta"), inv_freq(160000.0, 64)) and
+   close(freqs(write("mbd", mbd), "local", "theta"), inv_freq(10000.0, 64)),
+   "ModernBERT decoder: layers 2, 5 global at 160000, the others local at 10000", (r.err, s))
+
+# LongCat-Flash: MLA, pairs 2i, 2i+1 on qk_rope_head_dim, default_theta 1e7
+r, s = summary(write("longcat", {"model_type": "longcat_flash", "num_layers": 2}))
+ok(r.rc == 0 and "warning" not in r.err and s.get("all", {}).get("layout") == "interleaved" and
+   s.get("all", {}).get("rotary_dim") == "64" and
+   close(freqs(write("longcat", {"model_type": "longcat_flash"}), "all", "theta"),
+         inv_freq(1e7, 64)),
+   "LongCat-Flash: 64 interleaved dims at the class's 1e7", (r.err, s))
+
+# MPT: transformers' MptModel builds ALiBi whatever attn_config.alibi says; llm-foundry's
+# code (auto_map) reads rope and learned_pos_emb
+mpt0 = {"model_type": "mpt", "d_model": 2048, "n_heads": 16, "n_layers": 2, "max_seq_len": 4096,
+        "attn_config": {"alibi": False}}
+r, s = summary(write("mpt-noalibi", mpt0))
+ok(r.rc == 0 and "whatever it says" in r.err and "alibi" in s.get("all", {}).get("spec", ""),
+   "MPT (transformers) with alibi false: ALiBi all the same, with a warning", (r.err, s))
+foundry = dict(mpt0, auto_map={"AutoConfig": "configuration_mpt.MPTConfig"})
+r, s = summary(write("mpt-learned", foundry))
+ok(r.rc == 0 and s.get("model", {}).get("table_rows") == "4096" and
+   s.get("model", {}).get("table_cols") == "2048",
+   "MPT (llm-foundry) without ALiBi or RoPE: its learned table max_seq_len x d_model", s)
+foundry["attn_config"] = {"alibi": False, "rope": True, "rope_theta": 500000}
+r, s = summary(write("mpt-rope", foundry))
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "half" and
+   close(freqs(write("mpt-rope", foundry), "all", "theta"), inv_freq(500000.0, 128)),
+   "MPT (llm-foundry) with rope: rotate_half at attn_config.rope_theta on 2048 // 16", (r.err, s))
+foundry["attn_config"]["rope_dail_config"] = {"type": "xpos"}
+r = run(EXE, "model", write("mpt-xpos", foundry))
+ok(r.rc == 1 and "xpos" in r.err, "MPT with xPos rotary: refused, named", r.err)
+
+# NomicBERT and Jina's XLM-RoBERTa: flash-attn's rotary keys
+nomic = {"model_type": "nomic_bert", "n_embd": 768, "n_head": 12, "n_layer": 12,
+         "n_positions": 8192, "rotary_emb_base": 1000, "rotary_emb_fraction": 1.0,
+         "rotary_emb_interleaved": False, "rotary_scaling_factor": None}
+r, s = summary(write("nomic", nomic))
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "half" and
+   close(freqs(write("nomic", nomic), "all", "theta"), inv_freq(1000.0, 64)),
+   "NomicBERT: rotary_emb_base 1000 over 768 // 12, rotate_half", (r.err, s))
+r, s = summary(write("nomic-i", dict(nomic, rotary_emb_interleaved=True,
+                                     rotary_emb_fraction=0.5)))
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "interleaved" and
+   s.get("all", {}).get("rotary_dim") == "32",
+   "NomicBERT: rotary_emb_interleaved and rotary_emb_fraction 0.5", s)
+r = run(EXE, "model", write("nomic-s", dict(nomic, rotary_scaling_factor=2.0)))
+ok(r.rc == 1 and "rotary_scaling_factor" in r.err, "NomicBERT's dynamic scaling: refused",
+   r.err)
+jina = {"model_type": "xlm-roberta", "hidden_size": 1024, "num_attention_heads": 16,
+        "num_hidden_layers": 24, "position_embedding_type": "rotary",
+        "rotary_emb_base": 20000.0}
+r, s = summary(write("jina3", jina))
+ok(r.rc == 0 and "rotary_emb_base" in r.err and
+   close(freqs(write("jina3", jina), "all", "theta"), inv_freq(20000.0, 64)),
+   "XLM-RoBERTa with rotary and rotary_emb_base (Jina v3's code): that base, a warning",
+   (r.err, s))
+r = run(EXE, "model", write("jina2", {"model_type": "bert", "hidden_size": 768,
+                                      "position_embedding_type": "alibi"}))
+ok(r.rc == 1 and "JinaBERT" in r.err, "BERT with position_embedding_type alibi: named, refused",
+   r.err)
+
+# refusals that say why
+for mt, word in (("nanochat", "negative angle"), ("mpnet", "relative buckets"),
+                 ("reformer", "axial"), ("tapas", "every table cell"),
+                 ("layoutlmv3", "2-D layout"), ("blt", "sub-models"),
+                 ("nezha", "relative"), ("prophetnet", "relative")):
+    r = run(EXE, "model", write("refuse", {"model_type": mt, "hidden_size": 768,
+                                           "num_attention_heads": 12}))
+    ok(r.rc == 1 and word in r.err and r.err.count("\n") == 1, mt + ": refused, " + word, r.err)
+
+# wrappers: the text model where the class keeps it
+r, s = summary(write("qwen2audio", {"model_type": "qwen2_audio", "text_config": {
+    "hidden_size": 1024, "num_attention_heads": 8, "num_hidden_layers": 2}}))
+ok(r.rc == 0 and "warning" not in r.err and s.get("model", {}).get("model_type") == "qwen2",
+   "Qwen2-Audio: text_config is Qwen2Config", (r.err, s.get("model")))
+r, s = summary(write("omni", {"model_type": "qwen2_5_omni", "thinker_config": {"text_config": {
+    "num_hidden_layers": 2, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}}}))
+ok(r.rc == 0 and "warning" not in r.err and
+   s.get("model", {}).get("model_type") == "qwen2_5_omni_text" and
+   s.get("all", {}).get("head_dim") == "128" and
+   close(freqs(write("omni", {"model_type": "qwen2_5_omni", "thinker_config": {
+       "text_config": {"num_hidden_layers": 1}}}), "all", "theta"), inv_freq(1e6, 128)),
+   "Qwen2.5-Omni: the thinker's text model, 3584 // 28 heads at its 1e6", (r.err, s))
+
 done()
