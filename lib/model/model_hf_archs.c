@@ -627,7 +627,7 @@ static const struct hf_arch archs[] = {
          .what = "led.encoder.embed_positions.weight"},
         {.model_type = "bigbird_pegasus",
          .enc = HF_LEARNED,
-         .defaults = "max_position_embeddings=4096,d_model=768,encoder_layers=16",
+         .defaults = "max_position_embeddings=4096,d_model=1024,encoder_layers=16",
          .keys = KEYS("num_hidden_layers=encoder_layers"),
          .what = "model.encoder.embed_positions.weight"},
         LEARNED("biogpt", "max_position_embeddings=1024,hidden_size=1024", HF_OFFSET2,

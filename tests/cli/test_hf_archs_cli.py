@@ -574,7 +574,8 @@ for mt in ("xlm", "flaubert"):
 # learned tables: shapes and offsets
 for name, doc, rows, cols, offset, extra in (
         ("led", {"model_type": "led"}, 16384, 1024, None, ("decoder_positions", "1024")),
-        ("bigbird_pegasus", {"model_type": "bigbird_pegasus"}, 4096, 768, None, None),
+        # BigBirdPegasusConfig: d_model 1024 (not BigBirdConfig's hidden_size 768)
+        ("bigbird_pegasus", {"model_type": "bigbird_pegasus"}, 4096, 1024, None, None),
         ("plbart", {"model_type": "plbart"}, 1026, 768, "2", None),
         ("nystromformer", {"model_type": "nystromformer"}, 512, 768, "2", None),
         ("mra", {"model_type": "mra"}, 514, 768, "2", None),
