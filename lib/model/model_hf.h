@@ -79,6 +79,9 @@ enum {
 	HF_ZAMBA_HEAD = 1u << 18,
 	/* rotary_value true also rotates the values (RoFormerSelfAttention) */
 	HF_ROTARY_VALUE = 1u << 19,
+	/* a causal sliding window of local_attention // 2 positions back, whatever
+	 * sliding_window says (ModernBertDecoderConfig recomputes it) */
+	HF_LOCAL_HALF = 1u << 20,
 };
 
 /*

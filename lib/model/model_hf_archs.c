@@ -259,18 +259,18 @@ static const struct hf_arch archs[] = {
          .flags = HF_EVERY_N | HF_LOCAL_ATTENTION,
          .theta_key = "global_rope_theta",
          .local_theta = "local_rope_theta"},
-        /* ModernBERT's decoder: layer i slides unless (i + 1) % global_attn_every_n_layers
-         * == 0 (ModernBertDecoderConfig), sliding layers at local_rope_theta */
+        /* ModernBERT's decoder: layer i is global when i % global_attn_every_n_layers
+         * == 0, as in the encoder (ModernBertDecoderConfig); sliding layers at
+         * local_rope_theta, causal, local_attention // 2 positions back */
         {.model_type = "modernbert-decoder",
          .enc = HF_ROPE,
          .layout = H,
          .defaults = "hidden_size=768,num_attention_heads=12,num_hidden_layers=22,"
                      "max_position_embeddings=8192,global_rope_theta=160000,"
-                     "local_rope_theta=10000,global_attn_every_n_layers=3",
-         .flags = HF_PATTERN,
+                     "local_rope_theta=10000,global_attn_every_n_layers=3,local_attention=128",
+         .flags = HF_EVERY_N | HF_LOCAL_HALF,
          .theta_key = "global_rope_theta",
-         .local_theta = "local_rope_theta",
-         .keys = KEYS("sliding_window_pattern=global_attn_every_n_layers")},
+         .local_theta = "local_rope_theta"},
         ROPE("cohere", I,
              "hidden_size=8192,num_attention_heads=64,num_hidden_layers=40,"
              "max_position_embeddings=8192,rope_theta=10000",

@@ -344,12 +344,19 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	}
 	double window = 0;
 	int local_attention = (h->arch->flags & HF_LOCAL_ATTENTION) != 0;
-	int rc = hf_cfg_number(h, local_attention ? "local_attention" : "sliding_window", &window,
-	                       NULL);
+	int local_half = (h->arch->flags & HF_LOCAL_HALF) != 0;
+	int rc = hf_cfg_number(h,
+	                       local_attention || local_half ? "local_attention" : "sliding_window",
+	                       &window, NULL);
 	if (rc < 0) {
 		st = PE_EFORMAT;
 		goto done;
 	}
+	/* integer division, as the configuration class does */
+	if (local_half)
+		window = floor(window / 2);
+	if (local_half && !(window > 0))
+		rc = 0;
 	if (sliding && rc > 0) {
 		for (size_t i = 0; i < n; i++)
 			flag[i] = strcmp(types[i], "sliding_attention") == 0;
@@ -358,8 +365,10 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 		                    local_attention
 		                            ? "a sliding layer sees window/2 positions on each "
 		                              "side (ModernBERT's local_attention)"
-		                            : "a sliding layer sees this many positions back "
-		                              "(sliding_window)",
+		                    : local_half ? "a sliding layer sees this many positions back "
+		                                   "(local_attention // 2, ModernBERT's decoder)"
+		                                 : "a sliding layer sees this many positions back "
+		                                   "(sliding_window)",
 		                    "%.17g", window)
 		          : PE_ENOMEM;
 		if (st == PE_OK)

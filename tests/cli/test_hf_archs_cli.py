@@ -678,14 +678,25 @@ ok(r.rc == 0 and s.get("model", {}).get("sliding_layers") == "1-3,5-7" and
    "others slide over 8192",
    (r.err, s))
 
-# ModernBERT's decoder: layer i slides unless (i + 1) % 3 == 0 (not the encoder's i % 3 == 0)
+# ModernBERT's decoder (ModernBertDecoderConfig.__post_init__): layer i is full attention
+# when i % global_attn_every_n_layers == 0 (default 3), as in the encoder; sliding_window is
+# recomputed as local_attention // 2 (default 128 // 2 = 64), a causal window
 mbd = {"model_type": "modernbert-decoder", "hidden_size": 768, "num_attention_heads": 12,
        "num_hidden_layers": 6}
 r, s = summary(write("mbd", mbd))
-ok(r.rc == 0 and s.get("global", {}).get("layers") == "2,5" and
+ok(r.rc == 0 and layers(s.get("global", {}).get("layers", "")) ==
+   [i for i in range(6) if i % 3 == 0] and
+   s.get("model", {}).get("sliding_window") == str(128 // 2) and
    close(freqs(write("mbd", mbd), "global", "theta"), inv_freq(160000.0, 64)) and
    close(freqs(write("mbd", mbd), "local", "theta"), inv_freq(10000.0, 64)),
-   "ModernBERT decoder: layers 2, 5 global at 160000, the others local at 10000", (r.err, s))
+   "ModernBERT decoder: layers 0, 3 global at 160000, the others local at 10000, "
+   "window 64 back", (r.err, s))
+mbd2 = dict(mbd, local_attention=255, sliding_window=999, global_attn_every_n_layers=2)
+r, s = summary(write("mbd2", mbd2))
+ok(r.rc == 0 and s.get("model", {}).get("sliding_window") == str(255 // 2) and
+   layers(s.get("global", {}).get("layers", "")) == [0, 2, 4],
+   "ModernBERT decoder: window local_attention // 2 whatever sliding_window says; "
+   "every 2nd layer global from 0", (r.err, s))
 
 # LongCat-Flash: MLA, pairs 2i, 2i+1 on qk_rope_head_dim, default_theta 1e7
 r, s = summary(write("longcat", {"model_type": "longcat_flash", "num_layers": 2}))
