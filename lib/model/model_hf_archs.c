@@ -353,16 +353,17 @@ static const struct hf_arch archs[] = {
          .defaults = "hidden_size=768,num_attention_heads=12,num_hidden_layers=12,"
                      "max_position_embeddings=1536,rope_theta=10000",
          .flags = HF_ROTARY_VALUE},
-        /* Moonshine: GLM's rotary (pairs 2i, 2i+1 on the first rotated dims); the text
-         * decoder's heads (MoonshineConfig's attribute_map) */
+        /* Moonshine: GLM's rotary (pairs 2i, 2i+1 on the first rotated dims), one table
+         * for encoder and decoder, its width from config.num_attention_heads, which
+         * MoonshineConfig's attribute_map reads as encoder_num_attention_heads */
         {.model_type = "moonshine",
          .enc = HF_ROPE,
          .layout = I,
-         .defaults = "hidden_size=288,decoder_num_attention_heads=8,"
-                     "decoder_num_hidden_layers=6,max_position_embeddings=512,rope_theta=10000,"
+         .defaults = "hidden_size=288,encoder_num_attention_heads=8,"
+                     "encoder_num_hidden_layers=6,max_position_embeddings=512,rope_theta=10000,"
                      "partial_rotary_factor=0.9",
-         .keys = KEYS("num_attention_heads=decoder_num_attention_heads",
-                      "num_hidden_layers=decoder_num_hidden_layers")},
+         .keys = KEYS("num_attention_heads=encoder_num_attention_heads",
+                      "num_hidden_layers=encoder_num_hidden_layers")},
         /* GLM-4.1V's text model: rotate_half_llm pairs 2i, 2i+1 on the rotated half */
         ROPE("glm4v_text", I,
              "hidden_size=4096,num_attention_heads=32,num_hidden_layers=40,"

@@ -604,15 +604,23 @@ for name, doc, rows, cols, offset, extra in (
                                               ", from row " + offset if offset else ""),
        (r.err, m))
 
-# Moonshine: the decoder's heads (attribute_map), 0.9 of 36 is 32 rotated dims, pairs 2i, 2i+1
+# Moonshine: MoonshineConfig.attribute_map maps num_attention_heads to
+# encoder_num_attention_heads, and GLM's rotary (one for encoder and decoder) takes its width
+# from config.num_attention_heads: int(288 // 4 x 0.9) = 64 dims, pairs 2i, 2i+1; with the
+# class defaults int(288 // 8 x 0.9) = 32
 r, s = summary(write("moonshine", {"model_type": "moonshine", "hidden_size": 288,
                                    "encoder_num_attention_heads": 4,
-                                   "decoder_num_attention_heads": 8}))
-ok(r.rc == 0 and s.get("all", {}).get("head_dim") == "36" and
-   s.get("all", {}).get("rotary_dim") == "32" and s.get("all", {}).get("layout") == "interleaved" and
+                                   "decoder_num_attention_heads": 8,
+                                   "encoder_num_hidden_layers": 5,
+                                   "decoder_num_hidden_layers": 7}))
+ok(r.rc == 0 and s.get("all", {}).get("head_dim") == str(288 // 4) and
+   s.get("all", {}).get("rotary_dim") == str(int(288 // 4 * 0.9)) and
+   s.get("model", {}).get("layers") == "5" and
+   s.get("all", {}).get("layout") == "interleaved" and
    close(freqs(write("moonshine", {"model_type": "moonshine"}), "all", "theta"),
-         inv_freq(10000.0, 32)),
-   "Moonshine: int(36 x 0.9) = 32 rotated dims of 288 // 8, interleaved", (r.err, s))
+         inv_freq(10000.0, int(288 // 8 * 0.9))),
+   "Moonshine: the encoder's heads (attribute_map), int(72 x 0.9) = 64 dims, interleaved",
+   (r.err, s))
 
 # GLM-4.1V's text model: interleaved, half of 128 rotated
 r, s = summary(write("glm4v", {"model_type": "glm4v", "text_config": {
