@@ -14,10 +14,14 @@
 #include "model/model_hf.h"
 #include "model/model_internal.h"
 
-/* The revision of the reference whose semantics posenc follows (doc/models.md). */
-#define REFERENCE                                                                                  \
+/* The revision of the reference whose semantics posenc follows (doc/models.md):
+ * its RoPE code for rotary models, the architecture's own files for tables and biases. */
+#define REFERENCE_ROPE                                                                             \
 	"transformers 5.x: modeling_rope_utils.py with rope_parameters and "                       \
 	"standardize_rope_params, checked against commit 008e574"
+#define REFERENCE_OTHER                                                                            \
+	"transformers 5.x: the architecture's configuration and modeling files, checked "          \
+	"against commit 008e574"
 
 /* An architecture posenc has no row for: what its keys say it is, with a warning. */
 static enum pe_status guess_unknown(struct hf *h, const char *model_type, enum hf_enc *enc)
@@ -164,14 +168,14 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 		st = PE_ENOMEM;
 		goto done;
 	}
-	if ((st = hf_fact(&h, "reference", "the reference whose semantics posenc follows", "%s",
-	                  REFERENCE)) != PE_OK)
-		goto done;
 	/* Falcon: ALiBi or RoPE by a flag. */
 	const struct json *falcon_alibi = hf_present(h.cfg, "alibi");
 	if (strcmp(type, "falcon") == 0 && falcon_alibi && falcon_alibi->type == JSON_BOOL &&
 	    falcon_alibi->boolean)
 		enc = HF_ALIBI;
+	if ((st = hf_fact(&h, "reference", "the reference whose semantics posenc follows", "%s",
+	                  enc == HF_ROPE ? REFERENCE_ROPE : REFERENCE_OTHER)) != PE_OK)
+		goto done;
 	switch (enc) {
 	case HF_ROPE:
 		st = hf_read_rope(&h);
