@@ -47,6 +47,7 @@ struct ctx {
 	const size_t *fit_idx; /* rows for check_fit_last_bits() */
 	size_t nfit;
 	unsigned char *zero; /* pairs that do not turn in the dump (owned) */
+	int cuda;            /* vLLM's GPU path differs from its CPU path for this spec */
 };
 
 static const char *long_name(enum pe_float f)
@@ -113,6 +114,8 @@ static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const s
 			continue; /* ggml has no inv_freq buffer */
 		if (p == CHECK_PATH_VLLM && h->scaling.type != PE_ROPE_SCALING_LINEAR)
 			continue; /* torch's path */
+		if (p == CHECK_PATH_VLLM_CUDA && !c->cuda)
+			continue; /* vLLM's CPU path */
 		struct check_hyp v = *h;
 		struct pe_check_stats st2;
 		double ss2;
@@ -328,6 +331,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			snprintf(x->text, sizeof(x->text),
 			         "computed in reduced precision: float32 as vLLM computes linear "
 			         "scaling (positions / factor, then x inv_freq)%s",
+			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
+		/* vLLM on a GPU: divisions by Python numbers as products by reciprocals */
+		h.path = CHECK_PATH_VLLM_CUDA;
+		if (h.prec.compute == PE_FLOAT_F32 && c->cuda &&
+		    (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "computed in reduced precision: float32 as vLLM computes it on a "
+			         "GPU (a tensor divided by a Python number is multiplied by its "
+			         "float32 reciprocal: arange / rotary_dim, positions / factor, the "
+			         "llama3 and YaRN steps)%s",
 			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
 	}
 	/* the other pairing */
@@ -792,6 +805,9 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	c.fit_idx = fit_idx;
 	c.nfit = nfit;
 	size_t n = 0;
+	struct check_hyp ref0;
+	check_hyp_reference(s, opt, &ref0);
+	c.cuda = pe_scheme_has(s, PE_CAP_SCALING) && check_cuda_differs(s, r->form.d, &ref0);
 	c.zero = calloc(dump->cols + 1, 1);
 	enum pe_status rc = c.zero ? build(&c, fit_idx, nfit, list, &n) : PE_ENOMEM;
 	struct check_hyp ref;
@@ -956,9 +972,10 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			size_t len = strlen(dg->text);
 			precision_text(win->h.prec, t, sizeof(t));
 			snprintf(dg->text + len, sizeof(dg->text) - len, "; %s%s", t,
-			         win->h.path == CHECK_PATH_GGML   ? ", along ggml's path"
-			         : win->h.path == CHECK_PATH_VLLM ? ", along vLLM's path"
-			                                          : "");
+			         win->h.path == CHECK_PATH_GGML        ? ", along ggml's path"
+			         : win->h.path == CHECK_PATH_VLLM      ? ", along vLLM's path"
+			         : win->h.path == CHECK_PATH_VLLM_CUDA ? ", along vLLM's GPU path"
+			                                               : "");
 			dg->with_prec = 1;
 			dg->prec = win->h.prec;
 		} else if (win->mistake != PE_MISTAKE_PRECISION &&

@@ -548,4 +548,64 @@ r = check("-s", "rope:layout=half,base=10000,scaling=dynamic,factor=2,original=2
 ok(r.rc == 0 and "sequence length 4096" in r.text,
    "a one-row dynamic NTK table at 4095: evaluated at its length", r.text)
 
+
+# ---- vLLM's rotary-embedding classes, each cos_sin_cache built here as vLLM builds it --------------
+# vllm/model_executor/layers/rotary_embedding/base.py: inv_freq = 1.0 / (base ** (torch.arange(0,
+# rd, 2, dtype=torch.float) / rd)); t = torch.arange(max_position, dtype=torch.float); freqs =
+# einsum("i,j -> ij", t, inv_freq); cache = cat((cos, sin), -1).to(dtype): one column per pair.
+# vLLM builds it on the GPU, where torch divides a tensor by a Python number as a product by the
+# number's float32 reciprocal (ATen's div_true_kernel_cuda, "a * reciprocal(b)"); on the CPU it
+# divides. The two differ where the number is not a power of two (rotary widths 80, 96, 160).
+def v_div(x, num, gpu):
+    x = np.asarray(x, dtype=f32)
+    return (x * f32(1.0 / num)).astype(f32) if gpu else (x / f32(num)).astype(f32)
+
+
+def v_pow(base, e):
+    """torch's float32 pow of a Python number: the float32 base, the power correctly rounded."""
+    return (np.float64(f32(base)) ** np.asarray(e, dtype=np.float64)).astype(f32)
+
+
+def v_inv(base, rd, gpu=False):
+    return (f32(1) / v_pow(base, v_div(np.arange(0, rd, 2), rd, gpu))).astype(f32)
+
+
+def v_cache(inv, pos, t_div=None, gpu=False, mscale=None):
+    t = np.asarray(pos, dtype=np.float64).astype(f32)
+    if t_div is not None:
+        t = v_div(t, t_div, gpu)
+    a = np.outer(t, inv).astype(f32)
+    c, s = np.cos(a), np.sin(a)
+    if mscale is not None:
+        c, s = (c * f32(mscale)).astype(f32), (s * f32(mscale)).astype(f32)
+    return np.concatenate([c, s], axis=1).astype(f32)
+
+
+def vcheck(name, table, spec, d, start, *extra):
+    return check("-s", spec, "--against", save(name + ".npy", table), "--what", "cos-sin:pairs",
+                 "-d", str(d), "--start", str(start), *extra)
+
+
+# RotaryEmbedding on a GPU at rotary width 96 (Phi-3-mini-4k-instruct: hidden 3072 / 32 heads,
+# rope_theta 10000, no scaling): 15 of the 48 exponents round otherwise, inv_freq up to 9 ulps off
+# the CPU's; a fitted base was named before, for a correct cache
+late = np.arange(20000, 20512)
+gpu96 = v_cache(v_inv(10000.0, 96, gpu=True), late)
+for extra in ([], ["--engine", "vllm"]):
+    r = vcheck("v_gpu96", gpu96, "rope:layout=half,base=10000", 96, 20000, *extra)
+    ok(r.rc == 0 and "on a GPU" in r.text,
+       "vLLM's GPU cache at rotary width 96 agrees %s, along vLLM's GPU path" % (
+           extra[-1] if extra else "by default"), r.text)
+r = vcheck("v_gpu96", gpu96, "rope:layout=half,base=10000", 96, 20000, "--engine", "hf")
+ok(r.rc == 3 and "as vLLM computes it on a GPU" in field(r, "diagnosis"),
+   "--engine hf: the GPU cache disagrees, named as vLLM's GPU path", r.text)
+r = vcheck("v_cpu96", v_cache(v_inv(10000.0, 96), late), "rope:layout=half,base=10000", 96, 20000,
+           "--engine", "vllm")
+ok(r.rc == 0, "vLLM's CPU cache at rotary width 96 agrees with --engine vllm", r.text)
+# LinearScalingRotaryEmbedding on a GPU: t / 3 as t x float32(1/3), 3.6e-4 off at 10000+
+r = vcheck("v_gpu_linear3", v_cache(v_inv(10000.0, D), np.arange(10000, 10512), t_div=3.0,
+                                    gpu=True),
+           "rope:layout=half,base=10000,scaling=linear,factor=3", D, 10000, "--engine", "vllm")
+ok(r.rc == 0, "vLLM's GPU linear x3 cache (t x float32(1/3)) agrees with --engine vllm", r.text)
+
 done()
