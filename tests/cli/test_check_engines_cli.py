@@ -608,4 +608,96 @@ r = vcheck("v_gpu_linear3", v_cache(v_inv(10000.0, D), np.arange(10000, 10512), 
            "rope:layout=half,base=10000,scaling=linear,factor=3", D, 10000, "--engine", "vllm")
 ok(r.rc == 0, "vLLM's GPU linear x3 cache (t x float32(1/3)) agrees with --engine vllm", r.text)
 
+
+# DynamicNTKScalingRotaryEmbedding since PR #41277 (commit 3cfbaf33): max_len = max_position x
+# factor and base x ((max_len / max_position) - (factor - 1))^(rd/(rd-2)): the bracket is 1, the
+# cache unscaled over 2 x 2048 positions; --engine vllm takes the former base (factor x factor -
+# factor + 1): a named disagreement, not an unexplained one
+DYN2 = "rope:layout=half,base=10000,scaling=dynamic,factor=2,original=2048"
+r = vcheck("v_dyn_new", v_cache(v_inv(10000.0 * ((2 * 2048 / 2048) - 1) ** (D / (D - 2)), D),
+                                np.arange(3000, 3512)), DYN2, D, 3000, "--engine", "vllm")
+ok(r.rc == 3 and "PR #41277" in field(r, "diagnosis") and "left out" in field(r, "diagnosis"),
+   "vLLM's dynamic cache since #41277 (unscaled) with --engine vllm: named", r.text)
+
+# DeepseekScalingRotaryEmbedding: mscale = yarn_get_mscale(f, mscale) / yarn_get_mscale(f,
+# mscale_all_dim) x attn_factor, mscale defaulting to 1 and mscale_all_dim to 0 (transformers:
+# the ratio only when both are given, else 0.1 ln f + 1); YaRN's inv_freq with the correction
+# range floored and ceiled (yarn_find_correction_range), the ramp over a float32 arange
+def v_yarn_inv(base, rd, factor, orig, bf=32.0, bs=1.0, gpu=False):
+    pf = v_pow(base, v_div(np.arange(0, rd, 2), rd, gpu))
+    extra = (f32(1) / pf).astype(f32)
+    inter = (f32(1) / (f32(factor) * pf).astype(f32)).astype(f32)
+    lo, hi = yarn_range(base, rd, orig, bf, bs, True)
+    if lo == hi:
+        hi += 0.001
+    ramp = np.clip(v_div((np.arange(rd // 2).astype(f32) - f32(lo)).astype(f32), hi - lo, gpu),
+                   f32(0), f32(1))
+    mask = (f32(1) - ramp).astype(f32)
+    return ((inter * (f32(1) - mask).astype(f32)).astype(f32) +
+            (extra * mask).astype(f32)).astype(f32)
+
+
+def mscale(f, m=1.0):
+    return 1.0 if f <= 1 else 0.1 * m * math.log(f) + 1.0
+
+
+far = np.arange(50000, 50512)
+# DeepSeek-V3 (model:deepseek-v3: factor 40, original 4096, mscale 1, mscale_all_dim 1, rope dim
+# 64, interleaved) on a GPU: the ramp over 23 - 10 = 13 pairs is a product by float32(1/13)
+ds = v_cache(v_yarn_inv(10000.0, 64, 40.0, 4096, gpu=True), far, mscale=mscale(40) / mscale(40))
+r = vcheck("v_ds3", ds, "model:deepseek-v3", 64, 50000, "--engine", "vllm")
+ok(r.rc == 0, "vLLM's DeepSeek-V3 cache (deepseek_yarn, on a GPU) agrees with --engine vllm",
+   r.text)
+# a yarn block with mscale 0.707 only: vLLM's DeepSeek class divides by mscale(f, 0) = 1
+ds = v_cache(v_yarn_inv(10000.0, 64, 40.0, 4096), far, mscale=mscale(40, 0.707) / mscale(40, 0))
+r = vcheck("v_ds_ms", ds, "rope:layout=interleaved,base=10000,scaling=yarn,factor=40,original=4096,"
+           "mscale=0.707", 64, 50000, "--engine", "vllm")
+ok(r.rc == 3 and "DeepseekScalingRotaryEmbedding" in field(r, "diagnosis") and
+   "1.2608" in field(r, "diagnosis"), "DeepSeek's amplitude with mscale alone: named", r.text)
+# YaRNScalingRotaryEmbedding before it read mscale / mscale_all_dim (mscale = yarn_get_mscale(f)
+# x attn_factor): a yarn block with both at 1 (transformers: 1) gets 0.1 ln 16 + 1
+y = v_cache(v_yarn_inv(1000000.0, 128, 16.0, 16384), far, mscale=mscale(16))
+r = vcheck("v_yarn_old", y, "rope:layout=half,base=1000000,scaling=yarn,factor=16,original=16384,"
+           "mscale=1,mscale-all-dim=1", D, 50000, "--engine", "vllm")
+ok(r.rc == 3 and "YaRNScalingRotaryEmbedding before it read" in field(r, "diagnosis"),
+   "vLLM's earlier YaRN amplitude 0.1 ln f + 1 where the config's ratio is 1: named", r.text)
+
+# Phi3LongRoPEScaledRotaryEmbedding: long_short_cos_sin_cache = cat(short cache over original
+# rows, long cache over max_position rows), each 1 / (float32(factors) * base ** (arange / rd))
+# times the mscale sqrt(1 + ln(max_position / original) / ln(original)); the forward reads the
+# long half (positions + original) when max_model_len > original. Phi-3-mini-128k (preset).
+m = run(EXE, "model", "model:phi-3-mini-128k")
+spec_line = [ln for ln in m.text.splitlines() if ln.strip().startswith("spec")][0]
+lf = [float(v) for v in spec_line.split("long-factor=")[1].split()[0].split("/")]
+sf = [float(v) for v in spec_line.split("short-factor=")[1].split()[0].split("/")]
+phi_ms = math.sqrt(1 + math.log(131072 / 4096) / math.log(4096))
+
+
+def v_longrope_inv(factors, gpu=True):
+    e = v_div(np.arange(0, 96, 2), 96, gpu)
+    return (f32(1) / (np.array(factors, dtype=f32) * v_pow(10000.0, e)).astype(f32)).astype(f32)
+
+
+buf = np.concatenate([v_cache(v_longrope_inv(sf), P512, mscale=phi_ms),
+                      v_cache(v_longrope_inv(lf), P512, mscale=phi_ms)])
+r = vcheck("v_phi_long", buf[512:], "model:phi-3-mini-128k", 96, 0, "--engine", "vllm")
+ok(r.rc == 0, "Phi-3-mini-128k's long cache (GPU) agrees with --engine vllm", r.text)
+r = vcheck("v_phi_short", buf[:512], "model:phi-3-mini-128k", 96, 0, "--engine", "vllm")
+ok(r.rc == 3 and "vLLM's short cache" in field(r, "diagnosis"),
+   "its short cache with --engine vllm (max_model_len 131072): named vLLM's short cache", r.text)
+r = vcheck("v_phi_short", buf[:512], "model:phi-3-mini-128k", 96, 0)
+ok(r.rc == 0, "its short cache at positions 0..511 agrees by default (transformers: short)",
+   r.text)
+
+# DualChunkRotaryEmbedding's key cache: k_t = arange(max_position) % (chunk_size - local_size)
+# (Qwen2.5-7B-Instruct-1M: chunk_size 262144, local_size 8192): a restart at 253952, no power of
+# two; a chunked port restarting every 4096 from 253696 on
+N1m = 262144 - 8192
+pos = np.arange(N1m - 256, N1m + 256)
+for period, needle in ((N1m, "every 253952 tokens"), (4096, "every 4096 tokens")):
+    r = vcheck("v_dual", v_cache(v_inv(1e7, D), pos % period), "rope:layout=half,base=10000000",
+               D, N1m - 256, "--engine", "vllm")
+    ok(r.rc == 3 and needle in field(r, "diagnosis"),
+       "positions modulo %d from %d on: named" % (period, N1m - 256), r.text)
+
 done()
