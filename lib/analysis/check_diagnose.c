@@ -383,7 +383,18 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		if ((x = add(list, n, &h, PE_MISTAKE_PRECISION, 0))) {
 			char t[128];
 			precision_text(h.prec, t, sizeof(t));
-			snprintf(x->text, sizeof(x->text), "computed in reduced precision: %s", t);
+			/* vLLM's mixed NTK: torch.tensor(factor) of the default dtype, the model's
+			 */
+			int ntk_a = s->scaling.type == PE_ROPE_SCALING_NTK &&
+			            !isnan(s->scaling.mixed_b) &&
+			            (h.prec.store == PE_FLOAT_BF16 || h.prec.store == PE_FLOAT_F16);
+			snprintf(x->text, sizeof(x->text), "computed in reduced precision: %s%s", t,
+			         ntk_a ? ", mixed NTK's a = ln(factor) / (d/2)^b in that storage "
+			                 "type "
+			                 "as vLLM computes it (torch.tensor(factor) takes the "
+			                 "default "
+			                 "dtype, the model's), which moves every frequency"
+			               : "");
 		}
 		/* float32 as ggml computes it: its own rounding, far from torch's at large m */
 		h.path = CHECK_PATH_GGML;
@@ -771,7 +782,8 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	/* another scaling factor, fitted */
 	enum pe_rope_scaling t = s->scaling.type;
 	if (rope && (t == PE_ROPE_SCALING_LINEAR || t == PE_ROPE_SCALING_DYNAMIC ||
-	             t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3)) {
+	             t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3 ||
+	             t == PE_ROPE_SCALING_NTK)) {
 		c->h = ref;
 		c->param = 1;
 		double lf = fit(c, log(1.0), log(512.0), 90);

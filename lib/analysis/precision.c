@@ -188,16 +188,16 @@ static void exact_sincos(double x, double w, double *s, double *c, double *angle
 
 /*
  * A tensor divided by a Python number, @x / @num, in @R. On the CPU torch
- * casts the number to the tensor's type and divides; on a GPU
- * (div_true_kernel_cuda, "a * reciprocal(b)") it multiplies by the number's
- * reciprocal rounded to that type (@recip): the two round differently unless
- * the number is a power of two.
+ * casts the number to float32 (the arithmetic type of float32, bfloat16 and
+ * float16 alike) and divides; on a GPU (div_true_kernel_cuda, "a *
+ * reciprocal(b)") it multiplies by the number's reciprocal rounded to float32
+ * (@recip): the two round differently unless the number is a power of two.
  */
 static double div_number(enum pe_float R, double x, double num, int recip)
 {
 	if (recip)
-		return op_round(R, x * round_to(R, 1.0 / num));
-	return op_round(R, x / round_to(R, num));
+		return op_round(R, x * round_f32(1.0 / num));
+	return op_round(R, x / round_f32(num));
 }
 
 /*
@@ -278,6 +278,37 @@ static void yarn_reduced(enum pe_float R, const struct pe_rope_scaling_params *p
 	}
 }
 
+/*
+ * vLLM's NTK scaling (ntk_scaling_rope.py) in a reduced precision. Fixed:
+ * inv_freq at the base times the factor (a Python number), divided by the
+ * Python number factor ** (2 / rotary_dim). Mixed: a = torch.tensor(factor).log()
+ * / (rotary_dim / 2) ** b, a tensor of the default dtype, which vLLM's loader
+ * sets to the model's (@S, the cache's storage); then inv_freq / exp(a *
+ * arange(1, d/2 + 1).float() ** b), the exponent b cast to float32 as torch's
+ * pow with a Python exponent does.
+ */
+static void ntk_reduced(enum pe_float R, enum pe_float S, const struct pe_rope_scaling_params *p,
+                        double base, double D, size_t h, int recip, double *theta)
+{
+	if (isnan(p->mixed_b)) {
+		double div = pow(p->factor, 2.0 / D);
+		for (size_t i = 0; i < h; i++)
+			theta[i] = div_number(
+			        R, op_round(R, 1.0 / pos_freq(R, base * p->factor, i, D, recip)),
+			        div, recip);
+		return;
+	}
+	enum pe_float A = S == PE_FLOAT_BF16 || S == PE_FLOAT_F16 ? S : R;
+	double a = op_round(A, log(round_to(A, p->factor)));
+	a = div_number(A, a, pow(D / 2.0, p->mixed_b), recip);
+	double b = round_f32(p->mixed_b);
+	for (size_t i = 0; i < h; i++) {
+		double k = op_round(R, pow((double)(i + 1), b));
+		double lam = op_round(R, exp(op_round(R, a * k)));
+		theta[i] = op_round(R, op_round(R, 1.0 / pos_freq(R, base, i, D, recip)) / lam);
+	}
+}
+
 enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_scheme *s, size_t d,
                                   struct pe_precision prec, double base, double exponent_width,
                                   const struct pe_rope_scaling_params *scaling)
@@ -333,6 +364,8 @@ enum pe_status pe_rope_model_init_flags(struct pe_rope_model *m, const struct pe
 			}
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_YARN) {
 			yarn_reduced(R, scaling, base, D, h, &info, recip, theta);
+		} else if (reduced && scaling->type == PE_ROPE_SCALING_NTK) {
+			ntk_reduced(R, prec.store, scaling, base, D, h, recip, theta);
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_DYNAMIC) {
 			/* the grown base (a Python number) through the unscaled path's steps */
 			for (size_t i = 0; i < h; i++)

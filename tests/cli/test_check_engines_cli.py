@@ -700,4 +700,56 @@ for period, needle in ((N1m, "every 253952 tokens"), (4096, "every 4096 tokens")
     ok(r.rc == 3 and needle in field(r, "diagnosis"),
        "positions modulo %d from %d on: named" % (period, N1m - 256), r.text)
 
+
+# NTKScalingRotaryEmbedding (rope_type "ntk", vLLM only: ntk_scaling_rope.py). Fixed:
+# _compute_inv_freq at base x factor, then inv_freq / factor ** (2 / rd). Mixed (mixed_b):
+# a = torch.tensor(factor).log() / (rd / 2) ** mixed_b, a tensor of the default dtype, which
+# vLLM's loader sets to the model's (bfloat16 here); lambda = (a * arange(1, rd/2 + 1).float() **
+# mixed_b).exp(); inv_freq / lambda. posenc's scaling=ntk[,mixed-b=B].
+def v_ntk_inv(base, rd, factor, mixed_b=None, gpu=True, a_dtype=f32):
+    if mixed_b is None:
+        return v_div(v_inv(base * factor, rd, gpu), factor ** (2 / rd), gpu)
+    a = a_dtype(np.log(a_dtype(factor)))
+    a = a_dtype(v_div(np.array([a], dtype=f32), (rd / 2) ** mixed_b, gpu)[0])
+    k = (np.arange(1, rd // 2 + 1, dtype=np.float64) ** np.float64(f32(mixed_b))).astype(f32)
+    lam = np.exp((f32(a) * k).astype(f32).astype(np.float64)).astype(f32)
+    return (v_inv(base, rd, gpu) / lam).astype(f32)
+
+
+def bf16_scalar(x):
+    return float(bf16(np.array([x], dtype=f32))[0])
+
+
+NTK = "rope:layout=half,base=10000,scaling=ntk,factor=4"
+mid = np.arange(3000, 3512)
+r = vcheck("v_ntk", v_cache(v_ntk_inv(10000.0, D, 4.0), mid), NTK, D, 3000, "--engine", "vllm")
+ok(r.rc == 0, "vLLM's fixed NTK cache (factor 4) agrees with scaling=ntk --engine vllm", r.text)
+r = vcheck("v_ntk_mixed", v_cache(v_ntk_inv(10000.0, D, 4.0, 0.625), mid), NTK + ",mixed-b=0.625",
+           D, 3000, "--engine", "vllm")
+ok(r.rc == 0, "vLLM's mixed NTK cache of a float32 model agrees with mixed-b=0.625", r.text)
+# a bfloat16 model: a rounded to bfloat16 moves the frequencies by up to 0.3%, 1.7 at 3500
+mixed = bf16(v_cache(v_ntk_inv(10000.0, D, 4.0, 0.625, a_dtype=bf16_scalar), mid))
+r = vcheck("v_ntk_mixed_bf16", mixed, NTK + ",mixed-b=0.625", D, 3000, "--engine", "vllm")
+ok(r.rc == 3 and "f32/bf16" in field(r, "diagnosis") and
+   "in that storage type as vLLM computes it" in field(r, "diagnosis"),
+   "... of a bfloat16 model (a in bfloat16): disagrees, named as vLLM's bfloat16 a", r.text)
+r = vcheck("v_ntk_mixed_bf16", mixed, NTK + ",mixed-b=0.625", D, 3000, "--engine", "vllm",
+           "--precision", "f32/bf16")
+ok(r.rc == 0, "... and agrees with --precision f32/bf16", r.text)
+r = vcheck("v_ntk_plain", v_cache(v_inv(10000.0, D, gpu=True), mid), NTK, D, 3000, "--engine",
+           "vllm")
+ok(r.rc == 3 and "ntk scaling left out" in field(r, "diagnosis"),
+   "an unscaled cache against scaling=ntk: the scaling left out", r.text)
+r = vcheck("v_ntk_f2", v_cache(v_ntk_inv(10000.0, D, 2.0), mid), NTK, D, 3000, "--engine", "vllm")
+ok(r.rc == 3 and "factor 2 instead of 4" in field(r, "diagnosis"),
+   "a fixed NTK cache of factor 2 against factor 4: the factor fitted", r.text)
+cfg = os.path.join(TMP, "ntk_config.json")
+with open(cfg, "w") as fh:
+    fh.write('{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, '
+             '"num_attention_heads": 32, "num_hidden_layers": 2, "max_position_embeddings": 4096, '
+             '"rope_theta": 10000.0, "rope_scaling": {"rope_type": "ntk", "factor": 4.0}}')
+r = run(EXE, "model", "hf:" + cfg)
+ok(r.rc != 0 and "vLLM's own" in r.err and "scaling=ntk" in r.err,
+   "a config with rope_type ntk: refused (transformers has none), the spec to give named", r.err)
+
 done()
