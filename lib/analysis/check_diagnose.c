@@ -563,6 +563,20 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			        "the reference grows the base with the sequence",
 			        h.scaling.length, b);
 	}
+	/* --engine vllm fixes it: the dump may grow it as transformers does */
+	double seq = (double)c->opt->start + (double)c->dump->rows;
+	if (rope && positional && s->scaling.type == PE_ROPE_SCALING_DYNAMIC &&
+	    c->opt->engine == PE_ENGINE_VLLM && seq > s->scaling.original &&
+	    seq != ref.scaling.length) {
+		struct check_hyp h = ref;
+		h.scaling.length = seq;
+		if ((x = add(list, n, &h, PE_MISTAKE_LENGTH, seq)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "dynamic NTK at the sequence length %.10g, grown with the sequence "
+			        "as transformers does, where vLLM fixes it at length %.10g",
+			        seq, ref.scaling.length);
+	}
 	/* the attention factor missing or applied twice */
 	if (rope && amplitude && att != 1.0) {
 		struct check_hyp h = ref;

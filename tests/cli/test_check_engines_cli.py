@@ -619,6 +619,13 @@ r = vcheck("v_dyn_new", v_cache(v_inv(10000.0 * ((2 * 2048 / 2048) - 1) ** (D / 
 ok(r.rc == 3 and "PR #41277" in field(r, "diagnosis") and "left out" in field(r, "diagnosis"),
    "vLLM's dynamic cache since #41277 (unscaled) with --engine vllm: named", r.text)
 
+# the other way round: a cache grown with the sequence (transformers at 3512) under --engine vllm
+r = vcheck("v_dyn_hf", v_cache(v_inv(10000.0 * (2 * 3512 / 2048 - 1) ** (D / (D - 2)), D),
+                               np.arange(3000, 3512)), DYN2, D, 3000, "--engine", "vllm")
+ok(r.rc == 3 and "sequence length 3512" in field(r, "diagnosis") and
+   "vLLM fixes it at length 4096" in field(r, "diagnosis"),
+   "--engine vllm: a dynamic table at the sequence length is named so", r.text)
+
 # DeepseekScalingRotaryEmbedding: mscale = yarn_get_mscale(f, mscale) / yarn_get_mscale(f,
 # mscale_all_dim) x attn_factor, mscale defaulting to 1 and mscale_all_dim to 0 (transformers:
 # the ratio only when both are given, else 0.1 ln f + 1); YaRN's inv_freq with the correction
@@ -751,5 +758,48 @@ with open(cfg, "w") as fh:
 r = run(EXE, "model", "hf:" + cfg)
 ok(r.rc != 0 and "vLLM's own" in r.err and "scaling=ntk" in r.err,
    "a config with rope_type ntk: refused (transformers has none), the spec to give named", r.err)
+
+
+# DynamicNTKAlphaRotaryEmbedding (HunYuan, dynamic_ntk_alpha_rope.py): base x alpha ** (rd /
+# (rd - 2)) as a Python number, the cache over max_position only; a config with Hy-MT2-1.8B's keys
+# (hunyuan_v1_dense, head_dim 128, rope_theta 10000, rope_scaling type dynamic, alpha 1000)
+hy = os.path.join(TMP, "hunyuan.json")
+with open(hy, "w") as fh:
+    fh.write('{"architectures": ["HunYuanDenseV1ForCausalLM"], "model_type": "hunyuan_v1_dense", '
+             '"hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 4, '
+             '"head_dim": 128, "num_hidden_layers": 32, "max_position_embeddings": 32768, '
+             '"rope_theta": 10000.0, "rope_scaling": {"type": "dynamic", "alpha": 1000.0, '
+             '"factor": 1.0, "mscale": 1.0}}')
+for name, base, want in (("v_hunyuan", 10000.0 * 1000.0 ** (D / (D - 2)), 0),
+                         ("v_hunyuan_alpha1", 10000.0 * 1000.0, 3)):
+    r = check("-s", "hf:" + hy, "--against", save(name + ".npy", v_cache(v_inv(base, D, True), mid)),
+              "--what", "cos-sin:pairs", "--start", "3000", "--engine", "vllm")
+    ok(r.rc == want and (want == 0 or "base 1e+07 instead of" in field(r, "diagnosis")),
+       "HunYuan's alpha cache %s" % ("agrees with --engine vllm" if want == 0 else
+                                      "without the exponent d/(d-2): the base fitted"), r.text)
+
+# Gemma4RotaryEmbedding (gemma4_rope.py): rope_angles = rotary_dim // 2 frequencies at
+# base ** (arange(0, 2 rope_angles, 2) / head_size), zeros for the other pairs of the head;
+# Gemma 4 31B's global layers: head 512, partial 0.25, base 1e6 (model:gemma-4-31b)
+g_inv = (f32(1) / v_pow(1e6, v_div(np.arange(0, 128, 2), 512, True))).astype(f32)
+g_inv = np.concatenate([g_inv, np.zeros(192, dtype=f32)])
+r = check("-s", "model:gemma-4-31b", "--layer", "global", "--against",
+          save("v_gemma4.npy", v_cache(g_inv, mid)), "--what", "cos-sin:pairs", "--start", "3000",
+          "--engine", "vllm")
+ok(r.rc == 0, "vLLM's Gemma 4 global cache (proportional, 64 of 256 pairs) agrees", r.text)
+
+# Llama4VisionRotaryEmbedding (llama4_vision_rope.py) is a 2-D table over a patch grid: pairs
+# 0..21 turn with the patch column + 1, pairs 22..43 with its row + 1, each half at
+# base^(-2i/44), the CLS row at 0. posenc has no such scheme: checked against a rope spec it must
+# disagree (no false agreement)
+inv44 = v_inv(10000.0, 44, True)
+cell = np.arange(577)
+ang = np.concatenate([np.outer((cell % 24 + 1).astype(f32), inv44),
+                      np.outer((cell // 24 + 1).astype(f32), inv44)], axis=1).astype(f32)
+ang[-1] = 0
+r = check("-s", "rope:layout=interleaved,base=10000", "--against",
+          save("v_llama4_vision.npy", np.concatenate([np.cos(ang), np.sin(ang)], axis=1)),
+          "--what", "cos-sin:pairs", "-d", "88", "--engine", "vllm")
+ok(r.rc == 3, "Llama 4's vision table against a rope spec: disagree (not modelled)", r.text)
 
 done()
