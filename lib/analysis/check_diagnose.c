@@ -751,8 +751,9 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		        "vLLM's DeepseekScalingRotaryEmbedding (yarn_get_mscale(factor, mscale) / "
 		        "yarn_get_mscale(factor, mscale_all_dim), mscale 1 and mscale_all_dim 0 "
 		        "when not given)",
-		        "vLLM's YaRNScalingRotaryEmbedding before it read attention_factor, mscale "
-		        "and mscale_all_dim (0.1 ln(factor) + 1)"};
+		        "vLLM's YaRNScalingRotaryEmbedding (and MRotaryEmbedding's YaRN) before "
+		        "they read attention_factor, mscale and mscale_all_dim (0.1 ln(factor) + "
+		        "1)"};
 		for (int k = 0; k < 2; k++) {
 			if (fabs(amp[k] / att - 1) <= 1e-9 ||
 			    (k == 1 && fabs(amp[1] / amp[0] - 1) <= 1e-9))

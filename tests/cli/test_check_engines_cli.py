@@ -666,7 +666,7 @@ ok(r.rc == 3 and "DeepseekScalingRotaryEmbedding" in field(r, "diagnosis") and
 y = v_cache(v_yarn_inv(1000000.0, 128, 16.0, 16384), far, mscale=mscale(16))
 r = vcheck("v_yarn_old", y, "rope:layout=half,base=1000000,scaling=yarn,factor=16,original=16384,"
            "mscale=1,mscale-all-dim=1", D, 50000, "--engine", "vllm")
-ok(r.rc == 3 and "YaRNScalingRotaryEmbedding before it read" in field(r, "diagnosis"),
+ok(r.rc == 3 and "YaRNScalingRotaryEmbedding (and MRotaryEmbedding's YaRN) before they read" in field(r, "diagnosis"),
    "vLLM's earlier YaRN amplitude 0.1 ln f + 1 where the config's ratio is 1: named", r.text)
 
 # Phi3LongRoPEScaledRotaryEmbedding: long_short_cos_sin_cache = cat(short cache over original
