@@ -137,7 +137,8 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	/* A plain rope spec states no context: none is invented (no critical dimension). */
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
 		ctx = train = 0;
-	if (!m && (p.type == PE_ROPE_SCALING_LINEAR || p.type == PE_ROPE_SCALING_PROPORTIONAL))
+	if (!m && (p.type == PE_ROPE_SCALING_LINEAR || p.type == PE_ROPE_SCALING_PROPORTIONAL ||
+	           p.type == PE_ROPE_SCALING_NTK))
 		ctx = train = 0; /* their original= is no part of them */
 	/* One rule with freqs: without positions, length-dependent scalings at --length,
 	 * else at the original context, the state the reference builds at load time
@@ -169,7 +170,8 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	str(o, "scaling", pe_rope_scaling_name(p.type), "scaling");
 	if (p.type != PE_ROPE_SCALING_NONE) {
 		num(o, "factor", p.factor, "factor");
-		if (p.type != PE_ROPE_SCALING_LINEAR && p.type != PE_ROPE_SCALING_PROPORTIONAL)
+		if (p.type != PE_ROPE_SCALING_LINEAR && p.type != PE_ROPE_SCALING_PROPORTIONAL &&
+		    p.type != PE_ROPE_SCALING_NTK)
 			num(o, "original", p.original,
 			    p.type == PE_ROPE_SCALING_DYNAMIC ? "original (max_position_embeddings)"
 			                                      : "original context");
@@ -204,6 +206,15 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 		    "pairs that turn (the first ones)");
 		num(o, "static_pairs", (double)(h - pe_rope_turning_pairs(&p, d_rot)),
 		    "pairs at frequency 0 (never turn)");
+		break;
+	case PE_ROPE_SCALING_NTK:
+		if (isnan(p.mixed_b)) {
+			str(o, "ntk", "fixed", "NTK (vLLM)");
+			num(o, "ntk_base", info.base, "base x factor");
+		} else {
+			str(o, "ntk", "mixed", "NTK (vLLM)");
+			num(o, "mixed_b", p.mixed_b, "mixed_b");
+		}
 		break;
 	case PE_ROPE_SCALING_DYNAMIC:
 		num(o, "length", p.length, "evaluated at length");

@@ -219,6 +219,10 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 		if (!ra || !rcol)
 			st = PE_ENOMEM;
 		int first = 1;
+		struct check_hyp h0;
+		check_hyp_reference(s, opt, &h0);
+		int cuda = (paths & (1u << CHECK_PATH_VLLM_CUDA)) &&
+		           check_cuda_differs(s, r->form.d, &h0);
 		for (int p = 0; p < CHECK_PATH_COUNT && st == PE_OK; p++) {
 			if (!(paths & (1u << p)))
 				continue;
@@ -232,7 +236,8 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 			/* paths that compute this spec as torch does: already tried */
 			if ((p == CHECK_PATH_GGML && !m.ggml) ||
 			    (p == CHECK_PATH_VLLM && !(m.pos_div > 0) &&
-			     (paths & (1u << CHECK_PATH_TORCH)))) {
+			     (paths & (1u << CHECK_PATH_TORCH))) ||
+			    (p == CHECK_PATH_VLLM_CUDA && !cuda)) {
 				check_model_free(&m);
 				continue;
 			}

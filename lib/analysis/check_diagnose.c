@@ -47,6 +47,7 @@ struct ctx {
 	const size_t *fit_idx; /* rows for check_fit_last_bits() */
 	size_t nfit;
 	unsigned char *zero; /* pairs that do not turn in the dump (owned) */
+	int cuda;            /* vLLM's GPU path differs from its CPU path for this spec */
 };
 
 static const char *long_name(enum pe_float f)
@@ -113,6 +114,8 @@ static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const s
 			continue; /* ggml has no inv_freq buffer */
 		if (p == CHECK_PATH_VLLM && h->scaling.type != PE_ROPE_SCALING_LINEAR)
 			continue; /* torch's path */
+		if (p == CHECK_PATH_VLLM_CUDA && !c->cuda)
+			continue; /* vLLM's CPU path */
 		struct check_hyp v = *h;
 		struct pe_check_stats st2;
 		double ss2;
@@ -278,6 +281,77 @@ static enum pe_status still_pairs(struct ctx *c, const struct check_hyp *ref, si
 	return rc;
 }
 
+/* The largest error of dump row 0 against the reference at position @pos. */
+static enum pe_status row0_error(const struct ctx *c, const struct check_model *m, double pos,
+                                 double *want, double *err)
+{
+	const struct pe_check_form *f = c->f;
+	enum pe_status rc =
+	        check_expected_row(m, f, (uint64_t)pos, 0, c->opt->vector, want + f->cols, want);
+	*err = 0;
+	for (size_t j = 0; j < f->cols && rc == PE_OK; j++) {
+		double e = fabs(c->dump->data[j] - want[j]) / fmax(1.0, fabs(want[j]));
+		*err = isnan(e) ? INFINITY : fmax(*err, e);
+	}
+	return rc;
+}
+
+/*
+ * Positions that start again at 0: the first row after row 0 that holds
+ * position 0 (every pair unturned, the row the reference has there), and the
+ * period N that explains the rows before it. Restarting at row r, the dump
+ * holds positions (start + k) mod N, so N divides start + r, and row 0 holds
+ * N - r: among those divisors the one whose row 0 fits. @period 0: none.
+ */
+static enum pe_status restart_period(const struct ctx *c, const struct check_hyp *ref,
+                                     double *period)
+{
+	*period = 0;
+	const struct pe_check_form *f = c->f;
+	struct check_model m;
+	enum pe_status rc = check_model_build(c->s, f->d, ref, &m);
+	if (rc != PE_OK)
+		return rc;
+	double *want = malloc((f->cols + check_work_size(f)) * sizeof(*want));
+	if (!want) {
+		check_model_free(&m);
+		return PE_ENOMEM;
+	}
+	size_t restart = 0;
+	rc = check_expected_row(&m, f, 0, 0, c->opt->vector, want + f->cols, want);
+	for (size_t r = 1; r < c->dump->rows && rc == PE_OK && !restart; r++) {
+		const double *got = c->dump->data + r * c->dump->cols;
+		int same = 1;
+		for (size_t j = 0; j < f->cols && same; j++)
+			same = fabs(got[j] - want[j]) <= 1e-3 * fmax(1.0, fabs(want[j]));
+		if (same)
+			restart = r;
+	}
+	/* the divisors of P = start + r from r up, each tried on row 0 (position N - r) */
+	double P = (double)c->opt->start + (double)restart, best = INFINITY;
+	if (restart && P <= 0x1p40) {
+		uint64_t p = (uint64_t)P;
+		for (uint64_t k = 1; k * k <= p && rc == PE_OK; k++) {
+			if (p % k)
+				continue;
+			uint64_t pair[2] = {k, p / k};
+			for (int t = 0; t < 2 && rc == PE_OK; t++) {
+				double N = (double)pair[t], e;
+				if (N < (double)restart || N < 2)
+					continue;
+				rc = row0_error(c, &m, N - (double)restart, want, &e);
+				if (rc == PE_OK && (e < best || (e == best && N > *period))) {
+					best = e;
+					*period = N;
+				}
+			}
+		}
+	}
+	free(want);
+	check_model_free(&m);
+	return rc;
+}
+
 /* Builds the hypotheses; fits happen here. */
 static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, struct hyp *list,
                             size_t *n)
@@ -309,7 +383,18 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		if ((x = add(list, n, &h, PE_MISTAKE_PRECISION, 0))) {
 			char t[128];
 			precision_text(h.prec, t, sizeof(t));
-			snprintf(x->text, sizeof(x->text), "computed in reduced precision: %s", t);
+			/* vLLM's mixed NTK: torch.tensor(factor) of the default dtype, the model's
+			 */
+			int ntk_a = s->scaling.type == PE_ROPE_SCALING_NTK &&
+			            !isnan(s->scaling.mixed_b) &&
+			            (h.prec.store == PE_FLOAT_BF16 || h.prec.store == PE_FLOAT_F16);
+			snprintf(x->text, sizeof(x->text), "computed in reduced precision: %s%s", t,
+			         ntk_a ? ", mixed NTK's a = ln(factor) / (d/2)^b in that storage "
+			                 "type "
+			                 "as vLLM computes it (torch.tensor(factor) takes the "
+			                 "default "
+			                 "dtype, the model's), which moves every frequency"
+			               : "");
 		}
 		/* float32 as ggml computes it: its own rounding, far from torch's at large m */
 		h.path = CHECK_PATH_GGML;
@@ -328,6 +413,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			snprintf(x->text, sizeof(x->text),
 			         "computed in reduced precision: float32 as vLLM computes linear "
 			         "scaling (positions / factor, then x inv_freq)%s",
+			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
+		/* vLLM on a GPU: divisions by Python numbers as products by reciprocals */
+		h.path = CHECK_PATH_VLLM_CUDA;
+		if (h.prec.compute == PE_FLOAT_F32 && c->cuda &&
+		    (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
+			snprintf(x->text, sizeof(x->text),
+			         "computed in reduced precision: float32 as vLLM computes it on a "
+			         "GPU (a tensor divided by a Python number is multiplied by its "
+			         "float32 reciprocal: arange / rotary_dim, positions / factor, the "
+			         "llama3 and YaRN steps)%s",
 			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
 	}
 	/* the other pairing */
@@ -384,16 +479,28 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	if (rope && s->scaling.type != PE_ROPE_SCALING_NONE) {
 		struct check_hyp h = ref;
 		h.scaling.type = PE_ROPE_SCALING_NONE;
+		enum pe_engine e = c->opt->engine;
+		int dyn = s->scaling.type == PE_ROPE_SCALING_DYNAMIC;
+		/* vLLM since PR #41277 (commit 3cfbaf33): ((factor x max_position) /
+		 * max_position - (factor - 1)) is 1, so its dynamic cache keeps rope_theta */
+		const char *why = !dyn ? ""
+		                  : e == PE_ENGINE_ANY
+		                          ? ": llama.cpp has no dynamic NTK, and vLLM since PR "
+		                            "#41277 (commit 3cfbaf33) builds its dynamic cache at "
+		                            "rope_theta (its base formula reduces to 1)"
+		                  : e == PE_ENGINE_LLAMACPP ? ": llama.cpp has no dynamic NTK"
+		                  : e == PE_ENGINE_VLLM
+		                          ? ": vLLM since PR #41277 (commit 3cfbaf33) builds its "
+		                            "dynamic cache at rope_theta (its base formula "
+		                            "(factor x max_position / max_position) - (factor - 1) "
+		                            "is 1); before it, at the base of length factor x "
+		                            "max_position, as --engine vllm takes it"
+		                          : "";
 		if ((x = add(list, n, &h, PE_MISTAKE_NO_SCALING, 0)))
 			snprintf(x->text, sizeof(x->text),
 			         "the %s scaling left out (unscaled frequencies%s)%s",
 			         pe_rope_scaling_name(s->scaling.type),
-			         att != 1.0 ? ", attention factor 1" : "",
-			         s->scaling.type == PE_ROPE_SCALING_DYNAMIC &&
-			                         (c->opt->engine == PE_ENGINE_ANY ||
-			                          c->opt->engine == PE_ENGINE_LLAMACPP)
-			                 ? ": llama.cpp has no dynamic NTK"
-			                 : "");
+			         att != 1.0 ? ", attention factor 1" : "", why);
 	}
 	/* YaRN's correction range rounded to whole pairs, or not */
 	if (rope && s->scaling.type == PE_ROPE_SCALING_YARN) {
@@ -427,10 +534,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			        "%.10g "
 			        "uses the %s ones%s",
 			        is_long ? "short" : "long", len, is_long ? "long" : "short",
-			        is_long ? ""
-			                : ": llama.cpp chooses them by context size (n_ctx > "
+			        !is_long
+			                ? ": llama.cpp chooses them by context size (n_ctx > "
 			                  "original) for every position, vLLM when max_model_len > "
-			                  "original");
+			                  "original"
+			        : c->opt->engine == PE_ENGINE_VLLM
+			                ? ": vLLM's short cache (the first original rows of "
+			                  "Phi3LongRoPEScaledRotaryEmbedding's "
+			                  "long_short_cos_sin_cache), "
+			                  "which it reads when max_model_len <= original"
+			                : "");
 	}
 	/* dynamic NTK at the longest length */
 	if (rope && s->scaling.type == PE_ROPE_SCALING_DYNAMIC &&
@@ -449,6 +562,20 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			        "for every position: vLLM's dynamic cache is built once so, where "
 			        "the reference grows the base with the sequence",
 			        h.scaling.length, b);
+	}
+	/* --engine vllm fixes it: the dump may grow it as transformers does */
+	double seq = (double)c->opt->start + (double)c->dump->rows;
+	if (rope && positional && s->scaling.type == PE_ROPE_SCALING_DYNAMIC &&
+	    c->opt->engine == PE_ENGINE_VLLM && seq > s->scaling.original &&
+	    seq != ref.scaling.length) {
+		struct check_hyp h = ref;
+		h.scaling.length = seq;
+		if ((x = add(list, n, &h, PE_MISTAKE_LENGTH, seq)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "dynamic NTK at the sequence length %.10g, grown with the sequence "
+			        "as transformers does, where vLLM fixes it at length %.10g",
+			        seq, ref.scaling.length);
 	}
 	/* the attention factor missing or applied twice */
 	if (rope && amplitude && att != 1.0) {
@@ -540,6 +667,27 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			        "without the chunk's offset)",
 			        chunk);
 	}
+	/* positions restarting at 0 at a period the loop above does not try */
+	double period = 0;
+	if (rope && positional) {
+		rc = restart_period(c, &ref, &period);
+		if (rc != PE_OK)
+			return rc;
+	}
+	int tried = frexp(period, &(int){0}) == 0.5 && period >= 64 && period <= 1048576 &&
+	            period > (double)c->opt->start;
+	if (period > 0 && !tried) {
+		struct check_hyp h = ref;
+		h.chunk = period;
+		if ((x = add(list, n, &h, PE_MISTAKE_CHUNK, period)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "positions restart at 0 every %.0f tokens (positions modulo %.0f): "
+			        "as vLLM's DualChunkRotaryEmbedding key cache holds them "
+			        "(chunk_size - local_size), or chunks numbered without their "
+			        "offset",
+			        period, period);
+	}
 	/* pairs whose frequency is 0 in the dump: an uninitialised or short buffer */
 	size_t nstill = 0;
 	if (rope && positional) {
@@ -582,6 +730,54 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "config gives attention_factor=%.8g",
 			         derived, att);
 	}
+	/*
+	 * vLLM's own YaRN amplitudes, where they differ from the reference's:
+	 * DeepseekScalingRotaryEmbedding (deepseek_yarn) takes yarn_get_mscale(factor,
+	 * mscale) / yarn_get_mscale(factor, mscale_all_dim) with mscale 1 and
+	 * mscale_all_dim 0 when missing; YaRNScalingRotaryEmbedding, until it read the
+	 * config's attention_factor, mscale and mscale_all_dim, took
+	 * yarn_get_mscale(factor) (times its own attn_factor key, 1). An amplitude
+	 * already listed (the attention factor missing, derived) gets the name added.
+	 */
+	if (rope && amplitude && s->scaling.type == PE_ROPE_SCALING_YARN &&
+	    (c->opt->engine == PE_ENGINE_ANY || c->opt->engine == PE_ENGINE_VLLM) &&
+	    s->scaling.factor > 1.0) {
+		double lf = log(s->scaling.factor);
+		double ms = s->scaling.mscale != 0.0 ? s->scaling.mscale : 1.0;
+		double amp[2] = {(0.1 * ms * lf + 1.0) /
+		                         (0.1 * s->scaling.mscale_all_dim * lf + 1.0),
+		                 0.1 * lf + 1.0};
+		static const char *const who[2] = {
+		        "vLLM's DeepseekScalingRotaryEmbedding (yarn_get_mscale(factor, mscale) / "
+		        "yarn_get_mscale(factor, mscale_all_dim), mscale 1 and mscale_all_dim 0 "
+		        "when not given)",
+		        "vLLM's YaRNScalingRotaryEmbedding (and MRotaryEmbedding's YaRN) before "
+		        "they read attention_factor, mscale and mscale_all_dim (0.1 ln(factor) + "
+		        "1)"};
+		for (int k = 0; k < 2; k++) {
+			if (fabs(amp[k] / att - 1) <= 1e-9 ||
+			    (k == 1 && fabs(amp[1] / amp[0] - 1) <= 1e-9))
+				continue;
+			struct hyp *same = NULL;
+			for (size_t i = 0; i < *n && !same; i++)
+				if (list[i].mistake == PE_MISTAKE_ATTENTION &&
+				    fabs(list[i].value / amp[k] - 1) <= 1e-9)
+					same = &list[i];
+			if (same) {
+				size_t len = strlen(same->text);
+				snprintf(same->text + len, sizeof(same->text) - len,
+				         ", as %s has it", who[k]);
+				continue;
+			}
+			struct check_hyp h = ref;
+			h.att = amp[k];
+			if ((x = add(list, n, &h, PE_MISTAKE_ATTENTION, amp[k])))
+				snprintf(x->text, sizeof(x->text),
+				         "the attention factor %.8g of %s where the reference's is "
+				         "%.8g",
+				         amp[k], who[k], att);
+		}
+	}
 	/* proportional RoPE with the rotated width as the exponent's denominator */
 	if (rope && s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL && s->scaling.proportion > 0 &&
 	    s->scaling.proportion < 1) {
@@ -601,7 +797,8 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	/* another scaling factor, fitted */
 	enum pe_rope_scaling t = s->scaling.type;
 	if (rope && (t == PE_ROPE_SCALING_LINEAR || t == PE_ROPE_SCALING_DYNAMIC ||
-	             t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3)) {
+	             t == PE_ROPE_SCALING_YARN || t == PE_ROPE_SCALING_LLAMA3 ||
+	             t == PE_ROPE_SCALING_NTK)) {
 		c->h = ref;
 		c->param = 1;
 		double lf = fit(c, log(1.0), log(512.0), 90);
@@ -792,6 +989,9 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	c.fit_idx = fit_idx;
 	c.nfit = nfit;
 	size_t n = 0;
+	struct check_hyp ref0;
+	check_hyp_reference(s, opt, &ref0);
+	c.cuda = pe_scheme_has(s, PE_CAP_SCALING) && check_cuda_differs(s, r->form.d, &ref0);
 	c.zero = calloc(dump->cols + 1, 1);
 	enum pe_status rc = c.zero ? build(&c, fit_idx, nfit, list, &n) : PE_ENOMEM;
 	struct check_hyp ref;
@@ -956,9 +1156,10 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			size_t len = strlen(dg->text);
 			precision_text(win->h.prec, t, sizeof(t));
 			snprintf(dg->text + len, sizeof(dg->text) - len, "; %s%s", t,
-			         win->h.path == CHECK_PATH_GGML   ? ", along ggml's path"
-			         : win->h.path == CHECK_PATH_VLLM ? ", along vLLM's path"
-			                                          : "");
+			         win->h.path == CHECK_PATH_GGML        ? ", along ggml's path"
+			         : win->h.path == CHECK_PATH_VLLM      ? ", along vLLM's path"
+			         : win->h.path == CHECK_PATH_VLLM_CUDA ? ", along vLLM's GPU path"
+			                                               : "");
 			dg->with_prec = 1;
 			dg->prec = win->h.prec;
 		} else if (win->mistake != PE_MISTAKE_PRECISION &&

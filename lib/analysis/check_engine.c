@@ -23,9 +23,10 @@ struct engine_row {
 
 static const struct engine_row engines[] = {
         {PE_ENGINE_ANY, "any", "",
-         (1u << CHECK_PATH_TORCH) | (1u << CHECK_PATH_GGML) | (1u << CHECK_PATH_VLLM)},
+         (1u << CHECK_PATH_TORCH) | (1u << CHECK_PATH_GGML) | (1u << CHECK_PATH_VLLM) |
+                 (1u << CHECK_PATH_VLLM_CUDA)},
         {PE_ENGINE_HF, "hf", "transformers huggingface", 1u << CHECK_PATH_TORCH},
-        {PE_ENGINE_VLLM, "vllm", "", 1u << CHECK_PATH_VLLM},
+        {PE_ENGINE_VLLM, "vllm", "", (1u << CHECK_PATH_VLLM) | (1u << CHECK_PATH_VLLM_CUDA)},
         {PE_ENGINE_LLAMACPP, "llama.cpp", "llamacpp ggml", 1u << CHECK_PATH_GGML},
 };
 
@@ -79,6 +80,10 @@ const char *check_path_text(enum check_path p)
 	case CHECK_PATH_VLLM:
 		return "vLLM's float32 path (linear scaling: the positions divided by the factor, "
 		       "then x inv_freq)";
+	case CHECK_PATH_VLLM_CUDA:
+		return "vLLM's float32 path on a GPU (a tensor divided by a Python number is "
+		       "multiplied by its float32 reciprocal: arange / rotary_dim, positions / "
+		       "factor, the llama3 and YaRN steps)";
 	default:
 		return "torch's float32 path (transformers, vLLM: position x inv_freq)";
 	}

@@ -10,6 +10,7 @@
 #include <posenc/encode.h>
 
 #include "analysis/check_internal.h"
+#include "analysis/precision_internal.h"
 
 static const char *const kind_names[] = {"auto", "inv-freq", "angle",   "cos",
                                          "sin",  "cos-sin",  "rotated", "table"};
@@ -72,13 +73,16 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	if (h->rotary > 0)
 		other.rotary = h->rotary;
 	struct pe_rope_scaling_params sc = h->scaling;
-	if (h->path == CHECK_PATH_VLLM && h->prec.compute == PE_FLOAT_F32 &&
-	    sc.type == PE_ROPE_SCALING_LINEAR) {
+	int vllm = h->path == CHECK_PATH_VLLM || h->path == CHECK_PATH_VLLM_CUDA;
+	int cuda = h->path == CHECK_PATH_VLLM_CUDA && h->prec.compute == PE_FLOAT_F32;
+	if (vllm && h->prec.compute == PE_FLOAT_F32 && sc.type == PE_ROPE_SCALING_LINEAR) {
 		m->pos_div = sc.factor;
+		m->pos_recip = cuda;
 		sc.type = PE_ROPE_SCALING_NONE;
 	}
 	enum pe_status st =
-	        pe_rope_model_init(&m->rope, &other, d, h->prec, h->base, h->exponent_width, &sc);
+	        pe_rope_model_init_flags(&m->rope, &other, d, h->prec, h->base, h->exponent_width,
+	                                 &sc, cuda ? PE_ROPE_RECIP_DIV : 0);
 	if (st != PE_OK)
 		return st;
 	m->rope.layout = h->layout;
@@ -99,6 +103,32 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 			pe_rope_model_free(&m->rope);
 	}
 	return st;
+}
+
+int check_cuda_differs(const struct pe_scheme *s, size_t d, const struct check_hyp *h)
+{
+	struct check_hyp a = *h, b = *h;
+	a.prec.compute = b.prec.compute = PE_FLOAT_F32;
+	a.path = CHECK_PATH_VLLM;
+	b.path = CHECK_PATH_VLLM_CUDA;
+	struct check_model ma, mb;
+	if (check_model_build(s, d, &a, &ma) != PE_OK)
+		return 0;
+	if (check_model_build(s, d, &b, &mb) != PE_OK) {
+		check_model_free(&ma);
+		return 0;
+	}
+	int differs = 0;
+	if (ma.is_rope && mb.is_rope) {
+		for (size_t i = 0; i < ma.rope.d_rot / 2; i++)
+			differs |= ma.rope.theta[i] != mb.rope.theta[i];
+		/* positions over a power of two: the reciprocal is exact */
+		int e;
+		differs |= ma.pos_div > 0 && frexp(ma.pos_div, &e) != 0.5;
+	}
+	check_model_free(&ma);
+	check_model_free(&mb);
+	return differs;
 }
 
 void check_model_free(struct check_model *m)
@@ -149,7 +179,9 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		pos *= cm->pos_scale;
 	if (cm->pos_bf16)
 		pos = pe_round(PE_FLOAT_BF16, pos);
-	if (cm->pos_div > 0) /* a float32 division, as torch divides a float32 tensor */
+	if (cm->pos_div > 0 && cm->pos_recip) /* a GPU's division: times the reciprocal */
+		pos = (double)((float)pos * (float)(1.0 / cm->pos_div));
+	else if (cm->pos_div > 0) /* a float32 division, as torch divides a float32 tensor */
 		pos = (double)((float)pos / (float)cm->pos_div);
 	if (!cm->is_rope) {
 		if (pos < 0 || pos > PE_POSITION_MAX) {

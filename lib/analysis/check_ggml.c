@@ -64,6 +64,8 @@ enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
 	g->ff = NULL;
 	if (p->type == PE_ROPE_SCALING_PROPORTIONAL)
 		return PE_EUNSUPPORTED; /* frequency 0: no freq_factor gives it */
+	if (p->type == PE_ROPE_SCALING_NTK)
+		return PE_EUNSUPPORTED; /* vLLM's own: llama.cpp has no such type */
 	double *theta = malloc(half * sizeof(*theta));
 	if (!theta)
 		return PE_ENOMEM;

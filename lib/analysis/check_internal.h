@@ -21,8 +21,19 @@
  * linear scaling divides the float32 positions by the factor instead of
  * inv_freq (LinearScalingRotaryEmbedding: t = arange(max_len) / factor),
  * which rounds the angles otherwise; the same as TORCH for other scalings.
+ * VLLM_CUDA: VLLM's as torch computes it on a GPU, where vLLM builds its
+ * caches (base.py: "we create the cache on GPU"): a tensor divided by a
+ * Python number is a product by the number's float32 reciprocal
+ * (div_true_kernel_cuda), in arange / rotary_dim, the positions over the
+ * linear factor and the llama3 and YaRN steps.
  */
-enum check_path { CHECK_PATH_TORCH, CHECK_PATH_GGML, CHECK_PATH_VLLM, CHECK_PATH_COUNT };
+enum check_path {
+	CHECK_PATH_TORCH,
+	CHECK_PATH_GGML,
+	CHECK_PATH_VLLM,
+	CHECK_PATH_VLLM_CUDA,
+	CHECK_PATH_COUNT
+};
 
 /* ggml's per-call parameters, as llama.cpp passes them to ggml_rope_ext. */
 struct check_ggml {
@@ -48,6 +59,7 @@ struct check_model {
 	int pos_bf16;     /* positions rounded to bfloat16 before the product */
 	double chunk;     /* > 0: positions restart at 0 every chunk rows */
 	double pos_div;   /* > 0: float32 positions divided by this (the VLLM path) */
+	int pos_recip;    /* pos_div as a product by its float32 reciprocal (VLLM_CUDA) */
 };
 
 /* A hypothesis: the spec's model with some parameters changed. */
@@ -76,6 +88,13 @@ enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
 
 /* Angle, cos and sin of every pair at @pos as ggml computes them (check_ggml.c). */
 void check_ggml_pairs(const struct check_model *m, double pos, double *ang, double *c, double *s);
+
+/*
+ * Whether vLLM's GPU path computes the float32 model of @h otherwise than
+ * its CPU path (a rotary width, linear factor or llama3/YaRN divisor that is
+ * not a power of two); 0 when either cannot be built.
+ */
+int check_cuda_differs(const struct pe_scheme *s, size_t d, const struct check_hyp *h);
 
 /* The paths an engine's float32 tables take (bit 1 << enum check_path). */
 unsigned check_engine_paths(enum pe_engine e);

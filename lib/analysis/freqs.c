@@ -104,7 +104,8 @@ static void set_critical_dim(struct pe_freq_table *t, const struct pe_scheme *s,
 	/* No training length is invented: a plain table has none unless one is given. */
 	int own = rope && s->scaling.type != PE_ROPE_SCALING_NONE &&
 	          s->scaling.type != PE_ROPE_SCALING_LINEAR &&
-	          s->scaling.type != PE_ROPE_SCALING_PROPORTIONAL;
+	          s->scaling.type != PE_ROPE_SCALING_PROPORTIONAL &&
+	          s->scaling.type != PE_ROPE_SCALING_NTK;
 	t->train_length = opt->train_length > 0 ? opt->train_length
 	                  : own                 ? s->scaling.original
 	                                        : 0.0;

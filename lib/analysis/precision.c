@@ -187,13 +187,27 @@ static void exact_sincos(double x, double w, double *s, double *c, double *angle
 }
 
 /*
- * pos_freqs_i = base^(2i/D) as torch computes it in @R: the exponent
- * arange(0, D, 2) / D rounded, the float32 base raised to it and the power
- * rounded once (torch's pow is correctly rounded).
+ * A tensor divided by a Python number, @x / @num, in @R. On the CPU torch
+ * casts the number to float32 (the arithmetic type of float32, bfloat16 and
+ * float16 alike) and divides; on a GPU (div_true_kernel_cuda, "a *
+ * reciprocal(b)") it multiplies by the number's reciprocal rounded to float32
+ * (@recip): the two round differently unless the number is a power of two.
  */
-static double pos_freq(enum pe_float R, double base, size_t i, double D)
+static double div_number(enum pe_float R, double x, double num, int recip)
 {
-	double e = op_round(R, round_to(R, (double)(2 * i)) / round_to(R, D));
+	if (recip)
+		return op_round(R, x * round_f32(1.0 / num));
+	return op_round(R, x / round_f32(num));
+}
+
+/*
+ * pos_freqs_i = base^(2i/D) as torch computes it in @R: the exponent
+ * arange(0, D, 2) / D rounded (@recip: as a GPU divides), the float32 base
+ * raised to it and the power rounded once (torch's pow is correctly rounded).
+ */
+static double pos_freq(enum pe_float R, double base, size_t i, double D, int recip)
+{
+	double e = div_number(R, round_to(R, (double)(2 * i)), D, recip);
 	return op_round(R, pow(round_f32(base), e));
 }
 
@@ -209,25 +223,26 @@ static double pos_freq(enum pe_float R, double base, size_t i, double D)
  * instead is several ulps off torch's.
  */
 static enum pe_status llama3_reduced(enum pe_float R, const struct pe_rope_scaling_params *p,
-                                     double base, double D, size_t h, double *theta)
+                                     double base, double D, size_t h, int recip, double *theta)
 {
-	double f = round_to(R, p->factor), orig = round_to(R, p->original);
+	double orig = round_to(R, p->original);
 	double low = round_to(R, p->low_freq_factor);
 	double low_wl = round_to(R, p->original / p->low_freq_factor);
 	double high_wl = round_to(R, p->original / p->high_freq_factor);
-	double span = round_to(R, p->high_freq_factor - p->low_freq_factor);
+	double span = p->high_freq_factor - p->low_freq_factor;
 	double two_pi = round_to(R, 6.283185307179586); /* Python's 2 * math.pi */
 	for (size_t i = 0; i < h; i++) {
-		double inv = op_round(R, 1.0 / pos_freq(R, base, i, D));
+		double inv = op_round(R, 1.0 / pos_freq(R, base, i, D, recip));
 		/* a Python number over a tensor is Tensor.__rtruediv__: reciprocal, then times */
 		double wl = op_round(R, op_round(R, 1.0 / inv) * two_pi);
-		double out = wl > low_wl ? op_round(R, inv / f) : inv;
+		double out = wl > low_wl ? div_number(R, inv, p->factor, recip) : inv;
 		if (!(wl < high_wl) && !(wl > low_wl)) {
 			double sm = op_round(R, op_round(R, op_round(R, 1.0 / wl) * orig) - low);
-			sm = op_round(R, sm / span);
+			sm = div_number(R, sm, span, recip);
 			if (!isfinite(sm))
 				return PE_ERANGE; /* high == low on the boundary: 0 / 0 */
-			double a = op_round(R, op_round(R, op_round(R, 1.0 - sm) * out) / f);
+			double a = div_number(R, op_round(R, op_round(R, 1.0 - sm) * out),
+			                      p->factor, recip);
 			out = op_round(R, a + op_round(R, sm * out));
 		}
 		theta[i] = out;
@@ -246,15 +261,16 @@ static enum pe_status llama3_reduced(enum pe_float R, const struct pe_rope_scali
  * blend once instead was up to 39 ulps off where the mask is small.
  */
 static void yarn_reduced(enum pe_float R, const struct pe_rope_scaling_params *p, double base,
-                         double D, size_t h, const struct pe_rope_scaling_info *info, double *theta)
+                         double D, size_t h, const struct pe_rope_scaling_info *info, int recip,
+                         double *theta)
 {
 	double f = round_to(R, p->factor), low = round_to(R, info->yarn_low);
-	double span = round_to(R, info->yarn_high - info->yarn_low);
+	double span = info->yarn_high - info->yarn_low;
 	for (size_t i = 0; i < h; i++) {
-		double pf = pos_freq(R, base, i, D);
+		double pf = pos_freq(R, base, i, D, recip);
 		double extra = op_round(R, 1.0 / pf);
 		double inter = op_round(R, 1.0 / op_round(R, f * pf));
-		double ramp = op_round(R, op_round(R, (double)i - low) / span);
+		double ramp = div_number(R, op_round(R, (double)i - low), span, recip);
 		ramp = ramp < 0.0 ? 0.0 : ramp > 1.0 ? 1.0 : ramp;
 		double mask = op_round(R, 1.0 - ramp);
 		theta[i] = op_round(R, op_round(R, inter * op_round(R, 1.0 - mask)) +
@@ -262,10 +278,51 @@ static void yarn_reduced(enum pe_float R, const struct pe_rope_scaling_params *p
 	}
 }
 
+/*
+ * vLLM's NTK scaling (ntk_scaling_rope.py) in a reduced precision. Fixed:
+ * inv_freq at the base times the factor (a Python number), divided by the
+ * Python number factor ** (2 / rotary_dim). Mixed: a = torch.tensor(factor).log()
+ * / (rotary_dim / 2) ** b, a tensor of the default dtype, which vLLM's loader
+ * sets to the model's (@S, the cache's storage); then inv_freq / exp(a *
+ * arange(1, d/2 + 1).float() ** b), the exponent b cast to float32 as torch's
+ * pow with a Python exponent does.
+ */
+static void ntk_reduced(enum pe_float R, enum pe_float S, const struct pe_rope_scaling_params *p,
+                        double base, double D, size_t h, int recip, double *theta)
+{
+	if (isnan(p->mixed_b)) {
+		double div = pow(p->factor, 2.0 / D);
+		for (size_t i = 0; i < h; i++)
+			theta[i] = div_number(
+			        R, op_round(R, 1.0 / pos_freq(R, base * p->factor, i, D, recip)),
+			        div, recip);
+		return;
+	}
+	enum pe_float A = S == PE_FLOAT_BF16 || S == PE_FLOAT_F16 ? S : R;
+	double a = op_round(A, log(round_to(A, p->factor)));
+	a = div_number(A, a, pow(D / 2.0, p->mixed_b), recip);
+	double b = round_f32(p->mixed_b);
+	for (size_t i = 0; i < h; i++) {
+		double k = op_round(R, pow((double)(i + 1), b));
+		double lam = op_round(R, exp(op_round(R, a * k)));
+		theta[i] = op_round(R, op_round(R, 1.0 / pos_freq(R, base, i, D, recip)) / lam);
+	}
+}
+
 enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_scheme *s, size_t d,
                                   struct pe_precision prec, double base, double exponent_width,
                                   const struct pe_rope_scaling_params *scaling)
 {
+	return pe_rope_model_init_flags(m, s, d, prec, base, exponent_width, scaling, 0);
+}
+
+enum pe_status pe_rope_model_init_flags(struct pe_rope_model *m, const struct pe_scheme *s,
+                                        size_t d, struct pe_precision prec, double base,
+                                        double exponent_width,
+                                        const struct pe_rope_scaling_params *scaling,
+                                        unsigned flags)
+{
+	int recip = (flags & PE_ROPE_RECIP_DIV) != 0;
 	memset(m, 0, sizeof(*m));
 	if (!s || !pe_scheme_has(s, PE_CAP_SCALING))
 		return PE_EUNSUPPORTED;
@@ -290,7 +347,7 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 			theta[i] = 1.0 / pow(base, (double)(2 * i) / D);
 			continue;
 		}
-		theta[i] = op_round(R, 1.0 / pos_freq(R, base, i, D));
+		theta[i] = op_round(R, 1.0 / pos_freq(R, base, i, D, recip));
 	}
 	struct pe_rope_scaling_info info = {1.0, base, NAN, NAN};
 	if (scaling->type != PE_ROPE_SCALING_NONE) {
@@ -300,17 +357,19 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 			return st;
 		}
 		if (reduced && scaling->type == PE_ROPE_SCALING_LLAMA3) {
-			st = llama3_reduced(R, scaling, base, D, h, theta);
+			st = llama3_reduced(R, scaling, base, D, h, recip, theta);
 			if (st != PE_OK) {
 				free(theta);
 				return st;
 			}
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_YARN) {
-			yarn_reduced(R, scaling, base, D, h, &info, theta);
+			yarn_reduced(R, scaling, base, D, h, &info, recip, theta);
+		} else if (reduced && scaling->type == PE_ROPE_SCALING_NTK) {
+			ntk_reduced(R, prec.store, scaling, base, D, h, recip, theta);
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_DYNAMIC) {
 			/* the grown base (a Python number) through the unscaled path's steps */
 			for (size_t i = 0; i < h; i++)
-				theta[i] = op_round(R, 1.0 / pos_freq(R, info.base, i, D));
+				theta[i] = op_round(R, 1.0 / pos_freq(R, info.base, i, D, recip));
 		} else if (reduced && scaling->type == PE_ROPE_SCALING_LONGROPE) {
 			/* HF and vLLM: 1 / (float32(ext) * base^e) with the float32 power */
 			const double *ext = scaling->length > scaling->original
@@ -318,8 +377,9 @@ enum pe_status pe_rope_model_init(struct pe_rope_model *m, const struct pe_schem
 			                            : scaling->short_factor;
 			for (size_t i = 0; i < h; i++)
 				theta[i] = op_round(
-				        R, 1.0 / op_round(R, round_to(R, ext[i]) *
-				                                     pos_freq(R, base, i, D)));
+				        R,
+				        1.0 / op_round(R, round_to(R, ext[i]) *
+				                                  pos_freq(R, base, i, D, recip)));
 		} else if (reduced) {
 			for (size_t i = 0; i < h; i++)
 				theta[i] = op_round(R, theta[i]);

@@ -85,6 +85,20 @@ static inline double round_to(enum pe_float f, double x)
 }
 
 /*
+ * pe_rope_model_init() with options. PE_ROPE_RECIP_DIV: every division of a
+ * tensor by a Python number in the reduced-precision recipe (arange / d, the
+ * llama3 and YaRN steps) is a product by the number's rounded reciprocal, as
+ * torch computes it on a GPU (div_true_kernel_cuda); vLLM builds its caches
+ * there.
+ */
+#define PE_ROPE_RECIP_DIV 1u
+enum pe_status pe_rope_model_init_flags(struct pe_rope_model *m, const struct pe_scheme *s,
+                                        size_t d, struct pe_precision prec, double base,
+                                        double exponent_width,
+                                        const struct pe_rope_scaling_params *scaling,
+                                        unsigned flags);
+
+/*
  * The exact cos and sin (times att) of every pair of an exact model at
  * @pos: the fast sine-cosine of the double product m * theta_i corrected by
  * its rounding error (within 1e-15 of the real values).

@@ -249,6 +249,13 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 	for (int i = 0; rope_types[i]; i++)
 		if (strcmp(type, rope_types[i]) == 0)
 			ti = i;
+	if (ti < 0 && strcmp(type, "ntk") == 0)
+		return hf_fail(
+		        h, PE_EFORMAT,
+		        "%srope_type: 'ntk' is vLLM's own (NTKScalingRotaryEmbedding), which "
+		        "transformers does not have; give it as a spec: "
+		        "rope:...,scaling=ntk,factor=F (and mixed-b=B for mixed_b)",
+		        where);
 	if (ti < 0)
 		return hf_fail(h, PE_EFORMAT,
 		               "%srope_type: '%s' is not one of default, linear, dynamic, yarn, "

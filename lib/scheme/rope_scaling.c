@@ -195,6 +195,34 @@ size_t pe_rope_turning_pairs(const struct pe_rope_scaling_params *p, size_t d_ro
 	return (size_t)floor(p->proportion * (double)d_rot / 2.0);
 }
 
+/*
+ * vLLM's NTK scaling (ntk_scaling_rope.py, NTKScalingRotaryEmbedding; no
+ * transformers rope_type). Fixed: the base times the factor, every
+ * frequency then divided by factor^(2/d). Mixed (mixed_b = b): the base kept,
+ * pair i divided by exp(a (i+1)^b) with a = ln(factor) / (d/2)^b, so the
+ * last pair is divided by the factor itself.
+ */
+static enum pe_status scale_ntk(const struct pe_rope_scaling_params *p, double base, size_t d_rot,
+                                double *theta, struct pe_rope_scaling_info *info)
+{
+	double d = (double)d_rot;
+	if (isnan(p->mixed_b)) {
+		double b = base * p->factor, div = pow(p->factor, 2.0 / d);
+		if (!positive(b))
+			return PE_ERANGE;
+		info->base = b;
+		for (size_t i = 0; i < d_rot / 2; i++)
+			theta[i] = 1.0 / pow(b, (double)(2 * i) / d) / div;
+		return PE_OK;
+	}
+	if (!(p->mixed_b >= 0.0) || !isfinite(p->mixed_b))
+		return PE_ERANGE;
+	double a = log(p->factor) / pow(d / 2.0, p->mixed_b);
+	for (size_t i = 0; i < d_rot / 2; i++)
+		theta[i] /= exp(a * pow((double)(i + 1), p->mixed_b));
+	return PE_OK;
+}
+
 static enum pe_status scale_linear(const struct pe_rope_scaling_params *p, double base,
                                    size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
 {
@@ -229,9 +257,9 @@ const struct pe_rope_scaling_type pe_rope_scalings[] = {
          1.0, 4096.0, scale_longrope},
         {"proportional", "proportional_theta", "proportional_ratio", "factor proportion", 1.0,
          4096.0, scale_proportional},
+        {"ntk", "ntk_theta", "ntk_ratio", "factor mixed-b", 4.0, 4096.0, scale_ntk},
 };
-_Static_assert(sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]) ==
-                       PE_ROPE_SCALING_PROPORTIONAL + 1,
+_Static_assert(sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]) == PE_ROPE_SCALING_NTK + 1,
                "one row per enum pe_rope_scaling value");
 const size_t pe_rope_scaling_count = sizeof(pe_rope_scalings) / sizeof(pe_rope_scalings[0]);
 

@@ -21,9 +21,9 @@ static const char *const layouts[] = {"interleaved", "", "half", NULL};
 _Static_assert(sizeof(layouts) / sizeof(layouts[0]) == PE_LAYOUT_HALF + 2,
                "one name per enum pe_layout value");
 /* Index = enum pe_rope_scaling; the same names as pe_rope_scalings[]. */
-static const char *const scalings[] = {"none",   "linear",   "dynamic",      "yarn",
-                                       "llama3", "longrope", "proportional", NULL};
-_Static_assert(sizeof(scalings) / sizeof(scalings[0]) == PE_ROPE_SCALING_PROPORTIONAL + 2,
+static const char *const scalings[] = {"none",     "linear",       "dynamic", "yarn", "llama3",
+                                       "longrope", "proportional", "ntk",     NULL};
+_Static_assert(sizeof(scalings) / sizeof(scalings[0]) == PE_ROPE_SCALING_NTK + 2,
                "one name per enum pe_rope_scaling value");
 
 /* Keys from "factor" on belong to scalings (pe_rope_scalings[].keys). */
@@ -69,6 +69,8 @@ static const struct pe_scheme_key keys[] = {
          "longrope (PhiMoE): attention factor at lengths > original"},
         {"proportion", PE_KEY_DOUBLE, ROFF(proportion), 0, NULL, 0.0, 1.0, 0, "1",
          "proportional: fraction of the pairs that turn (HF partial_rotary_factor)"},
+        {"mixed-b", PE_KEY_DOUBLE, ROFF(mixed_b), 0, NULL, 0.0, 1e6, 1, NULL,
+         "ntk: mixed NTK's exponent b (vLLM mixed_b; default: fixed NTK)"},
 };
 #define NKEYS             (sizeof(keys) / sizeof(keys[0]))
 #define FIRST_SCALING_KEY 5 /* "factor" */
@@ -79,6 +81,7 @@ static void init(struct pe_scheme *s)
 	s->scaling.short_mscale = NAN;
 	s->scaling.long_mscale = NAN;
 	s->scaling.proportion = 1.0;
+	s->scaling.mixed_b = NAN;
 }
 
 /* A scaling key given with a scaling that does not take it. */

@@ -548,4 +548,258 @@ r = check("-s", "rope:layout=half,base=10000,scaling=dynamic,factor=2,original=2
 ok(r.rc == 0 and "sequence length 4096" in r.text,
    "a one-row dynamic NTK table at 4095: evaluated at its length", r.text)
 
+
+# ---- vLLM's rotary-embedding classes, each cos_sin_cache built here as vLLM builds it --------------
+# vllm/model_executor/layers/rotary_embedding/base.py: inv_freq = 1.0 / (base ** (torch.arange(0,
+# rd, 2, dtype=torch.float) / rd)); t = torch.arange(max_position, dtype=torch.float); freqs =
+# einsum("i,j -> ij", t, inv_freq); cache = cat((cos, sin), -1).to(dtype): one column per pair.
+# vLLM builds it on the GPU, where torch divides a tensor by a Python number as a product by the
+# number's float32 reciprocal (ATen's div_true_kernel_cuda, "a * reciprocal(b)"); on the CPU it
+# divides. The two differ where the number is not a power of two (rotary widths 80, 96, 160).
+def v_div(x, num, gpu):
+    x = np.asarray(x, dtype=f32)
+    return (x * f32(1.0 / num)).astype(f32) if gpu else (x / f32(num)).astype(f32)
+
+
+def v_pow(base, e):
+    """torch's float32 pow of a Python number: the float32 base, the power correctly rounded."""
+    return (np.float64(f32(base)) ** np.asarray(e, dtype=np.float64)).astype(f32)
+
+
+def v_inv(base, rd, gpu=False):
+    return (f32(1) / v_pow(base, v_div(np.arange(0, rd, 2), rd, gpu))).astype(f32)
+
+
+def v_cache(inv, pos, t_div=None, gpu=False, mscale=None):
+    t = np.asarray(pos, dtype=np.float64).astype(f32)
+    if t_div is not None:
+        t = v_div(t, t_div, gpu)
+    a = np.outer(t, inv).astype(f32)
+    c, s = np.cos(a), np.sin(a)
+    if mscale is not None:
+        c, s = (c * f32(mscale)).astype(f32), (s * f32(mscale)).astype(f32)
+    return np.concatenate([c, s], axis=1).astype(f32)
+
+
+def vcheck(name, table, spec, d, start, *extra):
+    return check("-s", spec, "--against", save(name + ".npy", table), "--what", "cos-sin:pairs",
+                 "-d", str(d), "--start", str(start), *extra)
+
+
+# RotaryEmbedding on a GPU at rotary width 96 (Phi-3-mini-4k-instruct: hidden 3072 / 32 heads,
+# rope_theta 10000, no scaling): 15 of the 48 exponents round otherwise, inv_freq up to 9 ulps off
+# the CPU's; a fitted base was named before, for a correct cache
+late = np.arange(20000, 20512)
+gpu96 = v_cache(v_inv(10000.0, 96, gpu=True), late)
+for extra in ([], ["--engine", "vllm"]):
+    r = vcheck("v_gpu96", gpu96, "rope:layout=half,base=10000", 96, 20000, *extra)
+    ok(r.rc == 0 and "on a GPU" in r.text,
+       "vLLM's GPU cache at rotary width 96 agrees %s, along vLLM's GPU path" % (
+           extra[-1] if extra else "by default"), r.text)
+r = vcheck("v_gpu96", gpu96, "rope:layout=half,base=10000", 96, 20000, "--engine", "hf")
+ok(r.rc == 3 and "as vLLM computes it on a GPU" in field(r, "diagnosis"),
+   "--engine hf: the GPU cache disagrees, named as vLLM's GPU path", r.text)
+r = vcheck("v_cpu96", v_cache(v_inv(10000.0, 96), late), "rope:layout=half,base=10000", 96, 20000,
+           "--engine", "vllm")
+ok(r.rc == 0, "vLLM's CPU cache at rotary width 96 agrees with --engine vllm", r.text)
+# LinearScalingRotaryEmbedding on a GPU: t / 3 as t x float32(1/3), 3.6e-4 off at 10000+
+r = vcheck("v_gpu_linear3", v_cache(v_inv(10000.0, D), np.arange(10000, 10512), t_div=3.0,
+                                    gpu=True),
+           "rope:layout=half,base=10000,scaling=linear,factor=3", D, 10000, "--engine", "vllm")
+ok(r.rc == 0, "vLLM's GPU linear x3 cache (t x float32(1/3)) agrees with --engine vllm", r.text)
+
+
+# DynamicNTKScalingRotaryEmbedding since PR #41277 (commit 3cfbaf33): max_len = max_position x
+# factor and base x ((max_len / max_position) - (factor - 1))^(rd/(rd-2)): the bracket is 1, the
+# cache unscaled over 2 x 2048 positions; --engine vllm takes the former base (factor x factor -
+# factor + 1): a named disagreement, not an unexplained one
+DYN2 = "rope:layout=half,base=10000,scaling=dynamic,factor=2,original=2048"
+r = vcheck("v_dyn_new", v_cache(v_inv(10000.0 * ((2 * 2048 / 2048) - 1) ** (D / (D - 2)), D),
+                                np.arange(3000, 3512)), DYN2, D, 3000, "--engine", "vllm")
+ok(r.rc == 3 and "PR #41277" in field(r, "diagnosis") and "left out" in field(r, "diagnosis"),
+   "vLLM's dynamic cache since #41277 (unscaled) with --engine vllm: named", r.text)
+
+# the other way round: a cache grown with the sequence (transformers at 3512) under --engine vllm
+r = vcheck("v_dyn_hf", v_cache(v_inv(10000.0 * (2 * 3512 / 2048 - 1) ** (D / (D - 2)), D),
+                               np.arange(3000, 3512)), DYN2, D, 3000, "--engine", "vllm")
+ok(r.rc == 3 and "sequence length 3512" in field(r, "diagnosis") and
+   "vLLM fixes it at length 4096" in field(r, "diagnosis"),
+   "--engine vllm: a dynamic table at the sequence length is named so", r.text)
+
+# DeepseekScalingRotaryEmbedding: mscale = yarn_get_mscale(f, mscale) / yarn_get_mscale(f,
+# mscale_all_dim) x attn_factor, mscale defaulting to 1 and mscale_all_dim to 0 (transformers:
+# the ratio only when both are given, else 0.1 ln f + 1); YaRN's inv_freq with the correction
+# range floored and ceiled (yarn_find_correction_range), the ramp over a float32 arange
+def v_yarn_inv(base, rd, factor, orig, bf=32.0, bs=1.0, gpu=False):
+    pf = v_pow(base, v_div(np.arange(0, rd, 2), rd, gpu))
+    extra = (f32(1) / pf).astype(f32)
+    inter = (f32(1) / (f32(factor) * pf).astype(f32)).astype(f32)
+    lo, hi = yarn_range(base, rd, orig, bf, bs, True)
+    if lo == hi:
+        hi += 0.001
+    ramp = np.clip(v_div((np.arange(rd // 2).astype(f32) - f32(lo)).astype(f32), hi - lo, gpu),
+                   f32(0), f32(1))
+    mask = (f32(1) - ramp).astype(f32)
+    return ((inter * (f32(1) - mask).astype(f32)).astype(f32) +
+            (extra * mask).astype(f32)).astype(f32)
+
+
+def mscale(f, m=1.0):
+    return 1.0 if f <= 1 else 0.1 * m * math.log(f) + 1.0
+
+
+far = np.arange(50000, 50512)
+# DeepSeek-V3 (model:deepseek-v3: factor 40, original 4096, mscale 1, mscale_all_dim 1, rope dim
+# 64, interleaved) on a GPU: the ramp over 23 - 10 = 13 pairs is a product by float32(1/13)
+ds = v_cache(v_yarn_inv(10000.0, 64, 40.0, 4096, gpu=True), far, mscale=mscale(40) / mscale(40))
+r = vcheck("v_ds3", ds, "model:deepseek-v3", 64, 50000, "--engine", "vllm")
+ok(r.rc == 0, "vLLM's DeepSeek-V3 cache (deepseek_yarn, on a GPU) agrees with --engine vllm",
+   r.text)
+# a yarn block with mscale 0.707 only: vLLM's DeepSeek class divides by mscale(f, 0) = 1
+ds = v_cache(v_yarn_inv(10000.0, 64, 40.0, 4096), far, mscale=mscale(40, 0.707) / mscale(40, 0))
+r = vcheck("v_ds_ms", ds, "rope:layout=interleaved,base=10000,scaling=yarn,factor=40,original=4096,"
+           "mscale=0.707", 64, 50000, "--engine", "vllm")
+ok(r.rc == 3 and "DeepseekScalingRotaryEmbedding" in field(r, "diagnosis") and
+   "1.2608" in field(r, "diagnosis"), "DeepSeek's amplitude with mscale alone: named", r.text)
+# YaRNScalingRotaryEmbedding before it read mscale / mscale_all_dim (mscale = yarn_get_mscale(f)
+# x attn_factor): a yarn block with both at 1 (transformers: 1) gets 0.1 ln 16 + 1
+y = v_cache(v_yarn_inv(1000000.0, 128, 16.0, 16384), far, mscale=mscale(16))
+r = vcheck("v_yarn_old", y, "rope:layout=half,base=1000000,scaling=yarn,factor=16,original=16384,"
+           "mscale=1,mscale-all-dim=1", D, 50000, "--engine", "vllm")
+ok(r.rc == 3 and "YaRNScalingRotaryEmbedding (and MRotaryEmbedding's YaRN) before they read" in field(r, "diagnosis"),
+   "vLLM's earlier YaRN amplitude 0.1 ln f + 1 where the config's ratio is 1: named", r.text)
+
+# Phi3LongRoPEScaledRotaryEmbedding: long_short_cos_sin_cache = cat(short cache over original
+# rows, long cache over max_position rows), each 1 / (float32(factors) * base ** (arange / rd))
+# times the mscale sqrt(1 + ln(max_position / original) / ln(original)); the forward reads the
+# long half (positions + original) when max_model_len > original. Phi-3-mini-128k (preset).
+m = run(EXE, "model", "model:phi-3-mini-128k")
+spec_line = [ln for ln in m.text.splitlines() if ln.strip().startswith("spec")][0]
+lf = [float(v) for v in spec_line.split("long-factor=")[1].split()[0].split("/")]
+sf = [float(v) for v in spec_line.split("short-factor=")[1].split()[0].split("/")]
+phi_ms = math.sqrt(1 + math.log(131072 / 4096) / math.log(4096))
+
+
+def v_longrope_inv(factors, gpu=True):
+    e = v_div(np.arange(0, 96, 2), 96, gpu)
+    return (f32(1) / (np.array(factors, dtype=f32) * v_pow(10000.0, e)).astype(f32)).astype(f32)
+
+
+buf = np.concatenate([v_cache(v_longrope_inv(sf), P512, mscale=phi_ms),
+                      v_cache(v_longrope_inv(lf), P512, mscale=phi_ms)])
+r = vcheck("v_phi_long", buf[512:], "model:phi-3-mini-128k", 96, 0, "--engine", "vllm")
+ok(r.rc == 0, "Phi-3-mini-128k's long cache (GPU) agrees with --engine vllm", r.text)
+r = vcheck("v_phi_short", buf[:512], "model:phi-3-mini-128k", 96, 0, "--engine", "vllm")
+ok(r.rc == 3 and "vLLM's short cache" in field(r, "diagnosis"),
+   "its short cache with --engine vllm (max_model_len 131072): named vLLM's short cache", r.text)
+r = vcheck("v_phi_short", buf[:512], "model:phi-3-mini-128k", 96, 0)
+ok(r.rc == 0, "its short cache at positions 0..511 agrees by default (transformers: short)",
+   r.text)
+
+# DualChunkRotaryEmbedding's key cache: k_t = arange(max_position) % (chunk_size - local_size)
+# (Qwen2.5-7B-Instruct-1M: chunk_size 262144, local_size 8192): a restart at 253952, no power of
+# two; a chunked port restarting every 4096 from 253696 on
+N1m = 262144 - 8192
+pos = np.arange(N1m - 256, N1m + 256)
+for period, needle in ((N1m, "every 253952 tokens"), (4096, "every 4096 tokens")):
+    r = vcheck("v_dual", v_cache(v_inv(1e7, D), pos % period), "rope:layout=half,base=10000000",
+               D, N1m - 256, "--engine", "vllm")
+    ok(r.rc == 3 and needle in field(r, "diagnosis"),
+       "positions modulo %d from %d on: named" % (period, N1m - 256), r.text)
+
+
+# NTKScalingRotaryEmbedding (rope_type "ntk", vLLM only: ntk_scaling_rope.py). Fixed:
+# _compute_inv_freq at base x factor, then inv_freq / factor ** (2 / rd). Mixed (mixed_b):
+# a = torch.tensor(factor).log() / (rd / 2) ** mixed_b, a tensor of the default dtype, which
+# vLLM's loader sets to the model's (bfloat16 here); lambda = (a * arange(1, rd/2 + 1).float() **
+# mixed_b).exp(); inv_freq / lambda. posenc's scaling=ntk[,mixed-b=B].
+def v_ntk_inv(base, rd, factor, mixed_b=None, gpu=True, a_dtype=f32):
+    if mixed_b is None:
+        return v_div(v_inv(base * factor, rd, gpu), factor ** (2 / rd), gpu)
+    a = a_dtype(np.log(a_dtype(factor)))
+    a = a_dtype(v_div(np.array([a], dtype=f32), (rd / 2) ** mixed_b, gpu)[0])
+    k = (np.arange(1, rd // 2 + 1, dtype=np.float64) ** np.float64(f32(mixed_b))).astype(f32)
+    lam = np.exp((f32(a) * k).astype(f32).astype(np.float64)).astype(f32)
+    return (v_inv(base, rd, gpu) / lam).astype(f32)
+
+
+def bf16_scalar(x):
+    return float(bf16(np.array([x], dtype=f32))[0])
+
+
+NTK = "rope:layout=half,base=10000,scaling=ntk,factor=4"
+mid = np.arange(3000, 3512)
+r = vcheck("v_ntk", v_cache(v_ntk_inv(10000.0, D, 4.0), mid), NTK, D, 3000, "--engine", "vllm")
+ok(r.rc == 0, "vLLM's fixed NTK cache (factor 4) agrees with scaling=ntk --engine vllm", r.text)
+r = vcheck("v_ntk_mixed", v_cache(v_ntk_inv(10000.0, D, 4.0, 0.625), mid), NTK + ",mixed-b=0.625",
+           D, 3000, "--engine", "vllm")
+ok(r.rc == 0, "vLLM's mixed NTK cache of a float32 model agrees with mixed-b=0.625", r.text)
+# a bfloat16 model: a rounded to bfloat16 moves the frequencies by up to 0.3%, 1.7 at 3500
+mixed = bf16(v_cache(v_ntk_inv(10000.0, D, 4.0, 0.625, a_dtype=bf16_scalar), mid))
+r = vcheck("v_ntk_mixed_bf16", mixed, NTK + ",mixed-b=0.625", D, 3000, "--engine", "vllm")
+ok(r.rc == 3 and "f32/bf16" in field(r, "diagnosis") and
+   "in that storage type as vLLM computes it" in field(r, "diagnosis"),
+   "... of a bfloat16 model (a in bfloat16): disagrees, named as vLLM's bfloat16 a", r.text)
+r = vcheck("v_ntk_mixed_bf16", mixed, NTK + ",mixed-b=0.625", D, 3000, "--engine", "vllm",
+           "--precision", "f32/bf16")
+ok(r.rc == 0, "... and agrees with --precision f32/bf16", r.text)
+r = vcheck("v_ntk_plain", v_cache(v_inv(10000.0, D, gpu=True), mid), NTK, D, 3000, "--engine",
+           "vllm")
+ok(r.rc == 3 and "ntk scaling left out" in field(r, "diagnosis"),
+   "an unscaled cache against scaling=ntk: the scaling left out", r.text)
+r = vcheck("v_ntk_f2", v_cache(v_ntk_inv(10000.0, D, 2.0), mid), NTK, D, 3000, "--engine", "vllm")
+ok(r.rc == 3 and "factor 2 instead of 4" in field(r, "diagnosis"),
+   "a fixed NTK cache of factor 2 against factor 4: the factor fitted", r.text)
+cfg = os.path.join(TMP, "ntk_config.json")
+with open(cfg, "w") as fh:
+    fh.write('{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, '
+             '"num_attention_heads": 32, "num_hidden_layers": 2, "max_position_embeddings": 4096, '
+             '"rope_theta": 10000.0, "rope_scaling": {"rope_type": "ntk", "factor": 4.0}}')
+r = run(EXE, "model", "hf:" + cfg)
+ok(r.rc != 0 and "vLLM's own" in r.err and "scaling=ntk" in r.err,
+   "a config with rope_type ntk: refused (transformers has none), the spec to give named", r.err)
+
+
+# DynamicNTKAlphaRotaryEmbedding (HunYuan, dynamic_ntk_alpha_rope.py): base x alpha ** (rd /
+# (rd - 2)) as a Python number, the cache over max_position only; a config with Hy-MT2-1.8B's keys
+# (hunyuan_v1_dense, head_dim 128, rope_theta 10000, rope_scaling type dynamic, alpha 1000)
+hy = os.path.join(TMP, "hunyuan.json")
+with open(hy, "w") as fh:
+    fh.write('{"architectures": ["HunYuanDenseV1ForCausalLM"], "model_type": "hunyuan_v1_dense", '
+             '"hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 4, '
+             '"head_dim": 128, "num_hidden_layers": 32, "max_position_embeddings": 32768, '
+             '"rope_theta": 10000.0, "rope_scaling": {"type": "dynamic", "alpha": 1000.0, '
+             '"factor": 1.0, "mscale": 1.0}}')
+for name, base, want in (("v_hunyuan", 10000.0 * 1000.0 ** (D / (D - 2)), 0),
+                         ("v_hunyuan_alpha1", 10000.0 * 1000.0, 3)):
+    r = check("-s", "hf:" + hy, "--against", save(name + ".npy", v_cache(v_inv(base, D, True), mid)),
+              "--what", "cos-sin:pairs", "--start", "3000", "--engine", "vllm")
+    ok(r.rc == want and (want == 0 or "base 1e+07 instead of" in field(r, "diagnosis")),
+       "HunYuan's alpha cache %s" % ("agrees with --engine vllm" if want == 0 else
+                                      "without the exponent d/(d-2): the base fitted"), r.text)
+
+# Gemma4RotaryEmbedding (gemma4_rope.py): rope_angles = rotary_dim // 2 frequencies at
+# base ** (arange(0, 2 rope_angles, 2) / head_size), zeros for the other pairs of the head;
+# Gemma 4 31B's global layers: head 512, partial 0.25, base 1e6 (model:gemma-4-31b)
+g_inv = (f32(1) / v_pow(1e6, v_div(np.arange(0, 128, 2), 512, True))).astype(f32)
+g_inv = np.concatenate([g_inv, np.zeros(192, dtype=f32)])
+r = check("-s", "model:gemma-4-31b", "--layer", "global", "--against",
+          save("v_gemma4.npy", v_cache(g_inv, mid)), "--what", "cos-sin:pairs", "--start", "3000",
+          "--engine", "vllm")
+ok(r.rc == 0, "vLLM's Gemma 4 global cache (proportional, 64 of 256 pairs) agrees", r.text)
+
+# Llama4VisionRotaryEmbedding (llama4_vision_rope.py) is a 2-D table over a patch grid: pairs
+# 0..21 turn with the patch column + 1, pairs 22..43 with its row + 1, each half at
+# base^(-2i/44), the CLS row at 0. posenc has no such scheme: checked against a rope spec it must
+# disagree (no false agreement)
+inv44 = v_inv(10000.0, 44, True)
+cell = np.arange(577)
+ang = np.concatenate([np.outer((cell % 24 + 1).astype(f32), inv44),
+                      np.outer((cell // 24 + 1).astype(f32), inv44)], axis=1).astype(f32)
+ang[-1] = 0
+r = check("-s", "rope:layout=interleaved,base=10000", "--against",
+          save("v_llama4_vision.npy", np.concatenate([np.cos(ang), np.sin(ang)], axis=1)),
+          "--what", "cos-sin:pairs", "-d", "88", "--engine", "vllm")
+ok(r.rc == 3, "Llama 4's vision table against a rope spec: disagree (not modelled)", r.text)
+
 done()

@@ -77,7 +77,8 @@ enum pe_rope_scaling {
 	PE_ROPE_SCALING_LLAMA3,
 	PE_ROPE_SCALING_LONGROPE,
 	PE_ROPE_SCALING_PROPORTIONAL,
-	/* Keep PROPORTIONAL last: the scaling tables assert their length against it. */
+	PE_ROPE_SCALING_NTK, /* vLLM's fixed and mixed NTK (NTKScalingRotaryEmbedding) */
+	                     /* Keep NTK last: the scaling tables assert their length against it. */
 };
 
 enum pe_alibi_form {
@@ -128,6 +129,9 @@ struct pe_rope_scaling_params {
 	/* proportional (Gemma 4's p-RoPE): the fraction of the pairs that turn,
 	 * HF's partial_rotary_factor of that rope type; 1. */
 	double proportion;
+	/* ntk (vLLM's rope_type "ntk"): mixed_b, the exponent of mixed NTK's
+	 * per-pair divisor; NaN = fixed NTK. */
+	double mixed_b;
 };
 
 struct pe_scheme {

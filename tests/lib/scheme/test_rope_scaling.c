@@ -360,6 +360,34 @@ static void proportional_by_hand(void **state)
 	assert_string_equal(pe_rope_scaling_name(PE_ROPE_SCALING_PROPORTIONAL), "proportional");
 }
 
+/*
+ * vLLM's NTK, by hand ([3g] of doc/conventions.md): d 128, base 10000, factor 4.
+ * Fixed: (4 base)^(-2i/128) / 4^(2/128), so f'/f = 4^(-(i+1)/64): 0.97857206 at
+ * i = 0, 1/2 at 31, 1/4 at 63; the base reported is 40000. Mixed, b = 0.625:
+ * a = ln 4 / 64^0.625 = 0.10303694, f'/f = exp(-a (i+1)^0.625): 0.90209365,
+ * 0.40701686 and 1/4 at i = 0, 31, 63.
+ */
+static void ntk_by_hand(void **state)
+{
+	(void)state;
+	struct pe_rope_scaling_params p = params(PE_ROPE_SCALING_NTK, 4.0, 4096);
+	p.mixed_b = NAN;
+	double base[64], theta[64];
+	struct pe_rope_scaling_info info;
+	assert_int_equal(pe_rope_base_frequencies(10000.0, 128, base), PE_OK);
+	scaled(&p, 10000.0, 128, theta, &info);
+	assert_near(theta[0] / base[0], 0.97857206, 1e-8);
+	assert_near(theta[31] / base[31], 0.5, 1e-12);
+	assert_near(theta[63] / base[63], 0.25, 1e-12);
+	assert_true(info.base == 40000.0 && info.attention_factor == 1.0);
+	p.mixed_b = 0.625;
+	scaled(&p, 10000.0, 128, theta, &info);
+	assert_near(theta[0] / base[0], 0.90209365, 1e-8);
+	assert_near(theta[31] / base[31], 0.40701686, 1e-8);
+	assert_near(theta[63] / base[63], 0.25, 1e-12);
+	assert_string_equal(pe_rope_scaling_name(PE_ROPE_SCALING_NTK), "ntk");
+}
+
 static void names(void **state)
 {
 	(void)state;
@@ -382,6 +410,7 @@ int main(void)
 	        cmocka_unit_test(llama3_matches_3d),
 	        cmocka_unit_test(longrope_matches_3e),
 	        cmocka_unit_test(proportional_by_hand),
+	        cmocka_unit_test(ntk_by_hand),
 	        cmocka_unit_test(names),
 	};
 	return cmocka_run_group_tests_name("rope_scaling", tests, NULL, NULL);

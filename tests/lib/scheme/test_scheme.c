@@ -251,7 +251,7 @@ static void errors_name_the_key(void **state)
 	parse_bad("sinusoidal:layout=half", PE_EINVAL, "one of interleaved, blocks");
 	parse_bad("rope:layout=blocks", PE_EINVAL, "one of interleaved, half");
 	parse_bad("sinusoidal:freq=fairseq", PE_EINVAL, "key 'freq'");
-	parse_bad("rope:scaling=ntk", PE_EINVAL, "key 'scaling'");
+	parse_bad("rope:scaling=xpos", PE_EINVAL, "key 'scaling'");
 	parse_bad("alibi:form=mpt", PE_EINVAL, "key 'form'");
 	/* Keys of another scheme, and combinations a scheme cannot do. */
 	parse_bad("sinusoidal:rotary=0.5", PE_EINVAL, "unknown key 'rotary' for sinusoidal");
