@@ -606,6 +606,33 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "base^(-2i/%zu)",
 			         widths[i], widths[i], d_rot);
 	}
+	/* Partial rotation ported as a whole one (GPT-NeoX's rotary_pct, Phi-2's
+	 * partial_rotary_factor left out): every column turns, at base^(-2i/d) over
+	 * the head's width; or the other way round, a part of a whole-head spec. */
+	static const double fractions[] = {1.0, 0.5, 0.25};
+	for (size_t i = 0; rope && positional && i < sizeof(fractions) / sizeof(*fractions); i++) {
+		double fr = fractions[i];
+		size_t w = (size_t)((double)f->d * fr);
+		if (fr == s->rotary || (fr < 1.0 && s->rotary < 1.0) || w < 2 || w % 2 ||
+		    w == d_rot)
+			continue;
+		struct check_hyp h = ref;
+		h.rotary = fr;
+		/* per-pair lists (LongRoPE's factors) hold d_rot/2 numbers: no other width */
+		struct check_model m;
+		if (check_model_build(s, f->d, &h, &m) != PE_OK)
+			continue;
+		check_model_free(&m);
+		if ((x = add(list, n, &h, PE_MISTAKE_ROTARY, (double)w)))
+			snprintf(x->text, sizeof(x->text),
+			         fr == 1.0
+			                 ? "the whole head rotated (rotary fraction %g left out): "
+			                   "%zu "
+			                   "columns turn at base^(-2i/%zu) instead of the first %zu"
+			                 : "partial rotation (rotary fraction %g): the first %zu "
+			                   "columns turn at base^(-2i/%zu) instead of all %zu",
+			         s->rotary == 1.0 ? fr : s->rotary, w, w, d_rot);
+	}
 	/* Proportional RoPE ported as ordinary partial rotation (rotary=proportion): the
 	 * first int(d * p) columns turn at base^(-2i/(d p)), paired within them. */
 	if (rope && positional && s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL &&

@@ -419,4 +419,49 @@ r = run(EXE, "check", "-s", "model:gemma-4-31b", "--layer", "global", "--against
 ok(r.rc == 3 and "proportional RoPE computed as partial rotation (rotary=0.25)" in r.text,
    "gemma 4 global: the partial-rotation port is diagnosed", r.text)
 
+# Partial rotation (GPT-NeoX rotary_pct, Phi-2 partial_rotary_factor) against the whole head:
+# x rotated by HF's apply_rotary_pos_emb on its first d_rot columns (q_rot, q_pass split,
+# rotate_half inside q_rot), written here from modeling_gpt_neox.py.
+
+
+def rotate_part(x, d_rot, base, pos):
+    th = 1.0 / base ** (np.arange(0, d_rot, 2) / d_rot)
+    ang = np.outer(pos, th)
+    c = np.cos(np.concatenate([ang, ang], axis=1))
+    s = np.sin(np.concatenate([ang, ang], axis=1))
+    xr, xp = x[:d_rot], x[d_rot:]
+    half = np.concatenate([-xr[d_rot // 2:], xr[:d_rot // 2]])
+    return np.concatenate([xr * c + half * s, np.tile(xp, (len(pos), 1))], axis=1)
+
+
+x80 = np.linspace(-1.5, 1.0, 80)
+xp80 = save("x80.npy", x80)
+full = rotate_part(x80, 80, 10000.0, pos)
+r = check("-s", "rope:layout=half,base=10000,rotary=0.4", "--against", save("fullrot.npy", full),
+          "--what", "rotated", "--vector", xp80, "-d", "80")
+diagnosed(r, "the whole head rotated (rotary fraction 0.4 left out)",
+          "partial rotary ported as a whole-head rotation diagnosed")
+r = check("-s", "rope:layout=half,base=10000,rotary=0.4", "--against",
+          save("part04.npy", rotate_part(x80, 32, 10000.0, pos)), "--what", "rotated", "--vector",
+          xp80, "-d", "80")
+ok(r.rc == 0, "GPT-NeoX-style partial rotation (32 of 80) agrees", r.text + r.err)
+r = check("-s", "rope:layout=half,base=10000", "--against",
+          save("part05.npy", rotate_part(x80, 40, 10000.0, pos)), "--what", "rotated", "--vector",
+          xp80, "-d", "80")
+diagnosed(r, "partial rotation (rotary fraction 0.5): the first 40 columns",
+          "a half-head rotation against a whole-head spec diagnosed")
+
+# A LongRoPE spec holds one factor per pair: the other-width hypotheses cannot be built for it
+# and are skipped, the dump is still diagnosed (an error here once stopped the whole check).
+sf = np.linspace(1.0, 1.5, 32)
+lf = np.linspace(1.0, 20.0, 32)
+lr_spec = ("rope:layout=half,base=10000,scaling=longrope,factor=16,original=2048,short-factor="
+           + "/".join(f"{v:.6g}" for v in sf) + ",long-factor=" + "/".join(f"{v:.6g}" for v in lf))
+th64 = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 64)
+ang = np.outer(pos, th64)  # the factors left out: plain RoPE at the same width
+r = check("-s", lr_spec, "--against", save("lr_plain.npy", np.concatenate([np.cos(ang), np.sin(ang)], 1)),
+          "--what", "cos-sin:pairs", "-d", "64")
+ok(r.rc == 3 and field(r, "diagnosis") != "", "LongRoPE spec, a dump without its factors: diagnosed",
+   f"rc={r.rc}\n{r.text}{r.err}")
+
 done()
