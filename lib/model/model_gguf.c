@@ -6,10 +6,12 @@
  * GGUF does not say how rotary pairs are laid out; llama.cpp decides by
  * architecture (llama_model_rope_type in llama-model.cpp), and so does the
  * table below (SmolLM3 is NORM there: its converter permutes q/k as for
- * LLaMA), with the NoPE layer step its loader hard-codes: "norm"
- * there is our interleaved (pairs 2i, 2i+1; llama.cpp's converter permutes
- * HF LLaMA weights back to Meta's order), "neox" our half. doc/models.md
- * states the mapping.
+ * LLaMA): "norm" there is our interleaved (pairs 2i, 2i+1; llama.cpp's
+ * converter permutes HF LLaMA weights back to Meta's order), "neox" our
+ * half. Which layers rotate, and with what, is decided per layer as each
+ * architecture's loader and graph (src/models/<arch>.cpp) decide it:
+ * recurrent or attention-free layers, sliding-window layers, NoPE steps.
+ * doc/models.md states the rules.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -26,10 +28,11 @@
 /* What llama.cpp's graph for an architecture does beyond its rope type. */
 enum {
 	/* RoPE only in sliding-window layers (cohere2.cpp: ggml_rope_ext under is_swa;
-	 * exaone4.cpp: is_swa or no SWA at all) */
+	 * exaone4.cpp: is_swa or no SWA at all; muse-glimmer.cpp, maple.cpp,
+	 * exaone-moe.cpp, smallthinker.cpp) */
 	GG_ROPE_SWA_ONLY = 1u << 0,
-	/* sliding layers only with attention.sliding_window present and > 0 (gemma3.cpp;
-	 * otherwise swa_type NONE) */
+	/* sliding layers only with attention.sliding_window present and > 0 (gemma3.cpp and
+	 * others; otherwise swa_type NONE) */
 	GG_SWA_NEEDS_WINDOW = 1u << 1,
 	/* reads rope.scaling.yarn_beta_fast/slow (grok.cpp, mistral3.cpp; the others run
 	 * with llama.cpp's defaults 32 and 1 whatever the file says) */
@@ -42,101 +45,259 @@ enum {
 	/* the file's yarn_log_multiplier is 0.1 x mscale_all_dim, which the loader divides
 	 * by 0.1 again (deepseek2.cpp, deepseek32.cpp: TAG_DEEPSEEK2_YARN_LOG_MUL_FIX) */
 	GG_LOG_MUL_TENTHS = 1u << 5,
-	/* rope.scaling.finetuned false switches RoPE off (granite.cpp) */
+	/* rope.scaling.finetuned false switches RoPE off (granite.cpp, granite-hybrid.cpp,
+	 * granite-switch.cpp: it fills rope_pattern) */
 	GG_FINETUNED_SWITCH = 1u << 6,
+	/* set_swa_pattern(n, dense_first = true): layer il is global when il % n == 0 */
+	GG_SWA_DENSE_FIRST = 1u << 7,
+	/* the sliding layers come from attention.sliding_window_pattern, which the loader
+	 * requires as one flag per layer (ml.get_arr without a default period) */
+	GG_SWA_ARRAY = 1u << 8,
+	/* attention.rope_pattern, one flag per layer, true = RoPE (granite-swa.cpp) */
+	GG_ROPE_PATTERN = 1u << 9,
+	/* the leading_dense_block_count first layers rotate too (cohere2moe.cpp force_rope) */
+	GG_LEAD_ROPE = 1u << 10,
+	/* rope.dimension_sections is required (qwen35.cpp, qwen35moe.cpp) */
+	GG_SECTIONS = 1u << 11,
+	/* the graph rotates the whole head whatever rope.dimension_count says (plamo.cpp
+	 * passes n_embd_head) */
+	GG_ROT_HEAD = 1u << 12,
+	/* load_hparams throws "invalid n_rot" unless it equals the head width (llama, deci,
+	 * falcon, llama-embed) */
+	GG_NROT_IS_HEAD = 1u << 13,
+	/* ALiBi whose maximum bias is attention.max_alibi_bias, none when it is 0 or absent
+	 * (mpt.cpp, jais.cpp); the other ALiBi loaders hard-code 8 */
+	GG_ALIBI_KEY = 1u << 14,
+};
+
+/* How sliding-window layers turn, by the graph's arguments for them. */
+enum {
+	/* as the other layers: the graph passes freq_base and freq_scale to every layer */
+	SW_MAIN = 0,
+	/* rope.freq_base_swa (default freq_base) with the main scaling: get_rope_freq_base
+	 * and a loader that copies rope_freq_scale_train into the sliding scale */
+	SW_BASE,
+	/* rope.freq_base_swa (default hparams' 10000), unscaled (freq_scale_swa left 1),
+	 * with their own head and rotary widths when the file gives them */
+	SW_OWN10K,
+	/* as SW_OWN10K with freq_base as the default base (laguna.cpp) */
+	SW_OWNMAIN,
+	/* freq_base whatever rope.freq_base_swa says, unscaled (olmo2.cpp, mellum.cpp) */
+	SW_FLAT,
+};
+
+/* Which layers have attention at all (the others are recurrent, convolutional or
+ * attention-free, and carry no positional encoding). */
+enum {
+	RC_NONE = 0,
+	/* attention where head_count and head_count_kv of the layer are both above 0
+	 * (lfm2.cpp, granite-hybrid.cpp, plamo2.cpp: is_recr = n_head_kv(il) == 0; deci.cpp:
+	 * n_head 0 is attention-free, n_head_kv 0 a linear layer) */
+	RC_KV0,
+	/* attention.recurrent_layers (one flag per layer) or else every
+	 * full_attention_interval-th layer (qwen3next.cpp, qwen35.cpp, minimax-01.cpp) */
+	RC_LIST,
 };
 
 struct gguf_arch {
 	const char *name;
 	const char *layout;   /* NULL: ALiBi, or with GG_NO_ROPE: none */
-	unsigned swa_pattern; /* every swa_pattern-th layer global; 0: none */
+	unsigned swa_pattern; /* every swa_pattern-th layer global; 0: no hard-coded period */
 	/* llama.cpp's hparams.n_no_rope_layer_step, hard-coded per architecture in its loader
 	 * (no GGUF key): layer il rotates only if (il + 1) % step != 0; 0: every layer rotates */
 	unsigned nope_step;
 	unsigned flags;
-	const char *why; /* GG_NO_ROPE: what the model has instead */
+	const char *why;     /* GG_NO_ROPE: what the model has instead */
+	unsigned char swa;   /* SW_*: what the sliding layers turn with */
+	unsigned char recur; /* RC_* */
+	unsigned char every; /* RC_LIST: the full_attention_interval when the file has none */
 };
 
+#define NORM "interleaved"
+#define NEOX "half"
+
 static const struct gguf_arch gguf_archs[] = {
-        {"llama", "interleaved", 0, 0, 0, NULL},
-        {"llama4", "interleaved", 0, 4, 0, NULL},
-        {"deci", "interleaved", 0, 0, 0, NULL},
-        {"baichuan", "interleaved", 0, 0, 0, NULL},
-        {"internlm2", "interleaved", 0, 0, 0, NULL},
-        {"minicpm", "interleaved", 0, 0, 0, NULL},
-        {"xverse", "interleaved", 0, 0, 0, NULL},
-        {"command-r", "interleaved", 0, 0, 0, NULL},
-        {"cohere2", "interleaved", 4, 0, GG_ROPE_SWA_ONLY, NULL},
-        {"olmo", "interleaved", 0, 0, 0, NULL},
-        {"deepseek", "interleaved", 0, 0, 0, NULL},
-        {"deepseek2", "interleaved", 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL},
-        {"deepseek32", "interleaved", 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL},
-        {"glm-dsa", "interleaved", 0, 0, 0, NULL},
-        {"granite", "interleaved", 0, 0, GG_FINETUNED_SWITCH, NULL},
-        {"granitemoe", "interleaved", 0, 0, 0, NULL},
-        {"chatglm", "interleaved", 0, 0, 0, NULL},
+        {"llama", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
+        {"llama-embed", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
+        {"llama4", NORM, 0, 4, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* Nemotron 51B/49B/253B: per-layer head counts, 0 for linear or no attention */
+        {"deci", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_KV0, 0},
+        {"baichuan", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"internlm2", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"minicpm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"xverse", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"command-r", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* cohere2.cpp turns its sliding layers at freq_base, the loader's freq_base_swa
+         * unused */
+        {"cohere2", NORM, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_MAIN, RC_NONE, 0},
+        {"cohere2moe", NORM, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_DENSE_FIRST | GG_LEAD_ROPE, NULL,
+         SW_MAIN, RC_NONE, 0},
+        {"olmo", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"arctic", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"deepseek", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"deepseek2", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
+        {"deepseek32", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
+        {"glm-dsa", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"granite", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0},
+        {"granitemoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* Bamba and Granite 4.0 H: Mamba-2 layers where head_count_kv is 0; the converter
+         * writes rope.scaling.finetuned false (no RoPE) for the hybrids but Bamba */
+        {"granitehybrid", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_KV0, 0},
+        /* its router layer is an extra one past block_count (n_layer_nextn 1) */
+        {"graniteswitch", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0},
+        /* granite-swa.cpp: every layer at freq_base, RoPE where rope_pattern says */
+        {"granite_swa", NORM, 0, 0, GG_SWA_ARRAY | GG_ROPE_PATTERN, NULL, SW_MAIN, RC_NONE, 0},
+        {"chatglm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"chameleon", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* NORM, or M-RoPE (pairs i, i + n/2) when rope.dimension_sections is given */
-        {"glm4", "interleaved", 0, 0, 0, NULL},
-        {"arcee", "interleaved", 0, 0, 0, NULL},
-        {"bailingmoe", "interleaved", 0, 0, 0, NULL},
-        {"ernie4_5", "interleaved", 0, 0, 0, NULL},
-        {"ernie4_5-moe", "interleaved", 0, 0, 0, NULL},
-        {"mistral3", "interleaved", 0, 0, GG_YARN_BETAS | GG_YARN_LOG_MUL, NULL},
-        {"smollm3", "interleaved", 0, 4, 0, NULL},
-        {"falcon", "half", 0, 0, 0, NULL},
-        {"grok", "half", 0, 0, GG_YARN_BETAS, NULL},
-        {"dbrx", "half", 0, 0, 0, NULL},
-        {"stablelm", "half", 0, 0, 0, NULL},
-        {"qwen", "half", 0, 0, 0, NULL},
-        {"qwen2", "half", 0, 0, 0, NULL},
-        {"qwen2moe", "half", 0, 0, 0, NULL},
-        {"qwen3", "half", 0, 0, 0, NULL},
-        {"qwen3moe", "half", 0, 0, 0, NULL},
-        {"qwen2vl", "half", 0, 0, 0, NULL},
+        {"glm4", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"arcee", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"bailingmoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"ernie4_5", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"ernie4_5-moe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"mistral3", NORM, 0, 0, GG_YARN_BETAS | GG_YARN_LOG_MUL, NULL, SW_MAIN, RC_NONE, 0},
+        {"smollm3", NORM, 0, 4, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"llada", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"maincoder", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"talkie", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"nanbeige", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"neo-bert", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* muse-glimmer.cpp: RoPE on the sliding layers at freq_base_swa, NoPE on full ones */
+        {"muse-glimmer", NORM, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_BASE, RC_NONE, 0},
+        {"falcon", NEOX, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
+        /* attention and Mamba-2 side by side in every layer */
+        {"falcon-h1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"grok", NEOX, 0, 0, GG_YARN_BETAS, NULL, SW_MAIN, RC_NONE, 0},
+        {"dbrx", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"stablelm", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen2moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen3moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* Gated DeltaNet layers but every full_attention_interval-th (default 4) */
+        {"qwen3next", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 4},
+        {"qwen2vl", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* interleaved M-RoPE sections; text positions are plain NEOX RoPE */
-        {"qwen3vl", "half", 0, 0, 0, NULL},
-        {"qwen3vlmoe", "half", 0, 0, 0, NULL},
-        {"phi2", "half", 0, 0, 0, NULL},
-        {"phi3", "half", 0, 0, 0, NULL},
-        {"phimoe", "half", 0, 0, 0, NULL},
-        {"gemma", "half", 0, 0, 0, NULL},
-        {"gemma2", "half", 2, 0, 0, NULL},
-        {"gemma3", "half", 6, 0, GG_SWA_NEEDS_WINDOW, NULL},
-        {"gemma4", "half", 0, 0, 0, NULL},
-        {"starcoder2", "half", 0, 0, 0, NULL},
-        {"gptneox", "half", 0, 0, 0, NULL},
+        {"qwen3vl", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen3vlmoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen35", NEOX, 0, 0, GG_SECTIONS, NULL, SW_MAIN, RC_LIST, 4},
+        {"qwen35moe", NEOX, 0, 0, GG_SECTIONS, NULL, SW_MAIN, RC_LIST, 4},
+        {"phi2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"phi3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"phimoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"plamo", NEOX, 0, 0, GG_ROT_HEAD, NULL, SW_MAIN, RC_NONE, 0},
+        /* Mamba layers where head_count_kv is 0 */
+        {"plamo2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
+        {"plamo3", NEOX, 8, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_OWN10K, RC_NONE, 0},
+        {"gemma", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"gemma2", NEOX, 2, 0, 0, NULL, SW_BASE, RC_NONE, 0},
+        {"gemma3", NEOX, 6, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_OWN10K, RC_NONE, 0},
+        {"gemma4", NEOX, 0, 0, GG_SWA_ARRAY, NULL, SW_OWN10K, RC_NONE, 0},
+        {"gemma-embedding", NEOX, 6, 0, 0, NULL, SW_OWN10K, RC_NONE, 0},
+        {"starcoder2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"gptneox", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"codeshell", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"orion", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* per-layer head counts, all above 0 */
+        {"openelm", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* Olmo 3 (converted as olmo2): sliding layers with a window, unscaled (olmo2.cpp) */
-        {"olmo2", "half", 4, 0, GG_SWA_NEEDS_WINDOW, NULL},
-        {"olmoe", "half", 0, 0, 0, NULL},
-        {"nemotron", "half", 0, 0, 0, NULL},
-        {"exaone", "half", 0, 0, 0, NULL},
+        {"olmo2", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_FLAT, RC_NONE, 0},
+        {"olmoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"nemotron", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"exaone", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* sliding layers (and RoPE only there) in the 64-layer 32B alone: exaone4.cpp */
-        {"exaone4", "half", 4, 0, GG_ROPE_SWA_ONLY, NULL},
-        {"minicpm3", "half", 0, 0, 0, NULL},
-        {"gpt-oss", "half", 2, 0, 0, NULL},
-        {"glm4moe", "half", 0, 0, 0, NULL},
-        {"hunyuan-dense", "half", 0, 0, 0, NULL},
-        {"hunyuan-moe", "half", 0, 0, 0, NULL},
-        {"seed_oss", "half", 0, 0, 0, NULL},
-        {"apertus", "half", 0, 0, 0, NULL},
-        {"dots1", "half", 0, 0, 0, NULL},
-        {"bitnet", "half", 0, 0, 0, NULL},
-        {"orion", "half", 0, 0, 0, NULL},
-        {"minimax-m2", "half", 0, 0, 0, NULL},
-        {"nomic-bert", "half", 0, 0, 0, NULL},
-        {"bloom", NULL, 0, 0, 0, NULL},
-        {"mpt", NULL, 0, 0, 0, NULL},
-        {"gpt2", NULL, 0, 0, GG_NO_ROPE, "a learned position table (hf:config.json reads it)"},
-        {"t5", NULL, 0, 0, GG_NO_ROPE,
-         "T5's relative position buckets (hf:config.json reads them)"},
+        {"exaone4", NEOX, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_MAIN, RC_NONE, 0},
+        {"exaone-moe", NEOX, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_MAIN, RC_NONE, 0},
+        {"minicpm3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"bailingmoe2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"dots1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"hunyuan-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"hunyuan-dense", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"hy_v3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"jais2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"gpt-oss", NEOX, 2, 0, 0, NULL, SW_BASE, RC_NONE, 0},
+        {"glm4moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* short-convolution layers where head_count_kv is 0; with a window the attention
+         * layers slide, at freq_base as the others (lfm2.cpp) */
+        {"lfm2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
+        {"lfm2moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
+        /* with a window: dense layer first in every 4, RoPE in the sliding ones only */
+        {"smallthinker", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_ROPE_SWA_ONLY,
+         NULL, SW_BASE, RC_NONE, 0},
+        {"seed_oss", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"grovemoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"apertus", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* lightning-attention layers but every full_attention_interval-th (default 8) */
+        {"minimax-01", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 8},
+        {"minimax-m2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"pangu-embedded", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* afmoe.cpp: n_no_rope_layer_step 4 (the hparams default), sliding layers at
+         * freq_base_swa with the main scaling */
+        {"afmoe", NEOX, 4, 4, GG_SWA_NEEDS_WINDOW, NULL, SW_BASE, RC_NONE, 0},
+        /* laguna.cpp: full layer first in every 4; sliding ones plain RoPE at
+         * freq_base_swa over rope.dimension_count_swa */
+        {"laguna", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST, NULL, SW_OWNMAIN, RC_NONE,
+         0},
+        /* mellum.cpp: sliding layers at freq_base with freq_scale 1 */
+        {"mellum", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_FLAT, RC_NONE, 0},
+        /* maple.cpp: RoPE in the sliding layers only, at freq_base_swa */
+        {"maple", NEOX, 0, 0, GG_SWA_ARRAY | GG_ROPE_SWA_ONLY, NULL, SW_BASE, RC_NONE, 0},
+        {"bitnet", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"dream", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"llada-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"rnd1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"nomic-bert", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"nomic-bert-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"jina-bert-v3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"eurobert", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* modern-bert.cpp: with a window, a global layer first in every 3 */
+        {"modern-bert", NEOX, 3, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST, NULL, SW_OWN10K,
+         RC_NONE, 0},
+        {"bloom", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"refact", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"jina-bert-v2", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"mpt", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0},
+        {"jais", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0},
+        {"gpt2", NULL, 0, 0, GG_NO_ROPE, "a learned position table (hf:config.json reads it)",
+         SW_MAIN, RC_NONE, 0},
+        {"starcoder", NULL, 0, 0, GG_NO_ROPE,
+         "a learned position table (starcoder.cpp adds pos_embd rows)", SW_MAIN, RC_NONE, 0},
+        {"bert", NULL, 0, 0, GG_NO_ROPE,
+         "a learned position table (bert.cpp rotates only nomic-bert and jina-bert-v3)", SW_MAIN,
+         RC_NONE, 0},
+        {"gptj", NULL, 0, 0, GG_NO_ROPE,
+         "llama.cpp lists it without RoPE and has no graph to run it", SW_MAIN, RC_NONE, 0},
+        {"t5", NULL, 0, 0, GG_NO_ROPE, "T5's relative position buckets (hf:config.json reads them)",
+         SW_MAIN, RC_NONE, 0},
         {"t5encoder", NULL, 0, 0, GG_NO_ROPE,
-         "T5's relative position buckets (hf:config.json reads them)"},
-        {"mamba", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a state-space model"},
-        {"mamba2", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a state-space model"},
-        {"rwkv6", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model"},
-        {"rwkv7", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model"},
-        {"jamba", NULL, 0, 0, GG_NO_ROPE, "no positional encoding in its attention layers"},
-        {"nemotron_h", NULL, 0, 0, GG_NO_ROPE, "no positional encoding in its attention layers"},
+         "T5's relative position buckets (hf:config.json reads them)", SW_MAIN, RC_NONE, 0},
+        {"mamba", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a state-space model", SW_MAIN,
+         RC_NONE, 0},
+        {"mamba2", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a state-space model", SW_MAIN,
+         RC_NONE, 0},
+        {"rwkv6", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model", SW_MAIN,
+         RC_NONE, 0},
+        {"rwkv6qwen2", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model", SW_MAIN,
+         RC_NONE, 0},
+        {"rwkv7", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model", SW_MAIN,
+         RC_NONE, 0},
+        {"arwkv7", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model", SW_MAIN,
+         RC_NONE, 0},
+        {"jamba", NULL, 0, 0, GG_NO_ROPE,
+         "Mamba layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0},
+        {"nemotron_h", NULL, 0, 0, GG_NO_ROPE,
+         "Mamba-2 layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0},
+        {"nemotron_h_moe", NULL, 0, 0, GG_NO_ROPE,
+         "Mamba-2 layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0},
+        {"kimi-linear", NULL, 0, 0, GG_NO_ROPE,
+         "Kimi Delta Attention layers and MLA layers without positional encoding", SW_MAIN, RC_NONE,
+         0},
+        {"kimi-k3", NULL, 0, 0, GG_NO_ROPE,
+         "Kimi Delta Attention layers and MLA layers without positional encoding", SW_MAIN, RC_NONE,
+         0},
+        {"wavtokenizer-dec", NULL, 0, 0, GG_NO_ROPE,
+         "an audio decoder of convolutions and unpositioned attention", SW_MAIN, RC_NONE, 0},
 };
 
 struct gg {
@@ -245,45 +406,105 @@ static enum pe_status add_group(struct pe_model *m, const char *name, char *spec
 	return g->name ? PE_OK : PE_ENOMEM;
 }
 
-static enum pe_status layer_add(struct pe_model_group *g, size_t i)
+/* The layers whose @kind is @want (every one of the @n when @kind is NULL), allocated once:
+ * a file may claim up to a million layers. */
+static enum pe_status layers_where(struct pe_model_group *g, const unsigned char *kind, size_t n,
+                                   int want)
 {
-	size_t *l = realloc(g->layers, (g->n_layers + 1) * sizeof(*l));
-	if (!l)
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += !kind || kind[i] == want;
+	if (count == 0)
+		return PE_OK;
+	g->layers = malloc(count * sizeof(*g->layers));
+	if (!g->layers)
 		return PE_ENOMEM;
-	g->layers = l;
-	l[g->n_layers++] = i;
+	for (size_t i = 0; i < n; i++)
+		if (!kind || kind[i] == want)
+			g->layers[g->n_layers++] = i;
 	return PE_OK;
 }
 
-static enum pe_status layers_of(struct pe_model_group *g, size_t n, unsigned pattern, int global)
+/* The per-layer reading of one file (freed by read_rope). */
+struct plan {
+	size_t n_all;          /* block_count, multi-token-prediction layers included */
+	double *heads, *kv;    /* head_count and head_count_kv per layer */
+	unsigned char *flags;  /* per layer: has attention */
+	unsigned char *kind;   /* per layer: L_NOPE, L_MAIN or L_LOCAL */
+	unsigned char *slides; /* per layer: a sliding-window layer */
+	unsigned char *pat;    /* attention.rope_pattern */
+	char *local;           /* the sliding layers' spec */
+	double hd, n_rot, base;
+};
+
+/* Whether the file has {arch}.@suffix. */
+static int has_key(struct gg *h, const char *suffix)
 {
-	enum pe_status st = PE_OK;
-	for (size_t i = 0; i < n && st == PE_OK; i++) {
-		int is_global = pattern == 0 || i % pattern == pattern - 1;
-		if (is_global == global)
-			st = layer_add(g, i);
+	char key[256];
+	snprintf(key, sizeof(key), "%s.%s", h->arch, suffix);
+	return gguf_find(h->g, key) != NULL;
+}
+
+/*
+ * {arch}.@suffix for every layer, as llama.cpp's get_key_or_arr reads it: a number for all
+ * layers, or an array of exactly @n_all values (block_count, the multi-token-prediction
+ * layers included). 1 and @out filled, 0 if absent, -1 (reported) otherwise.
+ */
+static int per_layer(struct gg *h, const char *suffix, size_t n_all, double *out)
+{
+	char key[256];
+	snprintf(key, sizeof(key), "%s.%s", h->arch, suffix);
+	const struct gguf_kv *kv = gguf_find(h->g, key);
+	if (!kv)
+		return 0;
+	if (kv->type == GGUF_ARRAY) {
+		if (!kv->arr || kv->arr_n != n_all || n_all == 0) {
+			fail(h, PE_EFORMAT,
+			     "%s: %llu values, not one per layer (block_count %zu), as llama.cpp "
+			     "requires",
+			     key, (unsigned long long)kv->arr_n, n_all);
+			return -1;
+		}
+		for (size_t i = 0; i < n_all; i++) {
+			double x = kv->arr[i];
+			if (!(x >= 0 && x <= 1e9 && x == floor(x))) {
+				fail(h, PE_EFORMAT, "%s[%zu]: %.17g is not a count", key, i, x);
+				return -1;
+			}
+			out[i] = x;
+		}
+		return 1;
 	}
-	return st;
+	if (kv->type == GGUF_STRING || !isfinite(kv->num)) {
+		fail(h, PE_EFORMAT, "%s: is not a number", key);
+		return -1;
+	}
+	for (size_t i = 0; i < (n_all ? n_all : 1); i++)
+		out[i] = kv->num;
+	return 1;
 }
 
-/* The layers whose flag is @want. */
-static enum pe_status layers_flagged(struct pe_model_group *g, const unsigned char *flags, size_t n,
-                                     int want)
+/* A one-flag-per-layer key (recurrent_layers, rope_pattern): 1 and @out, 0 if absent,
+ * -1 (reported) when it is not an array of block_count values. */
+static int layer_flags(struct gg *h, const char *suffix, size_t n_all, unsigned char *out)
 {
-	enum pe_status st = PE_OK;
-	for (size_t i = 0; i < n && st == PE_OK; i++)
-		if ((flags[i] != 0) == (want != 0))
-			st = layer_add(g, i);
-	return st;
+	char key[256];
+	snprintf(key, sizeof(key), "%s.%s", h->arch, suffix);
+	const struct gguf_kv *kv = gguf_find(h->g, key);
+	if (!kv)
+		return 0;
+	if (kv->type != GGUF_ARRAY || !kv->arr || kv->arr_n != n_all || n_all == 0) {
+		fail(h, PE_EFORMAT, "%s: not one flag per layer (block_count %zu)", key, n_all);
+		return -1;
+	}
+	for (size_t i = 0; i < n_all; i++)
+		out[i] = kv->arr[i] != 0;
+	return 1;
 }
 
-/* Cohere2, EXAONE 4 32B: the sliding layers rotate with the main spec at @base, the
- * others have no positional encoding. */
-static enum pe_status rope_in_sliding(struct gg *h, struct strbuf *bp, const char *label,
-                                      double base, const unsigned char *slides)
+/* The spec of @bp with its base (the second key, ",base=...,") replaced by @base. */
+static char *with_base(const struct strbuf *bp, double base)
 {
-	struct pe_model *m = h->m;
-	/* the main spec with its base (the second key, ",base=...,") replaced */
 	const char *b = strstr(bp->buf, ",base=");
 	const char *rest = b ? strchr(b + 1, ',') : NULL;
 	struct strbuf sb = {0};
@@ -294,31 +515,75 @@ static enum pe_status rope_in_sliding(struct gg *h, struct strbuf *bp, const cha
 	put_number(&sb, "base", base);
 	if (b && rest)
 		strbuf_addf(&sb, "%s", rest);
-	strbuf_addf(&sb, ",label=%s rope", label);
-	char *nspec = pe_asprintf("nope:label=%s nope", label);
-	enum pe_status st = sb.failed || !nspec ? PE_ENOMEM : PE_OK;
-	if (st == PE_OK) {
-		st = add_group(m, "rope", sb.buf); /* owns the spec from here */
-		sb.buf = NULL;
+	if (sb.failed) {
+		free(sb.buf);
+		return NULL;
 	}
-	if (st == PE_OK) {
-		st = add_group(m, "nope", nspec);
-		nspec = NULL;
+	return sb.buf;
+}
+
+enum { L_NOPE, L_MAIN, L_LOCAL };
+
+struct slot {
+	int kind;
+	const char *name;
+	const char *spec;
+};
+
+/* Groups from one class per layer: one rotated spec is "all" (or "rope" beside "nope"),
+ * two are "local" (the sliding layers') and "global". @gspec and @lspec stay the
+ * caller's. */
+static enum pe_status emit_groups(struct gg *h, const char *label, const unsigned char *kind,
+                                  size_t n, const char *gspec, const char *lspec)
+{
+	struct pe_model *m = h->m;
+	int has[3] = {0, 0, 0};
+	for (size_t i = 0; i < n; i++)
+		has[kind[i]] = 1;
+	if (n == 0)
+		has[L_MAIN] = 1;
+	struct slot out[3];
+	size_t k = 0;
+	int two = has[L_MAIN] && has[L_LOCAL];
+	if (has[L_LOCAL])
+		out[k++] = (struct slot){L_LOCAL,
+		                         two           ? "local"
+		                         : has[L_NOPE] ? "rope"
+		                                       : "all",
+		                         lspec};
+	if (has[L_MAIN])
+		out[k++] = (struct slot){L_MAIN,
+		                         two           ? "global"
+		                         : has[L_NOPE] ? "rope"
+		                                       : "all",
+		                         gspec};
+	if (has[L_NOPE])
+		out[k++] = (struct slot){L_NOPE, "nope", NULL};
+	enum pe_status st = PE_OK;
+	for (size_t j = 0; j < k && st == PE_OK; j++) {
+		char *spec = out[j].spec ? strcmp(out[j].name, "all") == 0
+		                                   ? pe_asprintf("%s,label=%s", out[j].spec, label)
+		                                   : pe_asprintf("%s,label=%s %s", out[j].spec,
+		                                                 label, out[j].name)
+		                         : pe_asprintf("nope:label=%s nope", label);
+		if (!spec) {
+			st = PE_ENOMEM;
+			break;
+		}
+		if ((st = add_group(m, out[j].name, spec)) != PE_OK)
+			break;
+		st = layers_where(&m->groups[m->n_groups - 1], kind, n, out[j].kind);
 	}
-	if (st == PE_OK && (st = layers_flagged(&m->groups[0], slides, m->n_layers, 1)) == PE_OK)
-		st = layers_flagged(&m->groups[1], slides, m->n_layers, 0);
-	free(sb.buf);
-	free(nspec);
 	return st;
 }
 
 static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const char *label,
-                                  struct strbuf *bp)
+                                  struct strbuf *bp, struct plan *p)
 {
 	struct pe_model *m = h->m;
-	double v, heads = 0, width = 0, key_len = 0, n_rot = 0, base = 10000.0, ctx = 0, layers = 0;
+	double v, width = 0, key_len = 0, n_rot = 0, base = 10000.0, ctx = 0, layers = 0;
 	int has_ctx = 0, has_layers = 0;
-	if (num(h, "attention.head_count", &heads) < 0 || num(h, "embedding_length", &width) < 0 ||
+	if (num(h, "embedding_length", &width) < 0 ||
 	    num(h, "attention.key_length", &key_len) < 0 ||
 	    num(h, "rope.dimension_count", &n_rot) < 0 || num(h, "rope.freq_base", &base) < 0 ||
 	    (has_ctx = num(h, "context_length", &ctx)) < 0 ||
@@ -335,7 +600,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		            fkey, a->name);
 	/* the multi-token-prediction layers past the main stack run only for speculative
 	 * decoding (llama_hparams::n_layer: block_count - nextn_predict_layers) */
-	double nextn = 0;
+	double nextn = 0, n_block = layers;
 	if (num(h, "nextn_predict_layers", &nextn) < 0)
 		return PE_EFORMAT;
 	if (has_layers && nextn >= 1 && nextn < layers && nextn == floor(nextn))
@@ -347,13 +612,43 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	if (has_layers && !(layers >= 1 && layers <= 1e6 && layers == floor(layers)))
 		return fail(h, PE_EFORMAT, "%s.block_count: %.17g is not a whole number > 0",
 		            h->arch, layers);
-	double hd = key_len > 0 ? key_len : heads > 0 ? floor(width / heads) : 0;
+	m->n_layers = has_layers ? (size_t)layers : 0;
+	p->n_all = has_layers ? (size_t)n_block : 0;
+	size_t cells = p->n_all ? p->n_all : 1;
+	p->heads = calloc(cells, sizeof(double));
+	p->kv = calloc(cells, sizeof(double));
+	p->flags = calloc(cells, 1);
+	p->kind = calloc(cells, 1);
+	if (!p->heads || !p->kv || !p->flags || !p->kind)
+		return PE_ENOMEM;
+	/* load_hparams: head counts per layer (get_key_or_arr), head_count_kv defaulting to
+	 * them */
+	int has_kv;
+	if (per_layer(h, "attention.head_count", p->n_all, p->heads) < 0 ||
+	    (has_kv = per_layer(h, "attention.head_count_kv", p->n_all, p->kv)) < 0)
+		return PE_EFORMAT;
+	if (!has_kv)
+		memcpy(p->kv, p->heads, cells * sizeof(double));
+	/* llama.cpp reads key_length and rope.dimension_count only when layer 0 has heads
+	 * (hparams.n_head() is n_head(0)); otherwise both are 0 and nothing is rotated */
+	if (!(p->heads[0] > 0))
+		return fail(h, PE_EUNSUPPORTED,
+		            "%s.attention.head_count: %s for layer 0, so llama.cpp's load_hparams "
+		            "reads no head width and a rotary width of 0: its graph rotates "
+		            "nothing",
+		            h->arch, has_key(h, "attention.head_count") ? "0" : "missing");
+	double hd = key_len > 0 ? key_len : floor(width / p->heads[0]);
 	if (!(hd >= 2) || hd > 1e6 || hd != floor(hd))
 		return fail(h, PE_EFORMAT,
 		            "%s.attention.key_length (or embedding_length / head_count): no head "
 		            "width",
 		            h->arch);
-	if (n_rot == 0)
+	if ((a->flags & GG_NROT_IS_HEAD) && n_rot != 0 && n_rot != hd)
+		return fail(h, PE_EFORMAT,
+		            "%s.rope.dimension_count: %.17g, but llama.cpp's loader requires the "
+		            "head width %.17g for %s (\"invalid n_rot\")",
+		            h->arch, n_rot, hd, a->name);
+	if (n_rot == 0 || (a->flags & GG_ROT_HEAD))
 		n_rot = hd;
 	if (!(n_rot >= 2) || n_rot > hd || fmod(n_rot, 2) != 0)
 		return fail(h, PE_EFORMAT,
@@ -363,8 +658,10 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		return fail(h, PE_EFORMAT, "%s.rope.freq_base: %.17g must exceed 1", h->arch, base);
 	m->head_dim = (size_t)hd;
 	m->context = ctx;
-	m->n_layers = layers > 0 && layers < 1e6 ? (size_t)layers : 0;
 	size_t pairs = (size_t)n_rot / 2;
+	p->hd = hd;
+	p->n_rot = n_rot;
+	p->base = base;
 
 	/* GLM-4: NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has sections */
 	char skey[256];
@@ -491,159 +788,212 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		return PE_ENOMEM;
 	}
 	double swa_base = NAN;
-	int has_swa = num(h, "rope.freq_base_swa", &swa_base);
-	if (has_swa < 0) {
+	int has_swa_base = num(h, "rope.freq_base_swa", &swa_base);
+	if (has_swa_base < 0)
 		return PE_EFORMAT;
-	}
-	unsigned pattern = a->swa_pattern;
-	if ((strcmp(a->name, "gemma3") == 0 || strcmp(a->name, "gemma4") == 0) && !has_swa)
-		swa_base = 10000.0; /* llama.cpp's Gemma 3 and 4 local base */
-	if (strcmp(a->name, "olmo2") == 0)
-		swa_base = base; /* olmo2.cpp reads freq_base_swa but turns them at freq_base */
-	/* read before the layer flags are allocated, as an error returns at once */
 	double swa = -1;
 	int has_window = num(h, "attention.sliding_window", &swa);
 	if (has_window < 0)
 		return PE_EFORMAT;
-	/* gemma3.cpp: no window (or 0), no sliding layers; exaone4.cpp: sliding layers in
-	 * the 64-layer model only */
-	int no_swa = ((a->flags & GG_SWA_NEEDS_WINDOW) && !(has_window && swa > 0)) ||
-	             (strcmp(a->name, "exaone4") == 0 && m->n_layers != 64);
-	if (no_swa)
-		pattern = 0;
-	/* RoPE only in sliding layers: they keep the main spec (their base if the file
-	 * gives one, as the loaders read rope.freq_base_swa), the others have none */
-	if ((a->flags & GG_ROPE_SWA_ONLY) && !has_swa)
-		swa_base = base;
-	/* which layers slide: {arch}.attention.sliding_window_pattern when the file has it
-	 * (a period, or one flag per layer, true = sliding, as llama.cpp's get_key_or_arr
-	 * reads it), else the period llama.cpp hard-codes for the architecture */
-	unsigned char *slides = m->n_layers ? calloc(m->n_layers, 1) : NULL;
-	if (m->n_layers && !slides)
-		return PE_ENOMEM;
-	char pkey[256];
-	snprintf(pkey, sizeof(pkey), "%s.attention.sliding_window_pattern", h->arch);
-	/* where the loader decided there is no SWA, it reads no pattern key either */
-	const struct gguf_kv *pk = no_swa ? NULL : gguf_find(h->g, pkey);
-	int any = 0;
-	if (pk && pk->arr && pk->arr_n == m->n_layers) {
-		for (size_t i = 0; i < m->n_layers; i++)
-			any |= slides[i] = (unsigned char)(pk->arr[i] != 0);
-	} else if (pk && pk->type != GGUF_ARRAY && pk->type != GGUF_STRING && pk->num >= 1 &&
-	           pk->num <= 1e6) {
-		pattern = (unsigned)pk->num;
-	} else if (pk) {
-		free(slides);
-		return fail(h, PE_EFORMAT,
-		            "%s: neither a period nor one value per layer (%zu layers)", pkey,
-		            m->n_layers);
+	size_t n = m->n_layers;
+	if (n == 0)
+		return emit_groups(h, label, p->kind, 0, bp->buf, NULL);
+
+	/* which layers have attention */
+	unsigned char *has_attn = p->flags;
+	if (a->recur == RC_KV0) {
+		for (size_t i = 0; i < n; i++)
+			has_attn[i] = p->heads[i] > 0 && p->kv[i] > 0;
+	} else if (a->recur == RC_LIST) {
+		int r = layer_flags(h, "attention.recurrent_layers", p->n_all, has_attn);
+		if (r < 0)
+			return PE_EFORMAT;
+		if (r > 0) {
+			for (size_t i = 0; i < n; i++)
+				has_attn[i] = !has_attn[i];
+		} else {
+			double every = a->every;
+			if (num(h, "full_attention_interval", &every) < 0)
+				return PE_EFORMAT;
+			if (!(every >= 1 && every <= 1e6 && every == floor(every)))
+				return fail(
+				        h, PE_EFORMAT,
+				        "%s.full_attention_interval: %.17g is not a whole number "
+				        "> 0",
+				        h->arch, every);
+			for (size_t i = 0; i < n; i++)
+				has_attn[i] = (i + 1) % (size_t)every == 0;
+		}
+	} else {
+		memset(has_attn, 1, n);
 	}
-	if (!any)
-		for (size_t i = 0; i < m->n_layers && pattern > 1; i++)
-			any |= slides[i] = (unsigned char)(i % pattern != pattern - 1);
-	int split = any && !isnan(swa_base) && m->n_layers;
+
+	/* which layers slide: {arch}.attention.sliding_window_pattern when the loader reads
+	 * it (a period, or one flag per layer, true = sliding, as load_swa_pattern takes it),
+	 * else the period llama.cpp hard-codes; gemma3.cpp and others: no window (or 0), no
+	 * sliding layers; exaone4.cpp: sliding layers in the 64-layer model only */
+	int has_swa = (a->swa_pattern > 0 || (a->flags & GG_SWA_ARRAY)) &&
+	              !((a->flags & GG_SWA_NEEDS_WINDOW) && !(has_window && swa > 0)) &&
+	              !(strcmp(a->name, "exaone4") == 0 && n != 64);
+	unsigned char *slides = calloc(n, 1);
+	if (!slides)
+		return PE_ENOMEM;
+	p->slides = slides;
+	if (has_swa) {
+		char pkey[256];
+		snprintf(pkey, sizeof(pkey), "%s.attention.sliding_window_pattern", h->arch);
+		const struct gguf_kv *pk = gguf_find(h->g, pkey);
+		unsigned pattern = a->swa_pattern;
+		if (pk && pk->arr && (pk->arr_n == n || pk->arr_n == p->n_all)) {
+			for (size_t i = 0; i < n; i++)
+				slides[i] = pk->arr[i] != 0;
+			pattern = 0;
+		} else if (pk && pk->type != GGUF_ARRAY && pk->type != GGUF_STRING &&
+		           !(a->flags & GG_SWA_ARRAY) && pk->num >= 1 && pk->num <= 1e6 &&
+		           pk->num == floor(pk->num)) {
+			pattern = (unsigned)pk->num;
+		} else if (pk || (a->flags & GG_SWA_ARRAY)) {
+			return fail(h, PE_EFORMAT, "%s: %s (%zu layers)", pkey,
+			            !pk ? "missing, and llama.cpp's loader requires it"
+			            : (a->flags & GG_SWA_ARRAY)
+			                    ? "not one flag per layer, which llama.cpp's loader "
+			                      "requires"
+			                    : "neither a period nor one value per layer",
+			            n);
+		}
+		int first = (a->flags & GG_SWA_DENSE_FIRST) != 0;
+		for (size_t i = 0; i < n && pattern > 1; i++)
+			slides[i] = first ? i % pattern != 0 : i % pattern != pattern - 1;
+	}
+
+	/* which layers rotate */
 	unsigned nope = a->nope_step;
 	/* llama.cpp's Llama 4 loader: a sliding_window of 0 sets n_no_rope_layer_step to
 	 * n_layer ("always use rope"), and (il + 1) % n_layer leaves the last layer
 	 * unrotated: what it runs, so what this reads */
 	if (strcmp(a->name, "llama4") == 0 && has_window && swa == 0)
-		nope = m->n_layers > 0 && m->n_layers < 1e6 ? (unsigned)m->n_layers : 0;
-	if (split && (a->flags & GG_ROPE_SWA_ONLY)) {
-		enum pe_status rst = rope_in_sliding(h, bp, label, swa_base, slides);
-		free(slides);
-		return rst;
+		nope = n < 1e6 ? (unsigned)n : 0;
+	double lead = 0;
+	if ((a->flags & GG_LEAD_ROPE) && num(h, "leading_dense_block_count", &lead) < 0)
+		return PE_EFORMAT;
+	unsigned char *pat = NULL;
+	if (a->flags & GG_ROPE_PATTERN) {
+		pat = calloc(p->n_all, 1);
+		if (!pat)
+			return PE_ENOMEM;
+		p->pat = pat;
+		int r = layer_flags(h, "attention.rope_pattern", p->n_all, pat);
+		if (r < 0)
+			return PE_EFORMAT;
+		if (r == 0)
+			memset(pat, 1, p->n_all);
 	}
-	if (!split)
-		free(slides);
-	if (!split && nope && m->n_layers) {
-		char *spec = pe_asprintf("%s,label=%s rope", bp->buf, label);
-		char *nspec = pe_asprintf("nope:label=%s nope", label);
-		if (!spec || !nspec) {
-			free(spec);
-			free(nspec);
+	int any_local = 0;
+	for (size_t i = 0; i < n; i++) {
+		int rot = has_attn[i];
+		if ((a->flags & GG_ROPE_SWA_ONLY) && has_swa)
+			rot = rot && (slides[i] || (double)i < lead);
+		if (nope)
+			rot = rot && (i + 1) % nope != 0;
+		if (pat)
+			rot = rot && pat[i];
+		p->kind[i] = !rot ? L_NOPE : slides[i] && a->swa != SW_MAIN ? L_LOCAL : L_MAIN;
+		any_local |= p->kind[i] == L_LOCAL;
+	}
+	if (!any_local)
+		return emit_groups(h, label, p->kind, n, bp->buf, NULL);
+
+	/* the sliding layers' spec */
+	char *local = NULL;
+	if (a->swa == SW_BASE) {
+		/* get_rope_freq_base/scale: their base, the main scaling */
+		local = with_base(bp, has_swa_base ? swa_base : base);
+	} else {
+		double lbase = a->swa == SW_FLAT     ? base
+		               : has_swa_base        ? swa_base
+		               : a->swa == SW_OWN10K ? 10000.0
+		                                     : base;
+		/* their own head and rotary widths where the file gives them
+		 * (attention.key_length_swa, rope.dimension_count_swa: Gemma 4) */
+		double hd_swa = hd, n_rot_swa = 0;
+		if (num(h, "attention.key_length_swa", &hd_swa) < 0 ||
+		    num(h, "rope.dimension_count_swa", &n_rot_swa) < 0)
+			return PE_EFORMAT;
+		if (n_rot_swa == 0)
+			n_rot_swa = hd_swa == hd ? n_rot : hd_swa;
+		if (!(hd_swa >= 2) || hd_swa > 1e6 || hd_swa != floor(hd_swa) ||
+		    !(n_rot_swa >= 2) || n_rot_swa > hd_swa || fmod(n_rot_swa, 2) != 0)
+			return fail(
+			        h, PE_EFORMAT,
+			        "%s.attention.key_length_swa / rope.dimension_count_swa: %.17g of "
+			        "%.17g is not an even width within the head",
+			        h->arch, n_rot_swa, hd_swa);
+		if (!(lbase > 1.0))
+			return fail(h, PE_EFORMAT, "%s.rope.freq_base_swa: %.17g must exceed 1",
+			            h->arch, lbase);
+		struct strbuf lb = {0};
+		strbuf_addf(&lb, "rope:layout=%s", a->layout);
+		put_number(&lb, "base", lbase);
+		if (n_rot_swa != hd_swa)
+			put_number(&lb, "rotary",
+			           pe_model_width_fraction((size_t)n_rot_swa, (size_t)hd_swa));
+		if (hd_swa != hd)
+			put_number(&lb, "head", hd_swa);
+		strbuf_addf(&lb, ",scaling=none");
+		if (lb.failed) {
+			free(lb.buf);
 			return PE_ENOMEM;
 		}
-		if ((st = add_group(m, "rope", spec)) != PE_OK) {
-			free(nspec);
-			return st;
-		}
-		if ((st = add_group(m, "nope", nspec)) != PE_OK)
-			return st;
-		if ((st = layers_of(&m->groups[0], m->n_layers, nope, 0)) != PE_OK)
-			return st;
-		return layers_of(&m->groups[1], m->n_layers, nope, 1);
+		local = lb.buf;
 	}
-	if (!split) {
-		char *spec = pe_asprintf("%s,label=%s", bp->buf, label);
-		if (!spec || (st = add_group(m, "all", spec)) != PE_OK)
-			return spec ? st : PE_ENOMEM;
-		return layers_of(&m->groups[0], m->n_layers, 0, 1);
-	}
-	/* Sliding-window layers: their own base, unscaled (llama.cpp's Gemma 3), and their
-	 * own head and rotary widths where the file gives them (key_length_swa,
-	 * rope.dimension_count_swa: Gemma 4). */
-	double hd_swa = hd, n_rot_swa = 0;
-	if (num(h, "attention.key_length_swa", &hd_swa) < 0 ||
-	    num(h, "rope.dimension_count_swa", &n_rot_swa) < 0) {
-		free(slides);
-		return PE_EFORMAT;
-	}
-	if (n_rot_swa == 0)
-		n_rot_swa = hd_swa == hd ? n_rot : hd_swa;
-	if (!(hd_swa >= 2) || hd_swa > 1e6 || hd_swa != floor(hd_swa) || !(n_rot_swa >= 2) ||
-	    n_rot_swa > hd_swa || fmod(n_rot_swa, 2) != 0) {
-		free(slides);
-		return fail(h, PE_EFORMAT,
-		            "%s.attention.key_length_swa / rope.dimension_count_swa: %.17g of "
-		            "%.17g is not an even width within the head",
-		            h->arch, n_rot_swa, hd_swa);
-	}
-	struct strbuf lb = {0};
-	strbuf_addf(&lb, "rope:layout=%s", a->layout);
-	put_number(&lb, "base", swa_base);
-	if (n_rot_swa != hd_swa)
-		put_number(&lb, "rotary",
-		           pe_model_width_fraction((size_t)n_rot_swa, (size_t)hd_swa));
-	if (hd_swa != hd)
-		put_number(&lb, "head", hd_swa);
-	strbuf_addf(&lb, ",scaling=none,label=%s local", label);
-	char *gspec = pe_asprintf("%s,label=%s global", bp->buf, label);
-	if (lb.failed || !gspec) {
-		free(lb.buf);
-		free(gspec);
-		free(slides);
+	if (!local)
 		return PE_ENOMEM;
-	}
-	if ((st = add_group(m, "local", lb.buf)) != PE_OK) {
-		free(gspec);
-		free(slides);
-		return st;
-	}
-	if ((st = add_group(m, "global", gspec)) == PE_OK &&
-	    (st = layers_flagged(&m->groups[0], slides, m->n_layers, 1)) == PE_OK)
-		st = layers_flagged(&m->groups[1], slides, m->n_layers, 0);
-	free(slides);
-	return st;
+	p->local = local;
+	/* the same turns as the other layers: one group */
+	if (strcmp(local, bp->buf) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (p->kind[i] == L_LOCAL)
+				p->kind[i] = L_MAIN;
+	return emit_groups(h, label, p->kind, n, bp->buf, local);
 }
 
-/* The spec text under construction is freed here whatever happens. */
+/* The spec text and the per-layer tables are freed here whatever happens. */
 static enum pe_status read_rope(struct gg *h, const struct gguf_arch *a, const char *label)
 {
 	struct strbuf b = {0};
-	enum pe_status st = rope_groups(h, a, label, &b);
+	struct plan p = {0};
+	enum pe_status st = rope_groups(h, a, label, &b, &p);
 	free(b.buf);
+	free(p.heads);
+	free(p.kv);
+	free(p.flags);
+	free(p.kind);
+	free(p.slides);
+	free(p.pat);
+	free(p.local);
 	return st;
 }
 
-static enum pe_status read_alibi(struct gg *h, const char *label)
+static enum pe_status read_alibi(struct gg *h, const struct gguf_arch *a, const char *label)
 {
 	double heads = 0, bias = 8.0, layers = 0;
-	if (num(h, "attention.head_count", &heads) < 0 ||
-	    num(h, "attention.max_alibi_bias", &bias) < 0 || num(h, "block_count", &layers) < 0)
+	int has_bias = 0;
+	if (num(h, "attention.head_count", &heads) < 0 || num(h, "block_count", &layers) < 0 ||
+	    ((a->flags & GG_ALIBI_KEY) &&
+	     (has_bias = num(h, "attention.max_alibi_bias", &bias)) < 0))
 		return PE_EFORMAT;
 	if (!(heads >= 1) || heads > 65536 || heads != floor(heads))
 		return fail(h, PE_EFORMAT, "%s.attention.head_count: missing or not a count",
 		            h->arch);
+	/* mpt.cpp, jais.cpp: f_max_alibi_bias stays 0 without the key, and use_alibi with
+	 * it (MPT's converter writes 0 for a model without ALiBi) */
+	if ((a->flags & GG_ALIBI_KEY) && !(has_bias && bias > 0))
+		return fail(h, PE_EUNSUPPORTED,
+		            "%s.attention.max_alibi_bias: %s, so llama.cpp's %s graph has no "
+		            "ALiBi (and no RoPE): no positional encoding beyond a learned table "
+		            "the file may hold",
+		            h->arch, has_bias ? "0" : "missing", a->name);
+	/* bloom.cpp, refact.cpp, jina-bert-v2.cpp and baichuan.cpp hard-code 8 */
 	if (bias != 8.0)
 		return fail(
 		        h, PE_EUNSUPPORTED,
@@ -657,7 +1007,7 @@ static enum pe_status read_alibi(struct gg *h, const char *label)
 		return PE_ENOMEM;
 	enum pe_status st = add_group(h->m, "all", spec);
 	if (st == PE_OK)
-		st = layers_of(&h->m->groups[0], h->m->n_layers, 0, 1);
+		st = layers_where(&h->m->groups[0], NULL, h->m->n_layers, 0);
 	return st;
 }
 
@@ -734,7 +1084,14 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 		}
 		alibi = layers == 40;
 	}
-	st = alibi ? read_alibi(&h, m->name) : read_rope(&h, a, m->name);
+	if (!alibi && (a->flags & GG_SECTIONS) && !has_key(&h, "rope.dimension_sections")) {
+		st = fail(&h, PE_EFORMAT,
+		          "%s.rope.dimension_sections: missing, and llama.cpp's %s loader requires "
+		          "it",
+		          arch->str, a->name);
+		goto done;
+	}
+	st = alibi ? read_alibi(&h, a, m->name) : read_rope(&h, a, m->name);
 	if (st == PE_OK) {
 		char key[256];
 		snprintf(key, sizeof(key), "%s.rope.dimension_sections", arch->str);
@@ -756,8 +1113,10 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 			double base = 10000.0;
 			num(&h, "rope.freq_base", &base);
 			/* llama_model_rope_type: IMROPE, the sections interleaved over the pairs */
-			const char *il =
-			        strncmp(a->name, "qwen3vl", 7) == 0 ? ",interleaved=1" : "";
+			const char *il = strncmp(a->name, "qwen3vl", 7) == 0 ||
+			                                 strncmp(a->name, "qwen35", 6) == 0
+			                         ? ",interleaved=1"
+			                         : "";
 			if (sec->arr_n >= 3) {
 				strbuf_addf(
 				        &nb,

@@ -11,7 +11,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gguf_write import (ARRAY, BOOL, FLOAT32, STRING, UINT32, UINT64, gguf)  # noqa: E402
+from gguf_write import (ARRAY, BOOL, FLOAT32, INT32, STRING, UINT32, UINT64, gguf)  # noqa: E402
 from tap import done, error_case, long_columns, ok, run, workdir  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
@@ -318,10 +318,12 @@ c2 = write("cohere2-p3", gguf([
     ("cohere2.attention.sliding_window_pattern", UINT32, 3),
 ]))
 r, s = summary("gguf:" + c2)
-# cohere2.cpp rotates the sliding layers only (ggml_rope_ext under is_swa), at freq_base_swa
+# cohere2.cpp rotates the sliding layers only (ggml_rope_ext under is_swa), with the graph's
+# freq_base: the loader reads freq_base_swa, but the call that would use it is commented out
 ok(r.rc == 0 and s.get("nope", {}).get("layers") == "2,5" and
-   s.get("rope", {}).get("layers") == "0-1,3-4" and s["rope"].get("base") == "10000",
-   "cohere2 sliding_window_pattern 3: every 3rd layer global and without RoPE", (s, r.err))
+   s.get("rope", {}).get("layers") == "0-1,3-4" and s["rope"].get("base") == "50000",
+   "cohere2 sliding_window_pattern 3: every 3rd layer global and without RoPE, the others at "
+   "freq_base", (s, r.err))
 # yarn_beta_*: llama.cpp reads them only for some architectures (grok); qwen2 runs 32/1
 def yarn_file(arch, name):
     return write(name, gguf([
@@ -488,5 +490,407 @@ ok(r.rc == 0 and s["all"].get("scaling") == "linear" and s["all"].get("factor") 
 r, s = summary("gguf:" + arch_file("glm4moe", 4, [("glm4moe.nextn_predict_layers", UINT32, 1)]))
 ok(r.rc == 0 and s["all"].get("layers") == "0-2", "glm4moe gguf: nextn_predict_layers not counted",
    s)
+
+# ---- hybrids and per-layer architectures, as llama.cpp's converter writes them ----------------
+# Each file below carries the keys conversion/*.py (llama.cpp de3ff815) writes from a published
+# config.json (tests/fixtures/hf, SOURCES.md); the expected layers and angles are restated here
+# from the config and from llama.cpp's loader and ggml's rope (theta_i = base^(-2i/n_rot)).
+import json  # noqa: E402
+
+FIX = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "hf")
+
+
+def fixture(name):
+    c = json.load(open(os.path.join(FIX, name)))
+    return c.get("text_config", c)
+
+
+def ranges(idx):
+    """posenc's layer list: runs of consecutive layers as a-b."""
+    out, idx = [], sorted(idx)
+    i = 0
+    while i < len(idx):
+        j = i
+        while j + 1 < len(idx) and idx[j + 1] == idx[j] + 1:
+            j += 1
+        out.append(str(idx[i]) if i == j else "%d-%d" % (idx[i], idx[j]))
+        i = j + 1
+    return ",".join(out)
+
+
+def thetas(spec, group):
+    r, th = freqs(spec, "--layer", group)
+    return r, [float(t) for t in th or []]
+
+
+def rope_theta(base, n_rot):
+    return [f32(base) ** (-2.0 * i / n_rot) for i in range(n_rot // 2)]
+
+
+def text_kv(arch, c, block_count):
+    """TextModel.set_gguf_parameters: the keys every converter starts from."""
+    kv = [("general.architecture", STRING, arch), (arch + ".block_count", UINT32, block_count),
+          (arch + ".context_length", UINT32, c["max_position_embeddings"]),
+          (arch + ".embedding_length", UINT32, c["hidden_size"]),
+          (arch + ".attention.head_count", UINT32, c["num_attention_heads"])]
+    if c.get("num_key_value_heads") is not None:
+        kv.append((arch + ".attention.head_count_kv", UINT32, c["num_key_value_heads"]))
+    if c.get("head_dim") is not None:
+        kv += [(arch + ".attention.key_length", UINT32, c["head_dim"]),
+               (arch + ".attention.value_length", UINT32, c["head_dim"])]
+    return kv
+
+
+# Qwen 3.5 (qwen35, qwen35moe; conversion/qwen.py Qwen3_5TextModel): one MTP layer appended to
+# block_count, attention.recurrent_layers from layer_types (False for the MTP layer),
+# full_attention_interval, rope.dimension_count = head_dim x partial_rotary_factor, the M-RoPE
+# sections padded to 4. qwen35.cpp: RoPE (IMROPE) in the non-recurrent layers only.
+for fname, arch in (("qwen3.5-27b.json", "qwen35"), ("qwen3.5-35b-a3b.json", "qwen35moe")):
+    c = fixture(fname)
+    rp, n, mtp = c["rope_parameters"], c["num_hidden_layers"], c["mtp_num_hidden_layers"]
+    n_rot = int(c["head_dim"] * rp["partial_rotary_factor"])
+    kv = text_kv(arch, c, n + mtp) + [
+        (arch + ".rope.dimension_sections", ARRAY, (INT32, rp["mrope_section"] + [0])),
+        (arch + ".rope.freq_base", FLOAT32, rp["rope_theta"]),
+        (arch + ".attention.recurrent_layers", ARRAY,
+         (BOOL, [t == "linear_attention" for t in c["layer_types"]] + [False] * mtp)),
+        (arch + ".full_attention_interval", UINT32, c["full_attention_interval"]),
+        (arch + ".rope.dimension_count", UINT32, n_rot),
+        (arch + ".nextn_predict_layers", UINT32, mtp)]
+    path = write(arch, gguf(kv))
+    attn = [i for i, t in enumerate(c["layer_types"]) if t == "full_attention"]
+    rest = [i for i in range(n) if i not in attn]
+    r, s = summary("gguf:" + path)
+    ok(r.rc == 0 and s["model"]["layers"] == str(n) and s.get("rope", {}).get("layers") ==
+       ranges(attn) and s.get("nope", {}).get("layers") == ranges(rest) and
+       s["rope"].get("rotary_dim") == str(n_rot) and s["rope"].get("head_dim") == "256" and
+       s["rope"].get("layout") == "half",
+       f"{fname} as {arch} gguf: RoPE over {n_rot} of 256 in the {len(attn)} full-attention "
+       f"layers, the {len(rest)} Gated DeltaNet layers without, the MTP layer not listed",
+       (s, r.err))
+    r, th = thetas("gguf:" + path, "rope")
+    ok(r.rc == 0 and close(th, rope_theta(rp["rope_theta"], n_rot)),
+       f"{arch} gguf: theta_i = 1e7^(-2i/{n_rot})", r.err)
+    r = run(EXE, "model", "gguf:" + path)
+    ok(r.rc == 0 and "t=11,h=11,w=10,interleaved=1" in r.text,
+       f"{arch} gguf: the interleaved M-RoPE sections noted", r.text + r.err)
+kv = [x for x in kv if not x[0].endswith("dimension_sections")]
+error_case(EXE, "qwen35moe gguf without rope.dimension_sections (the loader requires them)",
+           ["model", "gguf:" + write("q35nosec", gguf(kv)), "-o", "-"], 1,
+           "dimension_sections: missing")
+
+# Qwen3-Next-80B-A3B (qwen3next): config.json has no layer_types; the converter takes
+# AutoConfig's, full attention where (i + 1) % full_attention_interval == 0. Files without
+# attention.recurrent_layers fall back to that interval (qwen3next.cpp), default 4.
+c = fixture("qwen3-next-80b-a3b-thinking.json")
+n, every = c["num_hidden_layers"], c["full_attention_interval"]
+n_rot = int(c["head_dim"] * c["partial_rotary_factor"])
+attn = [i for i in range(n) if (i + 1) % every == 0]
+kv = text_kv("qwen3next", c, n + 1) + [
+    ("qwen3next.rope.freq_base", FLOAT32, c["rope_theta"]),
+    ("qwen3next.attention.recurrent_layers", ARRAY,
+     (BOOL, [i not in attn for i in range(n)] + [False])),
+    ("qwen3next.full_attention_interval", UINT32, every),
+    ("qwen3next.rope.dimension_count", UINT32, n_rot),
+    ("qwen3next.nextn_predict_layers", UINT32, 1)]
+for name, keys in (("recurrent_layers", kv),
+                   ("only the interval", [x for x in kv if "recurrent" not in x[0]]),
+                   ("neither (default 4)", [x for x in kv if "recurrent" not in x[0] and
+                                            "interval" not in x[0]])):
+    path = write("qwen3next", gguf(keys))
+    r, s = summary("gguf:" + path)
+    ok(r.rc == 0 and s.get("rope", {}).get("layers") == ranges(attn) and
+       s.get("nope", {}).get("layers") == ranges([i for i in range(n) if i not in attn]) and
+       s["rope"].get("rotary_dim") == "64",
+       "qwen3next gguf (%s): RoPE in layers 3, 7, ..., 47 only" % name, (s, r.err))
+r, th = thetas("gguf:" + path, "rope")
+ok(r.rc == 0 and close(th, rope_theta(c["rope_theta"], n_rot)),
+   "qwen3next gguf: theta_i = 1e7^(-2i/64)", r.err)
+r = run(EXE, "model", "gguf:" + path, "hf:" + os.path.join(FIX, "qwen3-next-80b-a3b-thinking.json"))
+ok(r.rc == 0 and "no position-related field differs" in r.text,
+   "qwen3next gguf and its config.json: the same groups and angles", r.text + r.err)
+
+# Llama-3.3-Nemotron-Super-49B (deci; conversion/deci.py): per-layer head counts from
+# block_configs (n_heads_in_group None: 0 kv heads, and 0 heads unless replace_with_linear),
+# the llama3 scaling as rope_freqs.weight. deci.cpp rotates only where both counts are above 0.
+c = fixture("llama-3.3-nemotron-super-49b-v1.json")
+heads, kvh = [], []
+for b in c["block_configs"]:
+    g = b["attention"]["n_heads_in_group"]
+    kvh.append(0 if g is None else c["num_attention_heads"] // g)
+    heads.append(c["num_attention_heads"] if g is not None or
+                 b["attention"]["replace_with_linear"] else 0)
+d = c["hidden_size"] // c["num_attention_heads"]
+rs = c["rope_scaling"]
+ff = []
+for i in range(0, d, 2):
+    fq = f32(1.0 / f32(f32(c["rope_theta"]) ** f32(i / d)))
+    wl = 2 * math.pi / fq
+    lo, hi = rs["original_max_position_embeddings"] / rs["low_freq_factor"], \
+        rs["original_max_position_embeddings"] / rs["high_freq_factor"]
+    if wl < hi:
+        ff.append(1.0)
+    elif wl > lo:
+        ff.append(rs["factor"])
+    else:
+        sm = (rs["original_max_position_embeddings"] / wl - rs["low_freq_factor"]) / \
+            (rs["high_freq_factor"] - rs["low_freq_factor"])
+        ff.append(1 / ((1 - sm) / rs["factor"] + sm))
+deci = write("deci49b", gguf([
+    ("general.architecture", STRING, "deci"),
+    ("deci.rope.freq_base", FLOAT32, c["rope_theta"]),
+    ("deci.attention.head_count_kv", ARRAY, (INT32, kvh)),
+    ("deci.attention.head_count", ARRAY, (INT32, heads)),
+    ("deci.block_count", UINT32, len(heads)),
+    ("deci.context_length", UINT32, c["max_position_embeddings"]),
+    ("deci.embedding_length", UINT32, c["hidden_size"]),
+    ("deci.attention.key_length", UINT32, d),
+    ("deci.attention.value_length", UINT32, d),
+    ("deci.rope.dimension_count", UINT32, d),
+], [("rope_freqs.weight", [d // 2], ff)]))
+attn = [i for i in range(len(heads)) if heads[i] > 0 and kvh[i] > 0]
+r, s = summary("gguf:" + deci)
+ok(r.rc == 0 and len(attn) == 49 and s.get("rope", {}).get("layers") == ranges(attn) and
+   s.get("nope", {}).get("layers") == ranges([i for i in range(80) if i not in attn]),
+   "deci gguf (Nemotron Super 49B): per-layer head counts, the 31 attention-free layers "
+   "without positional encoding", (s.get("nope"), r.err))
+r, th = thetas("gguf:" + deci, "rope")
+ok(r.rc == 0 and close(th, [1.0 / (f32(x) * f32(c["rope_theta"]) ** (i / d))
+                            for x, i in zip(ff, range(0, d, 2))]),
+   "deci gguf: 1 / (rope_freqs[i] base^(2i/d)) in the attention layers", r.err)
+bad = write("deci-short", gguf([x for x in [("general.architecture", STRING, "deci"),
+                                            ("deci.block_count", UINT32, 80),
+                                            ("deci.embedding_length", UINT32, 8192),
+                                            ("deci.attention.head_count", ARRAY,
+                                             (INT32, heads[:79]))]]))
+error_case(EXE, "gguf head_count array not one per layer", ["model", "gguf:" + bad, "-o", "-"],
+           1, "79 values, not one per layer (block_count 80)")
+
+# Laguna-XS.2 (laguna; conversion/laguna.py): per-layer head counts, sliding_window, the
+# full layers' yarn over 64 of 128, rope.freq_base_swa and rope.dimension_count_swa for the
+# sliding ones. laguna.cpp: a full layer first in every 4 (dense_first); sliding layers turn
+# plainly (freq_scale 1, ext_factor 0) at freq_base_swa over n_rot_swa; betas not read (32, 1).
+c = fixture("laguna-xs.2-fp8.json")
+fa, sa = c["rope_parameters"]["full_attention"], c["rope_parameters"]["sliding_attention"]
+n_rot, n_swa = int(c["head_dim"] * fa["partial_rotary_factor"]), \
+    int(c["head_dim"] * sa["partial_rotary_factor"])
+lag = write("laguna", gguf([
+    ("general.architecture", STRING, "laguna"),
+    ("laguna.block_count", UINT32, c["num_hidden_layers"]),
+    ("laguna.context_length", UINT32, c["max_position_embeddings"]),
+    ("laguna.embedding_length", UINT32, c["hidden_size"]),
+    ("laguna.attention.head_count", ARRAY, (UINT32, c["num_attention_heads_per_layer"])),
+    ("laguna.attention.head_count_kv", UINT32, c["num_key_value_heads"]),
+    ("laguna.attention.key_length", UINT32, c["head_dim"]),
+    ("laguna.rope.scaling.type", STRING, "yarn"),
+    ("laguna.rope.scaling.factor", FLOAT32, fa["factor"]),
+    ("laguna.rope.scaling.original_context_length", UINT32,
+     fa["original_max_position_embeddings"]),
+    ("laguna.rope.scaling.yarn_attn_factor", FLOAT32, fa["attention_factor"]),
+    ("laguna.rope.scaling.yarn_beta_fast", FLOAT32, fa["beta_fast"]),
+    ("laguna.rope.scaling.yarn_beta_slow", FLOAT32, fa["beta_slow"]),
+    ("laguna.rope.freq_base", FLOAT32, fa["rope_theta"]),
+    ("laguna.rope.freq_base_swa", FLOAT32, sa["rope_theta"]),
+    ("laguna.attention.sliding_window", UINT32, c["sliding_window"]),
+    ("laguna.rope.dimension_count", UINT32, n_rot),
+    ("laguna.rope.dimension_count_swa", UINT32, n_swa),
+]))
+full = [i for i, t in enumerate(c["layer_types"]) if t == "full_attention"]
+r, s = summary("gguf:" + lag)
+ok(r.rc == 0 and s.get("global", {}).get("layers") == ranges(full) and
+   s.get("local", {}).get("layers") == ranges([i for i in range(40) if i not in full]) and
+   s["global"].get("rotary_dim") == "64" and s["local"].get("rotary_dim") == "128" and
+   s["local"].get("scaling") == "none",
+   "laguna gguf: full layers 0, 4, ... with yarn over 64, sliding layers plain over 128",
+   (s, r.err))
+r, th = thetas("gguf:" + lag, "local")
+ok(r.rc == 0 and close(th, rope_theta(sa["rope_theta"], n_swa)),
+   "laguna gguf: sliding layers theta_i = 10000^(-2i/128)", r.err)
+# ggml's rope_yarn with llama.cpp's betas 32 and 1: corr_dim(r) = n ln(orig / (2 pi r)) /
+# (2 ln base), the ramp 1 - clamp((i - floor(corr(32))) / (ceil(corr(1)) - floor(corr(32))))
+# mixing theta_i (ramp 1) and theta_i / factor
+fb = f32(fa["rope_theta"])
+cd = [n_rot * math.log(fa["original_max_position_embeddings"] / (b * 2 * math.pi)) /
+      (2 * math.log(fb)) for b in (32, 1)]
+lo, hi = max(0.0, math.floor(cd[0])), min(n_rot - 1.0, math.ceil(cd[1]))
+want = []
+for i in range(n_rot // 2):
+    ramp = 1 - min(1.0, max(0.0, (i - lo) / max(0.001, hi - lo)))
+    t = fb ** (-2.0 * i / n_rot)
+    want.append(t / f32(fa["factor"]) * (1 - ramp) + t * ramp)
+r, th = freqs("gguf:" + lag, "--layer", "global")
+ok(r.rc == 0 and close(th, want), "laguna gguf: full layers as ggml's rope_yarn turns them "
+   "(betas 32 and 1: laguna.cpp does not read the file's)", r.err)
+
+# LFM2-1.2B (lfm2; conversion/lfm2.py: head_count_kv per layer, 0 for the conv layers), the
+# values of https://huggingface.co/LiquidAI/LFM2-1.2B/blob/main/config.json: 16 layers,
+# hidden 2048, 32 heads, 8 kv heads, full attention at 2, 5, 8, 10, 12 and 14, rope_theta 1e6,
+# 128000 positions. lfm2.cpp: is_recr = n_head_kv(il) == 0; NEOX RoPE at freq_base in the
+# others, sliding window or not.
+attn = [2, 5, 8, 10, 12, 14]
+LFM2 = [("general.architecture", STRING, "lfm2"), ("lfm2.block_count", UINT32, 16),
+        ("lfm2.context_length", UINT32, 128000), ("lfm2.embedding_length", UINT32, 2048),
+        ("lfm2.attention.head_count", UINT32, 32),
+        ("lfm2.attention.head_count_kv", ARRAY, (UINT32, [8 if i in attn else 0
+                                                          for i in range(16)])),
+        ("lfm2.rope.freq_base", FLOAT32, 1000000.0)]
+for name, extra in (("", []), (" with a sliding window", [("lfm2.attention.sliding_window",
+                                                            UINT32, 4096)])):
+    path = write("lfm2", gguf(LFM2 + extra))
+    r, s = summary("gguf:" + path)
+    ok(r.rc == 0 and s.get("rope", {}).get("layers") == ranges(attn) and
+       s.get("nope", {}).get("layers") == ranges([i for i in range(16) if i not in attn]) and
+       s["rope"].get("layout") == "half" and s["rope"].get("rotary_dim") == "64",
+       "lfm2 gguf%s: the 6 attention layers rotate (NEOX, 64 wide), the 10 conv layers not"
+       % name, (s, r.err))
+r, th = thetas("gguf:" + path, "rope")
+ok(r.rc == 0 and close(th, rope_theta(1e6, 64)), "lfm2 gguf: theta_i = 1e6^(-2i/64)", r.err)
+lfm2moe = write("lfm2moe", gguf([(k.replace("lfm2.", "lfm2moe."), t, v if k !=
+                                  "general.architecture" else "lfm2moe") for k, t, v in LFM2]))
+r, s = summary("gguf:" + lfm2moe)
+ok(r.rc == 0 and s.get("rope", {}).get("layers") == ranges(attn),
+   "lfm2moe gguf: the same rule (llama_model_lfm2moe uses lfm2's graph)", (s, r.err))
+
+# Granite 4.0 H (granitehybrid; conversion/granite.py GraniteHybridModel): head_count_kv 0 in
+# the Mamba-2 layers, rope.scaling.finetuned false for a hybrid (context 2^20): no RoPE at all
+# in granite-hybrid.cpp. Bamba (finetuned true, attn_rotary_emb as rope.dimension_count):
+# NORM RoPE in the attention layers only.
+def granite_h(fine, rot=None):
+    kv = [("general.architecture", STRING, "granitehybrid"),
+          ("granitehybrid.block_count", UINT32, 32),
+          ("granitehybrid.context_length", UINT32, 2 ** 20 if not fine else 4096),
+          ("granitehybrid.embedding_length", UINT32, 4096),
+          ("granitehybrid.attention.head_count", UINT32, 32),
+          ("granitehybrid.attention.head_count_kv", ARRAY,
+           (UINT32, [8 if i in (9, 18, 27) else 0 for i in range(32)])),
+          ("granitehybrid.rope.freq_base", FLOAT32, 10000.0),
+          ("granitehybrid.rope.scaling.finetuned", BOOL, fine)]
+    if rot:
+        kv.append(("granitehybrid.rope.dimension_count", UINT32, rot))
+    return write("granitehybrid", gguf(kv))
+
+
+error_case(EXE, "granitehybrid with rope.scaling.finetuned false (Granite 4.0 H)",
+           ["model", "gguf:" + granite_h(False), "-o", "-"], 1, "applies no RoPE then")
+r, s = summary("gguf:" + granite_h(True, 64))
+ok(r.rc == 0 and s.get("rope", {}).get("layers") == "9,18,27" and
+   s["rope"].get("layout") == "interleaved" and s["rope"].get("rotary_dim") == "64" and
+   s.get("nope", {}).get("layers") == ranges([i for i in range(32) if i not in (9, 18, 27)]),
+   "granitehybrid gguf with RoPE (Bamba): NORM over 64 in the attention layers only", (s, r.err))
+
+# PLaMo 2 (conversion/plamo.py): head_count and head_count_kv 0 in the Mamba layers, layer 0
+# among them. load_hparams reads key_length and rope.dimension_count only when n_head(0) > 0,
+# so n_rot stays 0 and ggml rotates nothing: refused with that reason.
+pl2 = write("plamo2", gguf([
+    ("general.architecture", STRING, "plamo2"), ("plamo2.block_count", UINT32, 4),
+    ("plamo2.attention.head_count_kv", ARRAY, (UINT32, [0, 4, 0, 4])),
+    ("plamo2.attention.head_count", ARRAY, (UINT32, [0, 32, 0, 32])),
+    ("plamo2.context_length", UINT32, 2048), ("plamo2.embedding_length", UINT32, 2048),
+    ("plamo2.attention.key_length", UINT32, 128), ("plamo2.rope.freq_base", FLOAT32, 10000.0)]))
+error_case(EXE, "plamo2 gguf: layer 0 without heads gives llama.cpp a rotary width of 0",
+           ["model", "gguf:" + pl2, "-o", "-"], 1, "a rotary width of 0")
+
+# no RoPE anywhere in the graph: refused with what the model has
+c = fixture("nemotron-3-super-120b-a12b-fp8.json")
+for arch, needle in (("nemotron_h", "Mamba-2 layers and attention layers without"),
+                     ("nemotron_h_moe", "Mamba-2 layers and attention layers without"),
+                     ("kimi-linear", "Kimi Delta Attention"), ("bert", "learned position"),
+                     ("starcoder", "pos_embd"), ("jamba", "Mamba layers")):
+    error_case(EXE, "%s gguf refused" % arch,
+               ["model", "gguf:" + write(arch, gguf(text_kv(arch, c, 4))), "-o", "-"], 1,
+               needle)
+
+# ---- per-layer rules of other loaders and graphs, restated -----------------------------------
+def rule(arch, layers, extra=(), base=1e6):
+    kv = [("general.architecture", STRING, arch), (arch + ".context_length", UINT32, 4096),
+          (arch + ".embedding_length", UINT32, 1024), (arch + ".block_count", UINT32, layers),
+          (arch + ".attention.head_count", UINT32, 8), (arch + ".rope.freq_base", FLOAT32, base)]
+    kv += [(arch + "." + k, t, v) for k, t, v in extra]
+    return summary("gguf:" + write("rule-" + arch, gguf(kv)))
+
+
+n = 8
+lin = [("rope.scaling.type", STRING, "linear"), ("rope.scaling.factor", FLOAT32, 4.0)]
+cases = [
+    # cohere2moe.cpp: load_swa_pattern(4, dense_first) and RoPE in sliding layers or in the
+    # leading dense blocks
+    ("cohere2moe", [("attention.sliding_window", UINT32, 4096),
+                    ("leading_dense_block_count", UINT32, 1)],
+     {"rope": [i for i in range(n) if i % 4 != 0 or i < 1], "nope": [4]}),
+    # exaone-moe.cpp: sliding layers (period 4) rotate, at freq_base
+    ("exaone-moe", [("attention.sliding_window", UINT32, 128)],
+     {"rope": [i for i in range(n) if i % 4 != 3], "nope": [3, 7]}),
+    # smallthinker.cpp with a window: dense first in every 4, RoPE elsewhere at freq_base_swa
+    ("smallthinker", [("attention.sliding_window", UINT32, 4096),
+                      ("rope.freq_base_swa", FLOAT32, 5000.0)],
+     {"rope": [i for i in range(n) if i % 4 != 0], "nope": [0, 4], "base": "5000"}),
+    # ... and without: n_no_rope_layer_step = n_layer, every layer
+    ("smallthinker", [], {"all": list(range(n))}),
+    # afmoe.cpp: n_no_rope_layer_step 4 with or without a window
+    ("afmoe", [], {"rope": [i for i in range(n) if (i + 1) % 4 != 0], "nope": [3, 7]}),
+    # muse-glimmer.cpp: RoPE on sliding layers only, at freq_base_swa
+    ("muse-glimmer", [("attention.sliding_window", UINT32, 4096),
+                      ("rope.freq_base_swa", FLOAT32, 5000.0)],
+     {"rope": [i for i in range(n) if i % 4 != 3], "nope": [3, 7], "base": "5000"}),
+    # mellum.cpp: sliding layers at freq_base with freq_scale 1
+    ("mellum", lin + [("attention.sliding_window", UINT32, 4096),
+                      ("rope.freq_base_swa", FLOAT32, 5000.0)],
+     {"local": [i for i in range(n) if i % 4 != 3], "global": [3, 7], "lbase": "1000000"}),
+    # modern-bert.cpp: with a window, a global layer first in every 3, locals at 10000
+    # (hparams' default rope_freq_base_train_swa)
+    ("modern-bert", [("attention.sliding_window", UINT32, 128)],
+     {"local": [i for i in range(n) if i % 3 != 0], "global": [0, 3, 6], "lbase": "10000"}),
+    # plamo3.cpp: period 8, locals at freq_base_swa (default 10000)
+    ("plamo3", [("attention.sliding_window", UINT32, 128)],
+     {"local": list(range(7)), "global": [7], "lbase": "10000"}),
+    # minimax-01.cpp: lightning attention but every 8th layer
+    ("minimax-01", [], {"rope": [7], "nope": list(range(7))}),
+    # falcon-h1.cpp: attention beside Mamba-2 in every layer
+    ("falcon-h1", [], {"all": list(range(n))}),
+]
+for arch, extra, want in cases:
+    r, s = rule(arch, n, extra)
+    good = r.rc == 0 and all(s.get(g, {}).get("layers") == ranges(v)
+                             for g, v in want.items() if "base" not in g)
+    if "base" in want:
+        good = good and s.get("rope", {}).get("base") == want["base"]
+    if "lbase" in want:
+        good = good and s.get("local", {}).get("base") == want["lbase"]
+    if "local" in want:
+        good = good and s["local"].get("scaling") == "none" and \
+            s["global"].get("base") == "1000000"
+    ok(good, "%s gguf: %s" % (arch, ", ".join(
+        "%s %s" % (g, ranges(v) if "base" not in g else v) for g, v in want.items())), (s, r.err))
+flags = [False, True, True] * 2
+r, s = rule("granite_swa", 6, [("attention.sliding_window", UINT32, 128),
+                               ("attention.sliding_window_pattern", ARRAY, (BOOL, flags)),
+                               ("attention.rope_pattern", ARRAY, (BOOL, [True, False] * 3))])
+ok(r.rc == 0 and s.get("rope", {}).get("layers") == "0,2,4" and
+   s.get("nope", {}).get("layers") == "1,3,5",
+   "granite_swa gguf: RoPE where attention.rope_pattern says, every layer at freq_base",
+   (s, r.err))
+r, s = rule("maple", 6, [("attention.sliding_window", UINT32, 4096),
+                         ("attention.sliding_window_pattern", ARRAY, (BOOL, flags))])
+ok(r.rc == 0 and s.get("rope", {}).get("layers") == "1-2,4-5" and
+   s.get("nope", {}).get("layers") == "0,3", "maple gguf: RoPE in the sliding layers only",
+   (s, r.err))
+error_case(EXE, "maple gguf without its sliding_window_pattern",
+           ["model", "gguf:" + arch_file("maple", 6, name="maple-nopat"), "-o", "-"], 1,
+           "loader requires it")
+r, s = rule("plamo", 2, [("rope.dimension_count", UINT32, 64)])
+ok(r.rc == 0 and s.get("all", {}).get("rotary_dim") == "128",
+   "plamo gguf: plamo.cpp rotates the whole head whatever rope.dimension_count says", s)
+error_case(EXE, "llama gguf with rope.dimension_count below the head (llama.cpp: invalid n_rot)",
+           ["model", "gguf:" + arch_file("llama", 2, [("llama.rope.dimension_count", UINT32,
+                                                       64)], name="llama-nrot"), "-o", "-"], 1,
+           "invalid n_rot")
+# ALiBi: mpt.cpp and jais.cpp read attention.max_alibi_bias (0 or absent: none); bloom,
+# refact, jina-bert-v2 and baichuan hard-code 8 whatever the file holds
+error_case(EXE, "mpt gguf without max_alibi_bias (no ALiBi in llama.cpp's graph)",
+           ["model", "gguf:" + arch_file("mpt", 2, name="mpt-nobias"), "-o", "-"], 1,
+           "has no ALiBi")
+r, s = rule("refact", 2, [("attention.max_alibi_bias", FLOAT32, 4.0)])
+ok(r.rc == 0 and s.get("all", {}).get("spec", "").startswith("alibi heads=8"),
+   "refact gguf: ALiBi of max bias 8 (refact.cpp sets it)", s)
 
 done()
