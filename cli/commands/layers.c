@@ -38,6 +38,8 @@ static const char help[] =
         "columns numeric, empty where a quantity does not apply. A figure (.png .svg\n"
         ".pdf, default layers.png): one strip per layer for each quantity, so that a\n"
         "layer unlike its neighbours shows at a glance.\n"
+        "\n"
+        "Options:\n"
         "%s"
         "\n"
         "Example: posenc layers -s model:gemma-3-27b -o gemma3-layers.png\n";

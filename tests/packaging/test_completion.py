@@ -255,10 +255,17 @@ for name in SCHEMES:
     if name == "rope":
         # The scaling keys are offered once a scaling is chosen; yarn has most of them.
         real -= {"low", "high", "length", "long-factor", "short-factor",
-                 "long-mscale", "short-mscale", "proportion"}
+                 "long-mscale", "short-mscale", "proportion", "mixed-b"}
         offered -= {"scaling"}
         real -= {"scaling"}
     ok(real == offered, f"keys of {name} match 'posenc help schemes'",
        f"missing {sorted(real - offered)}; extra {sorted(offered - real)}")
+
+# Keys of one scaling are offered once it is chosen: ntk's mixed-b, llama3's low and high.
+for scaling, keys in (("ntk", {"factor", "mixed-b"}), ("llama3", {"low", "high"})):
+    spec = f"rope:scaling={scaling},"
+    got, _ = complete(f"posenc encode -s {spec}")
+    offered = {g[len(spec):].rstrip("=") for g in got or []}
+    ok(keys <= offered, f"rope:scaling={scaling} offers {sorted(keys)}", f"offered {sorted(offered)}")
 
 done()
