@@ -159,7 +159,6 @@ static const struct gguf_arch gguf_archs[] = {
         {"smollm3", NORM, 0, 4, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"llada", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"maincoder", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"talkie", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"nanbeige", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"neo-bert", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* muse-glimmer.cpp: RoPE on the sliding layers at freq_base_swa, NoPE on full ones */
@@ -216,6 +215,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"hunyuan-dense", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"hy_v3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"jais2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"talkie", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"gpt-oss", NEOX, 2, 0, 0, NULL, SW_BASE, RC_NONE, 0},
         {"glm4moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* short-convolution layers where head_count_kv is 0; with a window the attention

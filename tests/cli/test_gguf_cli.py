@@ -880,6 +880,11 @@ error_case(EXE, "maple gguf without its sliding_window_pattern",
 r, s = rule("plamo", 2, [("rope.dimension_count", UINT32, 64)])
 ok(r.rc == 0 and s.get("all", {}).get("rotary_dim") == "128",
    "plamo gguf: plamo.cpp rotates the whole head whatever rope.dimension_count says", s)
+# talkie.cpp passes hparams.rope_type, which llama_model_rope_type lists with the NEOX
+# architectures: pairs (i, i + d/2)
+r, s = rule("talkie", 2)
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "half",
+   "talkie gguf: llama.cpp's NEOX pairing (half), not NORM", s)
 error_case(EXE, "llama gguf with rope.dimension_count below the head (llama.cpp: invalid n_rot)",
            ["model", "gguf:" + arch_file("llama", 2, [("llama.rope.dimension_count", UINT32,
                                                        64)], name="llama-nrot"), "-o", "-"], 1,
