@@ -256,7 +256,11 @@ static const struct gguf_arch gguf_archs[] = {
          RC_NONE, 0},
         {"bloom", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"refact", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"jina-bert-v2", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* bert.cpp runs it without a causal mask and llama.cpp's ALiBi mask is -|i - j| */
+        {"jina-bert-v2", NULL, 0, 0, GG_NO_ROPE,
+         "symmetric ALiBi, -m |i - j|, in a bidirectional encoder, which posenc's causal ALiBi "
+         "does not show",
+         SW_MAIN, RC_NONE, 0},
         {"mpt", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0},
         {"jais", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0},
         {"gpt2", NULL, 0, 0, GG_NO_ROPE, "a learned position table (hf:config.json reads it)",
@@ -993,7 +997,7 @@ static enum pe_status read_alibi(struct gg *h, const struct gguf_arch *a, const 
 		            "ALiBi (and no RoPE): no positional encoding beyond a learned table "
 		            "the file may hold",
 		            h->arch, has_bias ? "0" : "missing", a->name);
-	/* bloom.cpp, refact.cpp, jina-bert-v2.cpp and baichuan.cpp hard-code 8 */
+	/* bloom.cpp, refact.cpp and baichuan.cpp hard-code 8 */
 	if (bias != 8.0)
 		return fail(
 		        h, PE_EUNSUPPORTED,

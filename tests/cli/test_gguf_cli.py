@@ -890,10 +890,17 @@ error_case(EXE, "llama gguf with rope.dimension_count below the head (llama.cpp:
                                                        64)], name="llama-nrot"), "-o", "-"], 1,
            "invalid n_rot")
 # ALiBi: mpt.cpp and jais.cpp read attention.max_alibi_bias (0 or absent: none); bloom,
-# refact, jina-bert-v2 and baichuan hard-code 8 whatever the file holds
+# refact and baichuan hard-code 8 whatever the file holds
 error_case(EXE, "mpt gguf without max_alibi_bias (no ALiBi in llama.cpp's graph)",
            ["model", "gguf:" + arch_file("mpt", 2, name="mpt-nobias"), "-o", "-"], 1,
            "has no ALiBi")
+# jina-bert-v2: bert.cpp's graph without a causal mask (the converter writes
+# causal_attention false) and the mask's ALiBi term -|i - j|: symmetric, not posenc's causal
+# ALiBi, so refused as the config.json reader refuses JinaBERT's
+error_case(EXE, "jina-bert-v2 gguf refused (symmetric ALiBi in an encoder)",
+           ["model", "gguf:" + arch_file("jina-bert-v2", 4, [("jina-bert-v2.attention.causal",
+                                                               BOOL, False)]), "-o", "-"], 1,
+           "symmetric ALiBi")
 r, s = rule("refact", 2, [("attention.max_alibi_bias", FLOAT32, 4.0)])
 ok(r.rc == 0 and s.get("all", {}).get("spec", "").startswith("alibi heads=8"),
    "refact gguf: ALiBi of max bias 8 (refact.cpp sets it)", s)
