@@ -1005,8 +1005,9 @@ static enum pe_status read_alibi(struct gg *h, const struct gguf_arch *a, const 
 		        "not %.9g",
 		        h->arch, bias);
 	h->m->n_layers = layers > 0 && layers < 1e6 ? (size_t)layers : 0;
-	/* llama.cpp adds the slope times the key position (BLOOM's form). */
-	char *spec = pe_asprintf("alibi:heads=%.0f,form=official,label=%s", heads, label);
+	/* llama.cpp's mask term is -|i - j| (llama-kv-cache.cpp, llama-graph.cpp), which ggml's
+	 * soft_max multiplies by the head's slope: the paper's -m (i - j), not BLOOM's m j */
+	char *spec = pe_asprintf("alibi:heads=%.0f,form=paper,label=%s", heads, label);
 	if (!spec)
 		return PE_ENOMEM;
 	enum pe_status st = add_group(h->m, "all", spec);

@@ -177,6 +177,17 @@ bloom = write("bloom", gguf([
 ]))
 r, s = summary("gguf:" + bloom)
 ok(s.get("all", {}).get("heads") == "112", "bloom gguf: ALiBi with 112 heads", s)
+# llama.cpp's kv-cache mask holds -|i - j| for a visible key and ggml's soft_max adds it times
+# the head's slope; head 0's is m0 = 2^(-max_bias / n_head_log2) = 2^(-8/64) (112 heads: the
+# power of two below is 64). bias(i, j) = -m0 (i - j), the paper's form, not BLOOM's m0 j
+r = run(EXE, "bias", "-s", "gguf:" + bloom, "-n", "3", "-o", "-")
+rows = [x for x in csv.reader(io.StringIO(r.text))][1:]
+m0 = 2.0 ** (-8.0 / 64)
+want = {(i, j): (-m0 * (i - j) if j <= i else -math.inf) for i in range(3) for j in range(3)}
+got = {(int(x[1]), int(x[2])): float(x[3]) for x in rows if x[0] == "0"}
+ok(r.rc == 0 and len(got) == 9 and all(abs(got[k] - v) <= 1e-15 or got[k] == v
+                                       for k, v in want.items()),
+   "bloom gguf bias: llama.cpp's -m (i - j) (mask -|i - j| times the slope)", (got, r.err))
 
 # ---- malformed files --------------------------------------------------------------
 good = open(qwen, "rb").read()
