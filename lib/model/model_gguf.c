@@ -699,11 +699,23 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	int short_t = gguf_tensor(h->g, "rope_factors_short.weight") != NULL;
 	int freqs_t = gguf_tensor(h->g, "rope_freqs.weight") != NULL;
 	enum pe_status st = PE_OK;
-	if (strcmp(t, "none") != 0 && strcmp(t, "linear") != 0 && strcmp(t, "yarn") != 0)
-		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear or yarn", key, t);
+	/* "longrope" (the converter's type for MiniCPM and any TextModel whose config says
+	 * longrope) names the factor tensors, which llama.cpp then picks by context */
+	int longrope = strcmp(t, "longrope") == 0;
+	if (longrope && !(long_t && short_t))
+		return fail(
+		        h, PE_EFORMAT,
+		        "%s: 'longrope' without rope_factors_long/short.weight, which llama.cpp "
+		        "would run as plain RoPE",
+		        key);
+	if (strcmp(t, "none") != 0 && strcmp(t, "linear") != 0 && strcmp(t, "yarn") != 0 &&
+	    !longrope)
+		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear, yarn or longrope", key,
+		            t);
 	/* llama.cpp multiplies freq_scale into the angles of the factor tensors too:
-	 * one spec cannot say both, so a file that has both is refused, not half read */
-	if ((long_t || short_t || freqs_t) && strcmp(t, "none") != 0 && factor != 1)
+	 * one spec cannot say both, so a file that has both is refused, not half read (no
+	 * factor is a scale of 1) */
+	if ((long_t || short_t || freqs_t) && strcmp(t, "none") != 0 && factor != 0 && factor != 1)
 		return fail(h, PE_EFORMAT,
 		            "%s '%s' (factor %.17g) with the per-pair factor tensor %s: llama.cpp "
 		            "would apply both, which posenc does not model",
@@ -724,8 +736,9 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		strbuf_addf(bp, ",scaling=longrope");
 		put_number(bp, "factor", ctx > 0 ? ctx / orig : 1.0);
 		put_number(bp, "original", orig);
-		if (!isnan(attn))
-			put_number(bp, "attention-factor", attn);
+		/* llama-context.cpp: without YaRN the angles are scaled by attn_factor alone,
+		 * 1 when the file has none (MiniCPM's converter writes none) */
+		put_number(bp, "attention-factor", isnan(attn) ? 1.0 : attn);
 		if ((st = put_tensor(h, bp, "rope_factors_long.weight", "long-factor", pairs)) ||
 		    (st = put_tensor(h, bp, "rope_factors_short.weight", "short-factor", pairs)))
 			return st;
@@ -786,7 +799,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	} else if (strcmp(t, "none") == 0) {
 		strbuf_addf(bp, ",scaling=none");
 	} else {
-		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear or yarn", key, t);
+		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear, yarn or longrope", key,
+		            t);
 	}
 	if (bp->failed) {
 		return PE_ENOMEM;

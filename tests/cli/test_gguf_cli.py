@@ -140,6 +140,31 @@ ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(long_f, range(
 r, s = summary("gguf:" + phi)
 ok(float(s["all"]["attention_factor"]) == f32(att), "phi3 gguf: its attn_factor (float32)", s)
 
+# MiniCPM4 as conversion/minicpm.py writes it: TextModel's rope.scaling.type "longrope" (no
+# factor, no original length, no attn_factor) beside the two factor tensors. llama.cpp runs
+# the tensors with freq_scale 1 and, without YaRN, attn_factor alone (1 when absent).
+mc_d, mc_base = 128, 10000.0
+mc_long = [1.0 + 0.25 * i for i in range(mc_d // 2)]
+mc_short = [1.0 + 0.02 * i for i in range(mc_d // 2)]
+MC = [("general.architecture", STRING, "minicpm"), ("minicpm.context_length", UINT32, 32768),
+      ("minicpm.embedding_length", UINT32, 4096), ("minicpm.block_count", UINT32, 32),
+      ("minicpm.attention.head_count", UINT32, 32),
+      ("minicpm.rope.freq_base", FLOAT32, mc_base),
+      ("minicpm.rope.scaling.type", STRING, "longrope")]
+MC_T = [("rope_factors_long.weight", [mc_d // 2], mc_long),
+        ("rope_factors_short.weight", [mc_d // 2], mc_short)]
+mc = write("minicpm-longrope", gguf(MC, MC_T))
+r, got = freqs("gguf:" + mc)
+ok(r.rc == 0 and close(got, [1 / (f32(e) * mc_base ** (i / mc_d))
+                             for e, i in zip(mc_short, range(0, mc_d, 2))]),
+   "minicpm gguf with rope.scaling.type longrope: theta_i / short_i within the context", r.err)
+r, s = summary("gguf:" + mc)
+ok(r.rc == 0 and s["all"].get("attention_factor") == "1",
+   "minicpm longrope gguf: attention factor 1 (no attn_factor in the file)", s)
+error_case(EXE, "gguf longrope type without the factor tensors",
+           ["model", "gguf:" + write("longrope-bare", gguf(MC)), "-o", "-"], 1,
+           "'longrope' without rope_factors")
+
 # Gemma 3: local layers at llama.cpp's 10000, global at freq_base with linear 8
 GEMMA3 = [
     ("general.architecture", STRING, "gemma3"),
@@ -392,7 +417,7 @@ error_case(EXE, "gguf with a key twice (gguf.cpp refuses it)",
 bad_type = write("badtype", gguf(LLAMA_KV + [("llama.rope.scaling.type", STRING, "frob")],
                                  FREQS))
 error_case(EXE, "gguf scaling type checked beside rope_freqs",
-           ["model", "gguf:" + bad_type, "-o", "-"], 1, "'frob' is not none, linear or yarn")
+           ["model", "gguf:" + bad_type, "-o", "-"], 1, "'frob' is not none, linear, yarn or longrope")
 both = write("both", gguf(LLAMA_KV + [("llama.rope.scaling.type", STRING, "linear"),
                                       ("llama.rope.scaling.factor", FLOAT32, 4.0)], FREQS))
 error_case(EXE, "gguf linear scaling with rope_freqs (llama.cpp applies both)",
