@@ -159,7 +159,6 @@ static const struct gguf_arch gguf_archs[] = {
         {"smollm3", NORM, 0, 4, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"llada", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"maincoder", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"talkie", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"nanbeige", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"neo-bert", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* muse-glimmer.cpp: RoPE on the sliding layers at freq_base_swa, NoPE on full ones */
@@ -216,6 +215,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"hunyuan-dense", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"hy_v3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"jais2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"talkie", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"gpt-oss", NEOX, 2, 0, 0, NULL, SW_BASE, RC_NONE, 0},
         {"glm4moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* short-convolution layers where head_count_kv is 0; with a window the attention
@@ -256,7 +256,11 @@ static const struct gguf_arch gguf_archs[] = {
          RC_NONE, 0},
         {"bloom", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"refact", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"jina-bert-v2", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* bert.cpp runs it without a causal mask and llama.cpp's ALiBi mask is -|i - j| */
+        {"jina-bert-v2", NULL, 0, 0, GG_NO_ROPE,
+         "symmetric ALiBi, -m |i - j|, in a bidirectional encoder, which posenc's causal ALiBi "
+         "does not show",
+         SW_MAIN, RC_NONE, 0},
         {"mpt", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0},
         {"jais", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0},
         {"gpt2", NULL, 0, 0, GG_NO_ROPE, "a learned position table (hf:config.json reads it)",
@@ -695,11 +699,23 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	int short_t = gguf_tensor(h->g, "rope_factors_short.weight") != NULL;
 	int freqs_t = gguf_tensor(h->g, "rope_freqs.weight") != NULL;
 	enum pe_status st = PE_OK;
-	if (strcmp(t, "none") != 0 && strcmp(t, "linear") != 0 && strcmp(t, "yarn") != 0)
-		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear or yarn", key, t);
+	/* "longrope" (the converter's type for MiniCPM and any TextModel whose config says
+	 * longrope) names the factor tensors, which llama.cpp then picks by context */
+	int longrope = strcmp(t, "longrope") == 0;
+	if (longrope && !(long_t && short_t))
+		return fail(
+		        h, PE_EFORMAT,
+		        "%s: 'longrope' without rope_factors_long/short.weight, which llama.cpp "
+		        "would run as plain RoPE",
+		        key);
+	if (strcmp(t, "none") != 0 && strcmp(t, "linear") != 0 && strcmp(t, "yarn") != 0 &&
+	    !longrope)
+		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear, yarn or longrope", key,
+		            t);
 	/* llama.cpp multiplies freq_scale into the angles of the factor tensors too:
-	 * one spec cannot say both, so a file that has both is refused, not half read */
-	if ((long_t || short_t || freqs_t) && strcmp(t, "none") != 0 && factor != 1)
+	 * one spec cannot say both, so a file that has both is refused, not half read (no
+	 * factor is a scale of 1) */
+	if ((long_t || short_t || freqs_t) && strcmp(t, "none") != 0 && factor != 0 && factor != 1)
 		return fail(h, PE_EFORMAT,
 		            "%s '%s' (factor %.17g) with the per-pair factor tensor %s: llama.cpp "
 		            "would apply both, which posenc does not model",
@@ -720,8 +736,9 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		strbuf_addf(bp, ",scaling=longrope");
 		put_number(bp, "factor", ctx > 0 ? ctx / orig : 1.0);
 		put_number(bp, "original", orig);
-		if (!isnan(attn))
-			put_number(bp, "attention-factor", attn);
+		/* llama-context.cpp: without YaRN the angles are scaled by attn_factor alone,
+		 * 1 when the file has none (MiniCPM's converter writes none) */
+		put_number(bp, "attention-factor", isnan(attn) ? 1.0 : attn);
 		if ((st = put_tensor(h, bp, "rope_factors_long.weight", "long-factor", pairs)) ||
 		    (st = put_tensor(h, bp, "rope_factors_short.weight", "short-factor", pairs)))
 			return st;
@@ -782,7 +799,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	} else if (strcmp(t, "none") == 0) {
 		strbuf_addf(bp, ",scaling=none");
 	} else {
-		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear or yarn", key, t);
+		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear, yarn or longrope", key,
+		            t);
 	}
 	if (bp->failed) {
 		return PE_ENOMEM;
@@ -993,7 +1011,7 @@ static enum pe_status read_alibi(struct gg *h, const struct gguf_arch *a, const 
 		            "ALiBi (and no RoPE): no positional encoding beyond a learned table "
 		            "the file may hold",
 		            h->arch, has_bias ? "0" : "missing", a->name);
-	/* bloom.cpp, refact.cpp, jina-bert-v2.cpp and baichuan.cpp hard-code 8 */
+	/* bloom.cpp, refact.cpp and baichuan.cpp hard-code 8 */
 	if (bias != 8.0)
 		return fail(
 		        h, PE_EUNSUPPORTED,
@@ -1001,8 +1019,9 @@ static enum pe_status read_alibi(struct gg *h, const struct gguf_arch *a, const 
 		        "not %.9g",
 		        h->arch, bias);
 	h->m->n_layers = layers > 0 && layers < 1e6 ? (size_t)layers : 0;
-	/* llama.cpp adds the slope times the key position (BLOOM's form). */
-	char *spec = pe_asprintf("alibi:heads=%.0f,form=official,label=%s", heads, label);
+	/* llama.cpp's mask term is -|i - j| (llama-kv-cache.cpp, llama-graph.cpp), which ggml's
+	 * soft_max multiplies by the head's slope: the paper's -m (i - j), not BLOOM's m j */
+	char *spec = pe_asprintf("alibi:heads=%.0f,form=paper,label=%s", heads, label);
 	if (!spec)
 		return PE_ENOMEM;
 	enum pe_status st = add_group(h->m, "all", spec);

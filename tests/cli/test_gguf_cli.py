@@ -140,6 +140,31 @@ ok(close(got, [1 / (f32(e) * 10000.0 ** (i / 96)) for e, i in zip(long_f, range(
 r, s = summary("gguf:" + phi)
 ok(float(s["all"]["attention_factor"]) == f32(att), "phi3 gguf: its attn_factor (float32)", s)
 
+# MiniCPM4 as conversion/minicpm.py writes it: TextModel's rope.scaling.type "longrope" (no
+# factor, no original length, no attn_factor) beside the two factor tensors. llama.cpp runs
+# the tensors with freq_scale 1 and, without YaRN, attn_factor alone (1 when absent).
+mc_d, mc_base = 128, 10000.0
+mc_long = [1.0 + 0.25 * i for i in range(mc_d // 2)]
+mc_short = [1.0 + 0.02 * i for i in range(mc_d // 2)]
+MC = [("general.architecture", STRING, "minicpm"), ("minicpm.context_length", UINT32, 32768),
+      ("minicpm.embedding_length", UINT32, 4096), ("minicpm.block_count", UINT32, 32),
+      ("minicpm.attention.head_count", UINT32, 32),
+      ("minicpm.rope.freq_base", FLOAT32, mc_base),
+      ("minicpm.rope.scaling.type", STRING, "longrope")]
+MC_T = [("rope_factors_long.weight", [mc_d // 2], mc_long),
+        ("rope_factors_short.weight", [mc_d // 2], mc_short)]
+mc = write("minicpm-longrope", gguf(MC, MC_T))
+r, got = freqs("gguf:" + mc)
+ok(r.rc == 0 and close(got, [1 / (f32(e) * mc_base ** (i / mc_d))
+                             for e, i in zip(mc_short, range(0, mc_d, 2))]),
+   "minicpm gguf with rope.scaling.type longrope: theta_i / short_i within the context", r.err)
+r, s = summary("gguf:" + mc)
+ok(r.rc == 0 and s["all"].get("attention_factor") == "1",
+   "minicpm longrope gguf: attention factor 1 (no attn_factor in the file)", s)
+error_case(EXE, "gguf longrope type without the factor tensors",
+           ["model", "gguf:" + write("longrope-bare", gguf(MC)), "-o", "-"], 1,
+           "'longrope' without rope_factors")
+
 # Gemma 3: local layers at llama.cpp's 10000, global at freq_base with linear 8
 GEMMA3 = [
     ("general.architecture", STRING, "gemma3"),
@@ -177,6 +202,17 @@ bloom = write("bloom", gguf([
 ]))
 r, s = summary("gguf:" + bloom)
 ok(s.get("all", {}).get("heads") == "112", "bloom gguf: ALiBi with 112 heads", s)
+# llama.cpp's kv-cache mask holds -|i - j| for a visible key and ggml's soft_max adds it times
+# the head's slope; head 0's is m0 = 2^(-max_bias / n_head_log2) = 2^(-8/64) (112 heads: the
+# power of two below is 64). bias(i, j) = -m0 (i - j), the paper's form, not BLOOM's m0 j
+r = run(EXE, "bias", "-s", "gguf:" + bloom, "-n", "3", "-o", "-")
+rows = [x for x in csv.reader(io.StringIO(r.text))][1:]
+m0 = 2.0 ** (-8.0 / 64)
+want = {(i, j): (-m0 * (i - j) if j <= i else -math.inf) for i in range(3) for j in range(3)}
+got = {(int(x[1]), int(x[2])): float(x[3]) for x in rows if x[0] == "0"}
+ok(r.rc == 0 and len(got) == 9 and all(abs(got[k] - v) <= 1e-15 or got[k] == v
+                                       for k, v in want.items()),
+   "bloom gguf bias: llama.cpp's -m (i - j) (mask -|i - j| times the slope)", (got, r.err))
 
 # ---- malformed files --------------------------------------------------------------
 good = open(qwen, "rb").read()
@@ -381,7 +417,7 @@ error_case(EXE, "gguf with a key twice (gguf.cpp refuses it)",
 bad_type = write("badtype", gguf(LLAMA_KV + [("llama.rope.scaling.type", STRING, "frob")],
                                  FREQS))
 error_case(EXE, "gguf scaling type checked beside rope_freqs",
-           ["model", "gguf:" + bad_type, "-o", "-"], 1, "'frob' is not none, linear or yarn")
+           ["model", "gguf:" + bad_type, "-o", "-"], 1, "'frob' is not none, linear, yarn or longrope")
 both = write("both", gguf(LLAMA_KV + [("llama.rope.scaling.type", STRING, "linear"),
                                       ("llama.rope.scaling.factor", FLOAT32, 4.0)], FREQS))
 error_case(EXE, "gguf linear scaling with rope_freqs (llama.cpp applies both)",
@@ -880,15 +916,27 @@ error_case(EXE, "maple gguf without its sliding_window_pattern",
 r, s = rule("plamo", 2, [("rope.dimension_count", UINT32, 64)])
 ok(r.rc == 0 and s.get("all", {}).get("rotary_dim") == "128",
    "plamo gguf: plamo.cpp rotates the whole head whatever rope.dimension_count says", s)
+# talkie.cpp passes hparams.rope_type, which llama_model_rope_type lists with the NEOX
+# architectures: pairs (i, i + d/2)
+r, s = rule("talkie", 2)
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "half",
+   "talkie gguf: llama.cpp's NEOX pairing (half), not NORM", s)
 error_case(EXE, "llama gguf with rope.dimension_count below the head (llama.cpp: invalid n_rot)",
            ["model", "gguf:" + arch_file("llama", 2, [("llama.rope.dimension_count", UINT32,
                                                        64)], name="llama-nrot"), "-o", "-"], 1,
            "invalid n_rot")
 # ALiBi: mpt.cpp and jais.cpp read attention.max_alibi_bias (0 or absent: none); bloom,
-# refact, jina-bert-v2 and baichuan hard-code 8 whatever the file holds
+# refact and baichuan hard-code 8 whatever the file holds
 error_case(EXE, "mpt gguf without max_alibi_bias (no ALiBi in llama.cpp's graph)",
            ["model", "gguf:" + arch_file("mpt", 2, name="mpt-nobias"), "-o", "-"], 1,
            "has no ALiBi")
+# jina-bert-v2: bert.cpp's graph without a causal mask (the converter writes
+# causal_attention false) and the mask's ALiBi term -|i - j|: symmetric, not posenc's causal
+# ALiBi, so refused as the config.json reader refuses JinaBERT's
+error_case(EXE, "jina-bert-v2 gguf refused (symmetric ALiBi in an encoder)",
+           ["model", "gguf:" + arch_file("jina-bert-v2", 4, [("jina-bert-v2.attention.causal",
+                                                               BOOL, False)]), "-o", "-"], 1,
+           "symmetric ALiBi")
 r, s = rule("refact", 2, [("attention.max_alibi_bias", FLOAT32, 4.0)])
 ok(r.rc == 0 and s.get("all", {}).get("spec", "").startswith("alibi heads=8"),
    "refact gguf: ALiBi of max bias 8 (refact.cpp sets it)", s)
