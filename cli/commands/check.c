@@ -15,6 +15,7 @@
 #include "shared/costs.h"
 #include "shared/memio.h"
 #include "shared/output.h"
+#include "shared/position_ids.h"
 #include "shared/vectors.h"
 
 enum { OPT_AGAINST = CLI_OPT_COMMAND, OPT_WHAT, OPT_TOL, OPT_PRECISION, OPT_VECTOR, OPT_ENGINE };
@@ -53,8 +54,8 @@ static const char help[] =
         "positions for the (t,h,w) ids; two at once if need be.\n"
         "\n"
         "M-RoPE: row r is token P + r; each pair turns with its axis's id, laid out by the\n"
-        "spec's text/frames/height/width keys (get_rope_index); every kind and precision\n"
-        "below applies, each axis computed as plain RoPE.\n"
+        "spec's text/frames/height/width keys (get_rope_index) or read from --position-ids\n"
+        "FILE; every kind and precision below applies, each axis computed as plain RoPE.\n"
         "\n"
         "Kinds (--what KIND[:full|pairs|alternate]; recognised from the shape and values when\n"
         "not given):\n"
@@ -410,14 +411,19 @@ struct check_notes {
 	int rounded;
 	double exact_err;    /* rounded: the largest error against the exact values */
 	enum pe_float store; /* the dump's storage precision (EXACT: not known) */
+	const char *ids;     /* M-RoPE: the --position-ids file, or NULL */
 };
 
 /* M-RoPE: where the tokens' (t, h, w) ids come from, after the positions line. */
 static void mrope_ids_text(FILE *out, const struct pe_scheme *s, const struct check_notes *n)
 {
 	const unsigned *g = s->mrope_grid;
-	(void)n;
-	if (g[0])
+	if (n->ids) {
+		char *shown = cli_escape(n->ids);
+		fprintf(out, " (tokens; M-RoPE ids (t,h,w) from the rows of %s)",
+		        shown ? shown : "?");
+		free(shown);
+	} else if (g[0])
 		fprintf(out,
 		        " (tokens; M-RoPE ids (t,h,w) of %u text tokens, a %ux%ux%u grid, then "
 		        "text, as get_rope_index numbers them)",
@@ -742,7 +748,11 @@ int cmd_check(int argc, char **argv)
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
 	enum pe_float store;
-	rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store);
+	size_t nids = 0;
+	if (o.position_ids)
+		rc = cli_position_ids_apply(&o, schemes[0], &nids);
+	if (!rc)
+		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store);
 	if (!rc) {
 		size_t row, col;
 		for (row = 0; row < dump->rows && !a.has_nan; row++)
@@ -764,6 +774,13 @@ int cmd_check(int argc, char **argv)
 		        "option '--start': positions from %llu over the dump's %zu rows "
 		        "pass 2^53 (%.0f), the last exact position",
 		        (unsigned long long)o.start, dump->rows, PE_POSITION_MAX);
+	/* every row a token of the file (a column of frequencies has no tokens) */
+	int freq_column =
+	        dump && dump->cols == 1 && (a.kind == PE_CHECK_AUTO || a.kind == PE_CHECK_INV_FREQ);
+	if (!rc && nids && !freq_column && (o.start >= nids || dump->rows > nids - o.start))
+		rc = cli_usage_error("option '--position-ids': the dump's %zu rows from token %llu "
+		                     "pass the %zu tokens of '%s'",
+		                     dump->rows, (unsigned long long)o.start, nids, o.position_ids);
 	if (rc) {
 		pe_matrix_destroy(dump);
 		cli_schemes_free(schemes, count);
@@ -811,8 +828,8 @@ int cmd_check(int argc, char **argv)
 		rc = cli_error("'%s': %s", a.against, err ? err : pe_status_str(st));
 	free(err);
 	err = NULL;
-	struct check_notes notes = {engine_note, length0 == 0 ? s->scaling.length : 0, 0, NAN,
-	                            store};
+	struct check_notes notes = {
+	        engine_note, length0 == 0 ? s->scaling.length : 0, 0, NAN, store, o.position_ids};
 	/*
 	 * The default for a float32/bfloat16 dump: judged at its own precision. If it
 	 * disagrees with the exact values but matches a float32 computation of the spec,
