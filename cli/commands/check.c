@@ -15,6 +15,7 @@
 #include "shared/costs.h"
 #include "shared/memio.h"
 #include "shared/output.h"
+#include "shared/position_ids.h"
 #include "shared/vectors.h"
 
 enum { OPT_AGAINST = CLI_OPT_COMMAND, OPT_WHAT, OPT_TOL, OPT_PRECISION, OPT_VECTOR, OPT_ENGINE };
@@ -49,7 +50,13 @@ static const char help[] =
         "truncated, LongRoPE's other factors, vLLM's fixed dynamic NTK and YaRN attention\n"
         "factors), or a porting mistake (RoPE applied twice, bfloat16 positions or\n"
         "inv_freq, positions restarting per chunk, pairs that never turn, a fast sin/cos\n"
-        "past its range); two at once if need be.\n"
+        "past its range), and for M-RoPE (mrope specs) the pairs on other axes (Qwen2-VL's\n"
+        "sections for Qwen3-VL's interleaving or back, other sections, fitted) or 1-D\n"
+        "positions for the (t,h,w) ids; two at once if need be.\n"
+        "\n"
+        "M-RoPE: row r is token P + r; each pair turns with its axis's id, laid out by the\n"
+        "spec's text/frames/height/width keys (get_rope_index) or read from --position-ids\n"
+        "FILE; every kind and precision below applies, each axis computed as plain RoPE.\n"
         "\n"
         "Kinds (--what KIND[:full|pairs|alternate]; recognised from the shape and values when\n"
         "not given):\n"
@@ -63,7 +70,8 @@ static const char help[] =
         "             view_as_real(freqs_cis))\n"
         "  rotated    a vector rotated to each position: all ones (posenc encode --view\n"
         "             rotated; apply_rotary_pos_emb on a tensor of ones) or --vector FILE\n"
-        "  table      the encoding itself, for schemes other than rope\n"
+        "  table      the encoding itself, for schemes other than rope (mrope's table is its\n"
+        "             rotated all-ones vector, read as rotated)\n"
         "cos and sin carry the scaling's attention factor, as Hugging Face's caches do.\n"
         "Dynamic NTK and LongRoPE are evaluated at the dump's sequence length (its largest\n"
         "position + 1), as encode does, unless the spec gives length= or --engine says\n"
@@ -366,6 +374,12 @@ static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, 
 	case PE_MISTAKE_ZERO_FREQ:
 		snprintf(buf, cap, "%g pairs still", d->value);
 		break;
+	case PE_MISTAKE_MROPE_AXES:
+		snprintf(buf, cap, "M-RoPE %s", d->value != 0 ? "interleaved" : "sections");
+		break;
+	case PE_MISTAKE_MROPE_SEQUENTIAL:
+		snprintf(buf, cap, "1-D positions");
+		break;
 	default:
 		snprintf(buf, cap, "precision %s", pe_precision_name(d->prec, p, sizeof(p)));
 		return buf;
@@ -398,7 +412,26 @@ struct check_notes {
 	int rounded;
 	double exact_err;    /* rounded: the largest error against the exact values */
 	enum pe_float store; /* the dump's storage precision (EXACT: not known) */
+	const char *ids;     /* M-RoPE: the --position-ids file, or NULL */
 };
+
+/* M-RoPE: where the tokens' (t, h, w) ids come from, after the positions line. */
+static void mrope_ids_text(FILE *out, const struct pe_scheme *s, const struct check_notes *n)
+{
+	const unsigned *g = s->mrope_grid;
+	if (n->ids) {
+		char *shown = cli_escape(n->ids);
+		fprintf(out, " (tokens; M-RoPE ids (t,h,w) from the rows of %s)",
+		        shown ? shown : "?");
+		free(shown);
+	} else if (g[0])
+		fprintf(out,
+		        " (tokens; M-RoPE ids (t,h,w) of %u text tokens, a %ux%ux%u grid, then "
+		        "text, as get_rope_index numbers them)",
+		        s->mrope_text, g[0], g[1], g[2]);
+	else
+		fprintf(out, " (text: t = h = w = token)");
+}
 
 static const char *storage_name(enum pe_float f)
 {
@@ -421,9 +454,13 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	                ? " (recognised from its shape and values: it holds sin; if it is meant "
 	                  "to hold cos, cos and sin are swapped)"
 	                : " (recognised from its shape and values)");
-	if (r->form.kind != PE_CHECK_INV_FREQ)
-		fprintf(out, "positions:      %llu..%llu\n", (unsigned long long)start,
+	if (r->form.kind != PE_CHECK_INV_FREQ) {
+		fprintf(out, "positions:      %llu..%llu", (unsigned long long)start,
 		        (unsigned long long)(start + r->rows - 1));
+		if (strcmp(pe_scheme_name(s), "mrope") == 0)
+			mrope_ids_text(out, s, n);
+		fputc('\n', out);
+	}
 	fprintf(out, "reference:      %s, d=%zu, %s\n", s->canonical, r->form.d,
 	        a->have_prec ? pe_precision_name(a->prec, p, sizeof(p)) : "exact");
 	if (r->path)
@@ -712,7 +749,11 @@ int cmd_check(int argc, char **argv)
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
 	enum pe_float store;
-	rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store);
+	size_t nids = 0;
+	if (o.position_ids)
+		rc = cli_position_ids_apply(&o, schemes[0], &nids);
+	if (!rc)
+		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store);
 	if (!rc) {
 		size_t row, col;
 		for (row = 0; row < dump->rows && !a.has_nan; row++)
@@ -734,6 +775,13 @@ int cmd_check(int argc, char **argv)
 		        "option '--start': positions from %llu over the dump's %zu rows "
 		        "pass 2^53 (%.0f), the last exact position",
 		        (unsigned long long)o.start, dump->rows, PE_POSITION_MAX);
+	/* every row a token of the file (a column of frequencies has no tokens) */
+	int freq_column =
+	        dump && dump->cols == 1 && (a.kind == PE_CHECK_AUTO || a.kind == PE_CHECK_INV_FREQ);
+	if (!rc && nids && !freq_column && (o.start >= nids || dump->rows > nids - o.start))
+		rc = cli_usage_error("option '--position-ids': the dump's %zu rows from token %llu "
+		                     "pass the %zu tokens of '%s'",
+		                     dump->rows, (unsigned long long)o.start, nids, o.position_ids);
 	if (rc) {
 		pe_matrix_destroy(dump);
 		cli_schemes_free(schemes, count);
@@ -781,8 +829,8 @@ int cmd_check(int argc, char **argv)
 		rc = cli_error("'%s': %s", a.against, err ? err : pe_status_str(st));
 	free(err);
 	err = NULL;
-	struct check_notes notes = {engine_note, length0 == 0 ? s->scaling.length : 0, 0, NAN,
-	                            store};
+	struct check_notes notes = {
+	        engine_note, length0 == 0 ? s->scaling.length : 0, 0, NAN, store, o.position_ids};
 	/*
 	 * The default for a float32/bfloat16 dump: judged at its own precision. If it
 	 * disagrees with the exact values but matches a float32 computation of the spec,
@@ -790,7 +838,7 @@ int cmd_check(int argc, char **argv)
 	 */
 	if (!rc && !r->agree && !a.have_prec && isnan(a.tol) &&
 	    (store == PE_FLOAT_F32 || store == PE_FLOAT_BF16 || store == PE_FLOAT_F16) &&
-	    pe_scheme_has(s, PE_CAP_SCALING)) {
+	    pe_check_has_model(s)) {
 		struct pe_check_options c2 = co;
 		struct pe_check_result *r2 = NULL;
 		c2.prec = (struct pe_precision){PE_FLOAT_F32, store};
@@ -826,13 +874,13 @@ int cmd_check(int argc, char **argv)
 		tol = storage_tol(store);
 	}
 	/*
-	 * Tables of other schemes (M-RoPE, sinusoidal) have no float32 model: their float32
+	 * Tables of other schemes (sinusoidal, learned) have no float32 model: their float32
 	 * rounding is bounded by 8 ulps of the largest angle, the largest position (every
 	 * frequency is at most 1), plus the storage's half ulp.
 	 */
 	if (!rc && !r->agree && !a.have_prec && isnan(a.tol) &&
 	    (store == PE_FLOAT_F32 || store == PE_FLOAT_BF16 || store == PE_FLOAT_F16) &&
-	    !pe_scheme_has(s, PE_CAP_SCALING)) {
+	    !pe_check_has_model(s)) {
 		double last = (double)o.start + (double)r->rows;
 		double bound = 8 * ldexp(1, -24) * last + own_precision_tol(store) / 2;
 		if (store == PE_FLOAT_F32)

@@ -584,8 +584,8 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 /* --position-ids feeds the commands that encode positions, and no other. */
 static int position_ids_taker(void)
 {
-	static const char *const takers[] = {"encode",  "distance", "corr",    "profile",
-	                                     "scatter", "decay",    "compare", "report"};
+	static const char *const takers[] = {"encode", "distance", "corr",   "profile", "scatter",
+	                                     "decay",  "compare",  "report", "check"};
 	for (size_t i = 0; cli_command_name && i < sizeof(takers) / sizeof(takers[0]); i++)
 		if (strcmp(cli_command_name, takers[i]) == 0)
 			return 1;
@@ -597,7 +597,8 @@ static int check_position_ids(const struct cli_common *o)
 	if (!o->position_ids || !cli_command_name || position_ids_taker())
 		return 0;
 	return cli_usage_error("option '--position-ids': '%s' does not encode positions (encode, "
-	                       "distance, corr, profile, scatter, decay, compare and report do)",
+	                       "distance, corr, profile, scatter, decay, compare, report and "
+	                       "check do)",
 	                       cli_command_name);
 }
 

@@ -67,16 +67,19 @@ static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matr
 	enum pe_status st = PE_OK;
 	/*
 	 * The spec's layout, the other, and for cos-sin caches also sin before cos; each
-	 * with the spec's scaling, without it, and (LongRoPE) with the other factor list, so
-	 * that a dump with one of those mistakes is still read as what it is.
+	 * with the spec's scaling, without it, and (LongRoPE) with the other factor list,
+	 * and M-RoPE with its ids or 1-D positions (pair 0 turns with t), so that a dump
+	 * with one of those mistakes is still read as what it is.
 	 */
 	int variants = s->scaling.type == PE_ROPE_SCALING_NONE       ? 1
 	               : s->scaling.type == PE_ROPE_SCALING_LONGROPE ? 3
 	                                                             : 2;
+	int ids = check_is_mrope(s) ? 2 : 1;
 	struct pe_rope_scaling_params spec_scaling = h.scaling;
-	for (int k = 0; k < 4 * variants && st == PE_OK; k++) {
-		int swap = k % 4, variant = k / 4;
+	for (int k = 0; k < 4 * variants * ids && st == PE_OK; k++) {
+		int swap = k % 4, variant = k / 4 % variants;
 		struct check_model m;
+		h.sequential = k / (4 * variants);
 		if (swap >= 2 && f->kind != PE_CHECK_COS_SIN)
 			continue;
 		h.scaling = spec_scaling;
@@ -115,7 +118,7 @@ static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matr
 		v /= (double)nidx;
 		if (v < *score)
 			*score = v;
-		if (!pe_scheme_has(s, PE_CAP_SCALING))
+		if (!pe_check_has_model(s))
 			break;
 	}
 	free(col_ss);
@@ -147,12 +150,12 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 			           s->canonical);
 		return PE_EUNSUPPORTED;
 	}
-	if (!pe_scheme_has(s, PE_CAP_SCALING) && opt->kind != PE_CHECK_AUTO &&
-	    opt->kind != PE_CHECK_TABLE) {
+	if (!pe_check_has_model(s) && opt->kind != PE_CHECK_AUTO && opt->kind != PE_CHECK_TABLE) {
 		if (err)
-			*err = msg("a %s dump needs a rope scheme; '%s' has only its table "
-			           "(--what table)",
-			           pe_check_kind_name(opt->kind), s->canonical);
+			*err = msg(
+			        "a %s dump needs a rope or mrope scheme; '%s' has only its table "
+			        "(--what table)",
+			        pe_check_kind_name(opt->kind), s->canonical);
 		return PE_EUNSUPPORTED;
 	}
 	struct pe_check_form forms[MAX_FORMS];

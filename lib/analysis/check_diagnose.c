@@ -21,6 +21,7 @@
 #include <posenc/rope.h>
 
 #include "analysis/check_internal.h"
+#include "scheme/encode_internal.h"
 
 #define MAX_HYP    128
 #define SCORE_MAX  2048
@@ -46,8 +47,10 @@ struct ctx {
 	int param;             /* 0: base, 1: factor */
 	const size_t *fit_idx; /* rows for check_fit_last_bits() */
 	size_t nfit;
-	unsigned char *zero; /* pairs that do not turn in the dump (owned) */
-	int cuda;            /* vLLM's GPU path differs from its CPU path for this spec */
+	unsigned char *zero;     /* pairs that do not turn in the dump (owned) */
+	int cuda;                /* vLLM's GPU path differs from its CPU path for this spec */
+	const size_t *score_idx; /* the rows hypotheses are scored on */
+	size_t nscore;
 };
 
 static const char *long_name(enum pe_float f)
@@ -105,7 +108,7 @@ static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const s
 {
 	enum pe_status rc = eval(c, h, idx, nidx, st, ss);
 	enum pe_float S = c->opt->dump_store;
-	if (rc != PE_OK || !pe_scheme_has(c->s, PE_CAP_SCALING) ||
+	if (rc != PE_OK || !pe_check_has_model(c->s) ||
 	    (h->prec.compute != PE_FLOAT_EXACT && h->prec.compute != PE_FLOAT_F64) ||
 	    (S != PE_FLOAT_F32 && S != PE_FLOAT_BF16 && S != PE_FLOAT_F16))
 		return rc;
@@ -352,6 +355,221 @@ static enum pe_status restart_period(const struct ctx *c, const struct check_hyp
 	return rc;
 }
 
+/* How M-RoPE's pairs take axes: "in sections 16/24/24 (...)", "interleaved 24/20/20 (...)". */
+static void mrope_text(const unsigned p[3], int interleaved, char *buf, size_t cap)
+{
+	if (interleaved)
+		snprintf(buf, cap,
+		         "interleaved %u/%u/%u (pair i on h when i %% 3 == 1 and i < %u, on w when "
+		         "i %% 3 == 2 and i < %u, else on t)",
+		         p[0], p[1], p[2], 3 * p[1], 3 * p[2]);
+	else
+		snprintf(
+		        buf, cap,
+		        "in sections %u/%u/%u (the first %u pairs on t, the next %u on h, the last "
+		        "%u on w)",
+		        p[0], p[1], p[2], p[0], p[1], p[2]);
+}
+
+/* The reference code of each assignment. */
+static const char *mrope_source(int interleaved)
+{
+	return interleaved ? "Qwen3-VL's apply_interleaved_mrope"
+	                   : "Qwen2-VL's mrope_section split (apply_multimodal_rotary_pos_emb)";
+}
+
+/* Whether two assignments put every one of @h pairs on the same axis. */
+static int same_axes(const unsigned a[3], int ai, const unsigned b[3], int bi, size_t h)
+{
+	for (size_t i = 0; i < h; i++)
+		if (pe_mrope_axis(a, ai, i) != pe_mrope_axis(b, bi, i))
+			return 0;
+	return 1;
+}
+
+/*
+ * The squared error of each of the @h pairs with its columns turned by
+ * each axis in turn (@e: 3 x h, axis by axis), on the score rows.
+ */
+static enum pe_status axis_errors(const struct ctx *c, const struct check_hyp *ref, size_t h,
+                                  double *e)
+{
+	const struct pe_check_form *f = c->f;
+	double *col = malloc(f->cols * sizeof(*col));
+	if (!col)
+		return PE_ENOMEM;
+	enum pe_status rc = PE_OK;
+	for (size_t i = 0; i < 3 * h; i++)
+		e[i] = 0;
+	for (int a = 0; a < 3 && rc == PE_OK; a++) {
+		struct check_hyp x = *ref;
+		struct check_model m;
+		x.mrope_interleaved = 0;
+		x.mrope_pairs[0] = x.mrope_pairs[1] = x.mrope_pairs[2] = 0;
+		x.mrope_pairs[a] = (unsigned)h;
+		rc = check_model_build(c->s, f->d, &x, &m);
+		if (rc != PE_OK)
+			break;
+		rc = check_column_errors(&m, f, c->dump, c->opt, c->score_idx, c->nscore, col);
+		for (size_t j = 0; j < f->cols && rc == PE_OK; j++) {
+			size_t p = check_column_pair(f, &m, j);
+			if (p < h)
+				e[(size_t)a * h + p] += col[j];
+		}
+		check_model_free(&m);
+	}
+	free(col);
+	return rc;
+}
+
+/*
+ * The sections whose assignment (@interleaved or not) puts each pair on the
+ * axis that fits it best (@e from axis_errors()), the one nearest @spec
+ * among those within rounding of the best.
+ */
+static void fit_sections(const double *e, size_t h, int interleaved, const unsigned spec[3],
+                         unsigned out[3])
+{
+	const double *e0 = e, *e1 = e + h, *e2 = e + 2 * h;
+	double *A = malloc(2 * (h + 1) * sizeof(*A)), total = 0;
+	if (!A) {
+		memcpy(out, spec, 3 * sizeof(*out));
+		return;
+	}
+	double *B = A + h + 1;
+	/*
+	 * Sections: A, B prefix sums of e1 - e0 and e2 - e0, so that t pairs on t,
+	 * then hh on h, the rest on w cost sum(e0) + A[t+hh] - A[t] + B[h] - B[t+hh]
+	 * (the sums of the errors on the axes chosen).
+	 * Interleaved: the pairs i % 3 == 1 below 3 hh move from t to h, those with
+	 * i % 3 == 2 below 3 ww to w; A[k], B[k] are the changes for k of each.
+	 */
+	A[0] = B[0] = 0;
+	for (size_t k = 1; k <= h; k++) {
+		total += e0[k - 1] + e1[k - 1] + e2[k - 1];
+		if (!interleaved) {
+			A[k] = A[k - 1] + e1[k - 1] - e0[k - 1];
+			B[k] = B[k - 1] + e2[k - 1] - e0[k - 1];
+		} else {
+			size_t ih = 3 * k - 2, iw = 3 * k - 1;
+			A[k] = A[k - 1] + (ih < h ? e1[ih] - e0[ih] : 0);
+			B[k] = B[k - 1] + (iw < h ? e2[iw] - e0[iw] : 0);
+		}
+	}
+	double best = INFINITY, all_t = 0;
+	for (size_t i = 0; i < h; i++)
+		all_t += e0[i];
+	for (int pass = 0; pass < 2; pass++) {
+		double tol = 1e-3 * fabs(best) + 1e-12 * total;
+		long near = -1;
+		for (size_t x = 0; x <= h; x++)
+			for (size_t y = 0; x + y <= h; y++) {
+				/* sections: x pairs on t, y on h; interleaved: x on h, y on w */
+				double cost =
+				        all_t + (!interleaved ? A[x + y] - A[x] + B[h] - B[x + y]
+				                              : A[x] + B[y]);
+				unsigned p[3] = {(unsigned)x, (unsigned)y, (unsigned)(h - x - y)};
+				if (interleaved) {
+					p[0] = (unsigned)(h - x - y);
+					p[1] = (unsigned)x;
+					p[2] = (unsigned)y;
+				}
+				if (pass == 0) {
+					best = fmin(best, cost);
+					continue;
+				}
+				long dist = labs((long)p[0] - (long)spec[0]) +
+				            labs((long)p[1] - (long)spec[1]) +
+				            labs((long)p[2] - (long)spec[2]);
+				if (cost <= best + tol && (near < 0 || dist < near)) {
+					near = dist;
+					memcpy(out, p, sizeof(p));
+				}
+			}
+	}
+	free(A);
+}
+
+/*
+ * M-RoPE's own mistakes: the other assignment of pairs to axes (Qwen2-VL's
+ * sections for Qwen3-VL's interleaving, or back), other sections (fitted
+ * from each pair's best axis), and 1-D positions where the tokens have
+ * (t, h, w) ids.
+ */
+static enum pe_status mrope_hypotheses(struct ctx *c, const struct check_hyp *ref, size_t h,
+                                       struct hyp *list, size_t *n)
+{
+	struct hyp *x;
+	char was[160], now[160];
+	/* whether the ids differ from the token index, and from each other */
+	int moved = 0, apart = 0;
+	for (size_t k = 0; k < c->nscore && !apart; k++) {
+		uint64_t q = c->opt->start + c->score_idx[k];
+		double id[3];
+		if (pe_mrope_position(c->s, q, id) != PE_OK)
+			continue;
+		moved |= id[0] != (double)q || id[1] != (double)q || id[2] != (double)q;
+		apart |= id[0] != id[1] || id[0] != id[2];
+	}
+	struct check_hyp seq = *ref;
+	seq.sequential = 1;
+	if (moved && (x = add(list, n, &seq, PE_MISTAKE_MROPE_SEQUENTIAL, 0)))
+		snprintf(x->text, sizeof(x->text),
+		         "1-D positions for M-RoPE: every token at t = h = w = its index, where "
+		         "the image and video tokens have their own (t, h, w) ids (position_ids "
+		         "not from get_rope_index, or the text-only path taken)");
+	if (!apart)
+		return PE_OK; /* t = h = w on every row: any assignment gives the same table */
+	mrope_text(ref->mrope_pairs, ref->mrope_interleaved, was, sizeof(was));
+	struct check_hyp other = *ref;
+	other.mrope_interleaved = !ref->mrope_interleaved;
+	int differs = !same_axes(ref->mrope_pairs, ref->mrope_interleaved, other.mrope_pairs,
+	                         other.mrope_interleaved, h);
+	if (differs && (x = add(list, n, &other, PE_MISTAKE_MROPE_AXES, other.mrope_interleaved))) {
+		mrope_text(other.mrope_pairs, other.mrope_interleaved, now, sizeof(now));
+		snprintf(x->text, sizeof(x->text),
+		         "M-RoPE pairs %s as %s has them, instead of %s (%s)", now,
+		         mrope_source(other.mrope_interleaved), was,
+		         mrope_source(ref->mrope_interleaved));
+	}
+	double *e = malloc(3 * h * sizeof(*e));
+	if (!e)
+		return PE_ENOMEM;
+	enum pe_status rc = axis_errors(c, ref, h, e);
+	struct check_hyp first = *ref; /* the fit in the spec's mode */
+	for (int mode = 0; mode < 2 && rc == PE_OK; mode++) {
+		int inter = mode == 0 ? ref->mrope_interleaved : !ref->mrope_interleaved;
+		struct check_hyp fitted = *ref;
+		fitted.mrope_interleaved = inter;
+		fit_sections(e, h, inter, ref->mrope_pairs, fitted.mrope_pairs);
+		/* the assignments listed already */
+		if (same_axes(fitted.mrope_pairs, inter, ref->mrope_pairs, ref->mrope_interleaved,
+		              h) ||
+		    same_axes(fitted.mrope_pairs, inter, other.mrope_pairs, other.mrope_interleaved,
+		              h) ||
+		    (mode == 1 && same_axes(fitted.mrope_pairs, inter, first.mrope_pairs,
+		                            first.mrope_interleaved, h)))
+			continue;
+		if (mode == 0)
+			first = fitted;
+		if ((x = add(list, n, &fitted, PE_MISTAKE_MROPE_AXES, inter))) {
+			mrope_text(fitted.mrope_pairs, inter, now, sizeof(now));
+			if (inter == ref->mrope_interleaved)
+				snprintf(x->text, sizeof(x->text),
+				         "M-RoPE pairs %s (fitted pair by pair) instead of %s", now,
+				         was);
+			else
+				snprintf(x->text, sizeof(x->text),
+				         "M-RoPE pairs %s (fitted pair by pair; %s) instead of %s "
+				         "(%s)",
+				         now, mrope_source(inter), was,
+				         mrope_source(ref->mrope_interleaved));
+		}
+	}
+	free(e);
+	return rc;
+}
+
 /* Builds the hypotheses; fits happen here. */
 static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, struct hyp *list,
                             size_t *n)
@@ -374,7 +592,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 
 	/* reduced precision */
 	static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16", "f16"};
-	int rope = pe_scheme_has(s, PE_CAP_SCALING);
+	int rope = pe_check_has_model(s), mrope = check_is_mrope(s);
 	for (size_t i = 0; rope && i < sizeof(precs) / sizeof(*precs); i++) {
 		struct check_hyp h = ref;
 		pe_precision_parse(precs[i], &h.prec);
@@ -433,6 +651,12 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			snprintf(x->text, sizeof(x->text), "the %s instead of the spec's %s",
 			         layout_text(h.layout), layout_text(ref.layout));
 	}
+	/* M-RoPE: the pairs on other axes, 1-D positions for the ids */
+	if (mrope && positional) {
+		rc = mrope_hypotheses(c, &ref, d_rot / 2, list, n);
+		if (rc != PE_OK)
+			return rc;
+	}
 	/* cos and sin swapped */
 	if (rope && f->kind == PE_CHECK_COS_SIN) {
 		struct check_hyp h = ref;
@@ -470,7 +694,11 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			continue;
 		struct check_hyp h = ref;
 		h.offset = k;
-		if ((x = add(list, n, &h, PE_MISTAKE_OFFSET, k)))
+		if ((x = add(list, n, &h, PE_MISTAKE_OFFSET, k)) && mrope)
+			snprintf(x->text, sizeof(x->text),
+			         "position ids off by %+d: every (t, h, w) id of every token %c %d",
+			         k, k < 0 ? '-' : '+', abs(k));
+		else if (x)
 			snprintf(x->text, sizeof(x->text),
 			         "positions off by %+d: row r holds position %llu + r %c %d", k,
 			         (unsigned long long)c->opt->start, k < 0 ? '-' : '+', abs(k));
@@ -696,7 +924,8 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	}
 	/* positions restarting at 0 at a period the loop above does not try */
 	double period = 0;
-	if (rope && positional) {
+	/* M-RoPE: a token's ids are not its index, which the search below takes them for */
+	if (rope && positional && !mrope) {
 		rc = restart_period(c, &ref, &period);
 		if (rc != PE_OK)
 			return rc;
@@ -919,6 +1148,13 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 		h->offset = other->offset;
 	if (other->swap_cs != ref->swap_cs)
 		h->swap_cs = other->swap_cs;
+	if (other->mrope_interleaved != ref->mrope_interleaved ||
+	    memcmp(other->mrope_pairs, ref->mrope_pairs, sizeof(ref->mrope_pairs)) != 0) {
+		h->mrope_interleaved = other->mrope_interleaved;
+		memcpy(h->mrope_pairs, other->mrope_pairs, sizeof(h->mrope_pairs));
+	}
+	if (other->sequential != ref->sequential)
+		h->sequential = other->sequential;
 }
 
 /*
@@ -955,10 +1191,10 @@ static enum pe_status fast_sincos_range(const struct ctx *c, const struct check_
 		double good_max = 0;
 		for (size_t k = 0; k < nidx && rc == PE_OK; k++) {
 			size_t r = idx[k];
-			double pos = (double)c->opt->start + (double)r;
 			rc = check_expected_row(&m, f, c->opt->start, r, c->opt->vector, work,
 			                        want);
-			pe_rope_model_pairs(&m.rope, pos, ang, cs, sn);
+			if (rc == PE_OK)
+				rc = check_model_pairs(&m, c->opt->start, r, ang, cs, sn, work);
 			const double *got = c->dump->data + r * c->dump->cols;
 			for (size_t j = 0; j < f->cols; j++) {
 				size_t pr = check_column_pair(f, &m, j);
@@ -1018,7 +1254,9 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	size_t n = 0;
 	struct check_hyp ref0;
 	check_hyp_reference(s, opt, &ref0);
-	c.cuda = pe_scheme_has(s, PE_CAP_SCALING) && check_cuda_differs(s, r->form.d, &ref0);
+	c.cuda = pe_check_has_model(s) && check_cuda_differs(s, r->form.d, &ref0);
+	c.score_idx = score_idx;
+	c.nscore = nscore;
 	c.zero = calloc(dump->cols + 1, 1);
 	enum pe_status rc = c.zero ? build(&c, fit_idx, nfit, list, &n) : PE_ENOMEM;
 	struct check_hyp ref;
@@ -1055,7 +1293,8 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			if ((k == PE_MISTAKE_LAYOUT || k == PE_MISTAKE_SWAPPED ||
 			     k == PE_MISTAKE_NO_SCALING || k == PE_MISTAKE_DOUBLE ||
 			     k == PE_MISTAKE_TRUNCATE || k == PE_MISTAKE_REGIME ||
-			     k == PE_MISTAKE_ZERO_FREQ) &&
+			     k == PE_MISTAKE_ZERO_FREQ || k == PE_MISTAKE_MROPE_AXES ||
+			     k == PE_MISTAKE_MROPE_SEQUENTIAL) &&
 			    isfinite(list[i].err))
 				top[nt++] = i;
 		}
@@ -1107,7 +1346,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 		}
 	}
 	/* nothing explains it: sin and cos wrong past some angle only? */
-	if (rc == PE_OK && (!win || partial) && pe_scheme_has(s, PE_CAP_SCALING)) {
+	if (rc == PE_OK && (!win || partial) && pe_check_has_model(s)) {
 		double range, share;
 		rc = fast_sincos_range(&c, &ref, score_idx, nscore, &range, &share);
 		if (rc == PE_OK && range > 0 && share >= 0.25) {
@@ -1189,8 +1428,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			                                               : "");
 			dg->with_prec = 1;
 			dg->prec = win->h.prec;
-		} else if (win->mistake != PE_MISTAKE_PRECISION &&
-		           pe_scheme_has(s, PE_CAP_SCALING)) {
+		} else if (win->mistake != PE_MISTAKE_PRECISION && pe_check_has_model(s)) {
 			static const char *const precs[] = {"f32", "f32/bf16", "f32/f16", "bf16",
 			                                    "f16"};
 			struct check_hyp base_h = best;

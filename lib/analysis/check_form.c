@@ -11,6 +11,7 @@
 
 #include "analysis/check_internal.h"
 #include "analysis/precision_internal.h"
+#include "scheme/encode_internal.h"
 
 static const char *const kind_names[] = {"auto", "inv-freq", "angle",   "cos",
                                          "sin",  "cos-sin",  "rotated", "table"};
@@ -45,6 +46,16 @@ enum pe_status pe_check_kind_parse(const char *text, enum pe_check_kind *kind,
 	return PE_OK;
 }
 
+int check_is_mrope(const struct pe_scheme *s)
+{
+	return strcmp(pe_scheme_name(s), "mrope") == 0;
+}
+
+int pe_check_has_model(const struct pe_scheme *s)
+{
+	return s && (pe_scheme_has(s, PE_CAP_SCALING) || check_is_mrope(s));
+}
+
 void check_hyp_reference(const struct pe_scheme *s, const struct pe_check_options *opt,
                          struct check_hyp *h)
 {
@@ -53,6 +64,8 @@ void check_hyp_reference(const struct pe_scheme *s, const struct pe_check_option
 	h->layout = s->layout;
 	h->prec = opt->prec;
 	h->att = NAN;
+	memcpy(h->mrope_pairs, s->mrope_pairs, sizeof(h->mrope_pairs));
+	h->mrope_interleaved = s->mrope_interleaved;
 }
 
 enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const struct check_hyp *h,
@@ -65,7 +78,8 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	m->pos_scale = h->pos_scale;
 	m->pos_bf16 = h->pos_bf16;
 	m->chunk = h->chunk;
-	if (!pe_scheme_has(s, PE_CAP_SCALING))
+	int mrope = check_is_mrope(s);
+	if (!pe_scheme_has(s, PE_CAP_SCALING) && !mrope)
 		return PE_OK;
 	m->is_rope = 1;
 	/* Another rotary fraction: a shallow copy, which the model does not keep. */
@@ -80,11 +94,23 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 		m->pos_recip = cuda;
 		sc.type = PE_ROPE_SCALING_NONE;
 	}
-	enum pe_status st =
-	        pe_rope_model_init_flags(&m->rope, &other, d, h->prec, h->base, h->exponent_width,
-	                                 &sc, cuda ? PE_ROPE_RECIP_DIV : 0);
+	enum pe_status st = pe_rope_model_init_flags(
+	        &m->rope, &other, d, h->prec, h->base, h->exponent_width, &sc,
+	        (cuda ? PE_ROPE_RECIP_DIV : 0) | (mrope ? PE_ROPE_MROPE : 0));
 	if (st != PE_OK)
 		return st;
+	if (mrope) {
+		size_t half = m->rope.d_rot / 2;
+		m->axis = malloc(half ? half : 1);
+		if (!m->axis) {
+			pe_rope_model_free(&m->rope);
+			return PE_ENOMEM;
+		}
+		for (size_t i = 0; i < half; i++)
+			m->axis[i] = (unsigned char)pe_mrope_axis(h->mrope_pairs,
+			                                          h->mrope_interleaved, i);
+		m->sequential = h->sequential;
+	}
 	m->rope.layout = h->layout;
 	if (!isnan(h->att))
 		m->rope.att = h->att;
@@ -100,7 +126,7 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 		if (st == PE_EUNSUPPORTED)
 			st = PE_OK; /* no ggml form of this scaling: torch's path stands */
 		if (st != PE_OK)
-			pe_rope_model_free(&m->rope);
+			check_model_free(m);
 	}
 	return st;
 }
@@ -137,6 +163,8 @@ void check_model_free(struct check_model *m)
 		pe_rope_model_free(&m->rope);
 	free(m->g.ff);
 	m->g.ff = NULL;
+	free(m->axis);
+	m->axis = NULL;
 	m->ggml = 0;
 	m->is_rope = 0;
 }
@@ -168,11 +196,10 @@ static void full_row(const struct pe_rope_model *m, const double *v, double pass
 		row[j] = j < m->d_rot ? v[pair_of(m->layout, j, h)] : pass;
 }
 
-enum pe_status check_expected_row(const struct check_model *cm, const struct pe_check_form *f,
-                                  uint64_t start, size_t r, const double *x, double *work,
-                                  double *row)
+/* A position (an M-RoPE id) as the model's mistakes and numeric path change it. */
+static double model_position(const struct check_model *cm, double pos)
 {
-	double pos = (double)start + (double)r + cm->offset;
+	pos += cm->offset;
 	if (cm->chunk > 0)
 		pos = fmod(pos, cm->chunk);
 	if (cm->pos_scale > 0)
@@ -183,7 +210,58 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		pos = (double)((float)pos * (float)(1.0 / cm->pos_div));
 	else if (cm->pos_div > 0) /* a float32 division, as torch divides a float32 tensor */
 		pos = (double)((float)pos / (float)cm->pos_div);
+	return pos;
+}
+
+static void pairs_at(const struct check_model *cm, double pos, double *ang, double *c, double *s)
+{
+	if (cm->ggml)
+		check_ggml_pairs(cm, pos, ang, c, s);
+	else
+		pe_rope_model_pairs(&cm->rope, pos, ang, c, s);
+}
+
+enum pe_status check_model_pairs(const struct check_model *cm, uint64_t start, size_t r,
+                                 double *ang, double *c, double *s, double *tmp)
+{
+	double q = (double)start + (double)r;
+	if (!cm->axis) {
+		pairs_at(cm, model_position(cm, q), ang, c, s);
+		return PE_OK;
+	}
+	/*
+	 * Each axis's id through the 1-D computation, its pairs kept: what the
+	 * reference does (Qwen2-VL's inv_freq @ position_ids per axis, then the
+	 * mrope_section split; ggml_mrope_cache_init's theta_t, theta_h, theta_w
+	 * each multiplied by theta_scale pair by pair).
+	 */
+	double id[3] = {q, q, q};
+	if (!cm->sequential) {
+		enum pe_status st = pe_mrope_position(cm->s, start + r, id);
+		if (st != PE_OK)
+			return st;
+	}
+	size_t h = cm->rope.d_rot / 2;
+	for (int a = 0; a < 3; a++) {
+		if ((a > 0 && id[a] == id[0]) || (a > 1 && id[a] == id[1]))
+			continue; /* computed with an earlier axis */
+		pairs_at(cm, model_position(cm, id[a]), tmp, tmp + h, tmp + 2 * h);
+		for (size_t i = 0; i < h; i++)
+			if (id[cm->axis[i]] == id[a]) {
+				ang[i] = tmp[i];
+				c[i] = tmp[h + i];
+				s[i] = tmp[2 * h + i];
+			}
+	}
+	return PE_OK;
+}
+
+enum pe_status check_expected_row(const struct check_model *cm, const struct pe_check_form *f,
+                                  uint64_t start, size_t r, const double *x, double *work,
+                                  double *row)
+{
 	if (!cm->is_rope) {
+		double pos = model_position(cm, (double)start + (double)r);
 		if (pos < 0 || pos > PE_POSITION_MAX) {
 			for (size_t j = 0; j < f->cols; j++)
 				row[j] = NAN;
@@ -200,10 +278,9 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 		return PE_OK;
 	}
 	double *ang = work, *c = work + h, *s = work + 2 * h;
-	if (cm->ggml)
-		check_ggml_pairs(cm, pos, ang, c, s);
-	else
-		pe_rope_model_pairs(m, pos, ang, c, s);
+	enum pe_status st = check_model_pairs(cm, start, r, ang, c, s, work + 3 * h);
+	if (st != PE_OK)
+		return st;
 	switch (f->kind) {
 	case PE_CHECK_ANGLE:
 		if (f->packing == PE_PACK_PAIRS)
@@ -409,7 +486,7 @@ size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *
                              size_t cap)
 {
 	size_t n = 0, rows = dump->rows, cols = dump->cols, dd[4];
-	if (!pe_scheme_has(s, PE_CAP_SCALING)) {
+	if (!pe_check_has_model(s)) {
 		if (opt->kind != PE_CHECK_AUTO && opt->kind != PE_CHECK_TABLE)
 			return 0;
 		size_t d = opt->d ? opt->d : cols;
@@ -417,8 +494,11 @@ size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *
 			out[n++] = (struct pe_check_form){PE_CHECK_TABLE, PE_PACK_FULL, d, cols};
 		return n;
 	}
-	enum pe_check_kind k0 = opt->kind == PE_CHECK_AUTO ? PE_CHECK_INV_FREQ : opt->kind;
-	enum pe_check_kind k1 = opt->kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : opt->kind;
+	/* M-RoPE's table (encode's default view) is the all-ones vector rotated */
+	enum pe_check_kind asked =
+	        opt->kind == PE_CHECK_TABLE && check_is_mrope(s) ? PE_CHECK_ROTATED : opt->kind;
+	enum pe_check_kind k0 = asked == PE_CHECK_AUTO ? PE_CHECK_INV_FREQ : asked;
+	enum pe_check_kind k1 = asked == PE_CHECK_AUTO ? PE_CHECK_ROTATED : asked;
 	for (int k = (int)k0; k <= (int)k1; k++) {
 		enum pe_check_kind kind = (enum pe_check_kind)k;
 		switch (kind) {
@@ -465,10 +545,10 @@ size_t check_candidate_forms(const struct pe_scheme *s, const struct pe_matrix *
 const char *pe_check_form_describe(const struct pe_check_form *f, const struct pe_scheme *s,
                                    char *buf, size_t cap)
 {
-	size_t d_rot = pe_scheme_has(s, PE_CAP_SCALING) ? pe_rope_rotary_width(s, f->d) : f->d;
+	size_t d_rot = pe_check_has_model(s) ? pe_rope_rotary_width(s, f->d) : f->d;
 	size_t h = d_rot / 2;
 	char lay[96];
-	if (pe_scheme_has(s, PE_CAP_SCALING) && s->layout == PE_LAYOUT_HALF)
+	if (pe_check_has_model(s) && s->layout == PE_LAYOUT_HALF)
 		snprintf(lay, sizeof(lay), "pair i in columns i and i+%zu (half layout)", h);
 	else
 		snprintf(lay, sizeof(lay), "pair i in columns 2i and 2i+1 (interleaved layout)");
@@ -512,20 +592,32 @@ const char *pe_check_form_describe(const struct pe_check_form *f, const struct p
 	return buf;
 }
 
+/* M-RoPE: " on t" (h, w), the axis whose id turns @pair; "" for other schemes. */
+static const char *axis_note(const struct pe_scheme *s, size_t pair, size_t h, char *buf)
+{
+	buf[0] = 0;
+	if (check_is_mrope(s) && pair < h)
+		snprintf(buf, 8, " on %c",
+		         "thw"[pe_mrope_axis(s->mrope_pairs, s->mrope_interleaved, pair)]);
+	return buf;
+}
+
 const char *pe_check_column_name(const struct pe_check_form *f, const struct pe_scheme *s,
                                  size_t col, char *buf, size_t cap)
 {
-	if (!pe_scheme_has(s, PE_CAP_SCALING) || f->kind == PE_CHECK_TABLE) {
+	if (!pe_check_has_model(s) || f->kind == PE_CHECK_TABLE) {
 		snprintf(buf, cap, "column %zu", col);
 		return buf;
 	}
 	size_t d_rot = pe_rope_rotary_width(s, f->d), h = d_rot / 2;
 	const char *what = f->kind == PE_CHECK_COS_SIN ? "cos" : "";
+	char ax[8];
 	size_t j = col;
 	if (f->kind == PE_CHECK_COS_SIN) {
 		if (f->packing == PE_PACK_ALTERNATE) {
 			what = col % 2 ? "sin" : "cos";
-			snprintf(buf, cap, "column %zu (pair %zu, %s)", col, col / 2, what);
+			snprintf(buf, cap, "column %zu (pair %zu%s, %s)", col, col / 2,
+			         axis_note(s, col / 2, h, ax), what);
 			return buf;
 		}
 		size_t w = f->cols / 2;
@@ -535,14 +627,16 @@ const char *pe_check_column_name(const struct pe_check_form *f, const struct pe_
 		}
 	}
 	if (f->kind == PE_CHECK_INV_FREQ || f->packing == PE_PACK_PAIRS) {
-		snprintf(buf, cap, "column %zu (pair %zu%s%s)", col, j, *what ? ", " : "", what);
+		snprintf(buf, cap, "column %zu (pair %zu%s%s%s)", col, j, axis_note(s, j, h, ax),
+		         *what ? ", " : "", what);
 		return buf;
 	}
 	if (j >= d_rot) {
 		snprintf(buf, cap, "column %zu (not rotated%s%s)", col, *what ? ", " : "", what);
 		return buf;
 	}
-	snprintf(buf, cap, "column %zu (pair %zu%s%s)", col, pair_of(s->layout, j, h),
+	size_t p = pair_of(s->layout, j, h);
+	snprintf(buf, cap, "column %zu (pair %zu%s%s%s)", col, p, axis_note(s, p, h, ax),
 	         *what ? ", " : "", what);
 	return buf;
 }

@@ -60,6 +60,13 @@ struct check_model {
 	double chunk;     /* > 0: positions restart at 0 every chunk rows */
 	double pos_div;   /* > 0: float32 positions divided by this (the VLLM path) */
 	int pos_recip;    /* pos_div as a product by its float32 reciprocal (VLLM_CUDA) */
+	/*
+	 * M-RoPE: pair i turns with id axis[i] (0 t, 1 h, 2 w) of the row's token,
+	 * each id going through the changes above as a 1-D position does; NULL:
+	 * one position per row
+	 */
+	unsigned char *axis;
+	int sequential; /* M-RoPE: every token at t = h = w = its index (1-D positions) */
 };
 
 /* A hypothesis: the spec's model with some parameters changed. */
@@ -80,7 +87,15 @@ struct check_hyp {
 	double chunk;              /* > 0: positions restart at 0 every chunk */
 	int theta_bf16;            /* inv_freq rounded to bfloat16 */
 	const unsigned char *zero; /* d_rot/2 flags: pairs whose frequency is 0; NULL: none */
+	/* M-RoPE: the pairs of each axis and how they are assigned (the spec's in the
+	 * reference), and the token index used as every id */
+	unsigned mrope_pairs[3];
+	int mrope_interleaved;
+	int sequential;
 };
+
+/* Whether @s is the mrope scheme: RoPE whose pairs turn with one of three ids per token. */
+int check_is_mrope(const struct pe_scheme *s);
 
 /* The GGML path of a model already built for @h (float32 compute): fills m->g. */
 enum pe_status check_ggml_init(struct check_model *m, const struct pe_scheme *s,
@@ -112,10 +127,19 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 void check_model_free(struct check_model *m);
 
 /*
- * Scratch for check_expected_row(): 3 * d + 3 doubles is enough for every
- * form of width d.
+ * Scratch for check_expected_row(): 3 * (d + cols) + 3 doubles, at least
+ * 6 d_rot/2 + 3: the pairs, and one M-RoPE axis's pairs.
  */
 size_t check_work_size(const struct pe_check_form *f);
+
+/*
+ * Angle, cos and sin of every pair at dump row @r (token start + r) as the
+ * model computes them, each pair at its own position (M-RoPE's ids and the
+ * model's changes of them). @tmp: 3 d_rot/2 doubles (M-RoPE only).
+ * @return PE_OK, PE_ERANGE past the M-RoPE ids.
+ */
+enum pe_status check_model_pairs(const struct check_model *m, uint64_t start, size_t r, double *ang,
+                                 double *c, double *s, double *tmp);
 
 /*
  * The row a form expects at dump row @r (position start + r + offset).

@@ -324,7 +324,8 @@ enum pe_status pe_rope_model_init_flags(struct pe_rope_model *m, const struct pe
 {
 	int recip = (flags & PE_ROPE_RECIP_DIV) != 0;
 	memset(m, 0, sizeof(*m));
-	if (!s || !pe_scheme_has(s, PE_CAP_SCALING))
+	int mrope = s && (flags & PE_ROPE_MROPE) && strcmp(pe_scheme_name(s), "mrope") == 0;
+	if (!s || !(pe_scheme_has(s, PE_CAP_SCALING) || mrope))
 		return PE_EUNSUPPORTED;
 	enum pe_status st = pe_encode_check(s, d, PE_VIEW_COS, NULL);
 	if (st != PE_OK)

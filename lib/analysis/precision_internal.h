@@ -89,9 +89,12 @@ static inline double round_to(enum pe_float f, double x)
  * tensor by a Python number in the reduced-precision recipe (arange / d, the
  * llama3 and YaRN steps) is a product by the number's rounded reciprocal, as
  * torch computes it on a GPU (div_true_kernel_cuda); vLLM builds its caches
- * there.
+ * there. PE_ROPE_MROPE: @s may be an mrope scheme, whose frequencies are
+ * plain RoPE's (its base, no scaling, every pair turning); the caller
+ * chooses each pair's position (posenc check).
  */
 #define PE_ROPE_RECIP_DIV 1u
+#define PE_ROPE_MROPE     2u
 enum pe_status pe_rope_model_init_flags(struct pe_rope_model *m, const struct pe_scheme *s,
                                         size_t d, struct pe_precision prec, double base,
                                         double exponent_width,

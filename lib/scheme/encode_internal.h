@@ -54,4 +54,11 @@ size_t pe_sinusoidal_frequencies(const struct pe_scheme *s, size_t d, double *w)
  */
 void pe_exact_sincos(double x, double w, int divide, double *s, double *c, double *angle);
 
+/*
+ * The M-RoPE axis (0 temporal, 1 height, 2 width) pair @i of @pairs[3]
+ * follows: in sections (Qwen2-VL's mrope_section) or @interleaved
+ * (Qwen3-VL's apply_interleaved_mrope).
+ */
+int pe_mrope_axis(const unsigned pairs[3], int interleaved, size_t i);
+
 #endif

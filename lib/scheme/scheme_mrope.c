@@ -178,11 +178,10 @@ enum pe_status pe_mrope_set_positions(struct pe_scheme *s, const double *thw, si
 	return PE_OK;
 }
 
-/* The axis pair i follows. */
-static int axis_of(const struct pe_scheme *s, size_t i)
+int pe_mrope_axis(const unsigned pairs[3], int interleaved, size_t i)
 {
-	const unsigned *p = s->mrope_pairs;
-	if (s->mrope_interleaved) {
+	const unsigned *p = pairs;
+	if (interleaved) {
 		if (i % 3 == 1 && i < 3 * (size_t)p[1])
 			return 1;
 		if (i % 3 == 2 && i < 3 * (size_t)p[2])
@@ -207,7 +206,8 @@ static enum pe_status rows(const struct pe_scheme *s, size_t d, uint64_t first, 
 		double *row = dst + r * d;
 		for (size_t i = 0; i < h; i++) {
 			double sv, cv, angle;
-			pe_exact_sincos(pos[axis_of(s, i)], theta[i], 0, &sv, &cv, &angle);
+			pe_exact_sincos(pos[pe_mrope_axis(s->mrope_pairs, s->mrope_interleaved, i)],
+			                theta[i], 0, &sv, &cv, &angle);
 			/* rotate_half's columns i, i + d/2, as HF's cos/sin tables */
 			switch (view) {
 			case PE_VIEW_ANGLE:

@@ -251,8 +251,9 @@ error_case(EXE, "--position-ids with rope", ["encode", "-s", "rope", "--position
 error_case(EXE, "--position-ids with freqs", ["freqs", "-s", "mrope", "--position-ids", csv_path] + out,
            2, "'freqs' does not encode positions", cwd=E)
 # The help lists the option where it is taken, and only there.
-TAKERS = ("encode", "distance", "corr", "profile", "scatter", "decay", "compare", "report")
-for cmd in TAKERS + ("freqs", "check", "model", "layers", "plan", "precision", "bias", "usage"):
+TAKERS = ("encode", "distance", "corr", "profile", "scatter", "decay", "compare", "report",
+          "check")
+for cmd in TAKERS + ("freqs", "model", "layers", "plan", "precision", "bias", "usage"):
     r = run(EXE, cmd, "--help")
     listed = "--position-ids" in r.text
     ok(r.rc == 0 and listed == (cmd in TAKERS),
@@ -365,5 +366,191 @@ r1, a = encode("gguf:" + gpath, 128, "angle", "--position-ids", npy_path)
 r2, b = encode(QWEN, 128, "angle", "--position-ids", npy_path)
 ok(r1.rc == 0 and a is not None and b is not None and np.array_equal(a, b),
    "gguf: qwen2vl with --position-ids: its mrope spec", r1.err)
+
+# ---- 6. check: M-RoPE dumps, right and wrong -----------------------------------------
+# The dumps are restated here from the references: transformers' Qwen2-VL rotary embedding
+# (inv_freq = 1 / base ** (arange(0, d, 2).float() / d) in float32, freqs = inv_freq @
+# position_ids per axis in float32, cos/sin of cat(freqs, freqs), cast to the model's
+# dtype), apply_multimodal_rotary_pos_emb's mrope_section split and Qwen3-VL's
+# apply_interleaved_mrope; vLLM's MRotaryEmbedding (cos_sin_cache[positions] split by
+# sections: [cos pairs | sin pairs]); llama.cpp's ggml_mrope_cache_init (ggml-cpu ops.cpp:
+# per axis theta = position, times theta_scale = powf(base, -2/n_dims) pair by pair,
+# sectors t/h/w/e, IMROPE's interleaving).
+f32 = np.float32
+CSEG = [("text", 6), ("grid", 1, 5, 7, None, None), ("text", 5)]
+CIDS = get_rope_index(CSEG)
+CN = CIDS.shape[1]
+CGRID = ",text=6,frames=1,height=5,width=7"
+Q2 = "mrope:base=1000000,t=16,h=24,w=24" + CGRID      # Qwen2-VL / Qwen2.5-VL sections
+Q3 = "mrope:base=1000000,t=24,h=20,w=20,interleaved=1" + CGRID   # Qwen3-VL
+
+
+def bf16(x):
+    """float32 -> bfloat16 (round to nearest even), as float32 numbers."""
+    b = np.asarray(x, f32).view(np.uint32).astype(np.uint64)
+    b = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16
+    return b.astype(np.uint32).view(f32)
+
+
+def torch_inv(d, base):
+    """inv_freq as torch computes it in float32 (pow and division correctly rounded)."""
+    e = (np.arange(0, d, 2).astype(f32) / f32(d)).astype(f32)
+    pf = (np.float64(f32(base)) ** e.astype(np.float64)).astype(f32)
+    return (1.0 / pf.astype(np.float64)).astype(f32)
+
+
+def hf_pairs(ids, d, base, sections, interleaved=False, inv=None):
+    """float32 cos, sin per pair (n x d/2) of the reference, each pair at its axis's id."""
+    inv = torch_inv(d, base) if inv is None else inv
+    freqs = [(ids[a].astype(f32).astype(np.float64)[:, None] * inv.astype(np.float64)[None, :])
+             .astype(f32) for a in range(3)]
+    ang = np.stack([freqs[axis_of(i, sections, interleaved)][:, i] for i in range(d // 2)], 1)
+    a64 = ang.astype(np.float64)
+    return np.cos(a64).astype(f32), np.sin(a64).astype(f32)
+
+
+def ggml_pairs(ids, d, base, sections, imrope=False):
+    """float32 cos, sin per pair of ggml_mrope_cache_init (the 4th position, e, is 0)."""
+    ts = f32(np.float64(f32(base)) ** np.float64(f32(-2.0) / f32(d)))
+    n, h = ids.shape[1], d // 2
+    c = np.empty((n, h), f32)
+    s = np.empty((n, h), f32)
+    sec = list(sections) + [0]
+    for q in range(n):
+        th = [f32(ids[0, q]), f32(ids[1, q]), f32(ids[2, q]), f32(0)]
+        for i in range(h):
+            k = i % sum(sec)
+            if imrope:
+                a = (1 if k % 3 == 1 and k < 3 * sec[1] else 2 if k % 3 == 2 and k < 3 * sec[2]
+                     else 0 if k % 3 == 0 and k < 3 * sec[0] else 3)
+            else:
+                a = 0 if k < sec[0] else 1 if k < sec[0] + sec[1] else 2 if k < sum(sec[:3]) else 3
+            c[q, i] = f32(math.cos(float(th[a])))
+            s[q, i] = f32(math.sin(float(th[a])))
+            th = [f32(v * ts) for v in th]
+    return c, s
+
+
+def rot_half(c, s, x=None):
+    """apply_rotary_pos_emb on x (ones): x * cat(c, c) + rotate_half(x) * cat(s, s), float32."""
+    n, h = c.shape
+    x = np.ones(2 * h, f32) if x is None else x.astype(f32)
+    C = np.concatenate([c, c], 1)
+    S = np.concatenate([s, s], 1)
+    rh = np.concatenate([-x[h:], x[:h]])
+    return ((x[None, :] * C).astype(f32) + (rh[None, :] * S).astype(f32)).astype(f32)
+
+
+def rot_pairs_interleaved(c, s):
+    """GPT-J's rotate_every_two on ones: pairs (2i, 2i+1)."""
+    out = np.empty((c.shape[0], 2 * c.shape[1]), f32)
+    out[:, 0::2] = (c - s).astype(f32)
+    out[:, 1::2] = (s + c).astype(f32)
+    return out
+
+
+def dump(name, arr):
+    p = os.path.join(TMP, name + ".npy")
+    np.save(p, arr)
+    return p
+
+
+def check(spec, arr, name, *extra):
+    r = run(EXE, "check", "-s", spec, "--against", dump(name, arr), *extra)
+    diag = ""
+    for line in r.text.splitlines():
+        if line.startswith("diagnosis:"):
+            diag = line
+    return r, diag
+
+
+SEC2, SEC3 = (16, 24, 24), (24, 20, 20)
+c2, s2 = hf_pairs(CIDS, 128, 1e6, SEC2)
+c3, s3 = hf_pairs(CIDS, 128, 1e6, SEC3, interleaved=True)
+AGREE32 = "verdict:        agree up to float32 rounding"
+
+# right: each form of the reference agrees, float32 and bfloat16 without flags
+r, _ = check(Q2, rot_half(c2, s2), "q2_table", "--what", "table")
+ok(r.rc == 0 and AGREE32 in r.text and "M-RoPE ids (t,h,w) of 6 text tokens, a 1x5x7 grid" in r.text,
+   "check: Qwen2-VL's float32 table (the all-ones vector rotated) agrees up to float32 "
+   "rounding, and the report says which ids", r.text + r.err)
+r, _ = check(Q2, rot_half(c2, s2), "q2_auto")
+ok(r.rc == 0 and "read as:        rotated vectors" in r.text and AGREE32 in r.text,
+   "check: the same table recognised without --what", r.text + r.err)
+r, _ = check(Q3, np.concatenate([c3, c3], 1), "q3_cos", "--what", "cos")
+ok(r.rc == 0 and AGREE32 in r.text, "check --what cos: Qwen3-VL's interleaved cos (float32) agrees",
+   r.text + r.err)
+r, _ = check(Q2, bf16(np.concatenate([c2, c2, s2, s2], 1)), "q2_cossin_bf16", "--what", "cos-sin")
+ok(r.rc == 0 and AGREE32 in r.text and "f32/bf16" in r.text,
+   "check --what cos-sin: HF's cos and sin cast to bfloat16 agree without --precision",
+   r.text + r.err)
+ids_npy = os.path.join(TMP, "check_ids.npy")
+np.save(ids_npy, CIDS.astype(np.float64))
+r, _ = check("mrope:base=1000000,t=16,h=24,w=24", np.concatenate([c2, s2], 1), "vllm_cache",
+             "--what", "cos-sin:pairs", "--position-ids", ids_npy)
+ok(r.rc == 0 and AGREE32 in r.text and "from the rows of " + ids_npy in r.text,
+   "check --position-ids: vLLM's M-RoPE cos_sin_cache rows agree", r.text + r.err)
+want = tables(CIDS, 128, 1e6, SEC2)
+r, _ = check(Q2, want["angle"][:, :64], "exact_angle", "--what", "angle:pairs")
+ok(r.rc == 0 and "verdict:        agree (every |error| <= 1e-09" in r.text,
+   "check --what angle:pairs: the exact angles agree at 1e-9", r.text + r.err)
+r, _ = check(Q2, inv_freq(128, 1e6)[None, :], "invfreq", "--what", "inv-freq")
+ok(r.rc == 0 and "agree" in r.text, "check --what inv-freq: M-RoPE's frequencies", r.text + r.err)
+xv = np.random.default_rng(7).standard_normal(128).astype(f32)
+xpath = os.path.join(TMP, "x.csv")
+np.savetxt(xpath, xv[None, :].astype(np.float64), delimiter=",", fmt="%.9g")
+r, _ = check(Q2, rot_half(c2, s2, xv), "q2_rot_x", "--vector", xpath)
+ok(r.rc == 0 and AGREE32 in r.text, "check --vector: a float32 q rotated by Qwen2-VL's tables agrees",
+   r.text + r.err)
+gc, gs = ggml_pairs(CIDS, 128, 1e6, SEC2)
+r, _ = check(Q2, rot_half(gc, gs), "ggml_mrope", "--what", "rotated")
+ok(r.rc == 0 and AGREE32 in r.text and "ggml's float32 path" in r.text,
+   "check: llama.cpp's GGML_ROPE_TYPE_MROPE (float32, theta_scale products) agrees on ggml's "
+   "path", r.text + r.err)
+
+# wrong: each mistake named
+wrong = [
+    ("base 10000 for 1e6", Q2, rot_half(*hf_pairs(CIDS, 128, 1e4, SEC2)), (), r"base 10000"),
+    ("ids off by one", Q2, rot_half(*hf_pairs(CIDS + 1, 128, 1e6, SEC2)), ("--what", "table"),
+     r"position ids off by \+1"),
+    ("GPT-J's pairs (2i, 2i+1)", Q2, rot_pairs_interleaved(c2, s2), (), r"interleaved layout"),
+    ("Qwen2-VL's sections checked as Qwen3-VL's interleaving",
+     "mrope:base=1000000,t=16,h=24,w=24,interleaved=1" + CGRID, rot_half(c2, s2), (),
+     r"M-RoPE pairs in sections 16/24/24 .* as Qwen2-VL's .* instead of interleaved 16/24/24"),
+    ("Qwen3-VL's interleaving checked as sections", "mrope:base=1000000,t=24,h=20,w=20" + CGRID,
+     rot_half(c3, s3), (), r"M-RoPE pairs interleaved 24/20/20 .* as Qwen3-VL's "
+     r"apply_interleaved_mrope has them, instead of in sections 24/20/20"),
+    ("sections 24/20/20 for 16/24/24", Q2, rot_half(*hf_pairs(CIDS, 128, 1e6, SEC3)), (),
+     r"M-RoPE pairs in sections 24/20/20 \(the first 24 pairs on t, the next 20 on h, the last "
+     r"20 on w\) \(fitted pair by pair\) instead of in sections 16/24/24"),
+    ("1-D positions", Q2, rot_half(*hf_pairs(np.broadcast_to(np.arange(CN), (3, CN)), 128, 1e6,
+                                             SEC2)), (), r"1-D positions for M-RoPE"),
+    ("[sin | cos]", Q2, np.concatenate([s2, s2, c2, c2], 1), ("--what", "cos-sin"),
+     r"cos and sin swapped"),
+    ("inv_freq in bfloat16", Q2, rot_half(*hf_pairs(CIDS, 128, 1e6, SEC2,
+                                                    inv=bf16(torch_inv(128, 1e6)))), (),
+     r"inv_freq in bfloat16"),
+    # text tokens 2000.. of the same sequence: pairs 61 and 62 turn visibly there
+    ("llama.cpp's IMROPE (pairs 61, 62 on its 4th position, 0)", Q3,
+     rot_half(*ggml_pairs(get_rope_index(CSEG[:2] + [("text", 2040)])[:, 2000:2040], 128, 1e6,
+                          SEC3, imrope=True)), ("--start", "2000"),
+     r"2 pairs \(the first: pair 61\) never turn"),
+]
+for name, spec, arr, extra, pattern in wrong:
+    import re  # noqa: E402
+    r, diag = check(spec, arr, "w_" + str(abs(hash(name)) % 10**8), *extra)
+    ok(r.rc == 3 and re.search(pattern, diag) is not None and "partly" not in diag,
+       f"check: {name}: disagrees and is named", r.text + r.err)
+r, diag = check(Q3, np.concatenate([s3, s3], 1), "sin_for_cos", "--what", "cos")
+ok(r.rc == 3 and "holds sin, not cos" in diag and "(the dump matches that exactly)" in r.text,
+   "check --what cos: a sin table named, and the diagnosis reproduces the dump", r.text)
+
+# --position-ids: mrope only, every row a token of the file
+error_case(EXE, "check --position-ids with rope", ["check", "-s", "rope", "--against",
+                                                   dump("r", rot_half(c2, s2)), "--position-ids",
+                                                   ids_npy], 2, "mrope specs", cwd=E)
+error_case(EXE, "check --position-ids: more rows than tokens",
+           ["check", "-s", "mrope:base=1000000,t=16,h=24,w=24", "--against", dump("r", rot_half(c2, s2)),
+            "--position-ids", ids_npy, "--start", "3"], 2, f"pass the {CN} tokens", cwd=E)
 
 done()

@@ -22,7 +22,11 @@
  *              columns x_j; x is all ones unless given (what posenc encode
  *              --view rotated writes, and apply_rotary_pos_emb(ones, ...))
  *   table      the encoding itself (any position-vector scheme: sinusoidal,
- *              learned, ...)
+ *              learned, ...; an mrope table is its rotated all-ones vector,
+ *              checked as rotated)
+ *
+ * An mrope (M-RoPE) dump's row r is token start + r: each pair turns with
+ * the id of its axis (pe_mrope_position()), every kind as for rope.
  *
  * cos, sin and everything made from them carry the attention factor of the
  * scaling, as HF's caches do.
@@ -166,11 +170,14 @@ enum pe_check_mistake {
 	PE_MISTAKE_REGIME,   /* LongRoPE's other factor list (long for short, or back) */
 	PE_MISTAKE_LENGTH,   /* dynamic NTK evaluated at another length */
 	PE_MISTAKE_DOUBLE,   /* rotated twice: every angle doubled */
-	PE_MISTAKE_BF16_POSITIONS, /* position_ids in bfloat16 before the product */
-	PE_MISTAKE_BF16_INV_FREQ,  /* inv_freq stored in bfloat16 */
-	PE_MISTAKE_CHUNK,          /* positions restarting at 0 every chunk */
-	PE_MISTAKE_ZERO_FREQ,      /* pairs with frequency 0 (uninitialised buffer) */
-	PE_MISTAKE_FAST_SINCOS,    /* sin/cos right only below some angle (value: it) */
+	PE_MISTAKE_BF16_POSITIONS,   /* position_ids in bfloat16 before the product */
+	PE_MISTAKE_BF16_INV_FREQ,    /* inv_freq stored in bfloat16 */
+	PE_MISTAKE_CHUNK,            /* positions restarting at 0 every chunk */
+	PE_MISTAKE_ZERO_FREQ,        /* pairs with frequency 0 (uninitialised buffer) */
+	PE_MISTAKE_FAST_SINCOS,      /* sin/cos right only below some angle (value: it) */
+	PE_MISTAKE_MROPE_AXES,       /* M-RoPE pairs on other axes: sections for interleaved (or
+	                                back), other sections */
+	PE_MISTAKE_MROPE_SEQUENTIAL, /* M-RoPE: 1-D positions (t = h = w = token) for the ids */
 };
 
 struct pe_check_diagnosis {
@@ -213,6 +220,14 @@ struct pe_check_result {
 PE_API enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *dump,
                                    const struct pe_check_options *opt, struct pe_check_result **out,
                                    char **err);
+
+/*
+ * pe_check_has_model() - whether check computes @s itself: rope and mrope
+ * (M-RoPE, each pair at its axis's id) take every kind, each reduced
+ * precision and engine path, and the diagnosis; other schemes are compared
+ * as their table only
+ */
+PE_API int pe_check_has_model(const struct pe_scheme *s);
 
 /* pe_check_result_destroy() - free a result; NULL is a no-op */
 PE_API void pe_check_result_destroy(struct pe_check_result *r);
