@@ -804,4 +804,16 @@ cfg["position_encoding_2d"] = True  # ChatGLM-6B
 r = run(EXE, "model", write("chatglm1", cfg))
 ok(r.rc == 1 and "position_encoding_2d" in r.err, "ChatGLM-6B's 2-D positions: refused", r.err)
 
+# StableLM 2 remote code (modeling_stablelm_epoch.py): rotary_ndims = int(head_dim * rope_pct),
+# 2048 // 32 = 64 wide heads -> 16 dimensions, rotate_half, rope_theta 10000
+r, s = summary(fix("stablelm-epoch-ipex"))
+g = s.get("all", {})
+ok(r.rc == 0 and g.get("rotary_dim") == "16" and g.get("layout") == "half" and
+   close(freqs(fix("stablelm-epoch-ipex"), "all", "theta"), inv_freq(1e4, 16)),
+   "StableLM epoch: rope_pct 0.25 of 64 -> 16 dimensions turn", (r.err, g))
+cfg = json.load(open(os.path.join(FIX, "stablelm-epoch-ipex.json")))
+del cfg["rope_pct"]  # StableLMEpochConfig's default rope_pct is 0.25 too
+ok(close(freqs(write("slmepoch", cfg), "all", "theta"), inv_freq(1e4, 16)),
+   "StableLM epoch: class default rope_pct 0.25")
+
 done()
