@@ -82,6 +82,8 @@ enum {
 	/* a causal sliding window of local_attention // 2 positions back, whatever
 	 * sliding_window says (ModernBertDecoderConfig recomputes it) */
 	HF_LOCAL_HALF = 1u << 20,
+	/* the base is 10000 * rope_ratio (ChatGLM2/3's remote RotaryEmbedding) */
+	HF_ROPE_RATIO = 1u << 21,
 };
 
 /*

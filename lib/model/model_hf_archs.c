@@ -288,6 +288,25 @@ static const struct hf_arch archs[] = {
              LLAMA_D ",num_hidden_layers=40,head_dim=128,max_position_embeddings=131072,"
                      "rope_theta=10000,partial_rotary_factor=0.5",
              0),
+        /* StableLM (2) remote code (modeling_stablelm_epoch.py): rotate_half over
+         * int(head_dim * rope_pct) dimensions; rotary_scaling_factor is never read */
+        {.model_type = "stablelm_epoch",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=2560,num_attention_heads=32,num_hidden_layers=32,"
+                     "max_position_embeddings=4096,rope_theta=10000,partial_rotary_factor=0.25",
+         .keys = KEYS("partial_rotary_factor=rope_pct")},
+        /* ChatGLM2/3 and GLM-4 remote code (modeling_chatglm.py): RotaryEmbedding
+         * of kv_channels // 2 dimensions, pairs 2i, 2i+1, base 10000 * rope_ratio;
+         * ChatGLM-6B's position_encoding_2d is another scheme */
+        {.model_type = "chatglm",
+         .enc = HF_ROPE,
+         .layout = I,
+         .defaults = "hidden_size=4096,num_attention_heads=32,num_layers=28,kv_channels=128,"
+                     "seq_length=2048,rope_theta=10000,partial_rotary_factor=0.5",
+         .flags = HF_ROPE_RATIO,
+         .keys = KEYS("head_dim=kv_channels", "num_hidden_layers=num_layers",
+                      "max_position_embeddings=seq_length", "unsupported=position_encoding_2d")},
         ROPE("ernie4_5", I,
              "hidden_size=1024,num_attention_heads=16,num_hidden_layers=18,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=500000",

@@ -602,6 +602,14 @@ enum pe_status hf_read_rope(struct hf *h)
 		return PE_EFORMAT;
 	if (rc || hf_arch_default(h->arch, theta_key, &v))
 		c.top_theta = v;
+	if (h->arch->flags & HF_ROPE_RATIO) {
+		double ratio = 1.0;
+		if (hf_number(h, "", cfg, "rope_ratio", &ratio) < 0)
+			return PE_EFORMAT;
+		if (!(ratio > 0.0 && isfinite(ratio)))
+			return hf_fail(h, PE_EFORMAT, "rope_ratio: %.17g must be > 0", ratio);
+		c.top_theta *= ratio;
+	}
 	if ((rc = hf_cfg_number(h, "max_position_embeddings", &c.max_pos, NULL)) < 0)
 		return PE_EFORMAT;
 	/* the reference keeps any int; as a context length 0, -1 or 1e30 says nothing */

@@ -787,4 +787,33 @@ ok(r.rc == 0 and "warning" not in r.err and
        "text_config": {"num_hidden_layers": 1}}}), "all", "theta"), inv_freq(1e6, 128)),
    "Qwen2.5-Omni: the thinker's text model, 3584 // 28 heads at its 1e6", (r.err, s))
 
+# ChatGLM2/3 (remote code, modeling_chatglm.py): RotaryEmbedding(kv_channels // 2) turns
+# the first 64 of 128 head dimensions in pairs 2i, 2i+1 (apply_rotary_pos_emb reshapes to
+# (..., rot_dim // 2, 2)) at base 10000 * rope_ratio; seq_length is the context
+r, s = summary(fix("chatglm3-6b-ipex"))
+g = s.get("all", {})
+ok(r.rc == 0 and g.get("rotary_dim") == "64" and g.get("head_dim") == "128" and
+   g.get("layout") == "interleaved" and s.get("model", {}).get("context") == "8192" and
+   close(freqs(fix("chatglm3-6b-ipex"), "all", "theta"), inv_freq(1e4, 64)),
+   "ChatGLM3: half of kv_channels 128 rotated, interleaved, base 10000", (r.err, g))
+cfg = json.load(open(os.path.join(FIX, "chatglm3-6b-ipex.json")))
+cfg["rope_ratio"] = 500  # glm-4-9b-chat's value
+ok(close(freqs(write("glm4remote", cfg), "all", "theta"), inv_freq(1e4 * 500, 64)),
+   "ChatGLM / GLM-4 remote code: base 10000 * rope_ratio 500")
+cfg["position_encoding_2d"] = True  # ChatGLM-6B
+r = run(EXE, "model", write("chatglm1", cfg))
+ok(r.rc == 1 and "position_encoding_2d" in r.err, "ChatGLM-6B's 2-D positions: refused", r.err)
+
+# StableLM 2 remote code (modeling_stablelm_epoch.py): rotary_ndims = int(head_dim * rope_pct),
+# 2048 // 32 = 64 wide heads -> 16 dimensions, rotate_half, rope_theta 10000
+r, s = summary(fix("stablelm-epoch-ipex"))
+g = s.get("all", {})
+ok(r.rc == 0 and g.get("rotary_dim") == "16" and g.get("layout") == "half" and
+   close(freqs(fix("stablelm-epoch-ipex"), "all", "theta"), inv_freq(1e4, 16)),
+   "StableLM epoch: rope_pct 0.25 of 64 -> 16 dimensions turn", (r.err, g))
+cfg = json.load(open(os.path.join(FIX, "stablelm-epoch-ipex.json")))
+del cfg["rope_pct"]  # StableLMEpochConfig's default rope_pct is 0.25 too
+ok(close(freqs(write("slmepoch", cfg), "all", "theta"), inv_freq(1e4, 16)),
+   "StableLM epoch: class default rope_pct 0.25")
+
 done()
