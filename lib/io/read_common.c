@@ -143,16 +143,42 @@ void rd_shape_str(char *buf, size_t cap, const uint64_t *shape, size_t ndim)
 		memcpy(buf + cap - 5, "...)", 5);
 }
 
-enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, const char *what, size_t *rows,
-                              size_t *cols, char **err)
+enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, int fortran, const char *what,
+                              size_t *rows, size_t *cols, char **err)
 {
 	char text[160];
 	rd_shape_str(text, sizeof(text), shape, ndim);
-	if (ndim != 1 && ndim != 2)
+	/*
+	 * Past two axes, those of length 1 are dropped, leading ones first
+	 * (torch's batch and head axes: HF's cos is (batch, seq, dim), unsqueezed
+	 * to (batch, 1, seq, dim)); the memory order is the same without them. A
+	 * last axis of 2 left over is a pair (torch.view_as_real(freqs_cis):
+	 * (seq, dim/2, 2)), read as (seq, dim) with the two side by side, which
+	 * only C order keeps.
+	 */
+	uint64_t dims[PE_READ_MAX_DIMS];
+	size_t n = 0;
+	for (size_t i = 0; i < ndim && i < PE_READ_MAX_DIMS; i++)
+		dims[n++] = shape[i];
+	for (size_t i = 0; n > 2 && i + 2 < n;)
+		if (dims[i] == 1)
+			memmove(dims + i, dims + i + 1, (--n - i) * sizeof(*dims));
+		else
+			i++;
+	for (size_t i = 0; n > 2 && i < n;)
+		if (dims[i] == 1)
+			memmove(dims + i, dims + i + 1, (--n - i) * sizeof(*dims));
+		else
+			i++;
+	if (n == 3 && !fortran && dims[2] == 2 && dims[1] <= UINT64_MAX / 2) {
+		dims[1] *= 2;
+		n = 2;
+	}
+	if (ndim == 0 || ndim > PE_READ_MAX_DIMS || n > 2)
 		return rd_fail(err, PE_EFORMAT,
 		               "expected a 2-D %s (positions x width), found %zu-D %s", what, ndim,
 		               text);
-	uint64_t r = shape[0], c = ndim == 2 ? shape[1] : 1;
+	uint64_t r = dims[0], c = n == 2 ? dims[1] : 1;
 	if (r == 0 || c == 0)
 		return rd_fail(err, PE_EFORMAT, "the %s is empty, shape %s", what, text);
 	if (r > SIZE_MAX || c > SIZE_MAX)

@@ -44,12 +44,14 @@ void rd_convert(const unsigned char *src, enum rd_elem e, int big_endian, size_t
 void rd_shape_str(char *buf, size_t cap, const uint64_t *shape, size_t ndim);
 
 /*
- * The rows x cols of a 1-D or 2-D shape; PE_EFORMAT naming the found
- * shape otherwise ("expected a 2-D array, found 3-D (2, 3, 4)"), with
- * @what "array" or "tensor 'name'".
+ * The rows x cols of a 1-D or 2-D shape, or of a longer one with axes of
+ * length 1 (dropped) and, in C order (@fortran 0), a last axis of 2 (a
+ * pair: (n, k, 2) is read as n x 2k); PE_EFORMAT naming the found shape
+ * otherwise ("expected a 2-D array, found 3-D (2, 3, 4)"), with @what
+ * "array" or "tensor 'name'".
  */
-enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, const char *what, size_t *rows,
-                              size_t *cols, char **err);
+enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, int fortran, const char *what,
+                              size_t *rows, size_t *cols, char **err);
 
 /*
  * The row range a request selects in a table of @rows rows: PE_ERANGE with

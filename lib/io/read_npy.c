@@ -326,7 +326,8 @@ enum pe_status rd_npy_locate(const unsigned char *buf, size_t len,
 		               ">f8, >f4, >f2)",
 		               h.descr);
 	memset(loc, 0, sizeof(*loc));
-	if ((st = rd_table_shape(h.shape, h.ndim, "array", &loc->rows, &loc->cols, err)) != PE_OK)
+	if ((st = rd_table_shape(h.shape, h.ndim, h.fortran_order, "array", &loc->rows, &loc->cols,
+	                         err)) != PE_OK)
 		return st;
 	if ((st = rd_row_range(req, loc->rows, &loc->r0, &loc->r1, err)) != PE_OK)
 		return st;

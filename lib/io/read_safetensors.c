@@ -425,7 +425,7 @@ enum pe_status rd_safetensors_locate(const unsigned char *buf, size_t len,
 	}
 	snprintf(what, what_len, "tensor '%s'", t->name);
 	memset(loc, 0, sizeof(*loc));
-	st = rd_table_shape(t->shape, t->ndim, what, &loc->rows, &loc->cols, err);
+	st = rd_table_shape(t->shape, t->ndim, 0, what, &loc->rows, &loc->cols, err);
 	free(what);
 	if (st != PE_OK)
 		goto done;

@@ -464,4 +464,12 @@ r = check("-s", lr_spec, "--against", save("lr_plain.npy", np.concatenate([np.co
 ok(r.rc == 3 and field(r, "diagnosis") != "", "LongRoPE spec, a dump without its factors: diagnosed",
    f"rc={r.rc}\n{r.text}{r.err}")
 
+# Dumps with torch's own shapes: HF's rotary_emb returns cos as (batch, seq, dim), Meta's
+# torch.view_as_real(freqs_cis) is (seq, dim/2, 2).
+r = check("-s", LLAMA, "--against", save("cos_b.npy", cos[None]), "--what", "cos")
+ok(r.rc == 0, "HF's (1, seq, dim) cos read without its batch axis", r.text + r.err)
+r = check("-s", LLAMA, "--against", save("cis_3d.npy", meta.reshape(N, D // 2, 2)))
+ok(r.rc == 0 and "alternating" in field(r, "read as"),
+   "view_as_real (seq, dim/2, 2) read as cos and sin alternating", r.text + r.err)
+
 done()

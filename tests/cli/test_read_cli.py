@@ -161,7 +161,7 @@ good_npy = npy("<f8", (2, 3), f8)
 write("truncated.npy", good_npy[:-5])
 write("lying.npy", good_npy[:8] + struct.pack("<H", 5000) + good_npy[10:])
 write("overflow.npy", npy("<f8", (2 ** 40, 2 ** 40), b""))
-write("cube.npy", npy("<f8", (1, 2, 3), f8))
+write("cube.npy", npy("<f8", (2, 2, 3), f8 + f8))
 write("ints.npy", npy("<i8", (2, 3), f8))
 write("nan.csv", b"position,0,1\n0,1,2\n1,nan,3\n")
 write("ragged.csv", b"1,2\n3\n")
@@ -170,13 +170,13 @@ write("offsets.safetensors", safetensors([], raw_header='{"a":{"dtype":"F32","sh
 write("hole.safetensors", safetensors([], raw_header='{"a":{"dtype":"F32","shape":[2],"data_offsets":[8,16]}}')
       + b"\0" * 16)
 write("huge.safetensors", struct.pack("<Q", 2 ** 40) + b"{}")
-write("cube.safetensors", safetensors([("t", "F32", [1, 2, 3], struct.pack("<6f", *range(6)))]))
+write("cube.safetensors", safetensors([("t", "F32", [2, 2, 3], struct.pack("<12f", *range(12)))]))
 write("empty.csv", b"")
 cases = [
     ("truncated NPY", "truncated.npy", "truncated: shape (2, 3) of <f8 needs 48 bytes of data, the file has 43"),
     ("lying NPY header", "lying.npy", "the header says 5000 bytes"),
     ("NPY shape overflows", "overflow.npy", "shape (1099511627776, 1099511627776) overflows"),
-    ("3-D NPY", "cube.npy", "expected a 2-D array (positions x width), found 3-D (1, 2, 3)"),
+    ("3-D NPY", "cube.npy", "expected a 2-D array (positions x width), found 3-D (2, 2, 3)"),
     ("integer NPY", "ints.npy", "unsupported dtype '<i8'"),
     ("NaN in CSV", "nan.csv", "value nan at row 1, column 0"),
     ("ragged CSV", "ragged.csv", "line 2 has 1 cells, expected 2"),
@@ -184,7 +184,7 @@ cases = [
     ("offsets out of range", "offsets.safetensors#a", "truncated: the tensors need 800 bytes of data, the file has 8"),
     ("offsets with a hole", "hole.safetensors#a", "leave a hole after byte 0"),
     ("header length over the limit", "huge.safetensors", "exceeds the limit of 100000000 bytes"),
-    ("3-D tensor", "cube.safetensors#t", "found 3-D (1, 2, 3)"),
+    ("3-D tensor", "cube.safetensors#t", "found 3-D (2, 2, 3)"),
     ("integer tensor", "gpt2.safetensors#h.0.attn.bias", "has dtype I64; readable dtypes: F64, F32, F16, BF16"),
     ("wrong tensor name", "gpt2.safetensors#wpe",
      "no tensor 'wpe' (the file has 'wpe.weight', 'wte.weight', 'h.0.attn.bias')"),
@@ -208,6 +208,25 @@ for name, spec, needle in cases:
     file = spec.split("#")[0]
     if "3-D" not in name and "integer" not in name and "NaN" not in name and "tensor name" not in name:
         file_error("inspect: " + name, ["inspect", file], file, needle)
+# torch's shapes: axes of length 1 dropped (HF's cos is (batch, seq, dim)); a last axis of 2 is a
+# pair side by side (view_as_real of freqs_cis), in C order only.
+vals = [float(v) for v in range(6)]
+write("batch.npy", npy("<f8", (1, 2, 3), struct.pack("<6d", *vals)))
+write("heads.npy", npy("<f8", (1, 2, 1, 3), struct.pack("<6d", *vals)))
+write("pairs.npy", npy("<f8", (1, 3, 1, 2), struct.pack("<6d", *vals)))
+write("pairs_f.npy", npy("<f8", (3, 1, 2), struct.pack("<6d", *vals), fortran=True))
+write("pairs3.npy", npy("<f8", (2, 3, 2), struct.pack("<12d", *range(12))))
+for name, want in (("batch.npy", [[0, 1, 2], [3, 4, 5]]), ("heads.npy", [[0, 1, 2], [3, 4, 5]]),
+                   ("pairs.npy", [[0, 1], [2, 3], [4, 5]]),
+                   ("pairs3.npy", [[0, 1, 2, 3, 4, 5], [6, 7, 8, 9, 10, 11]])):
+    r = run(EXE, "encode", "-s", "file:path=" + name, "-o", "-", "-q", cwd=wd)
+    rows = [[float(x) for x in line.split(",")[1:]] for line in r.text.splitlines()[1:]]
+    ok(r.rc == 0 and rows == want, f"{name}: read as {len(want)} x {len(want[0])}", r.text + r.err)
+# Fortran order: (3, 1, 2) is (3, 2) once its axis of 1 is gone (column-major, values 0 3 / 1 4 / 2 5)
+r = run(EXE, "encode", "-s", "file:path=pairs_f.npy", "-o", "-", "-q", cwd=wd)
+rows = [[float(x) for x in line.split(",")[1:]] for line in r.text.splitlines()[1:]]
+ok(r.rc == 0 and rows == [[0, 3], [1, 4], [2, 5]], "Fortran (3, 1, 2): read as 3 x 2 column-major",
+   r.text + r.err)
 error_case(EXE, "rows outside the table", ["encode", "-s", "file:path=sin.csv,rows=0:41", "-o", "-"], 2,
            "'sin.csv': rows=0:41 is outside the table's 40 rows", cwd=wd)
 error_case(EXE, "inspect without a file", ["inspect"], 2, "no file to inspect", cwd=wd)
