@@ -19,6 +19,9 @@
 #define REFERENCE_ROPE                                                                             \
 	"transformers 5.x: modeling_rope_utils.py with rope_parameters and "                       \
 	"standardize_rope_params, checked against commit 008e574"
+#define REFERENCE_REMOTE                                                                           \
+	"the checkpoint's own modeling file (auto_map, no class in transformers), as "             \
+	"doc/models.md restates it"
 #define REFERENCE_OTHER                                                                            \
 	"transformers 5.x: the architecture's configuration and modeling files, checked "          \
 	"against commit 008e574"
@@ -173,8 +176,31 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 	if (strcmp(type, "falcon") == 0 && falcon_alibi && falcon_alibi->type == JSON_BOOL &&
 	    falcon_alibi->boolean)
 		enc = HF_ALIBI;
+	/* Baichuan's 13B modeling files (Baichuan-13B, Baichuan2-13B) add ALiBi with
+	 * Press et al.'s slopes (_gen_alibi_mask), its 7B ones rotate; the configs say
+	 * which only through the size: 40 layers, the rule llama.cpp's loader uses. */
+	size_t baichuan_layers = 0;
+	if (strcmp(type, "baichuan") == 0) {
+		if (hf_cfg_count(&h, "num_hidden_layers", &baichuan_layers, NULL) < 0) {
+			st = PE_EFORMAT;
+			goto done;
+		}
+		if (baichuan_layers == 40)
+			enc = HF_ALIBI;
+		st = hf_warn(&h,
+		             baichuan_layers == 40
+		                     ? "model_type 'baichuan' with 40 layers: Baichuan 13B's own "
+		                       "modeling file (auto_map), which adds ALiBi; read as ALiBi"
+		                     : "model_type 'baichuan': Baichuan 7B's own modeling file "
+		                       "(auto_map), which rotates as Llama does; read as RoPE (a "
+		                       "13B model, 40 layers, would add ALiBi)");
+		if (st != PE_OK)
+			goto done;
+	}
 	if ((st = hf_fact(&h, "reference", "the reference whose semantics posenc follows", "%s",
-	                  enc == HF_ROPE ? REFERENCE_ROPE : REFERENCE_OTHER)) != PE_OK)
+	                  h.arch->flags & HF_REMOTE_CODE ? REFERENCE_REMOTE
+	                  : enc == HF_ROPE               ? REFERENCE_ROPE
+	                                                 : REFERENCE_OTHER)) != PE_OK)
 		goto done;
 	switch (enc) {
 	case HF_ROPE:

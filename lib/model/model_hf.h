@@ -84,6 +84,9 @@ enum {
 	HF_LOCAL_HALF = 1u << 20,
 	/* the base is 10000 * rope_ratio (ChatGLM2/3's remote RotaryEmbedding) */
 	HF_ROPE_RATIO = 1u << 21,
+	/* no class in transformers: the rules are the checkpoint's own modeling file
+	 * (auto_map), as doc/models.md restates them */
+	HF_REMOTE_CODE = 1u << 22,
 };
 
 /*

@@ -288,6 +288,13 @@ static const struct hf_arch archs[] = {
              LLAMA_D ",num_hidden_layers=40,head_dim=128,max_position_embeddings=131072,"
                      "rope_theta=10000,partial_rotary_factor=0.5",
              0),
+        /* Baichuan (remote code, modeling_baichuan.py): the 7B models' RotaryEmbedding
+         * (rotate_half, base 10000, whole head); the 13B ones add ALiBi instead
+         * (model_hf.c tells them apart by 40 layers, as llama.cpp does) */
+        ROPE("baichuan", H,
+             "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
+             "max_position_embeddings=4096,rope_theta=10000",
+             HF_REMOTE_CODE),
         /* StableLM (2) remote code (modeling_stablelm_epoch.py): rotate_half over
          * int(head_dim * rope_pct) dimensions; rotary_scaling_factor is never read */
         {.model_type = "stablelm_epoch",
@@ -295,6 +302,7 @@ static const struct hf_arch archs[] = {
          .layout = H,
          .defaults = "hidden_size=2560,num_attention_heads=32,num_hidden_layers=32,"
                      "max_position_embeddings=4096,rope_theta=10000,partial_rotary_factor=0.25",
+         .flags = HF_REMOTE_CODE,
          .keys = KEYS("partial_rotary_factor=rope_pct")},
         /* ChatGLM2/3 and GLM-4 remote code (modeling_chatglm.py): RotaryEmbedding
          * of kv_channels // 2 dimensions, pairs 2i, 2i+1, base 10000 * rope_ratio;
@@ -304,7 +312,7 @@ static const struct hf_arch archs[] = {
          .layout = I,
          .defaults = "hidden_size=4096,num_attention_heads=32,num_layers=28,kv_channels=128,"
                      "seq_length=2048,rope_theta=10000,partial_rotary_factor=0.5",
-         .flags = HF_ROPE_RATIO,
+         .flags = HF_ROPE_RATIO | HF_REMOTE_CODE,
          .keys = KEYS("head_dim=kv_channels", "num_hidden_layers=num_layers",
                       "max_position_embeddings=seq_length", "unsupported=position_encoding_2d")},
         ROPE("ernie4_5", I,

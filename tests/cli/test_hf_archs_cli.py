@@ -816,4 +816,31 @@ del cfg["rope_pct"]  # StableLMEpochConfig's default rope_pct is 0.25 too
 ok(close(freqs(write("slmepoch", cfg), "all", "theta"), inv_freq(1e4, 16)),
    "StableLM epoch: class default rope_pct 0.25")
 
+
+# Baichuan (remote code): the 13B modeling_baichuan.py adds ALiBi, _get_interleave(n) being
+# Press et al.'s slopes (2^(-8/n) powers, the closest power of two first, then every other
+# slope of twice as many); the 7B one rotates as Llama (RotaryEmbedding, base 10000).
+
+
+def interleave(n):
+    def power_of_2(k):
+        start = 2.0 ** (-(2.0 ** -(math.log2(k) - 3)))
+        return [start * start ** i for i in range(k)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    c = 2 ** math.floor(math.log2(n))
+    return power_of_2(c) + interleave(2 * c)[0::2][:n - c]
+
+
+got = bias_slopes(fix("baichuan-13b-chat"))
+ok(close(got, interleave(40)), "Baichuan-13B-Chat: ALiBi, 40 slopes as _gen_alibi_mask", got)
+b7 = write("baichuan7b", {"model_type": "baichuan", "architectures": ["BaiChuanForCausalLM"],
+                          "auto_map": {"AutoModelForCausalLM": "modeling_baichuan.BaiChuanForCausalLM"},
+                          "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,
+                          "max_position_embeddings": 4096})
+ok(close(freqs(b7, "all", "theta"), inv_freq(10000.0, 128)),
+   "Baichuan 7B (32 layers): RoPE over the 128-wide head at base 10000", freqs(b7, "all", "theta"))
+r, s = summary(b7)
+ok(s.get("all", {}).get("layout") == "half", "Baichuan 7B: rotate_half", s.get("all"))
+
 done()
