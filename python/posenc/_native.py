@@ -109,9 +109,25 @@ class Result:
 # ---- tables from memory ------------------------------------------------------------------
 
 
+def _torch_shape(a):
+    """Past two axes, those of length 1 dropped, leading ones first (torch's batch and head
+    axes: HF's cos is (batch, seq, dim)), and a last axis of 2 left over taken as pairs side by
+    side (view_as_real(freqs_cis) is (seq, dim/2, 2)): the rule of the file readers."""
+    if a.ndim <= 2:
+        return a
+    dims = list(a.shape)
+    while len(dims) > 2 and 1 in dims[:-2]:
+        dims.pop(dims.index(1))
+    while len(dims) > 2 and 1 in dims:
+        dims.pop(dims.index(1))
+    if len(dims) == 3 and dims[2] == 2:
+        dims = [dims[0], dims[1] * 2]
+    return a.reshape(dims) if len(dims) == 2 else a
+
+
 def _table(array, name, bfloat16):
     """A numpy array as a table the run reads in place (the C side makes the one float64 copy)."""
-    a = np.asarray(array)
+    a = _torch_shape(np.asarray(array))
     if a.ndim == 1:
         a = a.reshape(-1, 1)
     if a.ndim != 2:

@@ -199,6 +199,22 @@ def test_check_agree_and_disagree():
     assert bad.errors[:, 0].max() > 0.1
 
 
+def test_check_takes_torch_shapes():
+    """HF's rotary_emb returns cos as (batch, seq, dim); Meta's view_as_real(freqs_cis) is
+    (seq, dim/2, 2): both are checked as the program reads such files."""
+    n, d = 64, 16
+    inv_freq = 1.0 / 10000.0 ** (np.arange(0, d, 2) / d)
+    freqs = np.outer(np.arange(n), inv_freq)
+    cos_half = np.cos(np.concatenate([freqs, freqs], axis=1))
+    assert posenc.check("rope:layout=half", cos_half[None]).agree
+    assert posenc.check("rope:layout=half", cos_half[None, None]).agree
+    cis = np.stack([np.cos(freqs), np.sin(freqs)], axis=2)
+    r = posenc.check("rope", cis, what="cos-sin:alternate")
+    assert r.agree, repr(r)
+    with pytest.raises(ValueError, match="2-D"):
+        posenc.check("rope", np.zeros((2, 3, 4)))
+
+
 def test_figures(tmp_path):
     fig = posenc.plot("distance", "sinusoidal", n=64, d=16)
     png = fig._repr_png_()
