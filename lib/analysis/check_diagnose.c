@@ -1275,6 +1275,14 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			emin = list[i].err;
 	}
 	struct hyp *win = NULL;
+	/* Among the close ones, a reduced precision that stores as the dump does (its
+	 * values all bfloat16 numbers, say) before the others: its rounding is the
+	 * dump's, where float32 alone only comes near. */
+	enum pe_float S = opt->dump_store;
+	for (size_t i = 0; i < n && rc == PE_OK && !win && S != PE_FLOAT_EXACT; i++)
+		if (list[i].err <= 1.5 * emin && list[i].err < 0.5 * e0 &&
+		    list[i].mistake == PE_MISTAKE_PRECISION && list[i].h.prec.store == S)
+			win = &list[i];
 	for (size_t i = 0; i < n && rc == PE_OK && !win; i++)
 		if (list[i].err <= 1.5 * emin && list[i].err < 0.5 * e0)
 			win = &list[i];

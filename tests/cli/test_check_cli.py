@@ -472,4 +472,24 @@ r = check("-s", LLAMA, "--against", save("cis_3d.npy", meta.reshape(N, D // 2, 2
 ok(r.rc == 0 and "alternating" in field(r, "read as"),
    "view_as_real (seq, dim/2, 2) read as cos and sin alternating", r.text + r.err)
 
+# A bfloat16 model's rotation (HF: cos and sin computed in float32, cast to bfloat16 with the
+# query, q * cos + rotate_half(q) * sin with every product and the sum rounded to bfloat16),
+# checked against a claimed "bf16 everywhere": the diagnosis names the storage its values show.
+th128 = (1.0 / f32(10000.0) ** (np.arange(0, 128, 2, dtype=f32) / f32(128))).astype(f32)
+fr = np.outer(np.arange(512, dtype=f32), th128).astype(f32)
+cb = bf16(np.cos(np.concatenate([fr, fr], 1)))
+sb = bf16(np.sin(np.concatenate([fr, fr], 1)))
+xq = bf16(np.linspace(-2.0, 2.0, 128, dtype=f32))
+xh = np.concatenate([-xq[64:], xq[:64]])
+rq = bf16(bf16(xq * cb) + bf16(xh * sb))
+xqp = save("xq.npy", xq.astype(np.float64))
+r = check("-s", "rope:layout=half,base=10000", "--against", save("rot_bf16.npy", rq.astype(f32)),
+          "--what", "rotated", "--vector", xqp, "-d", "128", "--precision", "bf16")
+diagnosed(r, "stored as bfloat16 (posenc --precision f32/bf16)",
+          "bfloat16 model's rotation against --precision bf16: f32/bf16 named")
+r = check("-s", "rope:layout=half,base=10000", "--against", path("rot_bf16.npy"), "--what", "rotated",
+          "--vector", xqp, "-d", "128")
+ok(r.rc == 0 and "agree" in field(r, "verdict"), "the same rotation agrees by default (up to rounding)",
+   r.text + r.err)
+
 done()
