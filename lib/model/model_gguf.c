@@ -68,6 +68,14 @@ enum {
 	/* ALiBi whose maximum bias is attention.max_alibi_bias, none when it is 0 or absent
 	 * (mpt.cpp, jais.cpp); the other ALiBi loaders hard-code 8 */
 	GG_ALIBI_KEY = 1u << 14,
+	/* the graph passes freq_scale 1, no YaRN mix and no factor tensor, whatever the file
+	 * says (deepseek2.cpp's OCR branch, cogvlm.cpp's plain ggml_rope) */
+	GG_UNSCALED = 1u << 15,
+	/* ggml_rope's own base 10000, the file's freq_base unused (cogvlm.cpp) */
+	GG_BASE_10K = 1u << 16,
+	/* XD-RoPE: the loader raises freq_base by rope.scaling.alpha^(d / (d - 2)), in float
+	 * (hunyuan-vl.cpp) */
+	GG_XD_ALPHA = 1u << 17,
 };
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
@@ -136,6 +144,11 @@ static const struct gguf_arch gguf_archs[] = {
         {"arctic", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"deepseek", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"deepseek2", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
+        /* Mistral Small 4: deepseek2's loader and graph; llama-context.cpp's DeepSeek-V2
+         * mscale case names deepseek2 alone */
+        {"mistral4", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
+        /* PLM: MLA, RoPE on rope.dimension_count of each head at the file's scaling */
+        {"plm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"deepseek32", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
         {"glm-dsa", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"granite", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0},
@@ -182,6 +195,16 @@ static const struct gguf_arch gguf_archs[] = {
         {"qwen3vlmoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"qwen35", NEOX, 0, 0, GG_SECTIONS, NULL, SW_MAIN, RC_LIST, 4},
         {"qwen35moe", NEOX, 0, 0, GG_SECTIONS, NULL, SW_MAIN, RC_LIST, 4},
+        /* ernie4_5's loader; M-RoPE sections, plain NEOX for text */
+        {"paddleocr", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* NEOX (M-RoPE with sections); base raised by rope.scaling.alpha */
+        {"hunyuan_vl", NEOX, 0, 0, GG_XD_ALPHA, NULL, SW_MAIN, RC_NONE, 0},
+        /* deepseek2.cpp's OCR branch: NEOX over n_embd / n_head, freq_scale 1, no YaRN,
+         * and it asserts freq_base 10000 (llama_model_rope_type lists it as NORM, but
+         * the graph passes GGML_ROPE_TYPE_NEOX) */
+        {"deepseek2-ocr", NEOX, 0, 0, GG_ROT_HEAD | GG_UNSCALED, NULL, SW_MAIN, RC_NONE, 0},
+        /* cogvlm.cpp: ggml_rope over the whole head, its defaults (base 10000, unscaled) */
+        {"cogvlm", NEOX, 0, 0, GG_ROT_HEAD | GG_UNSCALED | GG_BASE_10K, NULL, SW_MAIN, RC_NONE, 0},
         {"phi2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"phi3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"phimoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -192,6 +215,10 @@ static const struct gguf_arch gguf_archs[] = {
         {"gemma", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"gemma2", NEOX, 2, 0, 0, NULL, SW_BASE, RC_NONE, 0},
         {"gemma3", NEOX, 6, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_OWN10K, RC_NONE, 0},
+        /* gemma3n.cpp: load_swa_pattern(5), sliding layers at freq_base_swa unscaled */
+        {"gemma3n", NEOX, 5, 0, 0, NULL, SW_OWN10K, RC_NONE, 0},
+        /* mimo2.cpp: the pattern array required, sliding layers at freq_base_swa unscaled */
+        {"mimo2", NEOX, 0, 0, GG_SWA_ARRAY, NULL, SW_OWN10K, RC_NONE, 0},
         {"gemma4", NEOX, 0, 0, GG_SWA_ARRAY, NULL, SW_OWN10K, RC_NONE, 0},
         {"gemma-embedding", NEOX, 6, 0, 0, NULL, SW_OWN10K, RC_NONE, 0},
         {"starcoder2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -658,6 +685,22 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		return fail(h, PE_EFORMAT,
 		            "%s.rope.dimension_count: %.17g is not even and <= %.17g", h->arch,
 		            n_rot, hd);
+	if (a->flags & GG_BASE_10K)
+		base = 10000.0;
+	if (strcmp(a->name, "deepseek2-ocr") == 0 && fabs(base - 10000.0) >= 1e-4)
+		return fail(h, PE_EUNSUPPORTED,
+		            "%s.rope.freq_base: %.17g, but llama.cpp's OCR graph asserts 10000",
+		            h->arch, base);
+	if (a->flags & GG_XD_ALPHA) {
+		double alpha = 0;
+		if (num(h, "rope.scaling.alpha", &alpha) < 0)
+			return PE_EFORMAT;
+		/* hunyuan-vl.cpp: float base times powf(alpha, (float)d / (float)(d - 2)) */
+		if (alpha > 0)
+			base = (float)((float)base *
+			               (float)pow((float)alpha,
+			                          (double)((float)hd / (float)(hd - 2))));
+	}
 	if (!(base > 1.0))
 		return fail(h, PE_EFORMAT, "%s.rope.freq_base: %.17g must exceed 1", h->arch, base);
 	m->head_dim = (size_t)hd;
@@ -681,7 +724,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	const struct gguf_kv *type = gguf_find(h->g, key);
 	if (type && !type->str)
 		return fail(h, PE_EFORMAT, "%s: is not a string", key);
-	const char *t = type ? type->str : "none";
+	const char *t = type && !(a->flags & GG_UNSCALED) ? type->str : "none";
 	double factor = 0, orig = 0, attn = NAN;
 	if (num(h, "rope.scaling.factor", &factor) < 0 ||
 	    num(h, "rope.scaling.original_context_length", &orig) < 0 ||
@@ -693,11 +736,12 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	if (linear > 0)
 		factor = v; /* the older key */
 	/* llama-model.cpp: a missing scaling type is "linear" (with no factor, a scale of 1) */
-	if (!type && factor != 0 && factor != 1)
+	if (!type && factor != 0 && factor != 1 && !(a->flags & GG_UNSCALED))
 		t = "linear";
-	int long_t = gguf_tensor(h->g, "rope_factors_long.weight") != NULL;
-	int short_t = gguf_tensor(h->g, "rope_factors_short.weight") != NULL;
-	int freqs_t = gguf_tensor(h->g, "rope_freqs.weight") != NULL;
+	int plain = (a->flags & GG_UNSCALED) != 0;
+	int long_t = !plain && gguf_tensor(h->g, "rope_factors_long.weight") != NULL;
+	int short_t = !plain && gguf_tensor(h->g, "rope_factors_short.weight") != NULL;
+	int freqs_t = !plain && gguf_tensor(h->g, "rope_freqs.weight") != NULL;
 	enum pe_status st = PE_OK;
 	/* "longrope" (the converter's type for MiniCPM and any TextModel whose config says
 	 * longrope) names the factor tensors, which llama.cpp then picks by context */
@@ -1136,7 +1180,13 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 			                                 strncmp(a->name, "qwen35", 6) == 0
 			                         ? ",interleaved=1"
 			                         : "";
-			if (sec->arr_n >= 3) {
+			/* a fourth axis (HunyuanVL's XD-RoPE) is one posenc's mrope lacks; an
+			 * altered base is not the file's freq_base */
+			int four = sec->arr_n >= 4 && sec->arr[3] != 0;
+			if (four)
+				strbuf_addf(&nb, "; image tokens use a fourth axis, which posenc's "
+				                 "mrope does not have");
+			if (sec->arr_n >= 3 && !four && !(a->flags & (GG_XD_ALPHA | GG_BASE_10K))) {
 				strbuf_addf(
 				        &nb,
 				        "; image and video tokens: -s mrope:base=%.17g,t=%.0f,"

@@ -941,4 +941,121 @@ r, s = rule("refact", 2, [("attention.max_alibi_bias", FLOAT32, 4.0)])
 ok(r.rc == 0 and s.get("all", {}).get("spec", "").startswith("alibi heads=8"),
    "refact gguf: ALiBi of max bias 8 (refact.cpp sets it)", s)
 
+# ---- architectures added from llama.cpp de3ff815 (src/models/<arch>.cpp) ----------------------
+# gemma3n.cpp: load_swa_pattern(5) (the converter writes layer_types as flags), sliding layers
+# at rope.freq_base_swa unscaled. Shape of google/gemma-3n-E4B-it's text_config
+# (https://huggingface.co/google/gemma-3n-E4B-it/blob/main/config.json): 35 layers, head 256,
+# rope_theta 1e6, rope_local_base_freq 1e4, every 5th layer full.
+n = 35
+flags5 = [i % 5 != 4 for i in range(n)]
+r, s = rule("gemma3n", n, [("attention.key_length", UINT32, 256),
+                           ("attention.sliding_window", UINT32, 512),
+                           ("rope.freq_base_swa", FLOAT32, 10000.0),
+                           ("attention.sliding_window_pattern", ARRAY, (BOOL, flags5))])
+ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges([i for i in range(n) if flags5[i]])
+   and s.get("global", {}).get("layers") == ranges([i for i in range(n) if not flags5[i]]) and
+   s["local"].get("base") == "10000" and s["global"].get("base") == "1000000",
+   "gemma3n gguf: 28 sliding layers at 1e4, 7 full ones at 1e6", (s, r.err))
+gem = os.path.join(TMP, "rule-gemma3n.gguf")
+r, s = rule("gemma3n", n, [("attention.key_length", UINT32, 256),
+                           ("attention.sliding_window", UINT32, 512),
+                           ("rope.freq_base_swa", FLOAT32, 10000.0)])
+ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges([i for i in range(n) if flags5[i]]),
+   "gemma3n gguf without the pattern key: llama.cpp's period 5", (s, r.err))
+for grp, b in (("local", 1e4), ("global", 1e6)):
+    r, th = thetas("gguf:" + gem, grp)
+    ok(r.rc == 0 and close(th, rope_theta(b, 256)), "gemma3n gguf %s: theta_i = %g^(-2i/256)"
+       % (grp, b), r.err)
+
+# mimo2.cpp: the sliding_window_pattern array over block_count (MTP layer included), sliding
+# layers at rope.freq_base_swa unscaled, rope.dimension_count = head_dim x partial factor
+pat = [0, 1, 1, 1, 1, 0] + [1]
+r, s = rule("mimo2", 7, [("attention.key_length", UINT32, 192),
+                         ("rope.dimension_count", UINT32, 64),
+                         ("nextn_predict_layers", UINT32, 1),
+                         ("attention.sliding_window", UINT32, 128),
+                         ("rope.freq_base_swa", FLOAT32, 10000.0),
+                         ("attention.sliding_window_pattern", ARRAY, (BOOL, [bool(x) for x in pat]))],
+            base=5e6)
+ok(r.rc == 0 and s.get("local", {}).get("layers") == "1-4" and
+   s.get("global", {}).get("layers") == "0,5" and s["local"].get("base") == "10000" and
+   s["global"].get("rotary_dim") == "64" and s["local"].get("rotary_dim") == "64",
+   "mimo2 gguf: sliding layers 1-4 at 1e4, full 0,5 at 5e6, 64 of 192 turned", (s, r.err))
+error_case(EXE, "mimo2 gguf without its sliding_window_pattern",
+           ["model", "gguf:" + arch_file("mimo2", 6, name="mimo2-nopat"), "-o", "-"], 1,
+           "loader requires it")
+
+
+def yarn_mla(arch, msc_all):
+    return write("yarn-" + arch, gguf([
+        ("general.architecture", STRING, arch), (arch + ".context_length", UINT32, 1048576),
+        (arch + ".embedding_length", UINT32, 4096), (arch + ".block_count", UINT32, 4),
+        (arch + ".attention.head_count", UINT32, 32),
+        (arch + ".attention.head_count_kv", UINT32, 1),
+        (arch + ".attention.key_length", UINT32, 576),
+        (arch + ".rope.dimension_count", UINT32, 64),
+        (arch + ".rope.freq_base", FLOAT32, 10000.0),
+        (arch + ".rope.scaling.type", STRING, "yarn"),
+        (arch + ".rope.scaling.factor", FLOAT32, 128.0),
+        (arch + ".rope.scaling.original_context_length", UINT32, 8192),
+        (arch + ".rope.scaling.yarn_log_multiplier", FLOAT32, 0.1 * msc_all)]))
+
+
+# mistral4 (conversion/mistral3.py Mistral4Model, a DeepseekV2Model): deepseek2's loader divides
+# the 0.1 x mscale_all_dim back; llama-context.cpp's mscale = mscale_all_dim case is for
+# deepseek2 alone, so mistral4's factor is get_mscale(f, 1) / get_mscale(f, L)
+L = f32(f32(0.1 * 0.707) / f32(0.1))
+want = (0.1 * math.log(128.0) + 1) / (0.1 * L * math.log(128.0) + 1)
+for arch, w in (("mistral4", want), ("deepseek2", 1.0)):
+    r, s = summary("gguf:" + yarn_mla(arch, 0.707))
+    got = float(s.get("all", {}).get("spec", "attention-factor=nan").split("attention-factor=")[1]
+                .split()[0].split(",")[0]) if r.rc == 0 else float("nan")
+    ok(r.rc == 0 and s["all"].get("layout") == "interleaved" and abs(got - w) <= 1e-12 * w,
+       "%s gguf yarn: attention factor %.12g" % (arch, w), (s, r.err))
+
+# hunyuan-vl.cpp: base = rope_theta x alpha^(d / (d - 2)) in float (the converter writes
+# rope_theta and rope.scaling.alpha for xdrope; tencent/HunyuanOCR: 1e4, alpha 1000, d 128)
+hv = write("hunyuan_vl", gguf([
+    ("general.architecture", STRING, "hunyuan_vl"), ("hunyuan_vl.context_length", UINT32, 32768),
+    ("hunyuan_vl.embedding_length", UINT32, 1024), ("hunyuan_vl.block_count", UINT32, 2),
+    ("hunyuan_vl.attention.head_count", UINT32, 16),
+    ("hunyuan_vl.attention.key_length", UINT32, 128),
+    ("hunyuan_vl.rope.freq_base", FLOAT32, 10000.0),
+    ("hunyuan_vl.rope.scaling.alpha", FLOAT32, 1000.0),
+    ("hunyuan_vl.rope.scaling.type", STRING, "none"),
+    ("hunyuan_vl.rope.scaling.factor", FLOAT32, 1.0),
+    ("hunyuan_vl.rope.dimension_sections", ARRAY, (INT32, [16, 16, 16, 16]))]))
+hb = f32(f32(10000.0) * f32(f32(1000.0) ** f32(128.0 / 126.0)))
+r, th = thetas("gguf:" + hv, "all")
+ok(r.rc == 0 and close(th, [hb ** (-2.0 * i / 128) for i in range(64)]),
+   "hunyuan_vl gguf: base 1e4 x 1000^(128/126) = %.9g, NEOX" % hb, r.err)
+r = run(EXE, "model", "gguf:" + hv)
+ok(r.rc == 0 and "fourth axis" in r.text and "-s mrope" not in r.text,
+   "hunyuan_vl gguf: XD-RoPE's fourth axis noted, no mrope spec offered", r.text + r.err)
+
+# cogvlm.cpp: ggml_rope(..., n_embd_head, NEOX): base 10000 and no scaling whatever the file
+r, s = rule("cogvlm", 2, [("rope.scaling.type", STRING, "linear"),
+                          ("rope.scaling.factor", FLOAT32, 4.0)], base=5e5)
+ok(r.rc == 0 and s.get("all", {}).get("base") == "10000" and
+   s["all"].get("scaling") == "none" and s["all"].get("layout") == "half" and
+   s["all"].get("rotary_dim") == "128", "cogvlm gguf: ggml_rope's 10000, unscaled, whole head",
+   (s, r.err))
+# deepseek2.cpp's OCR branch: NEOX over n_embd / n_head, freq_scale 1, base asserted 10000
+r, s = rule("deepseek2-ocr", 2, [("rope.dimension_count", UINT32, 64)] + lin, base=10000.0)
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "half" and
+   s["all"].get("rotary_dim") == "128" and s["all"].get("scaling") == "none",
+   "deepseek2-ocr gguf: NEOX over the whole 128-wide head, unscaled", (s, r.err))
+error_case(EXE, "deepseek2-ocr gguf with freq_base 5e5 (the graph asserts 10000)",
+           ["model", "gguf:" + write("ds2ocr-base", gguf([
+               ("general.architecture", STRING, "deepseek2-ocr"),
+               ("deepseek2-ocr.embedding_length", UINT32, 1024),
+               ("deepseek2-ocr.attention.head_count", UINT32, 8),
+               ("deepseek2-ocr.rope.freq_base", FLOAT32, 5e5)])), "-o", "-"], 1,
+           "asserts 10000")
+for arch, layout in (("plm", "interleaved"), ("paddleocr", "half")):
+    r, s = rule(arch, 2, [("rope.dimension_count", UINT32, 64)])
+    ok(r.rc == 0 and s.get("all", {}).get("layout") == layout and
+       s["all"].get("rotary_dim") == "64", "%s gguf: %s, 64 of 128 turned" % (arch, layout),
+       (s, r.err))
+
 done()
