@@ -13,6 +13,7 @@
  * the list wins (the list goes from discrete, common mistakes to fitted
  * ones, so "rotary width 128" is preferred to the equivalent fitted base).
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -456,11 +457,19 @@ static void fit_sections(const double *e, size_t h, int interleaved, const unsig
 			B[k] = B[k - 1] + (iw < h ? e2[iw] - e0[iw] : 0);
 		}
 	}
-	double best = INFINITY, all_t = 0;
+	double best = INFINITY, best_sum = INFINITY, all_t = 0;
 	for (size_t i = 0; i < h; i++)
 		all_t += e0[i];
-	for (int pass = 0; pass < 2; pass++) {
-		double tol = 1e-3 * fabs(best) + 1e-12 * total;
+	/*
+	 * The prefix sums' differences lose up to h ulps of the total, which holds
+	 * the wrong axes' large errors: too coarse to tell apart pairs whose axes
+	 * differ by a little (pairs 40-43 of Qwen2-VL's 16/24/24 on h or w differ
+	 * by ~1e-6 in cos, ~1e-14 of the total). They only select the candidates;
+	 * those are compared by their errors summed pair by pair.
+	 */
+	double coarse = 2.0 * (double)(h + 1) * DBL_EPSILON * total;
+	for (int pass = 0; pass < 3; pass++) {
+		double tol = pass == 1 ? coarse : 1e-3 * best_sum;
 		long near = -1;
 		for (size_t x = 0; x <= h; x++)
 			for (size_t y = 0; x + y <= h; y++) {
@@ -478,10 +487,19 @@ static void fit_sections(const double *e, size_t h, int interleaved, const unsig
 					best = fmin(best, cost);
 					continue;
 				}
+				if (!(cost <= best + coarse + 1e-3 * fabs(best)))
+					continue;
+				double sum = 0;
+				for (size_t i = 0; i < h; i++)
+					sum += e[(size_t)pe_mrope_axis(p, interleaved, i) * h + i];
+				if (pass == 1) {
+					best_sum = fmin(best_sum, sum);
+					continue;
+				}
 				long dist = labs((long)p[0] - (long)spec[0]) +
 				            labs((long)p[1] - (long)spec[1]) +
 				            labs((long)p[2] - (long)spec[2]);
-				if (cost <= best + tol && (near < 0 || dist < near)) {
+				if (sum <= best_sum + tol && (near < 0 || dist < near)) {
 					near = dist;
 					memcpy(out, p, sizeof(p));
 				}

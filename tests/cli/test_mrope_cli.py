@@ -541,6 +541,27 @@ for name, spec, arr, extra, pattern in wrong:
     r, diag = check(spec, arr, "w_" + str(abs(hash(name)) % 10**8), *extra)
     ok(r.rc == 3 and re.search(pattern, diag) is not None and "partly" not in diag,
        f"check: {name}: disagrees and is named", r.text + r.err)
+# Fitted sections: on a 6x8 grid pairs 40-43 (base 1e6) on h or on w differ by ~1e-6 in cos,
+# a trillionth of the errors of the pairs on the wrong axis: the fit must still tell them.
+GSEG = [("text", 5), ("grid", 1, 6, 8, None, None), ("text", 7)]
+GIDS = get_rope_index(GSEG)
+GGRID = ",text=5,frames=1,height=6,width=8"
+for name, spec, secs, inter, pattern in [
+        ("Qwen2-VL's 16/24/24 for 24/20/20", "mrope:base=1000000,t=16,h=24,w=24" + GGRID,
+         SEC3, False, r"sections 24/20/20 \(the first 24 pairs on t.*\(fitted pair by pair\) "
+         r"instead of in sections 16/24/24"),
+        ("24/20/20 for Qwen2-VL's 16/24/24", "mrope:base=1000000,t=24,h=20,w=20" + GGRID,
+         SEC2, False, r"sections 16/24/24 \(the first 16 pairs on t.*\(fitted pair by pair\) "
+         r"instead of in sections 24/20/20"),
+        ("Qwen3-VL's interleaved 24/20/20 for Qwen2-VL's 16/24/24",
+         "mrope:base=1000000,t=24,h=20,w=20,interleaved=1" + GGRID, SEC2, False,
+         r"sections 16/24/24 .*\(fitted pair by pair; Qwen2-VL's .* instead of interleaved "
+         r"24/20/20")]:
+    r, diag = check(spec, np.concatenate([hf_pairs(GIDS, 128, 1e6, secs, inter)[0]] * 2, 1),
+                    "fit_" + str(abs(hash(name)) % 10**8), "--what", "cos")
+    ok(r.rc == 3 and re.search(pattern, diag) is not None and "every step in float32" in diag
+       and "explains part" not in r.text,
+       f"check: {name}: the sections fitted pair by pair reproduce the dump", r.text + r.err)
 r, diag = check(Q3, np.concatenate([s3, s3], 1), "sin_for_cos", "--what", "cos")
 ok(r.rc == 3 and "holds sin, not cos" in diag and "(the dump matches that exactly)" in r.text,
    "check --what cos: a sin table named, and the diagnosis reproduces the dump", r.text)
