@@ -66,6 +66,27 @@ void check_hyp_reference(const struct pe_scheme *s, const struct pe_check_option
 	h->att = NAN;
 	memcpy(h->mrope_pairs, s->mrope_pairs, sizeof(h->mrope_pairs));
 	h->mrope_interleaved = s->mrope_interleaved;
+	/* a semantic difference, not a rounding one: only when the engine is named */
+	h->ggml_axes = opt->engine == PE_ENGINE_LLAMACPP;
+}
+
+/*
+ * ggml's axis of pair @i (ggml-cpu ops.cpp, rope multi): interleaved (IMROPE)
+ * takes t, h, w only where i % 3 names them within 3 x its section, and the
+ * fourth position elsewhere; sections (MROPE) count sectors i modulo their
+ * sum. The fourth is 3 here: llama.cpp gives text and image tokens 0 there
+ * (llama-graph.cpp), so Qwen3-VL's pairs 61 and 62 never turn in llama.cpp.
+ */
+static int ggml_mrope_axis(const unsigned pairs[3], int interleaved, size_t i)
+{
+	const size_t p0 = pairs[0], p1 = pairs[1], p2 = pairs[2];
+	if (interleaved)
+		return i % 3 == 0 && i < 3 * p0   ? 0
+		       : i % 3 == 1 && i < 3 * p1 ? 1
+		       : i % 3 == 2 && i < 3 * p2 ? 2
+		                                  : 3;
+	size_t sum = p0 + p1 + p2, k = sum ? i % sum : 0;
+	return k < p0 ? 0 : k < p0 + p1 ? 1 : 2;
 }
 
 enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const struct check_hyp *h,
@@ -107,8 +128,12 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 			return PE_ENOMEM;
 		}
 		for (size_t i = 0; i < half; i++)
-			m->axis[i] = (unsigned char)pe_mrope_axis(h->mrope_pairs,
-			                                          h->mrope_interleaved, i);
+			m->axis[i] =
+			        (unsigned char)(h->ggml_axes
+			                                ? ggml_mrope_axis(h->mrope_pairs,
+			                                                  h->mrope_interleaved, i)
+			                                : pe_mrope_axis(h->mrope_pairs,
+			                                                h->mrope_interleaved, i));
 		m->sequential = h->sequential;
 	}
 	m->rope.layout = h->layout;
@@ -235,15 +260,18 @@ enum pe_status check_model_pairs(const struct check_model *cm, uint64_t start, s
 	 * mrope_section split; ggml_mrope_cache_init's theta_t, theta_h, theta_w
 	 * each multiplied by theta_scale pair by pair).
 	 */
-	double id[3] = {q, q, q};
+	double id[4] = {q, q, q, 0.0}; /* the fourth: ggml's, 0 for every token */
 	if (!cm->sequential) {
 		enum pe_status st = pe_mrope_position(cm->s, start + r, id);
 		if (st != PE_OK)
 			return st;
 	}
 	size_t h = cm->rope.d_rot / 2;
-	for (int a = 0; a < 3; a++) {
-		if ((a > 0 && id[a] == id[0]) || (a > 1 && id[a] == id[1]))
+	for (int a = 0; a < 4; a++) {
+		int earlier = 0;
+		for (int b = 0; b < a; b++)
+			earlier |= id[b] == id[a];
+		if (earlier)
 			continue; /* computed with an earlier axis */
 		pairs_at(cm, model_position(cm, id[a]), tmp, tmp + h, tmp + 2 * h);
 		for (size_t i = 0; i < h; i++)

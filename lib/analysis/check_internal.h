@@ -61,9 +61,9 @@ struct check_model {
 	double pos_div;   /* > 0: float32 positions divided by this (the VLLM path) */
 	int pos_recip;    /* pos_div as a product by its float32 reciprocal (VLLM_CUDA) */
 	/*
-	 * M-RoPE: pair i turns with id axis[i] (0 t, 1 h, 2 w) of the row's token,
-	 * each id going through the changes above as a 1-D position does; NULL:
-	 * one position per row
+	 * M-RoPE: pair i turns with id axis[i] (0 t, 1 h, 2 w, 3 ggml's fourth: 0) of the row's
+	 * token, each id going through the changes above as a 1-D position does; NULL: one position
+	 * per row
 	 */
 	unsigned char *axis;
 	int sequential; /* M-RoPE: every token at t = h = w = its index (1-D positions) */
@@ -92,6 +92,8 @@ struct check_hyp {
 	unsigned mrope_pairs[3];
 	int mrope_interleaved;
 	int sequential;
+	int ggml_axes; /* M-RoPE: llama.cpp's axis rule (its fourth position, 0, past the
+	                  interleaved sections); transformers' otherwise */
 };
 
 /* Whether @s is the mrope scheme: RoPE whose pairs turn with one of three ids per token. */

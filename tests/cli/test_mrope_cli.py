@@ -541,6 +541,12 @@ for name, spec, arr, extra, pattern in wrong:
     r, diag = check(spec, arr, "w_" + str(abs(hash(name)) % 10**8), *extra)
     ok(r.rc == 3 and re.search(pattern, diag) is not None and "partly" not in diag,
        f"check: {name}: disagrees and is named", r.text + r.err)
+# The same llama.cpp dump with --engine llama.cpp: its axis rule (the fourth position, 0, past
+# the interleaved sections; ggml-cpu's rope multi, llama-graph.cpp's set_input) agrees.
+imrope = rot_half(*ggml_pairs(get_rope_index(CSEG[:2] + [("text", 2040)])[:, 2000:2040], 128, 1e6,
+                              SEC3, imrope=True))
+r, diag = check(Q3, imrope, "imrope_engine", "--start", "2000", "--engine", "llama.cpp")
+ok(r.rc == 0 and "agree" in r.text, "check --engine llama.cpp: its IMROPE dump agrees", r.text + r.err)
 # Fitted sections: on a 6x8 grid pairs 40-43 (base 1e6) on h or on w differ by ~1e-6 in cos,
 # a trillionth of the errors of the pairs on the wrong axis: the fit must still tell them.
 GSEG = [("text", 5), ("grid", 1, 6, 8, None, None), ("text", 7)]
