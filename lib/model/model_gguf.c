@@ -173,6 +173,10 @@ static const struct gguf_arch gguf_archs[] = {
         {"glm4", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"arcee", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"bailingmoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* bailingmoe3.cpp: KDA layers where head_count_kv is 0, MLA with RoPE elsewhere */
+        {"bailingmoe3", NORM, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
+        /* hy-v4.cpp: MLA, n_rot at the main spec in every layer and its indexer */
+        {"hy_v4", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"ernie4_5", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"ernie4_5-moe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"mistral3", NORM, 0, 0, GG_YARN_BETAS | GG_YARN_LOG_MUL, NULL, SW_MAIN, RC_NONE, 0},
@@ -265,6 +269,11 @@ static const struct gguf_arch gguf_archs[] = {
         /* lightning-attention layers but every full_attention_interval-th (default 8) */
         {"minimax-01", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 8},
         {"minimax-m2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* minimax-m3.cpp: every layer turns n_rot at the main spec (block-sparse
+         * attention chooses keys, not positions) */
+        {"minimax-m3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* hrm-text.cpp: each of its layer slots (stacks times cycles) at the main spec */
+        {"hrm_text", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"pangu-embedded", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* afmoe.cpp: n_no_rope_layer_step 4 (the hparams default), sliding layers at
          * freq_base_swa with the main scaling */

@@ -1110,4 +1110,23 @@ error_case(EXE, "deepseek4 gguf without compress_ratios (the loader throws)",
                ("deepseek4.attention.compress_rope_freq_base", FLOAT32, 160000.0)])), "-o", "-"],
            1, "compress_ratios: missing")
 
+# rows whose graphs turn n_rot at the main spec in every attention layer (a toy shape: no
+# published config here); bailingmoe3's converter gives KDA layers head_count_kv 0 and full
+# attention every layer_group_size-th layer and in the tail (group 4 of 6 layers: 3, 4, 5)
+for arch, layout, extra, want in (
+        ("minimax-m3", "half", [], {"all": list(range(6))}),
+        ("hrm_text", "half", [], {"all": list(range(6))}),
+        ("hy_v4", "interleaved", [], {"all": list(range(6))}),
+        ("bailingmoe3", "interleaved",
+         [("attention.head_count_kv", ARRAY, (UINT32, [0, 0, 0, 1, 1, 1]))],
+         {"rope": [3, 4, 5], "nope": [0, 1, 2]})):
+    r, s = rule(arch, 6, [("rope.dimension_count", UINT32, 64)] + extra)
+    g = "all" if "all" in want else "rope"
+    ok(r.rc == 0 and all(s.get(k, {}).get("layers") == ranges(v) for k, v in want.items()) and
+       s[g].get("layout") == layout and s[g].get("rotary_dim") == "64",
+       "%s gguf: %s, 64 of 128 turned at the main spec" % (arch, layout), (s, r.err))
+    r, th = thetas("gguf:" + os.path.join(TMP, "rule-" + arch + ".gguf"), g)
+    ok(r.rc == 0 and close(th, rope_theta(1e6, 64)), "%s gguf: theta_i = 1e6^(-2i/64)" % arch,
+       r.err)
+
 done()
