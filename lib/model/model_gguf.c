@@ -76,6 +76,10 @@ enum {
 	/* XD-RoPE: the loader raises freq_base by rope.scaling.alpha^(d / (d - 2)), in float
 	 * (hunyuan-vl.cpp) */
 	GG_XD_ALPHA = 1u << 17,
+	/* deepseek4.cpp: layers whose attention.compress_ratios entry is 0 turn at freq_base
+	 * unscaled; the others at attention.compress_rope_freq_base with the file's scaling
+	 * and an attention factor that cancels ggml's YaRN magnitude */
+	GG_COMPRESS = 1u << 18,
 };
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
@@ -149,6 +153,9 @@ static const struct gguf_arch gguf_archs[] = {
         {"mistral4", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
         /* PLM: MLA, RoPE on rope.dimension_count of each head at the file's scaling */
         {"plm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* DeepSeek-V4: sliding-window-only layers (compress ratio 0) at freq_base
+         * unscaled, compressed ones at compress_rope_freq_base with YaRN */
+        {"deepseek4", NORM, 0, 0, GG_COMPRESS, NULL, SW_FLAT, RC_NONE, 0},
         {"deepseek32", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
         {"glm-dsa", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"granite", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0},
@@ -166,6 +173,10 @@ static const struct gguf_arch gguf_archs[] = {
         {"glm4", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"arcee", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"bailingmoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* bailingmoe3.cpp: KDA layers where head_count_kv is 0, MLA with RoPE elsewhere */
+        {"bailingmoe3", NORM, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
+        /* hy-v4.cpp: MLA, n_rot at the main spec in every layer and its indexer */
+        {"hy_v4", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"ernie4_5", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"ernie4_5-moe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"mistral3", NORM, 0, 0, GG_YARN_BETAS | GG_YARN_LOG_MUL, NULL, SW_MAIN, RC_NONE, 0},
@@ -258,6 +269,11 @@ static const struct gguf_arch gguf_archs[] = {
         /* lightning-attention layers but every full_attention_interval-th (default 8) */
         {"minimax-01", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 8},
         {"minimax-m2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* minimax-m3.cpp: every layer turns n_rot at the main spec (block-sparse
+         * attention chooses keys, not positions) */
+        {"minimax-m3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        /* hrm-text.cpp: each of its layer slots (stacks times cycles) at the main spec */
+        {"hrm_text", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"pangu-embedded", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* afmoe.cpp: n_no_rope_layer_step 4 (the hparams default), sliding layers at
          * freq_base_swa with the main scaling */
@@ -701,6 +717,19 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			               (float)pow((float)alpha,
 			                          (double)((float)hd / (float)(hd - 2))));
 	}
+	/* deepseek4.cpp: the compressed layers' base; the others keep freq_base */
+	double flat = base;
+	if (a->flags & GG_COMPRESS) {
+		int r = num(h, "attention.compress_rope_freq_base", &base);
+		if (r < 0)
+			return PE_EFORMAT;
+		if (r == 0)
+			return fail(
+			        h, PE_EFORMAT,
+			        "%s.attention.compress_rope_freq_base: missing, and llama.cpp's "
+			        "%s loader requires it",
+			        h->arch, a->name);
+	}
 	if (!(base > 1.0))
 		return fail(h, PE_EFORMAT, "%s.rope.freq_base: %.17g must exceed 1", h->arch, base);
 	m->head_dim = (size_t)hd;
@@ -738,7 +767,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	/* llama-model.cpp: a missing scaling type is "linear" (with no factor, a scale of 1) */
 	if (!type && factor != 0 && factor != 1 && !(a->flags & GG_UNSCALED))
 		t = "linear";
-	int plain = (a->flags & GG_UNSCALED) != 0;
+	/* deepseek4.cpp passes no factor tensor to ggml_rope_ext */
+	int plain = (a->flags & (GG_UNSCALED | GG_COMPRESS)) != 0;
 	int long_t = !plain && gguf_tensor(h->g, "rope_factors_long.weight") != NULL;
 	int short_t = !plain && gguf_tensor(h->g, "rope_factors_short.weight") != NULL;
 	int freqs_t = !plain && gguf_tensor(h->g, "rope_freqs.weight") != NULL;
@@ -838,7 +868,11 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			int ds2 = strcmp(a->name, "deepseek2") == 0 && logmul != 1.0;
 			ms = ds2 ? 1.0 : ms / all;
 		}
-		if (logmul != 0 || !isnan(attn))
+		/* deepseek4.cpp passes 1 / (1 + 0.1 ln f), which cancels rope_yarn's magnitude
+		 * whatever the file's attn_factor */
+		if (a->flags & GG_COMPRESS)
+			strbuf_addf(bp, ",attention-factor=1");
+		else if (logmul != 0 || !isnan(attn))
 			put_number(bp, "attention-factor", ms * (isnan(attn) ? 1.0 : attn));
 	} else if (strcmp(t, "none") == 0) {
 		strbuf_addf(bp, ",scaling=none");
@@ -894,7 +928,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	 * it (a period, or one flag per layer, true = sliding, as load_swa_pattern takes it),
 	 * else the period llama.cpp hard-codes; gemma3.cpp and others: no window (or 0), no
 	 * sliding layers; exaone4.cpp: sliding layers in the 64-layer model only */
-	int has_swa = (a->swa_pattern > 0 || (a->flags & GG_SWA_ARRAY)) &&
+	int has_swa = (a->swa_pattern > 0 || (a->flags & (GG_SWA_ARRAY | GG_COMPRESS))) &&
 	              !((a->flags & GG_SWA_NEEDS_WINDOW) && !(has_window && swa > 0)) &&
 	              !(strcmp(a->name, "exaone4") == 0 && n != 64);
 	unsigned char *slides = calloc(n, 1);
@@ -924,6 +958,32 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			            n);
 		}
 		int first = (a->flags & GG_SWA_DENSE_FIRST) != 0;
+		if (a->flags & GG_COMPRESS) {
+			/* not sliding, but the layers that turn at freq_base unscaled: those
+			 * of compress ratio 0 (sliding-window attention alone) */
+			char ckey[256];
+			snprintf(ckey, sizeof(ckey), "%s.attention.compress_ratios", h->arch);
+			const struct gguf_kv *ck = gguf_find(h->g, ckey);
+			if (!ck || !ck->arr || ck->arr_n < p->n_all)
+				return fail(h, PE_EFORMAT,
+				            "%s: %s, and llama.cpp's loader requires one per layer "
+				            "(block_count %zu)",
+				            ckey, !ck ? "missing" : "too short or not an array",
+				            p->n_all);
+			for (size_t i = 0; i < n; i++)
+				slides[i] = ck->arr[i] == 0;
+			pattern = 0;
+			free(m->note);
+			m->note = pe_strdup(
+			        "DeepSeek-V4: the local layers (compress ratio 0) turn at "
+			        "freq_base "
+			        "unscaled, the global ones at compress_rope_freq_base; there a key "
+			        "is also a block of 4 or 128 tokens turned at the block's first "
+			        "position, and each layer turns its attention output back by the "
+			        "query's position: posenc shows the q/k rotation alone");
+			if (!m->note)
+				return PE_ENOMEM;
+		}
 		for (size_t i = 0; i < n && pattern > 1; i++)
 			slides[i] = first ? i % pattern != 0 : i % pattern != pattern - 1;
 	}
@@ -971,7 +1031,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		/* get_rope_freq_base/scale: their base, the main scaling */
 		local = with_base(bp, has_swa_base ? swa_base : base);
 	} else {
-		double lbase = a->swa == SW_FLAT     ? base
+		double lbase = a->swa == SW_FLAT     ? flat
 		               : has_swa_base        ? swa_base
 		               : a->swa == SW_OWN10K ? 10000.0
 		                                     : base;

@@ -1058,4 +1058,75 @@ for arch, layout in (("plm", "interleaved"), ("paddleocr", "half")):
        s["all"].get("rotary_dim") == "64", "%s gguf: %s, 64 of 128 turned" % (arch, layout),
        (s, r.err))
 
+# deepseek4 (conversion/deepseek.py DeepseekV4Model): the shape of DeepSeek-V4-Flash's
+# config.json as its converter writes it (head 512, qk_rope_head_dim 64, rope_theta 1e4,
+# compress_rope_theta 160000, yarn factor 16 over 65536), 6 layers instead of 43.
+# deepseek4.cpp: compress ratio 0: freq_base, freq_scale 1, no YaRN; 4 or 128:
+# compress_rope_freq_base with the YaRN mix and attn_factor 1 / (1 + 0.1 ln f), which
+# cancels ggml's rope_yarn magnitude, so the attention factor is 1
+ratios = [0, 0, 4, 128, 4, 0]
+ds4 = write("deepseek4", gguf([
+    ("general.architecture", STRING, "deepseek4"), ("deepseek4.context_length", UINT32, 1048576),
+    ("deepseek4.embedding_length", UINT32, 4096), ("deepseek4.block_count", UINT32, 6),
+    ("deepseek4.attention.head_count", UINT32, 64),
+    ("deepseek4.attention.head_count_kv", UINT32, 1),
+    ("deepseek4.attention.key_length", UINT32, 512),
+    ("deepseek4.rope.dimension_count", UINT32, 64),
+    ("deepseek4.rope.freq_base", FLOAT32, 10000.0),
+    ("deepseek4.rope.scaling.type", STRING, "yarn"),
+    ("deepseek4.rope.scaling.factor", FLOAT32, 16.0),
+    ("deepseek4.rope.scaling.original_context_length", UINT32, 65536),
+    ("deepseek4.rope.scaling.attn_factor", FLOAT32, 1.5),
+    ("deepseek4.attention.sliding_window", UINT32, 128),
+    ("deepseek4.attention.compress_rope_freq_base", FLOAT32, 160000.0),
+    ("deepseek4.attention.compress_ratios", ARRAY, (UINT32, ratios))]))
+r, s = summary("gguf:" + ds4)
+ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges([0, 1, 5]) and
+   s.get("global", {}).get("layers") == ranges([2, 3, 4]) and
+   s["local"].get("layout") == "interleaved" and s["local"].get("scaling") == "none" and
+   s["global"].get("attention_factor") == "1",
+   "deepseek4 gguf: ratio-0 layers local and unscaled, compressed ones yarn with factor 1",
+   (s, r.err))
+r, th = thetas("gguf:" + ds4, "local")
+ok(r.rc == 0 and close(th, rope_theta(10000.0, 64)),
+   "deepseek4 gguf: ratio-0 layers theta_i = 10000^(-2i/64)", r.err)
+fb, nr = f32(160000.0), 64
+cd = [nr * math.log(65536 / (b * 2 * math.pi)) / (2 * math.log(fb)) for b in (32, 1)]
+lo, hi = max(0.0, math.floor(cd[0])), min(nr - 1.0, math.ceil(cd[1]))
+want = []
+for i in range(nr // 2):
+    ramp = 1 - min(1.0, max(0.0, (i - lo) / max(0.001, hi - lo)))
+    t = fb ** (-2.0 * i / nr)
+    want.append(t / 16.0 * (1 - ramp) + t * ramp)
+r, th = freqs("gguf:" + ds4, "--layer", "global")
+ok(r.rc == 0 and close(th, want),
+   "deepseek4 gguf: compressed layers as rope_yarn turns them at 160000", r.err)
+error_case(EXE, "deepseek4 gguf without compress_ratios (the loader throws)",
+           ["model", "gguf:" + write("ds4-noratios", gguf([
+               ("general.architecture", STRING, "deepseek4"),
+               ("deepseek4.embedding_length", UINT32, 4096),
+               ("deepseek4.block_count", UINT32, 2),
+               ("deepseek4.attention.head_count", UINT32, 64),
+               ("deepseek4.attention.compress_rope_freq_base", FLOAT32, 160000.0)])), "-o", "-"],
+           1, "compress_ratios: missing")
+
+# rows whose graphs turn n_rot at the main spec in every attention layer (a toy shape: no
+# published config here); bailingmoe3's converter gives KDA layers head_count_kv 0 and full
+# attention every layer_group_size-th layer and in the tail (group 4 of 6 layers: 3, 4, 5)
+for arch, layout, extra, want in (
+        ("minimax-m3", "half", [], {"all": list(range(6))}),
+        ("hrm_text", "half", [], {"all": list(range(6))}),
+        ("hy_v4", "interleaved", [], {"all": list(range(6))}),
+        ("bailingmoe3", "interleaved",
+         [("attention.head_count_kv", ARRAY, (UINT32, [0, 0, 0, 1, 1, 1]))],
+         {"rope": [3, 4, 5], "nope": [0, 1, 2]})):
+    r, s = rule(arch, 6, [("rope.dimension_count", UINT32, 64)] + extra)
+    g = "all" if "all" in want else "rope"
+    ok(r.rc == 0 and all(s.get(k, {}).get("layers") == ranges(v) for k, v in want.items()) and
+       s[g].get("layout") == layout and s[g].get("rotary_dim") == "64",
+       "%s gguf: %s, 64 of 128 turned at the main spec" % (arch, layout), (s, r.err))
+    r, th = thetas("gguf:" + os.path.join(TMP, "rule-" + arch + ".gguf"), g)
+    ok(r.rc == 0 and close(th, rope_theta(1e6, 64)), "%s gguf: theta_i = 1e6^(-2i/64)" % arch,
+       r.err)
+
 done()
