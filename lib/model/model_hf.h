@@ -87,6 +87,12 @@ enum {
 	/* no class in transformers: the rules are the checkpoint's own modeling file
 	 * (auto_map), as doc/models.md restates them */
 	HF_REMOTE_CODE = 1u << 22,
+	/* layer types from compress_ratios (DeepSeek-V4: 0 a sliding layer, 4 or 128
+	 * compressed attention; no list: every layer compressed, the class's schedule) */
+	HF_COMPRESS_RATIOS = 1u << 23,
+	/* YaRN's attention factor 1 when the block gives none (DeepseekV4Config sets it:
+	 * the reference multiplies cos and sin by nothing) */
+	HF_YARN_UNIT_ATT = 1u << 24,
 };
 
 /*

@@ -331,6 +331,19 @@ static const struct hf_arch archs[] = {
              "n_embd=4096,n_head=16,n_layer=28,n_positions=2048,rotary_dim=64,"
              "rope_theta=10000",
              0),
+        /* DeepSeek-V4: sliding layers rotate at rope_theta unscaled ("main"), the
+         * compressed ones (CSA, HCA) at compress_rope_theta with the rope block,
+         * YaRN's attention factor 1 (DeepseekV4Config); pairs 2i, 2i+1 over the
+         * qk_rope_head_dim rotated dimensions (64 of 512) */
+        {.model_type = "deepseek_v4",
+         .enc = HF_ROPE,
+         .layout = I,
+         .defaults = "hidden_size=4096,num_attention_heads=64,num_hidden_layers=43,head_dim=512,"
+                     "qk_rope_head_dim=64,max_position_embeddings=1048576,rope_theta=10000,"
+                     "compress_rope_theta=160000,sliding_window=128",
+         .flags = HF_COMPRESS_RATIOS | HF_YARN_UNIT_ATT,
+         .theta_key = "compress_rope_theta",
+         .local_theta = "rope_theta"},
         ROPE("deepseek_v2", I,
              "hidden_size=5120,num_attention_heads=128,num_hidden_layers=60,"
              "qk_rope_head_dim=64,max_position_embeddings=2048,rope_theta=10000",

@@ -35,6 +35,9 @@ static const char *short_type(const char *type)
 		return "global";
 	if (strcmp(type, "chunked_attention") == 0)
 		return "chunked";
+	if (strcmp(type, "compressed_sparse_attention") == 0 ||
+	    strcmp(type, "heavily_compressed_attention") == 0)
+		return "compress";
 	return type;
 }
 
@@ -261,6 +264,27 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 				return hf_fail(h, PE_EFORMAT, "%s[%zu]: is not a string", key,
 				               i % bt->n);
 			types[i] = strcmp(x->string, attn) == 0 ? kind : x->string;
+		}
+		return PE_OK;
+	}
+	/* DeepSeek-V4's compress_ratios: 0 sliding, 4 and 128 compressed (the list may
+	 * go on for the MTP layer: the class keeps the first num_hidden_layers) */
+	if (h->arch->flags & HF_COMPRESS_RATIOS) {
+		const struct json *cr = hf_present(h->cfg, "compress_ratios");
+		if (cr && (cr->type != JSON_ARRAY || cr->n < n))
+			return hf_fail(h, PE_EFORMAT,
+			               "compress_ratios: is not a list of at least %zu numbers "
+			               "(num_hidden_layers)",
+			               n);
+		for (size_t i = 0; i < n; i++) {
+			const struct json *x = cr ? &cr->items[i] : NULL;
+			if (x && (x->type != JSON_NUMBER ||
+			          (x->number != 0 && x->number != 4 && x->number != 128)))
+				return hf_fail(h, PE_EFORMAT,
+				               "compress_ratios[%zu]: is not 0, 4 or 128", i);
+			types[i] = x && x->number == 0   ? "sliding_attention"
+			           : x && x->number == 4 ? "compressed_sparse_attention"
+			                                 : "heavily_compressed_attention";
 		}
 		return PE_OK;
 	}

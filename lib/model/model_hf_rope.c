@@ -414,6 +414,10 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 			hf_put_key(b, "mscale-all-dim", msa);
 		if ((rc = hf_number(h, where, block, "attention_factor", &att)) < 0)
 			return PE_EFORMAT;
+		if (!rc && (h->arch->flags & HF_YARN_UNIT_ATT)) {
+			att = 1.0;
+			rc = 1;
+		}
 		if (rc)
 			hf_put_key(b, "attention-factor", att);
 		const struct json *tr = hf_present(block, "truncate");

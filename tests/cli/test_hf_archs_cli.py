@@ -843,4 +843,44 @@ ok(close(freqs(b7, "all", "theta"), inv_freq(10000.0, 128)),
 r, s = summary(b7)
 ok(s.get("all", {}).get("layout") == "half", "Baichuan 7B: rotate_half", s.get("all"))
 
+
+# DeepSeek-V4 (DeepseekV4Config, modeling_deepseek_v4.py): compress_ratios 0 are sliding layers
+# at rope_theta without scaling ("main"), 4 and 128 compressed ones at compress_rope_theta with
+# the rope block, YaRN's attention factor set to 1; pairs 2i, 2i+1 over qk_rope_head_dim.
+
+
+def yarn_inv(base, dim, factor, orig, beta_fast=32.0, beta_slow=1.0):
+    """_compute_yarn_parameters (truncate true) in float64."""
+    pos = base ** (np.arange(0, dim, 2).astype(np.float64) / dim)
+
+    def corr(r):
+        return dim * math.log(orig / (r * 2 * math.pi)) / (2 * math.log(base))
+    lo, hi = max(math.floor(corr(beta_fast)), 0), min(math.ceil(corr(beta_slow)), dim - 1)
+    if lo == hi:
+        hi += 0.001
+    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - lo) / (hi - lo), 0, 1)
+    extra = 1 - ramp
+    return (1 / (factor * pos)) * (1 - extra) + (1 / pos) * extra
+
+
+v4 = fix("deepseek-v4-flash")
+r, s = summary(v4)
+ok(r.rc == 0 and layers(s.get("local", {}).get("layers", "")) == [0, 1] and
+   layers(s.get("compress", {}).get("layers", "")) == list(range(2, 43)),
+   "DeepSeek-V4-Flash: layers 0-1 sliding (main rope), 2-42 compressed (compress rope)", s.keys())
+ok(s.get("compress", {}).get("attention_factor") == "1" and
+   s.get("local", {}).get("layout") == "interleaved",
+   "DeepSeek-V4-Flash: YaRN attention factor 1, pairs 2i, 2i+1", s.get("compress"))
+ok(close(freqs(v4, "local", "theta"), inv_freq(10000.0, 64)),
+   "DeepSeek-V4-Flash: sliding layers at 10000^(-2i/64)", freqs(v4, "local", "theta"))
+ok(close(freqs(v4, "compress", "yarn_theta"), yarn_inv(160000.0, 64, 16.0, 65536.0)),
+   "DeepSeek-V4-Flash: compressed layers, YaRN 16 over 65536 at base 160000",
+   freqs(v4, "compress", "yarn_theta"))
+pro = dict(json.load(open(os.path.join(FIX, "deepseek-v4-flash.json"))))
+pro.pop("compress_ratios")
+r, s = summary(write("v4_no_ratios", pro))
+ok(r.rc == 0 and layers(s.get("all", {}).get("layers", "")) == list(range(43)) and
+   s.get("all", {}).get("base") == "160000",
+   "DeepSeek-V4 without compress_ratios: every layer compressed (the class's schedule)", s)
+
 done()
