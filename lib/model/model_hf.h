@@ -93,6 +93,11 @@ enum {
 	/* YaRN's attention factor 1 when the block gives none (DeepseekV4Config sets it:
 	 * the reference multiplies cos and sin by nothing) */
 	HF_YARN_UNIT_ATT = 1u << 24,
+	/* rope_parameters is always keyed by layer type and each block stands alone:
+	 * the class's convert_rope_params_to_dict folds nothing in (top-level
+	 * partial_rotary_factor and rope_theta are not read), keys naming no layer
+	 * type are never read (LagunaRotaryEmbedding) */
+	HF_TYPE_ROPE = 1u << 25,
 };
 
 /*

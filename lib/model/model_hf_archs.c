@@ -196,6 +196,19 @@ static const struct hf_arch archs[] = {
                              "sliding_window_pattern=4",
          .flags = HF_PATTERN,
          .local_theta = "rope_theta"},
+        /* Laguna: one rotary embedding per layer type, each from its own block of
+         * rope_parameters (full layers: base 500000 over half the head; sliding:
+         * 10000 over all of it, the class's defaults), rotate_half on the leading
+         * rotated dimensions (modeling_laguna.py) */
+        {.model_type = "laguna",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=2048,num_attention_heads=48,num_hidden_layers=40,head_dim=128,"
+                     "max_position_embeddings=131072,sliding_window=512",
+         .flags = HF_TYPE_ROPE,
+         .rope_block = "{\"full_attention\":{\"rope_type\":\"default\",\"rope_theta\":500000,"
+                       "\"partial_rotary_factor\":0.5},\"sliding_attention\":{\"rope_type\":"
+                       "\"default\",\"rope_theta\":10000,\"partial_rotary_factor\":1}}"},
         ROPE("olmoe", H,
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=16,"
              "max_position_embeddings=4096,rope_theta=10000",

@@ -626,6 +626,10 @@ enum pe_status hf_read_rope(struct hf *h)
 		return PE_EFORMAT;
 	if (rc || hf_arch_default(h->arch, theta_key, &v))
 		c.top_theta = v;
+	if (h->arch->flags & HF_TYPE_ROPE) {
+		c.top_theta = NAN;
+		c.top_partial = NAN;
+	}
 	if (h->arch->flags & HF_ROPE_RATIO) {
 		double ratio = 1.0;
 		if (hf_number(h, "", cfg, "rope_ratio", &ratio) < 0)
@@ -720,7 +724,20 @@ enum pe_status hf_read_rope(struct hf *h)
 	}
 	/* Keyed per layer type when every key names a layer type. */
 	int per_type = 0;
-	if (block && block->n) {
+	if (block && (h->arch->flags & HF_TYPE_ROPE)) {
+		per_type = 1;
+		for (size_t i = 0; i < block->n; i++) {
+			int found = 0;
+			for (size_t k = 0; k < n && !found; k++)
+				found = strcmp(block->keys[i], types[k]) == 0;
+			if (!found && block->items[i].type != JSON_OBJECT &&
+			    (st = hf_warn(h,
+			                  "%s.%s: names no layer type, so the rotary embedding "
+			                  "never reads it; ignored",
+			                  bname, block->keys[i])) != PE_OK)
+				goto done;
+		}
+	} else if (block && block->n) {
 		per_type = 1;
 		for (size_t i = 0; i < block->n && per_type; i++) {
 			int found = 0;
@@ -756,6 +773,14 @@ enum pe_status hf_read_rope(struct hf *h)
 			if (!b || b->type != JSON_OBJECT) {
 				st = hf_fail(h, PE_EFORMAT, "%s.%s: missing or not an object",
 				             bname, types[i]);
+				goto done;
+			}
+			if ((h->arch->flags & HF_TYPE_ROPE) && !hf_present(b, "rope_theta")) {
+				st = hf_fail(
+				        h, PE_EFORMAT,
+				        "%s.%s.rope_theta: missing (the class reads it from the "
+				        "layer type's block only)",
+				        bname, types[i]);
 				goto done;
 			}
 		}

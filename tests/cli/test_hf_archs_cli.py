@@ -883,4 +883,34 @@ ok(r.rc == 0 and layers(s.get("all", {}).get("layers", "")) == list(range(43)) a
    s.get("all", {}).get("base") == "160000",
    "DeepSeek-V4 without compress_ratios: every layer compressed (the class's schedule)", s)
 
+
+# Laguna (LagunaConfig, modeling_laguna.py): one inv_freq per layer type, each from its own
+# block of rope_parameters; convert_rope_params_to_dict folds nothing in, so the top-level
+# partial_rotary_factor 0.5 of XS.2 leaves the sliding block's 1.0 alone. Full layers: YaRN 64
+# over 4096 at 500000 on 64 of 128 dims, attention factor as given; sliding: 10000 on all 128.
+lg = fix("laguna-xs.2")
+r, s = summary(lg)
+ok(r.rc == 0 and "not in posenc's table" not in r.err and
+   layers(s.get("global", {}).get("layers", "")) == list(range(0, 40, 4)) and
+   layers(s.get("local", {}).get("layers", "")) == [i for i in range(40) if i % 4],
+   "Laguna-XS.2: layers 0, 4, .. full (rope block full_attention), the rest sliding", r.err)
+ok("original_max_position_embeddings: names no layer type" in r.err,
+   "Laguna-XS.2: the stray top-level key of rope_parameters is named as unread", r.err)
+ok(close(freqs(lg, "local", "theta"), inv_freq(10000.0, 128)),
+   "Laguna-XS.2: sliding layers at 10000^(-2i/128) over the whole head",
+   freqs(lg, "local", "theta"))
+ok(close(freqs(lg, "global", "yarn_theta"),
+         yarn_inv(500000.0, 64, 64.0, 4096.0, beta_fast=64.0)) and
+   abs(float(s.get("global", {}).get("attention_factor", "nan")) - (1 + 0.1 * math.log(64))) < 1e-15,
+   "Laguna-XS.2: full layers, YaRN 64 over 4096 at 500000 on 64 dims, factor 1 + 0.1 ln 64",
+   (freqs(lg, "global", "yarn_theta"), s.get("global")))
+bare = dict(json.load(open(os.path.join(FIX, "laguna-xs.2.json"))))
+bare.pop("rope_parameters")
+bare.pop("layer_types")
+r, s = summary(write("laguna_bare", bare))
+ok(r.rc == 0 and layers(s.get("all", {}).get("layers", "")) == list(range(40)) and
+   close(freqs(write("laguna_bare", bare), "all", "theta"), inv_freq(500000.0, 64)),
+   "Laguna without rope_parameters: the class's blocks, every layer full at 500000 on 64 dims",
+   (r.err, s.get("all")))
+
 done()
