@@ -98,6 +98,9 @@ enum {
 	 * partial_rotary_factor and rope_theta are not read), keys naming no layer
 	 * type are never read (LagunaRotaryEmbedding) */
 	HF_TYPE_ROPE = 1u << 25,
+	/* layer_types default: layer 0 and each layer i with (i + 1) % 6 == 0 full,
+	 * the rest sliding (MiMoV2FlashConfig; hybrid_layer_pattern is never read) */
+	HF_MIMO_TYPES = 1u << 26,
 };
 
 /*

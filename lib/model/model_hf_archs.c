@@ -209,6 +209,17 @@ static const struct hf_arch archs[] = {
          .rope_block = "{\"full_attention\":{\"rope_type\":\"default\",\"rope_theta\":500000,"
                        "\"partial_rotary_factor\":0.5},\"sliding_attention\":{\"rope_type\":"
                        "\"default\",\"rope_theta\":10000,\"partial_rotary_factor\":1}}"},
+        /* MiMo-V2-Flash: as Laguna, one rotary per layer type from its own block
+         * (class default: full 5000000, sliding 10000, both 0.334 of the head) */
+        {.model_type = "mimo_v2_flash",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=4096,num_attention_heads=64,num_hidden_layers=48,head_dim=192,"
+                     "max_position_embeddings=131072,sliding_window=128",
+         .flags = HF_TYPE_ROPE | HF_MIMO_TYPES,
+         .rope_block = "{\"full_attention\":{\"rope_type\":\"default\",\"rope_theta\":5000000,"
+                       "\"partial_rotary_factor\":0.334},\"sliding_attention\":{\"rope_type\":"
+                       "\"default\",\"rope_theta\":10000,\"partial_rotary_factor\":0.334}}"},
         ROPE("olmoe", H,
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=16,"
              "max_position_embeddings=4096,rope_theta=10000",

@@ -288,6 +288,12 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 		}
 		return PE_OK;
 	}
+	if (h->arch->flags & HF_MIMO_TYPES) {
+		for (size_t i = 0; i < n; i++)
+			types[i] =
+			        i == 0 || (i + 1) % 6 == 0 ? "full_attention" : "sliding_attention";
+		return PE_OK;
+	}
 	/* MiniMax's attn_type_list: 1 softmax attention, 0 lightning (linear) attention */
 	const struct json *atl = hf_present(h->cfg, "attn_type_list");
 	if (atl && atl->type == JSON_ARRAY && atl->n == n) {
@@ -629,6 +635,20 @@ enum pe_status hf_read_rope(struct hf *h)
 	if (h->arch->flags & HF_TYPE_ROPE) {
 		c.top_theta = NAN;
 		c.top_partial = NAN;
+		/* published files still carry the flat keys; the class reads none of them */
+		static const char *const flat[] = {"rope_theta", "partial_rotary_factor",
+		                                   "swa_rope_theta", "rotary_dim"};
+		for (size_t k = 0; k < sizeof(flat) / sizeof(*flat); k++) {
+			enum pe_status wst = PE_OK;
+			if (hf_present(cfg, flat[k]))
+				wst = hf_warn(
+				        h,
+				        "%s: not read (the class takes each layer type's base and "
+				        "rotated fraction from its rope_parameters block)",
+				        flat[k]);
+			if (wst != PE_OK)
+				return wst;
+		}
 	}
 	if (h->arch->flags & HF_ROPE_RATIO) {
 		double ratio = 1.0;

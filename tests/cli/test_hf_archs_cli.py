@@ -913,4 +913,24 @@ ok(r.rc == 0 and layers(s.get("all", {}).get("layers", "")) == list(range(40)) a
    "Laguna without rope_parameters: the class's blocks, every layer full at 500000 on 64 dims",
    (r.err, s.get("all")))
 
+
+# MiMo-V2-Flash (MiMoV2FlashConfig, modeling_mimo_v2_flash.py): the published file has no
+# rope_parameters nor layer_types, so the class's own apply: layer 0 and every i with
+# (i + 1) % 6 == 0 full at 5000000, the rest sliding at 10000, both on int(192 * 0.334) = 64
+# dims; its flat rope_theta / swa_rope_theta / partial_rotary_factor are never read.
+mm = fix("mimo-v2-flash")
+r, s = summary(mm)
+full = [i for i in range(48) if i == 0 or (i + 1) % 6 == 0]
+ok(r.rc == 0 and "not in posenc's table" not in r.err and
+   layers(s.get("global", {}).get("layers", "")) == full and
+   layers(s.get("local", {}).get("layers", "")) == [i for i in range(48) if i not in full],
+   "MiMo-V2-Flash: layers 0, 5, 11, .. 47 full, the rest sliding (the class's layer_types)",
+   (r.err, s.keys()))
+ok(all(k + ": not read" in r.err for k in ("rope_theta", "swa_rope_theta", "partial_rotary_factor")),
+   "MiMo-V2-Flash: the flat rope keys are named as unread", r.err)
+ok(close(freqs(mm, "global", "theta"), inv_freq(5000000.0, 64)) and
+   close(freqs(mm, "local", "theta"), inv_freq(10000.0, 64)),
+   "MiMo-V2-Flash: full layers 5e6^(-2i/64), sliding 1e4^(-2i/64)",
+   (freqs(mm, "global", "theta"), freqs(mm, "local", "theta")))
+
 done()
