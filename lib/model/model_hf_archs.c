@@ -783,6 +783,11 @@ static const struct hf_arch archs[] = {
                            "positional encoding (NemotronHAttention is Jamba's)"),
         NONE("jamba", "its attention layers use no positional encoding (position comes from "
                       "the Mamba layers)"),
+        /* KimiLinearAttention never rotates: qk_rope_head_dim only sizes the shared key
+         * slice (modeling_kimi_linear.py has no rotary embedding) */
+        NONE("kimi_linear", "a hybrid of Kimi Delta Attention and MLA layers whose MLA applies "
+                            "no rotary embedding (KimiLinearAttention; order comes from the "
+                            "KDA layers)"),
         RELATIVE("deberta", "DeBERTa's disentangled relative attention (log-bucketed relative "
                             "position embeddings)"),
         RELATIVE("deberta-v2", "DeBERTa-v2/v3's disentangled relative attention (log-bucketed "

@@ -933,4 +933,12 @@ ok(close(freqs(mm, "global", "theta"), inv_freq(5000000.0, 64)) and
    "MiMo-V2-Flash: full layers 5e6^(-2i/64), sliding 1e4^(-2i/64)",
    (freqs(mm, "global", "theta"), freqs(mm, "local", "theta")))
 
+# Kimi K3 (kimi_k3 wrapping a kimi_linear text config): KimiLinearAttention, the MLA of the
+# full_attn_layers, applies no rotary (qk_rope_head_dim 64 only sizes the key slice it shares);
+# the KDA layers carry order, so there is nothing to show.
+r = run(EXE, "model", fix("kimi-k3"), "-o", "-")
+ok(r.rc == 1 and r.err.count("\n") == 1 and "kimi_linear" in r.err and
+   "no rotary embedding" in r.err and "not in posenc's table" not in r.err,
+   "Kimi K3: kimi_linear refused, its MLA layers have no positional encoding", r.err)
+
 done()
