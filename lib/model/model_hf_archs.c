@@ -476,6 +476,13 @@ static const struct hf_arch archs[] = {
              "hidden_size=3072,num_attention_heads=48,num_hidden_layers=62,head_dim=128,"
              "max_position_embeddings=196608,rope_theta=5000000",
              0),
+        /* MiniMax-M3's text model: MiniMaxM2RotaryEmbedding over head_dim times
+         * partial_rotary_factor (rotary_dim is a field the rotary never reads), the same
+         * on dense and sparse (indexer) layers */
+        ROPE("minimax_m3_vl_text", H,
+             "hidden_size=6144,num_attention_heads=64,num_hidden_layers=60,head_dim=128,"
+             "max_position_embeddings=524288,rope_theta=5000000",
+             0),
         ROPE("doge", H,
              "hidden_size=1024,num_attention_heads=8,num_hidden_layers=32,"
              "max_position_embeddings=2048,rope_theta=10000",
@@ -858,6 +865,7 @@ static const struct hf_arch archs[] = {
         WRAPPER("aya_vision", "cohere2"),
         WRAPPER("gemma3", "gemma3_text"),
         WRAPPER("gemma3n", "gemma3n_text"),
+        WRAPPER("minimax_m3_vl", "minimax_m3_vl_text"),
         WRAPPER("qwen3_5", "qwen3_5_text"),
         WRAPPER("qwen3_5_moe", "qwen3_5_moe_text"),
         WRAPPER("qwen3_vl", "qwen3_vl_text"),

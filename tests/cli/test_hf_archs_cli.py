@@ -941,4 +941,18 @@ ok(r.rc == 1 and r.err.count("\n") == 1 and "kimi_linear" in r.err and
    "no rotary embedding" in r.err and "not in posenc's table" not in r.err,
    "Kimi K3: kimi_linear refused, its MLA layers have no positional encoding", r.err)
 
+# MiniMax-M3 (minimax_m3_vl wrapping MiniMaxM3VLTextConfig): MiniMaxM2RotaryEmbedding, one
+# rotary for all 60 layers (dense and sparse alike), base 5e6, int(128 * 0.5) = 64 leading
+# dims, rotate_half, no scaling.
+m3 = fix("minimax-m3-nvfp4")
+r, s = summary(m3)
+ok(r.rc == 0 and "not in posenc's table" not in r.err and
+   s.get("model", {}).get("model_type") == "minimax_m3_vl_text" and
+   layers(s.get("all", {}).get("layers", "")) == list(range(60)) and
+   s.get("all", {}).get("rotary_dim") == "64" and s.get("all", {}).get("layout") == "half" and
+   s.get("all", {}).get("scaling") == "none",
+   "MiniMax-M3: every layer one rotate_half rotary over 64 of 128 dims", (r.err, s.get("all")))
+ok(close(freqs(m3, "all", "theta"), inv_freq(5000000.0, 64)),
+   "MiniMax-M3: 5e6^(-2i/64)", freqs(m3, "all", "theta"))
+
 done()
