@@ -3,7 +3,6 @@
  * and ask check_diagnose() for a known mistake when they disagree.
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,44 +136,6 @@ static struct pe_matrix *as_row(const struct pe_matrix *m)
 
 #define MAX_FORMS 16
 
-/* Whether @x is a float16 number: 11 significant bits, exponent within its range. */
-static int f16_exact(double x)
-{
-	if (x == 0.0)
-		return 1;
-	if (!(fabs(x) <= 65504.0))
-		return 0;
-	int e;
-	double m = frexp(fabs(x), &e); /* x = m 2^e, m in [0.5, 1) */
-	/* normal from 2^-14 (e = -13): 11 bits; below, multiples of 2^-24 */
-	double q = e >= -13 ? ldexp(m, 11) : ldexp(fabs(x), 24);
-	return q == floor(q);
-}
-
-/*
- * The narrowest storage every value of @m fits exactly: bfloat16, float16 or
- * float32, or EXACT (float64 values). A float32 or bfloat16 table saved as
- * float64 (torch's .double(), np.save of a cast) still shows its precision.
- */
-static enum pe_float stored_as(const struct pe_matrix *m)
-{
-	int bf16 = 1, f16 = 1, f32 = 1;
-	size_t n = m->rows * m->cols;
-	for (size_t i = 0; i < n && (bf16 || f16 || f32); i++) {
-		double x = m->data[i];
-		float f = (float)x;
-		if ((double)f != x) {
-			bf16 = f16 = f32 = 0;
-			break;
-		}
-		uint32_t bits;
-		memcpy(&bits, &f, sizeof(bits));
-		bf16 &= (bits & 0xFFFFu) == 0;
-		f16 &= f16_exact(x);
-	}
-	return bf16 ? PE_FLOAT_BF16 : f16 ? PE_FLOAT_F16 : f32 ? PE_FLOAT_F32 : PE_FLOAT_EXACT;
-}
-
 enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *dump,
                             const struct pe_check_options *opt, struct pe_check_result **out,
                             char **err)
@@ -306,13 +267,8 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 	}
 	if (st == PE_OK) {
 		r->agree = r->stats.mixed.value <= opt->tol;
-		if (!r->agree && opt->diagnose) {
-			/* the dump's storage from its values when the caller does not know it */
-			struct pe_check_options o = *opt;
-			if (o.dump_store == PE_FLOAT_EXACT)
-				o.dump_store = stored_as(dm);
-			st = check_diagnose(s, dm, &o, r);
-		}
+		if (!r->agree && opt->diagnose)
+			st = check_diagnose(s, dm, opt, r);
 	}
 	pe_matrix_destroy(column);
 	if (st != PE_OK) {

@@ -135,11 +135,10 @@ struct pe_check_options {
 	double tol;               /* agreement: |err| <= tol * max(1, |reference|) */
 	int diagnose;             /* look for known mistakes when they disagree */
 	enum pe_engine engine;    /* the numeric paths a reduced precision may take */
-	enum pe_float dump_store; /* the dump's storage precision; EXACT: not known, then
-	                             taken from its values (all bfloat16, float16 or float32
-	                             numbers). A diagnosis weighs each mistake in float32 at
-	                             that storage too, and prefers a reduced precision that
-	                             stores as the dump does among equally close ones */
+	enum pe_float dump_store; /* the dump's storage precision; EXACT: not known. A
+	                             diagnosis weighs each mistake in float32 at that storage
+	                             too, and prefers a reduced precision that stores as the
+	                             dump does among equally close ones */
 };
 
 /* Where an error is: the dump's row and column. */
