@@ -78,8 +78,7 @@ static void report(const struct cli_common *o, const struct pe_scheme *s,
 			snprintf(extra, sizeof(extra), ", low %g, high %g", v->info.yarn_low,
 			         v->info.yarn_high);
 		char original[48] = "";
-		if (v->type != PE_ROPE_SCALING_LINEAR && v->type != PE_ROPE_SCALING_PROPORTIONAL &&
-		    v->type != PE_ROPE_SCALING_NTK)
+		if (pe_rope_scaling_has_original(v->type))
 			snprintf(original, sizeof(original), ", original %g", v->original);
 		cli_note(o->quiet, "%s%s%s: factor %g%s: attention factor %.8g (logits x%.8g)%s",
 		         several ? s->label : "", several ? ": " : "",

@@ -137,8 +137,7 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	/* A plain rope spec states no context: none is invented (no critical dimension). */
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
 		ctx = train = 0;
-	if (!m && (p.type == PE_ROPE_SCALING_LINEAR || p.type == PE_ROPE_SCALING_PROPORTIONAL ||
-	           p.type == PE_ROPE_SCALING_NTK))
+	if (!m && p.type != PE_ROPE_SCALING_NONE && !pe_rope_scaling_has_original(p.type))
 		ctx = train = 0; /* their original= is no part of them */
 	/* One rule with freqs: without positions, length-dependent scalings at --length,
 	 * else at the original context, the state the reference builds at load time
@@ -170,8 +169,7 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	str(o, "scaling", pe_rope_scaling_name(p.type), "scaling");
 	if (p.type != PE_ROPE_SCALING_NONE) {
 		num(o, "factor", p.factor, "factor");
-		if (p.type != PE_ROPE_SCALING_LINEAR && p.type != PE_ROPE_SCALING_PROPORTIONAL &&
-		    p.type != PE_ROPE_SCALING_NTK)
+		if (pe_rope_scaling_has_original(p.type))
 			num(o, "original", p.original,
 			    p.type == PE_ROPE_SCALING_DYNAMIC ? "original (max_position_embeddings)"
 			                                      : "original context");

@@ -106,8 +106,7 @@ static int column(const struct report *r, size_t i, struct report_section *sec, 
 	}
 	if (v) {
 		cells[F_FACTOR * cols + col] = fmt(sec, v->factor);
-		if (v->type != PE_ROPE_SCALING_LINEAR && v->type != PE_ROPE_SCALING_PROPORTIONAL &&
-		    v->type != PE_ROPE_SCALING_NTK)
+		if (pe_rope_scaling_has_original(v->type))
 			cells[F_ORIGINAL * cols + col] = fmt(sec, v->original);
 		double a = v->info.attention_factor;
 		cells[F_ATTENTION * cols + col] = fmt(sec, a);

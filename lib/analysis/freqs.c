@@ -102,10 +102,7 @@ static void set_critical_dim(struct pe_freq_table *t, const struct pe_scheme *s,
 	int rope = pe_scheme_has(s, PE_CAP_SCALING);
 	int same_as_rope = rope || (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
 	/* No training length is invented: a plain table has none unless one is given. */
-	int own = rope && s->scaling.type != PE_ROPE_SCALING_NONE &&
-	          s->scaling.type != PE_ROPE_SCALING_LINEAR &&
-	          s->scaling.type != PE_ROPE_SCALING_PROPORTIONAL &&
-	          s->scaling.type != PE_ROPE_SCALING_NTK;
+	int own = rope && pe_rope_scaling_has_original(s->scaling.type);
 	t->train_length = opt->train_length > 0 ? opt->train_length
 	                  : own                 ? s->scaling.original
 	                                        : 0.0;

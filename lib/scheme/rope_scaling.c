@@ -270,6 +270,11 @@ const char *pe_rope_scaling_name(enum pe_rope_scaling type)
 	return "unknown";
 }
 
+int pe_rope_scaling_has_original(enum pe_rope_scaling type)
+{
+	return pe_rope_scaling_takes(type, "original");
+}
+
 int pe_rope_scaling_takes(enum pe_rope_scaling type, const char *key)
 {
 	if ((unsigned)type >= pe_rope_scaling_count)

@@ -96,11 +96,20 @@ PE_API enum pe_status pe_rope_critical_dim(double base, size_t d, double train_l
 
 /*
  * pe_rope_scaling_name() - "none", "linear", "dynamic", "yarn", "llama3", "longrope",
- *                          "proportional"
+ *                          "proportional", "ntk"
  *
  * @return a static string ("unknown" outside the enum).
  */
 PE_API const char *pe_rope_scaling_name(enum pe_rope_scaling type);
+
+/*
+ * pe_rope_scaling_has_original() - whether scaling @type reads an original context
+ * (original_max_position_embeddings): dynamic, yarn, llama3 and longrope do;
+ * none, linear, proportional and ntk have no part for one, so none is shown.
+ *
+ * @return 1 or 0 (0 outside the enum).
+ */
+PE_API int pe_rope_scaling_has_original(enum pe_rope_scaling type);
 
 /*
  * pe_mrope_position() - the (t, h, w) position ids of token @q of an mrope scheme
