@@ -632,34 +632,38 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			                 "dtype, the model's), which moves every frequency"
 			               : "");
 		}
-		/* float32 as ggml computes it: its own rounding, far from torch's at large m */
-		h.path = CHECK_PATH_GGML;
-		if (h.prec.compute == PE_FLOAT_F32 &&
-		    (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
-			snprintf(x->text, sizeof(x->text),
-			         "computed in reduced precision: float32 as ggml computes it "
-			         "(llama.cpp: theta_scale = powf(base, -2/n_dims) multiplied pair "
-			         "by "
-			         "pair, cosf/sinf)%s",
-			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
-		/* vLLM's linear scaling: the positions divided, not inv_freq */
-		h.path = CHECK_PATH_VLLM;
-		if (h.prec.compute == PE_FLOAT_F32 && ref.scaling.type == PE_ROPE_SCALING_LINEAR &&
-		    (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
-			snprintf(x->text, sizeof(x->text),
-			         "computed in reduced precision: float32 as vLLM computes linear "
-			         "scaling (positions / factor, then x inv_freq)%s",
-			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
-		/* vLLM on a GPU: divisions by Python numbers as products by reciprocals */
-		h.path = CHECK_PATH_VLLM_CUDA;
-		if (h.prec.compute == PE_FLOAT_F32 && c->cuda &&
-		    (x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
-			snprintf(x->text, sizeof(x->text),
-			         "computed in reduced precision: float32 as vLLM computes it on a "
-			         "GPU (a tensor divided by a Python number is multiplied by its "
-			         "float32 reciprocal: arange / rotary_dim, positions / factor, the "
-			         "llama3 and YaRN steps)%s",
-			         h.prec.store != PE_FLOAT_F32 ? ", stored in lower precision" : "");
+		/* float32 along the engines' other paths: ggml's own rounding (far from torch's
+		 * at large m), vLLM's linear scaling (the positions divided, not inv_freq), vLLM
+		 * on a GPU (divisions by Python numbers as products by reciprocals) */
+		static const struct {
+			enum check_path path;
+			const char *how;
+		} paths[] = {
+		        {CHECK_PATH_GGML,
+		         "float32 as ggml computes it (llama.cpp: theta_scale = "
+		         "powf(base, -2/n_dims) multiplied pair by pair, cosf/sinf)"},
+		        {CHECK_PATH_VLLM, "float32 as vLLM computes linear scaling (positions / "
+		                          "factor, then x inv_freq)"},
+		        {CHECK_PATH_VLLM_CUDA, "float32 as vLLM computes it on a GPU (a tensor "
+		                               "divided by a Python number "
+		                               "is multiplied by its float32 reciprocal: arange / "
+		                               "rotary_dim, positions / "
+		                               "factor, the llama3 and YaRN steps)"},
+		};
+		for (size_t k = 0;
+		     h.prec.compute == PE_FLOAT_F32 && k < sizeof(paths) / sizeof(*paths); k++) {
+			if ((paths[k].path == CHECK_PATH_VLLM &&
+			     ref.scaling.type != PE_ROPE_SCALING_LINEAR) ||
+			    (paths[k].path == CHECK_PATH_VLLM_CUDA && !c->cuda))
+				continue;
+			h.path = paths[k].path;
+			if ((x = add(list, n, &h, PE_MISTAKE_PRECISION, 0)))
+				snprintf(x->text, sizeof(x->text),
+				         "computed in reduced precision: %s%s", paths[k].how,
+				         h.prec.store != PE_FLOAT_F32
+				                 ? ", stored in lower precision"
+				                 : "");
+		}
 	}
 	/* the other pairing */
 	if (check_form_has_layout(f, d_rot)) {

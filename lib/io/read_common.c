@@ -160,11 +160,6 @@ enum pe_status rd_table_shape(const uint64_t *shape, size_t ndim, int fortran, c
 	size_t n = 0;
 	for (size_t i = 0; i < ndim && i < PE_READ_MAX_DIMS; i++)
 		dims[n++] = shape[i];
-	for (size_t i = 0; n > 2 && i + 2 < n;)
-		if (dims[i] == 1)
-			memmove(dims + i, dims + i + 1, (--n - i) * sizeof(*dims));
-		else
-			i++;
 	for (size_t i = 0; n > 2 && i < n;)
 		if (dims[i] == 1)
 			memmove(dims + i, dims + i + 1, (--n - i) * sizeof(*dims));

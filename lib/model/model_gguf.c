@@ -481,7 +481,6 @@ struct plan {
 	unsigned char *slides; /* per layer: a sliding-window layer */
 	unsigned char *pat;    /* attention.rope_pattern */
 	char *local;           /* the sliding layers' spec */
-	double hd, n_rot, base;
 };
 
 /* Whether the file has {arch}.@suffix. */
@@ -735,9 +734,6 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	m->head_dim = (size_t)hd;
 	m->context = ctx;
 	size_t pairs = (size_t)n_rot / 2;
-	p->hd = hd;
-	p->n_rot = n_rot;
-	p->base = base;
 
 	/* GLM-4: NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has sections */
 	char skey[256];

@@ -31,6 +31,15 @@ static const char *json_str(const struct json *obj, const char *key, const char 
 	return v && v->type == JSON_STRING ? v->string : dflt;
 }
 
+/* One group "all" of every layer, @b's spec labelled with the model; frees @b's text. */
+static enum pe_status add_all(struct hf *h, struct strbuf *b)
+{
+	strbuf_addf(b, ",label=%s", h->label);
+	enum pe_status st = b->failed ? PE_ENOMEM : hf_add_group(h, "all", b->buf);
+	free(b->buf);
+	return st;
+}
+
 /*
  * An MPT run by llm-foundry's own code (auto_map) without ALiBi: RoPE when
  * attn_config.rope (rope_theta, the flash-attn rotary of rope_impl 'dail'
@@ -86,14 +95,8 @@ static enum pe_status mpt_foundry(struct hf *h, const struct json *ac)
 	struct strbuf b = {0};
 	strbuf_addf(&b, "rope:base=");
 	hf_put_number(&b, theta);
-	strbuf_addf(&b, ",layout=half,label=%s", h->label);
-	if (b.failed) {
-		free(b.buf);
-		return PE_ENOMEM;
-	}
-	enum pe_status st = hf_add_group(h, "all", b.buf);
-	free(b.buf);
-	return st;
+	strbuf_addf(&b, ",layout=half");
+	return add_all(h, &b);
 }
 
 /*
@@ -161,14 +164,7 @@ enum pe_status hf_read_alibi(struct hf *h)
 	}
 	if (rc > 0 && ctx > 0)
 		h->m->context = ctx;
-	strbuf_addf(&b, ",label=%s", h->label);
-	if (b.failed) {
-		free(b.buf);
-		return PE_ENOMEM;
-	}
-	enum pe_status st = hf_add_group(h, "all", b.buf);
-	free(b.buf);
-	return st;
+	return add_all(h, &b);
 }
 
 enum pe_status hf_read_t5(struct hf *h)

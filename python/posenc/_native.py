@@ -116,8 +116,6 @@ def _torch_shape(a):
     if a.ndim <= 2:
         return a
     dims = list(a.shape)
-    while len(dims) > 2 and 1 in dims[:-2]:
-        dims.pop(dims.index(1))
     while len(dims) > 2 and 1 in dims:
         dims.pop(dims.index(1))
     if len(dims) == 3 and dims[2] == 2:
