@@ -209,6 +209,14 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 		if (!r->row_abs || !r->row_rel || !r->row_col)
 			st = PE_ENOMEM;
 	}
+	/* vLLM's GPU float32 path, when it differs from torch's: a reference and the
+	 * diagnosis's hypotheses may take it */
+	int cuda_differs = 0;
+	if (st == PE_OK && pe_check_has_model(s)) {
+		struct check_hyp h0;
+		check_hyp_reference(s, opt, &h0);
+		cuda_differs = check_cuda_differs(s, r->form.d, &h0);
+	}
 	if (st == PE_OK) {
 		/* float32: each numeric path the engine may take; the closer one is the reference
 		 */
@@ -222,10 +230,7 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 		if (!ra || !rcol)
 			st = PE_ENOMEM;
 		int first = 1;
-		struct check_hyp h0;
-		check_hyp_reference(s, opt, &h0);
-		int cuda = (paths & (1u << CHECK_PATH_VLLM_CUDA)) &&
-		           check_cuda_differs(s, r->form.d, &h0);
+		int cuda = (paths & (1u << CHECK_PATH_VLLM_CUDA)) && cuda_differs;
 		for (int p = 0; p < CHECK_PATH_COUNT && st == PE_OK; p++) {
 			if (!(paths & (1u << p)))
 				continue;
@@ -268,7 +273,7 @@ enum pe_status pe_check_run(const struct pe_scheme *s, const struct pe_matrix *d
 	if (st == PE_OK) {
 		r->agree = r->stats.mixed.value <= opt->tol;
 		if (!r->agree && opt->diagnose)
-			st = check_diagnose(s, dm, opt, r);
+			st = check_diagnose(s, dm, opt, cuda_differs, r);
 	}
 	pe_matrix_destroy(column);
 	if (st != PE_OK) {

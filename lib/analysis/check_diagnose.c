@@ -1249,7 +1249,8 @@ static enum pe_status fast_sincos_range(const struct ctx *c, const struct check_
 }
 
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
-                              const struct pe_check_options *opt, struct pe_check_result *r)
+                              const struct pe_check_options *opt, int cuda,
+                              struct pe_check_result *r)
 {
 	struct hyp *list = calloc(MAX_HYP, sizeof(*list));
 	size_t nscore = dump->rows < SCORE_MAX ? dump->rows : SCORE_MAX;
@@ -1274,9 +1275,7 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 	c.fit_idx = fit_idx;
 	c.nfit = nfit;
 	size_t n = 0;
-	struct check_hyp ref0;
-	check_hyp_reference(s, opt, &ref0);
-	c.cuda = pe_check_has_model(s) && check_cuda_differs(s, r->form.d, &ref0);
+	c.cuda = cuda;
 	c.score_idx = score_idx;
 	c.nscore = nscore;
 	c.zero = calloc(dump->cols + 1, 1);

@@ -198,8 +198,10 @@ enum pe_status check_fit_last_bits(struct check_model *m, const struct pe_check_
                                    const struct pe_matrix *dump, const struct pe_check_options *opt,
                                    const size_t *idx, size_t nidx);
 
-/* The diagnosis: fills r->diag and r->diagnosed when a mistake explains the dump better. */
+/* The diagnosis: fills r->diag and r->diagnosed when a mistake explains the dump better;
+ * @cuda: vLLM's GPU float32 path differs from torch's for this spec (check_cuda_differs). */
 enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix *dump,
-                              const struct pe_check_options *opt, struct pe_check_result *r);
+                              const struct pe_check_options *opt, int cuda,
+                              struct pe_check_result *r);
 
 #endif
