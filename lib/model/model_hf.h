@@ -213,6 +213,12 @@ void hf_put_key(struct strbuf *b, const char *key, double v);
 enum pe_status hf_fact(struct hf *h, const char *key, const char *what, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
 
+/*
+ * @obj's boolean @key: 1 or 0, @dflt when absent, -1 (after hf_fail naming
+ * @where@key) when it is not true or false.
+ */
+int hf_bool(struct hf *h, const char *where, const struct json *obj, const char *key, int dflt);
+
 /* A new group (its layers added later); @spec may be NULL (NoPE). */
 enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec);
 

@@ -455,13 +455,12 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	                  "(Granite)",
 	                  "%.17g", mult)) != PE_OK)
 		goto done;
-	const struct json *rv =
-	        (h->arch->flags & HF_ROTARY_VALUE) ? hf_present(h->cfg, "rotary_value") : NULL;
-	if (rv && rv->type != JSON_BOOL) {
-		st = hf_fail(h, PE_EFORMAT, "rotary_value: is not true or false");
+	int rv = (h->arch->flags & HF_ROTARY_VALUE) ? hf_bool(h, "", h->cfg, "rotary_value", 0) : 0;
+	if (rv < 0) {
+		st = PE_EFORMAT;
 		goto done;
 	}
-	if (rv && rv->boolean &&
+	if (rv &&
 	    (st = hf_fact(h, "rotary_value",
 	                  "the values are rotated as the keys are (RoFormerSelfAttention), which "
 	                  "the tables here do not show",
@@ -583,13 +582,12 @@ enum pe_status hf_read_rope(struct hf *h)
 	const char *ri_key = hf_arch_key(h->arch, "rope_interleave");
 	if (!ri_key)
 		ri_key = "rope_interleave";
-	const struct json *ri = hf_present(cfg, ri_key);
-	if (h->arch->flags & HF_FIXED_PAIRING)
-		ri = NULL;
-	if (ri && ri->type != JSON_BOOL)
-		return hf_fail(h, PE_EFORMAT, "%s: is not true or false", ri_key);
-	if (ri)
-		c.layout = ri->boolean ? "interleaved" : "half";
+	/* 2: not given (or not read: the pairing is the modeling file's) */
+	int ri = h->arch->flags & HF_FIXED_PAIRING ? 2 : hf_bool(h, "", cfg, ri_key, 2);
+	if (ri < 0)
+		return PE_EFORMAT;
+	if (ri != 2)
+		c.layout = ri ? "interleaved" : "half";
 	/* The rotated part: rotary_dim (GPT-J, CodeGen, MiniMax: a width),
 	 * partial_rotary_factor, GPT-NeoX's rotary_pct, Nemotron's rope_percent. */
 	size_t rotary_dim = 0;

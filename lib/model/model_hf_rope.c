@@ -420,10 +420,10 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 		}
 		if (rc)
 			hf_put_key(b, "attention-factor", att);
-		const struct json *tr = hf_present(block, "truncate");
-		if (tr && tr->type != JSON_BOOL)
-			return hf_fail(h, PE_EFORMAT, "%struncate: is not true or false", where);
-		if (tr && !tr->boolean)
+		int truncate = hf_bool(h, where, block, "truncate", 1);
+		if (truncate < 0)
+			return PE_EFORMAT;
+		if (!truncate)
 			strbuf_addf(b, ",truncate=0");
 		/*
 		 * Releases differ here. The current code (_compute_yarn_parameters,

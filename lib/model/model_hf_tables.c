@@ -12,19 +12,6 @@
 
 #include "model/model_hf.h"
 
-static int json_bool(struct hf *h, const char *where, const struct json *obj, const char *key,
-                     int dflt)
-{
-	const struct json *v = hf_present(obj, key);
-	if (!v)
-		return dflt;
-	if (v->type != JSON_BOOL) {
-		hf_fail(h, PE_EFORMAT, "%s%s: is not true or false", where, key);
-		return -1;
-	}
-	return v->boolean;
-}
-
 static const char *json_str(const struct json *obj, const char *key, const char *dflt)
 {
 	const struct json *v = hf_present(obj, key);
@@ -48,8 +35,8 @@ static enum pe_status add_all(struct hf *h, struct strbuf *b)
  */
 static enum pe_status mpt_foundry(struct hf *h, const struct json *ac)
 {
-	int rope = json_bool(h, "attn_config.", ac, "rope", 0);
-	int learned = json_bool(h, "", h->cfg, "learned_pos_emb", 1);
+	int rope = hf_bool(h, "attn_config.", ac, "rope", 0);
+	int learned = hf_bool(h, "", h->cfg, "learned_pos_emb", 1);
 	if (rope < 0 || learned < 0)
 		return PE_EFORMAT;
 	if (!rope && learned)
@@ -306,10 +293,9 @@ enum pe_status hf_read_learned(struct hf *h)
 	/* a flag that fills the same table with fixed sinusoids: DistilBERT's
 	 * sinusoidal_pos_embds, XLM's sinusoidal_embeddings (create_sinusoidal_embeddings:
 	 * sin at even, cos at odd columns, 10000^(2i/d)) */
-	const struct json *sin = h->arch->sin_key ? hf_present(cfg, h->arch->sin_key) : NULL;
-	if (sin && sin->type != JSON_BOOL)
-		return hf_fail(h, PE_EFORMAT, "%s: is not true or false", h->arch->sin_key);
-	int sinusoidal = sin && sin->boolean;
+	int sinusoidal = h->arch->sin_key ? hf_bool(h, "", cfg, h->arch->sin_key, 0) : 0;
+	if (sinusoidal < 0)
+		return PE_EFORMAT;
 	if (hf_cfg_count(h, "num_hidden_layers", &layers, NULL) < 0)
 		return PE_EFORMAT;
 	if (h->arch->flags & HF_OFFSET2)

@@ -231,6 +231,18 @@ static void name_sanitize(char *name)
 			*c = '_';
 }
 
+int hf_bool(struct hf *h, const char *where, const struct json *obj, const char *key, int dflt)
+{
+	const struct json *v = hf_present(obj, key);
+	if (!v)
+		return dflt;
+	if (v->type != JSON_BOOL) {
+		hf_fail(h, PE_EFORMAT, "%s%s: is not true or false", where, key);
+		return -1;
+	}
+	return v->boolean;
+}
+
 enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec)
 {
 	struct pe_model *m = h->m;
