@@ -370,11 +370,17 @@ static enum pe_status fail(struct gg *h, enum pe_status st, const char *fmt, ...
 }
 
 /* {arch}.@suffix as a number: 1 and *out, 0 if absent, -1 (reported) if not a number. */
+/* {arch}.@suffix (its full name written into @key), or NULL. */
+static const struct gguf_kv *arch_kv(const struct gg *h, const char *suffix, char *key, size_t cap)
+{
+	snprintf(key, cap, "%s.%s", h->arch, suffix);
+	return gguf_find(h->g, key);
+}
+
 static int num(struct gg *h, const char *suffix, double *out)
 {
 	char key[256];
-	snprintf(key, sizeof(key), "%s.%s", h->arch, suffix);
-	const struct gguf_kv *kv = gguf_find(h->g, key);
+	const struct gguf_kv *kv = arch_kv(h, suffix, key, sizeof(key));
 	if (!kv)
 		return 0;
 	if (kv->type == GGUF_STRING || kv->type == GGUF_ARRAY || !isfinite(kv->num)) {
@@ -487,8 +493,7 @@ struct plan {
 static int has_key(struct gg *h, const char *suffix)
 {
 	char key[256];
-	snprintf(key, sizeof(key), "%s.%s", h->arch, suffix);
-	return gguf_find(h->g, key) != NULL;
+	return arch_kv(h, suffix, key, sizeof(key)) != NULL;
 }
 
 /*
@@ -499,8 +504,7 @@ static int has_key(struct gg *h, const char *suffix)
 static int per_layer(struct gg *h, const char *suffix, size_t n_all, double *out)
 {
 	char key[256];
-	snprintf(key, sizeof(key), "%s.%s", h->arch, suffix);
-	const struct gguf_kv *kv = gguf_find(h->g, key);
+	const struct gguf_kv *kv = arch_kv(h, suffix, key, sizeof(key));
 	if (!kv)
 		return 0;
 	if (kv->type == GGUF_ARRAY) {
@@ -535,8 +539,7 @@ static int per_layer(struct gg *h, const char *suffix, size_t n_all, double *out
 static int layer_flags(struct gg *h, const char *suffix, size_t n_all, unsigned char *out)
 {
 	char key[256];
-	snprintf(key, sizeof(key), "%s.%s", h->arch, suffix);
-	const struct gguf_kv *kv = gguf_find(h->g, key);
+	const struct gguf_kv *kv = arch_kv(h, suffix, key, sizeof(key));
 	if (!kv)
 		return 0;
 	if (kv->type != GGUF_ARRAY || !kv->arr || kv->arr_n != n_all || n_all == 0) {
@@ -637,8 +640,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		return PE_EFORMAT;
 	/* granite.cpp: rope.scaling.finetuned false switches RoPE off in every layer */
 	char fkey[256];
-	snprintf(fkey, sizeof(fkey), "%s.rope.scaling.finetuned", h->arch);
-	const struct gguf_kv *fine = gguf_find(h->g, fkey);
+	const struct gguf_kv *fine = arch_kv(h, "rope.scaling.finetuned", fkey, sizeof(fkey));
 	if ((a->flags & GG_FINETUNED_SWITCH) && fine && fine->type == GGUF_BOOL && fine->num == 0)
 		return fail(h, PE_EUNSUPPORTED,
 		            "%s false: llama.cpp's %s graph applies no RoPE then, so there is no "
@@ -736,17 +738,14 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	size_t pairs = (size_t)n_rot / 2;
 
 	/* GLM-4: NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has sections */
-	char skey[256];
-	snprintf(skey, sizeof(skey), "%s.rope.dimension_sections", h->arch);
-	int glm4_mrope = strcmp(a->name, "glm4") == 0 && gguf_find(h->g, skey) != NULL;
+	int glm4_mrope = strcmp(a->name, "glm4") == 0 && has_key(h, "rope.dimension_sections");
 	strbuf_addf(bp, "rope:layout=%s", glm4_mrope ? "half" : a->layout);
 	put_number(bp, "base", base);
 	/* int(hd * rotary) must give n_rot back: n_rot / hd can give one less (30 of 44) */
 	if (n_rot != hd)
 		put_number(bp, "rotary", pe_model_width_fraction((size_t)n_rot, (size_t)hd));
 	char key[256];
-	snprintf(key, sizeof(key), "%s.rope.scaling.type", h->arch);
-	const struct gguf_kv *type = gguf_find(h->g, key);
+	const struct gguf_kv *type = arch_kv(h, "rope.scaling.type", key, sizeof(key));
 	if (type && !type->str)
 		return fail(h, PE_EFORMAT, "%s: is not a string", key);
 	const char *t = type && !(a->flags & GG_UNSCALED) ? type->str : "none";
@@ -933,8 +932,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	p->slides = slides;
 	if (has_swa) {
 		char pkey[256];
-		snprintf(pkey, sizeof(pkey), "%s.attention.sliding_window_pattern", h->arch);
-		const struct gguf_kv *pk = gguf_find(h->g, pkey);
+		const struct gguf_kv *pk =
+		        arch_kv(h, "attention.sliding_window_pattern", pkey, sizeof(pkey));
 		unsigned pattern = a->swa_pattern;
 		if (pk && pk->arr && (pk->arr_n == n || pk->arr_n == p->n_all)) {
 			for (size_t i = 0; i < n; i++)
@@ -958,8 +957,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			/* not sliding, but the layers that turn at freq_base unscaled: those
 			 * of compress ratio 0 (sliding-window attention alone) */
 			char ckey[256];
-			snprintf(ckey, sizeof(ckey), "%s.attention.compress_ratios", h->arch);
-			const struct gguf_kv *ck = gguf_find(h->g, ckey);
+			const struct gguf_kv *ck =
+			        arch_kv(h, "attention.compress_ratios", ckey, sizeof(ckey));
 			if (!ck || !ck->arr || ck->arr_n < p->n_all)
 				return fail(h, PE_EFORMAT,
 				            "%s: %s, and llama.cpp's loader requires one per layer "
