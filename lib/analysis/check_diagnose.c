@@ -469,7 +469,6 @@ static void fit_sections(const double *e, size_t h, int interleaved, const unsig
 	 */
 	double coarse = 2.0 * (double)(h + 1) * DBL_EPSILON * total;
 	for (int pass = 0; pass < 3; pass++) {
-		double tol = pass == 1 ? coarse : 1e-3 * best_sum;
 		long near = -1;
 		for (size_t x = 0; x <= h; x++)
 			for (size_t y = 0; x + y <= h; y++) {
@@ -477,12 +476,10 @@ static void fit_sections(const double *e, size_t h, int interleaved, const unsig
 				double cost =
 				        all_t + (!interleaved ? A[x + y] - A[x] + B[h] - B[x + y]
 				                              : A[x] + B[y]);
-				unsigned p[3] = {(unsigned)x, (unsigned)y, (unsigned)(h - x - y)};
-				if (interleaved) {
-					p[0] = (unsigned)(h - x - y);
-					p[1] = (unsigned)x;
-					p[2] = (unsigned)y;
-				}
+				unsigned rest = (unsigned)(h - x - y);
+				unsigned p[3] = {interleaved ? rest : (unsigned)x,
+				                 interleaved ? (unsigned)x : (unsigned)y,
+				                 interleaved ? (unsigned)y : rest};
 				if (pass == 0) {
 					best = fmin(best, cost);
 					continue;
@@ -499,7 +496,8 @@ static void fit_sections(const double *e, size_t h, int interleaved, const unsig
 				long dist = labs((long)p[0] - (long)spec[0]) +
 				            labs((long)p[1] - (long)spec[1]) +
 				            labs((long)p[2] - (long)spec[2]);
-				if (sum <= best_sum + tol && (near < 0 || dist < near)) {
+				if (sum <= best_sum + 1e-3 * best_sum &&
+				    (near < 0 || dist < near)) {
 					near = dist;
 					memcpy(out, p, sizeof(p));
 				}
