@@ -749,7 +749,7 @@ int cmd_check(int argc, char **argv)
 	const struct pe_scheme *s = schemes[0];
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
-	enum pe_float store;
+	enum pe_float store = PE_FLOAT_EXACT;
 	size_t nids = 0;
 	if (o.position_ids)
 		rc = cli_position_ids_apply(&o, schemes[0], &nids);
@@ -776,10 +776,12 @@ int cmd_check(int argc, char **argv)
 		        "option '--start': positions from %llu over the dump's %zu rows "
 		        "pass 2^53 (%.0f), the last exact position",
 		        (unsigned long long)o.start, dump->rows, PE_POSITION_MAX);
-	/* every row a token of the file (a column of frequencies has no tokens) */
-	int freq_column =
-	        dump && dump->cols == 1 && (a.kind == PE_CHECK_AUTO || a.kind == PE_CHECK_INV_FREQ);
-	if (!rc && nids && !freq_column && (o.start >= nids || dump->rows > nids - o.start))
+	/* A one-row or one-column dump may be a list of frequencies, without positions,
+	 * unless --what or --vector says it is a table (a one-row table is a position). */
+	int tabled = a.vector || (a.kind != PE_CHECK_AUTO && a.kind != PE_CHECK_INV_FREQ);
+	int freq_list = dump && !tabled && (dump->rows == 1 || dump->cols == 1);
+	/* every row a token of the file */
+	if (!rc && nids && !freq_list && (o.start >= nids || dump->rows > nids - o.start))
 		rc = cli_usage_error("option '--position-ids': the dump's %zu rows from token %llu "
 		                     "pass the %zu tokens of '%s'",
 		                     dump->rows, (unsigned long long)o.start, nids, o.position_ids);
@@ -798,11 +800,8 @@ int cmd_check(int argc, char **argv)
 	if (pe_scheme_has(s, PE_CAP_SCALING)) {
 		/* the scheme is this command's own heap object (as encode's) */
 		struct pe_scheme *w = (struct pe_scheme *)s;
-		/* a list of frequencies has no positions; a one-row table given as such has */
-		int tabled = a.vector || (a.kind != PE_CHECK_AUTO && a.kind != PE_CHECK_INV_FREQ);
-		int vector = !tabled && (dump->rows == 1 || dump->cols == 1);
 		pe_engine_apply(a.engine, &w->scaling,
-		                vector ? 0.0 : (double)o.start + (double)dump->rows,
+		                freq_list ? 0.0 : (double)o.start + (double)dump->rows,
 		                strncmp(o.specs[0], "gguf:", 5) == 0 || strstr(o.specs[0], ".gguf"),
 		                &engine_note);
 	}
