@@ -171,11 +171,28 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 		st = PE_ENOMEM;
 		goto done;
 	}
-	/* Falcon: ALiBi or RoPE by a flag. */
-	const struct json *falcon_alibi = hf_present(h.cfg, "alibi");
-	if (strcmp(type, "falcon") == 0 && falcon_alibi && falcon_alibi->type == JSON_BOOL &&
-	    falcon_alibi->boolean)
+	/* Falcon and RefinedWeb: ALiBi or RoPE by a flag. */
+	const struct json *alibi_flag = hf_present(h.cfg, "alibi");
+	if ((h.arch->flags & HF_ALIBI_FLAG) && alibi_flag && alibi_flag->type == JSON_BOOL &&
+	    alibi_flag->boolean)
 		enc = HF_ALIBI;
+	/* Jais, BTLM: position_embedding_type picks ALiBi or the learned table (the
+	 * class default "learned") */
+	const struct json *pet = hf_present(h.cfg, "position_embedding_type");
+	if ((h.arch->flags & HF_PET_ALIBI) && pet) {
+		if (pet->type != JSON_STRING ||
+		    (strcmp(pet->string, "alibi") != 0 && strcmp(pet->string, "learned") != 0)) {
+			st = hf_fail(&h, PE_EUNSUPPORTED,
+			             "position_embedding_type: model_type '%s' has 'learned' or "
+			             "'alibi' (its own modeling file); not %s%s%s",
+			             type, pet->type == JSON_STRING ? "'" : "",
+			             pet->type == JSON_STRING ? pet->string : "a string",
+			             pet->type == JSON_STRING ? "'" : "");
+			goto done;
+		}
+		if (strcmp(pet->string, "alibi") == 0)
+			enc = HF_ALIBI;
+	}
 	/* Baichuan's 13B modeling files (Baichuan-13B, Baichuan2-13B) add ALiBi with
 	 * Press et al.'s slopes (_gen_alibi_mask), its 7B ones rotate; the configs say
 	 * which only through the size: 40 layers, the rule llama.cpp's loader uses. */

@@ -101,6 +101,19 @@ enum {
 	/* layer_types default: layer 0 and each layer i with (i + 1) % 6 == 0 full,
 	 * the rest sliding (MiMoV2FlashConfig; hybrid_layer_pattern is never read) */
 	HF_MIMO_TYPES = 1u << 26,
+	/* layer types from block_configs[i].attention (DeciLM / Nemotron-NAS remote
+	 * code): no_op and replace_with_linear layers have no attention, hence no RoPE */
+	HF_BLOCK_CONFIGS = 1u << 27,
+	/* alibi: true replaces the rotary embedding by BLOOM's ALiBi (Falcon and its
+	 * RefinedWeb remote code) */
+	HF_ALIBI_FLAG = 1u << 28,
+	/* position_embedding_type "alibi" replaces the learned table by ALiBi added as
+	 * -slope |i - j|, with alibi_scaling (Cerebras' GPT-2 derivatives: Jais, BTLM) */
+	HF_PET_ALIBI = 1u << 29,
+	/* layer_rope_theta: one number per layer, 0 a NoPE layer, any other value the
+	 * shared rotary; missing, and layer_types missing, every 4th layer counted back
+	 * from the last is a full-attention NoPE layer, the rest slide (Muse Glimmer) */
+	HF_LAYER_THETA_NOPE = 1u << 30,
 };
 
 /*

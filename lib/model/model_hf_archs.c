@@ -180,7 +180,7 @@ static const struct hf_arch archs[] = {
         ROPE("falcon", H,
              "hidden_size=4544,num_attention_heads=71,num_hidden_layers=32,"
              "max_position_embeddings=2048,rope_theta=10000",
-             0),
+             HF_ALIBI_FLAG),
         ROPE("starcoder2", H,
              "hidden_size=3072,num_attention_heads=24,num_hidden_layers=30,"
              "max_position_embeddings=4096,rope_theta=10000",
@@ -906,6 +906,124 @@ static const struct hf_arch archs[] = {
         WRAPPER_AT("qwen3_omni_moe", NULL, "thinker_config.text_config"),
         /* a text encoder-decoder pair: the decoder (its own model_type) */
         WRAPPER_AT("encoder-decoder", NULL, "decoder"),
+
+        /* ---- remote code and stragglers (r3) ---- */
+        /* DeciLM / Llama-3.x-Nemotron (modeling_decilm.py): Llama's rotary and rope
+         * block; block_configs[i].attention no_op or replace_with_linear layers have
+         * no attention; DeciLM-7B's num_key_value_heads_per_layer sizes only K/V */
+        {.model_type = "nemotron-nas",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_BLOCK_CONFIGS | HF_REMOTE_CODE},
+        {.model_type = "deci",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_BLOCK_CONFIGS | HF_REMOTE_CODE},
+        {.model_type = "decilm",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_BLOCK_CONFIGS | HF_REMOTE_CODE},
+        /* MiMo-7B (modeling_mimo.py): Qwen2's attention and rotary; the MTP layers
+         * (num_nextn_predict_layers) are outside num_hidden_layers */
+        ROPE("mimo", H, LLAMA_D ",max_position_embeddings=32768,rope_theta=10000", HF_REMOTE_CODE),
+        /* OpenELM: rotate_half over the whole head_dim at rope_freq_constant; the
+         * per-layer query/KV head counts keep head_dim */
+        {.model_type = "openelm",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "head_dim=64,num_transformer_layers=12,max_context_length=2048,"
+                     "rope_freq_constant=10000",
+         .flags = HF_REMOTE_CODE,
+         .theta_key = "rope_freq_constant",
+         .keys = KEYS("num_hidden_layers=num_transformer_layers",
+                      "max_position_embeddings=max_context_length")},
+        /* Jais and BTLM (Cerebras' GPT-2 derivatives): a learned wpe table unless
+         * position_embedding_type is alibi */
+        {.model_type = "jais",
+         .enc = HF_LEARNED,
+         .defaults = "n_positions=1024,n_embd=768,n_layer=12,n_head=12",
+         .flags = HF_PET_ALIBI | HF_REMOTE_CODE,
+         .what = "transformer.wpe.weight"},
+        {.model_type = "btlm",
+         .enc = HF_LEARNED,
+         .defaults = "n_positions=1024,n_embd=768,n_layer=12,n_head=12",
+         .flags = HF_PET_ALIBI | HF_REMOTE_CODE,
+         .what = "transformer.wpe.weight"},
+        /* Falcon's remote code (modeling_RW.py): rotate_half at base 10000 over the
+         * whole head, or BLOOM's ALiBi with alibi: true */
+        ROPE("RefinedWeb", H,
+             "hidden_size=4544,n_head=71,n_layer=32,max_position_embeddings=2048,"
+             "rope_theta=10000",
+             HF_ALIBI_FLAG | HF_REMOTE_CODE),
+        ROPE("RefinedWebModel", H,
+             "hidden_size=4544,n_head=71,n_layer=32,max_position_embeddings=2048,"
+             "rope_theta=10000",
+             HF_ALIBI_FLAG | HF_REMOTE_CODE),
+        /* EXAONE 3 / 3.5 (modeling_exaone.py): Llama's rotary over the whole head
+         * with the rope block; the class's rotary_pct (0.25) is never read */
+        {.model_type = "exaone",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=2048,num_attention_heads=32,num_layers=32,"
+                     "max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_REMOTE_CODE,
+         .keys = KEYS("num_hidden_layers=num_layers", "unread=rotary_pct")},
+        /* Phi-3-small: rotate_half over the head at rope_embedding_base;
+         * rope_position_scale is a linear factor when there is no rope_scaling */
+        {.model_type = "phi3small",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
+                     "max_position_embeddings=8192,rope_embedding_base=1000000",
+         .flags = HF_REMOTE_CODE,
+         .theta_key = "rope_embedding_base",
+         .keys = KEYS("linear_factor=rope_position_scale")},
+        /* Phi-3-vision and Phi-4-multimodal remote code: Phi-3's text model */
+        ROPE("phi3v", H,
+             "hidden_size=3072,num_attention_heads=32,num_hidden_layers=32,"
+             "max_position_embeddings=4096,rope_theta=10000",
+             HF_REMOTE_CODE),
+        ROPE("phi4mm", H,
+             "hidden_size=3072,num_attention_heads=32,num_hidden_layers=32,"
+             "max_position_embeddings=4096,rope_theta=10000",
+             HF_REMOTE_CODE),
+        /* Phi-1.5 / Phi-2 remote code: rotary_dim leading dimensions, rotate_half,
+         * base 10000 */
+        ROPE("phi-msft", H,
+             "n_embd=1024,n_head=16,n_layer=20,n_positions=2048,rotary_dim=32,"
+             "rope_theta=10000",
+             HF_REMOTE_CODE),
+        ROPE("mixformer-sequential", H,
+             "n_embd=1024,n_head=16,n_layer=20,n_positions=2048,rotary_dim=32,"
+             "rope_theta=10000",
+             HF_REMOTE_CODE),
+        /* Muse Glimmer's text model: one rotary for all layers, off where
+         * layer_rope_theta is 0 */
+        {.model_type = "muse_glimmer_text",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=6656,num_attention_heads=32,num_hidden_layers=52,head_dim=128,"
+                     "max_position_embeddings=131072,rope_theta=10000,sliding_window=2048",
+         .flags = HF_LAYER_THETA_NOPE},
+        REFUSED("step3p7", "Step 3.7 gives rope_theta and partial_rotary_factors one value per "
+                           "layer, which Step3p7TextConfig folds into one rope block per layer "
+                           "type (the last layer of each type wins, rope_scaling only on full "
+                           "attention), a reading posenc does not restate"),
+        /* deepseek_ref: a DeepSeek-V4 configuration (DeepSeekV4Config), window_size
+         * for the sliding window, compress_rope_theta 40000 by default */
+        {.model_type = "deepseek_ref",
+         .enc = HF_ROPE,
+         .layout = I,
+         .defaults = "hidden_size=4096,num_attention_heads=64,num_hidden_layers=43,head_dim=512,"
+                     "qk_rope_head_dim=64,max_position_embeddings=65536,rope_theta=10000,"
+                     "compress_rope_theta=40000,window_size=128",
+         .flags = HF_COMPRESS_RATIOS | HF_YARN_UNIT_ATT,
+         .theta_key = "compress_rope_theta",
+         .local_theta = "rope_theta",
+         .keys = KEYS("sliding_window=window_size")},
 };
 
 /* Transformers' default rotary code (LlamaRotaryEmbedding with modeling_rope_utils). */

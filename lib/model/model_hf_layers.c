@@ -178,6 +178,27 @@ static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, uns
 			nope[(size_t)x->number] = 1; /* MllamaTextCrossAttention: no RoPE */
 		}
 	}
+	/* Muse Glimmer: the model hands a layer no cos/sin when its layer_rope_theta is
+	 * 0; any other value still gets the one rotary built from rope_parameters */
+	if (h->arch->flags & HF_LAYER_THETA_NOPE) {
+		const struct json *lt = hf_present(h->cfg, "layer_rope_theta");
+		if (lt && (lt->type != JSON_ARRAY || lt->n != n))
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "layer_rope_theta: is not a list of %zu numbers (one per layer)",
+			        n);
+		for (size_t i = 0; i < n; i++) {
+			if (!lt) {
+				nope[i] = (n - 1 - i) % 4 == 0;
+				continue;
+			}
+			const struct json *x = &lt->items[i];
+			if (x->type != JSON_NUMBER || !(x->number >= 0) || !isfinite(x->number))
+				return hf_fail(h, PE_EFORMAT,
+				               "layer_rope_theta[%zu]: is not a number >= 0", i);
+			nope[i] = x->number == 0.0;
+		}
+	}
 	/* GraniteMoeHybrid: position_embedding_type "nope" (Granite 4.0) */
 	const struct json *pet = hf_present(h->cfg, "position_embedding_type");
 	if (pet && pet->type == JSON_STRING && strcmp(pet->string, "nope") == 0)
@@ -286,6 +307,38 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 			           : x && x->number == 4 ? "compressed_sparse_attention"
 			                                 : "heavily_compressed_attention";
 		}
+		return PE_OK;
+	}
+	/* DeciLM / Nemotron-NAS: each block's attention may be a no-op or a linear
+	 * map (DeciLMDecoderLayer), neither of which rotates */
+	if (h->arch->flags & HF_BLOCK_CONFIGS) {
+		const struct json *bc = hf_present(h->cfg, "block_configs");
+		if (bc && (bc->type != JSON_ARRAY || bc->n != n))
+			return hf_fail(
+			        h, PE_EFORMAT,
+			        "block_configs: is not a list of %zu blocks (num_hidden_layers)",
+			        n);
+		for (size_t i = 0; bc && i < n; i++) {
+			const struct json *at = hf_present(&bc->items[i], "attention");
+			if (bc->items[i].type != JSON_OBJECT || !at || at->type != JSON_OBJECT)
+				return hf_fail(
+				        h, PE_EFORMAT,
+				        "block_configs[%zu].attention: missing or not an object",
+				        i);
+			char where[64];
+			snprintf(where, sizeof(where), "block_configs[%zu].attention.", i);
+			int noop = hf_bool(h, where, at, "no_op", 0);
+			int linear = noop < 0 ? 0 : hf_bool(h, where, at, "replace_with_linear", 0);
+			if (noop < 0 || linear < 0)
+				return PE_EFORMAT;
+			types[i] = noop ? "no_op" : linear ? "linear_attention" : "full_attention";
+		}
+		return PE_OK;
+	}
+	/* Muse Glimmer: every 4th layer counted back from the last is full */
+	if (h->arch->flags & HF_LAYER_THETA_NOPE) {
+		for (size_t i = 0; i < n; i++)
+			types[i] = (n - 1 - i) % 4 == 0 ? "full_attention" : "sliding_attention";
 		return PE_OK;
 	}
 	if (h->arch->flags & HF_MIMO_TYPES) {
@@ -605,7 +658,11 @@ enum pe_status hf_read_rope(struct hf *h)
 	                              "partial_rotary_factor", "rotary_pct", "rope_percent"};
 	if (!partial_keys[0])
 		partial_keys[0] = partial_keys[1];
+	/* a key the class keeps and its modeling never reads (EXAONE 3's rotary_pct) */
+	const char *unread_key = hf_arch_key(h->arch, "unread");
 	for (size_t k = 0; k < 4 && isnan(c.top_partial); k++) {
+		if (unread_key && strcmp(partial_keys[k], unread_key) == 0)
+			continue;
 		if ((rc = hf_number(h, "", cfg, partial_keys[k], &v)) < 0)
 			return PE_EFORMAT;
 		if (rc)
@@ -683,6 +740,26 @@ enum pe_status hf_read_rope(struct hf *h)
 	m->context = c.max_pos;
 
 	/* RoPE only when a flag of the class says so (Zamba2's use_mem_rope, default false) */
+	if ((h->arch->flags & HF_LAYER_THETA_NOPE) && hf_present(cfg, "layer_rope_theta")) {
+		const struct json *lt = hf_present(cfg, "layer_rope_theta");
+		const struct json *rt =
+		        hf_present(hf_present(cfg, "rope_parameters"), "rope_theta");
+		double base = rt && rt->type == JSON_NUMBER ? rt->number : c.top_theta;
+		for (size_t i = 0; lt->type == JSON_ARRAY && i < lt->n; i++) {
+			const struct json *x = &lt->items[i];
+			if (x->type != JSON_NUMBER || x->number == 0.0 || x->number == base)
+				continue;
+			enum pe_status wst = hf_warn(
+			        h,
+			        "layer_rope_theta[%zu]: %.17g is not the rope base; the model "
+			        "builds one rotary from rope_parameters for every layer and reads "
+			        "this list only as RoPE on (non-zero) or off (0)",
+			        i, x->number);
+			if (wst != PE_OK)
+				return wst;
+			break;
+		}
+	}
 	if (h->arch->rope_key) {
 		const struct json *on = hf_present(cfg, h->arch->rope_key);
 		if (on && on->type != JSON_BOOL)
@@ -710,6 +787,27 @@ enum pe_status hf_read_rope(struct hf *h)
 		return hf_fail(h, PE_EFORMAT, "%s: is not an object", bname);
 	/* the class's own rope_parameters when the config has none (CWM's llama3) */
 	struct json *class_block = NULL;
+	/* Phi-3-small: with no rope_scaling, rope_position_scale is a linear factor */
+	const char *lin_key = hf_arch_key(h->arch, "linear_factor");
+	double lin = 1.0;
+	if (lin_key && (rc = hf_number(h, "", cfg, lin_key, &lin)) < 0)
+		return PE_EFORMAT;
+	if (lin_key && !(lin > 0.0 && lin <= 1e6))
+		return hf_fail(h, PE_EFORMAT, "%s: %.17g is not in (0, 1e6]", lin_key, lin);
+	if (!block && lin != 1.0) {
+		char text[96];
+		snprintf(text, sizeof(text), "{\"rope_type\": \"linear\", \"factor\": %.17g}", lin);
+		class_block = json_parse(text, strlen(text), NULL);
+		if (!class_block)
+			return PE_ENOMEM;
+		block = class_block;
+		bname = lin_key;
+	} else if (block && lin != 1.0 && !hf_present(block, "factor")) {
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "%s: %.17g beside %s, which the model's own code reads as that "
+		               "block's factor; posenc does not restate the combination",
+		               lin_key, lin, bname);
+	}
 	if (!block && h->arch->rope_block) {
 		class_block = json_parse(h->arch->rope_block, strlen(h->arch->rope_block), NULL);
 		if (!class_block)

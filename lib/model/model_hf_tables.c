@@ -94,6 +94,42 @@ static enum pe_status mpt_foundry(struct hf *h, const struct json *ac)
  * builds the bias whatever attn_config.alibi says; llm-foundry's own code
  * (auto_map) reads alibi, rope and learned_pos_emb (mpt_foundry()).
  */
+/*
+ * Jais / BTLM's alibi_scaling: {"type": "linear", "factor": F} divides every
+ * slope by F, {"type": "linear", "train_seq_len": L} by max(1, keys / L) as
+ * the sequence grows (AlibiPositionEmbeddingLayer). The ALiBi scheme has no
+ * slope divisor, so a factor is refused; the dynamic form leaves the slopes
+ * alone up to L, which is what posenc shows, with a warning.
+ */
+static enum pe_status alibi_scaling(struct hf *h)
+{
+	const struct json *sc = hf_present(h->cfg, "alibi_scaling");
+	if (!sc)
+		return PE_OK;
+	if (sc->type != JSON_OBJECT)
+		return hf_fail(h, PE_EFORMAT, "alibi_scaling: is not an object");
+	double v;
+	int rc = hf_number(h, "alibi_scaling.", sc, "factor", &v);
+	if (rc < 0)
+		return PE_EFORMAT;
+	if (rc && v != 1.0)
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "alibi_scaling.factor: %.17g divides every ALiBi slope (the model's "
+		               "own AlibiPositionEmbeddingLayer), a scaling posenc's alibi scheme "
+		               "does not have",
+		               v);
+	if ((rc = hf_number(h, "alibi_scaling.", sc, "train_seq_len", &v)) < 0)
+		return PE_EFORMAT;
+	if (rc)
+		return hf_warn(h,
+		               "alibi_scaling.train_seq_len: %.17g; beyond that many keys the "
+		               "model divides the slopes by keys / train_seq_len at inference "
+		               "time (its own dynamic scaling), which depends on the running "
+		               "length; shown unscaled",
+		               v);
+	return PE_OK;
+}
+
 enum pe_status hf_read_alibi(struct hf *h)
 {
 	const struct json *cfg = h->cfg;
@@ -133,7 +169,12 @@ enum pe_status hf_read_alibi(struct hf *h)
 	} else {
 		if ((rc = hf_cfg_count(h, "num_attention_heads", &heads, NULL)) <= 0)
 			return rc < 0 ? PE_EFORMAT : hf_fail(h, PE_EFORMAT, "n_head: missing");
-		strbuf_addf(&b, "alibi:heads=%zu,form=official", heads);
+		/* Cerebras' AlibiPositionEmbeddingLayer adds -slope |i - j| */
+		int cerebras = (h->arch->flags & HF_PET_ALIBI) != 0;
+		enum pe_status ast = cerebras ? alibi_scaling(h) : PE_OK;
+		if (ast != PE_OK)
+			return ast;
+		strbuf_addf(&b, "alibi:heads=%zu,form=%s", heads, cerebras ? "paper" : "official");
 	}
 	if (heads > 65536) {
 		free(b.buf);
