@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Remote-code model types and transformers stragglers read by their own rules (r3):
+DeciLM / Nemotron-NAS block_configs, MiMo, OpenELM, Jais and BTLM (ALiBi or a learned table),
+Falcon's RefinedWeb remote code, EXAONE 3, Phi-3-small, Phi-3-vision, Phi-4-multimodal, the old
+Phi remote code, Muse Glimmer's text model, deepseek_ref and step3p7. No published config of
+these was found vendored in a repository: each config below is written from the model card's
+config.json values, and the expected numbers are the modeling files' formulas restated with
+numpy (doc/models.md names the file each one follows)."""
+import csv
+import io
+import json
+import math
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import done, ok, run, workdir  # noqa: E402
+
+EXE = os.path.abspath(sys.argv[1])
+TMP = workdir()
+REL = 1e-15
+UNKNOWN = "not in posenc's table"
+REMOTE = "the checkpoint's own modeling file"
+
+
+def write(name, doc):
+    path = os.path.join(TMP, name + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return "hf:" + path
+
+
+def summary(spec):
+    r = run(EXE, "model", spec, "-o", "-")
+    out = {}
+    for row in list(csv.reader(io.StringIO(r.text)))[1:]:
+        out.setdefault(row[0], {})[row[1]] = row[2]
+    return r, out
+
+
+def freqs(spec, group, column="theta"):
+    r = run(EXE, "freqs", "-q", "-s", spec, "--layer", group, "--table", "long", "-o", "-")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    if r.rc or not rows:
+        return None
+    if column == "theta":
+        first = rows[0]["scaling"]
+        return np.array([float(x["theta"]) for x in rows if x["scaling"] == first])
+    got = [float(x["scaled_theta"]) for x in rows if x["scaling"] + "_theta" == column]
+    return np.array(got) if got else None
+
+
+def inv_freq(base, dim):
+    """1 / base^(2i / dim), as every rotary here builds it (float64)."""
+    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float64) / dim))
+
+
+def close(got, want, rel=REL):
+    """Within rel of want; llama3's blend is compared at 4e-15, its operations being ordered
+    differently in the restatement."""
+    if got is None or got.shape != np.shape(want):
+        return False
+    want = np.asarray(want)
+    return bool(np.all(np.abs(got - want) <= rel * np.abs(want)))
+
+
+def layers(text):
+    out = []
+    for part in filter(None, text.split(",")):
+        a, _, b = part.partition("-")
+        out += list(range(int(a), int(b or a) + 1))
+    return out
+
+
+def remote_ok(r, s):
+    return (r.rc == 0 and UNKNOWN not in r.err and
+            REMOTE in s.get("model", {}).get("reference", ""))
+
+
+def press_slopes(n):
+    """Jais / BTLM _get_alibi_slopes: Press et al.'s powers of 2^(-8/n), the closest power of
+    two first, then every other slope of twice as many."""
+    def power_of_2(k):
+        start = 2.0 ** (-(2.0 ** -(math.log2(k) - 3)))
+        return [start * start ** i for i in range(k)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    c = 2 ** math.floor(math.log2(n))
+    return power_of_2(c) + press_slopes(2 * c)[0::2][:n - c]
+
+
+def llama3(base, dim, factor, low, high, old):
+    """_compute_llama3_parameters restated."""
+    inv = inv_freq(base, dim)
+    wavelen = 2 * math.pi / inv
+    lo_w, hi_w = old / low, old / high
+    out = np.where(wavelen > lo_w, inv / factor, inv)
+    smooth = (old / wavelen - low) / (high - low)
+    mid = (1 - smooth) * out / factor + smooth * out
+    medium = ~(wavelen < hi_w) & ~(wavelen > lo_w)
+    return np.where(medium, mid, out)
+
+
+# ---- DeciLM / Llama-3.1-Nemotron-51B (nemotron-nas): block_configs --------------------------
+# Llama-3_1-Nemotron-51B-Instruct config.json values (hidden 8192, 64 heads, base 500000,
+# llama3 factor 8 over 8192); four blocks written here: attention, no_op, replace_with_linear,
+# attention. DeciLMDecoderLayer skips a no-op attention; a linear replacement has no rotary.
+blk = [{"attention": {"n_heads_in_group": 8, "no_op": False, "replace_with_linear": False}},
+       {"attention": {"n_heads_in_group": None, "no_op": True, "replace_with_linear": False}},
+       {"attention": {"n_heads_in_group": None, "no_op": False, "replace_with_linear": True}},
+       {"attention": {"n_heads_in_group": 8, "no_op": False, "replace_with_linear": False}}]
+rs = {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+      "original_max_position_embeddings": 8192, "rope_type": "llama3"}
+nas = write("nas", {"model_type": "nemotron-nas", "architectures": ["DeciLMForCausalLM"],
+                    "auto_map": {"AutoModelForCausalLM": "modeling_decilm.DeciLMForCausalLM"},
+                    "hidden_size": 8192, "num_attention_heads": 64, "num_hidden_layers": 4,
+                    "max_position_embeddings": 131072, "rope_theta": 500000.0,
+                    "rope_scaling": rs, "block_configs": blk})
+r, s = summary(nas)
+ok(remote_ok(r, s) and layers(s.get("nope", {}).get("layers", "")) == [1, 2] and
+   layers(s.get("rope", {}).get("layers", "")) == [0, 3],
+   "Nemotron-NAS: no_op and replace_with_linear blocks carry no RoPE", (r.err, s.keys()))
+ok(close(freqs(nas, "rope", "llama3_theta"), llama3(500000.0, 128, 8, 1, 4, 8192), 4e-15),
+   "Nemotron-NAS: llama3 frequencies over 8192 // 64 = 128 dims", freqs(nas, "rope", "llama3_theta"))
+bad = write("nasbad", {"model_type": "deci", "hidden_size": 64, "num_attention_heads": 4,
+                       "num_hidden_layers": 3, "block_configs": blk})
+r = run(EXE, "model", bad)
+ok(r.rc == 1 and "block_configs" in r.err, "DeciLM: block_configs of the wrong length refused", r.err)
+# DeciLM-7B (model_type deci): num_key_value_heads_per_layer sizes K/V only; Llama's rotary
+d7 = write("deci7b", {"model_type": "deci", "hidden_size": 4096, "num_attention_heads": 32,
+                      "num_hidden_layers": 2, "num_key_value_heads_per_layer": [4, 2],
+                      "max_position_embeddings": 8192, "rope_theta": 10000.0})
+r, s = summary(d7)
+ok(remote_ok(r, s) and close(freqs(d7, "all"), inv_freq(1e4, 128)),
+   "DeciLM-7B: every layer 10000^(-2i/128)", (r.err, s.get("all")))
+r, s = summary(write("decilm", {"model_type": "decilm", "hidden_size": 4096,
+                                "num_attention_heads": 32, "num_hidden_layers": 1}))
+ok(remote_ok(r, s), "decilm: read as DeciLM's remote code", r.err)
+
+# ---- MiMo-7B: Qwen2's rotary, base 640000 (model card), 4096 // 32 heads -------------------
+mimo = write("mimo", {"model_type": "mimo", "hidden_size": 4096, "num_attention_heads": 32,
+                      "num_hidden_layers": 36, "num_nextn_predict_layers": 1,
+                      "max_position_embeddings": 32768, "rope_theta": 640000})
+r, s = summary(mimo)
+ok(remote_ok(r, s) and s.get("model", {}).get("layers") == "36" and
+   close(freqs(mimo, "all"), inv_freq(640000.0, 128)),
+   "MiMo: 36 layers (the MTP layer outside), 640000^(-2i/128)", (r.err, s.get("model")))
+
+# ---- OpenELM-270M: head_dim 64, rope_freq_constant 10000, 16 layers, per-layer heads -------
+elm = write("openelm", {"model_type": "openelm", "head_dim": 64, "model_dim": 1280,
+                        "num_transformer_layers": 16, "num_query_heads": [12] * 8 + [16] * 8,
+                        "num_kv_heads": [3] * 16, "max_context_length": 2048,
+                        "rope_freq_constant": 20000, "rope_max_length": 4096})
+r, s = summary(elm)
+g = s.get("all", {})
+ok(remote_ok(r, s) and s.get("model", {}).get("layers") == "16" and
+   s.get("model", {}).get("context") == "2048" and g.get("layout") == "half" and
+   close(freqs(elm, "all"), inv_freq(20000.0, 64)),
+   "OpenELM: 16 layers, context max_context_length, rope_freq_constant^(-2i/64)", (r.err, s))
+
+# ---- Jais / BTLM: ALiBi -slope |i - j| or the learned table ----------------------------------
+
+
+def bias_slopes(spec):
+    path = os.path.join(TMP, "b.npy")
+    r = run(EXE, "bias", "-s", spec, "-n", "2", "-o", path)
+    if r.rc:
+        return None
+    b = np.load(path)
+    return np.abs(b[:, 1, 1] - b[:, 1, 0])
+
+
+# jais-13b: n_embd 5120, 40 heads, 40 layers, n_positions 2048, position_embedding_type alibi
+jais = write("jais", {"model_type": "jais", "n_embd": 5120, "n_head": 40, "n_layer": 40,
+                      "n_positions": 2048, "position_embedding_type": "alibi"})
+r, s = summary(jais)
+ok(remote_ok(r, s) and s.get("all", {}).get("spec", "").startswith("alibi") and
+   "form=paper" in s.get("all", {}).get("spec", ""),
+   "Jais: ALiBi, -slope |i - j|", (r.err, s.get("all")))
+got = bias_slopes(jais)
+ok(close(got, press_slopes(40)), "Jais: 40 slopes as _get_alibi_slopes", got)
+r = run(EXE, "model", write("jaisf", {"model_type": "jais", "n_embd": 256, "n_head": 4,
+                                      "position_embedding_type": "alibi",
+                                      "alibi_scaling": {"type": "linear", "factor": 4.0}}))
+ok(r.rc == 1 and "alibi_scaling.factor" in r.err, "Jais: a slope-dividing factor refused", r.err)
+r = run(EXE, "model", write("jaisd", {"model_type": "btlm", "n_embd": 256, "n_head": 4,
+                                      "position_embedding_type": "alibi",
+                                      "alibi_scaling": {"type": "linear", "train_seq_len": 2048}}))
+ok(r.rc == 0 and "train_seq_len" in r.err and "dynamic" in r.err,
+   "BTLM: dynamic alibi_scaling read unscaled, with a warning", r.err)
+# BTLM-3B-8K: 2560 wide, 32 heads, 8192 positions
+btlm = write("btlm", {"model_type": "btlm", "n_embd": 2560, "n_head": 32, "n_layer": 32,
+                      "n_positions": 8192, "position_embedding_type": "alibi"})
+ok(close(bias_slopes(btlm), press_slopes(32)), "BTLM: 32 slopes 2^(-8(k+1)/32)", bias_slopes(btlm))
+r, s = summary(write("jaisl", {"model_type": "jais", "n_embd": 768, "n_head": 12,
+                               "n_positions": 1024}))
+ok(r.rc == 0 and s.get("model", {}).get("table_rows") == "1024" and
+   s.get("model", {}).get("table_cols") == "768",
+   "Jais: the class default position_embedding_type learned is the wpe table", s.get("model"))
+r = run(EXE, "model", write("jaisr", {"model_type": "jais", "n_embd": 768, "n_head": 12,
+                                      "position_embedding_type": "rotary"}))
+ok(r.rc == 1 and "position_embedding_type" in r.err, "Jais: another type refused", r.err)
+
+# ---- RefinedWeb (Falcon remote code): RoPE base 10000 or ALiBi by the alibi flag -----------
+for t in ("RefinedWebModel", "RefinedWeb"):
+    rw = write(t, {"model_type": t, "hidden_size": 4544, "n_head": 71, "n_layer": 32,
+                   "alibi": False, "multi_query": True})
+    r, s = summary(rw)
+    ok(remote_ok(r, s) and s.get("all", {}).get("layout") == "half" and
+       close(freqs(rw, "all"), inv_freq(1e4, 64)),
+       t + ": rotate_half at 10000 over 4544 // 71 = 64", (r.err, s.get("all")))
+rw = write("rwalibi", {"model_type": "RefinedWeb", "hidden_size": 1024, "n_head": 16,
+                       "n_layer": 2, "alibi": True})
+ok(close(bias_slopes(rw), press_slopes(16)), "RefinedWeb alibi: BLOOM's slopes", bias_slopes(rw))
+
+# ---- EXAONE 3.5 7.8B: llama3 scaling, rotary_pct never read ---------------------------------
+ex = write("exaone", {"model_type": "exaone", "hidden_size": 4096, "num_attention_heads": 32,
+                      "num_layers": 32, "max_position_embeddings": 32768, "rope_theta": 1000000,
+                      "rotary_pct": 0.25,
+                      "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0,
+                                       "low_freq_factor": 1.0,
+                                       "original_max_position_embeddings": 8192,
+                                       "rope_type": "llama3"}})
+r, s = summary(ex)
+ok(remote_ok(r, s) and s.get("model", {}).get("layers") == "32" and
+   s.get("all", {}).get("rotary_dim") == "128" and
+   close(freqs(ex, "all", "llama3_theta"), llama3(1e6, 128, 8, 1, 4, 8192), 4e-15),
+   "EXAONE 3.5: the whole 128-wide head (rotary_pct unread), llama3", (r.err, s.get("all")))
+
+# ---- Phi-3-small: rope_embedding_base, rope_position_scale a linear factor ------------------
+p3s = write("p3s", {"model_type": "phi3small", "hidden_size": 4096, "num_attention_heads": 32,
+                    "num_hidden_layers": 32, "max_position_embeddings": 8192,
+                    "rope_embedding_base": 1000000, "rope_position_scale": 1.0,
+                    "dense_attention_every_n_layers": 2})
+r, s = summary(p3s)
+ok(remote_ok(r, s) and s.get("all", {}).get("scaling") == "none" and
+   close(freqs(p3s, "all"), inv_freq(1e6, 128)),
+   "Phi-3-small: 1e6^(-2i/128), position scale 1 is no scaling", (r.err, s.get("all")))
+p3l = write("p3l", {"model_type": "phi3small", "hidden_size": 4096, "num_attention_heads": 32,
+                    "num_hidden_layers": 2, "max_position_embeddings": 8192,
+                    "rope_embedding_base": 1000000, "rope_position_scale": 2.0})
+ok(close(freqs(p3l, "all", "linear_theta"), inv_freq(1e6, 128) / 2),
+   "Phi-3-small: rope_position_scale 2 divides every frequency", freqs(p3l, "all", "linear_theta"))
+
+# ---- Phi-3-vision, Phi-4-multimodal (Phi-3's text model; partial rotary, longrope) ---------
+r, s = summary(write("p3v", {"model_type": "phi3v", "hidden_size": 3072,
+                             "num_attention_heads": 32, "num_hidden_layers": 32,
+                             "max_position_embeddings": 131072, "rope_theta": 10000}))
+ok(remote_ok(r, s) and s.get("all", {}).get("rotary_dim") == "96", "Phi-3-vision: 96-wide heads",
+   (r.err, s.get("all")))
+short = [1.0 + 0.01 * i for i in range(48)]
+long_ = [2.0 + 0.5 * i for i in range(48)]
+p4 = write("p4mm", {"model_type": "phi4mm", "hidden_size": 3072, "num_attention_heads": 24,
+                    "num_hidden_layers": 32, "max_position_embeddings": 131072,
+                    "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+                    "partial_rotary_factor": 0.75,
+                    "rope_scaling": {"type": "longrope", "short_factor": short,
+                                     "long_factor": long_}})
+r, s = summary(p4)
+ok(remote_ok(r, s) and s.get("all", {}).get("rotary_dim") == "96",
+   "Phi-4-multimodal: int(128 * 0.75) = 96 dims turn", (r.err, s.get("all")))
+# evaluated at the 4096 it was trained on: _compute_longrope_parameters takes short_factor
+ok(close(freqs(p4, "all", "longrope_theta"), inv_freq(1e4, 96) / np.array(short)),
+   "Phi-4-multimodal: longrope's short factors within 4096", freqs(p4, "all", "longrope_theta"))
+
+# ---- phi-msft, mixformer-sequential (Phi-1.5 / Phi-2 remote code): rotary_dim 32 -----------
+for t in ("phi-msft", "mixformer-sequential"):
+    ph = write(t, {"model_type": t, "n_embd": 2560, "n_head": 32, "n_layer": 32,
+                   "n_positions": 2048, "rotary_dim": 32})
+    r, s = summary(ph)
+    ok(remote_ok(r, s) and s.get("all", {}).get("rotary_dim") == "32" and
+       s.get("all", {}).get("layout") == "half" and close(freqs(ph, "all"), inv_freq(1e4, 32)),
+       t + ": 32 of 80 dims, rotate_half at 10000", (r.err, s.get("all")))
+
+# ---- Muse Glimmer's text model: layer_rope_theta 0 is NoPE -----------------------------------
+mg = write("muse", {"model_type": "muse_glimmer_text", "num_hidden_layers": 6,
+                    "rope_parameters": {"rope_type": "default", "rope_theta": 500000}})
+r, s = summary(mg)
+# class default: (n - 1 - i) % 4 == 0 NoPE and full, so layers 1 and 5 of 6
+ok(r.rc == 0 and UNKNOWN not in r.err and layers(s.get("nope", {}).get("layers", "")) == [1, 5] and
+   close(freqs(mg, "rope"), inv_freq(5e5, 128)),
+   "Muse Glimmer: the class default NoPE layers 1 and 5 of 6, the rest 5e5^(-2i/128)",
+   (r.err, s.keys()))
+mg = write("muse2", {"model_type": "muse_glimmer_text", "num_hidden_layers": 3,
+                     "layer_rope_theta": [0, 500000, 10000],
+                     "rope_parameters": {"rope_type": "default", "rope_theta": 500000}})
+r, s = summary(mg)
+ok(r.rc == 0 and layers(s.get("nope", {}).get("layers", "")) == [0] and
+   "layer_rope_theta[2]" in r.err and close(freqs(mg, "rope"), inv_freq(5e5, 128)),
+   "Muse Glimmer: a non-zero layer_rope_theta only switches the shared rotary on", (r.err, s))
+
+# ---- step3p7 refused, deepseek_ref read as DeepSeek-V4 --------------------------------------
+r = run(EXE, "model", write("step", {"model_type": "step3p7", "hidden_size": 4096,
+                                     "num_attention_heads": 64, "num_hidden_layers": 2}))
+ok(r.rc == 1 and "per layer" in r.err and UNKNOWN not in r.err, "step3p7: refused with why", r.err)
+dr = write("dsref", {"model_type": "deepseek_ref", "num_hidden_layers": 3,
+                     "compress_ratios": [0, 4, 128], "kv_lora_rank": 512})
+r, s = summary(dr)
+ok(r.rc == 0 and UNKNOWN not in r.err and close(freqs(dr, "local"), inv_freq(1e4, 64)) and
+   close(freqs(dr, "compress"), inv_freq(40000.0, 64)),
+   "deepseek_ref: sliding at rope_theta 10000, compressed at compress_rope_theta 40000",
+   (r.err, s.keys()))
+
+done()
