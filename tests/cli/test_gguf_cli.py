@@ -1058,31 +1058,38 @@ for arch, layout in (("plm", "interleaved"), ("paddleocr", "half")):
        s["all"].get("rotary_dim") == "64", "%s gguf: %s, 64 of 128 turned" % (arch, layout),
        (s, r.err))
 
-# deepseek4 (conversion/deepseek.py DeepseekV4Model): the shape of DeepSeek-V4-Flash's
-# config.json as its converter writes it (head 512, qk_rope_head_dim 64, rope_theta 1e4,
-# compress_rope_theta 160000, yarn factor 16 over 65536), 6 layers instead of 43.
+# deepseek4 (conversion/deepseek.py DeepseekV4Model) from DeepSeek-V4-Flash's config.json
+# (tests/fixtures/hf/deepseek-v4-flash.json, SOURCES.md): head 512, qk_rope_head_dim 64,
+# rope_theta 1e4, compress_rope_theta 160000, yarn factor 16 over 65536, window 128, its 43
+# compress_ratios (the MTP layer's is not written here). rope.scaling.attn_factor 1.5 is not
+# in the config: added to see it ignored.
 # deepseek4.cpp: compress ratio 0: freq_base, freq_scale 1, no YaRN; 4 or 128:
 # compress_rope_freq_base with the YaRN mix and attn_factor 1 / (1 + 0.1 ln f), which
 # cancels ggml's rope_yarn magnitude, so the attention factor is 1
-ratios = [0, 0, 4, 128, 4, 0]
+c = fixture("deepseek-v4-flash.json")
+ratios, ys = c["compress_ratios"][:c["num_hidden_layers"]], c["rope_scaling"]
 ds4 = write("deepseek4", gguf([
-    ("general.architecture", STRING, "deepseek4"), ("deepseek4.context_length", UINT32, 1048576),
-    ("deepseek4.embedding_length", UINT32, 4096), ("deepseek4.block_count", UINT32, 6),
-    ("deepseek4.attention.head_count", UINT32, 64),
-    ("deepseek4.attention.head_count_kv", UINT32, 1),
-    ("deepseek4.attention.key_length", UINT32, 512),
-    ("deepseek4.rope.dimension_count", UINT32, 64),
-    ("deepseek4.rope.freq_base", FLOAT32, 10000.0),
-    ("deepseek4.rope.scaling.type", STRING, "yarn"),
-    ("deepseek4.rope.scaling.factor", FLOAT32, 16.0),
-    ("deepseek4.rope.scaling.original_context_length", UINT32, 65536),
+    ("general.architecture", STRING, "deepseek4"),
+    ("deepseek4.context_length", UINT32, c["max_position_embeddings"]),
+    ("deepseek4.embedding_length", UINT32, c["hidden_size"]),
+    ("deepseek4.block_count", UINT32, len(ratios)),
+    ("deepseek4.attention.head_count", UINT32, c["num_attention_heads"]),
+    ("deepseek4.attention.head_count_kv", UINT32, c["num_key_value_heads"]),
+    ("deepseek4.attention.key_length", UINT32, c["head_dim"]),
+    ("deepseek4.rope.dimension_count", UINT32, c["qk_rope_head_dim"]),
+    ("deepseek4.rope.freq_base", FLOAT32, c["rope_theta"]),
+    ("deepseek4.rope.scaling.type", STRING, ys["type"]),
+    ("deepseek4.rope.scaling.factor", FLOAT32, ys["factor"]),
+    ("deepseek4.rope.scaling.original_context_length", UINT32,
+     ys["original_max_position_embeddings"]),
     ("deepseek4.rope.scaling.attn_factor", FLOAT32, 1.5),
-    ("deepseek4.attention.sliding_window", UINT32, 128),
-    ("deepseek4.attention.compress_rope_freq_base", FLOAT32, 160000.0),
+    ("deepseek4.attention.sliding_window", UINT32, c["sliding_window"]),
+    ("deepseek4.attention.compress_rope_freq_base", FLOAT32, c["compress_rope_theta"]),
     ("deepseek4.attention.compress_ratios", ARRAY, (UINT32, ratios))]))
 r, s = summary("gguf:" + ds4)
-ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges([0, 1, 5]) and
-   s.get("global", {}).get("layers") == ranges([2, 3, 4]) and
+ok(r.rc == 0 and s.get("local", {}).get("layers") ==
+   ranges([i for i, x in enumerate(ratios) if x == 0]) and
+   s.get("global", {}).get("layers") == ranges([i for i, x in enumerate(ratios) if x]) and
    s["local"].get("layout") == "interleaved" and s["local"].get("scaling") == "none" and
    s["global"].get("attention_factor") == "1",
    "deepseek4 gguf: ratio-0 layers local and unscaled, compressed ones yarn with factor 1",
@@ -1090,14 +1097,15 @@ ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges([0, 1, 5]) and
 r, th = thetas("gguf:" + ds4, "local")
 ok(r.rc == 0 and close(th, rope_theta(10000.0, 64)),
    "deepseek4 gguf: ratio-0 layers theta_i = 10000^(-2i/64)", r.err)
-fb, nr = f32(160000.0), 64
-cd = [nr * math.log(65536 / (b * 2 * math.pi)) / (2 * math.log(fb)) for b in (32, 1)]
+fb, nr = f32(c["compress_rope_theta"]), c["qk_rope_head_dim"]
+cd = [nr * math.log(ys["original_max_position_embeddings"] / (b * 2 * math.pi)) /
+      (2 * math.log(fb)) for b in (32, 1)]
 lo, hi = max(0.0, math.floor(cd[0])), min(nr - 1.0, math.ceil(cd[1]))
 want = []
 for i in range(nr // 2):
     ramp = 1 - min(1.0, max(0.0, (i - lo) / max(0.001, hi - lo)))
     t = fb ** (-2.0 * i / nr)
-    want.append(t / 16.0 * (1 - ramp) + t * ramp)
+    want.append(t / ys["factor"] * (1 - ramp) + t * ramp)
 r, th = freqs("gguf:" + ds4, "--layer", "global")
 ok(r.rc == 0 and close(th, want),
    "deepseek4 gguf: compressed layers as rope_yarn turns them at 160000", r.err)
