@@ -456,8 +456,8 @@ const struct gguf_tensor *gguf_tensor(const struct gguf *g, const char *name)
 	return NULL;
 }
 
-enum pe_status gguf_tensor_f32(const struct gguf_source *src, const struct gguf_tensor *t,
-                               double *out, size_t n)
+static enum pe_status tensor_f32(const struct gguf_source *src, const struct gguf_tensor *t,
+                                 double *out, size_t n, int exact)
 {
 	/* llama.cpp's per-pair factors are 1-D: a 2-D tensor of as many values is
 	 * something else (refused, not read flat). */
@@ -469,7 +469,7 @@ enum pe_status gguf_tensor_f32(const struct gguf_source *src, const struct gguf_
 			return PE_EFORMAT;
 		count *= t->dims[k];
 	}
-	if (count != n)
+	if (exact ? count != n : count < n)
 		return PE_EFORMAT;
 	if (t->offset > src->size || (uint64_t)n * 4 > src->size - t->offset)
 		return PE_EFORMAT;
@@ -480,6 +480,18 @@ enum pe_status gguf_tensor_f32(const struct gguf_source *src, const struct gguf_
 		out[i] = decode(GGUF_FLOAT32, b);
 	}
 	return PE_OK;
+}
+
+enum pe_status gguf_tensor_f32(const struct gguf_source *src, const struct gguf_tensor *t,
+                               double *out, size_t n)
+{
+	return tensor_f32(src, t, out, n, 1);
+}
+
+enum pe_status gguf_tensor_f32_head(const struct gguf_source *src, const struct gguf_tensor *t,
+                                    double *out, size_t n)
+{
+	return tensor_f32(src, t, out, n, 0);
 }
 
 void gguf_free(struct gguf *g)

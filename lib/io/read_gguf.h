@@ -102,6 +102,11 @@ const struct gguf_tensor *gguf_tensor(const struct gguf *g, const char *name);
 enum pe_status gguf_tensor_f32(const struct gguf_source *src, const struct gguf_tensor *t,
                                double *out, size_t n);
 
+/* The first n values of a one-dimensional F32 tensor of at least n (ggml reads the head of
+ * a longer factor tensor when fewer dimensions rotate); errors as gguf_tensor_f32(). */
+enum pe_status gguf_tensor_f32_head(const struct gguf_source *src, const struct gguf_tensor *t,
+                                    double *out, size_t n);
+
 void gguf_free(struct gguf *g);
 
 #endif

@@ -80,6 +80,20 @@ enum {
 	 * unscaled; the others at attention.compress_rope_freq_base with the file's scaling
 	 * and an attention factor that cancels ggml's YaRN magnitude */
 	GG_COMPRESS = 1u << 18,
+	/* step35.cpp: the loader halves n_rot for the full layers, after the sliding
+	 * layers' width was read (rope.dimension_count_swa, default the whole n_rot);
+	 * rope_freqs.weight is head/2 long and turns only the full layers, which use
+	 * its first n_rot/4 entries */
+	GG_HALF_FULL = 1u << 19,
+	/* the graph passes no factor tensor to ggml_rope_ext (spark2-5.cpp, dots3note.cpp) */
+	GG_NO_FACTORS = 1u << 20,
+	/* load_hparams requires rope.freq_base_swa (dots3note.cpp: get_key without a
+	 * default) */
+	GG_SWA_BASE_REQ = 1u << 21,
+	/* dflash.cpp: NORM, freq_scale 1 and no YaRN when the file has
+	 * hyper_connection.count (DeepSeek-V4's DSpark drafter, its graph_dsv4), otherwise
+	 * NEOX; degenerate M-RoPE sections [n_rot/2, 0, 0, 0] turn text as NEOX */
+	GG_DFLASH = 1u << 22,
 };
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
@@ -96,6 +110,11 @@ enum {
 	SW_OWNMAIN,
 	/* freq_base whatever rope.freq_base_swa says, unscaled (olmo2.cpp, mellum.cpp) */
 	SW_FLAT,
+	/* rope.freq_base_swa (default freq_base) with the main scaling, over
+	 * rope.dimension_count_swa (default n_rot) of an attention.key_length_swa head
+	 * (default the main head): get_rope_freq_base/scale and hparams.n_rot(il) with a
+	 * loader that copies the main scale (spark2-5.cpp, dots3note.cpp) */
+	SW_BASE_OWN,
 };
 
 /* Which layers have attention at all (the others are recurrent, convolutional or
@@ -119,7 +138,9 @@ struct gguf_arch {
 	 * (no GGUF key): layer il rotates only if (il + 1) % step != 0; 0: every layer rotates */
 	unsigned nope_step;
 	unsigned flags;
-	const char *why;     /* GG_NO_ROPE: what the model has instead */
+	/* GG_NO_ROPE: what the model has instead; otherwise, when set, a note on what the
+	 * shown rotation leaves out */
+	const char *why;
 	unsigned char swa;   /* SW_*: what the sliding layers turn with */
 	unsigned char recur; /* RC_* */
 	unsigned char every; /* RC_LIST: the full_attention_interval when the file has none */
@@ -187,6 +208,21 @@ static const struct gguf_arch gguf_archs[] = {
         {"neo-bert", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* muse-glimmer.cpp: RoPE on the sliding layers at freq_base_swa, NoPE on full ones */
         {"muse-glimmer", NORM, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_BASE, RC_NONE, 0},
+        /* dots3note.cpp: MLA; sliding layers (the pattern array) at the required
+         * rope.freq_base_swa with the main scaling, every layer n_rot wide, no factor
+         * tensor */
+        {"dots3note", NORM, 0, 0, GG_SWA_ARRAY | GG_NO_FACTORS | GG_SWA_BASE_REQ, NULL, SW_BASE_OWN,
+         RC_NONE, 0},
+        /* eagle3.cpp: one decoder layer with its own q, k and KV cache, llama's rope */
+        {"eagle3", NORM, 0, 0, 0,
+         "an EAGLE-3 draft head: one layer over the target model's hidden states, its own "
+         "queries and keys turned at the target sequence's positions",
+         SW_MAIN, RC_NONE, 0},
+        /* pockettts.cpp asserts n_rot == the head width */
+        {"pockettts", NORM, 0, 0, GG_NROT_IS_HEAD,
+         "the backbone of Pocket TTS's flow language model: positions of its text and "
+         "audio-latent sequence",
+         SW_MAIN, RC_NONE, 0},
         {"falcon", NEOX, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
         /* attention and Mamba-2 side by side in every layer */
         {"falcon-h1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -206,6 +242,21 @@ static const struct gguf_arch gguf_archs[] = {
         {"qwen3vlmoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"qwen35", NEOX, 0, 0, GG_SECTIONS, NULL, SW_MAIN, RC_LIST, 4},
         {"qwen35moe", NEOX, 0, 0, GG_SECTIONS, NULL, SW_MAIN, RC_LIST, 4},
+        /* qwen4exp.cpp: qwen35's layer rule and IMROPE; the QSA indexer only picks keys */
+        {"qwen4exp", NEOX, 0, 0, GG_SECTIONS,
+         "the indexer of layers with a compress ratio chooses blocks of keys (pooled and "
+         "turned at each block's position) before attention: it selects keys, the shown "
+         "q/k rotation is the attention's",
+         SW_MAIN, RC_LIST, 4},
+        /* llama_model_qwen3tts is qwen3vl's loader and graph (sections required) */
+        {"qwen3tts", NEOX, 0, 0, GG_SECTIONS,
+         "the Qwen3-TTS talker: positions of its text and codec-token sequence", SW_MAIN, RC_NONE,
+         0},
+        /* dflash.cpp: its own RoPE on its queries and keys (see GG_DFLASH) */
+        {"dflash", NEOX, 0, 0, GG_DFLASH,
+         "a DFlash draft model: its keys include the target model's features injected at "
+         "their positions, and its block of draft tokens attends without a causal mask",
+         SW_MAIN, RC_NONE, 0},
         /* ernie4_5's loader; M-RoPE sections, plain NEOX for text */
         {"paddleocr", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* NEOX (M-RoPE with sections); base raised by rope.scaling.alpha */
@@ -231,6 +282,18 @@ static const struct gguf_arch gguf_archs[] = {
         /* mimo2.cpp: the pattern array required, sliding layers at freq_base_swa unscaled */
         {"mimo2", NEOX, 0, 0, GG_SWA_ARRAY, NULL, SW_OWN10K, RC_NONE, 0},
         {"gemma4", NEOX, 0, 0, GG_SWA_ARRAY, NULL, SW_OWN10K, RC_NONE, 0},
+        /* gemma4-assistant.cpp: gemma4's per-layer rope on the queries only; all its
+         * layers are nextn layers (block_count = nextn_predict_layers) */
+        {"gemma4-assistant", NEOX, 0, 0, GG_SWA_ARRAY,
+         "a Gemma 4 assistant (draft) model: only its queries turn here; it attends to the "
+         "target model's cached keys, turned by the target's own parameters",
+         SW_OWN10K, RC_NONE, 0},
+        /* step35.cpp: full layers turn half of n_rot with rope_freqs, sliding ones the
+         * whole rope.dimension_count_swa (default n_rot) at freq_base_swa unscaled */
+        {"step35", NEOX, 0, 0, GG_SWA_ARRAY | GG_HALF_FULL, NULL, SW_OWN10K, RC_NONE, 0},
+        /* spark2-5.cpp: sliding layers at freq_base_swa (default freq_base), main scaling,
+         * over rope.dimension_count_swa */
+        {"spark2_5", NEOX, 0, 0, GG_SWA_ARRAY | GG_NO_FACTORS, NULL, SW_BASE_OWN, RC_NONE, 0},
         {"gemma-embedding", NEOX, 6, 0, 0, NULL, SW_OWN10K, RC_NONE, 0},
         {"starcoder2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"gptneox", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -343,6 +406,10 @@ static const struct gguf_arch gguf_archs[] = {
         {"kimi-k3", NULL, 0, 0, GG_NO_ROPE,
          "Kimi Delta Attention layers and MLA layers without positional encoding", SW_MAIN, RC_NONE,
          0},
+        {"clip", NULL, 0, 0, GG_NO_ROPE,
+         "a vision or audio encoder (mmproj) file, which llama.cpp opens only to quantize it "
+         "(clip.cpp aborts on loading; the encoders run in tools/mtmd): not a text model",
+         SW_MAIN, RC_NONE, 0},
         {"wavtokenizer-dec", NULL, 0, 0, GG_NO_ROPE,
          "an audio decoder of convolutions and unpositioned attention", SW_MAIN, RC_NONE, 0},
 };
@@ -406,15 +473,16 @@ static void put_number(struct strbuf *b, const char *key, double v)
 	strbuf_addf(b, ",%s=%s", key, text);
 }
 
+/* @head: the first @n values of a longer tensor are the ones ggml reads (step35.cpp) */
 static enum pe_status put_tensor(struct gg *h, struct strbuf *b, const char *name, const char *key,
-                                 size_t n)
+                                 size_t n, int head)
 {
 	const struct gguf_tensor *t = gguf_tensor(h->g, name);
 	double *v = malloc(n * sizeof(double));
 	if (!v)
 		return PE_ENOMEM;
 	struct gguf_source s = {h->src->read, h->src->ctx, h->src->size};
-	enum pe_status st = gguf_tensor_f32(&s, t, v, n);
+	enum pe_status st = head ? gguf_tensor_f32_head(&s, t, v, n) : gguf_tensor_f32(&s, t, v, n);
 	if (st != PE_OK) {
 		free(v);
 		return fail(h, st, "tensor '%s': %s", name,
@@ -487,6 +555,8 @@ struct plan {
 	unsigned char *slides; /* per layer: a sliding-window layer */
 	unsigned char *pat;    /* attention.rope_pattern */
 	char *local;           /* the sliding layers' spec */
+	const char *layout;    /* the pairing the graph uses (GG_DFLASH decides by file) */
+	double n_rot_file;     /* n_rot before GG_HALF_FULL halves it */
 };
 
 /* Whether the file has {arch}.@suffix. */
@@ -693,11 +763,15 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		            h->arch);
 	if ((a->flags & GG_NROT_IS_HEAD) && n_rot != 0 && n_rot != hd)
 		return fail(h, PE_EFORMAT,
-		            "%s.rope.dimension_count: %.17g, but llama.cpp's loader requires the "
-		            "head width %.17g for %s (\"invalid n_rot\")",
+		            "%s.rope.dimension_count: %.17g, but llama.cpp requires the head width "
+		            "%.17g for %s (load_hparams' \"invalid n_rot\", or its graph's assert)",
 		            h->arch, n_rot, hd, a->name);
 	if (n_rot == 0 || (a->flags & GG_ROT_HEAD))
 		n_rot = hd;
+	p->n_rot_file = n_rot;
+	int half = (a->flags & GG_HALF_FULL) != 0;
+	if (half)
+		n_rot = floor(n_rot / 2);
 	if (!(n_rot >= 2) || n_rot > hd || fmod(n_rot, 2) != 0)
 		return fail(h, PE_EFORMAT,
 		            "%s.rope.dimension_count: %.17g is not even and <= %.17g", h->arch,
@@ -739,7 +813,21 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 
 	/* GLM-4: NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has sections */
 	int glm4_mrope = strcmp(a->name, "glm4") == 0 && has_key(h, "rope.dimension_sections");
-	strbuf_addf(bp, "rope:layout=%s", glm4_mrope ? "half" : a->layout);
+	p->layout = glm4_mrope ? "half" : a->layout;
+	int unscaled = (a->flags & GG_UNSCALED) != 0, no_factors = 0;
+	if (a->flags & GG_DFLASH) {
+		/* graph_dsv4 turns at freq_base with freq_scale 1 and no YaRN; ggml_rope_multi
+		 * (with sections) takes no factor tensor */
+		double hc = 0;
+		if (num(h, "hyper_connection.count", &hc) < 0)
+			return PE_EFORMAT;
+		if (hc > 0) {
+			p->layout = NORM;
+			unscaled = 1;
+		}
+		no_factors = has_key(h, "rope.dimension_sections");
+	}
+	strbuf_addf(bp, "rope:layout=%s", p->layout);
 	put_number(bp, "base", base);
 	/* int(hd * rotary) must give n_rot back: n_rot / hd can give one less (30 of 44) */
 	if (n_rot != hd)
@@ -748,7 +836,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	const struct gguf_kv *type = arch_kv(h, "rope.scaling.type", key, sizeof(key));
 	if (type && !type->str)
 		return fail(h, PE_EFORMAT, "%s: is not a string", key);
-	const char *t = type && !(a->flags & GG_UNSCALED) ? type->str : "none";
+	const char *t = type && !unscaled ? type->str : "none";
 	double factor = 0, orig = 0, attn = NAN;
 	if (num(h, "rope.scaling.factor", &factor) < 0 ||
 	    num(h, "rope.scaling.original_context_length", &orig) < 0 ||
@@ -760,10 +848,10 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	if (linear > 0)
 		factor = v; /* the older key */
 	/* llama-model.cpp: a missing scaling type is "linear" (with no factor, a scale of 1) */
-	if (!type && factor != 0 && factor != 1 && !(a->flags & GG_UNSCALED))
+	if (!type && factor != 0 && factor != 1 && !unscaled)
 		t = "linear";
-	/* deepseek4.cpp passes no factor tensor to ggml_rope_ext */
-	int plain = (a->flags & (GG_UNSCALED | GG_COMPRESS)) != 0;
+	/* deepseek4.cpp, spark2-5.cpp, dots3note.cpp pass no factor tensor to ggml_rope_ext */
+	int plain = unscaled || no_factors || (a->flags & (GG_COMPRESS | GG_NO_FACTORS)) != 0;
 	int long_t = !plain && gguf_tensor(h->g, "rope_factors_long.weight") != NULL;
 	int short_t = !plain && gguf_tensor(h->g, "rope_factors_short.weight") != NULL;
 	int freqs_t = !plain && gguf_tensor(h->g, "rope_freqs.weight") != NULL;
@@ -808,16 +896,18 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		/* llama-context.cpp: without YaRN the angles are scaled by attn_factor alone,
 		 * 1 when the file has none (MiniCPM's converter writes none) */
 		put_number(bp, "attention-factor", isnan(attn) ? 1.0 : attn);
-		if ((st = put_tensor(h, bp, "rope_factors_long.weight", "long-factor", pairs)) ||
-		    (st = put_tensor(h, bp, "rope_factors_short.weight", "short-factor", pairs)))
+		if ((st = put_tensor(h, bp, "rope_factors_long.weight", "long-factor", pairs,
+		                     half)) ||
+		    (st = put_tensor(h, bp, "rope_factors_short.weight", "short-factor", pairs,
+		                     half)))
 			return st;
 	} else if (freqs_t) {
 		/* Llama 3.1: the llama3 scaling precomputed as per-pair divisors. */
 		strbuf_addf(bp, ",scaling=longrope,factor=1");
 		put_number(bp, "original", ctx > 0 ? ctx : 1);
 		strbuf_addf(bp, ",attention-factor=1");
-		if ((st = put_tensor(h, bp, "rope_freqs.weight", "long-factor", pairs)) ||
-		    (st = put_tensor(h, bp, "rope_freqs.weight", "short-factor", pairs))) {
+		if ((st = put_tensor(h, bp, "rope_freqs.weight", "long-factor", pairs, half)) ||
+		    (st = put_tensor(h, bp, "rope_freqs.weight", "short-factor", pairs, half))) {
 			return st;
 		}
 		m->note = pe_strdup("rope_freqs.weight: per-pair frequency divisors (llama.cpp's "
@@ -1030,14 +1120,30 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		               : has_swa_base        ? swa_base
 		               : a->swa == SW_OWN10K ? 10000.0
 		                                     : base;
+		if ((a->flags & GG_SWA_BASE_REQ) && !has_swa_base)
+			return fail(h, PE_EFORMAT,
+			            "%s.rope.freq_base_swa: missing, and llama.cpp's %s loader "
+			            "requires it",
+			            h->arch, a->name);
 		/* their own head and rotary widths where the file gives them
 		 * (attention.key_length_swa, rope.dimension_count_swa: Gemma 4) */
 		double hd_swa = hd, n_rot_swa = 0;
 		if (num(h, "attention.key_length_swa", &hd_swa) < 0 ||
 		    num(h, "rope.dimension_count_swa", &n_rot_swa) < 0)
 			return PE_EFORMAT;
+		/* step35: the width read before its loader halved n_rot; spark2_5, dots3note:
+		 * n_rot itself, as load_hparams defaults n_rot_swa */
 		if (n_rot_swa == 0)
-			n_rot_swa = hd_swa == hd ? n_rot : hd_swa;
+			n_rot_swa = (a->flags & GG_HALF_FULL) ? p->n_rot_file
+			            : a->swa == SW_BASE_OWN   ? n_rot
+			            : hd_swa == hd            ? n_rot
+			                                      : hd_swa;
+		/* dots3note.cpp passes the one n_rot to every layer */
+		if ((a->flags & GG_SWA_BASE_REQ) && n_rot_swa != n_rot)
+			return fail(h, PE_EUNSUPPORTED,
+			            "%s.rope.dimension_count_swa: %.17g, but llama.cpp's %s graph "
+			            "turns layer 0's width (%.17g here) in every layer",
+			            h->arch, n_rot_swa, a->name, n_rot);
 		if (!(hd_swa >= 2) || hd_swa > 1e6 || hd_swa != floor(hd_swa) ||
 		    !(n_rot_swa >= 2) || n_rot_swa > hd_swa || fmod(n_rot_swa, 2) != 0)
 			return fail(
@@ -1049,14 +1155,19 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			return fail(h, PE_EFORMAT, "%s.rope.freq_base_swa: %.17g must exceed 1",
 			            h->arch, lbase);
 		struct strbuf lb = {0};
-		strbuf_addf(&lb, "rope:layout=%s", a->layout);
+		strbuf_addf(&lb, "rope:layout=%s", p->layout);
 		put_number(&lb, "base", lbase);
 		if (n_rot_swa != hd_swa)
 			put_number(&lb, "rotary",
 			           pe_model_width_fraction((size_t)n_rot_swa, (size_t)hd_swa));
 		if (hd_swa != hd)
 			put_number(&lb, "head", hd_swa);
-		strbuf_addf(&lb, ",scaling=none");
+		/* SW_BASE_OWN: the main scaling (no factor tensor there: GG_NO_FACTORS) */
+		const char *scaling = strstr(bp->buf, ",scaling=");
+		if (a->swa == SW_BASE_OWN && scaling)
+			strbuf_addf(&lb, "%s", scaling);
+		else
+			strbuf_addf(&lb, ",scaling=none");
 		if (lb.failed) {
 			free(lb.buf);
 			return PE_ENOMEM;
@@ -1232,7 +1343,9 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 			num(&h, "rope.freq_base", &base);
 			/* llama_model_rope_type: IMROPE, the sections interleaved over the pairs */
 			const char *il = strncmp(a->name, "qwen3vl", 7) == 0 ||
-			                                 strncmp(a->name, "qwen35", 6) == 0
+			                                 strncmp(a->name, "qwen35", 6) == 0 ||
+			                                 strcmp(a->name, "qwen4exp") == 0 ||
+			                                 strcmp(a->name, "qwen3tts") == 0
 			                         ? ",interleaved=1"
 			                         : "";
 			/* a fourth axis (HunyuanVL's XD-RoPE) is one posenc's mrope lacks; an
@@ -1241,7 +1354,10 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 			if (four)
 				strbuf_addf(&nb, "; image tokens use a fourth axis, which posenc's "
 				                 "mrope does not have");
-			if (sec->arr_n >= 3 && !four && !(a->flags & (GG_XD_ALPHA | GG_BASE_10K))) {
+			/* dflash.cpp: a draft's degenerate sections follow the target's
+			 * temporal axis alone, no image grid of its own */
+			if (sec->arr_n >= 3 && !four &&
+			    !(a->flags & (GG_XD_ALPHA | GG_BASE_10K | GG_DFLASH))) {
 				strbuf_addf(
 				        &nb,
 				        "; image and video tokens: -s mrope:base=%.17g,t=%.0f,"
@@ -1262,6 +1378,14 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 			if (nb.failed)
 				st = PE_ENOMEM;
 		}
+	}
+	if (st == PE_OK && a->why) {
+		/* what the shown rotation leaves out (draft heads, speech models, indexers) */
+		char *note = m->note ? pe_asprintf("%s; %s", m->note, a->why) : pe_strdup(a->why);
+		if (!note)
+			st = PE_ENOMEM;
+		free(m->note);
+		m->note = note;
 	}
 	if (st == PE_OK && !(m->train_context > 0))
 		m->train_context = m->context;

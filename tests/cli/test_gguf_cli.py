@@ -1058,31 +1058,38 @@ for arch, layout in (("plm", "interleaved"), ("paddleocr", "half")):
        s["all"].get("rotary_dim") == "64", "%s gguf: %s, 64 of 128 turned" % (arch, layout),
        (s, r.err))
 
-# deepseek4 (conversion/deepseek.py DeepseekV4Model): the shape of DeepSeek-V4-Flash's
-# config.json as its converter writes it (head 512, qk_rope_head_dim 64, rope_theta 1e4,
-# compress_rope_theta 160000, yarn factor 16 over 65536), 6 layers instead of 43.
+# deepseek4 (conversion/deepseek.py DeepseekV4Model) from DeepSeek-V4-Flash's config.json
+# (tests/fixtures/hf/deepseek-v4-flash.json, SOURCES.md): head 512, qk_rope_head_dim 64,
+# rope_theta 1e4, compress_rope_theta 160000, yarn factor 16 over 65536, window 128, its 43
+# compress_ratios (the MTP layer's is not written here). rope.scaling.attn_factor 1.5 is not
+# in the config: added to see it ignored.
 # deepseek4.cpp: compress ratio 0: freq_base, freq_scale 1, no YaRN; 4 or 128:
 # compress_rope_freq_base with the YaRN mix and attn_factor 1 / (1 + 0.1 ln f), which
 # cancels ggml's rope_yarn magnitude, so the attention factor is 1
-ratios = [0, 0, 4, 128, 4, 0]
+c = fixture("deepseek-v4-flash.json")
+ratios, ys = c["compress_ratios"][:c["num_hidden_layers"]], c["rope_scaling"]
 ds4 = write("deepseek4", gguf([
-    ("general.architecture", STRING, "deepseek4"), ("deepseek4.context_length", UINT32, 1048576),
-    ("deepseek4.embedding_length", UINT32, 4096), ("deepseek4.block_count", UINT32, 6),
-    ("deepseek4.attention.head_count", UINT32, 64),
-    ("deepseek4.attention.head_count_kv", UINT32, 1),
-    ("deepseek4.attention.key_length", UINT32, 512),
-    ("deepseek4.rope.dimension_count", UINT32, 64),
-    ("deepseek4.rope.freq_base", FLOAT32, 10000.0),
-    ("deepseek4.rope.scaling.type", STRING, "yarn"),
-    ("deepseek4.rope.scaling.factor", FLOAT32, 16.0),
-    ("deepseek4.rope.scaling.original_context_length", UINT32, 65536),
+    ("general.architecture", STRING, "deepseek4"),
+    ("deepseek4.context_length", UINT32, c["max_position_embeddings"]),
+    ("deepseek4.embedding_length", UINT32, c["hidden_size"]),
+    ("deepseek4.block_count", UINT32, len(ratios)),
+    ("deepseek4.attention.head_count", UINT32, c["num_attention_heads"]),
+    ("deepseek4.attention.head_count_kv", UINT32, c["num_key_value_heads"]),
+    ("deepseek4.attention.key_length", UINT32, c["head_dim"]),
+    ("deepseek4.rope.dimension_count", UINT32, c["qk_rope_head_dim"]),
+    ("deepseek4.rope.freq_base", FLOAT32, c["rope_theta"]),
+    ("deepseek4.rope.scaling.type", STRING, ys["type"]),
+    ("deepseek4.rope.scaling.factor", FLOAT32, ys["factor"]),
+    ("deepseek4.rope.scaling.original_context_length", UINT32,
+     ys["original_max_position_embeddings"]),
     ("deepseek4.rope.scaling.attn_factor", FLOAT32, 1.5),
-    ("deepseek4.attention.sliding_window", UINT32, 128),
-    ("deepseek4.attention.compress_rope_freq_base", FLOAT32, 160000.0),
+    ("deepseek4.attention.sliding_window", UINT32, c["sliding_window"]),
+    ("deepseek4.attention.compress_rope_freq_base", FLOAT32, c["compress_rope_theta"]),
     ("deepseek4.attention.compress_ratios", ARRAY, (UINT32, ratios))]))
 r, s = summary("gguf:" + ds4)
-ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges([0, 1, 5]) and
-   s.get("global", {}).get("layers") == ranges([2, 3, 4]) and
+ok(r.rc == 0 and s.get("local", {}).get("layers") ==
+   ranges([i for i, x in enumerate(ratios) if x == 0]) and
+   s.get("global", {}).get("layers") == ranges([i for i, x in enumerate(ratios) if x]) and
    s["local"].get("layout") == "interleaved" and s["local"].get("scaling") == "none" and
    s["global"].get("attention_factor") == "1",
    "deepseek4 gguf: ratio-0 layers local and unscaled, compressed ones yarn with factor 1",
@@ -1090,14 +1097,15 @@ ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges([0, 1, 5]) and
 r, th = thetas("gguf:" + ds4, "local")
 ok(r.rc == 0 and close(th, rope_theta(10000.0, 64)),
    "deepseek4 gguf: ratio-0 layers theta_i = 10000^(-2i/64)", r.err)
-fb, nr = f32(160000.0), 64
-cd = [nr * math.log(65536 / (b * 2 * math.pi)) / (2 * math.log(fb)) for b in (32, 1)]
+fb, nr = f32(c["compress_rope_theta"]), c["qk_rope_head_dim"]
+cd = [nr * math.log(ys["original_max_position_embeddings"] / (b * 2 * math.pi)) /
+      (2 * math.log(fb)) for b in (32, 1)]
 lo, hi = max(0.0, math.floor(cd[0])), min(nr - 1.0, math.ceil(cd[1]))
 want = []
 for i in range(nr // 2):
     ramp = 1 - min(1.0, max(0.0, (i - lo) / max(0.001, hi - lo)))
     t = fb ** (-2.0 * i / nr)
-    want.append(t / 16.0 * (1 - ramp) + t * ramp)
+    want.append(t / ys["factor"] * (1 - ramp) + t * ramp)
 r, th = freqs("gguf:" + ds4, "--layer", "global")
 ok(r.rc == 0 and close(th, want),
    "deepseek4 gguf: compressed layers as rope_yarn turns them at 160000", r.err)
@@ -1128,5 +1136,210 @@ for arch, layout, extra, want in (
     r, th = thetas("gguf:" + os.path.join(TMP, "rule-" + arch + ".gguf"), g)
     ok(r.rc == 0 and close(th, rope_theta(1e6, 64)), "%s gguf: theta_i = 1e6^(-2i/64)" % arch,
        r.err)
+
+# ---- architectures of llama.cpp de3ff815 read from their loaders and graphs ------------------
+def layer_kinds(types):
+    return ([i for i, t in enumerate(types) if t == "sliding_attention"],
+            [i for i, t in enumerate(types) if t != "sliding_attention"])
+
+
+# step35 (conversion/step3.py Step35Model, src/models/step35.cpp). Shape of stepfun-ai's
+# Step-3.7-Flash config.json (https://huggingface.co/stepfun-ai/Step-3.7-Flash, the
+# converter's example; abridged copy vendored by ai-dynamo/aiconfigurator,
+# aic-core/src/aiconfigurator_core/model_configs/stepfun-ai--Step-3.7-Flash_config.json at
+# e10f03afeef31daef314e480efd2a5d059ff3fd9): 45 layers and 3 MTP layers, 64 heads, 8 KV
+# heads, head 128, window 512, its layer_types. That copy has no rope keys: rope_theta
+# [5e6 full, 1e4 sliding] is the value other Step 3.x configs carry (assumed), the
+# partial_rotary_factors 0.5 / 1.0 are what the converter asserts, the llama3 recipe is the
+# converter's defaults (factor 8, low 1, high 4, original 8192). The converter writes no
+# rope.dimension_count, so n_rot is the head (128); load_arch_hparams halves it for the
+# full layers only after rope.dimension_count_swa defaulted to 128; rope_freqs.weight
+# (head/2 = 64 values, the llama3 factors over the full layers' 64 dims, padded with 1)
+# turns the full layers, which read its first 32 values; sliding ones take no factors,
+# freq_base_swa and freq_scale 1.
+STEP_TYPES = (["full_attention"] + ["sliding_attention"] * 3) * 11 + ["full_attention"]
+n, mtp, hd = 45, 3, 128
+types = STEP_TYPES + ["full_attention"] * mtp  # the converter pads the MTP layers as full
+fb, sb, rot_full = 5e6, 1e4, hd // 2
+sff = []
+for i in range(0, rot_full, 2):
+    wl = 2 * math.pi * f32(fb) ** (i / rot_full)
+    if wl < 8192 / 4.0:
+        sff.append(1.0)
+    elif wl > 8192 / 1.0:
+        sff.append(8.0)
+    else:
+        sm = (8192 / wl - 1.0) / (4.0 - 1.0)
+        sff.append(1.0 / ((1 - sm) / 8.0 + sm))
+sff += [1.0] * (hd // 2 - len(sff))
+step = write("step35", gguf([
+    ("general.architecture", STRING, "step35"), ("step35.block_count", UINT32, n + mtp),
+    ("step35.context_length", UINT32, 65536), ("step35.embedding_length", UINT32, 4096),
+    ("step35.attention.head_count", ARRAY, (UINT32, [64] * (n + mtp))),
+    ("step35.attention.head_count_kv", ARRAY, (UINT32, [8] * (n + mtp))),
+    ("step35.attention.key_length", UINT32, hd), ("step35.attention.value_length", UINT32, hd),
+    ("step35.rope.freq_base", FLOAT32, fb), ("step35.rope.freq_base_swa", FLOAT32, sb),
+    ("step35.attention.sliding_window", UINT32, 512),
+    ("step35.attention.sliding_window_pattern", ARRAY,
+     (BOOL, [t == "sliding_attention" for t in types])),
+    ("step35.nextn_predict_layers", UINT32, mtp)], [("rope_freqs.weight", [hd // 2], sff)]))
+sl, fl = layer_kinds(STEP_TYPES)
+r, s = summary("gguf:" + step)
+ok(r.rc == 0 and s["model"]["layers"] == "45" and
+   s.get("local", {}).get("layers") == ranges(sl) and
+   s.get("global", {}).get("layers") == ranges(fl) and
+   s["local"].get("rotary_dim") == "128" and s["global"].get("rotary_dim") == "64" and
+   s["local"].get("scaling") == "none" and s["local"].get("base") == "10000",
+   "step35 gguf: 33 sliding layers turn 128 dims at 1e4, 12 full ones 64 dims with rope_freqs",
+   (s, r.err))
+r, got = freqs("gguf:" + step, "--layer", "global")
+want = [1.0 / (f32(x) * f32(fb) ** (i / rot_full)) for i, x in zip(range(0, rot_full, 2), sff)]
+ok(r.rc == 0 and close(got, want),
+   "step35 gguf full layers: 1 / (rope_freqs[i] 5e6^(2i/64)), the tensor's first 32 values",
+   r.err)
+r, th = thetas("gguf:" + step, "local")
+ok(r.rc == 0 and close(th, rope_theta(sb, hd)), "step35 gguf sliding layers: 1e4^(-2i/128)",
+   r.err)
+
+# spark2_5 (conversion/spark2_5.py, src/models/spark2-5.cpp): rope.dimension_count =
+# head_dim x the full layers' partial_rotary_factor, rope.dimension_count_swa = head_dim x the
+# sliding ones'; rope.freq_base / freq_base_swa from the two rope_parameters. The graph turns
+# n_rot(il) at get_rope_freq_base/scale(il) (the loader copies the main scale) with no factor
+# tensor. Sizes: Spark2_5Config's defaults, the shape of XHToken/Spark-X2.5-1.7B
+# (https://huggingface.co/XHToken/Spark-X2.5-1.7B, the converter's example; the
+# configuration file as found vendored in the code index, its path not known): 28 layers,
+# 8 heads, 2 KV heads, head 256, window 512, every 4th layer full; full 5e6 x 0.25, sliding
+# 1e4 x 1.0. A linear factor 2 added to see the main scaling carried to both.
+n, hd = 28, 256
+types = ["sliding_attention" if (i + 1) % 4 else "full_attention" for i in range(n)]
+spark = write("spark2_5", gguf([
+    ("general.architecture", STRING, "spark2_5"), ("spark2_5.block_count", UINT32, n),
+    ("spark2_5.context_length", UINT32, 8192), ("spark2_5.embedding_length", UINT32, 2048),
+    ("spark2_5.attention.head_count", UINT32, 8), ("spark2_5.attention.head_count_kv", UINT32, 2),
+    ("spark2_5.attention.key_length", UINT32, hd), ("spark2_5.rope.freq_base", FLOAT32, 5e6),
+    ("spark2_5.rope.freq_base_swa", FLOAT32, 1e4),
+    ("spark2_5.rope.scaling.type", STRING, "linear"),
+    ("spark2_5.rope.scaling.factor", FLOAT32, 2.0),
+    ("spark2_5.attention.sliding_window", UINT32, 512),
+    ("spark2_5.attention.sliding_window_pattern", ARRAY,
+     (BOOL, [t == "sliding_attention" for t in types])),
+    ("spark2_5.rope.dimension_count", UINT32, int(hd * 0.25)),
+    ("spark2_5.rope.dimension_count_swa", UINT32, int(hd * 1.0))]))
+sl, fl = layer_kinds(types)
+r, s = summary("gguf:" + spark)
+ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges(sl) and
+   s.get("global", {}).get("layers") == ranges(fl) and
+   s["local"].get("rotary_dim") == "256" and s["global"].get("rotary_dim") == "64" and
+   s["local"].get("scaling") == "linear" and s["global"].get("scaling") == "linear",
+   "spark2_5 gguf: sliding layers 256 dims at 1e4, full ones 64 at 5e6, both linear x2",
+   (s, r.err))
+for grp, b, d in (("local", 1e4, hd), ("global", 5e6, 64)):
+    r, got = freqs("gguf:" + spark, "--layer", grp)
+    ok(r.rc == 0 and close(got, [t / 2.0 for t in rope_theta(b, d)]),
+       "spark2_5 gguf %s: %g^(-2i/%d) / 2" % (grp, b, d), r.err)
+error_case(EXE, "spark2_5 gguf without its sliding_window_pattern (get_arr throws)",
+           ["model", "gguf:" + arch_file("spark2_5", 4, name="spark-nopat"), "-o", "-"], 1,
+           "loader requires it")
+
+# dots3note (conversion/dots3.py, a DeepseekV2Model; src/models/dots3note.cpp): MLA, NORM;
+# key_length = kv_lora_rank + qk_rope_head_dim, key_length_swa the sliding layers' own, one
+# rope.dimension_count (the converter requires swa_qk_rope_head_dim == qk_rope_head_dim);
+# sliding layers at the required rope.freq_base_swa, full ones at freq_base, both with the
+# main freq_scale and no factor tensor. A toy shape (no published config found): 8 layers,
+# ranks 512 / 256, rope 64, full 1e6, sliding 1e4.
+dtypes = ["full_attention", "sliding_attention", "sliding_attention", "sliding_attention"] * 2
+d3 = [("general.architecture", STRING, "dots3note"), ("dots3note.block_count", UINT32, 8),
+      ("dots3note.context_length", UINT32, 131072), ("dots3note.embedding_length", UINT32, 4096),
+      ("dots3note.attention.head_count", ARRAY,
+       (UINT32, [32 if t == "full_attention" else 16 for t in dtypes])),
+      ("dots3note.attention.head_count_kv", UINT32, 1),
+      ("dots3note.attention.key_length", UINT32, 512 + 64),
+      ("dots3note.attention.key_length_swa", UINT32, 256 + 64),
+      ("dots3note.rope.dimension_count", UINT32, 64),
+      ("dots3note.rope.freq_base", FLOAT32, 1e6),
+      ("dots3note.attention.sliding_window", UINT32, 4096),
+      ("dots3note.attention.sliding_window_pattern", ARRAY,
+       (BOOL, [t == "sliding_attention" for t in dtypes]))]
+dots = write("dots3note", gguf(d3 + [("dots3note.rope.freq_base_swa", FLOAT32, 1e4)]))
+sl, fl = layer_kinds(dtypes)
+r, s = summary("gguf:" + dots)
+ok(r.rc == 0 and s.get("local", {}).get("layers") == ranges(sl) and
+   s.get("global", {}).get("layers") == ranges(fl) and
+   s["local"].get("layout") == "interleaved" and s["local"].get("rotary_dim") == "64" and
+   s["global"].get("rotary_dim") == "64" and s["local"].get("base") == "10000",
+   "dots3note gguf: NORM, 64 dims everywhere, sliding layers at 1e4", (s, r.err))
+for grp, b in (("local", 1e4), ("global", 1e6)):
+    r, th = thetas("gguf:" + dots, grp)
+    ok(r.rc == 0 and close(th, rope_theta(b, 64)), "dots3note gguf %s: %g^(-2i/64)" % (grp, b),
+       r.err)
+error_case(EXE, "dots3note gguf without rope.freq_base_swa (its loader requires it)",
+           ["model", "gguf:" + write("dots-nobase", gguf(d3)), "-o", "-"], 1,
+           "freq_base_swa: missing")
+
+# gemma4-assistant (conversion/gemma.py Gemma4AssistantModel: Gemma4Model's keys plus
+# nextn_predict_layers = block_count): gemma4's per-layer rope (sliding 1e4 over
+# rope.dimension_count_swa of key_length_swa, full at freq_base with rope_freqs), applied
+# to its queries alone. A toy 4-layer shape.
+ga = write("gemma4-assistant", gguf([
+    ("general.architecture", STRING, "gemma4-assistant"),
+    ("gemma4-assistant.block_count", UINT32, 4),
+    ("gemma4-assistant.nextn_predict_layers", UINT32, 4),
+    ("gemma4-assistant.context_length", UINT32, 131072),
+    ("gemma4-assistant.embedding_length", UINT32, 1024),
+    ("gemma4-assistant.attention.head_count", UINT32, 4),
+    ("gemma4-assistant.attention.key_length", UINT32, 512),
+    ("gemma4-assistant.attention.key_length_swa", UINT32, 256),
+    ("gemma4-assistant.rope.dimension_count", UINT32, 512),
+    ("gemma4-assistant.rope.dimension_count_swa", UINT32, 256),
+    ("gemma4-assistant.rope.freq_base", FLOAT32, 1e6),
+    ("gemma4-assistant.rope.freq_base_swa", FLOAT32, 1e4),
+    ("gemma4-assistant.attention.sliding_window", UINT32, 512),
+    ("gemma4-assistant.attention.sliding_window_pattern", ARRAY,
+     (BOOL, [True, True, True, False]))]))
+r, s = summary("gguf:" + ga)
+ok(r.rc == 0 and s.get("local", {}).get("layers") == "0-2" and
+   s.get("global", {}).get("layers") == "3" and s["local"].get("head_dim") == "256",
+   "gemma4-assistant gguf: gemma4's sliding and full layers, all of them nextn", (s, r.err))
+r = run(EXE, "model", "gguf:" + ga)
+ok(r.rc == 0 and "only its queries turn here" in r.text,
+   "gemma4-assistant gguf: noted that the keys are the target's", r.text + r.err)
+
+# rows that turn n_rot at the main spec in every attention layer, with their layouts
+# (llama_model_rope_type: eagle3 and pockettts NORM; qwen4exp and qwen3tts IMROPE; dflash
+# NEOX, M-RoPE with degenerate sections, or NORM unscaled for a DSpark drafter)
+sec4 = [("rope.dimension_sections", ARRAY, (INT32, [24, 20, 20, 0]))]
+for arch, extra, layout, grp, layers in (
+        ("eagle3", [], "interleaved", "all", "0"),
+        ("pockettts", [], "interleaved", "all", "0"),
+        ("qwen3tts", sec4, "half", "all", "0"),
+        ("qwen4exp", sec4, "half", "rope", "3"),
+        ("dflash", [], "half", "all", "0-3")):
+    nl = 1 if arch in ("eagle3", "pockettts", "qwen3tts") else 4
+    r, s = rule(arch, nl, [("rope.dimension_count", UINT32, 128)] + extra)
+    ok(r.rc == 0 and s.get(grp, {}).get("layout") == layout and
+       s[grp].get("layers") == layers, "%s gguf: %s, layers %s" % (arch, layout, layers),
+       (s, r.err))
+r = run(EXE, "model", "gguf:" + os.path.join(TMP, "rule-qwen3tts.gguf"))
+ok(r.rc == 0 and "interleaved=1" in r.text and "Qwen3-TTS talker" in r.text,
+   "qwen3tts gguf: qwen3vl's IMROPE sections, noted as the talker's", r.text + r.err)
+r, s = rule("dflash", 2, [("rope.dimension_count", UINT32, 64),
+                          ("hyper_connection.count", UINT32, 4)] + lin, base=1e4)
+ok(r.rc == 0 and s.get("all", {}).get("layout") == "interleaved" and
+   s["all"].get("scaling") == "none",
+   "dflash gguf with hyper_connection.count (DSpark for DeepSeek-V4): NORM, unscaled",
+   (s, r.err))
+r = run(EXE, "model", "gguf:" + write("dflash-mrope", gguf([
+    ("general.architecture", STRING, "dflash"), ("dflash.block_count", UINT32, 2),
+    ("dflash.embedding_length", UINT32, 1024), ("dflash.attention.head_count", UINT32, 8),
+    ("dflash.rope.dimension_sections", ARRAY, (INT32, [64, 0, 0, 0]))])))
+ok(r.rc == 0 and "-s mrope" not in r.text and "without a causal mask" in r.text,
+   "dflash gguf with degenerate sections: no mrope spec offered, the draft noted",
+   r.text + r.err)
+error_case(EXE, "pockettts gguf with n_rot below the head (its graph asserts)",
+           ["model", "gguf:" + arch_file("pockettts", 2, [("pockettts.rope.dimension_count",
+                                                           UINT32, 64)], name="ptts-nrot"),
+            "-o", "-"], 1, "invalid n_rot")
+error_case(EXE, "clip gguf refused (a quantize-only placeholder for encoders)",
+           ["model", "gguf:" + arch_file("clip", 2), "-o", "-"], 1, "not a text model")
 
 done()
