@@ -81,7 +81,7 @@ enum {
 	 * and an attention factor that cancels ggml's YaRN magnitude */
 	GG_COMPRESS = 1u << 18,
 	/* step35.cpp: the loader halves n_rot for the full layers, after the sliding
-	 * layers' width was read (rope.dimension_count_swa, default the whole n_rot);
+	 * layers. width was read (rope.dimension_count_swa, default the whole n_rot);
 	 * rope_freqs.weight is head/2 long and turns only the full layers, which use
 	 * its first n_rot/4 entries */
 	GG_HALF_FULL = 1u << 19,
@@ -1131,13 +1131,11 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		if (num(h, "attention.key_length_swa", &hd_swa) < 0 ||
 		    num(h, "rope.dimension_count_swa", &n_rot_swa) < 0)
 			return PE_EFORMAT;
-		/* step35: the width read before its loader halved n_rot; spark2_5, dots3note:
-		 * n_rot itself, as load_hparams defaults n_rot_swa */
+		/* load_hparams defaults n_rot_swa to the main n_rot whatever the sliding
+		 * head's width (a wider n_rot than that head fails below, as ggml_rope_ext
+		 * would); step35: the width read before its loader halved n_rot */
 		if (n_rot_swa == 0)
-			n_rot_swa = (a->flags & GG_HALF_FULL) ? p->n_rot_file
-			            : a->swa == SW_BASE_OWN   ? n_rot
-			            : hd_swa == hd            ? n_rot
-			                                      : hd_swa;
+			n_rot_swa = (a->flags & GG_HALF_FULL) ? p->n_rot_file : n_rot;
 		/* dots3note.cpp passes the one n_rot to every layer */
 		if ((a->flags & GG_SWA_BASE_REQ) && n_rot_swa != n_rot)
 			return fail(h, PE_EUNSUPPORTED,

@@ -342,6 +342,33 @@ for group, b, width in (("global", 1000000.0, 30), ("local", 10000.0, 26)):
     ok(r.rc == 0 and close([float(t) for t in th or []],
                            [b ** (-2.0 * i / width) for i in range(width // 2)]),
        f"gguf 30 of 44 ({group}): theta_i = base^(-2i/{width}) for {width // 2} pairs", r.err)
+# Without rope.dimension_count_swa, load_hparams (llama-model.cpp) sets n_rot_swa to the main
+# n_rot whatever attention.key_length_swa says, and the graph turns hparams.n_rot(il) dims: 30
+# of the 46-wide sliding head here; a main n_rot wider than the sliding head cannot run
+# (ggml_rope_ext asserts n_dims <= the head) and is refused.
+def no_swa_rot(name, head_swa):
+    return write(name, gguf([
+        ("general.architecture", STRING, "gemma3"),
+        ("gemma3.context_length", UINT32, 4096),
+        ("gemma3.embedding_length", UINT32, 88),
+        ("gemma3.block_count", UINT32, 6),
+        ("gemma3.attention.head_count", UINT32, 2),
+        ("gemma3.attention.key_length", UINT32, 44),
+        ("gemma3.rope.dimension_count", UINT32, 30),
+        ("gemma3.attention.key_length_swa", UINT32, head_swa),
+        ("gemma3.rope.freq_base", FLOAT32, 1000000.0),
+        ("gemma3.attention.sliding_window", UINT32, 512),
+    ]))
+
+
+r, th = freqs("gguf:" + no_swa_rot("swa-rot-default", 46), "--layer", "local")
+ok(r.rc == 0 and close([float(t) for t in th or []],
+                       [10000.0 ** (-2.0 * i / 30) for i in range(15)]),
+   "gguf key_length_swa 46 without dimension_count_swa: the sliding layers turn n_rot = 30 "
+   "dims at 10000, as load_hparams defaults n_rot_swa", r.err)
+r = run(EXE, "model", "gguf:" + no_swa_rot("swa-rot-too-wide", 24))
+ok(r.rc == 1 and "key_length_swa" in r.err and "30" in r.err,
+   "gguf key_length_swa 24 narrower than n_rot 30, no dimension_count_swa: refused", r.err)
 # a period in sliding_window_pattern overrides the architecture's (cohere2: 4)
 c2 = write("cohere2-p3", gguf([
     ("general.architecture", STRING, "cohere2"),
