@@ -101,6 +101,10 @@ enum {
 	/* layer_types default: layer 0 and each layer i with (i + 1) % 6 == 0 full,
 	 * the rest sliding (MiMoV2FlashConfig; hybrid_layer_pattern is never read) */
 	HF_MIMO_TYPES = 1u << 26,
+	/* layer types from mamba_step (PLaMo 2's is_mamba): with mamba_enabled (default
+	 * true) layer i is a Mamba layer unless i % mamba_step == mamba_step // 2 (the
+	 * last layer when there are no more than mamba_step // 2 layers) */
+	HF_MAMBA_STEP = 1u << 27,
 };
 
 /*
@@ -130,6 +134,12 @@ enum {
  * "key/value[=kind]" (Zamba2's layers_block_type/hybrid: that value is a
  * full-attention layer, or the kind given; the others are not attention); @rope_block the
  * class's rope_parameters when the config has none (JSON, CWM's llama3).
+ *
+ * @scalings is for models whose own code builds its rotary embedding from
+ * rope_scaling itself (remote code): the "type"s it knows, space-separated
+ * (another one makes that code raise, so it is refused); "" when the code never
+ * reads a rope block (a block in the config is ignored, with a warning); NULL
+ * for transformers' registry (modeling_rope_utils).
  */
 struct hf_arch {
 	const char *model_type;
@@ -147,6 +157,7 @@ struct hf_arch {
 	const char *rope_key;
 	const char *types;
 	const char *rope_block;
+	const char *scalings;
 };
 
 /* The registry entry of @model_type, or NULL. */
