@@ -117,6 +117,16 @@ ok(r.rc == 0 and g.get("attention_factor") == "1" and
    close(freqs(write("minicpm4", mc4), "all", "scaled_theta"),
          inv_freq(1e4, 128) / np.array(short)),
    "MiniCPM4 longrope: short factors, attention factor 1", (r.err, g))
+# a context past original_max_position_embeddings: cos and sin times
+# sqrt(1 + ln(65536 / 32768) / ln 32768); the table is shown at the original length, where
+# MiniCPMLongRoPE takes the short factors (the long ones only past it)
+mc4l = dict(mc4, max_position_embeddings=65536)
+r, s = summary(write("minicpm4_long", mc4l))
+att = float(s.get("all", {}).get("attention_factor", "nan"))
+ok(abs(att - np.sqrt(1 + np.log(65536 / 32768) / np.log(32768))) <= 1e-15 and
+   close(freqs(write("minicpm4_long", mc4l), "all", "scaled_theta"),
+         inv_freq(1e4, 128) / np.array(short)),
+   "MiniCPM4 longrope, context 65536: scaling_factor sqrt(1 + ln 2 / ln 32768)", (r.err, att))
 # MiniCPM4's kv_channels (when set) is the head width
 mck = dict(mc4, kv_channels=64)
 del mck["rope_scaling"]
