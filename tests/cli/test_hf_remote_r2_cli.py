@@ -164,6 +164,13 @@ ok(s.get("all", {}).get("head_dim") == "80" and
 hyh = dict(hy, hidden_size=4096, num_attention_heads=32, attention_head_dim=128)
 ok(close(freqs(write("hunyuan_hd", hyh), "all"), inv_freq(1e4 * 1000.0 ** (128 / 126), 128)),
    "Hunyuan: attention_head_dim is the head width")
+# Hunyuan-A13B's block carries YaRN keys beside alpha: its own code never reads them
+a13 = dict(hyh, rope_scaling={"type": "dynamic", "alpha": 1000.0, "factor": 1.0,
+                              "beta_fast": 32, "mscale": 1.0})
+r = run(EXE, "model", write("hunyuan_a13", a13))
+ok(r.rc == 0 and "rope_scaling.beta_fast: not read" in r.err and
+   "own code does not read it" in r.err and "reference warns" not in r.err,
+   "Hunyuan: unread YaRN keys are warned as unread by the model's own code", r.err)
 r = run(EXE, "model", write("hunyuan_l3", dict(hy, rope_scaling={"type": "llama3",
                                                                 "factor": 8.0})))
 ok(r.rc == 1 and "llama3" in r.err, "Hunyuan: llama3 refused (own code raises)", r.err)
