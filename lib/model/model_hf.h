@@ -6,6 +6,7 @@
 #define POSENC_MODEL_HF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <posenc/model.h>
 
@@ -29,92 +30,95 @@ enum hf_enc {
 /* The widest head posenc reads, the limit of a rope spec's 'head' key (2^24). */
 #define HF_HEAD_MAX (1u << 24)
 
-/* Per-architecture rules of the modeling file (bit flags). */
-enum {
-	/* full-attention layers skip RoPE when the config has a sliding window
-	 * (Cohere2Attention, Exaone4Attention) */
-	HF_FULL_NOPE = 1u << 0,
-	/* layer types from sliding_window_pattern: layer i slides unless
-	 * (i + 1) % pattern == 0 (Gemma 2/3, Cohere2, gpt-oss) */
-	HF_PATTERN = 1u << 1,
-	/* layer types from global_attn_every_n_layers: layer i is global when
-	 * i % n == 0 (ModernBERT) */
-	HF_EVERY_N = 1u << 2,
-	/* the pattern only applies when sliding_window is set (EXAONE 4) */
-	HF_PATTERN_IF_WINDOW = 1u << 3,
-	/* the decoder's learned table has 2 rows more than max_position_embeddings
-	 * (OPTLearnedPositionalEmbedding, BartLearnedPositionalEmbedding) */
-	HF_OFFSET2 = 1u << 4,
-	/* positions count from padding_idx + 1 (RobertaEmbeddings) */
-	HF_PAD_OFFSET = 1u << 5,
-	/* dynamic rope with 'alpha' is HunYuan's NTK-alpha base (modeling_hunyuan_v1_*) */
-	HF_NTK_ALPHA = 1u << 6,
-	/* Gemma 4: global_head_dim and proportional RoPE */
-	HF_GEMMA4 = 1u << 7,
-	/* query_pre_attn_scalar sets the softmax scale (Gemma 2/3) */
-	HF_QUERY_SCALAR = 1u << 8,
-	/* DeepSeek-V2/V3: the softmax scale is multiplied by yarn's mscale^2 */
-	HF_MSCALE_SOFTMAX = 1u << 9,
-	/* Llama 4: attn_temperature_tuning scales queries of NoPE layers */
-	HF_TEMP_TUNING = 1u << 10,
-	/* PhiMoE reads short_mscale/long_mscale */
-	HF_PHIMOE_MSCALE = 1u << 11,
-	/* the layers of cross_attention_layers attend to the image without RoPE (Mllama) */
-	HF_CROSS_NOPE = 1u << 12,
-	/* attention_multiplier is the softmax scale (GraniteAttention) */
-	HF_ATTN_MULT = 1u << 13,
-	/* the pairing is the row's whatever rope_interleave says (DeepSeek-V3.2,
-	 * GLM-5: the configuration class drops the key, the attention never reads it) */
-	HF_FIXED_PAIRING = 1u << 14,
-	/* only layers with a sliding window rotate: none when sliding_window is
-	 * null (Cohere2Attention: self.sliding_window is None outside them) */
-	HF_SLIDING_ROPE = 1u << 15,
-	/* the sliding window is ModernBERT's local_attention (window / 2 each side) */
-	HF_LOCAL_ATTENTION = 1u << 16,
-	/* the list of @types repeats over the layers (RecurrentGemma's block_types) */
-	HF_TYPES_CYCLE = 1u << 17,
-	/* Zamba2: the attention reads the residual concatenated with the embeddings,
-	 * heads of 2 * hidden_size // num_attention_heads, softmax scale
-	 * (head_dim / 2)^-0.5 */
-	HF_ZAMBA_HEAD = 1u << 18,
-	/* rotary_value true also rotates the values (RoFormerSelfAttention) */
-	HF_ROTARY_VALUE = 1u << 19,
-	/* a causal sliding window of local_attention // 2 positions back, whatever
-	 * sliding_window says (ModernBertDecoderConfig recomputes it) */
-	HF_LOCAL_HALF = 1u << 20,
-	/* the base is 10000 * rope_ratio (ChatGLM2/3's remote RotaryEmbedding) */
-	HF_ROPE_RATIO = 1u << 21,
-	/* no class in transformers: the rules are the checkpoint's own modeling file
-	 * (auto_map), as doc/models.md restates them */
-	HF_REMOTE_CODE = 1u << 22,
-	/* layer types from compress_ratios (DeepSeek-V4: 0 a sliding layer, 4 or 128
-	 * compressed attention; no list: every layer compressed, the class's schedule) */
-	HF_COMPRESS_RATIOS = 1u << 23,
-	/* YaRN's attention factor 1 when the block gives none (DeepseekV4Config sets it:
-	 * the reference multiplies cos and sin by nothing) */
-	HF_YARN_UNIT_ATT = 1u << 24,
-	/* rope_parameters is always keyed by layer type and each block stands alone:
-	 * the class's convert_rope_params_to_dict folds nothing in (top-level
-	 * partial_rotary_factor and rope_theta are not read), keys naming no layer
-	 * type are never read (LagunaRotaryEmbedding) */
-	HF_TYPE_ROPE = 1u << 25,
-	/* layer_types default: layer 0 and each layer i with (i + 1) % 6 == 0 full,
-	 * the rest sliding (MiMoV2FlashConfig; hybrid_layer_pattern is never read) */
-	HF_MIMO_TYPES = 1u << 26,
-	/* layer types from block_configs[i].attention (DeciLM / Nemotron-NAS remote
-	 * code): no_op and replace_with_linear layers have no attention, hence no RoPE */
-	HF_BLOCK_CONFIGS = 1u << 27,
-	/* alibi: true replaces the rotary embedding by BLOOM's ALiBi (Falcon and its
-	 * RefinedWeb remote code) */
-	HF_ALIBI_FLAG = 1u << 28,
-	/* position_embedding_type "alibi" replaces the learned table by ALiBi added as
-	 * -slope |i - j|, with alibi_scaling (Cerebras' GPT-2 derivatives: Jais, BTLM) */
-	HF_PET_ALIBI = 1u << 29,
-	/* layer_rope_theta: one number per layer, 0 a NoPE layer, any other value the
-	 * shared rotary; missing, and layer_types missing, every 4th layer counted back
-	 * from the last is a full-attention NoPE layer, the rest slide (Muse Glimmer) */
-	HF_LAYER_THETA_NOPE = 1u << 30,
-};
+/* Per-architecture rules of the modeling file: bits of hf_arch.flags, 64 of
+ * them (more rules than an int enum's 31). */
+/* full-attention layers skip RoPE when the config has a sliding window
+ * (Cohere2Attention, Exaone4Attention) */
+#define HF_FULL_NOPE (UINT64_C(1) << 0)
+/* layer types from sliding_window_pattern: layer i slides unless
+ * (i + 1) % pattern == 0 (Gemma 2/3, Cohere2, gpt-oss) */
+#define HF_PATTERN (UINT64_C(1) << 1)
+/* layer types from global_attn_every_n_layers: layer i is global when
+ * i % n == 0 (ModernBERT) */
+#define HF_EVERY_N (UINT64_C(1) << 2)
+/* the pattern only applies when sliding_window is set (EXAONE 4) */
+#define HF_PATTERN_IF_WINDOW (UINT64_C(1) << 3)
+/* the decoder's learned table has 2 rows more than max_position_embeddings
+ * (OPTLearnedPositionalEmbedding, BartLearnedPositionalEmbedding) */
+#define HF_OFFSET2 (UINT64_C(1) << 4)
+/* positions count from padding_idx + 1 (RobertaEmbeddings) */
+#define HF_PAD_OFFSET (UINT64_C(1) << 5)
+/* dynamic rope with 'alpha' is HunYuan's NTK-alpha base (modeling_hunyuan_v1_*) */
+#define HF_NTK_ALPHA (UINT64_C(1) << 6)
+/* Gemma 4: global_head_dim and proportional RoPE */
+#define HF_GEMMA4 (UINT64_C(1) << 7)
+/* query_pre_attn_scalar sets the softmax scale (Gemma 2/3) */
+#define HF_QUERY_SCALAR (UINT64_C(1) << 8)
+/* DeepSeek-V2/V3: the softmax scale is multiplied by yarn's mscale^2 */
+#define HF_MSCALE_SOFTMAX (UINT64_C(1) << 9)
+/* Llama 4: attn_temperature_tuning scales queries of NoPE layers */
+#define HF_TEMP_TUNING (UINT64_C(1) << 10)
+/* PhiMoE reads short_mscale/long_mscale */
+#define HF_PHIMOE_MSCALE (UINT64_C(1) << 11)
+/* the layers of cross_attention_layers attend to the image without RoPE (Mllama) */
+#define HF_CROSS_NOPE (UINT64_C(1) << 12)
+/* attention_multiplier is the softmax scale (GraniteAttention) */
+#define HF_ATTN_MULT (UINT64_C(1) << 13)
+/* the pairing is the row's whatever rope_interleave says (DeepSeek-V3.2,
+ * GLM-5: the configuration class drops the key, the attention never reads it) */
+#define HF_FIXED_PAIRING (UINT64_C(1) << 14)
+/* only layers with a sliding window rotate: none when sliding_window is
+ * null (Cohere2Attention: self.sliding_window is None outside them) */
+#define HF_SLIDING_ROPE (UINT64_C(1) << 15)
+/* the sliding window is ModernBERT's local_attention (window / 2 each side) */
+#define HF_LOCAL_ATTENTION (UINT64_C(1) << 16)
+/* the list of @types repeats over the layers (RecurrentGemma's block_types) */
+#define HF_TYPES_CYCLE (UINT64_C(1) << 17)
+/* Zamba2: the attention reads the residual concatenated with the embeddings,
+ * heads of 2 * hidden_size // num_attention_heads, softmax scale
+ * (head_dim / 2)^-0.5 */
+#define HF_ZAMBA_HEAD (UINT64_C(1) << 18)
+/* rotary_value true also rotates the values (RoFormerSelfAttention) */
+#define HF_ROTARY_VALUE (UINT64_C(1) << 19)
+/* a causal sliding window of local_attention // 2 positions back, whatever
+ * sliding_window says (ModernBertDecoderConfig recomputes it) */
+#define HF_LOCAL_HALF (UINT64_C(1) << 20)
+/* the base is 10000 * rope_ratio (ChatGLM2/3's remote RotaryEmbedding) */
+#define HF_ROPE_RATIO (UINT64_C(1) << 21)
+/* no class in transformers: the rules are the checkpoint's own modeling file
+ * (auto_map), as doc/models.md restates them */
+#define HF_REMOTE_CODE (UINT64_C(1) << 22)
+/* layer types from compress_ratios (DeepSeek-V4: 0 a sliding layer, 4 or 128
+ * compressed attention; no list: every layer compressed, the class's schedule) */
+#define HF_COMPRESS_RATIOS (UINT64_C(1) << 23)
+/* YaRN's attention factor 1 when the block gives none (DeepseekV4Config sets it:
+ * the reference multiplies cos and sin by nothing) */
+#define HF_YARN_UNIT_ATT (UINT64_C(1) << 24)
+/* rope_parameters is always keyed by layer type and each block stands alone:
+ * the class's convert_rope_params_to_dict folds nothing in (top-level
+ * partial_rotary_factor and rope_theta are not read), keys naming no layer
+ * type are never read (LagunaRotaryEmbedding) */
+#define HF_TYPE_ROPE (UINT64_C(1) << 25)
+/* layer_types default: layer 0 and each layer i with (i + 1) % 6 == 0 full,
+ * the rest sliding (MiMoV2FlashConfig; hybrid_layer_pattern is never read) */
+#define HF_MIMO_TYPES (UINT64_C(1) << 26)
+/* layer types from block_configs[i].attention (DeciLM / Nemotron-NAS remote
+ * code): no_op and replace_with_linear layers have no attention, hence no RoPE */
+#define HF_BLOCK_CONFIGS (UINT64_C(1) << 27)
+/* alibi: true replaces the rotary embedding by BLOOM's ALiBi (Falcon and its
+ * RefinedWeb remote code) */
+#define HF_ALIBI_FLAG (UINT64_C(1) << 28)
+/* position_embedding_type "alibi" replaces the learned table by ALiBi added as
+ * -slope |i - j|, with alibi_scaling (Cerebras' GPT-2 derivatives: Jais, BTLM) */
+#define HF_PET_ALIBI (UINT64_C(1) << 29)
+/* layer_rope_theta: one number per layer, 0 a NoPE layer, any other value the
+ * shared rotary; missing, and layer_types missing, every 4th layer counted back
+ * from the last is a full-attention NoPE layer, the rest slide (Muse Glimmer) */
+#define HF_LAYER_THETA_NOPE (UINT64_C(1) << 30)
+/* layer types from mamba_step (PLaMo 2's is_mamba): with mamba_enabled (default
+ * true) layer i is a Mamba layer unless i % mamba_step == mamba_step // 2 (the
+ * last layer when there are no more than mamba_step // 2 layers) */
+#define HF_MAMBA_STEP (UINT64_C(1) << 31)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its
@@ -143,13 +147,19 @@ enum {
  * "key/value[=kind]" (Zamba2's layers_block_type/hybrid: that value is a
  * full-attention layer, or the kind given; the others are not attention); @rope_block the
  * class's rope_parameters when the config has none (JSON, CWM's llama3).
+ *
+ * @scalings is for models whose own code builds its rotary embedding from
+ * rope_scaling itself (remote code): the "type"s it knows, space-separated
+ * (another one makes that code raise, so it is refused); "" when the code never
+ * reads a rope block (a block in the config is ignored, with a warning); NULL
+ * for transformers' registry (modeling_rope_utils).
  */
 struct hf_arch {
 	const char *model_type;
 	enum hf_enc enc;
 	const char *layout; /* rope: "half" (rotate_half) or "interleaved" */
 	const char *defaults;
-	unsigned flags;
+	uint64_t flags;
 	const char *theta_key;    /* NULL: rope_theta */
 	const char *local_theta;  /* NULL: sliding layers use the global rope */
 	const char *global_theta; /* NULL: theta_key */
@@ -160,6 +170,7 @@ struct hf_arch {
 	const char *rope_key;
 	const char *types;
 	const char *rope_block;
+	const char *scalings;
 };
 
 /* The registry entry of @model_type, or NULL. */

@@ -347,6 +347,112 @@ static const struct hf_arch archs[] = {
              "hidden_size=2560,num_attention_heads=20,num_hidden_layers=28,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=500000",
              0),
+        /* ---- remote code (r2) ---- */
+        /* DeepSeek-MoE 16B (modeling_deepseek.py, a Llama 4.36 copy): rotate_half over
+         * the whole head, rope_scaling "type" linear or dynamic or the code raises */
+        {.model_type = "deepseek",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",num_hidden_layers=30,max_position_embeddings=2048,"
+                             "rope_theta=10000",
+         .flags = HF_REMOTE_CODE,
+         .scalings = "linear dynamic"},
+        /* MiniCPM 1-4 (modeling_minicpm.py): rotate_half, MiniCPMLongRoPE for longrope
+         * (short factors up to original_max_position_embeddings, as transformers) */
+        {.model_type = "minicpm",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_REMOTE_CODE,
+         .keys = KEYS("head_dim=kv_channels"),
+         .scalings = "linear dynamic longrope"},
+        /* MiniCPM3: latent attention whose rope part (qk_rope_head_dim) is rotated
+         * with rotate_half, no permutation (vLLM: neox style); softmax over
+         * qk_nope_head_dim + qk_rope_head_dim without YaRN's mscale */
+        {.model_type = "minicpm3",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "rope_theta=10000",
+         .flags = HF_REMOTE_CODE,
+         .scalings = "linear dynamic longrope"},
+        /* Hunyuan-Large (modeling_hunyuan.py): rotate_half; "dynamic" with alpha is a
+         * fixed NTK base; attention_head_dim is the head width where given */
+        {.model_type = "hunyuan",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_NTK_ALPHA | HF_REMOTE_CODE,
+         .keys = KEYS("head_dim=attention_head_dim"),
+         .scalings = "linear dynamic"},
+        /* Ling / Ring (BailingMoeForCausalLM and BailingMoeV2ForCausalLM share the
+         * type): rotate_half over head_dim * partial_rotary_factor (Ling 2.0: 0.5) */
+        ROPE("bailing_moe", H,
+             "hidden_size=1024,num_attention_heads=16,num_hidden_layers=24,"
+             "max_position_embeddings=16384,rope_theta=10000",
+             HF_REMOTE_CODE),
+        /* Grok-1 (HF ports of xai-org/grok-1): rotate_half over 128-wide heads, no
+         * rope_scaling read */
+        {.model_type = "grok-1",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=6144,num_attention_heads=48,num_hidden_layers=64,"
+                     "max_position_embeddings=8192,rope_theta=10000",
+         .flags = HF_REMOTE_CODE,
+         .scalings = ""},
+        /* Snowflake Arctic (modeling_arctic.py, a Mixtral copy): rotate_half, no
+         * rope_scaling read; the class default base is 1e6 */
+        {.model_type = "arctic",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=4096,rope_theta=1000000",
+         .flags = HF_REMOTE_CODE,
+         .scalings = ""},
+        /* Step3's text model: 256-wide heads, the context in max_position_embedding */
+        {.model_type = "step3_text",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=7168,num_attention_heads=64,num_hidden_layers=61,head_dim=256,"
+                     "max_position_embedding=65536,rope_theta=500000",
+         .flags = HF_REMOTE_CODE,
+         .keys = KEYS("max_position_embeddings=max_position_embedding")},
+        /* Molmo (modeling_molmo.py): d_model // n_heads wide heads, rotate_half unless
+         * rope_impl is "interleave"; rope_scaling never read */
+        {.model_type = "molmo",
+         .enc = HF_ROPE,
+         .layout = H,
+         .flags = HF_REMOTE_CODE,
+         .keys = KEYS("interleave_if=rope_impl:interleave"),
+         .scalings = ""},
+        /* PLaMo (modeling_plamo.py): rotate_half over hidden_size // heads at
+         * rope_theta; no rope_scaling read */
+        {.model_type = "plamo",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_REMOTE_CODE,
+         .scalings = ""},
+        /* PLaMo 2: Mamba layers and attention layers by mamba_step; the attention's
+         * heads are hidden_size_per_head wide, rotate_half at rope_theta */
+        {.model_type = "plamo2",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
+                     "hidden_size_per_head=128,max_position_embeddings=2048,rope_theta=10000,"
+                     "mamba_step=2",
+         .flags = HF_MAMBA_STEP | HF_REMOTE_CODE,
+         .keys = KEYS("head_dim=hidden_size_per_head")},
+        /* Solar Pro (modeling_solar.py, Llama's rotary with its bskcn skip links) */
+        ROPE("solar", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", HF_REMOTE_CODE),
+        /* GLM-4.5V's text model: rotate_half on the rotated half (Glm4vMoeTextAttention's
+         * apply_rotary_pos_emb), unlike GLM-4.1V's rotate_half_llm */
+        ROPE("glm4v_moe_text", H,
+             "hidden_size=4096,num_attention_heads=96,num_hidden_layers=46,"
+             "max_position_embeddings=65536,rope_theta=10000,partial_rotary_factor=0.5",
+             0),
+        WRAPPER("glm4v_moe", "glm4v_moe_text"),
+        /* Kimi-VL: its text_config is DeepSeek-V3's (model_type deepseek_v3) */
+        WRAPPER("kimi_vl", "deepseek_v3"),
+        WRAPPER("step3_vl", "step3_text"),
         ROPE("gptj", I,
              "n_embd=4096,n_head=16,n_layer=28,n_positions=2048,rotary_dim=64,"
              "rope_theta=10000",

@@ -341,6 +341,20 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 			types[i] = (n - 1 - i) % 4 == 0 ? "full_attention" : "sliding_attention";
 		return PE_OK;
 	}
+	if (h->arch->flags & HF_MAMBA_STEP) {
+		int on = hf_bool(h, "", h->cfg, "mamba_enabled", 1);
+		size_t step = 2;
+		if (on < 0 || hf_cfg_count(h, "mamba_step", &step, NULL) < 0)
+			return PE_EFORMAT;
+		/* the reference asserts it: with 1 no layer would attend */
+		if (on && step < 2)
+			return hf_fail(h, PE_EFORMAT, "mamba_step: %zu must be at least 2", step);
+		for (size_t i = 0; on && i < n; i++) {
+			int attends = n <= step / 2 ? i == n - 1 : i % step == step / 2;
+			types[i] = attends ? "full_attention" : "mamba";
+		}
+		return PE_OK;
+	}
 	if (h->arch->flags & HF_MIMO_TYPES) {
 		for (size_t i = 0; i < n; i++)
 			types[i] =
@@ -547,6 +561,49 @@ done:
 	return st;
 }
 
+/* 1 if @word is one of the space-separated @words. */
+static int one_of(const char *words, const char *word)
+{
+	size_t wl = strlen(word);
+	for (const char *p = words; *p;) {
+		size_t l = strcspn(p, " ");
+		if (l == wl && strncmp(p, word, wl) == 0)
+			return 1;
+		p += l + (p[l] == ' ');
+	}
+	return 0;
+}
+
+/*
+ * A model whose own code picks its rotary class from rope_scaling["type"]
+ * (remote code): a type it does not know makes that code raise, so the
+ * config is refused; a code that never reads the block leaves it unused, so
+ * it is dropped with a warning (*block = NULL).
+ */
+static enum pe_status own_scaling(struct hf *h, const struct json **block, const char *bname)
+{
+	const char *known = h->arch->scalings;
+	const struct json *t = hf_present(*block, "rope_type");
+	if (!t)
+		t = hf_present(*block, "type");
+	if (t && t->type != JSON_STRING)
+		return hf_fail(h, PE_EFORMAT, "%s.rope_type: is not a string", bname);
+	const char *type = t ? t->string : "default";
+	if (!*known) {
+		*block = NULL;
+		return hf_warn(h,
+		               "%s: the model's own rotary embedding (%s) never reads it; "
+		               "ignored",
+		               bname, h->arch->model_type);
+	}
+	if (strcmp(type, "default") != 0 && !one_of(known, type))
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "%s: type '%s' is not one the model's own code (%s) knows (%s); "
+		               "it raises on it",
+		               bname, type, h->arch->model_type, known);
+	return PE_OK;
+}
+
 enum pe_status hf_read_rope(struct hf *h)
 {
 	const struct json *cfg = h->cfg;
@@ -641,6 +698,22 @@ enum pe_status hf_read_rope(struct hf *h)
 		return PE_EFORMAT;
 	if (ri != 2)
 		c.layout = ri ? "interleaved" : "half";
+	/* a string key whose one value selects pairs 2i, 2i+1 ("rope_impl:interleave":
+	 * Molmo's RotaryEmbedding rotates every two then, else rotate_half) */
+	const char *sel = hf_arch_key(h->arch, "interleave_if");
+	if (sel) {
+		char skey[64];
+		size_t klen = strcspn(sel, ":");
+		if (klen >= sizeof(skey) || !sel[klen])
+			return PE_EINVAL; /* the registry's own text is well formed */
+		memcpy(skey, sel, klen);
+		skey[klen] = '\0';
+		const struct json *sv = hf_present(cfg, skey);
+		if (sv && sv->type != JSON_STRING)
+			return hf_fail(h, PE_EFORMAT, "%s: is not a string", skey);
+		if (sv)
+			c.layout = strcmp(sv->string, sel + klen + 1) == 0 ? "interleaved" : "half";
+	}
 	/* The rotated part: rotary_dim (GPT-J, CodeGen, MiniMax: a width),
 	 * partial_rotary_factor, GPT-NeoX's rotary_pct, Nemotron's rope_percent. */
 	size_t rotary_dim = 0;
@@ -785,6 +858,8 @@ enum pe_status hf_read_rope(struct hf *h)
 	}
 	if (block && block->type != JSON_OBJECT)
 		return hf_fail(h, PE_EFORMAT, "%s: is not an object", bname);
+	if (block && h->arch->scalings && (st = own_scaling(h, &block, bname)) != PE_OK)
+		return st;
 	/* the class's own rope_parameters when the config has none (CWM's llama3) */
 	struct json *class_block = NULL;
 	/* Phi-3-small: with no rope_scaling, rope_position_scale is a linear factor */

@@ -97,16 +97,16 @@ static enum pe_status check_block_keys(struct hf *h, const char *where, const st
 		int known = 0;
 		for (size_t k = 0; block_keys[k]; k++)
 			known |= strcmp(key, block_keys[k]) == 0;
+		/* remote code reads the keys it knows and never looks at the others */
+		const char *why = (h->arch->flags & HF_REMOTE_CODE)
+		                          ? "the model's own code does not read it"
+		                          : "the reference warns about unrecognized rope keys and "
+		                            "goes on";
 		enum pe_status st =
-		        known ? hf_warn(h,
-		                        "%.*s.%s: not read by rope_type '%s', ignored (the "
-		                        "reference "
-		                        "warns about unrecognized rope keys and goes on)",
-		                        PATH(where), key, rope_types[ti])
-		              : hf_warn(h,
-		                        "%.*s.%s: unknown key, ignored (the reference warns about "
-		                        "unrecognized rope keys and goes on)",
-		                        PATH(where), key);
+		        known ? hf_warn(h, "%.*s.%s: not read by rope_type '%s', ignored (%s)",
+		                        PATH(where), key, rope_types[ti], why)
+		              : hf_warn(h, "%.*s.%s: unknown key, ignored (%s)", PATH(where), key,
+		                        why);
 		if (st != PE_OK)
 			return st;
 	}
