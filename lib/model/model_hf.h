@@ -101,6 +101,24 @@ enum {
 	/* layer_types default: layer 0 and each layer i with (i + 1) % 6 == 0 full,
 	 * the rest sliding (MiMoV2FlashConfig; hybrid_layer_pattern is never read) */
 	HF_MIMO_TYPES = 1u << 26,
+	/* the modeling file builds its rotary embedding without any rope block:
+	 * rope_scaling / rope_parameters are warned about and not read (Qwen v1, Yi,
+	 * TeleChat) */
+	HF_NO_ROPE_BLOCK = 1u << 27,
+	/* the base is the row's default of the theta key, whatever the config says
+	 * (the rotary class is built with its own default: CodeShell, TeleChat) */
+	HF_FIXED_BASE = 1u << 28,
+	/* the step NTK-alpha of Qwen v1 and TeleChat: at a running length L the base
+	 * is multiplied by alpha^(d/(d-2)), alpha = max(2^ceil(log2(L/S) + 1) - 1, 1)
+	 * with S the @keys' ntk_length, L at least ntk_floor when the row names one;
+	 * static up to that length, dynamic beyond it */
+	HF_NTK_STEPS = 1u << 29,
+	/* position_embedding_type 'rope' rotates, anything else (the class default
+	 * learned_absolute) is the row's learned table (CodeShell) */
+	HF_PET_ROPE = 1u << 30,
+	/* the rope block is the 'rotary' object {base, type origin|dynamic,
+	 * scaling_factor}, the row's @rope_block when the config has none (InternLM) */
+	HF_ROTARY_DICT = 1u << 31,
 };
 
 /*
@@ -147,6 +165,9 @@ struct hf_arch {
 	const char *rope_key;
 	const char *types;
 	const char *rope_block;
+	/* the rope types the modeling file accepts ("linear dynamic"); NULL: any
+	 * transformers has */
+	const char *scalings;
 };
 
 /* The registry entry of @model_type, or NULL. */
