@@ -371,7 +371,7 @@ static const struct hf_arch archs[] = {
              HF_REMOTE_CODE),
         ROPE("xverse", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", HF_REMOTE_CODE),
         ROPE("aquila", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", HF_REMOTE_CODE),
-        /* Orion (vLLM's and SGLang's orion.py): rope_theta and the rope block */
+        /* Orion (vLLM's orion.py): rope_theta and the rope block */
         ROPE("orion", H, LLAMA_D ",max_position_embeddings=8192,rope_theta=10000", HF_REMOTE_CODE),
         /* BlueLM (vivo's vLLM port): rope_theta and the rope block; its own
          * 'ntkmixed' scaling is not a type posenc restates */
