@@ -569,7 +569,7 @@ static enum pe_status accepted_scaling(struct hf *h, const char *bname, const st
 	}
 	return hf_fail(h, PE_EUNSUPPORTED,
 	               "%s.type: '%s' is not a scaling the model's own code (model_type '%s') "
-	               "builds; it accepts %s and raises ValueError otherwise",
+	               "builds; it accepts only: %s (anything else raises ValueError there)",
 	               bname, t->string, h->arch->model_type, list);
 }
 
