@@ -141,6 +141,9 @@ enum {
  * pseudo keys table_rows and table_cols (default max_position_embeddings and
  * hidden_size) and decoder_rows (a decoder table of its own, LED). A key
  * with a dot is a path into a sub-object (DBRX's attn_config.rope_theta).
+ * Pseudo keys of the rotary: ntk_length, ntk_floor, ntk_switch and
+ * logn_switch (HF_NTK_STEPS), position_divisor (a number positions are
+ * divided by, which is linear scaling: Qwen's seq_length_expansion).
  * @sin_key is the boolean that fills a learned table with fixed sinusoids
  * (DistilBERT's sinusoidal_pos_embds); @rope_key the boolean without which
  * the attention has no RoPE (Zamba2's use_mem_rope, default false); @types

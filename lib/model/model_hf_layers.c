@@ -893,6 +893,23 @@ enum pe_status hf_read_rope(struct hf *h)
 		block = class_block;
 		bname = "rotary";
 	}
+	/* positions divided by a number of the config before the table (Qwen-72B's
+	 * file: seq_length_expansion), which is linear scaling by that factor */
+	const char *div_key = hf_arch_key(h->arch, "position_divisor");
+	double div = 1.0;
+	if (div_key && (rc = hf_number(h, "", cfg, div_key, &div)) < 0)
+		return PE_EFORMAT;
+	if (div_key && rc && div != 1.0) {
+		if (!(div > 0.0 && isfinite(div)))
+			return hf_fail(h, PE_EFORMAT, "%s: %.17g must be > 0", div_key, div);
+		char *text = pe_asprintf("{\"rope_type\":\"linear\",\"factor\":%.17g}", div);
+		class_block = text ? json_parse(text, strlen(text), NULL) : NULL;
+		free(text);
+		if (!class_block)
+			return PE_ENOMEM;
+		block = class_block;
+		bname = div_key;
+	}
 	if (block && block->type != JSON_OBJECT)
 		return hf_fail(h, PE_EFORMAT, "%s: is not an object", bname);
 	if (block && (st = accepted_scaling(h, bname, block)) != PE_OK) {
