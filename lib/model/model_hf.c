@@ -86,6 +86,33 @@ static enum pe_status guess_unknown(struct hf *h, const char *model_type, enum h
 	                      : "its modeling file may differ");
 }
 
+/*
+ * A remote-code model_type whose auto_map loads another family's modeling
+ * file (InternLM2's first configs say 'internlm' and load modeling_internlm2):
+ * the file's rules are that family's row, when posenc has one.
+ */
+static const struct hf_arch *remote_file_arch(const struct json *root, const struct hf_arch *a)
+{
+	const struct json *am = hf_present(root, "auto_map");
+	const struct json *cls =
+	        am && am->type == JSON_OBJECT ? hf_present(am, "AutoModelForCausalLM") : NULL;
+	if (!cls || cls->type != JSON_STRING)
+		return a;
+	/* "modeling_X.Class", or "owner/repo--modeling_X.Class" for code in another repo */
+	const char *file = strstr(cls->string, "modeling_");
+	if (!file)
+		return a;
+	file += strlen("modeling_");
+	size_t len = strcspn(file, ".");
+	char name[64];
+	if (!file[len] || len == 0 || len >= sizeof(name))
+		return a;
+	memcpy(name, file, len);
+	name[len] = '\0';
+	const struct hf_arch *other = hf_arch_find(name);
+	return other && other != a && (other->flags & HF_REMOTE_CODE) ? other : a;
+}
+
 /* Picks the text model (text_config of a wrapper) and its architecture. */
 static enum pe_status find_arch(struct hf *h, const char **type_out, enum hf_enc *enc)
 {
@@ -116,6 +143,8 @@ static enum pe_status find_arch(struct hf *h, const char **type_out, enum hf_enc
 	h->arch = type ? hf_arch_find(type) : NULL;
 	if (h->arch && h->arch->enc == HF_WRAPPER)
 		h->arch = NULL;
+	if (h->arch && (h->arch->flags & HF_REMOTE_CODE))
+		h->arch = remote_file_arch(root, h->arch);
 	*type_out = type ? type : "(none)";
 	if (h->arch) {
 		*enc = h->arch->enc;
@@ -176,22 +205,25 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 	if ((h.arch->flags & HF_ALIBI_FLAG) && alibi_flag && alibi_flag->type == JSON_BOOL &&
 	    alibi_flag->boolean)
 		enc = HF_ALIBI;
-	/* Jais, BTLM: position_embedding_type picks ALiBi or the learned table (the
-	 * class default "learned") */
-	const struct json *pet = hf_present(h.cfg, "position_embedding_type");
-	if ((h.arch->flags & HF_PET_ALIBI) && pet) {
-		if (pet->type != JSON_STRING ||
-		    (strcmp(pet->string, "alibi") != 0 && strcmp(pet->string, "learned") != 0)) {
-			st = hf_fail(&h, PE_EUNSUPPORTED,
-			             "position_embedding_type: model_type '%s' has 'learned' or "
-			             "'alibi' (its own modeling file); not %s%s%s",
-			             type, pet->type == JSON_STRING ? "'" : "",
-			             pet->type == JSON_STRING ? pet->string : "a string",
-			             pet->type == JSON_STRING ? "'" : "");
+	/* position_embedding_type: the row's learned table or, by one value, ALiBi
+	 * (Jais, BTLM: 'alibi'; the class default 'learned') or RoPE (CodeShell:
+	 * 'rope'; the class default learned_absolute) */
+	if (h.arch->flags & (HF_PET_ALIBI | HF_PET_ROPE)) {
+		int alibi = (h.arch->flags & HF_PET_ALIBI) != 0;
+		const struct json *pet = hf_present(h.cfg, "position_embedding_type");
+		if (pet && pet->type != JSON_STRING) {
+			st = hf_fail(&h, PE_EFORMAT, "position_embedding_type: is not a string");
 			goto done;
 		}
-		if (strcmp(pet->string, "alibi") == 0)
-			enc = HF_ALIBI;
+		if (pet && strcmp(pet->string, alibi ? "alibi" : "rope") == 0) {
+			enc = alibi ? HF_ALIBI : HF_ROPE;
+		} else if (pet && alibi && strcmp(pet->string, "learned") != 0) {
+			st = hf_fail(&h, PE_EUNSUPPORTED,
+			             "position_embedding_type: model_type '%s' has 'learned' or "
+			             "'alibi' (its own modeling file); not '%s'",
+			             type, pet->string);
+			goto done;
+		}
 	}
 	/* Baichuan's 13B modeling files (Baichuan-13B, Baichuan2-13B) add ALiBi with
 	 * Press et al.'s slopes (_gen_alibi_mask), its 7B ones rotate; the configs say

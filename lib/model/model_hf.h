@@ -119,6 +119,24 @@ enum hf_enc {
  * true) layer i is a Mamba layer unless i % mamba_step == mamba_step // 2 (the
  * last layer when there are no more than mamba_step // 2 layers) */
 #define HF_MAMBA_STEP (UINT64_C(1) << 31)
+/* the modeling file builds its rotary embedding without any rope block:
+ * rope_scaling / rope_parameters are warned about and not read (Qwen v1, Yi,
+ * TeleChat) */
+#define HF_NO_ROPE_BLOCK (UINT64_C(1) << 32)
+/* the base is the row's default of the theta key, whatever the config says
+ * (the rotary class is built with its own default: CodeShell, TeleChat) */
+#define HF_FIXED_BASE (UINT64_C(1) << 33)
+/* the step NTK-alpha of Qwen v1 and TeleChat: at a running length L the base
+ * is multiplied by alpha^(d/(d-2)), alpha = max(2^ceil(log2(L/S) + 1) - 1, 1)
+ * with S the @keys' ntk_length, L at least ntk_floor when the row names one;
+ * static up to that length, dynamic beyond it */
+#define HF_NTK_STEPS (UINT64_C(1) << 34)
+/* position_embedding_type 'rope' rotates, anything else (the class default
+ * learned_absolute) is the row's learned table (CodeShell) */
+#define HF_PET_ROPE (UINT64_C(1) << 35)
+/* the rope block is the 'rotary' object {base, type origin|dynamic,
+ * scaling_factor}, the row's @rope_block when the config has none (InternLM) */
+#define HF_ROTARY_DICT (UINT64_C(1) << 36)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its
@@ -140,6 +158,10 @@ enum hf_enc {
  * pseudo keys table_rows and table_cols (default max_position_embeddings and
  * hidden_size) and decoder_rows (a decoder table of its own, LED). A key
  * with a dot is a path into a sub-object (DBRX's attn_config.rope_theta).
+ * Pseudo keys of the rotary: ntk_length, ntk_floor, ntk_switch and
+ * logn_switch (HF_NTK_STEPS), linear_factor (a number positions are
+ * divided by, which is linear scaling: Qwen's seq_length_expansion, Phi-3-small's
+ * rope_position_scale).
  * @sin_key is the boolean that fills a learned table with fixed sinusoids
  * (DistilBERT's sinusoidal_pos_embds); @rope_key the boolean without which
  * the attention has no RoPE (Zamba2's use_mem_rope, default false); @types
@@ -150,9 +172,9 @@ enum hf_enc {
  *
  * @scalings is for models whose own code builds its rotary embedding from
  * rope_scaling itself (remote code): the "type"s it knows, space-separated
- * (another one makes that code raise, so it is refused); "" when the code never
- * reads a rope block (a block in the config is ignored, with a warning); NULL
- * for transformers' registry (modeling_rope_utils).
+ * (another one makes that code raise, so it is refused); NULL for transformers'
+ * registry (modeling_rope_utils). A code that never reads a rope block is
+ * HF_NO_ROPE_BLOCK.
  */
 struct hf_arch {
 	const char *model_type;

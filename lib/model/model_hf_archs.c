@@ -339,6 +339,67 @@ static const struct hf_arch archs[] = {
          .flags = HF_ROPE_RATIO | HF_REMOTE_CODE,
          .keys = KEYS("head_dim=kv_channels", "num_hidden_layers=num_layers",
                       "max_position_embeddings=seq_length", "unsupported=position_encoding_2d")},
+        /* ---- remote code (r1) ---- */
+        /* Qwen v1 (modeling_qwen.py): RotaryEmbedding of int(kv_channels * rotary_pct)
+         * dimensions at rotary_emb_base, rotate_half, no rope block; beyond seq_length
+         * its NTK-alpha steps and logn queries (use_dynamic_ntk, use_logn_attn) */
+        {.model_type = "qwen",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,kv_channels=128,"
+                     "max_position_embeddings=8192,rotary_emb_base=10000,rotary_pct=1",
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK | HF_NTK_STEPS,
+         .theta_key = "rotary_emb_base",
+         .keys = KEYS("head_dim=kv_channels", "ntk_length=seq_length", "ntk_switch=use_dynamic_ntk",
+                      "logn_switch=use_logn_attn", "linear_factor=seq_length_expansion")},
+        /* InternLM (modeling_internlm.py): the 'rotary' object, origin or dynamic */
+        {.model_type = "internlm",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048",
+         .flags = HF_REMOTE_CODE | HF_ROTARY_DICT,
+         .rope_block = "{\"base\": 10000, \"type\": \"dynamic\"}"},
+        /* InternLM2 (modeling_internlm2.py): Llama's rotary with linear or dynamic only */
+        {.model_type = "internlm2",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_REMOTE_CODE,
+         .scalings = "linear dynamic"},
+        /* InternLM3, XVERSE, Aquila: vLLM reads them as LlamaForCausalLM */
+        ROPE("internlm3", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+             HF_REMOTE_CODE),
+        ROPE("xverse", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", HF_REMOTE_CODE),
+        ROPE("aquila", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", HF_REMOTE_CODE),
+        /* Orion (vLLM's orion.py): rope_theta and the rope block */
+        ROPE("orion", H, LLAMA_D ",max_position_embeddings=8192,rope_theta=10000", HF_REMOTE_CODE),
+        /* BlueLM (vivo's vLLM port): rope_theta and the rope block; its own
+         * 'ntkmixed' scaling is not a type posenc restates */
+        ROPE("bluelm", H, LLAMA_D ",max_position_embeddings=8192,rope_theta=10000", HF_REMOTE_CODE),
+        /* Yi's first releases (modeling_yi.py): YiRotaryEmbedding at rope_theta, no
+         * rope block (the configs say "Yi") */
+        ROPE("Yi", H, LLAMA_D ",max_position_embeddings=4096,rope_theta=5000000",
+             HF_REMOTE_CODE | HF_NO_ROPE_BLOCK),
+        /* TeleChat (modeling_telechat.py, modeling_telechat2.py): RotaryEmbedding at
+         * its own base 10000, rotate_half, no rope block, Qwen's NTK-alpha steps
+         * against base_seqlen from training_seqlen on */
+        {.model_type = "telechat",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=4096,n_head=32,n_layer=30,training_seqlen=8192,rope_theta=10000",
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK | HF_FIXED_BASE | HF_NTK_STEPS,
+         .keys = KEYS("hidden_size=n_embed", "num_attention_heads=n_head",
+                      "num_hidden_layers=n_layer", "max_position_embeddings=training_seqlen",
+                      "ntk_length=base_seqlen", "ntk_floor=training_seqlen")},
+        /* CodeShell (modeling_codeshell.py): a learned wpe unless position_embedding_type
+         * is 'rope', then the rotary at its own base 10000, linear or dynamic */
+        {.model_type = "codeshell",
+         .enc = HF_LEARNED,
+         .layout = H,
+         .defaults = "n_embd=4096,n_head=32,n_layer=42,n_positions=8192,rope_theta=10000",
+         .flags = HF_REMOTE_CODE | HF_PET_ROPE | HF_FIXED_BASE,
+         .what = "transformer.wpe.weight",
+         .scalings = "linear dynamic"},
         ROPE("ernie4_5", I,
              "hidden_size=1024,num_attention_heads=16,num_hidden_layers=18,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=500000",
@@ -397,16 +458,14 @@ static const struct hf_arch archs[] = {
          .layout = H,
          .defaults = "hidden_size=6144,num_attention_heads=48,num_hidden_layers=64,"
                      "max_position_embeddings=8192,rope_theta=10000",
-         .flags = HF_REMOTE_CODE,
-         .scalings = ""},
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK},
         /* Snowflake Arctic (modeling_arctic.py, a Mixtral copy): rotate_half, no
          * rope_scaling read; the class default base is 1e6 */
         {.model_type = "arctic",
          .enc = HF_ROPE,
          .layout = H,
          .defaults = LLAMA_D ",max_position_embeddings=4096,rope_theta=1000000",
-         .flags = HF_REMOTE_CODE,
-         .scalings = ""},
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK},
         /* Step3's text model: 256-wide heads, the context in max_position_embedding */
         {.model_type = "step3_text",
          .enc = HF_ROPE,
@@ -420,17 +479,15 @@ static const struct hf_arch archs[] = {
         {.model_type = "molmo",
          .enc = HF_ROPE,
          .layout = H,
-         .flags = HF_REMOTE_CODE,
-         .keys = KEYS("interleave_if=rope_impl:interleave"),
-         .scalings = ""},
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK,
+         .keys = KEYS("interleave_if=rope_impl:interleave")},
         /* PLaMo (modeling_plamo.py): rotate_half over hidden_size // heads at
          * rope_theta; no rope_scaling read */
         {.model_type = "plamo",
          .enc = HF_ROPE,
          .layout = H,
          .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
-         .flags = HF_REMOTE_CODE,
-         .scalings = ""},
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK},
         /* PLaMo 2: Mamba layers and attention layers by mamba_step; the attention's
          * heads are hidden_size_per_head wide, rotate_half at rope_theta */
         {.model_type = "plamo2",

@@ -561,47 +561,159 @@ done:
 	return st;
 }
 
-/* 1 if @word is one of the space-separated @words. */
-static int one_of(const char *words, const char *word)
+/*
+ * InternLM's 'rotary' object (InternLMAttention._init_rope): base, type
+ * 'origin' (plain RoPE) or 'dynamic' (transformers' dynamic NTK formula with
+ * scaling_factor, default 1, against max_position_embeddings), anything else
+ * a ValueError. Sets the base and makes the equivalent rope block in *out.
+ */
+static enum pe_status rotary_dict(struct hf *h, struct hf_rope_ctx *c, struct json **out)
 {
-	size_t wl = strlen(word);
-	for (const char *p = words; *p;) {
+	const struct json *r = hf_present(h->cfg, "rotary");
+	struct json *dflt = NULL;
+	enum pe_status st = PE_OK;
+	if (r && r->type != JSON_OBJECT)
+		return hf_fail(h, PE_EFORMAT, "rotary: is not an object");
+	if (!r) {
+		dflt = json_parse(h->arch->rope_block, strlen(h->arch->rope_block), NULL);
+		if (!dflt)
+			return PE_ENOMEM; /* the registry's own text parses */
+		r = dflt;
+		st = hf_warn(
+		        h,
+		        "rotary: missing, so the configuration class's default %s is read "
+		        "(the first revisions of the modeling file had no 'rotary' and rotated "
+		        "at 10000 without dynamic scaling)",
+		        h->arch->rope_block);
+	}
+	double base = NAN, factor = 1.0;
+	int rc = st == PE_OK ? hf_number(h, "rotary.", r, "base", &base) : 1;
+	const struct json *t = hf_present(r, "type");
+	if (st == PE_OK && rc < 0)
+		st = PE_EFORMAT;
+	else if (st == PE_OK && rc == 0)
+		st = hf_fail(h, PE_EFORMAT, "rotary.base: missing (the modeling file reads it)");
+	else if (st == PE_OK && (!t || t->type != JSON_STRING))
+		st = hf_fail(h, PE_EFORMAT, "rotary.type: missing or not a string");
+	else if (st == PE_OK && strcmp(t->string, "origin") != 0 &&
+	         strcmp(t->string, "dynamic") != 0)
+		st = hf_fail(h, PE_EUNSUPPORTED,
+		             "rotary.type: '%s' is neither 'origin' nor 'dynamic', the two the "
+		             "model's own code builds (it raises ValueError otherwise)",
+		             t->string);
+	else if (st == PE_OK && hf_number(h, "rotary.", r, "scaling_factor", &factor) < 0)
+		st = PE_EFORMAT;
+	char *text = NULL;
+	if (st == PE_OK) {
+		c->top_theta = base;
+		text = strcmp(t->string, "origin") == 0
+		               ? pe_strdup("{\"rope_type\":\"default\"}")
+		               : pe_asprintf("{\"rope_type\":\"dynamic\",\"factor\":%.17g}",
+		                             factor);
+		if (!text || !(*out = json_parse(text, strlen(text), NULL)))
+			st = PE_ENOMEM;
+	}
+	free(text);
+	json_free(dflt);
+	return st;
+}
+
+/* A rope type outside the row's @scalings: the model's own code raises. */
+static enum pe_status accepted_scaling(struct hf *h, const char *bname, const struct json *block)
+{
+	const char *list = h->arch->scalings;
+	const struct json *t = hf_present(block, "rope_type");
+	if (!t)
+		t = hf_present(block, "type");
+	if (!list || !t || t->type != JSON_STRING || strcmp(t->string, "default") == 0)
+		return PE_OK;
+	size_t len = strlen(t->string);
+	for (const char *p = list; *p;) {
 		size_t l = strcspn(p, " ");
-		if (l == wl && strncmp(p, word, wl) == 0)
-			return 1;
+		if (l == len && strncmp(p, t->string, len) == 0)
+			return PE_OK;
 		p += l + (p[l] == ' ');
 	}
-	return 0;
+	return hf_fail(h, PE_EUNSUPPORTED,
+	               "%s.type: '%s' is not a scaling the model's own code (model_type '%s') "
+	               "builds; it accepts only: %s (anything else raises ValueError there)",
+	               bname, t->string, h->arch->model_type, list);
+}
+
+/* Qwen v1 / TeleChat's alpha at running length @len against @ref. */
+static double ntk_alpha(double len, double ref)
+{
+	double a = pow(2.0, ceil(log2(len / ref) + 1.0)) - 1.0;
+	return a > 1.0 ? a : 1.0;
 }
 
 /*
- * A model whose own code picks its rotary class from rope_scaling["type"]
- * (remote code): a type it does not know makes that code raise, so the
- * config is refused; a code that never reads the block leaves it unused, so
- * it is dropped with a warning (*block = NULL).
+ * HF_NTK_STEPS: the static part (TeleChat rotates at least at its
+ * training_seqlen, so a base already raised when that exceeds base_seqlen)
+ * goes into the base; the growth with the running length, Qwen's logn
+ * query scaling and TeleChat's mscale are said, not computed. *@len gets
+ * the length up to which the frequencies shown hold.
  */
-static enum pe_status own_scaling(struct hf *h, const struct json **block, const char *bname)
+static enum pe_status ntk_steps(struct hf *h, struct hf_rope_ctx *c, double *len)
 {
-	const char *known = h->arch->scalings;
-	const struct json *t = hf_present(*block, "rope_type");
-	if (!t)
-		t = hf_present(*block, "type");
-	if (t && t->type != JSON_STRING)
-		return hf_fail(h, PE_EFORMAT, "%s.rope_type: is not a string", bname);
-	const char *type = t ? t->string : "default";
-	if (!*known) {
-		*block = NULL;
-		return hf_warn(h,
-		               "%s: the model's own rotary embedding (%s) never reads it; "
-		               "ignored",
-		               bname, h->arch->model_type);
+	const char *ref_key = hf_arch_key(h->arch, "ntk_length");
+	const char *floor_key = hf_arch_key(h->arch, "ntk_floor");
+	const char *on_key = hf_arch_key(h->arch, "ntk_switch");
+	const char *logn_key = hf_arch_key(h->arch, "logn_switch");
+	size_t ref = 0, floor_len = 0;
+	int rc = hf_cfg_count(h, "ntk_length", &ref, NULL);
+	if (rc < 0)
+		return PE_EFORMAT;
+	if (rc == 0)
+		return hf_fail(h, PE_EFORMAT,
+		               "%s: missing; the model's own code reads it (its class has no "
+		               "default) for the length its NTK steps count from",
+		               ref_key);
+	if (floor_key && hf_cfg_count(h, "ntk_floor", &floor_len, NULL) < 0)
+		return PE_EFORMAT;
+	int on = on_key ? hf_bool(h, "", h->cfg, on_key, 1) : 1;
+	int logn = logn_key ? hf_bool(h, "", h->cfg, logn_key, 1) : 0;
+	if (on < 0 || logn < 0)
+		return PE_EFORMAT;
+	double partial = !isnan(c->top_partial)     ? c->top_partial
+	                 : !isnan(c->class_partial) ? c->class_partial
+	                                            : 1.0;
+	double d = floor((double)c->head_dim * partial);
+	enum pe_status st = PE_OK;
+	*len = floor_len ? (double)floor_len : (double)ref;
+	if (on && floor_len && d > 2) {
+		double alpha = ntk_alpha((double)floor_len, (double)ref);
+		c->top_theta *= pow(alpha, d / (d - 2.0));
+		st = hf_fact(h, "ntk_alpha",
+		             "the alpha of the base the model rotates at up to this length: "
+		             "base x alpha^(d/(d-2)), alpha = max(2^ceil(log2(L / S) + 1) - 1, 1)",
+		             "%.17g (L %zu, S %zu)", alpha, floor_len, ref);
 	}
-	if (strcmp(type, "default") != 0 && !one_of(known, type))
-		return hf_fail(h, PE_EUNSUPPORTED,
-		               "%s: type '%s' is not one the model's own code (%s) knows (%s); "
-		               "it raises on it",
-		               bname, type, h->arch->model_type, known);
-	return PE_OK;
+	if (st == PE_OK && on)
+		st = hf_fact(h, "ntk_steps",
+		             "beyond this length the model's own code raises the base at each "
+		             "running length L: base x alpha^(d/(d-2)), alpha = max(2^ceil(log2(L "
+		             "/ S) + 1) - 1, 1), S the value here",
+		             "%zu", ref);
+	if (st == PE_OK && on)
+		st = hf_warn(h,
+		             "%s %zu: beyond %.17g tokens the model's own code grows the base with "
+		             "the running length (its NTK-alpha steps%s), which the frequencies "
+		             "shown do not follow: they hold up to that length",
+		             ref_key, ref, *len,
+		             floor_len ? ", and cos and sin times 0.1 ln(L / training length) + 1"
+		                       : "");
+	if (st == PE_OK && logn)
+		st = hf_fact(h, "logn_attention",
+		             "queries at position p (from 0) with p + 1 > S are multiplied by "
+		             "log(p + 1) / log(S), S the value here",
+		             "%zu", ref);
+	if (st == PE_OK && logn)
+		st = hf_warn(h,
+		             "%s: queries beyond %zu tokens are scaled by log(p + 1) / log(%zu) "
+		             "at inference, which posenc does not apply",
+		             logn_key, ref, ref);
+	return st;
 }
 
 enum pe_status hf_read_rope(struct hf *h)
@@ -758,8 +870,22 @@ enum pe_status hf_read_rope(struct hf *h)
 	const char *theta_key = h->arch->theta_key ? h->arch->theta_key : "rope_theta";
 	if ((rc = hf_number(h, "", cfg, theta_key, &v)) < 0)
 		return PE_EFORMAT;
-	if (rc || hf_arch_default(h->arch, theta_key, &v))
+	if (h->arch->flags & HF_FIXED_BASE) {
+		double fixed = NAN;
+		hf_arch_default(h->arch, theta_key, &fixed);
+		enum pe_status wst = PE_OK;
+		if (rc && v != fixed)
+			wst = hf_warn(
+			        h,
+			        "%s: %.17g is not read; the model's own code builds its rotary "
+			        "embedding at its fixed base %.17g",
+			        theta_key, v, fixed);
+		if (wst != PE_OK)
+			return wst;
+		c.top_theta = fixed;
+	} else if (rc || hf_arch_default(h->arch, theta_key, &v)) {
 		c.top_theta = v;
+	}
 	if (h->arch->flags & HF_TYPE_ROPE) {
 		c.top_theta = NAN;
 		c.top_partial = NAN;
@@ -802,6 +928,9 @@ enum pe_status hf_read_rope(struct hf *h)
 	if ((rc = hf_number(h, "", cfg, "original_max_position_embeddings", &c.top_original)) < 0)
 		return PE_EFORMAT;
 	c.top_original_set = rc;
+	double static_len = 0;
+	if ((h->arch->flags & HF_NTK_STEPS) && (st = ntk_steps(h, &c, &static_len)) != PE_OK)
+		return st;
 	if ((rc = hf_cfg_count(h, "num_hidden_layers", &n, NULL)) < 0)
 		return PE_EFORMAT;
 	if (!rc)
@@ -856,19 +985,40 @@ enum pe_status hf_read_rope(struct hf *h)
 		bname = "rope_parameters";
 		block = hf_present(cfg, "rope_parameters");
 	}
+	struct json *class_block = NULL;
+	if (block && (h->arch->flags & (HF_NO_ROPE_BLOCK | HF_ROTARY_DICT))) {
+		if ((st = hf_warn(h,
+		                  "%s: not read; the model's own code (model_type '%s') builds its "
+		                  "rotary embedding without it, so it is ignored",
+		                  bname, h->arch->model_type)) != PE_OK)
+			return st;
+		block = NULL;
+	}
+	if (h->arch->flags & HF_ROTARY_DICT) {
+		if ((st = rotary_dict(h, &c, &class_block)) != PE_OK)
+			return st;
+		block = class_block;
+		bname = "rotary";
+	}
 	if (block && block->type != JSON_OBJECT)
 		return hf_fail(h, PE_EFORMAT, "%s: is not an object", bname);
-	if (block && h->arch->scalings && (st = own_scaling(h, &block, bname)) != PE_OK)
+	if (block && (st = accepted_scaling(h, bname, block)) != PE_OK) {
+		json_free(class_block);
 		return st;
-	/* the class's own rope_parameters when the config has none (CWM's llama3) */
-	struct json *class_block = NULL;
-	/* Phi-3-small: with no rope_scaling, rope_position_scale is a linear factor */
+	}
+	/* a number of the config that divides the positions, which is linear scaling
+	 * by it when no block says otherwise (Phi-3-small's rope_position_scale,
+	 * Qwen-72B's seq_length_expansion) */
 	const char *lin_key = hf_arch_key(h->arch, "linear_factor");
 	double lin = 1.0;
-	if (lin_key && (rc = hf_number(h, "", cfg, lin_key, &lin)) < 0)
+	if (lin_key && (rc = hf_number(h, "", cfg, lin_key, &lin)) < 0) {
+		json_free(class_block);
 		return PE_EFORMAT;
-	if (lin_key && !(lin > 0.0 && lin <= 1e6))
+	}
+	if (lin_key && !(lin > 0.0 && lin <= 1e6)) {
+		json_free(class_block);
 		return hf_fail(h, PE_EFORMAT, "%s: %.17g is not in (0, 1e6]", lin_key, lin);
+	}
 	if (!block && lin != 1.0) {
 		char text[96];
 		snprintf(text, sizeof(text), "{\"rope_type\": \"linear\", \"factor\": %.17g}", lin);
@@ -878,12 +1028,14 @@ enum pe_status hf_read_rope(struct hf *h)
 		block = class_block;
 		bname = lin_key;
 	} else if (block && lin != 1.0 && !hf_present(block, "factor")) {
+		json_free(class_block);
 		return hf_fail(h, PE_EUNSUPPORTED,
 		               "%s: %.17g beside %s, which the model's own code reads as that "
 		               "block's factor; posenc does not restate the combination",
 		               lin_key, lin, bname);
 	}
-	if (!block && h->arch->rope_block) {
+	/* the class's own rope_parameters when the config has none (CWM's llama3) */
+	if (!block && h->arch->rope_block && !(h->arch->flags & HF_NO_ROPE_BLOCK)) {
 		class_block = json_parse(h->arch->rope_block, strlen(h->arch->rope_block), NULL);
 		if (!class_block)
 			return PE_ENOMEM; /* the registry's own text parses */
@@ -1016,7 +1168,7 @@ enum pe_status hf_read_rope(struct hf *h)
 		cache[n_cache++] = (struct spec_cache){b, local, global, sb.buf};
 		ls[i].spec = sb.buf;
 	}
-	m->train_context = train > 0 ? train : c.max_pos;
+	m->train_context = static_len > 0 ? static_len : train > 0 ? train : c.max_pos;
 	if (hf_present(block, "mrope_section") && (st = hf_mrope_note(h, &c, block)) != PE_OK)
 		goto done;
 	if ((st = attention_facts(h, n, types, nope)) != PE_OK)

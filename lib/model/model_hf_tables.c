@@ -323,7 +323,10 @@ enum pe_status hf_read_learned(struct hf *h)
 		               "position_embedding_type: 'alibi' is JinaBERT's remote code (ALiBi "
 		               "on |i - j| in both directions of an encoder), which posenc's alibi "
 		               "scheme does not have");
-	if (pet && strcmp(pet->string, "absolute") != 0)
+	/* CodeShell's class default names its learned table learned_absolute */
+	int own_name = (h->arch->flags & HF_PET_ROPE) && pet &&
+	               strcmp(pet->string, "learned_absolute") == 0;
+	if (pet && strcmp(pet->string, "absolute") != 0 && !own_name)
 		return hf_fail(h, PE_EUNSUPPORTED,
 		               "position_embedding_type: '%s' is a relative scheme (Shaw et al. / "
 		               "Huang et al. relative_key embeddings) that posenc does not have",

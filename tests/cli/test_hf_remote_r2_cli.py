@@ -200,7 +200,7 @@ ok(s.get("all", {}).get("layout") == "half" and s.get("model", {}).get("context"
    close(freqs(write("grok", grok), "all"), inv_freq(1e4, 128)),
    "Grok-1: 128-wide heads at 10000", s.get("all"))
 r, s = summary(write("grok_scaled", dict(grok, rope_scaling={"type": "linear", "factor": 2.0})))
-ok(r.rc == 0 and "never reads it" in r.err and s.get("all", {}).get("scaling") == "none",
+ok(r.rc == 0 and "rope_scaling: not read" in r.err and s.get("all", {}).get("scaling") == "none",
    "Grok-1: a rope_scaling block is not read (warned)", (r.err, s.get("all")))
 
 # ---- arctic: Snowflake Arctic, 7168 // 56 = 128; class default base 1e6 -----------------------
