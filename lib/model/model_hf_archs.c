@@ -339,7 +339,7 @@ static const struct hf_arch archs[] = {
          .flags = HF_ROPE_RATIO | HF_REMOTE_CODE,
          .keys = KEYS("head_dim=kv_channels", "num_hidden_layers=num_layers",
                       "max_position_embeddings=seq_length", "unsupported=position_encoding_2d")},
-        /* ---- remote code (r1) ---- */
+        /* ---- remote code: Qwen v1, InternLM and Llama-like families ---- */
         /* Qwen v1 (modeling_qwen.py): RotaryEmbedding of int(kv_channels * rotary_pct)
          * dimensions at rotary_emb_base, rotate_half, no rope block; beyond seq_length
          * its NTK-alpha steps and logn queries (use_dynamic_ntk, use_logn_attn) */
@@ -408,7 +408,7 @@ static const struct hf_arch archs[] = {
              "hidden_size=2560,num_attention_heads=20,num_hidden_layers=28,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=500000",
              0),
-        /* ---- remote code (r2) ---- */
+        /* ---- remote code: MoE, MLA and multimodal families ---- */
         /* DeepSeek-MoE 16B (modeling_deepseek.py, a Llama 4.36 copy): rotate_half over
          * the whole head, rope_scaling "type" linear or dynamic or the code raises */
         {.model_type = "deepseek",
@@ -1070,7 +1070,7 @@ static const struct hf_arch archs[] = {
         /* a text encoder-decoder pair: the decoder (its own model_type) */
         WRAPPER_AT("encoder-decoder", NULL, "decoder"),
 
-        /* ---- remote code and stragglers (r3) ---- */
+        /* ---- remote code: per-layer blocks, ALiBi, old Falcon and Phi; late types ---- */
         /* DeciLM / Llama-3.x-Nemotron (modeling_decilm.py): Llama's rotary and rope
          * block; block_configs[i].attention no_op or replace_with_linear layers have
          * no attention; DeciLM-7B's num_key_value_heads_per_layer sizes only K/V */

@@ -5,8 +5,6 @@ their offsets, MPT's ALiBi slopes, refusals that say why, unknown rope keys, the
 that differs between releases, and the attention facts of `posenc model`. Published configs
 are in tests/fixtures/hf (SOURCES.md); the expected numbers are restated here with numpy from
 transformers' configuration classes, modeling files and modeling_rope_utils.py."""
-import csv
-import io
 import json
 import math
 import os
@@ -16,65 +14,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
+from hf_harness import setup, close, fix, freqs, inv_freq, layers, summary, write  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(os.path.dirname(HERE), "fixtures", "hf")
 TMP = workdir()
-REL = 1e-15
-
-
-def fix(name):
-    return "hf:" + os.path.join(FIX, name + ".json")
-
-
-def write(name, doc):
-    path = os.path.join(TMP, name + ".json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    return "hf:" + path
-
-
-def summary(spec):
-    r = run(EXE, "model", spec, "-o", "-")
-    out = {}
-    for row in list(csv.reader(io.StringIO(r.text)))[1:]:
-        out.setdefault(row[0], {})[row[1]] = row[2]
-    return r, out
-
-
-def freqs(spec, group, column):
-    """A column of freqs' long table: "theta", or "NAME_theta" for the scaled frequencies
-    of scaling NAME (its rows' scaled_theta)."""
-    r = run(EXE, "freqs", "-q", "-s", spec, "--layer", group, "--table", "long", "-o", "-")
-    rows = list(csv.DictReader(io.StringIO(r.text)))
-    if r.rc or not rows:
-        return None
-    if column == "theta":
-        first = rows[0]["scaling"]
-        return np.array([float(x["theta"]) for x in rows if x["scaling"] == first])
-    got = [float(x["scaled_theta"]) for x in rows if x["scaling"] + "_theta" == column]
-    return np.array(got) if got else None
-
-
-def inv_freq(base, dim):
-    """_compute_default_rope_parameters in float64."""
-    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float64) / dim))
-
-
-def close(got, want):
-    if got is None or got.shape != np.shape(want):
-        return False
-    want = np.asarray(want)
-    return bool(np.all(np.abs(got - want) <= REL * np.abs(want)))
-
-
-def layers(text):
-    out = []
-    for part in filter(None, text.split(",")):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
+setup(EXE, TMP)
 
 
 # ---- class defaults: Gemma 3 (Gemma3TextConfig) -------------------------------------

@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
-"""Remote-code model types and transformers stragglers read by their own rules (r3):
+"""Remote-code model types and transformers stragglers read by their own rules:
 DeciLM / Nemotron-NAS block_configs, MiMo, OpenELM, Jais and BTLM (ALiBi or a learned table),
 Falcon's RefinedWeb remote code, EXAONE 3, Phi-3-small, Phi-3-vision, Phi-4-multimodal, the old
 Phi remote code, Muse Glimmer's text model, deepseek_ref and step3p7. No published config of
 these was found vendored in a repository: each config below is written from the model card's
 config.json values, and the expected numbers are the modeling files' formulas restated with
 numpy (doc/models.md names the file each one follows)."""
-import csv
-import io
-import json
 import math
 import os
 import sys
@@ -17,61 +14,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
+from hf_harness import setup, close, freqs, inv_freq, layers, summary, write  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
-REL = 1e-15
+setup(EXE, TMP)
 UNKNOWN = "not in posenc's table"
 REMOTE = "the checkpoint's own modeling file"
-
-
-def write(name, doc):
-    path = os.path.join(TMP, name + ".json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    return "hf:" + path
-
-
-def summary(spec):
-    r = run(EXE, "model", spec, "-o", "-")
-    out = {}
-    for row in list(csv.reader(io.StringIO(r.text)))[1:]:
-        out.setdefault(row[0], {})[row[1]] = row[2]
-    return r, out
-
-
-def freqs(spec, group, column="theta"):
-    r = run(EXE, "freqs", "-q", "-s", spec, "--layer", group, "--table", "long", "-o", "-")
-    rows = list(csv.DictReader(io.StringIO(r.text)))
-    if r.rc or not rows:
-        return None
-    if column == "theta":
-        first = rows[0]["scaling"]
-        return np.array([float(x["theta"]) for x in rows if x["scaling"] == first])
-    got = [float(x["scaled_theta"]) for x in rows if x["scaling"] + "_theta" == column]
-    return np.array(got) if got else None
-
-
-def inv_freq(base, dim):
-    """1 / base^(2i / dim), as every rotary here builds it (float64)."""
-    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float64) / dim))
-
-
-def close(got, want, rel=REL):
-    """Within rel of want; llama3's blend is compared at 4e-15, its operations being ordered
-    differently in the restatement."""
-    if got is None or got.shape != np.shape(want):
-        return False
-    want = np.asarray(want)
-    return bool(np.all(np.abs(got - want) <= rel * np.abs(want)))
-
-
-def layers(text):
-    out = []
-    for part in filter(None, text.split(",")):
-        a, _, b = part.partition("-")
-        out += list(range(int(a), int(b or a) + 1))
-    return out
 
 
 def remote_ok(r, s):

@@ -6,7 +6,6 @@ model cards' values and say so. The expected numbers restate each modeling file'
 numpy (doc/models.md names the files)."""
 import csv
 import io
-import json
 import math
 import os
 import sys
@@ -15,59 +14,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
+from hf_harness import setup, close, fix, freqs, inv_freq, load, summary, write  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(os.path.dirname(HERE), "fixtures", "hf")
 TMP = workdir()
-REL = 1e-15
+setup(EXE, TMP)
 TABLE = "not in posenc's table"
 REMOTE = "own modeling file"
-
-
-def fix(name):
-    return "hf:" + os.path.join(FIX, name + ".json")
-
-
-def load(name):
-    with open(os.path.join(FIX, name + ".json")) as f:
-        return json.load(f)
-
-
-def write(name, doc):
-    path = os.path.join(TMP, name + ".json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    return "hf:" + path
-
-
-def summary(spec):
-    r = run(EXE, "model", spec, "-o", "-")
-    out = {}
-    for row in list(csv.reader(io.StringIO(r.text)))[1:]:
-        out.setdefault(row[0], {})[row[1]] = row[2]
-    return r, out
-
-
-def freqs(spec, group="all"):
-    r = run(EXE, "freqs", "-q", "-s", spec, "--layer", group, "--table", "long", "-o", "-")
-    rows = list(csv.DictReader(io.StringIO(r.text)))
-    if r.rc or not rows:
-        return None
-    first = rows[0]["scaling"]
-    return np.array([float(x["theta"]) for x in rows if x["scaling"] == first])
-
-
-def inv_freq(base, dim):
-    """1 / base^(arange(0, dim, 2) / dim), every RotaryEmbedding here, in float64."""
-    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float64) / dim))
-
-
-def close(got, want):
-    if got is None or got.shape != np.shape(want):
-        return False
-    want = np.asarray(want)
-    return bool(np.all(np.abs(got - want) <= REL * np.abs(want)))
 
 
 def remote_ok(r, s):

@@ -6,9 +6,6 @@ published configs was found, so each config is written here from the values its 
 publishes (sizes, rope_theta, context); the longrope factors are made up for the test. The
 expected frequencies are restated with numpy from each model's own rotary code (doc/models.md
 cites the files): 1 / base^(2i/d) over the rotated width d, rotate_half unless said."""
-import csv
-import io
-import json
 import os
 import sys
 
@@ -16,48 +13,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
+from hf_harness import setup, close, freqs, inv_freq, summary, write  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
-REL = 1e-15
+setup(EXE, TMP)
 UNKNOWN = "not in posenc's table"
 REMOTE = "the checkpoint's own modeling file"
-
-
-def write(name, doc):
-    path = os.path.join(TMP, name + ".json")
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    return "hf:" + path
-
-
-def summary(spec):
-    r = run(EXE, "model", spec, "-o", "-")
-    out = {}
-    for row in list(csv.reader(io.StringIO(r.text)))[1:]:
-        out.setdefault(row[0], {})[row[1]] = row[2]
-    return r, out
-
-
-def freqs(spec, group, column="theta"):
-    """theta (unscaled) or scaled_theta of one group, from freqs' long table."""
-    r = run(EXE, "freqs", "-q", "-s", spec, "--layer", group, "--table", "long", "-o", "-")
-    rows = list(csv.DictReader(io.StringIO(r.text)))
-    if r.rc or not rows:
-        return None
-    return np.array([float(x[column]) for x in rows])
-
-
-def inv_freq(base, dim):
-    """1 / base^(arange(0, dim, 2) / dim) in float64, the rotary codes' inv_freq."""
-    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float64) / dim))
-
-
-def close(got, want):
-    if got is None or np.shape(got) != np.shape(want):
-        return False
-    want = np.asarray(want)
-    return bool(np.all(np.abs(got - want) <= REL * np.abs(want)))
 
 
 def read_ok(name, r, s, remote=True):

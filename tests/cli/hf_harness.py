@@ -1,0 +1,89 @@
+"""What the config.json reader's tests share: published configs from tests/fixtures/hf, configs
+written for a test, `posenc model`'s summary as a dict, a group's frequencies from `posenc
+freqs`, and transformers' default inverse frequencies restated with numpy.
+
+Call setup(exe, tmp) once (the posenc binary, the test's work folder) before the others."""
+import csv
+import io
+import json
+import os
+
+import numpy as np
+
+from tap import run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(os.path.dirname(HERE), "fixtures", "hf")
+REL = 1e-15
+_exe = None
+_tmp = None
+
+
+def setup(exe, tmp):
+    global _exe, _tmp
+    _exe, _tmp = exe, tmp
+
+
+def fix(name):
+    """The hf: spec of a published config in tests/fixtures/hf."""
+    return "hf:" + os.path.join(FIX, name + ".json")
+
+
+def load(name):
+    with open(os.path.join(FIX, name + ".json")) as f:
+        return json.load(f)
+
+
+def write(name, doc):
+    """The hf: spec of @doc written as NAME.json in the test's folder."""
+    path = os.path.join(_tmp, name + ".json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return "hf:" + path
+
+
+def summary(spec):
+    """`posenc model SPEC`: the run and its CSV as {group: {fact: value}}."""
+    r = run(_exe, "model", spec, "-o", "-")
+    out = {}
+    for row in list(csv.reader(io.StringIO(r.text)))[1:]:
+        out.setdefault(row[0], {})[row[1]] = row[2]
+    return r, out
+
+
+def freqs(spec, group="all", column="theta"):
+    """A column of freqs' long table for one layer group: "theta" or "scaled_theta" of the
+    first scaling shown (the model's own), or "NAME_theta" for the scaled frequencies of
+    scaling NAME. None when the command fails."""
+    r = run(_exe, "freqs", "-q", "-s", spec, "--layer", group, "--table", "long", "-o", "-")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    if r.rc or not rows:
+        return None
+    if column in ("theta", "scaled_theta"):
+        first = rows[0]["scaling"]
+        return np.array([float(x[column]) for x in rows if x["scaling"] == first])
+    got = [float(x["scaled_theta"]) for x in rows if x["scaling"] + "_theta" == column]
+    return np.array(got) if got else None
+
+
+def inv_freq(base, dim):
+    """1 / base^(arange(0, dim, 2) / dim) in float64: _compute_default_rope_parameters, and
+    the rotary embedding of nearly every remote modeling file."""
+    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float64) / dim))
+
+
+def close(got, want, rel=REL):
+    """Every element of @got within @rel of @want (and the same shape)."""
+    if got is None or np.shape(got) != np.shape(want):
+        return False
+    want = np.asarray(want)
+    return bool(np.all(np.abs(np.asarray(got) - want) <= rel * np.abs(want)))
+
+
+def layers(text):
+    """A layer list as posenc writes it ("0-3,5") as a list of numbers."""
+    out = []
+    for part in filter(None, text.split(",")):
+        a, _, b = part.partition("-")
+        out += list(range(int(a), int(b or a) + 1))
+    return out
