@@ -81,7 +81,7 @@ enum {
 	 * and an attention factor that cancels ggml's YaRN magnitude */
 	GG_COMPRESS = 1u << 18,
 	/* step35.cpp: the loader halves n_rot for the full layers, after the sliding
-	 * layers. width was read (rope.dimension_count_swa, default the whole n_rot);
+	 * layers' width was read (rope.dimension_count_swa, default the whole n_rot);
 	 * rope_freqs.weight is head/2 long and turns only the full layers, which use
 	 * its first n_rot/4 entries */
 	GG_HALF_FULL = 1u << 19,
@@ -94,6 +94,10 @@ enum {
 	 * hyper_connection.count (DeepSeek-V4's DSpark drafter, its graph_dsv4), otherwise
 	 * NEOX; degenerate M-RoPE sections [n_rot/2, 0, 0, 0] turn text as NEOX */
 	GG_DFLASH = 1u << 22,
+	/* the graph turns hparams.n_rot(il), each layer's own width (gemma4.cpp,
+	 * gemma4-assistant.cpp, step35.cpp, spark2-5.cpp, laguna.cpp, maple.cpp); the
+	 * others pass hparams.n_rot(), layer 0's, to every layer */
+	GG_NROT_IL = 1u << 23,
 };
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
@@ -281,19 +285,21 @@ static const struct gguf_arch gguf_archs[] = {
         {"gemma3n", NEOX, 5, 0, 0, NULL, SW_OWN10K, RC_NONE, 0},
         /* mimo2.cpp: the pattern array required, sliding layers at freq_base_swa unscaled */
         {"mimo2", NEOX, 0, 0, GG_SWA_ARRAY, NULL, SW_OWN10K, RC_NONE, 0},
-        {"gemma4", NEOX, 0, 0, GG_SWA_ARRAY, NULL, SW_OWN10K, RC_NONE, 0},
+        {"gemma4", NEOX, 0, 0, GG_SWA_ARRAY | GG_NROT_IL, NULL, SW_OWN10K, RC_NONE, 0},
         /* gemma4-assistant.cpp: gemma4's per-layer rope on the queries only; all its
          * layers are nextn layers (block_count = nextn_predict_layers) */
-        {"gemma4-assistant", NEOX, 0, 0, GG_SWA_ARRAY,
+        {"gemma4-assistant", NEOX, 0, 0, GG_SWA_ARRAY | GG_NROT_IL,
          "a Gemma 4 assistant (draft) model: only its queries turn here; it attends to the "
          "target model's cached keys, turned by the target's own parameters",
          SW_OWN10K, RC_NONE, 0},
         /* step35.cpp: full layers turn half of n_rot with rope_freqs, sliding ones the
          * whole rope.dimension_count_swa (default n_rot) at freq_base_swa unscaled */
-        {"step35", NEOX, 0, 0, GG_SWA_ARRAY | GG_HALF_FULL, NULL, SW_OWN10K, RC_NONE, 0},
+        {"step35", NEOX, 0, 0, GG_SWA_ARRAY | GG_HALF_FULL | GG_NROT_IL, NULL, SW_OWN10K, RC_NONE,
+         0},
         /* spark2-5.cpp: sliding layers at freq_base_swa (default freq_base), main scaling,
          * over rope.dimension_count_swa */
-        {"spark2_5", NEOX, 0, 0, GG_SWA_ARRAY | GG_NO_FACTORS, NULL, SW_BASE_OWN, RC_NONE, 0},
+        {"spark2_5", NEOX, 0, 0, GG_SWA_ARRAY | GG_NO_FACTORS | GG_NROT_IL, NULL, SW_BASE_OWN,
+         RC_NONE, 0},
         {"gemma-embedding", NEOX, 6, 0, 0, NULL, SW_OWN10K, RC_NONE, 0},
         {"starcoder2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"gptneox", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -343,12 +349,13 @@ static const struct gguf_arch gguf_archs[] = {
         {"afmoe", NEOX, 4, 4, GG_SWA_NEEDS_WINDOW, NULL, SW_BASE, RC_NONE, 0},
         /* laguna.cpp: full layer first in every 4; sliding ones plain RoPE at
          * freq_base_swa over rope.dimension_count_swa */
-        {"laguna", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST, NULL, SW_OWNMAIN, RC_NONE,
-         0},
+        {"laguna", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_NROT_IL, NULL,
+         SW_OWNMAIN, RC_NONE, 0},
         /* mellum.cpp: sliding layers at freq_base with freq_scale 1 */
         {"mellum", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_FLAT, RC_NONE, 0},
         /* maple.cpp: RoPE in the sliding layers only, at freq_base_swa */
-        {"maple", NEOX, 0, 0, GG_SWA_ARRAY | GG_ROPE_SWA_ONLY, NULL, SW_BASE, RC_NONE, 0},
+        {"maple", NEOX, 0, 0, GG_SWA_ARRAY | GG_ROPE_SWA_ONLY | GG_NROT_IL, NULL, SW_BASE, RC_NONE,
+         0},
         {"bitnet", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"dream", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"llada-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -1073,6 +1080,27 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			slides[i] = first ? i % pattern != 0 : i % pattern != pattern - 1;
 	}
 
+	/* load_hparams reads rope.dimension_count_swa for every architecture, and n_rot(0)
+	 * is that width when layer 0 slides; a graph that passes n_rot(0) to every layer
+	 * then turns it in all of them (deepseek4.cpp marks every layer sliding), which
+	 * the per-group specs cannot say: refused where they would differ from it */
+	double rot_swa = 0;
+	if (num(h, "rope.dimension_count_swa", &rot_swa) < 0)
+		return PE_EFORMAT;
+	if (rot_swa != 0 && rot_swa != p->n_rot_file && !(a->flags & GG_NROT_IL)) {
+		int any = 0;
+		for (size_t i = 0; i < n; i++)
+			any |= slides[i];
+		if ((a->flags & GG_COMPRESS) || slides[0] ||
+		    (any && a->swa != SW_MAIN && a->swa != SW_BASE))
+			return fail(
+			        h, PE_EUNSUPPORTED,
+			        "%s.rope.dimension_count_swa: %.17g, unlike rope.dimension_count "
+			        "%.17g, but llama.cpp's %s graph turns layer 0's width in every "
+			        "layer",
+			        h->arch, rot_swa, p->n_rot_file, a->name);
+	}
+
 	/* which layers rotate */
 	unsigned nope = a->nope_step;
 	/* llama.cpp's Llama 4 loader: a sliding_window of 0 sets n_no_rope_layer_step to
@@ -1136,12 +1164,6 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		 * would); step35: the width read before its loader halved n_rot */
 		if (n_rot_swa == 0)
 			n_rot_swa = (a->flags & GG_HALF_FULL) ? p->n_rot_file : n_rot;
-		/* dots3note.cpp passes the one n_rot to every layer */
-		if ((a->flags & GG_SWA_BASE_REQ) && n_rot_swa != n_rot)
-			return fail(h, PE_EUNSUPPORTED,
-			            "%s.rope.dimension_count_swa: %.17g, but llama.cpp's %s graph "
-			            "turns layer 0's width (%.17g here) in every layer",
-			            h->arch, n_rot_swa, a->name, n_rot);
 		if (!(hd_swa >= 2) || hd_swa > 1e6 || hd_swa != floor(hd_swa) ||
 		    !(n_rot_swa >= 2) || n_rot_swa > hd_swa || fmod(n_rot_swa, 2) != 0)
 			return fail(

@@ -318,19 +318,20 @@ ok(r.rc == 0 and s.get("local", {}).get("base") == "10000" and
 # A rotary width whose fraction of the head rounds low: 30 / 44 * 44 is 29.999..., so the
 # spec's rotary=30/44 gave int(44 * rotary) = 29 and every command refused the file (the
 # config.json reader already wrote the smallest fraction that gives 30 back). Also on the
-# sliding layers' own widths (26 of 46).
+# sliding layers' own widths (26 of 46), on gemma4, whose graph turns hparams.n_rot(il).
 r30 = write("rotary-30-of-44", gguf([
-    ("general.architecture", STRING, "gemma3"),
-    ("gemma3.context_length", UINT32, 4096),
-    ("gemma3.embedding_length", UINT32, 88),
-    ("gemma3.block_count", UINT32, 6),
-    ("gemma3.attention.head_count", UINT32, 2),
-    ("gemma3.attention.key_length", UINT32, 44),
-    ("gemma3.rope.dimension_count", UINT32, 30),
-    ("gemma3.attention.key_length_swa", UINT32, 46),
-    ("gemma3.rope.dimension_count_swa", UINT32, 26),
-    ("gemma3.rope.freq_base", FLOAT32, 1000000.0),
-    ("gemma3.attention.sliding_window", UINT32, 512),
+    ("general.architecture", STRING, "gemma4"),
+    ("gemma4.context_length", UINT32, 4096),
+    ("gemma4.embedding_length", UINT32, 88),
+    ("gemma4.block_count", UINT32, 6),
+    ("gemma4.attention.head_count", UINT32, 2),
+    ("gemma4.attention.key_length", UINT32, 44),
+    ("gemma4.rope.dimension_count", UINT32, 30),
+    ("gemma4.attention.key_length_swa", UINT32, 46),
+    ("gemma4.rope.dimension_count_swa", UINT32, 26),
+    ("gemma4.rope.freq_base", FLOAT32, 1000000.0),
+    ("gemma4.attention.sliding_window", UINT32, 512),
+    ("gemma4.attention.sliding_window_pattern", ARRAY, (BOOL, [True] * 5 + [False])),
 ]))
 r, s = summary("gguf:" + r30)
 ok(r.rc == 0 and s.get("global", {}).get("rotary_dim") == "30" and
@@ -1368,5 +1369,27 @@ error_case(EXE, "pockettts gguf with n_rot below the head (its graph asserts)",
             "-o", "-"], 1, "invalid n_rot")
 error_case(EXE, "clip gguf refused (a quantize-only placeholder for encoders)",
            ["model", "gguf:" + arch_file("clip", 2), "-o", "-"], 1, "not a text model")
+
+# load_hparams reads rope.dimension_count_swa for every architecture, and hparams.n_rot() is
+# layer 0's width; gemma3.cpp (like most graphs) passes that one width to every layer, so a
+# differing dimension_count_swa with layer 0 sliding (gemma3: il % 6 < 5) turns it in every
+# layer, which posenc's per-group specs cannot say: refused. cohere2moe (dense first: layer 0
+# full, n_rot(0) = 64; RoPE on its sliding layers) turns 64 everywhere: read, 64 dims.
+error_case(EXE, "gemma3 gguf: dimension_count_swa 32 unlike 64 with layer 0 sliding: refused",
+           ["model", "gguf:" + arch_file("gemma3", 6, [
+               ("gemma3.attention.key_length", UINT32, 128),
+               ("gemma3.rope.dimension_count", UINT32, 64),
+               ("gemma3.rope.dimension_count_swa", UINT32, 32),
+               ("gemma3.attention.sliding_window", UINT32, 512)], name="g3-rotswa"),
+            "-o", "-"], 1, "layer 0's width in every")
+cm = arch_file("cohere2moe", 8, [("cohere2moe.attention.key_length", UINT32, 128),
+                                 ("cohere2moe.rope.dimension_count", UINT32, 64),
+                                 ("cohere2moe.rope.dimension_count_swa", UINT32, 32),
+                                 ("cohere2moe.attention.sliding_window", UINT32, 512)],
+               name="c2m-rotswa")
+r, th = freqs("gguf:" + cm, "--layer", "rope")
+ok(r.rc == 0 and close([float(t) for t in th or []], rope_theta(1e4, 64)),
+   "cohere2moe gguf: layer 0 full, so its n_rot 64 turns every sliding layer: 1e4^(-2i/64)",
+   r.err)
 
 done()
