@@ -1135,17 +1135,19 @@ static const struct hf_arch archs[] = {
          .flags = HF_REMOTE_CODE,
          .keys = KEYS("num_hidden_layers=num_layers", "unread=rotary_pct")},
         /* Phi-3-small: rotate_half over the head at rope_embedding_base;
-         * rope_position_scale is a linear factor when there is no rope_scaling */
+         * rope_position_scale is a linear factor when there is no rope_scaling; the
+         * 128k block's short_mscale/long_mscale replace longrope's attention factor */
         {.model_type = "phi3small",
          .enc = HF_ROPE,
          .layout = H,
          .defaults = "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
                      "max_position_embeddings=8192,rope_embedding_base=1000000",
-         .flags = HF_REMOTE_CODE,
+         .flags = HF_PHIMOE_MSCALE | HF_REMOTE_CODE,
          .theta_key = "rope_embedding_base",
          .keys = KEYS("linear_factor=rope_position_scale")},
-        /* Phi-3-vision and Phi-4-multimodal remote code: Phi-3's text model */
-        ROPE("phi3v", H,
+        /* Phi-3-vision and Phi-4-multimodal remote code: Phi-3's text model (the
+         * vision configs say "phi3_v") */
+        ROPE("phi3_v", H,
              "hidden_size=3072,num_attention_heads=32,num_hidden_layers=32,"
              "max_position_embeddings=4096,rope_theta=10000",
              HF_REMOTE_CODE),
