@@ -137,6 +137,10 @@ enum hf_enc {
 /* the rope block is the 'rotary' object {base, type origin|dynamic,
  * scaling_factor}, the row's @rope_block when the config has none (InternLM) */
 #define HF_ROTARY_DICT (UINT64_C(1) << 36)
+/* longrope's factors are chosen once, when the cos/sin cache is built at
+ * max_position_embeddings on loading (MiniCPMLongRoPE): past the original
+ * length that is long_factor at every length, short ones included */
+#define HF_LONGROPE_AT_MAX (UINT64_C(1) << 37)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

@@ -419,12 +419,12 @@ static const struct hf_arch archs[] = {
          .flags = HF_REMOTE_CODE,
          .scalings = "linear dynamic"},
         /* MiniCPM 1-4 (modeling_minicpm.py): rotate_half, MiniCPMLongRoPE for longrope
-         * (short factors up to original_max_position_embeddings, as transformers) */
+         * (its factors picked once for a cache of max_position_embeddings) */
         {.model_type = "minicpm",
          .enc = HF_ROPE,
          .layout = H,
          .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
-         .flags = HF_REMOTE_CODE,
+         .flags = HF_REMOTE_CODE | HF_LONGROPE_AT_MAX,
          .keys = KEYS("head_dim=kv_channels"),
          .scalings = "linear dynamic longrope"},
         /* MiniCPM3: latent attention whose rope part (qk_rope_head_dim) is rotated
@@ -434,7 +434,7 @@ static const struct hf_arch archs[] = {
          .enc = HF_ROPE,
          .layout = H,
          .defaults = "rope_theta=10000",
-         .flags = HF_REMOTE_CODE,
+         .flags = HF_REMOTE_CODE | HF_LONGROPE_AT_MAX,
          .scalings = "linear dynamic longrope"},
         /* Hunyuan-Large (modeling_hunyuan.py): rotate_half; "dynamic" with alpha is a
          * fixed NTK base; attention_head_dim is the head width where given */

@@ -542,6 +542,8 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 			return st;
 		if ((st = put_mscales(h, b, where, block, original, orig_rc)) != PE_OK)
 			return st;
+		if ((h->arch->flags & HF_LONGROPE_AT_MAX) && c->max_pos > original)
+			hf_put_key(b, "length", c->max_pos);
 		*train = original;
 		return PE_OK;
 	}
