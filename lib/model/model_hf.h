@@ -164,8 +164,7 @@ enum hf_enc {
  * with a dot is a path into a sub-object (DBRX's attn_config.rope_theta).
  * Pseudo keys of the rotary: ntk_length, ntk_floor, ntk_switch and
  * logn_switch (HF_NTK_STEPS), linear_factor (a number positions are
- * divided by, which is linear scaling: Qwen's seq_length_expansion, Phi-3-small's
- * rope_position_scale).
+ * divided by, which is linear scaling: Phi-3-small's rope_position_scale).
  * @sin_key is the boolean that fills a learned table with fixed sinusoids
  * (DistilBERT's sinusoidal_pos_embds); @rope_key the boolean without which
  * the attention has no RoPE (Zamba2's use_mem_rope, default false); @types

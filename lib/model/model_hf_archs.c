@@ -351,7 +351,7 @@ static const struct hf_arch archs[] = {
          .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK | HF_NTK_STEPS,
          .theta_key = "rotary_emb_base",
          .keys = KEYS("head_dim=kv_channels", "ntk_length=seq_length", "ntk_switch=use_dynamic_ntk",
-                      "logn_switch=use_logn_attn", "linear_factor=seq_length_expansion")},
+                      "logn_switch=use_logn_attn")},
         /* InternLM (modeling_internlm.py): the 'rotary' object, origin or dynamic */
         {.model_type = "internlm",
          .enc = HF_ROPE,
