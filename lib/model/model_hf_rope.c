@@ -574,7 +574,7 @@ static enum pe_status put_mscales(struct hf *h, struct strbuf *b, const char *wh
 			return hf_warn(
 			        h,
 			        "%sshort_mscale/long_mscale: the %s modeling does not read them "
-			        "(only PhiMoE's and Phi-3-small's do); ignored",
+			        "(only PhiMoE's does, and Phi-3-small's remote code); ignored",
 			        where, h->arch->model_type);
 		double ms;
 		if (hf_number(h, where, block, keys[k], &ms) < 0)
