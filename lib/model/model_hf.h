@@ -137,6 +137,10 @@ enum hf_enc {
 /* the rope block is the 'rotary' object {base, type origin|dynamic,
  * scaling_factor}, the row's @rope_block when the config has none (InternLM) */
 #define HF_ROTARY_DICT (UINT64_C(1) << 36)
+/* longrope's factors are chosen once, when the cos/sin cache is built at
+ * max_position_embeddings on loading (MiniCPMLongRoPE): past the original
+ * length that is long_factor at every length, short ones included */
+#define HF_LONGROPE_AT_MAX (UINT64_C(1) << 37)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its
@@ -160,8 +164,7 @@ enum hf_enc {
  * with a dot is a path into a sub-object (DBRX's attn_config.rope_theta).
  * Pseudo keys of the rotary: ntk_length, ntk_floor, ntk_switch and
  * logn_switch (HF_NTK_STEPS), linear_factor (a number positions are
- * divided by, which is linear scaling: Qwen's seq_length_expansion, Phi-3-small's
- * rope_position_scale).
+ * divided by, which is linear scaling: Phi-3-small's rope_position_scale).
  * @sin_key is the boolean that fills a learned table with fixed sinusoids
  * (DistilBERT's sinusoidal_pos_embds); @rope_key the boolean without which
  * the attention has no RoPE (Zamba2's use_mem_rope, default false); @types

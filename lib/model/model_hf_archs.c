@@ -351,7 +351,7 @@ static const struct hf_arch archs[] = {
          .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK | HF_NTK_STEPS,
          .theta_key = "rotary_emb_base",
          .keys = KEYS("head_dim=kv_channels", "ntk_length=seq_length", "ntk_switch=use_dynamic_ntk",
-                      "logn_switch=use_logn_attn", "linear_factor=seq_length_expansion")},
+                      "logn_switch=use_logn_attn")},
         /* InternLM (modeling_internlm.py): the 'rotary' object, origin or dynamic */
         {.model_type = "internlm",
          .enc = HF_ROPE,
@@ -419,12 +419,12 @@ static const struct hf_arch archs[] = {
          .flags = HF_REMOTE_CODE,
          .scalings = "linear dynamic"},
         /* MiniCPM 1-4 (modeling_minicpm.py): rotate_half, MiniCPMLongRoPE for longrope
-         * (short factors up to original_max_position_embeddings, as transformers) */
+         * (its factors picked once for a cache of max_position_embeddings) */
         {.model_type = "minicpm",
          .enc = HF_ROPE,
          .layout = H,
          .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
-         .flags = HF_REMOTE_CODE,
+         .flags = HF_REMOTE_CODE | HF_LONGROPE_AT_MAX,
          .keys = KEYS("head_dim=kv_channels"),
          .scalings = "linear dynamic longrope"},
         /* MiniCPM3: latent attention whose rope part (qk_rope_head_dim) is rotated
@@ -434,7 +434,7 @@ static const struct hf_arch archs[] = {
          .enc = HF_ROPE,
          .layout = H,
          .defaults = "rope_theta=10000",
-         .flags = HF_REMOTE_CODE,
+         .flags = HF_REMOTE_CODE | HF_LONGROPE_AT_MAX,
          .scalings = "linear dynamic longrope"},
         /* Hunyuan-Large (modeling_hunyuan.py): rotate_half; "dynamic" with alpha is a
          * fixed NTK base; attention_head_dim is the head width where given */
@@ -1135,17 +1135,19 @@ static const struct hf_arch archs[] = {
          .flags = HF_REMOTE_CODE,
          .keys = KEYS("num_hidden_layers=num_layers", "unread=rotary_pct")},
         /* Phi-3-small: rotate_half over the head at rope_embedding_base;
-         * rope_position_scale is a linear factor when there is no rope_scaling */
+         * rope_position_scale is a linear factor when there is no rope_scaling; the
+         * 128k block's short_mscale/long_mscale replace longrope's attention factor */
         {.model_type = "phi3small",
          .enc = HF_ROPE,
          .layout = H,
          .defaults = "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
                      "max_position_embeddings=8192,rope_embedding_base=1000000",
-         .flags = HF_REMOTE_CODE,
+         .flags = HF_PHIMOE_MSCALE | HF_REMOTE_CODE,
          .theta_key = "rope_embedding_base",
          .keys = KEYS("linear_factor=rope_position_scale")},
-        /* Phi-3-vision and Phi-4-multimodal remote code: Phi-3's text model */
-        ROPE("phi3v", H,
+        /* Phi-3-vision and Phi-4-multimodal remote code: Phi-3's text model (the
+         * vision configs say "phi3_v") */
+        ROPE("phi3_v", H,
              "hidden_size=3072,num_attention_heads=32,num_hidden_layers=32,"
              "max_position_embeddings=4096,rope_theta=10000",
              HF_REMOTE_CODE),

@@ -1007,8 +1007,7 @@ enum pe_status hf_read_rope(struct hf *h)
 		return st;
 	}
 	/* a number of the config that divides the positions, which is linear scaling
-	 * by it when no block says otherwise (Phi-3-small's rope_position_scale,
-	 * Qwen-72B's seq_length_expansion) */
+	 * by it when no block says otherwise (Phi-3-small's rope_position_scale) */
 	const char *lin_key = hf_arch_key(h->arch, "linear_factor");
 	double lin = 1.0;
 	if (lin_key && (rc = hf_number(h, "", cfg, lin_key, &lin)) < 0) {

@@ -542,6 +542,8 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 			return st;
 		if ((st = put_mscales(h, b, where, block, original, orig_rc)) != PE_OK)
 			return st;
+		if ((h->arch->flags & HF_LONGROPE_AT_MAX) && c->max_pos > original)
+			hf_put_key(b, "length", c->max_pos);
 		*train = original;
 		return PE_OK;
 	}
@@ -554,12 +556,14 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
  * PhimoeRotaryEmbedding) multiplies cos and sin by long_mscale when the
  * sequence length exceeds rope_scaling["original_max_position_embeddings"],
  * else by short_mscale, in place of longrope's attention factor (a missing
- * one keeps it). Other architectures' modeling does not read them.
+ * one keeps it); Phi-3-small's rotary does the same (vLLM's
+ * Phi3LongRoPEScaledRotaryEmbedding, which its phi3_small.py builds from the
+ * block). Other architectures' modeling does not read them.
  */
 static enum pe_status put_mscales(struct hf *h, struct strbuf *b, const char *where,
                                   const struct json *block, double original, int block_original)
 {
-	int phimoe = strcmp(h->arch->model_type, "phimoe") == 0;
+	int phimoe = (h->arch->flags & HF_PHIMOE_MSCALE) != 0;
 	static const char *const keys[] = {"short_mscale", "long_mscale"};
 	static const char *const spec_keys[] = {"short-mscale", "long-mscale"};
 	for (int k = 0; k < 2; k++) {
@@ -570,7 +574,7 @@ static enum pe_status put_mscales(struct hf *h, struct strbuf *b, const char *wh
 			return hf_warn(
 			        h,
 			        "%sshort_mscale/long_mscale: the %s modeling does not read them "
-			        "(only PhiMoE's does); ignored",
+			        "(only PhiMoE's does, and Phi-3-small's remote code); ignored",
 			        where, h->arch->model_type);
 		double ms;
 		if (hf_number(h, where, block, keys[k], &ms) < 0)
@@ -578,23 +582,23 @@ static enum pe_status put_mscales(struct hf *h, struct strbuf *b, const char *wh
 		if (!(ms > 0.0))
 			return hf_fail(h, PE_EFORMAT, "%s%s: %.17g is not a number > 0", where,
 			               keys[k], ms);
-		/* PhiMoE switches its mscale at the block's own original length;
+		/* the mscale switches at the block's own original length;
 		 * posenc has one switch length for frequencies and mscale. */
 		double own;
 		if (!block_original ||
 		    hf_number(h, where, block, "original_max_position_embeddings", &own) <= 0)
 			return hf_fail(h, PE_EFORMAT,
-			               "%soriginal_max_position_embeddings: PhiMoE compares the "
+			               "%soriginal_max_position_embeddings: the model compares the "
 			               "sequence length with the rope_scaling block's own value to "
 			               "pick %s; the block has none",
 			               where, keys[k]);
 		if (own != original)
-			return hf_fail(
-			        h, PE_EFORMAT,
-			        "%soriginal_max_position_embeddings: %.17g differs from the "
-			        "top-level %.17g: PhiMoE would pick the mscale at one length and "
-			        "the factors at the other, which posenc cannot express",
-			        where, own, original);
+			return hf_fail(h, PE_EFORMAT,
+			               "%soriginal_max_position_embeddings: %.17g differs from the "
+			               "top-level %.17g: the model would pick the mscale at one "
+			               "length and "
+			               "the factors at the other, which posenc cannot express",
+			               where, own, original);
 		hf_put_key(b, spec_keys[k], ms);
 	}
 	return PE_OK;

@@ -194,7 +194,7 @@ ok(close(freqs(p3l, "all", "linear_theta"), inv_freq(1e6, 128) / 2),
    "Phi-3-small: rope_position_scale 2 divides every frequency", freqs(p3l, "all", "linear_theta"))
 
 # ---- Phi-3-vision, Phi-4-multimodal (Phi-3's text model; partial rotary, longrope) ---------
-r, s = summary(write("p3v", {"model_type": "phi3v", "hidden_size": 3072,
+r, s = summary(write("p3v", {"model_type": "phi3_v", "hidden_size": 3072,
                              "num_attention_heads": 32, "num_hidden_layers": 32,
                              "max_position_embeddings": 131072, "rope_theta": 10000}))
 ok(remote_ok(r, s) and s.get("all", {}).get("rotary_dim") == "96", "Phi-3-vision: 96-wide heads",
@@ -251,5 +251,35 @@ ok(r.rc == 0 and UNKNOWN not in r.err and close(freqs(dr, "local"), inv_freq(1e4
    close(freqs(dr, "compress"), inv_freq(40000.0, 64)),
    "deepseek_ref: sliding at rope_theta 10000, compressed at compress_rope_theta 40000",
    (r.err, s.keys()))
+
+# ---- Phi-3-small-128k: the block's own short_mscale / long_mscale (s12-v1) ------------------
+# Phi-3-small-128k-instruct's block (type su, original 8192, long_mscale 1.1902380714238083,
+# short_mscale 1.0; factors written here). vLLM's phi3_small.py hands the block to get_rope,
+# whose Phi3LongRoPEScaledRotaryEmbedding multiplies cos and sin by short_mscale up to the
+# original length and by long_mscale beyond it, in place of sqrt(1 + ln(s) / ln(original)).
+p3m = write("p3m", {"model_type": "phi3small", "hidden_size": 4096, "num_attention_heads": 32,
+                    "num_hidden_layers": 2, "max_position_embeddings": 131072,
+                    "rope_embedding_base": 1000000, "rope_position_scale": 1.0,
+                    "rope_scaling": {"type": "su", "original_max_position_embeddings": 8192,
+                                     "short_factor": [1.0] * 64,
+                                     "long_factor": [1.0 + 0.25 * i for i in range(64)],
+                                     "short_mscale": 1.0,
+                                     "long_mscale": 1.1902380714238083}})
+r, s = summary(p3m)
+ok(remote_ok(r, s) and "mscale" not in r.err and
+   abs(float(s.get("all", {}).get("attention_factor", "nan")) - 1.0) < 1e-12,
+   "Phi-3-small-128k: short_mscale 1 within 8192 (not the formula's 1.1435)", (r.err, s.get("all")))
+r = run(EXE, "freqs", "-s", p3m, "--length", "131072", "-o", os.devnull)
+ok(r.rc == 0 and "attention factor 1.1902381" in r.err,
+   "Phi-3-small-128k: long_mscale 1.1902381 beyond 8192", r.err)
+r, s = summary(write("p3v2", {"model_type": "phi3_v", "hidden_size": 3072,
+                              "num_attention_heads": 32, "num_hidden_layers": 2,
+                              "max_position_embeddings": 131072,
+                              "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+                              "rope_scaling": {"type": "su", "short_factor": [1.0] * 48,
+                                               "long_factor": [2.0] * 48}}))
+# Phi-3-vision's configs say phi3_v; longrope's factor 131072 / 4096 = 32
+ok(remote_ok(r, s) and s.get("all", {}).get("factor") == "32",
+   "Phi-3-vision: model_type phi3_v is the remote row", (r.err, s.get("all")))
 
 done()

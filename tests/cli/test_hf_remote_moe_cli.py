@@ -80,15 +80,16 @@ ok(r.rc == 0 and g.get("attention_factor") == "1" and
          inv_freq(1e4, 128) / np.array(short)),
    "MiniCPM4 longrope: short factors, attention factor 1", (r.err, g))
 # a context past original_max_position_embeddings: cos and sin times
-# sqrt(1 + ln(65536 / 32768) / ln 32768); the table is shown at the original length, where
-# MiniCPMLongRoPE takes the short factors (the long ones only past it)
+# sqrt(1 + ln(65536 / 32768) / ln 32768); MiniCPMRotaryEmbedding.__init__ builds the cos/sin
+# cache for max_position_embeddings (65536 > 32768), so the long factors serve every length
 mc4l = dict(mc4, max_position_embeddings=65536)
 r, s = summary(write("minicpm4_long", mc4l))
 att = float(s.get("all", {}).get("attention_factor", "nan"))
 ok(abs(att - np.sqrt(1 + np.log(65536 / 32768) / np.log(32768))) <= 1e-15 and
    close(freqs(write("minicpm4_long", mc4l), "all", "scaled_theta"),
-         inv_freq(1e4, 128) / np.array(short)),
-   "MiniCPM4 longrope, context 65536: scaling_factor sqrt(1 + ln 2 / ln 32768)", (r.err, att))
+         inv_freq(1e4, 128) / np.array(long_)),
+   "MiniCPM4 longrope, context 65536: long factors, scaling_factor sqrt(1 + ln 2 / ln 32768)",
+   (r.err, att))
 # MiniCPM4's kv_channels (when set) is the head width
 mck = dict(mc4, kv_channels=64)
 del mck["rope_scaling"]
@@ -282,5 +283,32 @@ r, s = summary(write("solar", solar))
 read_ok("Solar Pro", r, s)
 ok(close(freqs(write("solar", solar), "all"), inv_freq(1e4, 128)),
    "Solar Pro: 128-wide heads at 10000")
+
+# ---- MiniCPM3 with a context raised past its original (s12-v1) ------------------------------
+# MiniCPM3-4B's modeling_minicpm.py: MiniCPMLongRoPE picks long_factor when the cache length
+# exceeds original_max_position_embeddings, and __init__ builds that cache for
+# max_position_embeddings; forward only rebuilds past it. With 65536 over 32768 the long
+# factors divide the 16 rope frequencies (qk_rope_head_dim 32) at every length, and cos and sin
+# are multiplied by sqrt(1 + ln 2 / ln 32768) = sqrt(16 / 15).
+m3 = {"model_type": "minicpm3", "hidden_size": 2560, "num_attention_heads": 40,
+      "num_hidden_layers": 2, "qk_rope_head_dim": 32, "qk_nope_head_dim": 64,
+      "kv_lora_rank": 256, "q_lora_rank": 768, "max_position_embeddings": 65536,
+      "rope_theta": 10000.0,
+      "rope_scaling": {"type": "longrope", "original_max_position_embeddings": 32768,
+                       "short_factor": [1.0 + 0.01 * i for i in range(16)],
+                       "long_factor": [2.0 + 0.5 * i for i in range(16)]}}
+m3p = write("minicpm3_long", m3)
+r, s = summary(m3p)
+att = float(s.get("all", {}).get("attention_factor", "nan"))
+base16 = 1.0 / (10000.0 ** (np.arange(0, 32, 2) / 32.0))
+want = base16 / np.array([2.0 + 0.5 * i for i in range(16)])
+ok(r.rc == 0 and abs(att - np.sqrt(16.0 / 15.0)) <= 1e-15 and
+   close(freqs(m3p, "all", "scaled_theta"), want),
+   "MiniCPM3 longrope past its original context: long factors from the first token", (r.err, att))
+m3["max_position_embeddings"] = 32768
+m3p = write("minicpm3_orig", m3)
+ok(close(freqs(m3p, "all", "scaled_theta"),
+         base16 / np.array([1.0 + 0.01 * i for i in range(16)])),
+   "MiniCPM3-4B as published (32768 = original): short factors", None)
 
 done()
