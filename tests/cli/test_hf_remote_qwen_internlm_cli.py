@@ -263,4 +263,26 @@ doc = {"model_type": "bluelm", "hidden_size": 4096, "num_attention_heads": 32,
 r = run(EXE, "model", write("bluentk", doc))
 ok(r.rc == 1 and "ntkmixed" in r.err, "BlueLM: its own ntkmixed scaling is refused", r.err)
 
+# ---- InternLM3-8B-Instruct (modeling_internlm3.py) ----------------------------------------
+# The original rotary is transformers' config-driven one (ROPE_INIT_FUNCTIONS[rope_type]) over
+# head_dim; the published config's dynamic block (factor 6) leaves the base alone up to
+# max_position_embeddings and past it uses base * (factor * L / max_pos - (factor - 1))^(d/(d-2)).
+# Model-card values of internlm/internlm3-8b-instruct, written here
+il3 = {"model_type": "internlm3", "architectures": ["InternLM3ForCausalLM"],
+       "auto_map": {"AutoModelForCausalLM": "modeling_internlm3.InternLM3ForCausalLM"},
+       "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 2,
+       "num_hidden_layers": 48, "max_position_embeddings": 32768, "rope_theta": 50000000,
+       "rope_scaling": {"factor": 6.0, "rope_type": "dynamic"}}
+r, s = summary(write("il3", il3))
+g = s.get("all", {})
+ok(remote_ok(r, s) and g.get("scaling") == "dynamic" and g.get("factor") == "6" and
+   g.get("original") == "32768" and close(freqs(write("il3", il3)), inv_freq(5e7, 128)),
+   "InternLM3-8B: rope_theta 5e7 over head_dim 128, dynamic x6 from 32768", (r.err, g))
+r = run(EXE, "freqs", "-q", "-s", write("il3", il3), "--table", "long", "--length", "65536",
+        "-o", "-")
+rows = [x for x in csv.DictReader(io.StringIO(r.text)) if x["scaling"] == "dynamic"]
+got = np.array([float(x["scaled_theta"]) for x in rows]) if rows else None
+ok(close(got, inv_freq(5e7 * (6.0 * 65536 / 32768 - 5.0) ** (128 / 126), 128)),
+   "InternLM3 dynamic at 65536: 5e7 x 7^(128/126)", r.err[-400:])
+
 done()
