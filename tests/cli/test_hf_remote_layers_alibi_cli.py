@@ -282,4 +282,38 @@ r, s = summary(write("p3v2", {"model_type": "phi3_v", "hidden_size": 3072,
 ok(remote_ok(r, s) and s.get("all", {}).get("factor") == "32",
    "Phi-3-vision: model_type phi3_v is the remote row", (r.err, s.get("all")))
 
+# ---- Llama-3.3-Nemotron-Super-49B-v1 (published fixture): no_op, linear and windowed blocks --
+# modeling_decilm.py's DeciLMDecoderLayer: a no_op attention is skipped and a
+# replace_with_linear one is DeciLMLinearAttention (no rotary); block_config.py's AttentionConfig
+# makes a block with window_length sliding (or sink) and one with mamba or llama4 another kind
+# of block, none of which posenc restates, so those are refused rather than shown as full.
+import json  # noqa: E402
+with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "hf",
+                       "llama-3.3-nemotron-super-49b-v1.json")) as f:
+    n49 = json.load(f)
+for i in (3, 40):
+    n49["block_configs"][i]["attention"].update(no_op=False, replace_with_linear=True,
+                                                n_heads_in_group=None)
+no_rope = [i for i, b in enumerate(n49["block_configs"])
+           if b["attention"]["no_op"] or b["attention"]["replace_with_linear"]]
+r, s = summary(write("n49", n49))
+ok(remote_ok(r, s) and len(no_rope) == 33 and
+   layers(s.get("nope", {}).get("layers", "")) == no_rope and
+   layers(s.get("rope", {}).get("layers", "")) == [i for i in range(80) if i not in no_rope],
+   "Nemotron Super 49B: its 31 no_op blocks and 2 linear ones carry no RoPE", (r.err, s.keys()))
+ok(close(freqs(write("n49", n49), "rope", "llama3_theta"),
+         llama3(500000.0, 128, 8, 1, 4, 8192), 4e-15),
+   "Nemotron Super 49B: llama3 factor 8 over 8192 // 64 = 128 dims at 500000", "")
+for key, val in (("window_length", 4096), ("mamba", {"state_dim": 128}), ("llama4", {})):
+    w = json.loads(json.dumps(n49))
+    w["block_configs"][5]["attention"][key] = val
+    r = run(EXE, "model", write("n49" + key, w))
+    ok(r.rc == 1 and "block_configs[5].attention." + key in r.err,
+       "Nemotron-NAS: an attending block with " + key + " is refused, not read as full", r.err)
+w = json.loads(json.dumps(n49))
+w["block_configs"][6]["attention"]["window_length"] = 4096  # a no_op block: cleared, read
+r, s = summary(write("n49noopw", w))
+ok(r.rc == 0 and 6 in layers(s.get("nope", {}).get("layers", "")),
+   "Nemotron-NAS: window_length on a no_op block is cleared, as AttentionConfig does", r.err)
+
 done()
