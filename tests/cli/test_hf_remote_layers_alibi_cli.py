@@ -316,4 +316,30 @@ r, s = summary(write("n49noopw", w))
 ok(r.rc == 0 and 6 in layers(s.get("nope", {}).get("layers", "")),
    "Nemotron-NAS: window_length on a no_op block is cleared, as AttentionConfig does", r.err)
 
+# ---- Step 3.5 / 3.7: step3p7 wraps a step3p5 text_config, refused with the per-layer reason --
+# Step-3.7-Flash's shape (Step3p7ForConditionalGeneration, text_config Step3p5ForCausalLM:
+# 45 layers, head 128, window 512, rope_theta 5e6 on full layers and 1e4 on sliding ones,
+# partial_rotary_factors 0.5 / 1, llama3 factor 2 over 131072 on yarn_only_types). The text
+# model is step3p5 (Step3p7TextConfig's model_type); its per-layer rotary is not restated.
+st_types = (["full_attention"] + ["sliding_attention"] * 3) * 11 + ["full_attention"]
+st_text = {"architectures": ["Step3p5ForCausalLM"], "model_type": "step3p5",
+           "hidden_size": 4096, "num_hidden_layers": 45, "num_attention_heads": 64,
+           "num_attention_groups": 8, "head_dim": 128, "max_position_embeddings": 262144,
+           "sliding_window": 512, "layer_types": st_types,
+           "rope_theta": [5e6 if t == "full_attention" else 1e4 for t in st_types],
+           "partial_rotary_factors": [0.5 if t == "full_attention" else 1.0 for t in st_types],
+           "rope_scaling": {"rope_type": "llama3", "factor": 2.0, "low_freq_factor": 1.0,
+                            "high_freq_factor": 32.0,
+                            "original_max_position_embeddings": 131072},
+           "yarn_only_types": ["full_attention"]}
+for name, doc in (("step35", st_text),
+                  ("step37", {"architectures": ["Step3p7ForConditionalGeneration"],
+                              "model_type": "step3p7", "text_config": st_text,
+                              "vision_config": {"model_type": "perception_encoder"}})):
+    r = run(EXE, "model", write(name, doc))
+    ok(r.rc == 1 and "model_type 'step3p5'" in r.err and "per layer" in r.err and
+       "rope_theta: is not" not in r.err and UNKNOWN not in r.err,
+       name + ": the step3p5 text model refused with why, not failed on the rope_theta list",
+       r.err)
+
 done()
