@@ -1173,6 +1173,8 @@ static const struct hf_arch archs[] = {
          .defaults = "hidden_size=6656,num_attention_heads=32,num_hidden_layers=52,head_dim=128,"
                      "max_position_embeddings=131072,rope_theta=10000,sliding_window=2048",
          .flags = HF_LAYER_THETA_NOPE},
+        /* MuseGlimmerConfig: its text_config is a MuseGlimmerTextConfig */
+        WRAPPER("muse_glimmer", "muse_glimmer_text"),
         /* Step 3.5 (top level) and Step 3.7 (its text_config, whose wrapper says
          * step3p7) share the type; flat step3p7 copies keep the text keys on top */
         REFUSED("step3p5", "Step 3.5 and 3.7 give rope_theta and partial_rotary_factors one "

@@ -357,4 +357,20 @@ ok(close(freqs(fix("molmo-7b-d-0924-nf4"), "all"),
          inv_freq(mc["rope_theta"], mc["hidden_size"] // mc["num_attention_heads"])),
    "Molmo-7B-D: 1e6^(-2i/128)", "")
 
+# ---- Muse Glimmer's wrapper: MuseGlimmerConfig (muse_glimmer) builds MuseGlimmerTextConfig from
+# text_config, so a text_config without its own model_type is still Muse Glimmer's text model:
+# layer_rope_theta 0 on every 4th layer counted back from the last (51, 47, ..., 3) is NoPE.
+mg_n = 52
+mg_text = {"hidden_size": 6656, "num_attention_heads": 32, "num_key_value_heads": 2,
+           "head_dim": 128, "num_hidden_layers": mg_n, "max_position_embeddings": 131072,
+           "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0},
+           "layer_rope_theta": [0 if (mg_n - 1 - i) % 4 == 0 else 500000.0 for i in range(mg_n)]}
+mg = write("mg_wrap", {"model_type": "muse_glimmer", "text_config": mg_text})
+r, s = summary(mg)
+ok(r.rc == 0 and UNKNOWN not in r.err and
+   layers(s.get("nope", {}).get("layers", "")) == list(range(3, mg_n, 4)) and
+   close(freqs(mg, "rope"), inv_freq(500000.0, 128)),
+   "muse_glimmer wrapper: text_config read as muse_glimmer_text (NoPE 3, 7, ..., 51)",
+   (r.err, s.keys()))
+
 done()
