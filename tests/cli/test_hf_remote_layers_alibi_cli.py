@@ -2,10 +2,11 @@
 """Remote-code model types and transformers stragglers read by their own rules:
 DeciLM / Nemotron-NAS block_configs, MiMo, OpenELM, Jais and BTLM (ALiBi or a learned table),
 Falcon's RefinedWeb remote code, EXAONE 3, Phi-3-small, Phi-3-vision, Phi-4-multimodal, the old
-Phi remote code, Muse Glimmer's text model, deepseek_ref and step3p7. No published config of
-these was found vendored in a repository: each config below is written from the model card's
-config.json values, and the expected numbers are the modeling files' formulas restated with
-numpy (doc/models.md names the file each one follows)."""
+Phi remote code, Muse Glimmer's text model, deepseek_ref and step3p7/step3p5. Apart from
+Llama-3.3-Nemotron-Super-49B-v1's (a fixture), no published config of these was found vendored
+in a repository: each other config below is written from the model card's config.json values,
+and the expected numbers are the modeling files' formulas restated with numpy (doc/models.md
+names the file each one follows)."""
 import math
 import os
 import sys
@@ -341,21 +342,6 @@ for name, doc in (("step35", st_text),
        "rope_theta: is not" not in r.err and UNKNOWN not in r.err,
        name + ": the step3p5 text model refused with why, not failed on the rope_theta list",
        r.err)
-
-# ---- Molmo-7B-D (published fixture): MolmoForCausalLM's rotary ------------------------------
-# modeling_molmo.py (reubzdubz/Molmo7B_D_NF4Quant at edf464b): MolmoForCausalLM builds its model
-# with rope_impl "llama" (rotate_half) and RotaryEmbedding turns d_model // n_heads =
-# hidden_size // num_attention_heads dimensions at rope_theta; no rope block is read.
-from hf_harness import fix, load  # noqa: E402
-mc = load("molmo-7b-d-0924-nf4")
-r, s = summary(fix("molmo-7b-d-0924-nf4"))
-g = s.get("all", {})
-ok(remote_ok(r, s) and g.get("head_dim") == "128" and g.get("rotary_dim") == "128" and
-   g.get("layout") == "half" and s["model"].get("context") == "4096",
-   "Molmo-7B-D: rotate_half over 3584 // 28 = 128 dims, context 4096", (r.err, g))
-ok(close(freqs(fix("molmo-7b-d-0924-nf4"), "all"),
-         inv_freq(mc["rope_theta"], mc["hidden_size"] // mc["num_attention_heads"])),
-   "Molmo-7B-D: 1e6^(-2i/128)", "")
 
 # ---- Muse Glimmer's wrapper: MuseGlimmerConfig (muse_glimmer) builds MuseGlimmerTextConfig from
 # text_config, so a text_config without its own model_type is still Muse Glimmer's text model:

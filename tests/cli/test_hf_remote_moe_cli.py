@@ -328,4 +328,20 @@ r, s = summary(fix("internlm2-chat-1_8b-sft"))
 ok(r.rc == 0 and "dynamic" in s.get("all", {}).get("spec", ""),
    "internlm with modeling_internlm2 still read by internlm2's rules", (r.err, s.get("all")))
 
+# ---- Molmo-7B-D (published fixture): MolmoForCausalLM's rotary ------------------------------
+# modeling_molmo.py (reubzdubz/Molmo7B_D_NF4Quant at edf464b): MolmoForCausalLM builds its model
+# with rope_impl "llama" (rotate_half) and RotaryEmbedding turns d_model // n_heads =
+# hidden_size // num_attention_heads dimensions at rope_theta; no rope block is read.
+from hf_harness import load  # noqa: E402
+mc = load("molmo-7b-d-0924-nf4")
+r, s = summary(fix("molmo-7b-d-0924-nf4"))
+g = s.get("all", {})
+read_ok("Molmo-7B-D", r, s)
+ok(g.get("head_dim") == "128" and g.get("rotary_dim") == "128" and
+   g.get("layout") == "half" and s["model"].get("context") == "4096",
+   "Molmo-7B-D: rotate_half over 3584 // 28 = 128 dims, context 4096", (r.err, g))
+ok(close(freqs(fix("molmo-7b-d-0924-nf4"), "all"),
+         inv_freq(mc["rope_theta"], mc["hidden_size"] // mc["num_attention_heads"])),
+   "Molmo-7B-D: 1e6^(-2i/128)", "")
+
 done()
