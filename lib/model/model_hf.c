@@ -109,6 +109,10 @@ static const struct hf_arch *remote_file_arch(const struct json *root, const str
 		return a;
 	memcpy(name, file, len);
 	name[len] = '\0';
+	/* a later generation that kept its forerunner's file name stays itself:
+	 * PLaMo 2 (plamo2) loads modeling_plamo.Plamo2ForCausalLM */
+	if (strncmp(a->model_type, name, len) == 0 && a->model_type[len] != '\0')
+		return a;
 	const struct hf_arch *other = hf_arch_find(name);
 	return other && other != a && (other->flags & HF_REMOTE_CODE) ? other : a;
 }

@@ -1173,10 +1173,16 @@ static const struct hf_arch archs[] = {
          .defaults = "hidden_size=6656,num_attention_heads=32,num_hidden_layers=52,head_dim=128,"
                      "max_position_embeddings=131072,rope_theta=10000,sliding_window=2048",
          .flags = HF_LAYER_THETA_NOPE},
-        REFUSED("step3p7", "Step 3.7 gives rope_theta and partial_rotary_factors one value per "
-                           "layer, which Step3p7TextConfig folds into one rope block per layer "
-                           "type (the last layer of each type wins, rope_scaling only on full "
-                           "attention), a reading posenc does not restate"),
+        /* MuseGlimmerConfig: its text_config is a MuseGlimmerTextConfig */
+        WRAPPER("muse_glimmer", "muse_glimmer_text"),
+        /* Step 3.5 (top level) and Step 3.7 (its text_config, whose wrapper says
+         * step3p7) share the type; flat step3p7 copies keep the text keys on top */
+        REFUSED("step3p5", "Step 3.5 and 3.7 give rope_theta and partial_rotary_factors one "
+                           "value per layer (vLLM's step3p5.py: half the head at 5e6 on full "
+                           "layers, rope_scaling only on yarn_only_types, the whole head at 1e4 "
+                           "on sliding ones, use_rope_layers for NoPE), a per-layer reading "
+                           "posenc does not restate"),
+        WRAPPER("step3p7", "step3p5"),
         /* deepseek_ref: a DeepSeek-V4 configuration (DeepSeekV4Config), window_size
          * for the sliding window, compress_rope_theta 40000 by default */
         {.model_type = "deepseek_ref",

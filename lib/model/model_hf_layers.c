@@ -331,6 +331,18 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 			int linear = noop < 0 ? 0 : hf_bool(h, where, at, "replace_with_linear", 0);
 			if (noop < 0 || linear < 0)
 				return PE_EFORMAT;
+			/* AttentionConfig clears these for no_op and linear blocks; on an
+			 * attending block they change its mask or make it another block */
+			static const char *const other[] = {"window_length", "mamba", "llama4"};
+			for (size_t k = 0; !noop && !linear && k < 3; k++)
+				if (hf_present(at, other[k]))
+					return hf_fail(h, PE_EUNSUPPORTED,
+					               "%s%s: a %s block, which posenc does not "
+					               "restate",
+					               where, other[k],
+					               k == 0   ? "sliding or sink window"
+					               : k == 1 ? "Mamba"
+					                        : "Llama 4 attention");
 			types[i] = noop ? "no_op" : linear ? "linear_attention" : "full_attention";
 		}
 		return PE_OK;

@@ -2,10 +2,11 @@
 """Remote-code model types and transformers stragglers read by their own rules:
 DeciLM / Nemotron-NAS block_configs, MiMo, OpenELM, Jais and BTLM (ALiBi or a learned table),
 Falcon's RefinedWeb remote code, EXAONE 3, Phi-3-small, Phi-3-vision, Phi-4-multimodal, the old
-Phi remote code, Muse Glimmer's text model, deepseek_ref and step3p7. No published config of
-these was found vendored in a repository: each config below is written from the model card's
-config.json values, and the expected numbers are the modeling files' formulas restated with
-numpy (doc/models.md names the file each one follows)."""
+Phi remote code, Muse Glimmer's text model, deepseek_ref and step3p7/step3p5. Apart from
+Llama-3.3-Nemotron-Super-49B-v1's (a fixture), no published config of these was found vendored
+in a repository: each other config below is written from the model card's config.json values,
+and the expected numbers are the modeling files' formulas restated with numpy (doc/models.md
+names the file each one follows)."""
 import math
 import os
 import sys
@@ -281,5 +282,81 @@ r, s = summary(write("p3v2", {"model_type": "phi3_v", "hidden_size": 3072,
 # Phi-3-vision's configs say phi3_v; longrope's factor 131072 / 4096 = 32
 ok(remote_ok(r, s) and s.get("all", {}).get("factor") == "32",
    "Phi-3-vision: model_type phi3_v is the remote row", (r.err, s.get("all")))
+
+# ---- Llama-3.3-Nemotron-Super-49B-v1 (published fixture): no_op, linear and windowed blocks --
+# modeling_decilm.py's DeciLMDecoderLayer: a no_op attention is skipped and a
+# replace_with_linear one is DeciLMLinearAttention (no rotary); block_config.py's AttentionConfig
+# makes a block with window_length sliding (or sink) and one with mamba or llama4 another kind
+# of block, none of which posenc restates, so those are refused rather than shown as full.
+import json  # noqa: E402
+with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "hf",
+                       "llama-3.3-nemotron-super-49b-v1.json")) as f:
+    n49 = json.load(f)
+for i in (3, 40):
+    n49["block_configs"][i]["attention"].update(no_op=False, replace_with_linear=True,
+                                                n_heads_in_group=None)
+no_rope = [i for i, b in enumerate(n49["block_configs"])
+           if b["attention"]["no_op"] or b["attention"]["replace_with_linear"]]
+r, s = summary(write("n49", n49))
+ok(remote_ok(r, s) and len(no_rope) == 33 and
+   layers(s.get("nope", {}).get("layers", "")) == no_rope and
+   layers(s.get("rope", {}).get("layers", "")) == [i for i in range(80) if i not in no_rope],
+   "Nemotron Super 49B: its 31 no_op blocks and 2 linear ones carry no RoPE", (r.err, s.keys()))
+ok(close(freqs(write("n49", n49), "rope", "llama3_theta"),
+         llama3(500000.0, 128, 8, 1, 4, 8192), 4e-15),
+   "Nemotron Super 49B: llama3 factor 8 over 8192 // 64 = 128 dims at 500000", "")
+for key, val in (("window_length", 4096), ("mamba", {"state_dim": 128}), ("llama4", {})):
+    w = json.loads(json.dumps(n49))
+    w["block_configs"][5]["attention"][key] = val
+    r = run(EXE, "model", write("n49" + key, w))
+    ok(r.rc == 1 and "block_configs[5].attention." + key in r.err,
+       "Nemotron-NAS: an attending block with " + key + " is refused, not read as full", r.err)
+w = json.loads(json.dumps(n49))
+w["block_configs"][6]["attention"]["window_length"] = 4096  # a no_op block: cleared, read
+r, s = summary(write("n49noopw", w))
+ok(r.rc == 0 and 6 in layers(s.get("nope", {}).get("layers", "")),
+   "Nemotron-NAS: window_length on a no_op block is cleared, as AttentionConfig does", r.err)
+
+# ---- Step 3.5 / 3.7: step3p7 wraps a step3p5 text_config, refused with the per-layer reason --
+# Step-3.7-Flash's shape (Step3p7ForConditionalGeneration, text_config Step3p5ForCausalLM:
+# 45 layers, head 128, window 512, rope_theta 5e6 on full layers and 1e4 on sliding ones,
+# partial_rotary_factors 0.5 / 1, llama3 factor 2 over 131072 on yarn_only_types). The text
+# model is step3p5 (Step3p7TextConfig's model_type); its per-layer rotary is not restated.
+st_types = (["full_attention"] + ["sliding_attention"] * 3) * 11 + ["full_attention"]
+st_text = {"architectures": ["Step3p5ForCausalLM"], "model_type": "step3p5",
+           "hidden_size": 4096, "num_hidden_layers": 45, "num_attention_heads": 64,
+           "num_attention_groups": 8, "head_dim": 128, "max_position_embeddings": 262144,
+           "sliding_window": 512, "layer_types": st_types,
+           "rope_theta": [5e6 if t == "full_attention" else 1e4 for t in st_types],
+           "partial_rotary_factors": [0.5 if t == "full_attention" else 1.0 for t in st_types],
+           "rope_scaling": {"rope_type": "llama3", "factor": 2.0, "low_freq_factor": 1.0,
+                            "high_freq_factor": 32.0,
+                            "original_max_position_embeddings": 131072},
+           "yarn_only_types": ["full_attention"]}
+for name, doc in (("step35", st_text),
+                  ("step37", {"architectures": ["Step3p7ForConditionalGeneration"],
+                              "model_type": "step3p7", "text_config": st_text,
+                              "vision_config": {"model_type": "perception_encoder"}})):
+    r = run(EXE, "model", write(name, doc))
+    ok(r.rc == 1 and "model_type 'step3p5'" in r.err and "per layer" in r.err and
+       "rope_theta: is not" not in r.err and UNKNOWN not in r.err,
+       name + ": the step3p5 text model refused with why, not failed on the rope_theta list",
+       r.err)
+
+# ---- Muse Glimmer's wrapper: MuseGlimmerConfig (muse_glimmer) builds MuseGlimmerTextConfig from
+# text_config, so a text_config without its own model_type is still Muse Glimmer's text model:
+# layer_rope_theta 0 on every 4th layer counted back from the last (51, 47, ..., 3) is NoPE.
+mg_n = 52
+mg_text = {"hidden_size": 6656, "num_attention_heads": 32, "num_key_value_heads": 2,
+           "head_dim": 128, "num_hidden_layers": mg_n, "max_position_embeddings": 131072,
+           "rope_parameters": {"rope_type": "default", "rope_theta": 500000.0},
+           "layer_rope_theta": [0 if (mg_n - 1 - i) % 4 == 0 else 500000.0 for i in range(mg_n)]}
+mg = write("mg_wrap", {"model_type": "muse_glimmer", "text_config": mg_text})
+r, s = summary(mg)
+ok(r.rc == 0 and UNKNOWN not in r.err and
+   layers(s.get("nope", {}).get("layers", "")) == list(range(3, mg_n, 4)) and
+   close(freqs(mg, "rope"), inv_freq(500000.0, 128)),
+   "muse_glimmer wrapper: text_config read as muse_glimmer_text (NoPE 3, 7, ..., 51)",
+   (r.err, s.keys()))
 
 done()

@@ -13,7 +13,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import setup, close, freqs, inv_freq, summary, write  # noqa: E402
+from hf_harness import setup, close, fix, freqs, inv_freq, summary, write  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
@@ -310,5 +310,38 @@ m3p = write("minicpm3_orig", m3)
 ok(close(freqs(m3p, "all", "scaled_theta"),
          base16 / np.array([1.0 + 0.01 * i for i in range(16)])),
    "MiniCPM3-4B as published (32768 = original): short factors", None)
+
+# ---- plamo2 with PLaMo 2's own auto_map: pfnet/plamo-2-1b loads modeling_plamo.Plamo2ForCausalLM
+# (the file name PLaMo-13B used too). The model_type plamo2 keeps its rows: with mamba_step 2
+# layer i is Mamba unless i % 2 == 1, so layers 1, 3, ..., 15 rotate 128 dims at 10000 and the
+# even ones have no positions, not all 16 read as PLaMo 1's attention.
+p2a = dict(p2, auto_map={"AutoConfig": "modeling_plamo.Plamo2Config",
+                         "AutoModelForCausalLM": "modeling_plamo.Plamo2ForCausalLM"})
+r, s = summary(write("plamo2_am", p2a))
+ok(r.rc == 0 and s.get("model", {}).get("model_type") == "plamo2" and
+   s.get("rope", {}).get("layers") == ",".join(str(i) for i in range(1, 16, 2)) and
+   s.get("nope", {}).get("layers") == ",".join(str(i) for i in range(0, 16, 2)) and
+   close(freqs(write("plamo2_am", p2a), "rope"), inv_freq(1e4, 128)),
+   "PLaMo 2 with auto_map modeling_plamo: its Mamba layers, not PLaMo 1's rows", (r.err, s.keys()))
+# InternLM2-Chat-1.8B-SFT (model_type internlm, modeling_internlm2) is still redirected
+r, s = summary(fix("internlm2-chat-1_8b-sft"))
+ok(r.rc == 0 and "dynamic" in s.get("all", {}).get("spec", ""),
+   "internlm with modeling_internlm2 still read by internlm2's rules", (r.err, s.get("all")))
+
+# ---- Molmo-7B-D (published fixture): MolmoForCausalLM's rotary ------------------------------
+# modeling_molmo.py (reubzdubz/Molmo7B_D_NF4Quant at edf464b): MolmoForCausalLM builds its model
+# with rope_impl "llama" (rotate_half) and RotaryEmbedding turns d_model // n_heads =
+# hidden_size // num_attention_heads dimensions at rope_theta; no rope block is read.
+from hf_harness import load  # noqa: E402
+mc = load("molmo-7b-d-0924-nf4")
+r, s = summary(fix("molmo-7b-d-0924-nf4"))
+g = s.get("all", {})
+read_ok("Molmo-7B-D", r, s)
+ok(g.get("head_dim") == "128" and g.get("rotary_dim") == "128" and
+   g.get("layout") == "half" and s["model"].get("context") == "4096",
+   "Molmo-7B-D: rotate_half over 3584 // 28 = 128 dims, context 4096", (r.err, g))
+ok(close(freqs(fix("molmo-7b-d-0924-nf4"), "all"),
+         inv_freq(mc["rope_theta"], mc["hidden_size"] // mc["num_attention_heads"])),
+   "Molmo-7B-D: 1e6^(-2i/128)", "")
 
 done()
