@@ -1100,6 +1100,16 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			        "layer",
 			        h->arch, rot_swa, p->n_rot_file, a->name);
 	}
+	/* a per-layer graph whose sliding layers take the main spec with their own base
+	 * (maple.cpp): their own width would need a spec of its own, which posenc does
+	 * not build for these rows (no converter writes the key for them) */
+	if (rot_swa != 0 && rot_swa != p->n_rot_file && (a->flags & GG_NROT_IL) &&
+	    a->swa == SW_BASE)
+		return fail(h, PE_EUNSUPPORTED,
+		            "%s.rope.dimension_count_swa: %.17g, unlike rope.dimension_count "
+		            "%.17g: llama.cpp's %s graph turns it in the sliding layers, a width "
+		            "posenc does not read for this architecture",
+		            h->arch, rot_swa, p->n_rot_file, a->name);
 
 	/* which layers rotate */
 	unsigned nope = a->nope_step;

@@ -941,6 +941,17 @@ ok(r.rc == 0 and s.get("rope", {}).get("layers") == "1-2,4-5" and
 error_case(EXE, "maple gguf without its sliding_window_pattern",
            ["model", "gguf:" + arch_file("maple", 6, name="maple-nopat"), "-o", "-"], 1,
            "loader requires it")
+# maple.cpp turns hparams.n_rot(il): rope.dimension_count_swa (16 here, head 128) in the sliding
+# layers, which posenc's sliding spec would not carry: refused rather than shown at 128
+maple_rot = [("general.architecture", STRING, "maple"), ("maple.context_length", UINT32, 4096),
+             ("maple.embedding_length", UINT32, 1024), ("maple.block_count", UINT32, 6),
+             ("maple.attention.head_count", UINT32, 8), ("maple.rope.freq_base", FLOAT32, 1e6),
+             ("maple.attention.sliding_window", UINT32, 4096),
+             ("maple.attention.sliding_window_pattern", ARRAY, (BOOL, flags)),
+             ("maple.rope.dimension_count_swa", UINT32, 16)]
+error_case(EXE, "maple gguf whose rope.dimension_count_swa differs from the main width",
+           ["model", "gguf:" + write("maple-rot", gguf(maple_rot)), "-o", "-"], 1,
+           "dimension_count_swa")
 r, s = rule("plamo", 2, [("rope.dimension_count", UINT32, 64)])
 ok(r.rc == 0 and s.get("all", {}).get("rotary_dim") == "128",
    "plamo gguf: plamo.cpp rotates the whole head whatever rope.dimension_count says", s)
