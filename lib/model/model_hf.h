@@ -202,6 +202,14 @@ struct hf_arch {
 const struct hf_arch *hf_arch_find(const char *model_type);
 
 /*
+ * The registry entry whose model_type is the name of the model class @cls
+ * (an `architectures` entry) without its head: LlamaForCausalLM -> llama,
+ * QWenLMHeadModel -> qwen, GPTNeoXForCausalLM -> gpt_neox (case, '_' and
+ * '-' ignored), or NULL. Static storage.
+ */
+const struct hf_arch *hf_arch_by_class(const char *cls);
+
+/*
  * The generic entry for an unknown model_type: transformers' default rotary
  * code, or with @mla (the config has kv_lora_rank and qk_rope_head_dim) the
  * rules multi-head latent attention is implemented with everywhere: pairs

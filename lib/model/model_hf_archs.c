@@ -10,6 +10,7 @@
  * (pairs 2i, 2i+1: GPT-J, CodeGen, Cohere, GLM, ERNIE 4.5, DeepSeek,
  * Llama 4).
  */
+#include <ctype.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -1215,6 +1216,48 @@ const struct hf_arch *hf_arch_find(const char *model_type)
 {
 	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++)
 		if (strcmp(archs[i].model_type, model_type) == 0)
+			return &archs[i];
+	return NULL;
+}
+
+/* @a, lower-cased without '_' and '-', equals @b[0, bn) lower-cased. */
+static int same_name(const char *a, const char *b, size_t bn)
+{
+	size_t j = 0;
+	for (; *a; a++) {
+		if (*a == '_' || *a == '-')
+			continue;
+		if (j == bn || tolower((unsigned char)*a) != tolower((unsigned char)b[j]))
+			return 0;
+		j++;
+	}
+	return j == bn;
+}
+
+const struct hf_arch *hf_arch_by_class(const char *cls)
+{
+	/* the heads transformers' classes end in, longest first */
+	static const char *const heads[] = {"ForConditionalGeneration",
+	                                    "ForSequenceClassification",
+	                                    "ForTokenClassification",
+	                                    "ForQuestionAnswering",
+	                                    "ForMaskedLM",
+	                                    "ForCausalLM",
+	                                    "LMHeadModel",
+	                                    "Model"};
+	size_t n = strlen(cls);
+	for (size_t k = 0; k < sizeof(heads) / sizeof(heads[0]); k++) {
+		size_t hl = strlen(heads[k]);
+		if (n > hl && strcmp(cls + n - hl, heads[k]) == 0) {
+			n -= hl;
+			/* Grok1ModelForCausalLM: a second "Model" */
+			if (n > 5 && strncmp(cls + n - 5, "Model", 5) == 0)
+				n -= 5;
+			break;
+		}
+	}
+	for (size_t i = 0; n && i < sizeof(archs) / sizeof(archs[0]); i++)
+		if (same_name(archs[i].model_type, cls, n))
 			return &archs[i];
 	return NULL;
 }

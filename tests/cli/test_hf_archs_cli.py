@@ -901,4 +901,29 @@ ok(r.rc == 0 and "not in posenc's table" not in r.err and
 ok(close(freqs(m3, "all", "theta"), inv_freq(5000000.0, 64)),
    "MiniMax-M3: 5e6^(-2i/64)", freqs(m3, "all", "theta"))
 
+# ---- no model_type: the class architectures[0] names ------------------------------------
+# transformers' AutoConfig has nothing to go by without model_type; vLLM's registry and
+# llama.cpp's converter pick the model by architectures[0], and so does posenc, with a
+# warning. GPTNeoXConfig's class default rotary_pct 0.25 then applies: 32 of 128 dims.
+neox = {"architectures": ["GPTNeoXForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+        "num_hidden_layers": 4, "max_position_embeddings": 2048}
+r, s = summary(write("no_type_neox", neox))
+ok(r.rc == 0 and "model_type missing: read as 'gpt_neox'" in r.err and
+   s.get("all", {}).get("rotary_dim") == "32" and s["all"].get("layout") == "half",
+   "no model_type, GPTNeoXForCausalLM: read as gpt_neox, rotary_pct 0.25 of 128", (r.err, s))
+ok(close(freqs(write("no_type_neox", neox)), inv_freq(10000.0, 32)),
+   "no model_type, GPTNeoXForCausalLM: 10000^(-2i/32)")
+qwen1 = {"architectures": ["QWenLMHeadModel"], "hidden_size": 4096, "num_attention_heads": 32,
+         "num_hidden_layers": 4, "kv_channels": 128, "rotary_emb_base": 1000000,
+         "seq_length": 8192, "max_position_embeddings": 8192}
+r, s = summary(write("no_type_qwen", qwen1))
+ok(r.rc == 0 and "read as 'qwen'" in r.err and
+   close(freqs(write("no_type_qwen", qwen1)), inv_freq(1e6, 128)),
+   "no model_type, QWenLMHeadModel: Qwen v1's rotary_emb_base 1e6", r.err)
+r, s = summary(write("no_type_rw", dict(neox, architectures=["RWForCausalLM"])))
+ok(r.rc == 0 and "model_type missing: read as transformers' default rotary" in r.err and
+   s.get("all", {}).get("rotary_dim") == "128",
+   "no model_type, a class posenc cannot name (RWForCausalLM): the generic reading, warned",
+   (r.err, s.get("all")))
+
 done()
