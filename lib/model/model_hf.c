@@ -148,20 +148,22 @@ static enum pe_status find_arch(struct hf *h, const char **type_out, enum hf_enc
 	/* No model_type (transformers' AutoConfig then has nothing to go by): the
 	 * class architectures names, as vLLM and llama.cpp's converter pick a model */
 	const struct json *ar = type ? NULL : hf_present(root, "architectures");
-	if (ar && ar->type == JSON_ARRAY && ar->n && ar->items[0].type == JSON_STRING &&
-	    (h->arch = hf_arch_by_class(ar->items[0].string)) != NULL) {
-		if (h->arch->enc == HF_WRAPPER && h->arch->text)
-			h->arch = hf_arch_find(h->arch->text);
-		if (h->arch) {
-			type = h->arch->model_type;
-			enum pe_status st = hf_warn(
-			        h,
-			        "model_type missing: read as '%s', the model type architectures[0] "
-			        "'%s' names (vLLM and llama.cpp's converter choose a model by it)",
-			        type, ar->items[0].string);
-			if (st != PE_OK)
-				return st;
-		}
+	const struct hf_arch *ca =
+	        ar && ar->type == JSON_ARRAY && ar->n && ar->items[0].type == JSON_STRING
+	                ? hf_arch_by_class(ar->items[0].string)
+	                : NULL;
+	if (ca && ca->enc == HF_WRAPPER)
+		ca = ca->text ? hf_arch_find(ca->text) : NULL;
+	if (ca && ca->enc != HF_WRAPPER) {
+		h->arch = ca;
+		type = ca->model_type;
+		enum pe_status st = hf_warn(
+		        h,
+		        "model_type missing: read as '%s', the model type architectures[0] '%s' "
+		        "names (vLLM and llama.cpp's converter choose a model by it)",
+		        type, ar->items[0].string);
+		if (st != PE_OK)
+			return st;
 	}
 	if (h->arch && h->arch->enc == HF_WRAPPER)
 		h->arch = NULL;
