@@ -246,6 +246,12 @@ static const struct hf_arch archs[] = {
              LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
                      "sliding_window_pattern=4",
              HF_PATTERN | HF_PATTERN_IF_WINDOW | HF_FULL_NOPE),
+        /* the text model type EXAONE 4.5 was first published with; Exaone4_5_Config
+         * reads it as exaone4 (configuration_exaone4_5.py) */
+        ROPE("exaone4_5_text", H,
+             LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
+                     "sliding_window_pattern=4",
+             HF_PATTERN | HF_PATTERN_IF_WINDOW | HF_FULL_NOPE),
         ROPE("apertus", H, LLAMA_D ",max_position_embeddings=65536,rope_theta=12000000", 0),
         ROPE("arcee", H,
              "hidden_size=2560,num_attention_heads=32,num_hidden_layers=32,"
@@ -1053,6 +1059,7 @@ static const struct hf_arch archs[] = {
         WRAPPER("instructblip", "opt"),
         WRAPPER("instructblipvideo", "opt"),
         WRAPPER("lfm2_vl", "lfm2"),
+        WRAPPER("exaone4_5", "exaone4"),
         WRAPPER("ovis2", "qwen2"),
         WRAPPER("perception_lm", "llama"),
         WRAPPER("video_llama_3", "qwen2"),

@@ -926,4 +926,22 @@ ok(r.rc == 0 and "model_type missing: read as transformers' default rotary" in r
    "no model_type, a class posenc cannot name (RWForCausalLM): the generic reading, warned",
    (r.err, s.get("all")))
 
+
+# ---- EXAONE 4.5: the text model typed exaone4_5_text ------------------------------------
+# Exaone4_5_Config (configuration_exaone4_5.py) renames a text_config model_type
+# 'exaone4_5_text' to 'exaone4' and builds Exaone4Config, whose attention rotates only in
+# sliding layers when sliding_window is set. LLLG over 64 layers: 3, 7, .., 63 full and NoPE;
+# the sliding ones llama3 (base 1e6, x16, low 1, high 4, original 8192) over all 128 dims.
+ex45 = fix("exaone-4.5-33b")
+r, s = summary(ex45)
+slid = [i for i in range(64) if i % 4 != 3]
+ok(r.rc == 0 and "not in posenc's table" not in r.err and
+   layers(s.get("model", {}).get("nope_layers", "")) == [i for i in range(64) if i % 4 == 3] and
+   layers(s.get("rope", {}).get("layers", "")) == slid and
+   s.get("rope", {}).get("rotary_dim") == "128" and s.get("rope", {}).get("layout") == "half",
+   "EXAONE-4.5-33B: full layers NoPE, sliding layers rotate_half over 128", (r.err, s))
+ok(np.allclose(freqs(ex45, "rope", "llama3_theta"), llama3(1e6, 128, 16.0, 1.0, 4.0, 8192.0),
+               rtol=4e-15, atol=0),
+   "EXAONE-4.5-33B: llama3 (1e6, x16, 1/4, 8192)", freqs(ex45, "rope", "llama3_theta"))
+
 done()
