@@ -118,7 +118,8 @@ static const struct hf_arch *remote_file_arch(const struct json *root, const str
 }
 
 /* Picks the text model (text_config of a wrapper) and its architecture. */
-static enum pe_status find_arch(struct hf *h, const char **type_out, enum hf_enc *enc)
+static enum pe_status find_arch(struct hf *h, const char *name, const char **type_out,
+                                enum hf_enc *enc)
 {
 	const struct json *root = h->root;
 	const struct json *mt = hf_present(root, "model_type");
@@ -165,6 +166,24 @@ static enum pe_status find_arch(struct hf *h, const char **type_out, enum hf_enc
 		if (st != PE_OK)
 			return st;
 	}
+	/* Nor a class: AutoConfig.from_pretrained falls back to the longest model type
+	 * the model's name contains (without auto_map, which it would run instead) */
+	const struct hf_arch *na = !type && !ca && name && !hf_present(root, "auto_map")
+	                                   ? hf_arch_in_name(name)
+	                                   : NULL;
+	if (na && na->enc == HF_WRAPPER)
+		na = na->text ? hf_arch_find(na->text) : NULL;
+	if (na && na->enc != HF_WRAPPER) {
+		h->arch = na;
+		type = na->model_type;
+		enum pe_status st = hf_warn(h,
+		                            "model_type missing: read as '%s', the longest model "
+		                            "type the name '%s' contains (transformers' AutoConfig "
+		                            "falls back to that)",
+		                            type, name);
+		if (st != PE_OK)
+			return st;
+	}
 	if (h->arch && h->arch->enc == HF_WRAPPER)
 		h->arch = NULL;
 	if (h->arch && (h->arch->flags & HF_REMOTE_CODE))
@@ -206,7 +225,7 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 	}
 	const char *type = NULL;
 	enum hf_enc enc = HF_ROPE;
-	if ((st = find_arch(&h, &type, &enc)) != PE_OK)
+	if ((st = find_arch(&h, label, &type, &enc)) != PE_OK)
 		goto done;
 	if (enc == HF_NONE || enc == HF_RELATIVE || enc == HF_REFUSED) {
 		st = hf_fail(&h, PE_EUNSUPPORTED,

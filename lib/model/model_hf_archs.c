@@ -1227,6 +1227,23 @@ const struct hf_arch *hf_arch_find(const char *model_type)
 	return NULL;
 }
 
+const struct hf_arch *hf_arch_in_name(const char *name)
+{
+	/* transformers tries the longest type first, so roberta wins over bert */
+	const struct hf_arch *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++) {
+		size_t n = strlen(archs[i].model_type);
+		/* a remote-code type has no configuration class in transformers to match */
+		if (n > best_len && !(archs[i].flags & HF_REMOTE_CODE) &&
+		    strstr(name, archs[i].model_type)) {
+			best = &archs[i];
+			best_len = n;
+		}
+	}
+	return best;
+}
+
 /* @a, lower-cased without '_' and '-', equals @b[0, bn) lower-cased. */
 static int same_name(const char *a, const char *b, size_t bn)
 {

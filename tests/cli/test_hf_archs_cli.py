@@ -944,4 +944,39 @@ ok(np.allclose(freqs(ex45, "rope", "llama3_theta"), llama3(1e6, 128, 16.0, 1.0, 
                rtol=4e-15, atol=0),
    "EXAONE-4.5-33B: llama3 (1e6, x16, 1/4, 8192)", freqs(ex45, "rope", "llama3_theta"))
 
+# ---- no model_type and no class: the name, as AutoConfig falls back to -------------------
+# AutoConfig.from_pretrained (models/auto/configuration_auto.py) without model_type nor
+# auto_map tries the model types longest first and takes the first its name contains.
+# prajjwal1/bert-tiny: BertEmbeddings, nn.Embedding(max_position_embeddings 512, hidden 128),
+# positions from 0. roberta-base as uploaded in 2019: RobertaConfig's pad_token_id 1, so
+# positions count from 2 in nn.Embedding(514, 768) ("roberta" is tried before "bert").
+r, s = summary(fix("bert-tiny-no-model-type"))
+m = s.get("model", {})
+ok(r.rc == 0 and "read as 'bert'" in r.err and m.get("table_rows") == "512" and
+   m.get("table_cols") == "128" and m.get("position_offset", "0") == "0" and "all" not in s,
+   "bert-tiny without model_type: the name's bert, a 512 x 128 learned table from 0", (r.err, s))
+r, s = summary(fix("roberta-base-2019-no-model-type"))
+m = s.get("model", {})
+ok(r.rc == 0 and "read as 'roberta'" in r.err and m.get("table_rows") == "514" and
+   m.get("table_cols") == "768" and m.get("position_offset") == str(1 + 1),
+   "roberta-base (2019) without model_type: roberta, 514 x 768 from pad_token_id + 1", (r.err, s))
+# a folder's config.json is named by its folder; auto_map (remote code) or a name holding no
+# model type keeps the default rotary reading, warned
+with open(os.path.join(FIX, "bert-tiny-no-model-type.json")) as f:
+    tiny = json.load(f)
+os.makedirs(os.path.join(TMP, "gpt2-small-copy"), exist_ok=True)
+with open(os.path.join(TMP, "gpt2-small-copy", "config.json"), "w") as f:
+    json.dump(tiny, f)
+r, s = summary("hf:" + os.path.join(TMP, "gpt2-small-copy", "config.json"))
+ok(r.rc == 0 and "read as 'gpt2'" in r.err and s.get("model", {}).get("table_rows") == "512" and
+   s.get("model", {}).get("table_cols") == "128",
+   "no model_type in folder gpt2-small-copy: GPT2Config, max_position_embeddings and hidden_size "
+   "its aliases of n_positions and n_embd", (r.err, s))
+r, s = summary(write("bert-remote", dict(tiny, auto_map={"AutoConfig": "x.XConfig"})))
+ok(r.rc == 0 and "default rotary" in r.err and s.get("all", {}).get("rotary_dim") == "64",
+   "no model_type with auto_map: no name fallback (the remote class would decide)", (r.err, s))
+r, s = summary(write("plain-name", tiny))
+ok(r.rc == 0 and "default rotary" in r.err and s.get("all", {}).get("rotary_dim") == "64",
+   "no model_type, a name with no model type in it: the default rotary, warned", (r.err, s))
+
 done()
