@@ -114,7 +114,87 @@ static const struct hf_arch *remote_file_arch(const struct json *root, const str
 	if (strncmp(a->model_type, name, len) == 0 && a->model_type[len] != '\0')
 		return a;
 	const struct hf_arch *other = hf_arch_find(name);
-	return other && other != a && (other->flags & HF_REMOTE_CODE) ? other : a;
+	/* a wrapper's file (InternVL's modeling_internvl_chat) says nothing of its LLM */
+	return other && other != a && other->enc != HF_WRAPPER && (other->flags & HF_REMOTE_CODE)
+	               ? other
+	               : a;
+}
+
+/*
+ * MiniCPM-V's LLM by its version, as vLLM's minicpmv.py dispatches (the
+ * checkpoints' configuration classes subclass that LLM's): 2.0 MiniCPM, 2.5
+ * and 4.0 Llama, 2.6 Qwen2, 4.5 Qwen3; without a version, 2.0 when
+ * hidden_size is 2304 with query_num 64, else 2.5. NULL: a version it has not.
+ */
+static const char *minicpmv_text(const struct json *root)
+{
+	const struct json *v = hf_present(root, "version");
+	if (!v) {
+		const struct json *hs = hf_present(root, "hidden_size");
+		const struct json *qn = hf_present(root, "query_num");
+		int v20 = hs && hs->type == JSON_NUMBER && hs->number == 2304 && qn &&
+		          qn->type == JSON_NUMBER && qn->number == 64;
+		return v20 ? "minicpm" : "llama";
+	}
+	char text[32];
+	if (v->type == JSON_NUMBER)
+		snprintf(text, sizeof(text), "%g", v->number);
+	else if (v->type == JSON_STRING && strlen(v->string) < sizeof(text))
+		strcpy(text, v->string);
+	else
+		return NULL;
+	static const char *const map[][2] = {{"2", "minicpm"}, {"2.0", "minicpm"}, {"2.5", "llama"},
+	                                     {"2.6", "qwen2"}, {"4", "llama"},     {"4.0", "llama"},
+	                                     {"4.5", "qwen3"}};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(text, map[i][0]) == 0)
+			return map[i][1];
+	return NULL;
+}
+
+/* The row an architectures list's first class names, a wrapper's text model
+ * for a wrapper class; NULL if none. */
+static const struct hf_arch *class_arch(const struct json *obj, const char **cls)
+{
+	const struct json *ar = hf_present(obj, "architectures");
+	if (!ar || ar->type != JSON_ARRAY || !ar->n || ar->items[0].type != JSON_STRING)
+		return NULL;
+	*cls = ar->items[0].string;
+	const struct hf_arch *a = hf_arch_by_class(*cls);
+	if (a && a->enc == HF_WRAPPER)
+		a = a->text ? hf_arch_find(a->text) : NULL;
+	return a && a->enc != HF_WRAPPER ? a : NULL;
+}
+
+/*
+ * An unknown wrapper whose top level has no head width: the one sub-object
+ * named as wrappers name their language model whose model_type posenc knows
+ * (llama.cpp's converter renames llm_config and language_config to
+ * text_config alike). NULL if there is none, or more than one.
+ */
+static const char *const text_keys[] = {"text_config", "llm_config", "language_config",
+                                        "text_model"};
+
+static const char *unknown_wrapper_text(const struct json *root)
+{
+	if (hf_present(root, "head_dim") ||
+	    (hf_present(root, "hidden_size") && hf_present(root, "num_attention_heads")))
+		return NULL;
+	const char *found = NULL;
+	for (size_t i = 0; i < sizeof(text_keys) / sizeof(text_keys[0]); i++) {
+		const struct json *sub = hf_present(root, text_keys[i]);
+		if (!sub || sub->type != JSON_OBJECT)
+			continue;
+		if (found)
+			return NULL;
+		const struct json *mt = hf_present(sub, "model_type");
+		const struct hf_arch *a =
+		        mt && mt->type == JSON_STRING ? hf_arch_find(mt->string) : NULL;
+		if (!a || a->enc == HF_WRAPPER)
+			return NULL;
+		found = text_keys[i];
+	}
+	return found;
 }
 
 /* Picks the text model (text_config of a wrapper) and its architecture. */
@@ -129,21 +209,69 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 	const struct hf_arch *oa = outer ? hf_arch_find(outer) : NULL;
 	/* most wrappers keep it in text_config; Qwen2.5-Omni in thinker_config.text_config */
 	const char *tpath = oa && oa->enc == HF_WRAPPER && oa->what ? oa->what : "text_config";
+	const char *guessed = outer && !oa ? unknown_wrapper_text(root) : NULL;
+	if (guessed)
+		tpath = guessed;
 	const struct json *tc = hf_present(root, tpath);
 	if (tc && tc->type != JSON_OBJECT)
 		return hf_fail(h, PE_EFORMAT, "%s: is not an object", tpath);
+	const char *wrapper_text = oa && oa->enc == HF_WRAPPER ? oa->text : NULL;
+	if (oa && oa->enc == HF_WRAPPER && strcmp(oa->model_type, "minicpmv") == 0 &&
+	    !(wrapper_text = minicpmv_text(root)))
+		return hf_fail(h, PE_EUNSUPPORTED,
+		               "model_type 'minicpmv': a version whose language model posenc does "
+		               "not know (vLLM's minicpmv.py has 2.0, 2.5, 2.6, 4.0, 4.5)");
+	h->remote = oa && oa->enc == HF_WRAPPER && (oa->flags & HF_REMOTE_CODE);
 	const char *type = outer;
 	if (tc) {
 		h->cfg = tc;
 		const struct json *it = hf_present(tc, "model_type");
 		if (it && it->type != JSON_STRING)
 			return hf_fail(h, PE_EFORMAT, "%s.model_type: is not a string", tpath);
-		if (it)
+		const char *cls = NULL;
+		const struct hf_arch *sa = it ? NULL : class_arch(tc, &cls);
+		if (it) {
 			type = it->string;
-		else if (oa && oa->enc == HF_WRAPPER)
-			type = oa->text; /* the wrapper class's default text config */
+		} else if (sa && oa && oa->enc == HF_WRAPPER) {
+			/* the class its architectures name, as InternVLChatConfig picks its
+			 * LLM's configuration by llm_config.architectures[0] */
+			type = sa->model_type;
+			enum pe_status st =
+			        hf_warn(h,
+			                "%s.model_type missing: read as '%s', the model "
+			                "type its architectures[0] '%s' names",
+			                tpath, type, cls);
+			if (st != PE_OK)
+				return st;
+		} else if (oa && oa->enc == HF_WRAPPER) {
+			type = wrapper_text; /* the wrapper class's default text config */
+		}
+		if (guessed) {
+			enum pe_status st = hf_warn(h,
+			                            "model_type '%s' is not in posenc's table and "
+			                            "its top level has no head width: read as its "
+			                            "one language-model config %s (model_type "
+			                            "'%s'), as posenc reads a known wrapper's",
+			                            outer, tpath, type);
+			if (st != PE_OK)
+				return st;
+		}
 	} else if (oa && oa->enc == HF_WRAPPER) {
-		type = oa->text; /* the text keys at the top level */
+		type = wrapper_text; /* the text keys at the top level */
+	}
+	/* DeepSeek-VL2-Tiny's use_mla false: its modeling_deepseek.py builds
+	 * transformers' LlamaAttention (ATTENTION_CLASSES "mha_*") on the same keys */
+	const struct json *mla = h->remote && type && strcmp(type, "deepseek_v2") == 0
+	                                 ? hf_present(h->cfg, "use_mla")
+	                                 : NULL;
+	if (mla && mla->type == JSON_BOOL && !mla->boolean) {
+		type = "llama";
+		enum pe_status st = hf_warn(h,
+		                            "%s.use_mla false: read as 'llama', the LlamaAttention "
+		                            "DeepSeek-VL2's modeling_deepseek.py uses then",
+		                            tpath);
+		if (st != PE_OK)
+			return st;
 	}
 	h->arch = type ? hf_arch_find(type) : NULL;
 	/* No model_type (transformers' AutoConfig then has nothing to go by): the
@@ -290,9 +418,9 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 			goto done;
 	}
 	if ((st = hf_fact(&h, "reference", "the reference whose semantics posenc follows", "%s",
-	                  h.arch->flags & HF_REMOTE_CODE ? REFERENCE_REMOTE
-	                  : enc == HF_ROPE               ? REFERENCE_ROPE
-	                                                 : REFERENCE_OTHER)) != PE_OK)
+	                  (h.arch->flags & HF_REMOTE_CODE) || h.remote ? REFERENCE_REMOTE
+	                  : enc == HF_ROPE                             ? REFERENCE_ROPE
+	                                                               : REFERENCE_OTHER)) != PE_OK)
 		goto done;
 	switch (enc) {
 	case HF_ROPE:

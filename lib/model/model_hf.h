@@ -237,6 +237,7 @@ struct hf {
 	char **err;
 	const char *label;
 	const struct hf_arch *arch;
+	int remote; /* a remote-code wrapper: its text model follows the checkpoint's files */
 };
 
 enum pe_status hf_fail(struct hf *h, enum pe_status st, const char *fmt, ...)

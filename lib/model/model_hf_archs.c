@@ -47,6 +47,13 @@
 	{                                                                                          \
 		.model_type = t, .enc = HF_WRAPPER, .text = txt, .what = path                      \
 	}
+/* A wrapper of a checkpoint's own code (auto_map, no class in transformers):
+ * its text model's rules are restated from that code, not transformers' files. */
+#define REMOTE_WRAPPER(t, txt, path)                                                               \
+	{                                                                                          \
+		.model_type = t, .enc = HF_WRAPPER, .text = txt, .what = path,                     \
+		.flags = HF_REMOTE_CODE                                                            \
+	}
 /* A class's own attribute_map entries ("canonical=key"). */
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 
@@ -1042,7 +1049,6 @@ static const struct hf_arch archs[] = {
         WRAPPER("qwen3_vl_moe", "qwen3_vl_moe_text"),
         WRAPPER("llama4", "llama4_text"),
         WRAPPER("mllama", "mllama_text_model"),
-        WRAPPER("llava_llama", "llama"),
         WRAPPER("pixtral", "mistral"),
         WRAPPER("qwen2_audio", "qwen2"),
         WRAPPER("aria", "aria_text"),
@@ -1077,6 +1083,24 @@ static const struct hf_arch archs[] = {
         WRAPPER_AT("qwen3_omni_moe", NULL, "thinker_config.text_config"),
         /* a text encoder-decoder pair: the decoder (its own model_type) */
         WRAPPER_AT("encoder-decoder", NULL, "decoder"),
+        /* Remote-code wrappers. InternVL 1.5-3 (configuration_internvl_chat.py): the
+         * LLM in llm_config, its class chosen by architectures[0], InternLM2 when the
+         * file gives none; DeepSeek-VL2: language_config is a DeepseekV2Config; Ovis:
+         * llm_config built from its own model_type. */
+        REMOTE_WRAPPER("internvl_chat", "internlm2", "llm_config"),
+        REMOTE_WRAPPER("deepseek_vl_v2", "deepseek_v2", "language_config"),
+        REMOTE_WRAPPER("ovis", NULL, "llm_config"),
+        /* Configuration classes that subclass their LLM's (text keys at the top
+         * level): LLaVA-NeXT / OneVision / VILA's LlavaQwenConfig, LlavaConfig
+         * (Llama), LlavaMistralConfig, LlavaMixtralConfig; InternLM-XComposer2's
+         * InternLMXcomposer2Config (InternLM2's); MiniCPM-V's by its version
+         * (model_hf.c: minicpmv_text) */
+        REMOTE_WRAPPER("llava_qwen", "qwen2", NULL),
+        REMOTE_WRAPPER("llava_llama", "llama", NULL),
+        REMOTE_WRAPPER("llava_mistral", "mistral", NULL),
+        REMOTE_WRAPPER("llava_mixtral", "mixtral", NULL),
+        REMOTE_WRAPPER("internlmxcomposer2", "internlm2", NULL),
+        REMOTE_WRAPPER("minicpmv", "qwen2", NULL),
 
         /* ---- remote code: per-layer blocks, ALiBi, old Falcon and Phi; late types ---- */
         /* DeciLM / Llama-3.x-Nemotron (modeling_decilm.py): Llama's rotary and rope
