@@ -121,12 +121,12 @@ static const struct hf_arch *remote_file_arch(const struct json *root, const str
 }
 
 /*
- * MiniCPM-V's LLM by its version, as vLLM's minicpmv.py dispatches (the
- * checkpoints' configuration classes subclass that LLM's): 2.0 MiniCPM, 2.5
+ * HF_TEXT_BY_VERSION: MiniCPM-V's LLM by its version, as vLLM's minicpmv.py
+ * dispatches (the checkpoints' configuration classes subclass that LLM's): 2.0 MiniCPM, 2.5
  * and 4.0 Llama, 2.6 Qwen2, 4.5 Qwen3; without a version, 2.0 when
  * hidden_size is 2304 with query_num 64, else 2.5. NULL: a version it has not.
  */
-static const char *minicpmv_text(const struct json *root)
+static const char *version_text(const struct json *root)
 {
 	const struct json *v = hf_present(root, "version");
 	if (!v) {
@@ -216,11 +216,12 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 	if (tc && tc->type != JSON_OBJECT)
 		return hf_fail(h, PE_EFORMAT, "%s: is not an object", tpath);
 	const char *wrapper_text = oa && oa->enc == HF_WRAPPER ? oa->text : NULL;
-	if (oa && oa->enc == HF_WRAPPER && strcmp(oa->model_type, "minicpmv") == 0 &&
-	    !(wrapper_text = minicpmv_text(root)))
+	if (oa && oa->enc == HF_WRAPPER && (oa->flags & HF_TEXT_BY_VERSION) &&
+	    !(wrapper_text = version_text(root)))
 		return hf_fail(h, PE_EUNSUPPORTED,
-		               "model_type 'minicpmv': a version whose language model posenc does "
-		               "not know (vLLM's minicpmv.py has 2.0, 2.5, 2.6, 4.0, 4.5)");
+		               "model_type '%s': a version whose language model posenc does not "
+		               "know (vLLM's minicpmv.py has 2.0, 2.5, 2.6, 4.0, 4.5)",
+		               oa->model_type);
 	h->remote = oa && oa->enc == HF_WRAPPER && (oa->flags & HF_REMOTE_CODE);
 	const char *type = outer;
 	if (tc) {

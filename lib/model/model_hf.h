@@ -141,6 +141,9 @@ enum hf_enc {
  * max_position_embeddings on loading (MiniCPMLongRoPE): past the original
  * length that is long_factor at every length, short ones included */
 #define HF_LONGROPE_AT_MAX (UINT64_C(1) << 37)
+/* a wrapper whose language model follows its 'version' (MiniCPM-V: vLLM's
+ * minicpmv.py dispatches 2.0 MiniCPM, 2.5/4.0 Llama, 2.6 Qwen2, 4.5 Qwen3) */
+#define HF_TEXT_BY_VERSION (UINT64_C(1) << 38)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

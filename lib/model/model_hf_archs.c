@@ -1100,7 +1100,10 @@ static const struct hf_arch archs[] = {
         REMOTE_WRAPPER("llava_mistral", "mistral", NULL),
         REMOTE_WRAPPER("llava_mixtral", "mixtral", NULL),
         REMOTE_WRAPPER("internlmxcomposer2", "internlm2", NULL),
-        REMOTE_WRAPPER("minicpmv", "qwen2", NULL),
+        {.model_type = "minicpmv",
+         .enc = HF_WRAPPER,
+         .text = "qwen2",
+         .flags = HF_REMOTE_CODE | HF_TEXT_BY_VERSION},
 
         /* ---- remote code: per-layer blocks, ALiBi, old Falcon and Phi; late types ---- */
         /* DeciLM / Llama-3.x-Nemotron (modeling_decilm.py): Llama's rotary and rope
