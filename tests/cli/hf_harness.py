@@ -6,6 +6,7 @@ Call setup(exe, tmp) once (the posenc binary, the test's work folder) before the
 import csv
 import io
 import json
+import math
 import os
 
 import numpy as np
@@ -15,6 +16,9 @@ from tap import run
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(os.path.dirname(HERE), "fixtures", "hf")
 REL = 1e-15
+# what a read of an unknown model_type warns, and the reference line of a remote-code row
+UNKNOWN = "not in posenc's table"
+REMOTE = "the checkpoint's own modeling file"
 _exe = None
 _tmp = None
 
@@ -87,3 +91,23 @@ def layers(text):
         a, _, b = part.partition("-")
         out += list(range(int(a), int(b or a) + 1))
     return out
+
+
+def remote_ok(r, s):
+    """Read by its registry row: no unknown-type warning, and the reference line names the
+    model's own modeling file."""
+    return (r.rc == 0 and UNKNOWN not in r.err and
+            REMOTE in s.get("model", {}).get("reference", ""))
+
+
+def press_slopes(n):
+    """ALiBi's head slopes (Press et al.; BLOOM's build_alibi_tensor, Baichuan's
+    _get_interleave, Jais's _get_alibi_slopes): powers of 2^(-8/c) for the closest power of
+    two c <= n, then every other slope of 2c heads."""
+    def power_of_2(k):
+        start = 2.0 ** (-(2.0 ** -(math.log2(k) - 3)))
+        return [start * start ** i for i in range(k)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    c = 2 ** math.floor(math.log2(n))
+    return power_of_2(c) + press_slopes(2 * c)[0::2][:n - c]

@@ -14,7 +14,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import setup, close, fix, freqs, inv_freq, layers, summary, write  # noqa: E402
+from hf_harness import (close, fix, freqs, inv_freq, layers, press_slopes, setup, summary,  # noqa: E402
+                        write)
 
 EXE = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -768,18 +769,8 @@ ok(close(freqs(write("slmepoch", cfg), "all", "theta"), inv_freq(1e4, 16)),
 # slope of twice as many); the 7B one rotates as Llama (RotaryEmbedding, base 10000).
 
 
-def interleave(n):
-    def power_of_2(k):
-        start = 2.0 ** (-(2.0 ** -(math.log2(k) - 3)))
-        return [start * start ** i for i in range(k)]
-    if math.log2(n).is_integer():
-        return power_of_2(n)
-    c = 2 ** math.floor(math.log2(n))
-    return power_of_2(c) + interleave(2 * c)[0::2][:n - c]
-
-
 got = bias_slopes(fix("baichuan-13b-chat"))
-ok(close(got, interleave(40)), "Baichuan-13B-Chat: ALiBi, 40 slopes as _gen_alibi_mask", got)
+ok(close(got, press_slopes(40)), "Baichuan-13B-Chat: ALiBi, 40 slopes as _gen_alibi_mask", got)
 b7 = write("baichuan7b", {"model_type": "baichuan", "architectures": ["BaiChuanForCausalLM"],
                           "auto_map": {"AutoModelForCausalLM": "modeling_baichuan.BaiChuanForCausalLM"},
                           "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 32,

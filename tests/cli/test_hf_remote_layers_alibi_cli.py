@@ -15,30 +15,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import setup, close, freqs, inv_freq, layers, summary, write  # noqa: E402
+from hf_harness import (UNKNOWN, close, freqs, inv_freq, layers, press_slopes, remote_ok,  # noqa: E402
+                        setup, summary, write)
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
 setup(EXE, TMP)
-UNKNOWN = "not in posenc's table"
-REMOTE = "the checkpoint's own modeling file"
-
-
-def remote_ok(r, s):
-    return (r.rc == 0 and UNKNOWN not in r.err and
-            REMOTE in s.get("model", {}).get("reference", ""))
-
-
-def press_slopes(n):
-    """Jais / BTLM _get_alibi_slopes: Press et al.'s powers of 2^(-8/n), the closest power of
-    two first, then every other slope of twice as many."""
-    def power_of_2(k):
-        start = 2.0 ** (-(2.0 ** -(math.log2(k) - 3)))
-        return [start * start ** i for i in range(k)]
-    if math.log2(n).is_integer():
-        return power_of_2(n)
-    c = 2 ** math.floor(math.log2(n))
-    return power_of_2(c) + press_slopes(2 * c)[0::2][:n - c]
 
 
 def llama3(base, dim, factor, low, high, old):

@@ -13,13 +13,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import setup, close, fix, freqs, inv_freq, summary, write  # noqa: E402
+from hf_harness import (REMOTE, UNKNOWN, close, fix, freqs, inv_freq, load, setup, summary,  # noqa: E402
+                        write)
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
 setup(EXE, TMP)
-UNKNOWN = "not in posenc's table"
-REMOTE = "the checkpoint's own modeling file"
 
 
 def read_ok(name, r, s, remote=True):
@@ -332,7 +331,6 @@ ok(r.rc == 0 and "dynamic" in s.get("all", {}).get("spec", ""),
 # modeling_molmo.py (reubzdubz/Molmo7B_D_NF4Quant at edf464b): MolmoForCausalLM builds its model
 # with rope_impl "llama" (rotate_half) and RotaryEmbedding turns d_model // n_heads =
 # hidden_size // num_attention_heads dimensions at rope_theta; no rope block is read.
-from hf_harness import load  # noqa: E402
 mc = load("molmo-7b-d-0924-nf4")
 r, s = summary(fix("molmo-7b-d-0924-nf4"))
 g = s.get("all", {})

@@ -12,13 +12,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import setup, close, fix, freqs, inv_freq, load, summary, write  # noqa: E402
+from hf_harness import (REMOTE, UNKNOWN, close, fix, freqs, inv_freq, load, setup, summary,  # noqa: E402
+                        write)
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
 setup(EXE, TMP)
-UNKNOWN = "not in posenc's table"
-REMOTE = "the checkpoint's own modeling file"
 
 
 def check(name, spec, mtype, head, base, layout="half", remote=True, warn=None, known=True):

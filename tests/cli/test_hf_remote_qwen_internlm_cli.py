@@ -14,21 +14,14 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import setup, close, fix, freqs, inv_freq, load, summary, write  # noqa: E402
+from hf_harness import (UNKNOWN, close, fix, freqs, inv_freq, load, remote_ok, setup, summary,  # noqa: E402
+                        write)
 
 EXE = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(os.path.dirname(HERE), "fixtures", "hf")
 TMP = workdir()
 setup(EXE, TMP)
-TABLE = "not in posenc's table"
-REMOTE = "own modeling file"
-
-
-def remote_ok(r, s):
-    """Read by its row: no unknown-type warning, the reference is the model's own file."""
-    return (r.rc == 0 and TABLE not in r.err and
-            REMOTE in s.get("model", {}).get("reference", ""))
 
 
 # ---- Qwen v1 (modeling_qwen.py) --------------------------------------------------------
@@ -151,7 +144,7 @@ ok(close(got, inv_freq(dynamic_base(1e6, 2.0, 65536, 32768, 128), 128)),
 # {"base": 10000, "type": "dynamic"} when the config has none
 r, s = summary(fix("internlm-20b"))
 g = s.get("all", {})
-ok(r.rc == 0 and TABLE not in r.err and "rotary: missing" in r.err and
+ok(r.rc == 0 and UNKNOWN not in r.err and "rotary: missing" in r.err and
    g.get("scaling") == "dynamic" and g.get("factor") == "1" and g.get("original") == "4096" and
    close(freqs(fix("internlm-20b")), inv_freq(1e4, 5120 // 40)),
    "InternLM-20B: no 'rotary', the class default (base 10000, dynamic, factor 1)", (r.err, g))
