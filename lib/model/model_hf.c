@@ -398,23 +398,23 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 		}
 	}
 	/* Baichuan's 13B modeling files (Baichuan-13B, Baichuan2-13B) add ALiBi with
-	 * Press et al.'s slopes (_gen_alibi_mask), its 7B ones rotate; the configs say
-	 * which only through the size: 40 layers, the rule llama.cpp's loader uses. */
-	size_t baichuan_layers = 0;
+	 * Press et al.'s slopes (_gen_alibi_mask), its 7B ones rotate. The config class
+	 * shipped beside each file tells them apart whatever the size: the 13B
+	 * BaichuanConfig keeps only model_max_length, the 7B ones also write
+	 * max_position_embeddings, so trimmed test copies (IPEX's one-layer 13B) still
+	 * pair with their file, where a layer count would not. */
 	if (strcmp(type, "baichuan") == 0) {
-		if (hf_cfg_count(&h, "num_hidden_layers", &baichuan_layers, NULL) < 0) {
-			st = PE_EFORMAT;
-			goto done;
-		}
-		if (baichuan_layers == 40)
+		int is13b = hf_present(h.cfg, "max_position_embeddings") == NULL;
+		if (is13b)
 			enc = HF_ALIBI;
 		st = hf_warn(&h,
-		             baichuan_layers == 40
-		                     ? "model_type 'baichuan' with 40 layers: Baichuan 13B's own "
-		                       "modeling file (auto_map), which adds ALiBi; read as ALiBi"
-		                     : "model_type 'baichuan': Baichuan 7B's own modeling file "
-		                       "(auto_map), which rotates as Llama does; read as RoPE (a "
-		                       "13B model, 40 layers, would add ALiBi)");
+		             is13b ? "model_type 'baichuan' without max_position_embeddings: the "
+		                     "13B configuration class, whose modeling file adds ALiBi; "
+		                     "read as ALiBi"
+		                   : "model_type 'baichuan' with max_position_embeddings: the 7B "
+		                     "configuration class, whose modeling file rotates as Llama "
+		                     "does; read as RoPE (the 13B class, which adds ALiBi, "
+		                     "writes only model_max_length)");
 		if (st != PE_OK)
 			goto done;
 	}
