@@ -970,4 +970,21 @@ r, s = summary(write("plain-name", tiny))
 ok(r.rc == 0 and "default rotary" in r.err and s.get("all", {}).get("rotary_dim") == "64",
    "no model_type, a name with no model type in it: the default rotary, warned", (r.err, s))
 
+# ---- Baichuan: the configuration class, not the size, names the modeling file ------------
+# The 13B BaichuanConfig (Baichuan-13B, Baichuan2-13B; vLLM restates it in
+# transformers_utils/configs/baichuan_13b.py) has model_max_length and no
+# max_position_embeddings; its modeling_baichuan.py adds ALiBi. IPEX's test copy keeps that
+# class with one layer and 16 heads: ALiBi over 16 heads, a power of two, so slope k is
+# 2^(-8k/16) = 2^(-k/2) (_get_interleave's start * start^(k-1) rounds within a few ulps).
+got = bias_slopes(fix("baichuan2-13b-ipex"))
+ok(close(got, press_slopes(16)) and close(got, [2.0 ** (-k / 2.0) for k in range(1, 17)], 4e-15),
+   "Baichuan2-13B cut to one layer (IPEX): still ALiBi, 16 slopes 2^(-k/2)", got)
+# the 7B class writes max_position_embeddings: rotary whatever the layer count
+cfg = json.load(open(os.path.join(FIX, "baichuan2-13b-ipex.json")))
+cfg.update(max_position_embeddings=4096, num_hidden_layers=40)
+b7 = write("baichuan7b-40", cfg)
+ok(close(freqs(b7, "all", "theta"), [10000.0 ** (-2.0 * i / 128) for i in range(64)]),
+   "Baichuan with max_position_embeddings (7B class), 40 layers: RoPE, 2048 / 16 = 128 wide",
+   freqs(b7, "all", "theta"))
+
 done()
