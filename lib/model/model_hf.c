@@ -317,6 +317,20 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 		h->arch = NULL;
 	if (h->arch && (h->arch->flags & HF_REMOTE_CODE))
 		h->arch = remote_file_arch(root, h->arch);
+	const struct hf_arch *next = h->arch && (h->arch->flags & HF_MQ_NEXT) &&
+	                                             hf_present(h->cfg, "num_multi_query_heads")
+	                                     ? hf_arch_find(h->arch->text)
+	                                     : NULL;
+	if (next) {
+		enum pe_status st = hf_warn(h,
+		                            "num_multi_query_heads: read as '%s', the later "
+		                            "generation that kept '%s''s class names",
+		                            next->model_type, h->arch->model_type);
+		if (st != PE_OK)
+			return st;
+		h->arch = next;
+		type = next->model_type;
+	}
 	*type_out = type ? type : "(none)";
 	if (h->arch) {
 		*enc = h->arch->enc;
@@ -415,6 +429,15 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 		                     "configuration class, whose modeling file rotates as Llama "
 		                     "does; read as RoPE (the 13B class, which adds ALiBi, "
 		                     "writes only model_max_length)");
+		if (st != PE_OK)
+			goto done;
+	}
+	/* CogVLM's build_position_ids and GLM-4V's position_ids repeat: the whole
+	 * image between its boi and eoi tokens sits at one position */
+	if ((h.arch->flags & HF_IMAGE_ONE_POS) && hf_present(h.root, "vision_config")) {
+		st = hf_warn(&h, "vision_config: the model's own code gives all of an image's "
+		                 "tokens one position (boi, the image, eoi: three positions), so "
+		                 "past an image a position is not the token's index");
 		if (st != PE_OK)
 			goto done;
 	}

@@ -144,6 +144,13 @@ enum hf_enc {
 /* a wrapper whose language model follows its 'version' (MiniCPM-V: vLLM's
  * minicpmv.py dispatches 2.0 MiniCPM, 2.5/4.0 Llama, 2.6 Qwen2, 4.5 Qwen3) */
 #define HF_TEXT_BY_VERSION (UINT64_C(1) << 38)
+/* with a vision_config, the checkpoint's code gives all of an image's tokens one
+ * position (CogVLM's build_position_ids, GLM-4V's position_ids repeat): a
+ * position then is not a token's index, which is warned about */
+#define HF_IMAGE_ONE_POS (UINT64_C(1) << 39)
+/* a config with num_multi_query_heads is the later generation @text, which
+ * kept the class names (CogVLM2: lmdeploy's cogvlm.py tells them apart so) */
+#define HF_MQ_NEXT (UINT64_C(1) << 40)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its
@@ -151,9 +158,9 @@ enum hf_enc {
  * from configuration_<name>.py); @theta_key is where the rope base is read
  * (GPT-NeoX: rotary_emb_base); for HF_ROPE @local_theta / @global_theta name
  * the keys of per-layer-type bases (Gemma 3, ModernBERT); @text is the
- * default text model of a wrapper; @what is a learned table's tensor, the
- * reason for HF_NONE / HF_RELATIVE / HF_REFUSED, or a wrapper's path to its
- * text config ("thinker_config.text_config"; NULL: text_config).
+ * default text model of a wrapper (HF_MQ_NEXT: the later generation); @what is a learned table's
+ * tensor, the reason for HF_NONE / HF_RELATIVE / HF_REFUSED, or a wrapper's path to its text config
+ * ("thinker_config.text_config"; NULL: text_config).
  *
  * For HF_SINUSOIDAL @layout is the sinusoidal spec's keys
  * ("layout=blocks,freq=t2t"); HF_OFFSET2 starts positions at 2 and

@@ -344,15 +344,40 @@ static const struct hf_arch archs[] = {
          .keys = KEYS("partial_rotary_factor=rope_pct")},
         /* ChatGLM2/3 and GLM-4 remote code (modeling_chatglm.py): RotaryEmbedding
          * of kv_channels // 2 dimensions, pairs 2i, 2i+1, base 10000 * rope_ratio;
-         * ChatGLM-6B's position_encoding_2d is another scheme */
+         * ChatGLM-6B's position_encoding_2d is another scheme; GLM-4V-9B (the same
+         * type with a vision_config) gives an image's patches one position */
         {.model_type = "chatglm",
          .enc = HF_ROPE,
          .layout = I,
          .defaults = "hidden_size=4096,num_attention_heads=32,num_layers=28,kv_channels=128,"
                      "seq_length=2048,rope_theta=10000,partial_rotary_factor=0.5",
-         .flags = HF_ROPE_RATIO | HF_REMOTE_CODE,
+         .flags = HF_ROPE_RATIO | HF_REMOTE_CODE | HF_IMAGE_ONE_POS,
          .keys = KEYS("head_dim=kv_channels", "num_hidden_layers=num_layers",
                       "max_position_embeddings=seq_length", "unsupported=position_encoding_2d")},
+        /* CogVLM (cogvlm-chat-hf) and CogAgent (cogagent-chat-hf) remote code:
+         * RotaryEmbedding(head_dim) at its own base 10000, rotate_half over the
+         * whole head, no rope block; an image's tokens share one position
+         * (build_position_ids). Their configuration classes write no model_type:
+         * the class names it. CogVLM2 keeps CogVLM's class names, with
+         * num_multi_query_heads and a rotary hard-coded at base 500000. */
+        {.model_type = "cogvlm",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK | HF_FIXED_BASE | HF_IMAGE_ONE_POS | HF_MQ_NEXT,
+         .text = "cogvlm2"},
+        {.model_type = "cogvlm2",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",num_multi_query_heads=8,max_position_embeddings=8192,"
+                             "rope_theta=500000",
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK | HF_FIXED_BASE | HF_IMAGE_ONE_POS,
+         .keys = KEYS("num_key_value_heads=num_multi_query_heads")},
+        {.model_type = "cogagent",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = LLAMA_D ",max_position_embeddings=2048,rope_theta=10000",
+         .flags = HF_REMOTE_CODE | HF_NO_ROPE_BLOCK | HF_FIXED_BASE | HF_IMAGE_ONE_POS},
         /* ---- remote code: Qwen v1, InternLM and Llama-like families ---- */
         /* Qwen v1 (modeling_qwen.py): RotaryEmbedding of int(kv_channels * rotary_pct)
          * dimensions at rotary_emb_base, rotate_half, no rope block; beyond seq_length
