@@ -10,6 +10,8 @@ rotated width d, restated with numpy (doc/models.md cites the files)."""
 import os
 import sys
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
 from hf_harness import (REMOTE, UNKNOWN, close, fix, freqs, inv_freq, load, setup, summary,  # noqa: E402
@@ -130,5 +132,67 @@ gen3 = {"model_type": "some_vlm", "hidden_size": 512, "num_attention_heads": 8,
 r, s = summary(write("gen3", gen3))
 ok(UNKNOWN in r.err and s.get("all", {}).get("head_dim") == "64",
    "a head width on top: the top level, as before", (r.err, s.get("all")))
+
+# ---- THUDM's CogVLM family: configuration classes without model_type, the class names it -----
+# No vendored config.json was found; the sizes are the model cards' (CogVLM-17B and CogAgent-18B:
+# Vicuna-7B's 4096 / 32 heads, 32 layers, context 2048; CogVLM2-Llama3-19B: Llama-3-8B's, 8
+# query groups, 8192). Each rotates the whole 128-wide head with rotate_half at its own fixed
+# base: RotaryEmbedding(head_dim)'s default 10000, CogVLM2's FastRotaryEmbedding(base=500000).
+ONE_POS = "gives all of an image's tokens one position"
+COG_AUTO = {"AutoConfig": "configuration_cogvlm.CogVLMConfig",
+            "AutoModelForCausalLM": "modeling_cogvlm.CogVLMForCausalLM"}
+d = np.arange(0, 128, 2, dtype=np.float64) / 128
+cv1 = {"architectures": ["CogVLMForCausalLM"], "auto_map": COG_AUTO, "hidden_size": 4096,
+       "num_attention_heads": 32, "num_hidden_layers": 32, "max_position_embeddings": 2048,
+       "vocab_size": 32000, "template_version": "chat",
+       "vision_config": {"image_size": 490, "patch_size": 14, "num_positions": 1226}}
+r, s = check("CogVLM-17B (cogvlm-chat-hf)", write("cv1", cv1), "cogvlm", 128, 1e4,
+             warn="architectures[0] 'CogVLMForCausalLM'")
+ok(close(freqs(write("cv1", cv1)), 1.0 / 10000.0 ** d) and ONE_POS in r.err and
+   s.get("model", {}).get("context") == "2048",
+   "CogVLM-17B: 1 / 10000^(2i/128), context 2048, one position per image", (r.err, s))
+# a rope_theta in the file is not what RotaryEmbedding(head_dim) is built with
+r, s = summary(write("cv1t", dict(cv1, rope_theta=1e6)))
+ok("rope_theta: 1000000 is not read" in r.err and s.get("all", {}).get("base") ==
+   "10000", "CogVLM: rope_theta ignored (fixed base 10000)", (r.err, s.get("all")))
+cv2 = dict(cv1, num_multi_query_heads=8, max_position_embeddings=8192, vocab_size=128256,
+           vision_config={"image_size": 1344, "patch_size": 14, "num_positions": 9217})
+r, s = check("CogVLM2-Llama3-chat-19B", write("cv2", cv2), "cogvlm2", 128, 5e5,
+             warn="num_multi_query_heads: read as 'cogvlm2'")
+ok(close(freqs(write("cv2", cv2)), 1.0 / 500000.0 ** d) and ONE_POS in r.err and
+   s.get("model", {}).get("context") == "8192",
+   "CogVLM2: 1 / 500000^(2i/128), context 8192, one position per image", (r.err, s))
+# a rope block is never read by either modeling file
+r, s = summary(write("cv2s", dict(cv2, rope_scaling={"type": "linear", "factor": 2.0})))
+ok(r.rc == 0 and "scaling=none" in s.get("all", {}).get("spec", ""),
+   "CogVLM2: rope_scaling not read", (r.err, s.get("all")))
+# a text-only copy (no vision_config): nothing to say of images
+r, s = summary(write("cv2t", {k: v for k, v in cv2.items() if k != "vision_config"}))
+ok(r.rc == 0 and ONE_POS not in r.err, "CogVLM2 without vision_config: no image warning", r.err)
+ca = dict(cv1, architectures=["CogAgentForCausalLM"], cross_hidden_size=1024,
+          cross_compute_hidden_size=1024, cross_image_size=1120,
+          auto_map={"AutoConfig": "configuration_cogagent.CogAgentConfig",
+                    "AutoModelForCausalLM": "modeling_cogagent.CogAgentForCausalLM"})
+r, s = check("CogAgent-18B (cogagent-chat-hf)", write("ca", ca), "cogagent", 128, 1e4,
+             warn="architectures[0] 'CogAgentForCausalLM'")
+ok(close(freqs(write("ca", ca)), 1.0 / 10000.0 ** d) and ONE_POS in r.err,
+   "CogAgent: 1 / 10000^(2i/128), one position per image", r.err)
+
+# ---- GLM-4V-9B / CogAgent-9B: ChatGLMConfig (model_type chatglm) with a vision_config; the
+# chatglm row turns kv_channels // 2 = 64 dimensions, pairs 2i, 2i+1, at 10000 * rope_ratio
+# (rope_ratio written here, not a published value); the image's patches share one position
+g4v = {"model_type": "chatglm", "architectures": ["ChatGLMForConditionalGeneration"],
+       "hidden_size": 4096, "num_attention_heads": 32, "kv_channels": 128, "num_layers": 40,
+       "seq_length": 8192, "rope_ratio": 1, "multi_query_group_num": 2,
+       "vision_config": {"image_size": 1120, "patch_size": 14}}
+r, s = summary(write("g4v", g4v))
+dg = np.arange(0, 64, 2, dtype=np.float64) / 64
+ok(r.rc == 0 and s.get("model", {}).get("model_type") == "chatglm" and ONE_POS in r.err and
+   s.get("all", {}).get("layout") == "interleaved" and
+   close(freqs(write("g4v", g4v)), 1.0 / 10000.0 ** dg),
+   "GLM-4V-9B: chatglm, 64 of 128 dimensions interleaved at 10000, one position per image",
+   (r.err, s))
+r = run(EXE, "model", write("g4t", {k: v for k, v in g4v.items() if k != "vision_config"}))
+ok(r.rc == 0 and ONE_POS not in r.err, "GLM-4-9B (no vision_config): no image warning", r.err)
 
 done()
