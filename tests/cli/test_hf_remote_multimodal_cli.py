@@ -3,8 +3,9 @@
 class by architectures[0]), deepseek_vl_v2 (language_config, a DeepseekV2Config), ovis
 (llm_config), minicpmv (its LLM by version), llava_qwen / llava_llama / llava_mistral /
 llava_mixtral and internlmxcomposer2 (configuration classes subclassing their LLM's: the text
-keys at the top level), and the general rule for an unknown wrapper with one language-model
-sub-config. InternVL2-2B is a published fixture; the others are written here from the sizes
+keys at the top level), the general rule for an unknown wrapper with one language-model
+sub-config, and THUDM's CogVLM / CogVLM2 / CogAgent (typed by their class) and GLM-4V-9B
+(chatglm), whose images share one position. InternVL2-2B is a published fixture; the others are written here from the sizes
 and bases their model cards publish. The expected frequencies are 1 / base^(2i/d) over the
 rotated width d, restated with numpy (doc/models.md cites the files)."""
 import os
@@ -178,7 +179,7 @@ r, s = check("CogAgent-18B (cogagent-chat-hf)", write("ca", ca), "cogagent", 128
 ok(close(freqs(write("ca", ca)), 1.0 / 10000.0 ** d) and ONE_POS in r.err,
    "CogAgent: 1 / 10000^(2i/128), one position per image", r.err)
 
-# ---- GLM-4V-9B / CogAgent-9B: ChatGLMConfig (model_type chatglm) with a vision_config; the
+# ---- GLM-4V-9B: ChatGLMConfig (model_type chatglm) with a vision_config; the
 # chatglm row turns kv_channels // 2 = 64 dimensions, pairs 2i, 2i+1, at 10000 * rope_ratio
 # (rope_ratio written here, not a published value); the image's patches share one position
 g4v = {"model_type": "chatglm", "architectures": ["ChatGLMForConditionalGeneration"],
