@@ -233,9 +233,10 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 		const struct hf_arch *sa = it ? NULL : class_arch(tc, &cls);
 		if (it) {
 			type = it->string;
-		} else if (sa && oa && oa->enc == HF_WRAPPER) {
+		} else if (sa && h->remote) {
 			/* the class its architectures name, as InternVLChatConfig picks its
-			 * LLM's configuration by llm_config.architectures[0] */
+			 * LLM's configuration by llm_config.architectures[0]; transformers'
+			 * wrappers (LlavaConfig...) default the type whatever the class */
 			type = sa->model_type;
 			enum pe_status st =
 			        hf_warn(h,

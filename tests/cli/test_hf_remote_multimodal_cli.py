@@ -131,4 +131,14 @@ r, s = summary(write("gen3", gen3))
 ok(UNKNOWN in r.err and s.get("all", {}).get("head_dim") == "64",
    "a head width on top: the top level, as before", (r.err, s.get("all")))
 
+
+# ---- a transformers wrapper keeps its class's default: LlavaConfig fills in "llama" when
+# text_config has no model_type, whatever its architectures say (4096 // 32 = 128, 1e6) -----
+lv = {"model_type": "llava", "text_config": {
+    "architectures": ["Qwen2ForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+    "num_hidden_layers": 4, "rope_theta": 1000000.0}}
+r, s = check("llava text_config without model_type", write("lv", lv), "llama", 128, 1e6,
+             remote=False)
+ok("architectures[0]" not in r.err, "llava: no class-named reading, no warning", r.err)
+
 done()
