@@ -233,9 +233,10 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 		const struct hf_arch *sa = it ? NULL : class_arch(tc, &cls);
 		if (it) {
 			type = it->string;
-		} else if (sa && oa && oa->enc == HF_WRAPPER) {
+		} else if (sa && h->remote) {
 			/* the class its architectures name, as InternVLChatConfig picks its
-			 * LLM's configuration by llm_config.architectures[0] */
+			 * LLM's configuration by llm_config.architectures[0]; transformers'
+			 * wrappers (LlavaConfig...) default the type whatever the class */
 			type = sa->model_type;
 			enum pe_status st =
 			        hf_warn(h,
@@ -297,9 +298,19 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 	}
 	/* Nor a class: AutoConfig.from_pretrained falls back to the longest model type
 	 * the model's name contains (without auto_map, which it would run instead) */
-	const struct hf_arch *na = !type && !ca && name && !hf_present(root, "auto_map")
-	                                   ? hf_arch_in_name(name)
-	                                   : NULL;
+	const char *nt = !type && !ca && name && !hf_present(root, "auto_map")
+	                         ? hf_type_in_name(name)
+	                         : NULL;
+	const struct hf_arch *na = nt ? hf_arch_find(nt) : NULL;
+	if (nt && !na) {
+		enum pe_status st = hf_warn(h,
+		                            "model_type missing: the name '%s' contains '%s', the "
+		                            "model type transformers' AutoConfig would read it as, "
+		                            "which posenc has no row for",
+		                            name, nt);
+		if (st != PE_OK)
+			return st;
+	}
 	if (na && na->enc == HF_WRAPPER)
 		na = na->text ? hf_arch_find(na->text) : NULL;
 	if (na && na->enc != HF_WRAPPER) {
@@ -307,8 +318,9 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 		type = na->model_type;
 		enum pe_status st = hf_warn(h,
 		                            "model_type missing: read as '%s', the longest model "
-		                            "type the name '%s' contains (transformers' AutoConfig "
-		                            "falls back to that)",
+		                            "type the name '%s' contains (a plain substring, as "
+		                            "transformers' AutoConfig "
+		                            "matches it)",
 		                            type, name);
 		if (st != PE_OK)
 			return st;

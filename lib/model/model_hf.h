@@ -212,11 +212,11 @@ struct hf_arch {
 const struct hf_arch *hf_arch_find(const char *model_type);
 
 /*
- * The entry of the longest model_type (of those with a configuration class in
- * transformers) that @name contains, case-sensitively, or NULL: AutoConfig's
- * fallback for a config without model_type. Static storage.
+ * The longest of transformers' model types (CONFIG_MAPPING's keys) that @name
+ * contains, case-sensitively, or NULL: AutoConfig's fallback for a config
+ * without model_type. posenc may have no row for it. Static storage.
  */
-const struct hf_arch *hf_arch_in_name(const char *name);
+const char *hf_type_in_name(const char *name);
 
 /*
  * The registry entry whose model_type is the name of the model class @cls

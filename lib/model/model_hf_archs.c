@@ -1279,17 +1279,95 @@ const struct hf_arch *hf_arch_find(const char *model_type)
 	return NULL;
 }
 
-const struct hf_arch *hf_arch_in_name(const char *name)
+/*
+ * CONFIG_MAPPING_NAMES' keys in their order (transformers'
+ * models/auto/configuration_auto.py, as stored at 0010023; the pinned 008e574 is not
+ * stored): AutoConfig's name fallback tries all of them, so a type posenc has no row for
+ * (hubert, prompt_depth_anything) must still win over a shorter one it has (bert, mpt).
+ */
+/* clang-format off */
+static const char *const config_mapping_names[] = {
+	"afmoe", "aimv2", "aimv2_vision_model", "albert", "align", "altclip", "apertus", "arcee",
+	"aria", "aria_text", "audio-spectrogram-transformer", "audioflamingo3",
+	"audioflamingo3_encoder", "autoformer", "aya_vision", "bamba", "bark", "bart", "beit",
+	"bert", "bert-generation", "big_bird", "bigbird_pegasus", "biogpt", "bit", "bitnet",
+	"blenderbot", "blenderbot-small", "blip", "blip-2", "blip_2_qformer", "bloom", "blt",
+	"bridgetower", "bros", "camembert", "canine", "chameleon", "chinese_clip",
+	"chinese_clip_vision_model", "clap", "clip", "clip_text_model", "clip_vision_model",
+	"clipseg", "clvp", "code_llama", "codegen", "cohere", "cohere2", "cohere2_vision",
+	"colpali", "colqwen2", "conditional_detr", "convbert", "convnext", "convnextv2",
+	"cpmant", "csm", "ctrl", "cvt", "cwm", "d_fine", "dab-detr", "dac", "data2vec-audio",
+	"data2vec-text", "data2vec-vision", "dbrx", "deberta", "deberta-v2",
+	"decision_transformer", "deepseek_v2", "deepseek_v3", "deepseek_vl",
+	"deepseek_vl_hybrid", "deformable_detr", "deit", "depth_anything", "depth_pro", "detr",
+	"dia", "diffllama", "dinat", "dinov2", "dinov2_with_registers", "dinov3_convnext",
+	"dinov3_vit", "distilbert", "doge", "donut-swin", "dots1", "dpr", "dpt", "edgetam",
+	"edgetam_video", "edgetam_vision_model", "efficientloftr", "efficientnet", "electra",
+	"emu3", "encodec", "encoder-decoder", "eomt", "ernie", "ernie4_5", "ernie4_5_moe", "esm",
+	"evolla", "exaone4", "falcon", "falcon_h1", "falcon_mamba", "fastspeech2_conformer",
+	"fastspeech2_conformer_with_hifigan", "flaubert", "flava", "flex_olmo", "florence2",
+	"fnet", "focalnet", "fsmt", "funnel", "fuyu", "gemma", "gemma2", "gemma3", "gemma3_text",
+	"gemma3n", "gemma3n_audio", "gemma3n_text", "gemma3n_vision", "git", "glm", "glm4",
+	"glm46v", "glm4_moe", "glm4v", "glm4v_moe", "glm4v_moe_text", "glm4v_moe_vision",
+	"glm4v_text", "glm4v_vision", "glpn", "got_ocr2", "gpt-sw3", "gpt2", "gpt_bigcode",
+	"gpt_neo", "gpt_neox", "gpt_neox_japanese", "gpt_oss", "gptj", "granite",
+	"granite_speech", "granitemoe", "granitemoehybrid", "granitemoeshared", "granitevision",
+	"grounding-dino", "groupvit", "helium", "hgnet_v2", "hiera", "hubert",
+	"hunyuan_v1_dense", "hunyuan_v1_moe", "ibert", "idefics", "idefics2", "idefics3",
+	"idefics3_vision", "ijepa", "imagegpt", "informer", "instructblip", "instructblipvideo",
+	"internvl", "internvl_vision", "jais2", "jamba", "janus", "jetmoe", "kosmos-2",
+	"kosmos-2.5", "kyutai_speech_to_text", "layoutlm", "layoutlmv2", "layoutlmv3",
+	"layoutxlm", "led", "levit", "lfm2", "lfm2_moe", "lfm2_vl", "lightglue", "lilt", "llama",
+	"llama4", "llama4_text", "llava", "llava_next", "llava_next_video", "llava_onevision",
+	"longcat_flash", "longformer", "longt5", "luke", "lxmert", "m2m_100", "mamba", "mamba2",
+	"marian", "markuplm", "mask2former", "maskformer", "maskformer-swin", "mbart",
+	"megatron-bert", "metaclip_2", "mgp-str", "mimi", "minimax", "ministral", "ministral3",
+	"mistral", "mistral3", "mixtral", "mlcd", "mllama", "mm-grounding-dino", "mobilebert",
+	"mobilenet_v1", "mobilenet_v2", "mobilevit", "mobilevitv2", "modernbert",
+	"modernbert-decoder", "moonshine", "moshi", "mpnet", "mpt", "mra", "mt5", "musicgen",
+	"musicgen_melody", "mvp", "nanochat", "nemotron", "nllb-moe", "nougat", "nystromformer",
+	"olmo", "olmo2", "olmo3", "olmoe", "omdet-turbo", "oneformer", "openai-gpt", "opt",
+	"ovis2", "owlv2", "owlvit", "paligemma", "parakeet_ctc", "parakeet_encoder",
+	"patchtsmixer", "patchtst", "pegasus", "pegasus_x", "perceiver", "perception_lm",
+	"persimmon", "phi", "phi3", "phi4_multimodal", "phimoe", "pix2struct", "pixtral",
+	"plbart", "poolformer", "pop2piano", "prompt_depth_anything", "prophetnet", "pvt",
+	"pvt_v2", "qwen2", "qwen2_5_omni", "qwen2_5_vl", "qwen2_5_vl_text", "qwen2_audio",
+	"qwen2_audio_encoder", "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen3", "qwen3_moe",
+	"qwen3_next", "qwen3_omni_moe", "qwen3_vl", "qwen3_vl_moe", "qwen3_vl_moe_text",
+	"qwen3_vl_text", "rag", "recurrent_gemma", "reformer", "regnet", "rembert", "resnet",
+	"roberta", "roberta-prelayernorm", "roc_bert", "roformer", "rt_detr", "rt_detr_resnet",
+	"rt_detr_v2", "rwkv", "sam", "sam2", "sam2_hiera_det_model", "sam2_video",
+	"sam2_vision_model", "sam3", "sam3_tracker", "sam3_tracker_video", "sam3_video",
+	"sam3_vision_model", "sam3_vit_model", "sam_hq", "sam_hq_vision_model",
+	"sam_vision_model", "seamless_m4t", "seamless_m4t_v2", "seed_oss", "segformer", "seggpt",
+	"sew", "sew-d", "shieldgemma2", "siglip", "siglip2", "siglip2_vision_model",
+	"siglip_vision_model", "smollm3", "smolvlm", "smolvlm_vision", "speech-encoder-decoder",
+	"speech_to_text", "speecht5", "splinter", "squeezebert", "stablelm", "starcoder2",
+	"superglue", "superpoint", "swiftformer", "swin", "swin2sr", "swinv2",
+	"switch_transformers", "t5", "t5gemma", "t5gemma2", "table-transformer", "tapas",
+	"textnet", "time_series_transformer", "timesfm", "timesformer", "timm_backbone",
+	"timm_wrapper", "trocr", "tvp", "udop", "umt5", "unispeech", "unispeech-sat", "univnet",
+	"upernet", "vaultgemma", "video_llama_3", "video_llama_3_vision", "video_llava",
+	"videomae", "vilt", "vipllava", "vision-encoder-decoder", "vision-text-dual-encoder",
+	"visual_bert", "vit", "vit_mae", "vit_msn", "vitdet", "vitmatte", "vitpose",
+	"vitpose_backbone", "vits", "vivit", "vjepa2", "voxtral", "voxtral_encoder", "wav2vec2",
+	"wav2vec2-bert", "wav2vec2-conformer", "wavlm", "whisper", "xclip", "xcodec", "xglm",
+	"xlm", "xlm-roberta", "xlm-roberta-xl", "xlnet", "xlstm", "xmod", "yolos", "yoso",
+	"zamba", "zamba2", "zoedepth",
+};
+/* clang-format on */
+
+const char *hf_type_in_name(const char *name)
 {
-	/* transformers tries the longest type first, so roberta wins over bert */
-	const struct hf_arch *best = NULL;
+	/* longest first, the mapping's order among equals (Python's stable sort):
+	 * roberta wins over bert */
+	const char *best = NULL;
 	size_t best_len = 0;
-	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++) {
-		size_t n = strlen(archs[i].model_type);
-		/* a remote-code type has no configuration class in transformers to match */
-		if (n > best_len && !(archs[i].flags & HF_REMOTE_CODE) &&
-		    strstr(name, archs[i].model_type)) {
-			best = &archs[i];
+	for (size_t i = 0; i < sizeof(config_mapping_names) / sizeof(config_mapping_names[0]);
+	     i++) {
+		size_t n = strlen(config_mapping_names[i]);
+		if (n > best_len && strstr(name, config_mapping_names[i])) {
+			best = config_mapping_names[i];
 			best_len = n;
 		}
 	}

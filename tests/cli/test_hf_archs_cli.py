@@ -987,4 +987,30 @@ ok(close(freqs(b7, "all", "theta"), [10000.0 ** (-2.0 * i / 128) for i in range(
    "Baichuan with max_position_embeddings (7B class), 40 layers: RoPE, 2048 / 16 = 128 wide",
    freqs(b7, "all", "theta"))
 
+
+# ---- the name rule tries all of transformers' keys: a longer type posenc lacks wins --------
+# CONFIG_MAPPING (configuration_auto.py) has "hubert" (6 letters) beside "bert" (4), and
+# "prompt_depth_anything" holds "mpt": transformers reads those names as HuBERT and
+# PromptDepthAnything, so posenc must not fall to bert or mpt. "options" holds "opt" and no
+# longer key: a plain substring match, as transformers' is, named in the warning.
+def in_folder(folder):
+    os.makedirs(os.path.join(TMP, folder), exist_ok=True)
+    with open(os.path.join(TMP, folder, "config.json"), "w") as f:
+        json.dump(tiny, f)
+    return summary("hf:" + os.path.join(TMP, folder, "config.json"))
+
+
+for folder, key in (("hubert-base-ls960", "hubert"),
+                    ("prompt_depth_anything_vits", "prompt_depth_anything")):
+    r, s = in_folder(folder)
+    ok(r.rc == 0 and f"contains '{key}'" in r.err and "has no row for" in r.err and
+       s.get("model", {}).get("model_type") == "(none)" and
+       s.get("all", {}).get("rotary_dim") == str(128 // 2),
+       f"folder {folder}: transformers' '{key}', which posenc lacks, named; default rotary",
+       (r.err, s))
+r, s = in_folder("options")
+ok(r.rc == 0 and "read as 'opt'" in r.err and "name 'options'" in r.err and
+   "plain substring" in r.err and s.get("model", {}).get("model_type") == "opt",
+   "folder options: 'opt' as a plain substring, as AutoConfig matches, warned", (r.err, s))
+
 done()

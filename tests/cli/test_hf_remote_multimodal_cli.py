@@ -196,4 +196,13 @@ ok(r.rc == 0 and s.get("model", {}).get("model_type") == "chatglm" and ONE_POS i
 r = run(EXE, "model", write("g4t", {k: v for k, v in g4v.items() if k != "vision_config"}))
 ok(r.rc == 0 and ONE_POS not in r.err, "GLM-4-9B (no vision_config): no image warning", r.err)
 
+# ---- a transformers wrapper keeps its class's default: LlavaConfig fills in "llama" when
+# text_config has no model_type, whatever its architectures say (4096 // 32 = 128, 1e6) -----
+lv = {"model_type": "llava", "text_config": {
+    "architectures": ["Qwen2ForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+    "num_hidden_layers": 4, "rope_theta": 1000000.0}}
+r, s = check("llava text_config without model_type", write("lv", lv), "llama", 128, 1e6,
+             remote=False)
+ok("architectures[0]" not in r.err, "llava: no class-named reading, no warning", r.err)
+
 done()
