@@ -291,8 +291,12 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 		enum pe_status st = hf_warn(
 		        h,
 		        "model_type missing: read as '%s', the model type architectures[0] '%s' "
-		        "names (vLLM and llama.cpp's converter choose a model by it)",
-		        type, ar->items[0].string);
+		        "names (vLLM and llama.cpp's converter choose a model by it)%s",
+		        type, ar->items[0].string,
+		        hf_present(root, "auto_map") && !(ca->flags & HF_REMOTE_CODE)
+		                ? "; its modeling is the repository's own code (auto_map), which "
+		                  "may encode positions otherwise"
+		                : "");
 		if (st != PE_OK)
 			return st;
 	}

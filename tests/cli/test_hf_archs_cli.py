@@ -1013,4 +1013,10 @@ ok(r.rc == 0 and "read as 'opt'" in r.err and "name 'options'" in r.err and
    "plain substring" in r.err and s.get("model", {}).get("model_type") == "opt",
    "folder options: 'opt' as a plain substring, as AutoConfig matches, warned", (r.err, s))
 
+# the same class with auto_map: the repository's own code runs, and the warning says so
+r, s = summary(write("no_type_neox_auto", dict(neox, auto_map={
+    "AutoModelForCausalLM": "modeling_x.XForCausalLM"})))
+ok(r.rc == 0 and "read as 'gpt_neox'" in r.err and "repository's own code (auto_map)" in r.err,
+   "no model_type, a class and auto_map: read by the class, the own-code caveat kept", r.err)
+
 done()
