@@ -328,7 +328,8 @@ static const struct hf_arch archs[] = {
              0),
         /* Baichuan (remote code, modeling_baichuan.py): the 7B models' RotaryEmbedding
          * (rotate_half, base 10000, whole head); the 13B ones add ALiBi instead
-         * (model_hf.c tells them apart by 40 layers, as llama.cpp does) */
+         * (model_hf.c tells them apart by their configuration class: the 13B one
+         * writes no max_position_embeddings) */
         ROPE("baichuan", H,
              "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
              "max_position_embeddings=4096,rope_theta=10000",
@@ -546,9 +547,11 @@ static const struct hf_arch archs[] = {
              "max_position_embeddings=65536,rope_theta=10000,partial_rotary_factor=0.5",
              0),
         WRAPPER("glm4v_moe", "glm4v_moe_text"),
-        /* Kimi-VL: its text_config is DeepSeek-V3's (model_type deepseek_v3) */
-        WRAPPER("kimi_vl", "deepseek_v3"),
-        WRAPPER("step3_vl", "step3_text"),
+        /* Kimi-VL and Step3-VL ship their own code (auto_map, no class in
+         * transformers); Kimi-VL's text_config is DeepSeek-V3's (model_type
+         * deepseek_v3), Step3's the step3_text row */
+        REMOTE_WRAPPER("kimi_vl", "deepseek_v3", NULL),
+        REMOTE_WRAPPER("step3_vl", "step3_text", NULL),
         ROPE("gptj", I,
              "n_embd=4096,n_head=16,n_layer=28,n_positions=2048,rotary_dim=64,"
              "rope_theta=10000",

@@ -195,6 +195,8 @@ kimi = {"model_type": "kimi_vl", "auto_map": AUTO, "text_config": {
     "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
     "max_position_embeddings": 131072, "rope_theta": 800000}}
 r, s = summary(write("kimivl", kimi))
+ok(REMOTE in s.get("model", {}).get("reference", ""),
+   "Kimi-VL: the reference is its own modeling file (remote code)", s.get("model"))
 ok(r.rc == 0 and UNKNOWN not in r.err and s.get("all", {}).get("layout") == "interleaved" and
    s.get("all", {}).get("rotary_dim") == "64" and
    close(freqs(write("kimivl", kimi), "all"), inv_freq(8e5, 64)),
