@@ -152,18 +152,24 @@ static const char *version_text(const struct json *root)
 	return NULL;
 }
 
-/* The row an architectures list's first class names, a wrapper's text model
- * for a wrapper class; NULL if none. */
+/* The row a model is read by: a wrapper's default text model (NULL when it
+ * has none), any other row itself. */
+static const struct hf_arch *text_row(const struct hf_arch *a)
+{
+	if (a && a->enc == HF_WRAPPER)
+		a = a->text ? hf_arch_find(a->text) : NULL;
+	return a && a->enc != HF_WRAPPER ? a : NULL;
+}
+
+/* The row an architectures list's first class names (*cls), through
+ * text_row(); NULL if none. */
 static const struct hf_arch *class_arch(const struct json *obj, const char **cls)
 {
 	const struct json *ar = hf_present(obj, "architectures");
 	if (!ar || ar->type != JSON_ARRAY || !ar->n || ar->items[0].type != JSON_STRING)
 		return NULL;
 	*cls = ar->items[0].string;
-	const struct hf_arch *a = hf_arch_by_class(*cls);
-	if (a && a->enc == HF_WRAPPER)
-		a = a->text ? hf_arch_find(a->text) : NULL;
-	return a && a->enc != HF_WRAPPER ? a : NULL;
+	return text_row(hf_arch_by_class(*cls));
 }
 
 /*
@@ -261,11 +267,11 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 	} else if (oa && oa->enc == HF_WRAPPER) {
 		type = wrapper_text; /* the text keys at the top level */
 	}
-	/* DeepSeek-VL2-Tiny's use_mla false: its modeling_deepseek.py builds
-	 * transformers' LlamaAttention (ATTENTION_CLASSES "mha_*") on the same keys */
-	const struct json *mla = h->remote && type && strcmp(type, "deepseek_v2") == 0
-	                                 ? hf_present(h->cfg, "use_mla")
-	                                 : NULL;
+	/* HF_MLA_SWITCH (DeepSeek-VL2-Tiny's use_mla false): its modeling_deepseek.py
+	 * builds transformers' LlamaAttention (ATTENTION_CLASSES "mha_*") on the same
+	 * keys */
+	const struct json *mla =
+	        oa && (oa->flags & HF_MLA_SWITCH) ? hf_present(h->cfg, "use_mla") : NULL;
 	if (mla && mla->type == JSON_BOOL && !mla->boolean) {
 		type = "llama";
 		enum pe_status st = hf_warn(h,
@@ -278,21 +284,16 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 	h->arch = type ? hf_arch_find(type) : NULL;
 	/* No model_type (transformers' AutoConfig then has nothing to go by): the
 	 * class architectures names, as vLLM and llama.cpp's converter pick a model */
-	const struct json *ar = type ? NULL : hf_present(root, "architectures");
-	const struct hf_arch *ca =
-	        ar && ar->type == JSON_ARRAY && ar->n && ar->items[0].type == JSON_STRING
-	                ? hf_arch_by_class(ar->items[0].string)
-	                : NULL;
-	if (ca && ca->enc == HF_WRAPPER)
-		ca = ca->text ? hf_arch_find(ca->text) : NULL;
-	if (ca && ca->enc != HF_WRAPPER) {
+	const char *root_cls = NULL;
+	const struct hf_arch *ca = type ? NULL : class_arch(root, &root_cls);
+	if (ca) {
 		h->arch = ca;
 		type = ca->model_type;
 		enum pe_status st = hf_warn(
 		        h,
 		        "model_type missing: read as '%s', the model type architectures[0] '%s' "
 		        "names (vLLM and llama.cpp's converter choose a model by it)%s",
-		        type, ar->items[0].string,
+		        type, root_cls,
 		        hf_present(root, "auto_map") && !(ca->flags & HF_REMOTE_CODE)
 		                ? "; its modeling is the repository's own code (auto_map), which "
 		                  "may encode positions otherwise"
@@ -315,9 +316,8 @@ static enum pe_status find_arch(struct hf *h, const char *name, const char **typ
 		if (st != PE_OK)
 			return st;
 	}
-	if (na && na->enc == HF_WRAPPER)
-		na = na->text ? hf_arch_find(na->text) : NULL;
-	if (na && na->enc != HF_WRAPPER) {
+	na = text_row(na);
+	if (na) {
 		h->arch = na;
 		type = na->model_type;
 		enum pe_status st = hf_warn(h,

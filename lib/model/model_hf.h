@@ -151,6 +151,9 @@ enum hf_enc {
 /* a config with num_multi_query_heads is the later generation @text, which
  * kept the class names (CogVLM2: lmdeploy's cogvlm.py tells them apart so) */
 #define HF_MQ_NEXT (UINT64_C(1) << 40)
+/* a wrapper whose language model with use_mla false is Llama attention on the
+ * same keys (DeepSeek-VL2's modeling_deepseek.py, ATTENTION_CLASSES "mha_*") */
+#define HF_MLA_SWITCH (UINT64_C(1) << 41)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

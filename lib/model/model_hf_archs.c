@@ -1116,7 +1116,11 @@ static const struct hf_arch archs[] = {
          * file gives none; DeepSeek-VL2: language_config is a DeepseekV2Config; Ovis:
          * llm_config built from its own model_type. */
         REMOTE_WRAPPER("internvl_chat", "internlm2", "llm_config"),
-        REMOTE_WRAPPER("deepseek_vl_v2", "deepseek_v2", "language_config"),
+        {.model_type = "deepseek_vl_v2",
+         .enc = HF_WRAPPER,
+         .text = "deepseek_v2",
+         .what = "language_config",
+         .flags = HF_REMOTE_CODE | HF_MLA_SWITCH},
         REMOTE_WRAPPER("ovis", NULL, "llm_config"),
         /* Configuration classes that subclass their LLM's (text keys at the top
          * level): LLaVA-NeXT / OneVision / VILA's LlavaQwenConfig, LlavaConfig
