@@ -261,6 +261,15 @@ enum pe_status hf_warn(struct hf *h, const char *fmt, ...) __attribute__((format
 const struct json *hf_get(const struct json *obj, const char *key);
 /* Like hf_get(), NULL for a JSON null too. */
 const struct json *hf_present(const struct json *obj, const char *key);
+/* A rope block's type: its rope_type, else its legacy type; NULL if neither. */
+const struct json *hf_block_type(const struct json *block);
+/*
+ * The per-layer list @key of the config: 1 and *out when it is a list of @n
+ * items, 0 when absent or null, -1 (reported: "KEY: is not a list of N
+ * @what") otherwise.
+ */
+int hf_layer_list(struct hf *h, const char *key, size_t n, const char *what,
+                  const struct json **out);
 
 /* 1 and *out if @key is a number, 0 if absent or null, -1 (reported) otherwise;
  * @where prefixes @key in the message ("rope_scaling."). */

@@ -181,12 +181,9 @@ static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, uns
 	/* Muse Glimmer: the model hands a layer no cos/sin when its layer_rope_theta is
 	 * 0; any other value still gets the one rotary built from rope_parameters */
 	if (h->arch->flags & HF_LAYER_THETA_NOPE) {
-		const struct json *lt = hf_present(h->cfg, "layer_rope_theta");
-		if (lt && (lt->type != JSON_ARRAY || lt->n != n))
-			return hf_fail(
-			        h, PE_EFORMAT,
-			        "layer_rope_theta: is not a list of %zu numbers (one per layer)",
-			        n);
+		const struct json *lt;
+		if (hf_layer_list(h, "layer_rope_theta", n, "numbers (one per layer)", &lt) < 0)
+			return PE_EFORMAT;
 		for (size_t i = 0; i < n; i++) {
 			if (!lt) {
 				nope[i] = (n - 1 - i) % 4 == 0;
@@ -230,14 +227,13 @@ static enum pe_status nope_flags(struct hf *h, size_t n, const char **types, uns
  */
 static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 {
-	const struct json *lt = hf_present(h->cfg, "layer_types");
+	const struct json *lt;
 	for (size_t i = 0; i < n; i++)
 		types[i] = "full_attention";
-	if (lt) {
-		if (lt->type != JSON_ARRAY || lt->n != n)
-			return hf_fail(
-			        h, PE_EFORMAT,
-			        "layer_types: is not a list of %zu names (num_hidden_layers)", n);
+	int rc = hf_layer_list(h, "layer_types", n, "names (num_hidden_layers)", &lt);
+	if (rc < 0)
+		return PE_EFORMAT;
+	if (rc) {
 		for (size_t i = 0; i < n; i++) {
 			if (lt->items[i].type != JSON_STRING)
 				return hf_fail(h, PE_EFORMAT, "layer_types[%zu]: is not a string",
@@ -312,12 +308,9 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 	/* DeciLM / Nemotron-NAS: each block's attention may be a no-op or a linear
 	 * map (DeciLMDecoderLayer), neither of which rotates */
 	if (h->arch->flags & HF_BLOCK_CONFIGS) {
-		const struct json *bc = hf_present(h->cfg, "block_configs");
-		if (bc && (bc->type != JSON_ARRAY || bc->n != n))
-			return hf_fail(
-			        h, PE_EFORMAT,
-			        "block_configs: is not a list of %zu blocks (num_hidden_layers)",
-			        n);
+		const struct json *bc;
+		if (hf_layer_list(h, "block_configs", n, "blocks (num_hidden_layers)", &bc) < 0)
+			return PE_EFORMAT;
 		for (size_t i = 0; bc && i < n; i++) {
 			const struct json *at = hf_present(&bc->items[i], "attention");
 			if (bc->items[i].type != JSON_OBJECT || !at || at->type != JSON_OBJECT)
@@ -634,9 +627,7 @@ static enum pe_status rotary_dict(struct hf *h, struct hf_rope_ctx *c, struct js
 static enum pe_status accepted_scaling(struct hf *h, const char *bname, const struct json *block)
 {
 	const char *list = h->arch->scalings;
-	const struct json *t = hf_present(block, "rope_type");
-	if (!t)
-		t = hf_present(block, "type");
+	const struct json *t = hf_block_type(block);
 	if (!list || !t || t->type != JSON_STRING || strcmp(t->string, "default") == 0)
 		return PE_OK;
 	size_t len = strlen(t->string);

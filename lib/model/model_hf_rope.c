@@ -232,9 +232,7 @@ enum pe_status hf_rope_spec(struct hf *h, const struct hf_rope_ctx *c, const cha
 {
 	enum pe_status st;
 	const char *type = "default";
-	const struct json *t = hf_present(block, "rope_type");
-	if (!t)
-		t = hf_present(block, "type");
+	const struct json *t = hf_block_type(block);
 	if (t) {
 		if (t->type != JSON_STRING)
 			return hf_fail(h, PE_EFORMAT, "%srope_type: is not a string", where);

@@ -72,6 +72,25 @@ const struct json *hf_present(const struct json *obj, const char *key)
 	return v && v->type != JSON_NULL ? v : NULL;
 }
 
+const struct json *hf_block_type(const struct json *block)
+{
+	const struct json *t = hf_present(block, "rope_type");
+	return t ? t : hf_present(block, "type");
+}
+
+int hf_layer_list(struct hf *h, const char *key, size_t n, const char *what,
+                  const struct json **out)
+{
+	*out = hf_present(h->cfg, key);
+	if (!*out)
+		return 0;
+	if ((*out)->type != JSON_ARRAY || (*out)->n != n) {
+		hf_fail(h, PE_EFORMAT, "%s: is not a list of %zu %s", key, n, what);
+		return -1;
+	}
+	return 1;
+}
+
 int hf_number(struct hf *h, const char *where, const struct json *obj, const char *key, double *out)
 {
 	const struct json *v = hf_present(obj, key);
