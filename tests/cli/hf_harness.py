@@ -111,3 +111,25 @@ def press_slopes(n):
         return power_of_2(n)
     c = 2 ** math.floor(math.log2(n))
     return power_of_2(c) + press_slopes(2 * c)[0::2][:n - c]
+
+
+def llama3(base, dim, factor, low, high, original):
+    """_compute_llama3_parameters restated (the smoothed band agrees to a few ulps: the
+    blend may be associated otherwise, so compare at 4e-15)."""
+    inv = inv_freq(base, dim)
+    wl = 2 * math.pi / inv
+    lo, hi = original / low, original / high
+    out = np.where(wl > lo, inv / factor, inv)
+    smooth = (original / wl - low) / (high - low)
+    mid = (wl >= hi) & (wl <= lo)
+    return np.where(mid, (1 - smooth) * inv / factor + smooth * inv, out)
+
+
+def bias_slopes(spec):
+    """Each head's slope from `posenc bias` of 2 positions: |b[1,1] - b[1,0]|."""
+    path = os.path.join(_tmp, "b.npy")
+    r = run(_exe, "bias", "-s", spec, "-n", "2", "-o", path)
+    if r.rc:
+        return None
+    b = np.load(path)
+    return np.abs(b[:, 1, 1] - b[:, 1, 0])

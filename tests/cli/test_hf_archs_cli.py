@@ -14,8 +14,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import (close, fix, freqs, inv_freq, layers, press_slopes, setup, summary,  # noqa: E402
-                        write)
+from hf_harness import (bias_slopes, close, fix, freqs, inv_freq, layers, llama3, press_slopes,  # noqa: E402
+                        setup, summary, write)
 
 EXE = os.path.abspath(sys.argv[1])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -262,15 +262,6 @@ def mpt_slopes(heads, bias_max=8.0):
     if n2 != heads:
         m = np.concatenate([m[1::2], m[::2]])[:heads]
     return m
-
-
-def bias_slopes(spec):
-    path = os.path.join(TMP, "b.npy")
-    r = run(EXE, "bias", "-s", spec, "-n", "2", "-o", path)
-    if r.rc:
-        return None
-    b = np.load(path)
-    return np.abs(b[:, 1, 1] - b[:, 1, 0])
 
 
 got = bias_slopes(fix("mpt-30b-chat"))
@@ -608,18 +599,6 @@ ok(r.rc == 0 and r2.rc == 1 and "use_long_context" in r2.err,
 r = run(EXE, "model", write("zamba", {"model_type": "zamba", "hidden_size": 3712}))
 ok(r.rc == 1 and "no positional encoding" in r.err, "Zamba: refused, no positional encoding",
    r.err)
-
-
-def llama3(base, dim, factor, low, high, original):
-    """_compute_llama3_parameters restated (the smoothed band agrees to a few ulps: the
-    blend may be associated otherwise)."""
-    inv = inv_freq(base, dim)
-    wl = 2 * math.pi / inv
-    lo, hi = original / low, original / high
-    out = np.where(wl > lo, inv / factor, inv)
-    smooth = (original / wl - low) / (high - low)
-    mid = (wl >= hi) & (wl <= lo)
-    return np.where(mid, (1 - smooth) * inv / factor + smooth * inv, out)
 
 
 # CWM: with no rope_parameters, CwmConfig's llama3 block; every 4th layer (i % 4 == 0) full

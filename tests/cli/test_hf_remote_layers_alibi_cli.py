@@ -7,7 +7,6 @@ Llama-3.3-Nemotron-Super-49B-v1's (a fixture), no published config of these was 
 in a repository: each other config below is written from the model card's config.json values,
 and the expected numbers are the modeling files' formulas restated with numpy (doc/models.md
 names the file each one follows)."""
-import math
 import os
 import sys
 
@@ -15,24 +14,12 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import (UNKNOWN, close, freqs, inv_freq, layers, press_slopes, remote_ok,  # noqa: E402
-                        setup, summary, write)
+from hf_harness import (UNKNOWN, bias_slopes, close, freqs, inv_freq, layers, llama3,  # noqa: E402
+                        press_slopes, remote_ok, setup, summary, write)
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
 setup(EXE, TMP)
-
-
-def llama3(base, dim, factor, low, high, old):
-    """_compute_llama3_parameters restated."""
-    inv = inv_freq(base, dim)
-    wavelen = 2 * math.pi / inv
-    lo_w, hi_w = old / low, old / high
-    out = np.where(wavelen > lo_w, inv / factor, inv)
-    smooth = (old / wavelen - low) / (high - low)
-    mid = (1 - smooth) * out / factor + smooth * out
-    medium = ~(wavelen < hi_w) & ~(wavelen > lo_w)
-    return np.where(medium, mid, out)
 
 
 # ---- DeciLM / Llama-3.1-Nemotron-51B (nemotron-nas): block_configs --------------------------
@@ -93,15 +80,6 @@ ok(remote_ok(r, s) and s.get("model", {}).get("layers") == "16" and
    "OpenELM: 16 layers, context max_context_length, rope_freq_constant^(-2i/64)", (r.err, s))
 
 # ---- Jais / BTLM: ALiBi -slope |i - j| or the learned table ----------------------------------
-
-
-def bias_slopes(spec):
-    path = os.path.join(TMP, "b.npy")
-    r = run(EXE, "bias", "-s", spec, "-n", "2", "-o", path)
-    if r.rc:
-        return None
-    b = np.load(path)
-    return np.abs(b[:, 1, 1] - b[:, 1, 0])
 
 
 # jais-13b: n_embd 5120, 40 heads, 40 layers, n_positions 2048, position_embedding_type alibi
