@@ -98,6 +98,9 @@ enum {
 	 * gemma4-assistant.cpp, step35.cpp, spark2-5.cpp, laguna.cpp, maple.cpp); the
 	 * others pass hparams.n_rot(), layer 0's, to every layer */
 	GG_NROT_IL = 1u << 23,
+	/* llama_model_rope_type's IMROPE: the M-RoPE sections interleaved over the
+	 * pairs (Qwen3-VL, Qwen 3.5, Qwen4-exp, Qwen3-TTS) */
+	GG_IMROPE = 1u << 24,
 };
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
@@ -242,18 +245,18 @@ static const struct gguf_arch gguf_archs[] = {
         {"qwen3next", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 4},
         {"qwen2vl", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* interleaved M-RoPE sections; text positions are plain NEOX RoPE */
-        {"qwen3vl", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen3vlmoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen35", NEOX, 0, 0, GG_SECTIONS, NULL, SW_MAIN, RC_LIST, 4},
-        {"qwen35moe", NEOX, 0, 0, GG_SECTIONS, NULL, SW_MAIN, RC_LIST, 4},
+        {"qwen3vl", NEOX, 0, 0, GG_IMROPE, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen3vlmoe", NEOX, 0, 0, GG_IMROPE, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen35", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE, NULL, SW_MAIN, RC_LIST, 4},
+        {"qwen35moe", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE, NULL, SW_MAIN, RC_LIST, 4},
         /* qwen4exp.cpp: qwen35's layer rule and IMROPE; the QSA indexer only picks keys */
-        {"qwen4exp", NEOX, 0, 0, GG_SECTIONS,
+        {"qwen4exp", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE,
          "the indexer of layers with a compress ratio chooses blocks of keys (pooled and "
          "turned at each block's position) before attention: it selects keys, the shown "
          "q/k rotation is the attention's",
          SW_MAIN, RC_LIST, 4},
         /* llama_model_qwen3tts is qwen3vl's loader and graph (sections required) */
-        {"qwen3tts", NEOX, 0, 0, GG_SECTIONS,
+        {"qwen3tts", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE,
          "the Qwen3-TTS talker: positions of its text and codec-token sequence", SW_MAIN, RC_NONE,
          0},
         /* dflash.cpp: its own RoPE on its queries and keys (see GG_DFLASH) */
@@ -1372,12 +1375,7 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 			double base = 10000.0;
 			num(&h, "rope.freq_base", &base);
 			/* llama_model_rope_type: IMROPE, the sections interleaved over the pairs */
-			const char *il = strncmp(a->name, "qwen3vl", 7) == 0 ||
-			                                 strncmp(a->name, "qwen35", 6) == 0 ||
-			                                 strcmp(a->name, "qwen4exp") == 0 ||
-			                                 strcmp(a->name, "qwen3tts") == 0
-			                         ? ",interleaved=1"
-			                         : "";
+			const char *il = (a->flags & GG_IMROPE) ? ",interleaved=1" : "";
 			/* a fourth axis (HunyuanVL's XD-RoPE) is one posenc's mrope lacks; an
 			 * altered base is not the file's freq_base */
 			int four = sec->arr_n >= 4 && sec->arr[3] != 0;
