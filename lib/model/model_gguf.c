@@ -101,6 +101,11 @@ enum {
 	/* llama_model_rope_type's IMROPE: the M-RoPE sections interleaved over the
 	 * pairs (Qwen3-VL, Qwen 3.5, Qwen4-exp, Qwen3-TTS) */
 	GG_IMROPE = 1u << 24,
+	/* the graph asserts freq_base 10000 (deepseek2.cpp's OCR branch) */
+	GG_ASSERT_10K = 1u << 25,
+	/* NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has
+	 * rope.dimension_sections (GLM-4's hparams.use_mrope()) */
+	GG_MROPE_IF_SECTIONS = 1u << 26,
 };
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
@@ -198,7 +203,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"chatglm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"chameleon", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* NORM, or M-RoPE (pairs i, i + n/2) when rope.dimension_sections is given */
-        {"glm4", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"glm4", NORM, 0, 0, GG_MROPE_IF_SECTIONS, NULL, SW_MAIN, RC_NONE, 0},
         {"arcee", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"bailingmoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* bailingmoe3.cpp: KDA layers where head_count_kv is 0, MLA with RoPE elsewhere */
@@ -271,7 +276,8 @@ static const struct gguf_arch gguf_archs[] = {
         /* deepseek2.cpp's OCR branch: NEOX over n_embd / n_head, freq_scale 1, no YaRN,
          * and it asserts freq_base 10000 (llama_model_rope_type lists it as NORM, but
          * the graph passes GGML_ROPE_TYPE_NEOX) */
-        {"deepseek2-ocr", NEOX, 0, 0, GG_ROT_HEAD | GG_UNSCALED, NULL, SW_MAIN, RC_NONE, 0},
+        {"deepseek2-ocr", NEOX, 0, 0, GG_ROT_HEAD | GG_UNSCALED | GG_ASSERT_10K, NULL, SW_MAIN,
+         RC_NONE, 0},
         /* cogvlm.cpp: ggml_rope over the whole head, its defaults (base 10000, unscaled) */
         {"cogvlm", NEOX, 0, 0, GG_ROT_HEAD | GG_UNSCALED | GG_BASE_10K, NULL, SW_MAIN, RC_NONE, 0},
         {"phi2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -788,7 +794,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		            n_rot, hd);
 	if (a->flags & GG_BASE_10K)
 		base = 10000.0;
-	if (strcmp(a->name, "deepseek2-ocr") == 0 && fabs(base - 10000.0) >= 1e-4)
+	if ((a->flags & GG_ASSERT_10K) && fabs(base - 10000.0) >= 1e-4)
 		return fail(h, PE_EUNSUPPORTED,
 		            "%s.rope.freq_base: %.17g, but llama.cpp's OCR graph asserts 10000",
 		            h->arch, base);
@@ -821,9 +827,8 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	m->context = ctx;
 	size_t pairs = (size_t)n_rot / 2;
 
-	/* GLM-4: NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has sections */
-	int glm4_mrope = strcmp(a->name, "glm4") == 0 && has_key(h, "rope.dimension_sections");
-	p->layout = glm4_mrope ? "half" : a->layout;
+	int mrope_now = (a->flags & GG_MROPE_IF_SECTIONS) && has_key(h, "rope.dimension_sections");
+	p->layout = mrope_now ? "half" : a->layout;
 	int unscaled = (a->flags & GG_UNSCALED) != 0, no_factors = 0;
 	if (a->flags & GG_DFLASH) {
 		/* graph_dsv4 turns at freq_base with freq_scale 1 and no YaRN; ggml_rope_multi
