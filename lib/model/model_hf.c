@@ -433,18 +433,19 @@ enum pe_status pe_model_from_hf_json(const char *text, size_t len, const char *l
 	 * BaichuanConfig keeps only model_max_length, the 7B ones also write
 	 * max_position_embeddings, so trimmed test copies (IPEX's one-layer 13B) still
 	 * pair with their file, where a layer count would not. */
-	if (strcmp(type, "baichuan") == 0) {
+	if (h.arch->flags & HF_ALIBI_IF_NO_MAX_POS) {
 		int is13b = hf_present(h.cfg, "max_position_embeddings") == NULL;
 		if (is13b)
 			enc = HF_ALIBI;
 		st = hf_warn(&h,
-		             is13b ? "model_type 'baichuan' without max_position_embeddings: the "
+		             is13b ? "model_type '%s' without max_position_embeddings: the "
 		                     "13B configuration class, whose modeling file adds ALiBi; "
 		                     "read as ALiBi"
-		                   : "model_type 'baichuan' with max_position_embeddings: the 7B "
+		                   : "model_type '%s' with max_position_embeddings: the 7B "
 		                     "configuration class, whose modeling file rotates as Llama "
 		                     "does; read as RoPE (the 13B class, which adds ALiBi, "
-		                     "writes only model_max_length)");
+		                     "writes only model_max_length)",
+		             h.arch->model_type);
 		if (st != PE_OK)
 			goto done;
 	}

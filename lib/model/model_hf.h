@@ -154,6 +154,10 @@ enum hf_enc {
 /* a wrapper whose language model with use_mla false is Llama attention on the
  * same keys (DeepSeek-VL2's modeling_deepseek.py, ATTENTION_CLASSES "mha_*") */
 #define HF_MLA_SWITCH (UINT64_C(1) << 41)
+/* ALiBi when the config has no max_position_embeddings, RoPE when it has one:
+ * two configuration classes share the model_type, each with its own modeling file
+ * (Baichuan 13B's ALiBi, Baichuan 7B's rotary) */
+#define HF_ALIBI_IF_NO_MAX_POS (UINT64_C(1) << 42)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

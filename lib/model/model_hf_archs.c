@@ -333,7 +333,7 @@ static const struct hf_arch archs[] = {
         ROPE("baichuan", H,
              "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
              "max_position_embeddings=4096,rope_theta=10000",
-             HF_REMOTE_CODE),
+             HF_REMOTE_CODE | HF_ALIBI_IF_NO_MAX_POS),
         /* StableLM (2) remote code (modeling_stablelm_epoch.py): rotate_half over
          * int(head_dim * rope_pct) dimensions; rotary_scaling_factor is never read */
         {.model_type = "stablelm_epoch",
