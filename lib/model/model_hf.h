@@ -158,6 +158,9 @@ enum hf_enc {
  * two configuration classes share the model_type, each with its own modeling file
  * (Baichuan 13B's ALiBi, Baichuan 7B's rotary) */
 #define HF_ALIBI_IF_NO_MAX_POS (UINT64_C(1) << 42)
+/* ALiBi from attn_config (MptAttentionConfig: alibi, alibi_bias_max; slopes over the
+ * next power of two of the heads), or llm-foundry's own attention with auto_map */
+#define HF_ALIBI_ATTN_CONFIG (UINT64_C(1) << 43)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

@@ -740,6 +740,7 @@ static const struct hf_arch archs[] = {
         {.model_type = "bloom", .enc = HF_ALIBI, .defaults = "n_head=8,n_layer=2"},
         {.model_type = "mpt",
          .enc = HF_ALIBI,
+         .flags = HF_ALIBI_ATTN_CONFIG,
          .defaults = "n_heads=16,n_layers=24,max_seq_len=2048"},
         {.model_type = "t5", .enc = HF_T5, .defaults = "d_kv=64,num_layers=6"},
         {.model_type = "mt5", .enc = HF_T5, .defaults = "d_kv=64,num_layers=8"},

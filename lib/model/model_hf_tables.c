@@ -136,7 +136,7 @@ enum pe_status hf_read_alibi(struct hf *h)
 	size_t heads = 0, layers = 0;
 	struct strbuf b = {0};
 	int rc;
-	if (strcmp(h->arch->model_type, "mpt") == 0) {
+	if (h->arch->flags & HF_ALIBI_ATTN_CONFIG) {
 		const struct json *ac = hf_present(cfg, "attn_config");
 		const struct json *al = hf_present(ac, "alibi");
 		if (ac && ac->type != JSON_OBJECT)
