@@ -48,6 +48,7 @@ struct layout {
 	int sup_lines;       /* lines of the figure title: 1 or 2 */
 	int note_lines;      /* lines of the note: 1 .. MAX_LINES (wrapped, not cut) */
 	double bottom_extra; /* grid height handed to the bottom panel */
+	bool legend_hides;   /* a legend stays over data, though more height would move it below */
 };
 
 static double descent(const struct fig_style *st, enum text_role role)
@@ -560,8 +561,10 @@ static void layout_rounds(struct layout *L)
 			sl->legend = LEGEND_RIGHT;
 		else if (w < sl->cell.w && h + L->st->pad < sl->cell.h / 3)
 			sl->legend = LEGEND_BELOW;
-		else
+		else {
+			L->legend_hides |= w < sl->cell.w;
 			continue;
+		}
 		moved = true;
 	}
 	if (moved)
@@ -714,6 +717,7 @@ static void layout(struct layout *L)
 	size_t grid = (size_t)fig->rows * fig->cols;
 	L->cramped = false;
 	L->cramped_w = false;
+	L->legend_hides = false;
 	L->bar_pad = 0.8 * st->font;
 	for (size_t i = 0; i < L->n; i++)
 		L->s[i].legend = LEGEND_IN;
@@ -853,7 +857,9 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	}
 	if (st.fit_only) {
 		free(L.s);
-		return PE_OK;
+		/* A legend over the curves is a figure that does not fit: a taller canvas gives it
+		 * room below the axes (the decay curves under compare in a 252 pt column). */
+		return L.legend_hides ? PE_ERANGE : PE_OK;
 	}
 	double outer = 0.6 * st.font;
 	bool row_labels = has_row_labels(fig);

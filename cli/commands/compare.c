@@ -128,7 +128,7 @@ static int check_time(const struct run *r, int figure)
 
 static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
                               const struct pe_matrix *m, const struct pe_vectors *v, bool is_signed,
-                              const char *cbar)
+                              const char *cbar, const double *lim)
 {
 	struct pe_heatmap_spec spec;
 	pe_heatmap_spec_init(&spec, m->rows, m->cols, m->data);
@@ -137,6 +137,8 @@ static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
 	spec.equal_aspect = true;
 	spec.colorbar_label = cbar;
 	cli_heatmap_apply(o, &spec);
+	if (!isnan(lim[0]))
+		spec.vmin = lim[0], spec.vmax = lim[1];
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "position");
@@ -146,11 +148,13 @@ static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
 }
 
 static enum pe_status encoding_panel(struct pe_panel *p, const struct cli_common *o,
-                                     const struct compare_data *sd)
+                                     const struct compare_data *sd, const double *lim)
 {
 	struct pe_heatmap_spec spec = sd->enc_spec;
 	spec.colorbar_label = NULL; /* the column title says "encoding" */
 	cli_heatmap_apply(o, &spec);
+	if (!isnan(lim[0]))
+		spec.vmin = lim[0], spec.vmax = lim[1];
 	enum pe_status st = pe_panel_set_heatmap(p, &spec);
 	if (st == PE_OK)
 		st = pe_panel_set_xlabel(p, "dimension");
@@ -227,6 +231,35 @@ static int draw(struct run *r)
 	for (unsigned k = 0; k < l->count && st == PE_OK && one_row; k++)
 		st = pe_figure_set_col_title(fig, k, titles[l->order[k]]);
 	/* Schemes of different widths (several models) say each one's in their labels. */
+	const struct pe_matrix *m[3][MAX_SCHEMES] = {{0}};
+	for (size_t i = 0; i < r->count; i++) {
+		m[0][i] = r->data[i].enc_range;
+		m[1][i] = r->data[i].dist;
+		m[2][i] = r->data[i].corr;
+	}
+	/*
+	 * Rows of two give every panel its own colorbar (a column mixes quantities): a
+	 * shared scale is then the same limits on each, the range of every scheme's data
+	 * (--scale shared was ignored at a 252 pt width).
+	 */
+	double lim[3][2] = {{NAN, NAN}, {NAN, NAN}, {NAN, NAN}};
+	for (int c = 0; c < 3 && !one_row && isnan(r->o.vmin) && isnan(r->o.vmax); c++) {
+		if (!cli_scale_shared(r->scale, m[c], r->count))
+			continue;
+		double lo = INFINITY, hi = -INFINITY;
+		bool is_signed = c == COMPARE_CORRELATION;
+		for (size_t i = 0; i < r->count; i++) {
+			is_signed |= c == COMPARE_ENCODING && r->data[i].enc_spec.is_signed;
+			for (size_t k = 0; m[c][i] && k < m[c][i]->rows * m[c][i]->cols; k++)
+				if (isfinite(m[c][i]->data[k]))
+					lo = fmin(lo, m[c][i]->data[k]),
+					hi = fmax(hi, m[c][i]->data[k]);
+		}
+		if (is_signed)
+			hi = fmax(fabs(lo), fabs(hi)), lo = -hi;
+		if (lo < hi)
+			lim[c][0] = lo, lim[c][1] = hi;
+	}
 	char labels[MAX_SCHEMES][192];
 	bool mixed = false;
 	for (size_t i = 1; i < r->count; i++)
@@ -247,7 +280,7 @@ static int draw(struct run *r)
 		/* The encoding's rows streamed to the engine, which averages them. */
 		struct pe_panel *ep = slot(fig, l, i, COMPARE_ENCODING);
 		if (st == PE_OK && ep)
-			st = encoding_panel(ep, &r->o, sd);
+			st = encoding_panel(ep, &r->o, sd, lim[COMPARE_ENCODING]);
 		/*
 		 * The column titles name the quantities: a colorbar says only what
 		 * they do not, that its cells are sampled means.
@@ -256,10 +289,10 @@ static int draw(struct run *r)
 		const char *cl = sd->corr_info.exact ? NULL : "sampled cell means";
 		struct pe_panel *dp = slot(fig, l, i, COMPARE_DISTANCE);
 		if (st == PE_OK && dp)
-			st = heatmap(dp, &r->o, sd->dist, v, false, dl);
+			st = heatmap(dp, &r->o, sd->dist, v, false, dl, lim[COMPARE_DISTANCE]);
 		struct pe_panel *cp = slot(fig, l, i, COMPARE_CORRELATION);
 		if (st == PE_OK && cp)
-			st = heatmap(cp, &r->o, sd->corr, v, true, cl);
+			st = heatmap(cp, &r->o, sd->corr, v, true, cl, lim[COMPARE_CORRELATION]);
 		struct pe_panel *sp = slot(fig, l, i, COMPARE_SCATTER);
 		if (st == PE_OK && sp)
 			st = pe_panel_add_scatter(sp, NULL, sd->px, sd->py, sd->points->rows);
@@ -276,12 +309,6 @@ static int draw(struct run *r)
 	 * panel has its own.
 	 */
 	if (!rc && st == PE_OK) {
-		const struct pe_matrix *m[3][MAX_SCHEMES] = {{0}};
-		for (size_t i = 0; i < r->count; i++) {
-			m[0][i] = r->data[i].enc_range;
-			m[1][i] = r->data[i].dist;
-			m[2][i] = r->data[i].corr;
-		}
 		/* The heatmaps drawn, in the order drawn, for the note. */
 		bool shared[3] = {false, false, false}, dist_shared = false;
 		const char *names[3];
@@ -290,8 +317,9 @@ static int draw(struct run *r)
 			enum compare_panel c = l->order[k];
 			if (c > COMPARE_CORRELATION)
 				continue;
-			bool sh = one_row && cli_scale_shared(r->scale, m[c], r->count);
-			if (!sh)
+			bool sh = one_row ? cli_scale_shared(r->scale, m[c], r->count)
+			                  : !isnan(lim[c][0]);
+			if (!sh || !one_row)
 				own_scales(fig, l, r->count, c);
 			if (c == COMPARE_DISTANCE)
 				dist_shared = sh;

@@ -37,7 +37,8 @@ static const char help[] =
         "the config sets them. -o FILE.csv (or -o -): one row per layer, numeric\n"
         "columns numeric, empty where a quantity does not apply. A figure (.png .svg\n"
         ".pdf, default layers.png): one strip per layer for each quantity, so that a\n"
-        "layer unlike its neighbours shows at a glance.\n"
+        "layer unlike its neighbours shows at a glance; as tall as the layers need\n"
+        "whatever the width, in two rows of four strips below 8 in.\n"
         "\n"
         "Options:\n"
         "%s"
@@ -213,8 +214,15 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 	        "group",  "RoPE (1/0)", "log10 base",       "rotary width",
 	        "factor", "proportion", "attention factor", "sliding window"};
 	size_t n = m->n_layers;
+	/* Eight strips and their colorbars need about 8 in: narrower (a paper's 7 in), two
+	 * rows of four. */
+	double width_pt, height_pt;
+	cli_figure_size_pt(o, true, &width_pt, &height_pt);
+	if (!(width_pt > 0))
+		width_pt = 10.0 * 72;
+	unsigned rows = width_pt < 8.0 * 72 ? 2 : 1, cols = N_QUANTITIES / rows;
 	double *data = malloc(N_QUANTITIES * n * sizeof(double));
-	struct pe_figure *fig = pe_figure_create(1, N_QUANTITIES);
+	struct pe_figure *fig = pe_figure_create(rows, cols);
 	if (!data || !fig) {
 		free(data);
 		pe_figure_destroy(fig);
@@ -253,12 +261,12 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 			spec.vmax = 1;
 			spec.discrete = false;
 		}
-		struct pe_panel *p = pe_figure_panel(fig, 0, (unsigned)q);
+		struct pe_panel *p = pe_figure_panel(fig, (unsigned)q / cols, (unsigned)q % cols);
 		st = pe_panel_set_heatmap(p, &spec);
 		pe_panel_heatmap_own_scale(p, true);
 		if (st == PE_OK)
 			st = pe_panel_set_title(p, titles[q]);
-		if (st == PE_OK && q == 0)
+		if (st == PE_OK && (unsigned)q % cols == 0)
 			st = pe_panel_set_ylabel(p, "layer");
 	}
 	char title[256];
@@ -268,13 +276,16 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 		         m->groups[g].name, g + 1 < m->n_groups ? "," : ")");
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
-	/* Seven strips side by side, as tall as the layers need, unless a size is given. */
+	/*
+	 * Strips side by side, as tall as the layers need whatever the width: a height
+	 * left to the width's aspect would squash 62 layers into a 0.8 in band at
+	 * --style paper (--width 7in gave 700 x 84 px).
+	 */
 	struct cli_common sized = *o;
-	if (!o->width.value && !o->height.value && o->style == CLI_STYLE_DEFAULT) {
-		double dpi = o->dpi > 0 ? o->dpi : 100;
+	if (!o->height.value) {
 		double h = fmin(fmax(3.0 + 0.08 * (double)n, 4.8), 14.0);
-		sized.width = (struct cli_length){10.0 * dpi, 1};
-		sized.height = (struct cli_length){h * dpi, 1};
+		sized.width = (struct cli_length){width_pt, 0};
+		sized.height = (struct cli_length){h * 72, 0};
 	}
 	int rc = st == PE_OK ? cli_figure_write(&sized, path, format, fig, "layer map")
 	                     : cli_figure_error(st);

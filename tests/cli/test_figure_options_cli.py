@@ -11,6 +11,7 @@ log (POSENC_TEXT_BOXES, see test_layout_cli.py).
 
 Usage: test_figure_options_cli.py POSENC
 """
+import math
 import os
 import re
 import struct
@@ -133,6 +134,31 @@ ok(rc == 0 and any("Colour scales shared by all schemes" in t for s, t in texts)
 rc, err, path, texts = draw("compare", "-n", "64", "-d", "32", "--scale", "panel")
 ok(rc == 0 and any("Each panel has its own colour scale" in t for s, t in texts),
    "--scale panel: said so")
+# Narrower than 6 in a scheme takes two rows of panels, each heatmap with its own colorbar:
+# --scale shared must still give the learned table's distance bar the sinusoidal range. The
+# sinusoidal table's largest L2 distance (n 64, d 32) is worked out here; a std-0.02 table's
+# is about 0.02 sqrt(2 d) = 0.16. The distance bars are the rightmost texts above the decay
+# panel (the lowest third), one per scheme row.
+d_half = 16
+sin_max = max(math.sqrt(sum(2 - 2 * math.cos(k / 10000 ** (2 * i / 32)) for i in range(d_half)))
+              for k in range(64))
+rc, err, path, _ = draw(*learned, "--width", "252pt", "--scale", "shared")
+boxes = []
+for line in open(LOG, encoding="utf-8"):
+    head, _, text = line.rstrip("\n").partition("\t")
+    f = head.split()
+    if f[0] == "canvas":
+        canvas_w, canvas_h = float(f[1]), float(f[2])
+    elif f[0] == "text":
+        boxes.append((float(f[1]), float(f[2]), text))
+bars = {}
+for x0, y0, text in boxes:
+    if x0 > 0.85 * canvas_w and y0 < 0.6 * canvas_h and re.fullmatch("[0-9.]+", text):
+        bars.setdefault(round(y0 / 100), []).append(float(text))
+tops = [max(v) for k, v in sorted(bars.items())]
+ok(rc == 0 and len(tops) == 2 and tops[0] == tops[1] and tops[1] >= 0.5 * sin_max,
+   "--scale shared at 252 pt (rows of two): both distance bars reach the sinusoidal range "
+   "%.3f" % sin_max, str(bars))
 rc, err, path, _ = draw("report", "-s", "sinusoidal", "-s", "learned:seed=1,std=0.02", "-n",
                         "32", "-d", "16", "--scale", "panel", out="r.pdf")
 txt = subprocess.run(["pdftotext", path, "-"], capture_output=True).stdout.decode() \

@@ -75,6 +75,20 @@ png = os.path.join(TMP, "g.png")
 r = run(EXE, "layers", "-s", "model:gemma-4-31b", "-o", png)
 ok(r.rc == 0 and os.path.getsize(png) > 1000, "layer map figure", r.err)
 
+# A width for a paper (7 in at 300 dpi by --style paper, 504 pt) keeps the strips as tall as
+# 62 layers need: the figure is drawn that wide, and at least matplotlib's 4.8 in tall (a height
+# taken from the width's aspect made a 0.84 in band, and 8 strips at 10 pt did not fit in 7 in).
+for extra, dpi in [(["--style", "paper"], 300), (["--width", "7in"], 100),
+                   (["--width", "504pt", "--dpi", "150"], 150)]:
+    r = run(EXE, "layers", "-q", "-s", "model:gemma-3-27b", "-o", png, *extra)
+    size = (0, 0)
+    if r.rc == 0:
+        with open(png, "rb") as f:
+            head = f.read(24)
+        size = (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
+    ok(r.rc == 0 and size[0] == 7 * dpi and size[1] >= 4.8 * dpi,
+       "layer map at %s: 7 in wide, at least 4.8 in tall" % " ".join(extra), (size, r.err))
+
 for name, args, rc, needle in [
     ("layers of a plain spec", ["layers", "-s", "rope", "-o", "x.csv"], 2, "one model"),
     ("layers with -d", ["layers", "-s", "model:gemma-3-27b", "-d", "64", "-o", "x.csv"], 2, "'-d'"),

@@ -730,6 +730,58 @@ static void legend_avoids_data(void **state)
 	cairo_surface_destroy(s);
 }
 
+/*
+ * A legend too wide for the right of a 350 px figure, over curves that fill
+ * the axes, goes below them on a taller canvas when the height is left to
+ * the aspect: the canvas is taller than 640:480 gives, and the first curve's
+ * blue (tab10 #1f77b4) shows under the lowest axes frame line (its legend
+ * sample), not only inside it.
+ */
+static void legend_gets_room_below(void **state)
+{
+	(void)state;
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	enum { N = 200 };
+	static double x[N], fill[N];
+	for (size_t i = 0; i < N; i++) {
+		x[i] = (double)i;
+		fill[i] = (i % 2) ? 1.0 : 0.0;
+	}
+	static const char *names[] = {"a long curve name one",   "a long curve name two",
+	                              "a long curve name three", "a long curve name four",
+	                              "a long curve name five",  "a long curve name six"};
+	for (size_t k = 0; k < 6; k++)
+		pe_panel_add_line(p, names[k], x, fill, N);
+	FILE *f = write_figure(fig, PE_FIGURE_PNG, 350, 0);
+	struct decoded d;
+	assert_int_equal(decode_png(f, &d), 0);
+	assert_true(d.height > 350 * 480 / 640 + 1);
+	unsigned frame = 0;
+	for (unsigned y = 0; y < d.height; y++) {
+		unsigned dark = 0;
+		for (unsigned xx = 0; xx < d.width; xx++) {
+			const unsigned char *px = decoded_px(&d, xx, y);
+			dark += px[0] < 60 && px[1] < 60 && px[2] < 60;
+		}
+		if (dark > d.width / 2)
+			frame = y;
+	}
+	assert_true(frame > 0);
+	bool blue_below = false;
+	for (unsigned y = frame + 1; y < d.height && !blue_below; y++)
+		for (unsigned xx = 0; xx < d.width; xx++) {
+			const unsigned char *px = decoded_px(&d, xx, y);
+			if (abs(px[0] - 0x1f) < 12 && abs(px[1] - 0x77) < 12 &&
+			    abs(px[2] - 0xb4) < 12)
+				blue_below = true;
+		}
+	assert_true(blue_below);
+	decoded_free(&d);
+	fclose(f);
+	pe_figure_destroy(fig);
+}
+
 /* Scatter markers splatted into a buffer look like cairo's own paths: the
  * same "over" compositing of the same discs, only the antialiasing ramp at
  * their edges differs (a pixel there by at most a third of full scale, the
@@ -932,6 +984,7 @@ int main(void)
 	        cmocka_unit_test(ellipsis_never_cuts_a_number),
 	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
 	        cmocka_unit_test(legend_avoids_data),
+	        cmocka_unit_test(legend_gets_room_below),
 	        cmocka_unit_test(colour_limits),
 	        cmocka_unit_test(degenerate_data_draws),
 	        cmocka_unit_test(grid_callback_gets_the_pixels),
