@@ -113,6 +113,10 @@ enum {
 	 * (olmo2.cpp, mellum.cpp, laguna.cpp; deepseek4.cpp's dsv4_rope_attn_factor is 1
 	 * without YaRN) */
 	GG_SWA_ATTN_1 = 1u << 28,
+	/* SW_BASE, but get_rope_freq_scale's rope_freq_scale_train_swa stays 1 (the loader
+	 * does not copy the main scale: muse-glimmer.cpp): unscaled sliding layers, at the
+	 * context's attn_factor and no factor tensor */
+	GG_SWA_UNSCALED = 1u << 29,
 };
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
@@ -226,7 +230,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"nanbeige", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"neo-bert", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* muse-glimmer.cpp: RoPE on the sliding layers at freq_base_swa, NoPE on full ones */
-        {"muse-glimmer", NORM, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_BASE, RC_NONE, 0},
+        {"muse-glimmer", NORM, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_UNSCALED, NULL, SW_BASE, RC_NONE, 0},
         /* dots3note.cpp: MLA; sliding layers (the pattern array) at the required
          * rope.freq_base_swa with the main scaling, every layer n_rot wide, no factor
          * tensor */
@@ -1201,6 +1205,20 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	if (a->swa == SW_BASE) {
 		/* get_rope_freq_base/scale: their base, the main scaling */
 		local = with_base(bp, has_swa_base ? swa_base : base);
+		char *cut =
+		        local && (a->flags & GG_SWA_UNSCALED) ? strstr(local, ",scaling=") : NULL;
+		if (cut) {
+			struct strbuf ub = {0};
+			strbuf_addf(&ub, "%.*s,scaling=none", (int)(cut - local), local);
+			if (swa_attn != 1.0)
+				put_number(&ub, "attention-factor", swa_attn);
+			free(local);
+			local = ub.buf;
+			if (ub.failed) {
+				free(ub.buf);
+				local = NULL;
+			}
+		}
 	} else {
 		double lbase = a->swa == SW_FLAT     ? flat
 		               : has_swa_base        ? swa_base
