@@ -83,9 +83,11 @@ static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matr
 		if (swap >= 2 && f->kind != PE_CHECK_COS_SIN)
 			continue;
 		h.scaling = spec_scaling;
-		if (variant == 1)
+		if (variant == 1) {
+			/* the scaling left out, its magnitude with it */
 			h.scaling.type = PE_ROPE_SCALING_NONE;
-		else if (variant == 2)
+			h.scaling.attention_factor = NAN;
+		} else if (variant == 2)
 			h.scaling.length =
 			        spec_scaling.length > spec_scaling.original
 			                ? spec_scaling.original

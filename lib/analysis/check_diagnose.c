@@ -727,6 +727,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	if (rope && s->scaling.type != PE_ROPE_SCALING_NONE) {
 		struct check_hyp h = ref;
 		h.scaling.type = PE_ROPE_SCALING_NONE;
+		h.scaling.attention_factor = NAN; /* its magnitude left out too */
 		enum pe_engine e = c->opt->engine;
 		int dyn = s->scaling.type == PE_ROPE_SCALING_DYNAMIC;
 		/* vLLM since PR #41277 (commit 3cfbaf33): ((factor x max_position) /

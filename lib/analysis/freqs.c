@@ -34,6 +34,13 @@ static size_t variants_of(const struct pe_scheme *s, size_t d_rot,
 {
 	if (!pe_scheme_has(s, PE_CAP_SCALING))
 		return 0;
+	/* Unscaled with a magnitude of its own (llama.cpp's attn_factor): that one
+	 * variant, so that its attention factor is reported; its factor is no part of it. */
+	if (s->scaling.type == PE_ROPE_SCALING_NONE && !isnan(s->scaling.attention_factor)) {
+		v[0] = s->scaling;
+		v[0].factor = 1.0;
+		return 1;
+	}
 	/* An explicit scaling=none (a real model without scaling) asks for no variants. */
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && s->canonical &&
 	    strstr(s->canonical, " scaling=none"))

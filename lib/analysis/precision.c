@@ -351,12 +351,15 @@ enum pe_status pe_rope_model_init_flags(struct pe_rope_model *m, const struct pe
 		theta[i] = op_round(R, 1.0 / pos_freq(R, base, i, D, recip));
 	}
 	struct pe_rope_scaling_info info = {1.0, base, NAN, NAN};
-	if (scaling->type != PE_ROPE_SCALING_NONE) {
+	/* none leaves theta as is but may carry an attention factor (rope's; mrope has
+	 * no scaling keys) */
+	if (scaling->type != PE_ROPE_SCALING_NONE || pe_scheme_has(s, PE_CAP_SCALING))
 		st = pe_rope_scale_frequencies(scaling, base, d_rot, theta, &info);
-		if (st != PE_OK) {
-			free(theta);
-			return st;
-		}
+	if (st != PE_OK) {
+		free(theta);
+		return st;
+	}
+	if (scaling->type != PE_ROPE_SCALING_NONE) {
 		if (reduced && scaling->type == PE_ROPE_SCALING_LLAMA3) {
 			st = llama3_reduced(R, scaling, base, D, h, recip, theta);
 			if (st != PE_OK) {

@@ -106,6 +106,17 @@ enum {
 	/* NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has
 	 * rope.dimension_sections (GLM-4's hparams.use_mrope()) */
 	GG_MROPE_IF_SECTIONS = 1u << 26,
+	/* grok.cpp: yarn_beta_fast 8 when the file has none ("defaults for old GGUFs"), and
+	 * rope.scaling.yarn_ext_factor and .yarn_attn_factor read into hparams */
+	GG_GROK_YARN = 1u << 27,
+	/* the sliding layers' ggml_rope_ext calls pass attn_factor 1, not the context's
+	 * (olmo2.cpp, mellum.cpp, laguna.cpp; deepseek4.cpp's dsv4_rope_attn_factor is 1
+	 * without YaRN) */
+	GG_SWA_ATTN_1 = 1u << 28,
+	/* SW_BASE, but get_rope_freq_scale's rope_freq_scale_train_swa stays 1 (the loader
+	 * does not copy the main scale: muse-glimmer.cpp): unscaled sliding layers, at the
+	 * context's attn_factor and no factor tensor */
+	GG_SWA_UNSCALED = 1u << 29,
 };
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
@@ -188,7 +199,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"plm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* DeepSeek-V4: sliding-window-only layers (compress ratio 0) at freq_base
          * unscaled, compressed ones at compress_rope_freq_base with YaRN */
-        {"deepseek4", NORM, 0, 0, GG_COMPRESS, NULL, SW_FLAT, RC_NONE, 0},
+        {"deepseek4", NORM, 0, 0, GG_COMPRESS | GG_SWA_ATTN_1, NULL, SW_FLAT, RC_NONE, 0},
         {"deepseek32", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
         {"glm-dsa", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"granite", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0},
@@ -219,7 +230,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"nanbeige", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"neo-bert", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* muse-glimmer.cpp: RoPE on the sliding layers at freq_base_swa, NoPE on full ones */
-        {"muse-glimmer", NORM, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_BASE, RC_NONE, 0},
+        {"muse-glimmer", NORM, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_UNSCALED, NULL, SW_BASE, RC_NONE, 0},
         /* dots3note.cpp: MLA; sliding layers (the pattern array) at the required
          * rope.freq_base_swa with the main scaling, every layer n_rot wide, no factor
          * tensor */
@@ -238,7 +249,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"falcon", NEOX, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
         /* attention and Mamba-2 side by side in every layer */
         {"falcon-h1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"grok", NEOX, 0, 0, GG_YARN_BETAS, NULL, SW_MAIN, RC_NONE, 0},
+        {"grok", NEOX, 0, 0, GG_YARN_BETAS | GG_GROK_YARN, NULL, SW_MAIN, RC_NONE, 0},
         {"dbrx", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"stablelm", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"qwen", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -317,7 +328,7 @@ static const struct gguf_arch gguf_archs[] = {
         /* per-layer head counts, all above 0 */
         {"openelm", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* Olmo 3 (converted as olmo2): sliding layers with a window, unscaled (olmo2.cpp) */
-        {"olmo2", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_FLAT, RC_NONE, 0},
+        {"olmo2", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_ATTN_1, NULL, SW_FLAT, RC_NONE, 0},
         {"olmoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"nemotron", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"exaone", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -358,10 +369,11 @@ static const struct gguf_arch gguf_archs[] = {
         {"afmoe", NEOX, 4, 4, GG_SWA_NEEDS_WINDOW, NULL, SW_BASE, RC_NONE, 0},
         /* laguna.cpp: full layer first in every 4; sliding ones plain RoPE at
          * freq_base_swa over rope.dimension_count_swa */
-        {"laguna", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_NROT_IL, NULL,
-         SW_OWNMAIN, RC_NONE, 0},
+        {"laguna", NEOX, 4, 0,
+         GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_NROT_IL | GG_SWA_ATTN_1, NULL, SW_OWNMAIN,
+         RC_NONE, 0},
         /* mellum.cpp: sliding layers at freq_base with freq_scale 1 */
-        {"mellum", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_FLAT, RC_NONE, 0},
+        {"mellum", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_ATTN_1, NULL, SW_FLAT, RC_NONE, 0},
         /* maple.cpp: RoPE in the sliding layers only, at freq_base_swa */
         {"maple", NEOX, 0, 0, GG_SWA_ARRAY | GG_ROPE_SWA_ONLY | GG_NROT_IL, NULL, SW_BASE, RC_NONE,
          0},
@@ -894,6 +906,50 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		            key, t, factor,
 		            freqs_t ? "rope_freqs.weight" : "rope_factors_long/short.weight");
 	m->train_context = orig > 0 ? orig : ctx;
+	/*
+	 * llama-context.cpp's cparams.yarn_attn_factor, the magnitude it hands every
+	 * ggml_rope_ext call: hparams.yarn_attn_factor (1; grok.cpp reads
+	 * rope.scaling.yarn_attn_factor), which YaRN (ext_factor != 0) replaces by
+	 * get_mscale(f, ..) / (1 + 0.1 ln f); always times rope.scaling.attn_factor.
+	 * ggml's rope_yarn then multiplies by 1 + 0.1 ln(1 / freq_scale) of the call when
+	 * ext_factor != 0: the main layers get get_mscale(f, ..) x attn_factor, a sliding
+	 * layer called at freq_scale 1 the context's value itself.
+	 */
+	int yarn = strcmp(t, "yarn") == 0;
+	double yarn_attn = 1, ext = -1, af = isnan(attn) ? 1.0 : attn;
+	if ((a->flags & GG_GROK_YARN) && (num(h, "rope.scaling.yarn_attn_factor", &yarn_attn) < 0 ||
+	                                  num(h, "rope.scaling.yarn_ext_factor", &ext) < 0))
+		return PE_EFORMAT;
+	/* a negative ext_factor is llama.cpp's "not set": 1 with YaRN, 0 without */
+	if (ext >= 0 && ext != (yarn ? 1.0 : 0.0))
+		return fail(h, PE_EUNSUPPORTED,
+		            "%s.rope.scaling.yarn_ext_factor: %.9g with scaling '%s': llama.cpp "
+		            "mixes YaRN by it, which posenc shows only as 1 with yarn and 0 "
+		            "otherwise",
+		            h->arch, ext, t);
+	/* freq_scale 1 (no factor, or the factor tensors') or none: f = 1 */
+	double f = yarn && factor > 0 ? factor : 1.0;
+	double ms = f > 1 ? 0.1 * log(f) + 1.0 : 1.0, logmul = 0;
+	if ((a->flags & GG_YARN_LOG_MUL) && num(h, "rope.scaling.yarn_log_multiplier", &logmul) < 0)
+		return PE_EFORMAT;
+	if (a->flags & GG_LOG_MUL_TENTHS)
+		logmul = (double)((float)logmul / 0.1f);
+	if (yarn && logmul != 0) {
+		/* get_mscale(f, 1) / get_mscale(f, log_mul); DeepSeek-V2 with log_mul != 1:
+		 * mscale = log_mul, a ratio of 1 */
+		double all = f > 1 ? 0.1 * logmul * log(f) + 1.0 : 1.0;
+		int ds2 = strcmp(a->name, "deepseek2") == 0 && logmul != 1.0;
+		ms = ds2 ? 1.0 : ms / all;
+	}
+	double ctx_attn = (yarn ? ms / (0.1 * log(f) + 1.0) : yarn_attn) * af;
+	double main_attn = yarn ? ms * af : ctx_attn;
+	/* graphs that pass their own: deepseek4.cpp 1 / (1 + 0.1 ln f) with YaRN, which
+	 * cancels rope_yarn's, and 1 without; cogvlm.cpp's ggml_rope, deepseek2.cpp's OCR
+	 * branch and dflash.cpp's DSpark graph 1 */
+	if ((a->flags & GG_COMPRESS) || unscaled)
+		main_attn = 1.0;
+	/* the sliding layers turned at freq_scale 1 (SW_OWN10K, SW_OWNMAIN, SW_FLAT) */
+	double swa_attn = (a->flags & GG_SWA_ATTN_1) ? 1.0 : ctx_attn;
 	if (long_t || short_t) {
 		/* Phi-3: LongRoPE lists as tensors. */
 		if (!(long_t && short_t))
@@ -910,7 +966,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		put_number(bp, "original", orig);
 		/* llama-context.cpp: without YaRN the angles are scaled by attn_factor alone,
 		 * 1 when the file has none (MiniCPM's converter writes none) */
-		put_number(bp, "attention-factor", isnan(attn) ? 1.0 : attn);
+		put_number(bp, "attention-factor", main_attn);
 		if ((st = put_tensor(h, bp, "rope_factors_long.weight", "long-factor", pairs,
 		                     half)) ||
 		    (st = put_tensor(h, bp, "rope_factors_short.weight", "short-factor", pairs,
@@ -920,14 +976,14 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		/* Llama 3.1: the llama3 scaling precomputed as per-pair divisors. */
 		strbuf_addf(bp, ",scaling=longrope,factor=1");
 		put_number(bp, "original", ctx > 0 ? ctx : 1);
-		strbuf_addf(bp, ",attention-factor=1");
+		put_number(bp, "attention-factor", main_attn);
 		if ((st = put_tensor(h, bp, "rope_freqs.weight", "long-factor", pairs, half)) ||
 		    (st = put_tensor(h, bp, "rope_freqs.weight", "short-factor", pairs, half))) {
 			return st;
 		}
 		m->note = pe_strdup("rope_freqs.weight: per-pair frequency divisors (llama.cpp's "
 		                    "freq_factors), shown as longrope with equal long and short "
-		                    "lists and attention factor 1");
+		                    "lists and llama.cpp's attention factor");
 		m->train_context = ctx;
 	} else if (strcmp(t, "linear") == 0) {
 		if (!(factor > 0))
@@ -935,15 +991,16 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			            h->arch);
 		strbuf_addf(bp, ",scaling=linear");
 		put_number(bp, "factor", factor);
+		if (main_attn != 1.0)
+			put_number(bp, "attention-factor", main_attn);
 	} else if (strcmp(t, "yarn") == 0) {
-		double fast = 32, slow = 1, logmul = 0;
+		/* grok.cpp's default for files without the key */
+		double fast = (a->flags & GG_GROK_YARN) ? 8 : 32, slow = 1;
 		/* llama.cpp's loader reads the beta keys and the log multiplier only for some
 		 * architectures; the others run with its defaults whatever the file says */
 		int betas = (a->flags & GG_YARN_BETAS) != 0;
-		if ((betas && (num(h, "rope.scaling.yarn_beta_fast", &fast) < 0 ||
-		               num(h, "rope.scaling.yarn_beta_slow", &slow) < 0)) ||
-		    ((a->flags & GG_YARN_LOG_MUL) &&
-		     num(h, "rope.scaling.yarn_log_multiplier", &logmul) < 0))
+		if (betas && (num(h, "rope.scaling.yarn_beta_fast", &fast) < 0 ||
+		              num(h, "rope.scaling.yarn_beta_slow", &slow) < 0))
 			return PE_EFORMAT;
 		if (!(factor > 0) || !(orig > 0))
 			return fail(
@@ -956,26 +1013,13 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		put_number(bp, "original", orig);
 		put_number(bp, "beta-fast", fast);
 		put_number(bp, "beta-slow", slow);
-		/* llama-context.cpp: get_mscale(f, mscale) / get_mscale(f, log_mul) with mscale
-		 * 1 (DeepSeek-V2 with log_mul != 1: log_mul itself, a ratio of 1), else
-		 * get_mscale(f, 1); times rope.scaling.attn_factor. ggml's rope_yarn multiplies
-		 * by 1 + 0.1 ln f, which llama.cpp divides out first. */
-		double ms = factor > 1 ? 0.1 * log(factor) + 1.0 : 1.0;
-		if (a->flags & GG_LOG_MUL_TENTHS)
-			logmul = (double)((float)logmul / 0.1f);
-		if (logmul != 0) {
-			double all = factor > 1 ? 0.1 * logmul * log(factor) + 1.0 : 1.0;
-			int ds2 = strcmp(a->name, "deepseek2") == 0 && logmul != 1.0;
-			ms = ds2 ? 1.0 : ms / all;
-		}
-		/* deepseek4.cpp passes 1 / (1 + 0.1 ln f), which cancels rope_yarn's magnitude
-		 * whatever the file's attn_factor */
-		if (a->flags & GG_COMPRESS)
-			strbuf_addf(bp, ",attention-factor=1");
-		else if (logmul != 0 || !isnan(attn))
-			put_number(bp, "attention-factor", ms * (isnan(attn) ? 1.0 : attn));
+		/* the scheme's own yarn magnitude (0.1 ln f + 1) unless the file changes it */
+		if ((a->flags & GG_COMPRESS) || logmul != 0 || !isnan(attn))
+			put_number(bp, "attention-factor", main_attn);
 	} else if (strcmp(t, "none") == 0) {
 		strbuf_addf(bp, ",scaling=none");
+		if (main_attn != 1.0)
+			put_number(bp, "attention-factor", main_attn);
 	} else {
 		return fail(h, PE_EFORMAT, "%s: '%s' is not none, linear, yarn or longrope", key,
 		            t);
@@ -1161,6 +1205,20 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	if (a->swa == SW_BASE) {
 		/* get_rope_freq_base/scale: their base, the main scaling */
 		local = with_base(bp, has_swa_base ? swa_base : base);
+		char *cut =
+		        local && (a->flags & GG_SWA_UNSCALED) ? strstr(local, ",scaling=") : NULL;
+		if (cut) {
+			struct strbuf ub = {0};
+			strbuf_addf(&ub, "%.*s,scaling=none", (int)(cut - local), local);
+			if (swa_attn != 1.0)
+				put_number(&ub, "attention-factor", swa_attn);
+			free(local);
+			local = ub.buf;
+			if (ub.failed) {
+				free(ub.buf);
+				local = NULL;
+			}
+		}
 	} else {
 		double lbase = a->swa == SW_FLAT     ? flat
 		               : has_swa_base        ? swa_base
@@ -1202,10 +1260,13 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 			put_number(&lb, "head", hd_swa);
 		/* SW_BASE_OWN: the main scaling (no factor tensor there: GG_NO_FACTORS) */
 		const char *scaling = strstr(bp->buf, ",scaling=");
-		if (a->swa == SW_BASE_OWN && scaling)
+		if (a->swa == SW_BASE_OWN && scaling) {
 			strbuf_addf(&lb, "%s", scaling);
-		else
+		} else {
 			strbuf_addf(&lb, ",scaling=none");
+			if (swa_attn != 1.0)
+				put_number(&lb, "attention-factor", swa_attn);
+		}
 		if (lb.failed) {
 			free(lb.buf);
 			return PE_ENOMEM;

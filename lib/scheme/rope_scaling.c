@@ -223,14 +223,26 @@ static enum pe_status scale_ntk(const struct pe_rope_scaling_params *p, double b
 	return PE_OK;
 }
 
+/* llama.cpp multiplies cos and sin by {arch}.rope.scaling.attn_factor whatever the
+ * scaling (llama-context.cpp), so none and linear take a magnitude too: 1 unless given.
+ * The key is > 0, so a zeroed parameter block (a scheme without scaling keys) is 1. */
+static enum pe_status scale_none(const struct pe_rope_scaling_params *p, double base, size_t d_rot,
+                                 double *theta, struct pe_rope_scaling_info *info)
+{
+	(void)base;
+	(void)d_rot;
+	(void)theta;
+	if (p->attention_factor > 0.0)
+		info->attention_factor = p->attention_factor;
+	return PE_OK;
+}
+
 static enum pe_status scale_linear(const struct pe_rope_scaling_params *p, double base,
                                    size_t d_rot, double *theta, struct pe_rope_scaling_info *info)
 {
-	(void)base;
-	(void)info;
 	for (size_t i = 0; i < d_rot / 2; i++)
 		theta[i] /= p->factor;
-	return PE_OK;
+	return scale_none(p, base, d_rot, theta, info);
 }
 
 /*
@@ -242,8 +254,9 @@ static enum pe_status scale_linear(const struct pe_rope_scaling_params *p, doubl
  * yet is a row in scheme_rope.c's key table.
  */
 const struct pe_rope_scaling_type pe_rope_scalings[] = {
-        {"none", "none_theta", "none_ratio", "", 4.0, 4096.0, NULL},
-        {"linear", "linear_theta", "linear_ratio", "factor", 4.0, 4096.0, scale_linear},
+        {"none", "none_theta", "none_ratio", "attention-factor", 4.0, 4096.0, scale_none},
+        {"linear", "linear_theta", "linear_ratio", "factor attention-factor", 4.0, 4096.0,
+         scale_linear},
         {"dynamic", "dynamic_theta", "dynamic_ratio", "factor original length", 4.0, 4096.0,
          scale_dynamic},
         {"yarn", "yarn_theta", "yarn_ratio",

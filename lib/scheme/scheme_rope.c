@@ -56,7 +56,7 @@ static const struct pe_scheme_key keys[] = {
         {"mscale-all-dim", PE_KEY_DOUBLE, ROFF(mscale_all_dim), 0, NULL, 0.0, 1e6, 0, "0",
          "yarn mscale_all_dim (0: unset)"},
         {"attention-factor", PE_KEY_DOUBLE, ROFF(attention_factor), 0, NULL, 0.0, 1e6, 1, NULL,
-         "yarn/longrope attention_factor (default: from factor)"},
+         "cos and sin x this (yarn/longrope: default from factor; none/linear: 1)"},
         {"truncate", PE_KEY_BOOL, ROFF(truncate), 0, NULL, 0, 0, 0, "1",
          "yarn: round the correction range outward"},
         {"long-factor", PE_KEY_LIST, ROFF(long_factor), ROFF(n_long_factor), NULL, 0, 0, 0, NULL,

@@ -1403,4 +1403,154 @@ ok(r.rc == 0 and close([float(t) for t in th or []], rope_theta(1e4, 64)),
    "cohere2moe gguf: layer 0 full, so its n_rot 64 turns every sliding layer: 1e4^(-2i/64)",
    r.err)
 
+# ---- the magnitude: llama.cpp's attention factor on every group ------------------------------
+# llama-context.cpp (de3ff815): cparams.yarn_attn_factor is hparams.yarn_attn_factor (1; grok.cpp
+# reads rope.scaling.yarn_attn_factor); with YaRN (ext_factor != 0) it becomes
+# get_mscale(f, 1) [/ get_mscale(f, log_mul)] / (1 + 0.1 ln f), f = 1 / freq_scale; then it is
+# always multiplied by rope.scaling.attn_factor. ggml's rope_yarn (ggml-cpu/ops.cpp) multiplies
+# cos and sin by it, and when ext_factor != 0 by 1 + 0.1 ln(1 / freq_scale) of the call too.
+def get_mscale(scale, m=1.0):
+    return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+
+def ctx_attn(yarn, factor, attn=1.0, yarn_attn=1.0):
+    a = get_mscale(factor) / (1 + 0.1 * math.log(factor)) if yarn else yarn_attn
+    return a * attn
+
+
+def rope_mag(ctx, freq_scale, ext):
+    return ctx * (1 + 0.1 * math.log(1 / freq_scale)) if ext else ctx
+
+
+def att(s, group):
+    return float(s.get(group, {}).get("attention_factor", "nan"))
+
+
+def near(x, y):
+    return abs(x - y) <= 1e-12 * abs(y)
+
+
+A = 1.5
+G3A = GEMMA3[:7] + [("gemma3.attention.sliding_window", UINT32, 1024),
+                    ("gemma3.rope.scaling.attn_factor", FLOAT32, A)]
+# gemma3.cpp: global layers at freq_scale 1/8, sliding ones at get_rope_freq_scale's
+# rope_freq_scale_train_swa (1: its loader does not copy the main one), both with the context's
+# attn_factor; linear: no YaRN, so attn_factor alone on both
+g3lin = write("gemma3-lin-attn", gguf(G3A + GEMMA3[7:]))
+r, s = summary("gguf:" + g3lin)
+ok(r.rc == 0 and s.get("global", {}).get("scaling") == "linear" and
+   s["global"].get("factor") == "8" and
+   near(att(s, "global"), rope_mag(ctx_attn(0, 8, A), 1 / 8, 0)) and
+   s.get("local", {}).get("scaling") == "none" and
+   near(att(s, "local"), rope_mag(ctx_attn(0, 8, A), 1, 0)),
+   "gemma3 gguf, linear 8 with attn_factor 1.5: cos and sin x1.5 on global and local layers",
+   (s, r.err))
+# posenc encode: cos(m theta_i) x 1.5, theta_i = 1e6^(-2i/128) / 8 (global), 1e4^(-2i/128)
+# (local); layout half: columns i and i + 64 are pair i
+for group, th in (("global", [f32(1e6) ** (-2.0 * i / 128) / 8 for i in range(64)]),
+                  ("local", [1e4 ** (-2.0 * i / 128) for i in range(64)])):
+    r = run(EXE, "encode", "-s", "gguf:" + g3lin, "--layer", group, "-n", "4", "--view", "cos",
+            "-o", "-")
+    rows = list(csv.reader(io.StringIO(r.text)))[1:]
+    good = r.rc == 0 and len(rows) == 4
+    for m_, row in enumerate(rows):
+        vals = [float(x) for x in row[1:]]
+        good = good and len(vals) == 128 and all(
+            abs(vals[c] - A * math.cos(m_ * th[c % 64])) <= 1e-12 for c in range(128))
+    ok(good, "gguf encode, %s group: cos values 1.5 cos(m theta_i) (attn_factor 1.5)" % group,
+       r.text[:300] + r.err)
+# YaRN: the global layers get get_mscale(8) x 1.5 (rope_yarn's 1 + 0.1 ln 8 undoing the
+# division); the sliding ones, at freq_scale 1, the context's value: 1.5
+g3yarn = write("gemma3-yarn-attn", gguf(G3A + [
+    ("gemma3.rope.scaling.type", STRING, "yarn"), ("gemma3.rope.scaling.factor", FLOAT32, 8.0),
+    ("gemma3.rope.scaling.original_context_length", UINT32, 16384)]))
+r, s = summary("gguf:" + g3yarn)
+ok(r.rc == 0 and s.get("global", {}).get("scaling") == "yarn" and
+   near(att(s, "global"), rope_mag(ctx_attn(1, 8, A), 1 / 8, 1)) and
+   s.get("local", {}).get("scaling") == "none" and
+   near(att(s, "local"), rope_mag(ctx_attn(1, 8, A), 1, 1)),
+   "gemma3 gguf, yarn 8 with attn_factor 1.5: global (0.1 ln 8 + 1) x 1.5, local 1.5",
+   (s, r.err))
+# no scaling key at all: llama.cpp's type "linear" with freq_scale 1, attn_factor alone
+r, s = summary("gguf:" + write("gemma3-attn", gguf(G3A)))
+ok(r.rc == 0 and s.get("global", {}).get("scaling") == "none" and
+   near(att(s, "global"), A) and near(att(s, "local"), A),
+   "gemma3 gguf, no scaling, attn_factor 1.5: 1.5 on every layer", (s, r.err))
+# the spec the reader writes for it is one a user can write
+r = run(EXE, "freqs", "-s", "rope:base=10000,scaling=linear,factor=8,attention-factor=1.5",
+        "-o", os.path.join(TMP, "lin-attn.csv"))
+ok(r.rc == 0 and "attention factor 1.5 " in r.err, "rope spec: linear with attention-factor",
+   r.err)
+# gemma2.cpp copies the main scale into the sliding layers (get_rope_freq_scale): the main
+# spec there, magnitude included
+r, s = rule("gemma2", 4, lin + [("rope.scaling.attn_factor", FLOAT32, A),
+                                ("rope.freq_base_swa", FLOAT32, 1e4)])
+ok(r.rc == 0 and s.get("local", {}).get("scaling") == "linear" and near(att(s, "local"), A) and
+   near(att(s, "global"), A), "gemma2 gguf, linear with attn_factor 1.5: 1.5 on both",
+   (s, r.err))
+# olmo2.cpp (and mellum.cpp, laguna.cpp) pass attn_factor 1 with freq_scale 1 and ext_factor 0
+# to the sliding layers: 1 there whatever the file says
+ol_a = [("olmo2.attention.sliding_window", UINT32, 4096),
+        ("olmo2.rope.scaling.attn_factor", FLOAT32, A)]
+r, s = summary("gguf:" + arch_file("olmo2", 8, ol + ol_a, "olmo3-attn"))
+ok(r.rc == 0 and near(att(s, "global"), rope_mag(ctx_attn(1, 8, A), 1 / 8, 1)) and
+   att(s, "local") == 1.0, "olmo2 gguf, yarn with attn_factor 1.5: global (0.1 ln 8 + 1) x 1.5, "
+   "sliding layers 1 (olmo2.cpp passes 1)", (s, r.err))
+r, s = summary("gguf:" + arch_file("olmo2", 8, [
+    ("olmo2.rope.scaling.type", STRING, "linear"),
+    ("olmo2.rope.scaling.factor", FLOAT32, 4.0)] + ol_a, "olmo3-lin-attn"))
+ok(r.rc == 0 and near(att(s, "global"), A) and att(s, "local") == 1.0,
+   "olmo2 gguf, linear with attn_factor 1.5: global 1.5, sliding layers 1", (s, r.err))
+# deepseek4.cpp: dsv4_rope_attn_factor is 1 without YaRN (the ratio-0 layers)
+r, s = summary("gguf:" + ds4)
+ok(r.rc == 0 and att(s, "local") == 1.0 and att(s, "global") == 1.0,
+   "deepseek4 gguf with attn_factor 1.5: 1 on both groups (its graph's own)", (s, r.err))
+# muse-glimmer.cpp turns its sliding layers (the only rotating ones) at get_rope_freq_scale's
+# rope_freq_scale_train_swa, which its loader leaves at 1: unscaled, at freq_base_swa, with the
+# context's magnitude (yarn: get_mscale(4) / (1 + 0.1 ln 4) x 1.25 = 1.25)
+r, s = rule("muse-glimmer", 8, [
+    ("attention.sliding_window", UINT32, 4096), ("rope.freq_base_swa", FLOAT32, 5000.0),
+    ("rope.scaling.type", STRING, "yarn"), ("rope.scaling.factor", FLOAT32, 4.0),
+    ("rope.scaling.original_context_length", UINT32, 1024),
+    ("rope.scaling.attn_factor", FLOAT32, 1.25)])
+ok(r.rc == 0 and s.get("rope", {}).get("scaling") == "none" and
+   near(att(s, "rope"), rope_mag(ctx_attn(1, 4, 1.25), 1, 1)),
+   "muse-glimmer gguf, yarn: sliding layers unscaled, attention factor 1.25", (s, r.err))
+r, th = thetas("gguf:" + os.path.join(TMP, "rule-muse-glimmer.gguf"), "rope")
+ok(r.rc == 0 and close(th, rope_theta(5000.0, 128)),
+   "muse-glimmer gguf, yarn: sliding layers theta_i = 5000^(-2i/128)", r.err)
+# the factor tensors: rope_freqs.weight (freq_scale 1, no YaRN) with attn_factor alone
+r, s = summary("gguf:" + write("freqs-attn", gguf(
+    LLAMA_KV + [("llama.rope.scaling.attn_factor", FLOAT32, A)], FREQS)))
+ok(r.rc == 0 and near(att(s, "all"), A), "llama gguf, rope_freqs.weight with attn_factor 1.5: "
+   "1.5", (s, r.err))
+# grok.cpp: yarn_beta_fast 8 without the key ("defaults for old GGUFs"), beta_slow 1;
+# rope.scaling.yarn_attn_factor read into hparams, which YaRN replaces; yarn_ext_factor read,
+# and one that is neither llama.cpp's 1 with yarn nor 0 without is refused
+GROK = [("general.architecture", STRING, "grok"), ("grok.context_length", UINT32, 8192),
+        ("grok.embedding_length", UINT32, 1024), ("grok.block_count", UINT32, 2),
+        ("grok.attention.head_count", UINT32, 8), ("grok.rope.freq_base", FLOAT32, 1e4),
+        ("grok.rope.scaling.yarn_attn_factor", FLOAT32, 2.0),
+        ("grok.rope.scaling.attn_factor", FLOAT32, A)]
+GY = [("grok.rope.scaling.type", STRING, "yarn"), ("grok.rope.scaling.factor", FLOAT32, 4.0),
+      ("grok.rope.scaling.original_context_length", UINT32, 2048)]
+r, s = summary("gguf:" + write("grok-nobetas", gguf(GROK + GY)))
+spec = s.get("all", {}).get("spec", "") + " "
+ok(r.rc == 0 and "beta-fast=8 " in spec and "beta-slow=1 " in spec and
+   near(att(s, "all"), rope_mag(ctx_attn(1, 4, A), 1 / 4, 1)),
+   "grok gguf, yarn without beta keys: beta_fast 8, beta_slow 1; yarn_attn_factor replaced, "
+   "get_mscale(4) x 1.5", (s, r.err))
+r, s = summary("gguf:" + write("grok-ext1", gguf(GROK + GY + [
+    ("grok.rope.scaling.yarn_ext_factor", FLOAT32, 1.0)])))
+ok(r.rc == 0 and s.get("all", {}).get("scaling") == "yarn", "grok gguf, yarn_ext_factor 1: yarn",
+   (s, r.err))
+r, s = summary("gguf:" + write("grok-lin", gguf(GROK + [
+    ("grok.rope.scaling.type", STRING, "linear"), ("grok.rope.scaling.factor", FLOAT32, 4.0)])))
+ok(r.rc == 0 and near(att(s, "all"), rope_mag(ctx_attn(0, 4, A, yarn_attn=2.0), 1 / 4, 0)),
+   "grok gguf, linear: yarn_attn_factor 2 x attn_factor 1.5 = 3", (s, r.err))
+error_case(EXE, "grok gguf, yarn_ext_factor 0.5 (a partial YaRN mix)",
+           ["model", "gguf:" + write("grok-ext05", gguf(GROK + GY + [
+               ("grok.rope.scaling.yarn_ext_factor", FLOAT32, 0.5)])), "-o", "-"], 1,
+           "yarn_ext_factor: 0.5 with scaling 'yarn'")
+
 done()

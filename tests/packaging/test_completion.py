@@ -118,8 +118,10 @@ case("posenc freqs --l", ["--layer", "--length"])
 case("posenc distance --metric c", ["cosine"])
 case("posenc encode -s ", SCHEMES)
 case("posenc encode -s ro", ["rope"])
+# attention-factor belongs to none (the default scaling) as to linear, yarn and longrope
 case("posenc encode -s rope:", ["rope:" + k + "=" for k in
-                                ("base", "layout", "rotary", "head", "scaling", "label")])
+                                ("base", "layout", "rotary", "head", "scaling", "label",
+                                 "attention-factor")])
 case("posenc encode --scheme sinusoidal:layout=", ["sinusoidal:layout=interleaved",
                                                    "sinusoidal:layout=blocks"])
 case("posenc encode -s rope:layout=", ["rope:layout=interleaved", "rope:layout=half"])

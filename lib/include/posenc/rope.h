@@ -22,7 +22,7 @@ extern "C" {
 
 /* What a scaling did besides changing the frequencies. */
 struct pe_rope_scaling_info {
-	double attention_factor; /* 1 unless yarn/longrope say otherwise */
+	double attention_factor; /* 1 unless the scaling or its attention_factor says */
 	double base;             /* the base actually used (dynamic changes it) */
 	double yarn_low;         /* yarn: first interpolated pair boundary; else NaN */
 	double yarn_high;        /* yarn: last boundary; else NaN */
@@ -46,7 +46,7 @@ struct pe_rope_scaling_info {
  * recomputes theta from its effective base, which info->base reports.
  * yarn's info->yarn_low/high are the ramp ends after truncation and
  * clamping (pairs <= low keep theta, pairs >= high are divided by factor).
- * yarn and longrope take p->attention_factor when it is not NaN.
+ * none, linear, yarn and longrope take p->attention_factor when it is not NaN.
  *
  * proportional zeroes the frequencies of the pairs past
  * pe_rope_turning_pairs() and divides the others by p->factor.

@@ -115,7 +115,7 @@ struct pe_rope_scaling_params {
 	double beta_slow;        /* yarn: 1 */
 	double mscale;           /* yarn: 0 = unset */
 	double mscale_all_dim;   /* yarn: 0 = unset */
-	double attention_factor; /* yarn/longrope: NaN = derive from factor */
+	double attention_factor; /* NaN: yarn/longrope derive it, none/linear 1 */
 	int truncate;            /* yarn: 1 */
 	double *long_factor;     /* longrope, owned; NULL if not given */
 	size_t n_long_factor;

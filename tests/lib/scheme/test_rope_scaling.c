@@ -119,6 +119,23 @@ static void none_and_linear(void **state)
 	for (int i = 0; i < 64; i++)
 		assert_rel(t[i] / u[i], 0.25, 1e-15);
 	assert_true(info.attention_factor == 1.0);
+	/* llama.cpp's attn_factor: the magnitude alone, the frequencies as without it */
+	p.attention_factor = 1.5;
+	scaled(&p, 1e4, 128, t, &info);
+	for (int i = 0; i < 64; i++)
+		assert_rel(t[i] / u[i], 0.25, 1e-15);
+	assert_true(info.attention_factor == 1.5);
+	p = params(PE_ROPE_SCALING_NONE, 0, 0);
+	p.attention_factor = 0.75;
+	scaled(&p, 1e4, 128, t, &info);
+	for (int i = 0; i < 64; i++)
+		assert_true(t[i] == u[i]);
+	assert_true(info.attention_factor == 0.75);
+	/* a zeroed block (no key given) is unscaled in magnitude too */
+	p.attention_factor = 0;
+	scaled(&p, 1e4, 128, t, &info);
+	assert_true(info.attention_factor == 1.0);
+	p = params(PE_ROPE_SCALING_LINEAR, 4, 4096);
 	p.factor = 0;
 	assert_int_equal(pe_rope_scale_frequencies(&p, 1e4, 128, t, NULL), PE_ERANGE);
 	p.factor = NAN;

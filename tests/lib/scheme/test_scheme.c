@@ -135,6 +135,14 @@ static void rope_scalings(void **state)
 	assert_true(r->attention_factor == 1.5);
 	pe_scheme_destroy(s);
 
+	/* llama.cpp's rope.scaling.attn_factor applies without YaRN too */
+	s = parse_ok("rope:scaling=linear,factor=8,attention-factor=1.5");
+	assert_true(s->scaling.factor == 8.0 && s->scaling.attention_factor == 1.5);
+	pe_scheme_destroy(s);
+	s = parse_ok("rope:scaling=none,attention-factor=0.5");
+	assert_true(s->scaling.attention_factor == 0.5);
+	pe_scheme_destroy(s);
+
 	s = parse_ok("rope:scaling=yarn");
 	assert_true(isnan(s->scaling.attention_factor));
 	assert_true(s->scaling.beta_fast == 32.0 && s->scaling.beta_slow == 1.0);
@@ -260,6 +268,10 @@ static void errors_name_the_key(void **state)
 	parse_bad("rope:scaling=linear,beta-fast=16", PE_EINVAL,
 	          "key 'beta-fast' needs scaling=yarn");
 	parse_bad("rope:scaling=yarn,low=2", PE_EINVAL, "key 'low' needs scaling=llama3");
+	parse_bad("rope:scaling=dynamic,attention-factor=1.5", PE_EINVAL,
+	          "key 'attention-factor' needs scaling=none|linear|yarn|longrope");
+	parse_bad("rope:scaling=llama3,attention-factor=1.5", PE_EINVAL,
+	          "key 'attention-factor' needs scaling=none|linear|yarn|longrope");
 	/* high <= low is accepted: transformers warns and computes it (Llama 4 Scout
 	 * publishes low = high = 1); a zero factor is not */
 	pe_scheme_destroy(parse_ok("rope:scaling=llama3,low=4,high=2"));
