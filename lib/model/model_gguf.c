@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <posenc/model.h>
@@ -25,99 +26,110 @@
 #include "model/model_internal.h"
 #include "io/read_gguf.h"
 
-/* What llama.cpp's graph for an architecture does beyond its rope type. */
-enum {
-	/* RoPE only in sliding-window layers (cohere2.cpp: ggml_rope_ext under is_swa;
-	 * exaone4.cpp: is_swa or no SWA at all; muse-glimmer.cpp, maple.cpp,
-	 * exaone-moe.cpp, smallthinker.cpp) */
-	GG_ROPE_SWA_ONLY = 1u << 0,
-	/* sliding layers only with attention.sliding_window present and > 0 (gemma3.cpp and
-	 * others; otherwise swa_type NONE) */
-	GG_SWA_NEEDS_WINDOW = 1u << 1,
-	/* reads rope.scaling.yarn_beta_fast/slow (grok.cpp, mistral3.cpp; the others run
-	 * with llama.cpp's defaults 32 and 1 whatever the file says) */
-	GG_YARN_BETAS = 1u << 2,
-	/* reads rope.scaling.yarn_log_multiplier (deepseek2.cpp, deepseek32.cpp,
-	 * glm-dsa.cpp, mistral3.cpp) */
-	GG_YARN_LOG_MUL = 1u << 3,
-	/* llama.cpp's graph has no positional encoding for it (rope type NONE) */
-	GG_NO_ROPE = 1u << 4,
-	/* the file's yarn_log_multiplier is 0.1 x mscale_all_dim, which the loader divides
-	 * by 0.1 again (deepseek2.cpp, deepseek32.cpp: TAG_DEEPSEEK2_YARN_LOG_MUL_FIX) */
-	GG_LOG_MUL_TENTHS = 1u << 5,
-	/* rope.scaling.finetuned false switches RoPE off (granite.cpp, granite-hybrid.cpp,
-	 * granite-switch.cpp: it fills rope_pattern) */
-	GG_FINETUNED_SWITCH = 1u << 6,
-	/* set_swa_pattern(n, dense_first = true): layer il is global when il % n == 0 */
-	GG_SWA_DENSE_FIRST = 1u << 7,
-	/* the sliding layers come from attention.sliding_window_pattern, which the loader
-	 * requires as one flag per layer (ml.get_arr without a default period) */
-	GG_SWA_ARRAY = 1u << 8,
-	/* attention.rope_pattern, one flag per layer, true = RoPE (granite-swa.cpp) */
-	GG_ROPE_PATTERN = 1u << 9,
-	/* the leading_dense_block_count first layers rotate too (cohere2moe.cpp force_rope) */
-	GG_LEAD_ROPE = 1u << 10,
-	/* rope.dimension_sections is required (qwen35.cpp, qwen35moe.cpp) */
-	GG_SECTIONS = 1u << 11,
-	/* the graph rotates the whole head whatever rope.dimension_count says (plamo.cpp
-	 * passes n_embd_head) */
-	GG_ROT_HEAD = 1u << 12,
-	/* load_hparams throws "invalid n_rot" unless it equals the head width (llama, deci,
-	 * falcon, llama-embed) */
-	GG_NROT_IS_HEAD = 1u << 13,
-	/* ALiBi whose maximum bias is attention.max_alibi_bias, none when it is 0 or absent
-	 * (mpt.cpp, jais.cpp); the other ALiBi loaders hard-code 8 */
-	GG_ALIBI_KEY = 1u << 14,
-	/* the graph passes freq_scale 1, no YaRN mix and no factor tensor, whatever the file
-	 * says (deepseek2.cpp's OCR branch, cogvlm.cpp's plain ggml_rope) */
-	GG_UNSCALED = 1u << 15,
-	/* ggml_rope's own base 10000, the file's freq_base unused (cogvlm.cpp) */
-	GG_BASE_10K = 1u << 16,
-	/* XD-RoPE: the loader raises freq_base by rope.scaling.alpha^(d / (d - 2)), in float
-	 * (hunyuan-vl.cpp) */
-	GG_XD_ALPHA = 1u << 17,
-	/* deepseek4.cpp: layers whose attention.compress_ratios entry is 0 turn at freq_base
-	 * unscaled; the others at attention.compress_rope_freq_base with the file's scaling
-	 * and an attention factor that cancels ggml's YaRN magnitude */
-	GG_COMPRESS = 1u << 18,
-	/* step35.cpp: the loader halves n_rot for the full layers, after the sliding
-	 * layers' width was read (rope.dimension_count_swa, default the whole n_rot);
-	 * rope_freqs.weight is head/2 long and turns only the full layers, which use
-	 * its first n_rot/4 entries */
-	GG_HALF_FULL = 1u << 19,
-	/* the graph passes no factor tensor to ggml_rope_ext (spark2-5.cpp, dots3note.cpp) */
-	GG_NO_FACTORS = 1u << 20,
-	/* load_hparams requires rope.freq_base_swa (dots3note.cpp: get_key without a
-	 * default) */
-	GG_SWA_BASE_REQ = 1u << 21,
-	/* dflash.cpp: NORM, freq_scale 1 and no YaRN when the file has
-	 * hyper_connection.count (DeepSeek-V4's DSpark drafter, its graph_dsv4), otherwise
-	 * NEOX; degenerate M-RoPE sections [n_rot/2, 0, 0, 0] turn text as NEOX */
-	GG_DFLASH = 1u << 22,
-	/* the graph turns hparams.n_rot(il), each layer's own width (gemma4.cpp,
-	 * gemma4-assistant.cpp, step35.cpp, spark2-5.cpp, laguna.cpp, maple.cpp); the
-	 * others pass hparams.n_rot(), layer 0's, to every layer */
-	GG_NROT_IL = 1u << 23,
-	/* llama_model_rope_type's IMROPE: the M-RoPE sections interleaved over the
-	 * pairs (Qwen3-VL, Qwen 3.5, Qwen4-exp, Qwen3-TTS) */
-	GG_IMROPE = 1u << 24,
-	/* the graph asserts freq_base 10000 (deepseek2.cpp's OCR branch) */
-	GG_ASSERT_10K = 1u << 25,
-	/* NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has
-	 * rope.dimension_sections (GLM-4's hparams.use_mrope()) */
-	GG_MROPE_IF_SECTIONS = 1u << 26,
-	/* grok.cpp: yarn_beta_fast 8 when the file has none ("defaults for old GGUFs"), and
-	 * rope.scaling.yarn_ext_factor and .yarn_attn_factor read into hparams */
-	GG_GROK_YARN = 1u << 27,
-	/* the sliding layers' ggml_rope_ext calls pass attn_factor 1, not the context's
-	 * (olmo2.cpp, mellum.cpp, laguna.cpp; deepseek4.cpp's dsv4_rope_attn_factor is 1
-	 * without YaRN) */
-	GG_SWA_ATTN_1 = 1u << 28,
-	/* SW_BASE, but get_rope_freq_scale's rope_freq_scale_train_swa stays 1 (the loader
-	 * does not copy the main scale: muse-glimmer.cpp): unscaled sliding layers, at the
-	 * context's attn_factor and no factor tensor */
-	GG_SWA_UNSCALED = 1u << 29,
-};
+/* struct gguf_arch's flags: what llama.cpp's graph for an architecture does beyond
+ * its rope type. */
+/* RoPE only in sliding-window layers (cohere2.cpp: ggml_rope_ext under is_swa;
+ * exaone4.cpp: is_swa or no SWA at all; muse-glimmer.cpp, maple.cpp,
+ * exaone-moe.cpp, smallthinker.cpp) */
+#define GG_ROPE_SWA_ONLY (UINT64_C(1) << 0)
+/* sliding layers only with attention.sliding_window present and > 0 (gemma3.cpp and
+ * others; otherwise swa_type NONE) */
+#define GG_SWA_NEEDS_WINDOW (UINT64_C(1) << 1)
+/* reads rope.scaling.yarn_beta_fast/slow (grok.cpp, mistral3.cpp; the others run
+ * with llama.cpp's defaults 32 and 1 whatever the file says) */
+#define GG_YARN_BETAS (UINT64_C(1) << 2)
+/* reads rope.scaling.yarn_log_multiplier (deepseek2.cpp, deepseek32.cpp,
+ * glm-dsa.cpp, mistral3.cpp) */
+#define GG_YARN_LOG_MUL (UINT64_C(1) << 3)
+/* llama.cpp's graph has no positional encoding for it (rope type NONE) */
+#define GG_NO_ROPE (UINT64_C(1) << 4)
+/* the file's yarn_log_multiplier is 0.1 x mscale_all_dim, which the loader divides
+ * by 0.1 again (deepseek2.cpp, deepseek32.cpp: TAG_DEEPSEEK2_YARN_LOG_MUL_FIX) */
+#define GG_LOG_MUL_TENTHS (UINT64_C(1) << 5)
+/* rope.scaling.finetuned false switches RoPE off (granite.cpp, granite-hybrid.cpp,
+ * granite-switch.cpp: it fills rope_pattern) */
+#define GG_FINETUNED_SWITCH (UINT64_C(1) << 6)
+/* set_swa_pattern(n, dense_first = true): layer il is global when il % n == 0 */
+#define GG_SWA_DENSE_FIRST (UINT64_C(1) << 7)
+/* the sliding layers come from attention.sliding_window_pattern, which the loader
+ * requires as one flag per layer (ml.get_arr without a default period) */
+#define GG_SWA_ARRAY (UINT64_C(1) << 8)
+/* attention.rope_pattern, one flag per layer, true = RoPE (granite-swa.cpp) */
+#define GG_ROPE_PATTERN (UINT64_C(1) << 9)
+/* the leading_dense_block_count first layers rotate too (cohere2moe.cpp force_rope) */
+#define GG_LEAD_ROPE (UINT64_C(1) << 10)
+/* rope.dimension_sections is required (qwen35.cpp, qwen35moe.cpp) */
+#define GG_SECTIONS (UINT64_C(1) << 11)
+/* the graph rotates the whole head whatever rope.dimension_count says (plamo.cpp
+ * passes n_embd_head) */
+#define GG_ROT_HEAD (UINT64_C(1) << 12)
+/* load_hparams throws "invalid n_rot" unless it equals the head width (llama, deci,
+ * falcon, llama-embed) */
+#define GG_NROT_IS_HEAD (UINT64_C(1) << 13)
+/* ALiBi whose maximum bias is attention.max_alibi_bias, none when it is 0 or absent
+ * (mpt.cpp, jais.cpp); the other ALiBi loaders hard-code 8 */
+#define GG_ALIBI_KEY (UINT64_C(1) << 14)
+/* the graph passes freq_scale 1, no YaRN mix and no factor tensor, whatever the file
+ * says (deepseek2.cpp's OCR branch, cogvlm.cpp's plain ggml_rope) */
+#define GG_UNSCALED (UINT64_C(1) << 15)
+/* ggml_rope's own base 10000, the file's freq_base unused (cogvlm.cpp) */
+#define GG_BASE_10K (UINT64_C(1) << 16)
+/* XD-RoPE: the loader raises freq_base by rope.scaling.alpha^(d / (d - 2)), in float
+ * (hunyuan-vl.cpp) */
+#define GG_XD_ALPHA (UINT64_C(1) << 17)
+/* deepseek4.cpp: layers whose attention.compress_ratios entry is 0 turn at freq_base
+ * unscaled; the others at attention.compress_rope_freq_base with the file's scaling
+ * and an attention factor that cancels ggml's YaRN magnitude */
+#define GG_COMPRESS (UINT64_C(1) << 18)
+/* step35.cpp: the loader halves n_rot for the full layers, after the sliding
+ * layers' width was read (rope.dimension_count_swa, default the whole n_rot);
+ * rope_freqs.weight is head/2 long and turns only the full layers, which use
+ * its first n_rot/4 entries */
+#define GG_HALF_FULL (UINT64_C(1) << 19)
+/* the graph passes no factor tensor to ggml_rope_ext (spark2-5.cpp, dots3note.cpp) */
+#define GG_NO_FACTORS (UINT64_C(1) << 20)
+/* load_hparams requires rope.freq_base_swa (dots3note.cpp: get_key without a
+ * default) */
+#define GG_SWA_BASE_REQ (UINT64_C(1) << 21)
+/* dflash.cpp: NORM, freq_scale 1 and no YaRN when the file has
+ * hyper_connection.count (DeepSeek-V4's DSpark drafter, its graph_dsv4), otherwise
+ * NEOX; degenerate M-RoPE sections [n_rot/2, 0, 0, 0] turn text as NEOX */
+#define GG_DFLASH (UINT64_C(1) << 22)
+/* the graph turns hparams.n_rot(il), each layer's own width (gemma4.cpp,
+ * gemma4-assistant.cpp, step35.cpp, spark2-5.cpp, laguna.cpp, maple.cpp); the
+ * others pass hparams.n_rot(), layer 0's, to every layer */
+#define GG_NROT_IL (UINT64_C(1) << 23)
+/* llama_model_rope_type's IMROPE: the M-RoPE sections interleaved over the
+ * pairs (Qwen3-VL, Qwen 3.5, Qwen4-exp, Qwen3-TTS) */
+#define GG_IMROPE (UINT64_C(1) << 24)
+/* the graph asserts freq_base 10000 (deepseek2.cpp's OCR branch) */
+#define GG_ASSERT_10K (UINT64_C(1) << 25)
+/* NORM, but M-RoPE (pairs i, i + n/2, as NEOX) when the file has
+ * rope.dimension_sections (GLM-4's hparams.use_mrope()) */
+#define GG_MROPE_IF_SECTIONS (UINT64_C(1) << 26)
+/* grok.cpp: yarn_beta_fast 8 when the file has none ("defaults for old GGUFs"), and
+ * rope.scaling.yarn_ext_factor and .yarn_attn_factor read into hparams */
+#define GG_GROK_YARN (UINT64_C(1) << 27)
+/* the sliding layers' ggml_rope_ext calls pass attn_factor 1, not the context's
+ * (olmo2.cpp, mellum.cpp, laguna.cpp; deepseek4.cpp's dsv4_rope_attn_factor is 1
+ * without YaRN) */
+#define GG_SWA_ATTN_1 (UINT64_C(1) << 28)
+/* SW_BASE, but get_rope_freq_scale's rope_freq_scale_train_swa stays 1 (the loader
+ * does not copy the main scale: muse-glimmer.cpp): unscaled sliding layers, at the
+ * context's attn_factor and no factor tensor */
+#define GG_SWA_UNSCALED (UINT64_C(1) << 29)
+/* llama-context.cpp takes mscale = yarn_log_multiplier itself when it is not 1
+ * (LLM_ARCH_DEEPSEEK2 alone: TAG_DEEPSEEK2_YARN_LOG_MUL_FIX), so the ratio is 1 */
+#define GG_LOG_MUL_IS_MSCALE (UINT64_C(1) << 30)
+/* sliding layers only in the 64-layer model (exaone4.cpp sets the SWA type, its
+ * window and the period for n_layer 64 alone) */
+#define GG_SWA_64_LAYERS (UINT64_C(1) << 31)
+/* attention.sliding_window present and 0: no chunked layers and the NoPE step set to
+ * n_layer, which leaves the last layer unrotated (llama4.cpp, "always use rope") */
+#define GG_NOPE_IF_NO_WINDOW (UINT64_C(1) << 32)
+/* 32 layers rotate, 40 take ALiBi of maximum bias 8, other sizes neither
+ * (baichuan.cpp, by block_count) */
+#define GG_ROPE_OR_ALIBI_BY_SIZE (UINT64_C(1) << 33)
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
 enum {
@@ -160,7 +172,7 @@ struct gguf_arch {
 	/* llama.cpp's hparams.n_no_rope_layer_step, hard-coded per architecture in its loader
 	 * (no GGUF key): layer il rotates only if (il + 1) % step != 0; 0: every layer rotates */
 	unsigned nope_step;
-	unsigned flags;
+	uint64_t flags;
 	/* GG_NO_ROPE: what the model has instead; otherwise, when set, a note on what the
 	 * shown rotation leaves out */
 	const char *why;
@@ -175,10 +187,10 @@ struct gguf_arch {
 static const struct gguf_arch gguf_archs[] = {
         {"llama", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
         {"llama-embed", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
-        {"llama4", NORM, 0, 4, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"llama4", NORM, 0, 4, GG_NOPE_IF_NO_WINDOW, NULL, SW_MAIN, RC_NONE, 0},
         /* Nemotron 51B/49B/253B: per-layer head counts, 0 for linear or no attention */
         {"deci", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_KV0, 0},
-        {"baichuan", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"baichuan", NORM, 0, 0, GG_ROPE_OR_ALIBI_BY_SIZE, NULL, SW_MAIN, RC_NONE, 0},
         {"internlm2", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"minicpm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"xverse", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -191,7 +203,8 @@ static const struct gguf_arch gguf_archs[] = {
         {"olmo", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"arctic", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"deepseek", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"deepseek2", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
+        {"deepseek2", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS | GG_LOG_MUL_IS_MSCALE, NULL,
+         SW_MAIN, RC_NONE, 0},
         /* Mistral Small 4: deepseek2's loader and graph; llama-context.cpp's DeepSeek-V2
          * mscale case names deepseek2 alone */
         {"mistral4", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
@@ -333,7 +346,7 @@ static const struct gguf_arch gguf_archs[] = {
         {"nemotron", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"exaone", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         /* sliding layers (and RoPE only there) in the 64-layer 32B alone: exaone4.cpp */
-        {"exaone4", NEOX, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_MAIN, RC_NONE, 0},
+        {"exaone4", NEOX, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_64_LAYERS, NULL, SW_MAIN, RC_NONE, 0},
         {"exaone-moe", NEOX, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_MAIN, RC_NONE, 0},
         {"minicpm3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
         {"bailingmoe2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
@@ -938,7 +951,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		/* get_mscale(f, 1) / get_mscale(f, log_mul); DeepSeek-V2 with log_mul != 1:
 		 * mscale = log_mul, a ratio of 1 */
 		double all = f > 1 ? 0.1 * logmul * log(f) + 1.0 : 1.0;
-		int ds2 = strcmp(a->name, "deepseek2") == 0 && logmul != 1.0;
+		int ds2 = (a->flags & GG_LOG_MUL_IS_MSCALE) && logmul != 1.0;
 		ms = ds2 ? 1.0 : ms / all;
 	}
 	double ctx_attn = (yarn ? ms / (0.1 * log(f) + 1.0) : yarn_attn) * af;
@@ -1074,7 +1087,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	 * sliding layers; exaone4.cpp: sliding layers in the 64-layer model only */
 	int has_swa = (a->swa_pattern > 0 || (a->flags & (GG_SWA_ARRAY | GG_COMPRESS))) &&
 	              !((a->flags & GG_SWA_NEEDS_WINDOW) && !(has_window && swa > 0)) &&
-	              !(strcmp(a->name, "exaone4") == 0 && n != 64);
+	              !((a->flags & GG_SWA_64_LAYERS) && n != 64);
 	unsigned char *slides = calloc(n, 1);
 	if (!slides)
 		return PE_ENOMEM;
@@ -1168,7 +1181,7 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	/* llama.cpp's Llama 4 loader: a sliding_window of 0 sets n_no_rope_layer_step to
 	 * n_layer ("always use rope"), and (il + 1) % n_layer leaves the last layer
 	 * unrotated: what it runs, so what this reads */
-	if (strcmp(a->name, "llama4") == 0 && has_window && swa == 0)
+	if ((a->flags & GG_NOPE_IF_NO_WINDOW) && has_window && swa == 0)
 		nope = n < 1e6 ? (unsigned)n : 0;
 	double lead = 0;
 	if ((a->flags & GG_LEAD_ROPE) && num(h, "leading_dense_block_count", &lead) < 0)
@@ -1392,7 +1405,7 @@ enum pe_status pe_model_from_gguf(const struct pe_model_source *src, uint64_t bu
 		goto done;
 	}
 	int alibi = !a->layout;
-	if (strcmp(a->name, "baichuan") == 0) {
+	if (a->flags & GG_ROPE_OR_ALIBI_BY_SIZE) {
 		/* baichuan.cpp: 32 layers (7B) rotate, 40 (13B) take ALiBi of max bias 8,
 		 * other sizes neither */
 		double layers = 0;
