@@ -42,13 +42,14 @@ struct layout {
 	double bar_pad;
 	double width, height;
 	double grid_x, grid_y, grid_w, grid_h;
-	bool cramped;        /* some axes got squeezed below two lines of text */
-	bool cramped_w;      /* ... in width (a taller canvas would not help) */
-	int row_lines;       /* lines of the row labels: 1 .. MAX_LINES */
-	int sup_lines;       /* lines of the figure title: 1 or 2 */
-	int note_lines;      /* lines of the note: 1 .. MAX_LINES (wrapped, not cut) */
-	double bottom_extra; /* grid height handed to the bottom panel */
-	bool legend_hides;   /* a legend stays over data, though more height would move it below */
+	bool cramped;         /* some axes got squeezed below two lines of text */
+	bool cramped_w;       /* ... in width (a taller canvas would not help) */
+	int row_lines;        /* lines of the row labels: 1 .. MAX_LINES */
+	int sup_lines;        /* lines of the figure title: 1 or 2 */
+	int note_lines;       /* lines of the note: 1 .. MAX_LINES (wrapped, not cut) */
+	double bottom_extra;  /* grid height handed to the bottom panel */
+	bool short_of_height; /* more height would help: a legend stays over data, or the
+	                       * bottom panel's axes are squashed below the grid's */
 };
 
 static double descent(const struct fig_style *st, enum text_role role)
@@ -562,7 +563,7 @@ static void layout_rounds(struct layout *L)
 		else if (w < sl->cell.w && h + L->st->pad < sl->cell.h / 3)
 			sl->legend = LEGEND_BELOW;
 		else {
-			L->legend_hides |= w < sl->cell.w;
+			L->short_of_height |= w < sl->cell.w;
 			continue;
 		}
 		moved = true;
@@ -717,7 +718,7 @@ static void layout(struct layout *L)
 	size_t grid = (size_t)fig->rows * fig->cols;
 	L->cramped = false;
 	L->cramped_w = false;
-	L->legend_hides = false;
+	L->short_of_height = false;
 	L->bar_pad = 0.8 * st->font;
 	for (size_t i = 0; i < L->n; i++)
 		L->s[i].legend = LEGEND_IN;
@@ -753,6 +754,14 @@ static void layout(struct layout *L)
 		sl->axes = (struct rect){0, 0, sl->cell.w * 0.75, sl->cell.h * 0.75};
 	}
 	layout_rounds(L);
+	/* A bottom panel's curves in a band much lower than the grid's axes read as flat
+	 * lines with one tick (compare's decay under rows of two in a 252 pt column): a
+	 * height left to the width grows instead. */
+	double tallest = 0;
+	for (size_t i = 0; fig->bottom && i < grid; i++)
+		tallest = fmax(tallest, L->s[i].axes.h);
+	if (fig->bottom && L->s[L->n - 1].axes.h < fmax(0.5 * tallest, 3 * st->font))
+		L->short_of_height = true;
 }
 
 #define GRID_PASSES 3
@@ -859,7 +868,7 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		free(L.s);
 		/* A legend over the curves is a figure that does not fit: a taller canvas gives it
 		 * room below the axes (the decay curves under compare in a 252 pt column). */
-		return L.legend_hides ? PE_ERANGE : PE_OK;
+		return L.short_of_height ? PE_ERANGE : PE_OK;
 	}
 	double outer = 0.6 * st.font;
 	bool row_labels = has_row_labels(fig);

@@ -159,6 +159,26 @@ tops = [max(v) for k, v in sorted(bars.items())]
 ok(rc == 0 and len(tops) == 2 and tops[0] == tops[1] and tops[1] >= 0.5 * sin_max,
    "--scale shared at 252 pt (rows of two): both distance bars reach the sinusoidal range "
    "%.3f" % sin_max, str(bars))
+# The decay panel under those rows keeps a readable scale at 252 pt: at least three y tick
+# labels between its title and its x label (it was a band of about 30 px with a single "0").
+rc, err, path, _ = draw("compare", "-s", "sinusoidal", "-s", "sinusoidal:base=100", "-n", "256",
+                        "-d", "64", "--width", "252pt")
+boxes = []
+for line in open(LOG, encoding="utf-8"):
+    head, _, text = line.rstrip("\n").partition("\t")
+    f = head.split()
+    if f[0] == "text":
+        boxes.append((float(f[1]), float(f[2]), float(f[3]), float(f[4]), text))
+title = [b for b in boxes if b[4].startswith("decay:")]
+xlab = [b for b in boxes if b[4] == "offset k"]
+rows = set()
+if title and xlab:
+    for x0, y0, x1, y1, text in boxes:
+        if y0 > title[0][3] and y1 < xlab[0][1] and re.fullmatch("[-\u2212]?[0-9.]+", text):
+            rows.add(round((y0 + y1) / 2))
+# one row of x tick labels, the others y tick labels
+ok(rc == 0 and len(rows) - 1 >= 3, "compare at 252 pt: the decay panel below rows of two "
+   "shows at least 3 y ticks", str(sorted(rows)))
 rc, err, path, _ = draw("report", "-s", "sinusoidal", "-s", "learned:seed=1,std=0.02", "-n",
                         "32", "-d", "16", "--scale", "panel", out="r.pdf")
 txt = subprocess.run(["pdftotext", path, "-"], capture_output=True).stdout.decode() \
