@@ -39,6 +39,51 @@ void pe_model_destroy(struct pe_model *m)
 	free(m);
 }
 
+enum pe_status pe_model_add_fact(struct pe_model *m, const char *key, const char *what,
+                                 const char *value)
+{
+	/* once, though several layers or groups can state the same fact */
+	for (size_t i = 0; i < m->n_facts; i++)
+		if (strcmp(m->facts[i].key, key) == 0 && strcmp(m->facts[i].value, value) == 0)
+			return PE_OK;
+	struct pe_model_fact *f = realloc(m->facts, (m->n_facts + 1) * sizeof(*f));
+	if (!f)
+		return PE_ENOMEM;
+	m->facts = f;
+	f = &m->facts[m->n_facts];
+	f->key = pe_strdup(key);
+	f->value = pe_strdup(value);
+	f->what = pe_strdup(what);
+	if (!f->key || !f->value || !f->what) {
+		free(f->key);
+		free(f->value);
+		free(f->what);
+		return PE_ENOMEM;
+	}
+	m->n_facts++;
+	return PE_OK;
+}
+
+char *pe_model_layer_list(const unsigned char *flag, size_t n)
+{
+	struct strbuf b = {0};
+	for (size_t i = 0; i < n; i++) {
+		if (!flag[i] || (i && flag[i - 1]))
+			continue;
+		size_t j = i;
+		while (j + 1 < n && flag[j + 1])
+			j++;
+		strbuf_addf(&b, b.len ? ",%zu" : "%zu", i);
+		if (j > i)
+			strbuf_addf(&b, "-%zu", j);
+	}
+	if (b.failed) {
+		free(b.buf);
+		return NULL;
+	}
+	return b.buf ? b.buf : pe_strdup("");
+}
+
 static int parse_index(const char *s, size_t *out)
 {
 	if (!*s)

@@ -130,6 +130,20 @@
 /* 32 layers rotate, 40 take ALiBi of maximum bias 8, other sizes neither
  * (baichuan.cpp, by block_count) */
 #define GG_ROPE_OR_ALIBI_BY_SIZE (UINT64_C(1) << 33)
+/* hparams.swa_type as the loader sets it with sliding layers, which gives the meaning
+ * of hparams.n_swa (llama-hparams.h is_masked_swa); an architecture with none of the
+ * three records no window (its loader was not checked, or its window is not one) */
+/* STANDARD: a sliding layer sees the n_swa positions up to its own */
+#define GG_SWA_STANDARD (UINT64_C(1) << 34)
+/* SYMMETRIC: a sliding layer sees n_swa / 2 positions on each side (bidirectional
+ * encoders: gemma-embedding.cpp, modern-bert.cpp) */
+#define GG_SWA_SYMMETRIC (UINT64_C(1) << 35)
+/* CHUNKED: a chunked layer sees the positions of its own block of n_swa (llama4.cpp) */
+#define GG_SWA_CHUNKED (UINT64_C(1) << 36)
+/* the loader sets n_swa to struct gguf_arch's window after reading the file's
+ * attention.sliding_window, which then only switches the sliding layers on
+ * (smallthinker.cpp: 4096; llama4.cpp: 8192 unless the file says 0) */
+#define GG_WINDOW_FIXED (UINT64_C(1) << 37)
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
 enum {
@@ -179,280 +193,298 @@ struct gguf_arch {
 	unsigned char swa;   /* SW_*: what the sliding layers turn with */
 	unsigned char recur; /* RC_* */
 	unsigned char every; /* RC_LIST: the full_attention_interval when the file has none */
+	/* the loader's hard-coded hparams.n_swa: the window when the file has no
+	 * attention.sliding_window (with GG_WINDOW_FIXED, whatever it has); 0: none */
+	unsigned window;
 };
 
 #define NORM "interleaved"
 #define NEOX "half"
 
 static const struct gguf_arch gguf_archs[] = {
-        {"llama", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
-        {"llama-embed", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
-        {"llama4", NORM, 0, 4, GG_NOPE_IF_NO_WINDOW, NULL, SW_MAIN, RC_NONE, 0},
+        {"llama", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"llama-embed", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"llama4", NORM, 0, 4, GG_NOPE_IF_NO_WINDOW | GG_SWA_CHUNKED | GG_WINDOW_FIXED, NULL,
+         SW_MAIN, RC_NONE, 0, 8192},
         /* Nemotron 51B/49B/253B: per-layer head counts, 0 for linear or no attention */
-        {"deci", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_KV0, 0},
-        {"baichuan", NORM, 0, 0, GG_ROPE_OR_ALIBI_BY_SIZE, NULL, SW_MAIN, RC_NONE, 0},
-        {"internlm2", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"minicpm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"xverse", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"command-r", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"deci", NORM, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_KV0, 0, 0},
+        {"baichuan", NORM, 0, 0, GG_ROPE_OR_ALIBI_BY_SIZE, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"internlm2", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"minicpm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"xverse", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"command-r", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* cohere2.cpp turns its sliding layers at freq_base, the loader's freq_base_swa
          * unused */
-        {"cohere2", NORM, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_MAIN, RC_NONE, 0},
-        {"cohere2moe", NORM, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_DENSE_FIRST | GG_LEAD_ROPE, NULL,
-         SW_MAIN, RC_NONE, 0},
-        {"olmo", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"arctic", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"deepseek", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"cohere2", NORM, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_STANDARD, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"cohere2moe", NORM, 4, 0,
+         GG_ROPE_SWA_ONLY | GG_SWA_DENSE_FIRST | GG_LEAD_ROPE | GG_SWA_STANDARD, NULL, SW_MAIN,
+         RC_NONE, 0, 0},
+        {"olmo", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"arctic", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"deepseek", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         {"deepseek2", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS | GG_LOG_MUL_IS_MSCALE, NULL,
-         SW_MAIN, RC_NONE, 0},
+         SW_MAIN, RC_NONE, 0, 0},
         /* Mistral Small 4: deepseek2's loader and graph; llama-context.cpp's DeepSeek-V2
          * mscale case names deepseek2 alone */
-        {"mistral4", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
+        {"mistral4", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* PLM: MLA, RoPE on rope.dimension_count of each head at the file's scaling */
-        {"plm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"plm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* DeepSeek-V4: sliding-window-only layers (compress ratio 0) at freq_base
          * unscaled, compressed ones at compress_rope_freq_base with YaRN */
-        {"deepseek4", NORM, 0, 0, GG_COMPRESS | GG_SWA_ATTN_1, NULL, SW_FLAT, RC_NONE, 0},
-        {"deepseek32", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0},
-        {"glm-dsa", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"granite", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0},
-        {"granitemoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"deepseek4", NORM, 0, 0, GG_COMPRESS | GG_SWA_ATTN_1, NULL, SW_FLAT, RC_NONE, 0, 0},
+        {"deepseek32", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0,
+         0},
+        {"glm-dsa", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"granite", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"granitemoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* Bamba and Granite 4.0 H: Mamba-2 layers where head_count_kv is 0; the converter
          * writes rope.scaling.finetuned false (no RoPE) for the hybrids but Bamba */
-        {"granitehybrid", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_KV0, 0},
+        {"granitehybrid", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_KV0, 0, 0},
         /* its router layer is an extra one past block_count (n_layer_nextn 1) */
-        {"graniteswitch", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0},
+        {"graniteswitch", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* granite-swa.cpp: every layer at freq_base, RoPE where rope_pattern says */
-        {"granite_swa", NORM, 0, 0, GG_SWA_ARRAY | GG_ROPE_PATTERN, NULL, SW_MAIN, RC_NONE, 0},
-        {"chatglm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"chameleon", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"granite_swa", NORM, 0, 0, GG_SWA_ARRAY | GG_ROPE_PATTERN | GG_SWA_STANDARD, NULL, SW_MAIN,
+         RC_NONE, 0, 0},
+        {"chatglm", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"chameleon", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* NORM, or M-RoPE (pairs i, i + n/2) when rope.dimension_sections is given */
-        {"glm4", NORM, 0, 0, GG_MROPE_IF_SECTIONS, NULL, SW_MAIN, RC_NONE, 0},
-        {"arcee", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"bailingmoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"glm4", NORM, 0, 0, GG_MROPE_IF_SECTIONS, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"arcee", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"bailingmoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* bailingmoe3.cpp: KDA layers where head_count_kv is 0, MLA with RoPE elsewhere */
-        {"bailingmoe3", NORM, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
+        {"bailingmoe3", NORM, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0, 0},
         /* hy-v4.cpp: MLA, n_rot at the main spec in every layer and its indexer */
-        {"hy_v4", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"ernie4_5", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"ernie4_5-moe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"mistral3", NORM, 0, 0, GG_YARN_BETAS | GG_YARN_LOG_MUL, NULL, SW_MAIN, RC_NONE, 0},
-        {"smollm3", NORM, 0, 4, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"llada", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"maincoder", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"nanbeige", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"neo-bert", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"hy_v4", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"ernie4_5", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"ernie4_5-moe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"mistral3", NORM, 0, 0, GG_YARN_BETAS | GG_YARN_LOG_MUL, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"smollm3", NORM, 0, 4, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"llada", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"maincoder", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"nanbeige", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"neo-bert", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* muse-glimmer.cpp: RoPE on the sliding layers at freq_base_swa, NoPE on full ones */
-        {"muse-glimmer", NORM, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_UNSCALED, NULL, SW_BASE, RC_NONE, 0},
+        {"muse-glimmer", NORM, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_UNSCALED | GG_SWA_STANDARD, NULL,
+         SW_BASE, RC_NONE, 0, 0},
         /* dots3note.cpp: MLA; sliding layers (the pattern array) at the required
          * rope.freq_base_swa with the main scaling, every layer n_rot wide, no factor
          * tensor */
-        {"dots3note", NORM, 0, 0, GG_SWA_ARRAY | GG_NO_FACTORS | GG_SWA_BASE_REQ, NULL, SW_BASE_OWN,
-         RC_NONE, 0},
+        {"dots3note", NORM, 0, 0, GG_SWA_ARRAY | GG_NO_FACTORS | GG_SWA_BASE_REQ | GG_SWA_STANDARD,
+         NULL, SW_BASE_OWN, RC_NONE, 0, 0},
         /* eagle3.cpp: one decoder layer with its own q, k and KV cache, llama's rope */
         {"eagle3", NORM, 0, 0, 0,
          "an EAGLE-3 draft head: one layer over the target model's hidden states, its own "
          "queries and keys turned at the target sequence's positions",
-         SW_MAIN, RC_NONE, 0},
+         SW_MAIN, RC_NONE, 0, 0},
         /* pockettts.cpp asserts n_rot == the head width */
         {"pockettts", NORM, 0, 0, GG_NROT_IS_HEAD,
          "the backbone of Pocket TTS's flow language model: positions of its text and "
          "audio-latent sequence",
-         SW_MAIN, RC_NONE, 0},
-        {"falcon", NEOX, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0},
+         SW_MAIN, RC_NONE, 0, 0},
+        {"falcon", NEOX, 0, 0, GG_NROT_IS_HEAD, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* attention and Mamba-2 side by side in every layer */
-        {"falcon-h1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"grok", NEOX, 0, 0, GG_YARN_BETAS | GG_GROK_YARN, NULL, SW_MAIN, RC_NONE, 0},
-        {"dbrx", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"stablelm", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen2moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen3moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"falcon-h1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"grok", NEOX, 0, 0, GG_YARN_BETAS | GG_GROK_YARN, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"dbrx", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"stablelm", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"qwen", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"qwen2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"qwen2moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"qwen3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"qwen3moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* Gated DeltaNet layers but every full_attention_interval-th (default 4) */
-        {"qwen3next", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 4},
-        {"qwen2vl", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"qwen3next", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 4, 0},
+        {"qwen2vl", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* interleaved M-RoPE sections; text positions are plain NEOX RoPE */
-        {"qwen3vl", NEOX, 0, 0, GG_IMROPE, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen3vlmoe", NEOX, 0, 0, GG_IMROPE, NULL, SW_MAIN, RC_NONE, 0},
-        {"qwen35", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE, NULL, SW_MAIN, RC_LIST, 4},
-        {"qwen35moe", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE, NULL, SW_MAIN, RC_LIST, 4},
+        {"qwen3vl", NEOX, 0, 0, GG_IMROPE, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"qwen3vlmoe", NEOX, 0, 0, GG_IMROPE, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"qwen35", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE, NULL, SW_MAIN, RC_LIST, 4, 0},
+        {"qwen35moe", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE, NULL, SW_MAIN, RC_LIST, 4, 0},
         /* qwen4exp.cpp: qwen35's layer rule and IMROPE; the QSA indexer only picks keys */
         {"qwen4exp", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE,
          "the indexer of layers with a compress ratio chooses blocks of keys (pooled and "
          "turned at each block's position) before attention: it selects keys, the shown "
          "q/k rotation is the attention's",
-         SW_MAIN, RC_LIST, 4},
+         SW_MAIN, RC_LIST, 4, 0},
         /* llama_model_qwen3tts is qwen3vl's loader and graph (sections required) */
         {"qwen3tts", NEOX, 0, 0, GG_SECTIONS | GG_IMROPE,
          "the Qwen3-TTS talker: positions of its text and codec-token sequence", SW_MAIN, RC_NONE,
-         0},
+         0, 0},
         /* dflash.cpp: its own RoPE on its queries and keys (see GG_DFLASH) */
         {"dflash", NEOX, 0, 0, GG_DFLASH,
          "a DFlash draft model: its keys include the target model's features injected at "
          "their positions, and its block of draft tokens attends without a causal mask",
-         SW_MAIN, RC_NONE, 0},
+         SW_MAIN, RC_NONE, 0, 0},
         /* ernie4_5's loader; M-RoPE sections, plain NEOX for text */
-        {"paddleocr", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"paddleocr", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* NEOX (M-RoPE with sections); base raised by rope.scaling.alpha */
-        {"hunyuan_vl", NEOX, 0, 0, GG_XD_ALPHA, NULL, SW_MAIN, RC_NONE, 0},
+        {"hunyuan_vl", NEOX, 0, 0, GG_XD_ALPHA, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* deepseek2.cpp's OCR branch: NEOX over n_embd / n_head, freq_scale 1, no YaRN,
          * and it asserts freq_base 10000 (llama_model_rope_type lists it as NORM, but
          * the graph passes GGML_ROPE_TYPE_NEOX) */
         {"deepseek2-ocr", NEOX, 0, 0, GG_ROT_HEAD | GG_UNSCALED | GG_ASSERT_10K, NULL, SW_MAIN,
-         RC_NONE, 0},
+         RC_NONE, 0, 0},
         /* cogvlm.cpp: ggml_rope over the whole head, its defaults (base 10000, unscaled) */
-        {"cogvlm", NEOX, 0, 0, GG_ROT_HEAD | GG_UNSCALED | GG_BASE_10K, NULL, SW_MAIN, RC_NONE, 0},
-        {"phi2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"phi3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"phimoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"plamo", NEOX, 0, 0, GG_ROT_HEAD, NULL, SW_MAIN, RC_NONE, 0},
+        {"cogvlm", NEOX, 0, 0, GG_ROT_HEAD | GG_UNSCALED | GG_BASE_10K, NULL, SW_MAIN, RC_NONE, 0,
+         0},
+        {"phi2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"phi3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"phimoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"plamo", NEOX, 0, 0, GG_ROT_HEAD, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* Mamba layers where head_count_kv is 0 */
-        {"plamo2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
-        {"plamo3", NEOX, 8, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_OWN10K, RC_NONE, 0},
-        {"gemma", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"gemma2", NEOX, 2, 0, 0, NULL, SW_BASE, RC_NONE, 0},
-        {"gemma3", NEOX, 6, 0, GG_SWA_NEEDS_WINDOW, NULL, SW_OWN10K, RC_NONE, 0},
+        {"plamo2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0, 0},
+        {"plamo3", NEOX, 8, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_STANDARD, NULL, SW_OWN10K, RC_NONE, 0,
+         0},
+        {"gemma", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"gemma2", NEOX, 2, 0, GG_SWA_STANDARD, NULL, SW_BASE, RC_NONE, 0, 4096},
+        {"gemma3", NEOX, 6, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_STANDARD, NULL, SW_OWN10K, RC_NONE, 0,
+         0},
         /* gemma3n.cpp: load_swa_pattern(5), sliding layers at freq_base_swa unscaled */
-        {"gemma3n", NEOX, 5, 0, 0, NULL, SW_OWN10K, RC_NONE, 0},
+        {"gemma3n", NEOX, 5, 0, GG_SWA_STANDARD, NULL, SW_OWN10K, RC_NONE, 0, 0},
         /* mimo2.cpp: the pattern array required, sliding layers at freq_base_swa unscaled */
-        {"mimo2", NEOX, 0, 0, GG_SWA_ARRAY, NULL, SW_OWN10K, RC_NONE, 0},
-        {"gemma4", NEOX, 0, 0, GG_SWA_ARRAY | GG_NROT_IL, NULL, SW_OWN10K, RC_NONE, 0},
+        {"mimo2", NEOX, 0, 0, GG_SWA_ARRAY | GG_SWA_STANDARD, NULL, SW_OWN10K, RC_NONE, 0, 0},
+        {"gemma4", NEOX, 0, 0, GG_SWA_ARRAY | GG_NROT_IL | GG_SWA_STANDARD, NULL, SW_OWN10K,
+         RC_NONE, 0, 0},
         /* gemma4-assistant.cpp: gemma4's per-layer rope on the queries only; all its
          * layers are nextn layers (block_count = nextn_predict_layers) */
-        {"gemma4-assistant", NEOX, 0, 0, GG_SWA_ARRAY | GG_NROT_IL,
+        {"gemma4-assistant", NEOX, 0, 0, GG_SWA_ARRAY | GG_NROT_IL | GG_SWA_STANDARD,
          "a Gemma 4 assistant (draft) model: only its queries turn here; it attends to the "
          "target model's cached keys, turned by the target's own parameters",
-         SW_OWN10K, RC_NONE, 0},
+         SW_OWN10K, RC_NONE, 0, 0},
         /* step35.cpp: full layers turn half of n_rot with rope_freqs, sliding ones the
          * whole rope.dimension_count_swa (default n_rot) at freq_base_swa unscaled */
-        {"step35", NEOX, 0, 0, GG_SWA_ARRAY | GG_HALF_FULL | GG_NROT_IL, NULL, SW_OWN10K, RC_NONE,
-         0},
+        {"step35", NEOX, 0, 0, GG_SWA_ARRAY | GG_HALF_FULL | GG_NROT_IL | GG_SWA_STANDARD, NULL,
+         SW_OWN10K, RC_NONE, 0, 0},
         /* spark2-5.cpp: sliding layers at freq_base_swa (default freq_base), main scaling,
          * over rope.dimension_count_swa */
-        {"spark2_5", NEOX, 0, 0, GG_SWA_ARRAY | GG_NO_FACTORS | GG_NROT_IL, NULL, SW_BASE_OWN,
-         RC_NONE, 0},
-        {"gemma-embedding", NEOX, 6, 0, 0, NULL, SW_OWN10K, RC_NONE, 0},
-        {"starcoder2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"gptneox", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"codeshell", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"orion", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"spark2_5", NEOX, 0, 0, GG_SWA_ARRAY | GG_NO_FACTORS | GG_NROT_IL | GG_SWA_STANDARD, NULL,
+         SW_BASE_OWN, RC_NONE, 0, 0},
+        {"gemma-embedding", NEOX, 6, 0, GG_SWA_SYMMETRIC, NULL, SW_OWN10K, RC_NONE, 0, 0},
+        {"starcoder2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"gptneox", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"codeshell", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"orion", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* per-layer head counts, all above 0 */
-        {"openelm", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"openelm", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* Olmo 3 (converted as olmo2): sliding layers with a window, unscaled (olmo2.cpp) */
-        {"olmo2", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_ATTN_1, NULL, SW_FLAT, RC_NONE, 0},
-        {"olmoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"nemotron", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"exaone", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"olmo2", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_ATTN_1 | GG_SWA_STANDARD, NULL, SW_FLAT,
+         RC_NONE, 0, 0},
+        {"olmoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"nemotron", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"exaone", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* sliding layers (and RoPE only there) in the 64-layer 32B alone: exaone4.cpp */
-        {"exaone4", NEOX, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_64_LAYERS, NULL, SW_MAIN, RC_NONE, 0},
-        {"exaone-moe", NEOX, 4, 0, GG_ROPE_SWA_ONLY, NULL, SW_MAIN, RC_NONE, 0},
-        {"minicpm3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"bailingmoe2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"dots1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"hunyuan-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"hunyuan-dense", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"hy_v3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"jais2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"talkie", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"gpt-oss", NEOX, 2, 0, 0, NULL, SW_BASE, RC_NONE, 0},
-        {"glm4moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"exaone4", NEOX, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_64_LAYERS | GG_SWA_STANDARD, NULL,
+         SW_MAIN, RC_NONE, 0, 4096},
+        {"exaone-moe", NEOX, 4, 0, GG_ROPE_SWA_ONLY | GG_SWA_STANDARD, NULL, SW_MAIN, RC_NONE, 0,
+         0},
+        {"minicpm3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"bailingmoe2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"dots1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"hunyuan-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"hunyuan-dense", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"hy_v3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"jais2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"talkie", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"gpt-oss", NEOX, 2, 0, GG_SWA_STANDARD, NULL, SW_BASE, RC_NONE, 0, 0},
+        {"glm4moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* short-convolution layers where head_count_kv is 0; with a window the attention
          * layers slide, at freq_base as the others (lfm2.cpp) */
-        {"lfm2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
-        {"lfm2moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0},
+        {"lfm2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0, 0},
+        {"lfm2moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_KV0, 0, 0},
         /* with a window: dense layer first in every 4, RoPE in the sliding ones only */
-        {"smallthinker", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_ROPE_SWA_ONLY,
-         NULL, SW_BASE, RC_NONE, 0},
-        {"seed_oss", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"grovemoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"apertus", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"smallthinker", NEOX, 4, 0,
+         GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_ROPE_SWA_ONLY | GG_SWA_STANDARD |
+                 GG_WINDOW_FIXED,
+         NULL, SW_BASE, RC_NONE, 0, 4096},
+        {"seed_oss", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"grovemoe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"apertus", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* lightning-attention layers but every full_attention_interval-th (default 8) */
-        {"minimax-01", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 8},
-        {"minimax-m2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"minimax-01", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_LIST, 8, 0},
+        {"minimax-m2", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* minimax-m3.cpp: every layer turns n_rot at the main spec (block-sparse
          * attention chooses keys, not positions) */
-        {"minimax-m3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"minimax-m3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* hrm-text.cpp: each of its layer slots (stacks times cycles) at the main spec */
-        {"hrm_text", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"pangu-embedded", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"hrm_text", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"pangu-embedded", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* afmoe.cpp: n_no_rope_layer_step 4 (the hparams default), sliding layers at
          * freq_base_swa with the main scaling */
-        {"afmoe", NEOX, 4, 4, GG_SWA_NEEDS_WINDOW, NULL, SW_BASE, RC_NONE, 0},
+        {"afmoe", NEOX, 4, 4, GG_SWA_NEEDS_WINDOW | GG_SWA_STANDARD, NULL, SW_BASE, RC_NONE, 0, 0},
         /* laguna.cpp: full layer first in every 4; sliding ones plain RoPE at
          * freq_base_swa over rope.dimension_count_swa */
         {"laguna", NEOX, 4, 0,
-         GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_NROT_IL | GG_SWA_ATTN_1, NULL, SW_OWNMAIN,
-         RC_NONE, 0},
+         GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_NROT_IL | GG_SWA_ATTN_1 | GG_SWA_STANDARD,
+         NULL, SW_OWNMAIN, RC_NONE, 0, 0},
         /* mellum.cpp: sliding layers at freq_base with freq_scale 1 */
-        {"mellum", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_ATTN_1, NULL, SW_FLAT, RC_NONE, 0},
+        {"mellum", NEOX, 4, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_ATTN_1 | GG_SWA_STANDARD, NULL, SW_FLAT,
+         RC_NONE, 0, 0},
         /* maple.cpp: RoPE in the sliding layers only, at freq_base_swa */
-        {"maple", NEOX, 0, 0, GG_SWA_ARRAY | GG_ROPE_SWA_ONLY | GG_NROT_IL, NULL, SW_BASE, RC_NONE,
-         0},
-        {"bitnet", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"dream", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"llada-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"rnd1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"nomic-bert", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"nomic-bert-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"jina-bert-v3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"eurobert", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"maple", NEOX, 0, 0, GG_SWA_ARRAY | GG_ROPE_SWA_ONLY | GG_NROT_IL | GG_SWA_STANDARD, NULL,
+         SW_BASE, RC_NONE, 0, 0},
+        {"bitnet", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"dream", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"llada-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"rnd1", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"nomic-bert", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"nomic-bert-moe", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"jina-bert-v3", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"eurobert", NEOX, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* modern-bert.cpp: with a window, a global layer first in every 3 */
-        {"modern-bert", NEOX, 3, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST, NULL, SW_OWN10K,
-         RC_NONE, 0},
-        {"bloom", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
-        {"refact", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0},
+        {"modern-bert", NEOX, 3, 0, GG_SWA_NEEDS_WINDOW | GG_SWA_DENSE_FIRST | GG_SWA_SYMMETRIC,
+         NULL, SW_OWN10K, RC_NONE, 0, 0},
+        {"bloom", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"refact", NULL, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* bert.cpp runs it without a causal mask and llama.cpp's ALiBi mask is -|i - j| */
         {"jina-bert-v2", NULL, 0, 0, GG_NO_ROPE,
          "symmetric ALiBi, -m |i - j|, in a bidirectional encoder, which posenc's causal ALiBi "
          "does not show",
-         SW_MAIN, RC_NONE, 0},
-        {"mpt", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0},
-        {"jais", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0},
+         SW_MAIN, RC_NONE, 0, 0},
+        {"mpt", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"jais", NULL, 0, 0, GG_ALIBI_KEY, NULL, SW_MAIN, RC_NONE, 0, 0},
         {"gpt2", NULL, 0, 0, GG_NO_ROPE, "a learned position table (hf:config.json reads it)",
-         SW_MAIN, RC_NONE, 0},
+         SW_MAIN, RC_NONE, 0, 0},
         {"starcoder", NULL, 0, 0, GG_NO_ROPE,
-         "a learned position table (starcoder.cpp adds pos_embd rows)", SW_MAIN, RC_NONE, 0},
+         "a learned position table (starcoder.cpp adds pos_embd rows)", SW_MAIN, RC_NONE, 0, 0},
         {"bert", NULL, 0, 0, GG_NO_ROPE,
          "a learned position table (bert.cpp rotates only nomic-bert and jina-bert-v3)", SW_MAIN,
-         RC_NONE, 0},
+         RC_NONE, 0, 0},
         {"gptj", NULL, 0, 0, GG_NO_ROPE,
-         "llama.cpp lists it without RoPE and has no graph to run it", SW_MAIN, RC_NONE, 0},
+         "llama.cpp lists it without RoPE and has no graph to run it", SW_MAIN, RC_NONE, 0, 0},
         {"t5", NULL, 0, 0, GG_NO_ROPE, "T5's relative position buckets (hf:config.json reads them)",
-         SW_MAIN, RC_NONE, 0},
+         SW_MAIN, RC_NONE, 0, 0},
         {"t5encoder", NULL, 0, 0, GG_NO_ROPE,
-         "T5's relative position buckets (hf:config.json reads them)", SW_MAIN, RC_NONE, 0},
+         "T5's relative position buckets (hf:config.json reads them)", SW_MAIN, RC_NONE, 0, 0},
         {"mamba", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a state-space model", SW_MAIN,
-         RC_NONE, 0},
+         RC_NONE, 0, 0},
         {"mamba2", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a state-space model", SW_MAIN,
-         RC_NONE, 0},
+         RC_NONE, 0, 0},
         {"rwkv6", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model", SW_MAIN,
-         RC_NONE, 0},
+         RC_NONE, 0, 0},
         {"rwkv6qwen2", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model", SW_MAIN,
-         RC_NONE, 0},
+         RC_NONE, 0, 0},
         {"rwkv7", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model", SW_MAIN,
-         RC_NONE, 0},
+         RC_NONE, 0, 0},
         {"arwkv7", NULL, 0, 0, GG_NO_ROPE, "no positional encoding: a recurrent model", SW_MAIN,
-         RC_NONE, 0},
+         RC_NONE, 0, 0},
         {"jamba", NULL, 0, 0, GG_NO_ROPE,
-         "Mamba layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0},
+         "Mamba layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0, 0},
         {"nemotron_h", NULL, 0, 0, GG_NO_ROPE,
-         "Mamba-2 layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0},
+         "Mamba-2 layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0, 0},
         {"nemotron_h_moe", NULL, 0, 0, GG_NO_ROPE,
-         "Mamba-2 layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0},
+         "Mamba-2 layers and attention layers without positional encoding", SW_MAIN, RC_NONE, 0, 0},
         {"kimi-linear", NULL, 0, 0, GG_NO_ROPE,
          "Kimi Delta Attention layers and MLA layers without positional encoding", SW_MAIN, RC_NONE,
-         0},
+         0, 0},
         {"kimi-k3", NULL, 0, 0, GG_NO_ROPE,
          "Kimi Delta Attention layers and MLA layers without positional encoding", SW_MAIN, RC_NONE,
-         0},
+         0, 0},
         {"clip", NULL, 0, 0, GG_NO_ROPE,
          "a vision or audio encoder (mmproj) file, which llama.cpp opens only to quantize it "
          "(clip.cpp aborts on loading; the encoders run in tools/mtmd): not a text model",
-         SW_MAIN, RC_NONE, 0},
+         SW_MAIN, RC_NONE, 0, 0},
         {"wavtokenizer-dec", NULL, 0, 0, GG_NO_ROPE,
-         "an audio decoder of convolutions and unpositioned attention", SW_MAIN, RC_NONE, 0},
+         "an audio decoder of convolutions and unpositioned attention", SW_MAIN, RC_NONE, 0, 0},
 };
 
 struct gg {
@@ -734,6 +766,62 @@ static enum pe_status emit_groups(struct gg *h, const char *label, const unsigne
 			break;
 		st = layers_where(&m->groups[m->n_groups - 1], kind, n, out[j].kind);
 	}
+	return st;
+}
+
+/*
+ * The facts of the sliding layers' window (struct pe_model_fact, the keys the hf:
+ * reader gives): hparams.n_swa as the loader sets it, the file's
+ * attention.sliding_window or the loader's own value, and what it means by
+ * hparams.swa_type. @slides: the layers llama.cpp's is_swa(il) marks.
+ */
+static enum pe_status window_facts(struct gg *h, const struct gguf_arch *a,
+                                   const unsigned char *slides, size_t n, int has_window,
+                                   double file_window)
+{
+	if (a->flags & GG_SWA_CHUNKED) {
+		/* llama4.cpp: a window of 0 in the file turns the chunks off, any other
+		 * leaves the loader's own size */
+		if (has_window && file_window == 0)
+			return PE_OK;
+		char v[32];
+		snprintf(v, sizeof(v), "%u", a->window);
+		return pe_model_add_fact(
+		        h->m, "attention_chunk_size",
+		        "chunked layers attend within blocks of this many positions "
+		        "(llama.cpp's n_swa, which its loader sets)",
+		        v);
+	}
+	if (!(a->flags & (GG_SWA_STANDARD | GG_SWA_SYMMETRIC)))
+		return PE_OK;
+	int fixed = (a->flags & GG_WINDOW_FIXED) || !has_window;
+	double w = fixed ? (double)a->window : file_window;
+	size_t any = 0;
+	for (size_t i = 0; i < n; i++)
+		any += slides[i];
+	/* n_swa is a uint32_t: a value the loader cannot hold is no window to state */
+	if (!any || !(w >= 1 && w <= 4294967295.0 && w == floor(w)))
+		return PE_OK;
+	char v[32];
+	snprintf(v, sizeof(v), "%.17g", w);
+	const char *what =
+	        (a->flags & GG_SWA_SYMMETRIC) ? fixed ? "a sliding layer sees window/2 positions "
+	                                                "on each side (llama.cpp's "
+	                                                "symmetric n_swa, which its loader sets)"
+	                                              : "a sliding layer sees window/2 positions "
+	                                                "on each side (llama.cpp's "
+	                                                "symmetric n_swa: attention.sliding_window)"
+	        : fixed ? "a sliding layer sees this many positions back (llama.cpp's n_swa, which "
+	                  "its loader sets)"
+	                : "a sliding layer sees this many positions back (llama.cpp's n_swa: "
+	                  "attention.sliding_window)";
+	char *list = pe_model_layer_list(slides, n);
+	if (!list)
+		return PE_ENOMEM;
+	enum pe_status st = pe_model_add_fact(h->m, "sliding_window", what, v);
+	if (st == PE_OK)
+		st = pe_model_add_fact(h->m, "sliding_layers", "the layers with that window", list);
+	free(list);
 	return st;
 }
 
@@ -1144,6 +1232,10 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 		for (size_t i = 0; i < n && pattern > 1; i++)
 			slides[i] = first ? i % pattern != 0 : i % pattern != pattern - 1;
 	}
+
+	enum pe_status fst = window_facts(h, a, slides, n, has_window, swa);
+	if (fst != PE_OK)
+		return fst;
 
 	/* load_hparams reads rope.dimension_count_swa for every architecture, and n_rot(0)
 	 * is that width when layer 0 slides; a graph that passes n_rot(0) to every layer

@@ -403,27 +403,6 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 	return PE_OK;
 }
 
-/* "0-4,6-10,12" of the layers whose flag is set. */
-static char *layer_list(const unsigned char *flag, size_t n)
-{
-	struct strbuf b = {0};
-	for (size_t i = 0; i < n; i++) {
-		if (!flag[i] || (i && flag[i - 1]))
-			continue;
-		size_t j = i;
-		while (j + 1 < n && flag[j + 1])
-			j++;
-		strbuf_addf(&b, b.len ? ",%zu" : "%zu", i);
-		if (j > i)
-			strbuf_addf(&b, "-%zu", j);
-	}
-	if (b.failed) {
-		free(b.buf);
-		return NULL;
-	}
-	return b.buf ? b.buf : pe_strdup("");
-}
-
 /*
  * What the attention does besides cos/sin: sliding windows, the softmax
  * scale of Gemma's query_pre_attn_scalar, Llama 4's chunks and temperature
@@ -462,7 +441,7 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	if (sliding && rc > 0) {
 		for (size_t i = 0; i < n; i++)
 			flag[i] = strcmp(types[i], "sliding_attention") == 0;
-		char *list = layer_list(flag, n);
+		char *list = pe_model_layer_list(flag, n);
 		st = list ? hf_fact(h, "sliding_window",
 		                    local_attention
 		                            ? "a sliding layer sees window/2 positions on each "
@@ -493,7 +472,7 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 			goto done;
 	}
 	if (nopes) {
-		char *list = layer_list(nope, n);
+		char *list = pe_model_layer_list(nope, n);
 		st = list ? hf_fact(h, "nope_layers", "layers without positional encoding", "%s",
 		                    list)
 		          : PE_ENOMEM;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "model/model_hf.h"
+#include "model/model_internal.h"
 
 enum pe_status hf_fail(struct hf *h, enum pe_status st, const char *fmt, ...)
 {
@@ -296,28 +297,13 @@ enum pe_status hf_add_group(struct hf *h, const char *name, const char *spec)
 
 enum pe_status hf_fact(struct hf *h, const char *key, const char *what, const char *fmt, ...)
 {
-	struct pe_model *m = h->m;
 	va_list ap;
 	va_start(ap, fmt);
 	char *value = pe_vasprintf(fmt, ap);
 	va_end(ap);
 	if (!value)
 		return PE_ENOMEM;
-	/* once, though every layer of a group reads the same block */
-	for (size_t i = 0; i < m->n_facts; i++)
-		if (strcmp(m->facts[i].key, key) == 0 && strcmp(m->facts[i].value, value) == 0) {
-			free(value);
-			return PE_OK;
-		}
-	struct pe_model_fact *f = realloc(m->facts, (m->n_facts + 1) * sizeof(*f));
-	if (!f) {
-		free(value);
-		return PE_ENOMEM;
-	}
-	m->facts = f;
-	f = &m->facts[m->n_facts++];
-	f->value = value;
-	f->key = pe_strdup(key);
-	f->what = pe_strdup(what);
-	return f->key && f->what ? PE_OK : PE_ENOMEM;
+	enum pe_status st = pe_model_add_fact(h->m, key, what, value);
+	free(value);
+	return st;
 }

@@ -26,4 +26,21 @@ enum pe_status pe_model_check_specs(const struct pe_model *m, char **err);
  */
 double pe_model_width_fraction(size_t width, size_t head_dim);
 
+/*
+ * pe_model_add_fact() - append a fact (struct pe_model_fact) to @m
+ *
+ * @key, @what, @value are copied. A fact with the same key and value
+ * already there is kept alone (each layer of a group can state it).
+ * @return PE_OK or PE_ENOMEM (@m unchanged then).
+ */
+enum pe_status pe_model_add_fact(struct pe_model *m, const char *key, const char *what,
+                                 const char *value);
+
+/*
+ * pe_model_layer_list() - "0-4,6-10,12" of the layers whose @flag is set
+ *
+ * @return a malloc'd string ("" when none is set), NULL when out of memory.
+ */
+char *pe_model_layer_list(const unsigned char *flag, size_t n);
+
 #endif

@@ -1553,4 +1553,109 @@ error_case(EXE, "grok gguf, yarn_ext_factor 0.5 (a partial YaRN mix)",
                ("grok.rope.scaling.yarn_ext_factor", FLOAT32, 0.5)])), "-o", "-"], 1,
            "yarn_ext_factor: 0.5 with scaling 'yarn'")
 
+
+# The window of the sliding layers, as the facts the hf: reader gives (sliding_window,
+# sliding_layers; attention_chunk_size for chunked layers): hparams.n_swa as each loader
+# sets it, in the layers llama.cpp's is_swa(il) marks.
+def window_column(spec):
+    r = run(EXE, "layers", "-q", "-s", spec, "-o", "-")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    return r, [row["sliding_window"] for row in rows]
+
+
+def set_swa_pattern(n_layer, period, dense_first=False):
+    """llama-hparams.cpp's set_swa_pattern: the sliding layers of a period."""
+    return [il for il in range(n_layer)
+            if (il % period != 0 if dense_first else il % period < period - 1)]
+
+
+# gemma3.cpp: n_swa = attention.sliding_window (STANDARD), load_swa_pattern(6)
+slide = set_swa_pattern(62, 6)
+r, col = window_column("gguf:" + gemma)
+ok(r.rc == 0 and col == ["1024" if il in slide else "" for il in range(62)] and
+   col[:6] == ["1024"] * 5 + [""],
+   "gemma3 gguf, sliding_window 1024: layers CSV 1024 in layers 0-4,6-10,..., empty in 5,11,...",
+   (col, r.err))
+r, s = summary("gguf:" + gemma)
+ok(r.rc == 0 and s["model"].get("sliding_window") == "1024" and
+   s["model"].get("sliding_layers") == ranges(slide) and
+   s["model"]["sliding_layers"].startswith("0-4,6-10,") and
+   s["model"]["sliding_layers"].endswith(",60-61"),
+   "gemma3 gguf: model facts sliding_window 1024, sliding_layers " + ranges(slide), s.get("model"))
+r = run(EXE, "model", "gguf:" + gemma)
+ok(r.rc == 0 and any(line.split()[:2] == ["sliding_window", "1024"] and "positions back" in line
+                     for line in r.text.splitlines()),
+   "gemma3 gguf: posenc model prints the window and what it means", r.text)
+for name, extra in (("no window key", []),
+                    ("window 0", [("gemma3.attention.sliding_window", UINT32, 0)])):
+    f = write("gemma3-nowin-facts", gguf(GEMMA3 + extra))
+    r, col = window_column("gguf:" + f)
+    r2, s = summary("gguf:" + f)
+    ok(r.rc == 0 and r2.rc == 0 and col == [""] * 62 and "sliding_window" not in s["model"] and
+       "sliding_layers" not in s["model"],
+       "gemma3 gguf, %s: no sliding layers, no window fact" % name, (col, s.get("model")))
+
+# the loaders' own windows: gemma2.cpp 4096 unless the file says; exaone4.cpp 4096 in the
+# 64-layer model unless the file says; smallthinker.cpp 4096 whatever the file says
+for arch, layers, extra, want, period, first in (
+        ("gemma2", 8, [], "4096", 2, False),
+        ("gemma2", 8, [("gemma2.attention.sliding_window", UINT32, 2048)], "2048", 2, False),
+        ("exaone4", 64, [], "4096", 4, False),
+        ("exaone4", 64, [("exaone4.attention.sliding_window", UINT32, 1024)], "1024", 4, False),
+        ("smallthinker", 8, [("smallthinker.attention.sliding_window", UINT32, 2048)], "4096",
+         4, True),
+        ("olmo2", 8, [("olmo2.attention.sliding_window", UINT32, 4096)], "4096", 4, False)):
+    slide = set_swa_pattern(layers, period, first)
+    f = arch_file(arch, layers, extra, name="win-%s-%d" % (arch, len(extra)))
+    r, col = window_column("gguf:" + f)
+    r2, s = summary("gguf:" + f)
+    ok(r.rc == 0 and col == [want if il in slide else "" for il in range(layers)] and
+       s.get("model", {}).get("sliding_layers") == ranges(slide),
+       "%s gguf %d layers%s: window %s in layers %s" %
+       (arch, layers, " with the file's window" if extra else "", want, ranges(slide)),
+       (col, r.err, r2.err))
+for arch, layers, extra in (("exaone4", 30, [("exaone4.attention.sliding_window", UINT32, 4096)]),
+                            ("smallthinker", 8, []), ("olmo2", 8, [])):
+    r, s = summary("gguf:" + arch_file(arch, layers, extra, name="nowin-" + arch))
+    ok(r.rc == 0 and "sliding_window" not in s.get("model", {}),
+       "%s gguf %d layers%s: no sliding layers, no window" %
+       (arch, layers, "" if extra else " without a window"), s.get("model"))
+# gpt-oss (openai-moe.cpp): the file's window, even layers sliding
+r, s = summary("gguf:" + arch_file("gpt-oss", 6, [("gpt-oss.attention.sliding_window", UINT32,
+                                                    128)]))
+ok(r.rc == 0 and s["model"].get("sliding_window") == "128" and
+   s["model"].get("sliding_layers") == ranges(set_swa_pattern(6, 2)) == "0,2,4",
+   "gpt-oss gguf: window 128 in layers 0,2,4", s.get("model"))
+# modern-bert.cpp: SYMMETRIC, window/2 on each side, a global layer first in every 3
+r = run(EXE, "model", "gguf:" + arch_file("modern-bert", 6, [
+    ("modern-bert.attention.sliding_window", UINT32, 128)], name="win-modern-bert"))
+line = [x for x in r.text.splitlines() if x.split()[:1] == ["sliding_window"]]
+r2, s = summary("gguf:" + os.path.join(TMP, "win-modern-bert.gguf"))
+ok(r.rc == 0 and len(line) == 1 and line[0].split()[1] == "128" and "each side" in line[0] and
+   s["model"].get("sliding_layers") == ranges(set_swa_pattern(6, 3, True)) == "1-2,4-5",
+   "modern-bert gguf: symmetric window 128 (64 on each side) in layers 1-2,4-5", (line, s))
+# llama4.cpp: CHUNKED, n_swa 8192 set by the loader unless the file's window is 0
+for name, extra, want in (("no window key", [], "8192"),
+                          ("window 4096", [("llama4.attention.sliding_window", UINT32, 4096)],
+                           "8192"),
+                          ("window 0", [("llama4.attention.sliding_window", UINT32, 0)], None)):
+    f = arch_file("llama4", 8, extra, name="chunk-llama4-%d" % len(extra))
+    r, s = summary("gguf:" + f)
+    r2, col = window_column("gguf:" + f)
+    ok(r.rc == 0 and s["model"].get("attention_chunk_size") == want and
+       "sliding_window" not in s["model"] and col == [""] * 8,
+       "llama4 gguf, %s: attention_chunk_size %s, no sliding window" % (name, want),
+       (s.get("model"), r.err))
+# the real files
+for path, want, layers in (("gemma3_27b.gguf", "1024", ranges(set_swa_pattern(62, 6))),
+                           ("gpt_oss_120b.gguf", "128", ranges(set_swa_pattern(36, 2)))):
+    real = os.path.join("/work/shared/engine-dumps/gguf", path)
+    if not os.path.exists(real):
+        ok(True, "# SKIP %s not here" % real)
+        continue
+    r, s = summary("gguf:" + real)
+    ok(r.rc == 0 and s["model"].get("sliding_window") == want and
+       s["model"].get("sliding_layers") == layers,
+       "%s: window %s in layers %s" % (path, want, layers), (s.get("model"), r.err))
+
 done()
