@@ -38,7 +38,8 @@ static const char help[] =
         "columns numeric, empty where a quantity does not apply. A figure (.png .svg\n"
         ".pdf, default layers.png): one strip per layer for each quantity, so that a\n"
         "layer unlike its neighbours shows at a glance; as tall as the layers need\n"
-        "whatever the width, in two rows of four strips below 8 in.\n"
+        "whatever the width, in two rows of four strips below 8 in, four rows of two\n"
+        "below 5 in.\n"
         "\n"
         "Options:\n"
         "%s"
@@ -215,12 +216,13 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 	        "factor", "proportion", "attention factor", "sliding window"};
 	size_t n = m->n_layers;
 	/* Eight strips and their colorbars need about 8 in: narrower (a paper's 7 in), two
-	 * rows of four. */
+	 * rows of four; in a column (under 5 in, a 252 pt one), four rows of two. */
 	double width_pt, height_pt;
 	cli_figure_size_pt(o, true, &width_pt, &height_pt);
 	if (!(width_pt > 0))
 		width_pt = 10.0 * 72;
-	unsigned rows = width_pt < 8.0 * 72 ? 2 : 1, cols = N_QUANTITIES / rows;
+	unsigned rows = width_pt < 5.0 * 72 ? 4 : width_pt < 8.0 * 72 ? 2 : 1;
+	unsigned cols = N_QUANTITIES / rows;
 	double *data = malloc(N_QUANTITIES * n * sizeof(double));
 	struct pe_figure *fig = pe_figure_create(rows, cols);
 	if (!data || !fig) {
@@ -283,7 +285,8 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 	 */
 	struct cli_common sized = *o;
 	if (!o->height.value) {
-		double h = fmin(fmax(3.0 + 0.08 * (double)n, 4.8), 14.0);
+		/* four rows: each strip keeps about the height it has in two */
+		double h = fmin(fmax(3.0 + 0.08 * (double)n, 4.8), 14.0) * (rows == 4 ? 1.6 : 1.0);
 		sized.width = (struct cli_length){width_pt, 0};
 		sized.height = (struct cli_length){h * 72, 0};
 	}

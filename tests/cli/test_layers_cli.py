@@ -89,6 +89,18 @@ for extra, dpi in [(["--style", "paper"], 300), (["--width", "7in"], 100),
     ok(r.rc == 0 and size[0] == 7 * dpi and size[1] >= 4.8 * dpi,
        "layer map at %s: 7 in wide, at least 4.8 in tall" % " ".join(extra), (size, r.err))
 
+# A 252 pt column (3.5 in): four rows of two strips, drawn at that width (eight strips side by
+# side, or four, did not fit: "canvas too small").
+for extra, dpi in [(["--width", "252pt"], 100), (["--width", "3.5in", "--dpi", "300"], 300)]:
+    r = run(EXE, "layers", "-q", "-s", "model:gemma-3-27b", "-o", png, *extra)
+    size = (0, 0)
+    if r.rc == 0:
+        with open(png, "rb") as f:
+            head = f.read(24)
+        size = (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
+    ok(r.rc == 0 and size[0] == round(3.5 * dpi) and size[1] >= 4.8 * dpi,
+       "layer map at %s: 3.5 in wide, at least 4.8 in tall" % " ".join(extra), (size, r.err))
+
 for name, args, rc, needle in [
     ("layers of a plain spec", ["layers", "-s", "rope", "-o", "x.csv"], 2, "one model"),
     ("layers with -d", ["layers", "-s", "model:gemma-3-27b", "-d", "64", "-o", "x.csv"], 2, "'-d'"),
