@@ -1,4 +1,5 @@
 #include <math.h>
+#include <string.h>
 
 #include "fig_internal.h"
 
@@ -70,6 +71,10 @@ void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, dou
 	if (max_ticks > 10)
 		max_ticks = 10;
 	for (;;) {
+		if (a->no_ticks) {
+			memset(&a->ticks, 0, sizeof(a->ticks));
+			break;
+		}
 		compute_ticks(a, max_ticks);
 		if (a->ticks.n <= 1)
 			break;

@@ -159,6 +159,7 @@ struct axis {
 	bool log;
 	bool integer;
 	bool inverted; /* lo at the top / right end instead of bottom / left */
+	bool no_ticks; /* none at all (pe_heatmap_spec.x_no_ticks) */
 	struct pe_ticks ticks;
 };
 

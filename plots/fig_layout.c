@@ -205,8 +205,10 @@ static void init_axes(struct slot *sl)
 {
 	struct pe_panel *p = sl->p;
 	if (p->kind == PANEL_HEATMAP) {
-		sl->x = (struct axis){
-		        .lo = p->hm.x_lo, .hi = p->hm.x_hi, .integer = p->hm.x_integer};
+		sl->x = (struct axis){.lo = p->hm.x_lo,
+		                      .hi = p->hm.x_hi,
+		                      .integer = p->hm.x_integer,
+		                      .no_ticks = p->hm.x_no_ticks};
 		sl->y = (struct axis){.lo = p->hm.y_top,
 		                      .hi = p->hm.y_bottom,
 		                      .integer = p->hm.y_integer,

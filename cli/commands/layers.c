@@ -244,6 +244,7 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 		struct pe_heatmap_spec spec;
 		pe_heatmap_spec_init(&spec, n, 1, data + q * n);
 		spec.own_scale = true;
+		spec.x_no_ticks = true; /* one column: its index 0 says nothing */
 		spec.discrete = q <= 1;
 		for (size_t l = 0; l < n; l++)
 			if (isnan(data[q * n + l]))

@@ -10,6 +10,7 @@ import io
 import json
 import math
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -100,6 +101,25 @@ for extra, dpi in [(["--width", "252pt"], 100), (["--width", "3.5in", "--dpi", "
         size = (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
     ok(r.rc == 0 and size[0] == round(3.5 * dpi) and size[1] >= 4.8 * dpi,
        "layer map at %s: 3.5 in wide, at least 4.8 in tall" % " ".join(extra), (size, r.err))
+
+# A strip is one column: no x tick (a lone "0" under every strip said nothing). The text log
+# (POSENC_TEXT_BOXES) gives each text's box; an x tick label would be centred under its strip,
+# as the strip's title is above it.
+LOG = os.path.join(TMP, "boxes.txt")
+proc = subprocess.run([EXE, "layers", "-q", "-s", "model:gemma-3-27b", "-o", png],
+                      capture_output=True, env=dict(os.environ, POSENC_TEXT_BOXES=LOG), timeout=120)
+boxes = []
+for line in open(LOG, encoding="utf-8") if os.path.exists(LOG) else []:
+    head, _, text = line.rstrip("\n").partition("\t")
+    f = head.split()
+    if f[0] == "text":
+        boxes.append(((float(f[1]) + float(f[3])) / 2, text))
+titles = ["group", "RoPE (1/0)", "log10 base", "rotary width", "factor", "proportion",
+          "attention factor", "sliding window"]
+centres = [x for x, t in boxes if t in titles]
+under = [t for x, t in boxes if t == "0" and any(abs(x - c) < 3 for c in centres)]
+ok(proc.returncode == 0 and len(centres) == 8 and not under,
+   "layer map: no x tick under the one-column strips", (len(centres), under))
 
 for name, args, rc, needle in [
     ("layers of a plain spec", ["layers", "-s", "rope", "-o", "x.csv"], 2, "one model"),

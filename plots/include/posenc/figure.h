@@ -274,6 +274,9 @@ struct pe_heatmap_spec {
 	 */
 	double x_lo, x_hi, y_top, y_bottom;
 	bool x_integer, y_integer; /* tick only at whole numbers */
+	/* No ticks or tick labels on x: a strip of one column whose index means nothing
+	 * (a layer map's quantity per layer). */
+	bool x_no_ticks;
 	/*
 	 * false (default): the heatmap fills its panel, cells need not be
 	 * square (PE matrices are rarely square). true: one data unit is as
