@@ -79,28 +79,21 @@ ok(r.rc == 0 and os.path.getsize(png) > 1000, "layer map figure", r.err)
 # A width for a paper (7 in at 300 dpi by --style paper, 504 pt) keeps the strips as tall as
 # 62 layers need: the figure is drawn that wide, and at least matplotlib's 4.8 in tall (a height
 # taken from the width's aspect made a 0.84 in band, and 8 strips at 10 pt did not fit in 7 in).
-for extra, dpi in [(["--style", "paper"], 300), (["--width", "7in"], 100),
-                   (["--width", "504pt", "--dpi", "150"], 150)]:
-    r = run(EXE, "layers", "-q", "-s", "model:gemma-3-27b", "-o", png, *extra)
-    size = (0, 0)
-    if r.rc == 0:
-        with open(png, "rb") as f:
-            head = f.read(24)
-        size = (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
-    ok(r.rc == 0 and size[0] == 7 * dpi and size[1] >= 4.8 * dpi,
-       "layer map at %s: 7 in wide, at least 4.8 in tall" % " ".join(extra), (size, r.err))
-
 # A 252 pt column (3.5 in): four rows of two strips, drawn at that width (eight strips side by
 # side, or four, did not fit: "canvas too small").
-for extra, dpi in [(["--width", "252pt"], 100), (["--width", "3.5in", "--dpi", "300"], 300)]:
+for extra, dpi, inches in [(["--style", "paper"], 300, 7), (["--width", "7in"], 100, 7),
+                           (["--width", "504pt", "--dpi", "150"], 150, 7),
+                           (["--width", "252pt"], 100, 3.5),
+                           (["--width", "3.5in", "--dpi", "300"], 300, 3.5)]:
     r = run(EXE, "layers", "-q", "-s", "model:gemma-3-27b", "-o", png, *extra)
     size = (0, 0)
     if r.rc == 0:
         with open(png, "rb") as f:
             head = f.read(24)
         size = (int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big"))
-    ok(r.rc == 0 and size[0] == round(3.5 * dpi) and size[1] >= 4.8 * dpi,
-       "layer map at %s: 3.5 in wide, at least 4.8 in tall" % " ".join(extra), (size, r.err))
+    ok(r.rc == 0 and size[0] == round(inches * dpi) and size[1] >= 4.8 * dpi,
+       "layer map at %s: %g in wide, at least 4.8 in tall" % (" ".join(extra), inches),
+       (size, r.err))
 
 # A strip is one column: no x tick (a lone "0" under every strip said nothing). The text log
 # (POSENC_TEXT_BOXES) gives each text's box; an x tick label would be centred under its strip,
