@@ -17,7 +17,8 @@
  *   vLLM          _get_and_verify_max_len (vllm/config.py): the config's
  *                 length, times factor for every type but longrope/su and
  *                 llama3, and for yarn original_max_position_embeddings times
- *                 factor;
+ *                 factor; never for a model_type containing "gemma3", whose
+ *                 max_position_embeddings vLLM takes as already scaled;
  *   llama.cpp     n_ctx_train = the GGUF context_length, which
  *                 convert_hf_to_gguf.py writes from max_position_embeddings;
  *                 llama.cpp has no dynamic NTK scaling.
@@ -95,19 +96,21 @@ struct row {
 
 /* What the engines derive from the method's config (see the comment at the top). */
 static void engine_lengths(enum pe_rope_scaling type, double target, double train, double factor,
-                           struct row *out)
+                           int vllm_unscaled, struct row *out)
 {
 	double max_pos = type == PE_ROPE_SCALING_DYNAMIC ? train : target;
 	out->hf = max_pos;
-	out->vllm = type == PE_ROPE_SCALING_LONGROPE || type == PE_ROPE_SCALING_LLAMA3 ? max_pos
-	            : type == PE_ROPE_SCALING_YARN ? train * factor
-	                                           : max_pos * factor;
+	out->vllm =
+	        vllm_unscaled || type == PE_ROPE_SCALING_LONGROPE || type == PE_ROPE_SCALING_LLAMA3
+	                ? max_pos
+	        : type == PE_ROPE_SCALING_YARN ? train * factor
+	                                       : max_pos * factor;
 	out->llamacpp = type == PE_ROPE_SCALING_DYNAMIC ? NAN : max_pos;
 }
 
 /* Evaluates @type on the group's spec @base_spec at width @d. @return 0, 1 (skip) or rc. */
 static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe_rope_scaling type,
-                    size_t d, double target, double train, struct row *out)
+                    size_t d, double target, double train, int vllm_unscaled, struct row *out)
 {
 	double factor = target / train;
 	char over[160];
@@ -172,7 +175,7 @@ static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe
 		out->interp += g == PE_REGIME_INTERPOLATED;
 		out->never += !(row[2] > 0) || TWO_PI / row[2] > target;
 	}
-	engine_lengths(type, target, train, factor, out);
+	engine_lengths(type, target, train, factor, vllm_unscaled, out);
 	pe_freq_table_destroy(t);
 	return 0;
 }
@@ -315,8 +318,12 @@ int cmd_plan(int argc, char **argv)
 		for (char *p = strchr(spec, ':'); p && *p; p++)
 			if (*p == ' ')
 				*p = ',';
+		/* vLLM's _get_and_verify_max_len skips the factor for Gemma 3 (gemma3,
+		 * gemma3_text, gemma3n): their max_position_embeddings is the scaled one. */
+		int vllm_unscaled = strstr(info[i].model_type, "gemma3") != NULL;
 		for (size_t k = 0; k < 5 && !rc; k++) {
-			int e = evaluate(spec, s, methods[k], d, own.target, train, &rows[n]);
+			int e = evaluate(spec, s, methods[k], d, own.target, train, vllm_unscaled,
+			                 &rows[n]);
 			if (e == 0)
 				n++;
 			else if (e != 1)

@@ -418,6 +418,8 @@ static void fill_info(const struct pe_model *m, const struct pe_model_group *g, 
 	memset(info, 0, sizeof(*info));
 	snprintf(info->model, sizeof(info->model), "%s", m->name ? m->name : "model");
 	snprintf(info->group, sizeof(info->group), "%s", g->name ? g->name : "");
+	snprintf(info->model_type, sizeof(info->model_type), "%s",
+	         m->model_type ? m->model_type : "");
 	info->n_groups = m->n_groups;
 	info->head_dim = group_head(m, spec);
 	info->context = m->context;

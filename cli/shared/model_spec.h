@@ -41,6 +41,7 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 struct cli_model_info {
 	char model[96];       /* the model's name ("llama-3.1-8b"); "" for a plain spec */
 	char group[32];       /* its layer group ("all", "local", ...) */
+	char model_type[48];  /* config.json's model_type ("gemma3_text"); "" for a plain spec */
 	size_t n_groups;      /* how many groups the model has */
 	size_t head_dim;      /* the group's head width (the spec's head=) */
 	double context;       /* max_position_embeddings: the extended context */

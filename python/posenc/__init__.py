@@ -45,6 +45,10 @@ def _options(options, tables):
     """Keyword options as the program's: n -> -n, max_offset -> --max-offset VALUE, flags."""
     args = []
     for key, v in options.items():
+        if key in _COUNTS and isinstance(v, bool):
+            # True would pass the bare flag, and the program would take the next argument
+            # for its number.
+            raise TypeError("%s=%r: %s is a number, not a flag" % (key, v, key))
         if v is None or v is False:
             continue
         flag = "-" + key if len(key) == 1 else "--" + key.replace("_", "-")
@@ -57,13 +61,29 @@ def _options(options, tables):
     return args
 
 
+_COUNTS = ("n", "d")
+
+
+def _is_table(x):
+    return isinstance(x, (np.ndarray, list, tuple)) or hasattr(x, "__array__")
+
+
+def _spec_type_error(x):
+    return TypeError("a spec is a str ('rope', 'model:NAME') or a numpy array, not %s"
+                     % type(x).__name__)
+
+
 def _specs(spec, tables):
     if spec is None:
         return []
     if isinstance(spec, (str, np.ndarray)) or hasattr(spec, "__array__"):
         spec = [spec]
+    elif not isinstance(spec, (list, tuple)):
+        raise _spec_type_error(spec)
     args = []
     for s in spec:
+        if not isinstance(s, str) and not _is_table(s):
+            raise _spec_type_error(s)
         if isinstance(s, str):
             args += ["-s", s]
         else:

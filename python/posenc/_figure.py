@@ -69,7 +69,10 @@ class Figure:
         data = self._draw(_FORMATS[ext])
         # As the program writes files: complete or not at all (a temporary file renamed).
         folder = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=folder)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=folder)
+        except OSError as e:  # the message names the file asked for, not the temporary one
+            raise type(e)(e.errno, e.strerror, os.fspath(path)) from None
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)

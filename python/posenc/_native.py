@@ -125,6 +125,8 @@ def _torch_shape(a):
 
 def _table(array, name, bfloat16):
     """A numpy array as a table the run reads in place (the C side makes the one float64 copy)."""
+    if not isinstance(array, (np.ndarray, list, tuple)) and not hasattr(array, "__array__"):
+        raise TypeError("a table is a numpy array, not %s" % type(array).__name__)
     a = _torch_shape(np.asarray(array))
     if a.ndim == 1:
         a = a.reshape(-1, 1)
@@ -271,6 +273,10 @@ def _forked(args, tables):
 def run(args, tables=None):
     """Run ``posenc ARGS...`` in memory; returns a Result (never raises for the run's own errors)."""
     args = [str(a) for a in args]
+    for a in args:
+        if "\0" in a:
+            # The program's argument would end at the NUL: another spec or value than asked.
+            raise ValueError("argument %r holds a NUL character" % a)
     return _forked(args, tables) if _fork else _in_process(args, tables)
 
 

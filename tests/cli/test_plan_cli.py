@@ -10,8 +10,9 @@ _get_and_verify_max_len (vllm/config.py) and from llama.cpp's convert_hf_to_gguf
 
   config of each method: rope_scaling {type, factor = target / T, original = T},
                          max_position_embeddings = target (dynamic: T)
-  vLLM:  length keys of the config; unless type is longrope/su/llama3: yarn -> original;
-         then times factor
+  vLLM:  length keys of the config; unless type is longrope/su/llama3 or model_type
+         contains "gemma3" (its max_position_embeddings counts as scaled already):
+         yarn -> original; then times factor
   regime of a pair: ratio scaled/unscaled 1 -> kept, 1/factor -> interpolated, else ramped
   (LongRoPE: rescaled, counted with ramped)."""
 import csv
@@ -79,8 +80,8 @@ def regimes(inv, scaled, factor, method):
     return kept, len(inv) - kept - interp, interp
 
 
-def vllm_len(cfg_max, rope_type, factor, orig):
-    if rope_type in ("longrope", "su", "llama3"):
+def vllm_len(cfg_max, rope_type, factor, orig, model_type=""):
+    if rope_type in ("longrope", "su", "llama3") or "gemma3" in model_type:
         return cfg_max
     return (orig if rope_type == "yarn" else cfg_max) * factor
 
@@ -150,6 +151,17 @@ ok(all(x["llamacpp_max_length"] == "" for x in rows if x["method"] == "dynamic")
 lin = [x for x in rows if x["model"] == "llama-3.1-8b" and x["method"] == "linear"]
 ok(lin and lin[0]["vllm_max_length"] == str(int(TARGET * 32)),
    "vLLM multiplies max_position_embeddings by a linear factor (8388608 for 262144 x 32)")
+
+# Gemma 3: vLLM's _get_and_verify_max_len (the NOTE "Gemma3's max_model_len (128K) is already
+# scaled by RoPE scaling") applies no factor when model_type contains "gemma3".
+r, rows = plan("model:gemma-3-27b", "hf:" + os.path.join(HERE, "..", "fixtures", "hf",
+                                                         "gemma-3-27b-it.json"))
+want = {m: vllm_len(262144.0 if m != "dynamic" else 131072.0, m, TARGET / 131072, 131072.0,
+                    "gemma3_text") for m in ("linear", "dynamic", "yarn", "llama3")}
+bad = [(x["model"], x["group"], x["method"], x["vllm_max_length"]) for x in rows
+       if not close(x["vllm_max_length"], want[x["method"]])]
+ok(r.rc == 0 and len(rows) == 16 and not bad and want["linear"] == TARGET,
+   "gemma 3 (preset and hf: config, both groups): vLLM applies no factor", (r.err, bad))
 
 r = run(EXE, "plan", "-s", "model:llama-3.1-8b", "--target", "262144")
 ok(r.rc == 0 and "llama-3.1-8b (d=128): training context 8192, target 262144 (factor 32)" in r.text

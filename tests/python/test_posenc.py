@@ -241,6 +241,38 @@ def test_errors():
     assert e.value.errno == errno.ENOENT and "'/nonexistent/wpe.npy'" in str(e.value)
 
 
+def test_a_nul_inside_an_argument_is_refused():
+    # C strings end at a NUL: 'rope\0...' reached the program as 'rope' and gave a table of
+    # another spec than the one asked for.
+    for call in (lambda: posenc.encode("rope\0base=10", n=2, d=4),
+                 lambda: posenc.encode("rope", n=2, d=4, view="cos\0x"),
+                 lambda: posenc.run("encode", "-s", "rope", "-n", "2\0junk")):
+        with pytest.raises(ValueError, match="NUL"):
+            call()
+
+
+def test_a_spec_of_another_type_is_a_type_error():
+    # An int was iterated ("'int' object is not iterable"), a dict's keys taken for specs,
+    # bytes read as a 0-D table.
+    for spec in (5, {"rope": 1}, b"rope", [None], [3.5]):
+        with pytest.raises(TypeError, match="a spec is a str .* or a numpy array, not"):
+            posenc.encode(spec, n=2, d=4)
+    for against in (None, 5, b"cos.npy"):
+        with pytest.raises(TypeError, match="not"):
+            posenc.check("rope", against)
+    with pytest.raises(TypeError, match="n=True"):
+        posenc.encode("rope", n=True, d=4)
+
+
+def test_save_names_the_file_asked_for(tmp_path):
+    fig = posenc.plot("distance", "sinusoidal", n=8, d=4)
+    target = tmp_path / "missing" / "d.png"
+    with pytest.raises(FileNotFoundError) as e:
+        fig.save(target)
+    assert e.value.errno == errno.ENOENT and e.value.filename == str(target)
+    assert not list(tmp_path.iterdir())
+
+
 def test_in_process_runs_agree():
     before = posenc._native._fork
     posenc.set_fork(False)
