@@ -34,6 +34,24 @@ static const char help[] =
         "Defaults: -s alibi -n 16 -o bias.png\n"
         "Example: posenc bias -s alibi:heads=12 -n 64 -o alibi.npy\n";
 
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_START | CLI_TAKES_DIM,
+         "attention biases cover positions 0..n-1 and have no width"},
+        {CLI_TAKES_BASE, "alibi and t5 have no base"},
+        {CLI_TAKES_RAW, "bias draws labelled heatmaps only: write .npy for the bare values"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_N | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table (long format), .npy array, - for CSV\n"
+        "on stdout",
+        "bias writes labelled heatmaps, CSV or NPY",
+        refusals,
+};
+
 /* The long CSV of a heads x n x n tensor stored as (heads * n) x n. */
 /* About this many bytes of rows per block of the streamed tensor. */
 #define STREAM_BLOCK_BYTES (16u << 20)
@@ -337,12 +355,9 @@ static int run(const struct cli_common *o, const struct pe_scheme *s, size_t n, 
 int cmd_bias(int argc, char **argv)
 {
 	struct cli_common o;
-	int rc = cli_parse_args(argc, argv, help, NULL, &o);
+	int rc = cli_parse_args(argc, argv, &command, NULL, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
-	if (o.d || o.start)
-		return cli_usage_error("options '-d' and '--start' do not apply to attention "
-		                       "biases (positions are 0..n-1, there is no width)");
 
 	struct pe_scheme **schemes;
 	size_t count;
@@ -363,10 +378,6 @@ int cmd_bias(int argc, char **argv)
 	enum cli_format format;
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
-	if (!rc && o.raw)
-		rc = cli_usage_error(
-		        "option '--raw': bias draws labelled heatmaps only (write .npy "
-		        "for the bare values)");
 	if (!rc && cli_format_is_figure(format))
 		rc = cli_figure_check_options(&o);
 	if (!rc)

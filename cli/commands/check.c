@@ -101,7 +101,7 @@ static const char help[] =
         "                         bf16, f16, or COMPUTE/STORE such as f32/bf16: float32 angles,\n"
         "                         cos and sin stored as bfloat16) instead of exact values\n"
         "      --vector FILE      rotated: the vector x (d values) that was rotated\n"
-        "  -o FILE                the error per position: .csv/.npy (columns abs_error,\n"
+        "  -o, --output FILE      the error per position: .csv/.npy (columns abs_error,\n"
         "                         rel_error, column, and diagnosis_error when diagnosed) or\n"
         "                         .png/.svg/.pdf (the curves on a log scale) [default: none]\n"
         "%s"
@@ -110,6 +110,21 @@ static const char help[] =
         "failure (unreadable file); 2 a usage error. The report goes to standard output.\n"
         "\n"
         "Example: posenc check -s rope:layout=half,base=500000 --against cos.npy --what cos\n";
+
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_N, "the dump's rows are the positions"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_START |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_BUDGETS,
+        NULL,
+        "check draws error curves, not a heatmap",
+        refusals,
+};
 
 struct check_args {
 	const char *against;
@@ -718,7 +733,7 @@ int cmd_check(int argc, char **argv)
 	        {"engine", required_argument, NULL, OPT_ENGINE},
 	        {NULL, 0, NULL, 0},
 	};
-	int rc = cli_parse_args(argc, argv, help,
+	int rc = cli_parse_args(argc, argv, &command,
 	                        &(struct cli_own_options){opts, parse_check_option, &a}, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
@@ -726,9 +741,6 @@ int cmd_check(int argc, char **argv)
 		return cli_usage_error("check needs the spec to check against (-s SPEC)");
 	if (!a.against)
 		return cli_usage_error("check needs the dump to check (--against FILE)");
-	if (o.n)
-		return cli_usage_error("option '-n' does not apply: the dump's rows are the "
-		                       "positions");
 	if (a.vector && a.kind != PE_CHECK_AUTO && a.kind != PE_CHECK_ROTATED)
 		return cli_usage_error("option '--vector' goes with --what rotated");
 	enum cli_format format = CLI_FORMAT_CSV;

@@ -64,6 +64,15 @@ static const char help[] =
         "Defaults: sinusoidal with --base 10000,10, -n 256 -d 128 -o compare.png\n"
         "Example: posenc compare -s rope --base 10000,500000 -n 512 -o rope-bases.pdf\n";
 
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_FIGURES | CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv summary, - for CSV on stdout",
+        "compare writes a grid of panels or a CSV summary",
+        NULL,
+};
+
 struct run {
 	struct cli_common o;
 	enum pe_metric metric;
@@ -493,13 +502,10 @@ int cmd_compare(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.metric = PE_METRIC_L2;
 	compare_layout_init(&r.layout);
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, own_option, &r},
-	                        &r.o);
+	int rc = cli_parse_args(argc, argv, &command,
+	                        &(struct cli_own_options){opts, own_option, &r}, &r.o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
-	if (r.o.raw)
-		return cli_usage_error(
-		        "option '--raw' does not apply to compare (a grid of panels)");
 	/* The comparison people ask for first: the paper's base against base 10. */
 	if (!r.o.nspecs && !r.o.nbases) {
 		r.o.specs[r.o.nspecs++] = "sinusoidal:base=10000";

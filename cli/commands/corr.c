@@ -24,11 +24,21 @@ static const char help[] =
         "Defaults: -s sinusoidal -n 128 -d 64 -o corr.png\n"
         "Example: posenc corr -s sinusoidal:base=10 -n 100 -d 64 -o corr10.csv\n";
 
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_RAW | CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "corr writes a matrix",
+        NULL,
+};
+
 int cmd_corr(int argc, char **argv)
 {
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
-	int rc = cli_parse_args(argc, argv, help, NULL, &r.o);
+	int rc = cli_parse_args(argc, argv, &command, NULL, &r.o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	rc = pw_prepare(&r);

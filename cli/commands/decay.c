@@ -44,6 +44,16 @@ static const char help[] =
         "Defaults: -s sinusoidal -d 128 -n K+1 -o decay.png\n"
         "Example: posenc decay -s rope --base 10000,500000 --max-offset 1024 -o decay.csv\n";
 
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "decay draws curves, not a heatmap",
+        NULL,
+};
+
 struct decay_opts {
 	uint64_t max_offset;
 	int max_offset_set;
@@ -129,13 +139,6 @@ static int compute(const struct cli_common *o, const struct decay_opts *d,
 	free(col);
 	(void)o;
 	return 0;
-}
-
-static int check_figure(const struct cli_common *o)
-{
-	if (o->raw)
-		return cli_usage_error("option '--raw': decay draws curves, not a heatmap");
-	return cli_figure_check_options(o);
 }
 
 /* "rope, sinusoidal (d=128)": the labels while they fit, else how many schemes. */
@@ -234,8 +237,8 @@ int cmd_decay(int argc, char **argv)
 	};
 	struct cli_common o;
 	struct decay_opts d = {0, 0, 0};
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &d},
-	                        &o);
+	int rc = cli_parse_args(argc, argv, &command,
+	                        &(struct cli_own_options){opts, parse_own, &d}, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 
@@ -252,7 +255,7 @@ int cmd_decay(int argc, char **argv)
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
 	if (!rc && cli_format_is_figure(format))
-		rc = check_figure(&o);
+		rc = cli_figure_check_options(&o);
 	if (!rc) {
 		/*
 		 * The table, one column of work, each scheme's frequencies, and the

@@ -28,6 +28,16 @@ static const char help[] =
         "Defaults: -s sinusoidal -n 128 -d 64 --metric l2 -o distance.png\n"
         "Example: posenc distance -s sinusoidal:base=10 -n 256 -d 64 --metric cosine -o d.csv\n";
 
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_RAW | CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "distance writes a matrix",
+        NULL,
+};
+
 int cmd_distance(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -37,7 +47,7 @@ int cmd_distance(int argc, char **argv)
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
 	enum pe_metric metric = PE_METRIC_L2;
-	int rc = cli_parse_args(argc, argv, help,
+	int rc = cli_parse_args(argc, argv, &command,
 	                        &(struct cli_own_options){opts, pw_metric_option, &metric}, &r.o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;

@@ -44,6 +44,16 @@ static const char help[] =
         "Defaults: -s sinusoidal -n 128 -d 64 -o encode.png\n"
         "Example: posenc encode -s rope:layout=half --view cos -n 512 -d 128 -o cos.csv\n";
 
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_RAW | CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "encode writes a matrix",
+        NULL,
+};
+
 struct encode_options {
 	enum pe_view *view;
 	struct pe_precision *prec;
@@ -233,7 +243,7 @@ int cmd_encode(int argc, char **argv)
 	enum pe_view view = PE_VIEW_DEFAULT;
 	struct pe_precision prec = {PE_FLOAT_EXACT, PE_FLOAT_EXACT};
 	struct encode_options eo = {&view, &prec, false, {0}, 0, false};
-	int rc = cli_parse_args(argc, argv, help,
+	int rc = cli_parse_args(argc, argv, &command,
 	                        &(struct cli_own_options){opts, parse_encode_option, &eo}, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;

@@ -61,6 +61,21 @@ static const char help[] =
         "Defaults: -s rope -d 128 -o freqs.png\n"
         "Example: posenc freqs -s model:llama-3.1-8b -s model:phi-3-mini-128k -o x.csv\n";
 
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_POSITIONS | CLI_TAKES_POSITION_IDS,
+         "freqs does not encode positions: its rows are pairs"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_DIM | CLI_TAKES_DTYPE |
+                CLI_TAKES_FIGURES | CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "freqs draws curves, not a heatmap",
+        refusals,
+};
+
 static void report(const struct cli_common *o, const struct pe_scheme *s,
                    const struct pe_freq_table *t, int several)
 {
@@ -400,14 +415,11 @@ int cmd_freqs(int argc, char **argv)
 	};
 	struct cli_common o;
 	struct freqs_own own = {{0, 0}, -1};
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
-	                        &o);
+	int rc = cli_parse_args(argc, argv, &command,
+	                        &(struct cli_own_options){opts, parse_own, &own}, &o);
 	struct pe_freqs_options fo = own.fo;
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
-	if (o.n || o.start)
-		return cli_usage_error("options '-n' and '--start' do not apply to a frequency "
-		                       "table (its rows are pairs)");
 
 	struct pe_scheme **schemes;
 	struct cli_model_info *info;
@@ -420,12 +432,8 @@ int cmd_freqs(int argc, char **argv)
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format = CLI_FORMAT_CSV;
 	rc = cli_output_format(&o, path, &format);
-	if (!rc && cli_format_is_figure(format)) {
-		if (o.raw)
-			rc = cli_usage_error("option '--raw': freqs draws curves, not a heatmap");
-		else
-			rc = cli_figure_check_options(&o);
-	}
+	if (!rc && cli_format_is_figure(format))
+		rc = cli_figure_check_options(&o);
 	if (!rc && own.table >= 0 && format != CLI_FORMAT_CSV)
 		rc = cli_usage_error("option '--table' chooses the layout of a .csv table");
 	if (!rc && own.table == 0 && count > 1)

@@ -46,6 +46,22 @@ static const char help[] =
         "\n"
         "Example: posenc layers -s model:gemma-3-27b -o gemma3-layers.png\n";
 
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_DIM | CLI_TAKES_POSITIONS |
+                 CLI_TAKES_POSITION_IDS,
+         "layers shows every layer, each at its own width and base"},
+        {CLI_TAKES_MAX_TIME, "layers reads a config: there is no long work to bound"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_FIGURES | CLI_TAKES_MAX_MEMORY,
+        ".csv table, - for CSV on stdout, .png .svg .pdf figure",
+        "layers writes a CSV table or a figure of labelled strips",
+        refusals,
+};
+
 /* What one layer group is, as numbers (NaN: does not apply). */
 struct group_facts {
 	const char *group;
@@ -301,16 +317,12 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 int cmd_layers(int argc, char **argv)
 {
 	struct cli_common o;
-	int rc = cli_parse_args(argc, argv, help, NULL, &o);
+	int rc = cli_parse_args(argc, argv, &command, NULL, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	if (o.nspecs != 1 || !cli_is_model_spec(o.specs[0]))
 		return cli_usage_error("layers maps one model: -s hf:config.json, gguf:FILE or "
 		                       "model:NAME");
-	if (o.n || o.start || o.nbases || o.d_given || o.layer)
-		return cli_usage_error(
-		        "options '-n', '--start', '--base', '-d' and '--layer' do not "
-		        "apply to layers (every layer at its own width)");
 	char buf[64];
 	const char *path = cli_output_path(&o, buf, sizeof(buf));
 	enum cli_format format;

@@ -56,6 +56,23 @@ static const char help[] =
         "\n"
         "Example: posenc model model:llama-3.1-8b\n";
 
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_BASE | CLI_TAKES_POSITIONS | CLI_TAKES_POSITION_IDS,
+         "model describes the model's own base and contexts"},
+        {CLI_TAKES_MAX_TIME, "model reads a config: there is no long work to bound"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_DIM | CLI_TAKES_FIGURES |
+                CLI_TAKES_MAX_MEMORY,
+        "text on stdout [default]; .csv rows (- for CSV on stdout);\n"
+        ".png .svg .pdf figure of the wavelengths per pair",
+        "model writes text, CSV or a figure",
+        refusals,
+};
+
 struct wide_table;
 
 struct out {
@@ -641,8 +658,8 @@ int cmd_model(int argc, char **argv)
 	args[n] = NULL;
 	struct cli_common o;
 	struct own own = {0, NULL, 0};
-	int rc =
-	        cli_parse_args(n, args, help, &(struct cli_own_options){opts, parse_own, &own}, &o);
+	int rc = cli_parse_args(n, args, &command, &(struct cli_own_options){opts, parse_own, &own},
+	                        &o);
 	double length = own.length;
 	free(args);
 	if (rc)
@@ -660,9 +677,6 @@ int cmd_model(int argc, char **argv)
 		                       "(without -o or --config), or tabulates several with --wide "
 		                       "-o FILE.csv; %zu given",
 		                       o.nspecs);
-	if (o.n || o.start || o.nbases)
-		return cli_usage_error(
-		        "options '-n', '--start' and '--base' do not apply to model");
 	if (!o.d_given)
 		o.d = 0;
 	/* a -d that changes a model's rope groups: refused or warned about, as everywhere */

@@ -69,6 +69,21 @@ static const char help[] =
         "\n"
         "Example: posenc plan -s model:llama-3.1-8b --target 262144\n";
 
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_BASE | CLI_TAKES_POSITIONS | CLI_TAKES_POSITION_IDS,
+         "plan starts from each model's own base and training context"},
+        {CLI_TAKES_MAX_TIME, "plan reads a config: there is no long work to bound"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_DIM | CLI_TAKES_MAX_MEMORY,
+        "text on stdout by default; .csv table, - for CSV on stdout",
+        "plan writes text or CSV",
+        refusals,
+};
+
 struct own {
 	double target;
 	double train;
@@ -241,8 +256,8 @@ int cmd_plan(int argc, char **argv)
 	};
 	struct cli_common o;
 	struct own own = {0, 0};
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
-	                        &o);
+	int rc = cli_parse_args(argc, argv, &command,
+	                        &(struct cli_own_options){opts, parse_own, &own}, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	if (!o.nspecs)
@@ -251,8 +266,6 @@ int cmd_plan(int argc, char **argv)
 		        "262144");
 	if (!(own.target > 0))
 		return cli_usage_error("option '--target' is required: the context to reach");
-	if (o.n || o.start || o.nbases)
-		return cli_usage_error("options '-n', '--start' and '--base' do not apply to plan");
 	int csv = 0;
 	if (o.output) {
 		enum cli_format format;

@@ -45,6 +45,20 @@ static const char help[] =
         "Defaults: -s rope -n 1000000 -d 128 -o precision.png\n"
         "Example: posenc precision -s rope:base=500000,scaling=llama3 -o llama31-precision.png\n";
 
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_POSITION_IDS, "precision simulates 1-D positions"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS | CLI_TAKES_DIM |
+                CLI_TAKES_DTYPE | CLI_TAKES_FIGURES | CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "precision draws curves, not a heatmap",
+        refusals,
+};
+
 static int parse_precisions(const char *arg, struct pe_precision *out, size_t *n)
 {
 	char *copy = strdup(arg);
@@ -208,7 +222,7 @@ int cmd_precision(int argc, char **argv)
 	double threshold = DEFAULT_THRESHOLD;
 	uint64_t block = 0;
 	struct precision_options po = {precs, &nprec, &threshold, &block};
-	int rc = cli_parse_args(argc, argv, help,
+	int rc = cli_parse_args(argc, argv, &command,
 	                        &(struct cli_own_options){opts, parse_precision_option, &po}, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
@@ -231,13 +245,8 @@ int cmd_precision(int argc, char **argv)
 		                     s->canonical);
 	if (!rc)
 		rc = cli_output_format(&o, path, &format);
-	if (!rc && cli_format_is_figure(format)) {
-		if (o.raw)
-			rc = cli_usage_error(
-			        "option '--raw': precision draws curves, not a heatmap");
-		else
-			rc = cli_figure_check_options(&o);
-	}
+	if (!rc && cli_format_is_figure(format))
+		rc = cli_figure_check_options(&o);
 	if (!rc && format == CLI_FORMAT_HTML)
 		rc = cli_usage_error(
 		        "option '-o': precision writes .csv, .npy, .png, .svg or .pdf");

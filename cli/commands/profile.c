@@ -31,6 +31,16 @@ static const char help[] =
         "Defaults: -s sinusoidal -n 128 -d 64 --at P --metric l2 -o profile.png\n"
         "Example: posenc profile -s rope -n 1024 -d 128 --at 0,64,128 -o profile.csv\n";
 
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "profile draws curves, not a heatmap",
+        NULL,
+};
+
 /* One line per chosen position against the position, a dashed line at each chosen one. */
 static int draw(struct pw_run *r, enum pe_metric metric, const uint64_t *at, size_t k,
                 const struct pe_matrix *m, const char *const *labels)
@@ -115,8 +125,8 @@ int cmd_profile(int argc, char **argv)
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
 	struct profile_opts own = {PE_METRIC_L2, NULL, 0};
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
-	                        &r.o);
+	int rc = cli_parse_args(argc, argv, &command,
+	                        &(struct cli_own_options){opts, parse_own, &own}, &r.o);
 	enum pe_metric metric = own.metric;
 	uint64_t *at = own.at;
 	size_t k = own.k;
@@ -126,8 +136,6 @@ int cmd_profile(int argc, char **argv)
 	}
 	if (!rc)
 		rc = pw_prepare(&r);
-	if (!rc && r.o.raw)
-		rc = cli_usage_error("option '--raw': profile draws curves, not a heatmap");
 	if (!rc && !at) {
 		at = malloc(sizeof(*at));
 		if (!at)

@@ -64,6 +64,20 @@ static const char help[] =
         "-o report.pdf\n"
         "Example: posenc report -s rope --base 10000,500000 -n 1024 -o rope.html\n";
 
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_FIGURE_SIZE, "report lays out A4 landscape pages"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_FIGURE | CLI_TAKES_BUDGETS,
+        ".pdf pages or one self-contained .html file [default: report.pdf]",
+        "report writes pages of figures, PDF or HTML",
+        refusals,
+};
+
 struct report_progress {
 	int on;
 	size_t step, total;
@@ -335,16 +349,10 @@ int cmd_report(int argc, char **argv)
 	r.metric = PE_METRIC_L2;
 	r.argc = argc;
 	r.argv = argv;
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, own_option, &r},
-	                        &r.o);
+	int rc = cli_parse_args(argc, argv, &command,
+	                        &(struct cli_own_options){opts, own_option, &r}, &r.o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
-	if (r.o.raw)
-		return cli_usage_error(
-		        "option '--raw' does not apply to report (pages of figures)");
-	if (cli_figure_size_given(&r.o))
-		return cli_usage_error("options '--width' and '--height' do not apply to report "
-		                       "(A4 landscape pages)");
 	if (!r.o.nspecs && !r.o.nbases) {
 		r.o.specs[r.o.nspecs++] = "sinusoidal:base=10000";
 		r.o.specs[r.o.nspecs++] = "sinusoidal:base=10";

@@ -46,6 +46,16 @@ static const char help[] =
         "Defaults: -s sinusoidal -n 128 -d 64 --metric l2 -o scatter.png\n"
         "Example: posenc scatter -s sinusoidal:base=10 -n 512 -d 64 -o scatter.csv\n";
 
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
+                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "scatter draws points, not a heatmap",
+        NULL,
+};
+
 static const char *ordinal(size_t k)
 {
 	return k % 10 == 1 && k % 100 != 11   ? "st"
@@ -207,15 +217,13 @@ int cmd_scatter(int argc, char **argv)
 	struct pw_run r;
 	memset(&r, 0, sizeof(r));
 	struct scatter_opts own = {PE_METRIC_L2, DEFAULT_MAX_POINTS, false, false};
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &own},
-	                        &r.o);
+	int rc = cli_parse_args(argc, argv, &command,
+	                        &(struct cli_own_options){opts, parse_own, &own}, &r.o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	enum pe_metric metric = own.metric;
 	uint64_t max_points = own.max_points;
 	rc = pw_prepare(&r);
-	if (!rc && r.o.raw)
-		rc = cli_usage_error("option '--raw': scatter draws points, not a heatmap");
 	const struct pe_vectors *v = &r.v.vec;
 	if (!rc && v->n < 2)
 		rc = cli_usage_error("option '-n': a scatter needs at least 2 positions");

@@ -69,6 +69,21 @@ static const char help[] =
         "\n"
         "Example: posenc usage -s hf:config.json --weights model.safetensors -o usage.png\n";
 
+static const struct cli_refusal refusals[] = {
+        {CLI_TAKES_BASE | CLI_TAKES_DIM | CLI_TAKES_POSITIONS | CLI_TAKES_POSITION_IDS,
+         "usage reads weights at the model's own widths and encodes no positions"},
+        {0, NULL},
+};
+
+static const struct cli_command_options command = {
+        help,
+        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+                CLI_TAKES_BUDGETS,
+        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        "usage draws labelled figures only",
+        refusals,
+};
+
 enum quantity { Q_Q, Q_K, Q_QK };
 enum view { VIEW_HEATMAP, VIEW_WAVELENGTH };
 
@@ -694,12 +709,8 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 	char buf[64];
 	const char *path = cli_output_path(o, buf, sizeof(buf));
 	enum cli_format format;
-	if ((rc = cli_output_format(o, path, &format)) == 0 && cli_format_is_figure(format)) {
-		if (o->raw)
-			rc = cli_usage_error("option '--raw': usage draws labelled figures only");
-		else
-			rc = cli_figure_check_options(o);
-	}
+	if ((rc = cli_output_format(o, path, &format)) == 0 && cli_format_is_figure(format))
+		rc = cli_figure_check_options(o);
 	if (!rc && format != CLI_FORMAT_CSV && format != CLI_FORMAT_NPY &&
 	    !cli_format_is_figure(format))
 		rc = cli_usage_error("option '-o': usage writes .csv, .npy, .png, .svg or .pdf");
@@ -794,8 +805,8 @@ int cmd_usage(int argc, char **argv)
 	};
 	struct cli_common o;
 	struct own w = {-1, -1, NULL, NULL, Q_QK, -1, VIEW_HEATMAP, 0};
-	int rc = cli_parse_args(argc, argv, help, &(struct cli_own_options){opts, parse_own, &w},
-	                        &o);
+	int rc = cli_parse_args(argc, argv, &command,
+	                        &(struct cli_own_options){opts, parse_own, &w}, &o);
 	if (rc)
 		return rc == CLI_DONE ? CLI_OK : rc;
 	if (o.nspecs > 1)
@@ -810,9 +821,6 @@ int cmd_usage(int argc, char **argv)
 	if (!w.weights)
 		return cli_usage_error("which weights? --weights model.safetensors (or "
 		                       "model.safetensors.index.json)");
-	if (o.n || o.start || o.nbases || o.d_given || o.position_ids)
-		return cli_usage_error("options '-n', '--start', '--base', '-d' and "
-		                       "'--position-ids' do not apply to usage");
 	if (o.layer && w.view != VIEW_WAVELENGTH)
 		return cli_usage_error(
 		        "option '--layer': picks the layers of --view wavelength (the "

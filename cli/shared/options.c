@@ -22,44 +22,62 @@
 #include "shared/options.h"
 #include "shared/output.h"
 
-static const char common_help_head[] =
-        "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
-        "schemes'),\n"
-        "                         or a model: hf:config.json, gguf:FILE, model:NAME\n"
-        "      --layer L          a model's layer group (local, global, ...) or layer index\n"
-        "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"
-        "  -n, --positions N      number of positions\n"
-        "      --start P          first position [default: 0]\n";
-
-/* Listed only for the commands that take it (position_ids_takers). */
-static const char position_ids_help[] =
-        "      --position-ids FILE  M-RoPE (t,h,w) position ids per token: CSV t,h,w or\n"
-        "                         NPY (n, 3) or (3, n); mrope specs only\n";
-
-static const char common_help_tail[] =
-        "  -d, --dim D            encoding width\n"
-        "  -o, --output FILE      .png .svg .pdf figure, .csv table, .npy array, - for CSV on "
-        "stdout\n"
-        "      --dtype f64|f32    NPY element type [default: f64]\n"
-        "      --cmap NAME        colormap (viridis, magma, inferno, plasma, cividis, RdBu_r, "
-        "gray,\n"
-        "                         twilight (cyclic); NAME_r reverses)\n"
-        "      --vmin X, --vmax X colour scale limits [default: from the data]\n"
-        "      --title TEXT       figure title\n"
-        "      --width W, --height H  figure size: a number with in, cm, mm, pt or px\n"
-        "                         (a bare number is px; px are 1/DPI in, also in SVG and PDF)\n"
-        "      --size WxH         both at once, e.g. 3.5inx2.5in or 1200x800\n"
-        "      --dpi N            PNG pixels per inch [default: 100]\n"
-        "      --font-size PT     axis label size in points; ticks 0.9x, titles 1.1x\n"
-        "                         [default: 10, 9 for grids of panels]\n"
-        "      --style NAME       paper (3.5 in wide, 7 in for grids; 9 pt; 300 dpi) or\n"
-        "                         slides (10 in wide; 14 pt; 150 dpi)\n"
-        "      --raw              bare heatmap PNG, one pixel per cell\n"
-        "      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of RAM]\n"
-        "      --max-time T       refuse work estimated to take longer than T seconds (or\n"
-        "                         30s, 10m, 2h) [default: 30s]\n"
-        "  -q, --quiet            say nothing on stderr but errors\n"
-        "  -h, --help             show this help\n";
+/*
+ * The common options' help, a line (or a few) per option, each under the
+ * group that takes it; 0: every command. The -o line is the command's own.
+ */
+static const struct {
+	unsigned group;
+	const char *opt; /* the option's name as a line of a command's own help starts */
+	const char *text;
+} common_help[] = {
+        {CLI_TAKES_SCHEME, "-s",
+         "  -s, --scheme SPEC      scheme spec, e.g. sinusoidal:base=10 (see 'posenc help "
+         "schemes'),\n"
+         "                         or a model: hf:config.json, gguf:FILE, model:NAME\n"},
+        {CLI_TAKES_LAYER, "--layer",
+         "      --layer L          a model's layer group (local, global, ...) or layer index\n"},
+        {CLI_TAKES_BASE, "--base",
+         "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"},
+        {CLI_TAKES_N, "-n", "  -n, --positions N      number of positions\n"},
+        {CLI_TAKES_START, "--start", "      --start P          first position [default: 0]\n"},
+        {CLI_TAKES_POSITION_IDS, "--position-ids",
+         "      --position-ids FILE  M-RoPE (t,h,w) position ids per token: CSV t,h,w or\n"
+         "                         NPY (n, 3) or (3, n); mrope specs only\n"},
+        {CLI_TAKES_DIM, "-d", "  -d, --dim D            encoding width\n"},
+        {0, "-o", NULL}, /* the command's output line */
+        {CLI_TAKES_DTYPE, "--dtype", "      --dtype f64|f32    NPY element type [default: f64]\n"},
+        {CLI_TAKES_FIGURE, "--cmap",
+         "      --cmap NAME        colormap (viridis, magma, inferno, plasma, cividis, RdBu_r, "
+         "gray,\n"
+         "                         twilight (cyclic); NAME_r reverses)\n"},
+        {CLI_TAKES_FIGURE, "--vmin",
+         "      --vmin X, --vmax X colour scale limits [default: from the data]\n"},
+        {CLI_TAKES_FIGURE, "--title", "      --title TEXT       figure title\n"},
+        {CLI_TAKES_FIGURE_SIZE, "--width",
+         "      --width W, --height H  figure size: a number with in, cm, mm, pt or px\n"
+         "                         (a bare number is px; px are 1/DPI in, also in SVG and "
+         "PDF)\n"},
+        {CLI_TAKES_FIGURE_SIZE, "--size",
+         "      --size WxH         both at once, e.g. 3.5inx2.5in or 1200x800\n"},
+        {CLI_TAKES_FIGURE, "--dpi",
+         "      --dpi N            PNG pixels per inch [default: 100]\n"},
+        {CLI_TAKES_FIGURE, "--font-size",
+         "      --font-size PT     axis label size in points; ticks 0.9x, titles 1.1x\n"
+         "                         [default: 10, 9 for grids of panels]\n"},
+        {CLI_TAKES_FIGURE, "--style",
+         "      --style NAME       paper (3.5 in wide, 7 in for grids; 9 pt; 300 dpi) or\n"
+         "                         slides (10 in wide; 14 pt; 150 dpi)\n"},
+        {CLI_TAKES_RAW, "--raw", "      --raw              bare heatmap PNG, one pixel per cell\n"},
+        {CLI_TAKES_MAX_MEMORY, "--max-memory",
+         "      --max-memory SIZE  refuse allocations above SIZE (e.g. 2G) [default: half of "
+         "RAM]\n"},
+        {CLI_TAKES_MAX_TIME, "--max-time",
+         "      --max-time T       refuse work estimated to take longer than T seconds (or\n"
+         "                         30s, 10m, 2h) [default: 30s]\n"},
+        {0, "-q", "  -q, --quiet            say nothing on stderr but errors\n"},
+        {0, "-h", "  -h, --help             show this help\n"},
+};
 
 /*
  * What the process itself needs besides the budget: code, libraries, stacks,
@@ -581,27 +599,6 @@ static int common_option(struct cli_common *o, int opt, const char *arg, char **
 	}
 }
 
-/* --position-ids feeds the commands that encode positions, and no other. */
-static int position_ids_taker(void)
-{
-	static const char *const takers[] = {"encode", "distance", "corr",   "profile", "scatter",
-	                                     "decay",  "compare",  "report", "check"};
-	for (size_t i = 0; cli_command_name && i < sizeof(takers) / sizeof(takers[0]); i++)
-		if (strcmp(cli_command_name, takers[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static int check_position_ids(const struct cli_common *o)
-{
-	if (!o->position_ids || !cli_command_name || position_ids_taker())
-		return 0;
-	return cli_usage_error("option '--position-ids': '%s' does not encode positions (encode, "
-	                       "distance, corr, profile, scatter, decay, compare, report and "
-	                       "check do)",
-	                       cli_command_name);
-}
-
 /* The leading ':' makes getopt report a missing argument as ':'. */
 #define COMMON_SHORT ":hqs:n:d:o:"
 
@@ -634,8 +631,119 @@ static const struct option common_long[] = {
 #define NCOMMON (sizeof(common_long) / sizeof(common_long[0]))
 #define MAX_OWN 16
 
-int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
-                   struct cli_common *o)
+/* The group of each common option that not every command takes, and its name in messages. */
+static const struct {
+	int opt;
+	unsigned group;
+	const char *name;
+} option_groups[] = {
+        {'s', CLI_TAKES_SCHEME, "-s"},
+        {'n', CLI_TAKES_N, "-n"},
+        {'d', CLI_TAKES_DIM, "-d"},
+        {CLI_OPT_BASE, CLI_TAKES_BASE, "--base"},
+        {CLI_OPT_START, CLI_TAKES_START, "--start"},
+        {CLI_OPT_DTYPE, CLI_TAKES_DTYPE, "--dtype"},
+        {CLI_OPT_CMAP, CLI_TAKES_FIGURE, "--cmap"},
+        {CLI_OPT_VMIN, CLI_TAKES_FIGURE, "--vmin"},
+        {CLI_OPT_VMAX, CLI_TAKES_FIGURE, "--vmax"},
+        {CLI_OPT_TITLE, CLI_TAKES_FIGURE, "--title"},
+        {CLI_OPT_WIDTH, CLI_TAKES_FIGURE_SIZE, "--width"},
+        {CLI_OPT_HEIGHT, CLI_TAKES_FIGURE_SIZE, "--height"},
+        {CLI_OPT_SIZE, CLI_TAKES_FIGURE_SIZE, "--size"},
+        {CLI_OPT_DPI, CLI_TAKES_FIGURE, "--dpi"},
+        {CLI_OPT_FONT_SIZE, CLI_TAKES_FIGURE, "--font-size"},
+        {CLI_OPT_STYLE, CLI_TAKES_FIGURE, "--style"},
+        {CLI_OPT_RAW, CLI_TAKES_RAW, "--raw"},
+        {CLI_OPT_MAX_MEMORY, CLI_TAKES_MAX_MEMORY, "--max-memory"},
+        {CLI_OPT_MAX_TIME, CLI_TAKES_MAX_TIME, "--max-time"},
+        {CLI_OPT_LAYER, CLI_TAKES_LAYER, "--layer"},
+        {CLI_OPT_POSITION_IDS, CLI_TAKES_POSITION_IDS, "--position-ids"},
+};
+
+/* 0, or the usage error for common option @opt when @cmd does not take its group. */
+static int check_applies(const struct cli_command_options *cmd, int opt)
+{
+	for (size_t i = 0; i < sizeof(option_groups) / sizeof(option_groups[0]); i++) {
+		if (option_groups[i].opt != opt)
+			continue;
+		unsigned group = option_groups[i].group;
+		if (cmd->takes & group)
+			return 0;
+		const char *why = cmd->writes;
+		for (const struct cli_refusal *r = cmd->why; r && r->groups; r++)
+			if (r->groups & group) {
+				why = r->why;
+				break;
+			}
+		return cli_usage_error("%s: option '%s' does not apply (%s)",
+		                       cli_command_name ? cli_command_name : "posenc",
+		                       option_groups[i].name, why ? why : "not for this command");
+	}
+	return 0;
+}
+
+/*
+ * Whether the Options section of @head (the help before its "%s") has a line
+ * of its own for option @opt: that line is kept and the common one left out.
+ */
+static int documents_itself(const char *head, size_t len, const char *opt)
+{
+	const char *end = head + len, *c = head;
+	for (const char *p = head; p + 9 <= end; p++)
+		if (memcmp(p, "Options:\n", 9) == 0)
+			c = p + 9;
+	size_t olen = strlen(opt);
+	while (c < end) {
+		const char *eol = memchr(c, '\n', (size_t)(end - c));
+		if (!eol)
+			eol = end;
+		const char *t = c;
+		while (t < eol && *t == ' ')
+			t++;
+		if (t > c && (size_t)(eol - t) > olen && memcmp(t, opt, olen) == 0 &&
+		    (t[olen] == ' ' || t[olen] == ','))
+			return 1;
+		c = eol + 1;
+	}
+	return 0;
+}
+
+static void print_help(const struct cli_command_options *cmd)
+{
+	const char *help = cmd->help;
+	const char *at = strstr(help, "%s");
+	if (!at) {
+		fputs(help, stdout);
+		return;
+	}
+	size_t head = (size_t)(at - help);
+	fwrite(help, 1, head, stdout);
+	for (size_t i = 0; i < sizeof(common_help) / sizeof(common_help[0]); i++) {
+		if (common_help[i].group && !(cmd->takes & common_help[i].group))
+			continue;
+		if (documents_itself(help, head, common_help[i].opt))
+			continue;
+		if (common_help[i].text) {
+			fputs(common_help[i].text, stdout);
+			continue;
+		}
+		if (!cmd->output)
+			continue;
+		/* The command's formats, continued lines under the description column. */
+		fputs("  -o, --output FILE      ", stdout);
+		for (const char *c = cmd->output; *c; c++) {
+			fputc(*c, stdout);
+			if (*c == '\n' && c[1])
+				fputs("                         ", stdout);
+		}
+		if (cmd->output[strlen(cmd->output) - 1] != '\n')
+			fputc('\n', stdout);
+	}
+	fputs(at + 2, stdout);
+}
+
+int cli_parse_args(int argc, char **argv, const struct cli_command_options *cmd,
+                   const struct cli_own_options *own, struct cli_common *o)
 {
 	cli_common_init(o);
 	struct option all[NCOMMON + MAX_OWN + 1];
@@ -652,23 +760,14 @@ int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own
 	while ((opt = getopt_long(argc, argv, COMMON_SHORT, all, NULL)) != -1) {
 		int rc = opt >= CLI_OPT_COMMAND && own && own->parse
 		                 ? own->parse(own->ctx, opt, optarg)
-		                 : common_option(o, opt, optarg, argv);
+		                 : check_applies(cmd, opt);
+		if (!rc && !(opt >= CLI_OPT_COMMAND && own && own->parse))
+			rc = common_option(o, opt, optarg, argv);
 		if (rc)
 			return rc;
 	}
 	if (o->help) {
-		/* The common options' lines go where the help says %s. */
-		const char *at = strstr(help, "%s");
-		if (at) {
-			fwrite(help, 1, (size_t)(at - help), stdout);
-			fputs(common_help_head, stdout);
-			if (position_ids_taker())
-				fputs(position_ids_help, stdout);
-			fputs(common_help_tail, stdout);
-			fputs(at + 2, stdout);
-		} else {
-			fputs(help, stdout);
-		}
+		print_help(cmd);
 		return CLI_DONE;
 	}
 	if (optind < argc)
@@ -679,7 +778,7 @@ int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own
 		if (rc)
 			return rc;
 	}
-	return check_position_ids(o);
+	return 0;
 }
 
 void cli_schemes_free(struct pe_scheme **schemes, size_t count)

@@ -84,6 +84,48 @@ struct cli_common {
 	double model_train; /* its training context; 0 if none */
 };
 
+/*
+ * Groups of common options a command takes; -o, -q and -h every command takes.
+ * An option of a group the command does not take is a usage error, and its
+ * --help leaves it out: the help is the contract.
+ */
+enum {
+	CLI_TAKES_SCHEME = 1u << 0,       /* -s */
+	CLI_TAKES_LAYER = 1u << 1,        /* --layer */
+	CLI_TAKES_BASE = 1u << 2,         /* --base */
+	CLI_TAKES_N = 1u << 3,            /* -n */
+	CLI_TAKES_START = 1u << 4,        /* --start */
+	CLI_TAKES_POSITION_IDS = 1u << 5, /* --position-ids */
+	CLI_TAKES_DIM = 1u << 6,          /* -d */
+	CLI_TAKES_DTYPE = 1u << 7,        /* --dtype: NPY output */
+	CLI_TAKES_FIGURE = 1u << 8, /* --cmap --vmin --vmax --title --dpi --font-size --style */
+	CLI_TAKES_FIGURE_SIZE = 1u << 9, /* --width --height --size */
+	CLI_TAKES_RAW = 1u << 10,        /* --raw: a bare heatmap */
+	CLI_TAKES_MAX_MEMORY = 1u << 11,
+	CLI_TAKES_MAX_TIME = 1u << 12,
+};
+#define CLI_TAKES_POSITIONS (CLI_TAKES_N | CLI_TAKES_START)
+#define CLI_TAKES_FIGURES   (CLI_TAKES_FIGURE | CLI_TAKES_FIGURE_SIZE)
+#define CLI_TAKES_BUDGETS   (CLI_TAKES_MAX_MEMORY | CLI_TAKES_MAX_TIME)
+
+/* Why a command refuses the options of @groups: "freqs does not encode positions". */
+struct cli_refusal {
+	unsigned groups;
+	const char *why;
+};
+
+/* What a command says of itself to cli_parse_args(): its help and the common options it takes. */
+struct cli_command_options {
+	const char *help;   /* its --help, "%s" where the common options it takes go */
+	unsigned takes;     /* CLI_TAKES_* */
+	const char *output; /* the -o line's text: the formats it writes ('\n' continues the
+	                       line); NULL when the help documents -o itself */
+	const char *writes; /* "plan writes text or CSV": why the output options it does not
+	                       take are refused (figure, --dtype, --raw), and the others that
+	                       @why does not name */
+	const struct cli_refusal *why; /* {0, NULL} ended; may be NULL */
+};
+
 /* A command's own options: their getopt_long entries and what parses them. */
 struct cli_own_options {
 	const struct option *opts; /* codes from CLI_OPT_COMMAND, {NULL} ended; NULL: none */
@@ -99,18 +141,19 @@ struct cli_own_options {
 /*
  * cli_parse_args() - the option loop of every command
  *
- * Parses @argv (argv[0] the command): the common options into @o (first
- * set to their defaults, cli_common_init()), the
- * command's own through @own (may be NULL); refuses operands. With -h it
- * prints @help with the common options' lines in place of its one "%s"
- * (--position-ids only for the commands that take it), once every option
- * was read (a bad option is reported first).
+ * Parses @argv (argv[0] the command): the common options @cmd takes into @o
+ * (first set to their defaults, cli_common_init()), the command's own
+ * through @own (may be NULL); refuses operands and the common options of
+ * groups @cmd does not take ("option '--cmap' does not apply (...)"). With
+ * -h it prints @cmd's help with the lines of the common options it takes in
+ * place of its one "%s" (an option its own lines document keeps their text),
+ * once every option was read (a bad option is reported first).
  *
  * @return 0 to run the command, CLI_DONE after the help, or an exit code
  * after reporting a usage error.
  */
-int cli_parse_args(int argc, char **argv, const char *help, const struct cli_own_options *own,
-                   struct cli_common *o);
+int cli_parse_args(int argc, char **argv, const struct cli_command_options *cmd,
+                   const struct cli_own_options *own, struct cli_common *o);
 
 /*
  * cli_parse_count() - a whole number in [min, max], strictly

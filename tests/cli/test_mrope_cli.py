@@ -249,7 +249,7 @@ out = ["-o", "x.csv"]
 error_case(EXE, "--position-ids with rope", ["encode", "-s", "rope", "--position-ids", csv_path] + out,
            2, "mrope specs", cwd=E)
 error_case(EXE, "--position-ids with freqs", ["freqs", "-s", "mrope", "--position-ids", csv_path] + out,
-           2, "'freqs' does not encode positions", cwd=E)
+           2, "freqs: option '--position-ids' does not apply (freqs does not encode positions", cwd=E)
 # The help lists the option where it is taken, and only there.
 TAKERS = ("encode", "distance", "corr", "profile", "scatter", "decay", "compare", "report",
           "check")
