@@ -271,7 +271,12 @@ static int draw(const struct cli_common *o, const struct pe_model *m,
 		for (size_t l = 0; l < n; l++)
 			if (isfinite(data[q * n + l]))
 				lo = fmin(lo, data[q * n + l]), hi = fmax(hi, data[q * n + l]);
-		if (!spec.discrete && lo == hi) {
+		/* A whole number on every layer is one band with its value as the only tick
+		 * (a 64..192 bar around a rotary width of 128 suggested a range that is not
+		 * there); another constant, a bar around its value. */
+		if (!spec.discrete && lo == hi && lo == floor(lo) && fabs(lo) < 1e15) {
+			spec.discrete = true;
+		} else if (!spec.discrete && lo == hi) {
 			spec.vmin = lo - 0.5 * fmax(fabs(lo), 1e-3);
 			spec.vmax = hi + 0.5 * fmax(fabs(hi), 1e-3);
 		}

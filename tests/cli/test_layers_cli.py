@@ -113,6 +113,11 @@ centres = [x for x, t in boxes if t in titles]
 under = [t for x, t in boxes if t == "0" and any(abs(x - c) < 3 for c in centres)]
 ok(proc.returncode == 0 and len(centres) == 8 and not under,
    "layer map: no x tick under the one-column strips", (len(centres), under))
+# A quantity equal on every layer (gemma-3-27b's rotary width 128) is one band whose only tick
+# is its value, not a 64..192 bar with ticks 80..180 around it.
+texts = [t for x, t in boxes]
+ok("128" in texts and not set(texts) & {"80", "100", "120", "140", "160", "180"},
+   "layer map: a constant rotary width is one band ticked 128", texts)
 
 for name, args, rc, needle in [
     ("layers of a plain spec", ["layers", "-s", "rope", "-o", "x.csv"], 2, "one model"),
