@@ -7,7 +7,6 @@ correctly and once with each known mistake. Each must be diagnosed as what it is
 import json
 import os
 import struct
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -203,6 +202,15 @@ c_f16, _ = half_tables(llama3(inv_freq(500000.0, D), factor=16.0), POS)
 r = check("-s", LLAMA, "--against", save("factor16.npy", c_f16))
 ok(r.rc == 3 and "factor 16 instead of 8" in field(r, "diagnosis"), "scaling factor 16 fitted",
    r.text)
+
+# a port that divides the positions by the linear factor twice (the factor squared): every
+# pair's angle is off, so the cos table must still be read as cos from its slow pairs
+LIN4 = "rope:layout=half,base=10000,scaling=linear,factor=4"
+c_lin16, _ = half_tables(inv_freq(10000.0, D, f32) / f32(16), np.arange(512), dtype=f32)
+r = check("-s", LIN4, "--against", save("linear_twice.npy", c_lin16))
+ok(r.rc == 3 and field(r, "read as").startswith("cos table") and
+   "factor 16 instead of 4" in field(r, "diagnosis") and "applied twice" in field(r, "diagnosis"),
+   "linear factor applied twice: read as cos, diagnosed", r.text)
 
 YARN = "rope:layout=half,scaling=yarn,factor=4,original=4096"
 thy = yarn(inv_freq(10000.0, D), D, 10000.0)
