@@ -497,7 +497,8 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        s->scaling.type == PE_ROPE_SCALING_DYNAMIC ? "dynamic NTK" : "LongRoPE",
 		        n->length);
 	where_text(r, s, &r->stats.abs, start, where, sizeof(where));
-	if (a->has_nan) {
+	/* NaN where the reference has NaN too (float16's overflowed positions) is no error */
+	if (a->has_nan && !r->agree) {
 		/* A NaN has no size: said as such, where it first is. */
 		struct pe_check_where w = r->stats.abs;
 		w.row = a->nan_row;
@@ -511,7 +512,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		where_text(r, s, &r->stats.rel, start, where, sizeof(where));
 		fprintf(out, "max rel error:  %.3g at %s\n", r->stats.rel.value, where);
 	}
-	if (a->has_nan)
+	if (a->has_nan && !r->agree)
 		;
 	else if (r->agree && n->rounded == 3)
 		fprintf(out,
@@ -536,8 +537,8 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		                : "",
 		        pe_precision_name(a->prec, p, sizeof(p)), n->exact_err);
 	else if (r->agree)
-		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|))\n",
-		        tol);
+		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|))%s\n",
+		        tol, a->has_nan ? ", NaN where the reference has NaN" : "");
 	else
 		fprintf(out,
 		        "verdict:        disagree (|error| / max(1, |value|) reaches %.3g > %g)\n",
@@ -562,6 +563,15 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	} else if (!r->agree) {
 		fprintf(out, "diagnosis:      none of the known mistakes explains it better\n");
 	}
+	/* float16 rounds positions from 65520 up past its largest value, 65504 */
+	int f16_pos = (r->agree && a->have_prec && a->prec.compute == PE_FLOAT_F16) ||
+	              (r->diagnosed && r->diag.prec.compute == PE_FLOAT_F16);
+	if (a->has_nan && f16_pos && r->form.kind != PE_CHECK_INV_FREQ &&
+	    (double)start + (double)a->nan_row >= 65520.0)
+		fprintf(out,
+		        "                (float16 positions overflow to infinity past 65504: "
+		        "NaN from position %.17g on)\n",
+		        (double)start + (double)a->nan_row);
 }
 
 static int write_table(const struct cli_common *o, const char *path, enum cli_format format,

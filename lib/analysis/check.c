@@ -50,9 +50,13 @@ static size_t *sample_rows(size_t rows, size_t max, size_t *n)
 /*
  * How well a form fits, robust to the mistakes the diagnosis looks for: the
  * mean squared error over the columns of pair 0 and those that do not
- * rotate (theta_0 = 1 whatever the base or the rotary width), plus a
- * hundredth of the error over every column, for the better of the spec's
- * layout and the other.
+ * rotate (theta_0 = 1 whatever the base or the rotary width), that over
+ * the slowest pair's, plus a hundredth of the error over every column, for
+ * the better of the spec's layout and the other. Pair 0 alone cannot tell
+ * cos from sin when every frequency is off (a scaling factor applied
+ * twice): its angles are then as unrelated to the spec's as sin is to cos.
+ * The slowest pair's angles stay small under such mistakes, so there cos
+ * is near 1 and sin near 0 whatever the frequency.
  */
 static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matrix *dump,
                                  const struct pe_check_options *opt, const struct pe_check_form *f,
@@ -105,18 +109,23 @@ static enum pe_status score_form(const struct pe_scheme *s, const struct pe_matr
 		if (st != PE_OK)
 			break;
 		st = check_column_errors(&m, f, dump, opt, idx, nidx, col_ss);
-		double all = 0, first = 0;
-		size_t nfirst = 0;
+		double all = 0, first = 0, slow = 0;
+		size_t nfirst = 0, nslow = 0;
+		size_t last = m.is_rope && m.rope.d_rot >= 4 ? m.rope.d_rot / 2 - 1 : CHECK_NO_PAIR;
 		for (size_t j = 0; j < f->cols && st == PE_OK; j++) {
 			size_t pair = check_column_pair(f, &m, j);
 			all += col_ss[j];
 			if (pair == 0 || pair == CHECK_NO_PAIR) {
 				first += col_ss[j];
 				nfirst++;
+			} else if (pair == last) {
+				slow += col_ss[j];
+				nslow++;
 			}
 		}
 		check_model_free(&m);
-		double v = (nfirst ? first / (double)nfirst : 0) + 0.01 * all / (double)f->cols;
+		double v = (nfirst ? first / (double)nfirst : 0) +
+		           (nslow ? slow / (double)nslow : 0) + 0.01 * all / (double)f->cols;
 		v /= (double)nidx;
 		if (v < *score)
 			*score = v;

@@ -1081,11 +1081,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		double lf = fit(c, log(1.0), log(512.0), 90);
 		struct check_hyp h = ref;
 		h.scaling.factor = exp(lf);
+		/* linear scaling divides the positions: doing it twice is the factor squared */
+		double sq = s->scaling.factor * s->scaling.factor;
+		int twice = t == PE_ROPE_SCALING_LINEAR && s->scaling.factor > 1 &&
+		            fabs(h.scaling.factor / sq - 1) < 1e-4;
 		if (fabs(h.scaling.factor / s->scaling.factor - 1) > 1e-6 &&
 		    (x = add(list, n, &h, PE_MISTAKE_FACTOR, h.scaling.factor)))
 			snprintf(x->text, sizeof(x->text),
-			         "the %s scaling with factor %.6g instead of %g (fitted)",
-			         pe_rope_scaling_name(t), h.scaling.factor, s->scaling.factor);
+			         "the %s scaling with factor %.6g instead of %g (fitted)%s",
+			         pe_rope_scaling_name(t), h.scaling.factor, s->scaling.factor,
+			         twice ? ": the scaling applied twice" : "");
 	}
 	/* another base, fitted */
 	if (rope && d_rot >= 4) {

@@ -198,7 +198,7 @@ static enum pe_status csv_first(struct rd_csv *c, const struct line *ln, char **
 	size_t n;
 	int last = 0, numeric_rest = 1;
 	const char *p = ln->p;
-	int first_index_name = 0, first_numeric = 1;
+	int first_index_name = 0, first_numeric = 1, counting = 1;
 	while (!last) {
 		enum cell_result r = next_cell(&p, ln->end, cell, &n, &last);
 		if (r == CELL_BAD_QUOTE)
@@ -207,6 +207,7 @@ static enum pe_status csv_first(struct rd_csv *c, const struct line *ln, char **
 		double v;
 		int integer;
 		int numeric = r == CELL_OK && parse_number(cell, &v, &integer);
+		counting = counting && numeric && integer && v == (double)sh->cells;
 		if (sh->cells == 0) {
 			first_numeric = numeric;
 			first_index_name = r == CELL_OK && is_index_name(cell);
@@ -215,7 +216,9 @@ static enum pe_status csv_first(struct rd_csv *c, const struct line *ln, char **
 		}
 		sh->cells++;
 	}
-	sh->header = !first_numeric || !numeric_rest;
+	/* 0,1,...,k-1: the column names pandas writes for a plain array (to_csv with
+	 * index=False), not a row of a table; two cells (0,1) may well be one */
+	sh->header = !first_numeric || !numeric_rest || (counting && sh->cells >= 3);
 	sh->index_by_header = sh->header && sh->cells >= 2 &&
 	                      (first_index_name || (!first_numeric && numeric_rest));
 	return PE_OK;

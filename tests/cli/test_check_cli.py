@@ -7,7 +7,6 @@ correctly and once with each known mistake. Each must be diagnosed as what it is
 import json
 import os
 import struct
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -204,6 +203,15 @@ r = check("-s", LLAMA, "--against", save("factor16.npy", c_f16))
 ok(r.rc == 3 and "factor 16 instead of 8" in field(r, "diagnosis"), "scaling factor 16 fitted",
    r.text)
 
+# a port that divides the positions by the linear factor twice (the factor squared): every
+# pair's angle is off, so the cos table must still be read as cos from its slow pairs
+LIN4 = "rope:layout=half,base=10000,scaling=linear,factor=4"
+c_lin16, _ = half_tables(inv_freq(10000.0, D, f32) / f32(16), np.arange(512), dtype=f32)
+r = check("-s", LIN4, "--against", save("linear_twice.npy", c_lin16))
+ok(r.rc == 3 and field(r, "read as").startswith("cos table") and
+   "factor 16 instead of 4" in field(r, "diagnosis") and "applied twice" in field(r, "diagnosis"),
+   "linear factor applied twice: read as cos, diagnosed", r.text)
+
 YARN = "rope:layout=half,scaling=yarn,factor=4,original=4096"
 thy = yarn(inv_freq(10000.0, D), D, 10000.0)
 att = yarn_att(4.0)
@@ -240,6 +248,27 @@ diagnosed(r, "float32 angles, cos and sin stored as bfloat16", "bf16 cos/sin dia
 c_off, _ = half_tables(th, POS + 1)
 r = check("-s", LLAMA, "--against", save("off1.npy", c_off))
 diagnosed(r, "positions off by +1", "positions off by one diagnosed")
+
+# a port computing in float16 throughout (positions too): float16's largest finite value is
+# 65504, so positions from 65520 (which round up past it) are infinite and cos is NaN there
+P16 = np.arange(65200, 65712)
+with np.errstate(over="ignore", invalid="ignore"):
+    t16 = P16.astype(f16)
+    ang16 = np.outer(t16, inv_freq(10000.0, D, f16, exact_pow=True)).astype(f16)
+    cos16 = np.cos(np.concatenate([ang16, ang16], axis=1).astype(f32)).astype(f16).astype(f32)
+nan_rows = np.flatnonzero(np.isnan(cos16).any(axis=1))
+ok(len(nan_rows) and P16[nan_rows[0]] == 65520 and not np.isnan(cos16[:nan_rows[0]]).any(),
+   "float16 dump: NaN from position 65520 on", P16[nan_rows[:1]])
+H10K = "rope:layout=half,base=10000"
+r = check("-s", H10K, "--against", save("f16_overflow.npy", cos16), "--start", "65200")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and field(r, "read as").startswith("cos table") and
+   "every step in float16" in diag and "overflow" in r.text and "65520" in r.text,
+   "float16 positions overflowing past 65504: read as cos, float16 named", r.text)
+r = check("-s", H10K, "--against", path("f16_overflow.npy"), "--start", "65200",
+          "--precision", "f16")
+ok(r.rc == 0 and field(r, "verdict").startswith("agree") and "NaN" in r.text,
+   "float16 dump with its NaN agrees with --precision f16, the NaN said", r.text)
 
 QWEN = "rope:layout=half,base=1000000"
 c_b, s_b = half_tables(inv_freq(10000.0, D), POS)

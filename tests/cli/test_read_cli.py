@@ -108,6 +108,20 @@ ok(r.rc == 0 and r.text.splitlines() == [
     "sin.csv: csv, 40 rows x 10 columns, header row, index column (skipped), table"],
    "inspect describes NPY and CSV files", r.text + r.err)
 
+# pandas' DataFrame(arr).to_csv(index=False) names the columns 0, 1, ..., k-1: a header, not
+# a row of values; two cells "0,1" stay a row (position 0 and a cos of 1 look the same)
+write("pandas.csv", b"0,1,2,3\n0.5,0.25,1.5,2.5\n3.5,4.5,5.5,6.5\n")
+r = run(EXE, "inspect", "pandas.csv", cwd=wd)
+ok(r.rc == 0 and r.text.strip() == "pandas.csv: csv, 2 rows x 4 columns, header row, no index column, table",
+   "a pandas 0,1,...,k-1 header row is a header", r.text + r.err)
+r = run(EXE, "encode", "-s", "file:path=pandas.csv", "-o", "-", "-q", cwd=wd)
+ok(r.rc == 0 and csv_values(r.text)[1] == [[0.5, 0.25, 1.5, 2.5], [3.5, 4.5, 5.5, 6.5]],
+   "the pandas table's values, without its header", r.text + r.err)
+write("two.csv", b"0,1\n1,0.5\n2,0.25\n")
+r = run(EXE, "inspect", "two.csv", cwd=wd)
+ok(r.rc == 0 and "3 rows x 1 columns, no header row, index column" in r.text,
+   "0,1 over two columns stays a data row", r.text + r.err)
+
 # A pipe is read into memory (no mmap), the format told by its first bytes.
 p = subprocess.run([EXE, "encode", "-s", "file:path=/dev/stdin", "-o", "-"], input=open(path("rope.npy"), "rb").read(),
                    capture_output=True, cwd=wd)

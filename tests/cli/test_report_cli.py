@@ -4,7 +4,6 @@ HTML as rendered by headless Chromium, the summary against compare's CSV and
 closed forms, progress on a terminal only, and failures that leave no file."""
 import csv
 import html.parser
-import io
 import math
 import os
 import pty
@@ -76,6 +75,14 @@ ok("RoFormer bound (RoPE)" in rt and "scaled vs unscaled frequencies" in rt
 r = run(EXE, "report", "-s", "rope:scaling=linear,factor=2", "-s", "rope:scaling=llama3",
         "-n", "64", "-d", "32", "-o", "two.pdf", cwd=wd)
 ok(r.rc == 0 and pdfinfo_pages(os.path.join(wd, "two.pdf")) == 11, "two scalings: 11 pages", r.err)
+# An unscaled RoPE's facts: no scaling, every one of its d/2 = 8 pairs kept (the freqs
+# table's illustrative scalings are not the scheme's)
+r = run(EXE, "report", "-s", "rope:base=10000", "-n", "64", "-d", "16", "-o", "plain.pdf", cwd=wd)
+pt = pdf_text(os.path.join(wd, "plain.pdf")) if r.rc == 0 else ""
+ok(r.rc == 0 and re.search(r"\nscaling +none\n", pt) and re.search(r"\nfactor +\u2013\n", pt)
+   and re.search(r"\npairs kept +8\n", pt)
+   and re.search(r"\npairs interpolated \(theta / factor\) +\u2013\n", pt),
+   "unscaled rope: the facts say scaling none, 8 pairs kept, none interpolated", pt[:1800])
 # Eight schemes (the most): every page fits, the summary numbers its columns.
 r = run(EXE, "report", "--base", "10,100,1000,10000,1e5,1e6,1e7,1e8", "-n", "64", "-d", "32",
         "-o", "eight.pdf", cwd=wd)

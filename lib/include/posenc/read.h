@@ -34,7 +34,9 @@
  * are listed by pe_file_inspect(); F64, F32, F16 and BF16 can be read.
  *
  * CSV: comma-separated numbers, one row per position. The first row is a
- * header when one of its cells is not a number (or is empty). The first
+ * header when one of its cells is not a number (or is empty), or when it is
+ * 0, 1, ..., k-1 written as integers with k >= 3 (pandas' column names of a
+ * plain array, to_csv(index=False)). The first
  * column is an index (skipped) when its header cell is empty or an index
  * name (position, pos, offset, pair, index, row, idx), when the header
  * names it while every other header cell is a number (posenc's own
