@@ -45,7 +45,7 @@ static const struct cli_refusal refusals[] = {
 static const struct cli_command_options command = {
         help,
         CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_N | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
-                CLI_TAKES_BUDGETS,
+                CLI_TAKES_COLOUR | CLI_TAKES_BUDGETS,
         ".png .svg .pdf figure, .csv table (long format), .npy array, - for CSV\n"
         "on stdout",
         "bias writes labelled heatmaps, CSV or NPY",

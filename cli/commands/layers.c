@@ -51,6 +51,7 @@ static const struct cli_refusal refusals[] = {
                  CLI_TAKES_POSITION_IDS,
          "layers shows every layer, each at its own width and base"},
         {CLI_TAKES_MAX_TIME, "layers reads a config: there is no long work to bound"},
+        {CLI_TAKES_COLOUR, "each strip of the layer map keeps its own colours and scale"},
         {0, NULL},
 };
 

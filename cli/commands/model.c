@@ -60,6 +60,7 @@ static const struct cli_refusal refusals[] = {
         {CLI_TAKES_BASE | CLI_TAKES_POSITIONS | CLI_TAKES_POSITION_IDS,
          "model describes the model's own base and contexts"},
         {CLI_TAKES_MAX_TIME, "model reads a config: there is no long work to bound"},
+        {CLI_TAKES_COLOUR, "model's figure draws wavelengths as curves, not a heatmap"},
         {0, NULL},
 };
 

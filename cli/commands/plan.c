@@ -332,7 +332,10 @@ int cmd_plan(int argc, char **argv)
 			if (*p == ' ')
 				*p = ',';
 		/* vLLM's _get_and_verify_max_len skips the factor for Gemma 3 (gemma3,
-		 * gemma3_text, gemma3n): their max_position_embeddings is the scaled one. */
+		 * gemma3_text, gemma3n): their max_position_embeddings is the scaled one. Its
+		 * rule is itself a substring test on model_type ("gemma3" not in ...), so it
+		 * is restated as one, not as a flag of posenc's architectures: any type vLLM
+		 * would match, known to posenc or not, is matched. */
 		int vllm_unscaled = strstr(info[i].model_type, "gemma3") != NULL;
 		for (size_t k = 0; k < 5 && !rc; k++) {
 			int e = evaluate(spec, s, methods[k], d, own.target, train, vllm_unscaled,

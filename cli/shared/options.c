@@ -47,11 +47,11 @@ static const struct {
         {CLI_TAKES_DIM, "-d", "  -d, --dim D            encoding width\n"},
         {0, "-o", NULL}, /* the command's output line */
         {CLI_TAKES_DTYPE, "--dtype", "      --dtype f64|f32    NPY element type [default: f64]\n"},
-        {CLI_TAKES_FIGURE, "--cmap",
+        {CLI_TAKES_COLOUR, "--cmap",
          "      --cmap NAME        colormap (viridis, magma, inferno, plasma, cividis, RdBu_r, "
          "gray,\n"
          "                         twilight (cyclic); NAME_r reverses)\n"},
-        {CLI_TAKES_FIGURE, "--vmin",
+        {CLI_TAKES_COLOUR, "--vmin",
          "      --vmin X, --vmax X colour scale limits [default: from the data]\n"},
         {CLI_TAKES_FIGURE, "--title", "      --title TEXT       figure title\n"},
         {CLI_TAKES_FIGURE_SIZE, "--width",
@@ -643,9 +643,9 @@ static const struct {
         {CLI_OPT_BASE, CLI_TAKES_BASE, "--base"},
         {CLI_OPT_START, CLI_TAKES_START, "--start"},
         {CLI_OPT_DTYPE, CLI_TAKES_DTYPE, "--dtype"},
-        {CLI_OPT_CMAP, CLI_TAKES_FIGURE, "--cmap"},
-        {CLI_OPT_VMIN, CLI_TAKES_FIGURE, "--vmin"},
-        {CLI_OPT_VMAX, CLI_TAKES_FIGURE, "--vmax"},
+        {CLI_OPT_CMAP, CLI_TAKES_COLOUR, "--cmap"},
+        {CLI_OPT_VMIN, CLI_TAKES_COLOUR, "--vmin"},
+        {CLI_OPT_VMAX, CLI_TAKES_COLOUR, "--vmax"},
         {CLI_OPT_TITLE, CLI_TAKES_FIGURE, "--title"},
         {CLI_OPT_WIDTH, CLI_TAKES_FIGURE_SIZE, "--width"},
         {CLI_OPT_HEIGHT, CLI_TAKES_FIGURE_SIZE, "--height"},

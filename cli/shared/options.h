@@ -98,11 +98,12 @@ enum {
 	CLI_TAKES_POSITION_IDS = 1u << 5, /* --position-ids */
 	CLI_TAKES_DIM = 1u << 6,          /* -d */
 	CLI_TAKES_DTYPE = 1u << 7,        /* --dtype: NPY output */
-	CLI_TAKES_FIGURE = 1u << 8, /* --cmap --vmin --vmax --title --dpi --font-size --style */
-	CLI_TAKES_FIGURE_SIZE = 1u << 9, /* --width --height --size */
-	CLI_TAKES_RAW = 1u << 10,        /* --raw: a bare heatmap */
+	CLI_TAKES_FIGURE = 1u << 8,       /* --title --dpi --font-size --style */
+	CLI_TAKES_FIGURE_SIZE = 1u << 9,  /* --width --height --size */
+	CLI_TAKES_RAW = 1u << 10,         /* --raw: a bare heatmap */
 	CLI_TAKES_MAX_MEMORY = 1u << 11,
 	CLI_TAKES_MAX_TIME = 1u << 12,
+	CLI_TAKES_COLOUR = 1u << 13, /* --cmap --vmin --vmax: a heatmap's colour scale */
 };
 #define CLI_TAKES_POSITIONS (CLI_TAKES_N | CLI_TAKES_START)
 #define CLI_TAKES_FIGURES   (CLI_TAKES_FIGURE | CLI_TAKES_FIGURE_SIZE)

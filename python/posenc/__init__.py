@@ -45,10 +45,10 @@ def _options(options, tables):
     """Keyword options as the program's: n -> -n, max_offset -> --max-offset VALUE, flags."""
     args = []
     for key, v in options.items():
-        if key in _COUNTS and isinstance(v, bool):
-            # True would pass the bare flag, and the program would take the next argument
-            # for its number.
-            raise TypeError("%s=%r: %s is a number, not a flag" % (key, v, key))
+        if key not in _FLAGS and isinstance(v, bool):
+            # True would pass the bare option, and the program would take the next argument
+            # for its value.
+            raise TypeError("%s=%r: %s takes a value, not True or False" % (key, v, key))
         if v is None or v is False:
             continue
         flag = "-" + key if len(key) == 1 else "--" + key.replace("_", "-")
@@ -61,7 +61,9 @@ def _options(options, tables):
     return args
 
 
-_COUNTS = ("n", "d")
+# The program's options that take no value (no_argument in cli/); every other option
+# takes one, so a bool given to it is a mistake.
+_FLAGS = ("bound", "fold_bias", "quiet", "raw", "triangles", "wide")
 
 
 def _is_table(x):

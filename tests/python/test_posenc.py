@@ -260,8 +260,14 @@ def test_a_spec_of_another_type_is_a_type_error():
     for against in (None, 5, b"cos.npy"):
         with pytest.raises(TypeError, match="not"):
             posenc.check("rope", against)
-    with pytest.raises(TypeError, match="n=True"):
-        posenc.encode("rope", n=True, d=4)
+    # True or False for an option that takes a value: True passed the bare option, which took
+    # the next argument for its value ("option '--start': '-o' is not a whole number").
+    for opts in ({"n": True, "d": 4}, {"start": True, "n": 4, "d": 8},
+                 {"positions": True, "d": 8}, {"base": False, "n": 4, "d": 8}):
+        with pytest.raises(TypeError, match="takes a value, not True or False"):
+            posenc.encode("rope", **opts)
+    # the options without a value still take True
+    assert posenc.decay("rope", d=8, max_offset=4, bound=True) is not None
 
 
 def test_save_names_the_file_asked_for(tmp_path):
