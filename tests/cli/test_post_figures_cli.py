@@ -11,6 +11,7 @@ import re
 import struct
 import subprocess
 import sys
+from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, error_case, ok, run, workdir  # noqa: E402
@@ -199,6 +200,25 @@ if np is not None:
     err = np.minimum(err, 2 * np.pi - err)  # 2 pi - 1e-16 and 0 are the same angle
     ok(r.rc == 0 and got.min() >= 0 and got.max() < 2 * np.pi and err.max() < 1e-12,
        "encode --view phase: m theta mod 2 pi, in [0, 2 pi)", err.max())
+
+# Far positions: the phase of the angle view's double x is x mod 2 pi taken exactly (fractions,
+# 2 pi to 40 digits), not mod the double nearest 2 pi, whose 2.4e-16 shortfall, once per turn,
+# grows to 4e-8 at 10^9. The angle view is the product m theta_i rounded once, theta_i =
+# 1 / 10000^(2i/d) (HF's inv_freq); column 0 (theta 1) is the position itself.
+two_pi = Fraction("6.283185307179586476925286766559005768394")
+for start in (10**6, 2**24, 123456789, 10**9):
+    d = 8
+    r = run(EXE, "encode", "-s", "rope", "--start", str(start), "-n", "2", "-d", str(d),
+            "--view", "phase", "-o", "-")
+    rows = list(csv.reader(io.StringIO(r.text)))
+    worst = 0.0
+    for k, row in enumerate(rows[1:]):
+        for j, cell in enumerate(row[1:]):
+            x = float(start + k) * (1.0 / 10000.0 ** ((2 * (j // 2)) / d))
+            want = float(Fraction(x) % two_pi)
+            worst = max(worst, abs(float(cell) - want))
+    ok(r.rc == 0 and len(rows) == 3 and worst <= 4.5e-16,
+       f"encode --view phase at position {start}: the angle mod 2 pi to the last bit", worst)
 
 pdf = os.path.join(TMP, "pair.pdf")
 r = run(EXE, "encode", "-s", "sinusoidal", "-n", "16", "-d", "64", "--pair", "2,3", "-o", pdf)
