@@ -43,7 +43,8 @@ static const struct pe_scheme_key keys[] = {
         {"original", PE_KEY_DOUBLE, ROFF(original), 0, NULL, 1.0, 1e15, 0, NULL,
          "original_max_position_embeddings (default 4096; llama3 8192)"},
         {"length", PE_KEY_DOUBLE, ROFF(length), 0, NULL, 0.0, 1e15, 0, "0",
-         "sequence length dynamic/longrope are evaluated at (0: original)"},
+         "sequence length dynamic/longrope are evaluated at (0: the largest "
+         "position + 1; original where a command has no positions)"},
         {"low", PE_KEY_DOUBLE, ROFF(low_freq_factor), 0, NULL, 0.0, 1e12, 1, "1",
          "llama3 low_freq_factor"},
         {"high", PE_KEY_DOUBLE, ROFF(high_freq_factor), 0, NULL, 0.0, 1e12, 1, "4",

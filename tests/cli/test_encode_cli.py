@@ -4,7 +4,6 @@ import csv
 import io
 import math
 import os
-import struct
 import signal
 import subprocess
 import sys
@@ -117,6 +116,20 @@ r = run(EXE, "encode", "--help")
 ok("Usage: posenc encode" in r.text and "--view" in r.text and "--positions" in r.text, "encode --help documents options")
 r = run(EXE)
 ok(r.rc == 2 and "Usage:" in r.err, "no command: usage on stderr, exit 2")
+# length=0 of dynamic NTK: the largest position + 1 (--start + -n), as HF's
+# _compute_dynamic_ntk_parameters takes seq_len, and the help says so. At 4095..4096 that is
+# 4097 > 4096: base' = 10000 (2 * 4097 / 4096 - 1)^(d / (d - 2)), the angle m / base'^(2i/d).
+r = run(EXE, "help", "schemes")
+ok("(0: the largest position + 1" in " ".join(r.text.split()),
+   "help schemes: length=0 is the largest position + 1, not the original", r.text)
+r = run(EXE, "encode", "-s", "rope:scaling=dynamic,factor=2", "--view", "angle", "--start", "4095",
+        "-n", "2", "-d", "8", "-o", "-")
+base = 10000.0 * (2.0 * 4097 / 4096 - 1.0) ** (8 / 6)
+want = [[m / base ** (2 * (j // 2) / 8) for j in range(8)] for m in (4095, 4096)]
+got = [[float(x) for x in line.split(",")[1:]] for line in r.text.splitlines()[1:]]
+ok(r.rc == 0 and "sequence length 4097" in r.err and len(got) == 2
+   and max(abs(g - w) / w if w else abs(g) for gr, wr in zip(got, want) for g, w in zip(gr, wr))
+   < 1e-15, "dynamic scaling at positions 4095, 4096: base grown for length 4097", (got, want))
 r = run(EXE, "help", "help")
 ok(r.rc == 0 and "Usage: posenc" in r.text, "help help: the usage", r.err)
 # a CSV whose lines end in CR alone (classic Mac), as Python's csv module reads it
