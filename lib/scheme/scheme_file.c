@@ -31,7 +31,8 @@ static enum pe_status finish(struct pe_scheme *s, const unsigned char *given, ch
 
 const struct pe_scheme_type pe_scheme_file = {
         .name = "file",
-        .summary = "a table read from .npy, .safetensors or .csv (also PATH#TENSOR)",
+        .summary =
+                "a table read from .npy, .safetensors or .csv (also file:PATH, PATH, PATH#TENSOR)",
         .caps = PE_CAP_VECTORS | PE_CAP_TABLE,
         .keys = keys,
         .n_keys = sizeof(keys) / sizeof(keys[0]),

@@ -637,9 +637,15 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
 		           : fail(&p, PE_EINVAL, "empty scheme name in '%s'", spec);
 		goto done;
 	}
+	/* file:PATH and file:PATH#TENSOR: the short form behind the scheme's name. */
+	const char *short_spec = short_file ? spec : NULL;
+	if (!short_file && rest && strcmp(s->type->name, "file") == 0 && !strchr(rest, '=') &&
+	    looks_like_file(rest))
+		short_spec = spec + (rest - copy);
 	st = set_defaults(&p);
 	if (st == PE_OK)
-		st = short_file ? parse_file_short(&p, spec, copy) : parse_keys(&p, spec, rest);
+		st = short_spec ? parse_file_short(&p, short_spec, copy)
+		                : parse_keys(&p, spec, rest);
 	if (st == PE_OK)
 		st = check_combinations(&p);
 	if (st == PE_OK)

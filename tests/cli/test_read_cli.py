@@ -89,6 +89,18 @@ r = run(EXE, "encode", "-s", "file:path=gpt2.safetensors,tensor=wpe.weight,rows=
 header, vals, index = csv_values(r.text)
 ok(r.rc == 0 and index == ["0"] and vals == [wpe[2 * D:3 * D]], "rows=2:6 skips an OPT-like offset", r.err)
 
+# file:PATH and file:PATH#TENSOR: the short forms after the scheme's name (the spelling of
+# 'help schemes'); what is after 'file:' without '=' is not a key list.
+r = run(EXE, "encode", "-s", "file:gpt2.safetensors#wpe.weight", "--start", "5", "-n", "1",
+        "-o", "-", cwd=wd)
+header, vals, index = csv_values(r.text)
+ok(r.rc == 0 and index == ["5"] and vals == [wpe[5 * D:6 * D]],
+   "file:PATH#TENSOR reads that tensor's rows", r.err)
+write("small.npy", npy("<f8", (2, 3), struct.pack("<6d", 0.1, -2.5, 1e-300, 3.0, 0.0, 7.25)))
+r = run(EXE, "encode", "-s", "file:small.npy", "-o", "-", cwd=wd)
+ok(r.rc == 0 and r.text == "position,0,1,2\n0,0.1,-2.5,1e-300\n1,3,0,7.25\n",
+   "file:PATH reads a .npy table", r.text + r.err)
+
 # Round trips: encode -o x.npy / x.csv, then file:x reproduces the matrix exactly.
 r1 = run(EXE, "encode", "-s", "rope:layout=half", "-n", "50", "-d", "16", "-o", "rope.npy", cwd=wd)
 r2 = run(EXE, "encode", "-s", "file:path=rope.npy", "-o", "again.npy", cwd=wd)
