@@ -38,6 +38,9 @@ static const struct {
         {CLI_TAKES_LAYER, "--layer",
          "      --layer L          a model's layer group (local, global, ...) or layer index\n"},
         {CLI_TAKES_BASE, "--base",
+         "      --base B           the sinusoidal or rope scheme's base (as base= in its "
+         "spec)\n"},
+        {CLI_TAKES_BASES, "--base",
          "      --base LIST        repeat the scheme once per base, e.g. 10000,10\n"},
         {CLI_TAKES_N, "-n", "  -n, --positions N      number of positions\n"},
         {CLI_TAKES_START, "--start", "      --start P          first position [default: 0]\n"},
@@ -640,7 +643,7 @@ static const struct {
         {'s', CLI_TAKES_SCHEME, "-s"},
         {'n', CLI_TAKES_N, "-n"},
         {'d', CLI_TAKES_DIM, "-d"},
-        {CLI_OPT_BASE, CLI_TAKES_BASE, "--base"},
+        {CLI_OPT_BASE, CLI_TAKES_BASE | CLI_TAKES_BASES, "--base"},
         {CLI_OPT_START, CLI_TAKES_START, "--start"},
         {CLI_OPT_DTYPE, CLI_TAKES_DTYPE, "--dtype"},
         {CLI_OPT_CMAP, CLI_TAKES_COLOUR, "--cmap"},

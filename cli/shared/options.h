@@ -92,7 +92,7 @@ struct cli_common {
 enum {
 	CLI_TAKES_SCHEME = 1u << 0,       /* -s */
 	CLI_TAKES_LAYER = 1u << 1,        /* --layer */
-	CLI_TAKES_BASE = 1u << 2,         /* --base */
+	CLI_TAKES_BASE = 1u << 2,         /* --base B: one scheme */
 	CLI_TAKES_N = 1u << 3,            /* -n */
 	CLI_TAKES_START = 1u << 4,        /* --start */
 	CLI_TAKES_POSITION_IDS = 1u << 5, /* --position-ids */
@@ -104,6 +104,7 @@ enum {
 	CLI_TAKES_MAX_MEMORY = 1u << 11,
 	CLI_TAKES_MAX_TIME = 1u << 12,
 	CLI_TAKES_COLOUR = 1u << 13, /* --cmap --vmin --vmax: a heatmap's colour scale */
+	CLI_TAKES_BASES = 1u << 14,  /* --base LIST: one scheme per base */
 };
 #define CLI_TAKES_POSITIONS (CLI_TAKES_N | CLI_TAKES_START)
 #define CLI_TAKES_FIGURES   (CLI_TAKES_FIGURE | CLI_TAKES_FIGURE_SIZE)

@@ -169,6 +169,16 @@ r = run(EXE, "plan", "-s", "hf:" + path("missing.json"), "--target", "100", "--c
 ok(r.rc == 2 and r.err.startswith(
     "posenc: error: plan: option '--cmap' does not apply (plan writes text or CSV)\n"),
    "plan --cmap: the message of the contract, before the model is read", r.err)
+# --base: one base where the command takes one scheme (a list is refused there), a list where
+# it compares schemes; the help says which.
+for cmd in ("encode", "distance", "corr", "scatter", "profile", "precision"):
+    h = run(EXE, cmd, "--help").text
+    r = run(EXE, cmd, "-s", "rope", "--base", "10000,10", "-q", "-o", "x.csv", cwd=workdir())
+    ok("--base B " in h and "--base LIST" not in h and r.rc == 2 and "one scheme" in r.err,
+       f"{cmd}: --base B listed, a list refused", r.err)
+for cmd in ("decay", "freqs", "compare", "report"):
+    h = run(EXE, cmd, "--help").text
+    ok("--base LIST" in h and "--base B " not in h, f"{cmd}: --base LIST listed", "")
 # inspect has its own parser: --max-time alone, as its help says
 h = run(EXE, "inspect", "--help").text
 ok(listed(h) == {"--max-time", "-h", "--help"}, "inspect lists --max-time and -h", sorted(listed(h)))
