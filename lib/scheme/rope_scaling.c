@@ -92,9 +92,15 @@ static enum pe_status scale_yarn(const struct pe_rope_scaling_params *p, double 
 	for (size_t i = 0; i < d_rot / 2; i++) {
 		double ramp = ((double)i - low) / (high - low);
 		ramp = ramp < 0.0 ? 0.0 : ramp > 1.0 ? 1.0 : ramp;
+		/* HF's and vLLM's interpolated frequency is 1 / (factor pos_freq), which
+		 * can differ from theta / factor in the last bit: taken so whenever theta is
+		 * the base's own 1 / pos_freq (other frequencies: theta / factor) */
+		double pos_freq = pow(base, (double)(2 * i) / d);
+		double interpolation = 1.0 / pos_freq == theta[i] ? 1.0 / (p->factor * pos_freq)
+		                                                  : theta[i] / p->factor;
 		/* HF's weighting: interpolation (1 - extrapolation_factor) + extrapolation it */
 		double extrapolation = 1.0 - ramp;
-		theta[i] = theta[i] / p->factor * (1.0 - extrapolation) + theta[i] * extrapolation;
+		theta[i] = interpolation * (1.0 - extrapolation) + theta[i] * extrapolation;
 	}
 	info->yarn_low = low;
 	info->yarn_high = high;

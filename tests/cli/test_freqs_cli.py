@@ -148,4 +148,38 @@ for name, args, needle in [
     error_case(EXE, name, args + ([] if "-o" in args else ["-o", "out.csv"]), 2, needle,
                cwd=empty)
 
+# YaRN to the last bit of transformers' _compute_yarn_parameters run in float64 (and vLLM's
+# YaRNScalingRotaryEmbedding, the same form): pos_freqs = base ** (2i / d), extrapolation
+# 1 / pos_freqs, interpolation 1 / (factor * pos_freqs) (theta / factor differs in the last
+# bit for about one pair in ten), ramp over truncated correction dims, then
+# interpolation * (1 - e) + extrapolation * e with e = 1 - ramp. math.pow is the C library's
+# pow, as posenc's; numpy's ** may round otherwise.
+def hf_yarn(base, d, factor, orig, beta_fast=32.0, beta_slow=1.0):
+    def corr(r):
+        return (d * math.log(orig / (r * 2 * math.pi))) / (2 * math.log(base))
+    low, high = max(math.floor(corr(beta_fast)), 0), min(math.ceil(corr(beta_slow)), d - 1)
+    if low == high:
+        high += 0.001
+    out = []
+    for i in range(d // 2):
+        pf = math.pow(base, (2 * i) / d)
+        ramp = min(max((i - low) / (high - low), 0.0), 1.0)
+        e = 1.0 - ramp
+        out.append(1.0 / (factor * pf) * (1.0 - e) + 1.0 / pf * e)
+    return out
+
+
+bad = []
+for base in (10000.0, 500000.0, 1000000.0):
+    for d in (64, 128):
+        for factor in (3.0, 4.0, 40.0):
+            r = run(EXE, "freqs", "-q", "-s", "rope:base=%r,scaling=yarn,factor=%r,original=4096"
+                    % (base, factor), "-d", str(d), "-o", "-")
+            got = [float(x["yarn_theta"]) for x in csv.DictReader(io.StringIO(r.text))]
+            want = hf_yarn(base, d, factor, 4096.0)
+            bad += [(base, d, factor, i) for i, (g, w) in enumerate(zip(got, want)) if g != w]
+            if len(got) != d // 2:
+                bad.append((base, d, factor, "rows %d" % len(got)))
+ok(not bad, "yarn frequencies: transformers' float64 form bit for bit (18 cases, 864 pairs)",
+   bad[:5])
 done()
