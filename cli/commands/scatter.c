@@ -135,7 +135,8 @@ static int draw(struct pw_run *r, const struct scatter_opts *so, const double *d
 		rc = cli_figure_error(st);
 	} else {
 		char what[64];
-		snprintf(what, sizeof(what), "%zu pairs%s", so->triangles ? 2 * np : np,
+		size_t shown = so->triangles ? 2 * np : np;
+		snprintf(what, sizeof(what), "%zu pair%s%s", shown, shown == 1 ? "" : "s",
 		         so->triangles ? ", both triangles" : "");
 		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
 	}

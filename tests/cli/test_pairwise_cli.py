@@ -190,4 +190,9 @@ cases = [
 for name, args, rc, needle in cases:
     error_case(EXE, name, args, rc, needle, cwd=empty)
 
+# the note counts pairs in English: 2 positions make 1 pair, 3 make 3
+r = run(EXE, "scatter", "-n", "2", "-d", "8", "-o", "one.png", cwd=wd)
+r3 = run(EXE, "scatter", "-n", "3", "-d", "8", "-o", "three.png", cwd=wd)
+ok(r.rc == 0 and "(1 pair)" in r.err and "(3 pairs)" in r3.err, "scatter: 1 pair, 3 pairs",
+   r.err + r3.err)
 done()
