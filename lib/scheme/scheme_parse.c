@@ -639,7 +639,7 @@ enum pe_status pe_scheme_parse(const char *spec, struct pe_scheme **out, char **
 	}
 	/* file:PATH and file:PATH#TENSOR: the short form behind the scheme's name. */
 	const char *short_spec = short_file ? spec : NULL;
-	if (!short_file && rest && strcmp(s->type->name, "file") == 0 && !strchr(rest, '=') &&
+	if (!short_file && rest && (s->type->caps & PE_CAP_TABLE) && !strchr(rest, '=') &&
 	    looks_like_file(rest))
 		short_spec = spec + (rest - copy);
 	st = set_defaults(&p);
