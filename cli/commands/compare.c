@@ -66,8 +66,7 @@ static const char help[] =
 
 static const struct cli_command_options command = {
         help,
-        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASES | CLI_TAKES_POSITIONS |
-                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_FIGURES | CLI_TAKES_COLOUR |
+        CLI_TAKES_POSITIONED | CLI_TAKES_BASES | CLI_TAKES_FIGURES | CLI_TAKES_COLOUR |
                 CLI_TAKES_BUDGETS,
         ".png .svg .pdf figure, .csv summary, - for CSV on stdout",
         "compare writes a grid of panels or a CSV summary",

@@ -30,10 +30,9 @@ static const char help[] =
 
 static const struct cli_command_options command = {
         help,
-        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASE | CLI_TAKES_POSITIONS |
-                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
+        CLI_TAKES_POSITIONED | CLI_TAKES_BASE | CLI_TAKES_DTYPE | CLI_TAKES_FIGURES |
                 CLI_TAKES_COLOUR | CLI_TAKES_RAW | CLI_TAKES_BUDGETS,
-        ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout",
+        CLI_OUTPUT_ALL,
         "distance writes a matrix",
         NULL,
 };

@@ -71,8 +71,7 @@ static const struct cli_refusal refusals[] = {
 
 static const struct cli_command_options command = {
         help,
-        CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_BASES | CLI_TAKES_POSITIONS |
-                CLI_TAKES_POSITION_IDS | CLI_TAKES_DIM | CLI_TAKES_FIGURE | CLI_TAKES_COLOUR |
+        CLI_TAKES_POSITIONED | CLI_TAKES_BASES | CLI_TAKES_FIGURE | CLI_TAKES_COLOUR |
                 CLI_TAKES_BUDGETS,
         ".pdf pages or one self-contained .html file [default: report.pdf]",
         "report writes pages of figures, PDF or HTML",

@@ -109,6 +109,13 @@ enum {
 #define CLI_TAKES_POSITIONS (CLI_TAKES_N | CLI_TAKES_START)
 #define CLI_TAKES_FIGURES   (CLI_TAKES_FIGURE | CLI_TAKES_FIGURE_SIZE)
 #define CLI_TAKES_BUDGETS   (CLI_TAKES_MAX_MEMORY | CLI_TAKES_MAX_TIME)
+/* What a command computing from schemes at positions takes to say which: -s, --layer,
+ * -n, --start, --position-ids, -d (with CLI_TAKES_BASE or CLI_TAKES_BASES) */
+#define CLI_TAKES_POSITIONED                                                                       \
+	(CLI_TAKES_SCHEME | CLI_TAKES_LAYER | CLI_TAKES_POSITIONS | CLI_TAKES_POSITION_IDS |       \
+	 CLI_TAKES_DIM)
+/* The -o line of a command writing every format: a figure, a table or an array */
+#define CLI_OUTPUT_ALL ".png .svg .pdf figure, .csv table, .npy array, - for CSV on stdout"
 
 /* Why a command refuses the options of @groups: "freqs does not encode positions". */
 struct cli_refusal {
