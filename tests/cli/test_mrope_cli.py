@@ -288,6 +288,18 @@ error_case(EXE, "--position-ids: an int64 NPY", ["encode", "-s", QWEN, "--positi
 np.save(os.path.join(TMP, "wide.npy"), np.zeros((4, 5)))
 error_case(EXE, "--position-ids: a 4 x 5 NPY", ["encode", "-s", QWEN, "--position-ids",
                                                 os.path.join(TMP, "wide.npy")] + out, 1, "n x 3", cwd=E)
+# Three tokens (1 text, a 1x1x2 grid) as position_ids[:, 0, :] are a 3 x 3 array, as are
+# three saved one per row: refused unless both readings give the same ids.
+ids3 = get_rope_index([("text", 1), ("grid", 1, 1, 2, None, None)])
+ok(ids3.tolist() == [[0, 1, 1], [0, 1, 1], [0, 1, 2]], "3-token reference ids, by hand")
+np.save(os.path.join(TMP, "three.npy"), ids3.astype(np.float64))
+error_case(EXE, "--position-ids: a 3 x 3 NPY of two readings",
+           ["encode", "-s", QWEN, "--position-ids", os.path.join(TMP, "three.npy")] + out, 1,
+           "a 3 x 3 array is three tokens", cwd=E)
+sym = np.array([[0, 1, 2], [1, 1, 2], [2, 2, 2]])
+np.save(os.path.join(TMP, "sym.npy"), sym.astype(np.float64))
+check_views("--position-ids: a 3 x 3 NPY read alike either way", QWEN, 128, sym, 1e6,
+            (16, 24, 24), ("--position-ids", os.path.join(TMP, "sym.npy")))
 error_case(EXE, "--position-ids: -n past the tokens",
            ["encode", "-s", QWEN, "--position-ids", csv_path, "-n", str(n + 1)] + out, 2,
            f"past the {n} tokens", cwd=E)
