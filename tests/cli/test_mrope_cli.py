@@ -592,4 +592,18 @@ error_case(EXE, "check --position-ids: more rows than tokens",
            ["check", "-s", "mrope:base=1000000,t=16,h=24,w=24", "--against", dump("r", rot_half(c2, s2)),
             "--position-ids", ids_npy, "--start", "3"], 2, f"pass the {CN} tokens", cwd=E)
 
+
+# Qwen 3.5 (tests/fixtures/hf/qwen3.5-27b.json): interleaved 11/11/10 of 64 rotated dims,
+# rope_theta 1e7, on its full-attention layers only; its linear-attention layers ('nope')
+# have no positions, so grid keys there are an unknown key, not an M-RoPE table.
+Q35 = "hf:" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "hf",
+                           "qwen3.5-27b.json") + ",text=1,frames=1,height=1,width=2"
+ids35 = get_rope_index([("text", 1), ("grid", 1, 1, 2, None, None), ("text", 1)])
+check_views("Qwen 3.5 layer 3 (full attention), text/1x1x2 grid/text", Q35, 64, ids35, 1e7,
+            (11, 11, 10), ("--layer", "3", "-n", "4"), interleaved=True)
+for layer in ("nope", "0"):
+    error_case(EXE, f"Qwen 3.5 --layer {layer}: grid keys on a layer without positions",
+               ["encode", "-s", Q35, "--layer", layer] + out, 2, "unknown key 'text' for nope",
+               cwd=E)
+
 done()
