@@ -576,6 +576,18 @@ static void layout_rounds(struct layout *L)
 				measure(L, &L->s[i]);
 			place_axes(L);
 		}
+	/* A legend right of the axes starts at their top: one taller than what is left of the
+	 * cell runs off the canvas (a dozen profile curves in a 252 pt column), so the figure
+	 * wants more height, or else smaller text. */
+	for (size_t i = 0; i < L->n; i++) {
+		struct slot *sl = &L->s[i];
+		double w, h;
+		if (sl->p->kind != PANEL_XY || sl->legend != LEGEND_RIGHT)
+			continue;
+		xy_legend_size(L->cr, L->st, sl->p, &w, &h);
+		if (sl->axes.y + h > sl->cell.y + sl->cell.h)
+			L->cramped = true;
+	}
 	for (size_t i = 0; i < L->n; i++) {
 		axis_fit_ticks(L->cr, L->st, &L->s[i].x, L->s[i].axes.w, true);
 		axis_fit_ticks(L->cr, L->st, &L->s[i].y, L->s[i].axes.h, false);

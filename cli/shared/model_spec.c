@@ -381,8 +381,11 @@ static int group_spec(const struct cli_common *o, const char *spec, const struct
                       const struct pe_model_group *g, const char *overrides, char **out)
 {
 	/* An M-RoPE model (Qwen2-VL) is plain RoPE on text; per-axis positions
-	 * (--position-ids, or a grid in the overrides) need its mrope spec. */
-	if (m->mrope_spec && g->spec && (o->position_ids || names_mrope_key(overrides))) {
+	 * (--position-ids, or a grid in the overrides) need its mrope spec. Only its RoPE
+	 * layers: Qwen 3.5's linear-attention layers have no positions to split by axis. */
+	int rope_group = g->spec && strncmp(g->spec, "rope", 4) == 0 &&
+	                 (g->spec[4] == ':' || g->spec[4] == '\0');
+	if (m->mrope_spec && rope_group && (o->position_ids || names_mrope_key(overrides))) {
 		*out = pe_spec_override(m->mrope_spec, overrides);
 		return *out ? 0 : cli_error("out of memory");
 	}

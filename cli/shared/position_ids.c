@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +188,20 @@ static int parse_npy(const char *path, const char *buf, size_t len, double **out
 		                   path, m->rows, m->cols);
 		pe_matrix_destroy(m);
 		return rc;
+	}
+	/* Three tokens saved as the reference holds them, (3, n), and three saved one per row
+	 * are the same shape: read either way only when both readings agree. */
+	bool ambiguous = false;
+	if (m->rows == 3 && m->cols == 3)
+		for (size_t a = 0; a < 3; a++)
+			for (size_t i = 0; i < a; i++)
+				ambiguous |= m->data[3 * a + i] != m->data[3 * i + a];
+	if (ambiguous) {
+		pe_matrix_destroy(m);
+		return cli_error("option '--position-ids': '%s': a 3 x 3 array is three tokens "
+		                 "either as rows (n x 3) or as columns (3 x n, as position_ids[:, "
+		                 "0, :]); give them as a CSV t,h,w",
+		                 path);
 	}
 	size_t n = transpose ? m->cols : m->rows;
 	double *v = malloc(3 * n * sizeof(double));

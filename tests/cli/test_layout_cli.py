@@ -29,6 +29,9 @@ FIGURES = [
     ("corr", ["corr", "-n", "64", "-d", "32"]),
     ("scatter", ["scatter", "-n", "64", "-d", "32"]),
     ("profile", ["profile", "-n", "64", "-d", "32", "--at", "0,16,32"]),
+    # A legend of twelve entries right of the axes is taller than the axes at 252 pt.
+    ("profile twelve", ["profile", "-s", "rope", "-n", "64", "-d", "64", "--at",
+                        "0,8,16,24,32,40,48,56,63,100,200,1000"]),
     ("decay", ["decay", "-s", "rope", "--base", "10000,500000", "-n", "128", "-d", "32",
                "--bound"]),
     ("freqs", ["freqs", "-s", "rope:scaling=yarn,factor=4,original=2048",
@@ -110,6 +113,15 @@ for name, args in FIGURES:
             ok(rc == 0 and boxes > 0 and not found,
                f"{name} at {size} ({ext}): {boxes} texts, none overlapping, clipped or "
                f"below 6 pt", "\n".join(found[:12]))
+
+# A size given in full: the legend's text shrinks to fit rather than leave the canvas.
+rc, err = draw(["profile", "-s", "rope", "-n", "64", "-d", "64", "--at",
+                "0,8,16,24,32,40,48,56,63,100,200,1000", "--size", "252ptx180pt"],
+               os.path.join(tmp, "f.pdf"), log)
+found = problems(log) if rc == 0 else [err]
+texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
+ok(rc == 0 and not found and "from 1000" in texts,
+   "profile twelve at 252x180 pt: the whole legend on the canvas", "\n".join(found[:12]))
 
 # The report's pages, at its own (A4 landscape) size, and in paper style.
 for extra in ([], ["--style", "paper"]):

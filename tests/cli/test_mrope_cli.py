@@ -288,6 +288,18 @@ error_case(EXE, "--position-ids: an int64 NPY", ["encode", "-s", QWEN, "--positi
 np.save(os.path.join(TMP, "wide.npy"), np.zeros((4, 5)))
 error_case(EXE, "--position-ids: a 4 x 5 NPY", ["encode", "-s", QWEN, "--position-ids",
                                                 os.path.join(TMP, "wide.npy")] + out, 1, "n x 3", cwd=E)
+# Three tokens (1 text, a 1x1x2 grid) as position_ids[:, 0, :] are a 3 x 3 array, as are
+# three saved one per row: refused unless both readings give the same ids.
+ids3 = get_rope_index([("text", 1), ("grid", 1, 1, 2, None, None)])
+ok(ids3.tolist() == [[0, 1, 1], [0, 1, 1], [0, 1, 2]], "3-token reference ids, by hand")
+np.save(os.path.join(TMP, "three.npy"), ids3.astype(np.float64))
+error_case(EXE, "--position-ids: a 3 x 3 NPY of two readings",
+           ["encode", "-s", QWEN, "--position-ids", os.path.join(TMP, "three.npy")] + out, 1,
+           "a 3 x 3 array is three tokens", cwd=E)
+sym = np.array([[0, 1, 2], [1, 1, 2], [2, 2, 2]])
+np.save(os.path.join(TMP, "sym.npy"), sym.astype(np.float64))
+check_views("--position-ids: a 3 x 3 NPY read alike either way", QWEN, 128, sym, 1e6,
+            (16, 24, 24), ("--position-ids", os.path.join(TMP, "sym.npy")))
 error_case(EXE, "--position-ids: -n past the tokens",
            ["encode", "-s", QWEN, "--position-ids", csv_path, "-n", str(n + 1)] + out, 2,
            f"past the {n} tokens", cwd=E)
@@ -579,5 +591,19 @@ error_case(EXE, "check --position-ids with rope", ["check", "-s", "rope", "--aga
 error_case(EXE, "check --position-ids: more rows than tokens",
            ["check", "-s", "mrope:base=1000000,t=16,h=24,w=24", "--against", dump("r", rot_half(c2, s2)),
             "--position-ids", ids_npy, "--start", "3"], 2, f"pass the {CN} tokens", cwd=E)
+
+
+# Qwen 3.5 (tests/fixtures/hf/qwen3.5-27b.json): interleaved 11/11/10 of 64 rotated dims,
+# rope_theta 1e7, on its full-attention layers only; its linear-attention layers ('nope')
+# have no positions, so grid keys there are an unknown key, not an M-RoPE table.
+Q35 = "hf:" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "hf",
+                           "qwen3.5-27b.json") + ",text=1,frames=1,height=1,width=2"
+ids35 = get_rope_index([("text", 1), ("grid", 1, 1, 2, None, None), ("text", 1)])
+check_views("Qwen 3.5 layer 3 (full attention), text/1x1x2 grid/text", Q35, 64, ids35, 1e7,
+            (11, 11, 10), ("--layer", "3", "-n", "4"), interleaved=True)
+for layer in ("nope", "0"):
+    error_case(EXE, f"Qwen 3.5 --layer {layer}: grid keys on a layer without positions",
+               ["encode", "-s", Q35, "--layer", layer] + out, 2, "unknown key 'text' for nope",
+               cwd=E)
 
 done()
