@@ -2,7 +2,8 @@
 written for a test, `posenc model`'s summary as a dict, a group's frequencies from `posenc
 freqs`, and transformers' default inverse frequencies restated with numpy.
 
-Call setup(exe, tmp) once (the posenc binary, the test's work folder) before the others."""
+Call setup(sys.argv[1]) once (the posenc binary) before the others: it gives the binary's
+absolute path and a new work folder."""
 import csv
 import io
 import json
@@ -11,7 +12,7 @@ import os
 
 import numpy as np
 
-from tap import run
+from tap import run, workdir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(os.path.dirname(HERE), "fixtures", "hf")
@@ -23,9 +24,11 @@ _exe = None
 _tmp = None
 
 
-def setup(exe, tmp):
+def setup(exe):
+    """(posenc's absolute path, a new work folder), kept for the functions below."""
     global _exe, _tmp
-    _exe, _tmp = exe, tmp
+    _exe, _tmp = os.path.abspath(exe), workdir()
+    return _exe, _tmp
 
 
 def fix(name):

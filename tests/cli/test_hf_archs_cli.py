@@ -13,15 +13,11 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import done, ok, run, workdir  # noqa: E402
-from hf_harness import (bias_slopes, close, fix, freqs, inv_freq, layers, llama3, press_slopes,  # noqa: E402
+from tap import done, ok, run  # noqa: E402
+from hf_harness import (FIX, bias_slopes, close, fix, freqs, inv_freq, layers, llama3, press_slopes,  # noqa: E402
                         setup, summary, write)
 
-EXE = os.path.abspath(sys.argv[1])
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIX = os.path.join(os.path.dirname(HERE), "fixtures", "hf")
-TMP = workdir()
-setup(EXE, TMP)
+EXE, TMP = setup(sys.argv[1])
 
 
 # ---- class defaults: Gemma 3 (Gemma3TextConfig) -------------------------------------

@@ -13,13 +13,11 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import done, ok, run, workdir  # noqa: E402
+from tap import done, ok, run  # noqa: E402
 from hf_harness import (UNKNOWN, bias_slopes, close, freqs, inv_freq, layers, llama3,  # noqa: E402
                         press_slopes, remote_ok, setup, summary, write)
 
-EXE = os.path.abspath(sys.argv[1])
-TMP = workdir()
-setup(EXE, TMP)
+EXE, TMP = setup(sys.argv[1])
 
 
 # ---- DeciLM / Llama-3.1-Nemotron-51B (nemotron-nas): block_configs --------------------------

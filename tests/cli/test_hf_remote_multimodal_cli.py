@@ -14,13 +14,11 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import done, ok, run, workdir  # noqa: E402
+from tap import done, ok, run  # noqa: E402
 from hf_harness import (REMOTE, UNKNOWN, close, fix, freqs, inv_freq, load, setup, summary,  # noqa: E402
                         write)
 
-EXE = os.path.abspath(sys.argv[1])
-TMP = workdir()
-setup(EXE, TMP)
+EXE, TMP = setup(sys.argv[1])
 
 
 def check(name, spec, mtype, head, base, layout="half", remote=True, warn=None, known=True):

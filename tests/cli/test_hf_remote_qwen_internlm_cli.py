@@ -13,15 +13,11 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from tap import done, ok, run, workdir  # noqa: E402
+from tap import done, ok, run  # noqa: E402
 from hf_harness import (UNKNOWN, close, fix, freqs, inv_freq, load, remote_ok, setup, summary,  # noqa: E402
                         write)
 
-EXE = os.path.abspath(sys.argv[1])
-HERE = os.path.dirname(os.path.abspath(__file__))
-FIX = os.path.join(os.path.dirname(HERE), "fixtures", "hf")
-TMP = workdir()
-setup(EXE, TMP)
+EXE, TMP = setup(sys.argv[1])
 
 
 # ---- Qwen v1 (modeling_qwen.py) --------------------------------------------------------
