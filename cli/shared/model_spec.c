@@ -415,6 +415,13 @@ static size_t group_head(const struct pe_model *m, const char *spec)
 	return h ? (size_t)strtoull(h + 6, NULL, 10) : m->head_dim;
 }
 
+/* Whether a group's layers have a positional encoding (its spec is not nope). */
+static int group_has_positions(const struct pe_model_group *g)
+{
+	return g->spec &&
+	       !(strncmp(g->spec, "nope", 4) == 0 && (g->spec[4] == '\0' || g->spec[4] == ':'));
+}
+
 static void fill_info(const struct pe_model *m, const struct pe_model_group *g, const char *spec,
                       struct cli_model_info *info)
 {
@@ -463,20 +470,32 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 		}
 		pick[n++] = g;
 	} else {
+		/* A hybrid model's NoPE layers (Qwen 3.5's linear attention, Llama
+		 * 4's every fourth layer) have nothing to tabulate or draw: the
+		 * groups that carry positions come first, NoPE only if alone. */
 		for (size_t i = 0; i < m->n_groups && n < max && n < 64; i++)
-			if (m->groups[i].spec)
+			if (group_has_positions(&m->groups[i]))
 				pick[n++] = &m->groups[i];
 		if (n == 0)
 			pick[n++] = &m->groups[0];
 		if (n < m->n_groups && !o->quiet) {
-			char layers[128];
-			cli_layer_ranges(pick[0]->layers, pick[0]->n_layers, layers,
-			                 sizeof(layers));
-			cli_note(0,
-			         "%s: %zu layer groups; showing '%s'%s%s%s; --layer "
-			         "picks another",
-			         spec, m->n_groups, pick[0]->name, *layers ? " (layers " : "",
-			         layers, *layers ? ")" : "");
+			/* one group: its layers; several: their names */
+			char shown[160] = "";
+			if (n == 1) {
+				char layers[128];
+				cli_layer_ranges(pick[0]->layers, pick[0]->n_layers, layers,
+				                 sizeof(layers));
+				snprintf(shown, sizeof(shown), "'%s'%s%s%s", pick[0]->name,
+				         *layers ? " (layers " : "", layers, *layers ? ")" : "");
+			} else {
+				for (size_t i = 0; i < n; i++) {
+					size_t len = strlen(shown);
+					snprintf(shown + len, sizeof(shown) - len, "%s'%s'",
+					         i ? ", " : "", pick[i]->name);
+				}
+			}
+			cli_note(0, "%s: %zu layer groups; showing %s; --layer picks another", spec,
+			         m->n_groups, shown);
 		}
 	}
 	char **list = calloc(n, sizeof(*list));

@@ -395,7 +395,10 @@ static int model_width(struct cli_common *o, const char *spec)
 		return rc;
 	/* Biases (ALiBi, T5) have no width; RoPE has its head's, a table (learned, or
 	 * Whisper's and DistilBERT's sinusoids) its columns. */
-	int rope = m->n_groups && m->groups[0].spec && strncmp(m->groups[0].spec, "rope:", 5) == 0;
+	int rope = 0;
+	for (size_t i = 0; i < m->n_groups && !rope;
+	     i++) /* a hybrid's NoPE layers may come first */
+		rope = m->groups[i].spec && strncmp(m->groups[i].spec, "rope:", 5) == 0;
 	size_t hd = rope && !m->learned ? m->head_dim : m->table_cols;
 	if (!o->model_train)
 		o->model_train = m->train_context;

@@ -71,4 +71,30 @@ for args, needle in ((["freqs", "-s", "nope"], "has no frequencies"),
 r = run(EXE, "encode", "-s", "nope:label=no position", "-n", "2", "-d", "2", "-o", "-")
 ok(r.rc == 0 and r.text.splitlines()[1:] == ["0,0,0", "1,0,0"], "nope takes label=", r.text)
 
+# A hybrid model: Qwen 3.5 27B (tests/fixtures/hf/SOURCES.md) has full
+# attention with RoPE in every fourth layer (3, 7, ..., 63: rope_theta 1e7,
+# head_dim 256, partial_rotary_factor 0.25, so 64 rotated dims, 32 pairs)
+# and Gated DeltaNet linear attention, without positions, in the others.
+# Without --layer, a command shows the RoPE layers, the NoPE ones only when
+# asked for.
+QWEN = "hf:" + os.path.join(os.path.dirname(__file__), "..", "fixtures", "hf", "qwen3.5-27b.json")
+r = run(EXE, "freqs", "-s", QWEN, "-o", "-")
+rows = list(csv.DictReader(io.StringIO(r.text)))
+want = [1e7 ** (-2 * i / 64) for i in range(32)]
+ok(r.rc == 0 and len(rows) == 32
+   and all(abs(float(x["theta"]) - w) <= 1e-15 * w for x, w in zip(rows, want))
+   and "showing 'rope' (layers 3,7,11," in r.err,
+   "hybrid model: freqs shows the RoPE layers' 32 pairs, theta_i = 1e7^(-2i/64), and says so",
+   r.text[:200] + r.err)
+# decay of the all-ones query and key over the 256-wide head: the 192
+# unrotated dims add 1 each, each rotated pair 2 cos(m theta_i)
+r = run(EXE, "decay", "-s", QWEN, "--max-offset", "4", "-o", "-")
+lines = r.text.splitlines()
+ok(r.rc == 0 and lines[0] == "offset,qwen3.5-27b rope" and len(lines) == 6
+   and all(abs(float(lines[1 + m].split(",")[1])
+               - (192 + sum(2 * math.cos(m * t) for t in want))) <= 1e-12 for m in range(5)),
+   "hybrid model: decay has the RoPE group only, 192 + sum 2cos(m theta_i)", r.text[:200] + r.err)
+r = run(EXE, "freqs", "-s", QWEN, "--layer", "nope")
+ok(r.rc == 2 and "has no frequencies" in r.err, "--layer nope still selects the NoPE layers", r.err)
+
 done()
