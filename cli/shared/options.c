@@ -230,6 +230,10 @@ int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t ma
 {
 	uint64_t v = 0;
 	int rc = parse_whole(arg, &v);
+	uint64_t neg;
+	if (rc == -1 && arg[0] == '-' && parse_whole(arg + 1, &neg) != -1)
+		return cli_usage_error("option '%s': %s is too small (at least %llu)", name, arg,
+		                       (unsigned long long)min);
 	if (rc == -1)
 		return cli_usage_error("option '%s': '%s' is not a whole number", name, arg);
 	if (rc == -2 || v > max)
