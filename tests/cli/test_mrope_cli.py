@@ -606,4 +606,34 @@ for layer in ("nope", "0"):
                ["encode", "-s", Q35, "--layer", layer] + out, 2, "unknown key 'text' for nope",
                cwd=E)
 
+# ---- freqs and compare: each pair's theta (every axis the same) and its axis ----------
+CFG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "configs")
+for name, spec, extra, d, base, sec, inter, crit in [
+        ("Qwen2.5-VL-7B config, sections 16/24/24",
+         "hf:" + os.path.join(CFG, "qwen2.5-vl-7b.json") + ",interleaved=0", (), 128, 1e6,
+         (16, 24, 24), False,
+         # 2 ceil(64 log_1e6(128000 / 2 pi)) = 2 ceil(45.96) at max_position_embeddings
+         "critical dimension 92 of 128 for training length 128000"),
+        ("Qwen 3.5 layer 3, interleaved 11/11/10 of its 64 rotated dims", Q35, ("--layer", "3"),
+         64, 1e7, (11, 11, 10), True, None)]:
+    r = run(EXE, "freqs", "-s", spec, *extra, "-o", "-")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    th = inv_freq(d, base)
+    good = r.rc == 0 and len(rows) == d // 2
+    good = good and all(float(x["theta"]) == th[i] for i, x in enumerate(rows))
+    good = good and [x["axis"] for x in rows] == ["thw"[axis_of(i, sec, inter)]
+                                                  for i in range(d // 2)]
+    ok(good and (crit is None or crit in r.err),
+       f"freqs {name}: {d // 2} pairs at the width the sections fill, theta bit for bit, "
+       "each pair's axis", r.err)
+r = run(EXE, "compare", "-s", "mrope:base=1000000", "-s", "rope:base=1000000,layout=half",
+        "-n", "16", "-o", "-")
+rows = list(csv.DictReader(io.StringIO(r.text)))
+th = inv_freq(128, 1e6)
+ok(r.rc == 0 and len(rows) == 2 and all(float(x["wavelength_min"]) == 2 * math.pi / th[0] and
+                                        float(x["wavelength_max"]) == 2 * math.pi / th[63]
+                                        for x in rows) and "left empty" not in r.err,
+   "compare: mrope's wavelength_min/max are 2 pi / theta of pairs 0 and 63, as rope's",
+   r.text + r.err)
+
 done()
