@@ -626,6 +626,21 @@ for name, spec, extra, d, base, sec, inter, crit in [
     ok(good and (crit is None or crit in r.err),
        f"freqs {name}: {d // 2} pairs at the width the sections fill, theta bit for bit, "
        "each pair's axis", r.err)
+# a Qwen2.5-VL config given YaRN: the mrope scheme has no scaling, so its spec is refused
+# rather than drawn unscaled
+with open(os.path.join(CFG, "qwen2.5-vl-7b.json")) as f:
+    yarn_cfg = json.load(f)
+yarn_cfg["rope_scaling"] = {"type": "yarn", "factor": 3.90625, "mrope_section": [16, 24, 24],
+                            "original_max_position_embeddings": 32768}
+yarn_path = os.path.join(TMP, "vl-yarn.json")
+with open(yarn_path, "w") as f:
+    json.dump(yarn_cfg, f)
+error_case(EXE, "freqs of a YaRN-scaled Qwen2.5-VL's mrope spec: refused, not unscaled",
+           ["freqs", "-s", "hf:" + yarn_path + ",interleaved=0", "-o", "x.csv"], 2,
+           "its RoPE has yarn scaling, which the mrope scheme does not take", cwd=E)
+r = run(EXE, "freqs", "-s", "hf:" + yarn_path, "-q", "-o", "-")
+ok(r.rc == 0 and "yarn_theta" in r.text.splitlines()[0], "its text positions: the YaRN table",
+   r.err)
 r = run(EXE, "compare", "-s", "mrope:base=1000000", "-s", "rope:base=1000000,layout=half",
         "-n", "16", "-o", "-")
 rows = list(csv.DictReader(io.StringIO(r.text)))
