@@ -160,6 +160,9 @@ ok("text 0..2 at t = h = w = token" in r.err and "a 1x2x3 grid 3..8" in r.err
    "stderr says which position ids were used", r.err)
 r = run(EXE, "encode", "-q", "-s", SPEC, "-d", "6", "-n", "11", "-o", "-")
 ok(r.rc == 0 and r.err == "", "-q: no note", r.err)
+r = run(EXE, "encode", "-s", "mrope:t=1,h=1,w=1", "-n", "3", "-o", os.path.join(TMP, "t.csv"))
+ok(r.rc == 0 and "tokens 0..2: text, t = h = w = token (plain RoPE)\nposenc: wrote" in r.err,
+   "text positions: the note ends its line (no escaped '\\n' before the next)", r.err)
 
 # ---- 2. Qwen2-VL 7B / Qwen2.5-VL 7B sections: image, video ---------------------------
 # mrope_section [16, 24, 24], rope_theta 1e6, head 128 (the Qwen2.5-VL-7B-Instruct config,
