@@ -201,7 +201,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 		}
 		if (k)
 			variant_name(&t->variants[k - 1], names[k], sizeof(names[k]));
-		if (t->axes)
+		if (t->axes && k == 0)
 			st = cli_wavelength_axes(top, t, wl, buf + pairs * (1 + 2 * (nv + 1)),
 			                         axis_labels);
 		else
