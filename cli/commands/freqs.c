@@ -31,10 +31,15 @@ static const char help[] =
         "long, the default for several schemes): one long table, the same columns\n"
         "whatever the scaling: model, group, d, d_rot, pair,\n"
         "theta (unscaled angular frequency), wavelength (2 pi / theta), scaling, factor,\n"
-        "scaled_theta, scaled_wavelength, ratio (scaled / unscaled) and regime (kept,\n"
-        "ramped, interpolated; rescaled for LongRoPE, static for pairs at frequency 0).\n"
+        "scaled_theta, scaled_wavelength, ratio (scaled / unscaled), regime (kept,\n"
+        "ramped, interpolated; rescaled for LongRoPE, static for pairs at frequency 0)\n"
+        "and axis (mrope: t, h or w, the position id that turns the pair; else empty).\n"
         "CSV --table wide (the default for one scheme, as NPY): a row per pair, columns\n"
-        "pair, theta, wavelength, then each variant's NAME_theta and NAME_ratio.\n"
+        "pair, theta, wavelength, then each variant's NAME_theta and NAME_ratio; mrope\n"
+        "ends with axis (in NPY 0 t, 1 h, 2 w). mrope's theta is base^(-2i/d) on every\n"
+        "axis: sections (Qwen2-VL) give the first t pairs to time, then h, then w;\n"
+        "interleaved=1 (Qwen3-VL) gives pair i to h if i % 3 = 1 and i < 3h, to w if\n"
+        "i % 3 = 2 and i < 3w, else to time.\n"
         "A rope spec with scaling=X gives that scaling with its keys; plain rope gives a\n"
         "row per pair for each of linear, dynamic and yarn (factor 4, original 4096) and\n"
         "llama3 (factor 8, low 1, high 4, original 8192); a model or sinusoidal table its\n"
@@ -44,9 +49,10 @@ static const char help[] =
         "critical dimension 2 ceil((d/2) log_base(T/2pi)) of Liu et al.\n"
         "Figure (.png .svg .pdf): the wavelength per pair on a log axis, unscaled and per\n"
         "variant, with the training length, the critical pair and YaRN's low and high pairs\n"
-        "marked; below, each variant's frequency over the unscaled one. With several\n"
-        "schemes, their wavelengths on shared axes, then one panel each with its training\n"
-        "and extended context and critical pair marked.\n"
+        "marked; below, each variant's frequency over the unscaled one; mrope's pairs as\n"
+        "markers, one colour per axis. With several schemes, their wavelengths on shared\n"
+        "axes, then one panel each with its training and extended context and critical\n"
+        "pair marked.\n"
         "\n"
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
@@ -99,6 +105,16 @@ static void report(const struct cli_common *o, const struct pe_scheme *s,
 		         several ? s->label : "", several ? ": " : "",
 		         pe_rope_scaling_name(v->type), v->factor, original, a, a * a, extra);
 	}
+	if (t->axes) {
+		size_t n[3] = {0, 0, 0};
+		for (size_t i = 0; i < t->values->rows; i++)
+			n[t->axes[i] % 3]++;
+		cli_note(o->quiet,
+		         "%s: M-RoPE %s: %zu pairs turn with the temporal id (t), %zu with the "
+		         "height id (h), %zu with the width id (w)",
+		         s->label, s->mrope_interleaved ? "interleaved" : "in sections", n[0], n[1],
+		         n[2]);
+	}
 	if (t->has_critical_dim)
 		cli_note(o->quiet, "%s: critical dimension %zu of %zu for training length %g",
 		         s->label, t->critical_dim, t->d_pairs, t->train_length);
@@ -106,6 +122,14 @@ static void report(const struct cli_common *o, const struct pe_scheme *s,
 
 #define MAX_VLINES 3
 #define TWO_PI     6.283185307179586476925
+
+static const char *const axis_names[3] = {"t", "h", "w"};
+
+/* An M-RoPE pair's axis as the CSV names it (pe_mrope_pair_axis()); "" for other schemes. */
+static const char *axis_name(const struct pe_freq_table *t, size_t i)
+{
+	return t->axes ? axis_names[t->axes[i] % 3] : "";
+}
 
 struct vline {
 	double at;
@@ -148,9 +172,11 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 {
 	size_t pairs = t->values->rows, nv = t->n_variants, cols = t->values->cols;
 	struct pe_figure *fig = pe_figure_create(nv ? 2 : 1, 1);
-	/* x, then per curve (unscaled and each variant) its wavelength and its ratio */
-	double *buf = malloc(pairs * (1 + 2 * (nv + 1)) * sizeof(*buf));
+	/* x, then per curve (unscaled and each variant) its wavelength and its ratio, then
+	 * for M-RoPE the pairs of each of the three axes */
+	double *buf = malloc(pairs * (1 + 2 * (nv + 1) + 2) * sizeof(*buf));
 	char(*names)[64] = calloc(nv + 1, sizeof(*names));
+	char axis_labels[3][48];
 	if (!fig || !buf || !names) {
 		pe_figure_destroy(fig);
 		free(buf);
@@ -175,7 +201,11 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 		}
 		if (k)
 			variant_name(&t->variants[k - 1], names[k], sizeof(names[k]));
-		st = pe_panel_add_line(top, nv ? names[k] : NULL, x, wl, pairs);
+		if (t->axes && k == 0)
+			st = cli_wavelength_axes(top, t, wl, buf + pairs * (1 + 2 * (nv + 1)),
+			                         axis_labels);
+		else
+			st = pe_panel_add_line(top, nv ? names[k] : NULL, x, wl, pairs);
 		/* the unscaled ratio 1 keeps each variant's colour the same in both panels */
 		if (st == PE_OK && low)
 			st = pe_panel_add_line(low, NULL, x, ratio, pairs);
@@ -226,8 +256,12 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
 	} else {
-		snprintf(text, sizeof(text), "%zu pair%s, %zu scaling variant%s", pairs,
-		         pairs == 1 ? "" : "s", nv, nv == 1 ? "" : "s");
+		if (t->axes)
+			snprintf(text, sizeof(text), "%zu pair%s by axis t, h, w", pairs,
+			         pairs == 1 ? "" : "s");
+		else
+			snprintf(text, sizeof(text), "%zu pair%s, %zu scaling variant%s", pairs,
+			         pairs == 1 ? "" : "s", nv, nv == 1 ? "" : "s");
 		rc = cli_figure_write(o, path, format, fig, text);
 	}
 	pe_figure_destroy(fig);
@@ -304,6 +338,7 @@ static void write_rows(FILE *f, const struct entry *e)
 			             v ? pe_pair_regime_name(pe_pair_regime(v, ratio))
 			               : pe_pair_regime_name(PE_REGIME_KEPT),
 			             0);
+			cli_csv_text(f, axis_name(t, i), 0);
 			fputc('\n', f);
 		}
 	}
@@ -326,18 +361,22 @@ static int write_wide(const struct cli_common *o, const char *path, const struct
 		const char *name = pe_rope_scaling_name(t->variants[k].type);
 		fprintf(file.f, ",%s_theta,%s_ratio", name, name);
 	}
+	if (t->axes)
+		fputs(",axis", file.f);
 	fputc('\n', file.f);
 	size_t pairs = t->values->rows, cols = t->values->cols;
 	for (size_t i = 0; i < pairs; i++) {
 		cli_csv_num(file.f, (double)i, 1);
 		for (size_t c = 0; c < cols; c++)
 			cli_csv_num(file.f, t->values->data[i * cols + c], 0);
+		if (t->axes)
+			cli_csv_text(file.f, axis_name(t, i), 0);
 		fputc('\n', file.f);
 	}
 	rc = cli_file_commit(&file);
 	if (!rc) {
 		char what[64];
-		snprintf(what, sizeof(what), "%zu x %zu table", pairs, cols + 1);
+		snprintf(what, sizeof(what), "%zu x %zu table", pairs, cols + 1 + !!t->axes);
 		cli_report_written(o, path, what);
 	}
 	return rc;
@@ -351,7 +390,7 @@ static int write_csv(const struct cli_common *o, const char *path, const struct 
 	if (rc)
 		return rc;
 	fputs("model,group,d,d_rot,pair,theta,wavelength,scaling,factor,scaled_theta,"
-	      "scaled_wavelength,ratio,regime\n",
+	      "scaled_wavelength,ratio,regime,axis\n",
 	      file.f);
 	size_t rows = 0;
 	for (size_t i = 0; i < count; i++) {
@@ -361,10 +400,28 @@ static int write_csv(const struct cli_common *o, const char *path, const struct 
 	rc = cli_file_commit(&file);
 	if (!rc) {
 		char what[96];
-		snprintf(what, sizeof(what), "%zu x 13 table, %zu scheme%s", rows, count,
+		snprintf(what, sizeof(what), "%zu x 14 table, %zu scheme%s", rows, count,
 		         count == 1 ? "" : "s");
 		cli_report_written(o, path, what);
 	}
+	return rc;
+}
+
+static int write_npy(const struct cli_common *o, const char *path, enum cli_format format,
+                     const struct pe_freq_table *t)
+{
+	if (!t->axes)
+		return cli_write_matrix(o, path, format, t->values, NULL, NULL);
+	size_t pairs = t->values->rows, cols = t->values->cols;
+	struct pe_matrix *m = pe_matrix_create(pairs, cols + 1);
+	if (!m)
+		return cli_error("the frequency table: out of memory");
+	for (size_t i = 0; i < pairs; i++) {
+		memcpy(m->data + i * (cols + 1), t->values->data + i * cols, cols * sizeof(double));
+		m->data[i * (cols + 1) + cols] = (double)t->axes[i];
+	}
+	int rc = cli_write_matrix(o, path, format, m, NULL, NULL);
+	pe_matrix_destroy(m);
 	return rc;
 }
 
@@ -374,8 +431,8 @@ static int build(const struct cli_common *o, const struct pe_freqs_options *fo_i
 	const struct pe_scheme *s = e->s;
 	if (!pe_scheme_has(s, PE_CAP_FREQS))
 		return cli_usage_error(
-		        "scheme '%s' has no frequencies: freqs covers sinusoidal and "
-		        "rope",
+		        "scheme '%s' has no frequencies: freqs covers sinusoidal, rope, mrope "
+		        "and xl",
 		        s->canonical);
 	/* At most 5 variants (plain rope: 4) of 2 columns next to theta and
 	 * wavelength, one row per pair, and two work columns of d. */
@@ -473,8 +530,9 @@ int cmd_freqs(int argc, char **argv)
 			rc = cli_wavelength_figure(&o, we, count, path, format);
 		}
 	} else if (!rc && format == CLI_FORMAT_NPY) {
-		/* numbers only: theta, wavelength, then each variant's scaled theta and ratio */
-		rc = cli_write_matrix(&o, path, format, e[0].t->values, NULL, NULL);
+		/* numbers only: theta, wavelength, then each variant's scaled theta and ratio;
+		 * M-RoPE's axis as 0, 1, 2 last */
+		rc = write_npy(&o, path, format, e[0].t);
 	} else if (!rc && (own.table == 0 || (own.table < 0 && count == 1))) {
 		rc = write_wide(&o, path, &e[0]);
 	} else if (!rc) {

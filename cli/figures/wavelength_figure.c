@@ -31,6 +31,31 @@ static int scaled_differs(const struct pe_freq_table *t)
 	return 0;
 }
 
+enum pe_status cli_wavelength_axes(struct pe_panel *p, const struct pe_freq_table *t,
+                                   const double *wl, double *xy, char (*names)[48])
+{
+	static const char *const words[3] = {"t: temporal", "h: height", "w: width"};
+	size_t pairs = t->values->rows, used = 0;
+	enum pe_status st = PE_OK;
+	for (int a = 0; a < 3 && st == PE_OK; a++) {
+		size_t n = 0;
+		for (size_t i = 0; i < pairs; i++)
+			n += t->axes[i] == a;
+		if (n == 0)
+			continue;
+		double *x = xy + 2 * used, *y = x + n;
+		for (size_t i = 0, k = 0; i < pairs; i++)
+			if (t->axes[i] == a) {
+				x[k] = (double)i;
+				y[k++] = wl[i];
+			}
+		snprintf(names[a], sizeof(names[a]), "%s id (%zu)", words[a], n);
+		st = pe_panel_add_scatter(p, names[a], x, y, n);
+		used += n;
+	}
+	return st;
+}
+
 int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelength_entry *e,
                           size_t n, const char *path, enum cli_format format)
 {
@@ -41,13 +66,15 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 		maxpairs = p > maxpairs ? p : maxpairs;
 	}
 	struct pe_figure *fig = pe_figure_create((unsigned)(n + 1), 1);
-	/* per entry: x, unscaled and scaled wavelengths */
-	double *buf = malloc((3 * total + 1) * sizeof(*buf));
+	/* per entry: x, unscaled and scaled wavelengths, then M-RoPE's x and y per axis */
+	double *buf = malloc((5 * total + 1) * sizeof(*buf));
 	char(*names)[160] = calloc(n, sizeof(*names));
-	if (!fig || !buf || !names) {
+	char(*axis_names)[3][48] = calloc(n, sizeof(*axis_names));
+	if (!fig || !buf || !names || !axis_names) {
 		pe_figure_destroy(fig);
 		free(buf);
 		free(names);
+		free(axis_names);
 		return cli_error("the wavelength figure: out of memory");
 	}
 	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
@@ -64,8 +91,8 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 	for (size_t i = 0; i < n && st == PE_OK; i++) {
 		const struct cli_wavelength_entry *w = &e[i];
 		size_t pairs = w->t->values->rows;
-		double *x = at, *wu = at + pairs, *ws = at + 2 * pairs;
-		at += 3 * pairs;
+		double *x = at, *wu = at + pairs, *ws = at + 2 * pairs, *xy = at + 3 * pairs;
+		at += 5 * pairs;
 		for (size_t k = 0; k < pairs; k++)
 			x[k] = (double)k;
 		wavelengths(w->t, 0, wu);
@@ -82,7 +109,9 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 		st = pe_panel_add_line(top, names[i], x, ws, pairs);
 		struct pe_panel *p = pe_figure_panel(fig, (unsigned)(i + 1), 0);
 		int differs = scaled_differs(w->t);
-		if (st == PE_OK)
+		if (st == PE_OK && w->t->axes)
+			st = cli_wavelength_axes(p, w->t, wu, xy, axis_names[i]);
+		else if (st == PE_OK)
 			st = pe_panel_add_line(p, differs ? "unscaled" : "no scaling", x, wu,
 			                       pairs);
 		if (st == PE_OK && differs)
@@ -141,5 +170,6 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 	pe_figure_destroy(fig);
 	free(buf);
 	free(names);
+	free(axis_names);
 	return rc;
 }

@@ -15,6 +15,8 @@
 #include "shared/options.h"
 #include "shared/output.h"
 
+struct pe_panel;
+
 struct cli_wavelength_entry {
 	const char *label;             /* the model or scheme */
 	size_t d;                      /* its head width */
@@ -29,5 +31,15 @@ struct cli_wavelength_entry {
  */
 int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelength_entry *e,
                           size_t n, const char *path, enum cli_format format);
+
+/*
+ * cli_wavelength_axes() - an M-RoPE table's wavelengths @wl (one per pair) as
+ * markers, one series and colour per position axis (t->axes), named in @names
+ *
+ * Markers, not lines: interleaved axes (Qwen3-VL) alternate pair by pair.
+ * @xy: room for 2 * pairs, borrowed by the panel until the figure is written.
+ */
+enum pe_status cli_wavelength_axes(struct pe_panel *p, const struct pe_freq_table *t,
+                                   const double *wl, double *xy, char (*names)[48]);
 
 #endif

@@ -77,7 +77,8 @@ static int column(const struct report *r, size_t i, struct report_section *sec, 
 	for (size_t q = 0; q < F_COUNT; q++)
 		cells[q * cols + col] = "\u2013";
 	cells[F_HEAD * cols + col] = report_strf(sec, "%zu", d);
-	if (!pe_scheme_has(s, PE_CAP_SCALING))
+	/* M-RoPE is RoPE over the whole width whose pairs follow three position axes. */
+	if (!pe_scheme_has(s, PE_CAP_SCALING) && pe_mrope_pair_axis(s, 0) < 0)
 		return cells[F_HEAD * cols + col] ? 0 : cli_error("out of memory");
 	/* The frequencies at the model's context, as 'posenc model' evaluates them. */
 	struct pe_freqs_options fo = {c->context > 0 ? c->context : 0, c->train};
@@ -92,6 +93,14 @@ static int column(const struct report *r, size_t i, struct report_section *sec, 
 	const struct pe_freq_variant *v = t->n_variants && own ? &t->variants[0] : NULL;
 	cells[F_ROTARY * cols + col] = report_strf(sec, "%zu", t->d_pairs);
 	cells[F_LAYOUT * cols + col] = s->layout == PE_LAYOUT_HALF ? "half" : "interleaved";
+	if (t->axes) {
+		size_t n[3] = {0, 0, 0};
+		for (size_t q = 0; q < pairs; q++)
+			n[t->axes[q] % 3]++;
+		cells[F_LAYOUT * cols + col] =
+		        report_strf(sec, "half; t/h/w %zu/%zu/%zu %s", n[0], n[1], n[2],
+		                    s->mrope_interleaved ? "interleaved" : "in sections");
+	}
 	cells[F_BASE * cols + col] = fmt(sec, s->base);
 	cells[F_SCALING * cols + col] = v ? pe_rope_scaling_name(v->type) : "none";
 	size_t kept = 0, ramped = 0, interp = 0, slow_train = 0, slow_ctx = 0;

@@ -292,7 +292,8 @@ static void short_spec(const char *spec, char *buf, size_t cap)
 static int any_rope(const struct report *r)
 {
 	for (size_t i = 0; i < r->count; i++)
-		if (pe_scheme_has(r->schemes[i], PE_CAP_SCALING))
+		if (pe_scheme_has(r->schemes[i], PE_CAP_SCALING) ||
+		    pe_mrope_pair_axis(r->schemes[i], 0) >= 0)
 			return 1;
 	return 0;
 }

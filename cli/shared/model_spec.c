@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <posenc/rope.h>
+
 #include "cli.h"
 #include "shared/model_spec.h"
 
@@ -386,6 +388,22 @@ static int group_spec(const struct cli_common *o, const char *spec, const struct
 	int rope_group = g->spec && strncmp(g->spec, "rope", 4) == 0 &&
 	                 (g->spec[4] == ':' || g->spec[4] == '\0');
 	if (m->mrope_spec && rope_group && (o->position_ids || names_mrope_key(overrides))) {
+		/* The mrope scheme turns pairs at base^(-2i/d) unscaled: a scaled RoPE
+		 * (a Qwen2.5-VL config given YaRN) would silently lose its scaling. */
+		struct pe_scheme *rope = NULL;
+		enum pe_status st = pe_scheme_parse(g->spec, &rope, NULL);
+		enum pe_rope_scaling scaling =
+		        st == PE_OK ? rope->scaling.type : PE_ROPE_SCALING_NONE;
+		pe_scheme_destroy(rope);
+		if (st == PE_ENOMEM)
+			return cli_error("out of memory");
+		if (scaling != PE_ROPE_SCALING_NONE)
+			return cli_usage_error(
+			        "scheme '%s': its RoPE has %s scaling, which the mrope scheme does "
+			        "not take: per-axis positions (mrope keys, --position-ids) would "
+			        "drop "
+			        "it",
+			        spec, pe_rope_scaling_name(scaling));
 		*out = pe_spec_override(m->mrope_spec, overrides);
 		return *out ? 0 : cli_error("out of memory");
 	}

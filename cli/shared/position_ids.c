@@ -385,7 +385,9 @@ int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s,
 		cli_eprintf("rows %llu..%llu of %s", (unsigned long long)first,
 		            (unsigned long long)last, o->position_ids);
 	} else if (!g[0]) {
-		cli_eprintf("text, t = h = w = token (plain RoPE)\n");
+		/* cli_eprintf escapes control characters: the line ends apart */
+		cli_eprintf("text, t = h = w = token (plain RoPE)");
+		fputc('\n', stderr);
 		return 0;
 	} else {
 		unsigned long long t0 = s->mrope_text,

@@ -146,9 +146,6 @@ int cli_vectors_prepare(const struct cli_common *o, const struct pe_scheme *s, e
 		return 0;
 	}
 	v->n = o->n ? o->n : default_n;
-	if (strcmp(pe_scheme_name(s), "mrope") == 0)
-		/* M-RoPE's sections fix its width: 2 (t + h + w). */
-		default_d = 2 * ((size_t)s->mrope_pairs[0] + s->mrope_pairs[1] + s->mrope_pairs[2]);
 	v->d = cli_scheme_width(o, s, default_d);
 	const char *why = NULL;
 	enum pe_status st = pe_encode_check(s, v->d, view, &why);
@@ -186,6 +183,9 @@ size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, s
 		return o->d;
 	if (s && s->head)
 		return s->head;
+	if (s && strcmp(pe_scheme_name(s), "mrope") == 0)
+		/* M-RoPE's sections fix its width (a model's mrope spec has no head=). */
+		fallback = 2 * ((size_t)s->mrope_pairs[0] + s->mrope_pairs[1] + s->mrope_pairs[2]);
 	return o->d ? o->d : fallback;
 }
 

@@ -22,7 +22,8 @@ struct cli_vectors {
  *
  * -d when the user gave it; else the spec's head= (a model's layer group
  * that is wider than the model's other layers, Gemma 4's global layers);
- * else -d's default from a model spec; else @fallback.
+ * else -d's default from a model spec; else @fallback, or for mrope the
+ * width its sections fill, 2 (t + h + w).
  */
 size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, size_t fallback);
 

@@ -69,6 +69,7 @@ void pe_freq_table_destroy(struct pe_freq_table *t)
 	if (!t)
 		return;
 	pe_matrix_destroy(t->values);
+	free(t->axes);
 	free(t->columns);
 	free(t->variants);
 	free(t);
@@ -107,7 +108,7 @@ static void set_critical_dim(struct pe_freq_table *t, const struct pe_scheme *s,
                              const struct pe_freqs_options *opt)
 {
 	int rope = pe_scheme_has(s, PE_CAP_SCALING);
-	int same_as_rope = rope || (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
+	int same_as_rope = rope || t->axes || (s->freq == PE_FREQ_PAPER && t->d_pairs % 2 == 0);
 	/* No training length is invented: a plain table has none unless one is given. */
 	int own = rope && pe_rope_scaling_has_original(s->scaling.type);
 	t->train_length = opt->train_length > 0 ? opt->train_length
@@ -181,8 +182,16 @@ enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
 			t->values->data[i * t->values->cols + 1] = TWO_PI / theta[i];
 		}
 		st = fill_variants(t, s, v, theta, work);
-		set_critical_dim(t, s, opt);
 	}
+	if (st == PE_OK && pe_mrope_pair_axis(s, 0) >= 0) {
+		t->axes = malloc(count ? count : 1);
+		if (!t->axes)
+			st = PE_ENOMEM;
+		for (size_t i = 0; st == PE_OK && i < count; i++)
+			t->axes[i] = (unsigned char)pe_mrope_pair_axis(s, i);
+	}
+	if (st == PE_OK)
+		set_critical_dim(t, s, opt);
 	free(theta);
 	free(work);
 	if (st != PE_OK) {

@@ -191,6 +191,24 @@ int pe_mrope_axis(const unsigned pairs[3], int interleaved, size_t i)
 	return i < p[0] ? 0 : i < (size_t)p[0] + p[1] ? 1 : 2;
 }
 
+int pe_mrope_pair_axis(const struct pe_scheme *s, size_t i)
+{
+	if (!s || strcmp(pe_scheme_name(s), "mrope") != 0)
+		return -1;
+	const unsigned *p = s->mrope_pairs;
+	if (i >= (size_t)p[0] + p[1] + p[2])
+		return -1;
+	return pe_mrope_axis(p, s->mrope_interleaved, i);
+}
+
+/* Every axis turns pair i at the same theta_i: the axes differ in position ids only. */
+static enum pe_status frequencies(const struct pe_scheme *s, size_t d, double *theta, size_t *count)
+{
+	enum pe_status st = pe_rope_base_frequencies(s->base, d, theta);
+	*count = st == PE_OK ? d / 2 : 0;
+	return st;
+}
+
 static enum pe_status rows(const struct pe_scheme *s, size_t d, uint64_t first, size_t n,
                            enum pe_view view, double *dst)
 {
@@ -234,11 +252,12 @@ static enum pe_status rows(const struct pe_scheme *s, size_t d, uint64_t first, 
 const struct pe_scheme_type pe_scheme_mrope = {
         .name = "mrope",
         .summary = "multimodal RoPE: pairs split between time, height and width (Qwen2-VL)",
-        .caps = PE_CAP_VECTORS | PE_CAP_ENCODE | PE_CAP_VIEWS,
+        .caps = PE_CAP_VECTORS | PE_CAP_ENCODE | PE_CAP_VIEWS | PE_CAP_FREQS,
         .keys = keys,
         .n_keys = NKEYS,
         .init = init,
         .finish = finish,
         .check = check,
         .rows = rows,
+        .frequencies = frequencies,
 };

@@ -4,7 +4,9 @@ import csv
 import io
 import math
 import os
+import struct
 import sys
+import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
 from npyread import load_npy  # noqa: E402
@@ -15,7 +17,7 @@ TMP = workdir()
 
 
 COLUMNS = ["model", "group", "d", "d_rot", "pair", "theta", "wavelength", "scaling", "factor",
-           "scaled_theta", "scaled_wavelength", "ratio", "regime"]
+           "scaled_theta", "scaled_wavelength", "ratio", "regime", "axis"]
 NUMERIC = {"d", "d_rot", "pair", "theta", "wavelength", "factor", "scaled_theta",
            "scaled_wavelength", "ratio", "llama3_theta", "llama3_ratio"}
 
@@ -128,6 +130,141 @@ r = run(EXE, "freqs", "-s", "sinusoidal", "-d", "8", "-o", path)
 shape, v = load_npy(path)
 ok(r.rc == 0 and shape == (4, 2) and near(v[2], 0.1, 1e-16)
    and near(v[7], 2 * math.pi * 1000, 1e-9), "freqs sinusoidal NPY (pairs, 2)", (shape, v))
+
+# ---- M-RoPE: theta_i = base^(-2i/d) on every axis, and the axis of each pair ----------
+# restated from transformers: Qwen2-VL's apply_multimodal_rotary_pos_emb splits the d-wide
+# cos/sin (cat(freqs, freqs)) into chunks mrope_section * 2 and takes chunk j from axis
+# j % 3; Qwen3-VL's apply_interleaved_mrope (modeling_qwen3_vl.py, 00709b86) starts from
+# the temporal freqs and overwrites freqs[..., offset:3 * section[dim]:3] with axis dim's,
+# offsets 1 (h) and 2 (w), over the d/2 pairs.
+def hf_axes(sections, d, interleaved):
+    if interleaved:
+        axis = [0] * (d // 2)
+        for dim, offset in enumerate((1, 2), start=1):
+            idx = range(d // 2)[slice(offset, sections[dim] * 3, 3)]
+            for i in idx:
+                axis[i] = dim
+        return axis
+    cols = []
+    for j, n in enumerate(list(sections) * 2):
+        cols += [j % 3] * n
+    assert cols[:d // 2] == cols[d // 2:]
+    return cols[:d // 2]
+
+
+def theta_closed(base, d):
+    return [1.0 / math.pow(base, k / d) for k in range(0, d, 2)]
+
+
+MROPE = [  # spec, base, sections, interleaved, d, pairs per axis counted by hand
+    ("mrope:base=1000000", 1e6, (16, 24, 24), False, 128, [16, 24, 24]),
+    ("mrope:base=5000000,t=24,h=20,w=20,interleaved=1", 5e6, (24, 20, 20), True, 128,
+     [24, 20, 20]),
+    # interleaved with 3h = 3w = 72 past the 64 pairs: h and w take 21 each, t the other 22
+    ("mrope:t=16,h=24,w=24,interleaved=1", 1e4, (16, 24, 24), True, 128, [22, 21, 21]),
+]
+for spec, base, sec, inter, d, counts in MROPE:
+    r = run(EXE, "freqs", "-s", spec, "-o", "-")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    head = list(rows[0]) if rows else []
+    want_axes = ["thw"[a] for a in hf_axes(sec, d, inter)]
+    want = theta_closed(base, d)
+    ok(r.rc == 0 and head == ["pair", "theta", "wavelength", "axis"] and len(rows) == d // 2,
+       f"freqs {spec}: the wide table with an axis column, a row per pair", (head, r.err))
+    ok(all(abs(float(x["theta"]) - w) <= 1e-15 * w and
+           abs(float(x["wavelength"]) - 2 * math.pi / w) <= 1e-15 * 2 * math.pi / w
+           for x, w in zip(rows, want)), f"freqs {spec}: theta = base^(-2i/d), 2 pi / theta")
+    ok([x["axis"] for x in rows] == want_axes,
+       f"freqs {spec}: each pair's axis as transformers assigns it",
+       "".join(x["axis"] for x in rows) + "\n" + "".join(want_axes))
+    ok([want_axes.count(a) for a in "thw"] == counts and
+       "%d pairs turn with the temporal id (t), %d with the height id (h), %d with the width "
+       "id (w)" % tuple(counts) in r.err, f"freqs {spec}: pairs per axis {counts}", r.err)
+# Qwen2-VL at base 1e6: pair 32 at 1e6^(-1/2) = 1e-3; the critical dimension as rope's
+r = run(EXE, "freqs", "-s", "mrope:base=1000000", "--train-length", "32768", "-o", "-")
+rows = list(csv.DictReader(io.StringIO(r.text)))
+ok(r.rc == 0 and near(float(rows[32]["theta"]), 1e-3, 1e-18) and
+   "critical dimension 80 of 128" in r.err,
+   "freqs mrope base 1e6: pair 32 at 0.001, critical dimension 2 ceil(39.65) = 80", r.err)
+# the long table: mrope's rows name their axis, rope's leave it empty
+r = run(EXE, "freqs", "-s", "mrope:t=24,h=20,w=20,interleaved=1", "-s", "rope", "-d", "128",
+        "-o", "-")
+head, rows = table(r.text)
+mr = [x for x in rows if x["model"].startswith("mrope")]
+ok(r.rc == 0 and head == COLUMNS and len(mr) == 64 and
+   [x["axis"] for x in mr] == ["thw"[a] for a in hf_axes((24, 20, 20), 128, True)] and
+   {x["axis"] for x in rows if x["model"].startswith("rope")} == {""} and
+   {x["scaling"] for x in mr} == {"none"},
+   "freqs long table: an axis column, t/h/w for mrope, empty for rope", r.err)
+path = os.path.join(TMP, "mrope.npy")
+r = run(EXE, "freqs", "-s", "mrope:t=24,h=20,w=20,interleaved=1", "-o", path)
+shape, v = load_npy(path)
+ok(r.rc == 0 and shape == (64, 3) and
+   [int(v[3 * i + 2]) for i in range(64)] == hf_axes((24, 20, 20), 128, True) and
+   v[3] == theta_closed(1e4, 128)[1], "freqs mrope NPY (pairs, 3): theta, wavelength, axis",
+   (shape, r.err))
+
+
+# the figure: one colour per axis (tab10 blue, orange, green at the markers' alpha 0.9)
+def png_rows(path):
+    data = open(path, "rb").read()
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, _, ctype, _, _, _ = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    bpp = 4 if ctype == 6 else 3
+    raw, stride, prev, out = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
+    for y in range(h):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a, b = line[i - bpp] if i >= bpp else 0, prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        out.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
+        prev = line
+    return w, h, out
+
+
+def axis_columns(path):
+    """x of the pixels of each axis's marker colour, past the legend's left column."""
+    w, h, px = png_rows(path)
+    tab10 = [(31, 119, 180), (255, 127, 14), (44, 160, 44)]
+    out = []
+    for c in tab10:
+        m = [round(0.9 * v + 0.1 * 255) for v in c]
+        out.append(sorted(x for y in range(h) for x in range(120, w)
+                          if all(abs(px[y][x][j] - m[j]) <= 10 for j in range(3))))
+    return (w, h), out
+
+
+for spec, inter in (("mrope", False), ("mrope:t=24,h=20,w=20,interleaved=1", True)):
+    png = os.path.join(TMP, "mrope.png")
+    r = run(EXE, "freqs", "-s", spec, "-o", png)
+    size, xs = axis_columns(png) if r.rc == 0 else ((0, 0), [[], [], []])
+    good = r.rc == 0 and size == (640, 480) and all(len(x) > 100 for x in xs)
+    if inter:  # the axes alternate over the whole width; pairs 60..63 are temporal
+        good = good and all(x[-1] - x[0] > 300 for x in xs) and xs[0][-1] > max(xs[1][-1],
+                                                                                 xs[2][-1])
+    else:  # t's pairs, then h's, then w's, left to right
+        good = good and xs[0][-1] < xs[1][0] + 15 and xs[1][-1] < xs[2][0] + 15
+    ok(good, f"freqs {spec} figure: 640 x 480, the pairs coloured by axis "
+       f"({'alternating' if inter else 't, then h, then w'})",
+       (size, [(len(x), x[:1], x[-1:]) for x in xs], r.err))
 
 r = run(EXE, "freqs", "--help")
 ok(r.rc == 0 and r.text.startswith("Usage: posenc freqs"), "freqs --help")

@@ -160,6 +160,9 @@ ok("text 0..2 at t = h = w = token" in r.err and "a 1x2x3 grid 3..8" in r.err
    "stderr says which position ids were used", r.err)
 r = run(EXE, "encode", "-q", "-s", SPEC, "-d", "6", "-n", "11", "-o", "-")
 ok(r.rc == 0 and r.err == "", "-q: no note", r.err)
+r = run(EXE, "encode", "-s", "mrope:t=1,h=1,w=1", "-n", "3", "-o", os.path.join(TMP, "t.csv"))
+ok(r.rc == 0 and "tokens 0..2: text, t = h = w = token (plain RoPE)\nposenc: wrote" in r.err,
+   "text positions: the note ends its line (no escaped '\\n' before the next)", r.err)
 
 # ---- 2. Qwen2-VL 7B / Qwen2.5-VL 7B sections: image, video ---------------------------
 # mrope_section [16, 24, 24], rope_theta 1e6, head 128 (the Qwen2.5-VL-7B-Instruct config,
@@ -605,5 +608,50 @@ for layer in ("nope", "0"):
     error_case(EXE, f"Qwen 3.5 --layer {layer}: grid keys on a layer without positions",
                ["encode", "-s", Q35, "--layer", layer] + out, 2, "unknown key 'text' for nope",
                cwd=E)
+
+# ---- freqs and compare: each pair's theta (every axis the same) and its axis ----------
+CFG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "configs")
+for name, spec, extra, d, base, sec, inter, crit in [
+        ("Qwen2.5-VL-7B config, sections 16/24/24",
+         "hf:" + os.path.join(CFG, "qwen2.5-vl-7b.json") + ",interleaved=0", (), 128, 1e6,
+         (16, 24, 24), False,
+         # 2 ceil(64 log_1e6(128000 / 2 pi)) = 2 ceil(45.96) at max_position_embeddings
+         "critical dimension 92 of 128 for training length 128000"),
+        ("Qwen 3.5 layer 3, interleaved 11/11/10 of its 64 rotated dims", Q35, ("--layer", "3"),
+         64, 1e7, (11, 11, 10), True, None)]:
+    r = run(EXE, "freqs", "-s", spec, *extra, "-o", "-")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    th = inv_freq(d, base)
+    good = r.rc == 0 and len(rows) == d // 2
+    good = good and all(float(x["theta"]) == th[i] for i, x in enumerate(rows))
+    good = good and [x["axis"] for x in rows] == ["thw"[axis_of(i, sec, inter)]
+                                                  for i in range(d // 2)]
+    ok(good and (crit is None or crit in r.err),
+       f"freqs {name}: {d // 2} pairs at the width the sections fill, theta bit for bit, "
+       "each pair's axis", r.err)
+# a Qwen2.5-VL config given YaRN: the mrope scheme has no scaling, so its spec is refused
+# rather than drawn unscaled
+with open(os.path.join(CFG, "qwen2.5-vl-7b.json")) as f:
+    yarn_cfg = json.load(f)
+yarn_cfg["rope_scaling"] = {"type": "yarn", "factor": 3.90625, "mrope_section": [16, 24, 24],
+                            "original_max_position_embeddings": 32768}
+yarn_path = os.path.join(TMP, "vl-yarn.json")
+with open(yarn_path, "w") as f:
+    json.dump(yarn_cfg, f)
+error_case(EXE, "freqs of a YaRN-scaled Qwen2.5-VL's mrope spec: refused, not unscaled",
+           ["freqs", "-s", "hf:" + yarn_path + ",interleaved=0", "-o", "x.csv"], 2,
+           "its RoPE has yarn scaling, which the mrope scheme does not take", cwd=E)
+r = run(EXE, "freqs", "-s", "hf:" + yarn_path, "-q", "-o", "-")
+ok(r.rc == 0 and "yarn_theta" in r.text.splitlines()[0], "its text positions: the YaRN table",
+   r.err)
+r = run(EXE, "compare", "-s", "mrope:base=1000000", "-s", "rope:base=1000000,layout=half",
+        "-n", "16", "-o", "-")
+rows = list(csv.DictReader(io.StringIO(r.text)))
+th = inv_freq(128, 1e6)
+ok(r.rc == 0 and len(rows) == 2 and all(float(x["wavelength_min"]) == 2 * math.pi / th[0] and
+                                        float(x["wavelength_max"]) == 2 * math.pi / th[63]
+                                        for x in rows) and "left empty" not in r.err,
+   "compare: mrope's wavelength_min/max are 2 pi / theta of pairs 0 and 63, as rope's",
+   r.text + r.err)
 
 done()

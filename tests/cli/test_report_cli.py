@@ -83,6 +83,19 @@ ok(r.rc == 0 and re.search(r"\nscaling +none\n", pt) and re.search(r"\nfactor +\
    and re.search(r"\npairs kept +8\n", pt)
    and re.search(r"\npairs interpolated \(theta / factor\) +\u2013\n", pt),
    "unscaled rope: the facts say scaling none, 8 pairs kept, none interpolated", pt[:1800])
+# M-RoPE: RoPE's frequencies over the whole width, the pairs' axes counted in the layout
+# (Qwen3-VL interleaved 24/20/20: t = pairs 0, 3, ..., 57 and 60..63; h, w every third),
+# its wavelengths 2 pi and 2 pi 1e4^(30/32) in the summary, its 9 pages with the frequencies
+r = run(EXE, "report", "-s", "mrope:t=6,h=5,w=5,interleaved=1", "-n", "64", "-o", "mrope.pdf",
+        cwd=wd)
+mt = pdf_text(os.path.join(wd, "mrope.pdf")) if r.rc == 0 else ""
+ok(r.rc == 0 and re.search(r"\nrotary width d_rot +32\n", mt)
+   and re.search(r"\npair layout +half; t/h/w 6/5/5 interleaved\n", mt)
+   and re.search(r"\npairs kept +16\n", mt)
+   and re.search(r"wavelength_min +6\.28319\n", mt)
+   and re.search(r"wavelength_max +35332\.9\n", mt)
+   and pdfinfo_pages(os.path.join(wd, "mrope.pdf")) == 9,
+   "mrope: its facts, wavelengths and frequency pages", mt[:2500])
 # Eight schemes (the most): every page fits, the summary numbers its columns.
 r = run(EXE, "report", "--base", "10,100,1000,10000,1e5,1e6,1e7,1e8", "-n", "64", "-d", "32",
         "-o", "eight.pdf", cwd=wd)

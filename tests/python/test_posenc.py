@@ -137,7 +137,7 @@ def test_freqs_columns_exact(tmp_path):
     assert list(cols) == lines[0].split(",")
     for j, name in enumerate(cols):
         cells = [r.split(",")[j] for r in lines[1:]]
-        if name in ("model", "group", "scaling", "regime"):
+        if name in ("model", "group", "scaling", "regime", "axis"):
             assert list(cols[name]) == cells, name
         else:
             assert np.array_equal(cols[name], np.array([float(c) for c in cells])), name

@@ -164,7 +164,8 @@ PE_API enum pe_status pe_encode_blocks_cols(const struct pe_scheme *s, size_t d,
  *
  * For sinusoidal: w_k, k < d/2 (k < ceil(d/2) for the paper layout with odd
  * d, whose last column is a lone sine). For rope: the (scaled) inverse
- * frequencies theta_i, i < d_rot/2.
+ * frequencies theta_i, i < d_rot/2. For mrope: theta_i = base^(-2i/d), i < d/2,
+ * whichever axis pair i follows (pe_mrope_pair_axis() in posenc/rope.h).
  *
  * @theta: room for d doubles.
  * @count: set to the number of pairs written.

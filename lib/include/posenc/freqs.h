@@ -15,16 +15,20 @@
  *                        all with original 4096, and llama3 (factor 8,
  *                        low 1, high 4, original 8192). longrope has no
  *                        default factors and appears only when asked for;
- *   sinusoidal           none: theta and wavelength only.
+ *   sinusoidal, mrope    none: theta and wavelength only.
  * The evaluation length of dynamic and longrope is options->length when
  * it is > 0; otherwise the scheme's length= key, and for the default
  * dynamic variant 4 * 4096 = 16384 (at or below the original it would
  * equal the unscaled frequencies).
  *
  * The critical dimension (Liu et al., pe_rope_critical_dim()) is given for
- * rope and for paper-frequency sinusoidal tables of even width, which have
+ * rope, mrope and paper-frequency sinusoidal tables of even width, which have
  * the same frequencies, when a training length is known (the options' or
  * the scaling's original).
+ *
+ * An mrope table also says which position axis turns each pair (axes): its
+ * frequencies are RoPE's base^(-2i/d) over the whole width, but pair i
+ * multiplies them by the temporal, height or width id of the token.
  */
 #ifndef POSENC_FREQS_H
 #define POSENC_FREQS_H
@@ -67,6 +71,10 @@ struct pe_freq_table {
 	int has_critical_dim; /* 0 when the formula does not apply */
 	double train_length;
 	size_t critical_dim;
+	/* mrope: values->rows entries, the axis pair i follows (0 temporal, 1 height,
+	 * 2 width; pe_mrope_pair_axis()); owned by the table and freed with it. NULL
+	 * for every other scheme. */
+	unsigned char *axes;
 };
 
 /*

@@ -142,6 +142,20 @@ PE_API enum pe_status pe_mrope_position(const struct pe_scheme *s, uint64_t q, d
 PE_API enum pe_status pe_mrope_set_positions(struct pe_scheme *s, const double *thw, size_t count,
                                              char **err);
 
+/*
+ * pe_mrope_pair_axis() - the position axis that pair @i of an mrope scheme turns with
+ *
+ * 0 temporal (t), 1 height (h), 2 width (w). In sections (Qwen2-VL and Qwen2.5-VL's
+ * apply_multimodal_rotary_pos_emb) the first t= pairs are temporal, the next h= height
+ * and the last w= width; interleaved (interleaved=1, Qwen3-VL's apply_interleaved_mrope)
+ * pair i is height when i % 3 == 1 and i < 3h, width when i % 3 == 2 and i < 3w, and
+ * temporal otherwise. Pair i is the one at columns i and i + d/2 (rotate_half), turning
+ * at theta_i = base^(-2i/d) (pe_scheme_frequencies()) times that axis's position id.
+ *
+ * @return 0, 1 or 2; -1 if @s is not an mrope scheme or @i is not below t + h + w.
+ */
+PE_API int pe_mrope_pair_axis(const struct pe_scheme *s, size_t i);
+
 #ifdef __cplusplus
 }
 #endif

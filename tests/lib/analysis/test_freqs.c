@@ -11,7 +11,9 @@
 
 #include <cmocka.h>
 
+#include <posenc/encode.h>
 #include <posenc/freqs.h>
+#include <posenc/rope.h>
 #include <posenc/scheme.h>
 
 #include "near.h"
@@ -263,6 +265,130 @@ static void refused(void **state)
 	pe_freq_table_destroy(NULL);
 }
 
+/*
+ * Which axis drives each pair, restated from transformers (modeling_qwen2_vl.py
+ * apply_multimodal_rotary_pos_emb; modeling_qwen3_vl.py apply_interleaved_mrope,
+ * 00709b86): axis[] gets one entry per column of the d-wide cos table.
+ */
+static void hf_axes(const unsigned sec[3], int interleaved, size_t d, int *axis)
+{
+	if (interleaved) {
+		/* freqs_t = freqs[0]; freqs_t[..., offset:3*sec[dim]:3] = freqs[dim, ...]
+		 * over the d/2 pairs, then cat(freqs, freqs) */
+		for (size_t i = 0; i < d / 2; i++)
+			axis[i] = 0;
+		for (int dim = 1; dim <= 2; dim++)
+			for (size_t i = (size_t)dim; i < 3 * (size_t)sec[dim] && i < d / 2; i += 3)
+				axis[i] = dim;
+		for (size_t i = 0; i < d / 2; i++)
+			axis[i + d / 2] = axis[i];
+		return;
+	}
+	/* cos.split(mrope_section * 2): chunk j of the six takes axis j % 3 */
+	size_t c = 0;
+	for (int j = 0; j < 6; j++)
+		for (unsigned k = 0; k < sec[j % 3]; k++)
+			axis[c++] = j % 3;
+	assert_int_equal(c, d);
+}
+
+static void mrope_frequencies_and_axes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *spec;
+		double base;
+		unsigned sec[3];
+		int interleaved;
+		size_t d;
+		size_t count[3]; /* pairs per axis, counted by hand */
+	} cases[] = {
+	        {"mrope", 1e4, {16, 24, 24}, 0, 128, {16, 24, 24}},
+	        {"mrope:base=1000000", 1e6, {16, 24, 24}, 0, 128, {16, 24, 24}},
+	        /* Qwen3-VL: t = 0, 3, ..., 57 and 60..63; h = 1, 4, ..., 58; w = 2, ..., 59 */
+	        {"mrope:base=5000000,t=24,h=20,w=20,interleaved=1",
+	         5e6,
+	         {24, 20, 20},
+	         1,
+	         128,
+	         {24, 20, 20}},
+	        /* sections interleaved below 3h = 3w = 72 > 64: h and w get every third pair
+	         * from 1 and 2 on, 21 each, t the other 22 */
+	        {"mrope:t=16,h=24,w=24,interleaved=1", 1e4, {16, 24, 24}, 1, 128, {22, 21, 21}},
+	        /* Qwen 3.5's rotary 64: h = 1, ..., 31 (11), w = 2, ..., 29 (10) */
+	        {"mrope:base=10000000,t=11,h=11,w=10,interleaved=1",
+	         1e7,
+	         {11, 11, 10},
+	         1,
+	         64,
+	         {11, 11, 10}},
+	        {"mrope:t=2,h=0,w=1", 1e4, {2, 0, 1}, 0, 6, {2, 0, 1}},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		size_t d = cases[k].d, h = d / 2;
+		struct pe_freq_table *t = table(cases[k].spec, d, 0, 0);
+		assert_int_equal(t->values->rows, h);
+		assert_int_equal(t->values->cols, 2);
+		assert_int_equal(t->n_variants, 0);
+		assert_int_equal(t->d_pairs, d);
+		assert_int_equal(t->has_critical_dim, 0);
+		assert_non_null(t->axes);
+		int axis[128];
+		hf_axes(cases[k].sec, cases[k].interleaved, d, axis);
+		size_t count[3] = {0, 0, 0};
+		for (size_t i = 0; i < h; i++) {
+			/* theta_i = base^(-2i/d), whichever axis turns it */
+			assert_rel(at(t, i, 0), pow(cases[k].base, -2.0 * (double)i / (double)d),
+			           1e-15);
+			assert_rel(at(t, i, 1), 2 * PI / at(t, i, 0), 1e-15);
+			assert_int_equal(axis[i + h], axis[i]);
+			if (t->axes[i] != axis[i])
+				fail_msg("%s: pair %zu follows axis %d, transformers' %d",
+				         cases[k].spec, i, t->axes[i], axis[i]);
+			count[t->axes[i]]++;
+		}
+		for (int a = 0; a < 3; a++)
+			assert_int_equal(count[a], cases[k].count[a]);
+		pe_freq_table_destroy(t);
+	}
+	/* Qwen2-VL's numbers: base 1e6, d 128: pair 32 at 1e6^(-1/2), wavelength 2 pi 1000 */
+	struct pe_freq_table *t = table("mrope:base=1000000", 128, 0, 32768);
+	assert_rel(at(t, 32, 0), 1e-3, 1e-15);
+	assert_rel(at(t, 32, 1), 2000 * PI, 1e-15);
+	/* 2 ceil(64 log_1e6(32768 / 2 pi)) = 2 ceil(39.65) = 80, as rope's at that base */
+	assert_int_equal(t->has_critical_dim, 1);
+	assert_int_equal(t->critical_dim, 80);
+	pe_freq_table_destroy(t);
+}
+
+static void mrope_pair_axis(void **state)
+{
+	(void)state;
+	struct pe_scheme *s = NULL;
+	assert_int_equal(pe_scheme_parse("mrope:t=24,h=20,w=20,interleaved=1", &s, NULL), PE_OK);
+	const int first[] = {0, 1, 2, 0, 1, 2};
+	for (size_t i = 0; i < 6; i++)
+		assert_int_equal(pe_mrope_pair_axis(s, i), first[i]);
+	assert_int_equal(pe_mrope_pair_axis(s, 58), 1);
+	assert_int_equal(pe_mrope_pair_axis(s, 59), 2);
+	for (size_t i = 60; i < 64; i++)
+		assert_int_equal(pe_mrope_pair_axis(s, i), 0);
+	assert_int_equal(pe_mrope_pair_axis(s, 64), -1);
+	/* the frequencies need the width the sections fill */
+	double theta[130];
+	size_t count = 1;
+	assert_int_equal(pe_scheme_frequencies(s, 130, theta, &count), PE_ERANGE);
+	assert_int_equal(count, 0);
+	pe_scheme_destroy(s);
+	assert_int_equal(pe_scheme_parse("rope", &s, NULL), PE_OK);
+	assert_int_equal(pe_mrope_pair_axis(s, 0), -1);
+	pe_scheme_destroy(s);
+	assert_int_equal(pe_mrope_pair_axis(NULL, 0), -1);
+	struct pe_freq_table *t = table("rope", 8, 0, 0);
+	assert_null(t->axes);
+	pe_freq_table_destroy(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +401,8 @@ int main(void)
 	        cmocka_unit_test(sinusoidal_tables),
 	        cmocka_unit_test(partial_rotary_uses_rotary_width),
 	        cmocka_unit_test(refused),
+	        cmocka_unit_test(mrope_frequencies_and_axes),
+	        cmocka_unit_test(mrope_pair_axis),
 	};
 	return cmocka_run_group_tests_name("freqs", tests, NULL, NULL);
 }

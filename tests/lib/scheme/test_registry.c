@@ -37,6 +37,7 @@ static const struct {
         {"alibi", PE_CAP_BIAS | PE_CAP_BIAS_HEADS},
         {"t5", PE_CAP_BIAS | PE_CAP_BUCKETS},
         {"nope", PE_CAP_VECTORS | PE_CAP_ENCODE},
+        {"mrope", PE_CAP_VECTORS | PE_CAP_ENCODE | PE_CAP_VIEWS | PE_CAP_FREQS},
 };
 
 static void documented_capabilities(void **state)
