@@ -33,7 +33,8 @@ static const char help[] =
         "theta (unscaled angular frequency), wavelength (2 pi / theta), scaling, factor,\n"
         "scaled_theta, scaled_wavelength, ratio (scaled / unscaled), regime (kept,\n"
         "ramped, interpolated; rescaled for LongRoPE, static for pairs at frequency 0)\n"
-        "and axis (mrope: t, h or w, the position id that turns the pair; else empty).\n"
+        "and, when an mrope spec is among them, axis (t, h or w, the position id that\n"
+        "turns the pair; empty for the other schemes).\n"
         "CSV --table wide (the default for one scheme, as NPY): a row per pair, columns\n"
         "pair, theta, wavelength, then each variant's NAME_theta and NAME_ratio; mrope\n"
         "ends with axis (in NPY 0 t, 1 h, 2 w). mrope's theta is base^(-2i/d) on every\n"
@@ -309,8 +310,9 @@ static const char *model_name(const struct entry *e)
 	return e->info.model[0] ? e->info.model : cli_short_label(e->s);
 }
 
-/* One long table: a row per scheme, scaling variant and pair; the same columns always. */
-static void write_rows(FILE *f, const struct entry *e)
+/* One long table: a row per scheme, scaling variant and pair; the same columns
+ * whatever the scaling, and the axis column when an mrope spec is among them. */
+static void write_rows(FILE *f, const struct entry *e, int with_axis)
 {
 	const struct pe_freq_table *t = e->t;
 	size_t pairs = t->values->rows, cols = t->values->cols;
@@ -338,7 +340,8 @@ static void write_rows(FILE *f, const struct entry *e)
 			             v ? pe_pair_regime_name(pe_pair_regime(v, ratio))
 			               : pe_pair_regime_name(PE_REGIME_KEPT),
 			             0);
-			cli_csv_text(f, axis_name(t, i), 0);
+			if (with_axis)
+				cli_csv_text(f, axis_name(t, i), 0);
 			fputc('\n', f);
 		}
 	}
@@ -389,19 +392,25 @@ static int write_csv(const struct cli_common *o, const char *path, const struct 
 	int rc = cli_file_open(&file, path);
 	if (rc)
 		return rc;
-	fputs("model,group,d,d_rot,pair,theta,wavelength,scaling,factor,scaled_theta,"
-	      "scaled_wavelength,ratio,regime,axis\n",
-	      file.f);
+	/* The axis column only where it says something: the long table of
+	 * sinusoidal and RoPE schemes keeps the 13 columns it always had. */
+	int with_axis = 0;
+	for (size_t i = 0; i < count; i++)
+		with_axis |= e[i].t->axes != NULL;
+	fprintf(file.f,
+	        "model,group,d,d_rot,pair,theta,wavelength,scaling,factor,scaled_theta,"
+	        "scaled_wavelength,ratio,regime%s\n",
+	        with_axis ? ",axis" : "");
 	size_t rows = 0;
 	for (size_t i = 0; i < count; i++) {
-		write_rows(file.f, &e[i]);
+		write_rows(file.f, &e[i], with_axis);
 		rows += e[i].t->values->rows * (e[i].t->n_variants ? e[i].t->n_variants : 1);
 	}
 	rc = cli_file_commit(&file);
 	if (!rc) {
 		char what[96];
-		snprintf(what, sizeof(what), "%zu x 14 table, %zu scheme%s", rows, count,
-		         count == 1 ? "" : "s");
+		snprintf(what, sizeof(what), "%zu x %d table, %zu scheme%s", rows,
+		         with_axis ? 14 : 13, count, count == 1 ? "" : "s");
 		cli_report_written(o, path, what);
 	}
 	return rc;

@@ -184,8 +184,9 @@ size_t cli_scheme_width(const struct cli_common *o, const struct pe_scheme *s, s
 	if (s && s->head)
 		return s->head;
 	if (s && strcmp(pe_scheme_name(s), "mrope") == 0)
-		/* M-RoPE's sections fix its width (a model's mrope spec has no head=). */
-		fallback = 2 * ((size_t)s->mrope_pairs[0] + s->mrope_pairs[1] + s->mrope_pairs[2]);
+		/* M-RoPE's sections fix its width: a model's mrope spec has no head=, and
+		 * the model's head (Qwen 3.5: 256) is wider than the part it rotates (64). */
+		return 2 * ((size_t)s->mrope_pairs[0] + s->mrope_pairs[1] + s->mrope_pairs[2]);
 	return o->d ? o->d : fallback;
 }
 

@@ -216,9 +216,9 @@ def freqs(spec="rope", d=None, *, length=None, train_length=None, frame=None, ta
           **options):
     """The per-pair frequency table of `posenc freqs -o x.csv`: one long table with the same
     columns whatever the scaling (model, group, d, d_rot, pair, theta, wavelength, scaling,
-    factor, scaled_theta, scaled_wavelength, ratio, regime, axis), a row per scaling variant and
-    pair (plain rope shows linear, dynamic, yarn and llama3); axis is an mrope pair's position
-    axis, t, h or w, and empty for other schemes. table="wide" gives the CLI's default for one
+    factor, scaled_theta, scaled_wavelength, ratio, regime, and axis when an mrope spec is
+    among them: its pairs' position axis, t, h or w), a row per scaling variant and pair (plain
+    rope shows linear, dynamic, yarn and llama3). table="wide" gives the CLI's default for one
     scheme instead: a row per pair, each variant's NAME_theta and NAME_ratio (mrope: then axis).
 
     Returns a pandas DataFrame when pandas is installed (frame=None or True; the CSV read by

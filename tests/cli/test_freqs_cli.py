@@ -17,7 +17,7 @@ TMP = workdir()
 
 
 COLUMNS = ["model", "group", "d", "d_rot", "pair", "theta", "wavelength", "scaling", "factor",
-           "scaled_theta", "scaled_wavelength", "ratio", "regime", "axis"]
+           "scaled_theta", "scaled_wavelength", "ratio", "regime"]
 NUMERIC = {"d", "d_rot", "pair", "theta", "wavelength", "factor", "scaled_theta",
            "scaled_wavelength", "ratio", "llama3_theta", "llama3_ratio"}
 
@@ -191,11 +191,17 @@ r = run(EXE, "freqs", "-s", "mrope:t=24,h=20,w=20,interleaved=1", "-s", "rope", 
         "-o", "-")
 head, rows = table(r.text)
 mr = [x for x in rows if x["model"].startswith("mrope")]
-ok(r.rc == 0 and head == COLUMNS and len(mr) == 64 and
+ok(r.rc == 0 and head == COLUMNS + ["axis"] and len(mr) == 64 and
    [x["axis"] for x in mr] == ["thw"[a] for a in hf_axes((24, 20, 20), 128, True)] and
    {x["axis"] for x in rows if x["model"].startswith("rope")} == {""} and
    {x["scaling"] for x in mr} == {"none"},
    "freqs long table: an axis column, t/h/w for mrope, empty for rope", r.err)
+path = os.path.join(TMP, "two.csv")
+r = run(EXE, "freqs", "-s", "rope", "-s", "rope:base=10", "-o", path)
+with open(path) as f:
+    head = f.readline().strip().split(",")
+ok(r.rc == 0 and head == COLUMNS and "x 13 table" in r.err,
+   "freqs long table without mrope: the 13 columns it always had", r.err)
 path = os.path.join(TMP, "mrope.npy")
 r = run(EXE, "freqs", "-s", "mrope:t=24,h=20,w=20,interleaved=1", "-o", path)
 shape, v = load_npy(path)

@@ -61,7 +61,7 @@ with open(out) as f:
     tab = list(csv.DictReader(f))
 ok(r.rc == 0 and [k for k in tab[0]] == ["model", "group", "d", "d_rot", "pair", "theta",
                                          "wavelength", "scaling", "factor", "scaled_theta",
-                                         "scaled_wavelength", "ratio", "regime", "axis"],
+                                         "scaled_wavelength", "ratio", "regime"],
    "freqs of three models: one table, stable column names", r.err)
 count = {m: sum(1 for x in tab if x["model"] == m) for m in ("llama-3.1-8b", "phi-3-mini-128k",
                                                              "deepseek-v3")}
