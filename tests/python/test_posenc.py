@@ -199,6 +199,28 @@ def test_check_agree_and_disagree():
     assert bad.errors[:, 0].max() > 0.1
 
 
+def test_check_judges_an_array_at_its_dtype(tmp_path):
+    """A float32, float16 or bfloat16 array is a dump stored in that format, as the same
+    values in an .npy or .safetensors file are: exact cos values rounded to float32 agree up
+    to float32 storage (at 1e-9 against exact values they would disagree)."""
+    n, d = 64, 16
+    inv_freq = 1.0 / 10000.0 ** (np.arange(0, d, 2) / d)
+    cos = np.repeat(np.cos(np.outer(np.arange(n), inv_freq)), 2, axis=1)
+    r = posenc.check("rope", cos.astype(np.float32))
+    assert r.agree and r.fields["verdict"].startswith("agree up to float32 storage"), repr(r)
+    np.save(tmp_path / "c.npy", cos.astype(np.float32))
+    out = subprocess.run([POSENC, "check", "-s", "rope", "--against", "c.npy"], cwd=tmp_path,
+                         capture_output=True, text=True).stdout
+    assert re.search("verdict: +(.*)", out).group(1) == r.fields["verdict"]
+    f16 = posenc.check("rope", cos.astype(np.float16))
+    assert f16.agree and "f32/f16" in f16.fields["verdict"], repr(f16)
+    # bfloat16 by round to nearest even of the float32 bits
+    u = cos.astype(np.float32).view(np.uint32).astype(np.uint64)
+    bf = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    b = posenc.check("rope", bf, bfloat16=True)
+    assert b.agree and "f32/bf16" in b.fields["verdict"], repr(b)
+
+
 def test_check_takes_torch_shapes():
     """HF's rotary_emb returns cos as (batch, seq, dim); Meta's view_as_real(freqs_cis) is
     (seq, dim/2, 2): both are checked as the program reads such files."""
