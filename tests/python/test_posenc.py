@@ -241,7 +241,7 @@ def test_figures(tmp_path):
     fig = posenc.plot("distance", "sinusoidal", n=64, d=16)
     png = fig._repr_png_()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big") == (640, 480)
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (640, 480)
     assert png == cli(tmp_path, "distance", "-s", "sinusoidal", "-n", "64", "-d", "16", "d.png")
     assert "<svg" in fig._repr_svg_()
     fig.save(tmp_path / "d.pdf")
