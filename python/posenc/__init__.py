@@ -128,7 +128,8 @@ def encode(spec="sinusoidal", n=None, d=None, *, start=None, view=None, precisio
 
     spec: a scheme spec (default 'sinusoidal') or a 2-D array (a table from memory).
     n, d: positions and width (the program's defaults when None).
-    start: the first position. view: RoPE's 'angle', 'cos', 'sin' or 'rotated' table.
+    start: the first position. view: RoPE's 'angle', 'phase' (the angle mod 2 pi), 'cos',
+    'sin' or 'rotated' (the default: the all-ones vector rotated to each position) table.
     precision: 'f32', 'bf16', 'f16' or 'COMPUTE/STORE' ('f32/bf16'): the table as an
     implementation in that precision computes it. dtype: 'f32' for a float32 array.
     Returns a numpy array (n, d), equal bit for bit to `posenc encode ... -o x.npy`.
@@ -173,7 +174,8 @@ def decay(spec="sinusoidal", d=None, *, max_offset=None, bound=False, base=None,
 
     spec: one spec or array, or a list of them (one column each; ``base=[10000, 500000]``
     repeats a sinusoidal or rope spec per base). bound: RoFormer's relative upper bound
-    for RoPE as extra columns. Returns what `posenc decay ... -o x.npy` writes.
+    for RoPE in each column instead of the dot product (rope specs only). Returns what
+    `posenc decay ... -o x.npy` writes.
     """
     return _array("decay", spec, dict(d=d, max_offset=max_offset, bound=bound, base=base, n=n,
                                       start=start, **options), bfloat16)
@@ -358,7 +360,7 @@ def plot(command, spec=None, *, bfloat16=False, **options):
     """The figure a command draws, as a Figure (shown inline in Jupyter; ``.save('x.pdf')``).
 
     command: 'encode', 'distance', 'corr', 'scatter', 'profile', 'decay', 'freqs', 'bias',
-    'compare', 'precision', 'check', 'model'. spec and options as for the functions above,
+    'compare', 'precision', 'check', 'model', 'layers', 'usage'. spec and options as for the functions above,
     with the figure options: width, height or size ('3.5inx2.5in'), dpi, font_size,
     style ('paper', 'slides'), cmap, vmin, vmax, title, raw (PNG of the values only).
     The arguments are checked now; the figure is drawn when first shown or saved.
