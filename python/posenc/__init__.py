@@ -9,7 +9,8 @@ place and copied once into float64. Keyword options are the program's long optio
 (``max_offset=16`` is ``--max-offset 16``, ``bound=True`` is ``--bound``, lists are joined with
 commas); ``n`` and ``d`` are ``-n`` and ``-d``. ``man posenc`` and ``posenc COMMAND --help``
 describe each. Errors raise ValueError (bad spec or option), MemoryError (over the memory
-budget, ``max_memory='4G'``) or OSError (files), with posenc's message.
+budget, ``max_memory='4G'``) or OSError (files), with posenc's message; the program's
+warnings are issued as PosencWarning.
 
     >>> import posenc
     >>> posenc.encode('sinusoidal', n=3, d=4).shape
@@ -22,12 +23,13 @@ import numpy as np
 
 from . import _native
 from ._figure import Figure
-from ._native import Result, set_fork
+from ._native import PosencWarning, Result, set_fork
 
 __version__ = "0.1.0"
 __all__ = [
     "encode", "distance", "corr", "profile", "scatter", "decay", "freqs", "bias", "model",
-    "check", "precision", "plot", "run", "Figure", "Model", "Check", "Result", "set_fork",
+    "check", "precision", "plot", "run", "Figure", "Model", "Check", "Result", "PosencWarning",
+    "set_fork",
 ]
 
 

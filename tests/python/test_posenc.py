@@ -221,6 +221,29 @@ def test_check_judges_an_array_at_its_dtype(tmp_path):
     assert b.agree and "f32/bf16" in b.fields["verdict"], repr(b)
 
 
+def test_warnings_reach_python(tmp_path):
+    """What the program warns of on stderr is a PosencWarning at the caller's line, not lost
+    with the standard error the functions do not show."""
+    err = subprocess.run([POSENC, "encode", "-s", "model:deepseek-v3", "-n", "4", "-d", "128",
+                          "-o", "x.npy"], cwd=tmp_path, capture_output=True, text=True).stderr
+    want = [ln[len("posenc: warning: "):] for ln in err.splitlines()
+            if ln.startswith("posenc: warning: ")]
+    assert len(want) == 1 and "head width 128 instead of its own 64" in want[0]
+    with pytest.warns(posenc.PosencWarning) as got:
+        a = posenc.encode("model:deepseek-v3", n=4, d=128)
+    assert a.shape == (4, 128)
+    assert [str(w.message) for w in got] == want
+    assert got[0].filename == __file__
+    with pytest.warns(posenc.PosencWarning, match="rope_scaling.factor"):
+        posenc.freqs("model:qwen2.5-7b-yarn")
+    with pytest.warns(posenc.PosencWarning, match="rope_scaling.factor"):
+        posenc.plot("decay", "model:qwen2.5-7b-yarn", max_offset=8)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        posenc.encode("rope", n=4, d=8)  # notes ("wrote ...") are not warnings
+
+
 def test_check_takes_torch_shapes():
     """HF's rotary_emb returns cos as (batch, seq, dim); Meta's view_as_real(freqs_cis) is
     (seq, dim/2, 2): both are checked as the program reads such files."""
