@@ -6,8 +6,9 @@ figures those it draws. A spec is posenc's text (``'rope:scaling=llama3,base=500
 ``'hf:config.json'``, ``'model:llama-3.1-8b'``) or a 2-D numpy array (positions x width:
 float64, float32, float16, or bfloat16 bit patterns as uint16 with ``bfloat16=True``), read in
 place and copied once into float64. Keyword options are the program's long options
-(``max_offset=16`` is ``--max-offset 16``, ``bound=True`` is ``--bound``, lists are joined with
-commas); ``n`` and ``d`` are ``-n`` and ``-d``. ``man posenc`` and ``posenc COMMAND --help``
+(``max_offset=16`` is ``--max-offset 16``, ``bound=True`` is ``--bound``, lists, ranges and 1-D
+arrays are joined with commas); ``n`` and ``d`` are ``-n`` and ``-d``; ``position_ids`` and
+``check``'s ``vector`` take arrays as well as files. ``man posenc`` and ``posenc COMMAND --help``
 describe each. Errors raise ValueError (bad spec or option), MemoryError (over the memory
 budget, ``max_memory='4G'``) or OSError (files), with posenc's message; the program's
 warnings are issued as PosencWarning.
@@ -18,6 +19,7 @@ warnings are issued as PosencWarning.
 """
 import csv
 import io
+import os
 
 import numpy as np
 
@@ -36,11 +38,28 @@ __all__ = [
 def _value(v):
     if isinstance(v, bool):
         return ""
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, (float, np.floating)):
+        # float() first: numpy 2's repr of a scalar is 'np.float64(...)'; a float32 is
+        # written as the double it holds
+        return repr(float(v))
+    if isinstance(v, np.integer):
+        return str(int(v))
+    if isinstance(v, (list, tuple, range)):
         return ",".join(_value(x) for x in v)
+    if isinstance(v, np.ndarray):
+        return _value(v.tolist())
     return str(v)
+
+
+def _ids_table(v):
+    """Position ids (t, h, w) as the float64 table the program reads: ids are integers, as
+    torch holds them, and the tables from memory are floats."""
+    a = np.asarray(v)
+    if a.dtype.kind in "iu":
+        if a.size and np.abs(a).max() >= 2**53:
+            raise ValueError("position_ids: ids beyond 2^53 are not exact as floats")
+        a = a.astype(np.float64)
+    return a
 
 
 def _options(options, tables):
@@ -54,14 +73,22 @@ def _options(options, tables):
         if v is None or v is False:
             continue
         flag = "-" + key if len(key) == 1 else "--" + key.replace("_", "-")
-        if isinstance(v, np.ndarray):
-            args += [flag, tables.name(v)]
+        if key in _TABLE_OPTIONS and not isinstance(v, (str, os.PathLike)):
+            args += [flag, tables.name(_ids_table(v) if key == "position_ids" else v)]
+        elif key in _FILE_OPTIONS and not isinstance(v, (str, os.PathLike)):
+            raise TypeError("%s= takes a file name, not %s (only %s take arrays)"
+                            % (key, type(v).__name__, " and ".join(_TABLE_OPTIONS)))
         elif v is True:
             args.append(flag)
         else:
             args += [flag, _value(v)]
     return args
 
+
+# The options whose value is a file the program reads that may be an array from memory,
+# and those that take only a file (a checkpoint; a 3-D activations array).
+_TABLE_OPTIONS = ("vector", "position_ids")
+_FILE_OPTIONS = ("weights", "activations", "config")
 
 # The program's options that take no value (no_argument in cli/); every other option
 # takes one, so a bool given to it is a mistake.

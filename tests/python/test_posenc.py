@@ -244,6 +244,39 @@ def test_warnings_reach_python(tmp_path):
         posenc.encode("rope", n=4, d=8)  # notes ("wrote ...") are not warnings
 
 
+def test_position_ids_from_memory(tmp_path):
+    """M-RoPE's (t, h, w) ids as an integer array (n x 3 or 3 x n, as torch holds them) are
+    what --position-ids reads from a file; pair k turns by its axis's id times theta_k."""
+    ids = np.array([[0, 0, 0], [1, 2, 3], [4, 5, 6], [7, 7, 7]])
+    spec, d = "mrope:t=1,h=1,w=1", 6
+    a = posenc.encode(spec, n=4, d=d, view="angle", position_ids=ids)
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    ref = ids * theta  # pair 0 by t, 1 by h, 2 by w
+    assert np.allclose(a, np.concatenate([ref, ref], axis=1), rtol=1e-15, atol=0)
+    assert np.array_equal(posenc.encode(spec, n=4, d=d, view="angle", position_ids=ids.T), a)
+    (tmp_path / "ids.csv").write_text("t,h,w\n" + "".join("%d,%d,%d\n" % tuple(r) for r in ids))
+    assert npy_bytes(a) == cli(tmp_path, "encode", "-s", spec, "-n", "4", "-d", str(d), "--view",
+                               "angle", "--position-ids", "ids.csv", "a.npy")
+    with pytest.raises(ValueError, match="n x 3"):
+        posenc.encode(spec, n=4, d=d, position_ids=np.zeros((4, 2)))
+    with pytest.raises(ValueError, match="whole number"):
+        posenc.encode(spec, n=1, d=d, position_ids=np.array([[0.5, 0, 0]]))
+    with pytest.raises(TypeError, match="file name"):
+        posenc.plot("usage", "model:llama-3.1-8b", weights=np.zeros((2, 2)))
+
+
+def test_list_options_from_numpy():
+    """A range, a numpy array or numpy scalars are a list option as a list is."""
+    want = posenc.profile(n=20, d=8, at=[0, 5, 10])
+    assert np.array_equal(posenc.profile(n=20, d=8, at=np.array([0, 5, 10])), want)
+    assert np.array_equal(posenc.profile(n=20, d=8, at=range(0, 15, 5)), want)
+    assert np.array_equal(posenc.profile(n=20, d=8, at=[np.int64(0), np.int32(5), 10]), want)
+    two = posenc.decay("rope", d=8, base=np.array([10000.0, 500000.0]), max_offset=3)
+    assert np.array_equal(two, posenc.decay("rope", d=8, base=[10000, 500000], max_offset=3))
+    f = posenc.encode("rope", n=3, d=4, view="angle", start=np.int64(2))
+    assert np.array_equal(f, posenc.encode("rope", n=3, d=4, view="angle", start=2))
+
+
 def test_check_takes_torch_shapes():
     """HF's rotary_emb returns cos as (batch, seq, dim); Meta's view_as_real(freqs_cis) is
     (seq, dim/2, 2): both are checked as the program reads such files."""
