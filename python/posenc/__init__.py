@@ -302,6 +302,7 @@ class Model:
         self._text = text
 
     def group(self, name):
+        """The layer group of that name ('all', 'local', 'global', ...); KeyError if none."""
         for g in self.groups:
             if g.name == name:
                 return g
@@ -314,7 +315,12 @@ class Model:
 def model(spec, *, layer=None, length=None, **options):
     """What a model's positional encoding is, per layer group (hf:config.json, gguf:FILE,
     model:NAME or a rope spec): a Model with ``facts``, ``groups`` (each ``.name`` and
-    ``.facts``, values as numbers where they are numbers), as `posenc model -o x.csv` lists."""
+    ``.facts``, values as numbers where they are numbers), as `posenc model -o x.csv` lists.
+
+    layer: only this layer group ('local', 'global', ...) or the group of layer N.
+    length: the sequence length dynamic NTK and LongRoPE are evaluated at (default: the
+    spec's length=, else the original context).
+    """
     opts = dict(layer=layer, length=length, **options)
     rows, _ = _csv("model", spec, opts)
     facts, groups = {}, []
