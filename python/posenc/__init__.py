@@ -341,8 +341,8 @@ class Check:
 
     ``verdict`` ('agree' or 'disagree'), ``agree`` (bool), ``diagnosis`` (the known mistake
     that explains the dump, or None), ``fields`` (every line of the report by its name),
-    ``errors`` (per position: abs_error, rel_error, column, diagnosis_error, as
-    `posenc check -o x.npy` writes). Its repr is the program's report.
+    ``errors`` (a row per position: abs_error, rel_error, column, and diagnosis_error
+    when a mistake is named, as `posenc check -o x.npy` writes). Its repr is the program's report.
     """
 
     def __init__(self, text, errors, status):
