@@ -730,6 +730,8 @@ int cmd_model(int argc, char **argv)
 	}
 	if (format != CLI_FORMAT_CSV)
 		return cli_usage_error("option '-o': model writes .csv, .png, .svg or .pdf");
+	/* a second run in one process (cli/library.c) starts clean */
+	wide_failed = 0;
 	struct wide_table *wide = own.wide ? wide_table_create() : NULL;
 	if (own.wide && !wide)
 		return cli_error("out of memory");

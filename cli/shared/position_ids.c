@@ -238,6 +238,11 @@ static void kept_free(void)
 	kept = NULL;
 }
 
+void cli_position_ids_forget(void)
+{
+	kept_free();
+}
+
 static int load_file(const struct cli_common *o, double **out, size_t *count);
 
 static int load(const struct cli_common *o, double **out, size_t *count)
@@ -250,7 +255,9 @@ static int load(const struct cli_common *o, double **out, size_t *count)
 			return rc;
 		kept = v;
 		n_kept = n;
-		atexit(kept_free);
+		static int registered;
+		if (!registered)
+			registered = atexit(kept_free) == 0;
 	}
 	*out = malloc(3 * n_kept * sizeof(double));
 	if (!*out)

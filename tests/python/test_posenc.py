@@ -369,6 +369,36 @@ def test_in_process_runs_agree():
     assert npy_bytes(a) == npy_bytes(posenc.corr("learned", n=30, d=8))
 
 
+def test_in_process_runs_read_files_anew(tmp_path):
+    """Run after run in one process, a config.json edited in between and another
+    --position-ids file are read as they are now, not as the first run kept them."""
+    before = posenc._native._fork
+    posenc.set_fork(False)
+    try:
+        cfg = tmp_path / "config.json"
+        spec = "hf:" + str(cfg)
+
+        def write(theta):
+            cfg.write_text('{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, '
+                           '"num_hidden_layers": 1, "rope_theta": %r}' % theta)
+
+        write(500000.0)
+        assert posenc.model(spec).groups[0]["base"] == 500000
+        write(10000.0)
+        assert posenc.model(spec).groups[0]["base"] == 10000
+        # head width 16, half layout: column 1 is pair 1, theta_1 = 10000^(-2/16)
+        a = posenc.encode(spec, n=2, view="angle")
+        assert a.shape == (2, 16) and a[1, 1] == pytest.approx(10000.0 ** (-2 / 16), rel=1e-15)
+        mrope = "mrope:t=1,h=1,w=1"
+        one = posenc.encode(mrope, n=1, d=6, view="angle", position_ids=np.array([[1, 2, 3]]))
+        two = posenc.encode(mrope, n=1, d=6, view="angle", position_ids=np.array([[4, 5, 6]]))
+        theta = 10000.0 ** (-np.arange(0, 6, 2) / 6)
+        assert np.allclose(one[0, :3], [1, 2, 3] * theta, rtol=1e-15, atol=0)
+        assert np.allclose(two[0, :3], [4, 5, 6] * theta, rtol=1e-15, atol=0)
+    finally:
+        posenc.set_fork(before)
+
+
 FORKED = os.environ.get("POSENC_PYTHON_FORK", "1") != "0"
 
 
