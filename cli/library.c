@@ -20,7 +20,9 @@
 
 #include "cli.h"
 #include "shared/memio.h"
+#include "shared/model_spec.h"
 #include "shared/options.h"
+#include "shared/position_ids.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -97,6 +99,10 @@ int posenc_run(int argc, char **argv, const struct cli_memtable *tables, size_t 
 	cli_memio_begin(tables, ntables);
 	r->status = cli_main(argc, argv);
 	r->files = cli_memio_end(&r->nfiles);
+	/* What a run reads once and keeps (a model's file, --position-ids) is for that run:
+	 * the next call must see the file as it is then. */
+	cli_model_forget();
+	cli_position_ids_forget();
 	cli_memory_baseline = 0;
 	stdout = saved_out;
 	stderr = saved_err;

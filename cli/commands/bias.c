@@ -265,11 +265,13 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
 	} else {
+		/* one map (T5, Shaw) is n x n, as its NPY is, not 1 x n x n */
+		int len = heads > 1 ? snprintf(what, sizeof(what), "%u x ", heads) : 0;
 		if (g < n)
-			snprintf(what, sizeof(what), "%u x %zu x %zu bias as %zu x %zu block means",
-			         heads, n, n, g, g);
+			snprintf(what + len, sizeof(what) - (size_t)len,
+			         "%zu x %zu bias as %zu x %zu block means", n, n, g, g);
 		else
-			snprintf(what, sizeof(what), "%u x %zu x %zu bias", heads, n, n);
+			snprintf(what + len, sizeof(what) - (size_t)len, "%zu x %zu bias", n, n);
 		rc = cli_figure_write(o, path, format, fig, what);
 	}
 	pe_figure_destroy(fig);

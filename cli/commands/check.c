@@ -196,6 +196,20 @@ static enum pe_float values_float(const struct pe_matrix *m, enum pe_float store
 	return bf16 ? PE_FLOAT_BF16 : f16 ? PE_FLOAT_F16 : store;
 }
 
+static enum pe_float memtable_float(const struct cli_memtable *mt)
+{
+	switch (mt->dtype) {
+	case CLI_MEM_F32:
+		return PE_FLOAT_F32;
+	case CLI_MEM_F16:
+		return PE_FLOAT_F16;
+	case CLI_MEM_BF16:
+		return PE_FLOAT_BF16;
+	default:
+		return PE_FLOAT_EXACT;
+	}
+}
+
 static int read_dump(const struct cli_common *o, const char *arg, struct pe_matrix **out,
                      char *desc, size_t cap, enum pe_float *store)
 {
@@ -238,6 +252,10 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 	} else {
 		/* what the file says of itself: its dtype and shape */
 		snprintf(desc, cap, "%zu x %zu", (*out)->rows, (*out)->cols);
+		/* An array's element type is its storage as a file's dtype is: a float32
+		 * array judged as exact values would disagree by float32's rounding. */
+		if (mt)
+			*store = values_float(*out, memtable_float(mt));
 		if (info) {
 			for (size_t i = 0; i < info->count; i++) {
 				const struct pe_tensor_info *t = &info->tensors[i];

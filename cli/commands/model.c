@@ -49,7 +49,8 @@ static const char help[] =
         "\n"
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
-        "                         extended context, max_position_embeddings]\n"
+        "                         spec's length=, else the original context: the state\n"
+        "                         the reference builds at load time, as freqs]\n"
         "      --config FILE      write the config.json of a model:NAME preset to FILE\n"
         "      --wide             CSV: a row per model and group, a column per quantity\n"
         "%s"
@@ -729,6 +730,8 @@ int cmd_model(int argc, char **argv)
 	}
 	if (format != CLI_FORMAT_CSV)
 		return cli_usage_error("option '-o': model writes .csv, .png, .svg or .pdf");
+	/* a second run in one process (cli/library.c) starts clean */
+	wide_failed = 0;
 	struct wide_table *wide = own.wide ? wide_table_create() : NULL;
 	if (own.wide && !wide)
 		return cli_error("out of memory");

@@ -136,6 +136,11 @@ static void loaded_free(void)
 	n_loaded = 0;
 }
 
+void cli_model_forget(void)
+{
+	loaded_free();
+}
+
 static struct loaded *loaded_entry(const char *key)
 {
 	for (size_t i = 0; i < n_loaded; i++)

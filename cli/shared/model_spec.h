@@ -34,6 +34,14 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
                    const char **overrides);
 
 /*
+ * cli_model_forget() - free the models kept for this run
+ *
+ * The next run in the same process (cli/library.c) reads the files again:
+ * one may have been edited in between. Models handed out before are freed.
+ */
+void cli_model_forget(void);
+
+/*
  * What a scheme that came from a model keeps of it: commands that show
  * several models say each one's name, widths and contexts, which its spec
  * text does not carry. Zeroed (model[0] == 0) for a plain spec.

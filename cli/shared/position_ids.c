@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "shared/costs.h"
+#include "shared/memio.h"
 #include "shared/position_ids.h"
 
 static int is_mrope(const struct pe_scheme *s)
@@ -167,6 +168,8 @@ static int parse_csv(const char *path, const char *buf, size_t len, double **out
 	return 0;
 }
 
+static int ids_from_matrix(const char *path, struct pe_matrix *m, double **out, size_t *count);
+
 static int parse_npy(const char *path, const char *buf, size_t len, double **out, size_t *count)
 {
 	struct pe_matrix *m = NULL;
@@ -181,6 +184,12 @@ static int parse_npy(const char *path, const char *buf, size_t len, double **out
 		free(err);
 		return rc;
 	}
+	return ids_from_matrix(path, m, out, count);
+}
+
+/* An n x 3 or 3 x n array of ids as (t, h, w) per token; takes @m. */
+static int ids_from_matrix(const char *path, struct pe_matrix *m, double **out, size_t *count)
+{
 	int transpose = m->cols != 3 && m->rows == 3;
 	if (m->cols != 3 && !transpose) {
 		int rc = cli_error("option '--position-ids': '%s': a %zu x %zu array; position "
@@ -229,6 +238,11 @@ static void kept_free(void)
 	kept = NULL;
 }
 
+void cli_position_ids_forget(void)
+{
+	kept_free();
+}
+
 static int load_file(const struct cli_common *o, double **out, size_t *count);
 
 static int load(const struct cli_common *o, double **out, size_t *count)
@@ -241,7 +255,9 @@ static int load(const struct cli_common *o, double **out, size_t *count)
 			return rc;
 		kept = v;
 		n_kept = n;
-		atexit(kept_free);
+		static int registered;
+		if (!registered)
+			registered = atexit(kept_free) == 0;
 	}
 	*out = malloc(3 * n_kept * sizeof(double));
 	if (!*out)
@@ -251,9 +267,36 @@ static int load(const struct cli_common *o, double **out, size_t *count)
 	return 0;
 }
 
+/* An array handed over in memory (the Python package) under the name given. */
+static int load_memtable(const struct cli_common *o, const struct cli_memtable *mt, double **out,
+                         size_t *count)
+{
+	const char *path = o->position_ids;
+	struct pe_read_request req = {NULL, 0, 0, 0};
+	size_t budget = o->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
+	struct pe_matrix *m = NULL;
+	char *err = NULL;
+	enum pe_status st = cli_memtable_read(mt, &req, budget, 1, &m, &err);
+	if (st != PE_OK) {
+		int rc = cli_error("option '--position-ids': '%s': %s", path,
+		                   err ? err : pe_status_str(st));
+		free(err);
+		return rc;
+	}
+	int rc = ids_from_matrix(path, m, out, count);
+	if (!rc && *count == 0) {
+		free(*out);
+		rc = cli_error("option '--position-ids': '%s' has no position ids", path);
+	}
+	return rc;
+}
+
 static int load_file(const struct cli_common *o, double **out, size_t *count)
 {
 	const char *path = o->position_ids;
+	const struct cli_memtable *mt = cli_memtable_find(path);
+	if (mt)
+		return load_memtable(o, mt, out, count);
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return cli_error("option '--position-ids': '%s': %s", path, strerror(errno));

@@ -29,4 +29,12 @@ int cli_position_ids_apply(const struct cli_common *o, struct pe_scheme *s, size
 int cli_position_ids_note(const struct cli_common *o, const struct pe_scheme *s, uint64_t first,
                           size_t n);
 
+/*
+ * cli_position_ids_forget() - drop the ids kept for this run
+ *
+ * A run reads the file once; the next run in the same process (cli/library.c)
+ * must read it again, as it may have changed.
+ */
+void cli_position_ids_forget(void);
+
 #endif

@@ -6,10 +6,12 @@ figures those it draws. A spec is posenc's text (``'rope:scaling=llama3,base=500
 ``'hf:config.json'``, ``'model:llama-3.1-8b'``) or a 2-D numpy array (positions x width:
 float64, float32, float16, or bfloat16 bit patterns as uint16 with ``bfloat16=True``), read in
 place and copied once into float64. Keyword options are the program's long options
-(``max_offset=16`` is ``--max-offset 16``, ``bound=True`` is ``--bound``, lists are joined with
-commas); ``n`` and ``d`` are ``-n`` and ``-d``. ``man posenc`` and ``posenc COMMAND --help``
+(``max_offset=16`` is ``--max-offset 16``, ``bound=True`` is ``--bound``, lists, ranges and 1-D
+arrays are joined with commas); ``n`` and ``d`` are ``-n`` and ``-d``; ``position_ids`` and
+``check``'s ``vector`` take arrays as well as files. ``man posenc`` and ``posenc COMMAND --help``
 describe each. Errors raise ValueError (bad spec or option), MemoryError (over the memory
-budget, ``max_memory='4G'``) or OSError (files), with posenc's message.
+budget, ``max_memory='4G'``) or OSError (files), with posenc's message; the program's
+warnings are issued as PosencWarning.
 
     >>> import posenc
     >>> posenc.encode('sinusoidal', n=3, d=4).shape
@@ -17,28 +19,47 @@ budget, ``max_memory='4G'``) or OSError (files), with posenc's message.
 """
 import csv
 import io
+import os
 
 import numpy as np
 
 from . import _native
 from ._figure import Figure
-from ._native import Result, set_fork
+from ._native import PosencWarning, Result, set_fork
 
 __version__ = "0.1.0"
 __all__ = [
     "encode", "distance", "corr", "profile", "scatter", "decay", "freqs", "bias", "model",
-    "check", "precision", "plot", "run", "Figure", "Model", "Check", "Result", "set_fork",
+    "check", "precision", "plot", "run", "Figure", "Model", "Check", "Result", "PosencWarning",
+    "set_fork",
 ]
 
 
 def _value(v):
     if isinstance(v, bool):
         return ""
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (list, tuple)):
+    if isinstance(v, (float, np.floating)):
+        # float() first: numpy 2's repr of a scalar is 'np.float64(...)'; a float32 is
+        # written as the double it holds
+        return repr(float(v))
+    if isinstance(v, np.integer):
+        return str(int(v))
+    if isinstance(v, (list, tuple, range)):
         return ",".join(_value(x) for x in v)
+    if isinstance(v, np.ndarray):
+        return _value(v.tolist())
     return str(v)
+
+
+def _ids_table(v):
+    """Position ids (t, h, w) as the float64 table the program reads: ids are integers, as
+    torch holds them, and the tables from memory are floats."""
+    a = np.asarray(v)
+    if a.dtype.kind in "iu":
+        if a.size and np.abs(a).max() >= 2**53:
+            raise ValueError("position_ids: ids beyond 2^53 are not exact as floats")
+        a = a.astype(np.float64)
+    return a
 
 
 def _options(options, tables):
@@ -52,14 +73,22 @@ def _options(options, tables):
         if v is None or v is False:
             continue
         flag = "-" + key if len(key) == 1 else "--" + key.replace("_", "-")
-        if isinstance(v, np.ndarray):
-            args += [flag, tables.name(v)]
+        if key in _TABLE_OPTIONS and not isinstance(v, (str, os.PathLike)):
+            args += [flag, tables.name(_ids_table(v) if key == "position_ids" else v)]
+        elif key in _FILE_OPTIONS and not isinstance(v, (str, os.PathLike)):
+            raise TypeError("%s= takes a file name, not %s (only %s take arrays)"
+                            % (key, type(v).__name__, " and ".join(_TABLE_OPTIONS)))
         elif v is True:
             args.append(flag)
         else:
             args += [flag, _value(v)]
     return args
 
+
+# The options whose value is a file the program reads that may be an array from memory,
+# and those that take only a file (a checkpoint; a 3-D activations array).
+_TABLE_OPTIONS = ("vector", "position_ids")
+_FILE_OPTIONS = ("weights", "activations", "config")
 
 # The program's options that take no value (no_argument in cli/); every other option
 # takes one, so a bool given to it is a mistake.
@@ -128,7 +157,8 @@ def encode(spec="sinusoidal", n=None, d=None, *, start=None, view=None, precisio
 
     spec: a scheme spec (default 'sinusoidal') or a 2-D array (a table from memory).
     n, d: positions and width (the program's defaults when None).
-    start: the first position. view: RoPE's 'angle', 'cos', 'sin' or 'rotated' table.
+    start: the first position. view: RoPE's 'angle', 'phase' (the angle mod 2 pi), 'cos',
+    'sin' or 'rotated' (the default: the all-ones vector rotated to each position) table.
     precision: 'f32', 'bf16', 'f16' or 'COMPUTE/STORE' ('f32/bf16'): the table as an
     implementation in that precision computes it. dtype: 'f32' for a float32 array.
     Returns a numpy array (n, d), equal bit for bit to `posenc encode ... -o x.npy`.
@@ -173,7 +203,8 @@ def decay(spec="sinusoidal", d=None, *, max_offset=None, bound=False, base=None,
 
     spec: one spec or array, or a list of them (one column each; ``base=[10000, 500000]``
     repeats a sinusoidal or rope spec per base). bound: RoFormer's relative upper bound
-    for RoPE as extra columns. Returns what `posenc decay ... -o x.npy` writes.
+    for RoPE in each column instead of the dot product (rope specs only). Returns what
+    `posenc decay ... -o x.npy` writes.
     """
     return _array("decay", spec, dict(d=d, max_offset=max_offset, bound=bound, base=base, n=n,
                                       start=start, **options), bfloat16)
@@ -272,6 +303,7 @@ class Model:
         self._text = text
 
     def group(self, name):
+        """The layer group of that name ('all', 'local', 'global', ...); KeyError if none."""
         for g in self.groups:
             if g.name == name:
                 return g
@@ -284,7 +316,12 @@ class Model:
 def model(spec, *, layer=None, length=None, **options):
     """What a model's positional encoding is, per layer group (hf:config.json, gguf:FILE,
     model:NAME or a rope spec): a Model with ``facts``, ``groups`` (each ``.name`` and
-    ``.facts``, values as numbers where they are numbers), as `posenc model -o x.csv` lists."""
+    ``.facts``, values as numbers where they are numbers), as `posenc model -o x.csv` lists.
+
+    layer: only this layer group ('local', 'global', ...) or the group of layer N.
+    length: the sequence length dynamic NTK and LongRoPE are evaluated at (default: the
+    spec's length=, else the original context).
+    """
     opts = dict(layer=layer, length=length, **options)
     rows, _ = _csv("model", spec, opts)
     facts, groups = {}, []
@@ -305,8 +342,8 @@ class Check:
 
     ``verdict`` ('agree' or 'disagree'), ``agree`` (bool), ``diagnosis`` (the known mistake
     that explains the dump, or None), ``fields`` (every line of the report by its name),
-    ``errors`` (per position: abs_error, rel_error, column, diagnosis_error, as
-    `posenc check -o x.npy` writes). Its repr is the program's report.
+    ``errors`` (a row per position: abs_error, rel_error, column, and diagnosis_error
+    when a mistake is named, as `posenc check -o x.npy` writes). Its repr is the program's report.
     """
 
     def __init__(self, text, errors, status):
@@ -359,7 +396,7 @@ def plot(command, spec=None, *, bfloat16=False, **options):
     """The figure a command draws, as a Figure (shown inline in Jupyter; ``.save('x.pdf')``).
 
     command: 'encode', 'distance', 'corr', 'scatter', 'profile', 'decay', 'freqs', 'bias',
-    'compare', 'precision', 'check', 'model'. spec and options as for the functions above,
+    'compare', 'precision', 'check', 'model', 'layers', 'usage'. spec and options as for the functions above,
     with the figure options: width, height or size ('3.5inx2.5in'), dpi, font_size,
     style ('paper', 'slides'), cmap, vmin, vmax, title, raw (PNG of the values only).
     The arguments are checked now; the figure is drawn when first shown or saved.

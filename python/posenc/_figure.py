@@ -39,7 +39,7 @@ class Figure:
     def _draw(self, fmt):
         if fmt not in self._bytes:
             name = "%s.%s" % (self.command, fmt)
-            r = _native.check(_native.run([self.command] + self._args + ["-q", "-o", name], self._tables))
+            r = _native.check(_native.run([self.command] + self._args + ["-o", name], self._tables))
             self._bytes[fmt] = bytes(r.files[name])
         return self._bytes[fmt]
 

@@ -15,6 +15,8 @@ import mmap
 import os
 import signal
 import struct
+import sys
+import warnings
 
 import numpy as np
 
@@ -302,9 +304,28 @@ def error_from(result):
     return ValueError(msg)
 
 
+class PosencWarning(UserWarning):
+    """A warning of the program ("posenc: warning: ..." on its standard error)."""
+
+
+def _caller_level():
+    """The stacklevel of the first frame outside this package, so a warning names the
+    caller's line whichever function of the package ran the command."""
+    level, f = 1, sys._getframe(1)
+    while f is not None and f.f_globals.get("__name__", "").partition(".")[0] == "posenc":
+        level, f = level + 1, f.f_back
+    return level
+
+
 def check(result, allowed=(0,)):
     if result.status not in allowed:
         raise error_from(result)
+    # The program's warnings (a model read two ways, -d changing a model's width) would
+    # otherwise be lost with its standard error: a result that needs one gets it.
+    for line in result.stderr.splitlines():
+        if line.startswith("posenc: warning: "):
+            warnings.warn(line[len("posenc: warning: "):], PosencWarning,
+                          stacklevel=_caller_level())
     return result
 
 

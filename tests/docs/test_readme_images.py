@@ -1,25 +1,30 @@
 #!/usr/bin/env python3
 """The README's images show on a fresh clone and on a forge's web view.
 
-    tests/docs/test_readme_images.py README.md
+    tests/docs/test_readme_images.py README.md [build/cli/posenc]
 
 Every image README.md links (![alt](path) or <img src="path">) is a relative path to a PNG
 that is in the repository: committed (when the source is a git checkout: an untracked or
 ignored file would be missing from every clone), readable, and small. doc/gallery/ holds exactly
-the images the README shows, as `make gallery` writes them.
+the images the README shows, as `make gallery` writes them. Given the program, each caption
+that is a whole command (not shortened with "...") draws the image `make gallery` draws, byte for
+byte: running the caption gives the figure shown.
 """
 import os
 import re
+import shlex
 import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cli"))
 from tap import done, ok, skip  # noqa: E402
 
 README = os.path.abspath(sys.argv[1])
+EXE = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
 ROOT = os.path.dirname(README)
 GALLERY = "doc/gallery"
 # A few hundred KB in all keeps clones light; one figure is tens of KB after pngquant.
@@ -105,5 +110,41 @@ if os.path.isfile(makefile):
     ok(drawn == shown, "`make gallery` draws exactly the images the README shows",
        f"not drawn: {sorted(shown - drawn)}; not shown: {sorted(drawn - shown)}")
 else:
+    recipe = None
     skip("`make gallery` draws exactly the images the README shows", "no Makefile")
+
+
+def png_of(words, folder, name):
+    """The PNG `posenc WORDS -q -o NAME` draws in FOLDER, or the reason it drew none."""
+    r = subprocess.run([EXE] + words + ["-q", "-o", name], cwd=folder, capture_output=True,
+                       text=True, timeout=120)
+    path = os.path.join(folder, name)
+    if r.returncode or not os.path.isfile(path):
+        return None, r.stderr.strip() or f"exit status {r.returncode}"
+    return open(path, "rb").read(), None
+
+
+# The captions: running one draws the image it stands under.
+if EXE and recipe is not None:
+    made = {}
+    gallery = re.search(r"^gallery:.*?(?=\n\n)", recipe, re.M | re.S)
+    for line in (gallery.group(0) if gallery else "").replace("\\\n", " ").split(";"):
+        if not line.strip().startswith("$$P "):
+            continue
+        words = shlex.split(line)
+        if "-o" in words:
+            out = words[words.index("-o") + 1]
+            if out.startswith("$$G/"):
+                rest = words[1:words.index("-o")] + words[words.index("-o") + 2:]
+                made[out[4:]] = [w for w in rest if w != "-q"]
+    captions = re.findall(r"!\[[^\]]*\]\(" + GALLERY + r"/([\w.-]+\.png)\)\s*`posenc ([^`]*)`",
+                          text)
+    for name, caption in captions:
+        if "..." in caption or name not in made or any("$$" in w for w in made[name]):
+            continue  # shortened, or drawn from files the recipe makes first
+        with tempfile.TemporaryDirectory(prefix="posenc-gallery-") as tmp:
+            want, why = png_of(made[name], tmp, "make.png")
+            got, why2 = png_of(shlex.split(caption), tmp, "caption.png")
+        ok(want is not None and got == want, f"caption `posenc {caption}` draws {GALLERY}/{name}",
+           why or why2 or f"another figure than `make gallery`'s `posenc {' '.join(made[name])}`")
 done()

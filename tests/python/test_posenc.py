@@ -199,6 +199,84 @@ def test_check_agree_and_disagree():
     assert bad.errors[:, 0].max() > 0.1
 
 
+def test_check_judges_an_array_at_its_dtype(tmp_path):
+    """A float32, float16 or bfloat16 array is a dump stored in that format, as the same
+    values in an .npy or .safetensors file are: exact cos values rounded to float32 agree up
+    to float32 storage (at 1e-9 against exact values they would disagree)."""
+    n, d = 64, 16
+    inv_freq = 1.0 / 10000.0 ** (np.arange(0, d, 2) / d)
+    cos = np.repeat(np.cos(np.outer(np.arange(n), inv_freq)), 2, axis=1)
+    r = posenc.check("rope", cos.astype(np.float32))
+    assert r.agree and r.fields["verdict"].startswith("agree up to float32 storage"), repr(r)
+    np.save(tmp_path / "c.npy", cos.astype(np.float32))
+    out = subprocess.run([POSENC, "check", "-s", "rope", "--against", "c.npy"], cwd=tmp_path,
+                         capture_output=True, text=True).stdout
+    assert re.search("verdict: +(.*)", out).group(1) == r.fields["verdict"]
+    f16 = posenc.check("rope", cos.astype(np.float16))
+    assert f16.agree and "f32/f16" in f16.fields["verdict"], repr(f16)
+    # bfloat16 by round to nearest even of the float32 bits
+    u = cos.astype(np.float32).view(np.uint32).astype(np.uint64)
+    bf = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    b = posenc.check("rope", bf, bfloat16=True)
+    assert b.agree and "f32/bf16" in b.fields["verdict"], repr(b)
+
+
+def test_warnings_reach_python(tmp_path):
+    """What the program warns of on stderr is a PosencWarning at the caller's line, not lost
+    with the standard error the functions do not show."""
+    err = subprocess.run([POSENC, "encode", "-s", "model:deepseek-v3", "-n", "4", "-d", "128",
+                          "-o", "x.npy"], cwd=tmp_path, capture_output=True, text=True).stderr
+    want = [ln[len("posenc: warning: "):] for ln in err.splitlines()
+            if ln.startswith("posenc: warning: ")]
+    assert len(want) == 1 and "head width 128 instead of its own 64" in want[0]
+    with pytest.warns(posenc.PosencWarning) as got:
+        a = posenc.encode("model:deepseek-v3", n=4, d=128)
+    assert a.shape == (4, 128)
+    assert [str(w.message) for w in got] == want
+    assert got[0].filename == __file__
+    with pytest.warns(posenc.PosencWarning, match="rope_scaling.factor"):
+        posenc.freqs("model:qwen2.5-7b-yarn")
+    with pytest.warns(posenc.PosencWarning, match="rope_scaling.factor"):
+        posenc.plot("decay", "model:qwen2.5-7b-yarn", max_offset=8)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        posenc.encode("rope", n=4, d=8)  # notes ("wrote ...") are not warnings
+
+
+def test_position_ids_from_memory(tmp_path):
+    """M-RoPE's (t, h, w) ids as an integer array (n x 3 or 3 x n, as torch holds them) are
+    what --position-ids reads from a file; pair k turns by its axis's id times theta_k."""
+    ids = np.array([[0, 0, 0], [1, 2, 3], [4, 5, 6], [7, 7, 7]])
+    spec, d = "mrope:t=1,h=1,w=1", 6
+    a = posenc.encode(spec, n=4, d=d, view="angle", position_ids=ids)
+    theta = 10000.0 ** (-np.arange(0, d, 2) / d)
+    ref = ids * theta  # pair 0 by t, 1 by h, 2 by w
+    assert np.allclose(a, np.concatenate([ref, ref], axis=1), rtol=1e-15, atol=0)
+    assert np.array_equal(posenc.encode(spec, n=4, d=d, view="angle", position_ids=ids.T), a)
+    (tmp_path / "ids.csv").write_text("t,h,w\n" + "".join("%d,%d,%d\n" % tuple(r) for r in ids))
+    assert npy_bytes(a) == cli(tmp_path, "encode", "-s", spec, "-n", "4", "-d", str(d), "--view",
+                               "angle", "--position-ids", "ids.csv", "a.npy")
+    with pytest.raises(ValueError, match="n x 3"):
+        posenc.encode(spec, n=4, d=d, position_ids=np.zeros((4, 2)))
+    with pytest.raises(ValueError, match="whole number"):
+        posenc.encode(spec, n=1, d=d, position_ids=np.array([[0.5, 0, 0]]))
+    with pytest.raises(TypeError, match="file name"):
+        posenc.plot("usage", "model:llama-3.1-8b", weights=np.zeros((2, 2)))
+
+
+def test_list_options_from_numpy():
+    """A range, a numpy array or numpy scalars are a list option as a list is."""
+    want = posenc.profile(n=20, d=8, at=[0, 5, 10])
+    assert np.array_equal(posenc.profile(n=20, d=8, at=np.array([0, 5, 10])), want)
+    assert np.array_equal(posenc.profile(n=20, d=8, at=range(0, 15, 5)), want)
+    assert np.array_equal(posenc.profile(n=20, d=8, at=[np.int64(0), np.int32(5), 10]), want)
+    two = posenc.decay("rope", d=8, base=np.array([10000.0, 500000.0]), max_offset=3)
+    assert np.array_equal(two, posenc.decay("rope", d=8, base=[10000, 500000], max_offset=3))
+    f = posenc.encode("rope", n=3, d=4, view="angle", start=np.int64(2))
+    assert np.array_equal(f, posenc.encode("rope", n=3, d=4, view="angle", start=2))
+
+
 def test_check_takes_torch_shapes():
     """HF's rotary_emb returns cos as (batch, seq, dim); Meta's view_as_real(freqs_cis) is
     (seq, dim/2, 2): both are checked as the program reads such files."""
@@ -219,7 +297,7 @@ def test_figures(tmp_path):
     fig = posenc.plot("distance", "sinusoidal", n=64, d=16)
     png = fig._repr_png_()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big") == (640, 480)
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (640, 480)
     assert png == cli(tmp_path, "distance", "-s", "sinusoidal", "-n", "64", "-d", "16", "d.png")
     assert "<svg" in fig._repr_svg_()
     fig.save(tmp_path / "d.pdf")
@@ -289,6 +367,36 @@ def test_in_process_runs_agree():
     finally:
         posenc.set_fork(before)
     assert npy_bytes(a) == npy_bytes(posenc.corr("learned", n=30, d=8))
+
+
+def test_in_process_runs_read_files_anew(tmp_path):
+    """Run after run in one process, a config.json edited in between and another
+    --position-ids file are read as they are now, not as the first run kept them."""
+    before = posenc._native._fork
+    posenc.set_fork(False)
+    try:
+        cfg = tmp_path / "config.json"
+        spec = "hf:" + str(cfg)
+
+        def write(theta):
+            cfg.write_text('{"model_type": "llama", "hidden_size": 64, "num_attention_heads": 4, '
+                           '"num_hidden_layers": 1, "rope_theta": %r}' % theta)
+
+        write(500000.0)
+        assert posenc.model(spec).groups[0]["base"] == 500000
+        write(10000.0)
+        assert posenc.model(spec).groups[0]["base"] == 10000
+        # head width 16, half layout: column 1 is pair 1, theta_1 = 10000^(-2/16)
+        a = posenc.encode(spec, n=2, view="angle")
+        assert a.shape == (2, 16) and a[1, 1] == pytest.approx(10000.0 ** (-2 / 16), rel=1e-15)
+        mrope = "mrope:t=1,h=1,w=1"
+        one = posenc.encode(mrope, n=1, d=6, view="angle", position_ids=np.array([[1, 2, 3]]))
+        two = posenc.encode(mrope, n=1, d=6, view="angle", position_ids=np.array([[4, 5, 6]]))
+        theta = 10000.0 ** (-np.arange(0, 6, 2) / 6)
+        assert np.allclose(one[0, :3], [1, 2, 3] * theta, rtol=1e-15, atol=0)
+        assert np.allclose(two[0, :3], [4, 5, 6] * theta, rtol=1e-15, atol=0)
+    finally:
+        posenc.set_fork(before)
 
 
 FORKED = os.environ.get("POSENC_PYTHON_FORK", "1") != "0"
