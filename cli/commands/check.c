@@ -10,6 +10,7 @@
 #include <posenc/read.h>
 
 #include "cli.h"
+#include "check_text.h"
 #include "commands.h"
 #include "figures/figure.h"
 #include "shared/costs.h"
@@ -96,7 +97,9 @@ static const char help[] =
         "                         storage precision; a float32 or bfloat16 dump that\n"
         "                         disagrees with the exact table but matches a float32\n"
         "                         computation of the spec to 4 units in its last place, whose\n"
-        "                         own error stays <= 0.01, agrees \"up to float32 rounding\"]\n"
+        "                         own error stays <= 0.01, agrees \"up to float32 rounding\";\n"
+        "                         a CSV dump of float32 numbers is judged as float32, one of\n"
+        "                         fewer digits (%.6f) adds half a unit of its last digit]\n"
         "      --precision P      compare with the table computed in precision P (f64, f32,\n"
         "                         bf16, f16, or COMPUTE/STORE such as f32/bf16: float32 angles,\n"
         "                         cos and sin stored as bfloat16) instead of exact values\n"
@@ -160,6 +163,11 @@ static int split_tensor(const char *arg, char **path, char **tensor)
 	return *path ? 0 : cli_error("out of memory");
 }
 
+static const char *storage_name(enum pe_float f)
+{
+	return f == PE_FLOAT_BF16 ? "bfloat16" : f == PE_FLOAT_F16 ? "float16" : "float32";
+}
+
 /* The precision a file stores its values in, from its dtype ("<f4", "F32", "BF16"). */
 static enum pe_float dtype_float(const char *dtype)
 {
@@ -210,10 +218,32 @@ static enum pe_float memtable_float(const struct cli_memtable *mt)
 	}
 }
 
+/*
+ * A text dump's numbers: float32 ones (written exactly or shortest) are the float32
+ * numbers they name, stored as a float32 file's are; others hold what their digits
+ * hold, which the verdict allows for (check_text.h).
+ */
+static void text_storage(struct pe_matrix *m, char *desc, size_t cap, enum pe_float *store,
+                         struct cli_text_digits *digits)
+{
+	cli_text_digits_read(m, digits);
+	if (digits->f32) {
+		cli_text_digits_to_f32(m);
+		*store = values_float(m, PE_FLOAT_F32);
+		snprintf(desc, cap, ", %s numbers", storage_name(*store));
+		digits->resolution = 0;
+	} else if (digits->resolution > 0 && digits->decimals >= 0) {
+		snprintf(desc, cap, ", %d decimals", digits->decimals);
+	} else if (digits->resolution > 0) {
+		snprintf(desc, cap, ", %d significant digits", digits->significant);
+	}
+}
+
 static int read_dump(const struct cli_common *o, const char *arg, struct pe_matrix **out,
-                     char *desc, size_t cap, enum pe_float *store)
+                     char *desc, size_t cap, enum pe_float *store, struct cli_text_digits *digits)
 {
 	*store = PE_FLOAT_EXACT;
+	memset(digits, 0, sizeof(*digits));
 	char *path, *tensor, *err = NULL;
 	int rc = split_tensor(arg, &path, &tensor);
 	if (rc)
@@ -271,8 +301,10 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 					                        k ? ", " : "",
 					                        (unsigned long long)t->shape[k]);
 				if (len < cap)
-					snprintf(desc + len, cap - len, "%s)",
-					         t->ndim == 1 ? "," : "");
+					len += (size_t)snprintf(desc + len, cap - len, "%s)",
+					                        t->ndim == 1 ? "," : "");
+				if (info->format == PE_FORMAT_CSV && len < cap)
+					text_storage(*out, desc + len, cap - len, store, digits);
 				break;
 			}
 		}
@@ -444,10 +476,26 @@ struct check_notes {
 	 * rounding bound of a scheme without a float32 model, 3 with the exact values
 	 * rounded to the dump's storage */
 	int rounded;
-	double exact_err;    /* rounded: the largest error against the exact values */
-	enum pe_float store; /* the dump's storage precision (EXACT: not known) */
-	const char *ids;     /* M-RoPE: the --position-ids file, or NULL */
+	double exact_err;              /* rounded: the largest error against the exact values */
+	enum pe_float store;           /* the dump's storage precision (EXACT: not known) */
+	const char *ids;               /* M-RoPE: the --position-ids file, or NULL */
+	struct cli_text_digits digits; /* a text dump's digits; resolution > 0: allowed for */
 };
+
+/* " plus 5e-07 (half a unit of its 6th decimal)": what a text dump's digits add. */
+static void digits_text(const struct check_notes *n, char *buf, size_t cap)
+{
+	const struct cli_text_digits *g = &n->digits;
+	if (g->resolution <= 0)
+		*buf = '\0';
+	else if (g->decimals >= 0)
+		snprintf(buf, cap, " plus %.3g, half a unit of the dump's last decimal (%d)",
+		         g->resolution, g->decimals);
+	else
+		snprintf(buf, cap,
+		         " plus %.3g, half a unit of the dump's last digit (%d significant)",
+		         g->resolution, g->significant);
+}
 
 /* M-RoPE: where the tokens' (t, h, w) ids come from, after the positions line. */
 static void mrope_ids_text(FILE *out, const struct pe_scheme *s, const struct check_notes *n)
@@ -467,16 +515,12 @@ static void mrope_ids_text(FILE *out, const struct pe_scheme *s, const struct ch
 		fprintf(out, " (text: t = h = w = token)");
 }
 
-static const char *storage_name(enum pe_float f)
-{
-	return f == PE_FLOAT_BF16 ? "bfloat16" : f == PE_FLOAT_F16 ? "float16" : "float32";
-}
-
 static void report(FILE *out, const struct pe_check_result *r, const struct pe_scheme *s,
                    const struct check_args *a, const char *desc, uint64_t start, double tol,
                    const struct check_notes *n)
 {
-	char buf[320], where[160], p[16];
+	char buf[320], where[160], p[16], digits[120];
+	digits_text(n, digits, sizeof(digits));
 	char *shown = cli_escape(a->against), *said = cli_escape(desc);
 	fprintf(out, "against:        %s (%s)\n", shown ? shown : "?", said ? said : "?");
 	free(shown);
@@ -555,12 +599,14 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		                : "",
 		        pe_precision_name(a->prec, p, sizeof(p)), n->exact_err);
 	else if (r->agree)
-		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|))%s\n",
-		        tol, a->has_nan ? ", NaN where the reference has NaN" : "");
+		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|)%s)%s\n",
+		        tol - n->digits.resolution, digits,
+		        a->has_nan ? ", NaN where the reference has NaN" : "");
 	else
 		fprintf(out,
-		        "verdict:        disagree (|error| / max(1, |value|) reaches %.3g > %g)\n",
-		        r->stats.mixed.value, tol);
+		        "verdict:        disagree (|error| / max(1, |value|) reaches %.3g > "
+		        "%g%s)\n",
+		        r->stats.mixed.value, tol - n->digits.resolution, digits);
 	if (r->diagnosed) {
 		fprintf(out, "diagnosis:      %s\n", r->diag.text);
 		where_text(r, s, &r->diag.stats.abs, start, where, sizeof(where));
@@ -790,11 +836,12 @@ int cmd_check(int argc, char **argv)
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
 	enum pe_float store = PE_FLOAT_EXACT;
+	struct cli_text_digits digits = {0, 0, 0, 0};
 	size_t nids = 0;
 	if (o.position_ids)
 		rc = cli_position_ids_apply(&o, schemes[0], &nids);
 	if (!rc)
-		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store);
+		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store, &digits);
 	if (!rc) {
 		size_t row, col;
 		for (row = 0; row < dump->rows && !a.has_nan; row++)
@@ -835,6 +882,10 @@ int cmd_check(int argc, char **argv)
 	 * position; past about 2^21 two ulps of the largest position exceed 1e-9 */
 	if (isnan(a.tol) && !a.have_prec)
 		tol = fmax(tol, ldexp(1, -51) * ((double)o.start + (double)dump->rows));
+	/* a text dump cannot be closer than its digits: "%.6f" rounds by up to 5e-7 */
+	if (!isnan(a.tol) || a.have_prec)
+		digits.resolution = 0;
+	tol += digits.resolution;
 	const char *engine_note = NULL;
 	double length0 = s->scaling.length;
 	if (pe_scheme_has(s, PE_CAP_SCALING)) {
@@ -870,7 +921,8 @@ int cmd_check(int argc, char **argv)
 	free(err);
 	err = NULL;
 	struct check_notes notes = {
-	        engine_note, length0 == 0 ? s->scaling.length : 0, 0, NAN, store, o.position_ids};
+	        engine_note, length0 == 0 ? s->scaling.length : 0, 0, NAN, store, o.position_ids,
+	        digits};
 	/*
 	 * The default for a float32/bfloat16 dump: judged at its own precision. If it
 	 * disagrees with the exact values but matches a float32 computation of the spec,

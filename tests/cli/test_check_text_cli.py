@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""posenc check of dumps written as text: what the digits say about the numbers.
+
+The dumps are made here by numpy from Hugging Face's recipe
+(LlamaRotaryEmbedding: inv_freq = 1 / base ** (arange(0, d, 2) / d), freqs =
+outer(t, inv_freq), emb = cat(freqs, freqs), cos = emb.cos(); a float32 port does
+every step in float32) and written the ways people write them: np.savetxt with
+its default "%.18e" (float32 numbers exactly), "%.9g", str() of numpy float32
+(the shortest digits that name the float32: what pandas writes), "%.6f" and
+"%.4f" of float64 values. A text dump cannot be closer to the exact values than
+its last digit: half a unit of it is allowed for, and said. Float32 numbers are
+judged as a float32 .npy is."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tap import done, ok, require_numpy, run, workdir  # noqa: E402
+
+np = require_numpy("posenc check of text dumps")
+
+EXE = os.path.abspath(sys.argv[1])
+TMP = workdir()
+N, D = 2048, 64
+SPEC = "rope:layout=half"
+
+
+def path(name):
+    return os.path.join(TMP, name)
+
+
+def cos_table(dtype, base=10000.0, interleaved=False):
+    inv = (dtype(1) / (dtype(base) ** (np.arange(0, D, 2).astype(dtype) / dtype(D)))).astype(dtype)
+    freqs = np.outer(np.arange(N).astype(dtype), inv).astype(dtype)
+    emb = np.repeat(freqs, 2, axis=1) if interleaved else np.concatenate([freqs, freqs], axis=1)
+    return np.cos(emb).astype(dtype)
+
+
+def write(name, table, fmt=None, shortest=False):
+    if shortest:
+        with open(path(name), "w") as f:
+            for row in table:
+                f.write(",".join(str(x) for x in row) + "\n")
+    elif fmt:
+        np.savetxt(path(name), table, delimiter=",", fmt=fmt)
+    else:
+        np.savetxt(path(name), table, delimiter=",")
+    return path(name)
+
+
+def check(name, *extra):
+    return run(EXE, "check", "-s", SPEC, "--against", path(name), "--what", "cos", *extra)
+
+
+exact = cos_table(np.float64)
+port = cos_table(np.float32)
+ok(np.abs(port.astype(np.float64) - exact).max() > 1e-5,
+   "the float32 port is far from exact at these positions (what float32 angles cost)")
+
+# float32 numbers, however written: judged as a float32 .npy is
+np.save(path("port.npy"), port)
+npy = check("port.npy")
+for name, how in (("f32_savetxt.csv", {}), ("f32_9g.csv", {"fmt": "%.9g"}),
+                  ("f32_shortest.csv", {"shortest": True})):
+    write(name, port, **how)
+    r = check(name)
+    ok(r.rc == 0 and "float32 numbers" in r.text and "agree up to float32 rounding" in r.text
+       and "computed in f32" in r.text,
+       f"{name}: a float32 port written as text agrees up to float32 rounding, as its .npy",
+       r.text + r.err)
+    ok(r.text.split("reference:")[1] == npy.text.split("reference:")[1],
+       f"{name}: the same report as the .npy from the reference on", (r.text, npy.text))
+
+# bfloat16 numbers written as float32 text (a bf16 cache .float() then printed)
+bf = port.view(np.uint32)
+bf = ((bf + 0x7FFF + ((bf >> 16) & 1)) & 0xFFFF0000).view(np.float32)
+r = check(write("bf16.csv", bf, shortest=True).split(os.sep)[-1])
+ok(r.rc == 0 and "bfloat16 numbers" in r.text and "agree" in r.text,
+   "bfloat16 values written as text: read as bfloat16 storage", r.text + r.err)
+
+# a float32 port with a mistake is still named
+write("f32_interleaved.csv", cos_table(np.float32, interleaved=True), fmt="%.9g")
+r = check("f32_interleaved.csv")
+ok(r.rc == 3 and "float32 numbers" in r.text and "interleaved" in r.text.split("diagnosis:")[-1],
+   "a float32 port with the interleaved layout, as text: disagree, the layout named",
+   r.text + r.err)
+
+# float64 values rounded by the format: half a unit of the last digit is allowed
+for name, fmt, said, allowed in (("f64_6f.csv", "%.6f", "6 decimals", 5e-7),
+                                 ("f64_4f.csv", "%.4f", "4 decimals", 5e-5),
+                                 ("f64_9g.csv", "%.9g", "9 significant digits", 5e-9),
+                                 ("f64_8g.csv", "%.8g", "8 significant digits", 5e-8),
+                                 ("f64_7g.csv", "%.7g", "7 significant digits", 5e-7)):
+    write(name, exact, fmt=fmt)
+    err = np.abs(np.loadtxt(path(name), delimiter=",") - exact).max()
+    r = check(name)
+    ok(r.rc == 0 and said in r.text and "agree (every |error| <= 1e-09" in r.text
+       and ("plus %.3g" % allowed) in r.text and err > (1e-9 if allowed > 5e-9 else 1e-10),
+       f"{name}: exact values written with {fmt} (error {err:.2g}) agree, "
+       f"plus {allowed:g} for the digits", r.text + r.err)
+
+# the allowance is only the digits': a wrong base written with 4 decimals disagrees
+write("f64_4f_base.csv", cos_table(np.float64, base=12000.0), fmt="%.4f")
+r = check("f64_4f_base.csv")
+ok(r.rc == 3 and "4 decimals" in r.text and "disagree" in r.text and "base" in r.text,
+   "a wrong base written with 4 decimals: disagree, the base named", r.text + r.err)
+
+# a given tolerance is the user's: the digits are not added to it
+r = check("f64_6f.csv", "--tol", "1e-9")
+ok(r.rc == 3 and "plus" not in r.text, "--tol 1e-9 with 6 decimals: disagree", r.text + r.err)
+
+# full precision (np.savetxt of float64, "%.17g"): as before, 1e-9, nothing added
+for name, fmt in (("f64_full.csv", None), ("f64_17g.csv", "%.17g")):
+    write(name, exact, fmt=fmt)
+    r = check(name)
+    ok(r.rc == 0 and "agree (every |error| <= 1e-09 * max(1, |value|))" in r.text
+       and "float32" not in r.text and "decimals" not in r.text,
+       f"{name}: full-precision float64 text agrees at 1e-9, nothing allowed for", r.text)
+
+done()
