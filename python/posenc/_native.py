@@ -322,10 +322,15 @@ def check(result, allowed=(0,)):
         raise error_from(result)
     # The program's warnings (a model read two ways, -d changing a model's width) would
     # otherwise be lost with its standard error: a result that needs one gets it.
+    # So is which layer group of a model it showed (Gemma 3's local layers, not its
+    # global ones), which the program only notes: in a notebook that is a warning.
     for line in result.stderr.splitlines():
         if line.startswith("posenc: warning: "):
             warnings.warn(line[len("posenc: warning: "):], PosencWarning,
                           stacklevel=_caller_level())
+        elif line.startswith("posenc: ") and " layer groups; showing " in line:
+            warnings.warn(line[len("posenc: "):].replace("--layer picks", "layer= picks"),
+                          PosencWarning, stacklevel=_caller_level())
     return result
 
 

@@ -242,6 +242,23 @@ def test_warnings_reach_python(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         posenc.encode("rope", n=4, d=8)  # notes ("wrote ...") are not warnings
+        posenc.encode("model:gemma-3-27b", n=4, layer="global")  # the group asked for
+
+
+def test_layer_group_choice_is_a_warning():
+    """Gemma 3 27B (tests/fixtures/hf/gemma-3-27b-it.json's model) has local layers, five in
+    six, and global ones; without layer= a table is of the first group, which a notebook
+    user is told as the command line's user is."""
+    with pytest.warns(posenc.PosencWarning, match=r"2 layer groups; showing 'local' "
+                      r"\(layers 0-4,6-10,.*layer= picks another"):
+        a = posenc.encode("model:gemma-3-27b", n=4)
+    # local layers: rope_local_base_freq 10000, head_dim 128, no scaling; the default
+    # view rotates the all-ones vector: pair (i, i + 64) becomes (cos - sin, cos + sin)
+    inv = 1.0 / 10000.0 ** (np.arange(0, 128, 2) / 128)
+    angle = np.arange(4)[:, None] * inv
+    assert a.shape == (4, 128)
+    assert np.allclose(a[:, :64], np.cos(angle) - np.sin(angle), rtol=0, atol=1e-14)
+    assert np.allclose(a[:, 64:], np.cos(angle) + np.sin(angle), rtol=0, atol=1e-14)
 
 
 def test_position_ids_from_memory(tmp_path):
