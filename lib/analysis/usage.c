@@ -7,8 +7,14 @@
  * repeat_kv giving query head h the key head h // n_rep); Phi3Attention's
  * qkv_proj and QWenAttention's c_attn split as [q | k | v];
  * GPTNeoXAttention's query_key_value viewed as (heads, 3 * head_size)
- * and FalconAttention's new_decoder_architecture as (kv_heads, n_rep + 2,
- * head_dim), both "per key head, its query heads then k then v";
+ * (GPTNeoXJapaneseAttention the same, PersimmonAttention as (heads, 3,
+ * head_dim), ChatGLM's SelfAttention without multi_query_attention as
+ * (heads, 3 * head_dim)) and FalconAttention's new_decoder_architecture as
+ * (kv_heads, n_rep + 2, head_dim), all "per key head, its query heads then
+ * k then v"; ChatGLM's with multi_query_attention split [q | k | v] over
+ * multi_query_group_num key heads; CodeGenAttention's qkv_proj cut into
+ * mp_num = 4 blocks, each split [q | v | k] (in that order) over a quarter
+ * of the heads;
  * DeepseekV3Attention's q_b_proj (q_proj without q_lora_rank) viewed as
  * (heads, qk_nope_head_dim + qk_rope_head_dim) with the rope part last,
  * and kv_a_proj_with_mqa's last qk_rope_head_dim rows as the one key head
@@ -52,6 +58,8 @@ const char *pe_usage_arch_name(enum pe_usage_arch arch)
 		return "fused query_key_value, per key head [q... | k | v]";
 	case PE_USAGE_MLA:
 		return "DeepSeek MLA, rope part of q_b_proj and kv_a_proj_with_mqa";
+	case PE_USAGE_CODEGEN:
+		return "CodeGen qkv_proj, 4 blocks of [q | v | k]";
 	}
 	return "unknown";
 }
@@ -82,7 +90,8 @@ struct cfg {
 	size_t kv_lora;         /* kv_lora_rank */
 	int gemma;              /* model_type gemma*: norms scale by 1 + weight */
 	int falcon_grouped;     /* falcon: new_decoder_architecture, or neither multi_query */
-	int neox;               /* gpt_neox: query_key_value per head */
+	int per_head;           /* query_key_value per head [q | k | v] */
+	int codegen;            /* qkv_proj in CodeGen's 4 blocks */
 	const char *model_type; /* borrowed from the JSON */
 };
 
@@ -110,21 +119,26 @@ static int count_of(const struct json *root, const char *k, size_t *out)
 	return 1;
 }
 
-static int flag_of(const struct json *root, const char *k)
+/* A boolean key, or @dflt (the configuration class's default) when the file leaves it out. */
+static int flag_of(const struct json *root, const char *k, int dflt)
 {
 	const struct json *v = key(root, k);
 	if (!v)
 		v = key(key(root, "text_config"), k);
-	return v && v->type == JSON_BOOL && v->boolean;
+	return v && v->type == JSON_BOOL ? v->boolean : dflt;
 }
 
 static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	static const char *const names[][2] = {
-	        {"num_attention_heads", "heads"}, {"n_head", "heads"},
-	        {"num_key_value_heads", "kv"},    {"num_kv_heads", "kv"},
-	        {"qk_nope_head_dim", "nope"},     {"qk_rope_head_dim", "rope"},
+	        {"num_attention_heads", "heads"},
+	        {"n_head", "heads"},
+	        {"n_heads", "heads"},
+	        {"num_key_value_heads", "kv"},
+	        {"num_kv_heads", "kv"},
+	        {"qk_nope_head_dim", "nope"},
+	        {"qk_rope_head_dim", "rope"},
 	        {"kv_lora_rank", "kv_lora"},
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -152,10 +166,38 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	static const char *const one_plus[] = {"gemma", "gemma2", "gemma3", "gemma3_text"};
 	for (size_t i = 0; i < sizeof(one_plus) / sizeof(one_plus[0]); i++)
 		c->gemma |= strcmp(text_type, one_plus[i]) == 0;
-	c->neox = strcmp(c->model_type, "gpt_neox") == 0;
+	/* query_key_value viewed (heads, 3 * head_dim): GPTNeoXAttention,
+	 * GPTNeoXJapaneseAttention, PersimmonAttention (Fuyu's text model) */
+	static const char *const per_head[] = {"gpt_neox", "gpt_neox_japanese", "persimmon"};
+	for (size_t i = 0; i < sizeof(per_head) / sizeof(per_head[0]); i++)
+		c->per_head |= strcmp(text_type, per_head[i]) == 0;
+	c->codegen = strcmp(text_type, "codegen") == 0;
+	if (strcmp(text_type, "chatglm") == 0) {
+		/* ChatGLMConfig: multi_query_attention False, multi_query_group_num 1 */
+		if (flag_of(root, "multi_query_attention", 0)) {
+			size_t g = 1;
+			if (count_of(root, "multi_query_group_num", &g) < 0)
+				return rd_fail(
+				        err, PE_EFORMAT,
+				        "config: multi_query_group_num is not a whole number");
+			c->kv_heads = g;
+		} else {
+			c->per_head = 1;
+			c->kv_heads = c->heads;
+		}
+	}
+	if (strcmp(c->model_type, "dbrx") == 0 && !c->kv_heads) {
+		/* DbrxAttentionConfig's kv_n_heads, 1 when left out */
+		const struct json *v = key(key(root, "attn_config"), "kv_n_heads");
+		if (v && (!v->is_uint || v->uint > (1u << 30)))
+			return rd_fail(err, PE_EFORMAT,
+			               "config: attn_config.kv_n_heads is not a whole number");
+		c->kv_heads = v ? (size_t)v->uint : 1;
+	}
 	if (strcmp(c->model_type, "falcon") == 0) {
-		int multi = flag_of(root, "multi_query");
-		int newarch = flag_of(root, "new_decoder_architecture");
+		/* FalconConfig: multi_query defaults to True */
+		int multi = flag_of(root, "multi_query", 1);
+		int newarch = flag_of(root, "new_decoder_architecture", 0);
 		c->falcon_grouped = newarch || !multi;
 		if (multi && !newarch)
 			c->kv_heads = 1;
@@ -339,6 +381,20 @@ static size_t group_of(const struct pe_model *m, size_t layer)
 
 /* ---- the computation ---- */
 
+/* CodeGenAttention's mp_num: the TPU-v4 cores its qkv_proj was laid out for */
+#define CODEGEN_BLOCKS 4
+
+/* How a fused tensor's rows are laid out, by the architecture that wrote it. */
+static enum pe_usage_arch fused_arch(const struct cfg *c, const struct pe_tensor_info *t)
+{
+	const char *name = t ? t->name : "";
+	if (c->codegen && strstr(name, "qkv_proj"))
+		return PE_USAGE_CODEGEN;
+	if ((c->per_head || c->falcon_grouped) && strstr(name, "query_key_value"))
+		return PE_USAGE_GROUPED;
+	return PE_USAGE_CONCAT;
+}
+
 struct ctx {
 	const struct pe_usage_options *opt;
 	struct reader rd;
@@ -354,12 +410,15 @@ struct rowmap {
 	size_t k_base, k_stride;
 	size_t group_rows; /* GROUPED: rows per key head block */
 	size_t rep;        /* query heads per key head */
+	size_t block;      /* CODEGEN: heads per block */
 	enum pe_usage_arch arch;
 	size_t hd; /* head width (position part) */
 };
 
 static size_t q_row(const struct rowmap *r, size_t h, size_t j)
 {
+	if (r->arch == PE_USAGE_CODEGEN)
+		return (h / r->block) * 3 * r->block * r->hd + (h % r->block) * r->hd + j;
 	if (r->arch == PE_USAGE_GROUPED)
 		return (h / r->rep) * r->group_rows + (h % r->rep) * r->hd + j;
 	return r->q_base + h * r->q_stride + j;
@@ -367,6 +426,9 @@ static size_t q_row(const struct rowmap *r, size_t h, size_t j)
 
 static size_t k_row(const struct rowmap *r, size_t g, size_t j)
 {
+	if (r->arch == PE_USAGE_CODEGEN) /* the block's k follows its q and v */
+		return (g / r->block) * 3 * r->block * r->hd + 2 * r->block * r->hd +
+		       (g % r->block) * r->hd + j;
 	if (r->arch == PE_USAGE_GROUPED)
 		return g * r->group_rows + r->rep * r->hd + j;
 	return r->k_base + g * r->k_stride + j;
@@ -503,11 +565,19 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 		break;
 	case PE_USAGE_CONCAT:
 	case PE_USAGE_GROUPED:
+	case PE_USAGE_CODEGEN:
 		if (!heads)
 			return rd_fail(err, PE_EFORMAT,
 			               "config: a fused qkv tensor needs num_attention_heads");
-		if (!kv)
+		if (!kv || u->arch == PE_USAGE_CODEGEN) /* CodeGen: every head has its key */
 			kv = heads;
+		if (u->arch == PE_USAGE_CODEGEN && heads % CODEGEN_BLOCKS)
+			return rd_fail(
+			        err, PE_EFORMAT,
+			        "config: CodeGen's qkv_proj holds %d blocks of heads, which %zu "
+			        "heads do not fill evenly",
+			        CODEGEN_BLOCKS, heads);
+		r.block = heads / CODEGEN_BLOCKS;
 		if (q_rows != (heads + 2 * kv) * hd)
 			return rd_fail(err, PE_EFORMAT,
 			               "layer %zu: '%s' has %zu rows, not (%zu heads + 2 x %zu key "
@@ -702,13 +772,9 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 		u->train_context = m->train_context;
 		u->prefix = pe_asprintf("%sN%s%s", c.found.prefix, *c.found.module ? "." : "",
 		                        c.found.module);
-		u->arch =
-		        c.found.mla      ? PE_USAGE_MLA
-		        : !c.found.fused ? PE_USAGE_SEPARATE
-		        : (c.cfg.neox || c.cfg.falcon_grouped) && c.found.layer[0].t[US_QKV] &&
-		                        strstr(c.found.layer[0].t[US_QKV]->name, "query_key_value")
-		                ? PE_USAGE_GROUPED
-		                : PE_USAGE_CONCAT;
+		u->arch = c.found.mla      ? PE_USAGE_MLA
+		          : !c.found.fused ? PE_USAGE_SEPARATE
+		                           : fused_arch(&c.cfg, c.found.layer[0].t[US_QKV]);
 		if (c.found.fused && c.found.layer[0].t[US_Q])
 			u->arch = PE_USAGE_SEPARATE; /* both kinds: q_proj and k_proj win */
 		u->layer = calloc(u->layers, sizeof(*u->layer));

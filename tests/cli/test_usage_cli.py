@@ -588,4 +588,110 @@ ok(nz == [(5, 3)] and abs(float(rows[(5, 3)]["q"]) - qn) <= 1e-12 * qn
    "bounded memory: the planted rows found (q head 5 pair 3; key head 1, row 64+3: pair 3 of "
    "query heads 4-7)", f"{nz} {nk}")
 
+# ---- fused layouts by architecture (each view restated from the modeling code) -------------
+# PersimmonAttention._split_heads: view(..., heads, 3, head_dim), q = [..., 0, :], k = [..., 1, :];
+# partial_rotary_factor 0.5: pairs (i, i + 4) of the first 8 coordinates. Fuyu's text model is
+# Persimmon (text_config.model_type).
+H8, hd8 = 8, 16
+w = rng.standard_normal((3 * H8 * hd8, H8 * hd8)).astype(np.float32)
+v = w.astype(np.float64).reshape(H8, 3, hd8, H8 * hd8)
+p8 = pairs_of(8, False)
+ref_q = [[pair_norms(v[h, 0], p8) for h in range(H8)]]
+ref_k = [[pair_norms(v[h, 1], p8) for h in range(H8)]]
+st_write.write(path("persimmon.safetensors"),
+               {"model.layers.0.self_attn.query_key_value.weight": w}, "F32")
+pers = {"model_type": "persimmon", "hidden_size": H8 * hd8, "num_attention_heads": H8,
+        "num_hidden_layers": 1, "partial_rotary_factor": 0.5, "rope_theta": 25000.0,
+        "max_position_embeddings": 16384}
+r, rows = table(config("persimmon", pers), path("persimmon.safetensors"))
+compare("persimmon (query_key_value per head [q, k, v])", rows, ref_q, ref_k)
+st_write.write(path("fuyu.safetensors"),
+               {"language_model.model.layers.0.self_attn.query_key_value.weight": w}, "F32")
+r, rows = table(config("fuyu", {"model_type": "fuyu", "text_config": pers}),
+                path("fuyu.safetensors"))
+compare("fuyu (its persimmon text model's per-head query_key_value)", rows, ref_q, ref_k)
+# GPTNeoXJapaneseAttention: view(..., heads, 3 * head_size), q = [:head_size], k = the next
+# head_size; rotary_pct 0.5.
+w = rng.standard_normal((3 * H8 * hd8, H8 * hd8)).astype(np.float32)
+v = w.astype(np.float64).reshape(H8, 3 * hd8, H8 * hd8)
+st_write.write(path("neoxjp.safetensors"),
+               {"gpt_neox_japanese.layers.0.attention.query_key_value.weight": w}, "F32")
+r, rows = table(config("neoxjp", {"model_type": "gpt_neox_japanese", "hidden_size": H8 * hd8,
+                                  "num_attention_heads": H8, "num_hidden_layers": 1,
+                                  "rotary_pct": 0.5, "rotary_emb_base": 10000,
+                                  "max_position_embeddings": 2048}),
+                path("neoxjp.safetensors"))
+compare("gpt_neox_japanese (query_key_value per head)", rows,
+        [[pair_norms(v[h, :hd8], p8) for h in range(H8)]],
+        [[pair_norms(v[h, hd8:2 * hd8], p8) for h in range(H8)]])
+# CodeGenAttention: qkv reshaped (..., mp_num = 4, -1) and split [query | value | key] of
+# local_dim = heads * head_dim / 4 each; _split_heads then gives block b's heads
+# 2b, 2b + 1 (8 heads); rotary_dim 8, pairs (2i, 2i + 1).
+w = rng.standard_normal((3 * H8 * hd8, H8 * hd8)).astype(np.float32)
+blk = w.astype(np.float64).reshape(4, 3, 2, hd8, H8 * hd8)  # block, (q, v, k), head, coordinate
+i8 = pairs_of(8, True)
+st_write.write(path("codegen.safetensors"), {"transformer.h.0.attn.qkv_proj.weight": w}, "F32")
+r, rows = table(config("codegen", {"model_type": "codegen", "n_embd": H8 * hd8, "n_head": H8,
+                                   "n_layer": 1, "rotary_dim": 8, "n_positions": 2048}),
+                path("codegen.safetensors"))
+compare("codegen (qkv_proj in 4 blocks of [q | v | k])", rows,
+        [[pair_norms(blk[h // 2, 0, h % 2], i8) for h in range(H8)]],
+        [[pair_norms(blk[h // 2, 2, h % 2], i8) for h in range(H8)]])
+ok("4 blocks of [q | v | k]" in r.err, "codegen: names its layout", r.err)
+error_case(EXE, "codegen: 6 heads do not fill its 4 blocks",
+           ["usage", "-s", "hf:" + config("codegen6", {"model_type": "codegen", "n_embd": 96,
+                                                      "n_head": 6, "n_layer": 1, "rotary_dim": 8}),
+            "--weights", path("codegen.safetensors"), "-o", "-"], 1, "blocks of heads")
+# ChatGLM (modeling_chatglm.py SelfAttention): with multi_query_attention the rows split
+# [heads x kv_channels | groups x kv_channels | groups x kv_channels], query head h on group
+# h // (heads / groups); without it viewed (heads, 3 * kv_channels). RoPE on the first
+# kv_channels / 2 coordinates, pairs (2i, 2i + 1).
+G = 2
+glm = {"model_type": "chatglm", "hidden_size": H8 * hd8, "num_attention_heads": H8,
+       "num_layers": 1, "kv_channels": hd8, "seq_length": 2048, "multi_query_attention": True,
+       "multi_query_group_num": G}
+w = rng.standard_normal(((H8 + 2 * G) * hd8, H8 * hd8)).astype(np.float32)
+w64 = w.astype(np.float64)
+st_write.write(path("chatglm.safetensors"),
+               {"transformer.encoder.layers.0.self_attention.query_key_value.weight": w}, "F32")
+r, rows = table(config("chatglm", glm), path("chatglm.safetensors"))
+compare("chatglm multi_query_attention ([q | k | v], 2 groups)", rows,
+        [[pair_norms(w64[h * hd8:(h + 1) * hd8], i8) for h in range(H8)]],
+        [[pair_norms(w64[(H8 + h // 4) * hd8:(H8 + h // 4 + 1) * hd8], i8) for h in range(H8)]])
+w = rng.standard_normal((3 * H8 * hd8, H8 * hd8)).astype(np.float32)
+v = w.astype(np.float64).reshape(H8, 3 * hd8, H8 * hd8)
+st_write.write(path("chatglm1.safetensors"),
+               {"transformer.encoder.layers.0.self_attention.query_key_value.weight": w}, "F32")
+r, rows = table(config("chatglm1", dict(glm, multi_query_attention=False)),
+                path("chatglm1.safetensors"))
+compare("chatglm without multi_query_attention (per head [q, k, v])", rows,
+        [[pair_norms(v[h, :hd8], i8) for h in range(H8)]],
+        [[pair_norms(v[h, hd8:2 * hd8], i8) for h in range(H8)]])
+# DBRX (DbrxAttention): Wqkv split [d_model | kv_n_heads x head_dim | kv_n_heads x head_dim];
+# the counts are n_heads and attn_config.kv_n_heads.
+w = rng.standard_normal(((H8 + 2 * G) * hd8, H8 * hd8)).astype(np.float32)
+w64 = w.astype(np.float64)
+full = pairs_of(hd8, False)
+st_write.write(path("dbrx.safetensors"),
+               {"transformer.blocks.0.norm_attn_norm.attn.Wqkv.weight": w}, "F32")
+r, rows = table(config("dbrx", {"model_type": "dbrx", "d_model": H8 * hd8, "n_heads": H8,
+                                "n_layers": 1, "max_seq_len": 2048,
+                                "attn_config": {"kv_n_heads": G, "rope_theta": 500000}}),
+                path("dbrx.safetensors"))
+compare("dbrx (Wqkv [q | k | v], attn_config.kv_n_heads 2)", rows,
+        [[pair_norms(w64[h * hd8:(h + 1) * hd8], full) for h in range(H8)]],
+        [[pair_norms(w64[(H8 + h // 4) * hd8:(H8 + h // 4 + 1) * hd8], full) for h in range(H8)]])
+# Falcon: FalconConfig's multi_query defaults to True, so a config without the key is
+# multi-query: view(..., heads + 2, head_dim).
+w = rng.standard_normal(((H8 + 2) * hd8, H8 * hd8)).astype(np.float32)
+v = w.astype(np.float64).reshape(H8 + 2, hd8, H8 * hd8)
+st_write.write(path("falcon-mq.safetensors"),
+               {"transformer.h.0.self_attention.query_key_value.weight": w}, "F32")
+r, rows = table(config("falcon-mq", {"model_type": "falcon", "hidden_size": H8 * hd8,
+                                     "num_attention_heads": H8, "num_hidden_layers": 1,
+                                     "max_position_embeddings": 2048, "alibi": False}),
+                path("falcon-mq.safetensors"))
+compare("falcon without multi_query (its default: True)", rows,
+        [[pair_norms(v[h], full) for h in range(H8)]], [[pair_norms(v[-2], full) for h in range(H8)]])
+
 done()
