@@ -591,6 +591,13 @@ static enum pe_status read_regular(int fd, const struct stat *sb, const char *pa
 		return st;
 	enum pe_file_format f = pe_file_format_detect(head, hn, path);
 	struct pe_matrix *m = NULL;
+	/* By its magic: else it would be read as a CSV file and refused as binary or for its
+	 * "tensor names", which says nothing of what the file is. */
+	if (f == PE_FORMAT_CSV && hn >= 4 && memcmp(head, "GGUF", 4) == 0)
+		return rd_fail(err, PE_EUNSUPPORTED,
+		               "a GGUF file: tables are read from .npy, .safetensors and .csv "
+		               "files (gguf:%s reads the model's encoding from its metadata)",
+		               path);
 	if (f == PE_FORMAT_CSV) {
 		st = read_csv_fd(fd, len, req, limit, &m, err);
 	} else {

@@ -694,4 +694,23 @@ r, rows = table(config("falcon-mq", {"model_type": "falcon", "hidden_size": H8 *
 compare("falcon without multi_query (its default: True)", rows,
         [[pair_norms(v[h], full) for h in range(H8)]], [[pair_norms(v[-2], full) for h in range(H8)]])
 
+# A safetensors file is one by its bytes, whatever its name; a GGUF file is said to be one.
+w = {f"model.layers.0.self_attn.{n}.weight": rng.standard_normal((r_, 32)).astype(np.float32)
+     for n, r_ in (("q_proj", 4 * 8), ("k_proj", 2 * 8))}
+st_write.write(path("named.bin"), w, "F32")
+q64 = w["model.layers.0.self_attn.q_proj.weight"].astype(np.float64).reshape(4, 8, 32)
+k64 = w["model.layers.0.self_attn.k_proj.weight"].astype(np.float64).reshape(2, 8, 32)
+r, rows = table(config("named", {"model_type": "llama", "hidden_size": 32, "num_attention_heads": 4,
+                                 "num_key_value_heads": 2, "num_hidden_layers": 1}),
+                path("named.bin"))
+compare("a safetensors checkpoint named .bin", rows,
+        [[pair_norms(q64[h], pairs_of(8, False)) for h in range(4)]],
+        [[pair_norms(k64[h // 2], pairs_of(8, False)) for h in range(4)]])
+import gguf_write  # noqa: E402
+with open(path("model.gguf"), "wb") as f:
+    f.write(gguf_write.gguf([("general.architecture", gguf_write.STRING, "llama")]))
+error_case(EXE, "--weights a GGUF file",
+           ["usage", "-s", "hf:" + path("named.json"), "--weights", path("model.gguf"), "-o", "-"],
+           1, "a GGUF file: the weights are read from safetensors checkpoints")
+
 done()
