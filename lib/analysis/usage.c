@@ -528,6 +528,12 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 			        "layer %zu: '%s' has %zu rows and '%s' %zu, not whole heads of "
 			        "%zu",
 			        l, qt->name, q_rows, kt->name, k_rows, hd);
+		/* q and k project the same hidden state: different widths are not one layer's */
+		if (q_cols != k_cols)
+			return rd_fail(err, PE_EFORMAT,
+			               "layer %zu: '%s' has %zu columns and '%s' %zu: not the same "
+			               "input",
+			               l, qt->name, q_cols, kt->name, k_cols);
 		L->heads = q_rows / hd;
 		L->kv_heads = k_rows / hd;
 		if (heads && L->heads != heads)

@@ -713,4 +713,12 @@ error_case(EXE, "--weights a GGUF file",
            ["usage", "-s", "hf:" + path("named.json"), "--weights", path("model.gguf"), "-o", "-"],
            1, "a GGUF file: the weights are read from safetensors checkpoints")
 
+# q_proj and k_proj read different hidden widths: not one layer's projections.
+st_write.write(path("cols.safetensors"), {
+    "model.layers.0.self_attn.q_proj.weight": np.ones((32, 32), np.float32),
+    "model.layers.0.self_attn.k_proj.weight": np.ones((16, 24), np.float32)}, "F32")
+error_case(EXE, "q_proj and k_proj of different input widths",
+           ["usage", "-s", "hf:" + path("named.json"), "--weights", path("cols.safetensors"),
+            "-o", "-"], 1, "has 32 columns and 'model.layers.0.self_attn.k_proj.weight' 24")
+
 done()
