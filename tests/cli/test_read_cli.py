@@ -263,6 +263,15 @@ write("gpt2.gguf", gguf_write.gguf([("general.architecture", gguf_write.STRING, 
 for spec in ("gpt2.gguf#position_embd.weight", "file:path=gpt2.gguf,tensor=position_embd.weight"):
     file_error("GGUF: " + spec, ["encode", "-s", spec, "-o", "-"], "gpt2.gguf",
                "a GGUF file: tables are read from .npy, .safetensors and .csv")
+file_error("inspect: GGUF", ["inspect", "gpt2.gguf"], "gpt2.gguf",
+           "a GGUF file: tables are read from .npy, .safetensors and .csv")
+# A sharded checkpoint's index (and any JSON document) is no table, nor a CSV file.
+write("model.safetensors.index.json",
+      json.dumps({"metadata": {}, "weight_map": {"wpe.weight": "gpt2.safetensors"}}).encode())
+for args in (["inspect", "model.safetensors.index.json"],
+             ["encode", "-s", "model.safetensors.index.json#wpe.weight", "-o", "-"]):
+    file_error(args[0] + ": a checkpoint index", args, "model.safetensors.index.json",
+               "a JSON file, not a table (a sharded checkpoint's index")
 error_case(EXE, "inspect unknown option", ["inspect", "--frob", "x"], 2, "unknown option '--frob'", cwd=wd)
 r = run(EXE, "inspect", "--help")
 ok(r.rc == 0 and "Usage: posenc inspect FILE" in r.text and not r.err, "inspect --help on stdout")
