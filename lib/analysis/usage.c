@@ -88,6 +88,7 @@ struct cfg {
 	size_t heads, kv_heads;
 	size_t nope, rope;      /* DeepSeek qk_nope_head_dim, qk_rope_head_dim */
 	size_t kv_lora;         /* kv_lora_rank */
+	size_t nextn;           /* num_nextn_predict_layers: MTP layers after the model's */
 	int gemma;              /* model_type gemma*: norms scale by 1 + weight */
 	int falcon_grouped;     /* falcon: new_decoder_architecture, or neither multi_query */
 	int per_head;           /* query_key_value per head [q | k | v] */
@@ -140,6 +141,7 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	        {"qk_nope_head_dim", "nope"},
 	        {"qk_rope_head_dim", "rope"},
 	        {"kv_lora_rank", "kv_lora"},
+	        {"num_nextn_predict_layers", "nextn"},
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t v = 0;
@@ -149,11 +151,12 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 			               names[i][0]);
 		if (!rc)
 			continue;
-		size_t *dst = strcmp(names[i][1], "heads") == 0  ? &c->heads
-		              : strcmp(names[i][1], "kv") == 0   ? &c->kv_heads
-		              : strcmp(names[i][1], "nope") == 0 ? &c->nope
-		              : strcmp(names[i][1], "rope") == 0 ? &c->rope
-		                                                 : &c->kv_lora;
+		size_t *dst = strcmp(names[i][1], "heads") == 0   ? &c->heads
+		              : strcmp(names[i][1], "kv") == 0    ? &c->kv_heads
+		              : strcmp(names[i][1], "nope") == 0  ? &c->nope
+		              : strcmp(names[i][1], "rope") == 0  ? &c->rope
+		              : strcmp(names[i][1], "nextn") == 0 ? &c->nextn
+		                                                  : &c->kv_lora;
 		if (!*dst)
 			*dst = v;
 	}
@@ -765,6 +768,12 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 	enum pe_status st = read_cfg(root, &c.cfg, err);
 	if (st == PE_OK)
 		st = us_find(store, m->n_layers, &c.found, err);
+	/* The multi-token-prediction layers DeepSeek-V3 and GLM-4.5 store after the model's own
+	 * (model.layers.<num_hidden_layers>...): transformers leaves them out when it loads
+	 * (_keys_to_ignore_on_load_unexpected), and so does this. */
+	if (st == PE_OK && m->n_layers && c.found.layers > m->n_layers &&
+	    c.found.layers <= m->n_layers + c.cfg.nextn)
+		c.found.layers = m->n_layers;
 	if (st == PE_OK && m->n_layers && c.found.layers != m->n_layers)
 		st = rd_fail(err, PE_EFORMAT,
 		             "the checkpoint has layers 0..%zu under '%s', the config %zu layers",

@@ -721,4 +721,27 @@ error_case(EXE, "q_proj and k_proj of different input widths",
            ["usage", "-s", "hf:" + path("named.json"), "--weights", path("cols.safetensors"),
             "-o", "-"], 1, "has 32 columns and 'model.layers.0.self_attn.k_proj.weight' 24")
 
+# GLM-4.5 and DeepSeek-V3 store num_nextn_predict_layers multi-token-prediction layers after
+# their own (model.layers.<num_hidden_layers>); transformers does not load them
+# (Glm4MoeModel's _keys_to_ignore_on_load_unexpected), so neither are they read here.
+mtp = {f"model.layers.{l}.self_attn.{n}.weight": rng.standard_normal((r_, 32)).astype(np.float32)
+       for l in range(3) for n, r_ in (("q_proj", 4 * 8), ("k_proj", 2 * 8))}
+mtp["model.layers.2.eh_proj.weight"] = np.zeros((32, 64), np.float32)
+st_write.write(path("mtp.safetensors"), mtp, "F32")
+glm45 = {"model_type": "glm4_moe", "hidden_size": 32, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "head_dim": 8, "num_hidden_layers": 2,
+         "partial_rotary_factor": 0.5, "max_position_embeddings": 4096,
+         "num_nextn_predict_layers": 1}
+r, rows = table(config("glm45", glm45), path("mtp.safetensors"))
+p4 = pairs_of(4, False)
+compare("glm4_moe: layers 0-1 read, the MTP layer 2 left out", rows,
+        [[pair_norms(mtp[f"model.layers.{l}.self_attn.q_proj.weight"].astype(np.float64)
+                     .reshape(4, 8, 32)[h], p4) for h in range(4)] for l in range(2)],
+        [[pair_norms(mtp[f"model.layers.{l}.self_attn.k_proj.weight"].astype(np.float64)
+                     .reshape(2, 8, 32)[h // 2], p4) for h in range(4)] for l in range(2)])
+glm45.pop("num_nextn_predict_layers")
+error_case(EXE, "a layer past the config's, not an MTP layer",
+           ["usage", "-s", "hf:" + config("glm45-no-mtp", glm45), "--weights",
+            path("mtp.safetensors"), "-o", "-"], 1, "has layers 0..2 under 'model.layers.'")
+
 done()
