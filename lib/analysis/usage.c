@@ -89,7 +89,8 @@ struct cfg {
 	size_t nope, rope;      /* DeepSeek qk_nope_head_dim, qk_rope_head_dim */
 	size_t kv_lora;         /* kv_lora_rank */
 	size_t nextn;           /* num_nextn_predict_layers: MTP layers after the model's */
-	int gemma;              /* model_type gemma*: norms scale by 1 + weight */
+	int gemma;              /* norms scale by 1 + weight (Gemma, Qwen3-Next, Qwen 3.5) */
+	int gated_q;            /* q_proj rows per head [q | output gate] (Qwen3-Next, Qwen 3.5) */
 	int falcon_grouped;     /* falcon: new_decoder_architecture, or neither multi_query */
 	int per_head;           /* query_key_value per head [q | k | v] */
 	int codegen;            /* qkv_proj in CodeGen's 4 blocks */
@@ -166,9 +167,17 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	const char *text_type = tmt && tmt->type == JSON_STRING ? tmt->string : c->model_type;
 	/* Gemma, Gemma 2 and Gemma 3's RMSNorm scale by 1 + weight (Gemma3RMSNorm);
 	 * Gemma 3n's and Gemma 4's by the weight itself (Gemma4RMSNorm, with_scale). */
-	static const char *const one_plus[] = {"gemma", "gemma2", "gemma3", "gemma3_text"};
+	static const char *const one_plus[] = {"gemma",           "gemma2",     "gemma3",
+	                                       "gemma3_text",     "qwen3_next", "qwen3_5_text",
+	                                       "qwen3_5_moe_text"};
 	for (size_t i = 0; i < sizeof(one_plus) / sizeof(one_plus[0]); i++)
 		c->gemma |= strcmp(text_type, one_plus[i]) == 0;
+	/* Qwen3NextAttention (Qwen 3.5's the same): q_proj(x).view(..., -1, 2 * head_dim)
+	 * chunked in two, the query then the gate of its output; Qwen3NextRMSNorm, its
+	 * q_norm and k_norm, scales by 1 + weight */
+	static const char *const gated[] = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"};
+	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++)
+		c->gated_q |= strcmp(text_type, gated[i]) == 0;
 	/* query_key_value viewed (heads, 3 * head_dim): GPTNeoXAttention,
 	 * GPTNeoXJapaneseAttention, PersimmonAttention (Fuyu's text model) */
 	static const char *const per_head[] = {"gpt_neox", "gpt_neox_japanese", "persimmon"};
@@ -510,6 +519,10 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 	const struct pe_tensor_info *qt =
 	        u->arch == PE_USAGE_SEPARATE || u->arch == PE_USAGE_MLA ? T->t[US_Q] : T->t[US_QKV];
 	const struct pe_tensor_info *kt = qt == T->t[US_QKV] ? NULL : T->t[US_K];
+	/* A hybrid model's layer without RoPE and without attention tensors (linear attention,
+	 * a state-space block, Mllama's cross-attention): nothing to read. */
+	if (!L->rope && !T->t[US_Q] && !T->t[US_K] && !T->t[US_QKV])
+		return PE_OK;
 	/* Every layer as layer 0: a checkpoint mixing fused and separate projections is not one
 	 * layout. */
 	if (!qt || (qt != T->t[US_QKV] && !kt))
@@ -522,29 +535,32 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 		return st;
 	size_t heads = c->opt->heads ? c->opt->heads : cf->heads;
 	size_t kv = c->opt->kv_heads ? c->opt->kv_heads : cf->kv_heads;
+	size_t qper = cf->gated_q ? 2 : 1; /* q_proj rows per query coordinate */
 	switch (u->arch) {
 	case PE_USAGE_SEPARATE:
 		/* Counts from the shapes: Gemma 4's global layers have their own. */
-		if (q_rows % hd || k_rows % hd)
+		if (q_rows % (qper * hd) || k_rows % hd)
 			return rd_fail(
 			        err, PE_EFORMAT,
 			        "layer %zu: '%s' has %zu rows and '%s' %zu, not whole heads of "
-			        "%zu",
-			        l, qt->name, q_rows, kt->name, k_rows, hd);
+			        "%zu%s",
+			        l, qt->name, q_rows, kt->name, k_rows, hd,
+			        qper > 1 ? " (q_proj: each with its gate)" : "");
 		/* q and k project the same hidden state: different widths are not one layer's */
 		if (q_cols != k_cols)
 			return rd_fail(err, PE_EFORMAT,
 			               "layer %zu: '%s' has %zu columns and '%s' %zu: not the same "
 			               "input",
 			               l, qt->name, q_cols, kt->name, k_cols);
-		L->heads = q_rows / hd;
+		L->heads = q_rows / (qper * hd);
 		L->kv_heads = k_rows / hd;
 		if (heads && L->heads != heads)
 			return rd_fail(err, PE_EFORMAT,
 			               "layer %zu: '%s' has %zu rows, %zu heads of %zu, the config "
 			               "says %zu heads",
-			               l, qt->name, q_rows, L->heads, hd, heads);
-		r.q_stride = r.k_stride = hd;
+			               l, qt->name, q_rows, L->heads, qper * hd, heads);
+		r.q_stride = qper * hd;
+		r.k_stride = hd;
 		break;
 	case PE_USAGE_MLA:
 		if (!cf->rope || !cf->kv_lora || !heads)
@@ -728,7 +744,8 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 		size_t heads = c->opt->heads ? c->opt->heads : c->cfg.heads;
 		if (u->arch == PE_USAGE_SEPARATE && T->t[US_Q] && T->t[US_Q]->ndim == 2 &&
 		    tmp.head_dim)
-			heads = (size_t)(T->t[US_Q]->shape[0] / tmp.head_dim);
+			heads = (size_t)(T->t[US_Q]->shape[0] / tmp.head_dim /
+			                 (c->cfg.gated_q ? 2 : 1));
 		if (heads > u->heads)
 			u->heads = heads;
 	}
@@ -740,6 +757,27 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 	if (!u->pairs)
 		return rd_fail(err, PE_EUNSUPPORTED, "no layer has RoPE pairs");
 	return PE_OK;
+}
+
+/* The model's layers in the checkpoint; those without RoPE may lack attention tensors. */
+static enum pe_status find_layers(const struct pe_tensor_store *store, const struct pe_model *m,
+                                  struct us_found *found, char **err)
+{
+	unsigned char *optional = m->n_layers ? calloc(m->n_layers, 1) : NULL;
+	if (m->n_layers && !optional)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	for (size_t l = 0; l < m->n_layers; l++) {
+		size_t gi = group_of(m, l);
+		struct pe_usage_layer tmp = {0};
+		/* a group that does not parse is reported when its layer is computed */
+		if (gi != SIZE_MAX && layer_freqs(m, gi, m->head_dim, &tmp, NULL) == PE_OK)
+			optional[l] = !tmp.rope;
+		free(tmp.theta);
+		free(tmp.scaled);
+	}
+	enum pe_status st = us_find(store, m->n_layers, optional, found, err);
+	free(optional);
+	return st;
 }
 
 /* pe_usage_compute(), or with @count the values it would read (nothing read, *out NULL). */
@@ -767,7 +805,7 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 	}
 	enum pe_status st = read_cfg(root, &c.cfg, err);
 	if (st == PE_OK)
-		st = us_find(store, m->n_layers, &c.found, err);
+		st = find_layers(store, m, &c.found, err);
 	/* The multi-token-prediction layers DeepSeek-V3 and GLM-4.5 store after the model's own
 	 * (model.layers.<num_hidden_layers>...): transformers leaves them out when it loads
 	 * (_keys_to_ignore_on_load_unexpected), and so does this. */
@@ -787,10 +825,15 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 		u->train_context = m->train_context;
 		u->prefix = pe_asprintf("%sN%s%s", c.found.prefix, *c.found.module ? "." : "",
 		                        c.found.module);
+		size_t first =
+		        0; /* the first layer with attention tensors (us_find: there is one) */
+		while (first + 1 < c.found.layers && !c.found.layer[first].t[US_Q] &&
+		       !c.found.layer[first].t[US_QKV])
+			first++;
 		u->arch = c.found.mla      ? PE_USAGE_MLA
 		          : !c.found.fused ? PE_USAGE_SEPARATE
-		                           : fused_arch(&c.cfg, c.found.layer[0].t[US_QKV]);
-		if (c.found.fused && c.found.layer[0].t[US_Q])
+		                           : fused_arch(&c.cfg, c.found.layer[first].t[US_QKV]);
+		if (c.found.fused && c.found.layer[first].t[US_Q])
 			u->arch = PE_USAGE_SEPARATE; /* both kinds: q_proj and k_proj win */
 		u->layer = calloc(u->layers, sizeof(*u->layer));
 		if (!u->prefix || !u->layer)

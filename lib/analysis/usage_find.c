@@ -127,8 +127,8 @@ void us_found_free(struct us_found *f)
 	memset(f, 0, sizeof(*f));
 }
 
-enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers, struct us_found *out,
-                       char **err)
+enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers,
+                       const unsigned char *optional, struct us_found *out, char **err)
 {
 	memset(out, 0, sizeof(*out));
 	size_t cap = 0, n = 0;
@@ -182,19 +182,35 @@ enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers, struct 
 		f->mla |= c.role->mla;
 		f->fused |= c.role->fused;
 	}
-	/* Keep the sets whose every layer has its q and k. */
+	/* Keep the sets whose every layer has its q and k, or may lack them. */
 	size_t kept = 0, gap_layer = 0, gap_of = 0;
 	for (size_t k = 0; k < n; k++) {
-		int ok = sets[k].layers > 0;
-		size_t l = 0;
-		for (; ok && l < sets[k].layers; l++)
-			ok = has_main(&sets[k].layer[l]);
-		if (ok) {
+		int ok = 0;
+		for (size_t l = 0; l < sets[k].layers; l++)
+			ok |= has_main(&sets[k].layer[l]);
+		size_t span = optional && sets[k].layers < n_layers ? n_layers : sets[k].layers;
+		size_t gap = 0;
+		for (size_t l = 0; ok && l < span; l++) {
+			ok = (l < sets[k].layers && has_main(&sets[k].layer[l])) ||
+			     (optional && l < n_layers && optional[l]);
+			gap = l;
+		}
+		if (ok && st == PE_OK && span > sets[k].layers) {
+			struct us_layer *b = realloc(sets[k].layer, span * sizeof(*b));
+			if (b) {
+				memset(b + sets[k].layers, 0, (span - sets[k].layers) * sizeof(*b));
+				sets[k].layer = b;
+				sets[k].layers = span;
+			} else {
+				st = rd_fail(err, PE_ENOMEM, "out of memory");
+			}
+		}
+		if (ok && st == PE_OK) {
 			sets[kept++] = sets[k];
 		} else {
 			if (sets[k].layers > gap_of) { /* the largest set names the gap */
 				gap_of = sets[k].layers;
-				gap_layer = l - 1;
+				gap_layer = gap;
 			}
 			us_found_free(&sets[k]);
 		}

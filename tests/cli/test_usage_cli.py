@@ -744,4 +744,54 @@ error_case(EXE, "a layer past the config's, not an MTP layer",
            ["usage", "-s", "hf:" + config("glm45-no-mtp", glm45), "--weights",
             path("mtp.safetensors"), "-o", "-"], 1, "has layers 0..2 under 'model.layers.'")
 
+# Hybrid models: layers without RoPE may have no q/k at all. Qwen3-Next: linear_attention layers
+# (Qwen3NextGatedDeltaNet) and full_attention ones whose q_proj(x).view(..., -1, 2 * head_dim) is
+# chunked into the query and its output gate (rows per head: [q | gate]); Qwen3NextRMSNorm, its
+# q_norm and k_norm, multiplies by 1 + weight; partial_rotary_factor 0.25 of 16: pairs (i, i + 2).
+qn3 = {"model_type": "qwen3_next", "hidden_size": 32, "num_attention_heads": 4,
+       "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 4,
+       "partial_rotary_factor": 0.25, "max_position_embeddings": 4096,
+       "layer_types": ["linear_attention"] * 3 + ["full_attention"]}
+w = {f"model.layers.{l}.linear_attn.in_proj_qkvz.weight": np.zeros((8, 32), np.float32)
+     for l in range(3)}
+gq = rng.standard_normal((4 * 2 * 16, 32)).astype(np.float32)
+gk = rng.standard_normal((2 * 16, 32)).astype(np.float32)
+gqn = rng.standard_normal(16).astype(np.float32)
+gkn = rng.standard_normal(16).astype(np.float32)
+w.update({"model.layers.3.self_attn.q_proj.weight": gq, "model.layers.3.self_attn.k_proj.weight": gk,
+          "model.layers.3.self_attn.q_norm.weight": gqn,
+          "model.layers.3.self_attn.k_norm.weight": gkn})
+st_write.write(path("qwen3next.safetensors"), w, "F32")
+r, rows = table(config("qwen3next", qn3), path("qwen3next.safetensors"))
+p2 = pairs_of(4, False)
+qv = gq.astype(np.float64).reshape(4, 2, 16, 32)[:, 0]  # [head, q or gate, coordinate]
+kv_ = gk.astype(np.float64).reshape(2, 16, 32)
+ok(r.rc == 0 and sorted({l for l, _, _ in rows}) == [3] and "3 layers without RoPE" in r.err,
+   "qwen3_next: the linear-attention layers 0-2 have no pairs", r.err)
+compare("qwen3_next layer 3 (gated q_proj, q_norm/k_norm as 1 + w)",
+        {(0, h, i): v for (l, h, i), v in rows.items() if l == 3},
+        [[pair_norms(qv[h], p2, 1.0 + gqn.astype(np.float64)) for h in range(4)]],
+        [[pair_norms(kv_[h // 2], p2, 1.0 + gkn.astype(np.float64)) for h in range(4)]])
+# Mllama: cross_attention_layers hold cross_attn (no RoPE) instead of self_attn.
+ml = {f"language_model.model.layers.{l}.self_attn.{n}.weight":
+      rng.standard_normal((r_, 32)).astype(np.float32)
+      for l in (0, 2) for n, r_ in (("q_proj", 4 * 8), ("k_proj", 2 * 8))}
+ml["language_model.model.layers.1.cross_attn.q_proj.weight"] = np.ones((32, 32), np.float32)
+ml["language_model.model.layers.1.cross_attn.k_proj.weight"] = np.ones((16, 32), np.float32)
+st_write.write(path("mllama.safetensors"), ml, "F32")
+r, rows = table(config("mllama", {"model_type": "mllama", "text_config": {
+    "model_type": "mllama_text_model", "hidden_size": 32, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "num_hidden_layers": 3, "cross_attention_layers": [1],
+    "max_position_embeddings": 131072}}), path("mllama.safetensors"))
+p8h = pairs_of(8, False)
+ok(r.rc == 0 and sorted({l for l, _, _ in rows}) == [0, 2], "mllama: the cross-attention layer "
+   "1 has no pairs", r.err)
+compare("mllama self-attention layers 0 and 2", {((l // 2), h, i): v for (l, h, i), v in rows.items()},
+        [[pair_norms(ml[f"language_model.model.layers.{l}.self_attn.q_proj.weight"]
+                     .astype(np.float64).reshape(4, 8, 32)[h], p8h) for h in range(4)]
+         for l in (0, 2)],
+        [[pair_norms(ml[f"language_model.model.layers.{l}.self_attn.k_proj.weight"]
+                     .astype(np.float64).reshape(2, 8, 32)[h // 2], p8h) for h in range(4)]
+         for l in (0, 2)])
+
 done()
