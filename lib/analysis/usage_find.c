@@ -188,7 +188,13 @@ enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers,
 		int ok = 0;
 		for (size_t l = 0; l < sets[k].layers; l++)
 			ok |= has_main(&sets[k].layer[l]);
-		size_t span = optional && sets[k].layers < n_layers ? n_layers : sets[k].layers;
+		/* trailing layers missing: the model's only if all may lack q and k; else the
+		 * count differs from the config's, which the caller reports */
+		size_t span = sets[k].layers;
+		while (optional && span < n_layers && optional[span])
+			span++;
+		if (span < n_layers)
+			span = sets[k].layers;
 		size_t gap = 0;
 		for (size_t l = 0; ok && l < span; l++) {
 			ok = (l < sets[k].layers && has_main(&sets[k].layer[l])) ||

@@ -794,4 +794,10 @@ compare("mllama self-attention layers 0 and 2", {((l // 2), h, i): v for (l, h, 
                      .astype(np.float64).reshape(2, 8, 32)[h // 2], p8h) for h in range(4)]
          for l in (0, 2)])
 
+# Fewer layers than the config's, the missing ones RoPE layers: the counts are named.
+error_case(EXE, "a checkpoint with fewer layers than the config",
+           ["usage", "-s", "hf:" + config("glm45-4", dict(glm45, num_hidden_layers=4)),
+            "--weights", path("mtp.safetensors"), "-o", "-"], 1,
+           "the checkpoint has layers 0..2 under 'model.layers.', the config 4 layers")
+
 done()
