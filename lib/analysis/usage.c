@@ -55,7 +55,7 @@ const char *pe_usage_arch_name(enum pe_usage_arch arch)
 	case PE_USAGE_CONCAT:
 		return "fused qkv, rows [q | k | v]";
 	case PE_USAGE_GROUPED:
-		return "fused query_key_value, per key head [q... | k | v]";
+		return "fused qkv, per key head [q... | k | v]";
 	case PE_USAGE_MLA:
 		return "DeepSeek MLA, rope part of q_b_proj and kv_a_proj_with_mqa";
 	case PE_USAGE_CODEGEN:
@@ -178,9 +178,12 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	static const char *const gated[] = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"};
 	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++)
 		c->gated_q |= strcmp(text_type, gated[i]) == 0;
-	/* query_key_value viewed (heads, 3 * head_dim): GPTNeoXAttention,
-	 * GPTNeoXJapaneseAttention, PersimmonAttention (Fuyu's text model) */
-	static const char *const per_head[] = {"gpt_neox", "gpt_neox_japanese", "persimmon"};
+	/* The fused tensor per key head [its query heads | k | v]: GPTNeoXAttention,
+	 * GPTNeoXJapaneseAttention and PersimmonAttention (Fuyu's text model) view
+	 * query_key_value (heads, 3 * head_dim); Phi-3-small's (kv_heads, q_per_kv + 2,
+	 * head_dim); InternLM2's wqkv is rearranged (h gs d) with gs = 2 + its groups */
+	static const char *const per_head[] = {"gpt_neox", "gpt_neox_japanese", "persimmon",
+	                                       "phi3small", "internlm2"};
 	for (size_t i = 0; i < sizeof(per_head) / sizeof(per_head[0]); i++)
 		c->per_head |= strcmp(text_type, per_head[i]) == 0;
 	c->codegen = strcmp(text_type, "codegen") == 0;
@@ -402,7 +405,8 @@ static enum pe_usage_arch fused_arch(const struct cfg *c, const struct pe_tensor
 	const char *name = t ? t->name : "";
 	if (c->codegen && strstr(name, "qkv_proj"))
 		return PE_USAGE_CODEGEN;
-	if ((c->per_head || c->falcon_grouped) && strstr(name, "query_key_value"))
+	if ((c->per_head || c->falcon_grouped) &&
+	    (strstr(name, "query_key_value") || strstr(name, ".wqkv.")))
 		return PE_USAGE_GROUPED;
 	return PE_USAGE_CONCAT;
 }

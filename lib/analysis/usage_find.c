@@ -2,8 +2,9 @@
  * The query and key tensors of a checkpoint's layers, by their names as
  * transformers' modeling files name them: LlamaAttention's q_proj/k_proj
  * (most models), Phi-3's qkv_proj, Qwen's c_attn, GPT-NeoX's and Falcon's
- * query_key_value, DeepSeek-V2/V3's q_b_proj (q_proj without q_lora_rank)
- * and kv_a_proj_with_mqa, q_norm/k_norm (Qwen3, Gemma 3, OLMo 2).
+ * query_key_value, DBRX's Wqkv, InternLM2's wqkv, Baichuan's W_pack,
+ * DeepSeek-V2/V3's q_b_proj (q_proj without q_lora_rank) and
+ * kv_a_proj_with_mqa, q_norm/k_norm (Qwen3, Gemma 3, OLMo 2).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -39,6 +40,10 @@ static const struct role_name roles[] = {
         {"c_attn", 1, US_QKVB, 0, 1},
         {"Wqkv", 0, US_QKV, 0, 1},
         {"Wqkv", 1, US_QKVB, 0, 1},
+        {"wqkv", 0, US_QKV, 0, 1},
+        {"wqkv", 1, US_QKVB, 0, 1},
+        {"W_pack", 0, US_QKV, 0, 1},
+        {"W_pack", 1, US_QKVB, 0, 1},
         {"q_norm", 0, US_QNORM, 0, 0},
         {"k_norm", 0, US_KNORM, 0, 0},
         {"q_layernorm", 0, US_QLN, 0, 0},
@@ -226,13 +231,14 @@ enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers,
 		st = rd_fail(err, PE_ENOTFOUND,
 		             "layers 0..%zu are named, but layer %zu has no query and key "
 		             "projections (q_proj and k_proj, qkv_proj, query_key_value, c_attn, "
-		             "or q_b_proj and kv_a_proj_with_mqa)",
+		             "Wqkv, wqkv, W_pack, or q_b_proj and kv_a_proj_with_mqa)",
 		             gap_of - 1, gap_layer);
 	else if (st == PE_OK && n == 0)
-		st = rd_fail(err, PE_ENOTFOUND,
-		             "no layers with query and key projections (q_proj and k_proj, "
-		             "qkv_proj, query_key_value, c_attn, or q_b_proj and "
-		             "kv_a_proj_with_mqa) in every layer 0..N-1");
+		st = rd_fail(
+		        err, PE_ENOTFOUND,
+		        "no layers with query and key projections (q_proj and k_proj, "
+		        "qkv_proj, query_key_value, c_attn, Wqkv, wqkv, W_pack, or q_b_proj and "
+		        "kv_a_proj_with_mqa) in every layer 0..N-1");
 	if (st == PE_OK && n > 1 && n_layers) {
 		size_t m = 0;
 		for (size_t k = 0; k < n; k++)

@@ -800,4 +800,31 @@ error_case(EXE, "a checkpoint with fewer layers than the config",
             "--weights", path("mtp.safetensors"), "-o", "-"], 1,
            "the checkpoint has layers 0..2 under 'model.layers.', the config 4 layers")
 
+# Per key head [its query heads | k | v] in one tensor: Phi-3-small's query_key_value viewed
+# (..., -1, q_per_kv + 2, head_dim) (vLLM's phi3_small.py, its remote code's layout) and
+# InternLM2's wqkv rearranged '(h gs d)' with gs = 2 + groups; Baichuan (7B)'s W_pack is
+# [q | k | v] (unflatten(-1, (3, hidden_size))).
+full8 = pairs_of(16, False)
+for mt, name in (("phi3small", "model.layers.0.self_attn.query_key_value.weight"),
+                 ("internlm2", "model.layers.0.attention.wqkv.weight")):
+    w = rng.standard_normal(((8 + 2 * 2) * 16, 128)).astype(np.float32)
+    v = w.astype(np.float64).reshape(2, 4 + 2, 16, 128)  # key head, (4 q, k, v), coordinate
+    st_write.write(path(mt + ".safetensors"), {name: w}, "F32")
+    r, rows = table(config(mt, {"model_type": mt, "hidden_size": 128, "num_attention_heads": 8,
+                                "num_key_value_heads": 2, "num_hidden_layers": 1,
+                                "max_position_embeddings": 8192}), path(mt + ".safetensors"))
+    compare(mt + " (per key head [4 q | k | v])", rows,
+            [[pair_norms(v[h // 4, h % 4], full8) for h in range(8)]],
+            [[pair_norms(v[h // 4, 4], full8) for h in range(8)]])
+w = rng.standard_normal((3 * 128, 128)).astype(np.float32)
+w64 = w.astype(np.float64)
+st_write.write(path("baichuan.safetensors"), {"model.layers.0.self_attn.W_pack.weight": w}, "F32")
+r, rows = table(config("baichuan", {"model_type": "baichuan", "hidden_size": 128,
+                                    "num_attention_heads": 8, "num_hidden_layers": 1,
+                                    "max_position_embeddings": 4096}),
+                path("baichuan.safetensors"))
+compare("baichuan (W_pack [q | k | v])", rows,
+        [[pair_norms(w64[h * 16:(h + 1) * 16], full8) for h in range(8)]],
+        [[pair_norms(w64[(8 + h) * 16:(9 + h) * 16], full8) for h in range(8)]])
+
 done()
