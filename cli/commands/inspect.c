@@ -101,8 +101,9 @@ static int inspect(const char *path, double max_time)
 	enum pe_status st = pe_file_inspect_limited(path, limit, &info, &err);
 	if (st != PE_OK) {
 		size_t len = strlen(path);
-		int model = (len > 5 && strcmp(path + len - 5, ".gguf") == 0) ||
-		            (len > 5 && strcmp(path + len - 5, ".json") == 0);
+		/* a config.json, not a checkpoint's index (a GGUF file's message says it) */
+		int model = len > 5 && strcmp(path + len - 5, ".json") == 0 &&
+		            !(len > 11 && strcmp(path + len - 11, ".index.json") == 0);
 		/* cli_error escapes what a terminal must not see; the library's text has its
 		 * file bytes escaped already, so neither is escaped twice here */
 		int rc = cli_error("'%s': %s%s%s%s", path, err ? err : pe_status_str(st),

@@ -204,8 +204,8 @@ static void report(const struct cli_common *o, const struct own *w, const struct
 	}
 	if (nope)
 		cli_note(0, "usage: %zu layers without RoPE (NoPE): no pairs, NaN", nope);
-	const char *norm = u->norm == PE_USAGE_NORM_ONE_PLUS ? "q_norm/k_norm weights (as 1 + w, "
-	                                                       "Gemma 3's RMSNorm)"
+	const char *norm = u->norm == PE_USAGE_NORM_ONE_PLUS ? "q_norm/k_norm weights (as 1 + w: "
+	                                                       "the model's RMSNorm scales so)"
 	                   : u->norm == PE_USAGE_NORM_WEIGHT ? "q_norm/k_norm weights"
 	                                                     : NULL;
 	if (u->layernorm_skipped)

@@ -7,8 +7,14 @@
  * repeat_kv giving query head h the key head h // n_rep); Phi3Attention's
  * qkv_proj and QWenAttention's c_attn split as [q | k | v];
  * GPTNeoXAttention's query_key_value viewed as (heads, 3 * head_size)
- * and FalconAttention's new_decoder_architecture as (kv_heads, n_rep + 2,
- * head_dim), both "per key head, its query heads then k then v";
+ * (GPTNeoXJapaneseAttention the same, PersimmonAttention as (heads, 3,
+ * head_dim), ChatGLM's SelfAttention without multi_query_attention as
+ * (heads, 3 * head_dim)) and FalconAttention's new_decoder_architecture as
+ * (kv_heads, n_rep + 2, head_dim), all "per key head, its query heads then
+ * k then v"; ChatGLM's with multi_query_attention split [q | k | v] over
+ * multi_query_group_num key heads; CodeGenAttention's qkv_proj cut into
+ * mp_num = 4 blocks, each split [q | v | k] (in that order) over a quarter
+ * of the heads;
  * DeepseekV3Attention's q_b_proj (q_proj without q_lora_rank) viewed as
  * (heads, qk_nope_head_dim + qk_rope_head_dim) with the rope part last,
  * and kv_a_proj_with_mqa's last qk_rope_head_dim rows as the one key head
@@ -49,9 +55,11 @@ const char *pe_usage_arch_name(enum pe_usage_arch arch)
 	case PE_USAGE_CONCAT:
 		return "fused qkv, rows [q | k | v]";
 	case PE_USAGE_GROUPED:
-		return "fused query_key_value, per key head [q... | k | v]";
+		return "fused qkv, per key head [q... | k | v]";
 	case PE_USAGE_MLA:
 		return "DeepSeek MLA, rope part of q_b_proj and kv_a_proj_with_mqa";
+	case PE_USAGE_CODEGEN:
+		return "CodeGen qkv_proj, 4 blocks of [q | v | k]";
 	}
 	return "unknown";
 }
@@ -80,9 +88,12 @@ struct cfg {
 	size_t heads, kv_heads;
 	size_t nope, rope;      /* DeepSeek qk_nope_head_dim, qk_rope_head_dim */
 	size_t kv_lora;         /* kv_lora_rank */
-	int gemma;              /* model_type gemma*: norms scale by 1 + weight */
+	size_t nextn;           /* num_nextn_predict_layers: MTP layers after the model's */
+	int gemma;              /* norms scale by 1 + weight (Gemma, Qwen3-Next, Qwen 3.5) */
+	int gated_q;            /* q_proj rows per head [q | output gate] (Qwen3-Next, Qwen 3.5) */
 	int falcon_grouped;     /* falcon: new_decoder_architecture, or neither multi_query */
-	int neox;               /* gpt_neox: query_key_value per head */
+	int per_head;           /* query_key_value per head [q | k | v] */
+	int codegen;            /* qkv_proj in CodeGen's 4 blocks */
 	const char *model_type; /* borrowed from the JSON */
 };
 
@@ -110,22 +121,28 @@ static int count_of(const struct json *root, const char *k, size_t *out)
 	return 1;
 }
 
-static int flag_of(const struct json *root, const char *k)
+/* A boolean key, or @dflt (the configuration class's default) when the file leaves it out. */
+static int flag_of(const struct json *root, const char *k, int dflt)
 {
 	const struct json *v = key(root, k);
 	if (!v)
 		v = key(key(root, "text_config"), k);
-	return v && v->type == JSON_BOOL && v->boolean;
+	return v && v->type == JSON_BOOL ? v->boolean : dflt;
 }
 
 static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **err)
 {
 	memset(c, 0, sizeof(*c));
 	static const char *const names[][2] = {
-	        {"num_attention_heads", "heads"}, {"n_head", "heads"},
-	        {"num_key_value_heads", "kv"},    {"num_kv_heads", "kv"},
-	        {"qk_nope_head_dim", "nope"},     {"qk_rope_head_dim", "rope"},
+	        {"num_attention_heads", "heads"},
+	        {"n_head", "heads"},
+	        {"n_heads", "heads"},
+	        {"num_key_value_heads", "kv"},
+	        {"num_kv_heads", "kv"},
+	        {"qk_nope_head_dim", "nope"},
+	        {"qk_rope_head_dim", "rope"},
 	        {"kv_lora_rank", "kv_lora"},
+	        {"num_nextn_predict_layers", "nextn"},
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t v = 0;
@@ -135,11 +152,12 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 			               names[i][0]);
 		if (!rc)
 			continue;
-		size_t *dst = strcmp(names[i][1], "heads") == 0  ? &c->heads
-		              : strcmp(names[i][1], "kv") == 0   ? &c->kv_heads
-		              : strcmp(names[i][1], "nope") == 0 ? &c->nope
-		              : strcmp(names[i][1], "rope") == 0 ? &c->rope
-		                                                 : &c->kv_lora;
+		size_t *dst = strcmp(names[i][1], "heads") == 0   ? &c->heads
+		              : strcmp(names[i][1], "kv") == 0    ? &c->kv_heads
+		              : strcmp(names[i][1], "nope") == 0  ? &c->nope
+		              : strcmp(names[i][1], "rope") == 0  ? &c->rope
+		              : strcmp(names[i][1], "nextn") == 0 ? &c->nextn
+		                                                  : &c->kv_lora;
 		if (!*dst)
 			*dst = v;
 	}
@@ -149,13 +167,52 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	const char *text_type = tmt && tmt->type == JSON_STRING ? tmt->string : c->model_type;
 	/* Gemma, Gemma 2 and Gemma 3's RMSNorm scale by 1 + weight (Gemma3RMSNorm);
 	 * Gemma 3n's and Gemma 4's by the weight itself (Gemma4RMSNorm, with_scale). */
-	static const char *const one_plus[] = {"gemma", "gemma2", "gemma3", "gemma3_text"};
+	static const char *const one_plus[] = {"gemma",           "gemma2",     "gemma3",
+	                                       "gemma3_text",     "qwen3_next", "qwen3_5_text",
+	                                       "qwen3_5_moe_text"};
 	for (size_t i = 0; i < sizeof(one_plus) / sizeof(one_plus[0]); i++)
 		c->gemma |= strcmp(text_type, one_plus[i]) == 0;
-	c->neox = strcmp(c->model_type, "gpt_neox") == 0;
+	/* Qwen3NextAttention (Qwen 3.5's the same): q_proj(x).view(..., -1, 2 * head_dim)
+	 * chunked in two, the query then the gate of its output; Qwen3NextRMSNorm, its
+	 * q_norm and k_norm, scales by 1 + weight */
+	static const char *const gated[] = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"};
+	for (size_t i = 0; i < sizeof(gated) / sizeof(gated[0]); i++)
+		c->gated_q |= strcmp(text_type, gated[i]) == 0;
+	/* The fused tensor per key head [its query heads | k | v]: GPTNeoXAttention,
+	 * GPTNeoXJapaneseAttention and PersimmonAttention (Fuyu's text model) view
+	 * query_key_value (heads, 3 * head_dim); Phi-3-small's (kv_heads, q_per_kv + 2,
+	 * head_dim); InternLM2's wqkv is rearranged (h gs d) with gs = 2 + its groups */
+	static const char *const per_head[] = {"gpt_neox", "gpt_neox_japanese", "persimmon",
+	                                       "phi3small", "internlm2"};
+	for (size_t i = 0; i < sizeof(per_head) / sizeof(per_head[0]); i++)
+		c->per_head |= strcmp(text_type, per_head[i]) == 0;
+	c->codegen = strcmp(text_type, "codegen") == 0;
+	if (strcmp(text_type, "chatglm") == 0) {
+		/* ChatGLMConfig: multi_query_attention False, multi_query_group_num 1 */
+		if (flag_of(root, "multi_query_attention", 0)) {
+			size_t g = 1;
+			if (count_of(root, "multi_query_group_num", &g) < 0)
+				return rd_fail(
+				        err, PE_EFORMAT,
+				        "config: multi_query_group_num is not a whole number");
+			c->kv_heads = g;
+		} else {
+			c->per_head = 1;
+			c->kv_heads = c->heads;
+		}
+	}
+	if (strcmp(c->model_type, "dbrx") == 0 && !c->kv_heads) {
+		/* DbrxAttentionConfig's kv_n_heads, 1 when left out */
+		const struct json *v = key(key(root, "attn_config"), "kv_n_heads");
+		if (v && (!v->is_uint || v->uint > (1u << 30)))
+			return rd_fail(err, PE_EFORMAT,
+			               "config: attn_config.kv_n_heads is not a whole number");
+		c->kv_heads = v ? (size_t)v->uint : 1;
+	}
 	if (strcmp(c->model_type, "falcon") == 0) {
-		int multi = flag_of(root, "multi_query");
-		int newarch = flag_of(root, "new_decoder_architecture");
+		/* FalconConfig: multi_query defaults to True */
+		int multi = flag_of(root, "multi_query", 1);
+		int newarch = flag_of(root, "new_decoder_architecture", 0);
 		c->falcon_grouped = newarch || !multi;
 		if (multi && !newarch)
 			c->kv_heads = 1;
@@ -339,6 +396,21 @@ static size_t group_of(const struct pe_model *m, size_t layer)
 
 /* ---- the computation ---- */
 
+/* CodeGenAttention's mp_num: the TPU-v4 cores its qkv_proj was laid out for */
+#define CODEGEN_BLOCKS 4
+
+/* How a fused tensor's rows are laid out, by the architecture that wrote it. */
+static enum pe_usage_arch fused_arch(const struct cfg *c, const struct pe_tensor_info *t)
+{
+	const char *name = t ? t->name : "";
+	if (c->codegen && strstr(name, "qkv_proj"))
+		return PE_USAGE_CODEGEN;
+	if ((c->per_head || c->falcon_grouped) &&
+	    (strstr(name, "query_key_value") || strstr(name, ".wqkv.")))
+		return PE_USAGE_GROUPED;
+	return PE_USAGE_CONCAT;
+}
+
 struct ctx {
 	const struct pe_usage_options *opt;
 	struct reader rd;
@@ -354,12 +426,15 @@ struct rowmap {
 	size_t k_base, k_stride;
 	size_t group_rows; /* GROUPED: rows per key head block */
 	size_t rep;        /* query heads per key head */
+	size_t block;      /* CODEGEN: heads per block */
 	enum pe_usage_arch arch;
 	size_t hd; /* head width (position part) */
 };
 
 static size_t q_row(const struct rowmap *r, size_t h, size_t j)
 {
+	if (r->arch == PE_USAGE_CODEGEN)
+		return (h / r->block) * 3 * r->block * r->hd + (h % r->block) * r->hd + j;
 	if (r->arch == PE_USAGE_GROUPED)
 		return (h / r->rep) * r->group_rows + (h % r->rep) * r->hd + j;
 	return r->q_base + h * r->q_stride + j;
@@ -367,6 +442,9 @@ static size_t q_row(const struct rowmap *r, size_t h, size_t j)
 
 static size_t k_row(const struct rowmap *r, size_t g, size_t j)
 {
+	if (r->arch == PE_USAGE_CODEGEN) /* the block's k follows its q and v */
+		return (g / r->block) * 3 * r->block * r->hd + 2 * r->block * r->hd +
+		       (g % r->block) * r->hd + j;
 	if (r->arch == PE_USAGE_GROUPED)
 		return g * r->group_rows + r->rep * r->hd + j;
 	return r->k_base + g * r->k_stride + j;
@@ -445,6 +523,10 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 	const struct pe_tensor_info *qt =
 	        u->arch == PE_USAGE_SEPARATE || u->arch == PE_USAGE_MLA ? T->t[US_Q] : T->t[US_QKV];
 	const struct pe_tensor_info *kt = qt == T->t[US_QKV] ? NULL : T->t[US_K];
+	/* A hybrid model's layer without RoPE and without attention tensors (linear attention,
+	 * a state-space block, Mllama's cross-attention): nothing to read. */
+	if (!L->rope && !T->t[US_Q] && !T->t[US_K] && !T->t[US_QKV])
+		return PE_OK;
 	/* Every layer as layer 0: a checkpoint mixing fused and separate projections is not one
 	 * layout. */
 	if (!qt || (qt != T->t[US_QKV] && !kt))
@@ -457,23 +539,32 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 		return st;
 	size_t heads = c->opt->heads ? c->opt->heads : cf->heads;
 	size_t kv = c->opt->kv_heads ? c->opt->kv_heads : cf->kv_heads;
+	size_t qper = cf->gated_q ? 2 : 1; /* q_proj rows per query coordinate */
 	switch (u->arch) {
 	case PE_USAGE_SEPARATE:
 		/* Counts from the shapes: Gemma 4's global layers have their own. */
-		if (q_rows % hd || k_rows % hd)
+		if (q_rows % (qper * hd) || k_rows % hd)
 			return rd_fail(
 			        err, PE_EFORMAT,
 			        "layer %zu: '%s' has %zu rows and '%s' %zu, not whole heads of "
-			        "%zu",
-			        l, qt->name, q_rows, kt->name, k_rows, hd);
-		L->heads = q_rows / hd;
+			        "%zu%s",
+			        l, qt->name, q_rows, kt->name, k_rows, hd,
+			        qper > 1 ? " (q_proj: each with its gate)" : "");
+		/* q and k project the same hidden state: different widths are not one layer's */
+		if (q_cols != k_cols)
+			return rd_fail(err, PE_EFORMAT,
+			               "layer %zu: '%s' has %zu columns and '%s' %zu: not the same "
+			               "input",
+			               l, qt->name, q_cols, kt->name, k_cols);
+		L->heads = q_rows / (qper * hd);
 		L->kv_heads = k_rows / hd;
 		if (heads && L->heads != heads)
 			return rd_fail(err, PE_EFORMAT,
 			               "layer %zu: '%s' has %zu rows, %zu heads of %zu, the config "
 			               "says %zu heads",
-			               l, qt->name, q_rows, L->heads, hd, heads);
-		r.q_stride = r.k_stride = hd;
+			               l, qt->name, q_rows, L->heads, qper * hd, heads);
+		r.q_stride = qper * hd;
+		r.k_stride = hd;
 		break;
 	case PE_USAGE_MLA:
 		if (!cf->rope || !cf->kv_lora || !heads)
@@ -503,11 +594,19 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 		break;
 	case PE_USAGE_CONCAT:
 	case PE_USAGE_GROUPED:
+	case PE_USAGE_CODEGEN:
 		if (!heads)
 			return rd_fail(err, PE_EFORMAT,
 			               "config: a fused qkv tensor needs num_attention_heads");
-		if (!kv)
+		if (!kv || u->arch == PE_USAGE_CODEGEN) /* CodeGen: every head has its key */
 			kv = heads;
+		if (u->arch == PE_USAGE_CODEGEN && heads % CODEGEN_BLOCKS)
+			return rd_fail(
+			        err, PE_EFORMAT,
+			        "config: CodeGen's qkv_proj holds %d blocks of heads, which %zu "
+			        "heads do not fill evenly",
+			        CODEGEN_BLOCKS, heads);
+		r.block = heads / CODEGEN_BLOCKS;
 		if (q_rows != (heads + 2 * kv) * hd)
 			return rd_fail(err, PE_EFORMAT,
 			               "layer %zu: '%s' has %zu rows, not (%zu heads + 2 x %zu key "
@@ -649,7 +748,8 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 		size_t heads = c->opt->heads ? c->opt->heads : c->cfg.heads;
 		if (u->arch == PE_USAGE_SEPARATE && T->t[US_Q] && T->t[US_Q]->ndim == 2 &&
 		    tmp.head_dim)
-			heads = (size_t)(T->t[US_Q]->shape[0] / tmp.head_dim);
+			heads = (size_t)(T->t[US_Q]->shape[0] / tmp.head_dim /
+			                 (c->cfg.gated_q ? 2 : 1));
 		if (heads > u->heads)
 			u->heads = heads;
 	}
@@ -661,6 +761,27 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 	if (!u->pairs)
 		return rd_fail(err, PE_EUNSUPPORTED, "no layer has RoPE pairs");
 	return PE_OK;
+}
+
+/* The model's layers in the checkpoint; those without RoPE may lack attention tensors. */
+static enum pe_status find_layers(const struct pe_tensor_store *store, const struct pe_model *m,
+                                  struct us_found *found, char **err)
+{
+	unsigned char *optional = m->n_layers ? calloc(m->n_layers, 1) : NULL;
+	if (m->n_layers && !optional)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	for (size_t l = 0; l < m->n_layers; l++) {
+		size_t gi = group_of(m, l);
+		struct pe_usage_layer tmp = {0};
+		/* a group that does not parse is reported when its layer is computed */
+		if (gi != SIZE_MAX && layer_freqs(m, gi, m->head_dim, &tmp, NULL) == PE_OK)
+			optional[l] = !tmp.rope;
+		free(tmp.theta);
+		free(tmp.scaled);
+	}
+	enum pe_status st = us_find(store, m->n_layers, optional, found, err);
+	free(optional);
+	return st;
 }
 
 /* pe_usage_compute(), or with @count the values it would read (nothing read, *out NULL). */
@@ -688,7 +809,13 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 	}
 	enum pe_status st = read_cfg(root, &c.cfg, err);
 	if (st == PE_OK)
-		st = us_find(store, m->n_layers, &c.found, err);
+		st = find_layers(store, m, &c.found, err);
+	/* The multi-token-prediction layers DeepSeek-V3 and GLM-4.5 store after the model's own
+	 * (model.layers.<num_hidden_layers>...): transformers leaves them out when it loads
+	 * (_keys_to_ignore_on_load_unexpected), and so does this. */
+	if (st == PE_OK && m->n_layers && c.found.layers > m->n_layers &&
+	    c.found.layers <= m->n_layers + c.cfg.nextn)
+		c.found.layers = m->n_layers;
 	if (st == PE_OK && m->n_layers && c.found.layers != m->n_layers)
 		st = rd_fail(err, PE_EFORMAT,
 		             "the checkpoint has layers 0..%zu under '%s', the config %zu layers",
@@ -702,14 +829,15 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 		u->train_context = m->train_context;
 		u->prefix = pe_asprintf("%sN%s%s", c.found.prefix, *c.found.module ? "." : "",
 		                        c.found.module);
-		u->arch =
-		        c.found.mla      ? PE_USAGE_MLA
-		        : !c.found.fused ? PE_USAGE_SEPARATE
-		        : (c.cfg.neox || c.cfg.falcon_grouped) && c.found.layer[0].t[US_QKV] &&
-		                        strstr(c.found.layer[0].t[US_QKV]->name, "query_key_value")
-		                ? PE_USAGE_GROUPED
-		                : PE_USAGE_CONCAT;
-		if (c.found.fused && c.found.layer[0].t[US_Q])
+		size_t first =
+		        0; /* the first layer with attention tensors (us_find: there is one) */
+		while (first + 1 < c.found.layers && !c.found.layer[first].t[US_Q] &&
+		       !c.found.layer[first].t[US_QKV])
+			first++;
+		u->arch = c.found.mla      ? PE_USAGE_MLA
+		          : !c.found.fused ? PE_USAGE_SEPARATE
+		                           : fused_arch(&c.cfg, c.found.layer[first].t[US_QKV]);
+		if (c.found.fused && c.found.layer[first].t[US_Q])
 			u->arch = PE_USAGE_SEPARATE; /* both kinds: q_proj and k_proj win */
 		u->layer = calloc(u->layers, sizeof(*u->layer));
 		if (!u->prefix || !u->layer)

@@ -2,8 +2,9 @@
  * The query and key tensors of a checkpoint's layers, by their names as
  * transformers' modeling files name them: LlamaAttention's q_proj/k_proj
  * (most models), Phi-3's qkv_proj, Qwen's c_attn, GPT-NeoX's and Falcon's
- * query_key_value, DeepSeek-V2/V3's q_b_proj (q_proj without q_lora_rank)
- * and kv_a_proj_with_mqa, q_norm/k_norm (Qwen3, Gemma 3, OLMo 2).
+ * query_key_value, DBRX's Wqkv, InternLM2's wqkv, Baichuan's W_pack,
+ * DeepSeek-V2/V3's q_b_proj (q_proj without q_lora_rank) and
+ * kv_a_proj_with_mqa, q_norm/k_norm (Qwen3, Gemma 3, OLMo 2).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -39,6 +40,10 @@ static const struct role_name roles[] = {
         {"c_attn", 1, US_QKVB, 0, 1},
         {"Wqkv", 0, US_QKV, 0, 1},
         {"Wqkv", 1, US_QKVB, 0, 1},
+        {"wqkv", 0, US_QKV, 0, 1},
+        {"wqkv", 1, US_QKVB, 0, 1},
+        {"W_pack", 0, US_QKV, 0, 1},
+        {"W_pack", 1, US_QKVB, 0, 1},
         {"q_norm", 0, US_QNORM, 0, 0},
         {"k_norm", 0, US_KNORM, 0, 0},
         {"q_layernorm", 0, US_QLN, 0, 0},
@@ -127,8 +132,8 @@ void us_found_free(struct us_found *f)
 	memset(f, 0, sizeof(*f));
 }
 
-enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers, struct us_found *out,
-                       char **err)
+enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers,
+                       const unsigned char *optional, struct us_found *out, char **err)
 {
 	memset(out, 0, sizeof(*out));
 	size_t cap = 0, n = 0;
@@ -182,19 +187,41 @@ enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers, struct 
 		f->mla |= c.role->mla;
 		f->fused |= c.role->fused;
 	}
-	/* Keep the sets whose every layer has its q and k. */
+	/* Keep the sets whose every layer has its q and k, or may lack them. */
 	size_t kept = 0, gap_layer = 0, gap_of = 0;
 	for (size_t k = 0; k < n; k++) {
-		int ok = sets[k].layers > 0;
-		size_t l = 0;
-		for (; ok && l < sets[k].layers; l++)
-			ok = has_main(&sets[k].layer[l]);
-		if (ok) {
+		int ok = 0;
+		for (size_t l = 0; l < sets[k].layers; l++)
+			ok |= has_main(&sets[k].layer[l]);
+		/* trailing layers missing: the model's only if all may lack q and k; else the
+		 * count differs from the config's, which the caller reports */
+		size_t span = sets[k].layers;
+		while (optional && span < n_layers && optional[span])
+			span++;
+		if (span < n_layers)
+			span = sets[k].layers;
+		size_t gap = 0;
+		for (size_t l = 0; ok && l < span; l++) {
+			ok = (l < sets[k].layers && has_main(&sets[k].layer[l])) ||
+			     (optional && l < n_layers && optional[l]);
+			gap = l;
+		}
+		if (ok && st == PE_OK && span > sets[k].layers) {
+			struct us_layer *b = realloc(sets[k].layer, span * sizeof(*b));
+			if (b) {
+				memset(b + sets[k].layers, 0, (span - sets[k].layers) * sizeof(*b));
+				sets[k].layer = b;
+				sets[k].layers = span;
+			} else {
+				st = rd_fail(err, PE_ENOMEM, "out of memory");
+			}
+		}
+		if (ok && st == PE_OK) {
 			sets[kept++] = sets[k];
 		} else {
 			if (sets[k].layers > gap_of) { /* the largest set names the gap */
 				gap_of = sets[k].layers;
-				gap_layer = l - 1;
+				gap_layer = gap;
 			}
 			us_found_free(&sets[k]);
 		}
@@ -204,13 +231,14 @@ enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers, struct 
 		st = rd_fail(err, PE_ENOTFOUND,
 		             "layers 0..%zu are named, but layer %zu has no query and key "
 		             "projections (q_proj and k_proj, qkv_proj, query_key_value, c_attn, "
-		             "or q_b_proj and kv_a_proj_with_mqa)",
+		             "Wqkv, wqkv, W_pack, or q_b_proj and kv_a_proj_with_mqa)",
 		             gap_of - 1, gap_layer);
 	else if (st == PE_OK && n == 0)
-		st = rd_fail(err, PE_ENOTFOUND,
-		             "no layers with query and key projections (q_proj and k_proj, "
-		             "qkv_proj, query_key_value, c_attn, or q_b_proj and "
-		             "kv_a_proj_with_mqa) in every layer 0..N-1");
+		st = rd_fail(
+		        err, PE_ENOTFOUND,
+		        "no layers with query and key projections (q_proj and k_proj, "
+		        "qkv_proj, query_key_value, c_attn, Wqkv, wqkv, W_pack, or q_b_proj and "
+		        "kv_a_proj_with_mqa) in every layer 0..N-1");
 	if (st == PE_OK && n > 1 && n_layers) {
 		size_t m = 0;
 		for (size_t k = 0; k < n; k++)

@@ -47,11 +47,15 @@ struct us_found {
  * tensor), and picks one: the only one, else the one with @n_layers layers
  * (when not 0), else one whose prefix names no vision, audio or image part.
  *
+ * @optional: NULL, or @n_layers flags: layers that may lack q and k (a
+ * hybrid model's linear-attention, state-space or cross-attention layers,
+ * which have no RoPE); a set with them missing is extended to @n_layers.
+ *
  * @return PE_OK, PE_ENOTFOUND (none), PE_EFORMAT (several fit equally:
  * *err names them), PE_ENOMEM.
  */
-enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers, struct us_found *out,
-                       char **err);
+enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers,
+                       const unsigned char *optional, struct us_found *out, char **err);
 void us_found_free(struct us_found *f);
 
 #endif

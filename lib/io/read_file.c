@@ -345,6 +345,33 @@ static void contents_close(struct contents *c)
 	free(c->heap);
 }
 
+/*
+ * Model files that would otherwise be read as CSV and refused as binary data or for
+ * their "tensor names", which says nothing of what the file is: a GGUF file by its
+ * magic, a JSON document (config.json, a sharded checkpoint's index) by its name
+ * and first byte.
+ */
+static enum pe_status not_a_table(const unsigned char *p, size_t n, const char *name, char **err)
+{
+	if (n >= 4 && memcmp(p, "GGUF", 4) == 0)
+		return rd_fail(err, PE_EUNSUPPORTED,
+		               "a GGUF file: tables are read from .npy, .safetensors and .csv "
+		               "files (gguf:%s reads the model's encoding from its metadata)",
+		               name ? name : "FILE");
+	size_t i = 0;
+	while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' || p[i] == '\r'))
+		i++;
+	size_t len = name ? strlen(name) : 0;
+	if (i < n && (p[i] == '{' || p[i] == '[') && len > 5 &&
+	    strcmp(name + len - 5, ".json") == 0)
+		return rd_fail(err, PE_EUNSUPPORTED, "a JSON file, not a table%s",
+		               len > 11 && strcmp(name + len - 11, ".index.json") == 0
+		                       ? " (a sharded checkpoint's index: its tensors are in the "
+		                         ".safetensors shards it names)"
+		                       : "");
+	return PE_OK;
+}
+
 enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
                               const struct pe_read_request *req, struct pe_matrix **out, char **err)
 {
@@ -360,8 +387,10 @@ enum pe_status pe_read_buffer(const void *buf, size_t len, const char *name,
 		return pe_npy_read(buf, len, req, out, err);
 	case PE_FORMAT_SAFETENSORS:
 		return pe_safetensors_read(buf, len, req, out, err);
-	case PE_FORMAT_CSV:
-		return pe_csv_read(buf, len, req, out, err);
+	case PE_FORMAT_CSV: {
+		enum pe_status st = not_a_table((const unsigned char *)buf, len, name, err);
+		return st != PE_OK ? st : pe_csv_read(buf, len, req, out, err);
+	}
 	case PE_FORMAT_UNKNOWN:
 		break;
 	}
@@ -386,7 +415,9 @@ enum pe_status pe_file_inspect_buffer(const void *buf, size_t len, const char *n
 		st = rd_safetensors_inspect(buf, len, info, err);
 		break;
 	case PE_FORMAT_CSV:
-		st = rd_csv_inspect(buf, len, info, err);
+		st = not_a_table((const unsigned char *)buf, len, name, err);
+		if (st == PE_OK)
+			st = rd_csv_inspect(buf, len, info, err);
 		break;
 	default:
 		st = rd_fail(err, PE_EFORMAT, "the file is empty");
@@ -591,6 +622,8 @@ static enum pe_status read_regular(int fd, const struct stat *sb, const char *pa
 		return st;
 	enum pe_file_format f = pe_file_format_detect(head, hn, path);
 	struct pe_matrix *m = NULL;
+	if (f == PE_FORMAT_CSV && (st = not_a_table(head, hn, path, err)) != PE_OK)
+		return st;
 	if (f == PE_FORMAT_CSV) {
 		st = read_csv_fd(fd, len, req, limit, &m, err);
 	} else {

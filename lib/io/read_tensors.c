@@ -83,12 +83,18 @@ static enum pe_status shard_open(struct shard *sh, uint64_t *budget_left, char *
 	if (!S_ISREG(sb.st_mode))
 		return rd_fail(err, PE_EFORMAT, "not a regular file");
 	sh->size = (uint64_t)sb.st_size;
-	unsigned char head[8] = {0};
-	size_t got = sh->size < 8 ? (size_t)sh->size : 8;
-	enum pe_status st = pread_all(sh->fd, head, 0, got, err);
+	/* The header length and the '{' after it: by its bytes a safetensors file is one
+	 * whatever its name (the name decides only when the bytes do not). */
+	unsigned char head[9] = {0};
+	size_t seen = sh->size < 9 ? (size_t)sh->size : 9;
+	enum pe_status st = pread_all(sh->fd, head, 0, seen, err);
 	if (st != PE_OK)
 		return st;
-	if (pe_file_format_detect(head, got, sh->path) != PE_FORMAT_SAFETENSORS) {
+	size_t got = seen < 8 ? seen : 8;
+	if (seen >= 4 && memcmp(head, "GGUF", 4) == 0)
+		return rd_fail(err, PE_EUNSUPPORTED,
+		               "a GGUF file: the weights are read from safetensors checkpoints");
+	if (pe_file_format_detect(head, seen, sh->path) != PE_FORMAT_SAFETENSORS) {
 		/* .npy and the rest: their own inspector, which reads the header only */
 		if ((st = pe_file_inspect(sh->path, &sh->info, err)) != PE_OK)
 			return st;

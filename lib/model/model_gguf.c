@@ -144,6 +144,10 @@
  * attention.sliding_window, which then only switches the sliding layers on
  * (smallthinker.cpp: 4096; llama4.cpp: 8192 unless the file says 0) */
 #define GG_WINDOW_FIXED (UINT64_C(1) << 37)
+/* the graph scales the logits by mscale^2, mscale = the angles' attention factor x
+ * (1 + 0.1 yarn_log_multiplier ln(1 / freq_scale)) (deepseek2.cpp, deepseek32.cpp,
+ * glm-dsa.cpp: kq_scale = mscale * mscale / sqrt(head)) */
+#define GG_KQ_MSCALE (UINT64_C(1) << 38)
 
 /* How sliding-window layers turn, by the graph's arguments for them. */
 enum {
@@ -222,8 +226,9 @@ static const struct gguf_arch gguf_archs[] = {
         {"olmo", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         {"arctic", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         {"deepseek", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
-        {"deepseek2", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS | GG_LOG_MUL_IS_MSCALE, NULL,
-         SW_MAIN, RC_NONE, 0, 0},
+        {"deepseek2", NORM, 0, 0,
+         GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS | GG_LOG_MUL_IS_MSCALE | GG_KQ_MSCALE, NULL, SW_MAIN,
+         RC_NONE, 0, 0},
         /* Mistral Small 4: deepseek2's loader and graph; llama-context.cpp's DeepSeek-V2
          * mscale case names deepseek2 alone */
         {"mistral4", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0, 0},
@@ -232,9 +237,9 @@ static const struct gguf_arch gguf_archs[] = {
         /* DeepSeek-V4: sliding-window-only layers (compress ratio 0) at freq_base
          * unscaled, compressed ones at compress_rope_freq_base with YaRN */
         {"deepseek4", NORM, 0, 0, GG_COMPRESS | GG_SWA_ATTN_1, NULL, SW_FLAT, RC_NONE, 0, 0},
-        {"deepseek32", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS, NULL, SW_MAIN, RC_NONE, 0,
-         0},
-        {"glm-dsa", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
+        {"deepseek32", NORM, 0, 0, GG_YARN_LOG_MUL | GG_LOG_MUL_TENTHS | GG_KQ_MSCALE, NULL,
+         SW_MAIN, RC_NONE, 0, 0},
+        {"glm-dsa", NORM, 0, 0, GG_KQ_MSCALE, NULL, SW_MAIN, RC_NONE, 0, 0},
         {"granite", NORM, 0, 0, GG_FINETUNED_SWITCH, NULL, SW_MAIN, RC_NONE, 0, 0},
         {"granitemoe", NORM, 0, 0, 0, NULL, SW_MAIN, RC_NONE, 0, 0},
         /* Bamba and Granite 4.0 H: Mamba-2 layers where head_count_kv is 0; the converter
@@ -1049,6 +1054,24 @@ static enum pe_status rope_groups(struct gg *h, const struct gguf_arch *a, const
 	 * branch and dflash.cpp's DSpark graph 1 */
 	if ((a->flags & GG_COMPRESS) || unscaled)
 		main_attn = 1.0;
+	if ((a->flags & GG_KQ_MSCALE) && !unscaled) {
+		/* attn_factor_org: the call's attention factor times 1 + 0.1 ln(1 / freq_scale),
+		 * which the angles carry already under YaRN (rope_yarn multiplies it in) */
+		double inv = strcmp(t, "none") != 0 && factor > 1 ? factor : 1.0;
+		double grow = inv > 1 ? 1.0 + 0.1 * log(inv) : 1.0;
+		double org = yarn ? main_attn : main_attn * grow;
+		double mscale = org * (inv > 1 ? 1.0 + 0.1 * logmul * log(inv) : 1.0);
+		char sv[40];
+		snprintf(sv, sizeof(sv), "%.17g", mscale * mscale);
+		if (mscale != 1.0 &&
+		    (st = pe_model_add_fact(
+		             m, "softmax_scale_factor",
+		             "the logits' scale times mscale^2 (kq_scale), mscale "
+		             "the attention factor x (1 + 0.1 yarn_log_multiplier ln "
+		             "factor), as deepseek2.cpp sets it",
+		             sv)) != PE_OK)
+			return st;
+	}
 	/* the sliding layers turned at freq_scale 1 (SW_OWN10K, SW_OWNMAIN, SW_FLAT) */
 	double swa_attn = (a->flags & GG_SWA_ATTN_1) ? 1.0 : ctx_attn;
 	if (long_t || short_t) {

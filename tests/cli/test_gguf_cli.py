@@ -1051,6 +1051,20 @@ for arch, w in (("mistral4", want), ("deepseek2", 1.0)):
                 .split()[0].split(",")[0]) if r.rc == 0 else float("nan")
     ok(r.rc == 0 and s["all"].get("layout") == "interleaved" and abs(got - w) <= 1e-12 * w,
        "%s gguf yarn: attention factor %.12g" % (arch, w), (s, r.err))
+# deepseek2.cpp, deepseek32.cpp and glm-dsa.cpp scale the logits by mscale^2 (kq_scale), mscale =
+# attn_factor_org x (1 + 0.1 rope_yarn_log_mul ln(1 / freq_scale)), attn_factor_org the angles'
+# factor: deepseek2 (mscale taken as mscale_all_dim) 1 x (1 + 0.1 L ln 128); deepseek32
+# get_mscale(f, 1) / get_mscale(f, L) x get_mscale(f, L); glm-dsa reads no log multiplier:
+# (1 + 0.1 ln 128) x 1. mistral3.cpp's kq_scale has none.
+lg = math.log(128.0)
+for arch, w in (("deepseek2", (1 + 0.1 * L * lg) ** 2), ("deepseek32", (1 + 0.1 * lg) ** 2),
+                ("glm-dsa", (1 + 0.1 * lg) ** 2), ("mistral4", None)):
+    r, s = summary("gguf:" + yarn_mla(arch, 0.707))
+    got = s.get("model", {}).get("softmax_scale_factor")
+    ok(r.rc == 0 and (got is None if w is None else got is not None
+                      and abs(float(got) - w) <= 1e-12 * w),
+       "%s gguf yarn: logits scaled by %s" % (arch, "nothing more" if w is None else "%.12g" % w),
+       (got, r.err))
 
 # hunyuan-vl.cpp: base = rope_theta x alpha^(d / (d - 2)) in float (the converter writes
 # rope_theta and rope.scaling.alpha for xdrope; tencent/HunyuanOCR: 1e4, alpha 1000, d 128)

@@ -256,6 +256,22 @@ ok(r.rc == 0 and rows == [[0, 3], [1, 4], [2, 5]], "Fortran (3, 1, 2): read as 3
 error_case(EXE, "rows outside the table", ["encode", "-s", "file:path=sin.csv,rows=0:41", "-o", "-"], 2,
            "'sin.csv': rows=0:41 is outside the table's 40 rows", cwd=wd)
 error_case(EXE, "inspect without a file", ["inspect"], 2, "no file to inspect", cwd=wd)
+# A GGUF file (llama.cpp's) is said to be one, not refused as a CSV file without tensor names.
+import gguf_write  # noqa: E402
+write("gpt2.gguf", gguf_write.gguf([("general.architecture", gguf_write.STRING, "gpt2")],
+                                   [("position_embd.weight", [2, 3], [0.5] * 6)]))
+for spec in ("gpt2.gguf#position_embd.weight", "file:path=gpt2.gguf,tensor=position_embd.weight"):
+    file_error("GGUF: " + spec, ["encode", "-s", spec, "-o", "-"], "gpt2.gguf",
+               "a GGUF file: tables are read from .npy, .safetensors and .csv")
+file_error("inspect: GGUF", ["inspect", "gpt2.gguf"], "gpt2.gguf",
+           "a GGUF file: tables are read from .npy, .safetensors and .csv")
+# A sharded checkpoint's index (and any JSON document) is no table, nor a CSV file.
+write("model.safetensors.index.json",
+      json.dumps({"metadata": {}, "weight_map": {"wpe.weight": "gpt2.safetensors"}}).encode())
+for args in (["inspect", "model.safetensors.index.json"],
+             ["encode", "-s", "model.safetensors.index.json#wpe.weight", "-o", "-"]):
+    file_error(args[0] + ": a checkpoint index", args, "model.safetensors.index.json",
+               "a JSON file, not a table (a sharded checkpoint's index")
 error_case(EXE, "inspect unknown option", ["inspect", "--frob", "x"], 2, "unknown option '--frob'", cwd=wd)
 r = run(EXE, "inspect", "--help")
 ok(r.rc == 0 and "Usage: posenc inspect FILE" in r.text and not r.err, "inspect --help on stdout")

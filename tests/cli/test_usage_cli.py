@@ -588,4 +588,243 @@ ok(nz == [(5, 3)] and abs(float(rows[(5, 3)]["q"]) - qn) <= 1e-12 * qn
    "bounded memory: the planted rows found (q head 5 pair 3; key head 1, row 64+3: pair 3 of "
    "query heads 4-7)", f"{nz} {nk}")
 
+# ---- fused layouts by architecture (each view restated from the modeling code) -------------
+# PersimmonAttention._split_heads: view(..., heads, 3, head_dim), q = [..., 0, :], k = [..., 1, :];
+# partial_rotary_factor 0.5: pairs (i, i + 4) of the first 8 coordinates. Fuyu's text model is
+# Persimmon (text_config.model_type).
+H8, hd8 = 8, 16
+w = rng.standard_normal((3 * H8 * hd8, H8 * hd8)).astype(np.float32)
+v = w.astype(np.float64).reshape(H8, 3, hd8, H8 * hd8)
+p8 = pairs_of(8, False)
+ref_q = [[pair_norms(v[h, 0], p8) for h in range(H8)]]
+ref_k = [[pair_norms(v[h, 1], p8) for h in range(H8)]]
+st_write.write(path("persimmon.safetensors"),
+               {"model.layers.0.self_attn.query_key_value.weight": w}, "F32")
+pers = {"model_type": "persimmon", "hidden_size": H8 * hd8, "num_attention_heads": H8,
+        "num_hidden_layers": 1, "partial_rotary_factor": 0.5, "rope_theta": 25000.0,
+        "max_position_embeddings": 16384}
+r, rows = table(config("persimmon", pers), path("persimmon.safetensors"))
+compare("persimmon (query_key_value per head [q, k, v])", rows, ref_q, ref_k)
+st_write.write(path("fuyu.safetensors"),
+               {"language_model.model.layers.0.self_attn.query_key_value.weight": w}, "F32")
+r, rows = table(config("fuyu", {"model_type": "fuyu", "text_config": pers}),
+                path("fuyu.safetensors"))
+compare("fuyu (its persimmon text model's per-head query_key_value)", rows, ref_q, ref_k)
+# GPTNeoXJapaneseAttention: view(..., heads, 3 * head_size), q = [:head_size], k = the next
+# head_size; rotary_pct 0.5.
+w = rng.standard_normal((3 * H8 * hd8, H8 * hd8)).astype(np.float32)
+v = w.astype(np.float64).reshape(H8, 3 * hd8, H8 * hd8)
+st_write.write(path("neoxjp.safetensors"),
+               {"gpt_neox_japanese.layers.0.attention.query_key_value.weight": w}, "F32")
+r, rows = table(config("neoxjp", {"model_type": "gpt_neox_japanese", "hidden_size": H8 * hd8,
+                                  "num_attention_heads": H8, "num_hidden_layers": 1,
+                                  "rotary_pct": 0.5, "rotary_emb_base": 10000,
+                                  "max_position_embeddings": 2048}),
+                path("neoxjp.safetensors"))
+compare("gpt_neox_japanese (query_key_value per head)", rows,
+        [[pair_norms(v[h, :hd8], p8) for h in range(H8)]],
+        [[pair_norms(v[h, hd8:2 * hd8], p8) for h in range(H8)]])
+# CodeGenAttention: qkv reshaped (..., mp_num = 4, -1) and split [query | value | key] of
+# local_dim = heads * head_dim / 4 each; _split_heads then gives block b's heads
+# 2b, 2b + 1 (8 heads); rotary_dim 8, pairs (2i, 2i + 1).
+w = rng.standard_normal((3 * H8 * hd8, H8 * hd8)).astype(np.float32)
+blk = w.astype(np.float64).reshape(4, 3, 2, hd8, H8 * hd8)  # block, (q, v, k), head, coordinate
+i8 = pairs_of(8, True)
+st_write.write(path("codegen.safetensors"), {"transformer.h.0.attn.qkv_proj.weight": w}, "F32")
+r, rows = table(config("codegen", {"model_type": "codegen", "n_embd": H8 * hd8, "n_head": H8,
+                                   "n_layer": 1, "rotary_dim": 8, "n_positions": 2048}),
+                path("codegen.safetensors"))
+compare("codegen (qkv_proj in 4 blocks of [q | v | k])", rows,
+        [[pair_norms(blk[h // 2, 0, h % 2], i8) for h in range(H8)]],
+        [[pair_norms(blk[h // 2, 2, h % 2], i8) for h in range(H8)]])
+ok("4 blocks of [q | v | k]" in r.err, "codegen: names its layout", r.err)
+error_case(EXE, "codegen: 6 heads do not fill its 4 blocks",
+           ["usage", "-s", "hf:" + config("codegen6", {"model_type": "codegen", "n_embd": 96,
+                                                      "n_head": 6, "n_layer": 1, "rotary_dim": 8}),
+            "--weights", path("codegen.safetensors"), "-o", "-"], 1, "blocks of heads")
+# ChatGLM (modeling_chatglm.py SelfAttention): with multi_query_attention the rows split
+# [heads x kv_channels | groups x kv_channels | groups x kv_channels], query head h on group
+# h // (heads / groups); without it viewed (heads, 3 * kv_channels). RoPE on the first
+# kv_channels / 2 coordinates, pairs (2i, 2i + 1).
+G = 2
+glm = {"model_type": "chatglm", "hidden_size": H8 * hd8, "num_attention_heads": H8,
+       "num_layers": 1, "kv_channels": hd8, "seq_length": 2048, "multi_query_attention": True,
+       "multi_query_group_num": G}
+w = rng.standard_normal(((H8 + 2 * G) * hd8, H8 * hd8)).astype(np.float32)
+w64 = w.astype(np.float64)
+st_write.write(path("chatglm.safetensors"),
+               {"transformer.encoder.layers.0.self_attention.query_key_value.weight": w}, "F32")
+r, rows = table(config("chatglm", glm), path("chatglm.safetensors"))
+compare("chatglm multi_query_attention ([q | k | v], 2 groups)", rows,
+        [[pair_norms(w64[h * hd8:(h + 1) * hd8], i8) for h in range(H8)]],
+        [[pair_norms(w64[(H8 + h // 4) * hd8:(H8 + h // 4 + 1) * hd8], i8) for h in range(H8)]])
+w = rng.standard_normal((3 * H8 * hd8, H8 * hd8)).astype(np.float32)
+v = w.astype(np.float64).reshape(H8, 3 * hd8, H8 * hd8)
+st_write.write(path("chatglm1.safetensors"),
+               {"transformer.encoder.layers.0.self_attention.query_key_value.weight": w}, "F32")
+r, rows = table(config("chatglm1", dict(glm, multi_query_attention=False)),
+                path("chatglm1.safetensors"))
+compare("chatglm without multi_query_attention (per head [q, k, v])", rows,
+        [[pair_norms(v[h, :hd8], i8) for h in range(H8)]],
+        [[pair_norms(v[h, hd8:2 * hd8], i8) for h in range(H8)]])
+# DBRX (DbrxAttention): Wqkv split [d_model | kv_n_heads x head_dim | kv_n_heads x head_dim];
+# the counts are n_heads and attn_config.kv_n_heads.
+w = rng.standard_normal(((H8 + 2 * G) * hd8, H8 * hd8)).astype(np.float32)
+w64 = w.astype(np.float64)
+full = pairs_of(hd8, False)
+st_write.write(path("dbrx.safetensors"),
+               {"transformer.blocks.0.norm_attn_norm.attn.Wqkv.weight": w}, "F32")
+r, rows = table(config("dbrx", {"model_type": "dbrx", "d_model": H8 * hd8, "n_heads": H8,
+                                "n_layers": 1, "max_seq_len": 2048,
+                                "attn_config": {"kv_n_heads": G, "rope_theta": 500000}}),
+                path("dbrx.safetensors"))
+compare("dbrx (Wqkv [q | k | v], attn_config.kv_n_heads 2)", rows,
+        [[pair_norms(w64[h * hd8:(h + 1) * hd8], full) for h in range(H8)]],
+        [[pair_norms(w64[(H8 + h // 4) * hd8:(H8 + h // 4 + 1) * hd8], full) for h in range(H8)]])
+# Falcon: FalconConfig's multi_query defaults to True, so a config without the key is
+# multi-query: view(..., heads + 2, head_dim).
+w = rng.standard_normal(((H8 + 2) * hd8, H8 * hd8)).astype(np.float32)
+v = w.astype(np.float64).reshape(H8 + 2, hd8, H8 * hd8)
+st_write.write(path("falcon-mq.safetensors"),
+               {"transformer.h.0.self_attention.query_key_value.weight": w}, "F32")
+r, rows = table(config("falcon-mq", {"model_type": "falcon", "hidden_size": H8 * hd8,
+                                     "num_attention_heads": H8, "num_hidden_layers": 1,
+                                     "max_position_embeddings": 2048, "alibi": False}),
+                path("falcon-mq.safetensors"))
+compare("falcon without multi_query (its default: True)", rows,
+        [[pair_norms(v[h], full) for h in range(H8)]], [[pair_norms(v[-2], full) for h in range(H8)]])
+
+# A safetensors file is one by its bytes, whatever its name; a GGUF file is said to be one.
+w = {f"model.layers.0.self_attn.{n}.weight": rng.standard_normal((r_, 32)).astype(np.float32)
+     for n, r_ in (("q_proj", 4 * 8), ("k_proj", 2 * 8))}
+st_write.write(path("named.bin"), w, "F32")
+q64 = w["model.layers.0.self_attn.q_proj.weight"].astype(np.float64).reshape(4, 8, 32)
+k64 = w["model.layers.0.self_attn.k_proj.weight"].astype(np.float64).reshape(2, 8, 32)
+r, rows = table(config("named", {"model_type": "llama", "hidden_size": 32, "num_attention_heads": 4,
+                                 "num_key_value_heads": 2, "num_hidden_layers": 1}),
+                path("named.bin"))
+compare("a safetensors checkpoint named .bin", rows,
+        [[pair_norms(q64[h], pairs_of(8, False)) for h in range(4)]],
+        [[pair_norms(k64[h // 2], pairs_of(8, False)) for h in range(4)]])
+import gguf_write  # noqa: E402
+with open(path("model.gguf"), "wb") as f:
+    f.write(gguf_write.gguf([("general.architecture", gguf_write.STRING, "llama")]))
+error_case(EXE, "--weights a GGUF file",
+           ["usage", "-s", "hf:" + path("named.json"), "--weights", path("model.gguf"), "-o", "-"],
+           1, "a GGUF file: the weights are read from safetensors checkpoints")
+
+# q_proj and k_proj read different hidden widths: not one layer's projections.
+st_write.write(path("cols.safetensors"), {
+    "model.layers.0.self_attn.q_proj.weight": np.ones((32, 32), np.float32),
+    "model.layers.0.self_attn.k_proj.weight": np.ones((16, 24), np.float32)}, "F32")
+error_case(EXE, "q_proj and k_proj of different input widths",
+           ["usage", "-s", "hf:" + path("named.json"), "--weights", path("cols.safetensors"),
+            "-o", "-"], 1, "has 32 columns and 'model.layers.0.self_attn.k_proj.weight' 24")
+
+# GLM-4.5 and DeepSeek-V3 store num_nextn_predict_layers multi-token-prediction layers after
+# their own (model.layers.<num_hidden_layers>); transformers does not load them
+# (Glm4MoeModel's _keys_to_ignore_on_load_unexpected), so neither are they read here.
+mtp = {f"model.layers.{l}.self_attn.{n}.weight": rng.standard_normal((r_, 32)).astype(np.float32)
+       for l in range(3) for n, r_ in (("q_proj", 4 * 8), ("k_proj", 2 * 8))}
+mtp["model.layers.2.eh_proj.weight"] = np.zeros((32, 64), np.float32)
+st_write.write(path("mtp.safetensors"), mtp, "F32")
+glm45 = {"model_type": "glm4_moe", "hidden_size": 32, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "head_dim": 8, "num_hidden_layers": 2,
+         "partial_rotary_factor": 0.5, "max_position_embeddings": 4096,
+         "num_nextn_predict_layers": 1}
+r, rows = table(config("glm45", glm45), path("mtp.safetensors"))
+p4 = pairs_of(4, False)
+compare("glm4_moe: layers 0-1 read, the MTP layer 2 left out", rows,
+        [[pair_norms(mtp[f"model.layers.{l}.self_attn.q_proj.weight"].astype(np.float64)
+                     .reshape(4, 8, 32)[h], p4) for h in range(4)] for l in range(2)],
+        [[pair_norms(mtp[f"model.layers.{l}.self_attn.k_proj.weight"].astype(np.float64)
+                     .reshape(2, 8, 32)[h // 2], p4) for h in range(4)] for l in range(2)])
+glm45.pop("num_nextn_predict_layers")
+error_case(EXE, "a layer past the config's, not an MTP layer",
+           ["usage", "-s", "hf:" + config("glm45-no-mtp", glm45), "--weights",
+            path("mtp.safetensors"), "-o", "-"], 1, "has layers 0..2 under 'model.layers.'")
+
+# Hybrid models: layers without RoPE may have no q/k at all. Qwen3-Next: linear_attention layers
+# (Qwen3NextGatedDeltaNet) and full_attention ones whose q_proj(x).view(..., -1, 2 * head_dim) is
+# chunked into the query and its output gate (rows per head: [q | gate]); Qwen3NextRMSNorm, its
+# q_norm and k_norm, multiplies by 1 + weight; partial_rotary_factor 0.25 of 16: pairs (i, i + 2).
+qn3 = {"model_type": "qwen3_next", "hidden_size": 32, "num_attention_heads": 4,
+       "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 4,
+       "partial_rotary_factor": 0.25, "max_position_embeddings": 4096,
+       "layer_types": ["linear_attention"] * 3 + ["full_attention"]}
+w = {f"model.layers.{l}.linear_attn.in_proj_qkvz.weight": np.zeros((8, 32), np.float32)
+     for l in range(3)}
+gq = rng.standard_normal((4 * 2 * 16, 32)).astype(np.float32)
+gk = rng.standard_normal((2 * 16, 32)).astype(np.float32)
+gqn = rng.standard_normal(16).astype(np.float32)
+gkn = rng.standard_normal(16).astype(np.float32)
+w.update({"model.layers.3.self_attn.q_proj.weight": gq, "model.layers.3.self_attn.k_proj.weight": gk,
+          "model.layers.3.self_attn.q_norm.weight": gqn,
+          "model.layers.3.self_attn.k_norm.weight": gkn})
+st_write.write(path("qwen3next.safetensors"), w, "F32")
+r, rows = table(config("qwen3next", qn3), path("qwen3next.safetensors"))
+p2 = pairs_of(4, False)
+qv = gq.astype(np.float64).reshape(4, 2, 16, 32)[:, 0]  # [head, q or gate, coordinate]
+kv_ = gk.astype(np.float64).reshape(2, 16, 32)
+ok(r.rc == 0 and sorted({l for l, _, _ in rows}) == [3] and "3 layers without RoPE" in r.err,
+   "qwen3_next: the linear-attention layers 0-2 have no pairs", r.err)
+compare("qwen3_next layer 3 (gated q_proj, q_norm/k_norm as 1 + w)",
+        {(0, h, i): v for (l, h, i), v in rows.items() if l == 3},
+        [[pair_norms(qv[h], p2, 1.0 + gqn.astype(np.float64)) for h in range(4)]],
+        [[pair_norms(kv_[h // 2], p2, 1.0 + gkn.astype(np.float64)) for h in range(4)]])
+# Mllama: cross_attention_layers hold cross_attn (no RoPE) instead of self_attn.
+ml = {f"language_model.model.layers.{l}.self_attn.{n}.weight":
+      rng.standard_normal((r_, 32)).astype(np.float32)
+      for l in (0, 2) for n, r_ in (("q_proj", 4 * 8), ("k_proj", 2 * 8))}
+ml["language_model.model.layers.1.cross_attn.q_proj.weight"] = np.ones((32, 32), np.float32)
+ml["language_model.model.layers.1.cross_attn.k_proj.weight"] = np.ones((16, 32), np.float32)
+st_write.write(path("mllama.safetensors"), ml, "F32")
+r, rows = table(config("mllama", {"model_type": "mllama", "text_config": {
+    "model_type": "mllama_text_model", "hidden_size": 32, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "num_hidden_layers": 3, "cross_attention_layers": [1],
+    "max_position_embeddings": 131072}}), path("mllama.safetensors"))
+p8h = pairs_of(8, False)
+ok(r.rc == 0 and sorted({l for l, _, _ in rows}) == [0, 2], "mllama: the cross-attention layer "
+   "1 has no pairs", r.err)
+compare("mllama self-attention layers 0 and 2", {((l // 2), h, i): v for (l, h, i), v in rows.items()},
+        [[pair_norms(ml[f"language_model.model.layers.{l}.self_attn.q_proj.weight"]
+                     .astype(np.float64).reshape(4, 8, 32)[h], p8h) for h in range(4)]
+         for l in (0, 2)],
+        [[pair_norms(ml[f"language_model.model.layers.{l}.self_attn.k_proj.weight"]
+                     .astype(np.float64).reshape(2, 8, 32)[h // 2], p8h) for h in range(4)]
+         for l in (0, 2)])
+
+# Fewer layers than the config's, the missing ones RoPE layers: the counts are named.
+error_case(EXE, "a checkpoint with fewer layers than the config",
+           ["usage", "-s", "hf:" + config("glm45-4", dict(glm45, num_hidden_layers=4)),
+            "--weights", path("mtp.safetensors"), "-o", "-"], 1,
+           "the checkpoint has layers 0..2 under 'model.layers.', the config 4 layers")
+
+# Per key head [its query heads | k | v] in one tensor: Phi-3-small's query_key_value viewed
+# (..., -1, q_per_kv + 2, head_dim) (vLLM's phi3_small.py, its remote code's layout) and
+# InternLM2's wqkv rearranged '(h gs d)' with gs = 2 + groups; Baichuan (7B)'s W_pack is
+# [q | k | v] (unflatten(-1, (3, hidden_size))).
+full8 = pairs_of(16, False)
+for mt, name in (("phi3small", "model.layers.0.self_attn.query_key_value.weight"),
+                 ("internlm2", "model.layers.0.attention.wqkv.weight")):
+    w = rng.standard_normal(((8 + 2 * 2) * 16, 128)).astype(np.float32)
+    v = w.astype(np.float64).reshape(2, 4 + 2, 16, 128)  # key head, (4 q, k, v), coordinate
+    st_write.write(path(mt + ".safetensors"), {name: w}, "F32")
+    r, rows = table(config(mt, {"model_type": mt, "hidden_size": 128, "num_attention_heads": 8,
+                                "num_key_value_heads": 2, "num_hidden_layers": 1,
+                                "max_position_embeddings": 8192}), path(mt + ".safetensors"))
+    compare(mt + " (per key head [4 q | k | v])", rows,
+            [[pair_norms(v[h // 4, h % 4], full8) for h in range(8)]],
+            [[pair_norms(v[h // 4, 4], full8) for h in range(8)]])
+w = rng.standard_normal((3 * 128, 128)).astype(np.float32)
+w64 = w.astype(np.float64)
+st_write.write(path("baichuan.safetensors"), {"model.layers.0.self_attn.W_pack.weight": w}, "F32")
+r, rows = table(config("baichuan", {"model_type": "baichuan", "hidden_size": 128,
+                                    "num_attention_heads": 8, "num_hidden_layers": 1,
+                                    "max_position_embeddings": 4096}),
+                path("baichuan.safetensors"))
+compare("baichuan (W_pack [q | k | v])", rows,
+        [[pair_norms(w64[h * 16:(h + 1) * 16], full8) for h in range(8)]],
+        [[pair_norms(w64[(8 + h) * 16:(9 + h) * 16], full8) for h in range(8)]])
+
 done()

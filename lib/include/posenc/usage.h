@@ -60,8 +60,10 @@ extern "C" {
 enum pe_usage_arch {
 	PE_USAGE_SEPARATE, /* q_proj and k_proj */
 	PE_USAGE_CONCAT,   /* one fused tensor, rows [q heads | k heads | v heads] */
-	PE_USAGE_GROUPED,  /* fused per key head: [its q heads | k | v] (GPT-NeoX, Falcon) */
+	PE_USAGE_GROUPED,  /* fused per key head: [its q heads | k | v] (GPT-NeoX, Falcon,
+	                      Persimmon, ChatGLM without multi-query) */
 	PE_USAGE_MLA,      /* DeepSeek: q_b_proj/q_proj and kv_a_proj_with_mqa rope parts */
+	PE_USAGE_CODEGEN,  /* CodeGen's qkv_proj: 4 blocks, each [its q heads | v | k] */
 };
 
 /* What q_norm/k_norm contributed. */
