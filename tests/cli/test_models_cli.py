@@ -181,6 +181,20 @@ g = s.get("all", {})
 # YaRN, d 128, base 1e6, original 32768: low 23, high 40 (formulas: cd(32), cd(1))
 ok(g.get("yarn_low") == "23" and g.get("yarn_high") == "40", "qwen2.5 yarn ramp 23..40", g)
 ok(float(g["attention_factor"]) == 0.1 * math.log(4.0) + 1.0, "qwen2.5 yarn: 0.1 ln 4 + 1")
+# The model card's recipe keeps max_position_embeddings at 32768: the context YaRN stretches
+# to is factor x original = 4 x 32768, and the pairs that never turn are counted in it.
+with open(os.path.join(CONFIGS, "qwen2.5-7b-yarn.json")) as f:
+    _, qscaled, _, _ = reference(json.load(f), "all")
+qslow = sum(2 * math.pi / t > 4 * 32768 for t in qscaled)
+ok(g.get("context") == "131072" and g.get("pairs_unrotated_context") == str(qslow),
+   f"qwen2.5 yarn: extended context 131072 and {qslow} scaled pairs never turning in it",
+   (g.get("context"), g.get("pairs_unrotated_context")))
+qpdf = os.path.join(TMP, "qwen-yarn.pdf")
+r = run(EXE, "model", "-q", "model:qwen2.5-7b-yarn", "-o", qpdf)
+txt = subprocess.run(["pdftotext", qpdf, "-"], capture_output=True).stdout.decode() \
+    if r.rc == 0 else ""
+ok("extended context 131072" in txt and "training context 32768" in txt,
+   "qwen2.5 yarn figure: extended context 131072 above training context 32768", r.err)
 r, s = summary("model:phi-3-mini-128k")
 g = s.get("all", {})
 ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.log(4096.0)),
