@@ -236,6 +236,25 @@ ok(crit == 52 and "critical dimension" not in "".join(p.text).split("Critical di
    " the 26 pairs within the positions shown",
    (crit, within))
 
+# Widths 64 and 96 (32 and 48 pairs): every 2nd pair of 48 in the HTML and each scheme's
+# last, 31 and 47, whose wavelengths 2 pi 10000^((d - 2) / d) are the longest each turns at.
+r = run(EXE, "report", "-q", "-s", "rope:base=10000,head=64", "-s", "rope:base=10000,head=96",
+        "-n", "64", "-o", "widths.html", cwd=wd)
+pw = Parser()
+if r.rc == 0:
+    pw.feed(open(os.path.join(wd, "widths.html"), encoding="utf-8").read())
+fw = next((tb for tb in pw.tables if tb and tb[0] and tb[0][0] == "pair"), [])
+rows_w = {l[0]: l for l in fw[1:]}
+ok(sorted(int(q) for q in rows_w) == sorted(list(range(0, 48, 2)) + [31, 47]),
+   "frequency table of two widths: every 2nd pair of 48 and each scheme's last (31, 47)",
+   sorted(rows_w))
+ok(rows_w.get("31", [""] * 5)[2] == "%.6g" % (2 * math.pi * 10000 ** (62 / 64)) and
+   rows_w.get("47", [""] * 5)[4] == "%.6g" % (2 * math.pi * 10000 ** (94 / 96)) and
+   rows_w.get("47", [""] * 5)[2] == "",
+   "the d = 64 scheme's last wavelength at pair 31, the d = 96 one's at 47",
+   (rows_w.get("31"), rows_w.get("47")))
+ok("each scheme's last" in "".join(pw.text), "the table says each scheme's last pair is there")
+
 # ---- text is escaped ----
 r = run(EXE, "report", "-s", "sinusoidal:label=<b>&\"x'", "-n", "16", "-d", "8", "-o", "esc.html", cwd=wd)
 esc = open(os.path.join(wd, "esc.html"), encoding="utf-8").read() if r.rc == 0 else ""
