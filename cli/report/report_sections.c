@@ -1017,11 +1017,15 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	if (st != PE_OK)
 		return figure_status(st);
 	double af = var->info.attention_factor;
-	int rc = line(sec,
-	              report_strf(sec,
-	                          "%s scaling, factor %g, original context %g: attention factor "
-	                          "%.8g (logits x %.8g).",
-	                          name, var->factor, var->original, af, af * af));
+	/* linear and proportional have no original context (Gemma 3's linear x8 states
+	 * none): the spec's default original is no part of them */
+	char original[48] = "";
+	if (pe_rope_scaling_has_original(var->type))
+		snprintf(original, sizeof(original), ", original context %g", var->original);
+	int rc = line(sec, report_strf(sec,
+	                               "%s scaling, factor %g%s: attention factor %.8g (logits x "
+	                               "%.8g).",
+	                               name, var->factor, original, af, af * af));
 	if (!rc && var->type == PE_ROPE_SCALING_DYNAMIC)
 		rc = line(sec, report_strf(sec, "Effective base %.10g at length %g.",
 		                           var->info.base, var->length));

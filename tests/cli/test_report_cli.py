@@ -255,6 +255,21 @@ ok(rows_w.get("31", [""] * 5)[2] == "%.6g" % (2 * math.pi * 10000 ** (62 / 64)) 
    (rows_w.get("31"), rows_w.get("47")))
 ok("each scheme's last" in "".join(pw.text), "the table says each scheme's last pair is there")
 
+# A linear scaling has no original context (Gemma 3's global layers state none); YaRN's is
+# its own, and its attention factor 0.1 ln 4 + 1.
+r = run(EXE, "report", "-q", "-s", "rope:scaling=linear,factor=8", "-s",
+        "rope:scaling=yarn,factor=4,original=2048", "-n", "32", "-d", "16", "-o", "lin.html",
+        cwd=wd)
+pl = Parser()
+if r.rc == 0:
+    pl.feed(open(os.path.join(wd, "lin.html"), encoding="utf-8").read())
+lt = " ".join(" ".join(pl.text).split())
+ya = 0.1 * math.log(4) + 1
+ok("linear scaling, factor 8: attention factor 1 (logits x 1)." in lt and
+   "yarn scaling, factor 4, original context 2048: attention factor %.8g (logits x %.8g)."
+   % (ya, ya * ya) in lt and "linear scaling, factor 8, original" not in lt,
+   "report: no original context for a linear scaling, YaRN's own", r.err)
+
 # ---- text is escaped ----
 r = run(EXE, "report", "-s", "sinusoidal:label=<b>&\"x'", "-n", "16", "-d", "8", "-o", "esc.html", cwd=wd)
 esc = open(os.path.join(wd, "esc.html"), encoding="utf-8").read() if r.rc == 0 else ""
