@@ -271,9 +271,22 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	if (train > 0)
 		num(o, "pairs_unrotated_train", (double)slow_pairs(base, h, train),
 		    "pairs never turning in training ctx");
-	if (p.type != PE_ROPE_SCALING_NONE && ctx > 0)
-		num(o, "pairs_unrotated_context", (double)slow_pairs(scaled, h, ctx),
-		    "scaled pairs never turning in ctx");
+	if (p.type != PE_ROPE_SCALING_NONE && ctx > 0) {
+		/* at the extended context, the frequencies of that length: LongRoPE's long
+		 * factors, dynamic NTK's base grown to it (the ones above may be another
+		 * length's, the load-time state) */
+		struct pe_rope_scaling_params at = p;
+		if ((p.type == PE_ROPE_SCALING_DYNAMIC || p.type == PE_ROPE_SCALING_LONGROPE) &&
+		    p.length != ctx) {
+			at.length = ctx;
+			memcpy(scaled, base, h * sizeof(double));
+			st = pe_rope_scale_frequencies(&at, s->base, d_rot, scaled, NULL);
+		}
+		if (st == PE_OK)
+			num(o, "pairs_unrotated_context", (double)slow_pairs(scaled, h, ctx),
+			    at.length != p.length ? "never turning in ctx (freqs at ctx)"
+			                          : "scaled pairs never turning in ctx");
+	}
 	free(base);
 	free(scaled);
 	return 0;
@@ -429,8 +442,8 @@ static int group_thetas(const struct cli_common *co, const struct pe_model *m,
 	*scaled = malloc((*h ? *h : 1) * sizeof(double));
 	struct pe_rope_scaling_params p = s->scaling;
 	*extended = pe_rope_scaling_has_original(p.type) ? p.factor * p.original : 0.0;
-	if (p.length == 0.0)
-		p.length = length > 0 ? length : m->context;
+	if (p.length == 0.0) /* describe_rope's length: the text and the figure agree */
+		p.length = length > 0 ? length : p.original;
 	st = *base && *scaled ? pe_rope_base_frequencies(s->base, d_rot, *base) : PE_ENOMEM;
 	if (st == PE_OK) {
 		memcpy(*scaled, *base, *h * sizeof(double));

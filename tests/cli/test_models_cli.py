@@ -202,6 +202,23 @@ ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.lo
 # no positions: the original context, as transformers loads it (short factors), as freqs
 ok(g.get("rotary_dim") == "96" and g.get("factors") == "short" and g.get("length") == "4096",
    "phi-3: 96 rotated, short factors at the original context, as the reference loads it", g)
+# Pairs never turning in the extended context 131072, at the frequencies of that length:
+# the long factors, theta_i = 10000^(-2i/96) / long_i (transformers' longrope past 4096).
+with open(os.path.join(CONFIGS, "phi-3-mini-128k.json")) as f:
+    longf = json.load(f)["rope_scaling"]["long_factor"]
+pslow = sum(2 * math.pi * 10000 ** (2 * i / 96) * longf[i] > 131072 for i in range(48))
+ok(pslow == 17 and g.get("pairs_unrotated_context") == str(pslow) and g.get("factors") == "short",
+   "phi-3: 17 pairs never turn in 131072 at its long factors (the table stays at the load-time "
+   "short ones)", g.get("pairs_unrotated_context"))
+# Dynamic NTK (InternLM2, factor 2 over max_position_embeddings 32768): in the extended
+# context 65536 the base has grown to 1e6 (2 x 65536 / 32768 - 1)^(128/126).
+r, s = summary("hf:" + os.path.join(ROOT, "tests", "fixtures", "hf", "internlm2-chat-1_8b-sft.json"))
+g = s.get("all", {})
+grown = 1e6 * (2 * 65536 / 32768 - 1) ** (128 / 126)
+dslow = sum(2 * math.pi * grown ** (2 * i / 128) > 65536 for i in range(64))
+ok(g.get("context") == "65536" and g.get("pairs_unrotated_context") == str(dslow) and dslow == 24,
+   "internlm2 dynamic: 24 pairs never turn in 65536 at the base grown to it",
+   (g.get("context"), g.get("pairs_unrotated_context")))
 r, s = summary("model:phi-3-mini-128k", "--length", "131072")
 ok(s.get("all", {}).get("factors") == "long", "phi-3: long factors at --length 131072", s)
 r, s = summary("model:deepseek-v3")

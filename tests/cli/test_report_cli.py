@@ -270,6 +270,26 @@ ok("linear scaling, factor 8: attention factor 1 (logits x 1)." in lt and
    % (ya, ya * ya) in lt and "linear scaling, factor 8, original" not in lt,
    "report: no original context for a linear scaling, YaRN's own", r.err)
 
+# The facts at the extended context: InternLM2's dynamic NTK (factor 2 over 32768) at 65536
+# turns at base' = 1e6 (2 x 2 - 1)^(128/126); theta_i / theta_i0 = (base'/1e6)^(-2i/128) is 1
+# for pair 0 alone, and 24 pairs have 2 pi base'^(2i/128) > 65536.
+r = run(EXE, "report", "-q", "-s",
+        "hf:" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "hf",
+                             "internlm2-chat-1_8b-sft.json"),
+        "-n", "32", "-o", "dyn.html", cwd=wd)
+pd = Parser()
+if r.rc == 0:
+    pd.feed(open(os.path.join(wd, "dyn.html"), encoding="utf-8").read())
+facts = {l[0]: l[1:] for tb in pd.tables for l in tb if l}
+grown = 1e6 * 3 ** (128 / 126)
+dslow = sum(2 * math.pi * grown ** (2 * i / 128) > 65536 for i in range(64))
+ok(facts.get("pairs kept") == ["1"] and facts.get("pairs ramped (or rescaled)") == ["63"] and
+   facts.get("scaled pairs never turning in extended ctx") == [str(dslow)] and dslow == 24,
+   "report facts of a dynamic NTK model: at its extended context 65536 (1 kept, 63 ramped, "
+   "24 never turning)",
+   [(k, facts.get(k)) for k in ("pairs kept", "pairs ramped (or rescaled)",
+                                "scaled pairs never turning in extended ctx")])
+
 # ---- text is escaped ----
 r = run(EXE, "report", "-s", "sinusoidal:label=<b>&\"x'", "-n", "16", "-d", "8", "-o", "esc.html", cwd=wd)
 esc = open(os.path.join(wd, "esc.html"), encoding="utf-8").read() if r.rc == 0 else ""
