@@ -30,6 +30,7 @@ enum fact {
 	F_ORIGINAL,
 	F_ATTENTION,
 	F_LOGIT,
+	F_SOFTMAX,
 	F_CONTEXT,
 	F_TRAIN,
 	F_EXTENDED,
@@ -52,6 +53,7 @@ static const char *const fact_names[F_COUNT] = {
         "original context",
         "attention factor (cos, sin x)",
         "logit scale (factor squared)",
+        "softmax scale x (config, mscale^2)",
         "max_position_embeddings",
         "training context",
         "extended context (factor x original)",
@@ -133,6 +135,9 @@ static int column(const struct report *r, size_t i, struct report_section *sec, 
 		cells[F_LOGIT * cols + col] = "1";
 		cells[F_KEPT * cols + col] = report_strf(sec, "%zu", pairs);
 	}
+	/* DeepSeek-V3's YaRN puts mscale^2 on the softmax scale, not on cos and sin (its
+	 * attention factor is 1): the logits' own factor, beside the one above */
+	cells[F_SOFTMAX * cols + col] = fmt(sec, r->info[i].softmax_scale_factor);
 	cells[F_CONTEXT * cols + col] = fmt(sec, c->context);
 	cells[F_TRAIN * cols + col] = fmt(sec, c->train);
 	cells[F_EXTENDED * cols + col] = fmt(sec, c->effective);

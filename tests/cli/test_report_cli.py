@@ -290,6 +290,20 @@ ok(facts.get("pairs kept") == ["1"] and facts.get("pairs ramped (or rescaled)") 
    [(k, facts.get(k)) for k in ("pairs kept", "pairs ramped (or rescaled)",
                                 "scaled pairs never turning in extended ctx")])
 
+# DeepSeek-V3: YaRN's cos/sin factor is mscale(40, 1) / mscale(40, 1) = 1, and its attention
+# multiplies the softmax scale by mscale(40, 1)^2 = (0.1 ln 40 + 1)^2: the facts give both.
+r = run(EXE, "report", "-q", "-s", "model:deepseek-v3", "-s", "model:llama-3.1-8b", "-n", "32",
+        "-o", "ds.html", cwd=wd)
+pds = Parser()
+if r.rc == 0:
+    pds.feed(open(os.path.join(wd, "ds.html"), encoding="utf-8").read())
+dfacts = {l[0]: l[1:] for tb in pds.tables for l in tb if l}
+ok(dfacts.get("softmax scale x (config, mscale^2)") ==
+   ["%.10g" % (0.1 * math.log(40) + 1) ** 2, "\u2013"] and
+   dfacts.get("attention factor (cos, sin x)") == ["1", "1"],
+   "report facts: DeepSeek-V3's softmax scale factor mscale^2 = 1.8738542, none for Llama 3.1",
+   dfacts.get("softmax scale x (config, mscale^2)"))
+
 # ---- text is escaped ----
 r = run(EXE, "report", "-s", "sinusoidal:label=<b>&\"x'", "-n", "16", "-d", "8", "-o", "esc.html", cwd=wd)
 esc = open(os.path.join(wd, "esc.html"), encoding="utf-8").read() if r.rc == 0 else ""
