@@ -72,12 +72,13 @@ static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum te
 #define LINE_CAP  256
 
 /*
- * s broken at spaces into at most @max lines no wider than room in the
- * current font, filling each line before the next; a word wider than room
- * and whatever the last line cannot hold end in an ellipsis.
- * @return the number of lines in out.
+ * s broken at spaces (and, with @hyphens, after a hyphen) into at most @max
+ * lines no wider than room in the current font, filling each line before the
+ * next; a word wider than room and whatever the last line cannot hold end in
+ * an ellipsis. @return the number of lines in out.
  */
-static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+static int wrap_at(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP],
+                   bool hyphens)
 {
 	int n = 0;
 	const char *c = s;
@@ -89,16 +90,18 @@ static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LIN
 		char line[LINE_CAP];
 		size_t len = 0, fit = 0;
 		const char *rest = c;
-		/* Take words while the line still fits (the first word always). */
+		/* Take pieces while the line still fits (the first piece always). */
 		for (const char *w = c; *w;) {
 			const char *e = w;
-			while (*e && *e != ' ')
+			while (*e && *e != ' ' && !(hyphens && e > w && e[-1] == '-'))
 				e++;
-			size_t add = (size_t)(e - w) + (len ? 1 : 0);
+			/* a piece after a hyphen joins its line without a space */
+			size_t sep = len && w[-1] == ' ' ? 1 : 0;
+			size_t add = (size_t)(e - w) + sep;
 			if (len + add >= LINE_CAP)
 				break;
-			memcpy(line + len, len ? " " : "", len ? 1 : 0);
-			memcpy(line + len + (len ? 1 : 0), w, (size_t)(e - w));
+			memcpy(line + len, " ", sep);
+			memcpy(line + len + sep, w, (size_t)(e - w));
 			line[len + add] = '\0';
 			if (fit > 0 && text_width(cr, line) > room) {
 				line[len] = '\0';
@@ -124,18 +127,27 @@ static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LIN
 	return n;
 }
 
+static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+{
+	return wrap_at(cr, s, room, max, out, false);
+}
+
 /*
  * Draw s centred at (x, y) (the baseline of its last line; rotated by
- * angle) in at most @lines lines of room (wrap()); earlier lines stack
+ * angle) in at most @lines lines of room (wrap_at()); earlier lines stack
  * away from the anchor, upwards, or leftwards when rotated. Lines keep
  * within lo .. hi along their direction (x, or y when rotated), moving off
  * centre if they must.
  */
-static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
-                          int lines, double step, double lo, double hi)
+static void draw_wrapped(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                         int lines, double step, double lo, double hi, bool hyphens)
 {
 	char out[MAX_LINES][LINE_CAP];
-	int n = wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
+	int n = wrap_at(cr, s, room,
+	                lines < 1           ? 1
+	                : lines > MAX_LINES ? MAX_LINES
+	                                    : lines,
+	                out, hyphens);
 	for (int k = 0; k < n; k++) {
 		double back = (double)(n - 1 - k) * step;
 		double w = text_width(cr, out[k]);
@@ -147,6 +159,12 @@ static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double
 		text_draw(cr, out[k], angle != 0 ? cx - back : cx, angle != 0 ? cy : cy - back, 0.5,
 		          1, angle);
 	}
+}
+
+static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                          int lines, double step, double lo, double hi)
+{
+	draw_wrapped(cr, s, x, y, room, angle, lines, step, lo, hi, false);
 }
 
 static void draw_lines(cairo_t *cr, const char *s, double x, double y, double room, double angle,
@@ -708,6 +726,15 @@ static double row_slack(const struct layout *L)
 	return slack;
 }
 
+/*
+ * Space kept clear between the row labels of neighbouring rows: a label as long
+ * as its row ran into the next one ("deepseek...phi-3-mini..." read as one name).
+ */
+static double row_label_gap(const struct fig_style *st)
+{
+	return 0.8 * text_size(st, TEXT_TITLE);
+}
+
 /* Lines the longest row label needs to fit its row (bold, up to MAX_LINES). */
 static int row_label_lines(struct layout *L)
 {
@@ -718,7 +745,9 @@ static int row_label_lines(struct layout *L)
 	for (unsigned r = 0; r < L->fig->rows; r++) {
 		const char *t = L->fig->row_labels[r];
 		const struct slot *sl = &L->s[(size_t)r * L->fig->cols];
-		int k = lines_needed(cr, t, sl->cell.h, MAX_LINES);
+		char out[MAX_LINES][LINE_CAP];
+		int k = t ? wrap_at(cr, t, sl->cell.h - row_label_gap(L->st), MAX_LINES, out, true)
+		          : 0;
 		most = k > most ? k : most;
 	}
 	return most;
@@ -905,12 +934,14 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			text_face(cr, true);
 			/* Centred on the axes, moved within the row's cell if it must. */
 			struct rect c = L.s[(size_t)r * fig->cols].cell;
-			double step = 1.15 * text_size(&st, TEXT_TITLE);
-			draw_lines_in(cr, t,
-			              outer + 0.73 * text_size(&st, TEXT_TITLE) +
-			                      (L.row_lines - 1) * step,
-			              a.y + a.h / 2, c.h, FIG_PI / 2, L.row_lines, step, c.y,
-			              c.y + c.h);
+			double step = 1.15 * text_size(&st, TEXT_TITLE), gap = row_label_gap(&st);
+			/* model names have no spaces: they break after a hyphen rather than
+			 * end in an ellipsis ("qwen2.5-7b-" / "yarn") */
+			draw_wrapped(cr, t,
+			             outer + 0.73 * text_size(&st, TEXT_TITLE) +
+			                     (L.row_lines - 1) * step,
+			             a.y + a.h / 2, c.h - gap, FIG_PI / 2, L.row_lines, step,
+			             c.y + gap / 2, c.y + c.h - gap / 2, true);
 		}
 	if (s == PE_OK && fig->note) {
 		char lines[MAX_LINES][LINE_CAP];

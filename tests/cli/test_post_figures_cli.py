@@ -259,4 +259,26 @@ r = run(EXE, "encode", "-n", "16", "-d", "32", "--pair", "0,1", "--width", "252p
 w, h = png_size(sq)
 ok(r.rc == 0 and 1.1 < h / w < 1.3, "--pair: a figure a little taller than wide", (w, h))
 
+# ---- row labels of six models in a 7 in column ---------------------------------------------
+# Names without spaces as long as their row ended in an ellipsis, and a label filling its
+# row ran into the next ("deepseek...phi-3-mini..."): each is whole (broken after a hyphen),
+# and the rows' labels stand apart.
+six = os.path.join(TMP, "six.pdf")
+r = run(EXE, "compare", "-q", "-s", "model:llama-3.1-8b", "-s", "model:phi-3-mini-128k", "-s",
+        "model:deepseek-v3", "-s", "model:qwen2.5-7b-yarn", "-s", "model:gemma-3-27b", "-n",
+        "256", "--style", "paper", "-o", six)
+left = sorted((w for w in pdf_words(six) if w[3] < 30), key=lambda w: w[2]) if r.rc == 0 else []
+rows = []
+for w in left:  # words whose vertical extents overlap are one row's label
+    if rows and w[2] <= rows[-1]["hi"]:
+        rows[-1]["words"].append(w)
+        rows[-1]["hi"] = max(rows[-1]["hi"], w[4])
+    else:
+        rows.append({"lo": w[2], "hi": w[4], "words": [w]})
+names = ["".join(x[0] for x in sorted(g["words"], key=lambda x: (x[1], -x[4]))) for g in rows]
+gaps = [b["lo"] - a["hi"] for a, b in zip(rows, rows[1:])]
+ok(names == ["llama-3.1-8b", "phi-3-mini-128k", "deepseek-v3", "qwen2.5-7b-yarn",
+             "gemma-3-27blocal", "gemma-3-27bglobal"] and gaps and min(gaps) > 3,
+   "compare --style paper: six row labels whole and apart", (names, gaps))
+
 done()
