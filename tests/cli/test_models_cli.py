@@ -219,6 +219,20 @@ dslow = sum(2 * math.pi * grown ** (2 * i / 128) > 65536 for i in range(64))
 ok(g.get("context") == "65536" and g.get("pairs_unrotated_context") == str(dslow) and dslow == 24,
    "internlm2 dynamic: 24 pairs never turn in 65536 at the base grown to it",
    (g.get("context"), g.get("pairs_unrotated_context")))
+# model A B: an unscaled side has no factor or original (not the spec's defaults 4 and
+# 4096); the extended context of Qwen2.5's YaRN recipe is 4 x 32768 = 131072, beside its
+# max_position_embeddings 32768.
+r = run(EXE, "model", "-q", "model:qwen2.5-7b-yarn", "model:qwen2.5-7b")
+dl = {ln[2:30].strip(): ln[31:].strip() for ln in r.text.splitlines() if ln.startswith("  ")}
+ok(r.rc == 0 and dl.get("context (extended)") == "131072 | 131072" and
+   dl.get("max_position_embeddings") == "32768 | 131072" and dl.get("factor") == "4 | \u2013"
+   and dl.get("original context") == "32768 | \u2013",
+   "model A B: qwen2.5 yarn recipe vs base: extended 131072 both, no factor for the base", dl)
+r = run(EXE, "model", "-q", "model:llama-3.1-8b", "model:llama-3-8b")
+dl = {ln[2:30].strip(): ln[31:].strip() for ln in r.text.splitlines() if ln.startswith("  ")}
+ok(r.rc == 0 and dl.get("factor") == "8 | \u2013" and dl.get("original context") == "8192 | \u2013"
+   and "5 fields differ" in r.text and "max_position_embeddings" not in dl,
+   "model A B: llama 3.1 vs 3: llama3 x8 over 8192 against no scaling", r.text)
 r, s = summary("model:phi-3-mini-128k", "--length", "131072")
 ok(s.get("all", {}).get("factors") == "long", "phi-3: long factors at --length 131072", s)
 r, s = summary("model:deepseek-v3")
