@@ -29,6 +29,9 @@ struct slot {
 	 * that takes more than a third of the cell's width) below the x label. */
 	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
 	double ml, mr, mt, mb;
+	/* axes to colorbar: bar_pad, or past the last x tick label where it reaches further
+	 * ("1000000" under a 1048576-position heatmap ran under the bar) */
+	double bar_gap;
 	struct rect cell, axes;
 };
 
@@ -348,9 +351,21 @@ static void measure(struct layout *L, struct slot *sl)
 		                      (sl->title_lines - 1) * 1.15 * text_size(st, TEXT_TITLE));
 	}
 	sl->mr = xw / 2 + st->pad;
+	sl->bar_gap = L->bar_pad;
+	text_font(cr, st, TEXT_TICK);
+	for (size_t i = 0; !sl->x.no_ticks && i < sl->x.ticks.n; i++) {
+		double v = sl->x.ticks.value[i];
+		if (!(v >= fmin(sl->x.lo, sl->x.hi) && v <= fmax(sl->x.lo, sl->x.hi)))
+			continue;
+		char buf[64];
+		pe_tick_label(&sl->x.ticks, i, buf, sizeof(buf));
+		double over =
+		        axis_map(&sl->x, v, 0, sl->axes.w) + text_width(cr, buf) / 2 - sl->axes.w;
+		sl->bar_gap = fmax(sl->bar_gap, over + 0.4 * st->font);
+	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		double h = sl->axes.h;
-		sl->mr = fmax(sl->mr, L->bar_pad + colorbar_width(st, h) +
+		sl->mr = fmax(sl->mr, sl->bar_gap + colorbar_width(st, h) +
 		                              colorbar_extra(cr, st, h, sl->scale) + st->pad);
 	}
 	if (p->kind == PANEL_XY && sl->legend != LEGEND_IN) {
@@ -372,24 +387,29 @@ static void measure(struct layout *L, struct slot *sl)
 }
 
 /* Colorbar geometry for a shared scale: right of the column, over the heatmap rows. */
-static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, struct rect *r)
+static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, struct rect *r,
+                            double *gap)
 {
 	double top = INFINITY, bottom = -INFINITY, right = -INFINITY;
+	*gap = L->bar_pad;
 	for (size_t i = 0; i < (size_t)L->fig->rows * L->fig->cols; i++) {
 		struct slot *sl = &L->s[i];
 		/* One bar for the whole grid stands right of the last column, whatever it holds. */
 		if (sc == &L->all_scale && sl->p->kind != PANEL_EMPTY)
 			right = fmax(right, sl->axes.x + sl->axes.w);
+		if (sc == &L->all_scale && sl->p->kind != PANEL_EMPTY &&
+		    i % L->fig->cols == L->fig->cols - 1u)
+			*gap = fmax(*gap, sl->bar_gap);
 		if (sl->scale != sc)
 			continue;
+		*gap = fmax(*gap, sl->bar_gap);
 		top = fmin(top, sl->axes.y);
 		bottom = fmax(bottom, sl->axes.y + sl->axes.h);
 		right = fmax(right, sl->axes.x + sl->axes.w);
 	}
 	if (!(top < bottom))
 		return false;
-	*r = (struct rect){right + L->bar_pad, top, colorbar_width(L->st, bottom - top),
-	                   bottom - top};
+	*r = (struct rect){right + *gap, top, colorbar_width(L->st, bottom - top), bottom - top};
 	return true;
 }
 
@@ -397,9 +417,10 @@ static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, str
 static double shared_bar_extra(struct layout *L, const struct colour_scale *sc)
 {
 	struct rect r;
-	if (!sc->used || !shared_bar_rect(L, sc, &r))
+	double gap;
+	if (!sc->used || !shared_bar_rect(L, sc, &r, &gap))
 		return 0;
-	return L->bar_pad + r.w + colorbar_extra(L->cr, L->st, r.h, sc) + L->st->pad;
+	return gap + r.w + colorbar_extra(L->cr, L->st, r.h, sc) + L->st->pad;
 }
 
 static bool has_row_labels(const struct pe_figure *fig)
@@ -682,7 +703,7 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		              sl->title_lines, 1.15 * text_size(st, TEXT_TITLE), lo, hi);
 	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
-		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
+		struct rect b = {a.x + a.w + sl->bar_gap, a.y, colorbar_width(st, a.h), a.h};
 		b.x = snapv(st, b.x);
 		b.w = snapv(st, b.w);
 		colorbar_draw(cr, st, sl->scale, b);
@@ -701,7 +722,8 @@ static void draw_shared_bars(struct layout *L)
 		list[n++] = &L->all_scale;
 	for (size_t i = 0; i < n; i++) {
 		struct rect r;
-		if (!list[i]->used || !shared_bar_rect(L, list[i], &r))
+		double gap;
+		if (!list[i]->used || !shared_bar_rect(L, list[i], &r, &gap))
 			continue;
 		r.x = snapv(L->st, r.x);
 		r.w = snapv(L->st, r.w);

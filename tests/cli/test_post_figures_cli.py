@@ -281,4 +281,31 @@ ok(names == ["llama-3.1-8b", "phi-3-mini-128k", "deepseek-v3", "qwen2.5-7b-yarn"
              "gemma-3-27blocal", "gemma-3-27bglobal"] and gaps and min(gaps) > 3,
    "compare --style paper: six row labels whole and apart", (names, gaps))
 
+# ---- x tick labels clear of the colorbars ---------------------------------------------------
+# At 1048576 positions the last tick label "1000000" reaches past the axes' right edge by
+# more than the gap to a colorbar: the correlation column's bar, as tall as the grid, hid its
+# last digits. No colormap pixel (a saturated one: the labels are black) lies in its box.
+tpdf = os.path.join(TMP, "ticks.pdf")
+r = run(EXE, "compare", "-q", "-s", "rope", "-s", "rope:base=500000", "-n", "1048576", "-d",
+        "16", "--panels", "distance,correlation", "-o", tpdf)
+subprocess.run(["pdftoppm", "-r", "144", tpdf, os.path.join(TMP, "ticks")], check=False)
+ppm = os.path.join(TMP, "ticks-1.ppm")
+covered = []
+if r.rc == 0 and os.path.exists(ppm):
+    raw = open(ppm, "rb").read()
+    parts = raw.split(maxsplit=4)  # P6, width, height, 255, pixels
+    pw, ph, px = int(parts[1]), int(parts[2]), parts[4]
+    for w in pdf_words(tpdf):
+        if w[0] != "1000000":
+            continue
+        n = 0
+        for y in range(int(w[2] * 2) + 1, int(w[4] * 2)):
+            for x in range(int(w[1] * 2) + 1, int(w[3] * 2)):
+                c = px[3 * (y * pw + x):3 * (y * pw + x) + 3]
+                n += max(c) - min(c) > 80
+        if n:
+            covered.append((w, n))
+ok(r.rc == 0 and os.path.exists(ppm) and not covered,
+   "compare at 1048576 positions: no colorbar over a tick label", covered)
+
 done()
