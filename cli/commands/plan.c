@@ -321,13 +321,14 @@ int cmd_plan(int argc, char **argv)
 		 * over it can be the model's own frequencies again. */
 		if (info[i].model[0] && s->scaling.type != PE_ROPE_SCALING_NONE &&
 		    !pe_rope_scaling_has_original(s->scaling.type) && !(own.train > 0))
-			cli_note(o.quiet,
-			         "warning: %s%s%s: its %s x%g scaling states no original context: "
-			         "the training context %g is max_position_embeddings, which that "
-			         "scaling already reaches, and every method replaces it from the "
-			         "unscaled base; --train-length gives the pretraining context",
-			         name, *group ? " " : "", group,
-			         pe_rope_scaling_name(s->scaling.type), s->scaling.factor, train);
+			cli_note(
+			        o.quiet,
+			        "warning: %s%s%s: its %s x%g scaling states no original context: "
+			        "the training context %.10g is max_position_embeddings, which that "
+			        "scaling already reaches, and every method replaces it from the "
+			        "unscaled base; --train-length gives the pretraining context",
+			        name, *group ? " " : "", group,
+			        pe_rope_scaling_name(s->scaling.type), s->scaling.factor, train);
 		static const enum pe_rope_scaling methods[] = {
 		        PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
 		        PE_ROPE_SCALING_LLAMA3, PE_ROPE_SCALING_LONGROPE};

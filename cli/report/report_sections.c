@@ -796,7 +796,7 @@ static int freqs(const struct report *r, struct report_section *sec)
 		char crit[96] = "";
 		if (t->has_critical_dim)
 			snprintf(crit, sizeof(crit),
-			         "critical dimension %zu of %zu for training length %g; ",
+			         "critical dimension %zu of %zu for training length %.10g; ",
 			         t->critical_dim, t->d_pairs, t->train_length);
 		rc = line(sec,
 		          report_strf(sec,
@@ -1021,17 +1021,17 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	 * none): the spec's default original is no part of them */
 	char original[48] = "";
 	if (pe_rope_scaling_has_original(var->type))
-		snprintf(original, sizeof(original), ", original context %g", var->original);
+		snprintf(original, sizeof(original), ", original context %.10g", var->original);
 	int rc = line(sec, report_strf(sec,
 	                               "%s scaling, factor %g%s: attention factor %.8g (logits x "
 	                               "%.8g).",
 	                               name, var->factor, original, af, af * af));
 	if (!rc && var->type == PE_ROPE_SCALING_DYNAMIC)
-		rc = line(sec, report_strf(sec, "Effective base %.10g at length %g.",
+		rc = line(sec, report_strf(sec, "Effective base %.10g at length %.10g.",
 		                           var->info.base, var->length));
 	if (!rc && var->type == PE_ROPE_SCALING_LONGROPE)
 		rc = line(sec,
-		          report_strf(sec, "%s factors at length %g.",
+		          report_strf(sec, "%s factors at length %.10g.",
 		                      var->length > var->original ? "Long" : "Short", var->length));
 	if (!rc && var->type == PE_ROPE_SCALING_YARN)
 		rc = line(sec, report_strf(sec,
