@@ -308,4 +308,15 @@ if r.rc == 0 and os.path.exists(ppm):
 ok(r.rc == 0 and os.path.exists(ppm) and not covered,
    "compare at 1048576 positions: no colorbar over a tick label", covered)
 
+# The scatter's pairs are a sample past a few hundred positions: said, with the whole count
+# n (n - 1) / 2 (4096 positions: 8386560 pairs); all 2016 pairs of 64 positions, no note.
+spdf = os.path.join(TMP, "scatter.pdf")
+r = run(EXE, "compare", "-q", "-s", "rope", "-n", "4096", "-d", "16", "-o", spdf)
+m = re.search(r"Scatter: (\d+) of the (\d+) pairs", " ".join(pdf_text(spdf).split())) \
+    if r.rc == 0 else None
+ok(m and int(m.group(2)) == 4096 * 4095 // 2 and 0 < int(m.group(1)) < int(m.group(2)),
+   "compare: the scatter's sample is said", m and m.group(0))
+r = run(EXE, "compare", "-q", "-s", "rope", "-n", "64", "-d", "16", "-o", spdf)
+ok(r.rc == 0 and "Scatter:" not in pdf_text(spdf), "compare: every pair drawn, nothing said")
+
 done()
