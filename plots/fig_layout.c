@@ -269,6 +269,7 @@ static enum pe_status scales(struct layout *L)
 		                    : heatmap_panel_has_nan(sl->p) ? "no value"
 		                                                   : NULL;
 		sl->own.used = true;
+		sl->own.empty = heatmap_panel_all_nan(sl->p);
 		bool in_grid = i < (size_t)fig->rows * fig->cols;
 		struct colour_scale *sh = NULL;
 		if (hm->own_scale)
@@ -287,6 +288,7 @@ static enum pe_status scales(struct layout *L)
 		} else {
 			sh->vmin = fmin(sh->vmin, sl->own.vmin);
 			sh->vmax = fmax(sh->vmax, sl->own.vmax);
+			sh->empty = sh->empty && sl->own.empty;
 			if (!sh->label)
 				sh->label = sl->own.label;
 			if (!sh->nan_label)
