@@ -125,6 +125,19 @@ bool heatmap_panel_has_nan(const struct pe_panel *p)
 	return heatmap_has_nan(&v);
 }
 
+bool heatmap_panel_all_nan(const struct pe_panel *p)
+{
+	if (p->grid)
+		return false;
+	struct pe_heatmap_spec v = heatmap_view(p);
+	if (!v.data)
+		return false;
+	for (size_t i = 0; i < v.rows * v.cols; i++)
+		if (isfinite(v.data[i]))
+			return false;
+	return true;
+}
+
 /* The matrix resampled to gw x gh cells, streamed row by row (plots/resample.c). */
 static enum pe_status resample(const struct pe_heatmap_spec *hm, size_t gw, size_t gh,
                                struct pe_matrix **out)
@@ -438,7 +451,7 @@ double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h,
 	struct rect r = bar_rect(st, sc, (struct rect){0, 0, 1, h});
 	colorbar_axis(cr, st, &a, r.h, sc);
 	text_font(cr, st, TEXT_TICK);
-	double lw = axis_label_width(cr, &a);
+	double lw = sc->empty ? 0 : axis_label_width(cr, &a);
 	if (sc->nan_label)
 		lw = fmax(lw, text_width(cr, sc->nan_label) - st->tick_len);
 	double w = st->tick_len + st->pad + lw;
@@ -455,6 +468,9 @@ void colorbar_draw(cairo_t *cr, const struct fig_style *st, const struct colour_
 		return;
 	double vmin = sc->vmin, vmax = sc->vmax;
 	struct rect r = bar_rect(st, sc, whole);
+	double o = st->vector ? 0 : st->line / 2;
+	if (sc->empty && sc->nan_label)
+		goto swatch;
 	size_t gw = st->vector ? (size_t)ceil(2 * r.w) : (size_t)fmax(1, round(r.w));
 	size_t gh = st->vector ? (size_t)fmax(512, ceil(2 * r.h)) : (size_t)fmax(1, round(r.h));
 	double *grid = malloc(gw * gh * sizeof(double));
@@ -477,15 +493,22 @@ void colorbar_draw(cairo_t *cr, const struct fig_style *st, const struct colour_
 
 	cairo_set_source_rgb(cr, 0, 0, 0);
 	cairo_set_line_width(cr, st->line);
-	double o = st->vector ? 0 : st->line / 2;
 	cairo_rectangle(cr, r.x - o, r.y - o, r.w + 2 * o, r.h + 2 * o);
 	cairo_stroke(cr);
 
 	struct axis a;
 	colorbar_axis(cr, st, &a, r.h, sc);
 	axis_draw_y(cr, st, &a, r, true);
+swatch:
+	cairo_set_line_width(cr, st->line);
 	text_font(cr, st, TEXT_TICK);
-	double lw = axis_label_width(cr, &a);
+	double lw = 0;
+	if (!sc->empty) {
+		struct axis ax;
+		colorbar_axis(cr, st, &ax, r.h, sc);
+		text_font(cr, st, TEXT_TICK);
+		lw = axis_label_width(cr, &ax);
+	}
 	if (sc->nan_label) {
 		/* The NaN swatch: the engine's grey, named to its right. */
 		double sw = swatch_h(st, sc);

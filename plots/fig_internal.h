@@ -191,6 +191,9 @@ struct colour_scale {
 	const char *nan_label; /* a grey swatch under the bar; NULL: none */
 	bool discrete;         /* whole-number bands */
 	bool used;
+	/* no heatmap it colours has a finite value: its bar would be a range of nothing (a
+	 * layer map's sliding window on a model without one), so only the NaN swatch shows */
+	bool empty;
 };
 
 /*
@@ -208,6 +211,8 @@ enum pe_status heatmap_grid_update(const struct fig_style *st, struct pe_panel *
 /* heatmap_limits() and heatmap_has_nan() of a heatmap panel, from what its grid answer found. */
 enum pe_status heatmap_panel_limits(const struct pe_panel *p, double *vmin, double *vmax);
 bool heatmap_panel_has_nan(const struct pe_panel *p);
+/* Whether the heatmap's array holds no finite value (false for rows and grids given later). */
+bool heatmap_panel_all_nan(const struct pe_panel *p);
 /* Colour limits of a heatmap (data pass if automatic); PE status from a row callback. */
 enum pe_status heatmap_limits(const struct pe_heatmap_spec *hm, double *vmin, double *vmax);
 /* Draw the matrix into r with colormap cmap and limits [vmin, vmax]. */

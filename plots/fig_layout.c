@@ -29,6 +29,9 @@ struct slot {
 	 * that takes more than a third of the cell's width) below the x label. */
 	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
 	double ml, mr, mt, mb;
+	/* axes to colorbar: bar_pad, or past the last x tick label where it reaches further
+	 * ("1000000" under a 1048576-position heatmap ran under the bar) */
+	double bar_gap;
 	struct rect cell, axes;
 };
 
@@ -72,12 +75,13 @@ static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum te
 #define LINE_CAP  256
 
 /*
- * s broken at spaces into at most @max lines no wider than room in the
- * current font, filling each line before the next; a word wider than room
- * and whatever the last line cannot hold end in an ellipsis.
- * @return the number of lines in out.
+ * s broken at spaces (and, with @hyphens, after a hyphen) into at most @max
+ * lines no wider than room in the current font, filling each line before the
+ * next; a word wider than room and whatever the last line cannot hold end in
+ * an ellipsis. @return the number of lines in out.
  */
-static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+static int wrap_at(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP],
+                   bool hyphens)
 {
 	int n = 0;
 	const char *c = s;
@@ -89,16 +93,18 @@ static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LIN
 		char line[LINE_CAP];
 		size_t len = 0, fit = 0;
 		const char *rest = c;
-		/* Take words while the line still fits (the first word always). */
+		/* Take pieces while the line still fits (the first piece always). */
 		for (const char *w = c; *w;) {
 			const char *e = w;
-			while (*e && *e != ' ')
+			while (*e && *e != ' ' && !(hyphens && e > w && e[-1] == '-'))
 				e++;
-			size_t add = (size_t)(e - w) + (len ? 1 : 0);
+			/* a piece after a hyphen joins its line without a space */
+			size_t sep = len && w[-1] == ' ' ? 1 : 0;
+			size_t add = (size_t)(e - w) + sep;
 			if (len + add >= LINE_CAP)
 				break;
-			memcpy(line + len, len ? " " : "", len ? 1 : 0);
-			memcpy(line + len + (len ? 1 : 0), w, (size_t)(e - w));
+			memcpy(line + len, " ", sep);
+			memcpy(line + len + sep, w, (size_t)(e - w));
 			line[len + add] = '\0';
 			if (fit > 0 && text_width(cr, line) > room) {
 				line[len] = '\0';
@@ -124,18 +130,27 @@ static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LIN
 	return n;
 }
 
+static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+{
+	return wrap_at(cr, s, room, max, out, false);
+}
+
 /*
  * Draw s centred at (x, y) (the baseline of its last line; rotated by
- * angle) in at most @lines lines of room (wrap()); earlier lines stack
+ * angle) in at most @lines lines of room (wrap_at()); earlier lines stack
  * away from the anchor, upwards, or leftwards when rotated. Lines keep
  * within lo .. hi along their direction (x, or y when rotated), moving off
  * centre if they must.
  */
-static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
-                          int lines, double step, double lo, double hi)
+static void draw_wrapped(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                         int lines, double step, double lo, double hi, bool hyphens)
 {
 	char out[MAX_LINES][LINE_CAP];
-	int n = wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
+	int n = wrap_at(cr, s, room,
+	                lines < 1           ? 1
+	                : lines > MAX_LINES ? MAX_LINES
+	                                    : lines,
+	                out, hyphens);
 	for (int k = 0; k < n; k++) {
 		double back = (double)(n - 1 - k) * step;
 		double w = text_width(cr, out[k]);
@@ -147,6 +162,12 @@ static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double
 		text_draw(cr, out[k], angle != 0 ? cx - back : cx, angle != 0 ? cy : cy - back, 0.5,
 		          1, angle);
 	}
+}
+
+static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                          int lines, double step, double lo, double hi)
+{
+	draw_wrapped(cr, s, x, y, room, angle, lines, step, lo, hi, false);
 }
 
 static void draw_lines(cairo_t *cr, const char *s, double x, double y, double room, double angle,
@@ -248,6 +269,7 @@ static enum pe_status scales(struct layout *L)
 		                    : heatmap_panel_has_nan(sl->p) ? "no value"
 		                                                   : NULL;
 		sl->own.used = true;
+		sl->own.empty = heatmap_panel_all_nan(sl->p);
 		bool in_grid = i < (size_t)fig->rows * fig->cols;
 		struct colour_scale *sh = NULL;
 		if (hm->own_scale)
@@ -266,6 +288,7 @@ static enum pe_status scales(struct layout *L)
 		} else {
 			sh->vmin = fmin(sh->vmin, sl->own.vmin);
 			sh->vmax = fmax(sh->vmax, sl->own.vmax);
+			sh->empty = sh->empty && sl->own.empty;
 			if (!sh->label)
 				sh->label = sl->own.label;
 			if (!sh->nan_label)
@@ -330,9 +353,21 @@ static void measure(struct layout *L, struct slot *sl)
 		                      (sl->title_lines - 1) * 1.15 * text_size(st, TEXT_TITLE));
 	}
 	sl->mr = xw / 2 + st->pad;
+	sl->bar_gap = L->bar_pad;
+	text_font(cr, st, TEXT_TICK);
+	for (size_t i = 0; !sl->x.no_ticks && i < sl->x.ticks.n; i++) {
+		double v = sl->x.ticks.value[i];
+		if (!(v >= fmin(sl->x.lo, sl->x.hi) && v <= fmax(sl->x.lo, sl->x.hi)))
+			continue;
+		char buf[64];
+		pe_tick_label(&sl->x.ticks, i, buf, sizeof(buf));
+		double over =
+		        axis_map(&sl->x, v, 0, sl->axes.w) + text_width(cr, buf) / 2 - sl->axes.w;
+		sl->bar_gap = fmax(sl->bar_gap, over + 0.4 * st->font);
+	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
 		double h = sl->axes.h;
-		sl->mr = fmax(sl->mr, L->bar_pad + colorbar_width(st, h) +
+		sl->mr = fmax(sl->mr, sl->bar_gap + colorbar_width(st, h) +
 		                              colorbar_extra(cr, st, h, sl->scale) + st->pad);
 	}
 	if (p->kind == PANEL_XY && sl->legend != LEGEND_IN) {
@@ -354,24 +389,29 @@ static void measure(struct layout *L, struct slot *sl)
 }
 
 /* Colorbar geometry for a shared scale: right of the column, over the heatmap rows. */
-static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, struct rect *r)
+static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, struct rect *r,
+                            double *gap)
 {
 	double top = INFINITY, bottom = -INFINITY, right = -INFINITY;
+	*gap = L->bar_pad;
 	for (size_t i = 0; i < (size_t)L->fig->rows * L->fig->cols; i++) {
 		struct slot *sl = &L->s[i];
 		/* One bar for the whole grid stands right of the last column, whatever it holds. */
 		if (sc == &L->all_scale && sl->p->kind != PANEL_EMPTY)
 			right = fmax(right, sl->axes.x + sl->axes.w);
+		if (sc == &L->all_scale && sl->p->kind != PANEL_EMPTY &&
+		    i % L->fig->cols == L->fig->cols - 1u)
+			*gap = fmax(*gap, sl->bar_gap);
 		if (sl->scale != sc)
 			continue;
+		*gap = fmax(*gap, sl->bar_gap);
 		top = fmin(top, sl->axes.y);
 		bottom = fmax(bottom, sl->axes.y + sl->axes.h);
 		right = fmax(right, sl->axes.x + sl->axes.w);
 	}
 	if (!(top < bottom))
 		return false;
-	*r = (struct rect){right + L->bar_pad, top, colorbar_width(L->st, bottom - top),
-	                   bottom - top};
+	*r = (struct rect){right + *gap, top, colorbar_width(L->st, bottom - top), bottom - top};
 	return true;
 }
 
@@ -379,9 +419,10 @@ static bool shared_bar_rect(struct layout *L, const struct colour_scale *sc, str
 static double shared_bar_extra(struct layout *L, const struct colour_scale *sc)
 {
 	struct rect r;
-	if (!sc->used || !shared_bar_rect(L, sc, &r))
+	double gap;
+	if (!sc->used || !shared_bar_rect(L, sc, &r, &gap))
 		return 0;
-	return L->bar_pad + r.w + colorbar_extra(L->cr, L->st, r.h, sc) + L->st->pad;
+	return gap + r.w + colorbar_extra(L->cr, L->st, r.h, sc) + L->st->pad;
 }
 
 static bool has_row_labels(const struct pe_figure *fig)
@@ -664,7 +705,7 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		              sl->title_lines, 1.15 * text_size(st, TEXT_TITLE), lo, hi);
 	}
 	if (p->kind == PANEL_HEATMAP && sl->own_bar) {
-		struct rect b = {a.x + a.w + L->bar_pad, a.y, colorbar_width(st, a.h), a.h};
+		struct rect b = {a.x + a.w + sl->bar_gap, a.y, colorbar_width(st, a.h), a.h};
 		b.x = snapv(st, b.x);
 		b.w = snapv(st, b.w);
 		colorbar_draw(cr, st, sl->scale, b);
@@ -683,7 +724,8 @@ static void draw_shared_bars(struct layout *L)
 		list[n++] = &L->all_scale;
 	for (size_t i = 0; i < n; i++) {
 		struct rect r;
-		if (!list[i]->used || !shared_bar_rect(L, list[i], &r))
+		double gap;
+		if (!list[i]->used || !shared_bar_rect(L, list[i], &r, &gap))
 			continue;
 		r.x = snapv(L->st, r.x);
 		r.w = snapv(L->st, r.w);
@@ -708,6 +750,15 @@ static double row_slack(const struct layout *L)
 	return slack;
 }
 
+/*
+ * Space kept clear between the row labels of neighbouring rows: a label as long
+ * as its row ran into the next one ("deepseek...phi-3-mini..." read as one name).
+ */
+static double row_label_gap(const struct fig_style *st)
+{
+	return 0.8 * text_size(st, TEXT_TITLE);
+}
+
 /* Lines the longest row label needs to fit its row (bold, up to MAX_LINES). */
 static int row_label_lines(struct layout *L)
 {
@@ -718,7 +769,9 @@ static int row_label_lines(struct layout *L)
 	for (unsigned r = 0; r < L->fig->rows; r++) {
 		const char *t = L->fig->row_labels[r];
 		const struct slot *sl = &L->s[(size_t)r * L->fig->cols];
-		int k = lines_needed(cr, t, sl->cell.h, MAX_LINES);
+		char out[MAX_LINES][LINE_CAP];
+		int k = t ? wrap_at(cr, t, sl->cell.h - row_label_gap(L->st), MAX_LINES, out, true)
+		          : 0;
 		most = k > most ? k : most;
 	}
 	return most;
@@ -905,12 +958,14 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			text_face(cr, true);
 			/* Centred on the axes, moved within the row's cell if it must. */
 			struct rect c = L.s[(size_t)r * fig->cols].cell;
-			double step = 1.15 * text_size(&st, TEXT_TITLE);
-			draw_lines_in(cr, t,
-			              outer + 0.73 * text_size(&st, TEXT_TITLE) +
-			                      (L.row_lines - 1) * step,
-			              a.y + a.h / 2, c.h, FIG_PI / 2, L.row_lines, step, c.y,
-			              c.y + c.h);
+			double step = 1.15 * text_size(&st, TEXT_TITLE), gap = row_label_gap(&st);
+			/* model names have no spaces: they break after a hyphen rather than
+			 * end in an ellipsis ("qwen2.5-7b-" / "yarn") */
+			draw_wrapped(cr, t,
+			             outer + 0.73 * text_size(&st, TEXT_TITLE) +
+			                     (L.row_lines - 1) * step,
+			             a.y + a.h / 2, c.h - gap, FIG_PI / 2, L.row_lines, step,
+			             c.y + gap / 2, c.y + c.h - gap / 2, true);
 		}
 	if (s == PE_OK && fig->note) {
 		char lines[MAX_LINES][LINE_CAP];

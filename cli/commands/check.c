@@ -420,7 +420,7 @@ static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, 
 		snprintf(buf, cap, "LongRoPE's other factors");
 		break;
 	case PE_MISTAKE_LENGTH:
-		snprintf(buf, cap, "dynamic at length %g", d->value);
+		snprintf(buf, cap, "dynamic at length %.10g", d->value);
 		break;
 	case PE_MISTAKE_DOUBLE:
 		snprintf(buf, cap, "rotated twice");

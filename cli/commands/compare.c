@@ -359,6 +359,18 @@ static int draw(struct run *r)
 			if (len)
 				note[len] = ' ';
 		}
+		/* The scatter takes pairs between evenly spaced positions: it leaves out the
+		 * neighbours whose distance is the smallest (a reader took its x range for
+		 * the summary's distance range). */
+		if (l->index[COMPARE_SCATTER] >= 0 && r->data[0].points) {
+			double n = (double)r->data[0].v.vec.n, total = n * (n - 1) / 2;
+			size_t pairs = r->data[0].points->rows, len = strlen(note);
+			if ((double)pairs < total)
+				snprintf(note + len, sizeof(note) - len,
+				         "%sScatter: %zu of the %.0f pairs, those between evenly "
+				         "spaced positions.",
+				         len ? " " : "", pairs, total);
+		}
 		if (*note)
 			st = pe_figure_set_note(fig, note);
 	}

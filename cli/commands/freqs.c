@@ -91,17 +91,17 @@ static void report(const struct cli_common *o, const struct pe_scheme *s,
 		double a = v->info.attention_factor;
 		char extra[96] = "";
 		if (v->type == PE_ROPE_SCALING_DYNAMIC)
-			snprintf(extra, sizeof(extra), ", effective base %.10g at length %g",
+			snprintf(extra, sizeof(extra), ", effective base %.10g at length %.10g",
 			         v->info.base, v->length);
 		if (v->type == PE_ROPE_SCALING_LONGROPE)
-			snprintf(extra, sizeof(extra), ", %s factors at length %g",
+			snprintf(extra, sizeof(extra), ", %s factors at length %.10g",
 			         v->length > v->original ? "long" : "short", v->length);
 		if (v->type == PE_ROPE_SCALING_YARN)
 			snprintf(extra, sizeof(extra), ", low %g, high %g", v->info.yarn_low,
 			         v->info.yarn_high);
 		char original[48] = "";
 		if (pe_rope_scaling_has_original(v->type))
-			snprintf(original, sizeof(original), ", original %g", v->original);
+			snprintf(original, sizeof(original), ", original %.10g", v->original);
 		cli_note(o->quiet, "%s%s%s: factor %g%s: attention factor %.8g (logits x%.8g)%s",
 		         several ? s->label : "", several ? ": " : "",
 		         pe_rope_scaling_name(v->type), v->factor, original, a, a * a, extra);
@@ -117,7 +117,7 @@ static void report(const struct cli_common *o, const struct pe_scheme *s,
 		         n[2]);
 	}
 	if (t->has_critical_dim)
-		cli_note(o->quiet, "%s: critical dimension %zu of %zu for training length %g",
+		cli_note(o->quiet, "%s: critical dimension %zu of %zu for training length %.10g",
 		         s->label, t->critical_dim, t->d_pairs, t->train_length);
 }
 
@@ -158,7 +158,7 @@ static void variant_name(const struct pe_freq_variant *v, char *buf, size_t cap)
 		snprintf(buf, cap, "%s (%s factors)", name,
 		         v->length > v->original ? "long" : "short");
 	else if (v->type == PE_ROPE_SCALING_DYNAMIC)
-		snprintf(buf, cap, "%s \xc3\x97%g at length %g", name, v->factor, v->length);
+		snprintf(buf, cap, "%s \xc3\x97%g at length %.10g", name, v->factor, v->length);
 	else
 		snprintf(buf, cap, "%s \xc3\x97%g", name, v->factor);
 }
@@ -234,7 +234,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 			st = pe_panel_add_vline(low, vl[i].at, NULL);
 	}
 	if (st == PE_OK && t->has_critical_dim) {
-		snprintf(text, sizeof(text), "training length %g", t->train_length);
+		snprintf(text, sizeof(text), "training length %.10g", t->train_length);
 		st = pe_panel_add_hline(top, t->train_length, text);
 	}
 	pe_panel_set_log(top, false, true);

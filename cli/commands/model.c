@@ -152,6 +152,11 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	double ctx = m && m->context > 0                              ? m->context
 	             : p.factor > 1 && p.type != PE_ROPE_SCALING_NONE ? p.factor * p.original
 	                                                              : p.original;
+	/* A scaling with an original stretches the model to factor x original whatever
+	 * max_position_embeddings says (Qwen2.5's YaRN recipe leaves it at 32768): the
+	 * extended context of freqs, plan and report (cli/shared/contexts.c). */
+	if (m && pe_rope_scaling_has_original(p.type))
+		ctx = fmax(ctx, p.factor * p.original);
 	double train = m && m->train_context > 0 ? m->train_context : p.original;
 	/* A plain rope spec states no context: none is invented (no critical dimension). */
 	if (s->scaling.type == PE_ROPE_SCALING_NONE && !m)
@@ -266,9 +271,22 @@ static int describe_rope(struct out *o, const struct pe_model *m, struct pe_sche
 	if (train > 0)
 		num(o, "pairs_unrotated_train", (double)slow_pairs(base, h, train),
 		    "pairs never turning in training ctx");
-	if (p.type != PE_ROPE_SCALING_NONE && ctx > 0)
-		num(o, "pairs_unrotated_context", (double)slow_pairs(scaled, h, ctx),
-		    "scaled pairs never turning in ctx");
+	if (p.type != PE_ROPE_SCALING_NONE && ctx > 0) {
+		/* at the extended context, the frequencies of that length: LongRoPE's long
+		 * factors, dynamic NTK's base grown to it (the ones above may be another
+		 * length's, the load-time state) */
+		struct pe_rope_scaling_params at = p;
+		if ((p.type == PE_ROPE_SCALING_DYNAMIC || p.type == PE_ROPE_SCALING_LONGROPE) &&
+		    p.length != ctx) {
+			at.length = ctx;
+			memcpy(scaled, base, h * sizeof(double));
+			st = pe_rope_scale_frequencies(&at, s->base, d_rot, scaled, NULL);
+		}
+		if (st == PE_OK)
+			num(o, "pairs_unrotated_context", (double)slow_pairs(scaled, h, ctx),
+			    at.length != p.length ? "never turning in ctx (freqs at ctx)"
+			                          : "scaled pairs never turning in ctx");
+	}
 	free(base);
 	free(scaled);
 	return 0;
@@ -406,7 +424,7 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 /* Unscaled and scaled inverse frequencies of a rope group, as describe_rope computes them. */
 static int group_thetas(const struct cli_common *co, const struct pe_model *m,
                         const char *spec_text, const char *overrides, double length, double **base,
-                        double **scaled, size_t *h)
+                        double **scaled, size_t *h, double *extended)
 {
 	char *text = overrides ? pe_spec_override(spec_text, overrides) : NULL;
 	struct pe_scheme *s = NULL;
@@ -423,8 +441,9 @@ static int group_thetas(const struct cli_common *co, const struct pe_model *m,
 	*base = malloc((*h ? *h : 1) * sizeof(double));
 	*scaled = malloc((*h ? *h : 1) * sizeof(double));
 	struct pe_rope_scaling_params p = s->scaling;
-	if (p.length == 0.0)
-		p.length = length > 0 ? length : m->context;
+	*extended = pe_rope_scaling_has_original(p.type) ? p.factor * p.original : 0.0;
+	if (p.length == 0.0) /* describe_rope's length: the text and the figure agree */
+		p.length = length > 0 ? length : p.original;
 	st = *base && *scaled ? pe_rope_base_frequencies(s->base, d_rot, *base) : PE_ENOMEM;
 	if (st == PE_OK) {
 		memcpy(*scaled, *base, *h * sizeof(double));
@@ -467,15 +486,18 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 	if (fig)
 		pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
 	size_t drawn = 0;
+	double ctx = m->context; /* the longest a group's scaling reaches, as describe_rope */
 	for (size_t g = 0; g < ng && st == PE_OK; g++) {
 		const struct pe_model_group *grp = &m->groups[g];
 		if ((only && grp != only) || !grp->spec)
 			continue;
 		size_t h = 0;
+		double extended = 0.0;
 		if (group_thetas(co, m, grp->spec, overrides, length, &bufs[3 * g],
-		                 &bufs[3 * g + 1], &h) != 0 ||
+		                 &bufs[3 * g + 1], &h, &extended) != 0 ||
 		    h == 0)
 			continue;
+		ctx = fmax(ctx, extended);
 		bufs[3 * g + 2] = malloc(h * sizeof(double));
 		if (!bufs[3 * g + 2]) {
 			st = PE_ENOMEM;
@@ -501,13 +523,13 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 		rc = cli_usage_error("'%s' has no rotary layer group to draw", spec);
 	if (!rc && st == PE_OK && m->train_context > 0) {
 		snprintf(text, sizeof(text), "%s %.17g",
-		         m->context == m->train_context ? "context" : "training context",
+		         ctx == m->train_context ? "context" : "training context",
 		         m->train_context);
 		st = pe_panel_add_hline(panel, m->train_context, text);
 	}
-	if (!rc && st == PE_OK && m->context > 0 && m->context != m->train_context) {
-		snprintf(text, sizeof(text), "extended context %.17g", m->context);
-		st = pe_panel_add_hline(panel, m->context, text);
+	if (!rc && st == PE_OK && ctx > 0 && ctx != m->train_context) {
+		snprintf(text, sizeof(text), "extended context %.17g", ctx);
+		st = pe_panel_add_hline(panel, ctx, text);
 	}
 	if (!rc && st == PE_OK) {
 		pe_panel_set_log(panel, false, true);

@@ -52,6 +52,41 @@ static int row(FILE *f, const char *what, double a, double b, int *n)
 	return 1;
 }
 
+/* A quantity one side may not have (an unscaled model's factor, a linear one's original). */
+static void opt_row(FILE *f, const char *what, int has_a, double a, int has_b, double b, int *n)
+{
+	if (has_a && has_b) {
+		row(f, what, a, b, n);
+	} else if (has_a || has_b) {
+		char ta[32] = "\u2013", tb[32] = "\u2013";
+		if (has_a)
+			snprintf(ta, sizeof(ta), "%.10g", a);
+		if (has_b)
+			snprintf(tb, sizeof(tb), "%.10g", b);
+		fprintf(f, "  %-28s %s | %s\n", what, ta, tb);
+		(*n)++;
+	}
+}
+
+/*
+ * The context a model's scalings reach: factor x original for those that have an
+ * original (a YaRN recipe over a config left at 32768: 131072), else its own.
+ */
+static double extended_context(const struct pe_model *m)
+{
+	double ctx = m->context;
+	for (size_t g = 0; g < m->n_groups; g++) {
+		struct pe_scheme *s = NULL;
+		if (!m->groups[g].spec || pe_scheme_parse(m->groups[g].spec, &s, NULL) != PE_OK)
+			continue;
+		if (pe_scheme_has(s, PE_CAP_SCALING) &&
+		    pe_rope_scaling_has_original(s->scaling.type))
+			ctx = fmax(ctx, s->scaling.factor * s->scaling.original);
+		pe_scheme_destroy(s);
+	}
+	return ctx;
+}
+
 static void text_row(FILE *f, const char *what, const char *a, const char *b, int *n)
 {
 	if (strcmp(a, b) == 0)
@@ -103,10 +138,12 @@ static void compare_rope(FILE *f, const struct side *a, const struct side *b, do
 	    (double)pe_rope_rotary_width(t, b->head), n);
 	row(f, "base", s->base, t->base, n);
 	text_row(f, "scaling", pe_rope_scaling_name(p->type), pe_rope_scaling_name(q->type), n);
-	if (p->type != PE_ROPE_SCALING_NONE || q->type != PE_ROPE_SCALING_NONE) {
-		row(f, "factor", p->factor, q->factor, n);
-		row(f, "original context", p->original, q->original, n);
-	}
+	/* an unscaled side has no factor, a linear one no original: the spec's defaults
+	 * (4, 4096) are no part of them */
+	int fa = p->type != PE_ROPE_SCALING_NONE, fb = q->type != PE_ROPE_SCALING_NONE;
+	opt_row(f, "factor", fa, p->factor, fb, q->factor, n);
+	opt_row(f, "original context", fa && pe_rope_scaling_has_original(p->type), p->original,
+	        fb && pe_rope_scaling_has_original(q->type), q->original, n);
 	if (p->type == q->type && p->type == PE_ROPE_SCALING_LLAMA3) {
 		row(f, "low_freq_factor", p->low_freq_factor, q->low_freq_factor, n);
 		row(f, "high_freq_factor", p->high_freq_factor, q->high_freq_factor, n);
@@ -213,13 +250,19 @@ int cli_model_diff(const struct cli_common *o, const char *spec_a, const char *s
 	int n = 0;
 	fprintf(f, "%s | %s\n", spec_a, spec_b);
 	/* the context lengths each derives, always shown */
-	fprintf(f, "  %-28s %.10g | %.10g\n", "context (extended)", ma->context, mb->context);
+	double ea = extended_context(ma), eb = extended_context(mb);
+	fprintf(f, "  %-28s %.10g | %.10g\n", "context (extended)", ea, eb);
+	int own = ea != ma->context || eb != mb->context;
+	if (own)
+		fprintf(f, "  %-28s %.10g | %.10g\n", "max_position_embeddings", ma->context,
+		        mb->context);
 	fprintf(f, "  %-28s %.10g | %.10g\n", "training context", ma->train_context,
 	        mb->train_context);
-	n += differ(ma->context, mb->context) + differ(ma->train_context, mb->train_context);
+	n += differ(ea, eb) + (own && differ(ma->context, mb->context)) +
+	     differ(ma->train_context, mb->train_context);
 	row(f, "layers", (double)ma->n_layers, (double)mb->n_layers, &n);
 	row(f, "head width (model)", (double)ma->head_dim, (double)mb->head_dim, &n);
-	double length = fmax(ma->context, mb->context);
+	double length = fmax(ea, eb);
 	size_t layers = ma->n_layers == mb->n_layers && ma->n_layers ? ma->n_layers : 1;
 	const struct pe_model_group *done_a[64], *done_b[64];
 	size_t ndone = 0;

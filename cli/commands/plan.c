@@ -315,6 +315,20 @@ int cmd_plan(int argc, char **argv)
 		size_t d = cli_scheme_width(&o, s, 128);
 		const char *name = info[i].model[0] ? info[i].model : s->label;
 		const char *group = info[i].model[0] && info[i].n_groups > 1 ? info[i].group : "";
+		/* A linear scaling states no original: max_position_embeddings is the context
+		 * the model already reaches with it (Gemma 3's global layers, x8), and each
+		 * method below starts again from the unscaled base, so linear at the target
+		 * over it can be the model's own frequencies again. */
+		if (info[i].model[0] && s->scaling.type != PE_ROPE_SCALING_NONE &&
+		    !pe_rope_scaling_has_original(s->scaling.type) && !(own.train > 0))
+			cli_note(
+			        o.quiet,
+			        "warning: %s%s%s: its %s x%g scaling states no original context: "
+			        "the training context %.10g is max_position_embeddings, which that "
+			        "scaling already reaches, and every method replaces it from the "
+			        "unscaled base; --train-length gives the pretraining context",
+			        name, *group ? " " : "", group,
+			        pe_rope_scaling_name(s->scaling.type), s->scaling.factor, train);
 		static const enum pe_rope_scaling methods[] = {
 		        PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
 		        PE_ROPE_SCALING_LLAMA3, PE_ROPE_SCALING_LONGROPE};

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "figures/compare_data.h"
 #include "figures/encode_figure.h"
+#include "figures/figure.h"
 #include "shared/costs.h"
 #include "shared/pairwise_cli.h"
 
@@ -104,7 +105,8 @@ static enum pe_status decay_curve(const struct pe_vectors *v, enum pe_decay_kind
 {
 	size_t step = kind == PE_DECAY_BOUND ? compare_bound_step(v) : compare_decay_step(v);
 	size_t n = (v->n - 1) / step + 1; /* offsets on the curve */
-	if (cli_curve_init(c, n))
+	/* compare and report draw offsets up to CLI_LOG_OFFSETS and more on a log axis */
+	if ((v->n - 1 >= CLI_LOG_OFFSETS ? cli_curve_init_log(c, n) : cli_curve_init(c, n)))
 		return PE_ENOMEM;
 	/* The mean over pairs holds every row anyway: one piece. */
 	size_t piece = pe_decay_closed_form(v) ? DECAY_PIECE : n;

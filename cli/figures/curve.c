@@ -18,6 +18,14 @@ int cli_curve_init(struct cli_curve *c, size_t n)
 	return 0;
 }
 
+int cli_curve_init_log(struct cli_curve *c, size_t n)
+{
+	if (cli_curve_init(c, n))
+		return -1;
+	c->log = 1;
+	return 0;
+}
+
 double cli_curve_bytes(size_t n)
 {
 	size_t kept = n > 4 * (size_t)CURVE_BUCKETS ? 4 * (size_t)CURVE_BUCKETS + 16 : n;
@@ -72,7 +80,8 @@ int cli_curve_push(struct cli_curve *c, size_t i, double x, double y)
 			return -1;
 		return c->len && isnan(c->y[c->len - 1]) ? 0 : append(c, x, y);
 	}
-	size_t run = (size_t)((double)i / (double)c->n * (double)c->buckets);
+	double at = c->log ? log1p((double)i) / log1p((double)c->n) : (double)i / (double)c->n;
+	size_t run = (size_t)(at * (double)c->buckets);
 	if (c->open && run == c->run) {
 		c->v[3] = (struct cli_curve_point){i, x, y};
 		if (y < c->v[1].y)

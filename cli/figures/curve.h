@@ -7,7 +7,9 @@
  * last point, in their order: the M4 reduction the figure engine applies
  * per device column (plots/fig_xy.c), done while the points are made, so a
  * curve of 10^7 offsets never exists whole. With more runs than the widest
- * panel has device columns, the drawn ink is the same.
+ * panel has device columns, the drawn ink is the same. A curve drawn on a log
+ * x axis is cut into runs equal in log(1 + i) instead: equal runs of indices
+ * would merge the first dozens of offsets, a fifth of a log axis, into one.
  */
 #ifndef POSENC_CLI_CURVE_H
 #define POSENC_CLI_CURVE_H
@@ -26,6 +28,7 @@ struct cli_curve {
 	size_t len, cap;
 	size_t n;       /* points announced */
 	size_t buckets; /* 0: every point kept */
+	int log;        /* runs equal in log(1 + i) */
 	int open;       /* a run is being collected */
 	size_t run;
 	struct cli_curve_point v[4]; /* first, lowest, highest, last of the open run */
@@ -36,6 +39,9 @@ struct cli_curve {
  * @return 0, or -1 when out of memory (nothing to free then).
  */
 int cli_curve_init(struct cli_curve *c, size_t n);
+
+/* cli_curve_init_log() - the same for a curve drawn on a log x axis */
+int cli_curve_init_log(struct cli_curve *c, size_t n);
 
 /* Bytes a curve of @n points holds at most (for memory checks). */
 double cli_curve_bytes(size_t n);

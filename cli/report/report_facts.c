@@ -2,8 +2,11 @@
  * The report's first table: each model's facts as 'posenc model' gives them
  * (widths, base, scaling, attention factor, contexts, critical dimension,
  * pairs kept, ramped and interpolated, pairs that never turn), one column
- * per scheme. The frequencies are evaluated at the model's context, as
- * 'posenc model' evaluates them, whatever the report's -n.
+ * per scheme. The frequencies are evaluated at the model's extended context
+ * (factor x original where the scaling has an original, else
+ * max_position_embeddings), whatever the report's -n: the length the counts
+ * of pairs that never turn are taken in, so a dynamic NTK base is the one grown
+ * to it and LongRoPE's factors the long ones.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +30,7 @@ enum fact {
 	F_ORIGINAL,
 	F_ATTENTION,
 	F_LOGIT,
+	F_SOFTMAX,
 	F_CONTEXT,
 	F_TRAIN,
 	F_EXTENDED,
@@ -49,6 +53,7 @@ static const char *const fact_names[F_COUNT] = {
         "original context",
         "attention factor (cos, sin x)",
         "logit scale (factor squared)",
+        "softmax scale x (config, mscale^2)",
         "max_position_embeddings",
         "training context",
         "extended context (factor x original)",
@@ -80,8 +85,7 @@ static int column(const struct report *r, size_t i, struct report_section *sec, 
 	/* M-RoPE is RoPE over the whole width whose pairs follow three position axes. */
 	if (!pe_scheme_has(s, PE_CAP_SCALING) && pe_mrope_pair_axis(s, 0) < 0)
 		return cells[F_HEAD * cols + col] ? 0 : cli_error("out of memory");
-	/* The frequencies at the model's context, as 'posenc model' evaluates them. */
-	struct pe_freqs_options fo = {c->context > 0 ? c->context : 0, c->train};
+	struct pe_freqs_options fo = {c->effective > 0 ? c->effective : 0, c->train};
 	struct pe_freq_table *t = NULL;
 	enum pe_status st = pe_freq_table_create(s, d, &fo, &t);
 	if (st != PE_OK)
@@ -131,6 +135,9 @@ static int column(const struct report *r, size_t i, struct report_section *sec, 
 		cells[F_LOGIT * cols + col] = "1";
 		cells[F_KEPT * cols + col] = report_strf(sec, "%zu", pairs);
 	}
+	/* DeepSeek-V3's YaRN puts mscale^2 on the softmax scale, not on cos and sin (its
+	 * attention factor is 1): the logits' own factor, beside the one above */
+	cells[F_SOFTMAX * cols + col] = fmt(sec, r->info[i].softmax_scale_factor);
 	cells[F_CONTEXT * cols + col] = fmt(sec, c->context);
 	cells[F_TRAIN * cols + col] = fmt(sec, c->train);
 	cells[F_EXTENDED * cols + col] = fmt(sec, c->effective);
@@ -158,8 +165,9 @@ int report_facts_table(const struct report *r, struct report_section *sec, struc
 		free(cells);
 		return cli_error("out of memory");
 	}
-	*out = (struct pe_table){"Models: the facts of posenc model (at each model's context)",
-	                         F_COUNT, cols, header, cells};
+	*out = (struct pe_table){
+	        "Models: the facts of posenc model (at each model's extended context)", F_COUNT,
+	        cols, header, cells};
 	header[0] = "";
 	for (size_t q = 0; q < F_COUNT; q++)
 		cells[q * cols] = fact_names[q];

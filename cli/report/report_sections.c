@@ -796,7 +796,7 @@ static int freqs(const struct report *r, struct report_section *sec)
 		char crit[96] = "";
 		if (t->has_critical_dim)
 			snprintf(crit, sizeof(crit),
-			         "critical dimension %zu of %zu for training length %g; ",
+			         "critical dimension %zu of %zu for training length %.10g; ",
 			         t->critical_dim, t->d_pairs, t->train_length);
 		rc = line(sec,
 		          report_strf(sec,
@@ -871,7 +871,22 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 	size_t step = pairs > want ? (pairs + want - 1) / want : 1;
 	if (!pairs)
 		return 0;
-	size_t rows = (pairs + step - 1) / step + ((pairs - 1) % step ? 1 : 0);
+	/* Every step-th pair and each scheme's last (its longest wavelength): a model
+	 * narrower than the widest ends between two step-th pairs. */
+	size_t *qs = malloc(((pairs + step - 1) / step + REPORT_MAX_SCHEMES) * sizeof(*qs));
+	if (!qs)
+		return oom();
+	size_t rows = 0;
+	for (size_t q = 0; q < pairs; q++) {
+		bool last = false;
+		for (size_t i = 0; i < r->count; i++)
+			last |= r->s[i].freqs && r->s[i].freqs->values->rows == q + 1;
+		if (q % step == 0 || last)
+			qs[rows++] = q;
+	}
+	bool narrower = false;
+	for (size_t i = 0; i < r->count; i++)
+		narrower |= r->s[i].freqs && r->s[i].freqs->values->rows < pairs;
 	/* one -d only when every scheme has that width (models keep their own without it) */
 	char dtext[32] = "";
 	if (!strchr(r->widths, '/'))
@@ -881,6 +896,7 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 	if (!header || !cells) {
 		free(header);
 		free(cells);
+		free(qs);
 		return oom();
 	}
 	sec->tables[0] = (struct pe_table){NULL, rows, ncol, header, cells};
@@ -899,10 +915,11 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 				return oom();
 		}
 	for (size_t row = 0; row < rows; row++) {
-		/* Every step-th pair, and always the last one. */
-		size_t q = row * step < pairs ? row * step : pairs - 1;
-		if (!(cells[row * ncol] = report_strf(sec, "%zu", q)))
+		size_t q = qs[row];
+		if (!(cells[row * ncol] = report_strf(sec, "%zu", q))) {
+			free(qs);
 			return oom();
+		}
 		c = 1;
 		for (size_t i = 0; i < r->count; i++) {
 			const struct pe_freq_table *t = r->s[i].freqs;
@@ -914,26 +931,30 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 				const double *v = &t->values->data[q * t->values->cols];
 				double theta = is_scaled(r, i) ? v[2] : v[0];
 				double wl = is_scaled(r, i) ? TWO_PI / v[2] : v[1];
-				if (per == 2 && !(cells[row * ncol + c] = num(sec, theta)))
+				if ((per == 2 && !(cells[row * ncol + c] = num(sec, theta))) ||
+				    !(cells[row * ncol + c + per - 1] = num(sec, wl))) {
+					free(qs);
 					return oom();
-				if (!(cells[row * ncol + c + per - 1] = num(sec, wl)))
-					return oom();
+				}
 			}
 			c += per;
 		}
 	}
-	int rc = line(sec, step > 1 ? report_strf(sec,
-	                                          "Every %zu%s pair of %zu and the last; the full "
-	                                          "table: posenc freqs -s SPEC...%s -o freqs.csv.",
-	                                          step,
-	                                          step == 2   ? "nd"
-	                                          : step == 3 ? "rd"
-	                                                      : "th",
-	                                          pairs, dtext)
-	                            : report_strf(sec,
-	                                          "All %zu pairs (posenc freqs -s SPEC...%s "
-	                                          "-o freqs.csv writes them as CSV).",
-	                                          pairs, dtext));
+	free(qs);
+	int rc = line(sec,
+	              step > 1 ? report_strf(sec,
+	                                     "Every %zu%s pair of %zu and %s; the full "
+	                                     "table: posenc freqs -s SPEC...%s -o freqs.csv.",
+	                                     step,
+	                                     step == 2   ? "nd"
+	                                     : step == 3 ? "rd"
+	                                                 : "th",
+	                                     pairs, narrower ? "each scheme's last" : "the last",
+	                                     dtext)
+	                       : report_strf(sec,
+	                                     "All %zu pairs (posenc freqs -s SPEC...%s "
+	                                     "-o freqs.csv writes them as CSV).",
+	                                     pairs, dtext));
 	if (!rc)
 		rc = line(sec, per == 2 ? "\u03b8: angular frequency of the pair (radians per "
 		                          "position); wavelength 2\u03c0/\u03b8 in positions."
@@ -996,17 +1017,21 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 	if (st != PE_OK)
 		return figure_status(st);
 	double af = var->info.attention_factor;
-	int rc = line(sec,
-	              report_strf(sec,
-	                          "%s scaling, factor %g, original context %g: attention factor "
-	                          "%.8g (logits x %.8g).",
-	                          name, var->factor, var->original, af, af * af));
+	/* linear and proportional have no original context (Gemma 3's linear x8 states
+	 * none): the spec's default original is no part of them */
+	char original[48] = "";
+	if (pe_rope_scaling_has_original(var->type))
+		snprintf(original, sizeof(original), ", original context %.10g", var->original);
+	int rc = line(sec, report_strf(sec,
+	                               "%s scaling, factor %g%s: attention factor %.8g (logits x "
+	                               "%.8g).",
+	                               name, var->factor, original, af, af * af));
 	if (!rc && var->type == PE_ROPE_SCALING_DYNAMIC)
-		rc = line(sec, report_strf(sec, "Effective base %.10g at length %g.",
+		rc = line(sec, report_strf(sec, "Effective base %.10g at length %.10g.",
 		                           var->info.base, var->length));
 	if (!rc && var->type == PE_ROPE_SCALING_LONGROPE)
 		rc = line(sec,
-		          report_strf(sec, "%s factors at length %g.",
+		          report_strf(sec, "%s factors at length %.10g.",
 		                      var->length > var->original ? "Long" : "Short", var->length));
 	if (!rc && var->type == PE_ROPE_SCALING_YARN)
 		rc = line(sec, report_strf(sec,

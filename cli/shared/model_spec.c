@@ -1,6 +1,7 @@
 /* -s hf:PATH and -s model:NAME: load the model, pick layer groups, expand to specs. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -458,6 +459,13 @@ static void fill_info(const struct pe_model *m, const struct pe_model_group *g, 
 	info->context = m->context;
 	info->train_context = m->train_context;
 	info->has_train = m->train_context > 0;
+	for (size_t i = 0; i < m->n_facts; i++)
+		if (strcmp(m->facts[i].key, "softmax_scale_factor") == 0) {
+			char *end;
+			double x = strtod(m->facts[i].value, &end);
+			if (*end == '\0' && isfinite(x) && x > 0)
+				info->softmax_scale_factor = x;
+		}
 }
 
 int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, char ***out,

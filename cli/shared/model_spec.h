@@ -55,6 +55,8 @@ struct cli_model_info {
 	double context;       /* max_position_embeddings: the extended context */
 	double train_context; /* the pretraining context */
 	int has_train;        /* 1: the config names a pretraining context of its own */
+	double softmax_scale_factor; /* the model's own factor on the softmax scale (DeepSeek's
+	                                YaRN mscale^2); 0: none */
 };
 
 /*

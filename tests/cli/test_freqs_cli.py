@@ -325,4 +325,14 @@ for base in (10000.0, 500000.0, 1000000.0):
                 bad.append((base, d, factor, "rows %d" % len(got)))
 ok(not bad, "yarn frequencies: transformers' float64 form bit for bit (18 cases, 864 pairs)",
    bad[:5])
+# A million-token length is written whole (%g gave "1.04858e+06"); dynamic NTK at 2^21 over
+# an original 4096, factor 4: base 10000 (4 x 2^21 / 4096 - 3)^(128/126).
+r = run(EXE, "freqs", "-s", "model:phi-3-mini-128k", "--length", "1048576", "-o",
+        os.path.join(TMP, "m.csv"))
+ok(r.rc == 0 and "long factors at length 1048576" in r.err, "freqs: length 1048576 in full", r.err)
+r = run(EXE, "freqs", "-s", "rope:scaling=dynamic,factor=4,original=4096", "-d", "128",
+        "--length", "2097152", "-o", os.path.join(TMP, "d.csv"))
+grown = 10000 * (4 * 2097152 / 4096 - 3) ** (128 / 126)
+ok(r.rc == 0 and "effective base %.10g at length 2097152" % grown in r.err,
+   "freqs: dynamic base at length 2097152, both in full", r.err)
 done()

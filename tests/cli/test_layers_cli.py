@@ -126,4 +126,13 @@ for name, args, rc, needle in [
 ]:
     error_case(EXE, name, args, rc, needle, cwd=workdir())
 
+# A quantity no layer has (DeepSeek-V3 slides nowhere): its strip is all "full attention",
+# and its colorbar is that swatch alone, not a 0..1 ramp with ticks 0.2 .. 0.8 of nothing.
+lpdf = os.path.join(TMP, "ds-layers.pdf")
+r = run(EXE, "layers", "-q", "-s", "model:deepseek-v3", "-o", lpdf)
+words = subprocess.run(["pdftotext", lpdf, "-"], capture_output=True, text=True).stdout.split() \
+    if r.rc == 0 else []
+ok(r.rc == 0 and "attention" in words and not {"0.2", "0.4", "0.6", "0.8"} & set(words),
+   "layers: no colour ramp for a quantity no layer has", words)
+
 done()

@@ -181,6 +181,20 @@ g = s.get("all", {})
 # YaRN, d 128, base 1e6, original 32768: low 23, high 40 (formulas: cd(32), cd(1))
 ok(g.get("yarn_low") == "23" and g.get("yarn_high") == "40", "qwen2.5 yarn ramp 23..40", g)
 ok(float(g["attention_factor"]) == 0.1 * math.log(4.0) + 1.0, "qwen2.5 yarn: 0.1 ln 4 + 1")
+# The model card's recipe keeps max_position_embeddings at 32768: the context YaRN stretches
+# to is factor x original = 4 x 32768, and the pairs that never turn are counted in it.
+with open(os.path.join(CONFIGS, "qwen2.5-7b-yarn.json")) as f:
+    _, qscaled, _, _ = reference(json.load(f), "all")
+qslow = sum(2 * math.pi / t > 4 * 32768 for t in qscaled)
+ok(g.get("context") == "131072" and g.get("pairs_unrotated_context") == str(qslow),
+   f"qwen2.5 yarn: extended context 131072 and {qslow} scaled pairs never turning in it",
+   (g.get("context"), g.get("pairs_unrotated_context")))
+qpdf = os.path.join(TMP, "qwen-yarn.pdf")
+r = run(EXE, "model", "-q", "model:qwen2.5-7b-yarn", "-o", qpdf)
+txt = subprocess.run(["pdftotext", qpdf, "-"], capture_output=True).stdout.decode() \
+    if r.rc == 0 else ""
+ok("extended context 131072" in txt and "training context 32768" in txt,
+   "qwen2.5 yarn figure: extended context 131072 above training context 32768", r.err)
 r, s = summary("model:phi-3-mini-128k")
 g = s.get("all", {})
 ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.log(4096.0)),
@@ -188,6 +202,37 @@ ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.lo
 # no positions: the original context, as transformers loads it (short factors), as freqs
 ok(g.get("rotary_dim") == "96" and g.get("factors") == "short" and g.get("length") == "4096",
    "phi-3: 96 rotated, short factors at the original context, as the reference loads it", g)
+# Pairs never turning in the extended context 131072, at the frequencies of that length:
+# the long factors, theta_i = 10000^(-2i/96) / long_i (transformers' longrope past 4096).
+with open(os.path.join(CONFIGS, "phi-3-mini-128k.json")) as f:
+    longf = json.load(f)["rope_scaling"]["long_factor"]
+pslow = sum(2 * math.pi * 10000 ** (2 * i / 96) * longf[i] > 131072 for i in range(48))
+ok(pslow == 17 and g.get("pairs_unrotated_context") == str(pslow) and g.get("factors") == "short",
+   "phi-3: 17 pairs never turn in 131072 at its long factors (the table stays at the load-time "
+   "short ones)", g.get("pairs_unrotated_context"))
+# Dynamic NTK (InternLM2, factor 2 over max_position_embeddings 32768): in the extended
+# context 65536 the base has grown to 1e6 (2 x 65536 / 32768 - 1)^(128/126).
+r, s = summary("hf:" + os.path.join(ROOT, "tests", "fixtures", "hf", "internlm2-chat-1_8b-sft.json"))
+g = s.get("all", {})
+grown = 1e6 * (2 * 65536 / 32768 - 1) ** (128 / 126)
+dslow = sum(2 * math.pi * grown ** (2 * i / 128) > 65536 for i in range(64))
+ok(g.get("context") == "65536" and g.get("pairs_unrotated_context") == str(dslow) and dslow == 24,
+   "internlm2 dynamic: 24 pairs never turn in 65536 at the base grown to it",
+   (g.get("context"), g.get("pairs_unrotated_context")))
+# model A B: an unscaled side has no factor or original (not the spec's defaults 4 and
+# 4096); the extended context of Qwen2.5's YaRN recipe is 4 x 32768 = 131072, beside its
+# max_position_embeddings 32768.
+r = run(EXE, "model", "-q", "model:qwen2.5-7b-yarn", "model:qwen2.5-7b")
+dl = {ln[2:30].strip(): ln[31:].strip() for ln in r.text.splitlines() if ln.startswith("  ")}
+ok(r.rc == 0 and dl.get("context (extended)") == "131072 | 131072" and
+   dl.get("max_position_embeddings") == "32768 | 131072" and dl.get("factor") == "4 | \u2013"
+   and dl.get("original context") == "32768 | \u2013",
+   "model A B: qwen2.5 yarn recipe vs base: extended 131072 both, no factor for the base", dl)
+r = run(EXE, "model", "-q", "model:llama-3.1-8b", "model:llama-3-8b")
+dl = {ln[2:30].strip(): ln[31:].strip() for ln in r.text.splitlines() if ln.startswith("  ")}
+ok(r.rc == 0 and dl.get("factor") == "8 | \u2013" and dl.get("original context") == "8192 | \u2013"
+   and "5 fields differ" in r.text and "max_position_embeddings" not in dl,
+   "model A B: llama 3.1 vs 3: llama3 x8 over 8192 against no scaling", r.text)
 r, s = summary("model:phi-3-mini-128k", "--length", "131072")
 ok(s.get("all", {}).get("factors") == "long", "phi-3: long factors at --length 131072", s)
 r, s = summary("model:deepseek-v3")

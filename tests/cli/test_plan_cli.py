@@ -171,6 +171,19 @@ r = run(EXE, "plan", "-q", "-s", "rope:base=10000", "--train-length", "4096", "-
 ok(r.rc == 0 and len(list(csv.DictReader(io.StringIO(r.text)))) == 4,
    "a plain rope spec with --train-length", r.err)
 
+# Gemma 3's global layers: linear x8 with no original, so the training context taken is
+# max_position_embeddings 131072, which that scaling already reaches: said once, for that group;
+# llama3's original 8192 is a training context, and --train-length states one.
+r = run(EXE, "plan", "-s", "model:gemma-3-27b", "-s", "model:llama-3.1-8b", "--target", "1048576")
+warned = [l for l in r.err.splitlines() if "states no original context" in l]
+ok(r.rc == 0 and len(warned) == 1 and "gemma-3-27b global: its linear x8 scaling" in warned[0]
+   and "training context 131072 is max_position_embeddings" in warned[0],
+   "plan: a linear scaling without an original is said to be replaced from the unscaled base",
+   r.err)
+r = run(EXE, "plan", "-s", "model:gemma-3-27b", "--target", "1048576", "--train-length", "32768")
+ok(r.rc == 0 and "states no original context" not in r.err, "plan: not with --train-length",
+   r.err)
+
 for name, args, rc, needle in [
     ("plan without --target", ["plan", "-s", "model:llama-3.1-8b"], 2, "--target"),
     ("plan without a training context", ["plan", "-s", "rope", "--target", "1e5"], 2,

@@ -259,4 +259,64 @@ r = run(EXE, "encode", "-n", "16", "-d", "32", "--pair", "0,1", "--width", "252p
 w, h = png_size(sq)
 ok(r.rc == 0 and 1.1 < h / w < 1.3, "--pair: a figure a little taller than wide", (w, h))
 
+# ---- row labels of six models in a 7 in column ---------------------------------------------
+# Names without spaces as long as their row ended in an ellipsis, and a label filling its
+# row ran into the next ("deepseek...phi-3-mini..."): each is whole (broken after a hyphen),
+# and the rows' labels stand apart.
+six = os.path.join(TMP, "six.pdf")
+r = run(EXE, "compare", "-q", "-s", "model:llama-3.1-8b", "-s", "model:phi-3-mini-128k", "-s",
+        "model:deepseek-v3", "-s", "model:qwen2.5-7b-yarn", "-s", "model:gemma-3-27b", "-n",
+        "256", "--style", "paper", "-o", six)
+left = sorted((w for w in pdf_words(six) if w[3] < 30), key=lambda w: w[2]) if r.rc == 0 else []
+rows = []
+for w in left:  # words whose vertical extents overlap are one row's label
+    if rows and w[2] <= rows[-1]["hi"]:
+        rows[-1]["words"].append(w)
+        rows[-1]["hi"] = max(rows[-1]["hi"], w[4])
+    else:
+        rows.append({"lo": w[2], "hi": w[4], "words": [w]})
+names = ["".join(x[0] for x in sorted(g["words"], key=lambda x: (x[1], -x[4]))) for g in rows]
+gaps = [b["lo"] - a["hi"] for a, b in zip(rows, rows[1:])]
+ok(names == ["llama-3.1-8b", "phi-3-mini-128k", "deepseek-v3", "qwen2.5-7b-yarn",
+             "gemma-3-27blocal", "gemma-3-27bglobal"] and gaps and min(gaps) > 3,
+   "compare --style paper: six row labels whole and apart", (names, gaps))
+
+# ---- x tick labels clear of the colorbars ---------------------------------------------------
+# At 1048576 positions the last tick label "1000000" reaches past the axes' right edge by
+# more than the gap to a colorbar: the correlation column's bar, as tall as the grid, hid its
+# last digits. No colormap pixel (a saturated one: the labels are black) lies in its box.
+tpdf = os.path.join(TMP, "ticks.pdf")
+r = run(EXE, "compare", "-q", "-s", "rope", "-s", "rope:base=500000", "-n", "1048576", "-d",
+        "16", "--panels", "distance,correlation", "-o", tpdf)
+subprocess.run(["pdftoppm", "-r", "144", tpdf, os.path.join(TMP, "ticks")], check=False)
+ppm = os.path.join(TMP, "ticks-1.ppm")
+covered = []
+if r.rc == 0 and os.path.exists(ppm):
+    raw = open(ppm, "rb").read()
+    parts = raw.split(maxsplit=4)  # P6, width, height, 255, pixels
+    pw, ph, px = int(parts[1]), int(parts[2]), parts[4]
+    for w in pdf_words(tpdf):
+        if w[0] != "1000000":
+            continue
+        n = 0
+        for y in range(int(w[2] * 2) + 1, int(w[4] * 2)):
+            for x in range(int(w[1] * 2) + 1, int(w[3] * 2)):
+                c = px[3 * (y * pw + x):3 * (y * pw + x) + 3]
+                n += max(c) - min(c) > 80
+        if n:
+            covered.append((w, n))
+ok(r.rc == 0 and os.path.exists(ppm) and not covered,
+   "compare at 1048576 positions: no colorbar over a tick label", covered)
+
+# The scatter's pairs are a sample past a few hundred positions: said, with the whole count
+# n (n - 1) / 2 (4096 positions: 8386560 pairs); all 2016 pairs of 64 positions, no note.
+spdf = os.path.join(TMP, "scatter.pdf")
+r = run(EXE, "compare", "-q", "-s", "rope", "-n", "4096", "-d", "16", "-o", spdf)
+m = re.search(r"Scatter: (\d+) of the (\d+) pairs", " ".join(pdf_text(spdf).split())) \
+    if r.rc == 0 else None
+ok(m and int(m.group(2)) == 4096 * 4095 // 2 and 0 < int(m.group(1)) < int(m.group(2)),
+   "compare: the scatter's sample is said", m and m.group(0))
+r = run(EXE, "compare", "-q", "-s", "rope", "-n", "64", "-d", "16", "-o", spdf)
+ok(r.rc == 0 and "Scatter:" not in pdf_text(spdf), "compare: every pair drawn, nothing said")
+
 done()

@@ -236,6 +236,74 @@ ok(crit == 52 and "critical dimension" not in "".join(p.text).split("Critical di
    " the 26 pairs within the positions shown",
    (crit, within))
 
+# Widths 64 and 96 (32 and 48 pairs): every 2nd pair of 48 in the HTML and each scheme's
+# last, 31 and 47, whose wavelengths 2 pi 10000^((d - 2) / d) are the longest each turns at.
+r = run(EXE, "report", "-q", "-s", "rope:base=10000,head=64", "-s", "rope:base=10000,head=96",
+        "-n", "64", "-o", "widths.html", cwd=wd)
+pw = Parser()
+if r.rc == 0:
+    pw.feed(open(os.path.join(wd, "widths.html"), encoding="utf-8").read())
+fw = next((tb for tb in pw.tables if tb and tb[0] and tb[0][0] == "pair"), [])
+rows_w = {l[0]: l for l in fw[1:]}
+ok(sorted(int(q) for q in rows_w) == sorted(list(range(0, 48, 2)) + [31, 47]),
+   "frequency table of two widths: every 2nd pair of 48 and each scheme's last (31, 47)",
+   sorted(rows_w))
+ok(rows_w.get("31", [""] * 5)[2] == "%.6g" % (2 * math.pi * 10000 ** (62 / 64)) and
+   rows_w.get("47", [""] * 5)[4] == "%.6g" % (2 * math.pi * 10000 ** (94 / 96)) and
+   rows_w.get("47", [""] * 5)[2] == "",
+   "the d = 64 scheme's last wavelength at pair 31, the d = 96 one's at 47",
+   (rows_w.get("31"), rows_w.get("47")))
+ok("each scheme's last" in "".join(pw.text), "the table says each scheme's last pair is there")
+
+# A linear scaling has no original context (Gemma 3's global layers state none); YaRN's is
+# its own, and its attention factor 0.1 ln 4 + 1.
+r = run(EXE, "report", "-q", "-s", "rope:scaling=linear,factor=8", "-s",
+        "rope:scaling=yarn,factor=4,original=2048", "-n", "32", "-d", "16", "-o", "lin.html",
+        cwd=wd)
+pl = Parser()
+if r.rc == 0:
+    pl.feed(open(os.path.join(wd, "lin.html"), encoding="utf-8").read())
+lt = " ".join(" ".join(pl.text).split())
+ya = 0.1 * math.log(4) + 1
+ok("linear scaling, factor 8: attention factor 1 (logits x 1)." in lt and
+   "yarn scaling, factor 4, original context 2048: attention factor %.8g (logits x %.8g)."
+   % (ya, ya * ya) in lt and "linear scaling, factor 8, original" not in lt,
+   "report: no original context for a linear scaling, YaRN's own", r.err)
+
+# The facts at the extended context: InternLM2's dynamic NTK (factor 2 over 32768) at 65536
+# turns at base' = 1e6 (2 x 2 - 1)^(128/126); theta_i / theta_i0 = (base'/1e6)^(-2i/128) is 1
+# for pair 0 alone, and 24 pairs have 2 pi base'^(2i/128) > 65536.
+r = run(EXE, "report", "-q", "-s",
+        "hf:" + os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "hf",
+                             "internlm2-chat-1_8b-sft.json"),
+        "-n", "32", "-o", "dyn.html", cwd=wd)
+pd = Parser()
+if r.rc == 0:
+    pd.feed(open(os.path.join(wd, "dyn.html"), encoding="utf-8").read())
+facts = {l[0]: l[1:] for tb in pd.tables for l in tb if l}
+grown = 1e6 * 3 ** (128 / 126)
+dslow = sum(2 * math.pi * grown ** (2 * i / 128) > 65536 for i in range(64))
+ok(facts.get("pairs kept") == ["1"] and facts.get("pairs ramped (or rescaled)") == ["63"] and
+   facts.get("scaled pairs never turning in extended ctx") == [str(dslow)] and dslow == 24,
+   "report facts of a dynamic NTK model: at its extended context 65536 (1 kept, 63 ramped, "
+   "24 never turning)",
+   [(k, facts.get(k)) for k in ("pairs kept", "pairs ramped (or rescaled)",
+                                "scaled pairs never turning in extended ctx")])
+
+# DeepSeek-V3: YaRN's cos/sin factor is mscale(40, 1) / mscale(40, 1) = 1, and its attention
+# multiplies the softmax scale by mscale(40, 1)^2 = (0.1 ln 40 + 1)^2: the facts give both.
+r = run(EXE, "report", "-q", "-s", "model:deepseek-v3", "-s", "model:llama-3.1-8b", "-n", "32",
+        "-o", "ds.html", cwd=wd)
+pds = Parser()
+if r.rc == 0:
+    pds.feed(open(os.path.join(wd, "ds.html"), encoding="utf-8").read())
+dfacts = {l[0]: l[1:] for tb in pds.tables for l in tb if l}
+ok(dfacts.get("softmax scale x (config, mscale^2)") ==
+   ["%.10g" % (0.1 * math.log(40) + 1) ** 2, "\u2013"] and
+   dfacts.get("attention factor (cos, sin x)") == ["1", "1"],
+   "report facts: DeepSeek-V3's softmax scale factor mscale^2 = 1.8738542, none for Llama 3.1",
+   dfacts.get("softmax scale x (config, mscale^2)"))
+
 # ---- text is escaped ----
 r = run(EXE, "report", "-s", "sinusoidal:label=<b>&\"x'", "-n", "16", "-d", "8", "-o", "esc.html", cwd=wd)
 esc = open(os.path.join(wd, "esc.html"), encoding="utf-8").read() if r.rc == 0 else ""
