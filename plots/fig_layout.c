@@ -25,6 +25,8 @@ struct slot {
 	bool own_bar;     /* a colorbar right of this panel */
 	int title_lines;  /* lines of the title: 1 or 2 */
 	int ylabel_lines; /* lines of the y label: 1 or 2 */
+	double xlabel_w;  /* width of the x label */
+	double ml_text;   /* from the axes' left edge to the near side of the y label's line */
 	/* Where the legend goes when it would hide data inside: right of the axes, or (when
 	 * that takes more than a third of the cell's width) below the x label. */
 	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
@@ -74,7 +76,8 @@ static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum te
 /*
  * s broken at spaces into at most @max lines no wider than room in the
  * current font, filling each line before the next; a word wider than room
- * and whatever the last line cannot hold end in an ellipsis.
+ * breaks after a hyphen (or _ / .) where it can; such a word that cannot, and
+ * whatever the last line cannot hold, end in an ellipsis.
  * @return the number of lines in out.
  */
 static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
@@ -112,6 +115,25 @@ static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LIN
 				w++;
 		}
 		line[len] = '\0';
+		/* A lone word too wide for the line (a model name such as gemma-3-27b-it in a
+		 * short row) breaks after a hyphen, underscore, slash or dot, keeping the rest
+		 * for the next line, rather than ending in an ellipsis. */
+		if (fit == 1 && n < max - 1 && text_width(cr, line) > room) {
+			size_t cut = 0;
+			for (size_t k = 1; k + 1 < len; k++) {
+				if (!strchr("-_/.", line[k - 1]))
+					continue;
+				char keep = line[k];
+				line[k] = '\0';
+				if (text_width(cr, line) <= room)
+					cut = k;
+				line[k] = keep;
+			}
+			if (cut > 0) {
+				line[cut] = '\0';
+				rest = c + cut;
+			}
+		}
 		if (fit == 0 || (n == max - 1 && *rest)) {
 			/* The last line takes the rest, cut to fit. */
 			snprintf(line, sizeof(line), "%s", c);
@@ -192,6 +214,10 @@ static void ylabel_span(const struct fig_style *st, const struct slot *sl, doubl
 	double over = sl->title ? st->pad : fmin(sl->mt, sl->mb);
 	*lo = sl->axes.y - over;
 	*hi = sl->axes.y + sl->axes.h + fmax(over, sl->mb - st->pad);
+	/* An x label wider than the axes reaches under the y label: stop above its line. */
+	if (sl->xlabel_w / 2 > sl->axes.w / 2 + sl->ml_text)
+		*hi = fmin(*hi, sl->axes.y + sl->axes.h + st->tick_len + st->pad +
+		                        0.73 * text_size(st, TEXT_TICK));
 }
 
 static double ylabel_room(const struct fig_style *st, const struct slot *sl)
@@ -308,6 +334,12 @@ static void measure(struct layout *L, struct slot *sl)
 	double cap = text_cap(cr);
 	sl->ml = st->tick_len + st->pad + yw;
 	sl->ylabel_lines = 1;
+	sl->ml_text = sl->ml + st->pad;
+	sl->xlabel_w = 0;
+	if (p->xlabel) {
+		text_font(cr, st, TEXT_LABEL);
+		sl->xlabel_w = text_width(cr, p->xlabel);
+	}
 	if (p->ylabel) {
 		/* A y label longer than a short axes takes a second line, not an ellipsis. */
 		text_font(cr, st, TEXT_LABEL);
@@ -708,6 +740,20 @@ static double row_slack(const struct layout *L)
 	return slack;
 }
 
+/*
+ * Length a row label may take: its row's height less some air at both ends, so the labels
+ * of two rows never read as one; the shortest labelled row's for all, so the labels of one
+ * model's layer groups break alike.
+ */
+static double row_label_room(const struct layout *L)
+{
+	double room = INFINITY;
+	for (unsigned r = 0; r < L->fig->rows; r++)
+		if (L->fig->row_labels[r])
+			room = fmin(room, L->s[(size_t)r * L->fig->cols].cell.h - L->st->font);
+	return fmax(0, room);
+}
+
 /* Lines the longest row label needs to fit its row (bold, up to MAX_LINES). */
 static int row_label_lines(struct layout *L)
 {
@@ -716,9 +762,7 @@ static int row_label_lines(struct layout *L)
 	text_face(cr, true);
 	int most = 1;
 	for (unsigned r = 0; r < L->fig->rows; r++) {
-		const char *t = L->fig->row_labels[r];
-		const struct slot *sl = &L->s[(size_t)r * L->fig->cols];
-		int k = lines_needed(cr, t, sl->cell.h, MAX_LINES);
+		int k = lines_needed(cr, L->fig->row_labels[r], row_label_room(L), MAX_LINES);
 		most = k > most ? k : most;
 	}
 	return most;
@@ -895,6 +939,7 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	if (s == PE_OK)
 		draw_shared_bars(&L);
 	cairo_set_source_rgb(cr, 0, 0, 0);
+	double room = row_labels ? row_label_room(&L) : 0;
 	if (s == PE_OK && row_labels)
 		for (unsigned r = 0; r < fig->rows; r++) {
 			const char *t = fig->row_labels[r];
@@ -909,8 +954,8 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			draw_lines_in(cr, t,
 			              outer + 0.73 * text_size(&st, TEXT_TITLE) +
 			                      (L.row_lines - 1) * step,
-			              a.y + a.h / 2, c.h, FIG_PI / 2, L.row_lines, step, c.y,
-			              c.y + c.h);
+			              a.y + a.h / 2, room, FIG_PI / 2, L.row_lines, step,
+			              c.y + st.font / 2, c.y + c.h - st.font / 2);
 		}
 	if (s == PE_OK && fig->note) {
 		char lines[MAX_LINES][LINE_CAP];

@@ -148,6 +148,48 @@ ok(outs[0] == outs[2] and b"/CreationDate (" in outs[0] and b"20231114221320" in
 ok(outs[1] == outs[3] and b"20231114221320" in outs[1],
    "report PDF: byte-identical under SOURCE_DATE_EPOCH, CreationDate from it")
 
+# Row labels of one model's two layer groups: each whole (a name with no space breaks after
+# a hyphen, not into an ellipsis) and its lines apart from the other row's, so
+# "gemma-3-27b-it local" and "gemma-3-27b-it global" never read as one label.
+GEMMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "hf",
+                     "gemma-3-27b-it.json")
+WANT_ROWS = ["gemma-3-27b-it local", "gemma-3-27b-it global"]
+
+
+def row_label_groups(boxes):
+    """The row labels (the largest rotated texts: bold titles, beside y labels and ticks),
+    grouped by rows (lines of one label share their span along y), top first:
+    [(y0, y1, text)], lines joined left to right."""
+    rot = [b for b in boxes if b[3] - b[1] > b[2] - b[0]]
+    size = max(b[4] for b in rot)
+    rot = sorted((b for b in rot if b[4] == size), key=lambda b: b[1])
+    groups = []
+    for b in rot:
+        if groups and b[1] < groups[-1][1]:
+            g = groups[-1]
+            groups[-1] = (min(g[0], b[1]), max(g[1], b[3]), g[2] + [b])
+        else:
+            groups.append((b[1], b[3], [b]))
+    out = []
+    for y0, y1, lines in groups:
+        text = ""
+        for b in sorted(lines, key=lambda b: b[0]):
+            text += b[5] if not text or text.endswith("-") else " " + b[5]
+        out.append((y0, y1, text))
+    return out
+
+
+for size, size_args in SIZES + [("slides", ["--style", "slides"]),
+                                ("paper", ["--style", "paper"])]:
+    rc, err = draw(["compare", "-s", "hf:" + GEMMA, *size_args], os.path.join(tmp, "g.pdf"),
+                   log)
+    got = row_label_groups(pages(log)[0][3]) if rc == 0 else []
+    gap = got[1][0] - got[0][1] if len(got) == 2 else -1
+    found = problems(log) if rc == 0 else []
+    ok(rc == 0 and [g[2] for g in got] == WANT_ROWS and gap >= 4.0 and not found,
+       f"compare of gemma-3's two layer groups at {size}: row labels whole, {gap:.1f} pt apart",
+       f"{err}{got}" + "\n".join(found[:12]))
+
 # The check itself: boxes that overlap are found (a hand-made log).
 with open(log, "w") as f:
     f.write("canvas 100 100 1\ntext 10 10 50 20 9\tleft\ntext 40 12 80 22 9\tright\n"
