@@ -27,6 +27,7 @@ struct slot {
 	int ylabel_lines; /* lines of the y label: 1 or 2 */
 	double xlabel_w;  /* width of the x label */
 	double ml_text;   /* from the axes' left edge to the near side of the y label's line */
+	double below_h;   /* of the bottom margin, what a legend below the axes takes */
 	/* Where the legend goes when it would hide data inside: right of the axes, or (when
 	 * that takes more than a third of the cell's width) below the x label. */
 	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
@@ -70,8 +71,8 @@ static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum te
 	return text_fit(cr, s, fmax(0, max_w), buf, cap);
 }
 
-#define MAX_LINES 3
-#define LINE_CAP  256
+#define MAX_LINES TEXT_MAX_LINES
+#define LINE_CAP  TEXT_LINE_CAP
 
 /*
  * s broken at spaces into at most @max lines no wider than room in the
@@ -80,7 +81,7 @@ static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum te
  * whatever the last line cannot hold, end in an ellipsis.
  * @return the number of lines in out.
  */
-static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
 {
 	int n = 0;
 	const char *c = s;
@@ -148,7 +149,7 @@ static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LIN
 
 /*
  * Draw s centred at (x, y) (the baseline of its last line; rotated by
- * angle) in at most @lines lines of room (wrap()); earlier lines stack
+ * angle) in at most @lines lines of room (text_wrap()); earlier lines stack
  * away from the anchor, upwards, or leftwards when rotated. Lines keep
  * within lo .. hi along their direction (x, or y when rotated), moving off
  * centre if they must.
@@ -157,7 +158,7 @@ static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double
                           int lines, double step, double lo, double hi)
 {
 	char out[MAX_LINES][LINE_CAP];
-	int n = wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
+	int n = text_wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
 	for (int k = 0; k < n; k++) {
 		double back = (double)(n - 1 - k) * step;
 		double w = text_width(cr, out[k]);
@@ -181,7 +182,7 @@ static void draw_lines(cairo_t *cr, const char *s, double x, double y, double ro
 static int lines_needed(cairo_t *cr, const char *s, double room, int max)
 {
 	char out[MAX_LINES][LINE_CAP];
-	return s ? wrap(cr, s, room, max, out) : 0;
+	return s ? text_wrap(cr, s, room, max, out) : 0;
 }
 
 /* Width a panel title may take: centred on the axes, within its cell (and off a grid colorbar). */
@@ -213,7 +214,7 @@ static void ylabel_span(const struct fig_style *st, const struct slot *sl, doubl
 {
 	double over = sl->title ? st->pad : fmin(sl->mt, sl->mb);
 	*lo = sl->axes.y - over;
-	*hi = sl->axes.y + sl->axes.h + fmax(over, sl->mb - st->pad);
+	*hi = sl->axes.y + sl->axes.h + fmax(over, sl->mb - sl->below_h - st->pad);
 	/* An x label wider than the axes reaches under the y label: stop above its line. */
 	if (sl->xlabel_w / 2 > sl->axes.w / 2 + sl->ml_text)
 		*hi = fmin(*hi, sl->axes.y + sl->axes.h + st->tick_len + st->pad +
@@ -335,6 +336,7 @@ static void measure(struct layout *L, struct slot *sl)
 	sl->ml = st->tick_len + st->pad + yw;
 	sl->ylabel_lines = 1;
 	sl->ml_text = sl->ml + st->pad;
+	sl->below_h = 0;
 	sl->xlabel_w = 0;
 	if (p->xlabel) {
 		text_font(cr, st, TEXT_LABEL);
@@ -373,7 +375,7 @@ static void measure(struct layout *L, struct slot *sl)
 		if (sl->legend == LEGEND_RIGHT)
 			sl->mr = fmax(sl->mr, st->font + w + st->pad);
 		else
-			sl->mb += st->pad + h;
+			sl->mb += (sl->below_h = st->pad + h);
 	}
 	/* Air between neighbouring columns, so a colorbar label never touches a y label. */
 	if (L->fig->cols > 1) {
@@ -589,6 +591,9 @@ static void layout_rounds(struct layout *L)
 		double w, h;
 		if (sl->p->kind != PANEL_XY || sl->legend != LEGEND_IN)
 			continue;
+		/* A legend wider than the axes (long entries in a 252 pt column) would run off
+		 * the canvas wherever it went: its entries wrap to the axes' width. */
+		xy_legend_fit(L->cr, L->st, sl->p, sl->axes.w - L->st->font);
 		xy_legend_size(L->cr, L->st, sl->p, &w, &h);
 		if (w == 0 || xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes))
 			continue;
@@ -778,8 +783,10 @@ static void layout(struct layout *L)
 	L->cramped_w = false;
 	L->short_of_height = false;
 	L->bar_pad = 0.8 * st->font;
-	for (size_t i = 0; i < L->n; i++)
+	for (size_t i = 0; i < L->n; i++) {
 		L->s[i].legend = LEGEND_IN;
+		L->s[i].p->legend_wrap = 0;
+	}
 	double outer = 0.6 * st->font;
 	double top = outer;
 	if (fig->title)
@@ -960,7 +967,7 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	if (s == PE_OK && fig->note) {
 		char lines[MAX_LINES][LINE_CAP];
 		text_font(cr, &st, TEXT_TICK);
-		int n = wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
+		int n = text_wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
 		double step = 1.15 * text_size(&st, TEXT_TICK);
 		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
 		for (int k = 0; k < n; k++)

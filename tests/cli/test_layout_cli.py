@@ -41,6 +41,9 @@ FIGURES = [
     ("bias t5", ["bias", "-s", "t5", "-n", "64"]),
     ("precision", ["precision", "-s", "rope", "--precision", "f32,bf16,f16", "-n", "4096",
                    "-d", "64"]),
+    # Legend entries wider than a 252 pt column's axes ('... overflows at 65520') wrap.
+    ("precision long legend", ["precision", "-s", "rope", "--precision", "f32,bf16,f16",
+                               "-n", "1e5", "-d", "128"]),
     ("compare", ["compare", "-n", "64", "-d", "32"]),
     ("compare learned", ["compare", "-s", "sinusoidal", "-s", "learned:seed=1,std=0.02",
                          "-n", "64", "-d", "32"]),
@@ -122,6 +125,14 @@ found = problems(log) if rc == 0 else [err]
 texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
 ok(rc == 0 and not found and "from 1000" in texts,
    "profile twelve at 252x180 pt: the whole legend on the canvas", "\n".join(found[:12]))
+
+# And a legend wider than the axes at a size given in full: wrapped, on the canvas.
+rc, err = draw(["precision", "-s", "rope", "--precision", "f32,bf16,f16", "-n", "1e5", "-d",
+                "128", "--size", "252ptx180pt"], os.path.join(tmp, "f.pdf"), log)
+found = problems(log) if rc == 0 else [err]
+texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
+ok(rc == 0 and not found and "65520)" in texts,
+   "precision's long legend at 252x180 pt: wrapped, whole, on the canvas", "\n".join(found[:12]))
 
 # The report's pages, at its own (A4 landscape) size, and in paper style.
 for extra in ([], ["--style", "paper"]):
