@@ -28,6 +28,10 @@ struct slot {
 	double xlabel_w;  /* width of the x label */
 	double ml_text;   /* from the axes' left edge to the near side of the y label's line */
 	double below_h;   /* of the bottom margin, what a legend below the axes takes */
+	/* The most lines a title or y label took in an earlier round: a second line shortens
+	 * the axes, which can make room for one line again (a square heatmap drawn narrower),
+	 * and the rounds would swing between the two. */
+	int title_floor, ylabel_floor;
 	/* Where the legend goes when it would hide data inside: right of the axes, or (when
 	 * that takes more than a third of the cell's width) below the x label. */
 	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
@@ -54,6 +58,11 @@ struct layout {
 	bool short_of_height; /* more height would help: a legend stays over data, or the
 	                       * bottom panel's axes are squashed below the grid's */
 };
+
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
 
 static double descent(const struct fig_style *st, enum text_role role)
 {
@@ -346,6 +355,7 @@ static void measure(struct layout *L, struct slot *sl)
 		/* A y label longer than a short axes takes a second line, not an ellipsis. */
 		text_font(cr, st, TEXT_LABEL);
 		sl->ylabel_lines = lines_needed(cr, p->ylabel, ylabel_room(st, sl), 2);
+		sl->ylabel_lines = (sl->ylabel_floor = imax(sl->ylabel_floor, sl->ylabel_lines));
 		sl->ml += st->pad + line_h(st, TEXT_LABEL) +
 		          (sl->ylabel_lines - 1) * 1.15 * text_size(st, TEXT_LABEL);
 		text_font(cr, st, TEXT_TICK);
@@ -359,6 +369,7 @@ static void measure(struct layout *L, struct slot *sl)
 	if (sl->title) {
 		text_font(cr, st, TEXT_TITLE);
 		sl->title_lines = lines_needed(cr, sl->title, title_room(L, sl), 2);
+		sl->title_lines = (sl->title_floor = imax(sl->title_floor, sl->title_lines));
 		sl->mt = fmax(sl->mt,
 		              st->pad * 1.5 + line_h(st, TEXT_TITLE) +
 		                      (sl->title_lines - 1) * 1.15 * text_size(st, TEXT_TITLE));
@@ -572,12 +583,29 @@ static void place_axes(struct layout *L)
 	}
 }
 
+/* Whether measuring again changed a margin or a line count since the last round. */
+static bool remeasure(struct layout *L)
+{
+	bool changed = false;
+	for (size_t i = 0; i < L->n; i++) {
+		struct slot *sl = &L->s[i], was = *sl;
+		measure(L, sl);
+		changed |= sl->ml != was.ml || sl->mr != was.mr || sl->mt != was.mt ||
+		           sl->mb != was.mb || sl->ylabel_lines != was.ylabel_lines ||
+		           sl->title_lines != was.title_lines;
+	}
+	return changed;
+}
+
 static void layout_rounds(struct layout *L)
 {
-	for (int round = 0; round < 3; round++) {
-		for (size_t i = 0; i < L->n; i++)
-			measure(L, &L->s[i]);
+	/* Three rounds as a rule; more while the margins still move (square heatmaps whose
+	 * axes shrink with the row: a y label measured for the taller axes was cut). */
+	for (int round = 0; round < 8; round++) {
+		bool changed = remeasure(L);
 		place_axes(L);
+		if (round >= 2 && !changed)
+			break;
 	}
 	/*
 	 * A legend that would cover data moves outside: right of the axes,
@@ -786,6 +814,7 @@ static void layout(struct layout *L)
 	for (size_t i = 0; i < L->n; i++) {
 		L->s[i].legend = LEGEND_IN;
 		L->s[i].p->legend_wrap = 0;
+		L->s[i].title_floor = L->s[i].ylabel_floor = 1;
 	}
 	double outer = 0.6 * st->font;
 	double top = outer;
