@@ -161,8 +161,9 @@ struct axis {
 	double log_lo, log_hi, log_of[2];
 	bool log;
 	bool integer;
-	bool inverted; /* lo at the top / right end instead of bottom / left */
-	bool no_ticks; /* none at all (pe_heatmap_spec.x_no_ticks) */
+	bool inverted;  /* lo at the top / right end instead of bottom / left */
+	bool no_ticks;  /* none at all (pe_heatmap_spec.x_no_ticks) */
+	bool no_labels; /* ticks without numbers (pe_heatmap_spec.x_no_tick_labels) */
 	struct pe_ticks ticks;
 };
 

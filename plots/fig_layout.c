@@ -244,11 +244,13 @@ static void init_axes(struct slot *sl)
 		sl->x = (struct axis){.lo = p->hm.x_lo,
 		                      .hi = p->hm.x_hi,
 		                      .integer = p->hm.x_integer,
-		                      .no_ticks = p->hm.x_no_ticks};
+		                      .no_ticks = p->hm.x_no_ticks,
+		                      .no_labels = p->hm.x_no_tick_labels};
 		sl->y = (struct axis){.lo = p->hm.y_top,
 		                      .hi = p->hm.y_bottom,
 		                      .integer = p->hm.y_integer,
-		                      .inverted = true};
+		                      .inverted = true,
+		                      .no_labels = p->hm.y_no_tick_labels};
 		if (sl->y.lo > sl->y.hi) {
 			/* Keep lo < hi; a caller who put the larger edge on top gets it on top. */
 			double t = sl->y.lo;
@@ -361,7 +363,7 @@ static void measure(struct layout *L, struct slot *sl)
 		text_font(cr, st, TEXT_TICK);
 	}
 	sl->ml = fmax(sl->ml, xw / 2 + st->pad);
-	sl->mb = st->tick_len + st->pad + cap;
+	sl->mb = st->tick_len + st->pad + (sl->x.no_labels ? 0 : cap);
 	if (p->xlabel)
 		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL);
 	sl->mt = cap / 2 + st->pad;
@@ -709,8 +711,9 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		const char *t = font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad,
 		                             buf, sizeof(buf));
 		text_draw(cr, t, a.x + a.w / 2,
-		          a.y + a.h + st->tick_len + st->pad + cap + XLABEL_GAP * st->pad, 0.5, 0,
-		          0);
+		          a.y + a.h + st->tick_len + st->pad + (sl->x.no_labels ? 0 : cap) +
+		                  XLABEL_GAP * st->pad,
+		          0.5, 0, 0);
 	}
 	if (p->ylabel) {
 		text_font(cr, st, TEXT_LABEL);

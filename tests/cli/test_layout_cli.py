@@ -38,6 +38,8 @@ FIGURES = [
                "-d", "64"]),
     ("bias alibi 8", ["bias", "-s", "alibi:heads=8", "-n", "32"]),
     ("bias alibi 16", ["bias", "-s", "alibi:heads=16", "-n", "32"]),
+    ("bias alibi 12", ["bias", "-s", "alibi:heads=12", "-n", "64"]),
+    ("bias alibi 32", ["bias", "-s", "alibi:heads=32", "-n", "256"]),
     ("bias t5", ["bias", "-s", "t5", "-n", "64"]),
     ("precision", ["precision", "-s", "rope", "--precision", "f32,bf16,f16", "-n", "4096",
                    "-d", "64"]),
@@ -200,6 +202,36 @@ for size, size_args in SIZES + [("slides", ["--style", "slides"]),
     ok(rc == 0 and [g[2] for g in got] == WANT_ROWS and gap >= 4.0 and not found,
        f"compare of gemma-3's two layer groups at {size}: row labels whole, {gap:.1f} pt apart",
        f"{err}{got}" + "\n".join(found[:12]))
+
+# Twelve ALiBi heads in a 252 pt column: three columns of four rows, not two of six (a
+# 350 x 794 px figure, more than twice as tall as wide); numbers on the outer panels only;
+# each title the slope of its head, whole. Slopes as in Press et al.'s get_slopes for a
+# count that is no power of two: 2^-1 .. 2^-8 from the 8 heads below 12, then every other
+# slope of 16 heads, 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5.
+SUPER = str.maketrans("0123456789-.", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077"
+                      "\u2078\u2079\u207b\u00b7")
+exps = [-(k + 1) for k in range(8)] + [-(2 * k + 1) / 2 for k in range(4)]
+rc, err = draw(["bias", "-s", "alibi:heads=12", "-n", "64", "--width", "252pt"],
+               os.path.join(tmp, "b.png"), log)
+w, h, unit, boxes = pages(log)[0] if rc == 0 else (1, 1e9, 1, [])
+titles = [b[5] for b in boxes if abs(b[4] - 9.9) < 1e-6]
+want = ["m=2" + f"{e:g}".translate(SUPER) for e in exps]
+found = problems(log) if rc == 0 else [err]
+fifties = sum(b[5] == "50" for b in boxes)
+ok(rc == 0 and h <= 1.25 * w and titles == want and not found and fifties == 4 + 3,
+   f"12 ALiBi heads at 252 pt: {w:g} x {h:g} px, slopes as titles, tick numbers on 4 rows "
+   f"and 3 columns only ({fifties})", f"{err}{titles}" + "\n".join(found[:12]))
+
+# Every head's title and the axis names whole (no ellipsis) at the usual sizes, with long
+# tick numbers too (-n 1e5).
+for heads, n in ((12, "64"), (16, "1e5"), (32, "256")):
+    for size, size_args in SIZES + [("slides", ["--style", "slides"])]:
+        rc, err = draw(["bias", "-s", f"alibi:heads={heads}", "-n", n, *size_args],
+                       os.path.join(tmp, "b.pdf"), log)
+        texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
+        cut = [t for t in texts if "\u2026" in t]
+        ok(rc == 0 and texts and not cut, f"{heads} ALiBi heads, -n {n} at {size}: no text cut",
+           f"{err}{cut[:6]}")
 
 # The check itself: boxes that overlap are found (a hand-made log).
 with open(log, "w") as f:
