@@ -655,9 +655,25 @@ static void layout_rounds(struct layout *L)
 		if (sl->axes.y + h > sl->cell.y + sl->cell.h)
 			L->cramped = true;
 	}
-	for (size_t i = 0; i < L->n; i++) {
-		axis_fit_ticks(L->cr, L->st, &L->s[i].x, L->s[i].axes.w, true);
-		axis_fit_ticks(L->cr, L->st, &L->s[i].y, L->s[i].axes.h, false);
+	/* The ticks for the final axes: wider y tick labels than the margin was measured with
+	 * (a taller axes takes "50000" beside "0") would push the y label over a row label
+	 * or the panel to the left, so the margins are measured again until they hold. */
+	for (int round = 0; round < 4; round++) {
+		bool wider = false;
+		for (size_t i = 0; i < L->n; i++) {
+			struct slot *sl = &L->s[i];
+			axis_fit_ticks(L->cr, L->st, &sl->x, sl->axes.w, true);
+			axis_fit_ticks(L->cr, L->st, &sl->y, sl->axes.h, false);
+			text_font(L->cr, L->st, TEXT_TICK);
+			if (sl->p->kind != PANEL_EMPTY &&
+			    L->st->tick_len + L->st->pad + axis_label_width(L->cr, &sl->y) >
+			            sl->ml_text - L->st->pad + 1e-9)
+				wider = true;
+		}
+		if (!wider || round == 3)
+			break;
+		remeasure(L);
+		place_axes(L);
 	}
 }
 
@@ -777,17 +793,28 @@ static double row_slack(const struct layout *L)
 }
 
 /*
- * Length a row label may take: its row's height less some air at both ends, so the labels
- * of two rows never read as one; the shortest labelled row's for all, so the labels of one
- * model's layer groups break alike.
+ * Where row r's label may run: from its row down to the next labelled row (compare's scheme
+ * of two rows of panels under one label), less a little air at both ends so the labels of
+ * two rows never read as one; *centre the middle of those rows' axes.
  */
-static double row_label_room(const struct layout *L)
+static void row_label_span(const struct layout *L, unsigned r, double *lo, double *hi,
+                           double *centre)
 {
-	double room = INFINITY;
-	for (unsigned r = 0; r < L->fig->rows; r++)
-		if (L->fig->row_labels[r])
-			room = fmin(room, L->s[(size_t)r * L->fig->cols].cell.h - L->st->font);
-	return fmax(0, room);
+	unsigned last = r;
+	while (last + 1 < L->fig->rows && !L->fig->row_labels[last + 1])
+		last++;
+	const struct slot *a = &L->s[(size_t)r * L->fig->cols];
+	const struct slot *b = &L->s[(size_t)last * L->fig->cols];
+	*lo = a->cell.y + L->st->font / 4;
+	*hi = b->cell.y + b->cell.h - L->st->font / 4;
+	*centre = (a->axes.y + b->axes.y + b->axes.h) / 2;
+}
+
+static double row_label_room(const struct layout *L, unsigned r)
+{
+	double lo, hi, centre;
+	row_label_span(L, r, &lo, &hi, &centre);
+	return fmax(0, hi - lo);
 }
 
 /* Lines the longest row label needs to fit its row (bold, up to MAX_LINES). */
@@ -798,7 +825,7 @@ static int row_label_lines(struct layout *L)
 	text_face(cr, true);
 	int most = 1;
 	for (unsigned r = 0; r < L->fig->rows; r++) {
-		int k = lines_needed(cr, L->fig->row_labels[r], row_label_room(L), MAX_LINES);
+		int k = lines_needed(cr, L->fig->row_labels[r], row_label_room(L, r), MAX_LINES);
 		most = k > most ? k : most;
 	}
 	return most;
@@ -978,23 +1005,21 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	if (s == PE_OK)
 		draw_shared_bars(&L);
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	double room = row_labels ? row_label_room(&L) : 0;
 	if (s == PE_OK && row_labels)
 		for (unsigned r = 0; r < fig->rows; r++) {
 			const char *t = fig->row_labels[r];
 			if (!t)
 				continue;
-			struct rect a = L.s[(size_t)r * fig->cols].axes;
 			text_font(cr, &st, TEXT_TITLE);
 			text_face(cr, true);
-			/* Centred on the axes, moved within the row's cell if it must. */
-			struct rect c = L.s[(size_t)r * fig->cols].cell;
+			/* Centred on the rows' axes, moved within their cells if it must. */
+			double lo, hi, centre;
+			row_label_span(&L, r, &lo, &hi, &centre);
 			double step = 1.15 * text_size(&st, TEXT_TITLE);
 			draw_lines_in(cr, t,
 			              outer + 0.73 * text_size(&st, TEXT_TITLE) +
 			                      (L.row_lines - 1) * step,
-			              a.y + a.h / 2, room, FIG_PI / 2, L.row_lines, step,
-			              c.y + st.font / 2, c.y + c.h - st.font / 2);
+			              centre, hi - lo, FIG_PI / 2, L.row_lines, step, lo, hi);
 		}
 	if (s == PE_OK && fig->note) {
 		char lines[MAX_LINES][LINE_CAP];

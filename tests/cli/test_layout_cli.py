@@ -192,16 +192,21 @@ def row_label_groups(boxes):
     return out
 
 
-for size, size_args in SIZES + [("slides", ["--style", "slides"]),
-                                ("paper", ["--style", "paper"])]:
-    rc, err = draw(["compare", "-s", "hf:" + GEMMA, *size_args], os.path.join(tmp, "g.pdf"),
-                   log)
-    got = row_label_groups(pages(log)[0][3]) if rc == 0 else []
-    gap = got[1][0] - got[0][1] if len(got) == 2 else -1
-    found = problems(log) if rc == 0 else []
-    ok(rc == 0 and [g[2] for g in got] == WANT_ROWS and gap >= 4.0 and not found,
-       f"compare of gemma-3's two layer groups at {size}: row labels whole, {gap:.1f} pt apart",
-       f"{err}{got}" + "\n".join(found[:12]))
+# Each row's label in its own row's height: the taller first row (under the column titles)
+# keeps 'sinusoidal base=10000' whole beside the shorter second row.
+CASES = [("gemma-3's two layer groups", ["-s", "hf:" + GEMMA], WANT_ROWS),
+         ("base 10000 and 10", ["-s", "sinusoidal", "-s", "sinusoidal:base=10"],
+          ["sinusoidal base=10000", "sinusoidal base=10"])]
+for what, specs, want in CASES:
+    for size, size_args in SIZES + [("slides", ["--style", "slides"]),
+                                    ("paper", ["--style", "paper"])]:
+        rc, err = draw(["compare", *specs, *size_args], os.path.join(tmp, "g.pdf"), log)
+        got = row_label_groups(pages(log)[0][3]) if rc == 0 else []
+        gap = got[1][0] - got[0][1] if len(got) == 2 else -1
+        found = problems(log) if rc == 0 else []
+        ok(rc == 0 and [g[2] for g in got] == want and gap >= 4.0 and not found,
+           f"compare of {what} at {size}: row labels whole, {gap:.1f} pt apart",
+           f"{err}{got}" + "\n".join(found[:12]))
 
 # Twelve ALiBi heads in a 252 pt column: three columns of four rows, not two of six (a
 # 350 x 794 px figure, more than twice as tall as wide); numbers on the outer panels only;
@@ -232,6 +237,16 @@ for heads, n in ((12, "64"), (16, "1e5"), (32, "256")):
         cut = [t for t in texts if "\u2026" in t]
         ok(rc == 0 and texts and not cut, f"{heads} ALiBi heads, -n {n} at {size}: no text cut",
            f"{err}{cut[:6]}")
+
+# Three schemes at 10^5 positions, a label beside each scheme's two rows at 252 pt: the y
+# tick numbers of the final axes ("50000" beside "0") are measured into the margin, so the
+# y label stays clear of the row label.
+for size, size_args in SIZES + [("paper", ["--style", "paper"])]:
+    rc, err = draw(["compare", "-s", "sinusoidal", "-s", "rope", "-s", "sinusoidal:base=10",
+                    "-n", "1e5", *size_args], os.path.join(tmp, "g.pdf"), log)
+    found = problems(log) if rc == 0 else [err]
+    ok(rc == 0 and not found, f"compare of three schemes at 1e5, {size}: no text over another",
+       "\n".join(found[:12]))
 
 # The check itself: boxes that overlap are found (a hand-made log).
 with open(log, "w") as f:
