@@ -36,7 +36,8 @@ static void compute_ticks(struct axis *a, size_t max_ticks)
 		pe_ticks_linear(lo, hi, max_ticks, a->integer, &a->ticks);
 }
 
-double axis_label_width(cairo_t *cr, const struct axis *a)
+/* The widest tick label, whether drawn or not. */
+static double labels_width(cairo_t *cr, const struct axis *a)
 {
 	double w = 0;
 	char buf[64];
@@ -45,6 +46,11 @@ double axis_label_width(cairo_t *cr, const struct axis *a)
 		w = fmax(w, text_width(cr, buf));
 	}
 	return w;
+}
+
+double axis_label_width(cairo_t *cr, const struct axis *a)
+{
+	return a->no_labels ? 0 : labels_width(cr, a);
 }
 
 /* Smallest distance between neighbouring ticks along an axis of length len. */
@@ -79,7 +85,8 @@ void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, dou
 		if (a->ticks.n <= 1)
 			break;
 		double need =
-		        horizontal ? axis_label_width(cr, a) + 0.9 * size : text_cap(cr) * 2.2;
+		        /* Unlabelled ticks as a labelled neighbour's: they line up. */
+		        horizontal ? labels_width(cr, a) + 0.9 * size : text_cap(cr) * 2.2;
 		if (tick_spacing(a, len) >= need)
 			break;
 		if (a->ticks.n <= 2) {
@@ -130,7 +137,7 @@ void axis_draw_x(cairo_t *cr, const struct fig_style *st, const struct axis *a, 
 		cairo_line_to(cr, x, y0 + st->tick_len);
 	}
 	cairo_stroke(cr);
-	for (size_t i = 0; i < a->ticks.n; i++) {
+	for (size_t i = 0; !a->no_labels && i < a->ticks.n; i++) {
 		if (!in_range(a, a->ticks.value[i]))
 			continue;
 		double x = axis_map(a, a->ticks.value[i], r.x, r.w);
@@ -163,7 +170,7 @@ void axis_draw_y(cairo_t *cr, const struct fig_style *st, const struct axis *a, 
 		cairo_line_to(cr, x0 + dir * st->tick_len, y);
 	}
 	cairo_stroke(cr);
-	for (size_t i = 0; i < a->ticks.n; i++) {
+	for (size_t i = 0; !a->no_labels && i < a->ticks.n; i++) {
 		if (!in_range(a, a->ticks.value[i]))
 			continue;
 		double y = axis_map(a, a->ticks.value[i], r.y + r.h, -r.h);

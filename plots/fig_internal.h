@@ -57,6 +57,9 @@ struct pe_panel {
 	bool int_x, int_y;
 	double xlim[2], ylim[2]; /* NaN: automatic */
 	bool equal_aspect;       /* x-y panel with both limits: one data unit as long both ways */
+	/* Set by the layout for one drawing: legend entries wrap at this text width (device
+	 * units) so the legend fits the axes; 0: one line an entry. */
+	double legend_wrap;
 };
 
 struct pe_figure {
@@ -158,8 +161,9 @@ struct axis {
 	double log_lo, log_hi, log_of[2];
 	bool log;
 	bool integer;
-	bool inverted; /* lo at the top / right end instead of bottom / left */
-	bool no_ticks; /* none at all (pe_heatmap_spec.x_no_ticks) */
+	bool inverted;  /* lo at the top / right end instead of bottom / left */
+	bool no_ticks;  /* none at all (pe_heatmap_spec.x_no_ticks) */
+	bool no_labels; /* ticks without numbers (pe_heatmap_spec.x_no_tick_labels) */
 	struct pe_ticks ticks;
 };
 
@@ -239,11 +243,22 @@ void xy_legend_size(cairo_t *cr, const struct fig_style *st, const struct pe_pan
 void xy_draw(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
              const struct axis *x, const struct axis *y, struct rect r,
              const struct rect *legend_at);
+/* Make the legend at most max_w wide by wrapping its entries (p->legend_wrap). */
+void xy_legend_fit(cairo_t *cr, const struct fig_style *st, struct pe_panel *p, double max_w);
 /* Whether the legend fits inside r without covering data. */
 bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
                       const struct axis *x, const struct axis *y, struct rect r);
 
 /* ---- layout and drawing of the whole figure (fig_layout.c) ---- */
+
+#define TEXT_MAX_LINES 3
+#define TEXT_LINE_CAP  256
+/*
+ * s broken at spaces (or, for a word wider than room, after a hyphen) into at most max
+ * lines no wider than room in the current font; what the last line cannot hold ends in
+ * an ellipsis. Returns the number of lines in out.
+ */
+int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP]);
 
 /* Sizes of text, lines and gaps for a figure written at w x h in this format. */
 /*

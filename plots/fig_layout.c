@@ -25,6 +25,13 @@ struct slot {
 	bool own_bar;     /* a colorbar right of this panel */
 	int title_lines;  /* lines of the title: 1 or 2 */
 	int ylabel_lines; /* lines of the y label: 1 or 2 */
+	double xlabel_w;  /* width of the x label */
+	double ml_text;   /* from the axes' left edge to the near side of the y label's line */
+	double below_h;   /* of the bottom margin, what a legend below the axes takes */
+	/* The most lines a title or y label took in an earlier round: a second line shortens
+	 * the axes, which can make room for one line again (a square heatmap drawn narrower),
+	 * and the rounds would swing between the two. */
+	int title_floor, ylabel_floor;
 	/* Where the legend goes when it would hide data inside: right of the axes, or (when
 	 * that takes more than a third of the cell's width) below the x label. */
 	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
@@ -55,6 +62,11 @@ struct layout {
 	                       * bottom panel's axes are squashed below the grid's */
 };
 
+static int imax(int a, int b)
+{
+	return a > b ? a : b;
+}
+
 static double descent(const struct fig_style *st, enum text_role role)
 {
 	return 0.24 * text_size(st, role); /* DejaVu Sans descends 0.236 em */
@@ -71,17 +83,17 @@ static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum te
 	return text_fit(cr, s, fmax(0, max_w), buf, cap);
 }
 
-#define MAX_LINES 3
-#define LINE_CAP  256
+#define MAX_LINES TEXT_MAX_LINES
+#define LINE_CAP  TEXT_LINE_CAP
 
 /*
- * s broken at spaces (and, with @hyphens, after a hyphen) into at most @max
- * lines no wider than room in the current font, filling each line before the
- * next; a word wider than room and whatever the last line cannot hold end in
- * an ellipsis. @return the number of lines in out.
+ * s broken at spaces into at most @max lines no wider than room in the
+ * current font, filling each line before the next; a word wider than room
+ * breaks after a hyphen (or _ / .) where it can; such a word that cannot, and
+ * whatever the last line cannot hold, end in an ellipsis.
+ * @return the number of lines in out.
  */
-static int wrap_at(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP],
-                   bool hyphens)
+int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
 {
 	int n = 0;
 	const char *c = s;
@@ -93,18 +105,16 @@ static int wrap_at(cairo_t *cr, const char *s, double room, int max, char out[][
 		char line[LINE_CAP];
 		size_t len = 0, fit = 0;
 		const char *rest = c;
-		/* Take pieces while the line still fits (the first piece always). */
+		/* Take words while the line still fits (the first word always). */
 		for (const char *w = c; *w;) {
 			const char *e = w;
-			while (*e && *e != ' ' && !(hyphens && e > w && e[-1] == '-'))
+			while (*e && *e != ' ')
 				e++;
-			/* a piece after a hyphen joins its line without a space */
-			size_t sep = len && w[-1] == ' ' ? 1 : 0;
-			size_t add = (size_t)(e - w) + sep;
+			size_t add = (size_t)(e - w) + (len ? 1 : 0);
 			if (len + add >= LINE_CAP)
 				break;
-			memcpy(line + len, " ", sep);
-			memcpy(line + len + sep, w, (size_t)(e - w));
+			memcpy(line + len, len ? " " : "", len ? 1 : 0);
+			memcpy(line + len + (len ? 1 : 0), w, (size_t)(e - w));
 			line[len + add] = '\0';
 			if (fit > 0 && text_width(cr, line) > room) {
 				line[len] = '\0';
@@ -118,6 +128,25 @@ static int wrap_at(cairo_t *cr, const char *s, double room, int max, char out[][
 				w++;
 		}
 		line[len] = '\0';
+		/* A lone word too wide for the line (a model name such as gemma-3-27b-it in a
+		 * short row) breaks after a hyphen, underscore, slash or dot, keeping the rest
+		 * for the next line, rather than ending in an ellipsis. */
+		if (fit == 1 && n < max - 1 && text_width(cr, line) > room) {
+			size_t cut = 0;
+			for (size_t k = 1; k + 1 < len; k++) {
+				if (!strchr("-_/.", line[k - 1]))
+					continue;
+				char keep = line[k];
+				line[k] = '\0';
+				if (text_width(cr, line) <= room)
+					cut = k;
+				line[k] = keep;
+			}
+			if (cut > 0) {
+				line[cut] = '\0';
+				rest = c + cut;
+			}
+		}
 		if (fit == 0 || (n == max - 1 && *rest)) {
 			/* The last line takes the rest, cut to fit. */
 			snprintf(line, sizeof(line), "%s", c);
@@ -130,27 +159,18 @@ static int wrap_at(cairo_t *cr, const char *s, double room, int max, char out[][
 	return n;
 }
 
-static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
-{
-	return wrap_at(cr, s, room, max, out, false);
-}
-
 /*
  * Draw s centred at (x, y) (the baseline of its last line; rotated by
- * angle) in at most @lines lines of room (wrap_at()); earlier lines stack
+ * angle) in at most @lines lines of room (text_wrap()); earlier lines stack
  * away from the anchor, upwards, or leftwards when rotated. Lines keep
  * within lo .. hi along their direction (x, or y when rotated), moving off
  * centre if they must.
  */
-static void draw_wrapped(cairo_t *cr, const char *s, double x, double y, double room, double angle,
-                         int lines, double step, double lo, double hi, bool hyphens)
+static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
+                          int lines, double step, double lo, double hi)
 {
 	char out[MAX_LINES][LINE_CAP];
-	int n = wrap_at(cr, s, room,
-	                lines < 1           ? 1
-	                : lines > MAX_LINES ? MAX_LINES
-	                                    : lines,
-	                out, hyphens);
+	int n = text_wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
 	for (int k = 0; k < n; k++) {
 		double back = (double)(n - 1 - k) * step;
 		double w = text_width(cr, out[k]);
@@ -164,12 +184,6 @@ static void draw_wrapped(cairo_t *cr, const char *s, double x, double y, double 
 	}
 }
 
-static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
-                          int lines, double step, double lo, double hi)
-{
-	draw_wrapped(cr, s, x, y, room, angle, lines, step, lo, hi, false);
-}
-
 static void draw_lines(cairo_t *cr, const char *s, double x, double y, double room, double angle,
                        int lines, double step)
 {
@@ -180,7 +194,7 @@ static void draw_lines(cairo_t *cr, const char *s, double x, double y, double ro
 static int lines_needed(cairo_t *cr, const char *s, double room, int max)
 {
 	char out[MAX_LINES][LINE_CAP];
-	return s ? wrap(cr, s, room, max, out) : 0;
+	return s ? text_wrap(cr, s, room, max, out) : 0;
 }
 
 /* Width a panel title may take: centred on the axes, within its cell (and off a grid colorbar). */
@@ -212,7 +226,11 @@ static void ylabel_span(const struct fig_style *st, const struct slot *sl, doubl
 {
 	double over = sl->title ? st->pad : fmin(sl->mt, sl->mb);
 	*lo = sl->axes.y - over;
-	*hi = sl->axes.y + sl->axes.h + fmax(over, sl->mb - st->pad);
+	*hi = sl->axes.y + sl->axes.h + fmax(over, sl->mb - sl->below_h - st->pad);
+	/* An x label wider than the axes reaches under the y label: stop above its line. */
+	if (sl->xlabel_w / 2 > sl->axes.w / 2 + sl->ml_text)
+		*hi = fmin(*hi, sl->axes.y + sl->axes.h + st->tick_len + st->pad +
+		                        0.73 * text_size(st, TEXT_TICK));
 }
 
 static double ylabel_room(const struct fig_style *st, const struct slot *sl)
@@ -229,11 +247,13 @@ static void init_axes(struct slot *sl)
 		sl->x = (struct axis){.lo = p->hm.x_lo,
 		                      .hi = p->hm.x_hi,
 		                      .integer = p->hm.x_integer,
-		                      .no_ticks = p->hm.x_no_ticks};
+		                      .no_ticks = p->hm.x_no_ticks,
+		                      .no_labels = p->hm.x_no_tick_labels};
 		sl->y = (struct axis){.lo = p->hm.y_top,
 		                      .hi = p->hm.y_bottom,
 		                      .integer = p->hm.y_integer,
-		                      .inverted = true};
+		                      .inverted = true,
+		                      .no_labels = p->hm.y_no_tick_labels};
 		if (sl->y.lo > sl->y.hi) {
 			/* Keep lo < hi; a caller who put the larger edge on top gets it on top. */
 			double t = sl->y.lo;
@@ -331,16 +351,24 @@ static void measure(struct layout *L, struct slot *sl)
 	double cap = text_cap(cr);
 	sl->ml = st->tick_len + st->pad + yw;
 	sl->ylabel_lines = 1;
+	sl->ml_text = sl->ml + st->pad;
+	sl->below_h = 0;
+	sl->xlabel_w = 0;
+	if (p->xlabel) {
+		text_font(cr, st, TEXT_LABEL);
+		sl->xlabel_w = text_width(cr, p->xlabel);
+	}
 	if (p->ylabel) {
 		/* A y label longer than a short axes takes a second line, not an ellipsis. */
 		text_font(cr, st, TEXT_LABEL);
 		sl->ylabel_lines = lines_needed(cr, p->ylabel, ylabel_room(st, sl), 2);
+		sl->ylabel_lines = (sl->ylabel_floor = imax(sl->ylabel_floor, sl->ylabel_lines));
 		sl->ml += st->pad + line_h(st, TEXT_LABEL) +
 		          (sl->ylabel_lines - 1) * 1.15 * text_size(st, TEXT_LABEL);
 		text_font(cr, st, TEXT_TICK);
 	}
 	sl->ml = fmax(sl->ml, xw / 2 + st->pad);
-	sl->mb = st->tick_len + st->pad + cap;
+	sl->mb = st->tick_len + st->pad + (sl->x.no_labels ? 0 : cap);
 	if (p->xlabel)
 		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL);
 	sl->mt = cap / 2 + st->pad;
@@ -348,6 +376,7 @@ static void measure(struct layout *L, struct slot *sl)
 	if (sl->title) {
 		text_font(cr, st, TEXT_TITLE);
 		sl->title_lines = lines_needed(cr, sl->title, title_room(L, sl), 2);
+		sl->title_lines = (sl->title_floor = imax(sl->title_floor, sl->title_lines));
 		sl->mt = fmax(sl->mt,
 		              st->pad * 1.5 + line_h(st, TEXT_TITLE) +
 		                      (sl->title_lines - 1) * 1.15 * text_size(st, TEXT_TITLE));
@@ -376,7 +405,7 @@ static void measure(struct layout *L, struct slot *sl)
 		if (sl->legend == LEGEND_RIGHT)
 			sl->mr = fmax(sl->mr, st->font + w + st->pad);
 		else
-			sl->mb += st->pad + h;
+			sl->mb += (sl->below_h = st->pad + h);
 	}
 	/* Air between neighbouring columns, so a colorbar label never touches a y label. */
 	if (L->fig->cols > 1) {
@@ -579,12 +608,29 @@ static void place_axes(struct layout *L)
 	}
 }
 
+/* Whether measuring again changed a margin or a line count since the last round. */
+static bool remeasure(struct layout *L)
+{
+	bool changed = false;
+	for (size_t i = 0; i < L->n; i++) {
+		struct slot *sl = &L->s[i], was = *sl;
+		measure(L, sl);
+		changed |= sl->ml != was.ml || sl->mr != was.mr || sl->mt != was.mt ||
+		           sl->mb != was.mb || sl->ylabel_lines != was.ylabel_lines ||
+		           sl->title_lines != was.title_lines;
+	}
+	return changed;
+}
+
 static void layout_rounds(struct layout *L)
 {
-	for (int round = 0; round < 3; round++) {
-		for (size_t i = 0; i < L->n; i++)
-			measure(L, &L->s[i]);
+	/* Three rounds as a rule; more while the margins still move (square heatmaps whose
+	 * axes shrink with the row: a y label measured for the taller axes was cut). */
+	for (int round = 0; round < 8; round++) {
+		bool changed = remeasure(L);
 		place_axes(L);
+		if (round >= 2 && !changed)
+			break;
 	}
 	/*
 	 * A legend that would cover data moves outside: right of the axes,
@@ -598,6 +644,9 @@ static void layout_rounds(struct layout *L)
 		double w, h;
 		if (sl->p->kind != PANEL_XY || sl->legend != LEGEND_IN)
 			continue;
+		/* A legend wider than the axes (long entries in a 252 pt column) would run off
+		 * the canvas wherever it went: its entries wrap to the axes' width. */
+		xy_legend_fit(L->cr, L->st, sl->p, sl->axes.w - L->st->font);
 		xy_legend_size(L->cr, L->st, sl->p, &w, &h);
 		if (w == 0 || xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes))
 			continue;
@@ -629,9 +678,25 @@ static void layout_rounds(struct layout *L)
 		if (sl->axes.y + h > sl->cell.y + sl->cell.h)
 			L->cramped = true;
 	}
-	for (size_t i = 0; i < L->n; i++) {
-		axis_fit_ticks(L->cr, L->st, &L->s[i].x, L->s[i].axes.w, true);
-		axis_fit_ticks(L->cr, L->st, &L->s[i].y, L->s[i].axes.h, false);
+	/* The ticks for the final axes: wider y tick labels than the margin was measured with
+	 * (a taller axes takes "50000" beside "0") would push the y label over a row label
+	 * or the panel to the left, so the margins are measured again until they hold. */
+	for (int round = 0; round < 4; round++) {
+		bool wider = false;
+		for (size_t i = 0; i < L->n; i++) {
+			struct slot *sl = &L->s[i];
+			axis_fit_ticks(L->cr, L->st, &sl->x, sl->axes.w, true);
+			axis_fit_ticks(L->cr, L->st, &sl->y, sl->axes.h, false);
+			text_font(L->cr, L->st, TEXT_TICK);
+			if (sl->p->kind != PANEL_EMPTY &&
+			    L->st->tick_len + L->st->pad + axis_label_width(L->cr, &sl->y) >
+			            sl->ml_text - L->st->pad + 1e-9)
+				wider = true;
+		}
+		if (!wider || round == 3)
+			break;
+		remeasure(L);
+		place_axes(L);
 	}
 }
 
@@ -685,8 +750,9 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		const char *t = font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad,
 		                             buf, sizeof(buf));
 		text_draw(cr, t, a.x + a.w / 2,
-		          a.y + a.h + st->tick_len + st->pad + cap + XLABEL_GAP * st->pad, 0.5, 0,
-		          0);
+		          a.y + a.h + st->tick_len + st->pad + (sl->x.no_labels ? 0 : cap) +
+		                  XLABEL_GAP * st->pad,
+		          0.5, 0, 0);
 	}
 	if (p->ylabel) {
 		text_font(cr, st, TEXT_LABEL);
@@ -751,12 +817,28 @@ static double row_slack(const struct layout *L)
 }
 
 /*
- * Space kept clear between the row labels of neighbouring rows: a label as long
- * as its row ran into the next one ("deepseek...phi-3-mini..." read as one name).
+ * Where row r's label may run: from its row down to the next labelled row (compare's scheme
+ * of two rows of panels under one label), less a little air at both ends so the labels of
+ * two rows never read as one; *centre the middle of those rows' axes.
  */
-static double row_label_gap(const struct fig_style *st)
+static void row_label_span(const struct layout *L, unsigned r, double *lo, double *hi,
+                           double *centre)
 {
-	return 0.8 * text_size(st, TEXT_TITLE);
+	unsigned last = r;
+	while (last + 1 < L->fig->rows && !L->fig->row_labels[last + 1])
+		last++;
+	const struct slot *a = &L->s[(size_t)r * L->fig->cols];
+	const struct slot *b = &L->s[(size_t)last * L->fig->cols];
+	*lo = a->cell.y + L->st->font / 4;
+	*hi = b->cell.y + b->cell.h - L->st->font / 4;
+	*centre = (a->axes.y + b->axes.y + b->axes.h) / 2;
+}
+
+static double row_label_room(const struct layout *L, unsigned r)
+{
+	double lo, hi, centre;
+	row_label_span(L, r, &lo, &hi, &centre);
+	return fmax(0, hi - lo);
 }
 
 /* Lines the longest row label needs to fit its row (bold, up to MAX_LINES). */
@@ -767,11 +849,7 @@ static int row_label_lines(struct layout *L)
 	text_face(cr, true);
 	int most = 1;
 	for (unsigned r = 0; r < L->fig->rows; r++) {
-		const char *t = L->fig->row_labels[r];
-		const struct slot *sl = &L->s[(size_t)r * L->fig->cols];
-		char out[MAX_LINES][LINE_CAP];
-		int k = t ? wrap_at(cr, t, sl->cell.h - row_label_gap(L->st), MAX_LINES, out, true)
-		          : 0;
+		int k = lines_needed(cr, L->fig->row_labels[r], row_label_room(L, r), MAX_LINES);
 		most = k > most ? k : most;
 	}
 	return most;
@@ -787,8 +865,11 @@ static void layout(struct layout *L)
 	L->cramped_w = false;
 	L->short_of_height = false;
 	L->bar_pad = 0.8 * st->font;
-	for (size_t i = 0; i < L->n; i++)
+	for (size_t i = 0; i < L->n; i++) {
 		L->s[i].legend = LEGEND_IN;
+		L->s[i].p->legend_wrap = 0;
+		L->s[i].title_floor = L->s[i].ylabel_floor = 1;
+	}
 	double outer = 0.6 * st->font;
 	double top = outer;
 	if (fig->title)
@@ -953,24 +1034,21 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			const char *t = fig->row_labels[r];
 			if (!t)
 				continue;
-			struct rect a = L.s[(size_t)r * fig->cols].axes;
 			text_font(cr, &st, TEXT_TITLE);
 			text_face(cr, true);
-			/* Centred on the axes, moved within the row's cell if it must. */
-			struct rect c = L.s[(size_t)r * fig->cols].cell;
-			double step = 1.15 * text_size(&st, TEXT_TITLE), gap = row_label_gap(&st);
-			/* model names have no spaces: they break after a hyphen rather than
-			 * end in an ellipsis ("qwen2.5-7b-" / "yarn") */
-			draw_wrapped(cr, t,
-			             outer + 0.73 * text_size(&st, TEXT_TITLE) +
-			                     (L.row_lines - 1) * step,
-			             a.y + a.h / 2, c.h - gap, FIG_PI / 2, L.row_lines, step,
-			             c.y + gap / 2, c.y + c.h - gap / 2, true);
+			/* Centred on the rows' axes, moved within their cells if it must. */
+			double lo, hi, centre;
+			row_label_span(&L, r, &lo, &hi, &centre);
+			double step = 1.15 * text_size(&st, TEXT_TITLE);
+			draw_lines_in(cr, t,
+			              outer + 0.73 * text_size(&st, TEXT_TITLE) +
+			                      (L.row_lines - 1) * step,
+			              centre, hi - lo, FIG_PI / 2, L.row_lines, step, lo, hi);
 		}
 	if (s == PE_OK && fig->note) {
 		char lines[MAX_LINES][LINE_CAP];
 		text_font(cr, &st, TEXT_TICK);
-		int n = wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
+		int n = text_wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
 		double step = 1.15 * text_size(&st, TEXT_TICK);
 		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
 		for (int k = 0; k < n; k++)

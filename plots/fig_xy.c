@@ -82,39 +82,74 @@ enum pe_status xy_ranges(const struct pe_panel *p, struct axis *x, struct axis *
 /* ---- legend ---- */
 
 struct legend_metrics {
-	double pad, row, sample, gap;
-	size_t entries;
+	double pad, row, sample, gap, step;
+	size_t entries, lines; /* named series, and their lines (more when wrapped) */
 };
 
-static void legend_metrics(const struct fig_style *st, const struct pe_panel *p,
+/* The lines of a legend entry: its name, wrapped at p->legend_wrap when set. */
+static int entry_lines(cairo_t *cr, const struct pe_panel *p, const char *name,
+                       char out[][TEXT_LINE_CAP])
+{
+	if (p->legend_wrap > 0)
+		return text_wrap(cr, name, p->legend_wrap, TEXT_MAX_LINES, out);
+	snprintf(out[0], TEXT_LINE_CAP, "%s", name);
+	return 1;
+}
+
+/* Spacing of the legend; with cr (its font set), also how many lines its entries take. */
+static void legend_metrics(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p,
                            struct legend_metrics *m)
 {
 	double size = text_size(st, TEXT_LEGEND);
 	m->pad = 0.5 * size;
 	m->row = 1.4 * size;
+	m->step = 1.15 * size; /* between the lines of one wrapped entry */
 	m->sample = 2.2 * size;
 	m->gap = 0.6 * size;
-	m->entries = 0;
+	m->entries = m->lines = 0;
 	for (size_t s = 0; s < p->n_series; s++)
-		if (p->series[s].name)
+		if (p->series[s].name) {
+			char out[TEXT_MAX_LINES][TEXT_LINE_CAP];
 			m->entries++;
+			m->lines += cr ? (size_t)entry_lines(cr, p, p->series[s].name, out) : 1;
+		}
 }
 
 void xy_legend_size(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p, double *w,
                     double *h)
 {
 	struct legend_metrics m;
-	legend_metrics(st, p, &m);
+	text_font(cr, st, TEXT_LEGEND);
+	legend_metrics(cr, st, p, &m);
 	*w = *h = 0;
 	if (m.entries == 0)
 		return;
-	text_font(cr, st, TEXT_LEGEND);
 	double tw = 0;
-	for (size_t s = 0; s < p->n_series; s++)
-		if (p->series[s].name)
-			tw = fmax(tw, text_width(cr, p->series[s].name));
+	for (size_t s = 0; s < p->n_series; s++) {
+		if (!p->series[s].name)
+			continue;
+		char out[TEXT_MAX_LINES][TEXT_LINE_CAP];
+		int n = entry_lines(cr, p, p->series[s].name, out);
+		for (int k = 0; k < n; k++)
+			tw = fmax(tw, text_width(cr, out[k]));
+	}
 	*w = 2 * m.pad + m.sample + m.gap + tw;
-	*h = 2 * m.pad + (double)m.entries * m.row - (m.row - text_size(st, TEXT_LEGEND));
+	*h = 2 * m.pad + (double)m.entries * m.row - (m.row - text_size(st, TEXT_LEGEND)) +
+	     (double)(m.lines - m.entries) * m.step;
+}
+
+void xy_legend_fit(cairo_t *cr, const struct fig_style *st, struct pe_panel *p, double max_w)
+{
+	double w, h;
+	p->legend_wrap = 0;
+	xy_legend_size(cr, st, p, &w, &h);
+	if (w <= max_w)
+		return;
+	struct legend_metrics m;
+	legend_metrics(NULL, st, p, &m);
+	/* Not narrower than a few words: a long entry then takes its three lines, cut. */
+	p->legend_wrap =
+	        fmax(8 * text_size(st, TEXT_LEGEND), max_w - (2 * m.pad + m.sample + m.gap));
 }
 
 static void set_dash(cairo_t *cr, size_t i, double w)
@@ -263,7 +298,8 @@ static void draw_legend(cairo_t *cr, const struct fig_style *st, const struct pe
                         struct rect b)
 {
 	struct legend_metrics m;
-	legend_metrics(st, p, &m);
+	text_font(cr, st, TEXT_LEGEND);
+	legend_metrics(cr, st, p, &m);
 	cairo_rectangle(cr, b.x, b.y, b.w, b.h);
 	cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
 	cairo_fill_preserve(cr);
@@ -293,8 +329,11 @@ static void draw_legend(cairo_t *cr, const struct fig_style *st, const struct pe
 			cairo_set_dash(cr, NULL, 0, 0);
 		}
 		cairo_set_source_rgb(cr, 0, 0, 0);
-		text_draw(cr, se->name, x0 + m.sample + m.gap, cy, 0, 0.5, 0);
-		cy += m.row;
+		char out[TEXT_MAX_LINES][TEXT_LINE_CAP];
+		int n = entry_lines(cr, p, se->name, out);
+		for (int k = 0; k < n; k++)
+			text_draw(cr, out[k], x0 + m.sample + m.gap, cy + k * m.step, 0, 0.5, 0);
+		cy += m.row + (n - 1) * m.step;
 	}
 }
 

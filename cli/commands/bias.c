@@ -158,27 +158,124 @@ static unsigned grid_cols(unsigned heads)
 	return root;
 }
 
-/* Columns of heads: grid_cols(), fewer when the figure is too narrow for ~85 pt panels. */
-static unsigned figure_cols(const struct cli_common *o, unsigned heads)
+/* The exponent of m = 2^e written as superscripts (2⁻¹·⁵), as the log axes write 10⁻³: a third
+ * narrower than 2^−1.5, so more heads fit a row. */
+static void superscript(double e, char *buf, size_t cap)
 {
-	unsigned cols = grid_cols(heads);
-	double w, h;
-	cli_figure_size_pt(o, true, &w, &h);
-	if (w > 0) {
-		unsigned fit = (unsigned)fmax(1, floor((w - 70) / 85));
-		cols = cols < fit ? cols : fit;
+	static const char *const digit[] = {"\u2070", "\u00b9", "\u00b2", "\u00b3", "\u2074",
+	                                    "\u2075", "\u2076", "\u2077", "\u2078", "\u2079"};
+	char plain[32];
+	snprintf(plain, sizeof(plain), "%.4g", e);
+	size_t len = 0;
+	buf[0] = '\0';
+	for (const char *c = plain; *c && len + 4 < cap; c++) {
+		const char *t = *c == '-' ? "\u207b" : *c == '.' ? "\u00b7" : digit[*c - '0'];
+		len += (size_t)snprintf(buf + len, cap - len, "%s", t);
 	}
-	return cols;
 }
 
 /*
- * "m = 2^-8" whatever the head count: ALiBi's slopes are all powers of two
+ * "m = 2⁻⁸" whatever the head count: ALiBi's slopes are all powers of two
  * (2^-0.5 with 16 heads), so one form serves every count.
  */
-static void slope_text(double m, char *buf, size_t cap)
+static void slope_text(double m, bool compact, char *buf, size_t cap)
 {
-	/* No-break spaces: a narrow panel's title breaks after "head h:", not inside. */
-	snprintf(buf, cap, "m\u00a0=\u00a02^\u2212%.4g", -log2(m));
+	char e[64];
+	superscript(log2(m), e, sizeof(e));
+	/* No-break spaces: a title breaks after "head h:", not inside; none at all in a
+	 * narrow figure's panels. */
+	snprintf(buf, cap, compact ? "m=2%s" : "m\u00a0=\u00a02%s", e);
+}
+
+/* About how wide a title line is in ems of DejaVu Sans (within a few per cent for these
+ * titles: lower case and digits, spaces, "=", superscripts). */
+static double ems(const char *s)
+{
+	double w = 0;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		if (*c == ' ' || *c == ':')
+			w += 0.33;
+		else if (*c == 'm' || *c == '=')
+			w += 0.9;
+		else if (*c < 0x80)
+			w += 0.63;
+		else if ((*c & 0xc0) != 0x80) /* no-break space and middle dot, or a superscript */
+			w += c[0] == 0xc2 && (c[1] == 0xa0 || c[1] == 0xb7) ? 0.32 : 0.4;
+	return w;
+}
+
+/* How the heads are laid out: columns, and whether the texts are short. */
+struct head_grid {
+	unsigned cols;
+	/* A narrow figure's: "query i", "key j" (the y label in one line), titles "m=2⁻¹" alone
+	 * (heads in rows from head 0, said in the figure's title) */
+	bool short_names;
+	/* With a width given alone: a height in points that gives the square heatmaps the
+	 * width of their columns (the default aspect made 32 heads at 504 pt 28 pt panels in
+	 * 72 pt columns); 0 otherwise. */
+	double height;
+};
+
+/*
+ * Columns of heads: grid_cols(), fewer when the figure is too narrow for panels as wide as
+ * their titles ("head 11:" over "m = 2⁻³·⁵"; inner panels carry no tick labels). Besides
+ * the panels, the short y label, its ticks and the colorbar with its 'masked' swatch take
+ * about 11 text sizes at -n 64 (measured on the drawn figure), each further digit of the positions
+ * 0.57 more, the long label's second line 1.5. Too narrow for the long texts, the short
+ * ones.
+ */
+static struct head_grid head_grid(const struct cli_common *o, const struct pe_scheme *s, size_t n)
+{
+	unsigned heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
+	struct head_grid g = {grid_cols(heads), false, 0};
+	double w, h;
+	cli_figure_size_pt(o, true, &w, &h);
+	double *slopes = heads > 1 ? malloc(heads * sizeof(*slopes)) : NULL;
+	if (w > 0 && slopes && pe_alibi_scheme_slopes(s, slopes) == PE_OK) {
+		double font = o->font_size > 0               ? o->font_size
+		              : o->style == CLI_STYLE_SLIDES ? 14
+		                                             : 9;
+		double widest = 0, compact = 0;
+		for (unsigned k = 0; k < heads; k++) {
+			char head[32], slope[64], tight[64];
+			snprintf(head, sizeof(head), "head\u00a0%u:", k);
+			slope_text(slopes[k], false, slope, sizeof(slope));
+			slope_text(slopes[k], true, tight, sizeof(tight));
+			widest = fmax(widest, fmax(ems(head), ems(slope)));
+			compact = fmax(compact, ems(tight));
+		}
+		double digits = floor(log10(fmax(1, (double)n - 1))) + 1;
+		double other = 11.0 + 0.57 * fmax(0, digits - 2);
+		/* The title at 1.1 times the text and a third of a text size of air, in the last
+		 * column less the overhang of the tick labels below the others (the colorbar
+		 * stands closer); or a heatmap three text sizes wide with its tick marks and air.
+		 */
+		double over = 0.28 * digits;
+		double cell = fmax(widest * 1.1 + 0.3 + over, 4.75) * font;
+		unsigned fit = (unsigned)fmax(1, floor((w - (other + 1.5) * font) / cell));
+		if (fit < g.cols) {
+			g.short_names = true;
+			cell = fmax(compact * 1.1 + 0.3 + over, 4.75) * font;
+			fit = (unsigned)fmax(1, floor((w - other * font) / cell));
+		}
+		g.cols = g.cols < fit ? g.cols : fit;
+		if (h == 0) {
+			/* A row: the heatmap (its column less the tick marks and air round it), its
+			 * title's lines and air; then the figure's title, the x labels below and
+			 * the note of the short texts. */
+			double side = (w - (other + (g.short_names ? 0 : 1.5)) * font) / g.cols -
+			              1.75 * font;
+			double title = (g.short_names ? 1 : 2) * 1.3 * font + 1.0 * font;
+			unsigned rows = (heads + g.cols - 1) / g.cols;
+			g.height = rows * (side + title) + 3.5 * font + 3.5 * font +
+			           (g.short_names ? 1.5 * font : 0);
+			/* A slide keeps the 4:3 of the other slide figures: the heatmaps shrink. */
+			if (o->style == CLI_STYLE_SLIDES)
+				g.height = fmin(g.height, 0.75 * w);
+		}
+	}
+	free(slopes);
+	return g;
 }
 
 /* A g x g grid covering positions 0..n-1 (block means when g < n). */
@@ -192,11 +289,12 @@ static void heatmap_init(const struct cli_common *o, struct pe_heatmap_spec *spe
 	cli_heatmap_apply(o, spec);
 }
 
-static enum pe_status set_axes(struct pe_panel *p, bool x, bool y)
+static enum pe_status set_axes(struct pe_panel *p, bool x, bool y, bool short_names)
 {
-	enum pe_status st = x ? pe_panel_set_xlabel(p, "key position j") : PE_OK;
+	enum pe_status st =
+	        x ? pe_panel_set_xlabel(p, short_names ? "key j" : "key position j") : PE_OK;
 	if (st == PE_OK && y)
-		st = pe_panel_set_ylabel(p, "query position i");
+		st = pe_panel_set_ylabel(p, short_names ? "query i" : "query position i");
 	return st;
 }
 
@@ -204,12 +302,12 @@ static enum pe_status set_axes(struct pe_panel *p, bool x, bool y)
  * ALiBi: one small heatmap per head on one shared colour scale, the future
  * keys (-inf) drawn as the engine's grey NaN cells; T5: the bucket map.
  */
-static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe_matrix *m,
-                size_t n, size_t g, const char *path, enum cli_format format)
+static int draw(const struct cli_common *o, const struct pe_scheme *s, const struct head_grid *grid,
+                struct pe_matrix *m, size_t n, size_t g, const char *path, enum cli_format format)
 {
 	bool alibi = pe_scheme_has(s, PE_CAP_BIAS_HEADS);
 	unsigned heads = alibi ? s->heads : 1;
-	unsigned cols = figure_cols(o, heads), rows = (heads + cols - 1) / cols;
+	unsigned cols = grid->cols, rows = (heads + cols - 1) / cols;
 	double *slopes = malloc(heads * sizeof(*slopes));
 	struct pe_figure *fig = pe_figure_create(rows, cols);
 	if (!slopes || !fig) {
@@ -227,6 +325,10 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		struct pe_heatmap_spec spec;
 		heatmap_init(o, &spec, n, g, m->data + (size_t)h * g * g,
 		             alibi ? "bias" : "bucket id");
+		/* Every head has the same axes: their numbers once, left and below. */
+		bool bottom = h / cols == rows - 1 || h + cols >= heads;
+		spec.x_no_tick_labels = !bottom;
+		spec.y_no_tick_labels = h % cols != 0;
 		if (alibi)
 			spec.nan_label = "masked";
 		if (!alibi) {
@@ -242,13 +344,16 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		st = pe_panel_set_heatmap(p, &spec);
 		/* the axis names once per row and column keep a big grid readable */
 		if (st == PE_OK)
-			st = set_axes(p, h / cols == rows - 1 || h + cols >= heads, h % cols == 0);
+			st = set_axes(p, bottom, h % cols == 0, grid->short_names);
 		if (st == PE_OK && alibi) {
 			char title[64], slope[32];
-			slope_text(slopes[h], slope, sizeof(slope));
+			slope_text(slopes[h], grid->short_names, slope, sizeof(slope));
 			/* Heads from 0, as the NPY array's first index and the CSV's head column.
 			 */
-			snprintf(title, sizeof(title), "head %u: %s", h, slope);
+			if (grid->short_names)
+				snprintf(title, sizeof(title), "%s", slope);
+			else
+				snprintf(title, sizeof(title), "head\u00a0%u: %s", h, slope);
 			st = pe_panel_set_title(p, title);
 		}
 	}
@@ -261,6 +366,12 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, struct pe
 		         s->label, n - 1);
 	if (st == PE_OK)
 		st = pe_figure_set_title(fig, title);
+	if (st == PE_OK && alibi && grid->short_names) {
+		/* The titles give the slopes alone: which head is which, said once. */
+		snprintf(what, sizeof(what), "Heads 0..%u in rows, left to right; m their slopes.",
+		         heads - 1);
+		st = pe_figure_set_note(fig, what);
+	}
 	int rc;
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
@@ -289,12 +400,18 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
                   enum cli_format format)
 {
 	unsigned heads = pe_scheme_has(s, PE_CAP_BIAS_HEADS) ? s->heads : 1;
-	unsigned cols = figure_cols(o, heads), rows = (heads + cols - 1) / cols;
+	struct head_grid grid = head_grid(o, s, n);
+	unsigned cols = grid.cols, rows = (heads + cols - 1) / cols;
 	struct cli_common sized = *o;
 	if (heads > 1 && !cli_figure_size_given(o) && o->style == CLI_STYLE_DEFAULT) {
 		/* In points: 230 x 230 pixels a panel at 100 dpi. */
 		sized.width = (struct cli_length){(cols * 230 + 150) * 0.72, 0};
 		sized.height = (struct cli_length){(rows * 230 + 70) * 0.72, 0};
+	} else if (grid.height > 0) {
+		double w, h;
+		cli_figure_size_pt(o, true, &w, &h);
+		sized.width = (struct cli_length){w, 0};
+		sized.height = (struct cli_length){grid.height, 0};
 	}
 	double w, h;
 	cli_figure_pixels(&sized, &w, &h);
@@ -328,7 +445,7 @@ static int figure(const struct cli_common *o, const struct pe_scheme *s, size_t 
 		return cli_error("%s: %s", what, pe_status_str(st));
 	if (st != PE_OK)
 		return cli_usage_error("scheme '%s': %s", s->canonical, pe_status_str(st));
-	rc = draw(&sized, s, m, n, g, path, format);
+	rc = draw(&sized, s, &grid, m, n, g, path, format);
 	pe_matrix_destroy(m);
 	return rc;
 }

@@ -214,13 +214,15 @@ ok(rc == 0 and neg and neg == pos and max(pos) <= 0.5, "--vmax 0.5 alone: the sc
 rc, err, path, texts = draw("bias", "-s", "t5", "-n", "64")
 nums = [t for s, t in texts if re.fullmatch(r"\d+(\.\d+)?", t)]
 ok(rc == 0 and nums and all("." not in t for t in nums), "t5: integer ticks only", str(nums))
+SUPER = str.maketrans("0123456789-.", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077"
+                      "\u2078\u2079\u207b\u00b7")
 for heads in (8, 16):
     rc, err, path, texts = draw("bias", "-s", f"alibi:heads={heads}", "-n", "16")
-    titles = [t for s, t in texts if t.startswith("head ")]
+    titles = [t for s, t in texts if t.startswith("head\u00a0")]
     want = []
     for h in range(heads):
         k = 8 * (h + 1) / heads
-        want.append(f"head {h}: m\u00a0=\u00a02^\u2212{k:g}")
+        want.append(f"head\u00a0{h}: m\u00a0=\u00a02" + f"{-k:g}".translate(SUPER))
     ok(rc == 0 and titles == want and "masked" in [t for s, t in texts],
        f"alibi {heads} heads: heads 0..{heads - 1} (as in CSV/NPY), slopes 2^-k, "
        f"'masked' swatch", f"{titles[:3]} want {want[:3]}")

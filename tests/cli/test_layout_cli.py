@@ -38,9 +38,14 @@ FIGURES = [
                "-d", "64"]),
     ("bias alibi 8", ["bias", "-s", "alibi:heads=8", "-n", "32"]),
     ("bias alibi 16", ["bias", "-s", "alibi:heads=16", "-n", "32"]),
+    ("bias alibi 12", ["bias", "-s", "alibi:heads=12", "-n", "64"]),
+    ("bias alibi 32", ["bias", "-s", "alibi:heads=32", "-n", "256"]),
     ("bias t5", ["bias", "-s", "t5", "-n", "64"]),
     ("precision", ["precision", "-s", "rope", "--precision", "f32,bf16,f16", "-n", "4096",
                    "-d", "64"]),
+    # Legend entries wider than a 252 pt column's axes ('... overflows at 65520') wrap.
+    ("precision long legend", ["precision", "-s", "rope", "--precision", "f32,bf16,f16",
+                               "-n", "1e5", "-d", "128"]),
     ("compare", ["compare", "-n", "64", "-d", "32"]),
     ("compare learned", ["compare", "-s", "sinusoidal", "-s", "learned:seed=1,std=0.02",
                          "-n", "64", "-d", "32"]),
@@ -123,6 +128,14 @@ texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
 ok(rc == 0 and not found and "from 1000" in texts,
    "profile twelve at 252x180 pt: the whole legend on the canvas", "\n".join(found[:12]))
 
+# And a legend wider than the axes at a size given in full: wrapped, on the canvas.
+rc, err = draw(["precision", "-s", "rope", "--precision", "f32,bf16,f16", "-n", "1e5", "-d",
+                "128", "--size", "252ptx180pt"], os.path.join(tmp, "f.pdf"), log)
+found = problems(log) if rc == 0 else [err]
+texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
+ok(rc == 0 and not found and "65520)" in texts,
+   "precision's long legend at 252x180 pt: wrapped, whole, on the canvas", "\n".join(found[:12]))
+
 # The report's pages, at its own (A4 landscape) size, and in paper style.
 for extra in ([], ["--style", "paper"]):
     rc, err = draw(["report", "-n", "64", "-d", "32", *extra], os.path.join(tmp, "r.pdf"), log)
@@ -147,6 +160,93 @@ ok(outs[0] == outs[2] and b"/CreationDate (" in outs[0] and b"20231114221320" in
    "compare PDF: byte-identical under SOURCE_DATE_EPOCH, CreationDate from it")
 ok(outs[1] == outs[3] and b"20231114221320" in outs[1],
    "report PDF: byte-identical under SOURCE_DATE_EPOCH, CreationDate from it")
+
+# Row labels of one model's two layer groups: each whole (a name with no space breaks after
+# a hyphen, not into an ellipsis) and its lines apart from the other row's, so
+# "gemma-3-27b-it local" and "gemma-3-27b-it global" never read as one label.
+GEMMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "hf",
+                     "gemma-3-27b-it.json")
+WANT_ROWS = ["gemma-3-27b-it local", "gemma-3-27b-it global"]
+
+
+def row_label_groups(boxes):
+    """The row labels (the largest rotated texts: bold titles, beside y labels and ticks),
+    grouped by rows (lines of one label share their span along y), top first:
+    [(y0, y1, text)], lines joined left to right."""
+    rot = [b for b in boxes if b[3] - b[1] > b[2] - b[0]]
+    size = max(b[4] for b in rot)
+    rot = sorted((b for b in rot if b[4] == size), key=lambda b: b[1])
+    groups = []
+    for b in rot:
+        if groups and b[1] < groups[-1][1]:
+            g = groups[-1]
+            groups[-1] = (min(g[0], b[1]), max(g[1], b[3]), g[2] + [b])
+        else:
+            groups.append((b[1], b[3], [b]))
+    out = []
+    for y0, y1, lines in groups:
+        text = ""
+        for b in sorted(lines, key=lambda b: b[0]):
+            text += b[5] if not text or text.endswith("-") else " " + b[5]
+        out.append((y0, y1, text))
+    return out
+
+
+# Each row's label in its own row's height: the taller first row (under the column titles)
+# keeps 'sinusoidal base=10000' whole beside the shorter second row.
+CASES = [("gemma-3's two layer groups", ["-s", "hf:" + GEMMA], WANT_ROWS),
+         ("base 10000 and 10", ["-s", "sinusoidal", "-s", "sinusoidal:base=10"],
+          ["sinusoidal base=10000", "sinusoidal base=10"])]
+for what, specs, want in CASES:
+    for size, size_args in SIZES + [("slides", ["--style", "slides"]),
+                                    ("paper", ["--style", "paper"])]:
+        rc, err = draw(["compare", *specs, *size_args], os.path.join(tmp, "g.pdf"), log)
+        got = row_label_groups(pages(log)[0][3]) if rc == 0 else []
+        gap = got[1][0] - got[0][1] if len(got) == 2 else -1
+        found = problems(log) if rc == 0 else []
+        ok(rc == 0 and [g[2] for g in got] == want and gap >= 4.0 and not found,
+           f"compare of {what} at {size}: row labels whole, {gap:.1f} pt apart",
+           f"{err}{got}" + "\n".join(found[:12]))
+
+# Twelve ALiBi heads in a 252 pt column: three columns of four rows, not two of six (a
+# 350 x 794 px figure, more than twice as tall as wide); numbers on the outer panels only;
+# each title the slope of its head, whole. Slopes as in Press et al.'s get_slopes for a
+# count that is no power of two: 2^-1 .. 2^-8 from the 8 heads below 12, then every other
+# slope of 16 heads, 2^-0.5, 2^-1.5, 2^-2.5, 2^-3.5.
+SUPER = str.maketrans("0123456789-.", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077"
+                      "\u2078\u2079\u207b\u00b7")
+exps = [-(k + 1) for k in range(8)] + [-(2 * k + 1) / 2 for k in range(4)]
+rc, err = draw(["bias", "-s", "alibi:heads=12", "-n", "64", "--width", "252pt"],
+               os.path.join(tmp, "b.png"), log)
+w, h, unit, boxes = pages(log)[0] if rc == 0 else (1, 1e9, 1, [])
+titles = [b[5] for b in boxes if abs(b[4] - 9.9) < 1e-6]
+want = ["m=2" + f"{e:g}".translate(SUPER) for e in exps]
+found = problems(log) if rc == 0 else [err]
+fifties = sum(b[5] == "50" for b in boxes)
+ok(rc == 0 and h <= 1.25 * w and titles == want and not found and fifties == 4 + 3,
+   f"12 ALiBi heads at 252 pt: {w:g} x {h:g} px, slopes as titles, tick numbers on 4 rows "
+   f"and 3 columns only ({fifties})", f"{err}{titles}" + "\n".join(found[:12]))
+
+# Every head's title and the axis names whole (no ellipsis) at the usual sizes, with long
+# tick numbers too (-n 1e5).
+for heads, n in ((12, "64"), (16, "1e5"), (32, "256")):
+    for size, size_args in SIZES + [("slides", ["--style", "slides"])]:
+        rc, err = draw(["bias", "-s", f"alibi:heads={heads}", "-n", n, *size_args],
+                       os.path.join(tmp, "b.pdf"), log)
+        texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
+        cut = [t for t in texts if "\u2026" in t]
+        ok(rc == 0 and texts and not cut, f"{heads} ALiBi heads, -n {n} at {size}: no text cut",
+           f"{err}{cut[:6]}")
+
+# Three schemes at 10^5 positions, a label beside each scheme's two rows at 252 pt: the y
+# tick numbers of the final axes ("50000" beside "0") are measured into the margin, so the
+# y label stays clear of the row label.
+for size, size_args in SIZES + [("paper", ["--style", "paper"])]:
+    rc, err = draw(["compare", "-s", "sinusoidal", "-s", "rope", "-s", "sinusoidal:base=10",
+                    "-n", "1e5", *size_args], os.path.join(tmp, "g.pdf"), log)
+    found = problems(log) if rc == 0 else [err]
+    ok(rc == 0 and not found, f"compare of three schemes at 1e5, {size}: no text over another",
+       "\n".join(found[:12]))
 
 # The check itself: boxes that overlap are found (a hand-made log).
 with open(log, "w") as f:

@@ -277,6 +277,9 @@ struct pe_heatmap_spec {
 	/* No ticks or tick labels on x: a strip of one column whose index means nothing
 	 * (a layer map's quantity per layer). */
 	bool x_no_ticks;
+	/* Ticks without their numbers: an inner panel of a grid whose neighbours on the same
+	 * axes carry them (the heads of an ALiBi grid in a narrow column). */
+	bool x_no_tick_labels, y_no_tick_labels;
 	/*
 	 * false (default): the heatmap fills its panel, cells need not be
 	 * square (PE matrices are rarely square). true: one data unit is as
