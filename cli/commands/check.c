@@ -279,10 +279,11 @@ static int read_vector(const struct cli_common *o, const char *path, struct pe_m
 	}
 	struct pe_matrix *m = *out;
 	if (m->rows != 1 && m->cols != 1) {
+		int rc = cli_error("'%s': expected one vector, found a %zu x %zu table", path,
+		                   m->rows, m->cols);
 		pe_matrix_destroy(m);
 		*out = NULL;
-		return cli_error("'%s': expected one vector, found a %zu x %zu table", path,
-		                 m->rows, m->cols);
+		return rc;
 	}
 	return 0;
 }
