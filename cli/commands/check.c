@@ -430,6 +430,7 @@ struct check_notes {
 	double exact_err;    /* rounded: the largest error against the exact values */
 	enum pe_float store; /* the dump's storage precision (EXACT: not known) */
 	const char *ids;     /* M-RoPE: the --position-ids file, or NULL */
+	const char *no_diag; /* the diagnosis left out: how long it would take, or NULL */
 };
 
 /* M-RoPE: where the tokens' (t, h, w) ids come from, after the positions line. */
@@ -544,7 +545,12 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		fprintf(out,
 		        "verdict:        disagree (|error| / max(1, |value|) reaches %.3g > %g)\n",
 		        r->stats.mixed.value, tol);
-	if (r->diagnosed) {
+	if (!r->agree && n->no_diag) {
+		const char *raise = strstr(n->no_diag, ", or raise");
+		fprintf(out, "diagnosis:      not tried: it would take %.*s%s%s\n",
+		        raise ? (int)(raise - n->no_diag) : (int)strlen(n->no_diag), n->no_diag,
+		        raise ? "; raise" : "", raise ? raise + strlen(", or raise") : "");
+	} else if (r->diagnosed) {
 		fprintf(out, "diagnosis:      %s\n", r->diag.text);
 		where_text(r, s, &r->diag.stats.abs, start, where, sizeof(where));
 		/* an explanation in a reduced precision holds to that precision's tolerance */
@@ -841,6 +847,14 @@ int cmd_check(int argc, char **argv)
 	                              store};
 	if (a.vector)
 		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
+	/* The diagnosis fits its hypotheses on at most 256 rows (a column of frequencies is
+	 * one row): its work grows with their values, not with the file's bytes. Over the
+	 * budget the verdict still comes, without it. */
+	double fit_values = dump->cols == 1 ? (double)dump->rows
+	                                    : fmin((double)dump->rows, 256) * (double)dump->cols;
+	char no_diag[160];
+	if (cli_time_over(&o, fit_values * CLI_COST_CHECK_DIAGNOSE_VALUE, no_diag, sizeof(no_diag)))
+		co.diagnose = 0;
 	struct pe_check_result *r = NULL;
 	char *err = NULL;
 	enum pe_status st = pe_check_run(s, dump, &co, &r, &err);
@@ -853,7 +867,8 @@ int cmd_check(int argc, char **argv)
 	free(err);
 	err = NULL;
 	struct check_notes notes = {
-	        engine_note, length0 == 0 ? s->scaling.length : 0, 0, NAN, store, o.position_ids};
+	        engine_note,    length0 == 0 ? s->scaling.length : 0, 0, NAN, store,
+	        o.position_ids, co.diagnose ? NULL : no_diag};
 	/*
 	 * The default for a float32/bfloat16 dump: judged at its own precision. If it
 	 * disagrees with the exact values but matches a float32 computation of the spec,
