@@ -17,6 +17,7 @@ budget, ``max_memory='4G'``) or OSError (files), with posenc's message.
 """
 import csv
 import io
+import os
 
 import numpy as np
 
@@ -52,7 +53,17 @@ def _options(options, tables):
         if v is None or v is False:
             continue
         flag = "-" + key if len(key) == 1 else "--" + key.replace("_", "-")
-        if isinstance(v, np.ndarray):
+        if key in _FILE_OPTIONS and not isinstance(v, (str, os.PathLike)):
+            # anything else was made text and taken for a file's name: vector=[1, 0, 0, 1]
+            # gave "'1,0,0,1': No such file or directory"
+            if key in _MEMORY_TABLES and _is_table(v):
+                args += [flag, tables.name(v)]
+                continue
+            raise TypeError("%s is a file's name (str)%s, not %s" % (
+                key, " or an array" if key in _MEMORY_TABLES else "", type(v).__name__))
+        if isinstance(v, os.PathLike):
+            args += [flag, os.fspath(v)]
+        elif isinstance(v, np.ndarray):
             args += [flag, tables.name(v)]
         elif v is True:
             args.append(flag)
@@ -60,6 +71,11 @@ def _options(options, tables):
             args += [flag, _value(v)]
     return args
 
+
+# The options that name an input file, and those of them the program also reads from an
+# array handed over in memory (the others read the file itself).
+_FILE_OPTIONS = ("vector", "position_ids", "weights", "activations")
+_MEMORY_TABLES = ("vector",)
 
 # The program's options that take no value (no_argument in cli/); every other option
 # takes one, so a bool given to it is a mistake.
@@ -344,8 +360,8 @@ def check(spec, against, *, what=None, start=None, d=None, tol=None, precision=N
     """
     tables = _native.Tables(bfloat16)
     args = ["check"] + _specs(spec, tables)
-    if isinstance(against, str):
-        args += ["--against", against]
+    if isinstance(against, (str, os.PathLike)):
+        args += ["--against", os.fspath(against)]
     else:
         args += ["--against", tables.name(against)]
     args += _options(dict(what=what, start=start, d=d, tol=tol, precision=precision, vector=vector,
