@@ -96,6 +96,11 @@
  * diagnosed (0.56 s when it agrees); the same dump as CSV (500 MB): 7.1 s */
 #define CLI_COST_CHECK_BYTE 5e-9
 #define CLI_COST_CHECK_TEXT 16e-9
+/* check's diagnosis, per value of the rows its fits use (at most 256; a column of frequencies
+ * is one row), measured on the debugoptimized (-O2) build, other jobs running: a 256 x 4096
+ * cos dump off by 1.01 12.4 s (12 us a value), 49 x 4000 of a constant 10.2 s (52 us),
+ * 1 x 2e6 of a constant 126 s (63 us); a dump that agrees is not diagnosed (1 x 2e6: 3.9 s) */
+#define CLI_COST_CHECK_DIAGNOSE_VALUE 25e-6
 /* freqs -d 1e7 (5e6 pairs): 4.1 s to .csv, 20.2 s to .png (a point a pair and variant) */
 #define CLI_COST_FREQS_PAIR   820e-9
 #define CLI_COST_FREQS_FIGURE 4e-6

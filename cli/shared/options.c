@@ -1161,7 +1161,7 @@ int cli_options_apply_to(const struct cli_common *o, const char *path, enum cli_
 	return 0;
 }
 
-int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint)
+int cli_time_over(const struct cli_common *o, double seconds, char *buf, size_t cap)
 {
 	if (seconds <= o->max_time)
 		return 0;
@@ -1181,8 +1181,20 @@ int cli_check_time(const struct cli_common *o, double seconds, const char *what,
 			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fh)",
 			         ceil(want / 3600));
 	}
-	return cli_error("%s would take about %s, more than the time budget of %s: %s%s", what,
-	                 need, have, hint, raise);
+	snprintf(buf, cap, "about %s, more than the time budget of %s%s", need, have, raise);
+	return 1;
+}
+
+int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint)
+{
+	char over[160];
+	if (!cli_time_over(o, seconds, over, sizeof(over)))
+		return 0;
+	/* the hint goes before the raise: what to do instead comes first */
+	char *raise = strstr(over, ", or raise");
+	const char *tail = raise ? raise : "";
+	int head = raise ? (int)(raise - over) : (int)strlen(over);
+	return cli_error("%s would take %.*s: %s%s", what, head, over, hint, tail);
 }
 
 int cli_check_csv_read(const struct cli_common *o, const char *path, const char *hint)

@@ -229,6 +229,15 @@ int cli_check_memory(const struct cli_common *o, double bytes, const char *what,
 int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint);
 
 /*
+ * cli_time_over() - whether work estimated at @seconds passes --max-time
+ *
+ * @buf: then "about X, more than the time budget of Y, or raise the budget
+ * (--max-time Z)", for work that is left out rather than refused.
+ * @return 1 over the budget, else 0 (@buf untouched).
+ */
+int cli_time_over(const struct cli_common *o, double seconds, char *buf, size_t cap);
+
+/*
  * cli_check_csv_read() - refuse reading a CSV file (a table, parsed whole)
  * estimated over --max-time, by its size before it is read
  *

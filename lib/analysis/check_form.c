@@ -815,10 +815,11 @@ enum pe_status check_fit_last_bits(struct check_model *cm, const struct pe_check
 	if (cm->ggml)
 		return fit_theta_scale(cm, f, dump, opt, idx, nidx);
 	size_t h = m->d_rot / 2;
-	double *buf = malloc((3 * h + f->cols) * sizeof(*buf));
+	double *buf = malloc((4 * h + f->cols) * sizeof(*buf));
 	if (!buf)
 		return PE_ENOMEM;
-	double *theta0 = buf, *best = buf + h, *best_ss = buf + 2 * h, *col_ss = buf + 3 * h;
+	double *theta0 = buf, *best = buf + h, *best_ss = buf + 2 * h, *pair_ss = buf + 3 * h,
+	       *col_ss = buf + 4 * h;
 	memcpy(theta0, m->theta, h * sizeof(*theta0));
 	memcpy(best, m->theta, h * sizeof(*best));
 	enum pe_status rc = PE_OK;
@@ -828,16 +829,22 @@ enum pe_status check_fit_last_bits(struct check_model *cm, const struct pe_check
 		for (size_t i = 0; i < h; i++)
 			m->theta[i] = ulp_step(R, theta0[i], steps[k]);
 		rc = check_column_errors(cm, f, dump, opt, idx, nidx, col_ss);
-		for (size_t i = 0; i < h && rc == PE_OK; i++) {
-			double ss = 0;
-			for (size_t j = 0; j < f->cols; j++)
-				if (check_column_pair(f, cm, j) == i)
-					ss += col_ss[j];
-			if (k == 0 || ss < best_ss[i]) {
-				best_ss[i] = ss;
+		if (rc != PE_OK)
+			break;
+		/* one pass over the columns, not one per pair: a dump of 10^5 pairs
+		 * (a long list of frequencies) would take 10^10 steps */
+		for (size_t i = 0; i < h; i++)
+			pair_ss[i] = 0;
+		for (size_t j = 0; j < f->cols; j++) {
+			size_t i = check_column_pair(f, cm, j);
+			if (i < h)
+				pair_ss[i] += col_ss[j];
+		}
+		for (size_t i = 0; i < h; i++)
+			if (k == 0 || pair_ss[i] < best_ss[i]) {
+				best_ss[i] = pair_ss[i];
 				best[i] = m->theta[i];
 			}
-		}
 	}
 	memcpy(m->theta, best, h * sizeof(*best));
 	free(buf);

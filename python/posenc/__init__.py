@@ -48,6 +48,8 @@ def _value(v):
         return ",".join(_value(x) for x in v)
     if isinstance(v, np.ndarray):
         return _value(v.tolist())
+    if isinstance(v, os.PathLike):
+        return os.fspath(v)
     return str(v)
 
 
@@ -382,8 +384,8 @@ def check(spec, against, *, what=None, start=None, d=None, tol=None, precision=N
     """
     tables = _native.Tables(bfloat16)
     args = ["check"] + _specs(spec, tables)
-    if isinstance(against, str):
-        args += ["--against", against]
+    if isinstance(against, (str, os.PathLike)):
+        args += ["--against", os.fspath(against)]
     else:
         args += ["--against", tables.name(against)]
     args += _options(dict(what=what, start=start, d=d, tol=tol, precision=precision, vector=vector,

@@ -490,6 +490,11 @@ CASES29 = [
     ("check --start past 2^53", ["check", "-s", "rope", "-d", "4", "--against", "d.npy", "--start",
                                  "9007199254740990"], USAGE, "pass 2^53",
      {"setup": files(d_npy=npy_bytes("<f8", "(4, 4)", bytes(128)))}),
+    # the table's shape was read from the freed table (heap use after free under ASan)
+    ("check --vector of a table", ["check", "-s", "rope", "--what", "rotated", "--vector", "v.csv",
+                                   "--against", "a.csv"], RUNTIME,
+     "'v.csv': expected one vector, found a 2 x 2 table",
+     {"setup": files(v_csv="1,2\n3,4\n", a_csv="1,1\n1,1\n")}),
     ("malformed position ids: exit 1", ["encode", "-s", "mrope", "-d", "128", "--position-ids", "i.csv",
                                         "-o", "e.csv"], RUNTIME, "line 1: is not three numbers",
      {"setup": files(i_csv="0,0\n")}),

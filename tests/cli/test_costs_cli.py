@@ -254,6 +254,50 @@ ok(rc == 1 and err.startswith("posenc: error: reading the CSV file '") and "(200
    "-s file:path=TABLE.csv: a 2 GB table refused before reading it", err)
 os.remove(big)
 
+# check's diagnosis grows with the values of the (at most 256) rows its fits use, not with the
+# file: a 1 x 1000000 dump of 8 MB (a hostile width) fits every hypothesis on a million columns.
+# Over the budget the verdict still comes, the diagnosis said to be left out with its estimate;
+# under it (a 256 x 64 dump) it runs.
+wide = os.path.join(wd, "wide.npy")
+with open(wide, "wb") as f:
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1000000), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<d", 1.5) * 1000000)
+rc, err, secs, _ = run(["check", "-s", "rope", "--against", wide], "5")
+p = subprocess.run([EXE, "check", "-s", "rope", "--against", wide, "--max-time", "5"],
+                   capture_output=True, text=True, timeout=120)
+diag = [l for l in p.stdout.splitlines() if l.startswith("diagnosis:")]
+want = 1e6 * C["CLI_COST_CHECK_DIAGNOSE_VALUE"]
+ok(rc == 3 and len(diag) == 1 and "not tried: it would take about" in diag[0]
+   and "time budget of 5 s; raise the budget (--max-time" in diag[0]
+   and near(diag[0], want) and secs < 30,
+   "check: a diagnosis over --max-time is left out, with its estimate (the verdict kept)",
+   f"rc={rc} {secs:.1f} s {p.stdout}")
+narrow = os.path.join(wd, "narrow.npy")
+with open(narrow, "wb") as f:
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (256, 64), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+    f.write(struct.pack("<d", 1.5) * (256 * 64))
+p = subprocess.run([EXE, "check", "-s", "rope", "--against", narrow], capture_output=True,
+                   text=True, timeout=120)
+ok(p.returncode == 3 and "diagnosis:" in p.stdout and "not tried" not in p.stdout,
+   "check: a diagnosis within the budget runs", p.stdout + p.stderr)
+
+# a list of 100000 frequencies (d = 200000), diagnosed: the float32 fit summed each pair's
+# columns by scanning every column per pair, 10^10 steps (minutes; 300000 values: hours)
+freqs = os.path.join(wd, "freqs.csv")
+with open(freqs, "w") as f:
+    f.write("".join(f"{i},1\n" for i in range(100000)))
+t0 = time.time()
+p = subprocess.run([EXE, "check", "-s", "rope", "--against", freqs], capture_output=True,
+                   text=True, timeout=120)
+secs = time.time() - t0
+ok(p.returncode == 3 and "inverse frequencies, 100000 values" in p.stdout
+   and "diagnosis:" in p.stdout and "not tried" not in p.stdout and secs < 30,
+   f"check: a list of 100000 frequencies diagnosed in {secs:.1f} s", p.stdout + p.stderr)
+
 # check --vector: the same for the vector's file
 small = os.path.join(wd, "small.npy")
 subprocess.run([EXE, "encode", "-s", "rope", "-n", "10", "-d", "8", "-q", "-o", small])

@@ -365,6 +365,24 @@ def test_a_spec_of_another_type_is_a_type_error():
     assert posenc.decay("rope", d=8, max_offset=4, bound=True) is not None
 
 
+def test_a_file_option_takes_a_name_or_an_array_not_any_text(tmp_path):
+    # vector=[1, 1, 1, 1] was made the text '1,1,1,1' and looked for as a file; an object
+    # its repr. An array for weights= (a checkpoint, read by the program) is refused.
+    # A list is a table, as for against: cos and sin of position m rotate (1, 1) to
+    # (cos m - sin m, sin m + cos m), written here for d = 2 (theta 1).
+    m = np.arange(3.0)
+    rotated = np.stack([np.cos(m) - np.sin(m), np.sin(m) + np.cos(m)], axis=1)
+    assert posenc.check("rope", rotated, what="rotated", vector=[1.0, 1.0]).agree
+    with pytest.raises(TypeError, match="a table is a numpy array, not object"):
+        posenc.check("rope", rotated, what="rotated", vector=object())
+    with pytest.raises(TypeError, match="weights= takes a file name, not ndarray"):
+        posenc.plot("usage", "model:llama-3.1-8b", weights=np.zeros((2, 3)))
+    # a path object is a name
+    np.save(tmp_path / "r.npy", rotated)
+    np.save(tmp_path / "x.npy", np.ones(2))
+    assert posenc.check("rope", tmp_path / "r.npy", what="rotated", vector=tmp_path / "x.npy").agree
+
+
 def test_save_names_the_file_asked_for(tmp_path):
     fig = posenc.plot("distance", "sinusoidal", n=8, d=4)
     target = tmp_path / "missing" / "d.png"
