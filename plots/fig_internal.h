@@ -30,6 +30,7 @@ struct series {
 	size_t n;
 	bool points;               /* scatter; otherwise a line */
 	const char *const *labels; /* borrowed: text beside each point (NULL entries: none) */
+	bool x_ascending;          /* every x finite and each >= the one before */
 };
 
 struct refline {
@@ -236,6 +237,15 @@ double colorbar_width(const struct fig_style *st, double h);
 /* Data ranges of an x-y panel; PE_EINVAL if a log axis has no positive data. */
 enum pe_status xy_ranges(const struct pe_panel *p, struct axis *x, struct axis *y);
 /* Legend box size (0 x 0 when no series is named). */
+/*
+ * xy_covered() - how much of a panel's data a box @b in its axes @r would hide:
+ * points of scatters, samples every @step along lines (k = ceil(length / step),
+ * at most 10^4, at j / k for j = 1..k after each segment's first point), and
+ * reference lines crossing it. Counting stops once it reaches @enough (SIZE_MAX:
+ * count all): a box with that many cannot beat the best so far.
+ */
+size_t xy_covered(const struct pe_panel *p, const struct axis *x, const struct axis *y,
+                  struct rect r, struct rect b, double step, size_t enough);
 void xy_legend_size(cairo_t *cr, const struct fig_style *st, const struct pe_panel *p, double *w,
                     double *h);
 /* Draw the data, reference lines and legend: at *legend_at when given (outside r: right of it

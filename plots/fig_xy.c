@@ -215,15 +215,97 @@ static bool in_rect(struct rect b, double px, double py)
 	return px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + b.h;
 }
 
-/* How much data a legend box would hide: samples of lines, points, reference lines. */
-static size_t covered(const struct pe_panel *p, const struct axis *x, const struct axis *y,
-                      struct rect r, struct rect b, double step)
+/* Sample j of k along the segment from (x0, y0) to (x1, y1), as the count takes it. */
+static void sample_at(double x0, double y0, double x1, double y1, size_t j, size_t k, double *x,
+                      double *y)
+{
+	double f = (double)j / (double)k;
+	*x = x0 + f * (x1 - x0);
+	*y = y0 + f * (y1 - y0);
+}
+
+/* Whether sample j is on the inner side of edge @e (0 left, 1 right, 2 top, 3 bottom) of b. */
+static bool sample_within(struct rect b, int e, double x0, double y0, double x1, double y1,
+                          size_t j, size_t k)
+{
+	double x, y;
+	sample_at(x0, y0, x1, y1, j, k, &x, &y);
+	return e == 0 ? x >= b.x : e == 1 ? x <= b.x + b.w : e == 2 ? y >= b.y : y <= b.y + b.h;
+}
+
+/*
+ * How many of the samples j = 1..k of a segment fall in b, the same count as testing
+ * each: every coordinate of sample j is monotone in j (j / k, a product by a fixed
+ * difference and a sum are each monotone when rounded), so each edge keeps a prefix
+ * or a suffix of the samples, found by halving, and b their intersection. A vertical
+ * stroke of a dense sine is a few hundred samples; this is a few dozen tests.
+ */
+static size_t samples_inside(struct rect b, double x0, double y0, double x1, double y1, size_t k)
+{
+	if (k <= 16) {
+		size_t hits = 0;
+		for (size_t j = 1; j <= k; j++) {
+			double x, y;
+			sample_at(x0, y0, x1, y1, j, k, &x, &y);
+			hits += in_rect(b, x, y);
+		}
+		return hits;
+	}
+	size_t lo = 1, hi = k;
+	for (int e = 0; e < 4 && lo <= hi; e++) {
+		bool first = sample_within(b, e, x0, y0, x1, y1, 1, k);
+		bool last = sample_within(b, e, x0, y0, x1, y1, k, k);
+		if (first && last)
+			continue;
+		if (!first && !last)
+			return 0;
+		/* the boundary: the first sample on the other side than sample 1 */
+		size_t a = 1, z = k;
+		while (z - a > 1) {
+			size_t mid = a + (z - a) / 2;
+			if (sample_within(b, e, x0, y0, x1, y1, mid, k) == first)
+				a = mid;
+			else
+				z = mid;
+		}
+		if (first)
+			hi = hi < a ? hi : a; /* samples 1..a inside this edge */
+		else
+			lo = lo > z ? lo : z; /* samples z..k */
+	}
+	return lo <= hi ? hi - lo + 1 : 0;
+}
+
+size_t xy_covered(const struct pe_panel *p, const struct axis *x, const struct axis *y,
+                  struct rect r, struct rect b, double step, size_t enough)
 {
 	size_t hits = 0;
-	for (size_t s = 0; s < p->n_series; s++) {
+	/* x maps to pixels left to right (not a reversed axis) */
+	bool increasing = axis_map(x, x->log ? 1.0 : 0.0, r.x, r.w) <
+	                  axis_map(x, x->log ? 10.0 : 1.0, r.x, r.w);
+	/* Past @enough hits a spot cannot beat the best one so far: counting on would
+	 * only cost time (8 curves of 10^6 points, nine spots: seconds). */
+	for (size_t s = 0; s < p->n_series && hits < enough; s++) {
 		const struct series *se = &p->series[s];
 		double px0 = NAN, py0 = NAN;
-		for (size_t i = 0; i < se->n; i++) {
+		size_t from = 0;
+		bool windowed = se->x_ascending && increasing;
+		if (windowed) {
+			/* Only samples from the last one left of b to the first one right of it
+			 * can fall in b: the first index at or right of b.x, by halving (on a
+			 * log axis the unusable x <= 0 all come first), less one. */
+			size_t lo = 0, hi = se->n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (usable(x, se->x[mid]) &&
+				    axis_map(x, se->x[mid], r.x, r.w) >= b.x)
+					hi = mid;
+				else
+					lo = mid + 1;
+			}
+			from = lo > 0 ? lo - 1 : 0;
+		}
+		for (size_t i = from; i < se->n && hits < enough; i++) {
 			if (!usable(x, se->x[i]) || !usable(y, se->y[i])) {
 				px0 = NAN;
 				continue;
@@ -239,13 +321,11 @@ static size_t covered(const struct pe_panel *p, const struct axis *x, const stru
 			} else {
 				double len = hypot(px - px0, py - py0);
 				size_t k = (size_t)fmin(1e4, ceil(len / step));
-				for (size_t j = 1; j <= k; j++) {
-					double f = (double)j / (double)k;
-					hits += in_rect(b, px0 + f * (px - px0),
-					                py0 + f * (py - py0));
-				}
+				hits += samples_inside(b, px0, py0, px, py, k);
 			}
 			px0 = px, py0 = py;
+			if (windowed && px > b.x + b.w)
+				break; /* every later sample is right of b too */
 		}
 	}
 	for (size_t i = 0; i < p->n_refs; i++) {
@@ -274,7 +354,7 @@ static bool best_spot(cairo_t *cr, const struct fig_style *st, const struct pe_p
 		struct rect b = legend_rect(r, w, h, legend_spots[k], inset);
 		/* Keep a little air around the box free of data too. */
 		struct rect g = {b.x - inset / 2, b.y - inset / 2, b.w + inset, b.h + inset};
-		size_t c = covered(p, x, y, r, g, 1.0);
+		size_t c = xy_covered(p, x, y, r, g, 1.0, least);
 		if (c < least) {
 			least = c;
 			*out = b;
@@ -710,7 +790,7 @@ static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struc
 				free_of_text = !overlaps(padded, taken[t]);
 			if (!free_of_text)
 				continue;
-			size_t hits = covered(p, x, y, r, box, 0.25 * st->font);
+			size_t hits = xy_covered(p, x, y, r, box, 0.25 * st->font, best_hits);
 			if (hits < best_hits) {
 				best_hits = hits;
 				best = box;

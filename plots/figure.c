@@ -272,7 +272,10 @@ static enum pe_status add_series(struct pe_panel *p, const char *name, const dou
 	char *copy = name && *name ? dup_or_null(name) : NULL;
 	if (name && *name && !copy)
 		return PE_ENOMEM;
-	s[p->n_series++] = (struct series){copy, x, y, n, points, NULL};
+	bool ascending = true;
+	for (size_t i = 0; i < n && ascending; i++)
+		ascending = isfinite(x[i]) && (i == 0 || x[i] >= x[i - 1]);
+	s[p->n_series++] = (struct series){copy, x, y, n, points, NULL, ascending};
 	p->kind = PANEL_XY;
 	return PE_OK;
 }

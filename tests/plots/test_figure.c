@@ -782,6 +782,90 @@ static void legend_gets_room_below(void **state)
 	pe_figure_destroy(fig);
 }
 
+/* The count of data a legend box would hide, as its definition says (every point of a
+ * scatter, the samples j / k, j = 1..k, of each line segment, k = ceil(length / step)
+ * up to 10^4), written here plainly, against xy_covered()'s windowed and halved count:
+ * ascending and unordered x, dense sines whose segments are vertical strokes, NaN gaps,
+ * boxes across the panel, a log axis, a reversed axis. */
+static size_t plain_count(const double *xs, const double *ys, size_t n, bool points,
+                          const struct axis *ax, const struct axis *ay, struct rect r,
+                          struct rect b, double step)
+{
+	size_t hits = 0;
+	double px0 = NAN, py0 = NAN;
+	for (size_t i = 0; i < n; i++) {
+		bool ok = isfinite(xs[i]) && isfinite(ys[i]) && (!ax->log || xs[i] > 0);
+		if (!ok) {
+			px0 = NAN;
+			continue;
+		}
+		double px = axis_map(ax, xs[i], r.x, r.w),
+		       py = axis_map(ay, ys[i], r.y + r.h, -r.h);
+		if (points || isnan(px0)) {
+			hits += px >= b.x && px <= b.x + b.w && py >= b.y && py <= b.y + b.h;
+		} else {
+			size_t k = (size_t)fmin(1e4, ceil(hypot(px - px0, py - py0) / step));
+			for (size_t j = 1; j <= k; j++) {
+				double f = (double)j / (double)k;
+				double sx = px0 + f * (px - px0), sy = py0 + f * (py - py0);
+				hits += sx >= b.x && sx <= b.x + b.w && sy >= b.y &&
+				        sy <= b.y + b.h;
+			}
+		}
+		px0 = px, py0 = py;
+	}
+	return hits;
+}
+
+static void covered_counts_as_defined(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	static double xs[N], ys[N], shuffled[N];
+	unsigned seed = 12345;
+	for (size_t i = 0; i < N; i++) {
+		xs[i] = 1 + (double)i * 0.5;
+		ys[i] = sin(0.9 * (double)i) + (i % 997 == 0 ? NAN : 0);
+		seed = seed * 1103515245u + 12345u;
+		shuffled[i] = 1 + (double)(seed >> 8) / (double)(1u << 24) * (double)N * 0.5;
+	}
+	struct rect r = {40.5, 20.25, 500, 300};
+	for (int axes = 0; axes < 3; axes++) {
+		struct axis ax = {.lo = 0.5, .hi = 1 + N * 0.5}, ay = {.lo = -1.2, .hi = 1.2};
+		if (axes == 1)
+			ax.log = true;
+		if (axes == 2)
+			ax.inverted = true;
+		axis_cache_logs(&ax);
+		for (int kind = 0; kind < 3; kind++) {
+			struct pe_figure *fig = pe_figure_create(1, 1);
+			struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+			const double *x = kind == 1 ? shuffled : xs;
+			if (kind == 2)
+				assert_int_equal(pe_panel_add_scatter(p, "s", x, ys, N), PE_OK);
+			else
+				assert_int_equal(pe_panel_add_line(p, "l", x, ys, N), PE_OK);
+			for (int t = 0; t < 40; t++) {
+				seed = seed * 1103515245u + 12345u;
+				double bx = r.x - 20 +
+				            (double)(seed >> 16 & 1023) / 1023.0 * (r.w + 20);
+				seed = seed * 1103515245u + 12345u;
+				double by = r.y - 10 + (double)(seed >> 16 & 1023) / 1023.0 * r.h;
+				struct rect b = {bx, by, 3 + (t % 7) * 23.5, 2 + (t % 5) * 17.25};
+				double step = t % 2 ? 1.0 : 2.5;
+				size_t want =
+				        plain_count(x, ys, N, kind == 2, &ax, &ay, r, b, step);
+				assert_int_equal(xy_covered(p, &ax, &ay, r, b, step, SIZE_MAX),
+				                 want);
+				/* stopping at enough: at least enough when there are that many */
+				size_t capped = xy_covered(p, &ax, &ay, r, b, step, want / 2 + 1);
+				assert_true(capped >= want / 2 + 1 || capped == want);
+			}
+			pe_figure_destroy(fig);
+		}
+	}
+}
+
 /* Scatter markers splatted into a buffer look like cairo's own paths: the
  * same "over" compositing of the same discs, only the antialiasing ramp at
  * their edges differs (a pixel there by at most a third of full scale, the
@@ -795,7 +879,7 @@ static void splatted_points_match_paths(void **state)
 		px[i] = sin(0.37 * (double)i) * (1 + 0.001 * (double)i);
 		py[i] = cos(0.11 * (double)i * (double)i);
 	}
-	struct series se = {NULL, px, py, N, true, NULL};
+	struct series se = {NULL, px, py, N, true, NULL, false};
 	struct axis ax = {.lo = -3, .hi = 3}, ay = {.lo = -1.2, .hi = 1.2};
 	struct fig_style st;
 	struct pe_figure *fig = pe_figure_create(1, 1);
@@ -974,6 +1058,7 @@ int main(void)
 	        cmocka_unit_test(ticks_properties_on_random_ranges),
 	        cmocka_unit_test(ticks_log),
 	        cmocka_unit_test(splatted_points_match_paths),
+	        cmocka_unit_test(covered_counts_as_defined),
 	        cmocka_unit_test(numbers_use_unicode_minus),
 	        cmocka_unit_test(fitted_ticks_never_overlap),
 	        cmocka_unit_test(nothing_leaves_the_canvas),
