@@ -444,6 +444,35 @@ static struct rect bar_rect(const struct fig_style *st, const struct colour_scal
 	return r;
 }
 
+/* At most this many lines of a colorbar's label beside the bar. */
+#define BAR_LABEL_LINES 2
+
+/*
+ * The label's lines beside a bar of height h (the label font set): wrapped to the bar's
+ * height ("L2 distance (sampled)" in a 252 pt column ended "(sam…"); the short form's
+ * when the label is not whole even so, none when that is "".
+ */
+static int bar_label_lines(cairo_t *cr, const struct fig_style *st, const struct colour_scale *sc,
+                           double h, char out[][TEXT_LINE_CAP])
+{
+	if (!sc->label || !*sc->label)
+		return 0;
+	text_font(cr, st, TEXT_LABEL);
+	bool cut;
+	int n = text_wrap_cut(cr, sc->label, h, BAR_LABEL_LINES, out, &cut);
+	if (!cut || !sc->label_short)
+		return n;
+	if (!*sc->label_short)
+		return 0;
+	return text_wrap(cr, sc->label_short, h, BAR_LABEL_LINES, out);
+}
+
+/* From one line of the bar's label to the next. */
+static double bar_label_step(const struct fig_style *st)
+{
+	return 1.15 * text_size(st, TEXT_LABEL);
+}
+
 double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h,
                       const struct colour_scale *sc)
 {
@@ -455,8 +484,10 @@ double colorbar_extra(cairo_t *cr, const struct fig_style *st, double h,
 	if (sc->nan_label)
 		lw = fmax(lw, text_width(cr, sc->nan_label) - st->tick_len);
 	double w = st->tick_len + st->pad + lw;
-	if (sc->label && *sc->label)
-		w += st->pad * 1.5 + text_size(st, TEXT_LABEL) * 1.0;
+	char lines[BAR_LABEL_LINES][TEXT_LINE_CAP];
+	int n = bar_label_lines(cr, st, sc, h, lines);
+	if (n > 0)
+		w += st->pad * 1.5 + text_size(st, TEXT_LABEL) * 1.0 + (n - 1) * bar_label_step(st);
 	return w;
 }
 
@@ -522,11 +553,12 @@ swatch:
 		text_draw(cr, sc->nan_label, b.x + b.w + st->pad, b.y + b.h / 2, 0, 0.5, 0);
 		lw = fmax(lw, text_width(cr, sc->nan_label) - st->tick_len);
 	}
-	if (sc->label && *sc->label) {
-		double x = r.x + r.w + st->tick_len + st->pad + lw + st->pad * 1.5;
-		text_font(cr, st, TEXT_LABEL);
-		char buf[256];
-		text_draw(cr, text_fit(cr, sc->label, whole.h, buf, sizeof(buf)), x, r.y + r.h / 2,
-		          0.5, 0, FIG_PI / 2);
+	char lines[BAR_LABEL_LINES][TEXT_LINE_CAP];
+	int n = bar_label_lines(cr, st, sc, whole.h, lines);
+	for (int k = 0; k < n; k++) {
+		/* Rotated, the first line is the one nearer the bar. */
+		double x = r.x + r.w + st->tick_len + st->pad + lw + st->pad * 1.5 +
+		           k * bar_label_step(st);
+		text_draw(cr, lines[k], x, r.y + r.h / 2, 0.5, 0, FIG_PI / 2);
 	}
 }

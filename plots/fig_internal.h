@@ -42,6 +42,7 @@ struct refline {
 struct pe_panel {
 	enum panel_kind kind;
 	char *title, *xlabel, *ylabel;
+	char *ylabel_short; /* drawn instead of ylabel when that would be cut; NULL: none */
 
 	struct pe_heatmap_spec hm; /* strings in it are owned copies */
 	/* hm.grid_fn's answer, owned, for a request of grid_rows x grid_cols; or NULL */
@@ -128,6 +129,8 @@ const char *text_fit(cairo_t *cr, const char *s, double max_w, char *buf, size_t
  * SIZE<TAB>STRING" (device units, SIZE in points) to FILE.
  */
 void text_log_canvas(double w, double h, double unit);
+/* And "axes X0 Y0 X1 Y1" for each panel's axes (device units). */
+void text_log_axes(cairo_t *cr, double x, double y, double w, double h);
 
 /* Reproducible PDFs: CreationDate and ModDate from SOURCE_DATE_EPOCH, when set. */
 void figure_pdf_dates(cairo_surface_t *surf);
@@ -193,8 +196,9 @@ struct colour_scale {
 	double vmin, vmax;
 	const char *cmap;
 	const char *label;
-	const char *nan_label; /* a grey swatch under the bar; NULL: none */
-	bool discrete;         /* whole-number bands */
+	const char *label_short; /* instead of label when that is not whole ("": none) */
+	const char *nan_label;   /* a grey swatch under the bar; NULL: none */
+	bool discrete;           /* whole-number bands */
 	bool used;
 	/* no heatmap it colours has a finite value: its bar would be a range of nothing (a
 	 * layer map's sliding window on a model without one), so only the NaN swatch shows */
@@ -264,11 +268,14 @@ bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_p
 #define TEXT_MAX_LINES 3
 #define TEXT_LINE_CAP  256
 /*
- * s broken at spaces (or, for a word wider than room, after a hyphen) into at most max
- * lines no wider than room in the current font; what the last line cannot hold ends in
- * an ellipsis. Returns the number of lines in out.
+ * s broken at spaces (or, for a word wider than room, after a hyphen, '=', ':' or ',')
+ * into at most max lines no wider than room in the current font; what the last line
+ * cannot hold ends in an ellipsis. Returns the number of lines in out.
  */
 int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP]);
+/* text_wrap(), and *cut says whether a line ended in an ellipsis (the text is not whole). */
+int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP],
+                  bool *cut);
 
 /* Sizes of text, lines and gaps for a figure written at w x h in this format. */
 /*

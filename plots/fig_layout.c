@@ -4,6 +4,7 @@
  * tick choice is redone for the final axes size (fewer ticks on a smaller
  * axis means narrower labels, so three rounds settle it).
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,14 @@ struct slot {
 	bool own_bar;     /* a colorbar right of this panel */
 	int title_lines;  /* lines of the title: 1 or 2 */
 	int ylabel_lines; /* lines of the y label: 1 or 2 */
-	double xlabel_w;  /* width of the x label */
+	int xlabel_lines; /* lines of the x label: 1 or 2 */
+	double xlabel_w;  /* width of the x label (its widest line) */
 	double ml_text;   /* from the axes' left edge to the near side of the y label's line */
 	double below_h;   /* of the bottom margin, what a legend below the axes takes */
 	/* The most lines a title or y label took in an earlier round: a second line shortens
 	 * the axes, which can make room for one line again (a square heatmap drawn narrower),
 	 * and the rounds would swing between the two. */
-	int title_floor, ylabel_floor;
+	int title_floor, ylabel_floor, xlabel_floor;
 	/* Where the legend goes when it would hide data inside: right of the axes, or (when
 	 * that takes more than a third of the cell's width) below the x label. */
 	enum { LEGEND_IN, LEGEND_RIGHT, LEGEND_BELOW } legend;
@@ -40,6 +42,7 @@ struct slot {
 	 * ("1000000" under a 1048576-position heatmap ran under the bar) */
 	double bar_gap;
 	struct rect cell, axes;
+	struct rect room; /* the axes before an equal aspect narrowed them */
 };
 
 struct layout {
@@ -55,8 +58,10 @@ struct layout {
 	bool cramped;         /* some axes got squeezed below two lines of text */
 	bool cramped_w;       /* ... in width (a taller canvas would not help) */
 	int row_lines;        /* lines of the row labels: 1 .. MAX_LINES */
-	int sup_lines;        /* lines of the figure title: 1 or 2 */
-	int note_lines;       /* lines of the note: 1 .. MAX_LINES (wrapped, not cut) */
+	double row_scale;     /* of the title size, for the row labels: 1, less when cut */
+	int sup_lines;        /* lines of the figure title: 1 .. MAX_LINES */
+	double sup_scale;     /* of the figure title's size: 1, less when it would be cut */
+	int note_lines;       /* lines of the note: 1 .. NOTE_LINES (wrapped, not cut) */
 	double bottom_extra;  /* grid height handed to the bottom panel */
 	bool short_of_height; /* more height would help: a legend stays over data, or the
 	                       * bottom panel's axes are squashed below the grid's */
@@ -67,35 +72,34 @@ static int imax(int a, int b)
 	return a > b ? a : b;
 }
 
+static int imin(int a, int b)
+{
+	return a < b ? a : b;
+}
+
 static double descent(const struct fig_style *st, enum text_role role)
 {
 	return 0.24 * text_size(st, role); /* DejaVu Sans descends 0.236 em */
 }
 
-/*
- * Set the font for role and return s, or s cut short with an ellipsis so it
- * fits in max_w: text keeps its size rather than shrinking to illegibility.
- */
-static const char *font_fitting(cairo_t *cr, const struct fig_style *st, enum text_role role,
-                                const char *s, double max_w, char *buf, size_t cap)
-{
-	text_font(cr, st, role);
-	return text_fit(cr, s, fmax(0, max_w), buf, cap);
-}
-
 #define MAX_LINES TEXT_MAX_LINES
-#define LINE_CAP  TEXT_LINE_CAP
+/* A note says how to read the figure, in sentences: at 252 pt compare's (scales, sampling,
+ * scatter) takes four lines. */
+#define NOTE_LINES 6
+#define LINE_CAP   TEXT_LINE_CAP
 
 /*
  * s broken at spaces into at most @max lines no wider than room in the
  * current font, filling each line before the next; a word wider than room
- * breaks after a hyphen (or _ / .) where it can; such a word that cannot, and
- * whatever the last line cannot hold, end in an ellipsis.
+ * breaks after a hyphen (or _ / . = : ,) where it can; such a word that cannot, and
+ * whatever the last line cannot hold, end in an ellipsis (*cut set, when given).
  * @return the number of lines in out.
  */
-int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP], bool *cut)
 {
 	int n = 0;
+	if (cut)
+		*cut = false;
 	const char *c = s;
 	while (*c && n < max) {
 		while (*c == ' ')
@@ -129,22 +133,26 @@ int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_
 		}
 		line[len] = '\0';
 		/* A lone word too wide for the line (a model name such as gemma-3-27b-it in a
-		 * short row) breaks after a hyphen, underscore, slash or dot, keeping the rest
-		 * for the next line, rather than ending in an ellipsis. */
+		 * short row, a spec's "base=10000") breaks after a hyphen, underscore, slash,
+		 * dot, '=', ':' or ',', keeping the rest for the next line, rather than ending
+		 * in an ellipsis; never between the digits of a number ("1,5" or "2.5"). */
 		if (fit == 1 && n < max - 1 && text_width(cr, line) > room) {
-			size_t cut = 0;
+			size_t at = 0;
 			for (size_t k = 1; k + 1 < len; k++) {
-				if (!strchr("-_/.", line[k - 1]))
+				if (!strchr("-_/.=:,", line[k - 1]) ||
+				    (strchr(".,", line[k - 1]) && k >= 2 &&
+				     isdigit((unsigned char)line[k - 2]) &&
+				     isdigit((unsigned char)line[k])))
 					continue;
 				char keep = line[k];
 				line[k] = '\0';
 				if (text_width(cr, line) <= room)
-					cut = k;
+					at = k;
 				line[k] = keep;
 			}
-			if (cut > 0) {
-				line[cut] = '\0';
-				rest = c + cut;
+			if (at > 0) {
+				line[at] = '\0';
+				rest = c + at;
 			}
 		}
 		if (fit == 0 || (n == max - 1 && *rest)) {
@@ -153,10 +161,18 @@ int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_
 			rest = c + strlen(c);
 		}
 		char buf[LINE_CAP + 8];
-		snprintf(out[n++], LINE_CAP, "%s", text_fit(cr, line, room, buf, sizeof(buf)));
+		const char *t = text_fit(cr, line, room, buf, sizeof(buf));
+		if (cut && t != line)
+			*cut = true;
+		snprintf(out[n++], LINE_CAP, "%s", t);
 		c = rest;
 	}
 	return n;
+}
+
+int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+{
+	return text_wrap_cut(cr, s, room, max, out, NULL);
 }
 
 /*
@@ -284,6 +300,7 @@ static enum pe_status scales(struct layout *L)
 			return s;
 		sl->own.cmap = hm->colormap ? hm->colormap : colormap_default(hm->is_signed);
 		sl->own.label = hm->colorbar_label;
+		sl->own.label_short = hm->colorbar_label_short;
 		sl->own.discrete = hm->discrete;
 		sl->own.nan_label = hm->nan_label                  ? hm->nan_label
 		                    : heatmap_panel_has_nan(sl->p) ? "no value"
@@ -309,8 +326,10 @@ static enum pe_status scales(struct layout *L)
 			sh->vmin = fmin(sh->vmin, sl->own.vmin);
 			sh->vmax = fmax(sh->vmax, sl->own.vmax);
 			sh->empty = sh->empty && sl->own.empty;
-			if (!sh->label)
+			if (!sh->label) {
 				sh->label = sl->own.label;
+				sh->label_short = sl->own.label_short;
+			}
 			if (!sh->nan_label)
 				sh->nan_label = sl->own.nan_label;
 		}
@@ -354,14 +373,28 @@ static void measure(struct layout *L, struct slot *sl)
 	sl->ml_text = sl->ml + st->pad;
 	sl->below_h = 0;
 	sl->xlabel_w = 0;
+	sl->xlabel_lines = 1;
 	if (p->xlabel) {
+		/* An x label wider than its cell (usage's "RoPE pair i (high → low frequency;
+		 * ...)" in a 252 pt column ran off the canvas) takes a second line. */
+		char out[2][LINE_CAP];
 		text_font(cr, st, TEXT_LABEL);
-		sl->xlabel_w = text_width(cr, p->xlabel);
+		int n = text_wrap(cr, p->xlabel, title_room(L, sl), 2, out);
+		for (int k = 0; k < n; k++)
+			sl->xlabel_w = fmax(sl->xlabel_w, text_width(cr, out[k]));
+		sl->xlabel_lines = (sl->xlabel_floor = imax(sl->xlabel_floor, n));
 	}
 	if (p->ylabel) {
-		/* A y label longer than a short axes takes a second line, not an ellipsis. */
+		/* A y label longer than a short axes takes a second line, not an ellipsis; one
+		 * word too long for it ("correlation" beside a scatter in compare's rows) its
+		 * short form. */
 		text_font(cr, st, TEXT_LABEL);
-		sl->ylabel_lines = lines_needed(cr, p->ylabel, ylabel_room(st, sl), 2);
+		char out[2][LINE_CAP];
+		bool cut;
+		text_wrap_cut(cr, p->ylabel, ylabel_room(st, sl), 2, out, &cut);
+		sl->ylabel_lines =
+		        lines_needed(cr, cut && p->ylabel_short ? p->ylabel_short : p->ylabel,
+		                     ylabel_room(st, sl), 2);
 		sl->ylabel_lines = (sl->ylabel_floor = imax(sl->ylabel_floor, sl->ylabel_lines));
 		sl->ml += st->pad + line_h(st, TEXT_LABEL) +
 		          (sl->ylabel_lines - 1) * 1.15 * text_size(st, TEXT_LABEL);
@@ -370,7 +403,8 @@ static void measure(struct layout *L, struct slot *sl)
 	sl->ml = fmax(sl->ml, xw / 2 + st->pad);
 	sl->mb = st->tick_len + st->pad + (sl->x.no_labels ? 0 : cap);
 	if (p->xlabel)
-		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL);
+		sl->mb += XLABEL_GAP * st->pad + line_h(st, TEXT_LABEL) +
+		          (sl->xlabel_lines - 1) * 1.15 * text_size(st, TEXT_LABEL);
 	sl->mt = cap / 2 + st->pad;
 	sl->title_lines = 1;
 	if (sl->title) {
@@ -584,6 +618,7 @@ static void place_axes(struct layout *L)
 			if (sl->p->kind != PANEL_EMPTY && x1 - x0 < 2 * st->font)
 				L->cramped_w = true;
 			sl->axes = (struct rect){x0, y0, fmax(1, x1 - x0), fmax(1, y1 - y0)};
+			sl->room = sl->axes;
 			if (C == 1)
 				apply_aspect(st, sl);
 		}
@@ -650,9 +685,14 @@ static void layout_rounds(struct layout *L)
 		xy_legend_size(L->cr, L->st, sl->p, &w, &h);
 		if (w == 0 || xy_legend_inside(L->cr, L->st, sl->p, &sl->x, &sl->y, sl->axes))
 			continue;
+		/* Measuring whether a derived height fits asks for a little more room below than
+		 * drawing does: the drawing's layout can differ by a hair (heatmap grids answered
+		 * for the last trial height), and a legend just short of its room stayed over the
+		 * curves (compare's decay in a 252 pt PDF). */
+		double below = L->st->fit_only ? 3.3 : 3;
 		if (w + L->st->font < 0.4 * sl->cell.w)
 			sl->legend = LEGEND_RIGHT;
-		else if (w < sl->cell.w && h + L->st->pad < sl->cell.h / 3)
+		else if (w < sl->cell.w && h + L->st->pad < sl->cell.h / below)
 			sl->legend = LEGEND_BELOW;
 		else {
 			L->short_of_height |= w < sl->cell.w;
@@ -738,6 +778,7 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 		                                     : NULL);
 	}
 	draw_frame(cr, st, a);
+	text_log_axes(cr, a.x, a.y, a.w, a.h);
 	axis_draw_x(cr, st, &sl->x, a);
 	axis_draw_y(cr, st, &sl->y, a, false);
 
@@ -745,22 +786,31 @@ static enum pe_status draw_slot(struct layout *L, struct slot *sl)
 	double yw = axis_label_width(cr, &sl->y);
 	double cap = text_cap(cr);
 	cairo_set_source_rgb(cr, 0, 0, 0);
-	char buf[512];
 	if (p->xlabel) {
-		const char *t = font_fitting(cr, st, TEXT_LABEL, p->xlabel, sl->cell.w - st->pad,
-		                             buf, sizeof(buf));
-		text_draw(cr, t, a.x + a.w / 2,
-		          a.y + a.h + st->tick_len + st->pad + (sl->x.no_labels ? 0 : cap) +
-		                  XLABEL_GAP * st->pad,
-		          0.5, 0, 0);
+		/* Centred under the axes, moved within the cell rather than off the canvas. */
+		double lo, hi;
+		title_span(L, sl, &lo, &hi);
+		text_font(cr, st, TEXT_LABEL);
+		double step = 1.15 * text_size(st, TEXT_LABEL);
+		draw_lines_in(cr, p->xlabel, a.x + a.w / 2,
+		              a.y + a.h + st->tick_len + st->pad + (sl->x.no_labels ? 0 : cap) +
+		                      XLABEL_GAP * st->pad + text_cap(cr) +
+		                      (sl->xlabel_lines - 1) * step,
+		              hi - lo, 0, sl->xlabel_lines, step, lo, hi);
 	}
 	if (p->ylabel) {
 		text_font(cr, st, TEXT_LABEL);
 		double x = a.x - st->tick_len - st->pad - yw - st->pad - descent(st, TEXT_LABEL);
 		double lo, hi;
 		ylabel_span(st, sl, &lo, &hi);
-		draw_lines_in(cr, p->ylabel, x, a.y + a.h / 2, hi - lo, FIG_PI / 2,
-		              sl->ylabel_lines, 1.15 * text_size(st, TEXT_LABEL), lo, hi);
+		/* The short form where the label would be cut in the room the axes leave. */
+		char out[2][LINE_CAP];
+		bool cut;
+		text_wrap_cut(cr, p->ylabel, hi - lo, imax(1, imin(2, sl->ylabel_lines)), out,
+		              &cut);
+		draw_lines_in(cr, cut && p->ylabel_short ? p->ylabel_short : p->ylabel, x,
+		              a.y + a.h / 2, hi - lo, FIG_PI / 2, sl->ylabel_lines,
+		              1.15 * text_size(st, TEXT_LABEL), lo, hi);
 	}
 	if (sl->title) {
 		text_font(cr, st, TEXT_TITLE);
@@ -841,18 +891,79 @@ static double row_label_room(const struct layout *L, unsigned r)
 	return fmax(0, hi - lo);
 }
 
-/* Lines the longest row label needs to fit its row (bold, up to MAX_LINES). */
-static int row_label_lines(struct layout *L)
+/* Size of the row labels' text (bold): a title's, or less where one would be cut. */
+static double row_size(const struct layout *L)
+{
+	return text_size(L->st, TEXT_TITLE) * L->row_scale;
+}
+
+static void row_font(const struct layout *L)
+{
+	text_face(L->cr, true);
+	cairo_set_font_size(L->cr, row_size(L));
+}
+
+/* Lines the longest row label needs to fit its row (up to MAX_LINES); *cut: some label
+ * is not whole even so. */
+static int row_label_lines(struct layout *L, bool *cut)
 {
 	cairo_t *cr = L->cr;
-	text_font(cr, L->st, TEXT_TITLE);
-	text_face(cr, true);
+	row_font(L);
 	int most = 1;
+	*cut = false;
 	for (unsigned r = 0; r < L->fig->rows; r++) {
-		int k = lines_needed(cr, L->fig->row_labels[r], row_label_room(L, r), MAX_LINES);
+		char out[MAX_LINES][LINE_CAP];
+		bool c = false;
+		int k = L->fig->row_labels[r]
+		                ? text_wrap_cut(cr, L->fig->row_labels[r], row_label_room(L, r),
+		                                MAX_LINES, out, &c)
+		                : 0;
 		most = k > most ? k : most;
+		*cut |= c;
 	}
 	return most;
+}
+
+/*
+ * More lines for the row labels, or, when a label is cut on MAX_LINES (a spec of one
+ * long word beside a short row: "sinusoidal base=…" in compare's rows at 504 pt), a
+ * smaller size down to the style's smallest text, counting its lines afresh. Returns
+ * whether the layout must be done again; at one size the lines only grow, and the size
+ * only shrinks, so this settles.
+ */
+static bool fit_row_labels(struct layout *L)
+{
+	if (!has_row_labels(L->fig))
+		return false;
+	bool cut;
+	int need = row_label_lines(L, &cut);
+	if (need > L->row_lines) {
+		L->row_lines = need;
+		return true;
+	}
+	double least = L->st->min_font / text_size(L->st, TEXT_TITLE);
+	if (!cut || L->row_scale <= least * 1.0001)
+		return false;
+	L->row_scale = fmax(least, 0.9 * L->row_scale);
+	L->row_lines = 1;
+	return true;
+}
+
+/* Axes of a grid panel at least this tall for their width, or this many font sizes tall,
+ * when the height may grow. */
+#define MIN_FLAT 0.75
+#define MIN_LOW  6.0
+
+/* Size of the figure title's text (bold): 1.3 times the labels', less where it would be cut. */
+static double sup_size(const struct layout *L)
+{
+	return text_size(L->st, TEXT_SUPTITLE) * L->sup_scale;
+}
+
+static void sup_font(const struct layout *L)
+{
+	text_face(L->cr, true);
+	cairo_set_font_size(L->cr, sup_size(L));
 }
 
 /* Place everything for the style's text size; L->cramped says whether it fits. */
@@ -868,17 +979,17 @@ static void layout(struct layout *L)
 	for (size_t i = 0; i < L->n; i++) {
 		L->s[i].legend = LEGEND_IN;
 		L->s[i].p->legend_wrap = 0;
-		L->s[i].title_floor = L->s[i].ylabel_floor = 1;
+		L->s[i].title_floor = L->s[i].ylabel_floor = L->s[i].xlabel_floor = 1;
 	}
 	double outer = 0.6 * st->font;
 	double top = outer;
 	if (fig->title)
-		top += line_h(st, TEXT_SUPTITLE) + st->pad * 2 +
-		       (L->sup_lines - 1) * 1.15 * text_size(st, TEXT_SUPTITLE);
+		top += (0.73 + 0.24) * sup_size(L) + st->pad * 2 +
+		       (L->sup_lines - 1) * 1.15 * sup_size(L);
 	double left = outer;
 	if (has_row_labels(fig))
-		left += line_h(st, TEXT_TITLE) + st->font +
-		        (L->row_lines - 1) * 1.15 * text_size(st, TEXT_TITLE);
+		left += (0.73 + 0.24) * row_size(L) + st->font +
+		        (L->row_lines - 1) * 1.15 * row_size(L);
 	L->grid_x = left;
 	L->grid_y = top;
 	L->grid_w = L->width - left - outer;
@@ -902,14 +1013,36 @@ static void layout(struct layout *L)
 		sl->axes = (struct rect){0, 0, sl->cell.w * 0.75, sl->cell.h * 0.75};
 	}
 	layout_rounds(L);
-	/* A bottom panel's curves in a band much lower than the grid's axes read as flat
-	 * lines with one tick (compare's decay under rows of two in a 252 pt column): a
-	 * height left to the width grows instead. */
+	/* A bottom panel's curves in a band much lower than the grid's axes, or than the
+	 * least any axes may have, read as flat lines with one or two ticks (compare's decay
+	 * under rows of two in a 252 pt column): a height left to the width grows instead. */
 	double tallest = 0;
 	for (size_t i = 0; fig->bottom && i < grid; i++)
 		tallest = fmax(tallest, L->s[i].axes.h);
-	if (fig->bottom && L->s[L->n - 1].axes.h < fmax(0.5 * tallest, 3 * st->font))
+	const struct slot *b = &L->s[L->n - 1];
+	if (fig->bottom &&
+	    b->axes.h < fmax(0.5 * tallest, fmin(MIN_FLAT * b->axes.w, MIN_LOW * st->font)))
 		L->short_of_height = true;
+	/* Axes both flat and low (a row of two scatters in a 252 pt column took the default's
+	 * aspect, 35 px tall): a height left to the width grows. A heatmap of square cells
+	 * counts against the height its width would give it, up to square; a wide line plot
+	 * (freqs' two panels) may stay flat while it is tall enough to read. */
+	for (size_t i = 0; i < grid; i++) {
+		const struct slot *sl = &L->s[i];
+		double ratio = aspect_ratio(sl);
+		double want = ratio > 0 ? fmin(sl->room.w, sl->room.w / ratio) : sl->room.w;
+		if (sl->p->kind != PANEL_EMPTY &&
+		    sl->room.h < fmin(MIN_FLAT * want, MIN_LOW * st->font))
+			L->short_of_height = true;
+	}
+}
+
+/* layout(), and again while the row labels take more lines or a smaller size. */
+static void layout_rows(struct layout *L)
+{
+	layout(L);
+	for (int k = 0; k < 32 && fit_row_labels(L); k++)
+		layout(L);
 }
 
 #define GRID_PASSES 3
@@ -957,32 +1090,40 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		/* Too little room for the text: smaller text, down to a limit, then an honest
 		 * error. */
 		L.row_lines = 1;
+		L.row_scale = 1;
 		L.sup_lines = 1;
-		if (fig->title) {
-			text_font(cr, &st, TEXT_SUPTITLE);
-			L.sup_lines = lines_needed(cr, fig->title, width - 1.2 * st.font, 2);
+		L.sup_scale = 1;
+		/* A long title takes a third line, then a smaller size down to the labels', rather
+		 * than an ellipsis (decay's four schemes at 252 pt). */
+		for (double least = text_size(&st, TEXT_LABEL) / text_size(&st, TEXT_SUPTITLE);
+		     fig->title;) {
+			char out[MAX_LINES][LINE_CAP];
+			bool cut;
+			sup_font(&L);
+			L.sup_lines = text_wrap_cut(cr, fig->title, width - 1.2 * st.font,
+			                            MAX_LINES, out, &cut);
+			if (!cut || L.sup_scale <= least * 1.0001)
+				break;
+			L.sup_scale = fmax(least, 0.9 * L.sup_scale);
 		}
 		/* A note says how to read the figure: wrapped onto more lines, not cut. */
 		L.note_lines = 1;
 		if (fig->note) {
 			text_font(cr, &st, TEXT_TICK);
+			char lines[NOTE_LINES][LINE_CAP];
 			L.note_lines =
-			        lines_needed(cr, fig->note, width - 1.2 * st.font, MAX_LINES);
+			        text_wrap(cr, fig->note, width - 1.2 * st.font, NOTE_LINES, lines);
 		}
 		for (;;) {
-			layout(&L);
-			int need = row_label_lines(&L);
-			if (need > L.row_lines) {
-				L.row_lines = need;
-				layout(&L);
-			}
+			layout_rows(&L);
 			double slack = fig->bottom ? row_slack(&L) : 0;
-			if (!L.cramped && slack > st.font) {
+			if (slack > st.font) {
 				/* Rows of square heatmaps left height unused: give it to the bottom
-				 * panel.
+				 * panel (the rows shorter, their labels measured again), also when
+				 * that panel is what is cramped (its legend moved below it).
 				 */
 				L.bottom_extra = slack;
-				layout(&L);
+				layout_rows(&L);
 				L.bottom_extra = 0;
 			}
 			if (!L.cramped)
@@ -1034,19 +1175,16 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 			const char *t = fig->row_labels[r];
 			if (!t)
 				continue;
-			text_font(cr, &st, TEXT_TITLE);
-			text_face(cr, true);
+			row_font(&L);
 			/* Centred on the rows' axes, moved within their cells if it must. */
 			double lo, hi, centre;
 			row_label_span(&L, r, &lo, &hi, &centre);
-			double step = 1.15 * text_size(&st, TEXT_TITLE);
-			draw_lines_in(cr, t,
-			              outer + 0.73 * text_size(&st, TEXT_TITLE) +
-			                      (L.row_lines - 1) * step,
+			double step = 1.15 * row_size(&L);
+			draw_lines_in(cr, t, outer + 0.73 * row_size(&L) + (L.row_lines - 1) * step,
 			              centre, hi - lo, FIG_PI / 2, L.row_lines, step, lo, hi);
 		}
 	if (s == PE_OK && fig->note) {
-		char lines[MAX_LINES][LINE_CAP];
+		char lines[NOTE_LINES][LINE_CAP];
 		text_font(cr, &st, TEXT_TICK);
 		int n = text_wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
 		double step = 1.15 * text_size(&st, TEXT_TICK);
@@ -1059,10 +1197,10 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		cairo_set_source_rgb(cr, 0, 0, 0);
 	}
 	if (s == PE_OK && fig->title) {
-		text_font(cr, &st, TEXT_SUPTITLE);
-		double step = 1.15 * text_size(&st, TEXT_SUPTITLE);
+		sup_font(&L);
+		double step = 1.15 * sup_size(&L);
 		draw_lines(cr, fig->title, width / 2,
-		           outer + 0.73 * text_size(&st, TEXT_SUPTITLE) + (L.sup_lines - 1) * step,
+		           outer + 0.73 * sup_size(&L) + (L.sup_lines - 1) * step,
 		           width - 2 * outer, 0, L.sup_lines, step);
 	}
 	free(L.s);

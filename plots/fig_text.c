@@ -204,6 +204,19 @@ void text_log_canvas(double w, double h, double unit)
 	}
 }
 
+void text_log_axes(cairo_t *cr, double x, double y, double w, double h)
+{
+	FILE *f = box_log();
+	if (!f)
+		return;
+	double x0 = x, y0 = y, x1 = x + w, y1 = y + h;
+	cairo_user_to_device(cr, &x0, &y0);
+	cairo_user_to_device(cr, &x1, &y1);
+	fprintf(f, "axes %.3f %.3f %.3f %.3f\n", fmin(x0, x1), fmin(y0, y1), fmax(x0, x1),
+	        fmax(y0, y1));
+	fflush(f);
+}
+
 static void log_box(cairo_t *cr, const char *s, double x0, double y0, double x1, double y1)
 {
 	FILE *f = box_log();

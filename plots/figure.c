@@ -59,8 +59,10 @@ static void panel_finish(struct pe_panel *p)
 	free(p->title);
 	free(p->xlabel);
 	free(p->ylabel);
+	free(p->ylabel_short);
 	free((char *)p->hm.colormap);
 	free((char *)p->hm.colorbar_label);
+	free((char *)p->hm.colorbar_label_short);
 	pe_matrix_destroy(p->grid);
 	for (size_t i = 0; i < p->n_series; i++)
 		free(p->series[i].name);
@@ -202,6 +204,11 @@ enum pe_status pe_panel_set_ylabel(struct pe_panel *p, const char *label)
 	return set_string(&p->ylabel, label);
 }
 
+enum pe_status pe_panel_set_ylabel_short(struct pe_panel *p, const char *label)
+{
+	return set_string(&p->ylabel_short, label);
+}
+
 void pe_heatmap_spec_init(struct pe_heatmap_spec *spec, size_t rows, size_t cols,
                           const double *data)
 {
@@ -238,18 +245,23 @@ enum pe_status pe_panel_set_heatmap(struct pe_panel *p, const struct pe_heatmap_
 		return PE_EINVAL;
 	char *cmap = dup_or_null(spec->colormap);
 	char *label = dup_or_null(spec->colorbar_label);
-	if ((spec->colormap && !cmap) || (spec->colorbar_label && !label)) {
+	char *label_short = dup_or_null(spec->colorbar_label_short);
+	if ((spec->colormap && !cmap) || (spec->colorbar_label && !label) ||
+	    (spec->colorbar_label_short && !label_short)) {
 		free(cmap);
 		free(label);
+		free(label_short);
 		return PE_ENOMEM;
 	}
 	free((char *)p->hm.colormap);
 	free((char *)p->hm.colorbar_label);
+	free((char *)p->hm.colorbar_label_short);
 	pe_matrix_destroy(p->grid);
 	p->grid = NULL;
 	p->hm = *spec;
 	p->hm.colormap = cmap;
 	p->hm.colorbar_label = label;
+	p->hm.colorbar_label_short = label_short;
 	p->kind = PANEL_HEATMAP;
 	return PE_OK;
 }

@@ -145,6 +145,8 @@ static enum pe_status heatmap(struct pe_panel *p, const struct cli_common *o,
 	spec.is_signed = is_signed;
 	spec.equal_aspect = true;
 	spec.colorbar_label = cbar;
+	/* The note says which grids are sampled: a bar too short for the words goes without. */
+	spec.colorbar_label_short = cbar ? "" : NULL;
 	cli_heatmap_apply(o, &spec);
 	if (!isnan(lim[0]))
 		spec.vmin = lim[0], spec.vmax = lim[1];
@@ -309,6 +311,8 @@ static int draw(struct run *r)
 			st = pe_panel_set_xlabel(sp, pw_metric_label(r->metric));
 		if (st == PE_OK && sp)
 			st = pe_panel_set_ylabel(sp, "correlation");
+		if (st == PE_OK && sp)
+			st = pe_panel_set_ylabel_short(sp, "corr.");
 		for (unsigned k = 0; !one_row && k < l->count && st == PE_OK; k++)
 			st = pe_panel_set_title(slot(fig, l, i, l->order[k]), titles[l->order[k]]);
 	}

@@ -199,6 +199,9 @@ static int write_figure(struct pw_run *r, enum pe_metric m)
 	if (!info.exact && pe_figure_set_note(fig, cli_sampled_note(&info, note, sizeof(note))))
 		st = PE_ENOMEM;
 	spec.colorbar_label = cbar;
+	/* Too short a bar for the whole label: the note says the cells are sampled. */
+	if (!info.exact)
+		spec.colorbar_label_short = pw_metric_label(m);
 	cli_heatmap_apply(&r->o, &spec);
 	char title[512], label[600];
 	const struct pe_scheme *s = r->schemes[0];

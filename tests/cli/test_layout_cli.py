@@ -15,7 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tap import ok, done, workdir  # noqa: E402
+from tap import ok, done, skip, workdir  # noqa: E402
 import subprocess  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
@@ -247,6 +247,133 @@ for size, size_args in SIZES + [("paper", ["--style", "paper"])]:
     found = problems(log) if rc == 0 else [err]
     ok(rc == 0 and not found, f"compare of three schemes at 1e5, {size}: no text over another",
        "\n".join(found[:12]))
+
+
+
+def axes_boxes(path):
+    """[(x0, y0, x1, y1)] of every panel's axes in a box log ("axes X0 Y0 X1 Y1"), and the
+    canvas unit."""
+    out, unit = [], 1.0
+    for line in open(path, encoding="utf-8"):
+        f = line.split()
+        if f[0] == "canvas":
+            unit = float(f[3])
+        elif f[0] == "axes":
+            out.append(tuple(float(v) for v in f[1:5]))
+    return out, unit
+
+
+def cut_texts(path):
+    return [b[5] for p in pages(path) for b in p[3] if "\u2026" in b[5]]
+
+
+# A colorbar's label whole in a 252 pt column: "L2 distance (sampled)" on two lines, or
+# without "(sampled)" (the note under the figure says so), never "L2 distance (sam…".
+for what, args, words in (
+        ("distance of a learned table, sampled", ["distance", "-s", "learned", "-n", "100000"],
+         ["L2", "distance"]),
+        ("correlation, sampled", ["corr", "-n", "100000"], ["Pearson", "correlation"]),
+        ("cosine distance, cell means", ["distance", "--metric", "cosine", "-n", "100000"],
+         ["cosine", "distance"])):
+    for ext in ("png", "pdf"):
+        rc, err = draw(args + ["--width", "252pt"], os.path.join(tmp, "h." + ext), log)
+        cut = cut_texts(log) if rc == 0 else [err]
+        found = problems(log) if rc == 0 else []
+        texts = " ".join(b[5] for p in pages(log) for b in p[3]) if rc == 0 else ""
+        ok(rc == 0 and not cut and not found and all(w in texts.split() for w in words),
+           f"{what} at 252 pt ({ext}): the colorbar's label whole", f"{cut}{found[:6]}")
+
+# Five and seven schemes, long model names among them, at 252 and 504 pt: every text whole
+# (a spec of one long word breaks after '=', a row label may take a smaller size), none
+# over another. Each row label, its lines joined, is the scheme's name.
+SEVEN = ["rope base=10000", "rope base=10", "sinusoidal base=10000", "sinusoidal base=10",
+         "qwen2.5-7b-yarn", "phi-3-mini-128k", "learned (untrained init)"]
+SPECS = ["-s", "rope", "-s", "rope:base=10", "-s", "sinusoidal", "-s", "sinusoidal:base=10",
+         "-s", "model:qwen2.5-7b-yarn", "-s", "model:phi-3-mini-128k", "-s", "learned"]
+AXIS_WORDS = {"position", "correlation", "corr.", "relative", "dot product"}
+
+
+def row_labels_left(boxes):
+    """The rotated texts left of every y label: the row labels' lines, grouped by the rows
+    they span (lines of one label overlap along y), each label's lines joined left to
+    right with the spaces left out (a line may end at a space, a hyphen or an '=')."""
+    rot = [b for b in boxes if b[3] - b[1] > b[2] - b[0]]
+    edge = min((b[0] for b in rot if b[5] in AXIS_WORDS), default=0)
+    lines = sorted((b for b in rot if b[2] <= edge + 0.5), key=lambda b: b[1])
+    groups = []
+    for b in lines:
+        if groups and b[1] < groups[-1][1]:
+            groups[-1] = (groups[-1][0], max(groups[-1][1], b[3]), groups[-1][2] + [b])
+        else:
+            groups.append((b[1], b[3], [b]))
+    return ["".join(b[5] for b in sorted(g[2], key=lambda b: b[0])).replace(" ", "")
+            for g in groups]
+
+
+for count, n in ((5, "256"), (7, "256"), (7, "1e5")):
+    for size, size_args in SIZES[:2]:
+        for ext in ("png", "pdf"):
+            rc, err = draw(["compare", *SPECS[:2 * count], "-n", n, *size_args],
+                           os.path.join(tmp, "c." + ext), log)
+            cut = cut_texts(log) if rc == 0 else [err]
+            found = problems(log) if rc == 0 else []
+            got = row_labels_left(pages(log)[0][3]) if rc == 0 else []
+            want = [t.replace(" ", "") for t in SEVEN[:count]]
+            ok(rc == 0 and not cut and not found and got == want,
+               f"compare of {count} schemes, -n {n}, at {size} ({ext}): every text whole, "
+               f"row labels the schemes' names", f"{cut}{found[:6]}{got}")
+
+# compare's decay legend in a 252 pt column: below the curves (a height left to the width
+# grows for it), not over them; the PDF's layout kept it inside the axes.
+for ext in ("png", "pdf"):
+    rc, err = draw(["compare", *SPECS, "-n", "256", "--width", "252pt"],
+                   os.path.join(tmp, "c." + ext), log)
+    axes, unit = axes_boxes(log) if rc == 0 else ([], 1)
+    legend = [b for p in pages(log) for b in p[3] if "(d=" in b[5]] if rc == 0 else []
+    inside = [b[5] for b in legend for a in axes
+              if min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])]
+    ok(rc == 0 and len(legend) >= 7 and not inside,
+       f"compare of seven schemes at 252 pt ({ext}): the decay legend off the axes",
+       f"{err if rc else ''}{inside}")
+
+# Two scatters side by side in a 252 pt column (scatter --triangles): the height follows
+# the panels, each axes at least 45 pt tall and half as tall as wide (it took the default
+# figure's aspect: 350 x 155 px, axes 35 px tall).
+for spec in ([], ["-s", "model:qwen2.5-7b-yarn"]):
+    for ext in ("png", "pdf"):
+        rc, err = draw(["scatter", "--triangles", *spec, "--width", "252pt"],
+                       os.path.join(tmp, "s." + ext), log)
+        axes, unit = axes_boxes(log) if rc == 0 else ([], 1)
+        sizes = [((a[2] - a[0]) / unit, (a[3] - a[1]) / unit) for a in axes]
+        found = problems(log) if rc == 0 else [err]
+        ok(rc == 0 and len(sizes) == 2 and all(h >= 45 and h >= 0.5 * w for w, h in sizes)
+           and not found, f"scatter --triangles {' '.join(spec)} at 252 pt ({ext}): panels "
+           f"{', '.join(f'{w:.0f} x {h:.0f}' for w, h in sizes)} pt", "\n".join(found[:6]))
+
+# A title listing four schemes at 252 pt: a third line, then a smaller size, not cut.
+rc, err = draw(["decay", "-s", "rope", "-s", "rope:base=500000", "-s", "model:qwen2.5-7b-yarn",
+                "-s", "model:phi-3-mini-128k", "--width", "252pt"], os.path.join(tmp, "d.png"),
+               log)
+cut = cut_texts(log) if rc == 0 else [err]
+ok(rc == 0 and not cut and not problems(log), "decay of four schemes at 252 pt: the title whole",
+   str(cut))
+
+# usage's long x label in a 252 pt column: two lines within the canvas, not cut and off it.
+GEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools",
+                   "synthetic-checkpoint.py")
+ck = os.path.join(tmp, "ck")
+made = subprocess.run([sys.executable, GEN, ck], capture_output=True)
+if made.returncode == 0:
+    for ext in ("png", "pdf"):
+        rc, err = draw(["usage", "-s", "hf:" + os.path.join(ck, "config.json"), "--weights",
+                        os.path.join(ck, "model.safetensors"), "--width", "252pt"],
+                       os.path.join(tmp, "u." + ext), log)
+        cut = cut_texts(log) if rc == 0 else [err]
+        found = problems(log) if rc == 0 else []
+        ok(rc == 0 and not cut and not found,
+           f"usage at 252 pt ({ext}): the x label whole, on the canvas", f"{cut}{found[:6]}")
+else:
+    skip("usage at 252 pt: the x label whole, on the canvas", "no numpy for the checkpoint")
 
 # The check itself: boxes that overlap are found (a hand-made log).
 with open(log, "w") as f:

@@ -564,6 +564,48 @@ static void ellipsis_never_cuts_a_number(void **state)
 	cairo_surface_destroy(surf);
 }
 
+/*
+ * A word too long for its line breaks after '=' (a spec's "base=10000" beside a short row),
+ * never between the digits of a number ("qwen2.5" stays whole); what cannot break is cut and
+ * says so.
+ */
+static void wrap_breaks_after_equals(void **state)
+{
+	(void)state;
+	cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+	cairo_t *cr = cairo_create(surf);
+	text_face(cr, true);
+	cairo_set_font_size(cr, 10);
+	char out[TEXT_MAX_LINES][TEXT_LINE_CAP];
+	bool cut = true;
+	/* Room for "sinusoidal" and for "base=", not for "base=10000". */
+	double room = fmax(text_width(cr, "sinusoidal"), text_width(cr, "base=")) + 0.1;
+	assert_true(text_width(cr, "base=10000") > room);
+	int n = text_wrap_cut(cr, "sinusoidal base=10000", room, 3, out, &cut);
+	assert_int_equal(n, 3);
+	assert_string_equal(out[0], "sinusoidal");
+	assert_string_equal(out[1], "base=");
+	assert_string_equal(out[2], "10000");
+	assert_false(cut);
+	/* "qwen2.5-7b-yarn" in room for "qwen2.5-" but not "qwen2.5-7b-": after the hyphen,
+	 * not after "qwen2." (the dot lies inside 2.5). */
+	room = text_width(cr, "qwen2.5-") + 0.1;
+	n = text_wrap_cut(cr, "qwen2.5-7b-yarn", room, 3, out, &cut);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0], "qwen2.5-");
+	assert_string_equal(out[1], "7b-yarn");
+	assert_false(cut);
+	room = text_width(cr, "qwen2.") + 0.1;
+	text_wrap_cut(cr, "qwen2.5-7b-yarn", room, 2, out, &cut);
+	assert_true(cut);
+	/* A lone word with nowhere to break: cut, and said so. */
+	n = text_wrap_cut(cr, "correlation", text_width(cr, "corr") + 0.1, 2, out, &cut);
+	assert_int_equal(n, 1);
+	assert_true(cut);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surf);
+}
+
 /* Vertical run of viridis-coloured pixels through column x, as [top, bottom). */
 static void palette_run(const struct decoded *d, const unsigned char pal[256][3], unsigned x,
                         unsigned *top, unsigned *bottom)
@@ -1067,6 +1109,7 @@ int main(void)
 	        cmocka_unit_test(heatmap_pixels_row0_on_top_and_area_averaged),
 	        cmocka_unit_test(heatmap_nearest_never_averages),
 	        cmocka_unit_test(ellipsis_never_cuts_a_number),
+	        cmocka_unit_test(wrap_breaks_after_equals),
 	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
 	        cmocka_unit_test(legend_avoids_data),
 	        cmocka_unit_test(legend_gets_room_below),

@@ -233,6 +233,15 @@ PE_API enum pe_status pe_panel_set_xlabel(struct pe_panel *p, const char *label)
 PE_API enum pe_status pe_panel_set_ylabel(struct pe_panel *p, const char *label);
 
 /*
+ * pe_panel_set_ylabel_short() - a shorter y label ("corr." for "correlation"),
+ * drawn instead of the y label when that is not whole on two lines beside
+ * short axes (NULL: none; the label is cut with an ellipsis)
+ *
+ * @return PE_OK or PE_ENOMEM.
+ */
+PE_API enum pe_status pe_panel_set_ylabel_short(struct pe_panel *p, const char *label);
+
+/*
  * pe_grid_fn - the matrix averaged onto a grid of at most @rows x @cols cells
  *
  * Fill *out with a new matrix (the engine frees it with
@@ -301,6 +310,13 @@ struct pe_heatmap_spec {
 	double vmin, vmax;
 	bool is_signed;
 	const char *colorbar_label; /* NULL: no label */
+	/*
+	 * Drawn instead of colorbar_label when that is not whole on two lines beside
+	 * the bar (a short heatmap): "L2 distance" for "L2 distance (sampled)" when a
+	 * note says the cells are sampled; "" leaves the label out then. NULL: the
+	 * label is cut with an ellipsis.
+	 */
+	const char *colorbar_label_short;
 	/* Keep this heatmap's own scale and colorbar even when the figure shares scales. */
 	bool own_scale;
 	/*
