@@ -131,6 +131,16 @@ ok(r.rc == 3 and "disagree" in r.text and "0 decimals" in r.text,
    "integer angles 1.4 m for m disagree (half a unit of 0 decimals is 0.5, not 50%)",
    r.text + r.err)
 
+# The digits are sampled over every column: 16384 x 32 values sampled every 32nd
+# would be column 0 alone, the positions (whole numbers) of an angle table, and a
+# full-precision dump of the wrong base read as 0 decimals, 0.5 allowed.
+wide = np.outer(np.arange(16384, dtype=np.float64),
+                1.0 / 10001.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))
+write("ang_base.csv", wide)
+r = run(EXE, "check", "-s", "rope", "--against", path("ang_base.csv"), "--what", "angle:pairs")
+ok(r.rc == 3 and "decimals" not in r.text and "base 10001" in r.text,
+   "full-precision angles of base 10001 at 16384 x 32: disagree, the base named", r.text + r.err)
+
 # full precision (np.savetxt of float64, "%.17g"): as before, 1e-9, nothing added
 for name, fmt in (("f64_full.csv", None), ("f64_17g.csv", "%.17g")):
     write(name, exact, fmt=fmt)
