@@ -1020,7 +1020,8 @@ int cmd_check(int argc, char **argv)
 	if (!rc && o.output) {
 		fflush(stdout);
 		if (cli_format_is_figure(format))
-			rc = draw(&o, o.output, format, r, s, &a, o.start, tol);
+			rc = draw(&o, o.output, format, r, s, &a, o.start,
+			          tol + slack); /* the line over absolute errors: digits too */
 		else
 			rc = write_table(&o, o.output, format, r, o.start);
 	}
