@@ -379,8 +379,8 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, const str
 	if (st != PE_OK) {
 		rc = cli_figure_error(st);
 	} else {
-		/* one map (T5, Shaw) is n x n, as its NPY is, not 1 x n x n */
-		int len = heads > 1 ? snprintf(what, sizeof(what), "%u x ", heads) : 0;
+		/* one map (T5, Shaw) is n x n, as its NPY is; ALiBi heads x n x n, one head too */
+		int len = alibi ? snprintf(what, sizeof(what), "%u x ", heads) : 0;
 		if (g < n)
 			snprintf(what + len, sizeof(what) - (size_t)len,
 			         "%zu x %zu bias as %zu x %zu block means", n, n, g, g);

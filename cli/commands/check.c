@@ -523,6 +523,8 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 {
 	char buf[320], where[160], p[16], digits[120];
 	digits_text(n, digits, sizeof(digits));
+	/* significant digits widen the relative tolerance; fixed decimals are a slack apart */
+	double rel_digits = n->digits.decimals >= 0 ? 0 : n->digits.resolution;
 	char *shown = cli_escape(a->against), *said = cli_escape(desc);
 	fprintf(out, "against:        %s (%s)\n", shown ? shown : "?", said ? said : "?");
 	free(shown);
@@ -602,13 +604,20 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        pe_precision_name(a->prec, p, sizeof(p)), n->exact_err);
 	else if (r->agree)
 		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|)%s)%s\n",
-		        tol - n->digits.resolution, digits,
+		        tol - rel_digits, digits,
 		        a->has_nan ? ", NaN where the reference has NaN" : "");
+	else if (n->digits.decimals >= 0 && n->digits.resolution > 0)
+		fprintf(out,
+		        "verdict:        disagree ((|error| - %.3g) / max(1, |value|) reaches %.3g "
+		        "> "
+		        "%g; %.3g is half a unit of the dump's last decimal (%d))\n",
+		        n->digits.resolution, r->stats.mixed.value, tol, n->digits.resolution,
+		        n->digits.decimals);
 	else
 		fprintf(out,
 		        "verdict:        disagree (|error| / max(1, |value|) reaches %.3g > "
 		        "%g%s)\n",
-		        r->stats.mixed.value, tol - n->digits.resolution, digits);
+		        r->stats.mixed.value, tol - rel_digits, digits);
 	if (!r->agree && n->no_diag) {
 		const char *raise = strstr(n->no_diag, ", or raise");
 		fprintf(out, "diagnosis:      not tried: it would take %.*s%s%s\n",
@@ -889,10 +898,13 @@ int cmd_check(int argc, char **argv)
 	 * position; past about 2^21 two ulps of the largest position exceed 1e-9 */
 	if (isnan(a.tol) && !a.have_prec)
 		tol = fmax(tol, ldexp(1, -51) * ((double)o.start + (double)dump->rows));
-	/* a text dump cannot be closer than its digits: "%.6f" rounds by up to 5e-7 */
+	/* a text dump cannot be closer than its digits: "%.6f" rounds by up to 5e-7 at
+	 * any value, so fixed decimals are an absolute slack (as a relative allowance they
+	 * let an integer table of angles be 50% off); "%.9g" rounds relative to each value */
 	if (!isnan(a.tol) || a.have_prec)
 		digits.resolution = 0;
-	tol += digits.resolution;
+	double slack = digits.decimals >= 0 ? digits.resolution : 0;
+	tol += digits.resolution - slack;
 	const char *engine_note = NULL;
 	double length0 = s->scaling.length;
 	if (pe_scheme_has(s, PE_CAP_SCALING)) {
@@ -913,7 +925,8 @@ int cmd_check(int argc, char **argv)
 	                              tol,
 	                              1,
 	                              a.engine,
-	                              store};
+	                              store,
+	                              slack};
 	if (a.vector)
 		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
 	/* The diagnosis fits its hypotheses on at most 256 rows (a column of frequencies is
@@ -1007,7 +1020,8 @@ int cmd_check(int argc, char **argv)
 	if (!rc && o.output) {
 		fflush(stdout);
 		if (cli_format_is_figure(format))
-			rc = draw(&o, o.output, format, r, s, &a, o.start, tol);
+			rc = draw(&o, o.output, format, r, s, &a, o.start,
+			          tol + slack); /* the line over absolute errors: digits too */
 		else
 			rc = write_table(&o, o.output, format, r, o.start);
 	}

@@ -56,10 +56,25 @@ static int names_f32(double x)
 	return 0;
 }
 
+static size_t gcd(size_t a, size_t b)
+{
+	while (b) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 void cli_text_digits_read(const struct pe_matrix *m, struct cli_text_digits *out)
 {
 	size_t n = m->rows * m->cols;
 	size_t step = n > SAMPLE_MAX ? n / SAMPLE_MAX : 1;
+	/* A stride sharing a factor with the width samples only some columns: one equal to
+	 * it, column 0 alone, which in an angle table holds the positions, whole numbers
+	 * (a full-precision dump was read as 0 decimals and allowed 0.5). */
+	while (step > 1 && gcd(step, m->cols) != 1)
+		step++;
 	int f32 = 1, full = 0;
 	/* Any value of 7 significant digits or fewer is some float32's shortest form
 	 * (float32 holds 7.2 digits), so only values that need 8 or more are evidence:

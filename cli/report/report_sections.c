@@ -906,13 +906,15 @@ static int freq_table(const struct report *r, struct report_section *sec, int ht
 	for (size_t i = 0; i < r->count; i++)
 		if (r->s[i].freqs) {
 			const char *scaled = is_scaled(r, i) ? " (scaled)" : "";
-			if (per == 2 && !(header[c++] = report_strf(sec, "\u03b8 %s%s",
-			                                            r->schemes[i]->label, scaled)))
-				return oom();
-			if (!(header[c++] =
+			if ((per == 2 &&
+			     !(header[c++] = report_strf(sec, "\u03b8 %s%s", r->schemes[i]->label,
+			                                 scaled))) ||
+			    !(header[c++] =
 			              report_strf(sec, "%s%s %s", per == 2 ? "wavelength " : "",
-			                          r->schemes[i]->label, scaled)))
+			                          r->schemes[i]->label, scaled))) {
+				free(qs);
 				return oom();
+			}
 		}
 	for (size_t row = 0; row < rows; row++) {
 		size_t q = qs[row];

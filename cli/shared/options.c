@@ -230,8 +230,12 @@ int cli_parse_count(const char *name, const char *arg, uint64_t min, uint64_t ma
 {
 	uint64_t v = 0;
 	int rc = parse_whole(arg, &v);
-	uint64_t neg;
-	if (rc == -1 && arg[0] == '-' && parse_whole(arg + 1, &neg) != -1)
+	uint64_t neg = 1;
+	int neg_rc = rc == -1 && arg[0] == '-' ? parse_whole(arg + 1, &neg) : -1;
+	/* "-0" is 0, which --start takes: not "-0 is too small (at least 0)" */
+	if (neg_rc == 0 && neg == 0)
+		rc = 0;
+	else if (neg_rc != -1)
 		return cli_usage_error("option '%s': %s is too small (at least %llu)", name, arg,
 		                       (unsigned long long)min);
 	if (rc == -1)

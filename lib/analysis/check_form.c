@@ -442,7 +442,8 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 				rel = e / fabs(want[j]);
 			else if (!unit && e != 0)
 				rel = INFINITY; /* an exact 0 expected, something else found */
-			double mixed = e / fmax(scale ? scale[j] : 1.0, fabs(want[j]));
+			double mixed = fmax(0.0, e - opt->slack) /
+			               fmax(scale ? scale[j] : 1.0, fabs(want[j]));
 			where_update(&st->abs, e, r, j);
 			where_update(&st->rel, rel, r, j);
 			where_update(&st->mixed, mixed, r, j);

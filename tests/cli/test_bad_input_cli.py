@@ -455,6 +455,16 @@ def check(name, args, want_rc, needle, opts, preexec=None, stdin=None):
 for name, args, rc, needle, opts in CASES:
     check(name, args, rc, needle, dict(opts))
 
+# "-0" is zero: --start takes it; -n says 0 is too small, as for "0"
+r = subprocess.run([EXE, "encode", "-s", "rope", "-d", "4", "-n", "2", "--start", "-0", "-o",
+                    "-"], capture_output=True, text=True, timeout=120)
+ok(r.returncode == 0 and r.stdout.splitlines()[1] == "0,1,1,1,1",
+   "--start -0 is position 0 (the all-ones vector unrotated)", r.stdout + r.stderr)
+r = subprocess.run([EXE, "encode", "-s", "rope", "-n", "-0", "-o", "-"], capture_output=True,
+                   text=True, timeout=120)
+ok(r.returncode == USAGE and "'-n': -0 is too small (at least 1)" in r.stderr,
+   "-n -0 is too small, as 0 is", r.stderr)
+
 # ==== issue 29 ====
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gguf_write import gguf, STRING, UINT32, INT32, FLOAT32, ARRAY  # noqa: E402

@@ -32,6 +32,14 @@ good = good and all(v[(16 + i) * 4 + j] == (-math.inf if j > i else 0.5 * j)
                     for i in range(4) for j in range(4))
 ok(good, "bias alibi NPY (heads, n, n), official form [4b]", shape)
 
+# the figure is said as the NPY is shaped: one ALiBi head is still (1, n, n), T5 (n, n)
+for spec, shape in (("alibi:heads=1", "1 x 4 x 4"), ("t5", "4 x 4")):
+    said = []
+    for out in ("x.npy", "x.png"):
+        r = run(EXE, "bias", "-s", spec, "-n", "4", "-o", os.path.join(TMP, out))
+        said.append(r.rc == 0 and f"({shape} " in r.err)
+    ok(all(said), f"bias {spec}: the figure and the NPY both said {shape}", said)
+
 r = run(EXE, "bias", "-s", "alibi:heads=12", "-n", "2", "-o", "-")
 rows = list(csv.reader(io.StringIO(r.text)))[1:]
 slopes = [-float(x[3]) for x in rows if x[1] == "1" and x[2] == "0"]

@@ -108,6 +108,39 @@ ok(r.rc == 3 and "4 decimals" in r.text and "disagree" in r.text and "base" in r
 r = check("f64_6f.csv", "--tol", "1e-9")
 ok(r.rc == 3 and "plus" not in r.text, "--tol 1e-9 with 6 decimals: disagree", r.text + r.err)
 
+# Fixed decimals round every value by the same amount whatever its size: an angle
+# of 2000 written with %.6f is off by 5e-7 at most, not 5e-7 x 2000.
+angles = np.outer(np.arange(N, dtype=np.float64),
+                  1.0 / 10000.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))
+write("ang_6f.csv", angles, fmt="%.6f")
+r = run(EXE, "check", "-s", "rope", "--against", path("ang_6f.csv"), "--what", "angle:pairs")
+ok(r.rc == 0 and "agree (every |error| <= 1e-09 * max(1, |value|) plus 5e-07" in r.text,
+   "angles up to 2047 written with %.6f agree, plus 5e-07 for the digits", r.text + r.err)
+off = angles.copy()
+off[2000, 0] += 2e-5  # 40 units of the last decimal: no rounding makes it
+write("ang_6f_off.csv", off, fmt="%.6f")
+r = run(EXE, "check", "-s", "rope", "--against", path("ang_6f_off.csv"), "--what", "angle:pairs")
+ok(r.rc == 3 and "disagree" in r.text and "position 2000, column 0" in r.text,
+   "an angle of 2000 off by 2e-5 with %.6f disagrees (5e-7 is not relative to 2000)",
+   r.text + r.err)
+# integers: d = 2 angles are the positions; 1.4 m rounded is up to 25 from m
+write("ang_int.csv", np.round(1.4 * np.arange(64.0))[:, None], fmt="%d")
+r = run(EXE, "check", "-s", "rope", "-d", "2", "--against", path("ang_int.csv"), "--what",
+        "angle:pairs")
+ok(r.rc == 3 and "disagree" in r.text and "0 decimals" in r.text,
+   "integer angles 1.4 m for m disagree (half a unit of 0 decimals is 0.5, not 50%)",
+   r.text + r.err)
+
+# The digits are sampled over every column: 16384 x 32 values sampled every 32nd
+# would be column 0 alone, the positions (whole numbers) of an angle table, and a
+# full-precision dump of the wrong base read as 0 decimals, 0.5 allowed.
+wide = np.outer(np.arange(16384, dtype=np.float64),
+                1.0 / 10001.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))
+write("ang_base.csv", wide)
+r = run(EXE, "check", "-s", "rope", "--against", path("ang_base.csv"), "--what", "angle:pairs")
+ok(r.rc == 3 and "decimals" not in r.text and "base 10001" in r.text,
+   "full-precision angles of base 10001 at 16384 x 32: disagree, the base named", r.text + r.err)
+
 # full precision (np.savetxt of float64, "%.17g"): as before, 1e-9, nothing added
 for name, fmt in (("f64_full.csv", None), ("f64_17g.csv", "%.17g")):
     write(name, exact, fmt=fmt)

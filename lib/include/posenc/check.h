@@ -139,6 +139,9 @@ struct pe_check_options {
 	                             diagnosis weighs each mistake in float32 at that storage
 	                             too, and prefers a reduced precision that stores as the
 	                             dump does among equally close ones */
+	double slack;             /* an absolute error up to this is the dump's own rounding (a
+	                             table printed with 6 decimals is off by up to 5e-7 at any
+	                             value): only |err| - slack counts, over max(1, |reference|) */
 };
 
 /* Where an error is: the dump's row and column. */
