@@ -106,6 +106,17 @@ static enum pe_status gguf_open(struct shard *sh, uint64_t *budget_left, char **
 	enum pe_status st = gguf_read(&src, gguf_all_tensors, budget, &sh->gguf, err);
 	if (st != PE_OK)
 		return st;
+	/* the store's own description of each tensor, beside gguf_read's */
+	uint64_t need = (uint64_t)sh->gguf->n_tensors * (sizeof(struct pe_tensor_info) + 64);
+	if (*budget_left != UINT64_MAX) {
+		if (need > *budget_left)
+			return rd_fail(err, PE_ETOOBIG,
+			               "the GGUF's %zu tensor infos need %.1f MiB, more than the "
+			               "memory left (%.1f MiB)",
+			               sh->gguf->n_tensors, (double)need / 1048576.0,
+			               (double)*budget_left / 1048576.0);
+		*budget_left -= need;
+	}
 	sh->info = calloc(1, sizeof(*sh->info));
 	if (!sh->info)
 		return rd_fail(err, PE_ENOMEM, "out of memory");
@@ -387,7 +398,13 @@ enum pe_status pe_tensor_store_open(const char *path, uint64_t budget, struct pe
 				                          &s->shards[i].info->tensors[j]};
 		memcpy(s->by_name, s->refs, s->count * sizeof(*s->refs));
 		qsort(s->by_name, s->count, sizeof(*s->by_name), ref_cmp);
-		if (is_index) {
+		/* gguf_read() leaves a GGUF's duplicate names to this sorted check */
+		for (size_t i = 1; st == PE_OK && !is_index && i < s->count; i++)
+			if (s->by_name[i].name && s->by_name[i - 1].name &&
+			    strcmp(s->by_name[i].name, s->by_name[i - 1].name) == 0)
+				st = rd_fail(err, PE_EFORMAT, "tensor '%s' appears twice",
+				             s->by_name[i].name);
+		if (st == PE_OK && is_index) {
 			size_t dir_len =
 			        strrchr(path, '/') ? (size_t)(strrchr(path, '/') - path) + 1 : 0;
 			st = index_check(s, root, dir_len, err);

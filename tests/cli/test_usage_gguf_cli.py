@@ -288,4 +288,24 @@ with open(trunc, "wb") as f:
 r = run(EXE, "usage", "-s", "gguf:" + trunc, "--weights", trunc, "-o", "-")
 ok(r.rc == 1 and "past the end of the file" in r.err, "a truncated GGUF: its tensor runs past "
    "the end", r.err)
+dup = path("dup.gguf")
+one = st_write.encode(np.ones((H * hd, hidden)), "F32")
+with open(dup, "wb") as f:
+    f.write(gw.gguf(kvs, [("blk.0.attn_q.weight", [hidden, H * hd], gw.GGML_F32, one),
+                          ("blk.0.attn_q.weight", [hidden, H * hd], gw.GGML_F32, one)]))
+error_case(EXE, "a GGUF naming a tensor twice", ["usage", "-s", "gguf:" + dup, "--weights", dup,
+                                                 "-o", "-"], 1,
+           "tensor 'blk.0.attn_q.weight' appears twice")
+# Every tensor's info is kept (and counted): 20000 one-value tensors, their infos about 13 MB
+# in memory, are refused under a small --max-memory, and open under a large one.
+many = path("many.gguf")
+with open(many, "wb") as f:
+    f.write(gw.gguf(kvs + [("general.alignment", gw.UINT32, 4)],
+                    [(f"t.{i}", [1], [0.0]) for i in range(20000)], alignment=4))
+r = run(EXE, "usage", "-s", "gguf:" + many, "--weights", many, "--max-memory", "16M", "-o", "-")
+ok(r.rc == 1 and "more than the" in r.err and "memory" in r.err,
+   "20000 GGUF tensor infos over a 16M --max-memory: refused", r.err)
+r = run(EXE, "usage", "-s", "gguf:" + many, "--weights", many, "--max-memory", "2G", "-o", "-")
+ok(r.rc == 1 and "no layers with query and key projections" in r.err,
+   "20000 GGUF tensor infos under 2G: read, no attention tensors among them", r.err)
 done()
