@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <posenc/model.h>
 #include <posenc/tensors.h>
@@ -31,6 +32,7 @@ enum {
 
 static const char help[] =
         "Usage: posenc usage -s hf:config.json --weights FILE [--quantity q|k|qk]\n"
+        "       posenc usage -s gguf:FILE --weights FILE ...\n"
         "                    [--head N|mean] [--view heatmap|wavelength]\n"
         "                    [--activations FILE.npy] [--fold-bias] [-o FILE]\n"
         "\n"
@@ -44,13 +46,18 @@ static const char help[] =
         "DeepSeek's q_b_proj and kv_a_proj_with_mqa), one tensor at a time in slices\n"
         "within --max-memory. q_norm/k_norm weights are folded in. Weight norms are a\n"
         "proxy: they bound what a pair can carry, not what it carries for real inputs.\n"
+        "A GGUF file (llama.cpp's) is read with its own metadata, -s gguf:FILE --weights\n"
+        "FILE: blk.N.attn_q, attn_k or attn_qkv, heads from its keys, pairs as its rope\n"
+        "type pairs them (NORM: (2i, 2i+1) of the rows llama.cpp's converter permuted for\n"
+        "llama-family models; NEOX: (i, i+d_rot/2)); F32, F16, BF16 and F64 tensors only:\n"
+        "a quantised one (Q4_K, Q8_0, ...) is an error.\n"
         "-o FILE.csv (or -): one row per layer, head and pair (layer, head, kv_head, pair,\n"
         "its two coordinates, theta, wavelengths, q, k, qk, activation); FILE.npy: the\n"
         "[layers, heads, pairs] array of --quantity; .png .svg .pdf: the figure.\n"
         "\n"
         "Options:\n"
         "      --weights FILE     model.safetensors, or model.safetensors.index.json of a\n"
-        "                         sharded checkpoint\n"
+        "                         sharded checkpoint, or the GGUF file of -s gguf:FILE\n"
         "      --quantity WHAT    q, k or qk (their product) [default: qk]\n"
         "      --head N|mean      the figure's head: a query head, or the mean over heads\n"
         "                         [default: mean]\n"
@@ -698,7 +705,8 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 	const char *overrides = NULL;
 	/* the model first: the config's text is then the bytes it was read from */
 	int rc = cli_model_load(o, spec, &m, &overrides);
-	if (!rc)
+	/* a GGUF's own keys stand for the config (pe_usage_compute()) */
+	if (!rc && strncmp(spec, "gguf:", 5) != 0)
 		rc = cli_model_config_text(o, spec, &text, &len);
 	if (!rc)
 		rc = apply_overrides(m, overrides);
@@ -792,6 +800,22 @@ static int run(const struct cli_common *o, const struct own *w, const char *spec
 	return rc;
 }
 
+/* Whether the spec's file (up to its ",key=value" overrides) is @path's file. */
+static int same_file(const char *spec_path, const char *path)
+{
+	size_t n = strcspn(spec_path, ",");
+	char *p = malloc(n + 1);
+	if (!p)
+		return 0;
+	memcpy(p, spec_path, n);
+	p[n] = '\0';
+	struct stat a, b;
+	int same = stat(p, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	           a.st_ino == b.st_ino;
+	free(p);
+	return same;
+}
+
 int cmd_usage(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -815,12 +839,13 @@ int cmd_usage(int argc, char **argv)
 	if (o.nspecs != 1 || !cli_is_model_spec(o.specs[0]))
 		return cli_usage_error("which model? usage needs its config: -s hf:config.json (or "
 		                       "model:NAME)");
-	if (strncmp(o.specs[0], "gguf:", 5) == 0)
-		return cli_usage_error("usage reads safetensors checkpoints with their config.json "
-		                       "(hf:), not GGUF files");
 	if (!w.weights)
 		return cli_usage_error("which weights? --weights model.safetensors (or "
-		                       "model.safetensors.index.json)");
+		                       "model.safetensors.index.json, or -s gguf:FILE --weights "
+		                       "FILE)");
+	if (strncmp(o.specs[0], "gguf:", 5) == 0 && !same_file(o.specs[0] + 5, w.weights))
+		return cli_usage_error("a GGUF's weights are paired as its own metadata says: -s "
+		                       "gguf:FILE --weights FILE, the same file");
 	if (o.layer && w.view != VIEW_WAVELENGTH)
 		return cli_usage_error(
 		        "option '--layer': picks the layers of --view wavelength (the "

@@ -32,6 +32,7 @@
 #include "core/strutil.h"
 #include "io/read_internal.h"
 #include "io/read_json.h"
+#include "io/tensor_store_internal.h"
 
 #define TWO_PI 6.283185307179586476925
 
@@ -222,6 +223,50 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	return PE_OK;
 }
 
+/*
+ * The counts of a GGUF file's own keys (llama.cpp's LLM_KV_ATTENTION_HEAD_COUNT and
+ * _HEAD_COUNT_KV: "<arch>.attention.head_count[_kv]", a number or one per layer). Nothing
+ * else of a config applies: the converter has already added Gemma's 1 to its norm weights
+ * (conversion/gemma.py), so they scale as stored.
+ */
+static enum pe_status gguf_cfg(const struct gguf *g, struct cfg *c, char **err)
+{
+	memset(c, 0, sizeof(*c));
+	c->model_type = "";
+	const struct gguf_kv *arch = gguf_find(g, "general.architecture");
+	if (!arch || arch->type != GGUF_STRING || !arch->str)
+		return rd_fail(err, PE_EFORMAT, "GGUF: no general.architecture");
+	static const char *const keys[] = {"head_count", "head_count_kv"};
+	for (size_t i = 0; i < 2; i++) {
+		char *k = pe_asprintf("%s.attention.%s", arch->str, keys[i]);
+		if (!k)
+			return rd_fail(err, PE_ENOMEM, "out of memory");
+		const struct gguf_kv *v = gguf_find(g, k);
+		size_t n = 0;
+		int ok = 1;
+		if (v && v->type == GGUF_ARRAY) {
+			/* one per layer: a count only when every layer has it (else the shapes
+			 * say, layer by layer) */
+			for (uint64_t j = 0; v->arr && j < v->arr_n; j++)
+				ok &= j == 0 || v->arr[j] == v->arr[0];
+			if (v->arr && v->arr_n && ok && v->arr[0] >= 0 && v->arr[0] <= (1u << 30) &&
+			    v->arr[0] == floor(v->arr[0]))
+				n = (size_t)v->arr[0];
+		} else if (v && v->type != GGUF_STRING) {
+			ok = v->num >= 0 && v->num <= (1u << 30) && v->num == floor(v->num);
+			n = ok ? (size_t)v->num : 0;
+		}
+		if (!ok && v && v->type != GGUF_ARRAY) {
+			enum pe_status st = rd_fail(err, PE_EFORMAT, "GGUF: %s is not a count", k);
+			free(k);
+			return st;
+		}
+		free(k);
+		*(i ? &c->kv_heads : &c->heads) = n;
+	}
+	return PE_OK;
+}
+
 /* ---- reading rows ---- */
 
 struct reader {
@@ -231,13 +276,27 @@ struct reader {
 	size_t cap;  /* doubles */
 };
 
-static enum pe_status tensor_2d(const struct pe_tensor_info *t, size_t *rows, size_t *cols,
-                                char **err)
+/* A dtype the store converts; a GGUF's quantised blocks need ggml's tables, which posenc
+ * does not carry. */
+static enum pe_status readable(const struct reader *rd, const struct pe_tensor_info *t, char **err)
 {
-	if (!pe_tensor_store_readable(t))
-		return rd_fail(err, PE_EFORMAT,
-		               "tensor '%s' has dtype %s; readable dtypes: F64, F32, F16, BF16",
+	if (pe_tensor_store_readable(t))
+		return PE_OK;
+	if (rd_tensor_store_gguf(rd->s))
+		return rd_fail(err, PE_EUNSUPPORTED,
+		               "tensor %s is %s; usage reads F32, F16, BF16 and F64 GGUF tensors",
 		               t->name, t->dtype);
+	return rd_fail(err, PE_EFORMAT,
+	               "tensor '%s' has dtype %s; readable dtypes: F64, F32, F16, BF16", t->name,
+	               t->dtype);
+}
+
+static enum pe_status tensor_2d(const struct reader *rd, const struct pe_tensor_info *t,
+                                size_t *rows, size_t *cols, char **err)
+{
+	enum pe_status st = readable(rd, t, err);
+	if (st != PE_OK)
+		return st;
 	if (t->ndim != 2 || t->shape[0] == 0 || t->shape[1] == 0 || t->shape[0] > SIZE_MAX / 16 ||
 	    t->shape[1] > SIZE_MAX / 16)
 		return rd_fail(err, PE_EFORMAT, "tensor '%s': expected a non-empty 2-D weight",
@@ -285,10 +344,9 @@ static enum pe_status rows_sq(struct reader *rd, const struct pe_tensor_info *t,
 static enum pe_status vector(struct reader *rd, const struct pe_tensor_info *t, size_t n,
                              double *out, char **err)
 {
-	if (!pe_tensor_store_readable(t))
-		return rd_fail(err, PE_EFORMAT,
-		               "tensor '%s' has dtype %s; readable dtypes: F64, F32, F16, BF16",
-		               t->name, t->dtype);
+	enum pe_status rs = readable(rd, t, err);
+	if (rs != PE_OK)
+		return rs;
 	if (t->ndim != 1 || t->shape[0] != n)
 		return rd_fail(err, PE_EFORMAT, "tensor '%s': expected %zu values, shape has %llu",
 		               t->name, n, t->ndim == 1 ? (unsigned long long)t->shape[0] : 0ull);
@@ -533,9 +591,9 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 		return rd_fail(err, PE_EFORMAT,
 		               "layer %zu has not the tensors of layer 0 (%s): a mixed checkpoint",
 		               l, pe_usage_arch_name(u->arch));
-	if ((st = tensor_2d(qt, &q_rows, &q_cols, err)) != PE_OK)
+	if ((st = tensor_2d(&c->rd, qt, &q_rows, &q_cols, err)) != PE_OK)
 		return st;
-	if (kt && (st = tensor_2d(kt, &k_rows, &k_cols, err)) != PE_OK)
+	if (kt && (st = tensor_2d(&c->rd, kt, &k_rows, &k_cols, err)) != PE_OK)
 		return st;
 	size_t heads = c->opt->heads ? c->opt->heads : cf->heads;
 	size_t kv = c->opt->kv_heads ? c->opt->kv_heads : cf->kv_heads;
@@ -799,15 +857,31 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 	c.count = count;
 	if (!m || !m->n_groups || !m->head_dim)
 		return rd_fail(err, PE_EINVAL, "the model has no layer groups or head width");
-	char *jerr = NULL;
-	struct json *root = json_parse(config, config_len, &jerr);
-	if (!root) {
-		enum pe_status st =
-		        rd_fail(err, PE_EFORMAT, "config: %s", jerr ? jerr : "malformed");
-		free(jerr);
-		return st;
+	/* A GGUF's rows are as its converter wrote them (llama's permuted for ggml's NORM
+	 * rope), paired as its own metadata says: an HF config would pair them wrongly. */
+	const struct gguf *g = rd_tensor_store_gguf(store);
+	if (g && config)
+		return rd_fail(err, PE_EUNSUPPORTED,
+		               "GGUF weights are paired as the GGUF's own metadata says: read its "
+		               "config from the same file (gguf:), not config.json");
+	if (!g && !config)
+		return rd_fail(err, PE_EINVAL,
+		               "safetensors weights need their config.json (a GGUF's metadata "
+		               "describes only its own tensors)");
+	struct json *root = NULL;
+	enum pe_status st = PE_OK;
+	if (g) {
+		st = gguf_cfg(g, &c.cfg, err);
+	} else {
+		char *jerr = NULL;
+		root = json_parse(config, config_len, &jerr);
+		if (!root) {
+			st = rd_fail(err, PE_EFORMAT, "config: %s", jerr ? jerr : "malformed");
+			free(jerr);
+			return st;
+		}
+		st = read_cfg(root, &c.cfg, err);
 	}
-	enum pe_status st = read_cfg(root, &c.cfg, err);
 	if (st == PE_OK)
 		st = find_layers(store, m, &c.found, err);
 	/* The multi-token-prediction layers DeepSeek-V3 and GLM-4.5 store after the model's own

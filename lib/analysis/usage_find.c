@@ -4,7 +4,9 @@
  * (most models), Phi-3's qkv_proj, Qwen's c_attn, GPT-NeoX's and Falcon's
  * query_key_value, DBRX's Wqkv, InternLM2's wqkv, Baichuan's W_pack,
  * DeepSeek-V2/V3's q_b_proj (q_proj without q_lora_rank) and
- * kv_a_proj_with_mqa, q_norm/k_norm (Qwen3, Gemma 3, OLMo 2).
+ * kv_a_proj_with_mqa, q_norm/k_norm (Qwen3, Gemma 3, OLMo 2); and as
+ * llama.cpp's GGUF files name them (gguf-py's tensor_mapping.py):
+ * blk.N.attn_q, attn_k, the fused attn_qkv, attn_q_norm and attn_k_norm.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -48,6 +50,14 @@ static const struct role_name roles[] = {
         {"k_norm", 0, US_KNORM, 0, 0},
         {"q_layernorm", 0, US_QLN, 0, 0},
         {"k_layernorm", 0, US_KLN, 0, 0},
+        {"attn_q", 0, US_Q, 0, 0},
+        {"attn_k", 0, US_K, 0, 0},
+        {"attn_q", 1, US_QB, 0, 0},
+        {"attn_k", 1, US_KB, 0, 0},
+        {"attn_qkv", 0, US_QKV, 0, 1},
+        {"attn_qkv", 1, US_QKVB, 0, 1},
+        {"attn_q_norm", 0, US_QNORM, 0, 0},
+        {"attn_k_norm", 0, US_KNORM, 0, 0},
 };
 
 /* One name cut as PREFIX<layer>.MODULE.ROLE.(weight|bias). */
@@ -228,17 +238,20 @@ enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers,
 	}
 	n = kept;
 	if (st == PE_OK && n == 0 && gap_of)
-		st = rd_fail(err, PE_ENOTFOUND,
-		             "layers 0..%zu are named, but layer %zu has no query and key "
-		             "projections (q_proj and k_proj, qkv_proj, query_key_value, c_attn, "
-		             "Wqkv, wqkv, W_pack, or q_b_proj and kv_a_proj_with_mqa)",
-		             gap_of - 1, gap_layer);
+		st = rd_fail(
+		        err, PE_ENOTFOUND,
+		        "layers 0..%zu are named, but layer %zu has no query and key "
+		        "projections (q_proj and k_proj, qkv_proj, query_key_value, c_attn, "
+		        "Wqkv, wqkv, W_pack, q_b_proj and kv_a_proj_with_mqa, or GGUF's attn_q and "
+		        "attn_k, attn_qkv)",
+		        gap_of - 1, gap_layer);
 	else if (st == PE_OK && n == 0)
 		st = rd_fail(
 		        err, PE_ENOTFOUND,
 		        "no layers with query and key projections (q_proj and k_proj, "
-		        "qkv_proj, query_key_value, c_attn, Wqkv, wqkv, W_pack, or q_b_proj and "
-		        "kv_a_proj_with_mqa) in every layer 0..N-1");
+		        "qkv_proj, query_key_value, c_attn, Wqkv, wqkv, W_pack, q_b_proj and "
+		        "kv_a_proj_with_mqa, or GGUF's attn_q and attn_k, attn_qkv) in every layer "
+		        "0..N-1");
 	if (st == PE_OK && n > 1 && n_layers) {
 		size_t m = 0;
 		for (size_t k = 0; k < n; k++)

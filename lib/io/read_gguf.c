@@ -251,8 +251,12 @@ static enum pe_status value(struct cur *c, struct gguf_kv *kv)
 	return PE_OK;
 }
 
+const char *const gguf_all_tensors[] = {NULL};
+
 static int wanted(const char *const *want, const char *name)
 {
+	if (want == gguf_all_tensors)
+		return 1;
 	for (size_t i = 0; want && want[i]; i++)
 		if (strcmp(want[i], name) == 0)
 			return 1;
@@ -370,6 +374,7 @@ enum pe_status gguf_read(const struct gguf_source *src, const char *const *want,
 		goto done;
 	}
 	struct gguf_tensor *kept = NULL;
+	size_t cap = 0;
 	for (uint64_t i = 0; i < n_tensors; i++) {
 		char *name;
 		uint32_t nd, type;
@@ -396,19 +401,33 @@ enum pe_status gguf_read(const struct gguf_source *src, const char *const *want,
 				goto done;
 			continue;
 		}
-		for (size_t k = 0; k < g->n_tensors; k++)
+		/* every tensor: its names are checked once sorted (the tensor store does),
+		 * not against each other here, which would take n^2 */
+		for (size_t k = 0; want != gguf_all_tensors && k < g->n_tensors; k++)
 			if (strcmp(g->tensors[k].name, name) == 0) {
 				st = fail(c, PE_EFORMAT, "tensor '%s' appears twice", name);
 				free(name);
 				goto done;
 			}
-		kept = realloc(g->tensors, (g->n_tensors + 1) * sizeof(*kept));
-		if (!kept) {
+		/* a name and an info each: counted against the budget like the keys */
+		size_t cost = strlen(name) + 1 + sizeof(*kept);
+		if (cost > c->budget - c->used) {
 			free(name);
-			st = PE_ENOMEM;
+			st = fail(c, PE_ETOOBIG,
+			          "the tensor infos need more than the memory budget");
 			goto done;
 		}
-		g->tensors = kept;
+		c->used += cost;
+		if (g->n_tensors == cap) {
+			cap = cap ? 2 * cap : 16;
+			kept = realloc(g->tensors, cap * sizeof(*kept));
+			if (!kept) {
+				free(name);
+				st = PE_ENOMEM;
+				goto done;
+			}
+			g->tensors = kept;
+		}
 		struct gguf_tensor *t = &g->tensors[g->n_tensors++];
 		t->name = name;
 		t->n_dims = nd;

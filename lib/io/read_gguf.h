@@ -73,10 +73,14 @@ struct gguf {
 	struct gguf_tensor *tensors;
 };
 
+/* gguf_read()'s @want that keeps every tensor's info. */
+extern const char *const gguf_all_tensors[];
+
 /*
  * gguf_read() - parse the metadata
  *
- * @want: NULL-terminated tensor names whose infos to keep.
+ * @want: NULL-terminated tensor names whose infos to keep, or gguf_all_tensors
+ *        for every tensor (a checkpoint's weights read by name).
  * @budget: the most bytes the result may hold.
  * @err: on failure a malloc'd message (with the byte offset).
  *

@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,14 +15,17 @@
 #include <posenc/tensors.h>
 
 #include "core/strutil.h"
+#include "io/read_gguf.h"
 #include "io/read_internal.h"
 #include "io/read_json.h"
+#include "io/tensor_store_internal.h"
 
 struct shard {
 	char *path;
 	int fd;
 	uint64_t size;
 	struct pe_file_info *info;
+	struct gguf *gguf; /* a GGUF file's metadata; NULL for the rest */
 };
 
 struct ref {
@@ -66,6 +70,98 @@ static enum pe_status pread_all(int fd, void *dst, uint64_t off, size_t n, char 
 	return PE_OK;
 }
 
+/* ggml's type names (ggml.h enum ggml_type), spelt as safetensors spells its dtypes
+ * where the two share one (F32, F16, BF16, F64, I8..I64): only those four floats convert. */
+static int elem_of(const char *dtype, enum rd_elem *e, int *big);
+
+static const char *ggml_type_name(uint32_t type)
+{
+	static const char *const names[] = {
+	        "F32",   "F16",        "Q4_0",       "Q4_1",       "Q4_2",     "Q4_3",     "Q5_0",
+	        "Q5_1",  "Q8_0",       "Q8_1",       "Q2_K",       "Q3_K",     "Q4_K",     "Q5_K",
+	        "Q6_K",  "Q8_K",       "IQ2_XXS",    "IQ2_XS",     "IQ3_XXS",  "IQ1_S",    "IQ4_NL",
+	        "IQ3_S", "IQ2_S",      "IQ4_XS",     "I8",         "I16",      "I32",      "I64",
+	        "F64",   "IQ1_M",      "BF16",       "Q4_0_4_4",   "Q4_0_4_8", "Q4_0_8_8", "TQ1_0",
+	        "TQ2_0", "IQ4_NL_4_4", "IQ4_NL_4_8", "IQ4_NL_8_8", "MXFP4",    "NVFP4",    "Q1_0",
+	        "Q2_0",
+	};
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : NULL;
+}
+
+static int gguf_src_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	return pread_all(*(int *)ctx, buf, off, len, NULL) == PE_OK ? 0 : -1;
+}
+
+/*
+ * A GGUF file's tensors as a store lists them: ggml's dimensions run
+ * fastest first (ne[0] is the row length), so a torch [out, in] weight is
+ * stored with ne = [in, out]; the shape here is ne reversed, row-major like
+ * safetensors, and elements are read in the same order.
+ */
+static enum pe_status gguf_open(struct shard *sh, uint64_t *budget_left, char **err)
+{
+	struct gguf_source src = {gguf_src_read, &sh->fd, sh->size};
+	uint64_t budget = *budget_left == UINT64_MAX ? ((uint64_t)1 << 30) : *budget_left;
+	enum pe_status st = gguf_read(&src, gguf_all_tensors, budget, &sh->gguf, err);
+	if (st != PE_OK)
+		return st;
+	/* the store's own description of each tensor, beside gguf_read's */
+	uint64_t need = (uint64_t)sh->gguf->n_tensors * (sizeof(struct pe_tensor_info) + 64);
+	if (*budget_left != UINT64_MAX) {
+		if (need > *budget_left)
+			return rd_fail(err, PE_ETOOBIG,
+			               "the GGUF's %zu tensor infos need %.1f MiB, more than the "
+			               "memory left (%.1f MiB)",
+			               sh->gguf->n_tensors, (double)need / 1048576.0,
+			               (double)*budget_left / 1048576.0);
+		*budget_left -= need;
+	}
+	sh->info = calloc(1, sizeof(*sh->info));
+	if (!sh->info)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	sh->info->format = PE_FORMAT_UNKNOWN;
+	const struct gguf *g = sh->gguf;
+	sh->info->tensors = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(*sh->info->tensors));
+	if (!sh->info->tensors)
+		return rd_fail(err, PE_ENOMEM, "out of memory");
+	for (size_t i = 0; i < g->n_tensors; i++) {
+		const struct gguf_tensor *gt = &g->tensors[i];
+		struct pe_tensor_info *t = &sh->info->tensors[i];
+		const char *type = ggml_type_name(gt->type);
+		if (!(t->name = pe_strdup(gt->name)))
+			return rd_fail(err, PE_ENOMEM, "out of memory");
+		sh->info->count = i + 1;
+		if (type)
+			snprintf(t->dtype, sizeof(t->dtype), "%s", type);
+		else
+			snprintf(t->dtype, sizeof(t->dtype), "type %u", (unsigned)gt->type);
+		t->ndim = gt->n_dims;
+		uint64_t n = 1;
+		for (uint32_t k = 0; k < gt->n_dims; k++) {
+			t->shape[k] = gt->dims[gt->n_dims - 1 - k];
+			if (t->shape[k] && n > UINT64_MAX / 8 / t->shape[k])
+				return rd_fail(err, PE_EFORMAT, "tensor '%s': too many elements",
+				               gt->name);
+			n *= t->shape[k];
+		}
+		t->offset = gt->offset;
+		enum rd_elem e;
+		int big;
+		if (elem_of(t->dtype, &e, &big)) {
+			t->nbytes = n * rd_elem_size(e);
+			if (t->offset > sh->size || t->nbytes > sh->size - t->offset)
+				return rd_fail(
+				        err, PE_EFORMAT,
+				        "tensor '%s': its %llu bytes at %llu run past the end "
+				        "of the file",
+				        gt->name, (unsigned long long)t->nbytes,
+				        (unsigned long long)t->offset);
+		}
+	}
+	return PE_OK;
+}
+
 /*
  * Opens one file and lists its tensors. Only the header is read, into a
  * buffer of its own size: nothing of the size of the file is allocated or
@@ -92,8 +188,7 @@ static enum pe_status shard_open(struct shard *sh, uint64_t *budget_left, char *
 		return st;
 	size_t got = seen < 8 ? seen : 8;
 	if (seen >= 4 && memcmp(head, "GGUF", 4) == 0)
-		return rd_fail(err, PE_EUNSUPPORTED,
-		               "a GGUF file: the weights are read from safetensors checkpoints");
+		return gguf_open(sh, budget_left, err);
 	if (pe_file_format_detect(head, seen, sh->path) != PE_FORMAT_SAFETENSORS) {
 		/* .npy and the rest: their own inspector, which reads the header only */
 		if ((st = pe_file_inspect(sh->path, &sh->info, err)) != PE_OK)
@@ -280,7 +375,8 @@ enum pe_status pe_tensor_store_open(const char *path, uint64_t budget, struct pe
 				free(e);
 		}
 		if (st == PE_OK) {
-			if (is_index && s->shards[i].info->format != PE_FORMAT_SAFETENSORS)
+			if (is_index && (s->shards[i].gguf ||
+			                 s->shards[i].info->format != PE_FORMAT_SAFETENSORS))
 				st = rd_fail(err, PE_EFORMAT,
 				             "shard '%s' is not a safetensors file",
 				             s->shards[i].path);
@@ -302,7 +398,13 @@ enum pe_status pe_tensor_store_open(const char *path, uint64_t budget, struct pe
 				                          &s->shards[i].info->tensors[j]};
 		memcpy(s->by_name, s->refs, s->count * sizeof(*s->refs));
 		qsort(s->by_name, s->count, sizeof(*s->by_name), ref_cmp);
-		if (is_index) {
+		/* gguf_read() leaves a GGUF's duplicate names to this sorted check */
+		for (size_t i = 1; st == PE_OK && !is_index && i < s->count; i++)
+			if (s->by_name[i].name && s->by_name[i - 1].name &&
+			    strcmp(s->by_name[i].name, s->by_name[i - 1].name) == 0)
+				st = rd_fail(err, PE_EFORMAT, "tensor '%s' appears twice",
+				             s->by_name[i].name);
+		if (st == PE_OK && is_index) {
 			size_t dir_len =
 			        strrchr(path, '/') ? (size_t)(strrchr(path, '/') - path) + 1 : 0;
 			st = index_check(s, root, dir_len, err);
@@ -427,6 +529,11 @@ enum pe_status pe_tensor_store_read(struct pe_tensor_store *s, const struct pe_t
 	return st;
 }
 
+const struct gguf *rd_tensor_store_gguf(const struct pe_tensor_store *s)
+{
+	return s && s->n_shards == 1 ? s->shards[0].gguf : NULL;
+}
+
 uint64_t pe_tensor_store_bytes_read(const struct pe_tensor_store *s)
 {
 	return s ? s->bytes_read : 0;
@@ -446,6 +553,7 @@ void pe_tensor_store_destroy(struct pe_tensor_store *s)
 			close(s->shards[i].fd);
 		free(s->shards[i].path);
 		pe_file_info_destroy(s->shards[i].info);
+		gguf_free(s->shards[i].gguf);
 	}
 	free(s->shards);
 	free(s->refs);

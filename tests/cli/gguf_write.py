@@ -27,18 +27,25 @@ def value(t, v):
     return struct.pack(FMT[t], v)
 
 
+# ggml's type numbers (ggml.h enum ggml_type) of the float types and a few quantised ones
+GGML_F32, GGML_F16, GGML_Q4_0, GGML_Q8_0, GGML_Q4_K, GGML_F64, GGML_BF16 = 0, 1, 2, 8, 12, 28, 30
+
+
 def gguf(kvs, tensors=(), version=3, alignment=32):
-    """kvs: [(key, type, value)]; tensors: [(name, [dims], float32 values)] (F32)."""
+    """kvs: [(key, type, value)]; tensors: [(name, [dims], float32 values)] (F32), or
+    (name, [dims], ggml type, data bytes) for any other type: dims are ggml's ne, the
+    fastest first (a row-major [out, in] array is ne [in, out])."""
     out = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(kvs))
     for key, t, v in kvs:
         out += string(key) + struct.pack("<I", t) + value(t, v)
     data, infos = b"", b""
-    for name, dims, values in tensors:
+    for name, dims, *rest in tensors:
         while len(data) % alignment:
             data += b"\0"
+        gtype = rest[0] if len(rest) == 2 else GGML_F32
         infos += string(name) + struct.pack("<I", len(dims)) + \
-            b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", 0, len(data))
-        data += b"".join(struct.pack("<f", x) for x in values)
+            b"".join(struct.pack("<Q", d) for d in dims) + struct.pack("<IQ", gtype, len(data))
+        data += rest[1] if len(rest) == 2 else b"".join(struct.pack("<f", x) for x in rest[0])
     out += infos
     while len(out) % alignment:
         out += b"\0"

@@ -694,7 +694,8 @@ r, rows = table(config("falcon-mq", {"model_type": "falcon", "hidden_size": H8 *
 compare("falcon without multi_query (its default: True)", rows,
         [[pair_norms(v[h], full) for h in range(H8)]], [[pair_norms(v[-2], full) for h in range(H8)]])
 
-# A safetensors file is one by its bytes, whatever its name; a GGUF file is said to be one.
+# A safetensors file is one by its bytes, whatever its name; a GGUF file's rows are paired as
+# its own metadata says, so not with a config.json (test_usage_gguf_cli.py reads GGUF weights).
 w = {f"model.layers.0.self_attn.{n}.weight": rng.standard_normal((r_, 32)).astype(np.float32)
      for n, r_ in (("q_proj", 4 * 8), ("k_proj", 2 * 8))}
 st_write.write(path("named.bin"), w, "F32")
@@ -709,9 +710,9 @@ compare("a safetensors checkpoint named .bin", rows,
 import gguf_write  # noqa: E402
 with open(path("model.gguf"), "wb") as f:
     f.write(gguf_write.gguf([("general.architecture", gguf_write.STRING, "llama")]))
-error_case(EXE, "--weights a GGUF file",
+error_case(EXE, "--weights a GGUF file with an HF config",
            ["usage", "-s", "hf:" + path("named.json"), "--weights", path("model.gguf"), "-o", "-"],
-           1, "a GGUF file: the weights are read from safetensors checkpoints")
+           1, "GGUF weights are paired as the GGUF's own metadata says")
 
 # q_proj and k_proj read different hidden widths: not one layer's projections.
 st_write.write(path("cols.safetensors"), {

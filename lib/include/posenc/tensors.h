@@ -3,7 +3,11 @@
  *
  * A tensor store is a safetensors file, a sharded checkpoint (the
  * model.safetensors.index.json that maps each tensor name to its shard
- * file, as transformers writes it) or an .npy file (one unnamed array).
+ * file, as transformers writes it), a GGUF file (llama.cpp's; its shape is
+ * ggml's ne reversed, so a weight stored ne = [in, out] is [out, in] here,
+ * row-major as in safetensors; dtype is ggml's type name, and only F32,
+ * F16, BF16 and F64 are readable: quantised blocks are listed, not read)
+ * or an .npy file (one unnamed array).
  * Opening reads the headers only (a safetensors header into a buffer of
  * its own size: nothing of the file's size is allocated or mapped, so a
  * checkpoint larger than the address-space limit opens); pe_tensor_store_read() then reads any
@@ -35,7 +39,7 @@ extern "C" {
 struct pe_tensor_store;
 
 /*
- * pe_tensor_store_open() - open a .safetensors, index .json or .npy file
+ * pe_tensor_store_open() - open a .safetensors, index .json, .gguf or .npy file
  *
  * @path:   the file; a name ending in ".json" is read as a sharded index.
  * @budget: the most bytes the headers may take to parse (0: no limit).

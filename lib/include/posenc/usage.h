@@ -23,10 +23,11 @@
  * kv_heads).
  *
  * Tensors are found by name in the checkpoint (posenc/tensors.h): per layer
- * N under one prefix ("model.layers."), q_proj/k_proj, a fused
+ * N under one prefix ("model.layers.", GGUF's "blk."), q_proj/k_proj, a fused
  * qkv_proj/c_attn (rows [q | k | v]) or query_key_value (GPT-NeoX and
  * Falcon: per key head, rows [its query heads | k | v]), DeepSeek's
- * q_b_proj (or q_proj) and kv_a_proj_with_mqa. What is folded in:
+ * q_b_proj (or q_proj) and kv_a_proj_with_mqa; in a GGUF file attn_q and
+ * attn_k, or attn_qkv (rows [q | k | v], as llama.cpp's graphs view it). What is folded in:
  *   q_norm / k_norm weights (Qwen3, OLMo 2, Gemma 3, Gemma 4: RMS norms of
  *   q and k applied before RoPE): each row is scaled by its coordinate's
  *   weight (Gemma, Gemma 2 and Gemma 3: 1 + weight, as Gemma3RMSNorm
@@ -125,9 +126,15 @@ struct pe_usage {
  *
  * @store:  the checkpoint (pe_tensor_store_open()).
  * @config: the text of its config.json (head counts, DeepSeek's MLA sizes,
- *          model_type), @config_len bytes.
- * @m:      the model read from the same config (pe_model_from_hf_json()):
- *          its groups give each layer's pairing and frequencies.
+ *          model_type), @config_len bytes; NULL for a GGUF store, whose
+ *          head counts come from its own keys (and a config with a GGUF
+ *          store is PE_EUNSUPPORTED: its rows are laid out for its rope
+ *          type, which only its own metadata gives).
+ * @m:      the model read from the same config (pe_model_from_hf_json(),
+ *          or from the same GGUF file): its groups give each layer's
+ *          pairing and frequencies. For a GGUF that is llama.cpp's rope
+ *          type: NORM pairs (2i, 2i+1), as the converter's permutation of
+ *          llama-family q/k rows laid them out; NEOX (i, i + d_rot/2).
  * @opt:    may be NULL (defaults).
  * @out:    on success a new result; free with pe_usage_destroy().
  * @err:    on failure, if not NULL, a message (free()) naming the tensor or
