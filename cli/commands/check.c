@@ -232,6 +232,11 @@ static void text_storage(struct pe_matrix *m, char *desc, size_t cap, enum pe_fl
 		*store = values_float(m, PE_FLOAT_F32);
 		snprintf(desc, cap, ", %s numbers", storage_name(*store));
 		digits->resolution = 0;
+	} else if (digits->too_few && digits->decimals >= 0) {
+		snprintf(desc, cap, ", %d decimals: too few to allow for", digits->decimals);
+	} else if (digits->too_few) {
+		snprintf(desc, cap, ", %d significant digits: too few to allow for",
+		         digits->significant);
 	} else if (digits->resolution > 0 && digits->decimals >= 0) {
 		snprintf(desc, cap, ", %d decimals", digits->decimals);
 	} else if (digits->resolution > 0) {
@@ -852,7 +857,7 @@ int cmd_check(int argc, char **argv)
 	struct pe_matrix *dump = NULL, *vec = NULL;
 	char desc[160];
 	enum pe_float store = PE_FLOAT_EXACT;
-	struct cli_text_digits digits = {0, 0, 0, 0};
+	struct cli_text_digits digits = {0, 0, 0, 0, 0};
 	size_t nids = 0;
 	if (o.position_ids)
 		rc = cli_position_ids_apply(&o, schemes[0], &nids);

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 
 #define SAMPLE_MAX 16384
+/* the fewest digits a table may be written with and still be checked by them */
+#define MIN_DECIMALS    3
+#define MIN_SIGNIFICANT 4
 
 /* The fewest significant digits (1..17) that print @x and parse back to it; its
  * decimal exponent in @exp10. */
@@ -115,18 +118,27 @@ void cli_text_digits_read(const struct pe_matrix *m, struct cli_text_digits *out
 	out->decimals = full ? -1 : dec_max;
 	out->significant = full ? 17 : sig_max;
 	out->resolution = 0;
+	out->too_few = 0;
 	if (full || sig_max == 0)
 		return;
+	/* Whole numbers, or two decimals or three digits, are too few to check a table by
+	 * (an allowance of 0.5 would take a row of 1s for any cos table): such a dump is
+	 * judged against the exact values as it is. */
 	if (at_dec >= at_sig) {
 		/* fixed decimals: half a unit of the last, whatever the value */
 		out->significant = 0;
-		out->resolution = 0.5 * pow(10, -dec_max);
+		out->resolution = dec_max >= MIN_DECIMALS ? 0.5 * pow(10, -dec_max) : 0;
+		out->too_few = dec_max < MIN_DECIMALS;
+		return;
+	}
+	out->decimals = -1;
+	if (sig_max < MIN_SIGNIFICANT) {
+		out->too_few = 1;
 		return;
 	}
 	/* significant digits: half a unit of the last, in its value's decade, over
 	 * max(1, |value|) as the verdict measures: at most 0.5e(1 - S) for values from
 	 * 1 up, else largest for the largest value below 1 */
-	out->decimals = -1;
 	double below = 0;
 	int above = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -18,7 +18,9 @@ struct cli_text_digits {
 	int decimals;      /* the decimals the values need at most (fixed notation) */
 	int significant;   /* the significant digits they need at most */
 	double resolution; /* what writing them this way may have cost: half a unit of the last
-	                      digit, in |error| / max(1, |value|); 0 when as precise as doubles */
+	                      digit, in |error| / max(1, |value|); 0 when as precise as doubles,
+	                      and when too few to check by (under 3 decimals or 4 digits) */
+	int too_few;       /* 1: written with under 3 decimals or 4 significant digits */
 };
 
 /*

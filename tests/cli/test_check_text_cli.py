@@ -141,6 +141,20 @@ r = run(EXE, "check", "-s", "rope", "--against", path("ang_base.csv"), "--what",
 ok(r.rc == 3 and "decimals" not in r.text and "base 10001" in r.text,
    "full-precision angles of base 10001 at 16384 x 32: disagree, the base named", r.text + r.err)
 
+# too few digits to check by: whole numbers, 2 decimals, 3 significant digits are judged
+# against the exact values as they are, and the report says why nothing is allowed for
+write("ones.csv", np.ones((2, 1)), fmt="%d")
+r = run(EXE, "check", "-s", "rope", "-d", "2", "--against", path("ones.csv"), "--what",
+        "cos:pairs")
+ok(r.rc == 3 and "0 decimals: too few to allow for" in r.text and "plus" not in r.text,
+   "a row of 1s is no cos table of positions 0, 1 (cos 1 = 0.54): disagree", r.text + r.err)
+for name, fmt, said in (("f64_2f.csv", "%.2f", "2 decimals: too few"),
+                        ("f64_3g.csv", "%.3g", "3 significant digits: too few")):
+    write(name, exact, fmt=fmt)
+    r = check(name)
+    ok(r.rc == 3 and said in r.text and "plus" not in r.text,
+       f"{name}: exact values written with {fmt}: too few digits, judged as they are", r.text)
+
 # full precision (np.savetxt of float64, "%.17g"): as before, 1e-9, nothing added
 for name, fmt in (("f64_full.csv", None), ("f64_17g.csv", "%.17g")):
     write(name, exact, fmt=fmt)
