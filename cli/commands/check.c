@@ -308,8 +308,10 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 				if (len < cap)
 					len += (size_t)snprintf(desc + len, cap - len, "%s)",
 					                        t->ndim == 1 ? "," : "");
-				if (info->format == PE_FORMAT_CSV && len < cap)
-					text_storage(*out, desc + len, cap - len, store, digits);
+				/* the digits are read whatever room the description has left */
+				if (info->format == PE_FORMAT_CSV)
+					text_storage(*out, desc + (len < cap ? len : cap - 1),
+					             len < cap ? cap - len : 1, store, digits);
 				break;
 			}
 		}
