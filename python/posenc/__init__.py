@@ -255,7 +255,7 @@ def freqs(spec="rope", d=None, *, length=None, train_length=None, frame=None, ta
     scheme instead: a row per pair, each variant's NAME_theta and NAME_ratio (mrope: then axis).
 
     Returns a pandas DataFrame when pandas is installed (frame=None or True; the CSV read by
-    pandas.read_csv with round-trip floats), else (or with frame=False) a dict of numpy
+    pandas.read_csv with round-trip floats, its text columns as str, '' where empty), else (or with frame=False) a dict of numpy
     columns: text columns as str, pair, d and d_rot as int64, the others float64, read back
     exactly (the CSV holds each float's shortest round-trip text).
     """
@@ -269,18 +269,29 @@ def freqs(spec="rope", d=None, *, length=None, train_length=None, frame=None, ta
                 raise
         else:
             text = bytes(r.files["freqs.csv"]).decode("utf-8")
-            return pandas.read_csv(io.StringIO(text), float_precision="round_trip")
+            # the text columns as text: an empty group (a spec, not a model) or axis (not
+            # mrope) is '', as in the dict, not NaN, and a group named '0' stays '0'
+            named = [c for c in rows[0] if c in _FREQS_TEXT]
+            df = pandas.read_csv(io.StringIO(text), float_precision="round_trip",
+                                 dtype={c: str for c in named})
+            for c in named:
+                df[c] = df[c].fillna("")
+            return df
     header, body = rows[0], rows[1:]
     cols = {}
     for j, name in enumerate(header):
         values = [row[j] for row in body]
-        if name in ("model", "group", "scaling", "regime", "axis"):
+        if name in _FREQS_TEXT:
             cols[name] = np.array(values, dtype=str)
         elif name in ("pair", "d", "d_rot"):
             cols[name] = np.array([int(v) for v in values], dtype=np.int64)
         else:
             cols[name] = np.array([float(v) for v in values], dtype=np.float64)
     return cols
+
+
+# freqs' columns that hold text
+_FREQS_TEXT = ("model", "group", "scaling", "regime", "axis")
 
 
 class Model:
