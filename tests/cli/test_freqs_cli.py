@@ -4,12 +4,11 @@ import csv
 import io
 import math
 import os
-import struct
 import sys
-import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
 from npyread import load_npy  # noqa: E402
+from pngrgb import png_rows  # noqa: E402
 from tap import done, error_case, ok, run, workdir  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
@@ -212,40 +211,6 @@ ok(r.rc == 0 and shape == (64, 3) and
 
 
 # the figure: one colour per axis (tab10 blue, orange, green at the markers' alpha 0.9)
-def png_rows(path):
-    data = open(path, "rb").read()
-    pos, idat = 8, b""
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, _, ctype, _, _, _ = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    bpp = 4 if ctype == 6 else 3
-    raw, stride, prev, out = zlib.decompress(idat), w * bpp, bytearray(w * bpp), []
-    for y in range(h):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a, b = line[i - bpp] if i >= bpp else 0, prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        out.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
-        prev = line
-    return w, h, out
-
-
 def axis_columns(path):
     """x of the pixels of each axis's marker colour, past the legend's left column."""
     w, h, px = png_rows(path)

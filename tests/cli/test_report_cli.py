@@ -9,13 +9,12 @@ import os
 import pty
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
-import zlib
 
 sys.path.insert(0, os.path.dirname(__file__))
+from pngrgb import png_rows  # noqa: E402
 from tap import done, error_case, ok, run, workdir  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
@@ -314,46 +313,9 @@ ok(r.rc == 0 and "&lt;b&gt;&amp;&quot;x&#39;" in esc and "<b>&" not in esc,
 # ---- the HTML in a browser: headless Chromium, screenshot not blank ----
 def png_pixels(path):
     """(width, height, set of colours, fraction of white pixels) of an 8-bit RGB/RGBA PNG."""
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, hdr = 8, b"", None
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            hdr = struct.unpack(">IIBBBBB", body)
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    w, h, depth, ctype, _, _, interlace = hdr
-    assert depth == 8 and ctype in (2, 6) and interlace == 0, hdr
-    bpp = 3 if ctype == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    prev = bytearray(stride)
-    colours, white = set(), 0
-    for y in range(h):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
-                pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                line[i] = (line[i] + pr) & 255
-        for x in range(0, stride, bpp):
-            px = bytes(line[x:x + 3])
-            colours.add(px)
-            white += px == b"\xff\xff\xff"
-        prev = line
+    w, h, rows = png_rows(path)
+    colours = {px for row in rows for px in row}
+    white = sum(px == (255, 255, 255) for row in rows for px in row)
     return w, h, colours, white / (w * h)
 
 

@@ -10,7 +10,6 @@ rotate_half (i, i + d/2) or rotate_every_two (2i, 2i + 1) pair them, repeat_kv's
 head h // n_rep, q_norm/k_norm scaling the coordinates (Gemma3RMSNorm: 1 + weight).
 Bounded memory: a 3 GiB sparse checkpoint read within --max-memory 64M."""
 import csv
-import io
 import json
 import os
 import resource
@@ -23,6 +22,7 @@ from tap import done, error_case, ok, require_numpy, run, skip, workdir  # noqa:
 np = require_numpy("posenc usage against numpy")
 
 import st_write  # noqa: E402
+from usage_ref import compare, pair_norms, pairs_of, usage_rows  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
@@ -45,43 +45,7 @@ def config(name, cfg):
 
 def table(cfgpath, weights, *extra):
     """posenc usage's CSV as {(layer, head, pair): row} and the run."""
-    r = run(EXE, "usage", "-s", "hf:" + cfgpath, "--weights", weights, "-o", "-", *extra)
-    rows = {}
-    if r.rc == 0:
-        for row in csv.DictReader(io.StringIO(r.text)):
-            rows[(int(row["layer"]), int(row["head"]), int(row["pair"]))] = row
-    return r, rows
-
-
-def pairs_of(rot, interleaved):
-    h = rot // 2
-    return [(2 * i, 2 * i + 1) if interleaved else (i, i + h) for i in range(h)]
-
-
-def pair_norms(W, pairs, scale=None):
-    """W: [head_dim, hidden] rows of one head; the norm of each pair's two rows."""
-    s = np.ones(W.shape[0]) if scale is None else scale
-    return np.array([np.sqrt(s[a] ** 2 * (W[a] ** 2).sum() + s[b] ** 2 * (W[b] ** 2).sum())
-                     for a, b in pairs])
-
-
-def compare(name, rows, ref_q, ref_k, tol=1e-12):
-    """ref_q[l][h] and ref_k[l][h] (the key head of query head h): arrays of pairs."""
-    worst, missing = 0.0, 0
-    for l, heads in enumerate(ref_q):
-        for h, qv in enumerate(heads):
-            for i, v in enumerate(qv):
-                row = rows.get((l, h, i))
-                if row is None:
-                    missing += 1
-                    continue
-                kv = ref_k[l][h][i]
-                for got, want in ((row["q"], v), (row["k"], kv), (row["qk"], v * kv)):
-                    worst = max(worst, abs(float(got) - want) / max(abs(want), 1e-300))
-    n = sum(len(qv) for heads in ref_q for qv in heads)
-    return ok(missing == 0 and worst <= tol and len(rows) == n,
-              f"{name}: every layer, head and pair as numpy computes it",
-              f"missing {missing}, rows {len(rows)} of {n}, worst rel {worst:.3g}")
+    return usage_rows(EXE, "-s", "hf:" + cfgpath, "--weights", weights, *extra)
 
 
 def plant_first_pairs(Wh, pairs, keep):

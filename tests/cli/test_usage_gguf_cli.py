@@ -12,8 +12,6 @@ src/llama-model.cpp). Each weight is stored with ggml's ne = [in, out] (ne[0] th
 fastest). The expected pair norms are computed from the HF rows with HF's pairing, so a
 GGUF read with the wrong pairing (or rows in the wrong order) fails; and the GGUF result
 must equal usage on the same weights as a safetensors checkpoint with its config.json."""
-import csv
-import io
 import json
 import os
 import sys
@@ -25,6 +23,7 @@ np = require_numpy("posenc usage on GGUF weights against numpy")
 
 import gguf_write as gw  # noqa: E402
 import st_write  # noqa: E402
+from usage_ref import compare as compare_rows, pair_norms, pairs_of, usage_rows  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
 TMP = workdir()
@@ -45,38 +44,16 @@ def llama_permute(w, n_head, n_head_kv):
 
 
 def table(args):
-    r = run(EXE, "usage", *args, "-o", "-")
-    rows = {}
-    if r.rc == 0:
-        for row in csv.DictReader(io.StringIO(r.text)):
-            rows[(int(row["layer"]), int(row["head"]), int(row["pair"]))] = row
-    return r, rows
+    return usage_rows(EXE, *args)
 
 
-def pair_norms(W, hd, scale=None):
+def half_norms(W, hd, scale=None):
     """W: [hd, in] rows of one head in HF order; rotate_half's pairs (i, i + hd/2)."""
-    s = np.ones(hd) if scale is None else scale
-    h = hd // 2
-    return np.array([np.sqrt(s[i] ** 2 * (W[i] ** 2).sum() + s[i + h] ** 2 * (W[i + h] ** 2).sum())
-                     for i in range(h)])
+    return pair_norms(W, pairs_of(hd, False), scale)
 
 
 def compare(name, rows, ref_q, ref_k, tol=1e-12):
-    worst, missing = 0.0, 0
-    for l, heads in enumerate(ref_q):
-        for h, qv in enumerate(heads):
-            for i, v in enumerate(qv):
-                row = rows.get((l, h, i))
-                if row is None:
-                    missing += 1
-                    continue
-                kv = ref_k[l][h][i]
-                for got, want in ((row["q"], v), (row["k"], kv), (row["qk"], v * kv)):
-                    worst = max(worst, abs(float(got) - want) / max(abs(want), 1e-300))
-    n = sum(len(qv) for heads in ref_q for qv in heads)
-    return ok(missing == 0 and worst <= tol and len(rows) == n,
-              f"{name}: every layer, head and pair as numpy computes it from the HF rows",
-              f"missing {missing}, rows {len(rows)} of {n}, worst rel {worst:.3g}")
+    return compare_rows(name, rows, ref_q, ref_k, tol, "numpy computes it from the HF rows")
 
 
 def same_as(name, a, b, keys=("q", "k", "qk", "theta", "wavelength", "kv_head")):
@@ -162,8 +139,8 @@ def refs(w, H, KV, hd, L, bias=False, qnorm=False):
             q = np.concatenate([q, w[(l, "qb")].reshape(H, hd, 1)], axis=2)
             k = np.concatenate([k, w[(l, "kb")].reshape(KV, hd, 1)], axis=2)
         qs, ks = (w[(l, "qn")], w[(l, "kn")]) if qnorm else (None, None)
-        rq.append([pair_norms(q[h], hd, qs) for h in range(H)])
-        rk.append([pair_norms(k[h // (H // KV)], hd, ks) for h in range(H)])
+        rq.append([half_norms(q[h], hd, qs) for h in range(H)])
+        rk.append([half_norms(k[h // (H // KV)], hd, ks) for h in range(H)])
     return rq, rk
 
 
@@ -182,7 +159,7 @@ for dtype in ("F32", "F16", "BF16", "F64"):
     if dtype == "F32":
         # the permuted rows read with HF's pairing (i, i + hd/2) are the wrong pairs: the
         # comparison above would fail for them (a check that it can)
-        wrong = [[pair_norms(llama_permute(w[(l, "q")], H, H).reshape(H, hd, -1)[h], hd)
+        wrong = [[half_norms(llama_permute(w[(l, "q")], H, H).reshape(H, hd, -1)[h], hd)
                   for h in range(H)] for l in range(L)]
         worst = max(abs(float(rows[(l, h, i)]["q"]) - wrong[l][h][i]) / wrong[l][h][i]
                     for l in range(L) for h in range(H) for i in range(hd // 2))
