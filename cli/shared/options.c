@@ -1165,40 +1165,37 @@ int cli_options_apply_to(const struct cli_common *o, const char *path, enum cli_
 	return 0;
 }
 
-int cli_time_over(const struct cli_common *o, double seconds, char *buf, size_t cap)
+int cli_time_over(const struct cli_common *o, double seconds, char *over, size_t over_cap,
+                  char *raise, size_t raise_cap)
 {
 	if (seconds <= o->max_time)
 		return 0;
-	char need[32], have[32], raise[64] = "";
+	char need[32], have[32];
 	format_duration(seconds, need, sizeof(need));
 	format_duration(o->max_time, have, sizeof(have));
+	snprintf(over, over_cap, "about %s, more than the time budget of %s", need, have);
 	/* A budget that lets it through, when waiting for it is conceivable (a week). */
+	*raise = '\0';
 	if (seconds < 7 * 86400.0) {
 		double want = ceil(seconds * 1.5);
 		if (want < 90)
-			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fs)",
-			         want);
+			snprintf(raise, raise_cap, "--max-time %.0fs", want);
 		else if (want < 5400)
-			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fm)",
-			         ceil(want / 60));
+			snprintf(raise, raise_cap, "--max-time %.0fm", ceil(want / 60));
 		else
-			snprintf(raise, sizeof(raise), ", or raise the budget (--max-time %.0fh)",
-			         ceil(want / 3600));
+			snprintf(raise, raise_cap, "--max-time %.0fh", ceil(want / 3600));
 	}
-	snprintf(buf, cap, "about %s, more than the time budget of %s%s", need, have, raise);
 	return 1;
 }
 
 int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint)
 {
-	char over[160];
-	if (!cli_time_over(o, seconds, over, sizeof(over)))
+	char over[96], raise[32];
+	if (!cli_time_over(o, seconds, over, sizeof(over), raise, sizeof(raise)))
 		return 0;
 	/* the hint goes before the raise: what to do instead comes first */
-	char *raise = strstr(over, ", or raise");
-	const char *tail = raise ? raise : "";
-	int head = raise ? (int)(raise - over) : (int)strlen(over);
-	return cli_error("%s would take %.*s: %s%s", what, head, over, hint, tail);
+	return cli_error("%s would take %s: %s%s%s%s", what, over, hint,
+	                 *raise ? ", or raise the budget (" : "", raise, *raise ? ")" : "");
 }
 
 int cli_check_csv_read(const struct cli_common *o, const char *path, const char *hint)

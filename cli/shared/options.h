@@ -231,11 +231,14 @@ int cli_check_time(const struct cli_common *o, double seconds, const char *what,
 /*
  * cli_time_over() - whether work estimated at @seconds passes --max-time
  *
- * @buf: then "about X, more than the time budget of Y, or raise the budget
- * (--max-time Z)", for work that is left out rather than refused.
- * @return 1 over the budget, else 0 (@buf untouched).
+ * @over:  then "about X, more than the time budget of Y", for work that is left
+ *         out rather than refused;
+ * @raise: then the option that lets it through ("--max-time 75s"), or "" when
+ *         waiting for it is not conceivable (a week or more).
+ * @return 1 over the budget, else 0 (@over and @raise untouched).
  */
-int cli_time_over(const struct cli_common *o, double seconds, char *buf, size_t cap);
+int cli_time_over(const struct cli_common *o, double seconds, char *over, size_t over_cap,
+                  char *raise, size_t raise_cap);
 
 /*
  * cli_check_csv_read() - refuse reading a CSV file (a table, parsed whole)
