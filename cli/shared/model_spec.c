@@ -137,6 +137,12 @@ static void loaded_free(void)
 	n_loaded = 0;
 }
 
+int cli_spec_scheme_is(const char *spec, const char *name)
+{
+	size_t n = strlen(name);
+	return spec && strncmp(spec, name, n) == 0 && (spec[n] == '\0' || spec[n] == ':');
+}
+
 void cli_model_forget(void)
 {
 	loaded_free();
@@ -391,9 +397,8 @@ static int group_spec(const struct cli_common *o, const char *spec, const struct
 	/* An M-RoPE model (Qwen2-VL) is plain RoPE on text; per-axis positions
 	 * (--position-ids, or a grid in the overrides) need its mrope spec. Only its RoPE
 	 * layers: Qwen 3.5's linear-attention layers have no positions to split by axis. */
-	int rope_group = g->spec && strncmp(g->spec, "rope", 4) == 0 &&
-	                 (g->spec[4] == ':' || g->spec[4] == '\0');
-	if (m->mrope_spec && rope_group && (o->position_ids || names_mrope_key(overrides))) {
+	if (m->mrope_spec && cli_spec_scheme_is(g->spec, "rope") &&
+	    (o->position_ids || names_mrope_key(overrides))) {
 		/* The mrope scheme turns pairs at base^(-2i/d) unscaled: a scaled RoPE
 		 * (a Qwen2.5-VL config given YaRN) would silently lose its scaling. */
 		struct pe_scheme *rope = NULL;
@@ -437,13 +442,6 @@ static size_t group_head(const struct pe_model *m, const char *spec)
 {
 	const char *h = spec ? strstr(spec, ",head=") : NULL;
 	return h ? (size_t)strtoull(h + 6, NULL, 10) : m->head_dim;
-}
-
-/* Whether a group's layers have a positional encoding (its spec is not nope). */
-static int group_has_positions(const struct pe_model_group *g)
-{
-	return g->spec &&
-	       !(strncmp(g->spec, "nope", 4) == 0 && (g->spec[4] == '\0' || g->spec[4] == ':'));
 }
 
 static void fill_info(const struct pe_model *m, const struct pe_model_group *g, const char *spec,
@@ -505,7 +503,7 @@ int cli_model_specs(const struct cli_common *o, const char *spec, size_t max, ch
 		 * 4's every fourth layer) have nothing to tabulate or draw: the
 		 * groups that carry positions come first, NoPE only if alone. */
 		for (size_t i = 0; i < m->n_groups && n < max && n < 64; i++)
-			if (group_has_positions(&m->groups[i]))
+			if (m->groups[i].spec && !cli_spec_scheme_is(m->groups[i].spec, "nope"))
 				pick[n++] = &m->groups[i];
 		if (n == 0)
 			pick[n++] = &m->groups[0];

@@ -34,6 +34,12 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
                    const char **overrides);
 
 /*
+ * cli_spec_scheme_is() - whether spec text names scheme @name ("rope" for
+ * "rope" and "rope:base=...", not for "ropex:...")
+ */
+int cli_spec_scheme_is(const char *spec, const char *name);
+
+/*
  * cli_model_forget() - free the models kept for this run
  *
  * The next run in the same process (cli/library.c) reads the files again:

@@ -406,7 +406,7 @@ static int model_width(struct cli_common *o, const char *spec)
 	int rope = 0;
 	for (size_t i = 0; i < m->n_groups && !rope;
 	     i++) /* a hybrid's NoPE layers may come first */
-		rope = m->groups[i].spec && strncmp(m->groups[i].spec, "rope:", 5) == 0;
+		rope = cli_spec_scheme_is(m->groups[i].spec, "rope");
 	size_t hd = rope && !m->learned ? m->head_dim : m->table_cols;
 	if (!o->model_train)
 		o->model_train = m->train_context;
