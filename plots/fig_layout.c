@@ -391,11 +391,11 @@ static void measure(struct layout *L, struct slot *sl)
 		text_font(cr, st, TEXT_LABEL);
 		char out[2][LINE_CAP];
 		bool cut;
-		text_wrap_cut(cr, p->ylabel, ylabel_room(st, sl), 2, out, &cut);
-		sl->ylabel_lines =
-		        lines_needed(cr, cut && p->ylabel_short ? p->ylabel_short : p->ylabel,
-		                     ylabel_room(st, sl), 2);
-		sl->ylabel_lines = (sl->ylabel_floor = imax(sl->ylabel_floor, sl->ylabel_lines));
+		double room = ylabel_room(st, sl);
+		int n = text_wrap_cut(cr, p->ylabel, room, 2, out, &cut);
+		if (cut && p->ylabel_short)
+			n = lines_needed(cr, p->ylabel_short, room, 2);
+		sl->ylabel_lines = (sl->ylabel_floor = imax(sl->ylabel_floor, n));
 		sl->ml += st->pad + line_h(st, TEXT_LABEL) +
 		          (sl->ylabel_lines - 1) * 1.15 * text_size(st, TEXT_LABEL);
 		text_font(cr, st, TEXT_TICK);
