@@ -941,7 +941,7 @@ int cmd_check(int argc, char **argv)
 	 * budget the verdict still comes, without it. */
 	double fit_values = dump->cols == 1 ? (double)dump->rows
 	                                    : fmin((double)dump->rows, 256) * (double)dump->cols;
-	char no_diag[96], no_diag_raise[32] = "";
+	char no_diag[CLI_TIME_OVER_CAP], no_diag_raise[32] = "";
 	if (cli_time_over(&o, fit_values * CLI_COST_CHECK_DIAGNOSE_VALUE, no_diag, sizeof(no_diag),
 	                  no_diag_raise, sizeof(no_diag_raise)))
 		co.diagnose = 0;

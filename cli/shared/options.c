@@ -1190,7 +1190,7 @@ int cli_time_over(const struct cli_common *o, double seconds, char *over, size_t
 
 int cli_check_time(const struct cli_common *o, double seconds, const char *what, const char *hint)
 {
-	char over[96], raise[32];
+	char over[CLI_TIME_OVER_CAP], raise[32];
 	if (!cli_time_over(o, seconds, over, sizeof(over), raise, sizeof(raise)))
 		return 0;
 	/* the hint goes before the raise: what to do instead comes first */

@@ -236,7 +236,9 @@ int cli_check_time(const struct cli_common *o, double seconds, const char *what,
  * @raise: then the option that lets it through ("--max-time 75s"), or "" when
  *         waiting for it is not conceivable (a week or more).
  * @return 1 over the budget, else 0 (@over and @raise untouched).
+ * @over_cap of CLI_TIME_OVER_CAP holds every sentence (two durations of up to 31 bytes).
  */
+#define CLI_TIME_OVER_CAP 128
 int cli_time_over(const struct cli_common *o, double seconds, char *over, size_t over_cap,
                   char *raise, size_t raise_cap);
 
