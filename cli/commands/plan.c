@@ -59,6 +59,8 @@ static const char help[] =
         "the pairs that never complete a turn within the target; and the maximum length\n"
         "that transformers (max_position_embeddings), vLLM (_get_and_verify_max_len)\n"
         "and llama.cpp (n_ctx_train, the GGUF context_length) derive from that config.\n"
+        "A group whose layers all attend within a sliding window shorter than the\n"
+        "training context (Gemma's local layers) is said to need no scaling.\n"
         "Text on stdout; -o FILE.csv (or -o -) one row per model, group and method.\n"
         "\n"
         "Options:\n"
@@ -204,10 +206,20 @@ static void print_length(FILE *f, double v)
 }
 
 static void text_rows(FILE *f, const char *name, const char *group, size_t d, double train,
-                      double target, const struct row *rows, size_t n)
+                      double target, double window, const struct row *rows, size_t n)
 {
 	fprintf(f, "%s%s%s (d=%zu): training context %.17g, target %.17g (factor %.6g)\n", name,
 	        *group ? " " : "", group, d, train, target, target / train);
+	/* Gemma's local layers: a longer context never gives them longer offsets, so what
+	 * each method would change there is no reason to scale them. */
+	if (window > 0 && window < train)
+		fprintf(f,
+		        "  a sliding window of %.17g positions, shorter than the training context: "
+		        "a "
+		        "longer context\n  needs no scaling in these layers (the rows say what "
+		        "each "
+		        "method would change)\n",
+		        window);
 	fprintf(f, "  %-9s %5s %5s %6s %6s %9s %9s %10s %10s %10s\n", "method", "kept", "ramp",
 	        "interp", "never", "attention", "logits", "HF max", "vLLM max", "llama.cpp");
 	for (size_t i = 0; i < n; i++) {
@@ -222,7 +234,7 @@ static void text_rows(FILE *f, const char *name, const char *group, size_t d, do
 }
 
 static void csv_rows(FILE *f, const char *name, const char *group, size_t d, double train,
-                     double target, const struct row *rows, size_t n)
+                     double target, double window, const struct row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
@@ -243,6 +255,7 @@ static void csv_rows(FILE *f, const char *name, const char *group, size_t d, dou
 		cli_csv_num(f, r->hf, 0);
 		cli_csv_num(f, r->vllm, 0);
 		cli_csv_num(f, r->llamacpp, 0);
+		cli_csv_num(f, window > 0 ? window : NAN, 0);
 		fputc('\n', f);
 	}
 }
@@ -293,7 +306,7 @@ int cmd_plan(int argc, char **argv)
 		f = file.f;
 		fputs("model,group,d,train_context,target,method,factor,pairs,kept,ramped,"
 		      "interpolated,never_turning,attention_factor,logit_scale,hf_max_length,"
-		      "vllm_max_length,llamacpp_max_length\n",
+		      "vllm_max_length,llamacpp_max_length,sliding_window\n",
 		      f);
 	}
 	for (size_t i = 0; i < count && !rc; i++) {
@@ -362,9 +375,11 @@ int cmd_plan(int argc, char **argv)
 		free(spec);
 		if (!rc) {
 			if (csv)
-				csv_rows(f, name, group, d, train, own.target, rows, n);
+				csv_rows(f, name, group, d, train, own.target, info[i].window, rows,
+				         n);
 			else
-				text_rows(f, name, group, d, train, own.target, rows, n);
+				text_rows(f, name, group, d, train, own.target, info[i].window,
+				          rows, n);
 			if (!csv && i + 1 < count)
 				fputc('\n', f);
 		}

@@ -444,6 +444,52 @@ static size_t group_head(const struct pe_model *m, const char *spec)
 	return h ? (size_t)strtoull(h + 6, NULL, 10) : m->head_dim;
 }
 
+/* Whether layer @k is in @list ("0-4,6-10,12"), the form pe_model_layer_list() writes. */
+static int layer_listed(const char *list, size_t k)
+{
+	const char *p = list;
+	while (*p) {
+		char *end;
+		unsigned long long lo = strtoull(p, &end, 10), hi = lo;
+		if (end == p)
+			return 0;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtoull(p, &end, 10);
+			if (end == p)
+				return 0;
+		}
+		if (k >= lo && k <= hi)
+			return 1;
+		p = *end == ',' ? end + 1 : end;
+		if (*end != ',' && *end != '\0')
+			return 0;
+	}
+	return 0;
+}
+
+/* The window every layer of @g slides over, else 0 (see struct cli_model_info). */
+static double group_window(const struct pe_model *m, const struct pe_model_group *g)
+{
+	const char *window = NULL, *layers = NULL;
+	for (size_t i = 0; i < m->n_facts; i++) {
+		if (strcmp(m->facts[i].key, "sliding_window") == 0)
+			window = m->facts[i].value;
+		else if (strcmp(m->facts[i].key, "sliding_layers") == 0)
+			layers = m->facts[i].value;
+	}
+	if (!window || !layers || !g->n_layers)
+		return 0;
+	char *end;
+	double w = strtod(window, &end);
+	if (*end != '\0' || !isfinite(w) || !(w > 0))
+		return 0;
+	for (size_t i = 0; i < g->n_layers; i++)
+		if (!layer_listed(layers, g->layers[i]))
+			return 0;
+	return w;
+}
+
 static void fill_info(const struct pe_model *m, const struct pe_model_group *g, const char *spec,
                       struct cli_model_info *info)
 {
@@ -457,6 +503,7 @@ static void fill_info(const struct pe_model *m, const struct pe_model_group *g, 
 	info->context = m->context;
 	info->train_context = m->train_context;
 	info->has_train = m->train_context > 0;
+	info->window = group_window(m, g);
 	for (size_t i = 0; i < m->n_facts; i++)
 		if (strcmp(m->facts[i].key, "softmax_scale_factor") == 0) {
 			char *end;

@@ -63,6 +63,9 @@ struct cli_model_info {
 	int has_train;        /* 1: the config names a pretraining context of its own */
 	double softmax_scale_factor; /* the model's own factor on the softmax scale (DeepSeek's
 	                                YaRN mscale^2); 0: none */
+	double window; /* the sliding window of the group's layers, when every one of them
+	                  slides (the model's sliding_window fact, its sliding_layers holding
+	                  them all); 0: none */
 };
 
 /*

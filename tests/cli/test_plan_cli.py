@@ -163,6 +163,27 @@ bad = [(x["model"], x["group"], x["method"], x["vllm_max_length"]) for x in rows
 ok(r.rc == 0 and len(rows) == 16 and not bad and want["linear"] == TARGET,
    "gemma 3 (preset and hf: config, both groups): vLLM applies no factor", (r.err, bad))
 
+# Gemma 3's sliding layers attend within sliding_window positions (the config's 1024, read
+# here from the published file): a longer context never gives them longer offsets. The CSV
+# names the window of a group whose layers all slide, and the text says so once per such group.
+with open(os.path.join(HERE, "..", "fixtures", "hf", "gemma-3-27b-it.json")) as fh:
+    gemma_window = json.load(fh)["text_config"]["sliding_window"]
+r, rows = plan("model:gemma-3-27b", "model:llama-3.1-8b")
+windows = {}
+for x in rows:
+    windows.setdefault((x["model"], x["group"]), set()).add(x["sliding_window"])
+ok(r.rc == 0 and gemma_window == 1024 and
+   windows == {("gemma-3-27b", "local"): {"1024"}, ("gemma-3-27b", "global"): {""},
+               ("llama-3.1-8b", ""): {""}},
+   "plan CSV: sliding_window of the groups whose layers all slide", windows)
+r = run(EXE, "plan", "-q", "-s", "model:gemma-3-27b", "-s", "model:llama-3.1-8b", "--target",
+        "262144")
+notes = [i for i, l in enumerate(r.text.splitlines()) if "a sliding window of 1024 positions" in l]
+heads = [i for i, l in enumerate(r.text.splitlines()) if l.startswith("gemma-3-27b local ")]
+ok(r.rc == 0 and len(notes) == 1 and heads and notes[0] == heads[0] + 1 and
+   "needs no scaling in these layers" in r.text,
+   "plan text: the local group's note, under its heading, once", r.text)
+
 r = run(EXE, "plan", "-s", "model:llama-3.1-8b", "--target", "262144")
 ok(r.rc == 0 and "llama-3.1-8b (d=128): training context 8192, target 262144 (factor 32)" in r.text
    and "HF max" in r.text, "plan text on stdout", r.text)
