@@ -161,6 +161,17 @@ enum hf_enc {
 /* ALiBi from attn_config (MptAttentionConfig: alibi, alibi_bias_max; slopes over the
  * next power of two of the heads), or llm-foundry's own attention with auto_map */
 #define HF_ALIBI_ATTN_CONFIG (UINT64_C(1) << 43)
+/* every layer attends within sliding_window when it is set (not null): the model
+ * builds one sliding-window mask for all layers from config.sliding_window and each
+ * attention passes that window (MistralModel, MixtralModel, Starcoder2Model,
+ * Phi3Model, Qwen3MoeModel); layer_types is not read for it */
+#define HF_WINDOW_ALL (UINT64_C(1) << 44)
+/* sliding_window counts only with use_sliding_window (default false): the class
+ * drops it otherwise (Qwen2Config, Qwen3Config, Qwen3MoeConfig set None, Qwen2MoeConfig 0) */
+#define HF_USE_SLIDING (UINT64_C(1) << 45)
+/* without layer_types, layer i slides when i >= max_window_layers (the default
+ * layer_types of Qwen2Config and Qwen3Config) */
+#define HF_MAX_WINDOW_LAYERS (UINT64_C(1) << 46)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

@@ -63,20 +63,36 @@
 static const struct hf_arch archs[] = {
         /* ---- RoPE decoders ---- */
         ROPE("llama", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
-        ROPE("mistral", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=10000", 0),
+        /* Mistral, Mixtral, Starcoder2, Phi-3, PhiMoE: one sliding-window mask for every
+         * layer when sliding_window is set (MistralConfig's default 4096, the others' None) */
+        ROPE("mistral", H,
+             LLAMA_D ",max_position_embeddings=131072,rope_theta=10000,sliding_window=4096",
+             HF_WINDOW_ALL),
         ROPE("ministral", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=10000", 0),
         ROPE("ministral3", H, LLAMA_D ",max_position_embeddings=262144,rope_theta=1000000", 0),
-        ROPE("mixtral", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=1000000", 0),
-        ROPE("qwen2", H, LLAMA_D ",max_position_embeddings=32768,rope_theta=10000", 0),
+        ROPE("mixtral", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=1000000",
+             HF_WINDOW_ALL),
+        /* Qwen2 / Qwen3: a window only with use_sliding_window, on the layers of
+         * layer_types, by default those from max_window_layers on */
+        ROPE("qwen2", H,
+             LLAMA_D ",max_position_embeddings=32768,rope_theta=10000,sliding_window=4096,"
+                     "max_window_layers=28",
+             HF_USE_SLIDING | HF_MAX_WINDOW_LAYERS),
+        /* Qwen2MoeConfig's default layer_types (even layers below max_window_layers)
+         * are not restated: only a config's own layer_types give sliding layers */
         ROPE("qwen2_moe", H,
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=24,"
-             "max_position_embeddings=32768,rope_theta=10000",
-             0),
-        ROPE("qwen3", H, LLAMA_D ",head_dim=128,max_position_embeddings=32768,rope_theta=10000", 0),
+             "max_position_embeddings=32768,rope_theta=10000,sliding_window=4096",
+             HF_USE_SLIDING),
+        ROPE("qwen3", H,
+             LLAMA_D ",head_dim=128,max_position_embeddings=32768,rope_theta=10000,"
+                     "sliding_window=4096,max_window_layers=28",
+             HF_USE_SLIDING | HF_MAX_WINDOW_LAYERS),
+        /* Qwen3-MoE: every layer's attention takes config.sliding_window */
         ROPE("qwen3_moe", H,
              "hidden_size=2048,num_attention_heads=32,num_hidden_layers=24,"
-             "max_position_embeddings=32768,rope_theta=10000",
-             0),
+             "max_position_embeddings=32768,rope_theta=10000,sliding_window=4096",
+             HF_WINDOW_ALL | HF_USE_SLIDING),
         ROPE("qwen3_next", H,
              "hidden_size=2048,num_attention_heads=16,num_hidden_layers=48,head_dim=256,"
              "max_position_embeddings=32768,rope_theta=10000,partial_rotary_factor=0.25,"
@@ -162,9 +178,9 @@ static const struct hf_arch archs[] = {
         ROPE("phi3", H,
              "hidden_size=3072,num_attention_heads=32,num_hidden_layers=32,"
              "max_position_embeddings=4096,rope_theta=10000",
-             0),
+             HF_WINDOW_ALL),
         ROPE("phimoe", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=1000000",
-             HF_PHIMOE_MSCALE),
+             HF_PHIMOE_MSCALE | HF_WINDOW_ALL),
         {.model_type = "gpt_neox",
          .enc = HF_ROPE,
          .layout = H,
@@ -192,7 +208,7 @@ static const struct hf_arch archs[] = {
         ROPE("starcoder2", H,
              "hidden_size=3072,num_attention_heads=24,num_hidden_layers=30,"
              "max_position_embeddings=4096,rope_theta=10000",
-             0),
+             HF_WINDOW_ALL),
         ROPE("olmo", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
         ROPE("olmo2", H, LLAMA_D ",max_position_embeddings=2048,rope_theta=10000", 0),
         /* Olmo 3: sliding layers take the default RoPE at rope_theta, full layers the

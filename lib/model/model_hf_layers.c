@@ -438,9 +438,37 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 		window = floor(window / 2);
 	if (local_half && !(window > 0))
 		rc = 0;
+	/* Qwen2/Qwen3's classes drop the window without use_sliding_window */
+	uint64_t fl = h->arch->flags;
+	if (rc > 0 && (fl & HF_USE_SLIDING)) {
+		int on = hf_bool(h, "", h->cfg, "use_sliding_window", 0);
+		if (on < 0) {
+			st = PE_EFORMAT;
+			goto done;
+		}
+		if (!on)
+			rc = 0;
+	}
+	/* a window of 0 masks nothing these classes would call a window */
+	if ((fl & (HF_WINDOW_ALL | HF_USE_SLIDING)) && !(window > 0))
+		rc = 0;
+	/* Qwen2/Qwen3 without layer_types: the class's list slides from
+	 * max_window_layers on */
+	size_t from = n;
+	int by_index = rc > 0 && (fl & HF_MAX_WINDOW_LAYERS) && !hf_present(h->cfg, "layer_types");
+	if (by_index && hf_cfg_count(h, "max_window_layers", &from, NULL) < 0) {
+		st = PE_EFORMAT;
+		goto done;
+	}
+	if (rc > 0 && (fl & HF_WINDOW_ALL))
+		sliding = n;
+	else if (by_index)
+		sliding = from < n ? n - from : 0;
 	if (sliding && rc > 0) {
 		for (size_t i = 0; i < n; i++)
-			flag[i] = strcmp(types[i], "sliding_attention") == 0;
+			flag[i] = (fl & HF_WINDOW_ALL) ? 1
+			          : by_index           ? i >= from
+			                               : strcmp(types[i], "sliding_attention") == 0;
 		char *list = pe_model_layer_list(flag, n);
 		st = list ? hf_fact(h, "sliding_window",
 		                    local_attention
