@@ -172,6 +172,9 @@ enum hf_enc {
 /* without layer_types, layer i slides when i >= max_window_layers (the default
  * layer_types of Qwen2Config and Qwen3Config) */
 #define HF_MAX_WINDOW_LAYERS (UINT64_C(1) << 46)
+/* without layer_types every layer is a sliding one when sliding_window is set,
+ * none otherwise (MinistralConfig's default layer_types) */
+#define HF_TYPES_ALL_SLIDE (UINT64_C(1) << 47)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

@@ -68,8 +68,13 @@ static const struct hf_arch archs[] = {
         ROPE("mistral", H,
              LLAMA_D ",max_position_embeddings=131072,rope_theta=10000,sliding_window=4096",
              HF_WINDOW_ALL),
-        ROPE("ministral", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=10000", 0),
-        ROPE("ministral3", H, LLAMA_D ",max_position_embeddings=262144,rope_theta=1000000", 0),
+        /* Ministral: layer_types, by default all sliding when sliding_window is set
+         * (class default 4096) */
+        ROPE("ministral", H,
+             LLAMA_D ",max_position_embeddings=131072,rope_theta=10000,sliding_window=4096",
+             HF_TYPES_ALL_SLIDE),
+        ROPE("ministral3", H, LLAMA_D ",max_position_embeddings=262144,rope_theta=1000000",
+             HF_WINDOW_ALL),
         ROPE("mixtral", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=1000000",
              HF_WINDOW_ALL),
         /* Qwen2 / Qwen3: a window only with use_sliding_window, on the layers of
@@ -283,7 +288,8 @@ static const struct hf_arch archs[] = {
         ROPE("seed_oss", H, LLAMA_D ",max_position_embeddings=131072,rope_theta=10000", 0),
         ROPE("dots1", H, "max_position_embeddings=2048,rope_theta=10000", 0),
         ROPE("afmoe", H, "max_position_embeddings=16384,rope_theta=10000", 0),
-        ROPE("minimax", H, "max_position_embeddings=131072,rope_theta=1000000", 0),
+        /* MiniMax: its full-attention layers take the sliding mask when sliding_window is set */
+        ROPE("minimax", H, "max_position_embeddings=131072,rope_theta=1000000", HF_WINDOW_ALL),
         ROPE("lfm2", H, "max_position_embeddings=128000,rope_theta=1000000", 0),
         ROPE("bitnet", H, "max_position_embeddings=2048,rope_theta=500000", 0),
         ROPE("diffllama", H, "max_position_embeddings=2048,rope_theta=10000", 0),

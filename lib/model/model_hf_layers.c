@@ -455,20 +455,30 @@ static enum pe_status attention_facts(struct hf *h, size_t n, const char **types
 	/* Qwen2/Qwen3 without layer_types: the class's list slides from
 	 * max_window_layers on */
 	size_t from = n;
-	int by_index = rc > 0 && (fl & HF_MAX_WINDOW_LAYERS) && !hf_present(h->cfg, "layer_types");
+	int own_types = hf_present(h->cfg, "layer_types") != NULL;
+	int by_index = rc > 0 && (fl & HF_MAX_WINDOW_LAYERS) && !own_types;
 	if (by_index && hf_cfg_count(h, "max_window_layers", &from, NULL) < 0) {
 		st = PE_EFORMAT;
 		goto done;
 	}
-	if (rc > 0 && (fl & HF_WINDOW_ALL))
-		sliding = n;
-	else if (by_index)
-		sliding = from < n ? n - from : 0;
-	if (sliding && rc > 0) {
+	/* Ministral without layer_types: every layer from 0 */
+	if (rc > 0 && (fl & HF_TYPES_ALL_SLIDE) && !own_types) {
+		by_index = 1;
+		from = 0;
+	}
+	/* HF_WINDOW_ALL: every attention layer, whatever its type says (MiniMax's
+	 * lightning layers take no mask) */
+	for (size_t i = 0; i < n; i++)
+		flag[i] = (fl & HF_WINDOW_ALL) ? strcmp(types[i], "full_attention") == 0 ||
+		                                         strcmp(types[i], "sliding_attention") == 0
+		          : by_index ? i >= from
+		                     : strcmp(types[i], "sliding_attention") == 0;
+	if (rc > 0 && (fl & (HF_WINDOW_ALL | HF_MAX_WINDOW_LAYERS | HF_TYPES_ALL_SLIDE))) {
+		sliding = 0;
 		for (size_t i = 0; i < n; i++)
-			flag[i] = (fl & HF_WINDOW_ALL) ? 1
-			          : by_index           ? i >= from
-			                               : strcmp(types[i], "sliding_attention") == 0;
+			sliding += flag[i];
+	}
+	if (sliding && rc > 0) {
 		char *list = pe_model_layer_list(flag, n);
 		st = list ? hf_fact(h, "sliding_window",
 		                    local_attention
