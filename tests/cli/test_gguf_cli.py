@@ -520,6 +520,18 @@ ok(r.rc == 0 and "beta-fast=32" in s["all"]["spec"] and
    abs(float(s["all"]["attention_factor"]) - want) <= 1e-12 * want,
    "qwen2 gguf: betas and log multiplier not read (llama.cpp's defaults)", s)
 
+# Mistral 7B (converted as llama), Qwen2/Qwen3 and their MoE, StarCoder2 and PhiMoE: their
+# loaders (src/models/<arch>.cpp load_arch_hparams) never read attention.sliding_window, and
+# phi3.cpp reads it only to switch SWA off (swa_type NONE, n_swa 0, "Phi SWA is currently
+# disabled"): llama.cpp attends in full there, so no window is stated
+for arch in ("llama", "qwen2", "qwen2moe", "qwen3", "qwen3moe", "starcoder2", "phi3", "phimoe"):
+    r, s = summary("gguf:" + arch_file(arch, 4, [(arch + ".attention.sliding_window", UINT32,
+                                                  4096)], arch + "_win"))
+    ok(r.rc == 0 and "sliding_window" not in s.get("model", {}) and
+       "sliding_layers" not in s.get("model", {}),
+       f"{arch} gguf with attention.sliding_window: no window (llama.cpp's loader sets none)",
+       (r.err, s.get("model")))
+
 # olmo2.cpp (Olmo 3): sliding layers when the file has a window, plain RoPE at the main base
 # there (freq_scale 1, ext_factor 0), the rope block on every 4th layer
 ol = [("olmo2.rope.scaling.type", STRING, "yarn"), ("olmo2.rope.scaling.factor", FLOAT32, 8.0),

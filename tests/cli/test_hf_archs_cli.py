@@ -14,8 +14,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from tap import done, ok, run  # noqa: E402
-from hf_harness import (FIX, bias_slopes, close, fix, freqs, inv_freq, layers, llama3, press_slopes,  # noqa: E402
-                        setup, summary, write)
+from hf_harness import (FIX, bias_slopes, close, fix, freqs, inv_freq, layers, llama3, load,  # noqa: E402
+                        press_slopes, setup, summary, write)
 
 EXE, TMP = setup(sys.argv[1])
 
@@ -993,5 +993,122 @@ r, s = summary(write("no_type_neox_auto", dict(neox, auto_map={
     "AutoModelForCausalLM": "modeling_x.XForCausalLM"})))
 ok(r.rc == 0 and "read as 'gpt_neox'" in r.err and "repository's own code (auto_map)" in r.err,
    "no model_type, a class and auto_map: read by the class, the own-code caveat kept", r.err)
+
+
+# ---- sliding windows where the modeling file applies config.sliding_window ---------------
+# Restated from transformers (configuration_*.py at 008e574, modeling_*.py as stored):
+# MistralModel, MixtralModel, Starcoder2Model, Phi3Model, Ministral3Model and Qwen3MoeModel
+# build one mask, create_sliding_window_causal_mask unless config.sliding_window is None,
+# and every attention passes sliding_window=config.sliding_window: each layer sees
+# sliding_window positions back. MistralConfig's sliding_window defaults to 4096, the
+# others' to None. Qwen2Config / Qwen3Config / Qwen3MoeConfig set it to None without
+# use_sliding_window (default false; Qwen2MoeConfig sets 0); Qwen2/Qwen3's default
+# layer_types slide from layer max_window_layers on (default 28), each sliding layer
+# passing the window. MinistralConfig's default layer_types: every layer sliding when
+# sliding_window (default 4096) is set. MiniMaxModel gives the sliding mask to its
+# full_attention layers, its linear_attention layers none.
+def window(s):
+    """(window, layer list) of a summary's model facts; (None, []) when there is none."""
+    m = s.get("model", {})
+    return (float(m["sliding_window"]) if "sliding_window" in m else None,
+            layers(m.get("sliding_layers", "")))
+
+
+def every(cfg):
+    return list(range(cfg["num_hidden_layers"]))
+
+
+for name in ("mistral-7b-instruct-v0.1", "phi-3-mini-4k-instruct", "starcoder2-3b"):
+    cfg = load(name)
+    r, s = summary(fix(name))
+    ok(r.rc == 0 and cfg["sliding_window"] is not None and
+       window(s) == (cfg["sliding_window"], every(cfg)),
+       f"{name}: sliding_window {cfg['sliding_window']} on every layer (0-"
+       f"{cfg['num_hidden_layers'] - 1})", s.get("model"))
+ok(window(summary(fix("mistral-7b-instruct-v0.1"))[1]) == (4096, list(range(32))),
+   "Mistral 7B v0.1: window 4096 on layers 0-31")
+cfg = load("mistral-7b-v0.3")
+r, s = summary(fix("mistral-7b-v0.3"))
+ok(r.rc == 0 and cfg["sliding_window"] is None and window(s) == (None, []),
+   "Mistral 7B v0.3: sliding_window null, full causal attention: no window", s.get("model"))
+# the key left out: MistralConfig's 4096; Mixtral's class default is None
+mini = {"hidden_size": 256, "num_attention_heads": 4, "num_hidden_layers": 6}
+r, s = summary(write("mistral_nokey", dict(mini, model_type="mistral")))
+ok(r.rc == 0 and window(s) == (4096, list(range(6))), "mistral without sliding_window: the "
+   "class's 4096 on every layer", s.get("model"))
+r, s = summary(write("mixtral_nokey", dict(mini, model_type="mixtral")))
+ok(r.rc == 0 and window(s) == (None, []), "mixtral without sliding_window: None, no window", s)
+for mt in ("mixtral", "phimoe", "ministral3", "starcoder2", "phi3"):
+    r, s = summary(write(mt + "_win", dict(mini, model_type=mt, sliding_window=512)))
+    ok(r.rc == 0 and window(s) == (512, list(range(6))), f"{mt}: sliding_window 512 on every "
+       "layer", (r.err, s.get("model")))
+    r, s = summary(write(mt + "_null", dict(mini, model_type=mt, sliding_window=None)))
+    ok(r.rc == 0 and window(s) == (None, []), f"{mt}: sliding_window null, no window", s)
+# MistralModel never reads layer_types: the window stays on every layer
+r, s = summary(write("mistral_types", dict(mini, model_type="mistral", sliding_window=64,
+                                           layer_types=["full_attention"] * 6)))
+ok(r.rc == 0 and window(s) == (64, list(range(6))), "mistral with layer_types: still every "
+   "layer (the model does not read them)", s.get("model"))
+# a wrapper of Mistral (Mistral3Config's text_config) takes the text model's rule
+r, s = summary(write("mistral3_wrap", {"model_type": "mistral3", "text_config": dict(
+    mini, model_type="mistral", sliding_window=2048)}))
+ok(r.rc == 0 and window(s) == (2048, list(range(6))), "mistral3 wrapper: its Mistral text "
+   "model's window", (r.err, s.get("model")))
+
+# Qwen2.5-Math-1.5B-Instruct as published: use_sliding_window false, so Qwen2Config drops
+# its sliding_window 4096 (None) and no layer slides
+q = load("qwen2.5-math-1.5b-instruct")
+r, s = summary(fix("qwen2.5-math-1.5b-instruct"))
+ok(r.rc == 0 and q["use_sliding_window"] is False and q["sliding_window"] == 4096 and
+   window(s) == (None, []), "Qwen2.5 with use_sliding_window false: no window", s.get("model"))
+# the same with use_sliding_window true: layer_types slide from max_window_layers (21) on
+r, s = summary(write("qwen25_swa", dict(q, use_sliding_window=True)))
+want = [i for i in range(q["num_hidden_layers"]) if i >= q["max_window_layers"]]
+ok(r.rc == 0 and want == list(range(21, 28)) and window(s) == (4096, want),
+   "Qwen2.5 with use_sliding_window true: window 4096 on layers 21-27 (i >= max_window_layers)",
+   s.get("model"))
+# ... its own layer_types win over max_window_layers; a null window gives none
+lt = ["sliding_attention" if i % 2 else "full_attention" for i in range(q["num_hidden_layers"])]
+r, s = summary(write("qwen25_swa_types", dict(q, use_sliding_window=True, layer_types=lt)))
+ok(r.rc == 0 and window(s) == (4096, [i for i in range(28) if i % 2]),
+   "Qwen2.5 with use_sliding_window and layer_types: the listed sliding layers", s.get("model"))
+r, s = summary(write("qwen25_swa_types_off", dict(q, layer_types=lt)))
+ok(r.rc == 0 and window(s) == (None, []), "Qwen2.5 with sliding layer_types but "
+   "use_sliding_window false: the class's None, no window", s.get("model"))
+r, s = summary(write("qwen25_swa_null", dict(q, use_sliding_window=True, sliding_window=None)))
+ok(r.rc == 0 and window(s) == (None, []), "Qwen2.5 with use_sliding_window and a null "
+   "window: none", s.get("model"))
+# Qwen3: the same rule, class defaults sliding_window 4096 and max_window_layers 28
+r, s = summary(write("qwen3_swa", dict(mini, model_type="qwen3", num_hidden_layers=30,
+                                       use_sliding_window=True)))
+ok(r.rc == 0 and window(s) == (4096, [28, 29]), "qwen3 with use_sliding_window and the class "
+   "defaults: window 4096 on layers 28-29", s.get("model"))
+# Qwen3-MoE: every layer's attention takes config.sliding_window, set with use_sliding_window
+moe = dict(mini, model_type="qwen3_moe", sliding_window=1024)
+r, s = summary(write("qwen3moe_off", moe))
+ok(r.rc == 0 and window(s) == (None, []), "qwen3_moe without use_sliding_window: none", s)
+r, s = summary(write("qwen3moe_on", dict(moe, use_sliding_window=True)))
+ok(r.rc == 0 and window(s) == (1024, list(range(6))), "qwen3_moe with use_sliding_window: 1024 "
+   "on every layer", s.get("model"))
+# Qwen2-MoE: no window without use_sliding_window, whatever layer_types say
+r, s = summary(write("qwen2moe_off", dict(mini, model_type="qwen2_moe", sliding_window=64,
+                                          layer_types=["sliding_attention"] * 6)))
+ok(r.rc == 0 and window(s) == (None, []), "qwen2_moe with use_sliding_window false: no "
+   "window (the class's 0)", s.get("model"))
+# Ministral: default layer_types all sliding with the class's 4096; its own list wins
+r, s = summary(write("ministral_def", dict(mini, model_type="ministral")))
+ok(r.rc == 0 and window(s) == (4096, list(range(6))), "ministral: class default 4096, every "
+   "layer sliding", s.get("model"))
+r, s = summary(write("ministral_types", dict(mini, model_type="ministral", sliding_window=32768,
+                                             layer_types=["sliding_attention", "full_attention"] * 3)))
+ok(r.rc == 0 and window(s) == (32768, [0, 2, 4]), "ministral with layer_types: the listed "
+   "sliding layers", s.get("model"))
+r, s = summary(write("ministral_null", dict(mini, model_type="ministral", sliding_window=None)))
+ok(r.rc == 0 and window(s) == (None, []), "ministral with a null window: none", s)
+# MiniMax: the sliding mask on its full_attention layers only
+r, s = summary(write("minimax_win", dict(mini, model_type="minimax", sliding_window=128,
+                                         layer_types=["linear_attention", "full_attention"] * 3)))
+ok(r.rc == 0 and window(s) == (128, [1, 3, 5]), "minimax: the window on its full-attention "
+   "layers", s.get("model"))
 
 done()

@@ -249,6 +249,22 @@ ok(s.get("local", {}).get("layers") == "0-4,6-10,12-16,18-22,24-28,30-34,36-40,4
 r, s = summary("model:gpt-oss-120b")
 ok(list(s) == ["model", "all"] and s["all"]["layers"] == "0-35",
    "gpt-oss-120b: sliding and full layers share one RoPE: one group", list(s))
+# the presets' windows, restated from their fixtures and transformers' classes: MistralModel
+# masks every layer to sliding_window when it is set (v0.1's 4096; v0.2's null: none);
+# Qwen2Config drops sliding_window without use_sliding_window (false in Qwen2.5 7B, absent
+# and so false in the YaRN recipe)
+for name in ("mistral-7b-v0.1", "mistral-7b-v0.2", "qwen2.5-7b", "qwen2.5-7b-yarn"):
+    with open(os.path.join(CONFIGS, name + ".json")) as f:
+        cfg = json.load(f)
+    on = cfg.get("sliding_window") is not None and \
+        (cfg["model_type"] == "mistral" or cfg.get("use_sliding_window", False))
+    want = (str(cfg["sliding_window"]), "0-%d" % (cfg["num_hidden_layers"] - 1)) if on \
+        else (None, None)
+    r, s = summary("model:" + name)
+    m = s.get("model", {})
+    ok(r.rc == 0 and (m.get("sliding_window"), m.get("sliding_layers")) == want and
+       (name != "mistral-7b-v0.1" or want == ("4096", "0-31")),
+       f"{name}: sliding window {want[0] or 'none'}", m)
 r, s = summary("model:t5-base")
 ok(s.get("encoder", {}).get("bidirectional") == "1" and s.get("decoder", {}).get("bidirectional") == "0",
    "t5-base: bidirectional encoder, causal decoder", s)

@@ -205,6 +205,46 @@ r = run(EXE, "plan", "-s", "model:gemma-3-27b", "--target", "1048576", "--train-
 ok(r.rc == 0 and "states no original context" not in r.err, "plan: not with --train-length",
    r.err)
 
+# Mistral 7B v0.1 (published config): MistralModel masks every layer to sliding_window
+# positions (4096) when config.sliding_window is set, shorter than its training context
+# (max_position_embeddings 32768): its one group is said to need no scaling, and the CSV
+# names the window. Mistral 7B v0.3 (sliding_window null) attends in full: no note. A
+# window as long as the training context (Phi-3 with sliding_window = max_position_embeddings)
+# is not shorter: no note either.
+fix = os.path.join(HERE, "..", "fixtures", "hf")
+with open(os.path.join(fix, "mistral-7b-instruct-v0.1.json")) as fh:
+    m01 = json.load(fh)
+with open(os.path.join(fix, "mistral-7b-v0.3.json")) as fh:
+    m03 = json.load(fh)
+phi_eq = os.path.join(workdir(), "phi3-window-eq.json")
+with open(phi_eq, "w") as fh:
+    json.dump({"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32,
+               "num_hidden_layers": 4, "max_position_embeddings": 4096,
+               "sliding_window": 4096}, fh)
+specs = ["hf:" + os.path.join(fix, "mistral-7b-instruct-v0.1.json"),
+         "hf:" + os.path.join(fix, "mistral-7b-v0.3.json"), "hf:" + phi_eq]
+r, rows = plan(*specs)
+cols = {}
+for x in rows:
+    cols.setdefault(x["model"], set()).add(x["sliding_window"])
+want_w = str(m01["sliding_window"]) if m01["sliding_window"] < m01["max_position_embeddings"] \
+    else ""
+ok(r.rc == 0 and m03["sliding_window"] is None and want_w == "4096" and
+   cols == {"mistral-7b-instruct-v0.1": {"4096"}, "mistral-7b-v0.3": {""},
+            "phi3-window-eq": {"4096"}},
+   "plan CSV: Mistral v0.1's window 4096 on its group, none for v0.3", cols)
+args = ["plan", "-q", "--target", "131072"]
+for x in specs:
+    args += ["-s", x]
+r = run(EXE, *args)
+lines = r.text.splitlines()
+notes = [i for i, l in enumerate(lines) if l.startswith("  a sliding window of")]
+heads = [i for i, l in enumerate(lines) if l.startswith("mistral-7b-instruct-v0.1 ")]
+ok(r.rc == 0 and len(notes) == 1 and heads and notes[0] == heads[0] + 1 and
+   "a sliding window of 4096 positions, shorter than the training context" in r.text,
+   "plan text: Mistral v0.1's note (4096 < 32768), none for v0.3 nor a window equal to the "
+   "training context", r.text)
+
 for name, args, rc, needle in [
     ("plan without --target", ["plan", "-s", "model:llama-3.1-8b"], 2, "--target"),
     ("plan without a training context", ["plan", "-s", "rope", "--target", "1e5"], 2,
