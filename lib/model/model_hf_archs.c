@@ -751,12 +751,12 @@ static const struct hf_arch archs[] = {
         /* Qwen2.5-Omni's thinker text model: Qwen2-VL's rotary and M-RoPE block */
         ROPE("qwen2_5_omni_text", H,
              "hidden_size=3584,num_attention_heads=28,num_hidden_layers=28,rope_theta=1000000", 0),
-        /* Phi-4-multimodal: Phi-3's text model at the top level */
+        /* Phi-4-multimodal: Phi-3's text model at the top level, its window too */
         ROPE("phi4_multimodal", H,
              "hidden_size=3072,num_attention_heads=32,num_hidden_layers=32,"
              "max_position_embeddings=131072,original_max_position_embeddings=4096,"
              "rope_theta=10000",
-             0),
+             HF_WINDOW_ALL),
 
         /* ---- ALiBi, T5 buckets ---- */
         {.model_type = "bloom", .enc = HF_ALIBI, .defaults = "n_head=8,n_layer=2"},

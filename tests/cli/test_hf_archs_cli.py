@@ -997,7 +997,8 @@ ok(r.rc == 0 and "read as 'gpt_neox'" in r.err and "repository's own code (auto_
 
 # ---- sliding windows where the modeling file applies config.sliding_window ---------------
 # Restated from transformers (configuration_*.py at 008e574, modeling_*.py as stored):
-# MistralModel, MixtralModel, Starcoder2Model, Phi3Model, Ministral3Model and Qwen3MoeModel
+# MistralModel, MixtralModel, Starcoder2Model, Phi3Model, Phi4MultimodalModel, Ministral3Model
+# and Qwen3MoeModel
 # build one mask, create_sliding_window_causal_mask unless config.sliding_window is None,
 # and every attention passes sliding_window=config.sliding_window: each layer sees
 # sliding_window positions back. MistralConfig's sliding_window defaults to 4096, the
@@ -1038,7 +1039,7 @@ ok(r.rc == 0 and window(s) == (4096, list(range(6))), "mistral without sliding_w
    "class's 4096 on every layer", s.get("model"))
 r, s = summary(write("mixtral_nokey", dict(mini, model_type="mixtral")))
 ok(r.rc == 0 and window(s) == (None, []), "mixtral without sliding_window: None, no window", s)
-for mt in ("mixtral", "phimoe", "ministral3", "starcoder2", "phi3"):
+for mt in ("mixtral", "phimoe", "ministral3", "starcoder2", "phi3", "phi4_multimodal"):
     r, s = summary(write(mt + "_win", dict(mini, model_type=mt, sliding_window=512)))
     ok(r.rc == 0 and window(s) == (512, list(range(6))), f"{mt}: sliding_window 512 on every "
        "layer", (r.err, s.get("model")))
