@@ -143,7 +143,10 @@ static const struct hf_arch archs[] = {
          .layout = H,
          .defaults = "hidden_size=2048,num_attention_heads=8,num_hidden_layers=35,head_dim=256,"
                      "max_position_embeddings=32768,rope_theta=1000000,rope_local_base_freq=10000,"
-                     "sliding_window=512",
+                     "sliding_window=512,sliding_window_pattern=5",
+         /* without layer_types Gemma3nTextConfig makes every 5th layer full
+          * ((i + 1) % 5 == 0), the others sliding at rope_local_base_freq */
+         .flags = HF_PATTERN,
          .local_theta = "rope_local_base_freq"},
         {.model_type = "gemma4_text",
          .enc = HF_ROPE,
@@ -250,6 +253,14 @@ static const struct hf_arch archs[] = {
              "max_position_embeddings=4096,rope_theta=100000",
              0),
         ROPE("exaone4", H,
+             LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
+                     "sliding_window_pattern=4",
+             HF_PATTERN | HF_PATTERN_IF_WINDOW | HF_FULL_NOPE),
+        /* K-EXAONE: ExaoneMoeConfig subclasses Exaone4Config (same defaults, same
+         * layer_types from sliding_window_pattern) and ExaoneMoeAttention is
+         * Exaone4Attention, so full layers are NoPE when there is a window
+         * (configuration_exaone_moe.py at 008e574, modular_exaone_moe.py) */
+        ROPE("exaone_moe", H,
              LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
                      "sliding_window_pattern=4",
              HF_PATTERN | HF_PATTERN_IF_WINDOW | HF_FULL_NOPE),

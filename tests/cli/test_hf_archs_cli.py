@@ -910,6 +910,42 @@ ok(np.allclose(freqs(ex45, "rope", "llama3_theta"), llama3(1e6, 128, 16.0, 1.0, 
                rtol=4e-15, atol=0),
    "EXAONE-4.5-33B: llama3 (1e6, x16, 1/4, 8192)", freqs(ex45, "rope", "llama3_theta"))
 
+# ---- K-EXAONE (exaone_moe): Exaone4's attention and defaults ------------------------------
+# configuration_exaone_moe.py at 008e574: ExaoneMoeConfig has Exaone4Config's fields
+# (hidden 4096, 32 heads, 32 layers, sliding_window 4096, sliding_window_pattern 4, no
+# rope_theta of its own: PreTrainedConfig's 10000) and the same __post_init__: layer i slides
+# unless (i + 1) % 4 == 0. modular_exaone_moe.py: ExaoneMoeAttention is Exaone4Attention, which
+# rotates only when sliding_window is None or the layer slides. So: 3, 7, .., 31 NoPE; the
+# others default RoPE at 10000 over 4096 / 32 = 128 dims.
+r, s = summary(write("exaone-moe", {"model_type": "exaone_moe"}))
+ok(r.rc == 0 and "not in posenc's table" not in r.err and
+   layers(s.get("model", {}).get("nope_layers", "")) == [i for i in range(32) if i % 4 == 3] and
+   layers(s.get("rope", {}).get("layers", "")) == [i for i in range(32) if i % 4 != 3] and
+   s.get("rope", {}).get("rotary_dim") == "128" and s.get("rope", {}).get("layout") == "half",
+   "exaone_moe: a known type; full layers (3, 7, .., 31) NoPE, sliding ones rotate_half on 128",
+   (r.err, s))
+ok(close(freqs(write("exaone-moe", {"model_type": "exaone_moe"}), "rope", "theta"),
+         inv_freq(10000.0, 128)), "exaone_moe: the sliding layers at PreTrainedConfig's base 10000")
+r, s = summary(write("exaone-moe-nowin", {"model_type": "exaone_moe", "sliding_window": None,
+                                          "layer_types": ["full_attention"] * 4,
+                                          "num_hidden_layers": 4}))
+ok(r.rc == 0 and s.get("model", {}).get("nope_layers", "") == "" and
+   s.get("all", {}).get("layers") == "0-3",
+   "exaone_moe: without a window every layer rotates (Exaone4Attention)", (r.err, s))
+
+# ---- Gemma 3n without layer_types: the class's 4 sliding, 1 full schedule -------------------
+# Gemma3nTextConfig (configuration_gemma3n.py): layer_types None becomes "full_attention" when
+# (i + 1) % 5 == 0, else "sliding_attention"; sliding layers turn at rope_local_base_freq
+# (10000), full ones at rope_theta (1e6); head_dim 256, 35 layers.
+g3n = write("gemma3n-defaults", {"model_type": "gemma3n_text"})
+r, s = summary(g3n)
+ok(r.rc == 0 and layers(s.get("global", {}).get("layers", "")) == [4, 9, 14, 19, 24, 29, 34] and
+   layers(s.get("local", {}).get("layers", "")) == [i for i in range(35) if i % 5 != 4],
+   "Gemma 3n: without layer_types every 5th layer is full", (r.err, s))
+ok(close(freqs(g3n, "local", "theta"), inv_freq(10000.0, 256)) and
+   close(freqs(g3n, "global", "theta"), inv_freq(1e6, 256)),
+   "Gemma 3n: sliding layers at rope_local_base_freq 1e4, full ones at rope_theta 1e6")
+
 # ---- no model_type and no class: the name, as AutoConfig falls back to -------------------
 # AutoConfig.from_pretrained (models/auto/configuration_auto.py) without model_type nor
 # auto_map tries the model types longest first and takes the first its name contains.
