@@ -292,6 +292,14 @@ static const struct hf_arch archs[] = {
              "hidden_size=4096,num_attention_heads=96,num_hidden_layers=46,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=10000,partial_rotary_factor=0.5",
              0),
+        /* Solar Open (solar_open, at 008e574): Glm4MoeConfig's rotary with
+         * partial_rotary_factor set to 1.0 and default_theta 1e6, head_dim 128;
+         * LlamaAttention, rotate_half (configuration_solar_open.py at the pin,
+         * modular_solar_open.py at 02e8340b) */
+        ROPE("solar_open", H,
+             "hidden_size=4096,num_attention_heads=64,num_hidden_layers=48,head_dim=128,"
+             "max_position_embeddings=131072,rope_theta=1000000,partial_rotary_factor=1",
+             0),
         ROPE("hunyuan_v1_dense", H, "max_position_embeddings=2048,rope_theta=10000", HF_NTK_ALPHA),
         ROPE("hunyuan_v1_moe", H, "max_position_embeddings=2048,rope_theta=10000", HF_NTK_ALPHA),
         ROPE("gpt_oss", H,
@@ -606,6 +614,14 @@ static const struct hf_arch archs[] = {
         ROPE("glm4_moe_lite", I,
              "hidden_size=2048,num_attention_heads=20,num_hidden_layers=47,"
              "qk_rope_head_dim=64,max_position_embeddings=202752,rope_theta=10000",
+             HF_MSCALE_SOFTMAX),
+        /* Youtu-LLM (youtu, at 008e574): YoutuConfig subclasses DeepseekV3Config
+         * (qk_rope_head_dim 64, rope_interleave default true) with its own sizes;
+         * YoutuAttention is DeepseekV3Attention (configuration_youtu.py at the pin,
+         * modular_youtu.py at 07497505) */
+        ROPE("youtu", I,
+             "hidden_size=2048,num_attention_heads=16,num_hidden_layers=32,"
+             "qk_rope_head_dim=64,max_position_embeddings=131072,rope_theta=10000",
              HF_MSCALE_SOFTMAX),
         ROPE("mllama_text_model", H,
              LLAMA_D ",num_hidden_layers=40,max_position_embeddings=131072,rope_theta=500000",

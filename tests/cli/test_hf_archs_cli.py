@@ -933,6 +933,24 @@ ok(r.rc == 0 and s.get("model", {}).get("nope_layers", "") == "" and
    s.get("all", {}).get("layers") == "0-3",
    "exaone_moe: without a window every layer rotates (Exaone4Attention)", (r.err, s))
 
+# ---- types at 008e574 newer than the CONFIG_MAPPING revision posenc's list comes from ------
+# Youtu (configuration_youtu.py at the pin): a DeepseekV3Config with hidden 2048, 16 heads,
+# 32 layers, max 131072; qk_rope_head_dim 64 and rope_interleave true from DeepSeek-V3, base
+# 10000. Solar Open (configuration_solar_open.py): head_dim 128, default_theta 1e6,
+# partial_rotary_factor set to 1.0 (the later 0.5 setdefault never applies), LlamaAttention.
+for doc, want_dim, want_layout, base, name in (
+        ({"model_type": "youtu"}, "64", "interleaved", 10000.0, "Youtu: MLA, 64 dims, 2i/2i+1"),
+        ({"model_type": "youtu", "rope_interleave": False}, "64", "half", 10000.0,
+         "Youtu: rope_interleave false is rotate_half"),
+        ({"model_type": "solar_open"}, "128", "half", 1e6,
+         "Solar Open: the whole 128-wide head at 1e6")):
+    spec = write("newtype", doc)
+    r, s = summary(spec)
+    a = s.get("all", {})
+    ok(r.rc == 0 and "not in posenc's table" not in r.err and a.get("rotary_dim") == want_dim and
+       a.get("layout") == want_layout and close(freqs(spec, "all", "theta"),
+                                                inv_freq(base, int(want_dim))), name, (r.err, s))
+
 # ---- Gemma 3n without layer_types: the class's 4 sliding, 1 full schedule -------------------
 # Gemma3nTextConfig (configuration_gemma3n.py): layer_types None becomes "full_attention" when
 # (i + 1) % 5 == 0, else "sliding_attention"; sliding layers turn at rope_local_base_freq
