@@ -161,6 +161,12 @@ enum hf_enc {
 /* ALiBi from attn_config (MptAttentionConfig: alibi, alibi_bias_max; slopes over the
  * next power of two of the heads), or llm-foundry's own attention with auto_map */
 #define HF_ALIBI_ATTN_CONFIG (UINT64_C(1) << 43)
+/* attention only in the layers attn_layer_indices lists, the others Mamba-2
+ * (BambaConfig.layers_block_type; no list: no layer attends) */
+#define HF_ATTN_INDICES (UINT64_C(1) << 44)
+/* the class sets partial_rotary_factor to its default whatever the config says
+ * (BambaConfig: kwargs["partial_rotary_factor"] = 0.5) */
+#define HF_FIXED_PARTIAL (UINT64_C(1) << 45)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

@@ -286,7 +286,14 @@ static const struct hf_arch archs[] = {
         ROPE("chameleon", H, LLAMA_D ",max_position_embeddings=4096,rope_theta=10000", 0),
         ROPE("emu3", H, LLAMA_D ",max_position_embeddings=9216,rope_theta=1000000", 0),
         ROPE("falcon_h1", H, "max_position_embeddings=8192,rope_theta=100000000000", 0),
-        ROPE("bamba", H, "max_position_embeddings=262144,rope_theta=10000", 0),
+        /* BambaConfig hard-codes partial_rotary_factor 0.5 ("for BC", whatever the
+         * config says) and attends only in attn_layer_indices (configuration_bamba.py) */
+        {.model_type = "bamba",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
+                     "max_position_embeddings=262144,rope_theta=10000,partial_rotary_factor=0.5",
+         .flags = HF_ATTN_INDICES | HF_FIXED_PARTIAL},
         ROPE("granitemoehybrid", H, "max_position_embeddings=2048,rope_theta=10000", HF_ATTN_MULT),
         ROPE("glm4_moe", H,
              "hidden_size=4096,num_attention_heads=96,num_hidden_layers=46,head_dim=128,"

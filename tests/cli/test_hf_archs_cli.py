@@ -951,6 +951,27 @@ for doc, want_dim, want_layout, base, name in (
        a.get("layout") == want_layout and close(freqs(spec, "all", "theta"),
                                                 inv_freq(base, int(want_dim))), name, (r.err, s))
 
+# ---- Bamba: attention only where attn_layer_indices says, on half of each head ---------------
+# configuration_bamba.py: layers_block_type is "attention" for i in attn_layer_indices, else
+# "mamba" (no list: no attention at all); __init__ sets kwargs["partial_rotary_factor"] = 0.5
+# whatever the config holds, and BambaAttention rotates q[..., :rotary_dim] with rotate_half.
+# 32 layers, attention in 9, 18, 27 (Bamba-9B's indices), head 4096 / 32 = 128, 64 rotated.
+bam = {"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32,
+       "num_hidden_layers": 32, "attn_layer_indices": [9, 18, 27], "rope_theta": 10000.0}
+spec = write("bamba", bam)
+r, s = summary(spec)
+ok(r.rc == 0 and layers(s.get("rope", {}).get("layers", "")) == [9, 18, 27] and
+   layers(s.get("model", {}).get("nope_layers", "")) == [i for i in range(32) if i not in (9, 18, 27)]
+   and s.get("rope", {}).get("rotary_dim") == "64" and s.get("rope", {}).get("layout") == "half",
+   "Bamba: only attn_layer_indices attend, rotating 64 of 128 dims", (r.err, s))
+ok(close(freqs(spec, "rope", "theta"), inv_freq(10000.0, 64)), "Bamba: base 10000 over 64 dims")
+r, s = summary(write("bamba-prf", dict(bam, partial_rotary_factor=1.0)))
+ok(r.rc == 0 and s.get("rope", {}).get("rotary_dim") == "64" and "is not read" in r.err,
+   "Bamba: a config's partial_rotary_factor is overwritten by the class's 0.5", (r.err, s))
+r, s = summary(write("bamba-none", {"model_type": "bamba"}))
+ok(r.rc == 1 and "no layer has a positional encoding" in r.err,
+   "Bamba without attn_layer_indices: every layer is Mamba-2, refused", r.err)
+
 # ---- Gemma 3n without layer_types: the class's 4 sliding, 1 full schedule -------------------
 # Gemma3nTextConfig (configuration_gemma3n.py): layer_types None becomes "full_attention" when
 # (i + 1) % 5 == 0, else "sliding_attention"; sliding layers turn at rope_local_base_freq
