@@ -175,6 +175,12 @@ enum hf_enc {
 /* without layer_types every layer is a sliding one when sliding_window is set,
  * none otherwise (MinistralConfig's default layer_types) */
 #define HF_TYPES_ALL_SLIDE (UINT64_C(1) << 47)
+/* attention only in the layers attn_layer_indices lists, the others Mamba-2
+ * (BambaConfig.layers_block_type; no list: no layer attends) */
+#define HF_ATTN_INDICES (UINT64_C(1) << 48)
+/* the class sets partial_rotary_factor to its default whatever the config says
+ * (BambaConfig: kwargs["partial_rotary_factor"] = 0.5) */
+#define HF_FIXED_PARTIAL (UINT64_C(1) << 49)
 
 /*
  * One architecture (a transformers model_type). @defaults are the values its

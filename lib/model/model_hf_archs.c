@@ -164,7 +164,10 @@ static const struct hf_arch archs[] = {
          .layout = H,
          .defaults = "hidden_size=2048,num_attention_heads=8,num_hidden_layers=35,head_dim=256,"
                      "max_position_embeddings=32768,rope_theta=1000000,rope_local_base_freq=10000,"
-                     "sliding_window=512",
+                     "sliding_window=512,sliding_window_pattern=5",
+         /* without layer_types Gemma3nTextConfig makes every 5th layer full
+          * ((i + 1) % 5 == 0), the others sliding at rope_local_base_freq */
+         .flags = HF_PATTERN,
          .local_theta = "rope_local_base_freq"},
         {.model_type = "gemma4_text",
          .enc = HF_ROPE,
@@ -274,6 +277,14 @@ static const struct hf_arch archs[] = {
              LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
                      "sliding_window_pattern=4",
              HF_PATTERN | HF_PATTERN_IF_WINDOW | HF_FULL_NOPE),
+        /* K-EXAONE: ExaoneMoeConfig subclasses Exaone4Config (same defaults, same
+         * layer_types from sliding_window_pattern) and ExaoneMoeAttention is
+         * Exaone4Attention, so full layers are NoPE when there is a window
+         * (configuration_exaone_moe.py at 008e574, modular_exaone_moe.py) */
+        ROPE("exaone_moe", H,
+             LLAMA_D ",max_position_embeddings=2048,rope_theta=10000,sliding_window=4096,"
+                     "sliding_window_pattern=4",
+             HF_PATTERN | HF_PATTERN_IF_WINDOW | HF_FULL_NOPE),
         /* the text model type EXAONE 4.5 was first published with; Exaone4_5_Config
          * reads it as exaone4 (configuration_exaone4_5.py) */
         ROPE("exaone4_5_text", H,
@@ -297,11 +308,26 @@ static const struct hf_arch archs[] = {
         ROPE("chameleon", H, LLAMA_D ",max_position_embeddings=4096,rope_theta=10000", 0),
         ROPE("emu3", H, LLAMA_D ",max_position_embeddings=9216,rope_theta=1000000", 0),
         ROPE("falcon_h1", H, "max_position_embeddings=8192,rope_theta=100000000000", 0),
-        ROPE("bamba", H, "max_position_embeddings=262144,rope_theta=10000", 0),
+        /* BambaConfig hard-codes partial_rotary_factor 0.5 ("for BC", whatever the
+         * config says) and attends only in attn_layer_indices (configuration_bamba.py) */
+        {.model_type = "bamba",
+         .enc = HF_ROPE,
+         .layout = H,
+         .defaults = "hidden_size=4096,num_attention_heads=32,num_hidden_layers=32,"
+                     "max_position_embeddings=262144,rope_theta=10000,partial_rotary_factor=0.5",
+         .flags = HF_ATTN_INDICES | HF_FIXED_PARTIAL},
         ROPE("granitemoehybrid", H, "max_position_embeddings=2048,rope_theta=10000", HF_ATTN_MULT),
         ROPE("glm4_moe", H,
              "hidden_size=4096,num_attention_heads=96,num_hidden_layers=46,head_dim=128,"
              "max_position_embeddings=131072,rope_theta=10000,partial_rotary_factor=0.5",
+             0),
+        /* Solar Open (solar_open, at 008e574): Glm4MoeConfig's rotary with
+         * partial_rotary_factor set to 1.0 and default_theta 1e6, head_dim 128;
+         * LlamaAttention, rotate_half (configuration_solar_open.py at the pin,
+         * modular_solar_open.py at 02e8340b) */
+        ROPE("solar_open", H,
+             "hidden_size=4096,num_attention_heads=64,num_hidden_layers=48,head_dim=128,"
+             "max_position_embeddings=131072,rope_theta=1000000,partial_rotary_factor=1",
              0),
         ROPE("hunyuan_v1_dense", H, "max_position_embeddings=2048,rope_theta=10000", HF_NTK_ALPHA),
         ROPE("hunyuan_v1_moe", H, "max_position_embeddings=2048,rope_theta=10000", HF_NTK_ALPHA),
@@ -617,6 +643,14 @@ static const struct hf_arch archs[] = {
         ROPE("glm4_moe_lite", I,
              "hidden_size=2048,num_attention_heads=20,num_hidden_layers=47,"
              "qk_rope_head_dim=64,max_position_embeddings=202752,rope_theta=10000",
+             HF_MSCALE_SOFTMAX),
+        /* Youtu-LLM (youtu, at 008e574): YoutuConfig subclasses DeepseekV3Config
+         * (qk_rope_head_dim 64, rope_interleave default true) with its own sizes;
+         * YoutuAttention is DeepseekV3Attention (configuration_youtu.py at the pin,
+         * modular_youtu.py at 07497505) */
+        ROPE("youtu", I,
+             "hidden_size=2048,num_attention_heads=16,num_hidden_layers=32,"
+             "qk_rope_head_dim=64,max_position_embeddings=131072,rope_theta=10000",
              HF_MSCALE_SOFTMAX),
         ROPE("mllama_text_model", H,
              LLAMA_D ",num_hidden_layers=40,max_position_embeddings=131072,rope_theta=500000",

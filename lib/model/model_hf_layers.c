@@ -284,6 +284,26 @@ static enum pe_status layer_types(struct hf *h, size_t n, const char **types)
 		}
 		return PE_OK;
 	}
+	/* Bamba: a layer attends when attn_layer_indices holds its index (Python's `in`:
+	 * 9.0 is 9, an index past the last layer names none); the others are Mamba-2 */
+	if (h->arch->flags & HF_ATTN_INDICES) {
+		const struct json *ai = hf_present(h->cfg, "attn_layer_indices");
+		for (size_t i = 0; i < n; i++)
+			types[i] = "mamba";
+		if (ai && ai->type != JSON_ARRAY)
+			return hf_fail(h, PE_EFORMAT,
+			               "attn_layer_indices: is not a list of layer indices");
+		for (size_t k = 0; ai && k < ai->n; k++) {
+			const struct json *x = &ai->items[k];
+			if (x->type != JSON_NUMBER || !isfinite(x->number))
+				return hf_fail(h, PE_EFORMAT,
+				               "attn_layer_indices[%zu]: is not a number", k);
+			if (x->number >= 0 && x->number < (double)n &&
+			    x->number == floor(x->number))
+				types[(size_t)x->number] = "full_attention";
+		}
+		return PE_OK;
+	}
 	/* DeepSeek-V4's compress_ratios: 0 sliding, 4 and 128 compressed (the list may
 	 * go on for the MTP layer: the class keeps the first num_hidden_layers) */
 	if (h->arch->flags & HF_COMPRESS_RATIOS) {
@@ -872,6 +892,19 @@ enum pe_status hf_read_rope(struct hf *h)
 			return PE_EFORMAT;
 		if (rc)
 			c.top_partial = v;
+	}
+	/* a class that overwrites the config's value (Bamba) */
+	if ((h->arch->flags & HF_FIXED_PARTIAL) &&
+	    hf_arch_default(h->arch, "partial_rotary_factor", &v)) {
+		enum pe_status wst = PE_OK;
+		if (!isnan(c.top_partial) && c.top_partial != v)
+			wst = hf_warn(h,
+			              "partial_rotary_factor: %.17g is not read; the configuration "
+			              "class sets it to %.17g",
+			              c.top_partial, v);
+		if (wst != PE_OK)
+			return wst;
+		c.top_partial = v;
 	}
 	if (isnan(c.top_partial)) {
 		if (hf_arch_default(h->arch, "rotary_dim", &v) && (size_t)v > hd)

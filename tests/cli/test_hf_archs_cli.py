@@ -910,6 +910,81 @@ ok(np.allclose(freqs(ex45, "rope", "llama3_theta"), llama3(1e6, 128, 16.0, 1.0, 
                rtol=4e-15, atol=0),
    "EXAONE-4.5-33B: llama3 (1e6, x16, 1/4, 8192)", freqs(ex45, "rope", "llama3_theta"))
 
+# ---- K-EXAONE (exaone_moe): Exaone4's attention and defaults ------------------------------
+# configuration_exaone_moe.py at 008e574: ExaoneMoeConfig has Exaone4Config's fields
+# (hidden 4096, 32 heads, 32 layers, sliding_window 4096, sliding_window_pattern 4, no
+# rope_theta of its own: PreTrainedConfig's 10000) and the same __post_init__: layer i slides
+# unless (i + 1) % 4 == 0. modular_exaone_moe.py: ExaoneMoeAttention is Exaone4Attention, which
+# rotates only when sliding_window is None or the layer slides. So: 3, 7, .., 31 NoPE; the
+# others default RoPE at 10000 over 4096 / 32 = 128 dims.
+r, s = summary(write("exaone-moe", {"model_type": "exaone_moe"}))
+ok(r.rc == 0 and "not in posenc's table" not in r.err and
+   layers(s.get("model", {}).get("nope_layers", "")) == [i for i in range(32) if i % 4 == 3] and
+   layers(s.get("rope", {}).get("layers", "")) == [i for i in range(32) if i % 4 != 3] and
+   s.get("rope", {}).get("rotary_dim") == "128" and s.get("rope", {}).get("layout") == "half",
+   "exaone_moe: a known type; full layers (3, 7, .., 31) NoPE, sliding ones rotate_half on 128",
+   (r.err, s))
+ok(close(freqs(write("exaone-moe", {"model_type": "exaone_moe"}), "rope", "theta"),
+         inv_freq(10000.0, 128)), "exaone_moe: the sliding layers at PreTrainedConfig's base 10000")
+r, s = summary(write("exaone-moe-nowin", {"model_type": "exaone_moe", "sliding_window": None,
+                                          "layer_types": ["full_attention"] * 4,
+                                          "num_hidden_layers": 4}))
+ok(r.rc == 0 and s.get("model", {}).get("nope_layers", "") == "" and
+   s.get("all", {}).get("layers") == "0-3",
+   "exaone_moe: without a window every layer rotates (Exaone4Attention)", (r.err, s))
+
+# ---- types at 008e574 newer than the CONFIG_MAPPING revision posenc's list comes from ------
+# Youtu (configuration_youtu.py at the pin): a DeepseekV3Config with hidden 2048, 16 heads,
+# 32 layers, max 131072; qk_rope_head_dim 64 and rope_interleave true from DeepSeek-V3, base
+# 10000. Solar Open (configuration_solar_open.py): head_dim 128, default_theta 1e6,
+# partial_rotary_factor set to 1.0 (the later 0.5 setdefault never applies), LlamaAttention.
+for doc, want_dim, want_layout, base, name in (
+        ({"model_type": "youtu"}, "64", "interleaved", 10000.0, "Youtu: MLA, 64 dims, 2i/2i+1"),
+        ({"model_type": "youtu", "rope_interleave": False}, "64", "half", 10000.0,
+         "Youtu: rope_interleave false is rotate_half"),
+        ({"model_type": "solar_open"}, "128", "half", 1e6,
+         "Solar Open: the whole 128-wide head at 1e6")):
+    spec = write("newtype", doc)
+    r, s = summary(spec)
+    a = s.get("all", {})
+    ok(r.rc == 0 and "not in posenc's table" not in r.err and a.get("rotary_dim") == want_dim and
+       a.get("layout") == want_layout and close(freqs(spec, "all", "theta"),
+                                                inv_freq(base, int(want_dim))), name, (r.err, s))
+
+# ---- Bamba: attention only where attn_layer_indices says, on half of each head ---------------
+# configuration_bamba.py: layers_block_type is "attention" for i in attn_layer_indices, else
+# "mamba" (no list: no attention at all); __init__ sets kwargs["partial_rotary_factor"] = 0.5
+# whatever the config holds, and BambaAttention rotates q[..., :rotary_dim] with rotate_half.
+# 32 layers, attention in 9, 18, 27 (Bamba-9B's indices), head 4096 / 32 = 128, 64 rotated.
+bam = {"model_type": "bamba", "hidden_size": 4096, "num_attention_heads": 32,
+       "num_hidden_layers": 32, "attn_layer_indices": [9, 18, 27], "rope_theta": 10000.0}
+spec = write("bamba", bam)
+r, s = summary(spec)
+ok(r.rc == 0 and layers(s.get("rope", {}).get("layers", "")) == [9, 18, 27] and
+   layers(s.get("model", {}).get("nope_layers", "")) == [i for i in range(32) if i not in (9, 18, 27)]
+   and s.get("rope", {}).get("rotary_dim") == "64" and s.get("rope", {}).get("layout") == "half",
+   "Bamba: only attn_layer_indices attend, rotating 64 of 128 dims", (r.err, s))
+ok(close(freqs(spec, "rope", "theta"), inv_freq(10000.0, 64)), "Bamba: base 10000 over 64 dims")
+r, s = summary(write("bamba-prf", dict(bam, partial_rotary_factor=1.0)))
+ok(r.rc == 0 and s.get("rope", {}).get("rotary_dim") == "64" and "is not read" in r.err,
+   "Bamba: a config's partial_rotary_factor is overwritten by the class's 0.5", (r.err, s))
+r, s = summary(write("bamba-none", {"model_type": "bamba"}))
+ok(r.rc == 1 and "no layer has a positional encoding" in r.err,
+   "Bamba without attn_layer_indices: every layer is Mamba-2, refused", r.err)
+
+# ---- Gemma 3n without layer_types: the class's 4 sliding, 1 full schedule -------------------
+# Gemma3nTextConfig (configuration_gemma3n.py): layer_types None becomes "full_attention" when
+# (i + 1) % 5 == 0, else "sliding_attention"; sliding layers turn at rope_local_base_freq
+# (10000), full ones at rope_theta (1e6); head_dim 256, 35 layers.
+g3n = write("gemma3n-defaults", {"model_type": "gemma3n_text"})
+r, s = summary(g3n)
+ok(r.rc == 0 and layers(s.get("global", {}).get("layers", "")) == [4, 9, 14, 19, 24, 29, 34] and
+   layers(s.get("local", {}).get("layers", "")) == [i for i in range(35) if i % 5 != 4],
+   "Gemma 3n: without layer_types every 5th layer is full", (r.err, s))
+ok(close(freqs(g3n, "local", "theta"), inv_freq(10000.0, 256)) and
+   close(freqs(g3n, "global", "theta"), inv_freq(1e6, 256)),
+   "Gemma 3n: sliding layers at rope_local_base_freq 1e4, full ones at rope_theta 1e6")
+
 # ---- no model_type and no class: the name, as AutoConfig falls back to -------------------
 # AutoConfig.from_pretrained (models/auto/configuration_auto.py) without model_type nor
 # auto_map tries the model types longest first and takes the first its name contains.
