@@ -503,8 +503,9 @@ static void digits_text(const struct check_notes *n, char *buf, size_t cap)
 		         g->resolution, g->decimals);
 	else
 		snprintf(buf, cap,
-		         " plus %.3g, half a unit of the dump's last digit (%d significant)",
-		         g->resolution, g->significant);
+		         " plus half a unit of the value's last digit (%d significant: at most "
+		         "%.3g * max(1, |value|))",
+		         g->significant, g->resolution);
 }
 
 /* M-RoPE: where the tokens' (t, h, w) ids come from, after the positions line. */
@@ -531,8 +532,6 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 {
 	char buf[320], where[160], p[16], digits[120];
 	digits_text(n, digits, sizeof(digits));
-	/* significant digits widen the relative tolerance; fixed decimals are a slack apart */
-	double rel_digits = n->digits.decimals >= 0 ? 0 : n->digits.resolution;
 	char *shown = cli_escape(a->against), *said = cli_escape(desc);
 	fprintf(out, "against:        %s (%s)\n", shown ? shown : "?", said ? said : "?");
 	free(shown);
@@ -612,8 +611,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        pe_precision_name(a->prec, p, sizeof(p)), n->exact_err);
 	else if (r->agree)
 		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|)%s)%s\n",
-		        tol - rel_digits, digits,
-		        a->has_nan ? ", NaN where the reference has NaN" : "");
+		        tol, digits, a->has_nan ? ", NaN where the reference has NaN" : "");
 	else if (n->digits.decimals >= 0 && n->digits.resolution > 0)
 		fprintf(out,
 		        "verdict:        disagree ((|error| - %.3g) / max(1, |value|) reaches %.3g "
@@ -621,11 +619,17 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        "%g; %.3g is half a unit of the dump's last decimal (%d))\n",
 		        n->digits.resolution, r->stats.mixed.value, tol, n->digits.resolution,
 		        n->digits.decimals);
+	else if (n->digits.resolution > 0)
+		fprintf(out,
+		        "verdict:        disagree ((|error| - h) / max(1, |value|) reaches %.3g > "
+		        "%g; h is half a unit of the value's last digit (%d significant: at most "
+		        "%.3g * max(1, |value|)))\n",
+		        r->stats.mixed.value, tol, n->digits.significant, n->digits.resolution);
 	else
 		fprintf(out,
 		        "verdict:        disagree (|error| / max(1, |value|) reaches %.3g > "
-		        "%g%s)\n",
-		        r->stats.mixed.value, tol - rel_digits, digits);
+		        "%g)\n",
+		        r->stats.mixed.value, tol);
 	if (!r->agree && n->no_diag) {
 		fprintf(out, "diagnosis:      not tried: it would take %s%s%s%s\n", n->no_diag,
 		        *n->no_diag_raise ? "; raise the budget (" : "", n->no_diag_raise,
@@ -907,11 +911,14 @@ int cmd_check(int argc, char **argv)
 		tol = fmax(tol, ldexp(1, -51) * ((double)o.start + (double)dump->rows));
 	/* a text dump cannot be closer than its digits: "%.6f" rounds by up to 5e-7 at
 	 * any value, so fixed decimals are an absolute slack (as a relative allowance they
-	 * let an integer table of angles be 50% off); "%.9g" rounds relative to each value */
+	 * let an integer table of angles be 50% off); "%.9g" rounds each value by half a
+	 * unit of its own last digit (5e-7 for 0.54 but 5e-11 for 1.2e-5: the largest, as
+	 * a slack for every value, let a float32 table 8 units off pass as "%g" of exact
+	 * values) */
 	if (!isnan(a.tol) || a.have_prec)
 		digits.resolution = 0;
 	double slack = digits.decimals >= 0 ? digits.resolution : 0;
-	tol += digits.resolution - slack;
+	int slack_digits = digits.decimals < 0 && digits.resolution > 0 ? digits.significant : 0;
 	const char *engine_note = NULL;
 	double length0 = s->scaling.length;
 	if (pe_scheme_has(s, PE_CAP_SCALING)) {
@@ -933,7 +940,8 @@ int cmd_check(int argc, char **argv)
 	                              1,
 	                              a.engine,
 	                              store,
-	                              slack};
+	                              slack,
+	                              slack_digits};
 	if (a.vector)
 		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
 	/* The diagnosis fits its hypotheses on at most 256 rows (a column of frequencies is
@@ -1035,7 +1043,8 @@ int cmd_check(int argc, char **argv)
 		fflush(stdout);
 		if (cli_format_is_figure(format))
 			rc = draw(&o, o.output, format, r, s, &a, o.start,
-			          tol + slack); /* the line over absolute errors: digits too */
+			          tol + digits.resolution); /* the line over absolute errors: digits
+			                                       too, at most */
 		else
 			rc = write_table(&o, o.output, format, r, o.start);
 	}
