@@ -190,6 +190,57 @@ void rd_csv_abort(struct rd_csv *c)
 	free(c);
 }
 
+/*
+ * The separator other than a comma that splits @cell into two numbers or more (';',
+ * a tab, spaces, '|'), or 0: a table written with np.savetxt's default delimiter (a
+ * space), or as tab- or semicolon-separated values, reads as one cell a line, which
+ * is no number and would be taken for a header. @cut: the cell was cut at CELL_MAX.
+ */
+static char other_separator(const char *cell, int cut)
+{
+	static const char seps[] = ";\t |";
+	for (const char *sep = seps; *sep; sep++) {
+		if (!strchr(cell, *sep))
+			continue;
+		char tok[CELL_MAX + 1];
+		size_t count = 0;
+		int all = 1;
+		const char *p = cell;
+		while (*p && all) {
+			while (*p == *sep || is_space(*p))
+				p++;
+			if (!*p)
+				break;
+			size_t len = 0;
+			while (*p && *p != *sep && !(*sep == ' ' && is_space(*p)))
+				tok[len++] = *p++;
+			while (len > 0 && is_space(tok[len - 1]))
+				len--;
+			tok[len] = '\0';
+			double v;
+			int integer;
+			/* a cell cut at CELL_MAX may end inside a number */
+			all = parse_number(tok, &v, &integer) || (cut && !*p);
+			count++;
+		}
+		if (all && count >= 2)
+			return *sep;
+	}
+	return 0;
+}
+
+static enum pe_status fail_separator(char **err, size_t line, const char *cell, int cut, char sep)
+{
+	return rd_fail(err, PE_EFORMAT,
+	               "line %zu: '%.40s%s' holds numbers separated by %s, not commas: a CSV "
+	               "table's values are comma-separated (np.savetxt(..., delimiter=','))",
+	               line, cell, cut || strlen(cell) > 40 ? "..." : "",
+	               sep == '\t'  ? "tabs"
+	               : sep == ' ' ? "spaces"
+	               : sep == ';' ? "';'"
+	                            : "'|'");
+}
+
 /* The first data line: header or not, cells per row, index by header. */
 static enum pe_status csv_first(struct rd_csv *c, const struct line *ln, char **err)
 {
@@ -215,6 +266,10 @@ static enum pe_status csv_first(struct rd_csv *c, const struct line *ln, char **
 			numeric_rest = 0;
 		}
 		sh->cells++;
+		char sep;
+		if (last && sh->cells == 1 && !numeric &&
+		    (sep = other_separator(cell, r == CELL_TOO_LONG)))
+			return fail_separator(err, ln->number, cell, r == CELL_TOO_LONG, sep);
 	}
 	/* 0,1,...,k-1: the column names pandas writes for a plain array (to_csv with
 	 * index=False), not a row of a table; two cells (0,1) may well be one */
@@ -290,6 +345,10 @@ static enum pe_status csv_row(struct rd_csv *c, const struct line *ln, char **er
 			if (n == 0)
 				return rd_fail(err, PE_EFORMAT, "line %zu, column %zu: empty cell",
 				               ln->number, col + 1);
+			char sep = other_separator(cell, r == CELL_TOO_LONG);
+			if (sep)
+				return fail_separator(err, ln->number, cell, r == CELL_TOO_LONG,
+				                      sep);
 			return rd_fail(err, PE_EFORMAT,
 			               "line %zu, column %zu: '%.40s%s' is not a number",
 			               ln->number, col + 1, cell, r == CELL_TOO_LONG ? "..." : "");

@@ -44,7 +44,9 @@
  * written as integers (k, k+1, ...) over two rows or more and there are
  * other columns. Blank lines and lines starting with '#' are skipped,
  * CRLF and a UTF-8 BOM are accepted, cells may be double-quoted. nan,
- * inf and -inf are parsed (pe_file_load() then refuses them).
+ * inf and -inf are parsed (pe_file_load() then refuses them). Numbers
+ * separated by spaces (np.savetxt's default), tabs, ';' or '|' instead of
+ * commas are an error that says so, not a header.
  */
 #ifndef POSENC_READ_H
 #define POSENC_READ_H

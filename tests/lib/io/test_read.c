@@ -752,6 +752,16 @@ static void csv_malformed(void **state)
 	        {"\x89PNG\r\n\x1a\n\0\0", "not a text table (binary data"},
 	        /* Found by fuzz_csv: a malformed extra cell looped forever. */
 	        {"a,b\n1,2,\"\"0\n", "line 2 has 3 cells, expected 2"},
+	        /* other separators: np.savetxt's default (a space), tabs, semicolons; the
+	         * first line is no header but the table itself */
+	        {"1.5 2 -3e-2\n4 5 6\n", "line 1: '1.5 2 -3e-2' holds numbers separated by spaces"},
+	        {"1\t2\n", "line 1: '1\t2' holds numbers separated by tabs"},
+	        {"0.25;0.5\n1;2\n", "line 1: '0.25;0.5' holds numbers separated by ';'"},
+	        {"# cos\nc0 c1\n1 2\n", "line 3: '1 2' holds numbers separated by spaces"},
+	        {"a,b\n1;2,3\n", "line 2: '1;2' holds numbers separated by ';'"},
+	        /* one word, or words and numbers, stay a header or a cell that is no number */
+	        {"a b\n", "no data rows (only a header)"},
+	        {"a,b\n1 x,2\n", "line 2, column 1: '1 x' is not a number"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pe_matrix *m = (struct pe_matrix *)1;
@@ -776,6 +786,14 @@ static void csv_malformed(void **state)
 	memcpy(long_cell, "a,b\n1,", 6);
 	EXPECT_FAIL(pe_csv_read(long_cell, strlen(long_cell), NULL, &m, &err), PE_EFORMAT,
 	            "...' is not a number");
+	/* a space-separated line longer than a cell holds (400 characters), cut inside a
+	 * number ("1e-05 " six times 66 is 396: the cut leaves "1e-0"), still said */
+	for (size_t i = 0; i + 6 < sizeof(long_cell); i += 6)
+		memcpy(long_cell + i, "1e-05 ", 6);
+	long_cell[sizeof(long_cell) - 5] = '\0';
+	EXPECT_FAIL(pe_csv_read(long_cell, strlen(long_cell), NULL, &m, &err), PE_EFORMAT,
+	            "line 1: '1e-05 1e-05 1e-05 1e-05 1e-05 1e-05 1e-0...' holds numbers "
+	            "separated by spaces");
 	EXPECT_FAIL(pe_csv_read(NULL, 0, NULL, &m, &err), PE_EFORMAT, "no data rows");
 	struct pe_file_info *info;
 	EXPECT_FAIL(pe_file_inspect_buffer(NULL, 0, "x.csv", &info, &err), PE_EFORMAT,
