@@ -244,16 +244,25 @@ static void text_storage(struct pe_matrix *m, char *desc, size_t cap, enum pe_fl
 	}
 }
 
+/*
+ * The dump, described. @keep_first: a CSV's first column is data even when it holds
+ * consecutive integers under no header (an error is then left unsaid: that reading is
+ * a second one); @guessed (may be NULL): set when the reader took such a column for an
+ * index.
+ */
 static int read_dump(const struct cli_common *o, const char *arg, struct pe_matrix **out,
-                     char *desc, size_t cap, enum pe_float *store, struct cli_text_digits *digits)
+                     char *desc, size_t cap, enum pe_float *store, struct cli_text_digits *digits,
+                     int keep_first, int *guessed)
 {
 	*store = PE_FLOAT_EXACT;
+	if (guessed)
+		*guessed = 0;
 	memset(digits, 0, sizeof(*digits));
 	char *path, *tensor, *err = NULL;
 	int rc = split_tensor(arg, &path, &tensor);
 	if (rc)
 		return rc;
-	struct pe_read_request req = {tensor, 0, 0, 0};
+	struct pe_read_request req = {tensor, 0, 0, 0, keep_first};
 	struct pe_file_info *info = NULL;
 	/* Reading, comparing and diagnosing grow with the dump's bytes (a file's
 	 * size known before it is read; a pipe's not). */
@@ -279,7 +288,10 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 	const struct cli_memtable *mt = cli_memtable_find(path);
 	enum pe_status st = mt ? cli_memtable_read(mt, &req, budget, 0, out, &err)
 	                       : pe_read_file_described(path, &req, budget, out, &info, &err);
-	if (st != PE_OK) {
+	if (st != PE_OK && keep_first) {
+		rc = 1;
+		free(err);
+	} else if (st != PE_OK) {
 		/* escaped once, by cli_error (the library's text has the file's bytes escaped) */
 		rc = cli_error("'%s': %s%s", arg, err ? err : pe_status_str(st),
 		               st == PE_ETOOBIG ? " (--max-memory)" : "");
@@ -301,10 +313,14 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 				len += (size_t)snprintf(desc, cap, "%s %s, shape (",
 				                        pe_file_format_name(info->format),
 				                        t->dtype);
+				/* a CSV's as read: with or without its first column */
+				uint64_t csv_shape[2] = {(*out)->rows, (*out)->cols};
+				const uint64_t *shape =
+				        info->format == PE_FORMAT_CSV ? csv_shape : t->shape;
 				for (size_t k = 0; k < t->ndim && len < cap; k++)
 					len += (size_t)snprintf(desc + len, cap - len, "%s%llu",
 					                        k ? ", " : "",
-					                        (unsigned long long)t->shape[k]);
+					                        (unsigned long long)shape[k]);
 				if (len < cap)
 					len += (size_t)snprintf(desc + len, cap - len, "%s)",
 					                        t->ndim == 1 ? "," : "");
@@ -312,6 +328,9 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 				if (info->format == PE_FORMAT_CSV)
 					text_storage(*out, desc + (len < cap ? len : cap - 1),
 					             len < cap ? cap - len : 1, store, digits);
+				if (guessed)
+					*guessed = info->format == PE_FORMAT_CSV &&
+					           info->csv_index && !info->csv_header;
 				break;
 			}
 		}
@@ -811,6 +830,46 @@ static int parse_check_option(void *ctx, int opt, const char *arg)
 	}
 }
 
+/* The first NaN of the dump, if any, into @a. */
+static void find_nan(const struct pe_matrix *dump, struct check_args *a)
+{
+	for (size_t row = 0; row < dump->rows && !a->has_nan; row++)
+		for (size_t col = 0; col < dump->cols && !a->has_nan; col++)
+			if (isnan(dump->data[row * dump->cols + col])) {
+				a->has_nan = 1;
+				a->nan_row = row;
+				a->nan_col = col;
+			}
+}
+
+static void append(char *buf, size_t cap, const char *text)
+{
+	size_t len = strlen(buf);
+	if (len + 1 < cap)
+		snprintf(buf + len, cap - len, "%s", text);
+}
+
+/*
+ * Whether the dump read with its first column (@alt) is the better reading of it than
+ * without (@dump): it agrees where the other does not, or is closer to the spec (or the
+ * other fits no form of it). Compared without a diagnosis.
+ */
+static int pick_first_column(const struct pe_scheme *s, const struct pe_matrix *dump,
+                             const struct pe_matrix *alt, const struct pe_check_options *co)
+{
+	struct pe_check_options t = *co;
+	t.diagnose = 0;
+	struct pe_check_result *r1 = NULL, *r2 = NULL;
+	enum pe_status s1 = pe_check_run(s, dump, &t, &r1, NULL);
+	enum pe_status s2 = pe_check_run(s, alt, &t, &r2, NULL);
+	int pick = s2 == PE_OK &&
+	           (s1 != PE_OK ||
+	            (!r1->agree && (r2->agree || r2->stats.mixed.value < r1->stats.mixed.value)));
+	pe_check_result_destroy(r1);
+	pe_check_result_destroy(r2);
+	return pick;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct cli_common o;
@@ -860,25 +919,30 @@ int cmd_check(int argc, char **argv)
 	if ((rc = cli_schemes(&o, NULL, 1, &schemes, &count)))
 		return rc;
 	const struct pe_scheme *s = schemes[0];
-	struct pe_matrix *dump = NULL, *vec = NULL;
-	char desc[160];
+	struct pe_matrix *dump = NULL, *vec = NULL, *alt = NULL;
+	char desc[256], alt_desc[256];
+	enum pe_float alt_store = PE_FLOAT_EXACT;
+	struct cli_text_digits alt_digits;
+	int guessed = 0;
 	enum pe_float store = PE_FLOAT_EXACT;
 	struct cli_text_digits digits = {0, 0, 0, 0, 0};
 	size_t nids = 0;
 	if (o.position_ids)
 		rc = cli_position_ids_apply(&o, schemes[0], &nids);
 	if (!rc)
-		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store, &digits);
-	if (!rc) {
-		size_t row, col;
-		for (row = 0; row < dump->rows && !a.has_nan; row++)
-			for (col = 0; col < dump->cols && !a.has_nan; col++)
-				if (isnan(dump->data[row * dump->cols + col])) {
-					a.has_nan = 1;
-					a.nan_row = row;
-					a.nan_col = col;
-				}
-	}
+		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store, &digits, 0,
+		               &guessed);
+	/* A first column of consecutive integers under no header was taken for an index
+	 * (pandas' to_csv(header=False)); it may as well be data: np.savetxt's "%g" writes an
+	 * angle table's pair 0 (theta 1) as the positions 0, 1, 2, ... Both are read; the
+	 * one closer to the spec is checked (below). A single column left is a list of
+	 * frequencies with its index. */
+	if (!rc && guessed && dump->cols >= 2 &&
+	    read_dump(&o, a.against, &alt, alt_desc, sizeof(alt_desc), &alt_store, &alt_digits, 1,
+	              NULL))
+		alt = NULL;
+	if (!rc)
+		find_nan(dump, &a);
 	if (!rc && a.vector)
 		rc = read_vector(&o, a.vector, &vec);
 	/* As in encode: positions are exact up to 2^53, and the dump's rows are
@@ -901,6 +965,7 @@ int cmd_check(int argc, char **argv)
 		                     dump->rows, (unsigned long long)o.start, nids, o.position_ids);
 	if (rc) {
 		pe_matrix_destroy(dump);
+		pe_matrix_destroy(alt);
 		cli_schemes_free(schemes, count);
 		return rc;
 	}
@@ -944,6 +1009,32 @@ int cmd_check(int argc, char **argv)
 	                              slack_digits};
 	if (a.vector)
 		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
+	if (alt && pick_first_column(s, dump, alt, &co)) {
+		pe_matrix_destroy(dump);
+		dump = alt;
+		alt = NULL;
+		memcpy(desc, alt_desc, sizeof(desc));
+		store = alt_store;
+		digits = alt_digits;
+		if (!isnan(a.tol) || a.have_prec)
+			digits.resolution = 0;
+		slack = digits.decimals >= 0 ? digits.resolution : 0;
+		co.slack = slack;
+		co.slack_digits =
+		        digits.decimals < 0 && digits.resolution > 0 ? digits.significant : 0;
+		co.dump_store = store;
+		a.has_nan = 0;
+		find_nan(dump, &a);
+		append(desc, sizeof(desc),
+		       "; its first column (consecutive integers, no header) read as values: "
+		       "as an index the rest is further from the spec");
+	} else if (guessed) {
+		append(desc, sizeof(desc),
+		       "; its first column (consecutive integers, no header) skipped as an "
+		       "index");
+	}
+	pe_matrix_destroy(alt);
+	alt = NULL;
 	/* The diagnosis fits its hypotheses on at most 256 rows (a column of frequencies is
 	 * one row): its work grows with their values, not with the file's bytes. Over the
 	 * budget the verdict still comes, without it. */

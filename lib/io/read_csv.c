@@ -160,7 +160,8 @@ struct rd_csv {
 	size_t line; /* lines so far (1-based numbers) */
 	double previous;
 	int consecutive;
-	double *data; /* kept rows, sh.cells values each */
+	int keep_first; /* the request's keep_first: no index from consecutive integers */
+	double *data;   /* kept rows, sh.cells values each */
 	size_t kept, cap;
 	int over; /* past the limit: rows are counted, no longer kept */
 	char eol; /* '\n', or '\r' for a file of classic Mac line ends (no '\n' at all) */
@@ -178,6 +179,7 @@ enum pe_status rd_csv_begin(const struct pe_read_request *req, size_t limit, str
 	c->r1 = c->r1_set ? req->row_end : SIZE_MAX;
 	c->limit = limit;
 	c->consecutive = 1;
+	c->keep_first = req && req->keep_first;
 	*out = c;
 	return PE_OK;
 }
@@ -311,7 +313,8 @@ static enum pe_status csv_row(struct rd_csv *c, const struct line *ln, char **er
 	double *dst = NULL;
 	if (row >= c->r0 && row < c->r1 && !c->over) {
 		/* Never more than the limit: cells without an index column are a lower bound. */
-		size_t cols = sh->cells >= 2 && (sh->index_by_header || c->consecutive)
+		size_t cols = sh->cells >= 2 && (sh->index_by_header ||
+		                                 (c->consecutive && !c->keep_first))
 		                      ? sh->cells - 1
 		                      : sh->cells;
 		if (c->limit && ((double)c->kept + 1.0) * (double)cols * 8.0 > (double)c->limit) {
@@ -452,13 +455,13 @@ enum pe_status rd_csv_finish(struct rd_csv *c, struct pe_matrix **out, char **er
 		st = rd_fail(err, PE_EFORMAT, "no data rows (only a header)");
 	else
 		st = rd_row_range(
-		        &(struct pe_read_request){NULL, c->r0, c->r1_set ? c->r1 : 0, c->r1_set},
+		        &(struct pe_read_request){NULL, c->r0, c->r1_set ? c->r1 : 0, c->r1_set, 0},
 		        sh->rows, &r0, &r1, err);
 	if (st != PE_OK) {
 		rd_csv_abort(c);
 		return st;
 	}
-	int consecutive = c->consecutive && sh->rows >= 2;
+	int consecutive = c->consecutive && !c->keep_first && sh->rows >= 2;
 	int index = sh->cells >= 2 && (sh->index_by_header || consecutive);
 	size_t cols = index ? sh->cells - 1 : sh->cells;
 	if (c->over) {
@@ -542,7 +545,7 @@ enum pe_status rd_csv_inspect(const unsigned char *buf, size_t len, struct pe_fi
 	if (!buf)
 		buf = (const unsigned char *)"";
 	/* Parsing one row is enough to learn the width; every row is still validated. */
-	struct pe_read_request first = {NULL, 0, 1, 1};
+	struct pe_read_request first = {NULL, 0, 1, 1, 0};
 	enum pe_status st = csv_read((const char *)buf, len, &first, &m, &sh, &index, err);
 	if (st != PE_OK)
 		return st;

@@ -178,6 +178,36 @@ r = run(EXE, "check", "-s", "rope", "--against", path("ang_base.csv"), "--what",
 ok(r.rc == 3 and "decimals" not in r.text and "base 10001" in r.text,
    "full-precision angles of base 10001 at 16384 x 32: disagree, the base named", r.text + r.err)
 
+# A first column of consecutive integers under no header is an index to the CSV reader
+# (pandas' to_csv(header=False)), but np.savetxt's "%.17g" or "%g" writes an angle
+# table's pair 0 (theta_0 = base^0 = 1) as the positions 0, 1, 2, ...: that column was
+# dropped, and a correct table disagreed with 'positions off by -15'. Both readings are
+# tried; the one nearer the spec is checked, and the against line says which.
+ang128 = angles[:128]
+for name, fmt in (("ang_17g.csv", "%.17g"), ("ang_g.csv", "%g")):
+    write(name, ang128, fmt=fmt)
+    ok(open(path(name)).read().split("\n")[2].startswith("2,"),
+       f"{name}: column 0 is written 0, 1, 2, ... (whole numbers as integers)", "")
+    r = run(EXE, "check", "-s", "rope", "--against", path(name))
+    ok(r.rc == 0 and "shape (128, 32)" in r.text and "first column (consecutive integers, "
+       "no header) read as values" in r.text and "angle table, one column per pair (32, "
+       "d=64)" in r.text and "agree" in r.text,
+       f"{name}: an exact angle table written with {fmt} agrees, its first column kept",
+       r.text + r.err)
+wrong = np.outer(np.arange(128.0), 1.0 / 10001.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))
+write("ang_17g_base.csv", wrong, fmt="%.17g")
+r = run(EXE, "check", "-s", "rope", "--against", path("ang_17g_base.csv"))
+ok(r.rc == 3 and "shape (128, 32)" in r.text and "base 10001 instead of 10000" in r.text,
+   "the same of base 10001: disagree, the base named (not positions off)", r.text + r.err)
+with open(path("cos_index.csv"), "w") as f:
+    for i, row in enumerate(exact[:128]):
+        f.write(f"{i}," + ",".join(repr(float(x)) for x in row) + "\n")
+r = check("cos_index.csv")
+ok(r.rc == 0 and "shape (128, 64)" in r.text and "skipped as an index" in r.text
+   and "agree" in r.text,
+   "a cos table with an index column 0, 1, 2, ... and no header: the index skipped",
+   r.text + r.err)
+
 # too few digits to check by: whole numbers, 2 decimals, 3 significant digits are judged
 # against the exact values as they are, and the report says why nothing is allowed for
 write("ones.csv", np.ones((2, 1)), fmt="%d")

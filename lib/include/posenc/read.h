@@ -87,6 +87,9 @@ struct pe_read_request {
 	size_t row_first;   /* read rows row_first..row_end-1 */
 	size_t row_end;     /* ignored unless row_end_set: to the last row */
 	int row_end_set;
+	int keep_first; /* CSV without a header: a first column of consecutive integers
+	                   is data, not an index (an angle table's pair 0 is the
+	                   positions when theta_0 = 1) */
 };
 
 /* One array of a file, as pe_file_inspect() lists it. */
