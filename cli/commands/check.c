@@ -732,7 +732,7 @@ static size_t envelope(const double *v, size_t n, size_t bins, uint64_t start, d
 
 static int draw(const struct cli_common *o, const char *path, enum cli_format format,
                 const struct pe_check_result *r, const struct pe_scheme *s,
-                const struct check_args *a, uint64_t start, double tol)
+                const struct check_args *a, uint64_t start, double tol, const char *tol_note)
 {
 	size_t bins = 2000, n = r->rows;
 	struct pe_figure *fig = pe_figure_create(1, 1);
@@ -760,7 +760,7 @@ static int draw(const struct cli_common *o, const char *path, enum cli_format fo
 		         short_mistake(&r->diag, sh, sizeof(sh)));
 		st = pe_panel_add_line(p, label, x2, y2, k2);
 	}
-	snprintf(label, sizeof(label), "tolerance %g", tol);
+	snprintf(label, sizeof(label), "tolerance %g%s", tol, tol_note);
 	if (st == PE_OK)
 		st = pe_panel_add_hline(p, tol, label);
 	pe_panel_set_log(p, false, true);
@@ -1132,10 +1132,13 @@ int cmd_check(int argc, char **argv)
 		report(csv_stdout ? stderr : stdout, r, s, &a, desc, o.start, tol, &notes);
 	if (!rc && o.output) {
 		fflush(stdout);
+		/* the line over absolute errors, digits allowed for: fixed decimals' at any
+		 * value; significant digits' differ by decade, the line is a value's from 0.1
+		 * to 1 (cos and sin tables' most) */
+		double line = tol + (co.slack_digits ? 0.5 * pow(10, -co.slack_digits) : co.slack);
 		if (cli_format_is_figure(format))
-			rc = draw(&o, o.output, format, r, s, &a, o.start,
-			          tol + digits.resolution); /* the line over absolute errors: digits
-			                                       too, at most */
+			rc = draw(&o, o.output, format, r, s, &a, o.start, line,
+			          co.slack_digits ? " (a value from 0.1 to 1)" : "");
 		else
 			rc = write_table(&o, o.output, format, r, o.start);
 	}

@@ -11,6 +11,7 @@ its default "%.18e" (float32 numbers exactly), "%.9g", str() of numpy float32
 its last digit: half a unit of it is allowed for, and said. Float32 numbers are
 judged as a float32 .npy is."""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -134,6 +135,21 @@ ok(r.rc == 3 and f"position {i}, column {j}" in r.text and "disagree" in r.text,
 write("f64_g.csv", exact[:m], fmt="%g")
 r = check("f64_g.csv")
 ok(r.rc == 0 and "agree" in r.text, "the exact values in %g agree", r.text + r.err)
+
+# The error figure's tolerance line, digits allowed for: 1e-9 + 5e-7 for "%.6f" at any
+# value; for "%g" half a unit of the 6th digit of a value from 0.1 to 1, also 5e-7 (it
+# was 5e-6, the unit of values from 1 up: every error of a disagreeing float32 port lay
+# under the line)
+def pdf_text(name):
+    return subprocess.run(["pdftotext", path(name), "-"], capture_output=True,
+                          text=True).stdout
+
+
+for dump, fig, line in (("f32_g.csv", "f32_g.pdf", "tolerance 5.01e-07 (a value from 0.1 to 1)"),
+                        ("f32_6f.csv", "f32_6f.pdf", "tolerance 5.01e-07")):
+    r = check(dump, "-o", path(fig))
+    ok(r.rc == 3 and line in pdf_text(fig), f"{dump}: the figure's line reads '{line}'",
+       pdf_text(fig) + r.err)
 
 # the allowance is only the digits': a wrong base written with 4 decimals disagrees
 write("f64_4f_base.csv", cos_table(np.float64, base=12000.0), fmt="%.4f")
