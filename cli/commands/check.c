@@ -937,10 +937,16 @@ int cmd_check(int argc, char **argv)
 	 * angle table's pair 0 (theta 1) as the positions 0, 1, 2, ... Both are read; the
 	 * one closer to the spec is checked (below). A single column left is a list of
 	 * frequencies with its index. */
-	if (!rc && guessed && dump->cols >= 2 &&
-	    read_dump(&o, a.against, &alt, alt_desc, sizeof(alt_desc), &alt_store, &alt_digits, 1,
-	              NULL))
-		alt = NULL;
+	if (!rc && guessed && dump->cols >= 2) {
+		/* both held at once: the second within what the first leaves of the budget
+		 * (past it, the index reading stands) */
+		struct cli_common o2 = o;
+		double held = (double)dump->rows * (double)dump->cols * sizeof(double);
+		o2.max_memory = (double)o.max_memory > held ? o.max_memory - (uint64_t)held : 0;
+		if (!o2.max_memory || read_dump(&o2, a.against, &alt, alt_desc, sizeof(alt_desc),
+		                                &alt_store, &alt_digits, 1, NULL))
+			alt = NULL;
+	}
 	if (!rc)
 		find_nan(dump, &a);
 	if (!rc && a.vector)
