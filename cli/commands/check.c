@@ -244,16 +244,25 @@ static void text_storage(struct pe_matrix *m, char *desc, size_t cap, enum pe_fl
 	}
 }
 
+/*
+ * The dump, described. @keep_first: a CSV's first column is data even when it holds
+ * consecutive integers under no header (an error is then left unsaid: that reading is
+ * a second one); @guessed (may be NULL): set when the reader took such a column for an
+ * index.
+ */
 static int read_dump(const struct cli_common *o, const char *arg, struct pe_matrix **out,
-                     char *desc, size_t cap, enum pe_float *store, struct cli_text_digits *digits)
+                     char *desc, size_t cap, enum pe_float *store, struct cli_text_digits *digits,
+                     int keep_first, int *guessed)
 {
 	*store = PE_FLOAT_EXACT;
+	if (guessed)
+		*guessed = 0;
 	memset(digits, 0, sizeof(*digits));
 	char *path, *tensor, *err = NULL;
 	int rc = split_tensor(arg, &path, &tensor);
 	if (rc)
 		return rc;
-	struct pe_read_request req = {tensor, 0, 0, 0};
+	struct pe_read_request req = {tensor, 0, 0, 0, keep_first};
 	struct pe_file_info *info = NULL;
 	/* Reading, comparing and diagnosing grow with the dump's bytes (a file's
 	 * size known before it is read; a pipe's not). */
@@ -279,7 +288,10 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 	const struct cli_memtable *mt = cli_memtable_find(path);
 	enum pe_status st = mt ? cli_memtable_read(mt, &req, budget, 0, out, &err)
 	                       : pe_read_file_described(path, &req, budget, out, &info, &err);
-	if (st != PE_OK) {
+	if (st != PE_OK && keep_first) {
+		rc = 1;
+		free(err);
+	} else if (st != PE_OK) {
 		/* escaped once, by cli_error (the library's text has the file's bytes escaped) */
 		rc = cli_error("'%s': %s%s", arg, err ? err : pe_status_str(st),
 		               st == PE_ETOOBIG ? " (--max-memory)" : "");
@@ -301,10 +313,14 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 				len += (size_t)snprintf(desc, cap, "%s %s, shape (",
 				                        pe_file_format_name(info->format),
 				                        t->dtype);
+				/* a CSV's as read: with or without its first column */
+				uint64_t csv_shape[2] = {(*out)->rows, (*out)->cols};
+				const uint64_t *shape =
+				        info->format == PE_FORMAT_CSV ? csv_shape : t->shape;
 				for (size_t k = 0; k < t->ndim && len < cap; k++)
 					len += (size_t)snprintf(desc + len, cap - len, "%s%llu",
 					                        k ? ", " : "",
-					                        (unsigned long long)t->shape[k]);
+					                        (unsigned long long)shape[k]);
 				if (len < cap)
 					len += (size_t)snprintf(desc + len, cap - len, "%s)",
 					                        t->ndim == 1 ? "," : "");
@@ -312,6 +328,9 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 				if (info->format == PE_FORMAT_CSV)
 					text_storage(*out, desc + (len < cap ? len : cap - 1),
 					             len < cap ? cap - len : 1, store, digits);
+				if (guessed)
+					*guessed = info->format == PE_FORMAT_CSV &&
+					           info->csv_index && !info->csv_header;
 				break;
 			}
 		}
@@ -503,8 +522,9 @@ static void digits_text(const struct check_notes *n, char *buf, size_t cap)
 		         g->resolution, g->decimals);
 	else
 		snprintf(buf, cap,
-		         " plus %.3g, half a unit of the dump's last digit (%d significant)",
-		         g->resolution, g->significant);
+		         " plus half a unit of the value's last digit (%d significant: at most "
+		         "%.3g * max(1, |value|))",
+		         g->significant, g->resolution);
 }
 
 /* M-RoPE: where the tokens' (t, h, w) ids come from, after the positions line. */
@@ -531,8 +551,6 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 {
 	char buf[320], where[160], p[16], digits[120];
 	digits_text(n, digits, sizeof(digits));
-	/* significant digits widen the relative tolerance; fixed decimals are a slack apart */
-	double rel_digits = n->digits.decimals >= 0 ? 0 : n->digits.resolution;
 	char *shown = cli_escape(a->against), *said = cli_escape(desc);
 	fprintf(out, "against:        %s (%s)\n", shown ? shown : "?", said ? said : "?");
 	free(shown);
@@ -612,8 +630,7 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        pe_precision_name(a->prec, p, sizeof(p)), n->exact_err);
 	else if (r->agree)
 		fprintf(out, "verdict:        agree (every |error| <= %g * max(1, |value|)%s)%s\n",
-		        tol - rel_digits, digits,
-		        a->has_nan ? ", NaN where the reference has NaN" : "");
+		        tol, digits, a->has_nan ? ", NaN where the reference has NaN" : "");
 	else if (n->digits.decimals >= 0 && n->digits.resolution > 0)
 		fprintf(out,
 		        "verdict:        disagree ((|error| - %.3g) / max(1, |value|) reaches %.3g "
@@ -621,11 +638,17 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        "%g; %.3g is half a unit of the dump's last decimal (%d))\n",
 		        n->digits.resolution, r->stats.mixed.value, tol, n->digits.resolution,
 		        n->digits.decimals);
+	else if (n->digits.resolution > 0)
+		fprintf(out,
+		        "verdict:        disagree ((|error| - h) / max(1, |value|) reaches %.3g > "
+		        "%g; h is half a unit of the value's last digit (%d significant: at most "
+		        "%.3g * max(1, |value|)))\n",
+		        r->stats.mixed.value, tol, n->digits.significant, n->digits.resolution);
 	else
 		fprintf(out,
 		        "verdict:        disagree (|error| / max(1, |value|) reaches %.3g > "
-		        "%g%s)\n",
-		        r->stats.mixed.value, tol - rel_digits, digits);
+		        "%g)\n",
+		        r->stats.mixed.value, tol);
 	if (!r->agree && n->no_diag) {
 		fprintf(out, "diagnosis:      not tried: it would take %s%s%s%s\n", n->no_diag,
 		        *n->no_diag_raise ? "; raise the budget (" : "", n->no_diag_raise,
@@ -709,7 +732,7 @@ static size_t envelope(const double *v, size_t n, size_t bins, uint64_t start, d
 
 static int draw(const struct cli_common *o, const char *path, enum cli_format format,
                 const struct pe_check_result *r, const struct pe_scheme *s,
-                const struct check_args *a, uint64_t start, double tol)
+                const struct check_args *a, uint64_t start, double tol, const char *tol_note)
 {
 	size_t bins = 2000, n = r->rows;
 	struct pe_figure *fig = pe_figure_create(1, 1);
@@ -737,7 +760,7 @@ static int draw(const struct cli_common *o, const char *path, enum cli_format fo
 		         short_mistake(&r->diag, sh, sizeof(sh)));
 		st = pe_panel_add_line(p, label, x2, y2, k2);
 	}
-	snprintf(label, sizeof(label), "tolerance %g", tol);
+	snprintf(label, sizeof(label), "tolerance %g%s", tol, tol_note);
 	if (st == PE_OK)
 		st = pe_panel_add_hline(p, tol, label);
 	pe_panel_set_log(p, false, true);
@@ -807,6 +830,46 @@ static int parse_check_option(void *ctx, int opt, const char *arg)
 	}
 }
 
+/* The first NaN of the dump, if any, into @a. */
+static void find_nan(const struct pe_matrix *dump, struct check_args *a)
+{
+	for (size_t row = 0; row < dump->rows && !a->has_nan; row++)
+		for (size_t col = 0; col < dump->cols && !a->has_nan; col++)
+			if (isnan(dump->data[row * dump->cols + col])) {
+				a->has_nan = 1;
+				a->nan_row = row;
+				a->nan_col = col;
+			}
+}
+
+static void append(char *buf, size_t cap, const char *text)
+{
+	size_t len = strlen(buf);
+	if (len + 1 < cap)
+		snprintf(buf + len, cap - len, "%s", text);
+}
+
+/*
+ * Whether the dump read with its first column (@alt) is the better reading of it than
+ * without (@dump): it agrees where the other does not, or is closer to the spec (or the
+ * other fits no form of it). Compared without a diagnosis.
+ */
+static int pick_first_column(const struct pe_scheme *s, const struct pe_matrix *dump,
+                             const struct pe_matrix *alt, const struct pe_check_options *co)
+{
+	struct pe_check_options t = *co;
+	t.diagnose = 0;
+	struct pe_check_result *r1 = NULL, *r2 = NULL;
+	enum pe_status s1 = pe_check_run(s, dump, &t, &r1, NULL);
+	enum pe_status s2 = pe_check_run(s, alt, &t, &r2, NULL);
+	int pick = s2 == PE_OK &&
+	           (s1 != PE_OK ||
+	            (!r1->agree && (r2->agree || r2->stats.mixed.value < r1->stats.mixed.value)));
+	pe_check_result_destroy(r1);
+	pe_check_result_destroy(r2);
+	return pick;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct cli_common o;
@@ -856,25 +919,36 @@ int cmd_check(int argc, char **argv)
 	if ((rc = cli_schemes(&o, NULL, 1, &schemes, &count)))
 		return rc;
 	const struct pe_scheme *s = schemes[0];
-	struct pe_matrix *dump = NULL, *vec = NULL;
-	char desc[160];
+	struct pe_matrix *dump = NULL, *vec = NULL, *alt = NULL;
+	char desc[256], alt_desc[256];
+	enum pe_float alt_store = PE_FLOAT_EXACT;
+	struct cli_text_digits alt_digits;
+	int guessed = 0;
 	enum pe_float store = PE_FLOAT_EXACT;
 	struct cli_text_digits digits = {0, 0, 0, 0, 0};
 	size_t nids = 0;
 	if (o.position_ids)
 		rc = cli_position_ids_apply(&o, schemes[0], &nids);
 	if (!rc)
-		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store, &digits);
-	if (!rc) {
-		size_t row, col;
-		for (row = 0; row < dump->rows && !a.has_nan; row++)
-			for (col = 0; col < dump->cols && !a.has_nan; col++)
-				if (isnan(dump->data[row * dump->cols + col])) {
-					a.has_nan = 1;
-					a.nan_row = row;
-					a.nan_col = col;
-				}
+		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store, &digits, 0,
+		               &guessed);
+	/* A first column of consecutive integers under no header was taken for an index
+	 * (pandas' to_csv(header=False)); it may as well be data: np.savetxt's "%g" writes an
+	 * angle table's pair 0 (theta 1) as the positions 0, 1, 2, ... Both are read; the
+	 * one closer to the spec is checked (below). A single column left is a list of
+	 * frequencies with its index. */
+	if (!rc && guessed && dump->cols >= 2) {
+		/* both held at once: the second within what the first leaves of the budget
+		 * (past it, the index reading stands) */
+		struct cli_common o2 = o;
+		double held = (double)dump->rows * (double)dump->cols * sizeof(double);
+		o2.max_memory = (double)o.max_memory > held ? o.max_memory - (uint64_t)held : 0;
+		if (!o2.max_memory || read_dump(&o2, a.against, &alt, alt_desc, sizeof(alt_desc),
+		                                &alt_store, &alt_digits, 1, NULL))
+			alt = NULL;
 	}
+	if (!rc)
+		find_nan(dump, &a);
 	if (!rc && a.vector)
 		rc = read_vector(&o, a.vector, &vec);
 	/* As in encode: positions are exact up to 2^53, and the dump's rows are
@@ -897,6 +971,7 @@ int cmd_check(int argc, char **argv)
 		                     dump->rows, (unsigned long long)o.start, nids, o.position_ids);
 	if (rc) {
 		pe_matrix_destroy(dump);
+		pe_matrix_destroy(alt);
 		cli_schemes_free(schemes, count);
 		return rc;
 	}
@@ -907,11 +982,14 @@ int cmd_check(int argc, char **argv)
 		tol = fmax(tol, ldexp(1, -51) * ((double)o.start + (double)dump->rows));
 	/* a text dump cannot be closer than its digits: "%.6f" rounds by up to 5e-7 at
 	 * any value, so fixed decimals are an absolute slack (as a relative allowance they
-	 * let an integer table of angles be 50% off); "%.9g" rounds relative to each value */
+	 * let an integer table of angles be 50% off); "%.9g" rounds each value by half a
+	 * unit of its own last digit (5e-7 for 0.54 but 5e-11 for 1.2e-5: the largest, as
+	 * a slack for every value, let a float32 table 8 units off pass as "%g" of exact
+	 * values) */
 	if (!isnan(a.tol) || a.have_prec)
 		digits.resolution = 0;
 	double slack = digits.decimals >= 0 ? digits.resolution : 0;
-	tol += digits.resolution - slack;
+	int slack_digits = digits.decimals < 0 && digits.resolution > 0 ? digits.significant : 0;
 	const char *engine_note = NULL;
 	double length0 = s->scaling.length;
 	if (pe_scheme_has(s, PE_CAP_SCALING)) {
@@ -933,9 +1011,36 @@ int cmd_check(int argc, char **argv)
 	                              1,
 	                              a.engine,
 	                              store,
-	                              slack};
+	                              slack,
+	                              slack_digits};
 	if (a.vector)
 		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
+	if (alt && pick_first_column(s, dump, alt, &co)) {
+		pe_matrix_destroy(dump);
+		dump = alt;
+		alt = NULL;
+		memcpy(desc, alt_desc, sizeof(desc));
+		store = alt_store;
+		digits = alt_digits;
+		if (!isnan(a.tol) || a.have_prec)
+			digits.resolution = 0;
+		slack = digits.decimals >= 0 ? digits.resolution : 0;
+		co.slack = slack;
+		co.slack_digits =
+		        digits.decimals < 0 && digits.resolution > 0 ? digits.significant : 0;
+		co.dump_store = store;
+		a.has_nan = 0;
+		find_nan(dump, &a);
+		append(desc, sizeof(desc),
+		       "; its first column (consecutive integers, no header) read as values: "
+		       "as an index the rest is further from the spec");
+	} else if (guessed) {
+		append(desc, sizeof(desc),
+		       "; its first column (consecutive integers, no header) skipped as an "
+		       "index");
+	}
+	pe_matrix_destroy(alt);
+	alt = NULL;
 	/* The diagnosis fits its hypotheses on at most 256 rows (a column of frequencies is
 	 * one row): its work grows with their values, not with the file's bytes. Over the
 	 * budget the verdict still comes, without it. */
@@ -1033,9 +1138,13 @@ int cmd_check(int argc, char **argv)
 		report(csv_stdout ? stderr : stdout, r, s, &a, desc, o.start, tol, &notes);
 	if (!rc && o.output) {
 		fflush(stdout);
+		/* the line over absolute errors, digits allowed for: fixed decimals' at any
+		 * value; significant digits' differ by decade, the line is a value's from 0.1
+		 * to 1 (cos and sin tables' most) */
+		double line = tol + (co.slack_digits ? 0.5 * pow(10, -co.slack_digits) : co.slack);
 		if (cli_format_is_figure(format))
-			rc = draw(&o, o.output, format, r, s, &a, o.start,
-			          tol + slack); /* the line over absolute errors: digits too */
+			rc = draw(&o, o.output, format, r, s, &a, o.start, line,
+			          co.slack_digits ? " (a value from 0.1 to 1)" : "");
 		else
 			rc = write_table(&o, o.output, format, r, o.start);
 	}

@@ -662,6 +662,16 @@ static int select_layer(const char *arg, const struct pe_model *m, const struct 
 	}
 	for (size_t g = 0; g < m->n_groups; g++)
 		if (strcmp(m->groups[g].name, arg) == 0) {
+			/* a group without RoPE (NoPE, linear attention) has no pairs to draw: said
+			 * as its layer would be, not found only when drawing */
+			int rope = 0;
+			for (size_t k = 0; k < m->groups[g].n_layers; k++) {
+				size_t l = m->groups[g].layers[k];
+				rope |= l < u->layers && u->layer[l].rope;
+			}
+			if (!rope)
+				return cli_usage_error(
+				        "option '--layer': the '%s' layers have no RoPE", arg);
 			w->group = (long)g;
 			return 0;
 		}

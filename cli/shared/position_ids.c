@@ -272,7 +272,7 @@ static int load_memtable(const struct cli_common *o, const struct cli_memtable *
                          size_t *count)
 {
 	const char *path = o->position_ids;
-	struct pe_read_request req = {NULL, 0, 0, 0};
+	struct pe_read_request req = {NULL, 0, 0, 0, 0};
 	size_t budget = o->max_memory > SIZE_MAX ? SIZE_MAX : (size_t)o->max_memory;
 	struct pe_matrix *m = NULL;
 	char *err = NULL;

@@ -20,7 +20,7 @@ static int load_file(const struct cli_common *o, const struct pe_scheme *s, stru
 	int rc0 = mt ? 0 : cli_check_csv_read(o, s->path, "save the table as .npy, read at once");
 	if (rc0)
 		return rc0;
-	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set};
+	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set, 0};
 	enum pe_status st = mt ? cli_memtable_read(mt, &req, budget, 1, out, &err)
 	                       : pe_file_load_limited(s, budget, out, &err);
 	if (st == PE_OK)

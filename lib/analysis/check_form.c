@@ -368,6 +368,23 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 	return PE_OK;
 }
 
+/* Half a unit of the last of @digits significant digits of @x: what writing a value
+ * as text with them may have cost it (the decade is the written value's: one rounded
+ * up into the next decade was written with that decade's unit). */
+static double digits_half_unit(double x, int digits)
+{
+	double a = fabs(x);
+	if (digits <= 0 || !(a > 0) || !isfinite(a))
+		return 0;
+	double e = floor(log10(a));
+	/* log10 may land a hair either side of a power of ten */
+	if (pow(10, e) > a)
+		e -= 1;
+	else if (pow(10, e + 1) <= a)
+		e += 1;
+	return 0.5 * pow(10, e - digits + 1);
+}
+
 static void where_update(struct pe_check_where *w, double v, size_t r, size_t j)
 {
 	if (v > w->value || (isnan(v) && !isnan(w->value))) {
@@ -442,8 +459,9 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 				rel = e / fabs(want[j]);
 			else if (!unit && e != 0)
 				rel = INFINITY; /* an exact 0 expected, something else found */
-			double mixed = fmax(0.0, e - opt->slack) /
-			               fmax(scale ? scale[j] : 1.0, fabs(want[j]));
+			double slack = opt->slack + digits_half_unit(got[j], opt->slack_digits);
+			double mixed =
+			        fmax(0.0, e - slack) / fmax(scale ? scale[j] : 1.0, fabs(want[j]));
 			where_update(&st->abs, e, r, j);
 			where_update(&st->rel, rel, r, j);
 			where_update(&st->mixed, mixed, r, j);
@@ -453,7 +471,10 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 			}
 			if (rel > rr)
 				rr = rel;
-			ss += isfinite(e) ? e * e : 1e300;
+			/* the diagnosis weighs what the dump's own rounding does not explain: a
+			 * "%.4g" table's digits would drown float32's error in its RMS */
+			double beyond = fmax(0.0, e - slack);
+			ss += isfinite(e) ? beyond * beyond : 1e300;
 		}
 		if (row_abs)
 			row_abs[r] = ra;

@@ -160,7 +160,8 @@ struct rd_csv {
 	size_t line; /* lines so far (1-based numbers) */
 	double previous;
 	int consecutive;
-	double *data; /* kept rows, sh.cells values each */
+	int keep_first; /* the request's keep_first: no index from consecutive integers */
+	double *data;   /* kept rows, sh.cells values each */
 	size_t kept, cap;
 	int over; /* past the limit: rows are counted, no longer kept */
 	char eol; /* '\n', or '\r' for a file of classic Mac line ends (no '\n' at all) */
@@ -178,6 +179,7 @@ enum pe_status rd_csv_begin(const struct pe_read_request *req, size_t limit, str
 	c->r1 = c->r1_set ? req->row_end : SIZE_MAX;
 	c->limit = limit;
 	c->consecutive = 1;
+	c->keep_first = req && req->keep_first;
 	*out = c;
 	return PE_OK;
 }
@@ -188,6 +190,57 @@ void rd_csv_abort(struct rd_csv *c)
 		return;
 	free(c->data);
 	free(c);
+}
+
+/*
+ * The separator other than a comma that splits @cell into two numbers or more (';',
+ * a tab, spaces, '|'), or 0: a table written with np.savetxt's default delimiter (a
+ * space), or as tab- or semicolon-separated values, reads as one cell a line, which
+ * is no number and would be taken for a header. @cut: the cell was cut at CELL_MAX.
+ */
+static char other_separator(const char *cell, int cut)
+{
+	static const char seps[] = ";\t |";
+	for (const char *sep = seps; *sep; sep++) {
+		if (!strchr(cell, *sep))
+			continue;
+		char tok[CELL_MAX + 1];
+		size_t count = 0;
+		int all = 1;
+		const char *p = cell;
+		while (*p && all) {
+			while (*p == *sep || is_space(*p))
+				p++;
+			if (!*p)
+				break;
+			size_t len = 0;
+			while (*p && *p != *sep && !(*sep == ' ' && is_space(*p)))
+				tok[len++] = *p++;
+			while (len > 0 && is_space(tok[len - 1]))
+				len--;
+			tok[len] = '\0';
+			double v;
+			int integer;
+			/* a cell cut at CELL_MAX may end inside a number */
+			all = parse_number(tok, &v, &integer) || (cut && !*p);
+			count++;
+		}
+		if (all && count >= 2)
+			return *sep;
+	}
+	return 0;
+}
+
+static enum pe_status fail_separator(char **err, size_t line, const char *cell, int cut, char sep)
+{
+	return rd_fail(err, PE_EFORMAT,
+	               "line %zu: '%.40s%s' holds numbers separated by %s, not commas: a CSV "
+	               "table's values are comma-separated (np.savetxt(..., delimiter=','))",
+	               line, cell, cut || strlen(cell) > 40 ? "..." : "",
+	               sep == '\t'  ? "tabs"
+	               : sep == ' ' ? "spaces"
+	               : sep == ';' ? "';'"
+	                            : "'|'");
 }
 
 /* The first data line: header or not, cells per row, index by header. */
@@ -215,6 +268,10 @@ static enum pe_status csv_first(struct rd_csv *c, const struct line *ln, char **
 			numeric_rest = 0;
 		}
 		sh->cells++;
+		char sep;
+		if (last && sh->cells == 1 && !numeric &&
+		    (sep = other_separator(cell, r == CELL_TOO_LONG)))
+			return fail_separator(err, ln->number, cell, r == CELL_TOO_LONG, sep);
 	}
 	/* 0,1,...,k-1: the column names pandas writes for a plain array (to_csv with
 	 * index=False), not a row of a table; two cells (0,1) may well be one */
@@ -256,7 +313,8 @@ static enum pe_status csv_row(struct rd_csv *c, const struct line *ln, char **er
 	double *dst = NULL;
 	if (row >= c->r0 && row < c->r1 && !c->over) {
 		/* Never more than the limit: cells without an index column are a lower bound. */
-		size_t cols = sh->cells >= 2 && (sh->index_by_header || c->consecutive)
+		size_t cols = sh->cells >= 2 && (sh->index_by_header ||
+		                                 (c->consecutive && !c->keep_first))
 		                      ? sh->cells - 1
 		                      : sh->cells;
 		if (c->limit && ((double)c->kept + 1.0) * (double)cols * 8.0 > (double)c->limit) {
@@ -290,6 +348,10 @@ static enum pe_status csv_row(struct rd_csv *c, const struct line *ln, char **er
 			if (n == 0)
 				return rd_fail(err, PE_EFORMAT, "line %zu, column %zu: empty cell",
 				               ln->number, col + 1);
+			char sep = other_separator(cell, r == CELL_TOO_LONG);
+			if (sep)
+				return fail_separator(err, ln->number, cell, r == CELL_TOO_LONG,
+				                      sep);
 			return rd_fail(err, PE_EFORMAT,
 			               "line %zu, column %zu: '%.40s%s' is not a number",
 			               ln->number, col + 1, cell, r == CELL_TOO_LONG ? "..." : "");
@@ -393,13 +455,13 @@ enum pe_status rd_csv_finish(struct rd_csv *c, struct pe_matrix **out, char **er
 		st = rd_fail(err, PE_EFORMAT, "no data rows (only a header)");
 	else
 		st = rd_row_range(
-		        &(struct pe_read_request){NULL, c->r0, c->r1_set ? c->r1 : 0, c->r1_set},
+		        &(struct pe_read_request){NULL, c->r0, c->r1_set ? c->r1 : 0, c->r1_set, 0},
 		        sh->rows, &r0, &r1, err);
 	if (st != PE_OK) {
 		rd_csv_abort(c);
 		return st;
 	}
-	int consecutive = c->consecutive && sh->rows >= 2;
+	int consecutive = c->consecutive && !c->keep_first && sh->rows >= 2;
 	int index = sh->cells >= 2 && (sh->index_by_header || consecutive);
 	size_t cols = index ? sh->cells - 1 : sh->cells;
 	if (c->over) {
@@ -483,7 +545,7 @@ enum pe_status rd_csv_inspect(const unsigned char *buf, size_t len, struct pe_fi
 	if (!buf)
 		buf = (const unsigned char *)"";
 	/* Parsing one row is enough to learn the width; every row is still validated. */
-	struct pe_read_request first = {NULL, 0, 1, 1};
+	struct pe_read_request first = {NULL, 0, 1, 1, 0};
 	enum pe_status st = csv_read((const char *)buf, len, &first, &m, &sh, &index, err);
 	if (st != PE_OK)
 		return st;

@@ -771,7 +771,7 @@ enum pe_status pe_file_load_limited(const struct pe_scheme *s, size_t max_bytes,
 		*err = NULL;
 	if (!s || !pe_scheme_has(s, PE_CAP_TABLE) || !s->path)
 		return rd_fail(err, PE_EINVAL, "not a file scheme");
-	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set};
+	struct pe_read_request req = {s->tensor, s->row_first, s->row_end, s->row_end_set, 0};
 	struct pe_matrix *m;
 	enum pe_status st = read_table(s->path, &req, max_bytes, &m, err);
 	if (st != PE_OK)

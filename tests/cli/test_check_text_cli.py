@@ -11,6 +11,7 @@ its default "%.18e" (float32 numbers exactly), "%.9g", str() of numpy float32
 its last digit: half a unit of it is allowed for, and said. Float32 numbers are
 judged as a float32 .npy is."""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -93,10 +94,62 @@ for name, fmt, said, allowed in (("f64_6f.csv", "%.6f", "6 decimals", 5e-7),
     write(name, exact, fmt=fmt)
     err = np.abs(np.loadtxt(path(name), delimiter=",") - exact).max()
     r = check(name)
+    plus = ("plus %.3g" % allowed if "decimals" in said else
+            "plus half a unit of the value's last digit (%s: at most %.3g"
+            % (said.replace(" digits", ""), allowed))
     ok(r.rc == 0 and said in r.text and "agree (every |error| <= 1e-09" in r.text
-       and ("plus %.3g" % allowed) in r.text and err > (1e-9 if allowed > 5e-9 else 1e-10),
+       and plus in r.text and err > (1e-9 if allowed > 5e-9 else 1e-10),
        f"{name}: exact values written with {fmt} (error {err:.2g}) agree, "
        f"plus {allowed:g} for the digits", r.text + r.err)
+
+# Significant digits round each value by half a unit of its own last digit: 0.54 in
+# "%g" by up to 5e-7, 1.2e-5 by 5e-12, not by the 5e-6 of a value from 1 up. (Allowing
+# the largest for every value passed a float32 port written with "%g", 8 units of the
+# 6th digit off below 1, as exact values; and a value near 0 off by 3e-6.)
+m = 128
+write("f32_g.csv", port[:m], fmt="%g")
+f32err = np.abs(port[:m].astype(np.float64) - exact[:m])
+ok(f32err.max() > 2e-6, "the float32 port's first 128 rows are 2e-6 off somewhere",
+   f32err.max())
+r = check("f32_g.csv")
+ok(r.rc == 3 and "6 significant digits" in r.text and "disagree" in r.text
+   and "computed in reduced precision: every step in float32" in r.text
+   and "partly" not in r.text,
+   "a float32 port written with %g: disagree with the exact values, float32 named whole",
+   r.text + r.err)
+write("f32_6f.csv", port[:m], fmt="%.6f")
+r = check("f32_6f.csv")
+ok(r.rc == 3 and "6 decimals" in r.text
+   and "diagnosis:      computed in reduced precision: every step in float32" in r.text,
+   "a float32 port written with %.6f: float32 named, not 'partly' (the digits' "
+   "rounding is in every error)", r.text + r.err)
+near0 = exact[:m].copy()
+i, j = np.unravel_index(np.argmin(np.abs(near0) + (np.abs(near0) < 1e-8)), near0.shape)
+ok(abs(near0[i, j]) < 1e-2, "a cos value near 0 in the table", near0[i, j])
+near0[i, j] += 3e-6
+write("f64_g_near0.csv", near0, fmt="%g")
+r = check("f64_g_near0.csv")
+ok(r.rc == 3 and f"position {i}, column {j}" in r.text and "disagree" in r.text,
+   f"exact values in %g, one near 0 ({exact[i, j]:.3g}) off by 3e-6: disagree there",
+   r.text + r.err)
+write("f64_g.csv", exact[:m], fmt="%g")
+r = check("f64_g.csv")
+ok(r.rc == 0 and "agree" in r.text, "the exact values in %g agree", r.text + r.err)
+
+# The error figure's tolerance line, digits allowed for: 1e-9 + 5e-7 for "%.6f" at any
+# value; for "%g" half a unit of the 6th digit of a value from 0.1 to 1, also 5e-7 (it
+# was 5e-6, the unit of values from 1 up: every error of a disagreeing float32 port lay
+# under the line)
+def pdf_text(name):
+    return subprocess.run(["pdftotext", path(name), "-"], capture_output=True,
+                          text=True).stdout
+
+
+for dump, fig, line in (("f32_g.csv", "f32_g.pdf", "tolerance 5.01e-07 (a value from 0.1 to 1)"),
+                        ("f32_6f.csv", "f32_6f.pdf", "tolerance 5.01e-07")):
+    r = check(dump, "-o", path(fig))
+    ok(r.rc == 3 and line in pdf_text(fig), f"{dump}: the figure's line reads '{line}'",
+       pdf_text(fig) + r.err)
 
 # the allowance is only the digits': a wrong base written with 4 decimals disagrees
 write("f64_4f_base.csv", cos_table(np.float64, base=12000.0), fmt="%.4f")
@@ -140,6 +193,36 @@ write("ang_base.csv", wide)
 r = run(EXE, "check", "-s", "rope", "--against", path("ang_base.csv"), "--what", "angle:pairs")
 ok(r.rc == 3 and "decimals" not in r.text and "base 10001" in r.text,
    "full-precision angles of base 10001 at 16384 x 32: disagree, the base named", r.text + r.err)
+
+# A first column of consecutive integers under no header is an index to the CSV reader
+# (pandas' to_csv(header=False)), but np.savetxt's "%.17g" or "%g" writes an angle
+# table's pair 0 (theta_0 = base^0 = 1) as the positions 0, 1, 2, ...: that column was
+# dropped, and a correct table disagreed with 'positions off by -15'. Both readings are
+# tried; the one nearer the spec is checked, and the against line says which.
+ang128 = angles[:128]
+for name, fmt in (("ang_17g.csv", "%.17g"), ("ang_g.csv", "%g")):
+    write(name, ang128, fmt=fmt)
+    ok(open(path(name)).read().split("\n")[2].startswith("2,"),
+       f"{name}: column 0 is written 0, 1, 2, ... (whole numbers as integers)", "")
+    r = run(EXE, "check", "-s", "rope", "--against", path(name))
+    ok(r.rc == 0 and "shape (128, 32)" in r.text and "first column (consecutive integers, "
+       "no header) read as values" in r.text and "angle table, one column per pair (32, "
+       "d=64)" in r.text and "agree" in r.text,
+       f"{name}: an exact angle table written with {fmt} agrees, its first column kept",
+       r.text + r.err)
+wrong = np.outer(np.arange(128.0), 1.0 / 10001.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))
+write("ang_17g_base.csv", wrong, fmt="%.17g")
+r = run(EXE, "check", "-s", "rope", "--against", path("ang_17g_base.csv"))
+ok(r.rc == 3 and "shape (128, 32)" in r.text and "base 10001 instead of 10000" in r.text,
+   "the same of base 10001: disagree, the base named (not positions off)", r.text + r.err)
+with open(path("cos_index.csv"), "w") as f:
+    for i, row in enumerate(exact[:128]):
+        f.write(f"{i}," + ",".join(repr(float(x)) for x in row) + "\n")
+r = check("cos_index.csv")
+ok(r.rc == 0 and "shape (128, 64)" in r.text and "skipped as an index" in r.text
+   and "agree" in r.text,
+   "a cos table with an index column 0, 1, 2, ... and no header: the index skipped",
+   r.text + r.err)
 
 # too few digits to check by: whole numbers, 2 decimals, 3 significant digits are judged
 # against the exact values as they are, and the report says why nothing is allowed for

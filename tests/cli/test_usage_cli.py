@@ -737,6 +737,18 @@ compare("qwen3_next layer 3 (gated q_proj, q_norm/k_norm as 1 + w)",
         {(0, h, i): v for (l, h, i), v in rows.items() if l == 3},
         [[pair_norms(qv[h], p2, 1.0 + gqn.astype(np.float64)) for h in range(4)]],
         [[pair_norms(kv_[h // 2], p2, 1.0 + gkn.astype(np.float64)) for h in range(4)]])
+# --layer of the wavelength view: the linear-attention group, or one of its layers, has no
+# pairs: a usage error either way (the group was 'no layer group has RoPE pairs to draw',
+# exit 1)
+for what, arg in (("the nope group", "nope"), ("linear-attention layer 0", "0")):
+    error_case(EXE, f"--layer of {what} of qwen3_next", ["usage", "-s", "hf:" +
+               config("qwen3next", qn3), "--weights", path("qwen3next.safetensors"), "--view",
+               "wavelength", "--layer", arg, "-o", path("x.png")], 2, "no RoPE")
+r = run(EXE, "usage", "-s", "hf:" + config("qwen3next", qn3), "--weights",
+        path("qwen3next.safetensors"), "--view", "wavelength", "--layer", "rope", "-o",
+        path("qn_rope.png"))
+ok(r.rc == 0 and os.path.getsize(path("qn_rope.png")) > 1000,
+   "qwen3_next --layer rope draws its one RoPE layer", r.err)
 # Mllama: cross_attention_layers hold cross_attn (no RoPE) instead of self_attn.
 ml = {f"language_model.model.layers.{l}.self_attn.{n}.weight":
       rng.standard_normal((r_, 32)).astype(np.float32)

@@ -142,6 +142,10 @@ struct pe_check_options {
 	double slack;             /* an absolute error up to this is the dump's own rounding (a
 	                             table printed with 6 decimals is off by up to 5e-7 at any
 	                             value): only |err| - slack counts, over max(1, |reference|) */
+	int slack_digits;         /* > 0: the dump's values were written with this many
+	                             significant digits, each off by up to half a unit of its
+	                             own last one (0.5e-6 for 0.54 in "%g", 0.5e-10 for
+	                             1.2e-5), which counts as slack too */
 };
 
 /* Where an error is: the dump's row and column. */

@@ -44,7 +44,9 @@
  * written as integers (k, k+1, ...) over two rows or more and there are
  * other columns. Blank lines and lines starting with '#' are skipped,
  * CRLF and a UTF-8 BOM are accepted, cells may be double-quoted. nan,
- * inf and -inf are parsed (pe_file_load() then refuses them).
+ * inf and -inf are parsed (pe_file_load() then refuses them). Numbers
+ * separated by spaces (np.savetxt's default), tabs, ';' or '|' instead of
+ * commas are an error that says so, not a header.
  */
 #ifndef POSENC_READ_H
 #define POSENC_READ_H
@@ -85,6 +87,9 @@ struct pe_read_request {
 	size_t row_first;   /* read rows row_first..row_end-1 */
 	size_t row_end;     /* ignored unless row_end_set: to the last row */
 	int row_end_set;
+	int keep_first; /* CSV without a header: a first column of consecutive integers
+	                   is data, not an index (an angle table's pair 0 is the
+	                   positions when theta_0 = 1) */
 };
 
 /* One array of a file, as pe_file_inspect() lists it. */

@@ -242,7 +242,7 @@ static void npy_fortran_order_transposes(void **state)
 	assert_matrix(m, 2, 3, want);
 	pe_matrix_destroy(m);
 	/* And a row range of it: row 1 only. */
-	struct pe_read_request req = {NULL, 1, 2, 1};
+	struct pe_read_request req = {NULL, 1, 2, 1, 0};
 	assert_int_equal(pe_npy_read(f.p, f.n, &req, &m, NULL), PE_OK);
 	assert_matrix(m, 1, 3, want + 3);
 	pe_matrix_destroy(m);
@@ -400,7 +400,7 @@ static void safetensors_gpt2_names(void **state)
 	assert_int_equal(pe_file_format_detect(f.p, f.n, NULL), PE_FORMAT_SAFETENSORS);
 	struct pe_matrix *m;
 	char *err;
-	struct pe_read_request req = {"wpe.weight", 0, 0, 0};
+	struct pe_read_request req = {"wpe.weight", 0, 0, 0, 0};
 	assert_int_equal(pe_safetensors_read(f.p, f.n, &req, &m, &err), PE_OK);
 	assert_matrix(m, 2, 3, values6);
 	pe_matrix_destroy(m);
@@ -415,7 +415,7 @@ static void safetensors_gpt2_names(void **state)
 	pe_matrix_destroy(m);
 
 	/* A wrong name lists the names, closest first. */
-	req = (struct pe_read_request){"wpe", 0, 0, 0};
+	req = (struct pe_read_request){"wpe", 0, 0, 0, 0};
 	EXPECT_FAIL(pe_safetensors_read(f.p, f.n, &req, &m, &err), PE_ENOTFOUND,
 	            "no tensor 'wpe' (the file has 'wpe.weight', 'wte.weight', 'h.0.attn.bias')");
 	/* No name in a file of several tensors: the readable ones first. */
@@ -450,7 +450,7 @@ static void safetensors_gpt2_names(void **state)
 	                             "\"transformer.wpe.weight\":{\"dtype\":\"F64\",\"shape\":[1,3]"
 	                             ",\"data_offsets\":[0,24]}}",
 	                             &d);
-	req = (struct pe_read_request){"wpe.weight", 0, 0, 0};
+	req = (struct pe_read_request){"wpe.weight", 0, 0, 0, 0};
 	EXPECT_FAIL(pe_safetensors_read(g.p, g.n, &req, &m, &err), PE_ENOTFOUND,
 	            "(the file has 'transformer.wpe.weight', 'transformer.wte.weight')");
 	req.tensor = "transformer.wpe.weight";
@@ -479,7 +479,7 @@ static void safetensors_half_types(void **state)
 	                    "\"h\":{\"dtype\":\"F16\",\"shape\":[4],\"data_offsets\":[8,16]}}",
 	                    &d);
 	struct pe_matrix *m;
-	struct pe_read_request req = {"b", 0, 0, 0};
+	struct pe_read_request req = {"b", 0, 0, 0, 0};
 	assert_int_equal(pe_safetensors_read(f.p, f.n, &req, &m, NULL), PE_OK);
 	assert_matrix(m, 2, 2, want_bf);
 	assert_true(ldexp(1.0, -133) == m->data[3]);
@@ -522,7 +522,7 @@ static void safetensors_json_details(void **state)
 	assert_int_equal(info->tensors[0].ndim, 0);
 	pe_file_info_destroy(info);
 	struct pe_matrix *m;
-	struct pe_read_request req = {"s", 0, 0, 0};
+	struct pe_read_request req = {"s", 0, 0, 0, 0};
 	EXPECT_FAIL(pe_safetensors_read(f.p, f.n, &req, &m, &err), PE_EFORMAT,
 	            "expected a 2-D tensor 's' (positions x width), found 0-D ()");
 	req.tensor = "z";
@@ -619,7 +619,7 @@ static void safetensors_malformed(void **state)
 		struct bytes f = safetensors(cases[i].json, &d);
 		struct pe_matrix *m = (struct pe_matrix *)1;
 		char *err = NULL;
-		struct pe_read_request req = {"a", 0, 0, 0};
+		struct pe_read_request req = {"a", 0, 0, 0, 0};
 		enum pe_status st = pe_safetensors_read(f.p, f.n, &req, &m, &err);
 		assert_null(m);
 		expect_fail(st, PE_EFORMAT, err, cases[i].needle);
@@ -634,7 +634,7 @@ static void safetensors_bad_lengths(void **state)
 	struct bytes f = gpt2_file();
 	struct pe_matrix *m;
 	char *err;
-	struct pe_read_request req = {"wpe.weight", 0, 0, 0};
+	struct pe_read_request req = {"wpe.weight", 0, 0, 0, 0};
 	for (size_t n = 0; n < f.n; n++) {
 		unsigned char *copy = malloc(n ? n : 1);
 		memcpy(copy, f.p, n);
@@ -723,7 +723,7 @@ static void csv_layouts(void **state)
 	}
 	/* Rows select positions; the index column is still recognised. */
 	const char *text = "position,0,1\n0,1,2\n1,3,4\n2,5,6\n";
-	struct pe_read_request req = {NULL, 1, 3, 1};
+	struct pe_read_request req = {NULL, 1, 3, 1, 0};
 	struct pe_matrix *m;
 	assert_int_equal(pe_csv_read(text, strlen(text), &req, &m, NULL), PE_OK);
 	const double want[4] = {3, 4, 5, 6};
@@ -752,6 +752,16 @@ static void csv_malformed(void **state)
 	        {"\x89PNG\r\n\x1a\n\0\0", "not a text table (binary data"},
 	        /* Found by fuzz_csv: a malformed extra cell looped forever. */
 	        {"a,b\n1,2,\"\"0\n", "line 2 has 3 cells, expected 2"},
+	        /* other separators: np.savetxt's default (a space), tabs, semicolons; the
+	         * first line is no header but the table itself */
+	        {"1.5 2 -3e-2\n4 5 6\n", "line 1: '1.5 2 -3e-2' holds numbers separated by spaces"},
+	        {"1\t2\n", "line 1: '1\t2' holds numbers separated by tabs"},
+	        {"0.25;0.5\n1;2\n", "line 1: '0.25;0.5' holds numbers separated by ';'"},
+	        {"# cos\nc0 c1\n1 2\n", "line 3: '1 2' holds numbers separated by spaces"},
+	        {"a,b\n1;2,3\n", "line 2: '1;2' holds numbers separated by ';'"},
+	        /* one word, or words and numbers, stay a header or a cell that is no number */
+	        {"a b\n", "no data rows (only a header)"},
+	        {"a,b\n1 x,2\n", "line 2, column 1: '1 x' is not a number"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct pe_matrix *m = (struct pe_matrix *)1;
@@ -776,14 +786,32 @@ static void csv_malformed(void **state)
 	memcpy(long_cell, "a,b\n1,", 6);
 	EXPECT_FAIL(pe_csv_read(long_cell, strlen(long_cell), NULL, &m, &err), PE_EFORMAT,
 	            "...' is not a number");
+	/* a space-separated line longer than a cell holds (400 characters), cut inside a
+	 * number ("1e-05 " six times 66 is 396: the cut leaves "1e-0"), still said */
+	for (size_t i = 0; i + 6 < sizeof(long_cell); i += 6)
+		memcpy(long_cell + i, "1e-05 ", 6);
+	long_cell[sizeof(long_cell) - 5] = '\0';
+	EXPECT_FAIL(pe_csv_read(long_cell, strlen(long_cell), NULL, &m, &err), PE_EFORMAT,
+	            "line 1: '1e-05 1e-05 1e-05 1e-05 1e-05 1e-05 1e-0...' holds numbers "
+	            "separated by spaces");
 	EXPECT_FAIL(pe_csv_read(NULL, 0, NULL, &m, &err), PE_EFORMAT, "no data rows");
 	struct pe_file_info *info;
 	EXPECT_FAIL(pe_file_inspect_buffer(NULL, 0, "x.csv", &info, &err), PE_EFORMAT,
 	            "no data rows");
-	struct pe_read_request req = {NULL, 0, 5, 1};
+	struct pe_read_request req = {NULL, 0, 5, 1, 0};
 	EXPECT_FAIL(pe_csv_read("1\n2\n", 4, &req, &m, &err), PE_ERANGE,
 	            "rows=0:5 is outside the table's 2 rows");
-	req = (struct pe_read_request){NULL, 2, 2, 1};
+	/* keep_first: consecutive integers under no header stay a column of the table */
+	req = (struct pe_read_request){NULL, 0, 0, 0, 1};
+	assert_int_equal(pe_csv_read("5,1.5,2\n6,3,4\n", 14, &req, &m, &err), PE_OK);
+	assert_int_equal(m->cols, 3);
+	assert_true(m->data[0] == 5 && m->data[3] == 6 && m->data[5] == 4);
+	pe_matrix_destroy(m);
+	/* ... but a header's index column is still one */
+	assert_int_equal(pe_csv_read("position,a\n0,1.5\n1,3\n", 21, &req, &m, &err), PE_OK);
+	assert_int_equal(m->cols, 1);
+	pe_matrix_destroy(m);
+	req = (struct pe_read_request){NULL, 2, 2, 1, 0};
 	EXPECT_FAIL(pe_csv_read("1\n2\n", 4, &req, &m, &err), PE_ERANGE,
 	            "rows=2:2 selects no rows");
 }
@@ -946,7 +974,7 @@ static void mutations_never_crash(void **state)
 		struct pe_matrix *m;
 		struct pe_file_info *info;
 		char *err;
-		struct pe_read_request req = {round % 3 == 1 ? "wpe.weight" : NULL, 0, 0, 0};
+		struct pe_read_request req = {round % 3 == 1 ? "wpe.weight" : NULL, 0, 0, 0, 0};
 		if (pe_read_buffer(copy, n, NULL, &req, &m, &err) == PE_OK)
 			pe_matrix_destroy(m);
 		else
