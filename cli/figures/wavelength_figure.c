@@ -11,13 +11,20 @@
 
 #define TWO_PI 6.283185307179586476925
 
-/* Unscaled (k = 0) or scaled (its first variant) wavelengths of @t into @wl. */
+/* Whether @t's first variant is the scheme's own scaling (a plain rope's variants
+ * only illustrate what it could take: its own wavelengths are the unscaled ones). */
+static int has_own_scaling(const struct pe_freq_table *t)
+{
+	return t->n_variants && !t->illustrative;
+}
+
+/* Unscaled (k = 0) or scaled (its own scaling) wavelengths of @t into @wl. */
 static void wavelengths(const struct pe_freq_table *t, int scaled, double *wl)
 {
 	size_t cols = t->values->cols;
 	for (size_t i = 0; i < t->values->rows; i++) {
 		const double *row = t->values->data + i * cols;
-		double theta = scaled && t->n_variants ? row[2] : row[0];
+		double theta = scaled && has_own_scaling(t) ? row[2] : row[0];
 		/* a pair at frequency 0 never turns: no wavelength to draw */
 		wl[i] = theta > 0 ? TWO_PI / theta : NAN;
 	}
@@ -25,7 +32,7 @@ static void wavelengths(const struct pe_freq_table *t, int scaled, double *wl)
 
 static int scaled_differs(const struct pe_freq_table *t)
 {
-	for (size_t i = 0; t->n_variants && i < t->values->rows; i++)
+	for (size_t i = 0; has_own_scaling(t) && i < t->values->rows; i++)
 		if (t->values->data[i * t->values->cols + 3] != 1.0)
 			return 1;
 	return 0;
@@ -152,7 +159,8 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 	}
 	if (st == PE_OK)
 		st = pe_panel_set_title(
-		        top, "scaled wavelength 2\xcf\x80/\xce\xb8 per pair (positions)");
+		        top, "wavelength 2\xcf\x80/\xce\xb8 per pair, as each scheme scales it "
+		             "(positions)");
 	if (st == PE_OK)
 		st = pe_panel_set_ylabel(top, "wavelength");
 	char title[160];

@@ -93,8 +93,8 @@ static int column(const struct report *r, size_t i, struct report_section *sec, 
 	size_t pairs = t->values->rows, tc = t->values->cols;
 	/* an unscaled rope's table also holds the scalings it could take, for freqs to
 	 * draw: none of them is the scheme's */
-	int own = s->scaling.type != PE_ROPE_SCALING_NONE || !isnan(s->scaling.attention_factor);
-	const struct pe_freq_variant *v = t->n_variants && own ? &t->variants[0] : NULL;
+	const struct pe_freq_variant *v =
+	        t->n_variants && !t->illustrative ? &t->variants[0] : NULL;
 	cells[F_ROTARY * cols + col] = report_strf(sec, "%zu", t->d_pairs);
 	cells[F_LAYOUT * cols + col] = s->layout == PE_LAYOUT_HALF ? "half" : "interleaved";
 	if (t->axes) {

@@ -167,6 +167,8 @@ enum pe_status pe_freq_table_create(const struct pe_scheme *s, size_t d,
 	struct pe_rope_scaling_params v[MAX_VARIANTS];
 	if (st == PE_OK) {
 		t->n_variants = variants_of(s, t->d_pairs, opt, v);
+		t->illustrative = t->n_variants > 0 && s->scaling.type == PE_ROPE_SCALING_NONE &&
+		                  isnan(s->scaling.attention_factor);
 		t->values = pe_matrix_create(count, 2 + 2 * t->n_variants);
 		t->columns = calloc(2 + 2 * t->n_variants, sizeof(*t->columns));
 		t->variants = calloc(t->n_variants ? t->n_variants : 1, sizeof(*t->variants));

@@ -4,6 +4,7 @@ import csv
 import io
 import math
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -236,6 +237,29 @@ for spec, inter in (("mrope", False), ("mrope:t=24,h=20,w=20,interleaved=1", Tru
     ok(good, f"freqs {spec} figure: 640 x 480, the pairs coloured by axis "
        f"({'alternating' if inter else 't, then h, then w'})",
        (size, [(len(x), x[:1], x[-1:]) for x in xs], r.err))
+
+
+# Several schemes share a top panel of each one's own wavelengths. A plain rope has no scaling
+# of its own (its table's linear/dynamic/yarn/llama3 variants only illustrate), so its line is
+# the unscaled 2 pi / theta: at pair 0 the same 2 pi as YaRN's (which keeps the fast pairs,
+# pairs 0..20 at factor 4 over 4096), where linear x4 would put it at 8 pi.
+svg = os.path.join(TMP, "two.svg")
+r = run(EXE, "freqs", "-q", "-s", "rope", "-s", "rope:scaling=yarn,factor=4,original=4096",
+        "-o", svg)
+data_paths = {}
+if r.rc == 0:
+    with open(svg) as f:
+        for style, d in re.findall(r'<path style="([^"]*)" d="([^"]*)"', f.read()):
+            pts = [tuple(map(float, m)) for m in re.findall(r"[ML] ([-\d.]+) ([-\d.]+)", d)]
+            colour = re.search(r"stroke:(rgb\([^)]*\))", style)
+            if colour and len(pts) >= 32:  # data lines, not legend samples or axes
+                data_paths.setdefault(colour.group(1), []).append(pts)
+blue = data_paths.get("rgb(12.156863%,46.666667%,70.588235%)", [])
+orange = data_paths.get("rgb(100%,49.803922%,5.490196%)", [])
+ok(r.rc == 0 and blue and orange and abs(blue[0][0][1] - orange[0][0][1]) < 0.01 and
+   abs(blue[0][0][0] - orange[0][0][0]) < 0.01,
+   "freqs of two schemes: a plain rope's top-panel line is its own (unscaled) wavelengths",
+   (r.err, blue[:1] and blue[0][:2], orange[:1] and orange[0][:2]))
 
 r = run(EXE, "freqs", "--help")
 ok(r.rc == 0 and r.text.startswith("Usage: posenc freqs"), "freqs --help")

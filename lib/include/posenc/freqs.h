@@ -66,7 +66,10 @@ struct pe_freq_table {
 	const char **columns;     /* values->cols names: owned array of static strings */
 	size_t n_variants;
 	struct pe_freq_variant *variants; /* owned */
-	double base;                      /* the scheme's base */
+	/* 1: the variants only illustrate the scalings a plain rope could take (linear,
+	 * dynamic, yarn, llama3 at their defaults): none of them is the scheme's own */
+	int illustrative;
+	double base;          /* the scheme's base */
 	size_t d_pairs;       /* width the pairs come from: d_rot for rope, d otherwise */
 	int has_critical_dim; /* 0 when the formula does not apply */
 	double train_length;
