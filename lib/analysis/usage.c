@@ -96,6 +96,7 @@ struct cfg {
 	int per_head;           /* query_key_value per head [q | k | v] */
 	int codegen;            /* qkv_proj in CodeGen's 4 blocks */
 	const char *model_type; /* borrowed from the JSON */
+	const char *gguf_arch;  /* a GGUF's general.architecture (borrowed), else NULL */
 };
 
 static const struct json *key(const struct json *o, const char *k)
@@ -223,6 +224,74 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	return PE_OK;
 }
 
+/* A whole-number scalar key "<arch>.<suffix>": 1 with *out set, 0 when absent, -1 when not a
+ * count. */
+static int gguf_count(const struct gguf *g, const char *arch, const char *suffix, size_t *out)
+{
+	char *k = pe_asprintf("%s.%s", arch, suffix);
+	if (!k)
+		return -2;
+	const struct gguf_kv *v = gguf_find(g, k);
+	free(k);
+	if (!v)
+		return 0;
+	if (v->type == GGUF_STRING || v->type == GGUF_ARRAY || !(v->num >= 0) ||
+	    v->num > (1u << 30) || v->num != floor(v->num))
+		return -1;
+	*out = (size_t)v->num;
+	return 1;
+}
+
+/*
+ * MLA's widths from a GGUF's keys, as llama_model_deepseek2::load_arch_hparams and its
+ * graph (src/models/deepseek2.cpp) take them: the rope part of a head is n_rot
+ * (rope.dimension_count, which the converter writes from qk_rope_head_dim), a query
+ * head n_embd_head_k_mla() wide (attention.key_length_mla, or attention.key_length in
+ * files converted before MLA's key was written), its nope part first (q_pe is viewed at
+ * offset n_embd_head_qk_nope), and kv_lora_rank (attention.kv_lora_rank) rows of
+ * attn_kv_a_mqa before the rope part (k_pe at offset kv_lora_rank).
+ */
+static enum pe_status gguf_mla_cfg(const struct gguf *g, const char *arch, struct cfg *c,
+                                   char **err)
+{
+	size_t rot = 0, head = 0, lora = 0;
+	static const char *const keys[] = {"rope.dimension_count", "attention.key_length_mla",
+	                                   "attention.key_length", "attention.kv_lora_rank"};
+	size_t *dst[] = {&rot, &head, &head, &lora};
+	for (size_t i = 0; i < 4; i++) {
+		if (i == 2 && head)
+			continue; /* key_length_mla wins */
+		int rc = gguf_count(g, arch, keys[i], dst[i]);
+		if (rc == -2)
+			return rd_fail(err, PE_ENOMEM, "out of memory");
+		if (rc < 0)
+			return rd_fail(err, PE_EFORMAT, "GGUF: %s.%s is not a count", arch,
+			               keys[i]);
+	}
+	if (!rot || !lora || head <= rot)
+		return rd_fail(err, PE_EFORMAT,
+		               "GGUF: %s's MLA tensors need %s.rope.dimension_count, "
+		               "attention.kv_lora_rank and a query head (attention.key_length_mla "
+		               "or key_length) wider than the rope part",
+		               arch, arch);
+	c->rope = rot;
+	c->nope = head - rot;
+	c->kv_lora = lora;
+	return PE_OK;
+}
+
+/* The GGUF architecture whose MLA tensors usage reads: deepseek2, whose graph
+ * (deepseek2.cpp) it follows; other MLA graphs have their own classes, not checked. */
+static enum pe_status gguf_mla(const struct gguf *g, struct cfg *c, char **err)
+{
+	if (strcmp(c->gguf_arch, "deepseek2") == 0)
+		return gguf_mla_cfg(g, c->gguf_arch, c, err);
+	return rd_fail(err, PE_EUNSUPPORTED,
+	               "GGUF: %s's MLA tensors (attn_kv_a_mqa) are not read: usage follows "
+	               "deepseek2.cpp's layout, for deepseek2 files only",
+	               c->gguf_arch);
+}
+
 /*
  * The counts of a GGUF file's own keys (llama.cpp's LLM_KV_ATTENTION_HEAD_COUNT and
  * _HEAD_COUNT_KV: "<arch>.attention.head_count[_kv]", a number or one per layer). Nothing
@@ -264,6 +333,11 @@ static enum pe_status gguf_cfg(const struct gguf *g, struct cfg *c, char **err)
 		free(k);
 		*(i ? &c->kv_heads : &c->heads) = n;
 	}
+	/* qwen3next.cpp's build_layer_attn views attn_q's output (n_embd_head * 2, n_head):
+	 * per head the query at offset 0, the gate of its output after it; the converter
+	 * (conversion/qwen.py Qwen3NextModel) writes q_proj unchanged */
+	c->gated_q = strcmp(arch->str, "qwen3next") == 0;
+	c->gguf_arch = arch->str;
 	return PE_OK;
 }
 
@@ -629,11 +703,12 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 			return rd_fail(err, PE_EFORMAT,
 			               "config: DeepSeek's MLA tensors need num_attention_heads, "
 			               "qk_rope_head_dim and kv_lora_rank");
-		if (cf->rope != hd)
-			return rd_fail(
-			        err, PE_EFORMAT,
-			        "config: qk_rope_head_dim %zu, but the rotary head width is %zu",
-			        cf->rope, hd);
+		/* the rope part is rotated whole: hf: describes it as the head, a GGUF as the
+		 * rotary width n_rot of a kv_lora_rank + n_rot head */
+		if (cf->rope != L->rotary)
+			return rd_fail(err, PE_EFORMAT,
+			               "%s: qk_rope_head_dim %zu, but the rotary width is %zu",
+			               cf->gguf_arch ? "GGUF" : "config", cf->rope, L->rotary);
 		if (q_rows != heads * (cf->nope + cf->rope))
 			return rd_fail(err, PE_EFORMAT,
 			               "layer %zu: '%s' has %zu rows, not %zu heads x (%zu + %zu)",
@@ -821,9 +896,14 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 	return PE_OK;
 }
 
-/* The model's layers in the checkpoint; those without RoPE may lack attention tensors. */
+/*
+ * The model's layers in the checkpoint; those without RoPE may lack attention tensors.
+ * @side_fused: a fused attn_qkv in a layer without RoPE is not attention's (Qwen3-Next's
+ * Gated DeltaNet layers: conversion/qwen.py writes in_proj_qkvz's q, k, v as attn_qkv),
+ * and is left aside.
+ */
 static enum pe_status find_layers(const struct pe_tensor_store *store, const struct pe_model *m,
-                                  struct us_found *found, char **err)
+                                  int side_fused, struct us_found *found, char **err)
 {
 	unsigned char *optional = m->n_layers ? calloc(m->n_layers, 1) : NULL;
 	if (m->n_layers && !optional)
@@ -838,6 +918,15 @@ static enum pe_status find_layers(const struct pe_tensor_store *store, const str
 		free(tmp.scaled);
 	}
 	enum pe_status st = us_find(store, m->n_layers, optional, found, err);
+	if (st == PE_OK && side_fused) {
+		found->fused = 0;
+		for (size_t l = 0; l < found->layers; l++) {
+			struct us_layer *T = &found->layer[l];
+			if (l < m->n_layers && optional[l])
+				T->t[US_QKV] = T->t[US_QKVB] = NULL;
+			found->fused |= T->t[US_QKV] != NULL;
+		}
+	}
 	free(optional);
 	return st;
 }
@@ -883,7 +972,7 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 		st = read_cfg(root, &c.cfg, err);
 	}
 	if (st == PE_OK)
-		st = find_layers(store, m, &c.found, err);
+		st = find_layers(store, m, g && c.cfg.gated_q, &c.found, err);
 	/* The multi-token-prediction layers DeepSeek-V3 and GLM-4.5 store after the model's own
 	 * (model.layers.<num_hidden_layers>...): transformers leaves them out when it loads
 	 * (_keys_to_ignore_on_load_unexpected), and so does this. */
@@ -913,6 +1002,16 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 		                           : fused_arch(&c.cfg, c.found.layer[first].t[US_QKV]);
 		if (c.found.fused && c.found.layer[first].t[US_Q])
 			u->arch = PE_USAGE_SEPARATE; /* both kinds: q_proj and k_proj win */
+		if (g && u->arch == PE_USAGE_MLA)
+			st = gguf_mla(g, &c.cfg, err);
+		/* qwen3next.cpp's fused attn_qkv holds [q and gate per head | k | v], a layout
+		 * of its own */
+		if (st == PE_OK && g && c.cfg.gated_q && u->arch != PE_USAGE_SEPARATE)
+			st = rd_fail(
+			        err, PE_EUNSUPPORTED,
+			        "GGUF: %s's gated query in a fused attn_qkv is not read (usage "
+			        "reads its separate attn_q and attn_k)",
+			        c.cfg.gguf_arch);
 		u->layer = calloc(u->layers, sizeof(*u->layer));
 		if (!u->prefix || !u->layer)
 			st = rd_fail(err, PE_ENOMEM, "out of memory");
