@@ -280,15 +280,26 @@ static enum pe_status gguf_mla_cfg(const struct gguf *g, const char *arch, struc
 	return PE_OK;
 }
 
-/* The GGUF architecture whose MLA tensors usage reads: deepseek2, whose graph
- * (deepseek2.cpp) it follows; other MLA graphs have their own classes, not checked. */
+/*
+ * The GGUF architectures whose MLA tensors usage reads, each graph read for the same views
+ * (q_pe at offset n_embd_head_k - n_rot of each query head, k_pe at offset kv_lora_rank
+ * of attn_kv_a_mqa's output) and each converter for rows written unchanged: deepseek2
+ * (deepseek2.cpp; conversion/deepseek.py), mistral4 (models.h: llama_model_mistral4 uses
+ * llama_model_deepseek2's loader and graph; conversion/mistral3.py's Mistral4Model is a
+ * DeepseekV2Model), plm (plm.cpp; conversion/plm.py maps names only) and minicpm3
+ * (minicpm3.cpp; conversion/minicpm.py's MiniCPM3Model leaves the tensors as they are).
+ * The others (deepseek32, glm-dsa, bailingmoe3, hy_v4, dots3note, ...) have graphs of their
+ * own, not checked.
+ */
 static enum pe_status gguf_mla(const struct gguf *g, struct cfg *c, char **err)
 {
-	if (strcmp(c->gguf_arch, "deepseek2") == 0)
-		return gguf_mla_cfg(g, c->gguf_arch, c, err);
+	static const char *const archs[] = {"deepseek2", "mistral4", "plm", "minicpm3"};
+	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++)
+		if (strcmp(c->gguf_arch, archs[i]) == 0)
+			return gguf_mla_cfg(g, c->gguf_arch, c, err);
 	return rd_fail(err, PE_EUNSUPPORTED,
-	               "GGUF: %s's MLA tensors (attn_kv_a_mqa) are not read: usage follows "
-	               "deepseek2.cpp's layout, for deepseek2 files only",
+	               "GGUF: %s's MLA tensors (attn_kv_a_mqa) are not read: usage reads those "
+	               "of deepseek2, mistral4, plm and minicpm3, whose graphs it follows",
 	               c->gguf_arch);
 }
 

@@ -236,8 +236,8 @@ else:
 # offset n_embd_head_k_mla - n_rot, and k_pe as kv_a_mqa's rows from kv_lora_rank on,
 # one key head for every query head; rope type NORM (llama_model_rope_type) rotates
 # (2i, 2i+1) of the n_rot rope rows.
-def mla_model(name, dtype, lite, legacy, L=2, hidden=32, H=4, nope=16, rope=8, kvl=12, ql=10,
-              vd=16):
+def mla_model(name, dtype, lite, legacy, arch="deepseek2", neox=False, drop=(), L=2, hidden=32,
+              H=4, nope=16, rope=8, kvl=12, ql=10, vd=16):
     w = {}
     for l in range(L):
         if not lite:
@@ -246,7 +246,7 @@ def mla_model(name, dtype, lite, legacy, L=2, hidden=32, H=4, nope=16, rope=8, k
                                                             hidden if lite else ql)), dtype)
         w[(l, "kva")] = st_write.stored(rng.standard_normal((kvl + rope, hidden)), dtype)
         w[(l, "kvb")] = st_write.stored(rng.standard_normal((H * (nope + vd), kvl)), dtype)
-    a = "deepseek2"
+    a = arch
     kvs = [("general.architecture", gw.STRING, a), (f"{a}.context_length", gw.UINT32, 4096),
            (f"{a}.embedding_length", gw.UINT32, hidden), (f"{a}.block_count", gw.UINT32, L),
            (f"{a}.attention.head_count", gw.UINT32, H),
@@ -265,6 +265,7 @@ def mla_model(name, dtype, lite, legacy, L=2, hidden=32, H=4, nope=16, rope=8, k
                 (f"{a}.attention.value_length_mla", gw.UINT32, vd)]
     if not lite:
         kvs.append((f"{a}.attention.q_lora_rank", gw.UINT32, ql))
+    kvs = [kv for kv in kvs if kv[0].split(".", 1)[1] not in drop]
     tensors, st = [], {}
     enc = lambda n, arr: tensors.append((n, list(arr.shape[::-1]), GTYPE[dtype],  # noqa: E731
                                          st_write.encode(arr, dtype)))
@@ -294,7 +295,8 @@ def mla_model(name, dtype, lite, legacy, L=2, hidden=32, H=4, nope=16, rope=8, k
     with open(path(name + ".json"), "w") as f:
         json.dump(cfg, f)
     # numpy on the HF rows: q_pe rows nope.. of each head, k_pe rows kvl.., pairs (2i, 2i+1)
-    inter = pairs_of(rope, True)
+    # (NORM), or (i, i + rope/2) (NEOX: minicpm3)
+    inter = pairs_of(rope, not neox)
     rq = [[pair_norms(w[(l, "qb")].reshape(H, nope + rope, -1)[h, nope:], inter)
            for h in range(H)] for l in range(L)]
     rk = [[pair_norms(w[(l, "kva")][kvl:], inter) for h in range(H)] for l in range(L)]
@@ -323,6 +325,24 @@ for name, dtype, lite, legacy in (("ds2", "F32", False, False), ("ds2-bf16", "BF
                     for l in range(2) for h in range(4) for i in range(4))
         ok(worst > 1e-3, "deepseek2: the rope rows paired (i, i + 4) give other norms",
            f"worst rel {worst:.3g}")
+
+# plm (plm.cpp: attn_q, key_length = nope + rope, NORM) and minicpm3 (minicpm3.cpp: attn_q_b,
+# NEOX): the same views; their converters (conversion/plm.py, minicpm.py) leave the rows as
+# they are
+for name, arch, lite, neox in (("plm", "plm", True, False), ("minicpm3", "minicpm3", False, True)):
+    gg, st, cfg, rq, rk, wq = mla_model(name, "F32", lite, True, arch=arch, neox=neox)
+    r, rows = table(["-s", "gguf:" + gg, "--weights", gg])
+    compare(f"{arch} gguf (rope part of {'attn_q' if lite else 'attn_q_b'} and attn_kv_a_mqa, "
+            f"pairs {'(i, i+4)' if neox else '(2i, 2i+1)'})", rows, rq, rk)
+# the errors: an MLA graph not checked, a deepseek2 file without kv_lora_rank
+gg = mla_model("glm-dsa", "F32", False, False, arch="glm-dsa")[0]
+error_case(EXE, "glm-dsa's MLA tensors", ["usage", "-s", "gguf:" + gg, "--weights", gg, "-o", "-"],
+           1, "GGUF: glm-dsa's MLA tensors (attn_kv_a_mqa) are not read")
+gg = mla_model("ds2-nolora", "F32", False, False, drop=("attention.kv_lora_rank",))[0]
+error_case(EXE, "deepseek2 without attention.kv_lora_rank",
+           ["usage", "-s", "gguf:" + gg, "--weights", gg, "-o", "-"], 1,
+           "GGUF: deepseek2's MLA tensors need deepseek2.rope.dimension_count, "
+           "attention.kv_lora_rank")
 
 # ---- qwen3next: attn_q per head [query | gate]; Gated DeltaNet layers' attn_qkv left aside -----
 # src/models/qwen3next.cpp build_layer_attn reshapes attn_q's output to (n_embd_head * 2,
@@ -394,6 +414,23 @@ for dtype in ("F32", "BF16"):
     r2, rows2 = table(["-s", "hf:" + cp, "--weights", sp])
     ok(r2.rc == 0, f"qwen3next {dtype}: hf: of the same weights runs", r2.err)
     same_as(f"qwen3next {dtype}", rows, rows2)
+
+# a full-attention layer's fused attn_qkv ([query and gate per head | k | v]) is refused
+a = "qwen3next"
+kvs3 = [("general.architecture", gw.STRING, a), (f"{a}.context_length", gw.UINT32, 4096),
+        (f"{a}.embedding_length", gw.UINT32, 32), (f"{a}.block_count", gw.UINT32, 4),
+        (f"{a}.attention.head_count", gw.UINT32, 4), (f"{a}.attention.head_count_kv", gw.UINT32, 2),
+        (f"{a}.attention.key_length", gw.UINT32, 16),
+        (f"{a}.attention.value_length", gw.UINT32, 16),
+        (f"{a}.rope.dimension_count", gw.UINT32, 4)]
+fq = path("qwen3next-fused.gguf")
+with open(fq, "wb") as f:
+    f.write(gw.gguf(kvs3, [(f"blk.{l}.attn_qkv.weight", [32, rows], gw.GGML_F32,
+                            st_write.encode(np.ones((rows, 32)), "F32"))
+                           for l, rows in ((0, 48), (1, 48), (2, 48), (3, (8 + 2 + 2) * 16))]))
+error_case(EXE, "qwen3next's fused attn_qkv in its attention layer",
+           ["usage", "-s", "gguf:" + fq, "--weights", fq, "-o", "-"], 1,
+           "GGUF: qwen3next's gated query in a fused attn_qkv is not read")
 
 # ---- errors ----------------------------------------------------------------------------------
 kvs = [("general.architecture", gw.STRING, "llama"), ("llama.context_length", gw.UINT32, 4096),
