@@ -18,7 +18,10 @@
  * DeepseekV3Attention's q_b_proj (q_proj without q_lora_rank) viewed as
  * (heads, qk_nope_head_dim + qk_rope_head_dim) with the rope part last,
  * and kv_a_proj_with_mqa's last qk_rope_head_dim rows as the one key head
- * of every query head.
+ * of every query head. GGUF files as llama.cpp's graphs view them: the same
+ * MLA rows under attn_q_b (attn_q) and attn_kv_a_mqa (deepseek2.cpp and the
+ * graphs that share its views), and qwen3next.cpp's attn_q per head [query |
+ * gate], as Qwen3NextAttention's q_proj.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -58,7 +61,8 @@ const char *pe_usage_arch_name(enum pe_usage_arch arch)
 	case PE_USAGE_GROUPED:
 		return "fused qkv, per key head [q... | k | v]";
 	case PE_USAGE_MLA:
-		return "DeepSeek MLA, rope part of q_b_proj and kv_a_proj_with_mqa";
+		return "DeepSeek MLA, rope part of q_b_proj and kv_a_proj_with_mqa (GGUF: attn_q_b "
+		       "and attn_kv_a_mqa)";
 	case PE_USAGE_CODEGEN:
 		return "CodeGen qkv_proj, 4 blocks of [q | v | k]";
 	}

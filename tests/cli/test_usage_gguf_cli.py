@@ -11,7 +11,10 @@ qwen3 and phi3 keep HF's rows and run NEOX rope (llama_model_rope_type in
 src/llama-model.cpp). Each weight is stored with ggml's ne = [in, out] (ne[0] the
 fastest). The expected pair norms are computed from the HF rows with HF's pairing, so a
 GGUF read with the wrong pairing (or rows in the wrong order) fails; and the GGUF result
-must equal usage on the same weights as a safetensors checkpoint with its config.json."""
+must equal usage on the same weights as a safetensors checkpoint with its config.json.
+deepseek2 (MLA: attn_q_b or attn_q, attn_kv_a_mqa), plm, minicpm3 and qwen3next (gated attn_q)
+are written as their converters write them and checked against numpy restating the views of
+llama.cpp's graphs (deepseek2.cpp, plm.cpp, minicpm3.cpp, qwen3next.cpp)."""
 import json
 import os
 import sys
