@@ -18,7 +18,10 @@
  * DeepseekV3Attention's q_b_proj (q_proj without q_lora_rank) viewed as
  * (heads, qk_nope_head_dim + qk_rope_head_dim) with the rope part last,
  * and kv_a_proj_with_mqa's last qk_rope_head_dim rows as the one key head
- * of every query head.
+ * of every query head. GGUF files as llama.cpp's graphs view them: the same
+ * MLA rows under attn_q_b (attn_q) and attn_kv_a_mqa (deepseek2.cpp and the
+ * graphs that share its views), and qwen3next.cpp's attn_q per head [query |
+ * gate], as Qwen3NextAttention's q_proj.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -58,7 +61,8 @@ const char *pe_usage_arch_name(enum pe_usage_arch arch)
 	case PE_USAGE_GROUPED:
 		return "fused qkv, per key head [q... | k | v]";
 	case PE_USAGE_MLA:
-		return "DeepSeek MLA, rope part of q_b_proj and kv_a_proj_with_mqa";
+		return "DeepSeek MLA, rope part of q_b_proj and kv_a_proj_with_mqa (GGUF: attn_q_b "
+		       "and attn_kv_a_mqa)";
 	case PE_USAGE_CODEGEN:
 		return "CodeGen qkv_proj, 4 blocks of [q | v | k]";
 	}
@@ -96,6 +100,7 @@ struct cfg {
 	int per_head;           /* query_key_value per head [q | k | v] */
 	int codegen;            /* qkv_proj in CodeGen's 4 blocks */
 	const char *model_type; /* borrowed from the JSON */
+	const char *gguf_arch;  /* a GGUF's general.architecture (borrowed), else NULL */
 };
 
 static const struct json *key(const struct json *o, const char *k)
@@ -223,6 +228,85 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 	return PE_OK;
 }
 
+/* A whole-number scalar key "<arch>.<suffix>": 1 with *out set, 0 when absent, -1 when not a
+ * count. */
+static int gguf_count(const struct gguf *g, const char *arch, const char *suffix, size_t *out)
+{
+	char *k = pe_asprintf("%s.%s", arch, suffix);
+	if (!k)
+		return -2;
+	const struct gguf_kv *v = gguf_find(g, k);
+	free(k);
+	if (!v)
+		return 0;
+	if (v->type == GGUF_STRING || v->type == GGUF_ARRAY || !(v->num >= 0) ||
+	    v->num > (1u << 30) || v->num != floor(v->num))
+		return -1;
+	*out = (size_t)v->num;
+	return 1;
+}
+
+/*
+ * MLA's widths from a GGUF's keys, as llama_model_deepseek2::load_arch_hparams and its
+ * graph (src/models/deepseek2.cpp) take them: the rope part of a head is n_rot
+ * (rope.dimension_count, which the converter writes from qk_rope_head_dim), a query
+ * head n_embd_head_k_mla() wide (attention.key_length_mla, or attention.key_length in
+ * files converted before MLA's key was written), its nope part first (q_pe is viewed at
+ * offset n_embd_head_qk_nope), and kv_lora_rank (attention.kv_lora_rank) rows of
+ * attn_kv_a_mqa before the rope part (k_pe at offset kv_lora_rank).
+ */
+static enum pe_status gguf_mla_cfg(const struct gguf *g, const char *arch, struct cfg *c,
+                                   char **err)
+{
+	size_t rot = 0, head = 0, lora = 0;
+	static const char *const keys[] = {"rope.dimension_count", "attention.key_length_mla",
+	                                   "attention.key_length", "attention.kv_lora_rank"};
+	size_t *dst[] = {&rot, &head, &head, &lora};
+	for (size_t i = 0; i < 4; i++) {
+		if (i == 2 && head)
+			continue; /* key_length_mla wins */
+		int rc = gguf_count(g, arch, keys[i], dst[i]);
+		if (rc == -2)
+			return rd_fail(err, PE_ENOMEM, "out of memory");
+		if (rc < 0)
+			return rd_fail(err, PE_EFORMAT, "GGUF: %s.%s is not a count", arch,
+			               keys[i]);
+	}
+	if (!rot || !lora || head <= rot)
+		return rd_fail(err, PE_EFORMAT,
+		               "GGUF: %s's MLA tensors need %s.rope.dimension_count, "
+		               "attention.kv_lora_rank and a query head (attention.key_length_mla "
+		               "or key_length) wider than the rope part",
+		               arch, arch);
+	c->rope = rot;
+	c->nope = head - rot;
+	c->kv_lora = lora;
+	return PE_OK;
+}
+
+/*
+ * The GGUF architectures whose MLA tensors usage reads, each graph read for the same views
+ * (q_pe at offset n_embd_head_k - n_rot of each query head, k_pe at offset kv_lora_rank
+ * of attn_kv_a_mqa's output) and each converter for rows written unchanged: deepseek2
+ * (deepseek2.cpp; conversion/deepseek.py), mistral4 (models.h: llama_model_mistral4 uses
+ * llama_model_deepseek2's loader and graph; conversion/mistral3.py's Mistral4Model is a
+ * DeepseekV2Model), plm (plm.cpp; conversion/plm.py maps names only) and minicpm3
+ * (minicpm3.cpp; conversion/minicpm.py's MiniCPM3Model leaves the tensors as they are).
+ * The others (deepseek32, glm-dsa, bailingmoe3, hy_v4, dots3note, ...) have graphs of their
+ * own, not checked.
+ */
+static enum pe_status gguf_mla(const struct gguf *g, struct cfg *c, char **err)
+{
+	static const char *const archs[] = {"deepseek2", "mistral4", "plm", "minicpm3"};
+	for (size_t i = 0; i < sizeof(archs) / sizeof(archs[0]); i++)
+		if (strcmp(c->gguf_arch, archs[i]) == 0)
+			return gguf_mla_cfg(g, c->gguf_arch, c, err);
+	return rd_fail(err, PE_EUNSUPPORTED,
+	               "GGUF: %s's MLA tensors (attn_kv_a_mqa) are not read: usage reads those "
+	               "of deepseek2, mistral4, plm and minicpm3, whose graphs it follows",
+	               c->gguf_arch);
+}
+
 /*
  * The counts of a GGUF file's own keys (llama.cpp's LLM_KV_ATTENTION_HEAD_COUNT and
  * _HEAD_COUNT_KV: "<arch>.attention.head_count[_kv]", a number or one per layer). Nothing
@@ -264,6 +348,11 @@ static enum pe_status gguf_cfg(const struct gguf *g, struct cfg *c, char **err)
 		free(k);
 		*(i ? &c->kv_heads : &c->heads) = n;
 	}
+	/* qwen3next.cpp's build_layer_attn views attn_q's output (n_embd_head * 2, n_head):
+	 * per head the query at offset 0, the gate of its output after it; the converter
+	 * (conversion/qwen.py Qwen3NextModel) writes q_proj unchanged */
+	c->gated_q = strcmp(arch->str, "qwen3next") == 0;
+	c->gguf_arch = arch->str;
 	return PE_OK;
 }
 
@@ -629,11 +718,12 @@ static enum pe_status compute_layer(struct ctx *c, const struct pe_model *m, siz
 			return rd_fail(err, PE_EFORMAT,
 			               "config: DeepSeek's MLA tensors need num_attention_heads, "
 			               "qk_rope_head_dim and kv_lora_rank");
-		if (cf->rope != hd)
-			return rd_fail(
-			        err, PE_EFORMAT,
-			        "config: qk_rope_head_dim %zu, but the rotary head width is %zu",
-			        cf->rope, hd);
+		/* the rope part is rotated whole: hf: describes it as the head, a GGUF as the
+		 * rotary width n_rot of a kv_lora_rank + n_rot head */
+		if (cf->rope != L->rotary)
+			return rd_fail(err, PE_EFORMAT,
+			               "%s: qk_rope_head_dim %zu, but the rotary width is %zu",
+			               cf->gguf_arch ? "GGUF" : "config", cf->rope, L->rotary);
 		if (q_rows != heads * (cf->nope + cf->rope))
 			return rd_fail(err, PE_EFORMAT,
 			               "layer %zu: '%s' has %zu rows, not %zu heads x (%zu + %zu)",
@@ -821,9 +911,14 @@ static enum pe_status sizes(struct ctx *c, const struct pe_model *m, char **err)
 	return PE_OK;
 }
 
-/* The model's layers in the checkpoint; those without RoPE may lack attention tensors. */
+/*
+ * The model's layers in the checkpoint; those without RoPE may lack attention tensors.
+ * @side_fused: a fused attn_qkv in a layer without RoPE is not attention's (Qwen3-Next's
+ * Gated DeltaNet layers: conversion/qwen.py writes in_proj_qkvz's q, k, v as attn_qkv),
+ * and is left aside.
+ */
 static enum pe_status find_layers(const struct pe_tensor_store *store, const struct pe_model *m,
-                                  struct us_found *found, char **err)
+                                  int side_fused, struct us_found *found, char **err)
 {
 	unsigned char *optional = m->n_layers ? calloc(m->n_layers, 1) : NULL;
 	if (m->n_layers && !optional)
@@ -838,6 +933,15 @@ static enum pe_status find_layers(const struct pe_tensor_store *store, const str
 		free(tmp.scaled);
 	}
 	enum pe_status st = us_find(store, m->n_layers, optional, found, err);
+	if (st == PE_OK && side_fused) {
+		found->fused = 0;
+		for (size_t l = 0; l < found->layers; l++) {
+			struct us_layer *T = &found->layer[l];
+			if (l < m->n_layers && optional[l])
+				T->t[US_QKV] = T->t[US_QKVB] = NULL;
+			found->fused |= T->t[US_QKV] != NULL;
+		}
+	}
 	free(optional);
 	return st;
 }
@@ -883,7 +987,7 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 		st = read_cfg(root, &c.cfg, err);
 	}
 	if (st == PE_OK)
-		st = find_layers(store, m, &c.found, err);
+		st = find_layers(store, m, g && c.cfg.gated_q, &c.found, err);
 	/* The multi-token-prediction layers DeepSeek-V3 and GLM-4.5 store after the model's own
 	 * (model.layers.<num_hidden_layers>...): transformers leaves them out when it loads
 	 * (_keys_to_ignore_on_load_unexpected), and so does this. */
@@ -913,6 +1017,16 @@ static enum pe_status usage_run(struct pe_tensor_store *store, const char *confi
 		                           : fused_arch(&c.cfg, c.found.layer[first].t[US_QKV]);
 		if (c.found.fused && c.found.layer[first].t[US_Q])
 			u->arch = PE_USAGE_SEPARATE; /* both kinds: q_proj and k_proj win */
+		if (g && u->arch == PE_USAGE_MLA)
+			st = gguf_mla(g, &c.cfg, err);
+		/* qwen3next.cpp's fused attn_qkv holds [q and gate per head | k | v], a layout
+		 * of its own */
+		if (st == PE_OK && g && c.cfg.gated_q && u->arch != PE_USAGE_SEPARATE)
+			st = rd_fail(
+			        err, PE_EUNSUPPORTED,
+			        "GGUF: %s's gated query in a fused attn_qkv is not read (usage "
+			        "reads its separate attn_q and attn_k)",
+			        c.cfg.gguf_arch);
 		u->layer = calloc(u->layers, sizeof(*u->layer));
 		if (!u->prefix || !u->layer)
 			st = rd_fail(err, PE_ENOMEM, "out of memory");

@@ -6,7 +6,10 @@
  * DeepSeek-V2/V3's q_b_proj (q_proj without q_lora_rank) and
  * kv_a_proj_with_mqa, q_norm/k_norm (Qwen3, Gemma 3, OLMo 2); and as
  * llama.cpp's GGUF files name them (gguf-py's tensor_mapping.py):
- * blk.N.attn_q, attn_k, the fused attn_qkv, attn_q_norm and attn_k_norm.
+ * blk.N.attn_q, attn_k, the fused attn_qkv, attn_q_norm and attn_k_norm, and
+ * DeepSeek-V2's MLA tensors attn_q_b (attn_q without q_lora_rank) and
+ * attn_kv_a_mqa (conversion/deepseek.py maps q_b_proj and kv_a_proj_with_mqa
+ * to them unchanged).
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -56,6 +59,8 @@ static const struct role_name roles[] = {
         {"attn_k", 1, US_KB, 0, 0},
         {"attn_qkv", 0, US_QKV, 0, 1},
         {"attn_qkv", 1, US_QKVB, 0, 1},
+        {"attn_q_b", 0, US_Q, 1, 0},
+        {"attn_kv_a_mqa", 0, US_K, 1, 0},
         {"attn_q_norm", 0, US_QNORM, 0, 0},
         {"attn_k_norm", 0, US_KNORM, 0, 0},
 };
@@ -243,14 +248,15 @@ enum pe_status us_find(const struct pe_tensor_store *s, size_t n_layers,
 		        "layers 0..%zu are named, but layer %zu has no query and key "
 		        "projections (q_proj and k_proj, qkv_proj, query_key_value, c_attn, "
 		        "Wqkv, wqkv, W_pack, q_b_proj and kv_a_proj_with_mqa, or GGUF's attn_q and "
-		        "attn_k, attn_qkv)",
+		        "attn_k, attn_qkv, attn_q_b and attn_kv_a_mqa)",
 		        gap_of - 1, gap_layer);
 	else if (st == PE_OK && n == 0)
 		st = rd_fail(
 		        err, PE_ENOTFOUND,
 		        "no layers with query and key projections (q_proj and k_proj, "
 		        "qkv_proj, query_key_value, c_attn, Wqkv, wqkv, W_pack, q_b_proj and "
-		        "kv_a_proj_with_mqa, or GGUF's attn_q and attn_k, attn_qkv) in every layer "
+		        "kv_a_proj_with_mqa, or GGUF's attn_q and attn_k, attn_qkv, attn_q_b and "
+		        "attn_kv_a_mqa) in every layer "
 		        "0..N-1");
 	if (st == PE_OK && n > 1 && n_layers) {
 		size_t m = 0;

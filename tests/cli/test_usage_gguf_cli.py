@@ -11,7 +11,10 @@ qwen3 and phi3 keep HF's rows and run NEOX rope (llama_model_rope_type in
 src/llama-model.cpp). Each weight is stored with ggml's ne = [in, out] (ne[0] the
 fastest). The expected pair norms are computed from the HF rows with HF's pairing, so a
 GGUF read with the wrong pairing (or rows in the wrong order) fails; and the GGUF result
-must equal usage on the same weights as a safetensors checkpoint with its config.json."""
+must equal usage on the same weights as a safetensors checkpoint with its config.json.
+deepseek2 (MLA: attn_q_b or attn_q, attn_kv_a_mqa), plm, minicpm3 and qwen3next (gated attn_q)
+are written as their converters write them and checked against numpy restating the views of
+llama.cpp's graphs (deepseek2.cpp, plm.cpp, minicpm3.cpp, qwen3next.cpp)."""
 import json
 import os
 import sys
@@ -225,6 +228,212 @@ else:
     wr.close()
     r, rows = table(["-s", "gguf:" + path("gguf-py.gguf"), "--weights", path("gguf-py.gguf")])
     compare("llama F16 written by gguf-py's GGUFWriter", rows, *refs(w, H, KV, hd, L))
+
+# ---- deepseek2: MLA, the rope part of attn_q_b / attn_q and of attn_kv_a_mqa --------------
+# The layout restated from llama.cpp (src/models/deepseek2.cpp, load_arch_tensors and the
+# graph; conversion/deepseek.py DeepseekV2Model): q_b_proj -> attn_q_b (q_proj -> attn_q
+# without q_lora_rank) and kv_a_proj_with_mqa -> attn_kv_a_mqa are written unchanged (no
+# permute); kv_b_proj is split per head into attn_k_b (its nope rows, transposed) and
+# attn_v_b, or kept as attn_kv_b by older converters. The graph views q per head
+# n_embd_head_k_mla = key_length_mla (key_length when that key is absent) wide, q_pe at
+# offset n_embd_head_k_mla - n_rot, and k_pe as kv_a_mqa's rows from kv_lora_rank on,
+# one key head for every query head; rope type NORM (llama_model_rope_type) rotates
+# (2i, 2i+1) of the n_rot rope rows.
+def mla_model(name, dtype, lite, legacy, arch="deepseek2", neox=False, drop=(), L=2, hidden=32,
+              H=4, nope=16, rope=8, kvl=12, ql=10, vd=16):
+    w = {}
+    for l in range(L):
+        if not lite:
+            w[(l, "qa")] = st_write.stored(rng.standard_normal((ql, hidden)), dtype)
+        w[(l, "qb")] = st_write.stored(rng.standard_normal((H * (nope + rope),
+                                                            hidden if lite else ql)), dtype)
+        w[(l, "kva")] = st_write.stored(rng.standard_normal((kvl + rope, hidden)), dtype)
+        w[(l, "kvb")] = st_write.stored(rng.standard_normal((H * (nope + vd), kvl)), dtype)
+    a = arch
+    kvs = [("general.architecture", gw.STRING, a), (f"{a}.context_length", gw.UINT32, 4096),
+           (f"{a}.embedding_length", gw.UINT32, hidden), (f"{a}.block_count", gw.UINT32, L),
+           (f"{a}.attention.head_count", gw.UINT32, H),
+           (f"{a}.attention.head_count_kv", gw.UINT32, 1),
+           (f"{a}.attention.kv_lora_rank", gw.UINT32, kvl),
+           (f"{a}.rope.dimension_count", gw.UINT32, rope),
+           (f"{a}.rope.freq_base", gw.FLOAT32, 10000.0),
+           (f"{a}.attention.layer_norm_rms_epsilon", gw.FLOAT32, 1e-6)]
+    if legacy:  # before MLA's keys: key_length is the MHA head, nope + rope
+        kvs += [(f"{a}.attention.key_length", gw.UINT32, nope + rope),
+                (f"{a}.attention.value_length", gw.UINT32, vd)]
+    else:
+        kvs += [(f"{a}.attention.key_length", gw.UINT32, kvl + rope),
+                (f"{a}.attention.value_length", gw.UINT32, kvl),
+                (f"{a}.attention.key_length_mla", gw.UINT32, nope + rope),
+                (f"{a}.attention.value_length_mla", gw.UINT32, vd)]
+    if not lite:
+        kvs.append((f"{a}.attention.q_lora_rank", gw.UINT32, ql))
+    kvs = [kv for kv in kvs if kv[0].split(".", 1)[1] not in drop]
+    tensors, st = [], {}
+    enc = lambda n, arr: tensors.append((n, list(arr.shape[::-1]), GTYPE[dtype],  # noqa: E731
+                                         st_write.encode(arr, dtype)))
+    for l in range(L):
+        p = f"model.layers.{l}.self_attn."
+        if not lite:
+            enc(f"blk.{l}.attn_q_a.weight", w[(l, "qa")])
+            st[p + "q_a_proj.weight"] = (w[(l, "qa")], dtype)
+        enc(f"blk.{l}.attn_{'q' if lite else 'q_b'}.weight", w[(l, "qb")])
+        st[p + ("q_proj" if lite else "q_b_proj") + ".weight"] = (w[(l, "qb")], dtype)
+        enc(f"blk.{l}.attn_kv_a_mqa.weight", w[(l, "kva")])
+        st[p + "kv_a_proj_with_mqa.weight"] = (w[(l, "kva")], dtype)
+        st[p + "kv_b_proj.weight"] = (w[(l, "kvb")], dtype)
+        if legacy:
+            enc(f"blk.{l}.attn_kv_b.weight", w[(l, "kvb")])
+        else:
+            kvb = w[(l, "kvb")].reshape(H, nope + vd, kvl)
+            enc(f"blk.{l}.attn_k_b.weight", np.ascontiguousarray(kvb[:, :nope].transpose(0, 2, 1)))
+            enc(f"blk.{l}.attn_v_b.weight", np.ascontiguousarray(kvb[:, nope:]))
+    with open(path(name + ".gguf"), "wb") as f:
+        f.write(gw.gguf(kvs, tensors))
+    st_write.write(path(name + ".safetensors"), st)
+    cfg = {"model_type": "deepseek_v2", "hidden_size": hidden, "num_attention_heads": H,
+           "num_key_value_heads": H, "num_hidden_layers": L, "max_position_embeddings": 4096,
+           "rope_theta": 10000.0, "qk_rope_head_dim": rope, "qk_nope_head_dim": nope,
+           "v_head_dim": vd, "kv_lora_rank": kvl, "q_lora_rank": None if lite else ql}
+    with open(path(name + ".json"), "w") as f:
+        json.dump(cfg, f)
+    # numpy on the HF rows: q_pe rows nope.. of each head, k_pe rows kvl.., pairs (2i, 2i+1)
+    # (NORM), or (i, i + rope/2) (NEOX: minicpm3)
+    inter = pairs_of(rope, not neox)
+    rq = [[pair_norms(w[(l, "qb")].reshape(H, nope + rope, -1)[h, nope:], inter)
+           for h in range(H)] for l in range(L)]
+    rk = [[pair_norms(w[(l, "kva")][kvl:], inter) for h in range(H)] for l in range(L)]
+    wq = [[pair_norms(w[(l, "qb")].reshape(H, nope + rope, -1)[h, nope:], pairs_of(rope, False))
+           for h in range(H)] for l in range(L)]
+    return path(name + ".gguf"), path(name + ".safetensors"), path(name + ".json"), rq, rk, wq
+
+
+for name, dtype, lite, legacy in (("ds2", "F32", False, False), ("ds2-bf16", "BF16", False, False),
+                                  ("ds2-lite-legacy", "F16", True, True)):
+    gg, st, cfg, rq, rk, wq = mla_model(name, dtype, lite, legacy)
+    r, rows = table(["-s", "gguf:" + gg, "--weights", gg])
+    ok(r.rc == 0, f"deepseek2 {name} gguf runs", r.err)
+    compare(f"deepseek2 {name} gguf ({'attn_q' if lite else 'attn_q_b'} and attn_kv_a_mqa, rope "
+            f"part, pairs (2i, 2i+1))", rows, rq, rk)
+    ok(rows and all(rows[k]["kv_head"] == "0" for k in rows)
+       and all(rows[k]["dim_b"] == str(int(rows[k]["dim_a"]) + 1) for k in rows),
+       f"deepseek2 {name}: one key head, pairs (2i, 2i+1)", "")
+    r2, rows2 = table(["-s", "hf:" + cfg, "--weights", st])
+    ok(r2.rc == 0, f"deepseek2 {name}: hf: of the same weights runs", r2.err)
+    same_as(f"deepseek2 {name}", rows, rows2)
+    if name == "ds2" and len(rows) == 32:
+        # the same rope rows paired as NEOX pairs them, (i, i + 4), give other norms: the
+        # comparison above can fail
+        worst = max(abs(float(rows[(l, h, i)]["q"]) - wq[l][h][i]) / wq[l][h][i]
+                    for l in range(2) for h in range(4) for i in range(4))
+        ok(worst > 1e-3, "deepseek2: the rope rows paired (i, i + 4) give other norms",
+           f"worst rel {worst:.3g}")
+
+# plm (plm.cpp: attn_q, key_length = nope + rope, NORM) and minicpm3 (minicpm3.cpp: attn_q_b,
+# NEOX): the same views; their converters (conversion/plm.py, minicpm.py) leave the rows as
+# they are
+for name, arch, lite, neox in (("plm", "plm", True, False), ("minicpm3", "minicpm3", False, True)):
+    gg, st, cfg, rq, rk, wq = mla_model(name, "F32", lite, True, arch=arch, neox=neox)
+    r, rows = table(["-s", "gguf:" + gg, "--weights", gg])
+    compare(f"{arch} gguf (rope part of {'attn_q' if lite else 'attn_q_b'} and attn_kv_a_mqa, "
+            f"pairs {'(i, i+4)' if neox else '(2i, 2i+1)'})", rows, rq, rk)
+# the errors: an MLA graph not checked, a deepseek2 file without kv_lora_rank
+gg = mla_model("glm-dsa", "F32", False, False, arch="glm-dsa")[0]
+error_case(EXE, "glm-dsa's MLA tensors", ["usage", "-s", "gguf:" + gg, "--weights", gg, "-o", "-"],
+           1, "GGUF: glm-dsa's MLA tensors (attn_kv_a_mqa) are not read")
+gg = mla_model("ds2-nolora", "F32", False, False, drop=("attention.kv_lora_rank",))[0]
+error_case(EXE, "deepseek2 without attention.kv_lora_rank",
+           ["usage", "-s", "gguf:" + gg, "--weights", gg, "-o", "-"], 1,
+           "GGUF: deepseek2's MLA tensors need deepseek2.rope.dimension_count, "
+           "attention.kv_lora_rank")
+
+# ---- qwen3next: attn_q per head [query | gate]; Gated DeltaNet layers' attn_qkv left aside -----
+# src/models/qwen3next.cpp build_layer_attn reshapes attn_q's output to (n_embd_head * 2,
+# n_head) and views the query at offset 0 of each head, the gate after it; NEOX rope over
+# n_rot = rope.dimension_count. conversion/qwen.py Qwen3NextModel writes q_proj unchanged,
+# adds 1 to q_norm/k_norm (Qwen3NextRMSNorm's 1 + w), and writes the linear-attention layers'
+# in_proj_qkvz as attn_qkv + attn_gate (not attention of RoPE).
+def qn3_model(dtype):
+    hidden, H, KV, hd, rot, L = 32, 4, 2, 16, 4, 4
+    gq = st_write.stored(rng.standard_normal((H * 2 * hd, hidden)), dtype)
+    gk = st_write.stored(rng.standard_normal((KV * hd, hidden)), dtype)
+    gv = st_write.stored(rng.standard_normal((KV * hd, hidden)), dtype)
+    # norm weights whose 1 + w is exact in float32, so both readings agree to the bit
+    qn = rng.integers(-32, 32, hd) / 64.0
+    kn = rng.integers(-32, 32, hd) / 64.0
+    a = "qwen3next"
+    kvs = [("general.architecture", gw.STRING, a), (f"{a}.context_length", gw.UINT32, 4096),
+           (f"{a}.embedding_length", gw.UINT32, hidden), (f"{a}.block_count", gw.UINT32, L),
+           (f"{a}.attention.head_count", gw.UINT32, H),
+           (f"{a}.attention.head_count_kv", gw.UINT32, KV),
+           (f"{a}.attention.key_length", gw.UINT32, hd),
+           (f"{a}.attention.value_length", gw.UINT32, hd),
+           (f"{a}.rope.dimension_count", gw.UINT32, rot),
+           (f"{a}.rope.freq_base", gw.FLOAT32, 10000.0),
+           (f"{a}.full_attention_interval", gw.UINT32, 4)]
+    tensors = []
+    for l in range(3):  # Gated DeltaNet layers: fused qkv and z, random (must not be read)
+        for n, rows in (("attn_qkv", 48), ("attn_gate", 32)):
+            tensors.append((f"blk.{l}.{n}.weight", [hidden, rows], GTYPE[dtype],
+                            st_write.encode(rng.standard_normal((rows, hidden)), dtype)))
+    for n, arr in (("attn_q", gq), ("attn_k", gk), ("attn_v", gv)):
+        tensors.append((f"blk.3.{n}.weight", [hidden, arr.shape[0]], GTYPE[dtype],
+                        st_write.encode(arr, dtype)))
+    for n, g in (("attn_q_norm", qn), ("attn_k_norm", kn)):
+        tensors.append((f"blk.3.{n}.weight", [hd], gw.GGML_F32, st_write.encode(g + 1.0, "F32")))
+    gg = path(f"qwen3next-{dtype}.gguf")
+    with open(gg, "wb") as f:
+        f.write(gw.gguf(kvs, tensors))
+    p = "model.layers.3.self_attn."
+    st = {f"model.layers.{l}.linear_attn.in_proj_qkvz.weight": (np.zeros((8, hidden)), "F32")
+          for l in range(3)}
+    st.update({p + "q_proj.weight": (gq, dtype), p + "k_proj.weight": (gk, dtype),
+               p + "v_proj.weight": (gv, dtype), p + "q_norm.weight": (qn, "F32"),
+               p + "k_norm.weight": (kn, "F32")})
+    sp = path(f"qwen3next-{dtype}.safetensors")
+    st_write.write(sp, st)
+    cp = path(f"qwen3next-{dtype}.json")
+    with open(cp, "w") as f:
+        json.dump({"model_type": "qwen3_next", "hidden_size": hidden, "num_attention_heads": H,
+                   "num_key_value_heads": KV, "head_dim": hd, "num_hidden_layers": L,
+                   "partial_rotary_factor": rot / hd, "max_position_embeddings": 4096,
+                   "rope_theta": 10000.0,
+                   "layer_types": ["linear_attention"] * 3 + ["full_attention"]}, f)
+    half = pairs_of(rot, False)
+    q = gq.reshape(H, 2, hd, hidden)[:, 0]  # [head, query or gate, coordinate]: the query
+    k = gk.reshape(KV, hd, hidden)
+    rq = [[pair_norms(q[h], half, 1.0 + qn) for h in range(H)]]
+    rk = [[pair_norms(k[h // (H // KV)], half, 1.0 + kn) for h in range(H)]]
+    return gg, sp, cp, rq, rk
+
+
+for dtype in ("F32", "BF16"):
+    gg, sp, cp, rq, rk = qn3_model(dtype)
+    r, rows = table(["-s", "gguf:" + gg, "--weights", gg])
+    ok(r.rc == 0 and sorted({l for l, _, _ in rows}) == [3], f"qwen3next {dtype} gguf: layer 3 "
+       "alone has pairs (layers 0-2's attn_qkv is Gated DeltaNet's)", r.err)
+    compare(f"qwen3next {dtype} gguf (query rows of the gated attn_q, pairs (i, i+2))",
+            {(0, h, i): v for (l, h, i), v in rows.items() if l == 3}, rq, rk)
+    r2, rows2 = table(["-s", "hf:" + cp, "--weights", sp])
+    ok(r2.rc == 0, f"qwen3next {dtype}: hf: of the same weights runs", r2.err)
+    same_as(f"qwen3next {dtype}", rows, rows2)
+
+# a full-attention layer's fused attn_qkv ([query and gate per head | k | v]) is refused
+a = "qwen3next"
+kvs3 = [("general.architecture", gw.STRING, a), (f"{a}.context_length", gw.UINT32, 4096),
+        (f"{a}.embedding_length", gw.UINT32, 32), (f"{a}.block_count", gw.UINT32, 4),
+        (f"{a}.attention.head_count", gw.UINT32, 4), (f"{a}.attention.head_count_kv", gw.UINT32, 2),
+        (f"{a}.attention.key_length", gw.UINT32, 16),
+        (f"{a}.attention.value_length", gw.UINT32, 16),
+        (f"{a}.rope.dimension_count", gw.UINT32, 4)]
+fq = path("qwen3next-fused.gguf")
+with open(fq, "wb") as f:
+    f.write(gw.gguf(kvs3, [(f"blk.{l}.attn_qkv.weight", [32, rows], gw.GGML_F32,
+                            st_write.encode(np.ones((rows, 32)), "F32"))
+                           for l, rows in ((0, 48), (1, 48), (2, 48), (3, (8 + 2 + 2) * 16))]))
+error_case(EXE, "qwen3next's fused attn_qkv in its attention layer",
+           ["usage", "-s", "gguf:" + fq, "--weights", fq, "-o", "-"], 1,
+           "GGUF: qwen3next's gated query in a fused attn_qkv is not read")
 
 # ---- errors ----------------------------------------------------------------------------------
 kvs = [("general.architecture", gw.STRING, "llama"), ("llama.context_length", gw.UINT32, 4096),
