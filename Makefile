@@ -16,10 +16,12 @@ BENCH_UPDATE ?=
 
 BUILD_DEPS = gcc meson ninja-build pkg-config libcairo2-dev libpng-dev zlib1g-dev \
 	fonts-dejavu-core python3
+# python3-pandas: the Python package returns DataFrames when pandas is there (the notebook path);
+# without it those tests skip.
 # libopenblas-dev: so that the suite also runs the BLAS path of learned and file tables (the Gram
 # products, the NPY writer's pieces), which users with OpenBLAS and the benchmark take.
 TEST_DEPS = libcmocka-dev python3-numpy valgrind groff-base man-db poppler-utils chromium \
-	python3-pytest libopenblas-dev
+	python3-pytest libopenblas-dev python3-pandas
 # make python: the Python package (doc/python.md), built by Debian's pip and setuptools, offline.
 PYTHON_DEPS = python3-numpy python3-pip python3-setuptools python3-wheel
 # libFuzzer for the bounded fuzz run; without it that test reports a skip.
