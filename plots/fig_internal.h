@@ -269,8 +269,10 @@ bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_p
 #define TEXT_LINE_CAP  256
 /*
  * s broken at spaces (or, for a word wider than room, after a hyphen, '=', ':' or ',')
- * into at most max lines no wider than room in the current font; what the last line
- * cannot hold ends in an ellipsis. Returns the number of lines in out.
+ * into at most max lines no wider than room in the current font (fig_wrap.c): the fewest
+ * lines, as even as they can be; a number keeps its unit, a factor ("×8") its word, a
+ * short parenthesised group its words. What the last line cannot hold ends in an
+ * ellipsis. Returns the number of lines in out.
  */
 int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP]);
 /* text_wrap(), and *cut says whether a line ended in an ellipsis (the text is not whole). */

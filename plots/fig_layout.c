@@ -4,7 +4,6 @@
  * tick choice is redone for the final axes size (fewer ticks on a smaller
  * axis means narrower labels, so three rounds settle it).
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,93 +86,6 @@ static double descent(const struct fig_style *st, enum text_role role)
  * scatter) takes four lines. */
 #define NOTE_LINES 6
 #define LINE_CAP   TEXT_LINE_CAP
-
-/*
- * s broken at spaces into at most @max lines no wider than room in the
- * current font, filling each line before the next; a word wider than room
- * breaks after a hyphen (or _ / . = : ,) where it can; such a word that cannot, and
- * whatever the last line cannot hold, end in an ellipsis (*cut set, when given).
- * @return the number of lines in out.
- */
-int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP], bool *cut)
-{
-	int n = 0;
-	if (cut)
-		*cut = false;
-	const char *c = s;
-	while (*c && n < max) {
-		while (*c == ' ')
-			c++;
-		if (!*c)
-			break;
-		char line[LINE_CAP];
-		size_t len = 0, fit = 0;
-		const char *rest = c;
-		/* Take words while the line still fits (the first word always). */
-		for (const char *w = c; *w;) {
-			const char *e = w;
-			while (*e && *e != ' ')
-				e++;
-			size_t add = (size_t)(e - w) + (len ? 1 : 0);
-			if (len + add >= LINE_CAP)
-				break;
-			memcpy(line + len, len ? " " : "", len ? 1 : 0);
-			memcpy(line + len + (len ? 1 : 0), w, (size_t)(e - w));
-			line[len + add] = '\0';
-			if (fit > 0 && text_width(cr, line) > room) {
-				line[len] = '\0';
-				break;
-			}
-			len += add;
-			fit++;
-			rest = e;
-			w = e;
-			while (*w == ' ')
-				w++;
-		}
-		line[len] = '\0';
-		/* A lone word too wide for the line (a model name such as gemma-3-27b-it in a
-		 * short row, a spec's "base=10000") breaks after a hyphen, underscore, slash,
-		 * dot, '=', ':' or ',', keeping the rest for the next line, rather than ending
-		 * in an ellipsis; never between the digits of a number ("1,5" or "2.5"). */
-		if (fit == 1 && n < max - 1 && text_width(cr, line) > room) {
-			size_t at = 0;
-			for (size_t k = 1; k + 1 < len; k++) {
-				if (!strchr("-_/.=:,", line[k - 1]) ||
-				    (strchr(".,", line[k - 1]) && k >= 2 &&
-				     isdigit((unsigned char)line[k - 2]) &&
-				     isdigit((unsigned char)line[k])))
-					continue;
-				char keep = line[k];
-				line[k] = '\0';
-				if (text_width(cr, line) <= room)
-					at = k;
-				line[k] = keep;
-			}
-			if (at > 0) {
-				line[at] = '\0';
-				rest = c + at;
-			}
-		}
-		if (fit == 0 || (n == max - 1 && *rest)) {
-			/* The last line takes the rest, cut to fit. */
-			snprintf(line, sizeof(line), "%s", c);
-			rest = c + strlen(c);
-		}
-		char buf[LINE_CAP + 8];
-		const char *t = text_fit(cr, line, room, buf, sizeof(buf));
-		if (cut && t != line)
-			*cut = true;
-		snprintf(out[n++], LINE_CAP, "%s", t);
-		c = rest;
-	}
-	return n;
-}
-
-int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
-{
-	return text_wrap_cut(cr, s, room, max, out, NULL);
-}
 
 /*
  * Draw s centred at (x, y) (the baseline of its last line; rotated by
