@@ -205,9 +205,23 @@ static size_t greedy(cairo_t *cr, const struct unit *u, size_t n, double room, s
 }
 
 /*
+ * What a break between units a and b costs beyond the room it leaves: inside a word as
+ * much as an empty line; after a colon a quarter line's worth ("Scatter:" at the end of
+ * one line and what it introduces on the next).
+ */
+static double break_cost(const struct unit *a, const struct unit *b, double room)
+{
+	if (!b->space)
+		return room * room;
+	if (a->len > 0 && a->at[a->len - 1] == ':')
+		return room * room / 16;
+	return 0;
+}
+
+/*
  * Of the layouts in exactly @lines lines, the most even: least sum of squared room left
- * on each line, a break inside a word costing as much as an empty line. starts[] gets
- * each line's first unit; false when no layout of that many lines fits.
+ * on each line, and of break_cost(). starts[] gets each line's first unit; false when no
+ * layout of that many lines fits.
  */
 static bool balanced(cairo_t *cr, const struct unit *u, size_t n, double room, size_t lines,
                      size_t *starts)
@@ -240,7 +254,6 @@ static bool balanced(cairo_t *cr, const struct unit *u, size_t n, double room, s
 	for (size_t i = 0; i <= n; i++)
 		for (size_t k = 0; k <= lines; k++)
 			cost[i * (lines + 1) + k] = i == n && k == 0 ? 0 : INFINITY;
-	double pen = room * room;
 	for (size_t k = 1; k <= lines; k++)
 		for (size_t i = n; i-- > 0;)
 			for (size_t j = i + 1; j <= n && off[i] + j - i - 1 < off[i + 1]; j++) {
@@ -252,7 +265,8 @@ static bool balanced(cairo_t *cr, const struct unit *u, size_t n, double room, s
 				if (!isfinite(rest))
 					continue;
 				double left = width > room ? room : room - width;
-				double c = left * left + rest + (j < n && !u[j].space ? pen : 0);
+				double c = left * left + rest +
+				           (j < n ? break_cost(&u[j - 1], &u[j], room) : 0);
 				if (c < cost[i * (lines + 1) + k]) {
 					cost[i * (lines + 1) + k] = c;
 					next[i * (lines + 1) + k] = j;

@@ -708,6 +708,18 @@ static void wrap_is_balanced_and_keeps_units(void **state)
 	for (int k = 0; k < n; k++)
 		assert_true(out[k][strlen(out[k]) - 1] == '-' || k == n - 1);
 
+	/* A note of two sentences in two lines, at widths where the first sentence and the
+	 * second could share lines either way: never "Scatter:" at the end of the first, away
+	 * from what it introduces. */
+	s = "Colour scales shared by all schemes (one per quantity). Scatter: 8128 of the 32640 "
+	    "pairs, those between evenly spaced positions.";
+	for (double f = 0.6; f < 0.9; f += 0.02) {
+		n = text_wrap_cut(cr, s, text_width(cr, s) * f, 3, out, &cut);
+		assert_int_equal(n, 2);
+		assert_false(cut);
+		assert_true(strcmp(out[0] + strlen(out[0]) - 8, "Scatter:") != 0);
+	}
+
 	/* A parenthesised group wider than the line breaks at its spaces, uncut. */
 	room = fmax(text_width(cr, "(one per"), text_width(cr, "quantity)")) + 0.1;
 	n = text_wrap_cut(cr, "(one per quantity)", room, 3, out, &cut);
