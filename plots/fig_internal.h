@@ -168,6 +168,7 @@ struct axis {
 	bool inverted;  /* lo at the top / right end instead of bottom / left */
 	bool no_ticks;  /* none at all (pe_heatmap_spec.x_no_ticks) */
 	bool no_labels; /* ticks without numbers (pe_heatmap_spec.x_no_tick_labels) */
+	bool crowded;   /* axis_fit_ticks() found room for one labelled tick of several */
 	struct pe_ticks ticks;
 };
 

@@ -56,7 +56,7 @@ struct layout {
 	double grid_x, grid_y, grid_w, grid_h;
 	bool cramped;         /* some axes got squeezed below two lines of text */
 	bool cramped_w;       /* ... in width (a taller canvas would not help) */
-	int row_lines;        /* lines of the row labels: 1 .. MAX_LINES */
+	int row_lines;        /* lines of the row labels: 1 .. ROW_MAX_LINES */
 	double row_scale;     /* of the title size, for the row labels: 1, less when cut */
 	int sup_lines;        /* lines of the figure title: 1 .. MAX_LINES */
 	double sup_scale;     /* of the figure title's size: 1, less when it would be cut */
@@ -82,6 +82,9 @@ static double descent(const struct fig_style *st, enum text_role role)
 }
 
 #define MAX_LINES TEXT_MAX_LINES
+/* A row label at the tick size may take more lines than other text: it runs along a row
+ * of panels, and its lines only widen the left margin a little. */
+#define ROW_MAX_LINES 5
 /* A note says how to read the figure, in sentences: at 252 pt compare's (scales, sampling,
  * scatter) takes four lines. */
 #define NOTE_LINES 6
@@ -97,8 +100,12 @@ static double descent(const struct fig_style *st, enum text_role role)
 static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
                           int lines, double step, double lo, double hi)
 {
-	char out[MAX_LINES][LINE_CAP];
-	int n = text_wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
+	char out[ROW_MAX_LINES][LINE_CAP];
+	int n = text_wrap(cr, s, room,
+	                  lines < 1               ? 1
+	                  : lines > ROW_MAX_LINES ? ROW_MAX_LINES
+	                                          : lines,
+	                  out);
 	for (int k = 0; k < n; k++) {
 		double back = (double)(n - 1 - k) * step;
 		double w = text_width(cr, out[k]);
@@ -815,46 +822,78 @@ static void row_font(const struct layout *L)
 	cairo_set_font_size(L->cr, row_size(L));
 }
 
-/* Lines the longest row label needs to fit its row (up to MAX_LINES); *cut: some label
- * is not whole even so. */
-static int row_label_lines(struct layout *L, bool *cut)
+/* The smallest row label: the tick labels' size (a name smaller than the numbers beside it
+ * reads as a footnote). */
+static double row_least(const struct layout *L)
+{
+	return text_size(L->st, TEXT_TICK) / text_size(L->st, TEXT_TITLE);
+}
+
+/* Whether lines, joined by spaces, are s with its runs of spaces as one: no word was broken
+ * across lines, and none cut. */
+static bool words_whole(char out[][LINE_CAP], int n, const char *s)
+{
+	const char *c = s;
+	for (int k = 0; k < n; k++) {
+		while (*c == ' ')
+			c++;
+		for (const char *o = out[k]; *o; o++, c++) {
+			if (*o == ' ')
+				while (c[1] == ' ')
+					c++;
+			if (*o != *c)
+				return false;
+		}
+		if (*c && *c != ' ')
+			return false;
+	}
+	while (*c == ' ')
+		c++;
+	return !*c;
+}
+
+/* Lines the longest row label needs to fit its row (up to MAX_LINES, or ROW_MAX_LINES at
+ * the smallest size); *cut: some label is not whole even so; *split: some word is broken
+ * across lines ("gemma-3-" over "27b global"). */
+static int row_label_lines(struct layout *L, bool *cut, bool *split)
 {
 	cairo_t *cr = L->cr;
 	row_font(L);
-	int most = 1;
-	*cut = false;
+	int most = 1, max = L->row_scale <= row_least(L) * 1.0001 ? ROW_MAX_LINES : MAX_LINES;
+	*cut = *split = false;
 	for (unsigned r = 0; r < L->fig->rows; r++) {
-		char out[MAX_LINES][LINE_CAP];
+		const char *t = L->fig->row_labels[r];
+		if (!t)
+			continue;
+		char out[ROW_MAX_LINES][LINE_CAP];
 		bool c = false;
-		int k = L->fig->row_labels[r]
-		                ? text_wrap_cut(cr, L->fig->row_labels[r], row_label_room(L, r),
-		                                MAX_LINES, out, &c)
-		                : 0;
+		int k = text_wrap_cut(cr, t, row_label_room(L, r), max, out, &c);
 		most = k > most ? k : most;
 		*cut |= c;
+		*split |= !c && !words_whole(out, k, t);
 	}
 	return most;
 }
 
 /*
  * More lines for the row labels, or, when a label is cut on MAX_LINES (a spec of one
- * long word beside a short row: "sinusoidal base=…" in compare's rows at 504 pt), a
- * smaller size down to the style's smallest text, counting its lines afresh. Returns
- * whether the layout must be done again; at one size the lines only grow, and the size
- * only shrinks, so this settles.
+ * long word beside a short row: "sinusoidal base=…" in compare's rows at 504 pt) or has a
+ * word broken across lines, a smaller size down to the tick labels' (where a label may
+ * take ROW_MAX_LINES lines), counting its lines afresh. Returns whether the layout must be
+ * done again; at one size the lines only grow, and the size only shrinks, so this settles.
  */
 static bool fit_row_labels(struct layout *L)
 {
 	if (!has_row_labels(L->fig))
 		return false;
-	bool cut;
-	int need = row_label_lines(L, &cut);
+	bool cut, split;
+	int need = row_label_lines(L, &cut, &split);
 	if (need > L->row_lines) {
 		L->row_lines = need;
 		return true;
 	}
-	double least = L->st->min_font / text_size(L->st, TEXT_TITLE);
-	if (!cut || L->row_scale <= least * 1.0001)
+	double least = row_least(L);
+	if (!(cut || split) || L->row_scale <= least * 1.0001)
 		return false;
 	L->row_scale = fmax(least, 0.9 * L->row_scale);
 	L->row_lines = 1;
@@ -925,6 +964,15 @@ static void layout(struct layout *L)
 		sl->axes = (struct rect){0, 0, sl->cell.w * 0.75, sl->cell.h * 0.75};
 	}
 	layout_rounds(L);
+	/* An axis with room for one of its tick labels shows no scale (four heatmaps abreast
+	 * in a 252 pt column kept "0" alone under each): as cramped as axes too small. */
+	for (size_t i = 0; i < L->n; i++) {
+		const struct slot *sl = &L->s[i];
+		if (sl->p->kind == PANEL_EMPTY)
+			continue;
+		L->cramped |= sl->x.crowded || sl->y.crowded;
+		L->cramped_w |= sl->x.crowded;
+	}
 	/* A bottom panel's curves in a band much lower than the grid's axes, or than the
 	 * least any axes may have, read as flat lines with one or two ticks (compare's decay
 	 * under rows of two in a 252 pt column): a height left to the width grows instead. */

@@ -451,7 +451,13 @@ static int draw(struct run *r)
 		char what[64];
 		snprintf(what, sizeof(what), "comparison of %zu scheme%s", r->count,
 		         r->count == 1 ? "" : "s");
-		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
+		/* A --layout of more than two columns that does not fit: rows of two, as a
+		 * narrow figure takes them, are what to try (four panels abreast in 3.5 in
+		 * leave heatmaps 20 pt wide). */
+		char hint[48];
+		snprintf(hint, sizeof(hint), "--layout %ux2", (l->count + 1) / 2);
+		rc = cli_figure_write_hint(&r->o, r->path, r->format, fig, what,
+		                           l->given && l->cols > 2 ? hint : NULL);
 	}
 	pe_figure_destroy(fig);
 	return rc;

@@ -252,18 +252,30 @@ int cli_figure_apply(const struct cli_common *o, struct pe_figure *fig)
 	return 0;
 }
 
-int cli_figure_error(enum pe_status st)
+int cli_figure_error_hint(enum pe_status st, const char *hint)
 {
 	if (st == PE_ENOMEM)
 		return cli_error("drawing the figure failed: out of memory");
 	if (st == PE_ERANGE)
 		return cli_error("drawing the figure failed: the canvas is too small for its text "
-		                 "and panels (give a larger --width/--height)");
+		                 "and panels (give a larger --width/--height%s%s)",
+		                 hint ? ", or " : "", hint ? hint : "");
 	return cli_error("drawing the figure failed: %s", pe_status_str(st));
+}
+
+int cli_figure_error(enum pe_status st)
+{
+	return cli_figure_error_hint(st, NULL);
 }
 
 int cli_figure_write(const struct cli_common *o, const char *path, enum cli_format format,
                      struct pe_figure *fig, const char *what)
+{
+	return cli_figure_write_hint(o, path, format, fig, what, NULL);
+}
+
+int cli_figure_write_hint(const struct cli_common *o, const char *path, enum cli_format format,
+                          struct pe_figure *fig, const char *what, const char *hint)
 {
 	enum pe_figure_format ff = format == CLI_FORMAT_SVG   ? PE_FIGURE_SVG
 	                           : format == CLI_FORMAT_PDF ? PE_FIGURE_PDF
@@ -324,7 +336,7 @@ int cli_figure_write(const struct cli_common *o, const char *path, enum cli_form
 		if (st == PE_EIO)
 			return cli_file_fail(&file, st, errno);
 		cli_file_abort(&file);
-		return cli_figure_error(st);
+		return cli_figure_error_hint(st, hint);
 	}
 	rc = cli_file_commit(&file);
 	if (!rc)

@@ -137,12 +137,18 @@ enum pe_status cli_pairwise_grid_fn(void *ctx, size_t rows, size_t cols, struct 
  */
 int cli_figure_write(const struct cli_common *o, const char *path, enum cli_format format,
                      struct pe_figure *fig, const char *what);
+/* cli_figure_write(), and when the canvas is too small, @hint (or NULL) offered beside a
+ * larger size: "--layout 2x2". */
+int cli_figure_write_hint(const struct cli_common *o, const char *path, enum cli_format format,
+                          struct pe_figure *fig, const char *what, const char *hint);
 
 /*
  * cli_figure_error() - report a figure-building status ("drawing the
  * figure failed: ..."). @return the exit code.
  */
 int cli_figure_error(enum pe_status st);
+/* cli_figure_error(), with @hint (or NULL) beside "give a larger --width/--height". */
+int cli_figure_error_hint(enum pe_status st, const char *hint);
 
 /*
  * cli_scheme_title() - "sinusoidal base=10 (d=64, positions 0..127)" style
