@@ -276,6 +276,9 @@ bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_p
  * ellipsis. Returns the number of lines in out.
  */
 int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP]);
+/* text_wrap() for left-aligned sentences (a figure's note): each line filled, the last
+ * one not a word or two alone. */
+int text_wrap_para(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP]);
 /* text_wrap(), and *cut says whether a line ended in an ellipsis (the text is not whole). */
 int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP],
                   bool *cut);

@@ -1071,8 +1071,8 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		if (fig->note) {
 			text_font(cr, &st, TEXT_TICK);
 			char lines[NOTE_LINES][LINE_CAP];
-			L.note_lines =
-			        text_wrap(cr, fig->note, width - 1.2 * st.font, NOTE_LINES, lines);
+			L.note_lines = text_wrap_para(cr, fig->note, width - 1.2 * st.font,
+			                              NOTE_LINES, lines);
 		}
 		for (;;) {
 			layout_rows(&L);
@@ -1146,7 +1146,7 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	if (s == PE_OK && fig->note) {
 		char lines[NOTE_LINES][LINE_CAP];
 		text_font(cr, &st, TEXT_TICK);
-		int n = text_wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
+		int n = text_wrap_para(cr, fig->note, width - 2 * outer, L.note_lines, lines);
 		double step = 1.15 * text_size(&st, TEXT_TICK);
 		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
 		for (int k = 0; k < n; k++)

@@ -218,13 +218,18 @@ static double break_cost(const struct unit *a, const struct unit *b, double room
 	return 0;
 }
 
+/* A paragraph's last line may end anywhere, but not as a word or two alone: shorter than
+ * this share of the room, it costs the squared difference. */
+#define PARA_LAST 0.4
+
 /*
  * Of the layouts in exactly @lines lines, the most even: least sum of squared room left
- * on each line, and of break_cost(). starts[] gets each line's first unit; false when no
- * layout of that many lines fits.
+ * on each line, and of break_cost(). A paragraph (@para: a left-aligned note) counts its
+ * last line only when it is short, so its lines are filled, not halved. starts[] gets
+ * each line's first unit; false when no layout of that many lines fits.
  */
 static bool balanced(cairo_t *cr, const struct unit *u, size_t n, double room, size_t lines,
-                     size_t *starts)
+                     bool para, size_t *starts)
 {
 	/* Widths of units i .. j-1 for j up to the first line too wide: w[off[i] + j - i - 1]. */
 	size_t *off = malloc((n + 1) * sizeof(*off)), have = 0, used = 0;
@@ -265,6 +270,8 @@ static bool balanced(cairo_t *cr, const struct unit *u, size_t n, double room, s
 				if (!isfinite(rest))
 					continue;
 				double left = width > room ? room : room - width;
+				if (para && j == n)
+					left = fmax(0, PARA_LAST * room - width);
 				double c = left * left + rest +
 				           (j < n ? break_cost(&u[j - 1], &u[j], room) : 0);
 				if (c < cost[i * (lines + 1) + k]) {
@@ -285,7 +292,8 @@ out:
 	return found;
 }
 
-int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP], bool *cut)
+static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP], bool *cut,
+                bool para)
 {
 	if (cut)
 		*cut = false;
@@ -317,7 +325,7 @@ int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][L
 		whole = lines <= (size_t)max;
 	}
 	if (whole && lines > 1)
-		balanced(cr, p, np, room, lines, starts);
+		balanced(cr, p, np, room, lines, para, starts);
 	if (!whole)
 		lines = (size_t)max;
 	for (size_t k = 0; k < lines; k++) {
@@ -339,7 +347,17 @@ done:
 	return n;
 }
 
+int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP], bool *cut)
+{
+	return wrap(cr, s, room, max, out, cut, false);
+}
+
 int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
 {
-	return text_wrap_cut(cr, s, room, max, out, NULL);
+	return wrap(cr, s, room, max, out, NULL, false);
+}
+
+int text_wrap_para(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
+{
+	return wrap(cr, s, room, max, out, NULL, true);
 }

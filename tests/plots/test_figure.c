@@ -720,6 +720,18 @@ static void wrap_is_balanced_and_keeps_units(void **state)
 		assert_true(strcmp(out[0] + strlen(out[0]) - 8, "Scatter:") != 0);
 	}
 
+	/* The same note as a paragraph (left-aligned, under a figure): its first line filled to
+	 * within a fifth of the room, its last line never a word alone. */
+	for (double f = 0.55; f < 0.97; f += 0.02) {
+		room = text_width(cr, s) * f;
+		n = text_wrap_para(cr, s, room, 3, out);
+		assert_int_equal(n, 2);
+		assert_true(text_width(cr, out[0]) <= room && text_width(cr, out[0]) >= 0.8 * room);
+		assert_non_null(strchr(out[1], ' '));
+		joined(out, n, buf, sizeof(buf));
+		assert_string_equal(buf, s);
+	}
+
 	/* A parenthesised group wider than the line breaks at its spaces, uncut. */
 	room = fmax(text_width(cr, "(one per"), text_width(cr, "quantity)")) + 0.1;
 	n = text_wrap_cut(cr, "(one per quantity)", room, 3, out, &cut);
