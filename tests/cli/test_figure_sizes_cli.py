@@ -18,8 +18,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done, workdir  # noqa: E402
-from textboxes import (axes_boxes, cut_texts, draw, pages, problems,  # noqa: E402
-                       row_label_boxes, tick_labels)
+from textboxes import (axes_boxes, cut_texts, draw, pages, pages_with_axes,  # noqa: E402
+                       problems, row_label_boxes, tick_labels)
 
 EXE = os.path.abspath(sys.argv[1])
 tmp = workdir()
@@ -112,6 +112,19 @@ for layout, width in (("2x2", "252pt"), ("1x4", "504pt")):
         found = (problems(log) + axis_findings(log)) if rc == 0 else [err]
         ok(rc == 0 and not found, f"compare --layout {layout} at {width} ({ext}): drawn, "
            "every axis with two tick labels", "\n".join(found[:6]))
+
+# The report's scaled / unscaled ratio of a constant scaling (Gemma 3's global layers, linear
+# x8: 0.125 for every pair) on an axis that reaches the unscaled ratio 1, not 0.120 .. 0.130.
+rc, err = draw(EXE, ["report", "-s", "model:gemma-3-27b", "-n", "128"],
+               os.path.join(tmp, "rep.pdf"), log)
+ticks = []
+for w, h, unit, boxes, axes in (pages_with_axes(log) if rc == 0 else []):
+    if any(b[5] == "scaled / unscaled" for b in boxes) and len(axes) == 2:
+        ticks = [v for _, v in tick_labels(boxes, max(axes), unit)[1]]
+ok(rc == 0 and len(ticks) >= 2 and min(ticks) <= 0.2 and max(ticks) >= 1.0,
+   f"report of gemma-3: the scaled / unscaled axis labelled {min(ticks, default=0)} .. "
+   f"{max(ticks, default=0)}, to 1",
+   err + str(ticks))
 
 # Every figure type of a hybrid (gemma-3), an M-RoPE (qwen2.5-vl) and a scaled (llama-3.1)
 # preset at the sizes people use.

@@ -30,6 +30,22 @@ def pages(path):
     return out
 
 
+def pages_with_axes(path):
+    """pages(), each with the (x0, y0, x1, y1) of its panels' axes too:
+    [(w, h, unit, boxes, axes)]."""
+    out = []
+    for line in open(path, encoding="utf-8"):
+        head, _, text = line.rstrip("\n").partition("\t")
+        f = head.split()
+        if f[0] == "canvas":
+            out.append((float(f[1]), float(f[2]), float(f[3]), [], []))
+        elif f[0] == "text" and out:
+            out[-1][3].append(tuple(float(v) for v in f[1:6]) + (text,))
+        elif f[0] == "axes" and out:
+            out[-1][4].append(tuple(float(v) for v in f[1:5]))
+    return out
+
+
 def axes_boxes(path):
     """[(x0, y0, x1, y1)] of every panel's axes in a box log ("axes X0 Y0 X1 Y1"), and the
     canvas unit."""
