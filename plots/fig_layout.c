@@ -368,6 +368,13 @@ static void measure(struct layout *L, struct slot *sl)
 	/* And between rows, so a panel title never touches the tick labels above it. */
 	if (L->fig->rows > 1)
 		sl->mt += 0.5 * st->font;
+	/* A title right under the tick labels of the panel above (which has no x label) stands
+	 * clearly nearer its own axes, or it reads as that panel's x label (freqs' stack of
+	 * layer groups: "gemma-3-27b local" under the first panel's ticks). */
+	size_t i = (size_t)(sl - L->s), C = L->fig->cols;
+	if (sl->title && i >= C && i < (size_t)L->fig->rows * C && !L->s[i - C].p->xlabel &&
+	    L->s[i - C].p->kind != PANEL_EMPTY)
+		sl->mt += 0.5 * st->font;
 }
 
 /* Colorbar geometry for a shared scale: right of the column, over the heatmap rows. */

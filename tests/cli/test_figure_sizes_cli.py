@@ -18,8 +18,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done, workdir  # noqa: E402
-from textboxes import (axes_boxes, cut_texts, draw, pages, pages_with_axes,  # noqa: E402
-                       problems, row_label_boxes, tick_labels)
+from textboxes import (axes_boxes, cut_texts, draw, number, pages,  # noqa: E402
+                       pages_with_axes, problems, row_label_boxes, tick_labels)
 
 EXE = os.path.abspath(sys.argv[1])
 tmp = workdir()
@@ -28,7 +28,6 @@ log = os.path.join(tmp, "boxes.txt")
 
 def tick_pt(boxes):
     """The tick labels' size: that of the plain numbers drawn."""
-    from textboxes import number
     return max((b[4] for b in boxes if number(b[5]) is not None), default=0)
 
 
@@ -125,6 +124,26 @@ ok(rc == 0 and len(ticks) >= 2 and min(ticks) <= 0.2 and max(ticks) >= 1.0,
    f"report of gemma-3: the scaled / unscaled axis labelled {min(ticks, default=0)} .. "
    f"{max(ticks, default=0)}, to 1",
    err + str(ticks))
+
+# A panel title under a row of panels stands nearer its own axes than the tick labels above
+# it: freqs' stack of Gemma 3's layer groups put "gemma-3-27b local" as near the first
+# panel's ticks as its own panel, where it read as that panel's x label.
+for size in ([], ["--width", "252pt"], ["--style", "slides"]):
+    rc, err = draw(EXE, ["freqs", "-s", "model:gemma-3-27b", *size], os.path.join(tmp, "f.png"),
+                   log)
+    gaps = []
+    for w, h, unit, boxes, axes in (pages_with_axes(log) if rc == 0 else []):
+        named = [b for b in boxes if b[5] in ("gemma-3-27b local", "gemma-3-27b global")]
+        # the titles, not the legend's entries (smaller)
+        for t in (b for b in named if b[4] == max(c[4] for c in named)):
+            below = min((a[1] for a in axes if a[1] >= t[3]), default=None)
+            above = max((b[3] for b in boxes if number(b[5]) is not None and b[3] <= t[1]),
+                        default=None)
+            if below is not None and above is not None:
+                gaps.append((round((below - t[3]) / unit, 1), round((t[1] - above) / unit, 1)))
+    ok(rc == 0 and len(gaps) == 2 and all(down < 0.75 * up for down, up in gaps),
+       f"freqs of gemma-3 {' '.join(size)}: layer titles nearer their axes than the ticks above "
+       f"(pt below, above: {gaps})", err)
 
 # Every figure type of a hybrid (gemma-3), an M-RoPE (qwen2.5-vl) and a scaled (llama-3.1)
 # preset at the sizes people use.
