@@ -134,9 +134,9 @@ def tick_labels(boxes, axes, unit):
         if v is None:
             continue
         cx, cy, size = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2, b[4] * unit
-        if y1 < b[1] < y1 + 1.2 * size and x0 - 1 <= cx <= x1 + 1:
+        if y1 < b[1] < y1 + 1.2 * size and x0 - 0.6 * size <= cx <= x1 + 0.6 * size:
             xs.append((cx, v))
-        if x0 - 1.5 * size < b[2] < x0 and y0 - 1 <= cy <= y1 + 1:
+        if x0 - 1.5 * size < b[2] < x0 and y0 - 0.6 * size <= cy <= y1 + 0.6 * size:
             ys.append((cy, v))
     return sorted(xs), sorted(ys)
 
