@@ -145,6 +145,17 @@ for size in ([], ["--width", "252pt"], ["--style", "slides"]):
        f"freqs of gemma-3 {' '.join(size)}: layer titles nearer their axes than the ticks above "
        f"(pt below, above: {gaps})", err)
 
+# A reference line keeps a label: "critical pair (dim 68)" is longer than phi-3's wavelength
+# axes are tall at 252 pt and in paper style, and the dashed line stood unlabelled; its words
+# before the parenthesis fit.
+for spec in ("model:phi-3-mini-128k", "model:llama-3.1-8b"):
+    for size in (["--width", "252pt"], ["--style", "paper"], []):
+        rc, err = draw(EXE, ["freqs", "-s", spec, *size], os.path.join(tmp, "q.png"), log)
+        texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
+        ok(rc == 0 and any(t.startswith("critical pair") for t in texts) and not problems(log),
+           f"freqs {spec} {' '.join(size)}: the critical pair's line labelled",
+           err + str([t for t in texts if "critical" in t]))
+
 # Every figure type of a hybrid (gemma-3), an M-RoPE (qwen2.5-vl) and a scaled (llama-3.1)
 # preset at the sizes people use.
 FIGURES = [["encode"], ["distance"], ["corr"], ["decay"], ["scatter"], ["freqs"],
