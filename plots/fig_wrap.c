@@ -187,12 +187,13 @@ static size_t split_wide(cairo_t *cr, const struct unit *in, size_t n, double ro
 	return m;
 }
 
-/* Lines as few as room allows, each filled before the next (a lone unit may overflow). */
+/* Lines as few as room allows, each filled before the next (a lone unit may overflow);
+ * max + 1 as soon as there are more than max. */
 static size_t greedy(cairo_t *cr, const struct unit *u, size_t n, double room, size_t *starts,
                      size_t max)
 {
 	size_t lines = 0;
-	for (size_t i = 0; i < n;) {
+	for (size_t i = 0; i < n && lines <= max;) {
 		size_t j = i + 1;
 		while (j < n && line_width(cr, u, i, j + 1) <= room)
 			j++;
@@ -334,8 +335,17 @@ static int wrap(cairo_t *cr, const char *s, double room, int max, char out[][LIN
 		size_t i = starts[k], j = k + 1 < lines ? starts[k + 1] : np;
 		char line[LINE_CAP];
 		/* The last line of a text that needs more takes the rest, cut to fit. */
-		if ((!whole && k + 1 == lines) || !join(p, i, j, line, sizeof(line)))
-			snprintf(line, sizeof(line), "%s", p[i].at);
+		if ((!whole && k + 1 == lines) || !join(p, i, j, line, sizeof(line))) {
+			/* Longer than a line buffer: cut at a character's start, not inside one. */
+			size_t len = strlen(p[i].at);
+			if (len >= sizeof(line)) {
+				len = sizeof(line) - 1;
+				while (len > 0 && ((unsigned char)p[i].at[len] & 0xC0) == 0x80)
+					len--;
+			}
+			memcpy(line, p[i].at, len);
+			line[len] = '\0';
+		}
 		char buf[LINE_CAP + 8];
 		const char *t = text_fit(cr, line, room, buf, sizeof(buf));
 		if (cut && t != line)

@@ -739,6 +739,17 @@ static void wrap_is_balanced_and_keeps_units(void **state)
 		assert_string_equal(buf, s);
 	}
 
+	/* A word longer than a line's buffer (300 two-byte letters) is cut between characters:
+	 * cairo, which refuses invalid UTF-8, measures and draws it. */
+	char longword[601];
+	for (int k = 0; k < 300; k++)
+		memcpy(longword + 2 * k, "\xc3\xa9", 2);
+	longword[600] = '\0';
+	n = text_wrap_cut(cr, longword, 50, 2, out, &cut);
+	assert_int_equal(n, 1);
+	assert_true(cut);
+	assert_int_equal(cairo_status(cr), CAIRO_STATUS_SUCCESS);
+
 	/* A parenthesised group wider than the line breaks at its spaces, uncut. */
 	room = fmax(text_width(cr, "(one per"), text_width(cr, "quantity)")) + 0.1;
 	n = text_wrap_cut(cr, "(one per quantity)", room, 3, out, &cut);
