@@ -137,10 +137,13 @@ enum pe_status cli_pairwise_grid_fn(void *ctx, size_t rows, size_t cols, struct 
  */
 int cli_figure_write(const struct cli_common *o, const char *path, enum cli_format format,
                      struct pe_figure *fig, const char *what);
-/* cli_figure_write(), and when the canvas is too small, @hint (or NULL) offered beside a
- * larger size: "--layout 2x2". */
+/* What to offer beside a larger size when a figure does not fit ("--layout 2x2"), or NULL. */
+typedef const char *cli_hint_fn(void *ctx);
+/* cli_figure_write(), and when the canvas is too small, what @hint (if any) offers. */
 int cli_figure_write_hint(const struct cli_common *o, const char *path, enum cli_format format,
-                          struct pe_figure *fig, const char *what, const char *hint);
+                          struct pe_figure *fig, const char *what, cli_hint_fn *hint, void *ctx);
+/* Whether @fig draws at the size and in the format the options ask for (nothing written). */
+bool cli_figure_fits(const struct cli_common *o, enum cli_format format, struct pe_figure *fig);
 
 /*
  * cli_figure_error() - report a figure-building status ("drawing the

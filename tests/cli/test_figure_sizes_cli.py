@@ -104,6 +104,13 @@ rc, err = draw(EXE, ["compare", "--layout", "1x4", "--width", "252pt"],
 ok(rc == 1 and err.count("\n") == 1 and err.startswith("posenc: error: ")
    and "--layout 2x2" in err and "--width" in err,
    "compare --layout 1x4 at 252 pt: one line naming --layout 2x2", err)
+# Where rows of two do not fit either (150 pt), they are not offered.
+rc, err = draw(EXE, ["compare", "--layout", "1x4", "--width", "150pt"],
+               os.path.join(tmp, "l.png"), log)
+rc2, err2 = draw(EXE, ["compare", "--layout", "2x2", "--width", "150pt"],
+                 os.path.join(tmp, "l.png"), log)
+ok(rc == 1 and rc2 == 1 and err.count("\n") == 1 and "--layout" not in err and "--width" in err,
+   "compare --layout 1x4 at 150 pt: no layout offered where 2x2 does not fit either", err + err2)
 for layout, width in (("2x2", "252pt"), ("1x4", "504pt")):
     for ext in ("png", "pdf"):
         rc, err = draw(EXE, ["compare", "--layout", layout, "--width", width],
