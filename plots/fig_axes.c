@@ -65,6 +65,50 @@ static double tick_spacing(const struct axis *a, double len)
 	return best;
 }
 
+/* Room the labelled ticks need between neighbours along the axis. */
+static double label_need(cairo_t *cr, const struct axis *a, double size, bool horizontal)
+{
+	/* Unlabelled ticks as a labelled neighbour's: they line up. */
+	return horizontal ? labels_width(cr, a) + 0.9 * size : text_cap(cr) * 2.2;
+}
+
+/*
+ * Two ticks as far apart as round values allow, where the 1-2-5 ticks leave room for one
+ * label only (a 96-dimension heatmap 45 px wide had "0" alone, 50 did not fit beside it):
+ * the least and the greatest multiple of a step inside the range, the step the coarsest
+ * whose two labels fit (0 and 80 of 0..95). False, a->ticks untouched, when none does.
+ */
+static bool two_far_ticks(cairo_t *cr, struct axis *a, double len, double size, bool horizontal)
+{
+	double lo = fmin(a->lo, a->hi), hi = fmax(a->lo, a->hi);
+	if (a->log || !isfinite(lo) || !isfinite(hi) || !(hi > lo))
+		return false;
+	struct pe_ticks was = a->ticks;
+	static const int mult[3] = {5, 2, 1};
+	int top = (int)floor(log10(hi - lo));
+	/* Down to steps of a hundredth of the range (whole steps on an integer axis). */
+	for (int k = top; k >= top - 2 && !(a->integer && k < 0); k--)
+		for (int j = 0; j < 3; j++) {
+			double step = k < 0 ? mult[j] / pow(10.0, -k) : mult[j] * pow(10.0, k);
+			double i0 = ceil(lo / step - 1e-9), i1 = floor(hi / step + 1e-9);
+			if (!(i1 > i0))
+				continue;
+			struct pe_ticks t = {.n = 2, .decimals = k < 0 ? -k : 0, .unit_exp = k};
+			for (int e = 0; e < 2; e++) {
+				double i = e ? i1 : i0;
+				double v = k < 0 ? i * mult[j] / pow(10.0, -k)
+				                 : i * mult[j] * pow(10.0, k);
+				t.value[e] = v == 0 ? 0 : v; /* no -0 */
+			}
+			t.step = t.value[1] - t.value[0];
+			a->ticks = t;
+			if (tick_spacing(a, len) >= label_need(cr, a, size, horizontal))
+				return true;
+		}
+	a->ticks = was;
+	return false;
+}
+
 void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, double len,
                     bool horizontal)
 {
@@ -73,6 +117,7 @@ void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, dou
 	/* Density like matplotlib's: 0, 10, ..., 60 for 64 cells on a 400-unit axis. */
 	double per = horizontal ? 4.6 * size : 4.2 * size;
 	size_t max_ticks = (size_t)fmax(2, floor(len / per) + 1);
+	a->crowded = false;
 	/* More than ten labelled ticks is clutter on any axis (matplotlib caps at nine bins). */
 	if (max_ticks > 10)
 		max_ticks = 10;
@@ -84,14 +129,15 @@ void axis_fit_ticks(cairo_t *cr, const struct fig_style *st, struct axis *a, dou
 		compute_ticks(a, max_ticks);
 		if (a->ticks.n <= 1)
 			break;
-		double need =
-		        /* Unlabelled ticks as a labelled neighbour's: they line up. */
-		        horizontal ? labels_width(cr, a) + 0.9 * size : text_cap(cr) * 2.2;
-		if (tick_spacing(a, len) >= need)
+		if (tick_spacing(a, len) >= label_need(cr, a, size, horizontal))
 			break;
 		if (a->ticks.n <= 2) {
-			/* Not even two labels fit: keep the first alone rather than overlap. */
+			if (two_far_ticks(cr, a, len, size, horizontal))
+				break;
+			/* Not even two labels fit: keep the first alone rather than overlap (the
+			 * layout calls the figure cramped). */
 			a->ticks.n = 1;
+			a->crowded = !a->no_labels;
 			a->ticks.n_minor = 0;
 			break;
 		}

@@ -168,6 +168,7 @@ struct axis {
 	bool inverted;  /* lo at the top / right end instead of bottom / left */
 	bool no_ticks;  /* none at all (pe_heatmap_spec.x_no_ticks) */
 	bool no_labels; /* ticks without numbers (pe_heatmap_spec.x_no_tick_labels) */
+	bool crowded;   /* axis_fit_ticks() found room for one labelled tick of several */
 	struct pe_ticks ticks;
 };
 
@@ -269,10 +270,15 @@ bool xy_legend_inside(cairo_t *cr, const struct fig_style *st, const struct pe_p
 #define TEXT_LINE_CAP  256
 /*
  * s broken at spaces (or, for a word wider than room, after a hyphen, '=', ':' or ',')
- * into at most max lines no wider than room in the current font; what the last line
- * cannot hold ends in an ellipsis. Returns the number of lines in out.
+ * into at most max lines no wider than room in the current font (fig_wrap.c): the fewest
+ * lines, as even as they can be; a number keeps its unit, a factor ("×8") its word, a
+ * short parenthesised group its words. What the last line cannot hold ends in an
+ * ellipsis. Returns the number of lines in out.
  */
 int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP]);
+/* text_wrap() for left-aligned sentences (a figure's note): each line filled, the last
+ * one not a word or two alone. */
+int text_wrap_para(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP]);
 /* text_wrap(), and *cut says whether a line ended in an ellipsis (the text is not whole). */
 int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][TEXT_LINE_CAP],
                   bool *cut);

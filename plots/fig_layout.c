@@ -4,7 +4,6 @@
  * tick choice is redone for the final axes size (fewer ticks on a smaller
  * axis means narrower labels, so three rounds settle it).
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +56,7 @@ struct layout {
 	double grid_x, grid_y, grid_w, grid_h;
 	bool cramped;         /* some axes got squeezed below two lines of text */
 	bool cramped_w;       /* ... in width (a taller canvas would not help) */
-	int row_lines;        /* lines of the row labels: 1 .. MAX_LINES */
+	int row_lines;        /* lines of the row labels: 1 .. ROW_MAX_LINES */
 	double row_scale;     /* of the title size, for the row labels: 1, less when cut */
 	int sup_lines;        /* lines of the figure title: 1 .. MAX_LINES */
 	double sup_scale;     /* of the figure title's size: 1, less when it would be cut */
@@ -83,97 +82,13 @@ static double descent(const struct fig_style *st, enum text_role role)
 }
 
 #define MAX_LINES TEXT_MAX_LINES
+/* A row label at the tick size may take more lines than other text: it runs along a row
+ * of panels, and its lines only widen the left margin a little. */
+#define ROW_MAX_LINES 5
 /* A note says how to read the figure, in sentences: at 252 pt compare's (scales, sampling,
  * scatter) takes four lines. */
 #define NOTE_LINES 6
 #define LINE_CAP   TEXT_LINE_CAP
-
-/*
- * s broken at spaces into at most @max lines no wider than room in the
- * current font, filling each line before the next; a word wider than room
- * breaks after a hyphen (or _ / . = : ,) where it can; such a word that cannot, and
- * whatever the last line cannot hold, end in an ellipsis (*cut set, when given).
- * @return the number of lines in out.
- */
-int text_wrap_cut(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP], bool *cut)
-{
-	int n = 0;
-	if (cut)
-		*cut = false;
-	const char *c = s;
-	while (*c && n < max) {
-		while (*c == ' ')
-			c++;
-		if (!*c)
-			break;
-		char line[LINE_CAP];
-		size_t len = 0, fit = 0;
-		const char *rest = c;
-		/* Take words while the line still fits (the first word always). */
-		for (const char *w = c; *w;) {
-			const char *e = w;
-			while (*e && *e != ' ')
-				e++;
-			size_t add = (size_t)(e - w) + (len ? 1 : 0);
-			if (len + add >= LINE_CAP)
-				break;
-			memcpy(line + len, len ? " " : "", len ? 1 : 0);
-			memcpy(line + len + (len ? 1 : 0), w, (size_t)(e - w));
-			line[len + add] = '\0';
-			if (fit > 0 && text_width(cr, line) > room) {
-				line[len] = '\0';
-				break;
-			}
-			len += add;
-			fit++;
-			rest = e;
-			w = e;
-			while (*w == ' ')
-				w++;
-		}
-		line[len] = '\0';
-		/* A lone word too wide for the line (a model name such as gemma-3-27b-it in a
-		 * short row, a spec's "base=10000") breaks after a hyphen, underscore, slash,
-		 * dot, '=', ':' or ',', keeping the rest for the next line, rather than ending
-		 * in an ellipsis; never between the digits of a number ("1,5" or "2.5"). */
-		if (fit == 1 && n < max - 1 && text_width(cr, line) > room) {
-			size_t at = 0;
-			for (size_t k = 1; k + 1 < len; k++) {
-				if (!strchr("-_/.=:,", line[k - 1]) ||
-				    (strchr(".,", line[k - 1]) && k >= 2 &&
-				     isdigit((unsigned char)line[k - 2]) &&
-				     isdigit((unsigned char)line[k])))
-					continue;
-				char keep = line[k];
-				line[k] = '\0';
-				if (text_width(cr, line) <= room)
-					at = k;
-				line[k] = keep;
-			}
-			if (at > 0) {
-				line[at] = '\0';
-				rest = c + at;
-			}
-		}
-		if (fit == 0 || (n == max - 1 && *rest)) {
-			/* The last line takes the rest, cut to fit. */
-			snprintf(line, sizeof(line), "%s", c);
-			rest = c + strlen(c);
-		}
-		char buf[LINE_CAP + 8];
-		const char *t = text_fit(cr, line, room, buf, sizeof(buf));
-		if (cut && t != line)
-			*cut = true;
-		snprintf(out[n++], LINE_CAP, "%s", t);
-		c = rest;
-	}
-	return n;
-}
-
-int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_CAP])
-{
-	return text_wrap_cut(cr, s, room, max, out, NULL);
-}
 
 /*
  * Draw s centred at (x, y) (the baseline of its last line; rotated by
@@ -185,8 +100,12 @@ int text_wrap(cairo_t *cr, const char *s, double room, int max, char out[][LINE_
 static void draw_lines_in(cairo_t *cr, const char *s, double x, double y, double room, double angle,
                           int lines, double step, double lo, double hi)
 {
-	char out[MAX_LINES][LINE_CAP];
-	int n = text_wrap(cr, s, room, lines < 1 ? 1 : lines > MAX_LINES ? MAX_LINES : lines, out);
+	char out[ROW_MAX_LINES][LINE_CAP];
+	int n = text_wrap(cr, s, room,
+	                  lines < 1               ? 1
+	                  : lines > ROW_MAX_LINES ? ROW_MAX_LINES
+	                                          : lines,
+	                  out);
 	for (int k = 0; k < n; k++) {
 		double back = (double)(n - 1 - k) * step;
 		double w = text_width(cr, out[k]);
@@ -448,6 +367,13 @@ static void measure(struct layout *L, struct slot *sl)
 	}
 	/* And between rows, so a panel title never touches the tick labels above it. */
 	if (L->fig->rows > 1)
+		sl->mt += 0.5 * st->font;
+	/* A title right under the tick labels of the panel above (which has no x label) stands
+	 * clearly nearer its own axes, or it reads as that panel's x label (freqs' stack of
+	 * layer groups: "gemma-3-27b local" under the first panel's ticks). */
+	size_t i = (size_t)(sl - L->s), C = L->fig->cols;
+	if (sl->title && i >= C && i < (size_t)L->fig->rows * C && !L->s[i - C].p->xlabel &&
+	    L->s[i - C].p->kind != PANEL_EMPTY)
 		sl->mt += 0.5 * st->font;
 }
 
@@ -903,46 +829,78 @@ static void row_font(const struct layout *L)
 	cairo_set_font_size(L->cr, row_size(L));
 }
 
-/* Lines the longest row label needs to fit its row (up to MAX_LINES); *cut: some label
- * is not whole even so. */
-static int row_label_lines(struct layout *L, bool *cut)
+/* The smallest row label: the tick labels' size (a name smaller than the numbers beside it
+ * reads as a footnote). */
+static double row_least(const struct layout *L)
+{
+	return text_size(L->st, TEXT_TICK) / text_size(L->st, TEXT_TITLE);
+}
+
+/* Whether lines, joined by spaces, are s with its runs of spaces as one: no word was broken
+ * across lines, and none cut. */
+static bool words_whole(char out[][LINE_CAP], int n, const char *s)
+{
+	const char *c = s;
+	for (int k = 0; k < n; k++) {
+		while (*c == ' ')
+			c++;
+		for (const char *o = out[k]; *o; o++, c++) {
+			if (*o == ' ')
+				while (c[1] == ' ')
+					c++;
+			if (*o != *c)
+				return false;
+		}
+		if (*c && *c != ' ')
+			return false;
+	}
+	while (*c == ' ')
+		c++;
+	return !*c;
+}
+
+/* Lines the longest row label needs to fit its row (up to MAX_LINES, or ROW_MAX_LINES at
+ * the smallest size); *cut: some label is not whole even so; *split: some word is broken
+ * across lines ("gemma-3-" over "27b global"). */
+static int row_label_lines(struct layout *L, bool *cut, bool *split)
 {
 	cairo_t *cr = L->cr;
 	row_font(L);
-	int most = 1;
-	*cut = false;
+	int most = 1, max = L->row_scale <= row_least(L) * 1.0001 ? ROW_MAX_LINES : MAX_LINES;
+	*cut = *split = false;
 	for (unsigned r = 0; r < L->fig->rows; r++) {
-		char out[MAX_LINES][LINE_CAP];
+		const char *t = L->fig->row_labels[r];
+		if (!t)
+			continue;
+		char out[ROW_MAX_LINES][LINE_CAP];
 		bool c = false;
-		int k = L->fig->row_labels[r]
-		                ? text_wrap_cut(cr, L->fig->row_labels[r], row_label_room(L, r),
-		                                MAX_LINES, out, &c)
-		                : 0;
+		int k = text_wrap_cut(cr, t, row_label_room(L, r), max, out, &c);
 		most = k > most ? k : most;
 		*cut |= c;
+		*split |= !c && !words_whole(out, k, t);
 	}
 	return most;
 }
 
 /*
  * More lines for the row labels, or, when a label is cut on MAX_LINES (a spec of one
- * long word beside a short row: "sinusoidal base=…" in compare's rows at 504 pt), a
- * smaller size down to the style's smallest text, counting its lines afresh. Returns
- * whether the layout must be done again; at one size the lines only grow, and the size
- * only shrinks, so this settles.
+ * long word beside a short row: "sinusoidal base=…" in compare's rows at 504 pt) or has a
+ * word broken across lines, a smaller size down to the tick labels' (where a label may
+ * take ROW_MAX_LINES lines), counting its lines afresh. Returns whether the layout must be
+ * done again; at one size the lines only grow, and the size only shrinks, so this settles.
  */
 static bool fit_row_labels(struct layout *L)
 {
 	if (!has_row_labels(L->fig))
 		return false;
-	bool cut;
-	int need = row_label_lines(L, &cut);
+	bool cut, split;
+	int need = row_label_lines(L, &cut, &split);
 	if (need > L->row_lines) {
 		L->row_lines = need;
 		return true;
 	}
-	double least = L->st->min_font / text_size(L->st, TEXT_TITLE);
-	if (!cut || L->row_scale <= least * 1.0001)
+	double least = row_least(L);
+	if (!(cut || split) || L->row_scale <= least * 1.0001)
 		return false;
 	L->row_scale = fmax(least, 0.9 * L->row_scale);
 	L->row_lines = 1;
@@ -1013,6 +971,15 @@ static void layout(struct layout *L)
 		sl->axes = (struct rect){0, 0, sl->cell.w * 0.75, sl->cell.h * 0.75};
 	}
 	layout_rounds(L);
+	/* An axis with room for one of its tick labels shows no scale (four heatmaps abreast
+	 * in a 252 pt column kept "0" alone under each): as cramped as axes too small. */
+	for (size_t i = 0; i < L->n; i++) {
+		const struct slot *sl = &L->s[i];
+		if (sl->p->kind == PANEL_EMPTY)
+			continue;
+		L->cramped |= sl->x.crowded || sl->y.crowded;
+		L->cramped_w |= sl->x.crowded;
+	}
 	/* A bottom panel's curves in a band much lower than the grid's axes, or than the
 	 * least any axes may have, read as flat lines with one or two ticks (compare's decay
 	 * under rows of two in a 252 pt column): a height left to the width grows instead. */
@@ -1111,8 +1078,8 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 		if (fig->note) {
 			text_font(cr, &st, TEXT_TICK);
 			char lines[NOTE_LINES][LINE_CAP];
-			L.note_lines =
-			        text_wrap(cr, fig->note, width - 1.2 * st.font, NOTE_LINES, lines);
+			L.note_lines = text_wrap_para(cr, fig->note, width - 1.2 * st.font,
+			                              NOTE_LINES, lines);
 		}
 		for (;;) {
 			layout_rows(&L);
@@ -1186,7 +1153,7 @@ enum pe_status figure_render(struct pe_figure *fig, cairo_t *cr, const struct fi
 	if (s == PE_OK && fig->note) {
 		char lines[NOTE_LINES][LINE_CAP];
 		text_font(cr, &st, TEXT_TICK);
-		int n = text_wrap(cr, fig->note, width - 2 * outer, L.note_lines, lines);
+		int n = text_wrap_para(cr, fig->note, width - 2 * outer, L.note_lines, lines);
 		double step = 1.15 * text_size(&st, TEXT_TICK);
 		cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
 		for (int k = 0; k < n; k++)

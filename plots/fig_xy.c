@@ -1,6 +1,8 @@
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fig_internal.h"
 
@@ -752,52 +754,69 @@ static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struc
 		double pos = rl->vertical ? axis_map(x, rl->value, r.x, r.w)
 		                          : axis_map(y, rl->value, r.y + r.h, -r.h);
 		text_font(cr, st, TEXT_TICK);
-		double w = text_width(cr, rl->label), gap = st->pad;
+		double gap = st->pad;
 		double cap = text_cap(cr), halo = 0.25 * cap, desc = 0.33 * cap;
-		if (w + 2 * gap > (rl->vertical ? r.h : r.w))
-			continue;
 		struct rect best = {0};
 		double btx = 0, bty = 0, bva = 0;
 		size_t best_hits = SIZE_MAX;
-		static const double along[] = {0, 1.0 / 3, 2.0 / 3, 1};
-		for (int k = 0; k < 8; k++) {
-			struct rect box;
-			double tx, ty, va;
-			if (rl->vertical) {
-				bool left = (k & 1) != 0;
-				double f = along[k / 2];
-				tx = left ? pos - gap : pos + gap;
-				ty = r.y + gap + f * (r.h - 2 * gap - w);
-				va = left ? 1 : 0;
-				box = (struct rect){left ? tx - cap : tx, ty, cap + desc, w};
-			} else {
-				if (k >= 6)
+		/* The label, or where it finds no room its words before a parenthesis ("critical
+		 * pair" of "critical pair (dim 68)" beside a short axes): a line left unlabelled
+		 * says nothing of what it marks. */
+		char label[256];
+		snprintf(label, sizeof(label), "%s", rl->label);
+		for (int form = 0; form < 2 && best_hits == SIZE_MAX; form++) {
+			if (form == 1) {
+				char *paren = strstr(label, " (");
+				if (!paren || paren == label)
 					break;
-				bool below = (k & 1) != 0;
-				double f = k / 2 == 0 ? 1 : k / 2 == 1 ? 0.5 : 0;
-				tx = r.x + gap + w + f * (r.w - 2 * gap - w);
-				ty = below ? pos + gap : pos - gap;
-				va = below ? 0 : 1;
-				box = (struct rect){tx - w, below ? ty : ty - cap, w, cap + desc};
+				*paren = '\0';
 			}
-			if (box.x < r.x || box.x + box.w > r.x + r.w || box.y < r.y ||
-			    box.y + box.h > r.y + r.h)
+			double w = text_width(cr, label);
+			if (w + 2 * gap > (rl->vertical ? r.h : r.w))
 				continue;
-			struct rect padded = {box.x - halo, box.y - halo, box.w + 2 * halo,
-			                      box.h + 2 * halo};
-			bool free_of_text = true;
-			for (size_t t = 0; t < n_taken && free_of_text; t++)
-				free_of_text = !overlaps(padded, taken[t]);
-			if (!free_of_text)
-				continue;
-			size_t hits = xy_covered(p, x, y, r, box, 0.25 * st->font, best_hits);
-			if (hits < best_hits) {
-				best_hits = hits;
-				best = box;
-				btx = tx, bty = ty, bva = va;
+			static const double along[] = {0, 1.0 / 3, 2.0 / 3, 1};
+			for (int k = 0; k < 8; k++) {
+				struct rect box;
+				double tx, ty, va;
+				if (rl->vertical) {
+					bool left = (k & 1) != 0;
+					double f = along[k / 2];
+					tx = left ? pos - gap : pos + gap;
+					ty = r.y + gap + f * (r.h - 2 * gap - w);
+					va = left ? 1 : 0;
+					box = (struct rect){left ? tx - cap : tx, ty, cap + desc,
+					                    w};
+				} else {
+					if (k >= 6)
+						break;
+					bool below = (k & 1) != 0;
+					double f = k / 2 == 0 ? 1 : k / 2 == 1 ? 0.5 : 0;
+					tx = r.x + gap + w + f * (r.w - 2 * gap - w);
+					ty = below ? pos + gap : pos - gap;
+					va = below ? 0 : 1;
+					box = (struct rect){tx - w, below ? ty : ty - cap, w,
+					                    cap + desc};
+				}
+				if (box.x < r.x || box.x + box.w > r.x + r.w || box.y < r.y ||
+				    box.y + box.h > r.y + r.h)
+					continue;
+				struct rect padded = {box.x - halo, box.y - halo, box.w + 2 * halo,
+				                      box.h + 2 * halo};
+				bool free_of_text = true;
+				for (size_t t = 0; t < n_taken && free_of_text; t++)
+					free_of_text = !overlaps(padded, taken[t]);
+				if (!free_of_text)
+					continue;
+				size_t hits =
+				        xy_covered(p, x, y, r, box, 0.25 * st->font, best_hits);
+				if (hits < best_hits) {
+					best_hits = hits;
+					best = box;
+					btx = tx, bty = ty, bva = va;
+				}
+				if (hits == 0)
+					break;
 			}
-			if (hits == 0)
-				break;
 		}
 		if (best_hits == SIZE_MAX)
 			continue;
@@ -808,7 +827,7 @@ static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struc
 		                best.h + 2 * halo);
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
-		text_draw(cr, rl->label, btx, bty, 1, bva, rl->vertical ? FIG_PI / 2 : 0);
+		text_draw(cr, label, btx, bty, 1, bva, rl->vertical ? FIG_PI / 2 : 0);
 	}
 }
 

@@ -219,8 +219,9 @@ static void common_axes(struct run *r, struct pe_figure *fig)
 	}
 }
 
-static int draw(struct run *r)
+static int build(struct run *r, struct pe_figure **out)
 {
+	*out = NULL;
 	/*
 	 * One figure row per scheme, its panels side by side; narrower than
 	 * 6 in (a column of a paper) four panels a row leave no room for the
@@ -447,12 +448,45 @@ static int draw(struct run *r)
 	}
 	if (!rc && st != PE_OK)
 		rc = cli_figure_error(st);
-	if (!rc) {
-		char what[64];
-		snprintf(what, sizeof(what), "comparison of %zu scheme%s", r->count,
-		         r->count == 1 ? "" : "s");
-		rc = cli_figure_write(&r->o, r->path, r->format, fig, what);
-	}
+	if (rc)
+		pe_figure_destroy(fig);
+	else
+		*out = fig;
+	return rc;
+}
+
+/*
+ * For a --layout of more than two columns that does not fit: the rows of two a narrow
+ * figure takes, "--layout Rx2", when that figure fits (four panels abreast in 3.5 in leave
+ * heatmaps 20 pt wide); NULL when it does not either.
+ */
+static const char *layout_hint(void *ctx)
+{
+	struct run *r = ctx;
+	static char hint[48];
+	struct compare_layout asked = r->layout;
+	if (!asked.given || asked.cols <= 2)
+		return NULL;
+	r->layout.rows = (asked.count + 1) / 2;
+	r->layout.cols = 2;
+	struct pe_figure *fig = NULL;
+	bool fits = build(r, &fig) == 0 && cli_figure_fits(&r->o, r->format, fig);
+	pe_figure_destroy(fig);
+	r->layout = asked;
+	snprintf(hint, sizeof(hint), "--layout %ux2", (asked.count + 1) / 2);
+	return fits ? hint : NULL;
+}
+
+static int draw(struct run *r)
+{
+	struct pe_figure *fig;
+	int rc = build(r, &fig);
+	if (rc)
+		return rc;
+	char what[64];
+	snprintf(what, sizeof(what), "comparison of %zu scheme%s", r->count,
+	         r->count == 1 ? "" : "s");
+	rc = cli_figure_write_hint(&r->o, r->path, r->format, fig, what, layout_hint, r);
 	pe_figure_destroy(fig);
 	return rc;
 }

@@ -252,41 +252,85 @@ int cli_figure_apply(const struct cli_common *o, struct pe_figure *fig)
 	return 0;
 }
 
-int cli_figure_error(enum pe_status st)
+int cli_figure_error_hint(enum pe_status st, const char *hint)
 {
 	if (st == PE_ENOMEM)
 		return cli_error("drawing the figure failed: out of memory");
 	if (st == PE_ERANGE)
 		return cli_error("drawing the figure failed: the canvas is too small for its text "
-		                 "and panels (give a larger --width/--height)");
+		                 "and panels (give a larger --width/--height%s%s)",
+		                 hint ? ", or " : "", hint ? hint : "");
 	return cli_error("drawing the figure failed: %s", pe_status_str(st));
+}
+
+int cli_figure_error(enum pe_status st)
+{
+	return cli_figure_error_hint(st, NULL);
 }
 
 int cli_figure_write(const struct cli_common *o, const char *path, enum cli_format format,
                      struct pe_figure *fig, const char *what)
 {
-	enum pe_figure_format ff = format == CLI_FORMAT_SVG   ? PE_FIGURE_SVG
-	                           : format == CLI_FORMAT_PDF ? PE_FIGURE_PDF
-	                                                      : PE_FIGURE_PNG;
+	return cli_figure_write_hint(o, path, format, fig, what, NULL, NULL);
+}
+
+/*
+ * The figure's format and size (PNG in pixels; 0 for a side that follows the figure's
+ * aspect, *dw x *dh its default), with --title and the figure options applied.
+ * @return an exit code, reported.
+ */
+static int figure_target(const struct cli_common *o, enum cli_format format, struct pe_figure *fig,
+                         enum pe_figure_format *ff, double *w, double *h, double *dw, double *dh)
+{
+	*ff = format == CLI_FORMAT_SVG   ? PE_FIGURE_SVG
+	      : format == CLI_FORMAT_PDF ? PE_FIGURE_PDF
+	                                 : PE_FIGURE_PNG;
 	if (o->title && pe_figure_set_title(fig, o->title) != PE_OK)
 		return cli_error("out of memory");
 	int rc = cli_figure_apply(o, fig);
 	if (rc)
 		return rc;
-	double dw, dh, w, h;
-	pe_figure_default_size(fig, &dw, &dh);
-	cli_figure_size_pt(o, dw > PE_FIGURE_DEFAULT_WIDTH, &w, &h);
+	pe_figure_default_size(fig, dw, dh);
+	cli_figure_size_pt(o, *dw > PE_FIGURE_DEFAULT_WIDTH, w, h);
 	/* A side not given follows the figure's aspect (the engine makes a narrow grid taller). */
-	if (ff == PE_FIGURE_PNG) {
+	if (*ff == PE_FIGURE_PNG) {
 		/* 16 .. 32767 pixels a side: cairo's image surfaces. */
 		double k = cli_figure_dpi(o) / 72;
-		w = round(w * k);
-		h = round(h * k);
-		if (w > 32767 || h > 32767 || (w > 0 && w < 16) || (h > 0 && h < 16))
+		*w = round(*w * k);
+		*h = round(*h * k);
+		if (*w > 32767 || *h > 32767 || (*w > 0 && *w < 16) || (*h > 0 && *h < 16))
 			return cli_usage_error(
 			        "a %.0f x %.0f pixel PNG is outside 16..32767 pixels a "
 			        "side (check --width/--height/--size and --dpi)",
-			        w, h);
+			        *w, *h);
+	}
+	return 0;
+}
+
+bool cli_figure_fits(const struct cli_common *o, enum cli_format format, struct pe_figure *fig)
+{
+	enum pe_figure_format ff;
+	double w, h, dw, dh;
+	if (figure_target(o, format, fig, &ff, &w, &h, &dw, &dh))
+		return false;
+	FILE *sink = fopen("/dev/null", "wb");
+	if (!sink)
+		return false;
+	enum pe_status st = pe_figure_write(fig, ff, w, h, sink);
+	fclose(sink);
+	return st == PE_OK;
+}
+
+int cli_figure_write_hint(const struct cli_common *o, const char *path, enum cli_format format,
+                          struct pe_figure *fig, const char *what, cli_hint_fn *hint, void *ctx)
+{
+	enum pe_figure_format ff;
+	double dw, dh, w, h;
+	int rc = figure_target(o, format, fig, &ff, &w, &h, &dw, &dh);
+	if (rc)
+		return rc;
+	if (ff == PE_FIGURE_PNG) {
+		double k = cli_figure_dpi(o) / 72;
 		/* Every figure, curves and scatters too: cairo's canvas (4 bytes a
 		 * pixel) and as much again for the rows being encoded and a heatmap's
 		 * resampled image; a side not given is the default's. */
@@ -324,7 +368,7 @@ int cli_figure_write(const struct cli_common *o, const char *path, enum cli_form
 		if (st == PE_EIO)
 			return cli_file_fail(&file, st, errno);
 		cli_file_abort(&file);
-		return cli_figure_error(st);
+		return cli_figure_error_hint(st, st == PE_ERANGE && hint ? hint(ctx) : NULL);
 	}
 	rc = cli_file_commit(&file);
 	if (!rc)

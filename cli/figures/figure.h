@@ -137,12 +137,21 @@ enum pe_status cli_pairwise_grid_fn(void *ctx, size_t rows, size_t cols, struct 
  */
 int cli_figure_write(const struct cli_common *o, const char *path, enum cli_format format,
                      struct pe_figure *fig, const char *what);
+/* What to offer beside a larger size when a figure does not fit ("--layout 2x2"), or NULL. */
+typedef const char *cli_hint_fn(void *ctx);
+/* cli_figure_write(), and when the canvas is too small, what @hint (if any) offers. */
+int cli_figure_write_hint(const struct cli_common *o, const char *path, enum cli_format format,
+                          struct pe_figure *fig, const char *what, cli_hint_fn *hint, void *ctx);
+/* Whether @fig draws at the size and in the format the options ask for (nothing written). */
+bool cli_figure_fits(const struct cli_common *o, enum cli_format format, struct pe_figure *fig);
 
 /*
  * cli_figure_error() - report a figure-building status ("drawing the
  * figure failed: ..."). @return the exit code.
  */
 int cli_figure_error(enum pe_status st);
+/* cli_figure_error(), with @hint (or NULL) beside "give a larger --width/--height". */
+int cli_figure_error_hint(enum pe_status st, const char *hint);
 
 /*
  * cli_scheme_title() - "sinusoidal base=10 (d=64, positions 0..127)" style

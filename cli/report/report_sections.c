@@ -998,6 +998,10 @@ static int scaling(const struct report *r, size_t i, struct report_section *sec)
 		                       sc, pairs);
 	if (st == PE_OK)
 		st = pe_panel_add_line(b, NULL, x, ratio, pairs);
+	/* The unscaled frequency is ratio 1, and on the axis: a constant ratio (linear x8: 0.125
+	 * everywhere) alone got an axis of 0.120 .. 0.130, a scale that shows no scaling. */
+	if (st == PE_OK)
+		st = pe_panel_add_hline(b, 1.0, "unscaled");
 	if (st == PE_OK)
 		st = pe_panel_set_title(a, "\u03b8 per pair");
 	if (st == PE_OK)

@@ -16,11 +16,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tap import ok, done, skip, workdir  # noqa: E402
+from textboxes import (axes_boxes, cut_texts, pages, problems, row_label_boxes,  # noqa: E402
+                       row_labels_left)
+from textboxes import draw as draw_boxes  # noqa: E402
 import subprocess  # noqa: E402
 
 EXE = os.path.abspath(sys.argv[1])
-MIN_PT = 6.0 - 1e-6
-HAIR_PT = 0.3
 
 # One of each figure type, small enough to draw fast.
 FIGURES = [
@@ -63,48 +64,8 @@ SIZES = [("252pt", ["--width", "252pt"]), ("504pt", ["--width", "504pt"]),
          ("default", []), ("2560px", ["--width", "2560px"])]
 
 
-def pages(path):
-    """[(w, h, unit, [(x0, y0, x1, y1, pt, text)])] from a box log."""
-    out = []
-    for line in open(path, encoding="utf-8"):
-        head, _, text = line.rstrip("\n").partition("\t")
-        f = head.split()
-        if f[0] == "canvas":
-            out.append((float(f[1]), float(f[2]), float(f[3]), []))
-        elif f[0] == "text" and out:
-            out[-1][3].append(tuple(float(v) for v in f[1:6]) + (text,))
-    return out
-
-
-def problems(path):
-    found = []
-    for w, h, unit, boxes in pages(path):
-        hair = HAIR_PT * unit
-        for b in boxes:
-            x0, y0, x1, y1, pt, text = b
-            if pt < MIN_PT:
-                found.append(f"{text!r} is {pt:.2f} pt")
-            if x0 < -hair or y0 < -hair or x1 > w + hair or y1 > h + hair:
-                found.append(f"{text!r} leaves the {w:g} x {h:g} canvas: "
-                             f"{x0:.1f},{y0:.1f}..{x1:.1f},{y1:.1f}")
-        for i in range(len(boxes)):
-            a = boxes[i]
-            for b in boxes[i + 1:]:
-                dx = min(a[2], b[2]) - max(a[0], b[0])
-                dy = min(a[3], b[3]) - max(a[1], b[1])
-                if dx > hair and dy > hair:
-                    found.append(f"{a[5]!r} overlaps {b[5]!r} by {dx / unit:.1f} x "
-                                 f"{dy / unit:.1f} pt")
-    return found
-
-
 def draw(args, out, log):
-    if os.path.exists(log):
-        os.remove(log)
-    env = dict(os.environ, POSENC_TEXT_BOXES=log)
-    p = subprocess.run([EXE, *args, "-q", "-o", out], capture_output=True, env=env,
-                       timeout=300)
-    return p.returncode, p.stderr.decode("utf-8", "replace")
+    return draw_boxes(EXE, args, out, log)
 
 
 tmp = workdir()
@@ -133,7 +94,7 @@ rc, err = draw(["precision", "-s", "rope", "--precision", "f32,bf16,f16", "-n", 
                 "128", "--size", "252ptx180pt"], os.path.join(tmp, "f.pdf"), log)
 found = problems(log) if rc == 0 else [err]
 texts = [b[5] for p in pages(log) for b in p[3]] if rc == 0 else []
-ok(rc == 0 and not found and "65520)" in texts,
+ok(rc == 0 and not found and any(t.endswith("65520)") for t in texts),
    "precision's long legend at 252x180 pt: wrapped, whole, on the canvas", "\n".join(found[:12]))
 
 # The report's pages, at its own (A4 landscape) size, and in paper style.
@@ -170,25 +131,14 @@ WANT_ROWS = ["gemma-3-27b-it local", "gemma-3-27b-it global"]
 
 
 def row_label_groups(boxes):
-    """The row labels (the largest rotated texts: bold titles, beside y labels and ticks),
-    grouped by rows (lines of one label share their span along y), top first:
-    [(y0, y1, text)], lines joined left to right."""
-    rot = [b for b in boxes if b[3] - b[1] > b[2] - b[0]]
-    size = max(b[4] for b in rot)
-    rot = sorted((b for b in rot if b[4] == size), key=lambda b: b[1])
-    groups = []
-    for b in rot:
-        if groups and b[1] < groups[-1][1]:
-            g = groups[-1]
-            groups[-1] = (min(g[0], b[1]), max(g[1], b[3]), g[2] + [b])
-        else:
-            groups.append((b[1], b[3], [b]))
+    """The row labels (textboxes.row_label_boxes: rotated, left of every y label), top
+    first: [(y0, y1, text)], lines joined left to right."""
     out = []
-    for y0, y1, lines in groups:
+    for lines in row_label_boxes(boxes):
         text = ""
-        for b in sorted(lines, key=lambda b: b[0]):
+        for b in lines:
             text += b[5] if not text or text.endswith("-") else " " + b[5]
-        out.append((y0, y1, text))
+        out.append((min(b[1] for b in lines), max(b[3] for b in lines), text))
     return out
 
 
@@ -250,23 +200,6 @@ for size, size_args in SIZES + [("paper", ["--style", "paper"])]:
 
 
 
-def axes_boxes(path):
-    """[(x0, y0, x1, y1)] of every panel's axes in a box log ("axes X0 Y0 X1 Y1"), and the
-    canvas unit."""
-    out, unit = [], 1.0
-    for line in open(path, encoding="utf-8"):
-        f = line.split()
-        if f[0] == "canvas":
-            unit = float(f[3])
-        elif f[0] == "axes":
-            out.append(tuple(float(v) for v in f[1:5]))
-    return out, unit
-
-
-def cut_texts(path):
-    return [b[5] for p in pages(path) for b in p[3] if "\u2026" in b[5]]
-
-
 # A colorbar's label whole in a 252 pt column: "L2 distance (sampled)" on two lines, or
 # without "(sampled)" (the note under the figure says so), never "L2 distance (sam…".
 for what, args, words in (
@@ -290,24 +223,6 @@ SEVEN = ["rope base=10000", "rope base=10", "sinusoidal base=10000", "sinusoidal
          "qwen2.5-7b-yarn", "phi-3-mini-128k", "learned (untrained init)"]
 SPECS = ["-s", "rope", "-s", "rope:base=10", "-s", "sinusoidal", "-s", "sinusoidal:base=10",
          "-s", "model:qwen2.5-7b-yarn", "-s", "model:phi-3-mini-128k", "-s", "learned"]
-AXIS_WORDS = {"position", "correlation", "corr.", "relative", "dot product"}
-
-
-def row_labels_left(boxes):
-    """The rotated texts left of every y label: the row labels' lines, grouped by the rows
-    they span (lines of one label overlap along y), each label's lines joined left to
-    right with the spaces left out (a line may end at a space, a hyphen or an '=')."""
-    rot = [b for b in boxes if b[3] - b[1] > b[2] - b[0]]
-    edge = min((b[0] for b in rot if b[5] in AXIS_WORDS), default=0)
-    lines = sorted((b for b in rot if b[2] <= edge + 0.5), key=lambda b: b[1])
-    groups = []
-    for b in lines:
-        if groups and b[1] < groups[-1][1]:
-            groups[-1] = (groups[-1][0], max(groups[-1][1], b[3]), groups[-1][2] + [b])
-        else:
-            groups.append((b[1], b[3], [b]))
-    return ["".join(b[5] for b in sorted(g[2], key=lambda b: b[0])).replace(" ", "")
-            for g in groups]
 
 
 for count, n in ((5, "256"), (7, "256"), (7, "1e5")):

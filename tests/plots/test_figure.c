@@ -606,6 +606,159 @@ static void wrap_breaks_after_equals(void **state)
 	cairo_surface_destroy(surf);
 }
 
+/* Lines of a wrap joined back with spaces: the text, when no word was broken or cut. */
+static void joined(char out[][TEXT_LINE_CAP], int n, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	for (int k = 0; k < n; k++) {
+		if (k)
+			strncat(buf, " ", cap - strlen(buf) - 1);
+		strncat(buf, out[k], cap - strlen(buf) - 1);
+	}
+}
+
+/* Whether some line of out is exactly want. */
+static bool has_line(char out[][TEXT_LINE_CAP], int n, const char *want)
+{
+	for (int k = 0; k < n; k++)
+		if (strcmp(out[k], want) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Two lines are as even as the words allow, not a full line and an orphan: of every break
+ * at a space (enumerated here), the one whose longer line is shortest. A number keeps its
+ * unit ("32640 pairs", "252 pt"), a factor its word ("yarn ×8"), a short parenthesised
+ * group its words, and "128k" is never split; a group wider than the line still breaks.
+ */
+static void wrap_is_balanced_and_keeps_units(void **state)
+{
+	(void)state;
+	cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, 8, 8);
+	cairo_t *cr = cairo_create(surf);
+	text_face(cr, false);
+	cairo_set_font_size(cr, 10);
+	char out[TEXT_MAX_LINES][TEXT_LINE_CAP], buf[512];
+	bool cut = true;
+
+	/* Greedy filling would leave "apart" alone on the second line. */
+	const char *s = "decay: mean dot product of positions k apart";
+	double room = text_width(cr, "decay: mean dot product of positions k") + 0.1;
+	assert_true(text_width(cr, s) > room);
+	int n = text_wrap_cut(cr, s, room, 3, out, &cut);
+	assert_int_equal(n, 2);
+	assert_false(cut);
+	joined(out, n, buf, sizeof(buf));
+	assert_string_equal(buf, s);
+	double best = INFINITY;
+	char first[128];
+	for (const char *sp = strchr(s, ' '); sp; sp = strchr(sp + 1, ' ')) {
+		char a[128];
+		snprintf(a, sizeof(a), "%.*s", (int)(sp - s), s);
+		double wider = fmax(text_width(cr, a), text_width(cr, sp + 1));
+		if (wider < best && text_width(cr, a) <= room && text_width(cr, sp + 1) <= room) {
+			best = wider;
+			snprintf(first, sizeof(first), "%s", a);
+		}
+	}
+	assert_string_equal(out[0], first);
+	assert_string_equal(out[0], "decay: mean dot product");
+
+	/* A number and its unit: room ends just after "32640". */
+	s = "Scatter: 8128 of the 32640 pairs, evenly spaced.";
+	room = text_width(cr, "Scatter: 8128 of the 32640") + 0.1;
+	n = text_wrap_cut(cr, s, room, 3, out, &cut);
+	assert_false(cut);
+	joined(out, n, buf, sizeof(buf));
+	assert_string_equal(buf, s);
+	assert_non_null(strstr(buf, "32640 pairs"));
+	for (int k = 0; k < n; k++)
+		assert_true(strcmp(out[k] + strlen(out[k]) - 5, "32640") != 0);
+	room = text_width(cr, "a figure 252") + 0.1;
+	n = text_wrap_cut(cr, "a figure 252 pt wide", room, 3, out, &cut);
+	assert_true(has_line(out, n, "252 pt wide") || has_line(out, n, "252 pt"));
+
+	/* A factor stays with its scaling; the short group in parentheses stays whole. */
+	s = "RoPE scaling: llama-3.1-8b (yarn \xc3\x97"
+	    "8)";
+	room = text_width(cr, "RoPE scaling: llama-3.1-8b (yarn") + 0.1;
+	n = text_wrap_cut(cr, s, room, 3, out, &cut);
+	assert_int_equal(n, 2);
+	joined(out, n, buf, sizeof(buf));
+	assert_string_equal(buf, s);
+	assert_non_null(strstr(out[1], "(yarn \xc3\x97"
+	                               "8)"));
+	room = text_width(cr, "dynamic") + 0.1;
+	n = text_wrap_cut(cr, "dynamic x8", room, 3, out, &cut);
+	assert_int_equal(n, 2); /* the pair is wider than the line: it breaks after all */
+	room = text_width(cr, "scaling dynamic x8") + 0.1;
+	n = text_wrap_cut(cr, "scaling dynamic x8 at length 8192", room, 3, out, &cut);
+	joined(out, n, buf, sizeof(buf));
+	assert_string_equal(buf, "scaling dynamic x8 at length 8192");
+	for (int k = 0; k < n; k++)
+		assert_true(strncmp(out[k], "x8", 2) != 0);
+
+	/* "128k" whole: a model name wider than its line breaks after a hyphen only. */
+	room = text_width(cr, "phi-3-mini-12") + 0.1;
+	n = text_wrap_cut(cr, "phi-3-mini-128k", room, 3, out, &cut);
+	assert_false(cut);
+	joined(out, n, buf, sizeof(buf));
+	assert_non_null(strstr(out[n - 1], "128k"));
+	for (int k = 0; k < n; k++)
+		assert_true(out[k][strlen(out[k]) - 1] == '-' || k == n - 1);
+
+	/* A note (a paragraph) of two sentences in two lines, at widths where they could share
+	 * lines either way: never "Scatter:" at the end of the first, away from what it
+	 * introduces. A title breaks after its colon where that is the even break. */
+	s = "Colour scales shared by all schemes (one per quantity). Scatter: 8128 of the 32640 "
+	    "pairs, those between evenly spaced positions.";
+	for (double f = 0.6; f < 0.9; f += 0.02) {
+		n = text_wrap_para(cr, s, text_width(cr, s) * f, 3, out);
+		assert_int_equal(n, 2);
+		assert_true(strcmp(out[0] + strlen(out[0]) - 8, "Scatter:") != 0);
+	}
+
+	s = "phi-3-mini-128k (d=96): wavelength per pair";
+	n = text_wrap_cut(cr, s, text_width(cr, "phi-3-mini-128k (d=96): wavelength") + 0.1, 3, out,
+	                  &cut);
+	assert_int_equal(n, 2);
+	assert_string_equal(out[0], "phi-3-mini-128k (d=96):");
+
+	/* The note again: its first line filled to within a fifth of the room, its last line
+	 * never a word alone. */
+	s = "Colour scales shared by all schemes (one per quantity). Scatter: 8128 of the 32640 "
+	    "pairs, those between evenly spaced positions.";
+	for (double f = 0.55; f < 0.97; f += 0.02) {
+		room = text_width(cr, s) * f;
+		n = text_wrap_para(cr, s, room, 3, out);
+		assert_int_equal(n, 2);
+		assert_true(text_width(cr, out[0]) <= room && text_width(cr, out[0]) >= 0.8 * room);
+		assert_non_null(strchr(out[1], ' '));
+		joined(out, n, buf, sizeof(buf));
+		assert_string_equal(buf, s);
+	}
+
+	/* A word longer than a line's buffer (300 two-byte letters) is cut between characters:
+	 * cairo, which refuses invalid UTF-8, measures and draws it. */
+	char longword[601];
+	for (int k = 0; k < 300; k++)
+		memcpy(longword + 2 * k, "\xc3\xa9", 2);
+	longword[600] = '\0';
+	n = text_wrap_cut(cr, longword, 50, 2, out, &cut);
+	assert_int_equal(n, 1);
+	assert_true(cut);
+	assert_int_equal(cairo_status(cr), CAIRO_STATUS_SUCCESS);
+
+	/* A parenthesised group wider than the line breaks at its spaces, uncut. */
+	room = fmax(text_width(cr, "(one per"), text_width(cr, "quantity)")) + 0.1;
+	n = text_wrap_cut(cr, "(one per quantity)", room, 3, out, &cut);
+	assert_int_equal(n, 2);
+	assert_false(cut);
+	cairo_destroy(cr);
+	cairo_surface_destroy(surf);
+}
+
 /* Vertical run of viridis-coloured pixels through column x, as [top, bottom). */
 static void palette_run(const struct decoded *d, const unsigned char pal[256][3], unsigned x,
                         unsigned *top, unsigned *bottom)
@@ -1110,6 +1263,7 @@ int main(void)
 	        cmocka_unit_test(heatmap_nearest_never_averages),
 	        cmocka_unit_test(ellipsis_never_cuts_a_number),
 	        cmocka_unit_test(wrap_breaks_after_equals),
+	        cmocka_unit_test(wrap_is_balanced_and_keeps_units),
 	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
 	        cmocka_unit_test(legend_avoids_data),
 	        cmocka_unit_test(legend_gets_room_below),
