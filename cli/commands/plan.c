@@ -374,9 +374,11 @@ int cmd_plan(int argc, char **argv)
 		}
 		free(spec);
 		if (!rc) {
+			/* The CSV names every model's group, "all" for a model of one, as
+			 * freqs, model and layers do, so that their tables merge on it. */
 			if (csv)
-				csv_rows(f, name, group, d, train, own.target, info[i].window, rows,
-				         n);
+				csv_rows(f, name, info[i].model[0] ? info[i].group : "", d, train,
+				         own.target, info[i].window, rows, n);
 			else
 				text_rows(f, name, group, d, train, own.target, info[i].window,
 				          rows, n);

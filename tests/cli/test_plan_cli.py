@@ -174,8 +174,20 @@ for x in rows:
     windows.setdefault((x["model"], x["group"]), set()).add(x["sliding_window"])
 ok(r.rc == 0 and gemma_window == 1024 and
    windows == {("gemma-3-27b", "local"): {"1024"}, ("gemma-3-27b", "global"): {""},
-               ("llama-3.1-8b", ""): {""}},
+               ("llama-3.1-8b", "all"): {""}},
    "plan CSV: sliding_window of the groups whose layers all slide", windows)
+# A model of one layer group is group "all" in plan's CSV as in freqs', model's and layers'
+# (it was empty in plan's alone, so that merging plan with freqs on model and group lost it);
+# a plain spec has no group.
+r, rows = plan("model:phi-3-mini-128k", "model:gemma-3-27b", "rope:base=10000,original=4096,"
+               "scaling=yarn,factor=2")
+fr = run(EXE, "freqs", "-q", "-s", "model:phi-3-mini-128k", "-s", "model:gemma-3-27b", "-o", "-")
+fgroups = {(x["model"], x["group"]) for x in csv.DictReader(io.StringIO(fr.text))}
+pgroups = {(x["model"], x["group"]) for x in rows}
+ok(r.rc == 0 and fr.rc == 0 and ("phi-3-mini-128k", "all") in pgroups
+   and {g for g in pgroups if g[0] != "rope base=10000 scaling=yarn factor=2 original=4096"}
+   == fgroups and all(g[1] == "" for g in pgroups if g[0].startswith("rope")),
+   "plan CSV: group 'all' for a one-group model, as freqs names it", (pgroups, fgroups))
 r = run(EXE, "plan", "-q", "-s", "model:gemma-3-27b", "-s", "model:llama-3.1-8b", "--target",
         "262144")
 notes = [i for i, l in enumerate(r.text.splitlines()) if "a sliding window of 1024 positions" in l]
