@@ -10,8 +10,10 @@ critical dimension is the same number in freqs, model and report (Liu et al.:
 import csv
 import html.parser
 import io
+import json
 import math
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -78,6 +80,25 @@ for m, c in want.items():
     rm = run(EXE, "model", "-q", "model:" + m, "-o", "-")
     vals = {row[1]: row[2] for row in csv.reader(io.StringIO(rm.text))}
     ok(vals.get("critical_dim") == str(c), f"model: {m} critical dimension {c}", vals.get("critical_dim"))
+
+# the figure of several: each panel's scaled curve is named by its scaling and factor (from
+# the published configs), and Phi-3's by the factors drawn: at the default length, its original
+# context 4096 (not past it), LongRoPE uses short_factor (a lone "scaled" hid that the panel
+# drew short factors under its extended context 131072, where the model uses the long ones)
+cfg = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "configs")
+factors = {}
+for m in ("llama-3.1-8b", "deepseek-v3"):
+    with open(os.path.join(cfg, m + ".json")) as fh:
+        factors[m] = json.load(fh)["rope_scaling"]["factor"]
+fpdf = os.path.join(TMP, "w.pdf")
+r = run(EXE, "freqs", "-q", *S, "-o", fpdf)
+lines = subprocess.run(["pdftotext", fpdf, "-"], capture_output=True, text=True).stdout \
+    .splitlines() if r.rc == 0 else []
+labels = ["llama3 \u00d7%g" % factors["llama-3.1-8b"], "longrope (short factors)",
+        "yarn \u00d7%g" % factors["deepseek-v3"]]
+ok(r.rc == 0 and labels == ["llama3 \u00d78", "longrope (short factors)", "yarn \u00d740"]
+   and all(w in lines for w in labels) and "scaled" not in lines and lines.count("unscaled") == 3,
+   "freqs figure of several: each scaled curve named by its scaling", lines)
 
 # ---- report: model names, facts table first, default n = the longest context ----------
 page = os.path.join(TMP, "r.html")
