@@ -64,6 +64,8 @@ static const char help[] =
         "Text on stdout; -o FILE.csv (or -o -) one row per model, group and method.\n"
         "\n"
         "Options:\n"
+        "  -s, --scheme SPEC      a model (hf:config.json, gguf:FILE, model:NAME), or a rope\n"
+        "                         spec with --train-length, e.g. rope:base=500000\n"
         "      --target LENGTH    the context to reach (required)\n"
         "      --train-length T   the training context [default: the model's; required\n"
         "                         for a plain rope spec without a scaling original]\n"
