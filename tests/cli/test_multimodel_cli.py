@@ -100,6 +100,25 @@ ok(r.rc == 0 and labels == ["llama3 \u00d78", "longrope (short factors)", "yarn 
    and all(w in lines for w in labels) and "scaled" not in lines and lines.count("unscaled") == 3,
    "freqs figure of several: each scaled curve named by its scaling", lines)
 
+# decay of several widths: its title and legend say each one's, as compare's and freqs' do
+# (the widths from the configs: hidden_size / heads, DeepSeek's qk_rope_head_dim)
+cf = {}
+for m in ("llama-3.1-8b", "phi-3-mini-128k", "deepseek-v3"):
+    with open(os.path.join(cfg, m + ".json")) as fh:
+        cf[m] = json.load(fh)
+widths = {"llama-3.1-8b": cf["llama-3.1-8b"]["hidden_size"] // cf["llama-3.1-8b"]["num_attention_heads"],
+          "phi-3-mini-128k": cf["phi-3-mini-128k"]["hidden_size"]
+          // cf["phi-3-mini-128k"]["num_attention_heads"],
+          "deepseek-v3": cf["deepseek-v3"]["qk_rope_head_dim"]}
+dpdf = os.path.join(TMP, "decay.pdf")
+r = run(EXE, "decay", "-q", *S, "-o", dpdf)
+lines = subprocess.run(["pdftotext", dpdf, "-"], capture_output=True, text=True).stdout \
+    .splitlines() if r.rc == 0 else []
+want_w = "/".join(str(w) for w in sorted(set(widths.values())))
+ok(r.rc == 0 and want_w == "64/96/128" and any(l.endswith("(d=%s)" % want_w) for l in lines)
+   and all("%s (d=%d)" % (m, w) in lines for m, w in widths.items()),
+   "decay of several widths: title and legend say each one's", lines)
+
 # ---- report: model names, facts table first, default n = the longest context ----------
 page = os.path.join(TMP, "r.html")
 r = run(EXE, "report", "-q", "-s", "model:llama-3.1-8b", "-s", "model:deepseek-v3", "-n", "2048",
