@@ -210,8 +210,12 @@ static void print_length(FILE *f, double v)
 static void text_rows(FILE *f, const char *name, const char *group, size_t d, double train,
                       double target, double window, const struct row *rows, size_t n)
 {
-	fprintf(f, "%s%s%s (d=%zu): training context %.17g, target %.17g (factor %.6g)\n", name,
-	        *group ? " " : "", group, d, train, target, target / train);
+	/* a partial rotary width (Qwen3-Next's 64 of 256) said, as the pairs counted are its */
+	char rot[48] = "";
+	if (n && 2 * rows[0].pairs != d)
+		snprintf(rot, sizeof(rot), ", rotary %zu", 2 * rows[0].pairs);
+	fprintf(f, "%s%s%s (d=%zu%s): training context %.17g, target %.17g (factor %.6g)\n", name,
+	        *group ? " " : "", group, d, rot, train, target, target / train);
 	/* Gemma's local layers: a longer context never gives them longer offsets, so what
 	 * each method would change there is no reason to scale them. */
 	if (window > 0 && window < train)

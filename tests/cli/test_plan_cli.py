@@ -196,6 +196,18 @@ ok(r.rc == 0 and len(notes) == 1 and heads and notes[0] == heads[0] + 1 and
    "needs no scaling in these layers" in r.text,
    "plan text: the local group's note, under its heading, once", r.text)
 
+# Qwen3-Next (published config): head_dim 256, partial_rotary_factor 0.25, so the pairs
+# counted are those of a rotary width of 64: the heading says it beside d
+with open(os.path.join(HERE, "..", "fixtures", "hf", "qwen3-next-80b-a3b-thinking.json")) as fh:
+    qn = json.load(fh)
+qrot = int(qn["head_dim"] * qn["partial_rotary_factor"])
+qspec = "hf:" + os.path.join(HERE, "..", "fixtures", "hf", "qwen3-next-80b-a3b-thinking.json")
+r = run(EXE, "plan", "-q", "-s", qspec, "--target", "1048576")
+rc, rows = plan(qspec)
+ok(r.rc == 0 and qrot == 64 and "qwen3-next-80b-a3b-thinking rope (d=%d, rotary %d): training "
+   "context %d" % (qn["head_dim"], qrot, qn["max_position_embeddings"]) in r.text
+   and {x["pairs"] for x in rows} == {str(qrot // 2)},
+   "plan text: a partial rotary width is said beside d", r.text)
 r = run(EXE, "plan", "-s", "model:llama-3.1-8b", "--target", "262144")
 ok(r.rc == 0 and "llama-3.1-8b (d=128): training context 8192, target 262144 (factor 32)" in r.text
    and "HF max" in r.text, "plan text on stdout", r.text)
