@@ -119,11 +119,13 @@ static void engine_lengths(enum pe_rope_scaling type, double target, double trai
 {
 	double max_pos = type == PE_ROPE_SCALING_DYNAMIC ? train : target;
 	out->hf = max_pos;
-	out->vllm =
+	/* vLLM returns int(derived_max_model_len): a factor that is not whole (Qwen2.5-VL's
+	 * 128000 to 262144, x2.048) gives a length truncated to a whole number of tokens */
+	out->vllm = trunc(
 	        vllm_unscaled || type == PE_ROPE_SCALING_LONGROPE || type == PE_ROPE_SCALING_LLAMA3
 	                ? max_pos
 	        : type == PE_ROPE_SCALING_YARN ? train * factor
-	                                       : max_pos * factor;
+	                                       : max_pos * factor);
 	out->llamacpp = type == PE_ROPE_SCALING_DYNAMIC ? NAN : max_pos;
 }
 

@@ -83,7 +83,8 @@ def regimes(inv, scaled, factor, method):
 def vllm_len(cfg_max, rope_type, factor, orig, model_type=""):
     if rope_type in ("longrope", "su", "llama3") or "gemma3" in model_type:
         return cfg_max
-    return (orig if rope_type == "yarn" else cfg_max) * factor
+    # _get_and_verify_max_len returns int(derived_max_model_len)
+    return int((orig if rope_type == "yarn" else cfg_max) * factor)
 
 
 def expect(method, base, dim, train):
@@ -151,6 +152,17 @@ ok(all(x["llamacpp_max_length"] == "" for x in rows if x["method"] == "dynamic")
 lin = [x for x in rows if x["model"] == "llama-3.1-8b" and x["method"] == "linear"]
 ok(lin and lin[0]["vllm_max_length"] == str(int(TARGET * 32)),
    "vLLM multiplies max_position_embeddings by a linear factor (8388608 for 262144 x 32)")
+
+# Qwen2.5-VL (max_position_embeddings 128000) to 262144: factor 2.048, not whole; vLLM's length is
+# int(262144 x 2.048) = int(536870.912) = 536870 for linear, whole tokens (it read 536870.912)
+r, rows = plan("model:qwen2.5-vl-7b")
+lin = [x for x in rows if x["method"] == "linear"]
+f = TARGET / 128000.0
+ok(lin and lin[0]["vllm_max_length"] == str(vllm_len(TARGET, "linear", f, 128000.0)) == "536870"
+   and all(float(x["vllm_max_length"]) == int(float(x["vllm_max_length"])) for x in rows),
+   "vLLM's length is a whole number of tokens (int()), 536870 for linear x2.048", lin)
+r = run(EXE, "plan", "-q", "-s", "model:qwen2.5-vl-7b", "--target", "262144")
+ok(r.rc == 0 and " 536870 " in r.text and "536870.912" not in r.text, "plan text: 536870", r.text)
 
 # Gemma 3: vLLM's _get_and_verify_max_len (the NOTE "Gemma3's max_model_len (128K) is already
 # scaled by RoPE scaling") applies no factor when model_type contains "gemma3".
