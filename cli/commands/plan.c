@@ -121,11 +121,11 @@ static void engine_lengths(enum pe_rope_scaling type, double target, double trai
 	out->hf = max_pos;
 	/* vLLM returns int(derived_max_model_len): a factor that is not whole (Qwen2.5-VL's
 	 * 128000 to 262144, x2.048) gives a length truncated to a whole number of tokens */
-	out->vllm = trunc(
-	        vllm_unscaled || type == PE_ROPE_SCALING_LONGROPE || type == PE_ROPE_SCALING_LLAMA3
-	                ? max_pos
-	        : type == PE_ROPE_SCALING_YARN ? train * factor
-	                                       : max_pos * factor);
+	out->vllm = trunc(vllm_unscaled || type == PE_ROPE_SCALING_LONGROPE ||
+	                                  type == PE_ROPE_SCALING_LLAMA3
+	                          ? max_pos
+	                  : type == PE_ROPE_SCALING_YARN ? train * factor
+	                                                 : max_pos * factor);
 	out->llamacpp = type == PE_ROPE_SCALING_DYNAMIC ? NAN : max_pos;
 }
 
@@ -350,6 +350,15 @@ int cmd_plan(int argc, char **argv)
 			        "unscaled base; --train-length gives the pretraining context",
 			        name, *group ? " " : "", group,
 			        pe_rope_scaling_name(s->scaling.type), s->scaling.factor, train);
+		/* A target below the training context is no extension: each method would shrink
+		 * the frequencies' reach (factor < 1), and the rows would read as a plan. */
+		if (own.target < train)
+			cli_note(o.quiet,
+			         "warning: %s%s%s: the target %.17g is shorter than its training "
+			         "context %.17g: it needs no scaling, and the rows are each method "
+			         "at factor %.6g, below 1",
+			         name, *group ? " " : "", group, own.target, train,
+			         own.target / train);
 		static const enum pe_rope_scaling methods[] = {
 		        PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
 		        PE_ROPE_SCALING_LLAMA3, PE_ROPE_SCALING_LONGROPE};

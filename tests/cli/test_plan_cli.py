@@ -220,6 +220,13 @@ ok(r.rc == 0 and qrot == 64 and "qwen3-next-80b-a3b-thinking rope (d=%d, rotary 
    "context %d" % (qn["head_dim"], qrot, qn["max_position_embeddings"]) in r.text
    and {x["pairs"] for x in rows} == {str(qrot // 2)},
    "plan text: a partial rotary width is said beside d", r.text)
+# A target below the training context (Llama 3.1's original 8192) is no extension: warned, once,
+# for that model only (DeepSeek-V3's original 4096 equals the target: factor 1, no warning)
+r = run(EXE, "plan", "-s", "model:llama-3.1-8b", "-s", "model:deepseek-v3", "--target", "4096")
+warned = [l for l in r.err.splitlines() if "shorter than its training context" in l]
+ok(r.rc == 0 and len(warned) == 1 and warned[0].startswith(
+   "posenc: warning: llama-3.1-8b: the target 4096 is shorter than its training context 8192")
+   and "factor 0.5," in warned[0], "plan: a target below the training context is warned", r.err)
 r = run(EXE, "plan", "-s", "model:llama-3.1-8b", "--target", "262144")
 ok(r.rc == 0 and "llama-3.1-8b (d=128): training context 8192, target 262144 (factor 32)" in r.text
    and "HF max" in r.text, "plan text on stdout", r.text)
