@@ -210,6 +210,16 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 		size_t ol = strlen(ov);
 		if (!ol || ov[0] == ',' || ov[ol - 1] == ',' || strstr(ov, ",,"))
 			return cli_usage_error("scheme '%s': an empty key after ','", spec);
+		/* A layer group is not a key of the groups' rope specs: said here, rather than
+		 * as an unknown rope key of a spec text the user never wrote. */
+		for (const char *p = ov; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+			if (strncmp(p, "layer=", 6) == 0) {
+				size_t vl = strcspn(p + 6, ",");
+				return cli_usage_error(
+				        "scheme '%s': layer= is not a key of a model spec: "
+				        "--layer %.*s picks that group (of every model given)",
+				        spec, (int)vl, p + 6);
+			}
 	}
 	size_t wl = comma ? (size_t)(comma - what) : strlen(what);
 	char *name = malloc(wl + 1);

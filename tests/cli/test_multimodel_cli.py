@@ -56,6 +56,15 @@ r = run(EXE, "compare", "-s", "model:llama-3.1-8b", "-s", "sinusoidal", "-n", "1
 ok(r.rc == 0 and "warning" not in r.err, "a plain spec beside a model takes its width, no warning",
    r.err)
 
+# layer= after a model spec is no key of its groups' rope specs: one error naming what was
+# written and --layer (it was "unknown key 'layer' for rope" of a spec text never written)
+for cmd, extra in (("freqs", ["-s", "model:llama-3.1-8b"]), ("model", []), ("plan", ["--target", "1e6"])):
+    args = [cmd] + (["model:gemma-3-27b,layer=global"] if cmd == "model"
+                    else ["-s", "model:gemma-3-27b,layer=global"]) + extra
+    error_case(EXE, f"{cmd}: layer= in a model spec", args, 2,
+               "posenc: error: scheme 'model:gemma-3-27b,layer=global': layer= is not a key of a "
+               "model spec: --layer global picks that group", cwd=workdir())
+
 # ---- freqs: one long table --------------------------------------------------------------
 out = os.path.join(TMP, "x.csv")
 r = run(EXE, "freqs", *S, "-o", out)
