@@ -65,6 +65,17 @@ for cmd, extra in (("freqs", ["-s", "model:llama-3.1-8b"]), ("model", []), ("pla
                "posenc: error: scheme 'model:gemma-3-27b,layer=global': layer= is not a key of a "
                "model spec: --layer global picks that group", cwd=workdir())
 
+# an unknown key after a model is said of the spec as written, before any output (model printed
+# its heading, then named an internal group spec "rope:base=500000,...,foo=1")
+for cmd in ("freqs", "model", "layers", "compare"):
+    args = [cmd] + (["model:llama-3.1-8b,foo=1"] if cmd == "model"
+                    else ["-s", "model:llama-3.1-8b,foo=1"]) + ["-o", "x.csv"]
+    wd = workdir()
+    r = run(EXE, *args, cwd=wd)
+    ok(r.rc == 2 and r.text == "" and r.err.startswith(
+       "posenc: error: scheme 'model:llama-3.1-8b,foo=1': unknown key 'foo' for rope (known: ")
+       and not os.listdir(wd), f"{cmd}: an unknown key after a model names the spec written", r.err)
+
 # ---- freqs: one long table --------------------------------------------------------------
 out = os.path.join(TMP, "x.csv")
 r = run(EXE, "freqs", *S, "-o", out)
