@@ -166,7 +166,7 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 		st = pe_panel_set_ylim(p, lo / 1.5, hi * 1.5);
 		if (st == PE_OK)
 			st = pe_panel_set_xlim(p, -0.5, (double)maxpairs - 0.5);
-		if (st == PE_OK && r == n)
+		if (st == PE_OK && (r == 0 || r == n))
 			st = pe_panel_set_xlabel(p, "pair index i");
 	}
 	if (st == PE_OK)

@@ -119,6 +119,9 @@ labels = ["llama3 \u00d7%g" % factors["llama-3.1-8b"], "longrope (short factors)
 ok(r.rc == 0 and labels == ["llama3 \u00d78", "longrope (short factors)", "yarn \u00d740"]
    and all(w in lines for w in labels) and "scaled" not in lines and lines.count("unscaled") == 3,
    "freqs figure of several: each scaled curve named by its scaling", lines)
+# the shared top panel's x axis is named too, not only the last panel's, far below it
+ok(lines.count("pair index i") == 2, "freqs figure of several: the top panel's x axis is named",
+   lines.count("pair index i"))
 
 # decay of several widths: its title and legend say each one's, as compare's and freqs' do
 # (the widths from the configs: hidden_size / heads, DeepSeek's qk_rope_head_dim)
