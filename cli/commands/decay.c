@@ -163,8 +163,15 @@ static const char *figure_title(struct pe_scheme **schemes, size_t count,
 	if (len > 70 || count > 4)
 		len = (size_t)snprintf(buf, cap, "decay of %zu schemes%s", count,
 		                       count > LEGEND_MAX ? ", too many to label" : "");
-	if (len < cap && same_d)
+	if (len < cap && same_d) {
 		snprintf(buf + len, cap - len, " (d=%zu)", vs[0].vec.d);
+	} else if (len < cap) {
+		/* models at their own widths: say them, as compare and freqs do */
+		char widths[96] = "";
+		for (size_t i = 0; i < count; i++)
+			cli_width_list_add(widths, sizeof(widths), vs[i].vec.d);
+		snprintf(buf + len, cap - len, " (d=%s)", widths);
+	}
 	return buf;
 }
 
@@ -187,6 +194,10 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		x[k] = (double)k;
 	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
 	enum pe_status st = PE_OK;
+	int mixed = 0;
+	for (size_t i = 1; i < count; i++)
+		mixed |= vs[i].vec.d != vs[0].vec.d;
+	char names[MAX_SCHEMES][160];
 	for (size_t i = 0; i < count && st == PE_OK; i++) {
 		double *yi = y + i * (K + 1);
 		for (size_t k = 0; k <= K; k++) {
@@ -198,7 +209,9 @@ static int draw(const struct cli_common *o, const struct decay_opts *d, struct p
 		}
 		/* past a legend's worth the names would run off the canvas (and colours repeat) */
 		bool named = count > 1 && count <= LEGEND_MAX;
-		st = pe_panel_add_line(p, named ? cli_short_label(schemes[i]) : NULL, x, yi, K + 1);
+		const char *name = cli_width_label(cli_short_label(schemes[i]), vs[i].vec.d, mixed,
+		                                   names[i], sizeof(names[i]));
+		st = pe_panel_add_line(p, named ? name : NULL, x, yi, K + 1);
 	}
 	if (st == PE_OK && lo < 0 && hi > 0)
 		st = pe_panel_add_hline(p, 0.0, NULL);

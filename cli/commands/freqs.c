@@ -53,7 +53,8 @@ static const char help[] =
         "marked; below, each variant's frequency over the unscaled one; mrope's pairs as\n"
         "markers, one colour per axis. With several schemes, their wavelengths on shared\n"
         "axes, then one panel each with its training and extended context and critical\n"
-        "pair marked.\n"
+        "pair marked, its scaled curve named by its scaling (LongRoPE: short or long\n"
+        "factors, per --length).\n"
         "\n"
         "Options:\n"
         "      --length L         sequence length for dynamic and longrope [default: the\n"
@@ -151,18 +152,6 @@ static size_t add_vline(struct vline *v, size_t n, double at, const char *label)
 	return n + 1;
 }
 
-static void variant_name(const struct pe_freq_variant *v, char *buf, size_t cap)
-{
-	const char *name = pe_rope_scaling_name(v->type);
-	if (v->type == PE_ROPE_SCALING_LONGROPE)
-		snprintf(buf, cap, "%s (%s factors)", name,
-		         v->length > v->original ? "long" : "short");
-	else if (v->type == PE_ROPE_SCALING_DYNAMIC)
-		snprintf(buf, cap, "%s \xc3\x97%g at length %.10g", name, v->factor, v->length);
-	else
-		snprintf(buf, cap, "%s \xc3\x97%g", name, v->factor);
-}
-
 /*
  * Wavelength per pair on a log axis (it spans decades), unscaled and per
  * scaling variant, with the training length and the critical pair; below,
@@ -201,7 +190,7 @@ static int draw(const struct cli_common *o, const struct pe_scheme *s, size_t d,
 			ratio[i] = k ? row[2 * k + 1] : 1.0;
 		}
 		if (k)
-			variant_name(&t->variants[k - 1], names[k], sizeof(names[k]));
+			cli_freq_variant_name(&t->variants[k - 1], names[k], sizeof(names[k]));
 		if (t->axes && k == 0)
 			st = cli_wavelength_axes(top, t, wl, buf + pairs * (1 + 2 * (nv + 1)),
 			                         axis_labels);

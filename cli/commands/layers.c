@@ -42,6 +42,8 @@ static const char help[] =
         "below 5 in.\n"
         "\n"
         "Options:\n"
+        "  -s, --scheme SPEC      the model: hf:config.json, gguf:FILE or model:NAME (see\n"
+        "                         'posenc help models')\n"
         "%s"
         "\n"
         "Example: posenc layers -s model:gemma-3-27b -o gemma3-layers.png\n";

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "figures/figure.h"
+#include "figures/wavelength_figure.h"
 #include "commands/model_diff.h"
 #include "shared/model_spec.h"
 #include "shared/output.h"
@@ -424,7 +425,7 @@ static int run_model(const struct cli_common *co, const char *spec, double lengt
 /* Unscaled and scaled inverse frequencies of a rope group, as describe_rope computes them. */
 static int group_thetas(const struct cli_common *co, const struct pe_model *m,
                         const char *spec_text, const char *overrides, double length, double **base,
-                        double **scaled, size_t *h, double *extended)
+                        double **scaled, size_t *h, double *extended, char *what, size_t cap)
 {
 	char *text = overrides ? pe_spec_override(spec_text, overrides) : NULL;
 	struct pe_scheme *s = NULL;
@@ -444,6 +445,12 @@ static int group_thetas(const struct cli_common *co, const struct pe_model *m,
 	*extended = pe_rope_scaling_has_original(p.type) ? p.factor * p.original : 0.0;
 	if (p.length == 0.0) /* describe_rope's length: the text and the figure agree */
 		p.length = length > 0 ? length : p.original;
+	/* the scaled curve by name, as freqs draws it ("yarn ×40", "longrope (long factors)") */
+	cli_freq_variant_name(&(struct pe_freq_variant){.type = p.type,
+	                                                .factor = p.factor,
+	                                                .original = p.original,
+	                                                .length = p.length},
+	                      what, cap);
 	st = *base && *scaled ? pe_rope_base_frequencies(s->base, d_rot, *base) : PE_ENOMEM;
 	if (st == PE_OK) {
 		memcpy(*scaled, *base, *h * sizeof(double));
@@ -480,7 +487,7 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 	struct pe_figure *fig = pe_figure_create(1, 1);
 	size_t ng = m->n_groups;
 	double **bufs = calloc(3 * (ng ? ng : 1), sizeof(double *));
-	char(*names)[96] = calloc(2 * (ng ? ng : 1), sizeof(*names));
+	char(*names)[160] = calloc(2 * (ng ? ng : 1), sizeof(*names));
 	enum pe_status st = fig && bufs && names ? PE_OK : PE_ENOMEM;
 	struct pe_panel *panel = fig ? pe_figure_panel(fig, 0, 0) : NULL;
 	if (fig)
@@ -493,8 +500,9 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 			continue;
 		size_t h = 0;
 		double extended = 0.0;
+		char what[96];
 		if (group_thetas(co, m, grp->spec, overrides, length, &bufs[3 * g],
-		                 &bufs[3 * g + 1], &h, &extended) != 0 ||
+		                 &bufs[3 * g + 1], &h, &extended, what, sizeof(what)) != 0 ||
 		    h == 0)
 			continue;
 		ctx = fmax(ctx, extended);
@@ -507,7 +515,8 @@ static int draw_model(const struct cli_common *co, const char *spec, double leng
 			bufs[3 * g + 2][i] = (double)i;
 		const char *gn = ng > 1 ? grp->name : "";
 		snprintf(names[2 * g], sizeof(names[0]), "%s%sunscaled", gn, *gn ? " " : "");
-		snprintf(names[2 * g + 1], sizeof(names[0]), "%s%sscaled", gn, *gn ? " " : "");
+		snprintf(names[2 * g + 1], sizeof(names[0]), "%s%sscaled: %s", gn, *gn ? " " : "",
+		         what);
 		int same = memcmp(bufs[3 * g], bufs[3 * g + 1], h * sizeof(double)) == 0;
 		if (same) /* an unscaled group: one line */
 			snprintf(names[2 * g], sizeof(names[0]), "%s%s(no scaling)", gn,

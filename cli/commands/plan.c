@@ -64,6 +64,8 @@ static const char help[] =
         "Text on stdout; -o FILE.csv (or -o -) one row per model, group and method.\n"
         "\n"
         "Options:\n"
+        "  -s, --scheme SPEC      a model (hf:config.json, gguf:FILE, model:NAME), or a rope\n"
+        "                         spec with --train-length, e.g. rope:base=500000\n"
         "      --target LENGTH    the context to reach (required)\n"
         "      --train-length T   the training context [default: the model's; required\n"
         "                         for a plain rope spec without a scaling original]\n"
@@ -117,11 +119,13 @@ static void engine_lengths(enum pe_rope_scaling type, double target, double trai
 {
 	double max_pos = type == PE_ROPE_SCALING_DYNAMIC ? train : target;
 	out->hf = max_pos;
-	out->vllm =
-	        vllm_unscaled || type == PE_ROPE_SCALING_LONGROPE || type == PE_ROPE_SCALING_LLAMA3
-	                ? max_pos
-	        : type == PE_ROPE_SCALING_YARN ? train * factor
-	                                       : max_pos * factor;
+	/* vLLM returns int(derived_max_model_len): a factor that is not whole (Qwen2.5-VL's
+	 * 128000 to 262144, x2.048) gives a length truncated to a whole number of tokens */
+	out->vllm = trunc(vllm_unscaled || type == PE_ROPE_SCALING_LONGROPE ||
+	                                  type == PE_ROPE_SCALING_LLAMA3
+	                          ? max_pos
+	                  : type == PE_ROPE_SCALING_YARN ? train * factor
+	                                                 : max_pos * factor);
 	out->llamacpp = type == PE_ROPE_SCALING_DYNAMIC ? NAN : max_pos;
 }
 
@@ -208,8 +212,12 @@ static void print_length(FILE *f, double v)
 static void text_rows(FILE *f, const char *name, const char *group, size_t d, double train,
                       double target, double window, const struct row *rows, size_t n)
 {
-	fprintf(f, "%s%s%s (d=%zu): training context %.17g, target %.17g (factor %.6g)\n", name,
-	        *group ? " " : "", group, d, train, target, target / train);
+	/* a partial rotary width (Qwen3-Next's 64 of 256) said, as the pairs counted are its */
+	char rot[48] = "";
+	if (n && 2 * rows[0].pairs != d)
+		snprintf(rot, sizeof(rot), ", rotary %zu", 2 * rows[0].pairs);
+	fprintf(f, "%s%s%s (d=%zu%s): training context %.17g, target %.17g (factor %.6g)\n", name,
+	        *group ? " " : "", group, d, rot, train, target, target / train);
 	/* Gemma's local layers: a longer context never gives them longer offsets, so what
 	 * each method would change there is no reason to scale them. */
 	if (window > 0 && window < train)
@@ -342,6 +350,15 @@ int cmd_plan(int argc, char **argv)
 			        "unscaled base; --train-length gives the pretraining context",
 			        name, *group ? " " : "", group,
 			        pe_rope_scaling_name(s->scaling.type), s->scaling.factor, train);
+		/* A target below the training context is no extension: each method would shrink
+		 * the frequencies' reach (factor < 1), and the rows would read as a plan. */
+		if (own.target < train)
+			cli_note(o.quiet,
+			         "warning: %s%s%s: the target %.17g is shorter than its training "
+			         "context %.17g: it needs no scaling, and the rows are each method "
+			         "at factor %.6g, below 1",
+			         name, *group ? " " : "", group, own.target, train,
+			         own.target / train);
 		static const enum pe_rope_scaling methods[] = {
 		        PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
 		        PE_ROPE_SCALING_LLAMA3, PE_ROPE_SCALING_LONGROPE};
@@ -374,9 +391,11 @@ int cmd_plan(int argc, char **argv)
 		}
 		free(spec);
 		if (!rc) {
+			/* The CSV names every model's group, "all" for a model of one, as
+			 * freqs, model and layers do, so that their tables merge on it. */
 			if (csv)
-				csv_rows(f, name, group, d, train, own.target, info[i].window, rows,
-				         n);
+				csv_rows(f, name, info[i].model[0] ? info[i].group : "", d, train,
+				         own.target, info[i].window, rows, n);
 			else
 				text_rows(f, name, group, d, train, own.target, info[i].window,
 				          rows, n);

@@ -59,6 +59,8 @@ static const char help[] =
         "[layers, heads, pairs] array of --quantity; .png .svg .pdf: the figure.\n"
         "\n"
         "Options:\n"
+        "  -s, --scheme SPEC      the model's config: hf:config.json, gguf:FILE or\n"
+        "                         model:NAME (see 'posenc help models')\n"
         "      --weights FILE     model.safetensors, or model.safetensors.index.json of a\n"
         "                         sharded checkpoint, or the GGUF file of -s gguf:FILE\n"
         "      --quantity WHAT    q, k or qk (their product) [default: qk]\n"

@@ -11,6 +11,18 @@
 
 #define TWO_PI 6.283185307179586476925
 
+void cli_freq_variant_name(const struct pe_freq_variant *v, char *buf, size_t cap)
+{
+	const char *name = pe_rope_scaling_name(v->type);
+	if (v->type == PE_ROPE_SCALING_LONGROPE)
+		snprintf(buf, cap, "%s (%s factors)", name,
+		         v->length > v->original ? "long" : "short");
+	else if (v->type == PE_ROPE_SCALING_DYNAMIC)
+		snprintf(buf, cap, "%s \xc3\x97%g at length %.10g", name, v->factor, v->length);
+	else
+		snprintf(buf, cap, "%s \xc3\x97%g", name, v->factor);
+}
+
 /* Whether @t's first variant is the scheme's own scaling (a plain rope's variants
  * only illustrate what it could take: its own wavelengths are the unscaled ones). */
 static int has_own_scaling(const struct pe_freq_table *t)
@@ -77,11 +89,13 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 	double *buf = malloc((5 * total + 1) * sizeof(*buf));
 	char(*names)[160] = calloc(n, sizeof(*names));
 	char(*axis_names)[3][48] = calloc(n, sizeof(*axis_names));
-	if (!fig || !buf || !names || !axis_names) {
+	char(*scaled_names)[96] = calloc(n, sizeof(*scaled_names));
+	if (!fig || !buf || !names || !axis_names || !scaled_names) {
 		pe_figure_destroy(fig);
 		free(buf);
 		free(names);
 		free(axis_names);
+		free(scaled_names);
 		return cli_error("the wavelength figure: out of memory");
 	}
 	pe_figure_set_png_level(fig, CLI_PNG_LEVEL_CURVES);
@@ -121,8 +135,13 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 		else if (st == PE_OK)
 			st = pe_panel_add_line(p, differs ? "unscaled" : "no scaling", x, wu,
 			                       pairs);
-		if (st == PE_OK && differs)
-			st = pe_panel_add_line(p, "scaled", x, ws, pairs);
+		/* the scaling by name: "scaled" alone hid which state a panel draws (Phi-3's
+		 * short factors under its extended context, where it uses the long ones) */
+		if (st == PE_OK && differs) {
+			cli_freq_variant_name(&w->t->variants[0], scaled_names[i],
+			                      sizeof(scaled_names[i]));
+			st = pe_panel_add_line(p, scaled_names[i], x, ws, pairs);
+		}
 		char text[96];
 		if (st == PE_OK && w->ctx.train > 0) {
 			snprintf(text, sizeof(text), "%s %.17g",
@@ -154,7 +173,7 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 		st = pe_panel_set_ylim(p, lo / 1.5, hi * 1.5);
 		if (st == PE_OK)
 			st = pe_panel_set_xlim(p, -0.5, (double)maxpairs - 0.5);
-		if (st == PE_OK && r == n)
+		if (st == PE_OK && (r == 0 || r == n))
 			st = pe_panel_set_xlabel(p, "pair index i");
 	}
 	if (st == PE_OK)
@@ -179,5 +198,6 @@ int cli_wavelength_figure(const struct cli_common *o, const struct cli_wavelengt
 	free(buf);
 	free(names);
 	free(axis_names);
+	free(scaled_names);
 	return rc;
 }

@@ -25,6 +25,13 @@ struct cli_wavelength_entry {
 };
 
 /*
+ * cli_freq_variant_name() - a scaling variant's legend text into @buf: its
+ * name and factor, with what its frequencies depend on (LongRoPE's short or
+ * long factors, dynamic NTK's length), "longrope (short factors)"
+ */
+void cli_freq_variant_name(const struct pe_freq_variant *v, char *buf, size_t cap);
+
+/*
  * cli_wavelength_figure() - draw @n entries to @path
  *
  * @return 0 or an exit code after reporting.

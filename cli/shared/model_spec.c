@@ -196,6 +196,41 @@ static void say_warnings(const struct cli_common *o, const char *spec, const str
 	}
 }
 
+static int names_mrope_key(const char *overrides);
+
+/*
+ * The overrides after a model spec, tried on each group's spec (its mrope spec for M-RoPE
+ * keys) once the model is read, so that a bad key is said of the spec as written and
+ * before any output, not of a group's spec text the user never wrote, half-way through.
+ */
+static int check_overrides(const char *spec, const struct pe_model *m, const char *overrides)
+{
+	if (!overrides || m->learned)
+		return 0;
+	for (size_t i = 0; i < m->n_groups; i++) {
+		const char *g = m->groups[i].spec;
+		if (!g || cli_spec_scheme_is(g, "nope"))
+			continue;
+		if (m->mrope_spec && cli_spec_scheme_is(g, "rope") && names_mrope_key(overrides))
+			g = m->mrope_spec;
+		char *text = pe_spec_override(g, overrides), *err = NULL;
+		if (!text)
+			return cli_error("out of memory");
+		struct pe_scheme *s = NULL;
+		enum pe_status st = pe_scheme_parse(text, &s, &err);
+		free(text);
+		pe_scheme_destroy(s);
+		int rc = st == PE_OK       ? 0
+		         : st == PE_ENOMEM ? cli_error("out of memory")
+		                           : cli_usage_error("scheme '%s': %s", spec,
+		                                             err ? err : pe_status_str(st));
+		free(err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model **out,
                    const char **overrides)
 {
@@ -210,6 +245,16 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 		size_t ol = strlen(ov);
 		if (!ol || ov[0] == ',' || ov[ol - 1] == ',' || strstr(ov, ",,"))
 			return cli_usage_error("scheme '%s': an empty key after ','", spec);
+		/* A layer group is not a key of the groups' rope specs: said here, rather than
+		 * as an unknown rope key of a spec text the user never wrote. */
+		for (const char *p = ov; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+			if (strncmp(p, "layer=", 6) == 0) {
+				size_t vl = strcspn(p + 6, ",");
+				return cli_usage_error(
+				        "scheme '%s': layer= is not a key of a model spec: "
+				        "--layer %.*s picks that group (of every model given)",
+				        spec, (int)vl, p + 6);
+			}
 	}
 	size_t wl = comma ? (size_t)(comma - what) : strlen(what);
 	char *name = malloc(wl + 1);
@@ -239,6 +284,9 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 	if (seen) {
 		free(key);
 		free(name);
+		int bad = check_overrides(spec, seen, *overrides);
+		if (bad)
+			return bad;
 		*out = seen;
 		say_warnings(o, spec, seen);
 		return 0;
@@ -296,8 +344,8 @@ int cli_model_load(const struct cli_common *o, const char *spec, struct pe_model
 	}
 	free(text);
 	free(key);
-	if (rc) {
-		*out = NULL;
+	if (rc || (rc = check_overrides(spec, *out, *overrides))) {
+		*out = NULL; /* a model read stays in the cache, which owns it */
 		return rc;
 	}
 	say_warnings(o, spec, *out);

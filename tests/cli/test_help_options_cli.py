@@ -179,6 +179,23 @@ for cmd in ("encode", "distance", "corr", "scatter", "profile", "precision"):
 for cmd in ("decay", "freqs", "compare", "report"):
     h = run(EXE, cmd, "--help").text
     ok("--base LIST" in h and "--base B " not in h, f"{cmd}: --base LIST listed", "")
+# The -s line's example spec is one the command takes: a student copies it from the help. The
+# shared line's "sinusoidal:base=10" was refused by plan, precision, layers and usage (exit 2).
+for cmd in BASE:
+    h = run(EXE, cmd, "--help").text.split("Options:")[-1]
+    m = re.search(r"^  -s, --scheme SPEC +(.*(?:\n {25}.*)*)", h, re.M)
+    ex = re.search(r"e\.g\. ([^\s,]+)", m.group(1)) if m else None
+    if ex is None:  # a command of models alone: the line says so, and names no other spec
+        ok(m and "model:NAME" in m.group(1) and "rope" not in m.group(1), f"{cmd}: -s names models",
+           m.group(1) if m else h)
+        continue
+    args = list(BASE[cmd][0])
+    args[args.index("-s") + 1] = ex.group(1)
+    if "with --train-length" in m.group(1):  # as the line says
+        args += ["--train-length", "8192"]
+    out = ["-o", "x.csv" if cmd in ("plan", "layers", "model") else "x." + BASE[cmd][1]]
+    r = run(EXE, cmd, *args, "-q", *out, cwd=workdir())
+    ok(r.rc in RAN, f"{cmd}: the -s example {ex.group(1)} is taken", f"rc={r.rc} {r.err[-300:]}")
 # inspect has its own parser: --max-time alone, as its help says
 h = run(EXE, "inspect", "--help").text
 ok(listed(h) == {"--max-time", "-h", "--help"}, "inspect lists --max-time and -h", sorted(listed(h)))

@@ -195,6 +195,28 @@ txt = subprocess.run(["pdftotext", qpdf, "-"], capture_output=True).stdout.decod
     if r.rc == 0 else ""
 ok("extended context 131072" in txt and "training context 32768" in txt,
    "qwen2.5 yarn figure: extended context 131072 above training context 32768", r.err)
+# the figure names each group's scaled curve by its scaling and factor (the configs'), and
+# LongRoPE's by the factors drawn: short at the default length (the original, 4096, not past
+# it), long past it; a lone "scaled" did not say which
+legends = {}
+for spec, extra in (("deepseek-v3", []), ("gemma-3-27b", []), ("phi-3-mini-128k", []),
+                    ("phi-3-mini-128k", ["--length", "131072"])):
+    fpdf = os.path.join(TMP, "legend.pdf")
+    r = run(EXE, "model", "-q", "model:" + spec, *extra, "-o", fpdf)
+    lines = subprocess.run(["pdftotext", fpdf, "-"], capture_output=True).stdout.decode() \
+        .splitlines() if r.rc == 0 else []
+    legends[(spec, len(extra))] = [ln for ln in lines if "scaled" in ln or "scaling" in ln]
+cfgs = {m: json.load(open(os.path.join(CONFIGS, m + ".json")))
+        for m in ("deepseek-v3", "gemma-3-27b")}
+ds_f = cfgs["deepseek-v3"]["rope_scaling"]["factor"]
+gm_f = cfgs["gemma-3-27b"]["text_config"]["rope_scaling"]["factor"]
+want = {("deepseek-v3", 0): ["unscaled", "scaled: yarn \u00d7%g" % ds_f],
+        ("gemma-3-27b", 0): ["local (no scaling)", "global unscaled",
+                             "global scaled: linear \u00d7%g" % gm_f],
+        ("phi-3-mini-128k", 0): ["unscaled", "scaled: longrope (short factors)"],
+        ("phi-3-mini-128k", 2): ["unscaled", "scaled: longrope (long factors)"]}
+ok(legends == want, "model figure: each scaled curve named by its scaling (LongRoPE: which factors)",
+   legends)
 r, s = summary("model:phi-3-mini-128k")
 g = s.get("all", {})
 ok(float(g.get("attention_factor", 0)) == math.sqrt(1 + math.log(32.0) / math.log(4096.0)),

@@ -10,8 +10,10 @@ critical dimension is the same number in freqs, model and report (Liu et al.:
 import csv
 import html.parser
 import io
+import json
 import math
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -54,6 +56,26 @@ r = run(EXE, "compare", "-s", "model:llama-3.1-8b", "-s", "sinusoidal", "-n", "1
 ok(r.rc == 0 and "warning" not in r.err, "a plain spec beside a model takes its width, no warning",
    r.err)
 
+# layer= after a model spec is no key of its groups' rope specs: one error naming what was
+# written and --layer (it was "unknown key 'layer' for rope" of a spec text never written)
+for cmd, extra in (("freqs", ["-s", "model:llama-3.1-8b"]), ("model", []), ("plan", ["--target", "1e6"])):
+    args = [cmd] + (["model:gemma-3-27b,layer=global"] if cmd == "model"
+                    else ["-s", "model:gemma-3-27b,layer=global"]) + extra
+    error_case(EXE, f"{cmd}: layer= in a model spec", args, 2,
+               "posenc: error: scheme 'model:gemma-3-27b,layer=global': layer= is not a key of a "
+               "model spec: --layer global picks that group", cwd=workdir())
+
+# an unknown key after a model is said of the spec as written, before any output (model printed
+# its heading, then named an internal group spec "rope:base=500000,...,foo=1")
+for cmd in ("freqs", "model", "layers", "compare"):
+    args = [cmd] + (["model:llama-3.1-8b,foo=1"] if cmd == "model"
+                    else ["-s", "model:llama-3.1-8b,foo=1"]) + ["-o", "x.csv"]
+    wd = workdir()
+    r = run(EXE, *args, cwd=wd)
+    ok(r.rc == 2 and r.text == "" and r.err.startswith(
+       "posenc: error: scheme 'model:llama-3.1-8b,foo=1': unknown key 'foo' for rope (known: ")
+       and not os.listdir(wd), f"{cmd}: an unknown key after a model names the spec written", r.err)
+
 # ---- freqs: one long table --------------------------------------------------------------
 out = os.path.join(TMP, "x.csv")
 r = run(EXE, "freqs", *S, "-o", out)
@@ -78,6 +100,47 @@ for m, c in want.items():
     rm = run(EXE, "model", "-q", "model:" + m, "-o", "-")
     vals = {row[1]: row[2] for row in csv.reader(io.StringIO(rm.text))}
     ok(vals.get("critical_dim") == str(c), f"model: {m} critical dimension {c}", vals.get("critical_dim"))
+
+# the figure of several: each panel's scaled curve is named by its scaling and factor (from
+# the published configs), and Phi-3's by the factors drawn: at the default length, its original
+# context 4096 (not past it), LongRoPE uses short_factor (a lone "scaled" hid that the panel
+# drew short factors under its extended context 131072, where the model uses the long ones)
+cfg = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "configs")
+factors = {}
+for m in ("llama-3.1-8b", "deepseek-v3"):
+    with open(os.path.join(cfg, m + ".json")) as fh:
+        factors[m] = json.load(fh)["rope_scaling"]["factor"]
+fpdf = os.path.join(TMP, "w.pdf")
+r = run(EXE, "freqs", "-q", *S, "-o", fpdf)
+lines = subprocess.run(["pdftotext", fpdf, "-"], capture_output=True, text=True).stdout \
+    .splitlines() if r.rc == 0 else []
+labels = ["llama3 \u00d7%g" % factors["llama-3.1-8b"], "longrope (short factors)",
+        "yarn \u00d7%g" % factors["deepseek-v3"]]
+ok(r.rc == 0 and labels == ["llama3 \u00d78", "longrope (short factors)", "yarn \u00d740"]
+   and all(w in lines for w in labels) and "scaled" not in lines and lines.count("unscaled") == 3,
+   "freqs figure of several: each scaled curve named by its scaling", lines)
+# the shared top panel's x axis is named too, not only the last panel's, far below it
+ok(lines.count("pair index i") == 2, "freqs figure of several: the top panel's x axis is named",
+   lines.count("pair index i"))
+
+# decay of several widths: its title and legend say each one's, as compare's and freqs' do
+# (the widths from the configs: hidden_size / heads, DeepSeek's qk_rope_head_dim)
+cf = {}
+for m in ("llama-3.1-8b", "phi-3-mini-128k", "deepseek-v3"):
+    with open(os.path.join(cfg, m + ".json")) as fh:
+        cf[m] = json.load(fh)
+widths = {"llama-3.1-8b": cf["llama-3.1-8b"]["hidden_size"] // cf["llama-3.1-8b"]["num_attention_heads"],
+          "phi-3-mini-128k": cf["phi-3-mini-128k"]["hidden_size"]
+          // cf["phi-3-mini-128k"]["num_attention_heads"],
+          "deepseek-v3": cf["deepseek-v3"]["qk_rope_head_dim"]}
+dpdf = os.path.join(TMP, "decay.pdf")
+r = run(EXE, "decay", "-q", *S, "-o", dpdf)
+lines = subprocess.run(["pdftotext", dpdf, "-"], capture_output=True, text=True).stdout \
+    .splitlines() if r.rc == 0 else []
+want_w = "/".join(str(w) for w in sorted(set(widths.values())))
+ok(r.rc == 0 and want_w == "64/96/128" and any(l.endswith("(d=%s)" % want_w) for l in lines)
+   and all("%s (d=%d)" % (m, w) in lines for m, w in widths.items()),
+   "decay of several widths: title and legend say each one's", lines)
 
 # ---- report: model names, facts table first, default n = the longest context ----------
 page = os.path.join(TMP, "r.html")

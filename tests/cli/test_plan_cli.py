@@ -83,7 +83,8 @@ def regimes(inv, scaled, factor, method):
 def vllm_len(cfg_max, rope_type, factor, orig, model_type=""):
     if rope_type in ("longrope", "su", "llama3") or "gemma3" in model_type:
         return cfg_max
-    return (orig if rope_type == "yarn" else cfg_max) * factor
+    # _get_and_verify_max_len returns int(derived_max_model_len)
+    return int((orig if rope_type == "yarn" else cfg_max) * factor)
 
 
 def expect(method, base, dim, train):
@@ -152,6 +153,17 @@ lin = [x for x in rows if x["model"] == "llama-3.1-8b" and x["method"] == "linea
 ok(lin and lin[0]["vllm_max_length"] == str(int(TARGET * 32)),
    "vLLM multiplies max_position_embeddings by a linear factor (8388608 for 262144 x 32)")
 
+# Qwen2.5-VL (max_position_embeddings 128000) to 262144: factor 2.048, not whole; vLLM's length is
+# int(262144 x 2.048) = int(536870.912) = 536870 for linear, whole tokens (it read 536870.912)
+r, rows = plan("model:qwen2.5-vl-7b")
+lin = [x for x in rows if x["method"] == "linear"]
+f = TARGET / 128000.0
+ok(lin and lin[0]["vllm_max_length"] == str(vllm_len(TARGET, "linear", f, 128000.0)) == "536870"
+   and all(float(x["vllm_max_length"]) == int(float(x["vllm_max_length"])) for x in rows),
+   "vLLM's length is a whole number of tokens (int()), 536870 for linear x2.048", lin)
+r = run(EXE, "plan", "-q", "-s", "model:qwen2.5-vl-7b", "--target", "262144")
+ok(r.rc == 0 and " 536870 " in r.text and "536870.912" not in r.text, "plan text: 536870", r.text)
+
 # Gemma 3: vLLM's _get_and_verify_max_len (the NOTE "Gemma3's max_model_len (128K) is already
 # scaled by RoPE scaling") applies no factor when model_type contains "gemma3".
 r, rows = plan("model:gemma-3-27b", "hf:" + os.path.join(HERE, "..", "fixtures", "hf",
@@ -174,8 +186,20 @@ for x in rows:
     windows.setdefault((x["model"], x["group"]), set()).add(x["sliding_window"])
 ok(r.rc == 0 and gemma_window == 1024 and
    windows == {("gemma-3-27b", "local"): {"1024"}, ("gemma-3-27b", "global"): {""},
-               ("llama-3.1-8b", ""): {""}},
+               ("llama-3.1-8b", "all"): {""}},
    "plan CSV: sliding_window of the groups whose layers all slide", windows)
+# A model of one layer group is group "all" in plan's CSV as in freqs', model's and layers'
+# (it was empty in plan's alone, so that merging plan with freqs on model and group lost it);
+# a plain spec has no group.
+r, rows = plan("model:phi-3-mini-128k", "model:gemma-3-27b", "rope:base=10000,original=4096,"
+               "scaling=yarn,factor=2")
+fr = run(EXE, "freqs", "-q", "-s", "model:phi-3-mini-128k", "-s", "model:gemma-3-27b", "-o", "-")
+fgroups = {(x["model"], x["group"]) for x in csv.DictReader(io.StringIO(fr.text))}
+pgroups = {(x["model"], x["group"]) for x in rows}
+ok(r.rc == 0 and fr.rc == 0 and ("phi-3-mini-128k", "all") in pgroups
+   and {g for g in pgroups if g[0] != "rope base=10000 scaling=yarn factor=2 original=4096"}
+   == fgroups and all(g[1] == "" for g in pgroups if g[0].startswith("rope")),
+   "plan CSV: group 'all' for a one-group model, as freqs names it", (pgroups, fgroups))
 r = run(EXE, "plan", "-q", "-s", "model:gemma-3-27b", "-s", "model:llama-3.1-8b", "--target",
         "262144")
 notes = [i for i, l in enumerate(r.text.splitlines()) if "a sliding window of 1024 positions" in l]
@@ -184,6 +208,25 @@ ok(r.rc == 0 and len(notes) == 1 and heads and notes[0] == heads[0] + 1 and
    "needs no scaling in these layers" in r.text,
    "plan text: the local group's note, under its heading, once", r.text)
 
+# Qwen3-Next (published config): head_dim 256, partial_rotary_factor 0.25, so the pairs
+# counted are those of a rotary width of 64: the heading says it beside d
+with open(os.path.join(HERE, "..", "fixtures", "hf", "qwen3-next-80b-a3b-thinking.json")) as fh:
+    qn = json.load(fh)
+qrot = int(qn["head_dim"] * qn["partial_rotary_factor"])
+qspec = "hf:" + os.path.join(HERE, "..", "fixtures", "hf", "qwen3-next-80b-a3b-thinking.json")
+r = run(EXE, "plan", "-q", "-s", qspec, "--target", "1048576")
+rc, rows = plan(qspec)
+ok(r.rc == 0 and qrot == 64 and "qwen3-next-80b-a3b-thinking rope (d=%d, rotary %d): training "
+   "context %d" % (qn["head_dim"], qrot, qn["max_position_embeddings"]) in r.text
+   and {x["pairs"] for x in rows} == {str(qrot // 2)},
+   "plan text: a partial rotary width is said beside d", r.text)
+# A target below the training context (Llama 3.1's original 8192) is no extension: warned, once,
+# for that model only (DeepSeek-V3's original 4096 equals the target: factor 1, no warning)
+r = run(EXE, "plan", "-s", "model:llama-3.1-8b", "-s", "model:deepseek-v3", "--target", "4096")
+warned = [l for l in r.err.splitlines() if "shorter than its training context" in l]
+ok(r.rc == 0 and len(warned) == 1 and warned[0].startswith(
+   "posenc: warning: llama-3.1-8b: the target 4096 is shorter than its training context 8192")
+   and "factor 0.5," in warned[0], "plan: a target below the training context is warned", r.err)
 r = run(EXE, "plan", "-s", "model:llama-3.1-8b", "--target", "262144")
 ok(r.rc == 0 and "llama-3.1-8b (d=128): training context 8192, target 262144 (factor 32)" in r.text
    and "HF max" in r.text, "plan text on stdout", r.text)
