@@ -82,6 +82,11 @@ static int run(const struct command *c, int argc, char **argv)
 
 static int help(int argc, char **argv)
 {
+	/* one topic: a second word would otherwise be dropped without a word */
+	if (argc > 2)
+		return cli_usage_error("'help' takes one topic (a command, 'schemes' or 'models'), "
+		                       "not '%s'",
+		                       argv[2]);
 	if (argc < 2 || strcmp(argv[1], "help") == 0) {
 		usage(stdout);
 		return CLI_OK;

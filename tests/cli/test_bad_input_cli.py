@@ -97,6 +97,7 @@ CASES = [
     # ---- commands, options, operands ----
     ("unknown command", ["frobnicate"], USAGE, "unknown command 'frobnicate'", {}),
     ("help of an unknown command", ["help", "frobnicate"], USAGE, "unknown command 'frobnicate'", {}),
+    ("help with two topics", ["help", "layers", "extra"], USAGE, "one topic", {}),
     ("unknown top-level option", ["--frob"], USAGE, "unknown option '--frob'", {}),
     ("unknown long option", ["encode", "--frob", "-o", "out.csv"], USAGE, "unknown option '--frob'", K),
     ("unknown short option", ["distance", "-x", "-o", "out.csv"], USAGE, "unknown option '-x'", K),
