@@ -264,9 +264,17 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 		return rc;
 	struct pe_read_request req = {tensor, 0, 0, 0, keep_first};
 	struct pe_file_info *info = NULL;
+	struct stat sb;
+	/* A second reading opens the file again: a pipe's bytes are gone, and a FIFO's
+	 * open would wait for a writer that never comes. */
+	if (keep_first && !cli_memtable_find(path) &&
+	    (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+		free(path);
+		free(tensor);
+		return 1;
+	}
 	/* Reading, comparing and diagnosing grow with the dump's bytes (a file's
 	 * size known before it is read; a pipe's not). */
-	struct stat sb;
 	if (!cli_memtable_find(path) && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		size_t len = strlen(path);
 		int text = len >= 4 && strcmp(path + len - 4, ".csv") == 0;
