@@ -103,7 +103,7 @@ for name, fmt, said, allowed in (("f64_6f.csv", "%.6f", "6 decimals", 5e-7),
        f"plus {allowed:g} for the digits", r.text + r.err)
 
 # Significant digits round each value by half a unit of its own last digit: 0.54 in
-# "%g" by up to 5e-7, 1.2e-5 by 5e-12, not by the 5e-6 of a value from 1 up. (Allowing
+# "%g" by up to 5e-7, 1.2e-5 by 5e-11, not by the 5e-6 of a value from 1 up. (Allowing
 # the largest for every value passed a float32 port written with "%g", 8 units of the
 # 6th digit off below 1, as exact values; and a value near 0 off by 3e-6.)
 m = 128
