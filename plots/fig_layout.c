@@ -845,8 +845,9 @@ static bool words_whole(char out[][LINE_CAP], int n, const char *s)
 		while (*c == ' ')
 			c++;
 		for (const char *o = out[k]; *o; o++, c++) {
+			/* c[1] only past a space, never past the end */
 			if (*o == ' ')
-				while (c[1] == ' ')
+				while (*c == ' ' && c[1] == ' ')
 					c++;
 			if (*o != *c)
 				return false;

@@ -762,8 +762,9 @@ static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struc
 		/* The label, or where it finds no room its words before a parenthesis ("critical
 		 * pair" of "critical pair (dim 68)" beside a short axes): a line left unlabelled
 		 * says nothing of what it marks. */
-		char label[256];
-		snprintf(label, sizeof(label), "%s", rl->label);
+		char *label = strdup(rl->label);
+		if (!label)
+			continue; /* out of memory: the line unlabelled, the figure still drawn */
 		for (int form = 0; form < 2 && best_hits == SIZE_MAX; form++) {
 			if (form == 1) {
 				char *paren = strstr(label, " (");
@@ -818,8 +819,10 @@ static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struc
 					break;
 			}
 		}
-		if (best_hits == SIZE_MAX)
+		if (best_hits == SIZE_MAX) {
+			free(label);
 			continue;
+		}
 		taken[n_taken++] = (struct rect){best.x - halo, best.y - halo, best.w + 2 * halo,
 		                                 best.h + 2 * halo};
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.75);
@@ -828,6 +831,7 @@ static void draw_ref_labels(cairo_t *cr, const struct fig_style *st, const struc
 		cairo_fill(cr);
 		cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
 		text_draw(cr, label, btx, bty, 1, bva, rl->vertical ? FIG_PI / 2 : 0);
+		free(label);
 	}
 }
 

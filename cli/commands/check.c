@@ -267,9 +267,17 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 		return rc;
 	struct pe_read_request req = {tensor, 0, 0, 0, keep_first};
 	struct pe_file_info *info = NULL;
+	struct stat sb;
+	/* A second reading opens the file again: a pipe's bytes are gone, and a FIFO's
+	 * open would wait for a writer that never comes. */
+	if (keep_first && !cli_memtable_find(path) &&
+	    (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+		free(path);
+		free(tensor);
+		return 1;
+	}
 	/* Reading, comparing and diagnosing grow with the dump's bytes (a file's
 	 * size known before it is read; a pipe's not). */
-	struct stat sb;
 	if (!cli_memtable_find(path) && stat(path, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		size_t len = strlen(path);
 		int text = len >= 4 && strcmp(path + len - 4, ".csv") == 0;
@@ -853,18 +861,36 @@ static void append(char *buf, size_t cap, const char *text)
 }
 
 /*
+ * What the dump's digits allow into @co (slack, slack_digits). A text dump cannot be
+ * closer than its digits: "%.6f" rounds by up to 5e-7 at any value, so fixed decimals are
+ * an absolute slack (as a relative allowance they let an integer table of angles be 50%
+ * off); "%g" rounds each value by half a unit of its own last digit (5e-7 for 0.54 but
+ * 5e-11 for 1.2e-5: the largest, as a slack for every value, let a float32 table 8 units
+ * off pass as "%g" of exact values). A given --tol or --precision is the whole allowance.
+ */
+static void digits_slack(const struct check_args *a, struct cli_text_digits *digits,
+                         struct pe_check_options *co)
+{
+	if (!isnan(a->tol) || a->have_prec)
+		digits->resolution = 0;
+	co->slack = digits->decimals >= 0 ? digits->resolution : 0;
+	co->slack_digits = digits->decimals < 0 && digits->resolution > 0 ? digits->significant : 0;
+}
+
+/*
  * Whether the dump read with its first column (@alt) is the better reading of it than
  * without (@dump): it agrees where the other does not, or is closer to the spec (or the
  * other fits no form of it). Compared without a diagnosis.
  */
 static int pick_first_column(const struct pe_scheme *s, const struct pe_matrix *dump,
-                             const struct pe_matrix *alt, const struct pe_check_options *co)
+                             const struct pe_check_options *co, const struct pe_matrix *alt,
+                             const struct pe_check_options *alt_co)
 {
-	struct pe_check_options t = *co;
-	t.diagnose = 0;
+	struct pe_check_options t = *co, t2 = *alt_co;
+	t.diagnose = t2.diagnose = 0;
 	struct pe_check_result *r1 = NULL, *r2 = NULL;
 	enum pe_status s1 = pe_check_run(s, dump, &t, &r1, NULL);
-	enum pe_status s2 = pe_check_run(s, alt, &t, &r2, NULL);
+	enum pe_status s2 = pe_check_run(s, alt, &t2, &r2, NULL);
 	int pick = s2 == PE_OK &&
 	           (s1 != PE_OK ||
 	            (!r1->agree && (r2->agree || r2->stats.mixed.value < r1->stats.mixed.value)));
@@ -983,16 +1009,6 @@ int cmd_check(int argc, char **argv)
 	 * position; past about 2^21 two ulps of the largest position exceed 1e-9 */
 	if (isnan(a.tol) && !a.have_prec)
 		tol = fmax(tol, ldexp(1, -51) * ((double)o.start + (double)dump->rows));
-	/* a text dump cannot be closer than its digits: "%.6f" rounds by up to 5e-7 at
-	 * any value, so fixed decimals are an absolute slack (as a relative allowance they
-	 * let an integer table of angles be 50% off); "%.9g" rounds each value by half a
-	 * unit of its own last digit (5e-7 for 0.54 but 5e-11 for 1.2e-5: the largest, as
-	 * a slack for every value, let a float32 table 8 units off pass as "%g" of exact
-	 * values) */
-	if (!isnan(a.tol) || a.have_prec)
-		digits.resolution = 0;
-	double slack = digits.decimals >= 0 ? digits.resolution : 0;
-	int slack_digits = digits.decimals < 0 && digits.resolution > 0 ? digits.significant : 0;
 	const char *engine_note = NULL;
 	double length0 = s->scaling.length;
 	if (pe_scheme_has(s, PE_CAP_SCALING)) {
@@ -1014,24 +1030,25 @@ int cmd_check(int argc, char **argv)
 	                              1,
 	                              a.engine,
 	                              store,
-	                              slack,
-	                              slack_digits};
+	                              0,
+	                              0};
 	if (a.vector)
 		co.kind = co.kind == PE_CHECK_AUTO ? PE_CHECK_ROTATED : co.kind;
-	if (alt && pick_first_column(s, dump, alt, &co)) {
+	digits_slack(&a, &digits, &co);
+	/* each reading judged with its own digits and storage */
+	struct pe_check_options alt_co = co;
+	if (alt) {
+		alt_co.dump_store = alt_store;
+		digits_slack(&a, &alt_digits, &alt_co);
+	}
+	if (alt && pick_first_column(s, dump, &co, alt, &alt_co)) {
 		pe_matrix_destroy(dump);
 		dump = alt;
 		alt = NULL;
 		memcpy(desc, alt_desc, sizeof(desc));
 		store = alt_store;
 		digits = alt_digits;
-		if (!isnan(a.tol) || a.have_prec)
-			digits.resolution = 0;
-		slack = digits.decimals >= 0 ? digits.resolution : 0;
-		co.slack = slack;
-		co.slack_digits =
-		        digits.decimals < 0 && digits.resolution > 0 ? digits.significant : 0;
-		co.dump_store = store;
+		co = alt_co;
 		a.has_nan = 0;
 		find_nan(dump, &a);
 		append(desc, sizeof(desc),

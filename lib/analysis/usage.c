@@ -229,7 +229,7 @@ static enum pe_status read_cfg(const struct json *root, struct cfg *c, char **er
 }
 
 /* A whole-number scalar key "<arch>.<suffix>": 1 with *out set, 0 when absent, -1 when not a
- * count. */
+ * count, -2 out of memory. */
 static int gguf_count(const struct gguf *g, const char *arch, const char *suffix, size_t *out)
 {
 	char *k = pe_asprintf("%s.%s", arch, suffix);

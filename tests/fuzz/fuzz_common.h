@@ -27,7 +27,7 @@ static inline void fuzz_read(enum pe_status (*read)(const void *, size_t,
 {
 	struct pe_matrix *m = NULL;
 	char *err = NULL;
-	struct pe_read_request req = {tensor, 0, 0, 0};
+	struct pe_read_request req = {tensor, 0, 0, 0, 0};
 	enum pe_status st = read(data, size, &req, &m, &err);
 	fuzz_check(st, err);
 	if (st == PE_OK) {

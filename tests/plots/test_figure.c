@@ -760,6 +760,29 @@ static void wrap_is_balanced_and_keeps_units(void **state)
 }
 
 /* Vertical run of viridis-coloured pixels through column x, as [top, bottom). */
+/*
+ * A reference line's label longer than 255 bytes that fits its axes is drawn whole: it was
+ * copied into 256 bytes, cut inside a two-byte letter, and cairo, which refuses invalid
+ * UTF-8, failed the whole figure.
+ */
+static void long_reference_label_draws(void **state)
+{
+	(void)state;
+	double x[2] = {0, 1}, y[2] = {0, 1};
+	char label[2 * 130 + 1];
+	for (int k = 0; k < 130; k++)
+		memcpy(label + 2 * k, "\xc3\xa9", 2);
+	label[sizeof(label) - 1] = '\0';
+	struct pe_figure *fig = pe_figure_create(1, 1);
+	struct pe_panel *p = pe_figure_panel(fig, 0, 0);
+	assert_int_equal(pe_panel_add_line(p, "a", x, y, 2), PE_OK);
+	assert_int_equal(pe_panel_add_hline(p, 0.5, label), PE_OK);
+	FILE *f = tmpfile();
+	assert_int_equal(pe_figure_write(fig, PE_FIGURE_PDF, 3000, 400, f), PE_OK);
+	fclose(f);
+	pe_figure_destroy(fig);
+}
+
 static void palette_run(const struct decoded *d, const unsigned char pal[256][3], unsigned x,
                         unsigned *top, unsigned *bottom)
 {
@@ -1264,6 +1287,7 @@ int main(void)
 	        cmocka_unit_test(ellipsis_never_cuts_a_number),
 	        cmocka_unit_test(wrap_breaks_after_equals),
 	        cmocka_unit_test(wrap_is_balanced_and_keeps_units),
+	        cmocka_unit_test(long_reference_label_draws),
 	        cmocka_unit_test(colorbar_is_as_tall_as_the_heatmap),
 	        cmocka_unit_test(legend_avoids_data),
 	        cmocka_unit_test(legend_gets_room_below),
