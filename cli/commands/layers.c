@@ -118,7 +118,9 @@ static int facts_of(const struct pe_model *m, const struct pe_model_group *g, co
 		struct pe_freqs_options fo = {m->context > 0 ? m->context : 0, 0};
 		struct pe_freq_table *t = NULL;
 		if (pe_freq_table_create(s, d, &fo, &t) == PE_OK)
-			f->attention = t->n_variants ? t->variants[0].info.attention_factor : 1.0;
+			f->attention = t->n_variants && !t->illustrative
+			                       ? t->variants[0].info.attention_factor
+			                       : 1.0;
 		pe_freq_table_destroy(t);
 	}
 	pe_scheme_destroy(s);
