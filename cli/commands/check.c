@@ -249,7 +249,7 @@ static void text_storage(struct pe_matrix *m, char *desc, size_t cap, enum pe_fl
 
 /*
  * The dump, described. @keep_first: a CSV's first column is data even when it holds
- * consecutive integers under no header (an error is then left unsaid: that reading is
+ * consecutive integers no header cell names an index (an error is then left unsaid: that reading is
  * a second one); @guessed (may be NULL): set when the reader took such a column for an
  * index.
  */
@@ -341,7 +341,7 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 					             len < cap ? cap - len : 1, store, digits);
 				if (guessed)
 					*guessed = info->format == PE_FORMAT_CSV &&
-					           info->csv_index && !info->csv_header;
+					           info->csv_index_guessed;
 				break;
 			}
 		}
@@ -961,8 +961,9 @@ int cmd_check(int argc, char **argv)
 	if (!rc)
 		rc = read_dump(&o, a.against, &dump, desc, sizeof(desc), &store, &digits, 0,
 		               &guessed);
-	/* A first column of consecutive integers under no header was taken for an index
-	 * (pandas' to_csv(header=False)); it may as well be data: np.savetxt's "%g" writes an
+	/* A first column of consecutive integers that no header cell names an index was
+	 * taken for one (pandas' to_csv(header=False)); it may as well be data: np.savetxt's
+	 * "%g" (with or without a header of column names) writes an
 	 * angle table's pair 0 (theta 1) as the positions 0, 1, 2, ... Both are read; the
 	 * one closer to the spec is checked (below). A single column left is a list of
 	 * frequencies with its index. */
@@ -1052,11 +1053,13 @@ int cmd_check(int argc, char **argv)
 		a.has_nan = 0;
 		find_nan(dump, &a);
 		append(desc, sizeof(desc),
-		       "; its first column (consecutive integers, no header) read as values: "
+		       "; its first column (consecutive integers, not named an index) read as "
+		       "values: "
 		       "as an index the rest is further from the spec");
 	} else if (guessed) {
 		append(desc, sizeof(desc),
-		       "; its first column (consecutive integers, no header) skipped as an "
+		       "; its first column (consecutive integers, not named an index) skipped as "
+		       "an "
 		       "index");
 	}
 	pe_matrix_destroy(alt);

@@ -552,6 +552,7 @@ enum pe_status rd_csv_inspect(const unsigned char *buf, size_t len, struct pe_fi
 	info->format = PE_FORMAT_CSV;
 	info->csv_header = sh.header;
 	info->csv_index = index;
+	info->csv_index_guessed = index && !sh.index_by_header;
 	info->tensors = calloc(1, sizeof(*info->tensors));
 	if (!info->tensors) {
 		pe_matrix_destroy(m);

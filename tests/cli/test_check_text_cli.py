@@ -206,10 +206,29 @@ for name, fmt in (("ang_17g.csv", "%.17g"), ("ang_g.csv", "%g")):
        f"{name}: column 0 is written 0, 1, 2, ... (whole numbers as integers)", "")
     r = run(EXE, "check", "-s", "rope", "--against", path(name))
     ok(r.rc == 0 and "shape (128, 32)" in r.text and "first column (consecutive integers, "
-       "no header) read as values" in r.text and "angle table, one column per pair (32, "
+       "not named an index) read as values" in r.text and "angle table, one column per pair (32, "
        "d=64)" in r.text and "agree" in r.text,
        f"{name}: an exact angle table written with {fmt} agrees, its first column kept",
        r.text + r.err)
+# np.savetxt(header=..., comments=""): a header of column names, the first "pair0", is no
+# index name, so that column may be data too and is read both ways; a header cell that names
+# an index ("position", as pandas' index label) keeps it an index, read once.
+names = ",".join("pair%d" % i for i in range(ang128.shape[1]))
+np.savetxt(path("ang_named.csv"), ang128, delimiter=",", fmt="%.17g", header=names, comments="")
+r = run(EXE, "check", "-s", "rope", "--against", path("ang_named.csv"))
+ok(r.rc == 0 and "shape (128, 32)" in r.text and "read as values" in r.text and
+   "agree" in r.text,
+   "an angle table under a header of column names: its first column kept, agree",
+   r.text + r.err)
+with open(path("cos_position.csv"), "w") as f:
+    f.write("position," + ",".join("c%d" % j for j in range(exact.shape[1])) + "\n")
+    for i, row in enumerate(exact[:128]):
+        f.write(f"{i}," + ",".join(repr(float(x)) for x in row) + "\n")
+r = check("cos_position.csv")
+ok(r.rc == 0 and "shape (128, 64)" in r.text and "read as values" not in r.text and
+   "skipped as an index" not in r.text and "agree" in r.text,
+   "a cos table whose header names its first column 'position': an index, read once",
+   r.text + r.err)
 wrong = np.outer(np.arange(128.0), 1.0 / 10001.0 ** (np.arange(0, D, 2, dtype=np.float64) / D))
 write("ang_17g_base.csv", wrong, fmt="%.17g")
 r = run(EXE, "check", "-s", "rope", "--against", path("ang_17g_base.csv"))

@@ -87,9 +87,9 @@ struct pe_read_request {
 	size_t row_first;   /* read rows row_first..row_end-1 */
 	size_t row_end;     /* ignored unless row_end_set: to the last row */
 	int row_end_set;
-	int keep_first; /* CSV without a header: a first column of consecutive integers
-	                   is data, not an index (an angle table's pair 0 is the
-	                   positions when theta_0 = 1) */
+	int keep_first; /* CSV: a first column of consecutive integers is data, not an
+	                   index, unless the header names it one (an angle table's pair 0
+	                   is the positions when theta_0 = 1) */
 };
 
 /* One array of a file, as pe_file_inspect() lists it. */
@@ -110,6 +110,9 @@ struct pe_file_info {
 	int fortran_order;              /* NPY */
 	int csv_header;                 /* CSV: 1 if the first row is a header */
 	int csv_index;                  /* CSV: 1 if the first column is an index */
+	int csv_index_guessed;          /* CSV: 1 if that index is only inferred from consecutive
+	                                   integers (no header cell names it one): keep_first reads
+	                                   the column as data */
 	size_t count;                   /* number of arrays; NPY and CSV: 1 */
 	struct pe_tensor_info *tensors; /* safetensors: in data_offsets order */
 	size_t n_metadata;              /* safetensors __metadata__ entries */
