@@ -53,9 +53,11 @@ static const char help[] =
         "its factor lists. Each method's config has rope_scaling {type, factor =\n"
         "target / training context, original_max_position_embeddings = the training\n"
         "context} and max_position_embeddings = the target (dynamic keeps it at the\n"
-        "training context, where transformers starts to grow its base). Per method:\n"
+        "training context, where transformers starts to grow its base); a model's own\n"
+        "method keeps its settings (YaRN's betas, truncate and mscale keys). Per method:\n"
         "the factor; the pairs kept, ramped (rescaled for longrope) and interpolated;\n"
-        "the attention factor (cos and sin are multiplied by it, logits by its square);\n"
+        "the attention factor (cos and sin are multiplied by it, logits by its square\n"
+        "and by DeepSeek's own softmax factor);\n"
         "the pairs that never complete a turn within the target; and the maximum length\n"
         "that transformers (max_position_embeddings), vLLM (_get_and_verify_max_len)\n"
         "and llama.cpp (n_ctx_train, the GGUF context_length) derive from that config.\n"
@@ -110,6 +112,7 @@ struct row {
 	double factor;
 	size_t kept, ramped, interp, pairs, never;
 	double attention;
+	double logits;             /* attention^2 times the model's own softmax factor */
 	double hf, vllm, llamacpp; /* NaN: not supported there */
 };
 
@@ -131,7 +134,8 @@ static void engine_lengths(enum pe_rope_scaling type, double target, double trai
 
 /* Evaluates @type on the group's spec @base_spec at width @d. @return 0, 1 (skip) or rc. */
 static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe_rope_scaling type,
-                    size_t d, double target, double train, int vllm_unscaled, struct row *out)
+                    size_t d, double target, double train, int vllm_unscaled, int mscale_softmax,
+                    struct row *out)
 {
 	double factor = target / train;
 	char over[160];
@@ -142,22 +146,39 @@ static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe
 	char *text = pe_spec_override(base_spec, over);
 	if (!text)
 		return cli_error("out of memory");
-	/* LongRoPE keeps the model's own lists, which the new scaling= dropped. */
-	if (type == PE_ROPE_SCALING_LONGROPE) {
-		const char *lf = strstr(base_spec, ",long-factor=");
-		const char *sf = strstr(base_spec, ",short-factor=");
-		if (!lf || !sf) {
-			free(text);
-			return 1;
+	/* The new scaling= dropped the model's own keys of its scaling. LongRoPE's lists
+	 * are the model's whatever it had; a model that already has this method keeps its
+	 * settings (gpt-oss's truncate=0 moves YaRN's ramp, DeepSeek's mscale keys split
+	 * the attention factor from the softmax scale), the rest start from the defaults. */
+	static const char *const longrope_keys[] = {"long-factor", "short-factor", NULL};
+	static const char *const yarn_keys[] = {"beta-fast", "beta-slow",      "truncate",
+	                                        "mscale",    "mscale-all-dim", "attention-factor",
+	                                        NULL};
+	static const char *const llama3_keys[] = {"low", "high", NULL};
+	int own = orig->scaling.type == type;
+	const char *const *keys = type == PE_ROPE_SCALING_LONGROPE        ? longrope_keys
+	                          : own && type == PE_ROPE_SCALING_YARN   ? yarn_keys
+	                          : own && type == PE_ROPE_SCALING_LLAMA3 ? llama3_keys
+	                                                                  : NULL;
+	for (size_t k = 0; keys && keys[k]; k++) {
+		char at[40];
+		snprintf(at, sizeof(at), ",%s=", keys[k]);
+		const char *kv = strstr(base_spec, at);
+		if (!kv) {
+			if (type == PE_ROPE_SCALING_LONGROPE) { /* no lists: no LongRoPE row */
+				free(text);
+				return 1;
+			}
+			continue;
 		}
-		size_t ll = strcspn(lf + 1, ","), sl = strcspn(sf + 1, ",");
-		size_t len = strlen(text) + ll + sl + 4;
+		size_t kl = strcspn(kv + 1, ",");
+		size_t len = strlen(text) + kl + 2;
 		char *with = malloc(len);
 		if (!with) {
 			free(text);
 			return cli_error("out of memory");
 		}
-		snprintf(with, len, "%s,%.*s,%.*s", text, (int)ll, lf + 1, (int)sl, sf + 1);
+		snprintf(with, len, "%s,%.*s", text, (int)kl, kv + 1);
 		free(text);
 		text = with;
 	}
@@ -187,6 +208,16 @@ static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe
 	out->method = pe_rope_scaling_name(type);
 	out->factor = factor;
 	out->attention = v->info.attention_factor;
+	out->logits = out->attention * out->attention;
+	/* DeepSeek's attention multiplies its softmax scale by yarn_get_mscale(factor,
+	 * mscale_all_dim)^2 when its rope parameters have mscale_all_dim (kept above only for
+	 * its own YaRN): the logits' total is that times the cos/sin factor squared */
+	const char *mad = strstr(base_spec, ",mscale-all-dim=");
+	if (mscale_softmax && own && type == PE_ROPE_SCALING_YARN && mad) {
+		double m = strtod(mad + 16, NULL);
+		double ms = m != 0 && factor > 1 ? 0.1 * m * log(factor) + 1.0 : 1.0;
+		out->logits *= ms * ms;
+	}
 	out->pairs = t->values->rows;
 	for (size_t i = 0; i < out->pairs; i++) {
 		const double *row = t->values->data + i * t->values->cols;
@@ -233,7 +264,7 @@ static void text_rows(FILE *f, const char *name, const char *group, size_t d, do
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		fprintf(f, "  %-9s %5zu %5zu %6zu %6zu %9.6g %9.6g", r->method, r->kept, r->ramped,
-		        r->interp, r->never, r->attention, r->attention * r->attention);
+		        r->interp, r->never, r->attention, r->logits);
 		print_length(f, r->hf);
 		print_length(f, r->vllm);
 		print_length(f, r->llamacpp);
@@ -259,7 +290,7 @@ static void csv_rows(FILE *f, const char *name, const char *group, size_t d, dou
 		cli_csv_num(f, (double)r->interp, 0);
 		cli_csv_num(f, (double)r->never, 0);
 		cli_csv_num(f, r->attention, 0);
-		cli_csv_num(f, r->attention * r->attention, 0);
+		cli_csv_num(f, r->logits, 0);
 		cli_csv_num(f, r->hf, 0);
 		cli_csv_num(f, r->vllm, 0);
 		cli_csv_num(f, r->llamacpp, 0);
@@ -383,7 +414,7 @@ int cmd_plan(int argc, char **argv)
 		int vllm_unscaled = strstr(info[i].model_type, "gemma3") != NULL;
 		for (size_t k = 0; k < 5 && !rc; k++) {
 			int e = evaluate(spec, s, methods[k], d, own.target, train, vllm_unscaled,
-			                 &rows[n]);
+			                 info[i].softmax_scale_factor > 0, &rows[n]);
 			if (e == 0)
 				n++;
 			else if (e != 1)

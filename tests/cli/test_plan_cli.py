@@ -37,12 +37,14 @@ def inv_freq(base, dim):
     return 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
 
 
-def yarn(base, dim, factor, orig, beta_fast=32.0, beta_slow=1.0):
+def yarn(base, dim, factor, orig, beta_fast=32.0, beta_slow=1.0, truncate=True):
     inv = inv_freq(base, dim)
 
     def corr(rot):
         return (dim * math.log(orig / (rot * 2 * math.pi))) / (2 * math.log(base))
-    low, high = math.floor(corr(beta_fast)), math.ceil(corr(beta_slow))
+    low, high = corr(beta_fast), corr(beta_slow)
+    if truncate:  # transformers' find_correction_range: floor / ceil unless truncate is False
+        low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, dim - 1)
     if low == high:
         high += 0.001
@@ -87,22 +89,33 @@ def vllm_len(cfg_max, rope_type, factor, orig, model_type=""):
     return int((orig if rope_type == "yarn" else cfg_max) * factor)
 
 
-def expect(method, base, dim, train):
+def expect(method, base, dim, train, yarn_keys=None):
+    """yarn_keys: the model's own YaRN settings, which its own method keeps (truncate;
+    mscale and mscale_all_dim: transformers' attention_factor get_mscale(f, mscale) /
+    get_mscale(f, mscale_all_dim), and DeepSeek's softmax scale times
+    get_mscale(f, mscale_all_dim)^2)."""
     f = TARGET / train
+    yk = yarn_keys or {}
     if method == "linear":
         inv = inv_freq(base, dim)
         inv, sc, att = inv, inv / f, 1.0
     elif method == "dynamic":
         inv, sc, att = dynamic(base, dim, f, train, TARGET)
     elif method == "yarn":
-        inv, sc, att = yarn(base, dim, f, train)
+        inv, sc, att = yarn(base, dim, f, train, truncate=yk.get("truncate", True))
     elif method == "llama3":
         inv, sc, att = llama3(base, dim, f, train)
     kept, ramped, interp = regimes(inv, sc, f, method)
     never = int(np.sum(2 * math.pi / sc > TARGET))
     max_pos = train if method == "dynamic" else TARGET
+    logits = att * att
+    if method == "yarn" and "mscale_all_dim" in yk:
+        def get_mscale(scale, m):
+            return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+        att = get_mscale(f, yk["mscale"]) / get_mscale(f, yk["mscale_all_dim"])
+        logits = att * att * get_mscale(f, yk["mscale_all_dim"]) ** 2
     return dict(factor=f, kept=kept, ramped=ramped, interpolated=interp, never_turning=never,
-                attention_factor=att, hf_max_length=max_pos,
+                attention_factor=att, logit_scale=logits, hf_max_length=max_pos,
                 vllm_max_length=vllm_len(max_pos, method, f, train),
                 llamacpp_max_length=None if method == "dynamic" else max_pos)
 
@@ -122,15 +135,27 @@ def close(a, b):
     return a != "" and abs(float(a) - b) <= 1e-12 * max(1.0, abs(b))
 
 
-r, rows = plan("model:llama-3.1-8b", "model:deepseek-v3", "model:phi-3-mini-128k")
-ok(r.rc == 0 and len(rows) == 4 + 4 + 5, "plan: 4 methods each, LongRoPE too for Phi-3 (its lists)",
-   r.err)
-for model, base, dim, train in (("llama-3.1-8b", 500000.0, 128, 8192.0),
-                                ("deepseek-v3", 10000.0, 64, 4096.0),
-                                ("phi-3-mini-128k", 10000.0, 96, 4096.0)):
+# The models' own YaRN settings, from their published configs (tests/fixtures): DeepSeek-V3
+# mscale 1, mscale_all_dim 1; gpt-oss truncate false (its ramp's ends are not rounded).
+with open(os.path.join(CONFIGS, "deepseek-v3.json")) as f:
+    ds = json.load(f)["rope_scaling"]
+with open(os.path.join(CONFIGS, "gpt-oss-120b.json")) as f:
+    go_cfg = json.load(f)
+    go = go_cfg["rope_scaling"]
+r, rows = plan("model:llama-3.1-8b", "model:deepseek-v3", "model:phi-3-mini-128k",
+               "model:gpt-oss-120b")
+ok(r.rc == 0 and len(rows) == 4 + 4 + 5 + 4,
+   "plan: 4 methods each, LongRoPE too for Phi-3 (its lists)", r.err)
+for model, base, dim, train, keys in (
+        ("llama-3.1-8b", 500000.0, 128, 8192.0, None),
+        ("deepseek-v3", 10000.0, 64, 4096.0,
+         dict(mscale=ds["mscale"], mscale_all_dim=ds["mscale_all_dim"])),
+        ("phi-3-mini-128k", 10000.0, 96, 4096.0, None),
+        ("gpt-oss-120b", go_cfg["rope_theta"], go_cfg["head_dim"],
+         float(go["original_max_position_embeddings"]), dict(truncate=go["truncate"]))):
     for method in ("linear", "dynamic", "yarn", "llama3"):
         got = [x for x in rows if x["model"] == model and x["method"] == method]
-        want = expect(method, base, dim, train)
+        want = expect(method, base, dim, train, keys)
         bad = {k: (got[0][k] if got else None, v) for k, v in want.items()
                if not got or not close(got[0][k], v)}
         ok(got and not bad and got[0]["d"] == str(dim),
