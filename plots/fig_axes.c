@@ -81,30 +81,16 @@ static double label_need(cairo_t *cr, const struct axis *a, double size, bool ho
 static bool two_far_ticks(cairo_t *cr, struct axis *a, double len, double size, bool horizontal)
 {
 	double lo = fmin(a->lo, a->hi), hi = fmax(a->lo, a->hi);
-	if (a->log || !isfinite(lo) || !isfinite(hi) || !(hi > lo))
+	if (a->log)
 		return false;
-	struct pe_ticks was = a->ticks;
-	static const int mult[3] = {5, 2, 1};
-	int top = (int)floor(log10(hi - lo));
-	/* Down to steps of a hundredth of the range (whole steps on an integer axis). */
-	for (int k = top; k >= top - 2 && !(a->integer && k < 0); k--)
-		for (int j = 0; j < 3; j++) {
-			double step = k < 0 ? mult[j] / pow(10.0, -k) : mult[j] * pow(10.0, k);
-			double i0 = ceil(lo / step - 1e-9), i1 = floor(hi / step + 1e-9);
-			if (!(i1 > i0))
-				continue;
-			struct pe_ticks t = {.n = 2, .decimals = k < 0 ? -k : 0, .unit_exp = k};
-			for (int e = 0; e < 2; e++) {
-				double i = e ? i1 : i0;
-				double v = k < 0 ? i * mult[j] / pow(10.0, -k)
-				                 : i * mult[j] * pow(10.0, k);
-				t.value[e] = v == 0 ? 0 : v; /* no -0 */
-			}
-			t.step = t.value[1] - t.value[0];
-			a->ticks = t;
-			if (tick_spacing(a, len) >= label_need(cr, a, size, horizontal))
-				return true;
-		}
+	struct pe_ticks was = a->ticks, t;
+	for (int i = 0; pe_ticks_ends(lo, hi, a->integer, i, &t); i++) {
+		if (t.n != 2)
+			continue;
+		a->ticks = t;
+		if (tick_spacing(a, len) >= label_need(cr, a, size, horizontal))
+			return true;
+	}
 	a->ticks = was;
 	return false;
 }

@@ -26,6 +26,30 @@ static double tick_value(double i, int m, int k)
 	return i * m * pow(10.0, k);
 }
 
+bool pe_ticks_ends(double lo, double hi, bool integer, int index, struct pe_ticks *t)
+{
+	static const int mult[3] = {5, 2, 1};
+	memset(t, 0, sizeof(*t));
+	if (!isfinite(lo) || !isfinite(hi) || !(hi > lo) || index < 0 || index >= 9)
+		return false;
+	int k = (int)floor(log10(hi - lo)) - index / 3, m = mult[index % 3];
+	if (integer && k < 0)
+		return false;
+	double step = tick_value(1, m, k);
+	double i0 = ceil(lo / step - TICK_EPS), i1 = floor(hi / step + TICK_EPS);
+	if (!(i1 > i0))
+		return true;
+	t->n = 2;
+	t->decimals = k < 0 ? -k : 0;
+	t->unit_exp = k;
+	for (int e = 0; e < 2; e++) {
+		double v = tick_value(e ? i1 : i0, m, k);
+		t->value[e] = v == 0 ? 0 : v; /* no -0 */
+	}
+	t->step = t->value[1] - t->value[0];
+	return true;
+}
+
 void pe_ticks_linear(double lo, double hi, size_t max_ticks, bool integer, struct pe_ticks *t)
 {
 	memset(t, 0, sizeof(*t));

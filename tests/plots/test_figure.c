@@ -139,6 +139,37 @@ static void ticks_properties_on_random_ranges(void **state)
 	}
 }
 
+/* The outermost multiples of each 1-2-5 step, by hand: 0..95 (a 96-dimension heatmap's
+ * cells -0.5..95.5) is 0 and 50 at step 50, 0 and 80 at 20, 0 and 90 at 10, 0 and 95 at 5;
+ * steps below 1 are not whole, so an integer axis stops there. */
+static void ticks_ends_by_hand(void **state)
+{
+	(void)state;
+	struct pe_ticks t;
+	static const double want[][2] = {{0, 50}, {0, 80}, {0, 90}, {0, 95}, {0, 94}, {0, 95}};
+	int i = 0;
+	for (; pe_ticks_ends(-0.5, 95.5, true, i, &t); i++) {
+		assert_true(i < 6);
+		assert_int_equal(t.n, 2);
+		assert_true(t.value[0] == want[i][0] && t.value[1] == want[i][1]);
+		assert_true(t.step == want[i][1] - want[i][0]);
+	}
+	assert_int_equal(i, 6);
+	/* a range narrower than the step: no two ticks at 5 x 10^0 in 0.2..4.9, then 2 and 4 */
+	assert_true(pe_ticks_ends(0.2, 4.9, false, 0, &t));
+	assert_int_equal(t.n, 0);
+	assert_true(pe_ticks_ends(0.2, 4.9, false, 1, &t));
+	assert_int_equal(t.n, 2);
+	assert_true(t.value[0] == 2 && t.value[1] == 4);
+	/* tenths: -0.35..0.35 at step 0.2 is -0.2 and 0.2 with one decimal; no -0 */
+	assert_true(pe_ticks_ends(-0.35, 0.35, false, 1, &t));
+	assert_true(t.n == 2 && t.value[0] == -0.2 && t.value[1] == 0.2 && t.decimals == 1);
+	assert_true(pe_ticks_ends(-0.35, 0.35, false, 2, &t));
+	assert_true(t.n == 2 && t.value[0] == -0.3 && t.value[1] == 0.3);
+	assert_false(pe_ticks_ends(1, 1, false, 0, &t));
+	assert_false(pe_ticks_ends(0, NAN, false, 0, &t));
+}
+
 static void ticks_log(void **state)
 {
 	(void)state;
@@ -1274,6 +1305,7 @@ int main(void)
 	        cmocka_unit_test(ticks_match_matplotlib_examples),
 	        cmocka_unit_test(ticks_tiny_and_huge_ranges),
 	        cmocka_unit_test(ticks_properties_on_random_ranges),
+	        cmocka_unit_test(ticks_ends_by_hand),
 	        cmocka_unit_test(ticks_log),
 	        cmocka_unit_test(splatted_points_match_paths),
 	        cmocka_unit_test(covered_counts_as_defined),

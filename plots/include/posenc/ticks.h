@@ -47,6 +47,20 @@ PE_API void pe_ticks_linear(double lo, double hi, size_t max_ticks, bool integer
                             struct pe_ticks *t);
 
 /*
+ * pe_ticks_ends() - the two outermost ticks of one 1-2-5 step inside [lo, hi]
+ *
+ * For an axis with room for two labels far apart but not for every tick of
+ * pe_ticks_linear(). @index 0 is the largest step, 5 x 10^k with 10^k the
+ * range's decade, then 2 x 10^k, 1 x 10^k, 5 x 10^(k-1), ... down to steps
+ * of a hundredth of the range (whole steps only with @integer).
+ *
+ * @return false once @index is past the last step; else true, with @t the two
+ * ticks (t->n == 2), or t->n == 0 when no two multiples of that step are in
+ * the range.
+ */
+PE_API bool pe_ticks_ends(double lo, double hi, bool integer, int index, struct pe_ticks *t);
+
+/*
  * pe_ticks_log() - ticks for a logarithmic axis over [lo, hi], 0 < lo < hi
  *
  * Falls back to pe_ticks_linear() when fewer than two 1-2-5 ticks fit in the
