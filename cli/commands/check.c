@@ -98,6 +98,7 @@ static const char help[] =
         "                         disagrees with the exact table but matches a float32\n"
         "                         computation of the spec to 4 units in its last place, whose\n"
         "                         own error stays <= 0.01, agrees \"up to float32 rounding\";\n"
+        "                         a float64 dump of float32 numbers too;\n"
         "                         a CSV dump of float32 numbers is judged as float32, one of\n"
         "                         fewer digits (%.6f) adds half a unit of its last digit]\n"
         "      --precision P      compare with the table computed in precision P (f64, f32,\n"
@@ -177,36 +178,43 @@ static enum pe_float dtype_float(const char *dtype)
 		return PE_FLOAT_F32;
 	if (strstr(dtype, "f2") || strstr(dtype, "F16"))
 		return PE_FLOAT_F16;
+	if (strstr(dtype, "f8") || strstr(dtype, "F64"))
+		return PE_FLOAT_F64;
 	return PE_FLOAT_EXACT;
 }
 
 /*
  * A float32 dump of bfloat16 or float16 numbers (a bfloat16 or float16 model's cache
- * saved as float32): every value held by the narrower format, and enough of them other
- * than 0 and +-1 that it is no chance.
+ * saved as float32), or a float64 dump of float32 numbers (an engine's float32 cache
+ * saved with numpy's default dtype, or .double()): every value held by the narrower
+ * format, and enough of them other than 0 and +-1 that it is no chance. A float64 dump
+ * of other numbers holds exact values (PE_FLOAT_EXACT).
  */
 static enum pe_float values_float(const struct pe_matrix *m, enum pe_float store)
 {
-	if (store != PE_FLOAT_F32)
+	if (store != PE_FLOAT_F32 && store != PE_FLOAT_F64)
 		return store;
 	size_t n = m->rows * m->cols, other = 0;
-	int bf16 = 1, f16 = 1;
-	for (size_t i = 0; i < n && (bf16 || f16); i++) {
+	int f32 = 1, bf16 = 1, f16 = 1;
+	for (size_t i = 0; i < n && f32; i++) {
 		double v = m->data[i];
 		if (!isfinite(v))
 			continue;
+		f32 &= pe_round(PE_FLOAT_F32, v) == v;
 		bf16 &= pe_round(PE_FLOAT_BF16, v) == v;
 		f16 &= pe_round(PE_FLOAT_F16, v) == v;
 		other += v != 0 && v != 1 && v != -1;
 	}
-	if (other <= 8)
-		return store;
-	return bf16 ? PE_FLOAT_BF16 : f16 ? PE_FLOAT_F16 : store;
+	if (other <= 8 || (store == PE_FLOAT_F64 && !f32))
+		return store == PE_FLOAT_F64 ? PE_FLOAT_EXACT : store;
+	return bf16 ? PE_FLOAT_BF16 : f16 ? PE_FLOAT_F16 : PE_FLOAT_F32;
 }
 
 static enum pe_float memtable_float(const struct cli_memtable *mt)
 {
 	switch (mt->dtype) {
+	case CLI_MEM_F64:
+		return PE_FLOAT_F64;
 	case CLI_MEM_F32:
 		return PE_FLOAT_F32;
 	case CLI_MEM_F16:
@@ -308,6 +316,12 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 				if (len < cap)
 					len += (size_t)snprintf(desc + len, cap - len, "%s)",
 					                        t->ndim == 1 ? "," : "");
+				/* a float64 file that holds narrower numbers says so */
+				if (len < cap && dtype_float(t->dtype) == PE_FLOAT_F64 &&
+				    *store != PE_FLOAT_EXACT)
+					len += (size_t)snprintf(desc + len, cap - len,
+					                        ", %s numbers",
+					                        storage_name(*store));
 				/* the digits are read whatever room the description has left */
 				if (info->format == PE_FORMAT_CSV)
 					text_storage(*out, desc + (len < cap ? len : cap - 1),

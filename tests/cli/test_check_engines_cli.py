@@ -324,6 +324,34 @@ ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag and "ggml" in
    "Qwen3-VL text in llama.cpp: pairs 61-62 at position 0 named, on ggml's float32 path",
    r.text)
 
+# the same over a short dump from position 0: pairs 61-62 turn by 1e-4 at most in the reference
+# (5e6^(-122/128) x 255), more than float32 noise but far under 1e-3; still named
+pos = np.arange(256)
+theta = pos.astype(f32)
+ang = np.empty((len(pos), D // 2), dtype=f32)
+for i in range(D // 2):
+    ang[:, i] = 0 if i in (61, 62) else theta
+    theta = (theta * ts).astype(f32)
+q3s = save("q3vl_short.npy", np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32))
+r = check("-s", "mrope:base=5000000,t=24,h=20,w=20,interleaved=1", "--against", q3s, *PAIRS)
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag,
+   "Qwen3-VL text in llama.cpp over positions 0..255: pairs 61-62 that barely turn still named",
+   r.text)
+
+# an engine's float32 cache saved as float64 (numpy's default dtype, .double()): every value a
+# float32 number, so judged as the float32 dump it is; a float64 table of other numbers is
+# still judged against exact values (a float32-sized error disagrees)
+c32 = torch_cache(inv, P1024)
+r = check("-s", PLAIN, "--against", save("f32_as_f64.npy", c32.astype(np.float64)), *PAIRS)
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding") and
+   "float32 numbers" in field(r, "against"),
+   "float32 cache saved as float64 agrees at float32 by default", r.text)
+ex = exact_cache(inv_f64(10000.0, D), P1024) + 3e-7
+r = check("-s", PLAIN, "--against", save("f64_off.npy", ex), *PAIRS)
+ok(r.rc == 3 and "float32 numbers" not in field(r, "against"),
+   "a float64 table 3e-7 off is judged against exact values (disagrees)", r.text)
+
 # one length for the same spec in model and freqs (no positions: the original context,
 # the state transformers builds at load time)
 for spec, want in (("model:phi-3-mini-128k", 4096), (DYN, 4096)):
