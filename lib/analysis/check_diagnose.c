@@ -280,8 +280,8 @@ static enum pe_status still_pairs(struct ctx *c, const struct check_hyp *ref, si
 		 * still model's error. Slow pairs turn little over a short dump (Qwen3-VL's
 		 * pairs 61-62 by 1e-4 over 256 positions) and are still told apart.
 		 */
-		int still = pair[h + i] <= 1e-10 * (double)nidx &&
-		            pair[i] > 1e-12 * (double)nidx && pair[i] > 100 * pair[h + i];
+		int still = pair[h + i] <= 1e-10 * (double)nidx && pair[i] > 1e-12 * (double)nidx &&
+		            pair[i] > 100 * pair[h + i];
 		c->zero[i] = (unsigned char)still;
 		*count += (size_t)still;
 	}
