@@ -352,6 +352,21 @@ r = check("-s", PLAIN, "--against", save("f64_off.npy", ex), *PAIRS)
 ok(r.rc == 3 and "float32 numbers" not in field(r, "against"),
    "a float64 table 3e-7 off is judged against exact values (disagrees)", r.text)
 
+# ggml's rope on a float16 tensor (ops.cpp rope_f16 / rotate_pairs): the cache stays float32,
+# x0 cos - x1 sin is a float32 product and sum, and only the result is rounded to float16 (a
+# float32 ulp of cos or sin moves its float16 ties); saved as float32, judged as float16
+cs = ggml_cache(10000.0, D, P512)
+gc, gs = cs[:, :D // 2], cs[:, D // 2:]
+rot16 = np.concatenate([(gc - gs).astype(f32), (gs + gc).astype(f32)], axis=1)
+rot16 = rot16.astype(np.float16).astype(f32)
+r = check("-s", PLAIN, "--against", save("ggml_rot_f16.npy", rot16), "--what", "rotated", "-d",
+          str(D))
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+   "ggml's float16 rope of ones (float32 cache, one rounding) agrees by default", r.text)
+r = check("-s", PLAIN, "--against", save("ggml_rot_f16_amp.npy", (rot16 * f32(1.01)).astype(
+    np.float16).astype(f32)), "--what", "rotated", "-d", str(D))
+ok(r.rc == 3, "the same 1% too long: disagree", r.text)
+
 # one length for the same spec in model and freqs (no positions: the original context,
 # the state transformers builds at load time)
 for spec, want in (("model:phi-3-mini-128k", 4096), (DYN, 4096)):
