@@ -229,6 +229,28 @@ static enum pe_status fit_amplitude(const struct ctx *c, const struct check_hyp 
 	return rc;
 }
 
+/*
+ * The columns a rotated dump rotates: its width less the trailing columns that hold
+ * the input vector (all ones without --vector) in every row.
+ */
+static size_t passed_width(const struct pe_matrix *dump, const double *x, size_t d)
+{
+	if (dump->cols != d || dump->rows < 2)
+		return 0;
+	size_t w = d;
+	while (w > 0) {
+		double want = x ? x[w - 1] : 1.0;
+		size_t r = 0;
+		while (r < dump->rows &&
+		       fabs(dump->data[r * d + w - 1] - want) <= 1e-6 * fmax(1, fabs(want)))
+			r++;
+		if (r < dump->rows)
+			break;
+		w--;
+	}
+	return w;
+}
+
 static const char *layout_text(enum pe_layout l)
 {
 	return l == PE_LAYOUT_HALF ? "half layout, pairs (i, i+d_rot/2), rotate_half"
@@ -888,6 +910,30 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			                   "columns turn at base^(-2i/%zu) instead of all %zu",
 			         s->rotary == 1.0 ? fr : s->rotary, w, w, d_rot);
 	}
+	/*
+	 * The rotary width the dump shows: a rotated vector's trailing columns that every
+	 * row passes through unchanged (GPT-J's rotary_dim 64 of 256, Phi-2's 32 of 80),
+	 * when it is none of the widths above.
+	 */
+	size_t shown = positional && rope && f->kind == PE_CHECK_ROTATED
+	                       ? passed_width(c->dump, c->opt->vector, f->d)
+	                       : 0;
+	if (shown >= 2 && shown % 2 == 0 && shown != d_rot && shown != f->d && shown != f->d / 2 &&
+	    shown != f->d / 4) {
+		struct check_hyp h = ref;
+		h.rotary = ((double)shown + 0.5) / (double)f->d;
+		struct check_model m;
+		if (check_model_build(s, f->d, &h, &m) == PE_OK) {
+			int built = m.rope.d_rot == shown;
+			check_model_free(&m);
+			if (built && (x = add(list, n, &h, PE_MISTAKE_ROTARY, (double)shown)))
+				snprintf(x->text, sizeof(x->text),
+				         "rotary width %zu of the head's %zu (the dump's last %zu "
+				         "columns never turn): the first %zu columns turn at "
+				         "base^(-2i/%zu) instead of %zu",
+				         shown, f->d, f->d - shown, shown, shown, d_rot);
+		}
+	}
 	/* Proportional RoPE ported as ordinary partial rotation (rotary=proportion): the
 	 * first int(d * p) columns turn at base^(-2i/(d p)), paired within them. */
 	if (rope && positional && s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL &&
@@ -1109,6 +1155,29 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		    (x = add(list, n, &h, PE_MISTAKE_BASE, h.base)))
 			snprintf(x->text, sizeof(x->text), "base %.7g instead of %.10g (fitted)",
 			         h.base, s->base);
+	}
+	/*
+	 * A linear scaling the spec does not have, its factor fitted: every angle divided by
+	 * it (a config's rope_scaling {linear} left out of the spec, or Gemma 3's global
+	 * layers, linear 8, checked against its local ones). After the base: a base mistake
+	 * that a factor also fits keeps its name.
+	 */
+	if (rope && positional && !mrope && t == PE_ROPE_SCALING_NONE) {
+		c->h = ref;
+		c->h.scaling.type = PE_ROPE_SCALING_LINEAR;
+		c->h.scaling.factor = 2.0;
+		c->param = 1;
+		double lf = fit(c, log(1.0), log(64.0), 60);
+		struct check_hyp h = c->h;
+		h.scaling.factor = exp(lf);
+		if (h.scaling.factor > 1.0 + 1e-6 && isfinite(fit_objective(c, lf)) &&
+		    (x = add(list, n, &h, PE_MISTAKE_FACTOR, h.scaling.factor)))
+			snprintf(x->text, sizeof(x->text),
+			         "a linear scaling the spec does not have: every angle divided by "
+			         "%.6g (fitted; the config's rope_scaling {linear, factor} left "
+			         "out, "
+			         "or another layer group's scaling)",
+			         h.scaling.factor);
 	}
 	/* another amplitude, fitted */
 	if (rope && amplitude) {

@@ -367,6 +367,30 @@ r = check("-s", PLAIN, "--against", save("ggml_rot_f16_amp.npy", (rot16 * f32(1.
     np.float16).astype(f32)), "--what", "rotated", "-d", str(D))
 ok(r.rc == 3, "the same 1% too long: disagree", r.text)
 
+# vLLM's LinearScalingRotaryEmbedding (t = arange / factor in float32, then x inv_freq) with
+# Gemma 3's global layers (base 1e6, linear 8) checked against a spec without the scaling: the
+# factor is fitted and named
+inv6 = inv_f32(1e6, D)
+t8 = (np.arange(9000, 9512).astype(f32) / f32(8)).astype(f32)
+a8 = np.outer(t8, inv6).astype(f32)
+r = check("-s", "rope:layout=half,base=1000000", "--against",
+          save("v_linear8.npy", np.concatenate([np.cos(a8), np.sin(a8)], axis=1)), *PAIRS,
+          "--start", "9000")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "a linear scaling the spec does not have: every angle divided by 8 " in diag,
+   "a linear factor 8 missing from the spec: fitted and named", r.text)
+
+# ggml NEOX with n_dims 32 of an 80-wide head (Phi-2's partial_rotary_factor 0.4) checked
+# against a whole-head spec: the width is read from the 48 columns that never turn
+c32 = ggml_cache(10000.0, 32, P512)
+rot80 = np.ones((512, 80), dtype=f32)
+rot80[:, :16] = (c32[:, :16] - c32[:, 16:]).astype(f32)
+rot80[:, 16:32] = (c32[:, 16:] + c32[:, :16]).astype(f32)
+r = check("-s", PLAIN, "--against", save("ggml_partial80.npy", rot80), "--what", "rotated",
+          "-d", "80")
+ok(r.rc == 3 and "rotary width 32 of the head's 80" in field(r, "diagnosis"),
+   "a rotary width of 32 in an 80-wide head (no common fraction): read from the dump", r.text)
+
 # one length for the same spec in model and freqs (no positions: the original context,
 # the state transformers builds at load time)
 for spec, want in (("model:phi-3-mini-128k", 4096), (DYN, 4096)):
