@@ -1053,11 +1053,23 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			return rc;
 		double derived = m.rope.att;
 		check_model_free(&m);
+		/* llama.cpp's YaRN amplitude is its own: llama-context.cpp hands ggml
+		 * get_mscale(factor) / (1 + 0.1 ln factor), which rope_yarn multiplies back by
+		 * 1 + 0.1 ln(1 / freq_scale); a config's attention_factor reaches it only where
+		 * the converter writes rope.scaling.attn_factor (a factor on top) */
+		enum pe_engine e = c->opt->engine;
+		int ggml_own = s->scaling.type == PE_ROPE_SCALING_YARN && s->scaling.factor > 1 &&
+		               (e == PE_ENGINE_ANY || e == PE_ENGINE_LLAMACPP) &&
+		               fabs(derived / (0.1 * log(s->scaling.factor) + 1.0) - 1) <= 1e-9;
 		if (derived != att && (x = add(list, n, &h, PE_MISTAKE_ATTENTION, derived)))
 			snprintf(x->text, sizeof(x->text),
 			         "the attention factor derived from the factor (%.8g) where the "
-			         "config gives attention_factor=%.8g",
-			         derived, att);
+			         "config gives attention_factor=%.8g%s",
+			         derived, att,
+			         ggml_own ? ": llama.cpp's YaRN amplitude, 0.1 ln(factor) + 1 "
+			                    "(llama-context.cpp and ggml's rope_yarn), where its "
+			                    "converter leaves the config's attention_factor out"
+			                  : "");
 	}
 	/*
 	 * vLLM's own YaRN amplitudes, where they differ from the reference's:

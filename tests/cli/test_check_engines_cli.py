@@ -238,6 +238,11 @@ thy = yarn_inv(10000.0, D, 4.0, 4096.0, True)
 mistake("yarn_att_derived", torch_cache(thy.astype(f32), P1024, 0.1 * np.log(4) + 1),
         "attention factor derived from the factor",
         "rope:layout=half,base=10000,scaling=yarn,factor=4,original=4096,attention-factor=1")
+# that amplitude is llama.cpp's for every YaRN model (llama-context.cpp: yarn_attn_factor =
+# get_mscale(factor) / (1 + 0.1 ln factor), ggml's rope_yarn times 1 + 0.1 ln(1/freq_scale))
+mistake("yarn_att_llamacpp", torch_cache(thy.astype(f32), P1024, 0.1 * np.log(4) + 1),
+        "llama.cpp's YaRN amplitude, 0.1 ln(factor) + 1",
+        "rope:layout=half,base=10000,scaling=yarn,factor=4,original=4096,attention-factor=1")
 
 # ---- two mistakes at once, found as a pair; a sin table given as cos ----------------------
 a = np.outer(2 * P1024, inv_f64(10000.0, D))
