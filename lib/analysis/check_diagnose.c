@@ -184,6 +184,48 @@ static double fit(struct ctx *c, double lo, double hi, int steps)
 	return fit_objective(c, x) <= bv ? x : best;
 }
 
+/*
+ * A fitted log-parameter moved to the round number next to it (two, then three
+ * significant digits, then the integer, within 0.1%) when that fits about as well: a fit stops a
+ * hair from 16 or 1e6, whose float32 table it then misses by more than float32's
+ * rounding.
+ */
+/* The objective at the dump's own precision (eval_own: float32 along each path). */
+static double own_objective(struct ctx *c, double x)
+{
+	struct check_hyp h = c->h;
+	if (c->param == 0)
+		h.base = exp(x);
+	else
+		h.scaling.factor = exp(x);
+	struct pe_check_stats st;
+	double ss;
+	if (eval_own(c, &h, c->idx, c->nidx, &st, &ss) != PE_OK)
+		return INFINITY;
+	return ss;
+}
+
+static double snap(struct ctx *c, double x)
+{
+	double v = exp(x), best = own_objective(c, x);
+	for (int k = 0; k < 3; k++) {
+		double r;
+		if (k == 2) {
+			r = round(v);
+		} else {
+			double p = pow(10.0, floor(log10(v)) - (k == 0 ? 1 : 2));
+			r = round(v / p) * p;
+		}
+		if (!(r > 0) || fabs(r / v - 1) > 1e-3)
+			continue;
+		/* at the dump's precision (ggml's float32 theta_scale moves the exact
+		 * fit's minimum off the round number); a hair's difference, not twice */
+		if (own_objective(c, log(r)) <= 2 * best)
+			return log(r);
+	}
+	return x;
+}
+
 static struct hyp *add(struct hyp *list, size_t *n, const struct check_hyp *h,
                        enum pe_check_mistake mistake, double value)
 {
@@ -1142,7 +1184,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	             t == PE_ROPE_SCALING_NTK)) {
 		c->h = ref;
 		c->param = 1;
-		double lf = fit(c, log(1.0), log(512.0), 90);
+		double lf = snap(c, fit(c, log(1.0), log(512.0), 90));
 		struct check_hyp h = ref;
 		h.scaling.factor = exp(lf);
 		/* linear scaling divides the positions: doing it twice is the factor squared */
@@ -1160,7 +1202,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	if (rope && d_rot >= 4) {
 		c->h = ref;
 		c->param = 0;
-		double lb = fit(c, log(2.0), log(1e9), 400);
+		double lb = snap(c, fit(c, log(2.0), log(1e9), 400));
 		struct check_hyp h = ref;
 		h.base = exp(lb);
 		if (fabs(h.base / s->base - 1) > 1e-9 &&
@@ -1179,7 +1221,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		c->h.scaling.type = PE_ROPE_SCALING_LINEAR;
 		c->h.scaling.factor = 2.0;
 		c->param = 1;
-		double lf = fit(c, log(1.0), log(64.0), 60);
+		double lf = snap(c, fit(c, log(1.0), log(64.0), 60));
 		struct check_hyp h = c->h;
 		h.scaling.factor = exp(lf);
 		if (h.scaling.factor > 1.0 + 1e-6 && isfinite(fit_objective(c, lf)) &&

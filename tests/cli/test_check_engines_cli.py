@@ -396,6 +396,16 @@ r = check("-s", PLAIN, "--against", save("ggml_partial80.npy", rot80), "--what",
 ok(r.rc == 3 and "rotary width 32 of the head's 80" in field(r, "diagnosis"),
    "a rotary width of 32 in an 80-wide head (no common fraction): read from the dump", r.text)
 
+# a fitted parameter is given as the round number the dump was made with: ggml's float32
+# theta_scale puts the exact fit's minimum a few ppm off base 1e6, which along ggml's own path
+# is the base itself (a spec 1% off: base 1010000)
+g6 = ggml_cache(1e6, D, np.arange(3000, 3512))
+r = check("-s", "rope:layout=half,base=1010000", "--against", save("ggml_b1e6.npy", g6), *PAIRS,
+          "--start", "3000")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and diag.startswith("base 1000000 instead of 1010000") and "part of it" not in r.text,
+   "a base fitted to a ggml dump is the round 1000000 and explains all of it", r.text)
+
 # one length for the same spec in model and freqs (no positions: the original context,
 # the state transformers builds at load time)
 for spec, want in (("model:phi-3-mini-128k", 4096), (DYN, 4096)):
