@@ -838,6 +838,27 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			                   "kept fractional: truncate=false) where the spec "
 			                   "truncates");
 	}
+	/*
+	 * YaRN's betas at their defaults (32, 1) where the spec gives others: llama.cpp reads
+	 * rope.scaling.yarn_beta_fast/slow only for a few architectures (grok, mistral3, ...)
+	 * and takes 32 and 1 for the rest (its deepseek2 for Kimi K2's 1 and 1), as ports that
+	 * drop the keys do.
+	 */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_YARN &&
+	    (s->scaling.beta_fast != 32.0 || s->scaling.beta_slow != 1.0)) {
+		struct check_hyp h = ref;
+		h.scaling.beta_fast = 32.0;
+		h.scaling.beta_slow = 1.0;
+		if ((x = add(list, n, &h, PE_MISTAKE_TRUNCATE, 0)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "YaRN's beta_fast and beta_slow at their defaults 32 and 1 where "
+			        "the "
+			        "spec gives %g and %g (another correction range): llama.cpp reads "
+			        "them only for some architectures (its deepseek2 loader does not), "
+			        "and ports that drop the keys take the defaults",
+			        s->scaling.beta_fast, s->scaling.beta_slow);
+	}
 	/* LongRoPE's other factor list */
 	if (rope && s->scaling.type == PE_ROPE_SCALING_LONGROPE && s->scaling.long_factor &&
 	    s->scaling.short_factor) {

@@ -406,6 +406,24 @@ diag = field(r, "diagnosis")
 ok(r.rc == 3 and diag.startswith("base 1000000 instead of 1010000") and "part of it" not in r.text,
    "a base fitted to a ggml dump is the round 1000000 and explains all of it", r.text)
 
+# YaRN's betas: llama.cpp's deepseek2 loader reads no rope.scaling.yarn_beta_fast/slow, so a
+# config's beta_fast 1, beta_slow 1 run with 32 and 1; the correction range (ggml_rope_yarn_
+# corr_dims: floor/ceil of n_dims ln(n_ctx_orig / (2 pi beta)) / (2 ln base)) is then another
+def corr_dim(nd, orig, beta, base):
+    return nd * math.log(orig / (beta * 2 * math.pi)) / (2 * math.log(base))
+
+
+lo, hi = math.floor(corr_dim(64, 4096, 32, 50000)), math.ceil(corr_dim(64, 4096, 1, 50000))
+ramp = 1 - np.clip((np.arange(32) - lo) / max(0.001, hi - lo), 0, 1)
+thb = 1.0 / 50000.0 ** (np.arange(0, 64, 2) / 64)
+kang = np.outer(P512, thb / 32 * (1 - ramp) + thb * ramp)
+kspec = ("rope:layout=interleaved,base=50000,scaling=yarn,factor=32,original=4096,beta-fast=1,"
+         "beta-slow=1,mscale=1,mscale-all-dim=1")
+r = check("-s", kspec, "--against", save("yarn_betas.npy",
+          np.concatenate([np.cos(kang), np.sin(kang)], axis=1)), "--what", "cos-sin:pairs", "-d", "64")
+ok(r.rc == 3 and "beta_fast and beta_slow at their defaults 32 and 1" in field(r, "diagnosis"),
+   "YaRN betas 1/1 in the spec, 32/1 in the dump (llama.cpp's deepseek2): named", r.text)
+
 # one length for the same spec in model and freqs (no positions: the original context,
 # the state transformers builds at load time)
 for spec, want in (("model:phi-3-mini-128k", 4096), (DYN, 4096)):
