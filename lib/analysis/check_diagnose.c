@@ -186,7 +186,7 @@ static double fit(struct ctx *c, double lo, double hi, int steps)
 
 /*
  * A fitted log-parameter moved to the round number next to it (two, then three
- * significant digits, then the integer, within 0.1%) when that fits about as well: a fit stops a
+ * significant digits, then the integer, within 1%) when that fits about as well: a fit stops a
  * hair from 16 or 1e6, whose float32 table it then misses by more than float32's
  * rounding.
  */
@@ -216,7 +216,7 @@ static double snap(struct ctx *c, double x)
 			double p = pow(10.0, floor(log10(v)) - (k == 0 ? 1 : 2));
 			r = round(v / p) * p;
 		}
-		if (!(r > 0) || fabs(r / v - 1) > 1e-3)
+		if (!(r > 0) || fabs(r / v - 1) > 1e-2)
 			continue;
 		/* at the dump's precision (ggml's float32 theta_scale moves the exact
 		 * fit's minimum off the round number); a hair's difference, not twice */
@@ -1252,6 +1252,31 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			         "%.6g (fitted; the config's rope_scaling {linear, factor} left "
 			         "out, "
 			         "or another layer group's scaling)",
+			         h.scaling.factor);
+	}
+	/*
+	 * Llama 3's scaling the spec does not have (low 1, high 4, original 8192, as every
+	 * Llama 3.x config has them), its factor fitted: the low frequencies divided by it,
+	 * the high ones kept (a Llama 3.1 checkpoint checked as Llama 3, or rope_scaling
+	 * left out of a port).
+	 */
+	if (rope && !mrope && t == PE_ROPE_SCALING_NONE) {
+		c->h = ref;
+		c->h.scaling.type = PE_ROPE_SCALING_LLAMA3;
+		c->h.scaling.factor = 8.0;
+		c->h.scaling.low_freq_factor = 1.0;
+		c->h.scaling.high_freq_factor = 4.0;
+		c->h.scaling.original = 8192.0;
+		c->param = 1;
+		double lf = snap(c, fit(c, log(1.0), log(64.0), 60));
+		struct check_hyp h = c->h;
+		h.scaling.factor = exp(lf);
+		if (h.scaling.factor > 1.0 + 1e-6 && isfinite(fit_objective(c, lf)) &&
+		    (x = add(list, n, &h, PE_MISTAKE_NO_SCALING, h.scaling.factor)))
+			snprintf(x->text, sizeof(x->text),
+			         "a llama3 scaling the spec does not have (factor %.6g fitted, low "
+			         "1, "
+			         "high 4, original 8192: Llama 3.1's rope_scaling left out)",
 			         h.scaling.factor);
 	}
 	/* another amplitude, fitted */

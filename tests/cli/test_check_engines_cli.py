@@ -424,6 +424,18 @@ r = check("-s", kspec, "--against", save("yarn_betas.npy",
 ok(r.rc == 3 and "beta_fast and beta_slow at their defaults 32 and 1" in field(r, "diagnosis"),
    "YaRN betas 1/1 in the spec, 32/1 in the dump (llama.cpp's deepseek2): named", r.text)
 
+# Llama 3.1's cache (transformers' llama3 rule restated: wavelength 2 pi / f; f / factor past
+# original / low, f kept below original / high, mixed in between) checked against Llama 3's
+# unscaled spec: the scaling the spec lacks, its factor fitted, is named
+thl = 1.0 / 500000.0 ** (np.arange(0, D, 2) / D)
+wl = 2 * math.pi / thl
+sm = (8192 / wl - 1) / 3
+l3 = np.where(wl < 8192 / 4, thl, np.where(wl > 8192, thl / 8, (1 - sm) * thl / 8 + sm * thl))
+r = check("-s", "model:llama-3-8b", "--against", save("llama31_as_3.npy",
+          exact_cache(l3, np.arange(2000, 2512))), *PAIRS, "--start", "2000")
+ok(r.rc == 3 and "a llama3 scaling the spec does not have (factor 8 fitted" in field(r, "diagnosis"),
+   "Llama 3.1's scaled cache against Llama 3's spec: the llama3 scaling named, factor 8", r.text)
+
 # one length for the same spec in model and freqs (no positions: the original context,
 # the state transformers builds at load time)
 for spec, want in (("model:phi-3-mini-128k", 4096), (DYN, 4096)):
