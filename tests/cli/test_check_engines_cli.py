@@ -385,6 +385,14 @@ diag = field(r, "diagnosis")
 ok(r.rc == 3 and "a linear scaling the spec does not have: every angle divided by 8 " in diag,
    "a linear factor 8 missing from the spec: fitted and named", r.text)
 
+# the same global-layer cache checked with --layer local of the model: the model's other layer
+# group agrees and is named
+r = check("-s", "model:gemma-3-27b", "--layer", "local", "--against",
+          os.path.join(TMP, "v_linear8.npy"), *PAIRS, "--start", "9000")
+ok(r.rc == 3 and field(r, "diagnosis").startswith(
+    "another layer group's encoding: the dump is group 'global'"),
+   "Gemma 3's global cache checked as its local layers: the global group named", r.text)
+
 # ggml NEOX with n_dims 32 of an 80-wide head (Phi-2's partial_rotary_factor 0.4) checked
 # against a whole-head spec: the width is read from the 48 columns that never turn
 c32 = ggml_cache(10000.0, 32, P512)
