@@ -208,6 +208,10 @@ static double own_objective(struct ctx *c, double x)
 static double snap(struct ctx *c, double x)
 {
 	double v = exp(x), best = own_objective(c, x);
+	/* never the spec's own value: that is the reference, not a mistake */
+	double spec = c->param == 0                             ? c->s->base
+	              : c->s->scaling.type == c->h.scaling.type ? c->s->scaling.factor
+	                                                        : NAN;
 	for (int k = 0; k < 3; k++) {
 		double r;
 		if (k == 2) {
@@ -216,7 +220,7 @@ static double snap(struct ctx *c, double x)
 			double p = pow(10.0, floor(log10(v)) - (k == 0 ? 1 : 2));
 			r = round(v / p) * p;
 		}
-		if (!(r > 0) || fabs(r / v - 1) > 1e-2)
+		if (!(r > 0) || fabs(r / v - 1) > 1e-2 || r == spec)
 			continue;
 		/* at the dump's precision (ggml's float32 theta_scale moves the exact
 		 * fit's minimum off the round number); a hair's difference, not twice */
