@@ -751,6 +751,28 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		if (rc != PE_OK)
 			return rc;
 	}
+	/*
+	 * M-RoPE video: another temporal step per frame (Qwen2.5-VL's t = frame x
+	 * tokens_per_second x second_per_grid_t, 2 for a 2 fps video, where Qwen2-VL's is 1),
+	 * when the spec's grid has several frames and no --position-ids.
+	 */
+	if (mrope && positional && s->mrope_grid[0] > 1 && !s->mrope_positions) {
+		static const double steps[] = {1.0, 2.0, 0.5, 4.0};
+		for (size_t i = 0; i < sizeof(steps) / sizeof(*steps); i++) {
+			if (steps[i] == s->mrope_tstep)
+				continue;
+			struct check_hyp h = ref;
+			h.tstep = steps[i];
+			if ((x = add(list, n, &h, PE_MISTAKE_MROPE_AXES, steps[i])))
+				snprintf(x->text, sizeof(x->text),
+				         "video frames %g temporal ids apart (t = floor(frame x "
+				         "%g)) "
+				         "where the spec's tstep is %g: Qwen2.5-VL's "
+				         "tokens_per_second x "
+				         "second_per_grid_t (the video's seconds per frame pair)",
+				         steps[i], steps[i], s->mrope_tstep);
+		}
+	}
 	/* cos and sin swapped */
 	if (rope && f->kind == PE_CHECK_COS_SIN) {
 		struct check_hyp h = ref;

@@ -120,11 +120,23 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	        (cuda ? PE_ROPE_RECIP_DIV : 0) | (mrope ? PE_ROPE_MROPE : 0));
 	if (st != PE_OK)
 		return st;
+	/* another temporal step: a copy of the scheme that this model owns (the positions
+	 * pe_mrope_position() lays out), its pointers shared with @s */
+	if (mrope && h->tstep > 0 && h->tstep != s->mrope_tstep) {
+		m->own_s = malloc(sizeof(*m->own_s));
+		if (!m->own_s) {
+			pe_rope_model_free(&m->rope);
+			return PE_ENOMEM;
+		}
+		*m->own_s = *s;
+		m->own_s->mrope_tstep = h->tstep;
+		m->s = m->own_s;
+	}
 	if (mrope) {
 		size_t half = m->rope.d_rot / 2;
 		m->axis = malloc(half ? half : 1);
 		if (!m->axis) {
-			pe_rope_model_free(&m->rope);
+			check_model_free(m);
 			return PE_ENOMEM;
 		}
 		for (size_t i = 0; i < half; i++)
@@ -190,6 +202,8 @@ void check_model_free(struct check_model *m)
 	m->g.ff = NULL;
 	free(m->axis);
 	m->axis = NULL;
+	free(m->own_s); /* the copy only: its pointers are the scheme's */
+	m->own_s = NULL;
 	m->ggml = 0;
 	m->is_rope = 0;
 }
