@@ -314,6 +314,10 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 	const struct pe_rope_model *m = &cm->rope;
 	size_t h = m->d_rot / 2;
 	enum pe_float S = m->prec.store;
+	/* a model of fewer pairs than the form's (another rotary width against a table of
+	 * one column per pair) has nothing for the form's last columns: no value, no fit */
+	for (size_t j = 0; j < f->cols; j++)
+		row[j] = NAN;
 	if (f->kind == PE_CHECK_INV_FREQ) {
 		for (size_t i = 0; i < h && i < f->cols; i++)
 			row[i] = pe_round(S, m->theta[i]);
