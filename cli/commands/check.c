@@ -15,6 +15,7 @@
 #include "figures/figure.h"
 #include "shared/costs.h"
 #include "shared/memio.h"
+#include "shared/model_spec.h"
 #include "shared/output.h"
 #include "shared/position_ids.h"
 #include "shared/vectors.h"
@@ -101,6 +102,7 @@ static const char help[] =
         "                         disagrees with the exact table but matches a float32\n"
         "                         computation of the spec to 4 units in its last place, whose\n"
         "                         own error stays <= 0.01, agrees \"up to float32 rounding\";\n"
+        "                         a float64 dump of float32 numbers too;\n"
         "                         a CSV dump of float32 numbers is judged as float32, one of\n"
         "                         fewer digits (%.6f) adds half a unit of its last digit]\n"
         "      --precision P      compare with the table computed in precision P (f64, f32,\n"
@@ -180,36 +182,43 @@ static enum pe_float dtype_float(const char *dtype)
 		return PE_FLOAT_F32;
 	if (strstr(dtype, "f2") || strstr(dtype, "F16"))
 		return PE_FLOAT_F16;
+	if (strstr(dtype, "f8") || strstr(dtype, "F64"))
+		return PE_FLOAT_F64;
 	return PE_FLOAT_EXACT;
 }
 
 /*
  * A float32 dump of bfloat16 or float16 numbers (a bfloat16 or float16 model's cache
- * saved as float32): every value held by the narrower format, and enough of them other
- * than 0 and +-1 that it is no chance.
+ * saved as float32), or a float64 dump of float32 numbers (an engine's float32 cache
+ * saved with numpy's default dtype, or .double()): every value held by the narrower
+ * format, and enough of them other than 0 and +-1 that it is no chance. A float64 dump
+ * of other numbers holds exact values (PE_FLOAT_EXACT).
  */
 static enum pe_float values_float(const struct pe_matrix *m, enum pe_float store)
 {
-	if (store != PE_FLOAT_F32)
+	if (store != PE_FLOAT_F32 && store != PE_FLOAT_F64)
 		return store;
 	size_t n = m->rows * m->cols, other = 0;
-	int bf16 = 1, f16 = 1;
-	for (size_t i = 0; i < n && (bf16 || f16); i++) {
+	int f32 = 1, bf16 = 1, f16 = 1;
+	for (size_t i = 0; i < n && f32; i++) {
 		double v = m->data[i];
 		if (!isfinite(v))
 			continue;
+		f32 &= pe_round(PE_FLOAT_F32, v) == v;
 		bf16 &= pe_round(PE_FLOAT_BF16, v) == v;
 		f16 &= pe_round(PE_FLOAT_F16, v) == v;
 		other += v != 0 && v != 1 && v != -1;
 	}
-	if (other <= 8)
-		return store;
-	return bf16 ? PE_FLOAT_BF16 : f16 ? PE_FLOAT_F16 : store;
+	if (other <= 8 || (store == PE_FLOAT_F64 && !f32))
+		return store == PE_FLOAT_F64 ? PE_FLOAT_EXACT : store;
+	return bf16 ? PE_FLOAT_BF16 : f16 ? PE_FLOAT_F16 : PE_FLOAT_F32;
 }
 
 static enum pe_float memtable_float(const struct cli_memtable *mt)
 {
 	switch (mt->dtype) {
+	case CLI_MEM_F64:
+		return PE_FLOAT_F64;
 	case CLI_MEM_F32:
 		return PE_FLOAT_F32;
 	case CLI_MEM_F16:
@@ -335,6 +344,12 @@ static int read_dump(const struct cli_common *o, const char *arg, struct pe_matr
 				if (len < cap)
 					len += (size_t)snprintf(desc + len, cap - len, "%s)",
 					                        t->ndim == 1 ? "," : "");
+				/* a float64 file that holds narrower numbers says so */
+				if (len < cap && dtype_float(t->dtype) == PE_FLOAT_F64 &&
+				    *store != PE_FLOAT_EXACT)
+					len += (size_t)snprintf(desc + len, cap - len,
+					                        ", %s numbers",
+					                        storage_name(*store));
 				/* the digits are read whatever room the description has left */
 				if (info->format == PE_FORMAT_CSV)
 					text_storage(*out, desc + (len < cap ? len : cap - 1),
@@ -693,6 +708,73 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 		        "                (float16 positions overflow to infinity past 65504: "
 		        "NaN from position %.17g on)\n",
 		        (double)start + (double)a->nan_row);
+}
+
+/*
+ * A model spec's other layer groups: a dump that no mistake explains may be another
+ * group's encoding (Gemma 3's global layers, base 1e6 and linear 8, checked with
+ * --layer local). Each group is checked as the asked one would be (its engine, the
+ * dump's own precision); the first that agrees becomes the diagnosis. A spec with
+ * overrides (model:NAME,key=value) is left alone: its groups are not the file's.
+ */
+static void other_group(const struct cli_common *o, const char *spec, const struct check_args *a,
+                        const struct pe_matrix *dump, const struct pe_check_options *co,
+                        enum pe_float store, struct pe_check_result *r)
+{
+	struct pe_model *m = NULL;
+	const char *overrides = NULL;
+	if (!cli_is_model_spec(spec) || !o->layer)
+		return;
+	if (cli_model_load(o, spec, &m, &overrides) || !m || (overrides && *overrides) ||
+	    m->n_groups < 2)
+		return;
+	const struct pe_model_group *asked = pe_model_group_find(m, o->layer);
+	int found = 0;
+	for (size_t i = 0; i < m->n_groups && !found; i++) {
+		const struct pe_model_group *g = &m->groups[i];
+		if (g == asked || !g->spec || cli_spec_scheme_is(g->spec, "nope"))
+			continue;
+		struct pe_scheme *s2 = NULL;
+		if (pe_scheme_parse(g->spec, &s2, NULL) != PE_OK)
+			continue;
+		if (pe_scheme_has(s2, PE_CAP_SCALING))
+			pe_engine_apply(
+			        a->engine, &s2->scaling, (double)o->start + (double)dump->rows,
+			        strncmp(spec, "gguf:", 5) == 0 || strstr(spec, ".gguf"), NULL);
+		struct pe_check_options c2 = *co;
+		c2.diagnose = 0;
+		int own =
+		        !a->have_prec && isnan(a->tol) &&
+		        (store == PE_FLOAT_F32 || store == PE_FLOAT_BF16 || store == PE_FLOAT_F16);
+		if (own) {
+			c2.prec = (struct pe_precision){PE_FLOAT_F32, store};
+			c2.tol = own_precision_tol(store);
+		}
+		struct pe_check_result *r2 = NULL;
+		if (pe_check_run(s2, dump, &c2, &r2, NULL) == PE_OK && r2->agree &&
+		    r2->rows == r->rows) {
+			double *rd = malloc((r->rows ? r->rows : 1) * sizeof(*rd));
+			if (rd) {
+				memcpy(rd, r2->row_abs, r->rows * sizeof(*rd));
+				free(r->row_diag);
+				r->row_diag = rd;
+				memset(&r->diag, 0, sizeof(r->diag));
+				r->diag.mistake = PE_MISTAKE_NO_SCALING;
+				r->diag.prec = c2.prec;
+				r->diag.with_prec = own;
+				r->diag.stats = r2->stats;
+				snprintf(r->diag.text, sizeof(r->diag.text),
+				         "another layer group's encoding: the dump is group '%s' "
+				         "(--layer "
+				         "%s: %s), not '%s'",
+				         g->name, g->name, g->spec, asked ? asked->name : o->layer);
+				r->diagnosed = 1;
+				found = 1;
+			}
+		}
+		pe_check_result_destroy(r2);
+		pe_scheme_destroy(s2);
+	}
 }
 
 static int write_table(const struct cli_common *o, const char *path, enum cli_format format,
@@ -1155,6 +1237,9 @@ int cmd_check(int argc, char **argv)
 			tol = bound;
 		}
 	}
+	/* a model's other layer group may be what the dump holds */
+	if (!rc && !r->agree && co.diagnose && !a.has_nan && (!r->diagnosed || r->diag.partial))
+		other_group(&o, o.specs[0], &a, dump, &co, store, r);
 	/* CSV on standard output (-o -) keeps stdout to itself: the report moves to stderr */
 	int csv_stdout = o.output && strcmp(o.output, "-") == 0;
 	if (!rc)

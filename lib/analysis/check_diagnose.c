@@ -184,6 +184,52 @@ static double fit(struct ctx *c, double lo, double hi, int steps)
 	return fit_objective(c, x) <= bv ? x : best;
 }
 
+/*
+ * A fitted log-parameter moved to the round number next to it (two, then three
+ * significant digits, then the integer, within 1%) when that fits about as well: a fit stops a
+ * hair from 16 or 1e6, whose float32 table it then misses by more than float32's
+ * rounding.
+ */
+/* The objective at the dump's own precision (eval_own: float32 along each path). */
+static double own_objective(struct ctx *c, double x)
+{
+	struct check_hyp h = c->h;
+	if (c->param == 0)
+		h.base = exp(x);
+	else
+		h.scaling.factor = exp(x);
+	struct pe_check_stats st;
+	double ss;
+	if (eval_own(c, &h, c->idx, c->nidx, &st, &ss) != PE_OK)
+		return INFINITY;
+	return ss;
+}
+
+static double snap(struct ctx *c, double x)
+{
+	double v = exp(x), best = own_objective(c, x);
+	/* never the spec's own value: that is the reference, not a mistake */
+	double spec = c->param == 0                             ? c->s->base
+	              : c->s->scaling.type == c->h.scaling.type ? c->s->scaling.factor
+	                                                        : NAN;
+	for (int k = 0; k < 3; k++) {
+		double r;
+		if (k == 2) {
+			r = round(v);
+		} else {
+			double p = pow(10.0, floor(log10(v)) - (k == 0 ? 1 : 2));
+			r = round(v / p) * p;
+		}
+		if (!(r > 0) || fabs(r / v - 1) > 1e-2 || r == spec)
+			continue;
+		/* at the dump's precision (ggml's float32 theta_scale moves the exact
+		 * fit's minimum off the round number); a hair's difference, not twice */
+		if (own_objective(c, log(r)) <= 2 * best)
+			return log(r);
+	}
+	return x;
+}
+
 static struct hyp *add(struct hyp *list, size_t *n, const struct check_hyp *h,
                        enum pe_check_mistake mistake, double value)
 {
@@ -227,6 +273,28 @@ static enum pe_status fit_amplitude(const struct ctx *c, const struct check_hyp 
 	check_model_free(&m);
 	*a = den > 0 ? num / den : 1.0;
 	return rc;
+}
+
+/*
+ * The columns a rotated dump rotates: its width less the trailing columns that hold
+ * the input vector (all ones without --vector) in every row.
+ */
+static size_t passed_width(const struct pe_matrix *dump, const double *x, size_t d)
+{
+	if (dump->cols != d || dump->rows < 2)
+		return 0;
+	size_t w = d;
+	while (w > 0) {
+		double want = x ? x[w - 1] : 1.0;
+		size_t r = 0;
+		while (r < dump->rows &&
+		       fabs(dump->data[r * d + w - 1] - want) <= 1e-6 * fmax(1, fabs(want)))
+			r++;
+		if (r < dump->rows)
+			break;
+		w--;
+	}
+	return w;
 }
 
 static const char *layout_text(enum pe_layout l)
@@ -274,8 +342,14 @@ static enum pe_status still_pairs(struct ctx *c, const struct check_hyp *ref, si
 		check_model_free(&m0);
 	}
 	for (size_t i = 0; i < h && rc == PE_OK; i++) {
-		/* still in the dump (within float32 noise), turning in the reference */
-		int still = pair[h + i] <= 1e-10 * (double)nidx && pair[i] > 1e-6 * (double)nidx;
+		/*
+		 * still in the dump (within float32 noise), turning in the reference: by more
+		 * than float32 noise (an RMS of 1e-6, some 16 ulps) and a hundred times the
+		 * still model's error. Slow pairs turn little over a short dump (Qwen3-VL's
+		 * pairs 61-62 by 1e-4 over 256 positions) and are still told apart.
+		 */
+		int still = pair[h + i] <= 1e-10 * (double)nidx && pair[i] > 1e-12 * (double)nidx &&
+		            pair[i] > 100 * pair[h + i];
 		c->zero[i] = (unsigned char)still;
 		*count += (size_t)still;
 	}
@@ -677,6 +751,28 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		if (rc != PE_OK)
 			return rc;
 	}
+	/*
+	 * M-RoPE video: another temporal step per frame (Qwen2.5-VL's t = frame x
+	 * tokens_per_second x second_per_grid_t, 2 for a 2 fps video, where Qwen2-VL's is 1),
+	 * when the spec's grid has several frames and no --position-ids.
+	 */
+	if (mrope && positional && s->mrope_grid[0] > 1 && !s->mrope_positions) {
+		static const double steps[] = {1.0, 2.0, 0.5, 4.0};
+		for (size_t i = 0; i < sizeof(steps) / sizeof(*steps); i++) {
+			if (steps[i] == s->mrope_tstep)
+				continue;
+			struct check_hyp h = ref;
+			h.tstep = steps[i];
+			if ((x = add(list, n, &h, PE_MISTAKE_MROPE_AXES, steps[i])))
+				snprintf(x->text, sizeof(x->text),
+				         "video frames %g temporal ids apart (t = floor(frame x "
+				         "%g)) "
+				         "where the spec's tstep is %g: Qwen2.5-VL's "
+				         "tokens_per_second x "
+				         "second_per_grid_t (the video's seconds per frame pair)",
+				         steps[i], steps[i], s->mrope_tstep);
+		}
+	}
 	/* cos and sin swapped */
 	if (rope && f->kind == PE_CHECK_COS_SIN) {
 		struct check_hyp h = ref;
@@ -767,6 +863,27 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			                 : "YaRN's correction range not truncated (the ramp ends "
 			                   "kept fractional: truncate=false) where the spec "
 			                   "truncates");
+	}
+	/*
+	 * YaRN's betas at their defaults (32, 1) where the spec gives others: llama.cpp reads
+	 * rope.scaling.yarn_beta_fast/slow only for a few architectures (grok, mistral3, ...)
+	 * and takes 32 and 1 for the rest (its deepseek2 for Kimi K2's 1 and 1), as ports that
+	 * drop the keys do.
+	 */
+	if (rope && s->scaling.type == PE_ROPE_SCALING_YARN &&
+	    (s->scaling.beta_fast != 32.0 || s->scaling.beta_slow != 1.0)) {
+		struct check_hyp h = ref;
+		h.scaling.beta_fast = 32.0;
+		h.scaling.beta_slow = 1.0;
+		if ((x = add(list, n, &h, PE_MISTAKE_TRUNCATE, 0)))
+			snprintf(
+			        x->text, sizeof(x->text),
+			        "YaRN's beta_fast and beta_slow at their defaults 32 and 1 where "
+			        "the "
+			        "spec gives %g and %g (another correction range): llama.cpp reads "
+			        "them only for some architectures (its deepseek2 loader does not), "
+			        "and ports that drop the keys take the defaults",
+			        s->scaling.beta_fast, s->scaling.beta_slow);
 	}
 	/* LongRoPE's other factor list */
 	if (rope && s->scaling.type == PE_ROPE_SCALING_LONGROPE && s->scaling.long_factor &&
@@ -881,6 +998,30 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			                 : "partial rotation (rotary fraction %g): the first %zu "
 			                   "columns turn at base^(-2i/%zu) instead of all %zu",
 			         s->rotary == 1.0 ? fr : s->rotary, w, w, d_rot);
+	}
+	/*
+	 * The rotary width the dump shows: a rotated vector's trailing columns that every
+	 * row passes through unchanged (GPT-J's rotary_dim 64 of 256, Phi-2's 32 of 80),
+	 * when it is none of the widths above.
+	 */
+	size_t shown = positional && rope && f->kind == PE_CHECK_ROTATED
+	                       ? passed_width(c->dump, c->opt->vector, f->d)
+	                       : 0;
+	if (shown >= 2 && shown % 2 == 0 && shown != d_rot && shown != f->d && shown != f->d / 2 &&
+	    shown != f->d / 4) {
+		struct check_hyp h = ref;
+		h.rotary = ((double)shown + 0.5) / (double)f->d;
+		struct check_model m;
+		if (check_model_build(s, f->d, &h, &m) == PE_OK) {
+			int built = m.rope.d_rot == shown;
+			check_model_free(&m);
+			if (built && (x = add(list, n, &h, PE_MISTAKE_ROTARY, (double)shown)))
+				snprintf(x->text, sizeof(x->text),
+				         "rotary width %zu of the head's %zu (the dump's last %zu "
+				         "columns never turn): the first %zu columns turn at "
+				         "base^(-2i/%zu) instead of %zu",
+				         shown, f->d, f->d - shown, shown, shown, d_rot);
+		}
 	}
 	/* Proportional RoPE ported as ordinary partial rotation (rotary=proportion): the
 	 * first int(d * p) columns turn at base^(-2i/(d p)), paired within them. */
@@ -1001,11 +1142,23 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 			return rc;
 		double derived = m.rope.att;
 		check_model_free(&m);
+		/* llama.cpp's YaRN amplitude is its own: llama-context.cpp hands ggml
+		 * get_mscale(factor) / (1 + 0.1 ln factor), which rope_yarn multiplies back by
+		 * 1 + 0.1 ln(1 / freq_scale); a config's attention_factor reaches it only where
+		 * the converter writes rope.scaling.attn_factor (a factor on top) */
+		enum pe_engine e = c->opt->engine;
+		int ggml_own = s->scaling.type == PE_ROPE_SCALING_YARN && s->scaling.factor > 1 &&
+		               (e == PE_ENGINE_ANY || e == PE_ENGINE_LLAMACPP) &&
+		               fabs(derived / (0.1 * log(s->scaling.factor) + 1.0) - 1) <= 1e-9;
 		if (derived != att && (x = add(list, n, &h, PE_MISTAKE_ATTENTION, derived)))
 			snprintf(x->text, sizeof(x->text),
 			         "the attention factor derived from the factor (%.8g) where the "
-			         "config gives attention_factor=%.8g",
-			         derived, att);
+			         "config gives attention_factor=%.8g%s",
+			         derived, att,
+			         ggml_own ? ": llama.cpp's YaRN amplitude, 0.1 ln(factor) + 1 "
+			                    "(llama-context.cpp and ggml's rope_yarn), where its "
+			                    "converter leaves the config's attention_factor out"
+			                  : "");
 	}
 	/*
 	 * vLLM's own YaRN amplitudes, where they differ from the reference's:
@@ -1078,7 +1231,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	             t == PE_ROPE_SCALING_NTK)) {
 		c->h = ref;
 		c->param = 1;
-		double lf = fit(c, log(1.0), log(512.0), 90);
+		double lf = snap(c, fit(c, log(1.0), log(512.0), 90));
 		struct check_hyp h = ref;
 		h.scaling.factor = exp(lf);
 		/* linear scaling divides the positions: doing it twice is the factor squared */
@@ -1096,13 +1249,61 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	if (rope && d_rot >= 4) {
 		c->h = ref;
 		c->param = 0;
-		double lb = fit(c, log(2.0), log(1e9), 400);
+		double lb = snap(c, fit(c, log(2.0), log(1e9), 400));
 		struct check_hyp h = ref;
 		h.base = exp(lb);
 		if (fabs(h.base / s->base - 1) > 1e-9 &&
 		    (x = add(list, n, &h, PE_MISTAKE_BASE, h.base)))
 			snprintf(x->text, sizeof(x->text), "base %.7g instead of %.10g (fitted)",
 			         h.base, s->base);
+	}
+	/*
+	 * A linear scaling the spec does not have, its factor fitted: every angle divided by
+	 * it (a config's rope_scaling {linear} left out of the spec, or Gemma 3's global
+	 * layers, linear 8, checked against its local ones). After the base: a base mistake
+	 * that a factor also fits keeps its name.
+	 */
+	if (rope && positional && !mrope && t == PE_ROPE_SCALING_NONE) {
+		c->h = ref;
+		c->h.scaling.type = PE_ROPE_SCALING_LINEAR;
+		c->h.scaling.factor = 2.0;
+		c->param = 1;
+		double lf = snap(c, fit(c, log(1.0), log(64.0), 60));
+		struct check_hyp h = c->h;
+		h.scaling.factor = exp(lf);
+		if (h.scaling.factor > 1.0 + 1e-6 && isfinite(fit_objective(c, lf)) &&
+		    (x = add(list, n, &h, PE_MISTAKE_FACTOR, h.scaling.factor)))
+			snprintf(x->text, sizeof(x->text),
+			         "a linear scaling the spec does not have: every angle divided by "
+			         "%.6g (fitted; the config's rope_scaling {linear, factor} left "
+			         "out, "
+			         "or another layer group's scaling)",
+			         h.scaling.factor);
+	}
+	/*
+	 * Llama 3's scaling the spec does not have (low 1, high 4, original 8192, as every
+	 * Llama 3.x config has them), its factor fitted: the low frequencies divided by it,
+	 * the high ones kept (a Llama 3.1 checkpoint checked as Llama 3, or rope_scaling
+	 * left out of a port).
+	 */
+	if (rope && !mrope && t == PE_ROPE_SCALING_NONE) {
+		c->h = ref;
+		c->h.scaling.type = PE_ROPE_SCALING_LLAMA3;
+		c->h.scaling.factor = 8.0;
+		c->h.scaling.low_freq_factor = 1.0;
+		c->h.scaling.high_freq_factor = 4.0;
+		c->h.scaling.original = 8192.0;
+		c->param = 1;
+		double lf = snap(c, fit(c, log(1.0), log(64.0), 60));
+		struct check_hyp h = c->h;
+		h.scaling.factor = exp(lf);
+		if (h.scaling.factor > 1.0 + 1e-6 && isfinite(fit_objective(c, lf)) &&
+		    (x = add(list, n, &h, PE_MISTAKE_NO_SCALING, h.scaling.factor)))
+			snprintf(x->text, sizeof(x->text),
+			         "a llama3 scaling the spec does not have (factor %.6g fitted, low "
+			         "1, "
+			         "high 4, original 8192: Llama 3.1's rope_scaling left out)",
+			         h.scaling.factor);
 	}
 	/* another amplitude, fitted */
 	if (rope && amplitude) {

@@ -120,11 +120,23 @@ enum pe_status check_model_build(const struct pe_scheme *s, size_t d, const stru
 	        (cuda ? PE_ROPE_RECIP_DIV : 0) | (mrope ? PE_ROPE_MROPE : 0));
 	if (st != PE_OK)
 		return st;
+	/* another temporal step: a copy of the scheme that this model owns (the positions
+	 * pe_mrope_position() lays out), its pointers shared with @s */
+	if (mrope && h->tstep > 0 && h->tstep != s->mrope_tstep) {
+		m->own_s = malloc(sizeof(*m->own_s));
+		if (!m->own_s) {
+			pe_rope_model_free(&m->rope);
+			return PE_ENOMEM;
+		}
+		*m->own_s = *s;
+		m->own_s->mrope_tstep = h->tstep;
+		m->s = m->own_s;
+	}
 	if (mrope) {
 		size_t half = m->rope.d_rot / 2;
 		m->axis = malloc(half ? half : 1);
 		if (!m->axis) {
-			pe_rope_model_free(&m->rope);
+			check_model_free(m);
 			return PE_ENOMEM;
 		}
 		for (size_t i = 0; i < half; i++)
@@ -190,6 +202,8 @@ void check_model_free(struct check_model *m)
 	m->g.ff = NULL;
 	free(m->axis);
 	m->axis = NULL;
+	free(m->own_s); /* the copy only: its pointers are the scheme's */
+	m->own_s = NULL;
 	m->ggml = 0;
 	m->is_rope = 0;
 }
@@ -300,6 +314,10 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 	const struct pe_rope_model *m = &cm->rope;
 	size_t h = m->d_rot / 2;
 	enum pe_float S = m->prec.store;
+	/* a model of fewer pairs than the form's (another rotary width against a table of
+	 * one column per pair) has nothing for the form's last columns: no value, no fit */
+	for (size_t j = 0; j < f->cols; j++)
+		row[j] = NAN;
 	if (f->kind == PE_CHECK_INV_FREQ) {
 		for (size_t i = 0; i < h && i < f->cols; i++)
 			row[i] = pe_round(S, m->theta[i]);
@@ -309,6 +327,16 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 	enum pe_status st = check_model_pairs(cm, start, r, ang, c, s, work + 3 * h);
 	if (st != PE_OK)
 		return st;
+	/*
+	 * ggml's cache stays float32 whatever the tensor's type: rope_f16 rotates a float16
+	 * row with float32 cos and sin and rounds only the result (ops.cpp rotate_pairs), so
+	 * a rotated row is rounded once; a cos or sin table stored narrower rounds them.
+	 */
+	if (cm->ggml && f->kind != PE_CHECK_ROTATED)
+		for (size_t i = 0; i < h; i++) {
+			c[i] = pe_round(S, c[i]);
+			s[i] = pe_round(S, s[i]);
+		}
 	switch (f->kind) {
 	case PE_CHECK_ANGLE:
 		if (f->packing == PE_PACK_PAIRS)
@@ -356,6 +384,16 @@ enum pe_status check_expected_row(const struct check_model *cm, const struct pe_
 			size_t a = m->layout == PE_LAYOUT_HALF ? i : 2 * i;
 			size_t b = m->layout == PE_LAYOUT_HALF ? i + h : 2 * i + 1;
 			double xa = x ? x[a] : 1.0, xb = x ? x[b] : 1.0;
+			if (cm->ggml) {
+				/* ggml's rotate_pairs: float32 products and sum, then the
+				 * tensor's type (a float32 tie rounds to even in float16) */
+				float fa = (float)xa, fb = (float)xb, fc = (float)c[i],
+				      fs = (float)s[i];
+				float p0 = fa * fc, p1 = fb * fs, p2 = fb * fc, p3 = fa * fs;
+				row[a] = pe_round(S, (double)(p0 - p1));
+				row[b] = pe_round(S, (double)(p2 + p3));
+				continue;
+			}
 			row[a] = pe_round(S, xa * c[i] - xb * s[i]);
 			row[b] = pe_round(S, xb * c[i] + xa * s[i]);
 		}
@@ -414,9 +452,11 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 	int half_width = pc == PE_FLOAT_BF16 || pc == PE_FLOAT_F16 || ps == PE_FLOAT_BF16 ||
 	                 ps == PE_FLOAT_F16;
 	int reduced = half_width || pc == PE_FLOAT_F32 || ps == PE_FLOAT_F32;
-	/* only against a reduced-precision model: exact values are judged as ever */
-	if (reduced && f->kind == PE_CHECK_ROTATED && opt->vector && m->is_rope &&
-	    opt->vector_len >= f->cols) {
+	/* only against a reduced-precision model: exact values are judged as ever; the
+	 * all-ones vector (no --vector) has pairs of length sqrt(2), whose float16 rounding
+	 * ties go either way on a float32 ulp of cos or sin (ggml's float16 rope) */
+	if (reduced && f->kind == PE_CHECK_ROTATED && m->is_rope &&
+	    (!opt->vector || opt->vector_len >= f->cols)) {
 		scale = malloc(f->cols * sizeof(*scale));
 		if (!scale) {
 			free(buf);
@@ -431,9 +471,12 @@ enum pe_status check_compare(const struct check_model *m, const struct pe_check_
 			 * error stays within a few ulps of L, inside its tolerance over L;
 			 * bfloat16 and float16 round cos and sin too (half an ulp each, times
 			 * L), about two ulps at L: 4 L ulps of values just below 1 */
-			scale[j] = fmax(
-			        1.0, (half_width ? 4.0 : 1.0) *
-			                     hypot(opt->vector[j], q == j ? 0.0 : opt->vector[q]));
+			double xj = opt->vector ? opt->vector[j] : 1.0;
+			double xq = q == j ? 0.0 : opt->vector ? opt->vector[q] : 1.0;
+			/* ggml rounds once, from float32 cos and sin: half an ulp at L, or a
+			 * whole one where a float32 ulp moves a tie, two ulps of values below 1 */
+			double k = !half_width ? 1.0 : m->ggml ? 2.0 : 4.0;
+			scale[j] = fmax(1.0, k * hypot(xj, xq));
 		}
 	}
 	/* cos and sin pass through 0: relative to a value near 0 an error means nothing */

@@ -148,7 +148,6 @@ void check_ggml_pairs(const struct check_model *m, double pos, double *ang, doub
 {
 	const struct check_ggml *g = &m->g;
 	size_t half = m->rope.d_rot / 2;
-	enum pe_float S = m->rope.prec.store;
 	float theta = (float)pos;
 	for (size_t i = 0; i < half; i++) {
 		float ff = g->ff ? g->ff[i] : 1.0f;
@@ -167,8 +166,10 @@ void check_ggml_pairs(const struct check_model *m, double pos, double *ang, doub
 			cf *= g->mscale;
 			sf *= g->mscale;
 		}
-		c[i] = pe_round(S, (double)cf);
-		s[i] = pe_round(S, (double)sf);
+		/* float32, as ggml's cache holds them: check_expected_row() rounds them to the
+		 * storage precision where a table of them is stored */
+		c[i] = (double)cf;
+		s[i] = (double)sf;
 		if (ang)
 			ang[i] = (double)t;
 		theta *= g->theta_scale;

@@ -66,7 +66,8 @@ struct check_model {
 	 * per row
 	 */
 	unsigned char *axis;
-	int sequential; /* M-RoPE: every token at t = h = w = its index (1-D positions) */
+	int sequential;          /* M-RoPE: every token at t = h = w = its index (1-D positions) */
+	struct pe_scheme *own_s; /* a shallow copy of s with another tstep (freed alone), or NULL */
 };
 
 /* A hypothesis: the spec's model with some parameters changed. */
@@ -94,6 +95,7 @@ struct check_hyp {
 	int sequential;
 	int ggml_axes; /* M-RoPE: llama.cpp's axis rule (its fourth position, 0, past the
 	                  interleaved sections); transformers' otherwise */
+	double tstep;  /* M-RoPE: temporal ids per video frame; 0: the scheme's */
 };
 
 /* Whether @s is the mrope scheme: RoPE whose pairs turn with one of three ids per token. */

@@ -238,6 +238,11 @@ thy = yarn_inv(10000.0, D, 4.0, 4096.0, True)
 mistake("yarn_att_derived", torch_cache(thy.astype(f32), P1024, 0.1 * np.log(4) + 1),
         "attention factor derived from the factor",
         "rope:layout=half,base=10000,scaling=yarn,factor=4,original=4096,attention-factor=1")
+# that amplitude is llama.cpp's for every YaRN model (llama-context.cpp: yarn_attn_factor =
+# get_mscale(factor) / (1 + 0.1 ln factor), ggml's rope_yarn times 1 + 0.1 ln(1/freq_scale))
+mistake("yarn_att_llamacpp", torch_cache(thy.astype(f32), P1024, 0.1 * np.log(4) + 1),
+        "llama.cpp's YaRN amplitude, 0.1 ln(factor) + 1",
+        "rope:layout=half,base=10000,scaling=yarn,factor=4,original=4096,attention-factor=1")
 
 # ---- two mistakes at once, found as a pair; a sin table given as cos ----------------------
 a = np.outer(2 * P1024, inv_f64(10000.0, D))
@@ -323,6 +328,121 @@ diag = field(r, "diagnosis")
 ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag and "ggml" in diag,
    "Qwen3-VL text in llama.cpp: pairs 61-62 at position 0 named, on ggml's float32 path",
    r.text)
+
+# the same over a short dump from position 0: pairs 61-62 turn by 1e-4 at most in the reference
+# (5e6^(-122/128) x 255), more than float32 noise but far under 1e-3; still named
+pos = np.arange(256)
+theta = pos.astype(f32)
+ang = np.empty((len(pos), D // 2), dtype=f32)
+for i in range(D // 2):
+    ang[:, i] = 0 if i in (61, 62) else theta
+    theta = (theta * ts).astype(f32)
+q3s = save("q3vl_short.npy", np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32))
+r = check("-s", "mrope:base=5000000,t=24,h=20,w=20,interleaved=1", "--against", q3s, *PAIRS)
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag,
+   "Qwen3-VL text in llama.cpp over positions 0..255: pairs 61-62 that barely turn still named",
+   r.text)
+
+# an engine's float32 cache saved as float64 (numpy's default dtype, .double()): every value a
+# float32 number, so judged as the float32 dump it is; a float64 table of other numbers is
+# still judged against exact values (a float32-sized error disagrees)
+c32 = torch_cache(inv, P1024)
+r = check("-s", PLAIN, "--against", save("f32_as_f64.npy", c32.astype(np.float64)), *PAIRS)
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding") and
+   "float32 numbers" in field(r, "against"),
+   "float32 cache saved as float64 agrees at float32 by default", r.text)
+ex = exact_cache(inv_f64(10000.0, D), P1024) + 3e-7
+r = check("-s", PLAIN, "--against", save("f64_off.npy", ex), *PAIRS)
+ok(r.rc == 3 and "float32 numbers" not in field(r, "against"),
+   "a float64 table 3e-7 off is judged against exact values (disagrees)", r.text)
+
+# ggml's rope on a float16 tensor (ops.cpp rope_f16 / rotate_pairs): the cache stays float32,
+# x0 cos - x1 sin is a float32 product and sum, and only the result is rounded to float16 (a
+# float32 ulp of cos or sin moves its float16 ties); saved as float32, judged as float16
+cs = ggml_cache(10000.0, D, P512)
+gc, gs = cs[:, :D // 2], cs[:, D // 2:]
+rot16 = np.concatenate([(gc - gs).astype(f32), (gs + gc).astype(f32)], axis=1)
+rot16 = rot16.astype(np.float16).astype(f32)
+r = check("-s", PLAIN, "--against", save("ggml_rot_f16.npy", rot16), "--what", "rotated", "-d",
+          str(D))
+ok(r.rc == 0 and field(r, "verdict").startswith("agree up to float32 rounding"),
+   "ggml's float16 rope of ones (float32 cache, one rounding) agrees by default", r.text)
+r = check("-s", PLAIN, "--against", save("ggml_rot_f16_amp.npy", (rot16 * f32(1.01)).astype(
+    np.float16).astype(f32)), "--what", "rotated", "-d", str(D))
+ok(r.rc == 3, "the same 1% too long: disagree", r.text)
+
+# vLLM's LinearScalingRotaryEmbedding (t = arange / factor in float32, then x inv_freq) with
+# Gemma 3's global layers (base 1e6, linear 8) checked against a spec without the scaling: the
+# factor is fitted and named
+inv6 = inv_f32(1e6, D)
+t8 = (np.arange(9000, 9512).astype(f32) / f32(8)).astype(f32)
+a8 = np.outer(t8, inv6).astype(f32)
+r = check("-s", "rope:layout=half,base=1000000", "--against",
+          save("v_linear8.npy", np.concatenate([np.cos(a8), np.sin(a8)], axis=1)), *PAIRS,
+          "--start", "9000")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "a linear scaling the spec does not have: every angle divided by 8 " in diag,
+   "a linear factor 8 missing from the spec: fitted and named", r.text)
+
+# the same global-layer cache checked with --layer local of the model: the model's other layer
+# group agrees and is named
+r = check("-s", "model:gemma-3-27b", "--layer", "local", "--against",
+          os.path.join(TMP, "v_linear8.npy"), *PAIRS, "--start", "9000")
+ok(r.rc == 3 and field(r, "diagnosis").startswith(
+    "another layer group's encoding: the dump is group 'global'"),
+   "Gemma 3's global cache checked as its local layers: the global group named", r.text)
+
+# ggml NEOX with n_dims 32 of an 80-wide head (Phi-2's partial_rotary_factor 0.4) checked
+# against a whole-head spec: the width is read from the 48 columns that never turn
+c32 = ggml_cache(10000.0, 32, P512)
+rot80 = np.ones((512, 80), dtype=f32)
+rot80[:, :16] = (c32[:, :16] - c32[:, 16:]).astype(f32)
+rot80[:, 16:32] = (c32[:, 16:] + c32[:, :16]).astype(f32)
+r = check("-s", PLAIN, "--against", save("ggml_partial80.npy", rot80), "--what", "rotated",
+          "-d", "80")
+ok(r.rc == 3 and "rotary width 32 of the head's 80" in field(r, "diagnosis"),
+   "a rotary width of 32 in an 80-wide head (no common fraction): read from the dump", r.text)
+
+# a fitted parameter is given as the round number the dump was made with: ggml's float32
+# theta_scale puts the exact fit's minimum a few ppm off base 1e6, which along ggml's own path
+# is the base itself (a spec 1% off: base 1010000)
+g6 = ggml_cache(1e6, D, np.arange(3000, 3512))
+r = check("-s", "rope:layout=half,base=1010000", "--against", save("ggml_b1e6.npy", g6), *PAIRS,
+          "--start", "3000")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and diag.startswith("base 1000000 instead of 1010000") and "part of it" not in r.text,
+   "a base fitted to a ggml dump is the round 1000000 and explains all of it", r.text)
+
+# YaRN's betas: llama.cpp's deepseek2 loader reads no rope.scaling.yarn_beta_fast/slow, so a
+# config's beta_fast 1, beta_slow 1 run with 32 and 1; the correction range (ggml_rope_yarn_
+# corr_dims: floor/ceil of n_dims ln(n_ctx_orig / (2 pi beta)) / (2 ln base)) is then another
+def corr_dim(nd, orig, beta, base):
+    return nd * math.log(orig / (beta * 2 * math.pi)) / (2 * math.log(base))
+
+
+lo, hi = math.floor(corr_dim(64, 4096, 32, 50000)), math.ceil(corr_dim(64, 4096, 1, 50000))
+ramp = 1 - np.clip((np.arange(32) - lo) / max(0.001, hi - lo), 0, 1)
+thb = 1.0 / 50000.0 ** (np.arange(0, 64, 2) / 64)
+kang = np.outer(P512, thb / 32 * (1 - ramp) + thb * ramp)
+kspec = ("rope:layout=interleaved,base=50000,scaling=yarn,factor=32,original=4096,beta-fast=1,"
+         "beta-slow=1,mscale=1,mscale-all-dim=1")
+r = check("-s", kspec, "--against", save("yarn_betas.npy",
+          np.concatenate([np.cos(kang), np.sin(kang)], axis=1)), "--what", "cos-sin:pairs", "-d", "64")
+ok(r.rc == 3 and "beta_fast and beta_slow at their defaults 32 and 1" in field(r, "diagnosis"),
+   "YaRN betas 1/1 in the spec, 32/1 in the dump (llama.cpp's deepseek2): named", r.text)
+
+# Llama 3.1's cache (transformers' llama3 rule restated: wavelength 2 pi / f; f / factor past
+# original / low, f kept below original / high, mixed in between) checked against Llama 3's
+# unscaled spec: the scaling the spec lacks, its factor fitted, is named
+thl = 1.0 / 500000.0 ** (np.arange(0, D, 2) / D)
+wl = 2 * math.pi / thl
+sm = (8192 / wl - 1) / 3
+l3 = np.where(wl < 8192 / 4, thl, np.where(wl > 8192, thl / 8, (1 - sm) * thl / 8 + sm * thl))
+r = check("-s", "model:llama-3-8b", "--against", save("llama31_as_3.npy",
+          exact_cache(l3, np.arange(2000, 2512))), *PAIRS, "--start", "2000")
+ok(r.rc == 3 and "a llama3 scaling the spec does not have (factor 8 fitted" in field(r, "diagnosis"),
+   "Llama 3.1's scaled cache against Llama 3's spec: the llama3 scaling named, factor 8", r.text)
 
 # one length for the same spec in model and freqs (no positions: the original context,
 # the state transformers builds at load time)

@@ -480,6 +480,21 @@ def check(spec, arr, name, *extra):
 
 
 SEC2, SEC3 = (16, 24, 24), (24, 20, 20)
+
+# Qwen2.5-VL video (get_rope_index with second_per_grid_t 1, tokens_per_second 2: frames two
+# temporal ids apart) checked against a spec without tstep: the step is named
+VIDS = get_rope_index([("text", 2), ("grid", 3, 2, 2, 1.0, 2), ("text", 20)])
+cv, sv = hf_pairs(VIDS, 128, 1e6, SEC2)
+r = run(EXE, "check", "-s", "mrope:base=1000000,t=16,h=24,w=24,text=2,frames=3,height=2,width=2",
+        "--against", dump("q25_video", rot_half(cv, sv)), "--what", "table")
+ok(r.rc == 3 and "video frames 2 temporal ids apart" in r.text,
+   "check: a Qwen2.5-VL video table (tstep 2) against tstep 1: the temporal step named",
+   r.text + r.err)
+r = run(EXE, "check", "-s",
+        "mrope:base=1000000,t=16,h=24,w=24,text=2,frames=3,height=2,width=2,tstep=2",
+        "--against", dump("q25_video2", rot_half(cv, sv)), "--what", "table")
+ok(r.rc == 0, "check: the same with tstep=2 agrees", r.text + r.err)
+
 c2, s2 = hf_pairs(CIDS, 128, 1e6, SEC2)
 c3, s3 = hf_pairs(CIDS, 128, 1e6, SEC3, interleaved=True)
 AGREE32 = "verdict:        agree up to float32 rounding"
