@@ -325,7 +325,7 @@ int cli_figure_write_hint(const struct cli_common *o, const char *path, enum cli
                           struct pe_figure *fig, const char *what, cli_hint_fn *hint, void *ctx)
 {
 	enum pe_figure_format ff;
-	double dw, dh, w, h;
+	double dw = 0, dh = 0, w = 0, h = 0; /* figure_target() sets them unless it fails */
 	int rc = figure_target(o, format, fig, &ff, &w, &h, &dw, &dh);
 	if (rc)
 		return rc;
