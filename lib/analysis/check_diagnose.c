@@ -1347,6 +1347,8 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 	    other->scaling.factor != ref->scaling.factor ||
 	    other->scaling.length != ref->scaling.length ||
 	    other->scaling.truncate != ref->scaling.truncate ||
+	    other->scaling.beta_fast != ref->scaling.beta_fast ||
+	    other->scaling.beta_slow != ref->scaling.beta_slow ||
 	    !(other->scaling.attention_factor == ref->scaling.attention_factor ||
 	      (isnan(other->scaling.attention_factor) && isnan(ref->scaling.attention_factor))))
 		h->scaling = other->scaling;
@@ -1382,6 +1384,8 @@ static void compose(struct check_hyp *h, const struct check_hyp *other, const st
 	}
 	if (other->sequential != ref->sequential)
 		h->sequential = other->sequential;
+	if (other->tstep != ref->tstep)
+		h->tstep = other->tstep;
 }
 
 /*

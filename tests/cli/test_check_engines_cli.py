@@ -431,6 +431,15 @@ r = check("-s", kspec, "--against", save("yarn_betas.npy",
           np.concatenate([np.cos(kang), np.sin(kang)], axis=1)), "--what", "cos-sin:pairs", "-d", "64")
 ok(r.rc == 3 and "beta_fast and beta_slow at their defaults 32 and 1" in field(r, "diagnosis"),
    "YaRN betas 1/1 in the spec, 32/1 in the dump (llama.cpp's deepseek2): named", r.text)
+# the same cos cache in the half layout ([cos | cos]) against the interleaved spec: the layout
+# explains part of it, the betas on top of it the rest (a second mistake keeps its betas)
+kcos = np.cos(kang)
+r = check("-s", kspec, "--against", save("yarn_betas_half.npy",
+          np.concatenate([kcos, kcos], axis=1)), "--what", "cos", "-d", "64")
+diag = field(r, "diagnosis")
+ok(r.rc == 3 and "half layout" in diag and "beta_fast and beta_slow at their defaults" in diag
+   and "explains part" not in r.text,
+   "YaRN betas under the other layout: both named, the pair explains all of it", r.text)
 
 # Llama 3.1's cache (transformers' llama3 rule restated: wavelength 2 pi / f; f / factor past
 # original / low, f kept below original / high, mixed in between) checked against Llama 3's
