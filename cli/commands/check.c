@@ -438,6 +438,13 @@ static double default_tol(const struct check_args *a)
 	return a->have_prec ? store_tol(a->prec.store) : CHECK_TOL_EXACT;
 }
 
+/* Whether the dump is within @tol of the diagnosis's table: an explanation in a reduced
+ * precision holds to that precision's tolerance. */
+static int diag_within(const struct pe_check_result *r, double tol)
+{
+	return r->diag.stats.mixed.value <= fmax(tol, store_tol(r->diag.prec.store));
+}
+
 static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, size_t cap)
 {
 	char p[16];
@@ -682,11 +689,9 @@ static void report(FILE *out, const struct pe_check_result *r, const struct pe_s
 	} else if (r->diagnosed) {
 		fprintf(out, "diagnosis:      %s\n", r->diag.text);
 		where_text(r, s, &r->diag.stats.abs, start, where, sizeof(where));
-		/* an explanation in a reduced precision holds to that precision's tolerance */
-		double dtol = fmax(tol, store_tol(r->diag.prec.store));
 		if (r->diag.mistake == PE_MISTAKE_FAST_SINCOS)
 			; /* a pattern of the errors, no table to compare with */
-		else if (r->diag.stats.mixed.value > dtol)
+		else if (!diag_within(r, tol))
 			fprintf(out,
 			        "                (that explains part of it: the dump is still %.3g "
 			        "from it, at %s)\n",
@@ -725,7 +730,10 @@ static void other_group(const struct cli_common *o, const char *spec, const stru
 	const char *overrides = NULL;
 	if (!cli_is_model_spec(spec) || !o->layer)
 		return;
-	if (cli_model_load(o, spec, &m, &overrides) || !m || (overrides && *overrides) ||
+	/* loaded again (cli_model_load()'s cache): its warnings were said when it was built */
+	struct cli_common quiet = *o;
+	quiet.quiet = 1;
+	if (cli_model_load(&quiet, spec, &m, &overrides) || !m || (overrides && *overrides) ||
 	    m->n_groups < 2)
 		return;
 	const struct pe_model_group *asked = pe_model_group_find(m, o->layer);
@@ -1237,8 +1245,10 @@ int cmd_check(int argc, char **argv)
 			tol = bound;
 		}
 	}
-	/* a model's other layer group may be what the dump holds */
-	if (!rc && !r->agree && co.diagnose && !a.has_nan && (!r->diagnosed || r->diag.partial))
+	/* a model's other layer group may be what the dump holds, where no mistake explains
+	 * all of it (one that leaves the dump past the tolerance explains part of it) */
+	if (!rc && !r->agree && co.diagnose && !a.has_nan &&
+	    (!r->diagnosed || r->diag.partial || !diag_within(r, tol)))
 		other_group(&o, o.specs[0], &a, dump, &co, store, r);
 	/* CSV on standard output (-o -) keeps stdout to itself: the report moves to stderr */
 	int csv_stdout = o.output && strcmp(o.output, "-") == 0;

@@ -5,6 +5,7 @@ theta_scale = powf(base, -2/n_dims) multiplied pair by pair, freq_factors, YaRN'
 vLLM's caches (one cache for every position: dynamic NTK at max_position x factor,
 Phi-3's LongRoPE with float32 factors), and transformers' reference. Correct tables agree at
 their own precision without a hand-picked --tol; engine differences are named."""
+import json
 import math
 import os
 import sys
@@ -392,6 +393,30 @@ r = check("-s", "model:gemma-3-27b", "--layer", "local", "--against",
 ok(r.rc == 3 and field(r, "diagnosis").startswith(
     "another layer group's encoding: the dump is group 'global'"),
    "Gemma 3's global cache checked as its local layers: the global group named", r.text)
+
+# Gemma 3's config with YaRN on its global layers (factor 4 of 32768, transformers' reference:
+# yarn_inv above, amplitude 0.1 ln 4 + 1) and a max_position_embeddings of 8 x 32768, which the
+# reader warns about. Checked as its local layers, a fitted base explains only part of the dump:
+# the global group, which agrees, is still named; the model's warning is said once.
+with open(os.path.join(os.path.dirname(__file__), "..", "fixtures", "configs",
+                       "gemma-3-27b.json")) as f:
+    g3 = json.load(f)
+g3["text_config"]["rope_scaling"] = {"rope_type": "yarn", "factor": 4.0,
+                                     "original_max_position_embeddings": 32768}
+g3["text_config"]["max_position_embeddings"] = 8 * 32768
+g3p = os.path.join(TMP, "gemma3_yarn.json")
+with open(g3p, "w") as f:
+    json.dump(g3, f)
+gy = np.outer(P512, yarn_inv(1e6, 128, 4.0, 32768.0, True))
+gatt = 0.1 * math.log(4) + 1
+r = check("-s", "hf:" + g3p, "--layer", "local", "--against",
+          save("g3_yarn_global.npy", np.concatenate([np.cos(gy) * gatt, np.sin(gy) * gatt], axis=1)),
+          "--what", "cos-sin:pairs")
+ok(r.rc == 3 and field(r, "diagnosis").startswith(
+    "another layer group's encoding: the dump is group 'global'") and
+   r.err.count("warning:") == 1,
+   "a group that agrees is named where a mistake explains part of the dump; one warning",
+   r.text + r.err)
 
 # ggml NEOX with n_dims 32 of an 80-wide head (Phi-2's partial_rotary_factor 0.4) checked
 # against a whole-head spec: the width is read from the 48 columns that never turn
