@@ -135,8 +135,12 @@ static enum pe_status eval_own(const struct ctx *c, struct check_hyp *h, const s
 	return rc;
 }
 
-/* The objective of a fit: mean squared error at log-parameter x on the fit rows. */
-static double fit_objective(struct ctx *c, double x)
+/*
+ * The objective of a fit: mean squared error at log-parameter x on the fit rows, in
+ * exact arithmetic, or with @own at the dump's own precision (eval_own: float32 along
+ * each path).
+ */
+static double objective(struct ctx *c, double x, int own)
 {
 	struct check_hyp h = c->h;
 	if (c->param == 0)
@@ -145,9 +149,14 @@ static double fit_objective(struct ctx *c, double x)
 		h.scaling.factor = exp(x);
 	struct pe_check_stats st;
 	double ss;
-	if (eval(c, &h, c->idx, c->nidx, &st, &ss) != PE_OK)
-		return INFINITY;
-	return ss;
+	enum pe_status rc = own ? eval_own(c, &h, c->idx, c->nidx, &st, &ss)
+	                        : eval(c, &h, c->idx, c->nidx, &st, &ss);
+	return rc == PE_OK ? ss : INFINITY;
+}
+
+static double fit_objective(struct ctx *c, double x)
+{
+	return objective(c, x, 0);
 }
 
 /* Grid over [lo, hi] in log space, then golden-section around the best point. */
@@ -186,28 +195,15 @@ static double fit(struct ctx *c, double lo, double hi, int steps)
 
 /*
  * A fitted log-parameter moved to the round number next to it (two, then three
- * significant digits, then the integer, within 1%) when that fits about as well: a fit stops a
- * hair from 16 or 1e6, whose float32 table it then misses by more than float32's
- * rounding.
+ * significant digits, then the integer, within 1%) when that fits about as well at the
+ * dump's own precision: a fit stops a hair from 16 or 1e6, whose float32 table it then
+ * misses by more than float32's rounding.
  */
-/* The objective at the dump's own precision (eval_own: float32 along each path). */
-static double own_objective(struct ctx *c, double x)
-{
-	struct check_hyp h = c->h;
-	if (c->param == 0)
-		h.base = exp(x);
-	else
-		h.scaling.factor = exp(x);
-	struct pe_check_stats st;
-	double ss;
-	if (eval_own(c, &h, c->idx, c->nidx, &st, &ss) != PE_OK)
-		return INFINITY;
-	return ss;
-}
-
 static double snap(struct ctx *c, double x)
 {
-	double v = exp(x), best = own_objective(c, x);
+	double v = exp(x), best = objective(c, x, 1);
+	if (!isfinite(best))
+		return x; /* nothing to fit as well as */
 	/* never the spec's own value: that is the reference, not a mistake */
 	double spec = c->param == 0                             ? c->s->base
 	              : c->s->scaling.type == c->h.scaling.type ? c->s->scaling.factor
@@ -224,7 +220,7 @@ static double snap(struct ctx *c, double x)
 			continue;
 		/* at the dump's precision (ggml's float32 theta_scale moves the exact
 		 * fit's minimum off the round number); a hair's difference, not twice */
-		if (own_objective(c, log(r)) <= 2 * best)
+		if (objective(c, log(r), 1) <= 2 * best)
 			return log(r);
 	}
 	return x;
