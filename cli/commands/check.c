@@ -200,7 +200,8 @@ static enum pe_float values_float(const struct pe_matrix *m, enum pe_float store
 		return store;
 	size_t n = m->rows * m->cols, other = 0;
 	int f32 = 1, bf16 = 1, f16 = 1;
-	for (size_t i = 0; i < n && f32; i++) {
+	/* until the answer is known: a float32 file once neither narrower format holds it */
+	for (size_t i = 0; i < n && f32 && (bf16 || f16 || store == PE_FLOAT_F64); i++) {
 		double v = m->data[i];
 		if (!isfinite(v))
 			continue;
