@@ -32,7 +32,10 @@ bool pe_ticks_ends(double lo, double hi, bool integer, int index, struct pe_tick
 	memset(t, 0, sizeof(*t));
 	if (!isfinite(lo) || !isfinite(hi) || !(hi > lo) || index < 0 || index >= 9)
 		return false;
-	int k = (int)floor(log10(hi - lo)) - index / 3, m = mult[index % 3];
+	/* hi - lo overflows for limits near +-DBL_MAX (infinity to int is undefined): the
+	 * span from its halves, as pe_ticks_linear() takes it */
+	int k = (int)floor(log10(hi * 0.5 - lo * 0.5) + log10(2.0)) - index / 3;
+	int m = mult[index % 3];
 	if (integer && k < 0)
 		return false;
 	double step = tick_value(1, m, k);

@@ -1,3 +1,4 @@
+#include <float.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -166,6 +167,12 @@ static void ticks_ends_by_hand(void **state)
 	assert_true(t.n == 2 && t.value[0] == -0.2 && t.value[1] == 0.2 && t.decimals == 1);
 	assert_true(pe_ticks_ends(-0.35, 0.35, false, 2, &t));
 	assert_true(t.n == 2 && t.value[0] == -0.3 && t.value[1] == 0.3);
+	/* limits near +-DBL_MAX: a span of 3.6e308 is the decade 1e308, whose 5 and 2 overflow
+	 * (no two ticks), then 1e308 gives -1e308 and 1e308 */
+	assert_true(pe_ticks_ends(-DBL_MAX, DBL_MAX, false, 0, &t));
+	assert_int_equal(t.n, 0);
+	assert_true(pe_ticks_ends(-DBL_MAX, DBL_MAX, false, 2, &t));
+	assert_true(t.n == 2 && t.value[0] == -1e308 && t.value[1] == 1e308);
 	assert_false(pe_ticks_ends(1, 1, false, 0, &t));
 	assert_false(pe_ticks_ends(0, NAN, false, 0, &t));
 }
