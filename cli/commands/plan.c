@@ -150,7 +150,10 @@ static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe
 	 * are the model's whatever it had; a model that already has this method keeps its
 	 * settings (gpt-oss's truncate=0 moves YaRN's ramp, DeepSeek's mscale keys split
 	 * the attention factor from the softmax scale), the rest start from the defaults. */
-	static const char *const longrope_keys[] = {"long-factor", "short-factor", NULL};
+	/* (the lists first: a model without both has no LongRoPE row; PhiMoE's mscales
+	 * replace its attention factor) */
+	static const char *const longrope_keys[] = {"long-factor", "short-factor", "short-mscale",
+	                                            "long-mscale", NULL};
 	static const char *const yarn_keys[] = {"beta-fast", "beta-slow",      "truncate",
 	                                        "mscale",    "mscale-all-dim", "attention-factor",
 	                                        NULL};
@@ -165,7 +168,7 @@ static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe
 		snprintf(at, sizeof(at), ",%s=", keys[k]);
 		const char *kv = strstr(base_spec, at);
 		if (!kv) {
-			if (type == PE_ROPE_SCALING_LONGROPE) { /* no lists: no LongRoPE row */
+			if (type == PE_ROPE_SCALING_LONGROPE && k < 2) { /* no lists: no row */
 				free(text);
 				return 1;
 			}

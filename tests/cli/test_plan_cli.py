@@ -172,6 +172,24 @@ ok(got and close(got[0]["attention_factor"], att) and got[0]["ramped"] == str(ra
    and close(got[0]["vllm_max_length"], TARGET),
    "phi-3 longrope: its own long factors, attention sqrt(1 + ln 64 / ln 4096), vLLM keeps the "
    "config's length", got)
+
+# PhiMoE (modeling_phimoe.py): cos and sin times long_mscale past the block's original length
+# (short_mscale below it), in place of LongRoPE's attention factor; its own LongRoPE row keeps
+# them, and the other methods' rows drop them with the rest of its scaling (a new scaling= of
+# the spec kept them, which only longrope takes: plan refused the model)
+moe = dict(phi, model_type="phimoe", rope_scaling=dict(phi["rope_scaling"], short_mscale=1.1,
+                                                        long_mscale=1.25,
+                                                        original_max_position_embeddings=4096))
+moe_path = os.path.join(workdir(), "phimoe.json")
+with open(moe_path, "w") as f:
+    json.dump(moe, f)
+r_moe, rows_moe = plan("hf:" + moe_path)
+lr = [x for x in rows_moe if x["method"] == "longrope"]
+ok(r_moe.rc == 0 and len(rows_moe) == 5 and lr and close(lr[0]["attention_factor"], 1.25) and
+   close(lr[0]["logit_scale"], 1.25 ** 2) and
+   all(close(x["attention_factor"], 1.0) for x in rows_moe if x["method"] == "linear"),
+   "PhiMoE: its LongRoPE row's attention is long_mscale 1.25 at 262144 > 4096; every method "
+   "planned", r_moe.text + r_moe.err)
 ok(all(x["llamacpp_max_length"] == "" for x in rows if x["method"] == "dynamic"),
    "llama.cpp has no dynamic NTK: its length is empty")
 lin = [x for x in rows if x["model"] == "llama-3.1-8b" and x["method"] == "linear"]
