@@ -50,7 +50,8 @@ static const char help[] =
         "\n"
         "How each RoPE scaling reaches a target context, per model (or rope spec) and\n"
         "layer group: linear, dynamic, yarn, llama3, and longrope when the model has\n"
-        "its factor lists. Each method's config has rope_scaling {type, factor =\n"
+        "its factor lists (a proportional group, Gemma 4's global layers: proportional\n"
+        "alone). Each method's config has rope_scaling {type, factor =\n"
         "target / training context, original_max_position_embeddings = the training\n"
         "context} and max_position_embeddings = the target (dynamic keeps it at the\n"
         "training context, where transformers starts to grow its base); a model's own\n"
@@ -139,9 +140,11 @@ static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe
 {
 	double factor = target / train;
 	char over[160];
+	/* linear and proportional scalings have no original context */
+	int no_original = type == PE_ROPE_SCALING_LINEAR || type == PE_ROPE_SCALING_PROPORTIONAL;
 	snprintf(over, sizeof(over), "scaling=%s,factor=%.17g%s", pe_rope_scaling_name(type),
-	         factor, type == PE_ROPE_SCALING_LINEAR ? "" : ",original=");
-	if (type != PE_ROPE_SCALING_LINEAR)
+	         factor, no_original ? "" : ",original=");
+	if (!no_original)
 		snprintf(over + strlen(over), sizeof(over) - strlen(over), "%.17g", train);
 	char *text = pe_spec_override(base_spec, over);
 	if (!text)
@@ -158,10 +161,12 @@ static int evaluate(const char *base_spec, const struct pe_scheme *orig, enum pe
 	                                        "mscale",    "mscale-all-dim", "attention-factor",
 	                                        NULL};
 	static const char *const llama3_keys[] = {"low", "high", NULL};
+	static const char *const proportional_keys[] = {"proportion", NULL};
 	int own = orig->scaling.type == type;
 	const char *const *keys = type == PE_ROPE_SCALING_LONGROPE        ? longrope_keys
 	                          : own && type == PE_ROPE_SCALING_YARN   ? yarn_keys
 	                          : own && type == PE_ROPE_SCALING_LLAMA3 ? llama3_keys
+	                          : type == PE_ROPE_SCALING_PROPORTIONAL  ? proportional_keys
 	                                                                  : NULL;
 	for (size_t k = 0; keys && keys[k]; k++) {
 		char at[40];
@@ -262,11 +267,11 @@ static void text_rows(FILE *f, const char *name, const char *group, size_t d, do
 		        "each "
 		        "method would change)\n",
 		        window);
-	fprintf(f, "  %-9s %5s %5s %6s %6s %9s %9s %10s %10s %10s\n", "method", "kept", "ramp",
+	fprintf(f, "  %-12s %5s %5s %6s %6s %9s %9s %10s %10s %10s\n", "method", "kept", "ramp",
 	        "interp", "never", "attention", "logits", "HF max", "vLLM max", "llama.cpp");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
-		fprintf(f, "  %-9s %5zu %5zu %6zu %6zu %9.6g %9.6g", r->method, r->kept, r->ramped,
+		fprintf(f, "  %-12s %5zu %5zu %6zu %6zu %9.6g %9.6g", r->method, r->kept, r->ramped,
 		        r->interp, r->never, r->attention, r->logits);
 		print_length(f, r->hf);
 		print_length(f, r->vllm);
@@ -375,7 +380,8 @@ int cmd_plan(int argc, char **argv)
 		 * method below starts again from the unscaled base, so linear at the target
 		 * over it can be the model's own frequencies again. */
 		if (info[i].model[0] && s->scaling.type != PE_ROPE_SCALING_NONE &&
-		    !pe_rope_scaling_has_original(s->scaling.type) && !(own.train > 0))
+		    s->scaling.factor != 1 && !pe_rope_scaling_has_original(s->scaling.type) &&
+		    !(own.train > 0))
 			cli_note(
 			        o.quiet,
 			        "warning: %s%s%s: its %s x%g scaling states no original context: "
@@ -396,6 +402,14 @@ int cmd_plan(int argc, char **argv)
 		static const enum pe_rope_scaling methods[] = {
 		        PE_ROPE_SCALING_LINEAR, PE_ROPE_SCALING_DYNAMIC, PE_ROPE_SCALING_YARN,
 		        PE_ROPE_SCALING_LLAMA3, PE_ROPE_SCALING_LONGROPE};
+		/* Proportional RoPE (Gemma 4's global layers) keeps its pairs of frequency 0
+		 * only as that rope type, whose factor divides the turning pairs' frequencies;
+		 * another type would turn every pair (and transformers refuses one on layers
+		 * wider than head_dim): its own factor is the one method. */
+		static const enum pe_rope_scaling proportional[] = {PE_ROPE_SCALING_PROPORTIONAL};
+		int prop = s->scaling.type == PE_ROPE_SCALING_PROPORTIONAL;
+		const enum pe_rope_scaling *method = prop ? proportional : methods;
+		size_t n_methods = prop ? 1 : sizeof(methods) / sizeof(methods[0]);
 		struct row rows[5];
 		size_t n = 0;
 		/* The spec text of this group: canonical is "rope key=value ..." */
@@ -415,8 +429,8 @@ int cmd_plan(int argc, char **argv)
 		 * is restated as one, not as a flag of posenc's architectures: any type vLLM
 		 * would match, known to posenc or not, is matched. */
 		int vllm_unscaled = strstr(info[i].model_type, "gemma3") != NULL;
-		for (size_t k = 0; k < 5 && !rc; k++) {
-			int e = evaluate(spec, s, methods[k], d, own.target, train, vllm_unscaled,
+		for (size_t k = 0; k < n_methods && !rc; k++) {
+			int e = evaluate(spec, s, method[k], d, own.target, train, vllm_unscaled,
 			                 info[i].softmax_scale_factor > 0, &rows[n]);
 			if (e == 0)
 				n++;

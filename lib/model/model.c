@@ -130,10 +130,15 @@ static int same_key(const char *item, size_t len, const char *key, size_t klen)
 
 /* Keys that belong to a RoPE scaling: a new scaling= drops the old ones. */
 static const char *const scaling_keys[] = {
-        "factor",         "original",         "length",      "low",
-        "high",           "beta-fast",        "beta-slow",   "mscale",
-        "mscale-all-dim", "attention-factor", "truncate",    "long-factor",
-        "short-factor",   "short-mscale",     "long-mscale", NULL,
+        "factor",         "original",
+        "length",         "low",
+        "high",           "beta-fast",
+        "beta-slow",      "mscale",
+        "mscale-all-dim", "attention-factor",
+        "truncate",       "long-factor",
+        "short-factor",   "short-mscale",
+        "long-mscale",    "proportion",
+        "mixed-b",        NULL,
 };
 
 static int is_scaling_key(const char *item, size_t klen)

@@ -331,6 +331,28 @@ ok(r.rc == 0 and len(notes) == 1 and heads and notes[0] == heads[0] + 1 and
    "plan text: Mistral v0.1's note (4096 < 32768), none for v0.3 nor a window equal to the "
    "training context", r.text)
 
+# Gemma 4's global layers: proportional RoPE (transformers' _compute_proportional_rope_parameters:
+# frequencies base^(-2i/head) over the whole global head, 0 past int(p * head // 2) pairs, all
+# divided by the factor). Only that type keeps the zero pairs, so it is the one method, at
+# factor target / context; its factor of 1 is no scaling to warn about.
+with open(os.path.join(CONFIGS, "gemma-4-31b.json")) as f:
+    g4 = json.load(f)["text_config"]
+full = g4["rope_parameters"]["full_attention"]
+head, ctx = g4["global_head_dim"], float(g4["max_position_embeddings"])
+f4 = 524288 / ctx
+turning = int(full["partial_rotary_factor"] * head // 2)
+inv = np.where(np.arange(head // 2) < turning,
+               1.0 / full["rope_theta"] ** (np.arange(0, head, 2) / head), 0.0) / f4
+never = int(np.sum(~(inv > 0) | (2 * math.pi / np.where(inv > 0, inv, 1) > 524288)))
+r = run(EXE, "plan", "-s", "model:gemma-4-31b", "--target", "524288", "-o", "-")
+glob = [x for x in csv.DictReader(io.StringIO(r.text)) if x["group"] == "global"]
+ok(r.rc == 0 and len(glob) == 1 and glob[0]["method"] == "proportional" and
+   close(glob[0]["factor"], f4) and glob[0]["pairs"] == str(head // 2) and
+   glob[0]["interpolated"] == str(turning) and glob[0]["kept"] == "0" and
+   glob[0]["never_turning"] == str(never) and "states no original" not in r.err,
+   "gemma 4 global: its proportional RoPE scaled by its own factor, the one method",
+   (r.rc, r.err, glob))
+
 for name, args, rc, needle in [
     ("plan without --target", ["plan", "-s", "model:llama-3.1-8b"], 2, "--target"),
     ("plan without a training context", ["plan", "-s", "rope", "--target", "1e5"], 2,
