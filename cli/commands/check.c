@@ -507,6 +507,18 @@ static const char *short_mistake(const struct pe_check_diagnosis *d, char *buf, 
 	case PE_MISTAKE_MROPE_SEQUENTIAL:
 		snprintf(buf, cap, "1-D positions");
 		break;
+	case PE_MISTAKE_YARN_BETAS:
+		snprintf(buf, cap, "YaRN betas 32, 1");
+		break;
+	case PE_MISTAKE_MROPE_TSTEP:
+		snprintf(buf, cap, "M-RoPE tstep %g", d->value);
+		break;
+	case PE_MISTAKE_EXTRA_SCALING:
+		snprintf(buf, cap, "llama3 \xc3\x97%g", d->value);
+		break;
+	case PE_MISTAKE_LAYER_GROUP:
+		snprintf(buf, cap, "another layer group");
+		break;
 	default:
 		snprintf(buf, cap, "precision %s", pe_precision_name(d->prec, p, sizeof(p)));
 		return buf;
@@ -768,7 +780,7 @@ static void other_group(const struct cli_common *o, const char *spec, const stru
 				free(r->row_diag);
 				r->row_diag = rd;
 				memset(&r->diag, 0, sizeof(r->diag));
-				r->diag.mistake = PE_MISTAKE_NO_SCALING;
+				r->diag.mistake = PE_MISTAKE_LAYER_GROUP;
 				r->diag.prec = c2.prec;
 				r->diag.with_prec = own;
 				r->diag.stats = r2->stats;

@@ -759,7 +759,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 				continue;
 			struct check_hyp h = ref;
 			h.tstep = steps[i];
-			if ((x = add(list, n, &h, PE_MISTAKE_MROPE_AXES, steps[i])))
+			if ((x = add(list, n, &h, PE_MISTAKE_MROPE_TSTEP, steps[i])))
 				snprintf(x->text, sizeof(x->text),
 				         "video frames %g temporal ids apart (t = floor(frame x "
 				         "%g)) "
@@ -871,7 +871,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		struct check_hyp h = ref;
 		h.scaling.beta_fast = 32.0;
 		h.scaling.beta_slow = 1.0;
-		if ((x = add(list, n, &h, PE_MISTAKE_TRUNCATE, 0)))
+		if ((x = add(list, n, &h, PE_MISTAKE_YARN_BETAS, 0)))
 			snprintf(
 			        x->text, sizeof(x->text),
 			        "YaRN's beta_fast and beta_slow at their defaults 32 and 1 where "
@@ -1294,7 +1294,7 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 		struct check_hyp h = c->h;
 		h.scaling.factor = exp(lf);
 		if (h.scaling.factor > 1.0 + 1e-6 && isfinite(fit_objective(c, lf)) &&
-		    (x = add(list, n, &h, PE_MISTAKE_NO_SCALING, h.scaling.factor)))
+		    (x = add(list, n, &h, PE_MISTAKE_EXTRA_SCALING, h.scaling.factor)))
 			snprintf(x->text, sizeof(x->text),
 			         "a llama3 scaling the spec does not have (factor %.6g fitted, low "
 			         "1, "
@@ -1528,7 +1528,8 @@ enum pe_status check_diagnose(const struct pe_scheme *s, const struct pe_matrix 
 			     k == PE_MISTAKE_NO_SCALING || k == PE_MISTAKE_DOUBLE ||
 			     k == PE_MISTAKE_TRUNCATE || k == PE_MISTAKE_REGIME ||
 			     k == PE_MISTAKE_ZERO_FREQ || k == PE_MISTAKE_MROPE_AXES ||
-			     k == PE_MISTAKE_MROPE_SEQUENTIAL) &&
+			     k == PE_MISTAKE_MROPE_SEQUENTIAL || k == PE_MISTAKE_YARN_BETAS ||
+			     k == PE_MISTAKE_MROPE_TSTEP || k == PE_MISTAKE_EXTRA_SCALING) &&
 			    isfinite(list[i].err))
 				top[nt++] = i;
 		}

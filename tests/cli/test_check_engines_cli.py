@@ -8,6 +8,7 @@ their own precision without a hand-picked --tol; engine differences are named.""
 import json
 import math
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -456,6 +457,15 @@ r = check("-s", kspec, "--against", save("yarn_betas.npy",
           np.concatenate([np.cos(kang), np.sin(kang)], axis=1)), "--what", "cos-sin:pairs", "-d", "64")
 ok(r.rc == 3 and "beta_fast and beta_slow at their defaults 32 and 1" in field(r, "diagnosis"),
    "YaRN betas 1/1 in the spec, 32/1 in the dump (llama.cpp's deepseek2): named", r.text)
+# The error figure's legend names the mistake by its own short label (it read "YaRN
+# truncate=0": the betas shared the truncate mistake's code)
+pdf = os.path.join(TMP, "betas.pdf")
+r = check("-s", kspec, "--against", os.path.join(TMP, "yarn_betas.npy"), "--what",
+          "cos-sin:pairs", "-d", "64", "-o", pdf)
+legend = subprocess.run(["pdftotext", pdf, "-"], capture_output=True).stdout.decode() \
+    if os.path.exists(pdf) else ""
+ok(r.rc == 3 and "YaRN betas 32, 1" in legend and "truncate" not in legend,
+   "YaRN betas: the error figure's legend says betas, not truncate", legend)
 # the same cos cache in the half layout ([cos | cos]) against the interleaved spec: the layout
 # explains part of it, the betas on top of it the rest (a second mistake keeps its betas)
 kcos = np.cos(kang)

@@ -187,6 +187,10 @@ enum pe_check_mistake {
 	PE_MISTAKE_MROPE_AXES,       /* M-RoPE pairs on other axes: sections for interleaved (or
 	                                back), other sections */
 	PE_MISTAKE_MROPE_SEQUENTIAL, /* M-RoPE: 1-D positions (t = h = w = token) for the ids */
+	PE_MISTAKE_YARN_BETAS,       /* YaRN's beta_fast and beta_slow at their defaults 32, 1 */
+	PE_MISTAKE_MROPE_TSTEP,      /* M-RoPE video frames another temporal step apart (value) */
+	PE_MISTAKE_EXTRA_SCALING,    /* a llama3 scaling the spec lacks (value: its factor) */
+	PE_MISTAKE_LAYER_GROUP,      /* the model's other layer group agrees (its text names it) */
 };
 
 struct pe_check_diagnosis {
