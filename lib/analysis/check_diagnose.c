@@ -239,6 +239,21 @@ static struct hyp *add(struct hyp *list, size_t *n, const struct check_hyp *h,
 	return x;
 }
 
+/* A scaling the spec does not have, its factor fitted from 1 to 64 on @start (its type and
+ * other parameters): the hypothesis added as @mistake, or NULL when no factor above 1 fits. */
+static struct hyp *add_fitted_scaling(struct ctx *c, const struct check_hyp *start,
+                                      struct hyp *list, size_t *n, enum pe_check_mistake mistake)
+{
+	c->h = *start;
+	c->param = 1;
+	double lf = snap(c, fit(c, log(1.0), log(64.0), 60));
+	struct check_hyp h = c->h;
+	h.scaling.factor = exp(lf);
+	if (!(h.scaling.factor > 1.0 + 1e-6) || !isfinite(fit_objective(c, lf)))
+		return NULL;
+	return add(list, n, &h, mistake, h.scaling.factor);
+}
+
 /* Amplitude a minimising |dump - a u| for the unit-amplitude model u (least squares). */
 static enum pe_status fit_amplitude(const struct ctx *c, const struct check_hyp *ref, double *a)
 {
@@ -1260,21 +1275,16 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	 * that a factor also fits keeps its name.
 	 */
 	if (rope && positional && !mrope && t == PE_ROPE_SCALING_NONE) {
-		c->h = ref;
-		c->h.scaling.type = PE_ROPE_SCALING_LINEAR;
-		c->h.scaling.factor = 2.0;
-		c->param = 1;
-		double lf = snap(c, fit(c, log(1.0), log(64.0), 60));
-		struct check_hyp h = c->h;
-		h.scaling.factor = exp(lf);
-		if (h.scaling.factor > 1.0 + 1e-6 && isfinite(fit_objective(c, lf)) &&
-		    (x = add(list, n, &h, PE_MISTAKE_FACTOR, h.scaling.factor)))
+		struct check_hyp lin = ref;
+		lin.scaling.type = PE_ROPE_SCALING_LINEAR;
+		lin.scaling.factor = 2.0;
+		if ((x = add_fitted_scaling(c, &lin, list, n, PE_MISTAKE_FACTOR)))
 			snprintf(x->text, sizeof(x->text),
 			         "a linear scaling the spec does not have: every angle divided by "
 			         "%.6g (fitted; the config's rope_scaling {linear, factor} left "
 			         "out, "
 			         "or another layer group's scaling)",
-			         h.scaling.factor);
+			         x->value);
 	}
 	/*
 	 * Llama 3's scaling the spec does not have (low 1, high 4, original 8192, as every
@@ -1283,23 +1293,18 @@ static enum pe_status build(struct ctx *c, const size_t *fit_idx, size_t nfit, s
 	 * left out of a port).
 	 */
 	if (rope && !mrope && t == PE_ROPE_SCALING_NONE) {
-		c->h = ref;
-		c->h.scaling.type = PE_ROPE_SCALING_LLAMA3;
-		c->h.scaling.factor = 8.0;
-		c->h.scaling.low_freq_factor = 1.0;
-		c->h.scaling.high_freq_factor = 4.0;
-		c->h.scaling.original = 8192.0;
-		c->param = 1;
-		double lf = snap(c, fit(c, log(1.0), log(64.0), 60));
-		struct check_hyp h = c->h;
-		h.scaling.factor = exp(lf);
-		if (h.scaling.factor > 1.0 + 1e-6 && isfinite(fit_objective(c, lf)) &&
-		    (x = add(list, n, &h, PE_MISTAKE_EXTRA_SCALING, h.scaling.factor)))
+		struct check_hyp l3 = ref;
+		l3.scaling.type = PE_ROPE_SCALING_LLAMA3;
+		l3.scaling.factor = 8.0;
+		l3.scaling.low_freq_factor = 1.0;
+		l3.scaling.high_freq_factor = 4.0;
+		l3.scaling.original = 8192.0;
+		if ((x = add_fitted_scaling(c, &l3, list, n, PE_MISTAKE_EXTRA_SCALING)))
 			snprintf(x->text, sizeof(x->text),
 			         "a llama3 scaling the spec does not have (factor %.6g fitted, low "
 			         "1, "
 			         "high 4, original 8192: Llama 3.1's rope_scaling left out)",
-			         h.scaling.factor);
+			         x->value);
 	}
 	/* another amplitude, fitted */
 	if (rope && amplitude) {

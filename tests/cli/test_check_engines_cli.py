@@ -317,14 +317,20 @@ ok(r.rc == 3, "float32 sinusoidal table one position off still disagrees", r.tex
 
 # llama.cpp's interleaved M-RoPE (Qwen3-VL, sections 24/20/20): text tokens get position 0
 # on pairs 61-62, which fall outside 3 x its h and w sections (the 4th, e, axis)
-pos = np.arange(100000, 100512)
 ts = f32(5e6) ** (f32(-2.0) / f32(D))
-theta = pos.astype(f32)
-ang = np.empty((len(pos), D // 2), dtype=f32)
-for i in range(D // 2):
-    ang[:, i] = 0 if i in (61, 62) else theta
-    theta = (theta * ts).astype(f32)
-q3 = save("q3vl.npy", np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32))
+
+
+def q3vl_text_cache(pos):
+    """ggml's angles: theta multiplied by ts pair after pair in float32, pairs 61-62 at 0."""
+    theta = pos.astype(f32)
+    ang = np.empty((len(pos), D // 2), dtype=f32)
+    for i in range(D // 2):
+        ang[:, i] = 0 if i in (61, 62) else theta
+        theta = (theta * ts).astype(f32)
+    return np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32)
+
+
+q3 = save("q3vl.npy", q3vl_text_cache(np.arange(100000, 100512)))
 r = check("-s", "rope:layout=half,base=5000000", "--against", q3, *PAIRS, "--start", "100000")
 diag = field(r, "diagnosis")
 ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag and "ggml" in diag,
@@ -333,13 +339,7 @@ ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag and "ggml" in
 
 # the same over a short dump from position 0: pairs 61-62 turn by 1e-4 at most in the reference
 # (5e6^(-122/128) x 255), more than float32 noise but far under 1e-3; still named
-pos = np.arange(256)
-theta = pos.astype(f32)
-ang = np.empty((len(pos), D // 2), dtype=f32)
-for i in range(D // 2):
-    ang[:, i] = 0 if i in (61, 62) else theta
-    theta = (theta * ts).astype(f32)
-q3s = save("q3vl_short.npy", np.concatenate([np.cos(ang), np.sin(ang)], axis=1).astype(f32))
+q3s = save("q3vl_short.npy", q3vl_text_cache(np.arange(256)))
 r = check("-s", "mrope:base=5000000,t=24,h=20,w=20,interleaved=1", "--against", q3s, *PAIRS)
 diag = field(r, "diagnosis")
 ok(r.rc == 3 and "2 pairs (the first: pair 61) never turn" in diag,
